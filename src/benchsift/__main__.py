@@ -1,0 +1,5 @@
+"""``python -m benchsift``."""
+
+from benchsift.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The ``benchsift`` command line (a thin layer over the library)."""

@@ -1,0 +1,41 @@
+"""Shared CLI plumbing: error handling, JSON output, consoles."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.errors import BenchsiftError
+
+#: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
+console = Console()
+err_console = Console(stderr=True)
+
+
+class BenchsiftGroup(TyperGroup):
+    """Root command group: any BenchsiftError raised by a command becomes a one-line error and exit code 2."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BenchsiftError as exc:
+            typer.echo(f"benchsift: error: {exc}", err=True)
+            raise typer.Exit(code=2) from None
+
+
+def print_json(obj: Any) -> None:
+    """Print one JSON object on stdout (NaN as null)."""
+    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line error and return an Exit(2) to raise."""
+    typer.echo(f"benchsift: error: {message}", err=True)
+    return typer.Exit(code=2)

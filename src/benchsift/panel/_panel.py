@@ -1,0 +1,480 @@
+"""The score panel: the one object every benchsift method reads.
+
+A panel is a models x items matrix of scores in [0, 1] (``NaN`` = missing, never zero) with two metadata
+tables:
+
+* ``models``: one row per model *run*: ``model``, ``condition`` (``"image"`` or ``"text-only"``, the
+  image-free runs used by blind-solvability filtering, PRIMEBench Section 4 Stage 0), ``family``,
+  ``release_date``, ``params`` (billions). ``(model, condition)`` is unique.
+* ``items``: one row per item: ``benchmark``, ``item``, ``category`` and optional ``question``, ``answer``,
+  ``image``. ``(benchmark, item)`` is unique.
+
+Importers (:mod:`benchsift.io`) and the simulator (:mod:`benchsift.simulate`) make panels; the methods only
+read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import InputError
+
+CONDITIONS: tuple[str, ...] = ("image", "text-only")
+MODEL_COLUMNS: tuple[str, ...] = ("model", "condition", "family", "release_date", "params")
+ITEM_COLUMNS: tuple[str, ...] = ("benchmark", "item", "category")
+
+Selector = Sequence[bool] | Sequence[int] | Sequence[str] | np.ndarray | None
+
+
+@dataclass(frozen=True)
+class GroupScores:
+    """Per-model mean scores over groups of items (benchmarks, categories, ...).
+
+    Attributes
+    ----------
+    groups:
+        Group names, in order of first appearance in the panel.
+    means:
+        ``(n_models, n_groups)``: mean over the model's *scored* items of the group,
+        :math:`\\bar s_{m,g} = \\sum_{i \\in g, s_{mi} \\ne NaN} s_{mi} / |\\{i \\in g: s_{mi} \\ne NaN\\}|`;
+        NaN when the model has no score in the group.
+    coverage:
+        ``(n_models, n_groups)``: fraction of the group's items the model has a score for.
+    n_items:
+        ``(n_groups,)``: number of items in each group.
+    model_ids:
+        Row labels (the panel's model ids; text-only runs are suffixed ``" [text-only]"``).
+    """
+
+    groups: list[str]
+    means: np.ndarray
+    coverage: np.ndarray
+    n_items: np.ndarray
+    model_ids: list[str]
+
+    def to_frame(self, what: str = "means") -> pd.DataFrame:
+        """The ``means`` (or ``coverage``) matrix as a DataFrame indexed by model, one column per group."""
+        if what not in ("means", "coverage"):
+            raise InputError(f"GroupScores.to_frame: what must be 'means' or 'coverage', got {what!r}")
+        data = self.means if what == "means" else self.coverage
+        return pd.DataFrame(data, index=pd.Index(self.model_ids, name="model"), columns=list(self.groups))
+
+
+def _as_str_series(values: pd.Series) -> pd.Series:
+    """Optional text metadata as an object column of ``str`` with ``None`` for missing."""
+    out = [v if isinstance(v, str) else (None if v is None or pd.isna(v) else str(v)) for v in values.tolist()]
+    return pd.Series(out, index=values.index, dtype=object)
+
+
+def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.DataFrame:
+    if not isinstance(models, pd.DataFrame):
+        models = pd.DataFrame({"model": [str(m) for m in models]})
+    df = models.reset_index(drop=True).copy()
+    if "model" not in df.columns:
+        raise InputError(f"panel models table: missing column 'model' (columns are {list(df.columns)})")
+    if len(df) != n_rows:
+        raise InputError(f"panel models table has {len(df)} rows but the score matrix has {n_rows} model rows")
+    if df["model"].isna().any():
+        raise InputError(f"panel models table: empty model id in row {int(df['model'].isna().argmax())}")
+    df["model"] = df["model"].astype(str)
+    if "condition" not in df.columns:
+        df["condition"] = "image"
+    df["condition"] = df["condition"].fillna("image").astype(str)
+    bad = ~df["condition"].isin(CONDITIONS)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"panel models table, row {row}: condition {df['condition'].iloc[row]!r} "
+            f"is not one of {list(CONDITIONS)}"
+        )
+    if "family" not in df.columns:
+        df["family"] = pd.NA
+    df["family"] = _as_str_series(df["family"])
+    if "release_date" not in df.columns:
+        df["release_date"] = pd.NaT
+    try:
+        df["release_date"] = pd.to_datetime(df["release_date"], errors="raise").astype("datetime64[ns]")
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"panel models table: column 'release_date' is not a date: {exc}") from None
+    if "params" not in df.columns:
+        df["params"] = np.nan
+    try:
+        df["params"] = pd.to_numeric(df["params"], errors="raise").astype(float)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"panel models table: column 'params' is not numeric: {exc}") from None
+    dup = df.duplicated(["model", "condition"])
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(
+            f"panel models table, row {row}: duplicate model {df['model'].iloc[row]!r} "
+            f"with condition {df['condition'].iloc[row]!r}"
+        )
+    ordered = list(MODEL_COLUMNS) + [c for c in df.columns if c not in MODEL_COLUMNS]
+    return df[ordered]
+
+
+def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
+    df = items.reset_index(drop=True).copy()
+    for col in ("benchmark", "item"):
+        if col not in df.columns:
+            raise InputError(f"panel items table: missing column {col!r} (columns are {list(df.columns)})")
+        if df[col].isna().any():
+            row = int(df[col].isna().to_numpy().argmax())
+            raise InputError(f"panel items table, row {row}: empty {col!r}")
+        df[col] = df[col].astype(str)
+    if len(df) != n_cols:
+        raise InputError(f"panel items table has {len(df)} rows but the score matrix has {n_cols} item columns")
+    if "category" not in df.columns:
+        df["category"] = pd.NA
+    df["category"] = _as_str_series(df["category"])
+    dup = df.duplicated(["benchmark", "item"])
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(
+            f"panel items table, row {row}: duplicate item {df['item'].iloc[row]!r} "
+            f"in benchmark {df['benchmark'].iloc[row]!r} ((benchmark, item) must be unique)"
+        )
+    ordered = list(ITEM_COLUMNS) + [c for c in df.columns if c not in ITEM_COLUMNS]
+    return df[ordered]
+
+
+def _validate_scores(scores: Any) -> np.ndarray:
+    try:
+        arr = np.array(scores, dtype=np.float64, copy=True)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"panel scores are not numeric: {exc}") from None
+    if arr.ndim != 2:
+        raise InputError(f"panel scores must be a 2-D models x items matrix, got shape {arr.shape}")
+    if np.isinf(arr).any():
+        m, i = np.argwhere(np.isinf(arr))[0]
+        raise InputError(f"panel scores: infinite value at model row {m}, item column {i}")
+    with np.errstate(invalid="ignore"):
+        bad = (arr < 0) | (arr > 1)
+    if bad.any():
+        m, i = np.argwhere(bad)[0]
+        raise InputError(
+            f"panel scores must lie in [0, 1] (NaN = missing); model row {m}, item column {i} is {arr[m, i]!r}"
+        )
+    return arr
+
+
+class Panel:
+    """A models x items score matrix with model and item metadata.
+
+    Parameters
+    ----------
+    scores:
+        ``(n_models, n_items)`` array-like of floats in ``[0, 1]``; ``NaN`` marks a missing score.
+    models:
+        DataFrame with at least a ``model`` column (optional ``condition``, ``family``, ``release_date``,
+        ``params`` and extra columns), or a plain sequence of model ids.
+    items:
+        DataFrame with at least ``benchmark`` and ``item`` columns (optional ``category``, ``question``,
+        ``answer``, ``image`` and extra columns).
+
+    The constructor validates everything once (shape, range, unique keys, known conditions) and raises
+    :class:`~benchsift.errors.InputError` naming the offending row or column. The score matrix is stored
+    read-only; every transformation returns a new panel.
+    """
+
+    __slots__ = ("_scores", "_models", "_items")
+
+    def __init__(self, scores: Any, models: pd.DataFrame | Sequence[str], items: pd.DataFrame) -> None:
+        arr = _validate_scores(scores)
+        self._models = _normalise_models(models, arr.shape[0])
+        self._items = _normalise_items(items, arr.shape[1])
+        arr.flags.writeable = False
+        self._scores = arr
+
+    @classmethod
+    def _trusted(cls, scores: np.ndarray, models: pd.DataFrame, items: pd.DataFrame) -> Panel:
+        """Build from parts that are already valid (subsets of a valid panel)."""
+        obj = cls.__new__(cls)
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        scores.flags.writeable = False
+        obj._scores = scores
+        obj._models = models.reset_index(drop=True)
+        obj._items = items.reset_index(drop=True)
+        return obj
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def from_matrix(
+        cls,
+        scores: Any,
+        model_ids: Sequence[str],
+        item_ids: Sequence[str],
+        benchmark: str = "default",
+        categories: Sequence[str | None] | None = None,
+    ) -> Panel:
+        """A one-benchmark panel from a bare matrix, model ids and item ids."""
+        items = pd.DataFrame({"benchmark": benchmark, "item": [str(i) for i in item_ids]})
+        if categories is not None:
+            items["category"] = list(categories)
+        return cls(scores, list(model_ids), items)
+
+    @classmethod
+    def from_long(
+        cls,
+        df: pd.DataFrame,
+        models: pd.DataFrame | None = None,
+        items: pd.DataFrame | None = None,
+        *,
+        source: str = "long table",
+    ) -> Panel:
+        """Build a panel from a long table with columns ``model, benchmark, item, score``.
+
+        Optional columns: ``condition`` (default ``image``), ``category`` and any item metadata
+        (``question``, ``answer``, ``image``, ...). Optional side tables ``models`` (``model``, ``family``,
+        ``release_date``, ``params``; ``condition`` optional) and ``items`` (``benchmark``, ``item``,
+        ``category``, ...) add metadata. Identical duplicate rows are collapsed; conflicting duplicates of one
+        ``(model, condition, benchmark, item)`` are an error naming ``source`` and the row.
+        """
+        from benchsift.panel._long import panel_from_long
+
+        return panel_from_long(cls, df, models=models, items=items, source=source)
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def scores(self) -> np.ndarray:
+        """The read-only ``(n_models, n_items)`` float64 score matrix (NaN = missing)."""
+        return self._scores
+
+    @property
+    def models(self) -> pd.DataFrame:
+        """Model metadata, one row per score-matrix row (a copy)."""
+        return self._models.copy()
+
+    @property
+    def items(self) -> pd.DataFrame:
+        """Item metadata, one row per score-matrix column (a copy)."""
+        return self._items.copy()
+
+    @property
+    def n_models(self) -> int:
+        return int(self._scores.shape[0])
+
+    @property
+    def n_items(self) -> int:
+        return int(self._scores.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_models, self.n_items)
+
+    @property
+    def model_ids(self) -> list[str]:
+        """Model ids in row order (text-only runs keep the model's id; see :attr:`model_labels`)."""
+        return self._models["model"].tolist()
+
+    @property
+    def model_labels(self) -> list[str]:
+        """Unique row labels: the model id, suffixed ``" [text-only]"`` for text-only runs."""
+        cond = self._models["condition"].to_numpy()
+        return [m if c == "image" else f"{m} [{c}]" for m, c in zip(self._models["model"], cond, strict=True)]
+
+    @property
+    def conditions(self) -> np.ndarray:
+        return self._models["condition"].to_numpy(dtype=object)
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Benchmark names in order of first appearance."""
+        return list(pd.unique(self._items["benchmark"]))
+
+    @property
+    def categories(self) -> list[str]:
+        """Category names in order of first appearance (missing categories skipped)."""
+        return [c for c in pd.unique(self._items["category"]) if isinstance(c, str)]
+
+    @property
+    def item_keys(self) -> list[tuple[str, str]]:
+        """``(benchmark, item)`` pairs in column order."""
+        return list(zip(self._items["benchmark"], self._items["item"], strict=True))
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Boolean ``(n_models, n_items)`` mask of non-missing cells."""
+        return ~np.isnan(self._scores)
+
+    @property
+    def coverage(self) -> float:
+        """Fraction of non-missing cells."""
+        return float(self.observed.mean()) if self._scores.size else float("nan")
+
+    @property
+    def mean_score(self) -> float:
+        """Mean over all non-missing cells (NaN for an all-missing panel)."""
+        obs = self.observed
+        return float(self._scores[obs].mean()) if obs.any() else float("nan")
+
+    def __repr__(self) -> str:
+        return (
+            f"Panel({self.n_models} models x {self.n_items} items, {len(self.benchmarks)} benchmarks, "
+            f"coverage {self.coverage:.3f})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Panel):
+            return NotImplemented
+        return (
+            self.shape == other.shape
+            and np.array_equal(self._scores, other._scores, equal_nan=True)
+            and self._models.equals(other._models)
+            and self._items.equals(other._items)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ subsetting
+    def _model_positions(self, models: Selector) -> np.ndarray:
+        if models is None:
+            return np.arange(self.n_models)
+        return _positions(models, self.n_models, self._models["model"], "model")
+
+    def _item_positions(self, items: Selector) -> np.ndarray:
+        if items is None:
+            return np.arange(self.n_items)
+        return _positions(items, self.n_items, self._items["item"], "item")
+
+    def subset(self, models: Selector = None, items: Selector = None) -> Panel:
+        """A new panel restricted to some models and/or items.
+
+        Each selector is a boolean mask, integer positions, or (ids) a list of model ids / item ids. A model
+        id selects every run (condition) of that model.
+        """
+        mi = self._model_positions(models)
+        ii = self._item_positions(items)
+        return Panel._trusted(
+            self._scores[np.ix_(mi, ii)], self._models.iloc[mi], self._items.iloc[ii]
+        )
+
+    def select_benchmarks(self, names: str | Iterable[str]) -> Panel:
+        """Items of the named benchmark(s); unknown names are an error."""
+        wanted = [names] if isinstance(names, str) else list(names)
+        _check_known(wanted, self.benchmarks, "benchmark")
+        return self.subset(items=self._items["benchmark"].isin(wanted).to_numpy())
+
+    def select_categories(self, names: str | Iterable[str]) -> Panel:
+        """Items of the named categories; unknown names are an error."""
+        wanted = [names] if isinstance(names, str) else list(names)
+        _check_known(wanted, self.categories, "category")
+        return self.subset(items=self._items["category"].isin(wanted).to_numpy())
+
+    def select_condition(self, condition: str) -> Panel:
+        """Model rows with the given condition (``"image"`` or ``"text-only"``)."""
+        if condition not in CONDITIONS:
+            raise InputError(f"condition must be one of {list(CONDITIONS)}, got {condition!r}")
+        return self.subset(models=(self._models["condition"] == condition).to_numpy())
+
+    def image_panel(self) -> Panel:
+        """The image-condition model rows (the ordinary runs)."""
+        return self.select_condition("image")
+
+    def text_only_panel(self) -> Panel:
+        """The text-only (image-free) model rows."""
+        return self.select_condition("text-only")
+
+    # ------------------------------------------------------------------ aggregation
+    def group_means(self, by: str = "benchmark") -> GroupScores:
+        """NaN-aware per-model mean score over each group of items (see :class:`GroupScores`).
+
+        ``by`` is ``"benchmark"``, ``"category"`` or any item metadata column; items whose group value is
+        missing are left out. Computed as two matrix products with the 0/1 group-membership matrix, so the
+        cost is O(n_models x n_items).
+        """
+        if by not in self._items.columns:
+            raise InputError(
+                f"group_means: no item column {by!r} (item columns are {list(self._items.columns)})"
+            )
+        labels = self._items[by]
+        present = labels.notna().to_numpy()
+        codes, groups = pd.factorize(labels[present], sort=False)
+        n_groups = len(groups)
+        member = np.zeros((int(present.sum()), n_groups))
+        member[np.arange(len(codes)), codes] = 1.0
+        sub = self._scores[:, present]
+        obs = ~np.isnan(sub)
+        sums = np.where(obs, sub, 0.0) @ member
+        counts = obs.astype(np.float64) @ member
+        n_items = member.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+            coverage = counts / n_items
+        return GroupScores(
+            groups=[str(g) for g in groups],
+            means=means,
+            coverage=coverage,
+            n_items=n_items.astype(np.int64),
+            model_ids=self.model_labels,
+        )
+
+    def benchmark_means(self) -> GroupScores:
+        """Per-model mean over each benchmark's scored items."""
+        return self.group_means("benchmark")
+
+    def category_means(self) -> GroupScores:
+        """Per-model mean over each category's scored items (items without a category left out)."""
+        return self.group_means("category")
+
+    def model_means(self) -> np.ndarray:
+        """Per-model mean over all scored items (NaN for a model with none)."""
+        obs = self.observed
+        with np.errstate(invalid="ignore", divide="ignore"):
+            counts = obs.sum(axis=1)
+            return np.where(counts > 0, np.where(obs, self._scores, 0.0).sum(axis=1) / np.maximum(counts, 1), np.nan)
+
+    # ------------------------------------------------------------------ conversion and storage
+    def to_long(self, dropna: bool = True) -> pd.DataFrame:
+        """The panel as a long table: one row per (model run, item) with model and item metadata."""
+        from benchsift.panel._long import panel_to_long
+
+        return panel_to_long(self, dropna=dropna)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the panel to one parquet file (atomically). See :mod:`benchsift.panel._storage`."""
+        from benchsift.panel._storage import save_panel
+
+        return save_panel(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Panel:
+        """Read a panel written by :meth:`save`."""
+        from benchsift.panel._storage import load_panel
+
+        return load_panel(cls, path)
+
+
+def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
+    arr = np.asarray(sel)
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise InputError(f"{what} mask has shape {arr.shape}, expected ({n},)")
+        return np.flatnonzero(arr)
+    if arr.size == 0:
+        return np.arange(0)
+    if np.issubdtype(arr.dtype, np.integer):
+        if arr.min() < -n or arr.max() >= n:
+            raise InputError(f"{what} position out of range: positions must be in [0, {n})")
+        return arr.astype(np.int64) % n
+    wanted = [str(x) for x in arr.ravel()]
+    idx = ids.to_numpy(dtype=object)
+    known = set(idx)
+    missing = [w for w in wanted if w not in known]
+    if missing:
+        raise InputError(f"unknown {what} id(s): {missing[:5]}")
+    order = {w: k for k, w in enumerate(wanted)}
+    pos = np.flatnonzero(np.isin(idx, wanted))
+    return pos[np.argsort([order[idx[p]] for p in pos], kind="stable")]
+
+
+def _check_known(wanted: list[str], known: list[str], what: str) -> None:
+    missing = [w for w in wanted if w not in known]
+    if missing:
+        raise InputError(f"unknown {what}(s) {missing}; the panel has {known[:20]}")

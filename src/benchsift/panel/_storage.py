@@ -1,0 +1,90 @@
+"""On-disk layout of a panel: one parquet file.
+
+Layout (format ``benchsift-panel/1``):
+
+* One row per item. The first columns are the item metadata (``benchmark``, ``item``, ``category``, then any
+  other item columns such as ``question``).
+* Then one float64 column per model run, named ``score:<i>`` where ``<i>`` is the model row (0-based); NaN is
+  a missing score. Numbering the columns keeps them apart from item metadata whatever the model is called.
+* The parquet schema metadata key ``benchsift`` holds JSON: ``{"format": "benchsift-panel/1", "models":
+  [...records of the models table, dates as ISO strings...], "item_columns": [...]}``.
+
+The file is written to a temporary path beside the target and renamed, so a failed save never leaves a
+half-written panel. ``pandas.read_parquet`` opens it directly for inspection.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchsift._fileio import atomic_path
+from benchsift.errors import FormatError, InputError
+
+if TYPE_CHECKING:
+    from benchsift.panel._panel import Panel
+
+FORMAT = "benchsift-panel/1"
+META_KEY = b"benchsift"
+
+
+def _json_value(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, pd.Timestamp):
+        return v.isoformat()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def save_panel(panel: Panel, path: str | Path) -> Path:
+    """Write ``panel`` to ``path`` (parquet, layout above)."""
+    target = Path(path)
+    models = panel.models
+    records = [{k: _json_value(v) for k, v in rec.items()} for rec in models.to_dict(orient="records")]
+    items = panel.items
+    columns: dict[str, pa.Array] = {}
+    for col in items.columns:
+        columns[str(col)] = pa.array(items[col].tolist(), from_pandas=True)
+    scores = panel.scores
+    for m in range(panel.n_models):
+        columns[f"score:{m}"] = pa.array(scores[m], type=pa.float64())
+    meta = {"format": FORMAT, "models": records, "item_columns": [str(c) for c in items.columns]}
+    table = pa.table(columns).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return target
+
+
+def load_panel(cls: type[Panel], path: str | Path) -> Panel:
+    """Read a panel written by :func:`save_panel`."""
+    source = Path(path)
+    if not source.exists():
+        raise InputError(f"{source}: no such file")
+    try:
+        table = pq.read_table(source)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(f"{source}: not a parquet file ({exc})") from None
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise FormatError(f"{source}: not a benchsift panel (no 'benchsift' metadata); import it first")
+    meta = json.loads(raw)
+    if meta.get("format") != FORMAT:
+        raise FormatError(f"{source}: unsupported panel format {meta.get('format')!r}, expected {FORMAT!r}")
+    models = pd.DataFrame.from_records(meta["models"])
+    if models.empty:
+        models = pd.DataFrame({"model": pd.Series([], dtype=object)})
+    items = table.select(meta["item_columns"]).to_pandas()
+    n_models = len(models)
+    if n_models:
+        scores = np.vstack([table.column(f"score:{m}").to_numpy(zero_copy_only=False) for m in range(n_models)])
+    else:
+        scores = np.zeros((0, len(items)))
+    return cls(scores, models, items)

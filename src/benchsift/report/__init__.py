@@ -1,0 +1,1 @@
+"""Reports: tables, figures and the demo sections that read method results."""
