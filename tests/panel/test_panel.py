@@ -1,0 +1,202 @@
+"""The score panel: validation, subsetting, NaN-aware group means, long tables, parquet storage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift import InputError, Panel
+from benchsift.errors import FormatError
+
+NAN = np.nan
+
+
+def small_panel() -> Panel:
+    scores = np.array(
+        [
+            [1.0, 0.0, NAN, 0.5, 1.0],
+            [0.0, 0.0, 1.0, NAN, NAN],
+            [1.0, 1.0, 1.0, 1.0, 0.0],
+        ]
+    )
+    models = pd.DataFrame(
+        {
+            "model": ["m1", "m2", "m1"],
+            "condition": ["image", "image", "text-only"],
+            "family": ["A", "B", "A"],
+            "release_date": ["2024-01-01", None, "2024-01-01"],
+            "params": [7, None, 7],
+        }
+    )
+    items = pd.DataFrame(
+        {
+            "benchmark": ["B1", "B1", "B1", "B2", "B2"],
+            "item": ["1", "2", "3", "1", "2"],
+            "category": ["perc", "perc", "reas", "reas", None],
+            "question": ["q1", "q2", "q3", "q4", "q5"],
+        }
+    )
+    return Panel(scores, models, items)
+
+
+def test_basic_properties() -> None:
+    p = small_panel()
+    assert p.shape == (3, 5)
+    assert p.benchmarks == ["B1", "B2"]
+    assert p.categories == ["perc", "reas"]
+    assert p.item_keys[3] == ("B2", "1")
+    assert p.model_labels == ["m1", "m2", "m1 [text-only]"]
+    assert p.coverage == pytest.approx(12 / 15)
+    obs = [1, 0, 0.5, 1, 0, 0, 1, 1, 1, 1, 1, 0]
+    assert p.mean_score == pytest.approx(np.mean(obs))
+    assert p.models["release_date"].dtype == "datetime64[ns]"
+    assert np.isnan(p.models["params"].iloc[1])
+    assert not p.scores.flags.writeable
+
+
+def test_group_means_hand_computed() -> None:
+    p = small_panel()
+    g = p.benchmark_means()
+    assert g.groups == ["B1", "B2"]
+    # m1: B1 = mean(1, 0) (item 3 missing); B2 = mean(0.5, 1)
+    np.testing.assert_allclose(g.means[0], [0.5, 0.75])
+    # m2: B1 = mean(0, 0, 1); B2 all missing -> NaN
+    np.testing.assert_allclose(g.means[1], [1 / 3, NAN])
+    np.testing.assert_allclose(g.coverage[:2], [[2 / 3, 1.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(g.n_items, [3, 2])
+    c = p.category_means()
+    assert c.groups == ["perc", "reas"]  # the item without a category is left out
+    np.testing.assert_allclose(c.means[0], [0.5, 0.5])
+    np.testing.assert_allclose(c.means[2], [1.0, 1.0])
+    frame = c.to_frame()
+    assert list(frame.index) == p.model_labels
+    np.testing.assert_allclose(p.model_means(), [2.5 / 4, 1 / 3, 4 / 5])
+
+
+def test_group_means_matches_pandas_groupby() -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.random((6, 40))
+    scores[rng.random(scores.shape) < 0.3] = NAN
+    items = pd.DataFrame({"benchmark": rng.choice(["a", "b", "c"], 40), "item": [str(i) for i in range(40)]})
+    p = Panel(scores, [f"m{i}" for i in range(6)], items)
+    g = p.benchmark_means()
+    expected = pd.DataFrame(scores.T).groupby(items["benchmark"].to_numpy(), sort=False).mean().T
+    np.testing.assert_allclose(g.means, expected[g.groups].to_numpy())
+
+
+def test_subset_and_selects() -> None:
+    p = small_panel()
+    sub = p.subset(models=["m1"])
+    assert sub.n_models == 2 and set(sub.models["condition"]) == {"image", "text-only"}
+    assert p.image_panel().model_labels == ["m1", "m2"]
+    assert p.text_only_panel().model_labels == ["m1 [text-only]"]
+    b2 = p.select_benchmarks("B2")
+    assert b2.item_keys == [("B2", "1"), ("B2", "2")]
+    np.testing.assert_array_equal(b2.scores, p.scores[:, 3:])
+    assert p.select_categories(["reas"]).n_items == 2
+    mask = np.array([True, False, True, False, False])
+    assert p.subset(items=mask).item_keys == [("B1", "1"), ("B1", "3")]
+    assert p.subset(items=[4, 0]).item_keys == [("B2", "2"), ("B1", "1")]
+    with pytest.raises(InputError, match="unknown benchmark"):
+        p.select_benchmarks("nope")
+    with pytest.raises(InputError, match="mask has shape"):
+        p.subset(items=np.array([True, False]))
+
+
+@pytest.mark.parametrize(
+    ("scores", "match"),
+    [
+        (np.array([[0.5, 1.5]]), r"\[0, 1\].*item column 1"),
+        (np.array([[0.5, np.inf]]), "infinite"),
+        (np.array([0.5, 0.2]), "2-D"),
+    ],
+)
+def test_bad_scores(scores: np.ndarray, match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        Panel(scores, ["m"], pd.DataFrame({"benchmark": "b", "item": ["1", "2"]}))
+
+
+def test_bad_metadata() -> None:
+    items = pd.DataFrame({"benchmark": "b", "item": ["1", "1"]})
+    with pytest.raises(InputError, match="row 1: duplicate item '1'"):
+        Panel(np.zeros((1, 2)), ["m"], items)
+    items = pd.DataFrame({"benchmark": "b", "item": ["1", "2"]})
+    with pytest.raises(InputError, match="duplicate model 'm'"):
+        Panel(np.zeros((2, 2)), ["m", "m"], items)
+    with pytest.raises(InputError, match="condition 'blind'"):
+        Panel(np.zeros((1, 2)), pd.DataFrame({"model": ["m"], "condition": ["blind"]}), items)
+    with pytest.raises(InputError, match="missing column 'benchmark'"):
+        Panel(np.zeros((1, 2)), ["m"], pd.DataFrame({"item": ["1", "2"]}))
+    with pytest.raises(InputError, match="3 rows but the score matrix has 2"):
+        Panel(np.zeros((1, 2)), ["m"], pd.DataFrame({"benchmark": "b", "item": ["1", "2", "3"]}))
+
+
+def test_long_round_trip() -> None:
+    p = small_panel()
+    long = p.to_long()
+    assert len(long) == 12  # NaN cells dropped
+    assert {"model", "condition", "benchmark", "item", "category", "score", "question", "family"} <= set(long)
+    back = Panel.from_long(long)
+    # Items come in order of first appearance in the long table: B1/3 first appears in m2's rows.
+    order = [p.item_keys.index(k) for k in back.item_keys]
+    assert order == [0, 1, 3, 4, 2]
+    assert back == p.subset(items=order)
+    assert Panel.from_long(p.to_long(dropna=False)) == p
+
+
+def test_from_long_metadata_and_errors() -> None:
+    df = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "b"],
+            "benchmark": "B",
+            "item": ["1", "2", "1", "2"],
+            "score": [1, 0, 0.5, 1],
+            "split": ["dev", "val", "dev", "val"],  # constant per item -> item metadata
+            "org": ["X", "X", "Y", "Y"],  # constant per model -> model metadata
+            "prediction": ["p", "q", "r", "s"],  # varies per cell -> left out
+        }
+    )
+    models = pd.DataFrame({"model": ["a", "b"], "family": ["F", "G"], "params": [1.5, 7]})
+    p = Panel.from_long(df, models=models)
+    assert p.items["split"].tolist() == ["dev", "val"]
+    assert p.models["org"].tolist() == ["X", "Y"]
+    assert p.models["family"].tolist() == ["F", "G"]
+    assert "prediction" not in p.items.columns and "prediction" not in p.models.columns
+
+    dup_same = pd.concat([df, df.iloc[[0]]])
+    assert Panel.from_long(dup_same) == Panel.from_long(df)
+    conflict = pd.concat([df, df.iloc[[0]].assign(score=0.0)])
+    with pytest.raises(InputError, match=r"results.csv: conflicting scores for model 'a'.*item '1'"):
+        Panel.from_long(conflict, source="results.csv")
+    bad = df.assign(score=["1", "x", "0", "1"])
+    with pytest.raises(InputError, match="row 1: score 'x' is not a number"):
+        Panel.from_long(bad)
+    with pytest.raises(InputError, match="missing column"):
+        Panel.from_long(df.drop(columns="item"))
+    with pytest.raises(InputError, match="no rows"):
+        Panel.from_long(df.iloc[:0])
+
+
+def test_save_load_round_trip(tmp_path) -> None:
+    p = small_panel()
+    path = p.save(tmp_path / "p.parquet")
+    q = Panel.load(path)
+    assert q == p
+    raw = pd.read_parquet(path)
+    assert list(raw.columns[:4]) == ["benchmark", "item", "category", "question"]
+    np.testing.assert_array_equal(raw["score:1"].to_numpy(), p.scores[1], strict=False)
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_load_errors(tmp_path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        Panel.load(tmp_path / "missing.parquet")
+    junk = tmp_path / "junk.parquet"
+    junk.write_text("not parquet")
+    with pytest.raises(FormatError, match="junk.parquet: not a parquet file"):
+        Panel.load(junk)
+    plain = tmp_path / "plain.parquet"
+    pd.DataFrame({"a": [1]}).to_parquet(plain)
+    with pytest.raises(FormatError, match="not a benchsift panel"):
+        Panel.load(plain)
