@@ -1,0 +1,65 @@
+"""Statistics core: plain arrays in, arrays out, NaN-aware (NaN = missing score or undefined statistic).
+
+- seeds: :func:`check_random_state`
+- ranks: :func:`rank_average`
+- correlations (redundancy paper App. A; pairwise-complete): :func:`pearson`, :func:`spearman`,
+  :func:`kendall_tau_b`, :func:`r2_score`, :func:`correlation`; column-wise :func:`corr_with_vector`,
+  :func:`paired_columns`; matrices :func:`corr_matrix`
+- :func:`zscore`
+- bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`
+- multiple testing: :func:`bh_adjust`, :func:`bonferroni_adjust`, :func:`reject`
+- spectrum (PRIMEBench App. F.4): :func:`spectral_energy`, :func:`components_for_energy`,
+  :func:`participation_ratio`, :func:`top_k_energy`
+"""
+
+from __future__ import annotations
+
+from benchsift.stats._checks import METRICS, Metric
+from benchsift.stats._random import SeedLike, check_random_state
+from benchsift.stats.bootstrap import bootstrap_indices, bootstrap_weights, percentile_ci
+from benchsift.stats.correlation import (
+    corr_with_vector,
+    correlation,
+    kendall_tau_b,
+    paired_columns,
+    pearson,
+    r2_score,
+    spearman,
+)
+from benchsift.stats.matrix import corr_matrix
+from benchsift.stats.multitest import bh_adjust, bonferroni_adjust, reject
+from benchsift.stats.normalize import zscore
+from benchsift.stats.ranks import rank_average
+from benchsift.stats.spectrum import (
+    components_for_energy,
+    participation_ratio,
+    spectral_energy,
+    top_k_energy,
+)
+
+__all__ = [
+    "METRICS",
+    "Metric",
+    "SeedLike",
+    "bh_adjust",
+    "bonferroni_adjust",
+    "bootstrap_indices",
+    "bootstrap_weights",
+    "check_random_state",
+    "components_for_energy",
+    "corr_matrix",
+    "corr_with_vector",
+    "correlation",
+    "kendall_tau_b",
+    "paired_columns",
+    "participation_ratio",
+    "pearson",
+    "percentile_ci",
+    "r2_score",
+    "rank_average",
+    "reject",
+    "spearman",
+    "spectral_energy",
+    "top_k_energy",
+    "zscore",
+]

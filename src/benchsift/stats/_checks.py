@@ -1,0 +1,50 @@
+"""Input validation shared by the statistics functions (done once, at the public entry points)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from benchsift.errors import InputError
+
+__all__ = ["METRICS", "Metric", "as_float_array", "check_metric"]
+
+Metric = Literal["srcc", "plcc", "kendall", "r2"]
+METRICS: tuple[str, ...] = ("srcc", "plcc", "kendall", "r2")
+_ALIASES = {
+    "spearman": "srcc",
+    "pearson": "plcc",
+    "kendall_tau_b": "kendall",
+    "tau": "kendall",
+    "r2_score": "r2",
+}
+
+
+def check_metric(metric: str) -> Metric:
+    """Return the canonical metric name, accepting ``spearman``/``pearson``/``kendall_tau_b`` aliases."""
+    if not isinstance(metric, str):
+        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    name = _ALIASES.get(metric.lower(), metric.lower())
+    if name not in METRICS:
+        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    return name  # type: ignore[return-value]
+
+
+def as_float_array(x: ArrayLike, name: str, ndim: int | None = None) -> NDArray[np.float64]:
+    """``x`` as a float64 array; NaN allowed (missing), +-inf and non-numbers rejected.
+
+    Raises :class:`~benchsift.errors.InputError` naming the argument when ``x`` is not numeric, has the
+    wrong number of dimensions, or holds an infinite value.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: expected numbers (NaN for missing), could not convert: {exc}") from None
+    if ndim is not None and arr.ndim != ndim:
+        shape = {1: "(n,)", 2: "(n, k)"}.get(ndim, f"{ndim}-D")
+        raise InputError(f"{name}: expected a {ndim}-D array of shape {shape}, got shape {arr.shape}")
+    if np.isinf(arr).any():
+        raise InputError(f"{name}: expected finite numbers or NaN, found an infinite value")
+    return arr

@@ -1,0 +1,159 @@
+"""Correlation matrices between the columns of a score matrix, pairwise-complete, by matrix products.
+
+``corr_matrix(X, metric)[i, j]`` uses the rows where columns ``i`` and ``j`` are both present (as
+``pandas.DataFrame.corr``, which it is checked against). Pearson and R² come from masked moment matrices
+(``Z.T @ M`` etc.); Kendall from row-pair sign matrices, one block per row (``S.T @ S``); Spearman
+ranks columns once when there is no NaN, and otherwise once per distinct pair of missingness patterns
+(ranks over the pair's common rows), falling back to one column-wise pass per column when the patterns
+are many.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from benchsift.stats import _kernels as K
+from benchsift.stats._checks import Metric, as_float_array, check_metric
+from benchsift.stats.ranks import rank_last_axis
+
+__all__ = ["corr_matrix"]
+
+FloatArray = NDArray[np.float64]
+
+#: Largest n for which integer sums of squared dense ranks (<= n**4) are exact in float64.
+_EXACT_FLOAT_N = 9000
+
+
+def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
+    """(k, k) matrix of ``metric`` between the columns of ``X`` (n, k), pairwise-complete.
+
+    Symmetric for ``"srcc" | "plcc" | "kendall"`` with 1 on the diagonal of defined columns; for ``"r2"``
+    entry ``[i, j]`` has column ``i`` as truth and column ``j`` as prediction (not symmetric). Undefined
+    entries (fewer than two common rows, a constant side) are NaN.
+    """
+    name = check_metric(metric)
+    A = as_float_array(X, "X", ndim=2)
+    if name == "kendall":
+        return _kendall_matrix(A)
+    if name == "srcc":
+        return _spearman_matrix(A)
+    return _moment_matrix(A, r2=(name == "r2"))
+
+
+def _constant_pairs(A: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """``[i, j]``: column ``i`` is constant on the rows where ``i`` and ``j`` are both present.
+
+    Exact: with integer dense ranks ``d`` of each column, ``c * sum(d^2) - (sum d)^2`` over the common rows
+    is a sum of squared integer differences, zero only for a constant column.
+    """
+    n, k = A.shape
+    if mask.all():
+        const = ~(A.max(axis=0) > A.min(axis=0)) if n else np.ones(k, dtype=bool)
+        return np.broadcast_to(const[:, None], (k, k)).copy()
+    order = np.argsort(A.T, axis=-1)
+    s = np.take_along_axis(A.T, order, axis=-1)
+    step = np.zeros(s.shape, dtype=np.int64)
+    step[:, 1:] = s[:, 1:] != s[:, :-1]
+    dense_sorted = np.cumsum(step, axis=-1) + 1
+    dense = np.empty_like(dense_sorted)
+    np.put_along_axis(dense, order, dense_sorted, axis=-1)
+    D = np.where(mask, dense.T, 0)
+    M = mask.astype(D.dtype)
+    if n > _EXACT_FLOAT_N:
+        c, sd, sdd = M.T @ M, D.T @ M, (D * D).T @ M  # int64 products: exact
+    else:
+        Df, Mf = D.astype(np.float64), M.astype(np.float64)
+        c, sd, sdd = Mf.T @ Mf, Df.T @ Mf, (Df * Df).T @ Mf
+    return c * sdd - sd * sd == 0
+
+
+def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
+    """Pearson (or R²) matrix from masked moment matrices; columns pre-centred to avoid cancellation."""
+    n, k = A.shape
+    mask = ~np.isnan(A)
+    M = mask.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        col_mean = np.where(mask, A, 0.0).sum(axis=0) / M.sum(axis=0)
+    col_mean = np.nan_to_num(col_mean)
+    Z = np.where(mask, A - col_mean, 0.0)  # each column shifted by its own mean
+    count = M.T @ M
+    sx = Z.T @ M  # [i, j]: sum of column i over the rows common with j
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ss = (Z * Z).T @ M - sx * sx / count  # [i, j]: SS of column i over the common rows
+        undefined = (count < 2) | _constant_pairs(A, mask)
+        if r2:
+            # SS_res[i, j] = sum (x_i - x_j)^2 over common rows, from the shifted columns:
+            # x_i - x_j = z_i - z_j + (m_i - m_j).
+            shift = col_mean[:, None] - col_mean[None, :]
+            zz = Z.T @ Z
+            sq = (Z * Z).T @ M
+            ss_res = sq + sq.T - 2.0 * zz + 2.0 * shift * (sx - sx.T) + count * shift**2
+            out = 1.0 - ss_res / ss
+            out[undefined | ~np.isfinite(out)] = np.nan
+            return out
+        cov = Z.T @ Z - sx * sx.T / count
+        r = cov / np.sqrt(ss * ss.T)
+    undefined = undefined | undefined.T
+    r[undefined | ~np.isfinite(r)] = np.nan
+    r = np.clip(r, -1.0, 1.0)
+    diag = np.diag_indices(k)
+    r[diag] = np.where(np.isnan(r[diag]), np.nan, 1.0)
+    return r
+
+
+def _spearman_matrix(A: FloatArray) -> FloatArray:
+    n, k = A.shape
+    mask = ~np.isnan(A)
+    if mask.all():
+        return _moment_matrix(rank_last_axis(np.ascontiguousarray(A.T)).T, r2=False)
+    patterns, which = np.unique(mask.T, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    n_pat = patterns.shape[0]
+    out = np.full((k, k), np.nan)
+    if n_pat * (n_pat + 1) // 2 <= max(k // 4, 8):
+        for p in range(n_pat):
+            for q in range(p, n_pat):
+                rows = patterns[p] & patterns[q]
+                cols = np.flatnonzero((which == p) | (which == q))
+                sub = A[np.ix_(rows, cols)]
+                ranks = rank_last_axis(np.ascontiguousarray(sub.T)).T
+                block = _moment_matrix(ranks, r2=False)
+                in_p = which[cols] == p
+                in_q = which[cols] == q
+                out[np.ix_(cols[in_p], cols[in_q])] = block[np.ix_(in_p, in_q)]
+                out[np.ix_(cols[in_q], cols[in_p])] = block[np.ix_(in_q, in_p)]
+        return out
+    for i in range(k):  # many distinct patterns: one vectorized column-wise pass per column
+        Y = np.broadcast_to(A[:, i : i + 1], (n, k - i))
+        out[i, i:] = K.spearman_paired(A[:, i:], Y)
+        out[i:, i] = out[i, i:]
+    return out
+
+
+def _kendall_matrix(A: FloatArray) -> FloatArray:
+    """tau_b[i, j] = sum(s_i s_j) / sqrt(T[i, j] T[j, i]), ``T[i, j]`` = untied pairs of i complete in j.
+
+    ``s_i`` are the row-pair signs of column ``i`` (0 where a row is missing); the pairs of row ``a`` with
+    the later rows form one block, and each block adds ``S.T @ S`` (one matrix product) to the numerator.
+    """
+    n, k = A.shape
+    has_nan = bool(np.isnan(A).any())
+    num = np.zeros((k, k))
+    ties = np.zeros((k, k))
+    for a in range(n - 1):
+        S = np.sign(A[a] - A[a + 1 :])
+        if has_nan:
+            valid = ~np.isnan(S)
+            S = np.where(valid, S, 0.0)
+            ties += (S * S).T @ valid.astype(np.float64)
+        num += S.T @ S
+    if not has_nan:
+        ties[:] = (n * (n - 1) / 2.0 - K.tied_pairs(A))[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = num / np.sqrt(ties * ties.T)
+    tau[(ties == 0) | (ties.T == 0) | ~np.isfinite(tau)] = np.nan
+    tau = np.clip(tau, -1.0, 1.0)
+    diag = np.diag_indices(k)
+    tau[diag] = np.where(np.isnan(tau[diag]), np.nan, 1.0)
+    return tau

@@ -1,0 +1,78 @@
+"""Multiple-testing corrections: Benjamini-Hochberg (FDR) and Bonferroni (FWER), NaN kept in place."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from benchsift.errors import InputError
+from benchsift.stats._checks import as_float_array
+
+__all__ = ["bh_adjust", "bonferroni_adjust", "reject"]
+
+Method = Literal["bh", "bonferroni", "none"]
+
+
+def _pvalues(p: ArrayLike) -> NDArray[np.float64]:
+    P = as_float_array(p, "p")
+    present = P[~np.isnan(P)]
+    if present.size and (present.min() < 0.0 or present.max() > 1.0):
+        raise InputError(
+            f"p: expected p-values in [0, 1] (NaN for missing), got range [{present.min()}, {present.max()}]"
+        )
+    return P
+
+
+def bh_adjust(p: ArrayLike) -> NDArray[np.float64]:
+    r"""Benjamini-Hochberg adjusted p-values (step-up, FDR), same shape as ``p``.
+
+    With the :math:`m` present p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`,
+
+    .. math:: q_{(i)} = \min\Bigl(1, \min_{j \ge i} \frac{m}{j} p_{(j)}\Bigr),
+
+    monotone in :math:`p`. NaN entries stay NaN and do not count in :math:`m`. Equals
+    ``scipy.stats.false_discovery_control(p, method="bh")`` on NaN-free input.
+    """
+    P = _pvalues(p)
+    flat = P.reshape(-1)
+    out = np.full(flat.shape, np.nan)
+    present = np.flatnonzero(~np.isnan(flat))
+    m = present.size
+    if m == 0:
+        return out.reshape(P.shape)
+    order = np.argsort(flat[present], kind="stable")
+    ranked = flat[present][order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(ranked[::-1])[::-1]
+    out[present[order]] = np.minimum(adjusted, 1.0)
+    return out.reshape(P.shape)
+
+
+def bonferroni_adjust(p: ArrayLike) -> NDArray[np.float64]:
+    r"""Bonferroni adjusted p-values :math:`\min(1, m p)`, :math:`m` the number of present p-values.
+
+    NaN entries stay NaN and do not count in :math:`m`.
+    """
+    P = _pvalues(p)
+    m = int((~np.isnan(P)).sum())
+    return np.minimum(P * m, 1.0)
+
+
+def reject(p: ArrayLike, alpha: float = 0.05, method: Method | str = "bh") -> NDArray[np.bool_]:
+    """Boolean mask of rejected hypotheses: adjusted p-value ``<= alpha``; NaN is never rejected.
+
+    ``method``: ``"bh"`` (Benjamini-Hochberg), ``"bonferroni"`` or ``"none"`` (raw p-values).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0.0 < float(alpha) < 1.0:
+        raise InputError(f"alpha: expected a number strictly between 0 and 1, got {alpha!r}")
+    if method == "bh":
+        adj = bh_adjust(p)
+    elif method == "bonferroni":
+        adj = bonferroni_adjust(p)
+    elif method == "none":
+        adj = _pvalues(p)
+    else:
+        raise InputError(f"method: expected 'bh', 'bonferroni' or 'none', got {method!r}")
+    with np.errstate(invalid="ignore"):
+        return np.asarray(adj <= alpha) & ~np.isnan(adj)
