@@ -20,7 +20,7 @@ class BenchsiftError(Exception):
 
 
 class InputError(BenchsiftError, ValueError):
-    """Input that is not what was expected. The message names the file, column or row, and what was expected."""
+    """Input that is not what was expected; the message names the file, column or row and what it expected."""
 
 
 class FormatError(InputError):

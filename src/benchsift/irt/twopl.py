@@ -64,7 +64,9 @@ def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray
         bad = obs & ((arr < 0) | (arr > 1))
     if bad.any():
         m, j = np.argwhere(bad)[0]
-        raise InputError(f"{name}: responses must be in [0, 1] (NaN = missing); row {m}, item {j} is {arr[m, j]}")
+        raise InputError(
+            f"{name}: responses must be in [0, 1] (NaN = missing); row {m}, item {j} is {arr[m, j]}"
+        )
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
 
 
@@ -113,7 +115,7 @@ class TwoPL:
     # ------------------------------------------------------------------ fitting
     def fit(self, X: np.ndarray) -> TwoPL:
         """Fit item parameters to ``X`` (respondents x items, values in [0, 1], NaN = missing)."""
-        Xf, O = _check_responses(X)
+        Xf, obs = _check_responses(X)
         n_resp, n_items = Xf.shape
         if n_resp < 2:
             raise DegenerateError(f"2PL fit needs at least 2 respondents, got {n_resp}")
@@ -123,7 +125,7 @@ class TwoPL:
         log_w = np.log(weights)
 
         # Start: a = 1, d from the logit of the observed mean (clipped).
-        n_obs = O.sum(axis=0)
+        n_obs = obs.sum(axis=0)
         p_item = np.where(n_obs > 0, Xf.sum(axis=0) / np.maximum(n_obs, 1), 0.5)
         p_item = np.clip(p_item, 0.02, 0.98)
         a = np.ones(n_items)
@@ -131,10 +133,10 @@ class TwoPL:
         objective: list[float] = []
         converged = False
         it = 0
-        for it in range(1, self.max_iter + 1):
-            post, log_marg = self._posterior(Xf, O, a, d, nodes, log_w)
+        for it in range(1, self.max_iter + 1):  # noqa: B007 - `it` is the iteration count after the loop
+            post, log_marg = self._posterior(Xf, obs, a, d, nodes, log_w)
             objective.append(float(log_marg.sum() + self._log_prior(a, d).sum()))
-            n_jk = O.T @ post  # expected respondents at each grid point, per item
+            n_jk = obs.T @ post  # expected respondents at each grid point, per item
             r_jk = Xf.T @ post  # expected correct responses at each grid point, per item
             a_new, d_new = self._m_step(a, d, n_jk, r_jk, nodes)
             change = max(np.abs(a_new - a).max(initial=0.0), np.abs(d_new - d).max(initial=0.0))
@@ -144,8 +146,8 @@ class TwoPL:
                 break
 
         # Anchor the sign of the latent scale: ability must rise with the raw mean score.
-        est = self._eap(Xf, O, a, d, nodes, log_w)
-        raw = np.where(O.sum(axis=1) > 0, Xf.sum(axis=1) / np.maximum(O.sum(axis=1), 1), np.nan)
+        est = self._eap(Xf, obs, a, d, nodes, log_w)
+        raw = np.where(obs.sum(axis=1) > 0, Xf.sum(axis=1) / np.maximum(obs.sum(axis=1), 1), np.nan)
         ok = ~np.isnan(raw)
         if ok.sum() >= 2 and np.std(raw[ok]) > 0 and np.corrcoef(est.theta[ok], raw[ok])[0, 1] < 0:
             a = -a
@@ -174,16 +176,22 @@ class TwoPL:
 
     @staticmethod
     def _log_lik_grid(
-        Xf: np.ndarray, O: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray
+        Xf: np.ndarray, obs: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray
     ) -> np.ndarray:
         """``(n_resp, K)`` log-likelihood of each respondent's observed responses at each grid point."""
         z = np.outer(a, nodes) + d[:, None]  # (items, K)
-        return Xf @ log_expit(z) + (O - Xf) @ log_expit(-z)
+        return Xf @ log_expit(z) + (obs - Xf) @ log_expit(-z)
 
     def _posterior(
-        self, Xf: np.ndarray, O: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray, log_w: np.ndarray
+        self,
+        Xf: np.ndarray,
+        obs: np.ndarray,
+        a: np.ndarray,
+        d: np.ndarray,
+        nodes: np.ndarray,
+        log_w: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray]:
-        log_joint = self._log_lik_grid(Xf, O, a, d, nodes) + log_w
+        log_joint = self._log_lik_grid(Xf, obs, a, d, nodes) + log_w
         top = log_joint.max(axis=1, keepdims=True)
         joint = np.exp(log_joint - top)
         total = joint.sum(axis=1, keepdims=True)
@@ -216,9 +224,15 @@ class TwoPL:
         return a, d
 
     def _eap(
-        self, Xf: np.ndarray, O: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray, log_w: np.ndarray
+        self,
+        Xf: np.ndarray,
+        obs: np.ndarray,
+        a: np.ndarray,
+        d: np.ndarray,
+        nodes: np.ndarray,
+        log_w: np.ndarray,
     ) -> AbilityEstimate:
-        post, _ = self._posterior(Xf, O, a, d, nodes, log_w)
+        post, _ = self._posterior(Xf, obs, a, d, nodes, log_w)
         mean = post @ nodes
         var = post @ nodes**2 - mean**2
         return AbilityEstimate(theta=mean, se=np.sqrt(np.maximum(var, 0.0)))
@@ -236,11 +250,11 @@ class TwoPL:
         """
         self._check_fitted()
         idx = np.arange(len(self.discrimination_)) if items is None else np.asarray(items)
-        Xf, O = _check_responses(np.atleast_2d(X), name="new responses")
+        Xf, obs = _check_responses(np.atleast_2d(X), name="new responses")
         if Xf.shape[1] != len(idx):
             raise InputError(f"new responses have {Xf.shape[1]} items, expected {len(idx)}")
         return self._eap(
-            Xf, O, self.discrimination_[idx], self.intercept_[idx], self.nodes_, self.log_weights_
+            Xf, obs, self.discrimination_[idx], self.intercept_[idx], self.nodes_, self.log_weights_
         )
 
     def predict_proba(self, theta: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:

@@ -44,45 +44,49 @@ def panel_from_long(
     df["condition"] = df["condition"].fillna("image").astype(str)
     raw = df["score"]
     score = pd.to_numeric(raw, errors="coerce")
-    bad = score.isna() & raw.notna() & (raw.astype(str).str.strip().str.lower().isin(["", "nan", "na"]) == False)  # noqa: E712
-    if bad.any():
-        row = int(bad.to_numpy().argmax())
-        raise InputError(f"{source}, row {row}: score {raw.iloc[row]!r} is not a number")
+    suspect = score.isna() & raw.notna()
+    if suspect.any():
+        text = raw[suspect].astype(str).str.strip().str.lower()
+        bad = ~text.isin(["", "nan", "na", "none"])
+        if bad.any():
+            row = int(bad.index[bad.to_numpy().argmax()])
+            raise InputError(f"{source}, row {row}: score {raw.iloc[row]!r} is not a number")
     df["score"] = score.astype(float)
 
-    key = MODEL_KEY + ITEM_KEY
-    dup = df.duplicated(key, keep=False)
-    if dup.any():
-        groups = df.loc[dup].groupby(key, sort=False)["score"]
-        conflicting = groups.nunique(dropna=False) > 1
-        if conflicting.any():
-            k = conflicting[conflicting].index[0]
-            rows = df.index[dup & (df[key].apply(tuple, axis=1) == k)].tolist()
+    model_codes, model_first = key_codes(df["model"], df["condition"])
+    item_codes, item_first = key_codes(df["benchmark"], df["item"])
+    n_items = len(item_first)
+    cell = model_codes * n_items + item_codes
+    score_values = df["score"].to_numpy()
+    order = np.argsort(cell, kind="stable")
+    sorted_cell = cell[order]
+    repeat = np.flatnonzero(sorted_cell[1:] == sorted_cell[:-1])
+    if repeat.size:
+        a, b = score_values[order[repeat]], score_values[order[repeat + 1]]
+        differs = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        if differs.any():
+            first_bad = repeat[np.argmax(differs)]
+            rows = sorted(order[sorted_cell == sorted_cell[first_bad]].tolist())
+            r = df.iloc[rows[0]]
             raise InputError(
-                f"{source}: conflicting scores for model {k[0]!r} ({k[1]}), benchmark {k[2]!r}, item {k[3]!r} "
-                f"in rows {rows[:5]}"
+                f"{source}: conflicting scores for model {r['model']!r} ({r['condition']}), benchmark "
+                f"{r['benchmark']!r}, item {r['item']!r} in rows {rows[:5]}"
             )
-        df = df.drop_duplicates(key).reset_index(drop=True)
+    scores = np.full((len(model_first), n_items), np.nan)
+    scores[model_codes, item_codes] = score_values
 
-    model_codes, model_uniques = pd.factorize(pd.MultiIndex.from_frame(df[MODEL_KEY]), sort=False)
-    item_codes, item_uniques = pd.factorize(pd.MultiIndex.from_frame(df[ITEM_KEY]), sort=False)
-    scores = np.full((len(model_uniques), len(item_uniques)), np.nan)
-    scores[model_codes, item_codes] = df["score"].to_numpy()
-
-    model_table = pd.DataFrame(list(model_uniques), columns=MODEL_KEY)
-    item_table = pd.DataFrame(list(item_uniques), columns=ITEM_KEY)
     item_cols, model_cols = _split_metadata(df)
-    if item_cols:
-        first = df.drop_duplicates(ITEM_KEY)[ITEM_KEY + item_cols]
-        item_table = item_table.merge(first, on=ITEM_KEY, how="left")
-    if model_cols:
-        first = df.drop_duplicates(MODEL_KEY)[MODEL_KEY + model_cols]
-        model_table = model_table.merge(first, on=MODEL_KEY, how="left")
+    model_table = df.iloc[model_first][MODEL_KEY + model_cols].reset_index(drop=True)
+    item_table = df.iloc[item_first][ITEM_KEY + item_cols].reset_index(drop=True)
 
     if models is not None:
-        model_table = _merge_side(model_table, models, ["model"], "models side table", source)
+        model_table = merge_side(
+            model_table, _check_side(models, ["model"], "models side table", source), ["model"]
+        )
     if items is not None:
-        item_table = _merge_side(item_table, items, ITEM_KEY, "items side table", source)
+        item_table = merge_side(
+            item_table, _check_side(items, ITEM_KEY, "items side table", source), ITEM_KEY
+        )
     return cls(scores, model_table, item_table)
 
 
@@ -108,19 +112,41 @@ def _split_metadata(df: pd.DataFrame) -> tuple[list[str], list[str]]:
     return item_cols, model_cols
 
 
-def _merge_side(
-    base: pd.DataFrame, side: pd.DataFrame, key: list[str], what: str, source: str
-) -> pd.DataFrame:
+def key_codes(*columns: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Integer code of each row's key (the tuple of ``columns``), numbered in order of first appearance,
+    and the row position of each key's first occurrence.
+
+    Each column is factorised on its own and the codes are combined arithmetically, which is much faster
+    than factorising tuples (a MultiIndex) on millions of rows.
+    """
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+        combined = combined * len(uniques) + codes
+    codes, _ = pd.factorize(combined)
+    first = np.unique(codes, return_index=True)[1]
+    return codes.astype(np.int64), first
+
+
+def _check_side(side: pd.DataFrame, key: list[str], what: str, source: str) -> pd.DataFrame:
     missing = [c for c in key if c not in side.columns]
     if missing:
         raise InputError(f"{source}: {what} is missing column(s) {missing}")
     side = side.copy()
     for c in key:
         side[c] = side[c].astype(str)
-    if side.duplicated(key).any():
-        row = int(side.duplicated(key).to_numpy().argmax())
+    dup = side.duplicated(key)
+    if dup.any():
+        row = int(dup.to_numpy().argmax())
         raise InputError(f"{source}: {what} row {row} repeats key {side.loc[row, key].tolist()}")
-    side = side.drop(columns=[c for c in ("condition",) if c in side.columns and "condition" not in key])
+    return side
+
+
+def merge_side(base: pd.DataFrame, side: pd.DataFrame | None, key: list[str]) -> pd.DataFrame:
+    """Left-join side metadata onto ``base`` by ``key``; where both have a column, the side value wins."""
+    if side is None:
+        return base
+    side = side.drop(columns=[c for c in ("condition",) if c in side.columns and c not in key])
     overlap = [c for c in side.columns if c in base.columns and c not in key]
     merged = base.merge(side, on=key, how="left", suffixes=("", "__side"))
     for c in overlap:

@@ -68,8 +68,12 @@ class GroupScores:
 
 def _as_str_series(values: pd.Series) -> pd.Series:
     """Optional text metadata as an object column of ``str`` with ``None`` for missing."""
-    out = [v if isinstance(v, str) else (None if v is None or pd.isna(v) else str(v)) for v in values.tolist()]
-    return pd.Series(out, index=values.index, dtype=object)
+    present = values.notna().to_numpy()
+    text = np.array(values.astype(object).to_numpy(), dtype=object, copy=True)
+    if present.any():
+        text[present] = values[present].astype(str).to_numpy(dtype=object)
+    text[~present] = None
+    return pd.Series(text, index=values.index, dtype=object)
 
 
 def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.DataFrame:
@@ -79,7 +83,9 @@ def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.D
     if "model" not in df.columns:
         raise InputError(f"panel models table: missing column 'model' (columns are {list(df.columns)})")
     if len(df) != n_rows:
-        raise InputError(f"panel models table has {len(df)} rows but the score matrix has {n_rows} model rows")
+        raise InputError(
+            f"panel models table has {len(df)} rows but the score matrix has {n_rows} model rows"
+        )
     if df["model"].isna().any():
         raise InputError(f"panel models table: empty model id in row {int(df['model'].isna().argmax())}")
     df["model"] = df["model"].astype(str)
@@ -129,7 +135,9 @@ def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
             raise InputError(f"panel items table, row {row}: empty {col!r}")
         df[col] = df[col].astype(str)
     if len(df) != n_cols:
-        raise InputError(f"panel items table has {len(df)} rows but the score matrix has {n_cols} item columns")
+        raise InputError(
+            f"panel items table has {len(df)} rows but the score matrix has {n_cols} item columns"
+        )
     if "category" not in df.columns:
         df["category"] = pd.NA
     df["category"] = _as_str_series(df["category"])
@@ -159,7 +167,8 @@ def _validate_scores(scores: Any) -> np.ndarray:
     if bad.any():
         m, i = np.argwhere(bad)[0]
         raise InputError(
-            f"panel scores must lie in [0, 1] (NaN = missing); model row {m}, item column {i} is {arr[m, i]!r}"
+            "panel scores must lie in [0, 1] (NaN = missing); "
+            f"model row {m}, item column {i} is {arr[m, i]!r}"
         )
     return arr
 
@@ -351,9 +360,7 @@ class Panel:
         """
         mi = self._model_positions(models)
         ii = self._item_positions(items)
-        return Panel._trusted(
-            self._scores[np.ix_(mi, ii)], self._models.iloc[mi], self._items.iloc[ii]
-        )
+        return Panel._trusted(self._scores[np.ix_(mi, ii)], self._models.iloc[mi], self._items.iloc[ii])
 
     def select_benchmarks(self, names: str | Iterable[str]) -> Panel:
         """Items of the named benchmark(s); unknown names are an error."""
@@ -428,7 +435,9 @@ class Panel:
         obs = self.observed
         with np.errstate(invalid="ignore", divide="ignore"):
             counts = obs.sum(axis=1)
-            return np.where(counts > 0, np.where(obs, self._scores, 0.0).sum(axis=1) / np.maximum(counts, 1), np.nan)
+            return np.where(
+                counts > 0, np.where(obs, self._scores, 0.0).sum(axis=1) / np.maximum(counts, 1), np.nan
+            )
 
     # ------------------------------------------------------------------ conversion and storage
     def to_long(self, dropna: bool = True) -> pd.DataFrame:

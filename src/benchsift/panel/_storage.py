@@ -84,7 +84,9 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     items = table.select(meta["item_columns"]).to_pandas()
     n_models = len(models)
     if n_models:
-        scores = np.vstack([table.column(f"score:{m}").to_numpy(zero_copy_only=False) for m in range(n_models)])
+        scores = np.vstack(
+            [table.column(f"score:{m}").to_numpy(zero_copy_only=False) for m in range(n_models)]
+        )
     else:
         scores = np.zeros((0, len(items)))
     return cls(scores, models, items)

@@ -18,7 +18,7 @@ from rich.console import Console
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 
-SECTIONS: tuple[str, ...] = ("panel",)
+SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "validation", "prism")
 
 
 def run_demo(out: str | Path, seed: int = 0, console: Console | None = None) -> dict[str, Any]:

@@ -32,9 +32,7 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
             "mean_score": float(scores[:, cols][sub_obs].mean()) if n_obs else None,
             "coverage": float(sub_obs.mean()) if sub_obs.size else None,
         }
-    categories = {
-        c: int((items["category"] == c).sum()) for c in panel.categories
-    }
+    categories = {c: int((items["category"] == c).sum()) for c in panel.categories}
     n_obs_all = int(obs.sum())
     return {
         "n_models": int(panel.models["model"].nunique()),
@@ -54,7 +52,8 @@ def summary_table(summary: dict[str, Any], title: str = "panel") -> Table:
     """A rich table of the per-benchmark part of :func:`panel_summary`."""
     table = Table(
         title=(
-            f"{title}: {summary['n_models']} models ({summary['n_model_runs']} runs) x {summary['n_items']} items, "
+            f"{title}: {summary['n_models']} models ({summary['n_model_runs']} runs) "
+            f"x {summary['n_items']} items, "
             f"mean {_fmt(summary['mean_score'])}, coverage {_fmt(summary['coverage'])}"
         )
     )

@@ -1,0 +1,276 @@
+"""``benchsift import FORMAT INPUT... -o PANEL``: read result files into a panel file.
+
+One sub-command per format of :mod:`benchsift.io.registry`. Each reads its inputs, writes the panel with
+``Panel.save`` (atomic: nothing is written when the input is bad) and prints a short summary (or, with
+``--json``, one JSON object). Bad input is a one-line error on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from benchsift.cli._common import console, fail, print_json
+from benchsift.errors import BenchsiftError
+from benchsift.io.registry import FORMATS, import_panel
+from benchsift.io.rescale import RESCALE_MODES, parse_scales
+from benchsift.report.panel_summary import panel_summary, summary_table
+
+
+class ImportGroup(TyperGroup):
+    """``benchsift import``: an unknown format is a one-line error (exit 2), like every other input error."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            inputs = [a for a in args[1:] if not a.startswith("-")][:1]
+            where = f"{inputs[0]}: " if inputs else ""
+            raise fail(f"{where}unknown format {name!r}; expected one of {list(FORMATS)}")
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(
+    cls=ImportGroup,
+    help="Import evaluation results into a panel file (parquet).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+INPUTS = typer.Argument(..., help="Input file(s).", show_default=False)
+OUTPUT = typer.Option(..., "--output", "-o", help="Panel file to write (parquet).")
+CONDITION = typer.Option(None, "--condition", help="Condition of the runs: image (default) or text-only.")
+RESCALE = typer.Option(
+    "auto", "--rescale", help="Out-of-range scores: auto (known scales + percentages), known, none."
+)
+SCALE = typer.Option(
+    None, "--scale", help="Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all)."
+)
+JSON = typer.Option(False, "--json", help="Print one JSON object instead of tables.")
+MODEL = typer.Option(None, "--model", help="Model name, where the files do not say it (overrides them).")
+BENCHMARK = typer.Option(None, "--benchmark", help="Benchmark name (default: taken from the file).")
+MODELS = typer.Option(None, "--models", help="Side file models.csv: model, family, release_date, params.")
+ITEMS = typer.Option(None, "--items", help="Side file items.csv: benchmark, item, category, question, ...")
+METRIC = typer.Option(None, "--metric", help="Per-sample metric to use (default: the task's first).")
+
+
+def _run(
+    fmt: str,
+    inputs: list[Path],
+    output: Path,
+    *,
+    json_output: bool,
+    rescale: str,
+    scale: list[str] | None,
+    **options: Any,
+) -> None:
+    notes: list[str] = []
+    try:
+        if rescale not in RESCALE_MODES:
+            raise fail(f"--rescale {rescale!r} is not one of {list(RESCALE_MODES)}")
+        panel = import_panel(
+            fmt,
+            inputs,
+            rescale=rescale,
+            scales=parse_scales(scale) or None,
+            notes=notes,
+            **options,
+        )
+        panel.save(output)
+    except BenchsiftError as exc:
+        raise fail(str(exc)) from None
+    summary = panel_summary(panel)
+    if json_output:
+        print_json({"output": str(output), "format": fmt, **summary, "notes": notes})
+        return
+    console.print(summary_table(summary, title=f"{fmt} -> {output}"))
+    for note in notes:
+        console.print(f"  [dim]{note}[/dim]")
+
+
+@app.command("long")
+def import_long(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    models: Path | None = MODELS,
+    items: Path | None = ITEMS,
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    json_output: bool = JSON,
+) -> None:
+    """Long table: model, benchmark, item, score (+ category, condition, metadata); CSV/TSV/parquet/Excel."""
+    _run(
+        "long",
+        inputs,
+        output,
+        json_output=json_output,
+        rescale=rescale,
+        scale=scale,
+        models=models,
+        items=items,
+        condition=condition,
+    )
+
+
+@app.command("wide")
+def import_wide(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    benchmark: str | None = BENCHMARK,
+    item_column: str | None = typer.Option(None, "--item-column", help="Item id column (default: first)."),
+    model_column: str | None = typer.Option(
+        None, "--model-column", help="Model id column with --orient models-rows (default: first)."
+    ),
+    category_column: str | None = typer.Option(None, "--category-column", help="Column of item categories."),
+    orient: str = typer.Option("items-rows", "--orient", help="items-rows (default) or models-rows."),
+    models: Path | None = MODELS,
+    items: Path | None = ITEMS,
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    json_output: bool = JSON,
+) -> None:
+    """Wide table: one row per item, one column per model (or transposed with --orient models-rows)."""
+    _run(
+        "wide",
+        inputs,
+        output,
+        json_output=json_output,
+        rescale=rescale,
+        scale=scale,
+        benchmark=benchmark,
+        item_column=item_column,
+        model_column=model_column,
+        category_column=category_column,
+        orient=orient,
+        models=models,
+        items=items,
+        condition=condition,
+    )
+
+
+def _harness_command(fmt: str, doc: str) -> Any:
+    def command(
+        inputs: list[Path] = INPUTS,
+        output: Path = OUTPUT,
+        model: str | None = MODEL,
+        metric: str | None = METRIC,
+        filter_name: str | None = typer.Option(None, "--filter", help="Filter to keep (e.g. strict-match)."),
+        benchmark: str | None = BENCHMARK,
+        condition: str | None = CONDITION,
+        rescale: str = RESCALE,
+        scale: list[str] | None = SCALE,
+        json_output: bool = JSON,
+    ) -> None:
+        _run(
+            fmt,
+            inputs,
+            output,
+            json_output=json_output,
+            rescale=rescale,
+            scale=scale,
+            model=model,
+            metric=metric,
+            filter=filter_name,
+            benchmark=benchmark,
+            condition=condition,
+        )
+
+    command.__doc__ = doc
+    return command
+
+
+app.command("lmms-eval")(
+    _harness_command("lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).")
+)
+app.command("lm-eval")(
+    _harness_command("lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).")
+)
+
+
+@app.command("vlmevalkit")
+def import_vlmevalkit(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    model: str | None = MODEL,
+    benchmark: str | None = BENCHMARK,
+    score_column: str | None = typer.Option(None, "--score-column", help="Per-item score column."),
+    circular: bool | None = typer.Option(
+        None, "--circular/--no-circular", help="Group circular rotations (default: when present)."
+    ),
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    json_output: bool = JSON,
+) -> None:
+    """VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score)."""
+    _run(
+        "vlmevalkit",
+        inputs,
+        output,
+        json_output=json_output,
+        rescale=rescale,
+        scale=scale,
+        model=model,
+        benchmark=benchmark,
+        score_column=score_column,
+        circular=circular,
+        condition=condition,
+    )
+
+
+@app.command("inspect")
+def import_inspect(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    model: str | None = MODEL,
+    benchmark: str | None = BENCHMARK,
+    scorer: str | None = typer.Option(None, "--scorer", help="Scorer to use when a log has several."),
+    metric: str | None = typer.Option(None, "--metric", help="Field of a dict-valued score."),
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    json_output: bool = JSON,
+) -> None:
+    """inspect_ai eval logs (.eval archives or .json)."""
+    _run(
+        "inspect",
+        inputs,
+        output,
+        json_output=json_output,
+        rescale=rescale,
+        scale=scale,
+        model=model,
+        benchmark=benchmark,
+        scorer=scorer,
+        metric=metric,
+        condition=condition,
+    )
+
+
+@app.command("aggregate")
+def import_aggregate(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    model_column: str | None = typer.Option(None, "--model-column", help="Model id column (default: first)."),
+    models: Path | None = MODELS,
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    json_output: bool = JSON,
+) -> None:
+    """Benchmark-level scores (models x benchmarks CSV, or OpenVLM.json): one panel column per benchmark."""
+    _run(
+        "aggregate",
+        inputs,
+        output,
+        json_output=json_output,
+        rescale=rescale,
+        scale=scale,
+        model_column=model_column,
+        models=models,
+        condition=condition,
+    )

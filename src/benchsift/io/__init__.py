@@ -1,0 +1,38 @@
+"""Importers: each turns one tool's result files into a :class:`~benchsift.panel.Panel`.
+
+One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
+``aggregate``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
+:mod:`benchsift.io.registry`. Importers only make panels; nothing here imports a method package.
+"""
+
+from __future__ import annotations
+
+from benchsift.io.aggregate import read_aggregate
+from benchsift.io.inspect_logs import read_inspect
+from benchsift.io.lm_eval import read_lm_eval
+from benchsift.io.lmms_eval import read_lmms_eval
+from benchsift.io.long import read_items_table, read_long, read_models_table
+from benchsift.io.registry import FORMATS, READERS, get_reader, import_panel, reader_options
+from benchsift.io.rescale import KNOWN_SCALES, ScaleRule, parse_scales
+from benchsift.io.vlmevalkit import read_vlmevalkit
+from benchsift.io.wide import read_wide
+
+__all__ = [
+    "FORMATS",
+    "KNOWN_SCALES",
+    "READERS",
+    "ScaleRule",
+    "get_reader",
+    "import_panel",
+    "parse_scales",
+    "read_aggregate",
+    "read_inspect",
+    "read_items_table",
+    "read_lm_eval",
+    "read_lmms_eval",
+    "read_long",
+    "read_models_table",
+    "read_vlmevalkit",
+    "read_wide",
+    "reader_options",
+]

@@ -1,0 +1,260 @@
+"""Shared plumbing of the importers: reading tables, naming rows in errors, assembling the panel.
+
+Every importer turns its source files into one *long* table (one row per score) with the columns
+``model, condition, benchmark, item, score`` (+ ``category`` and item metadata) and two bookkeeping columns,
+``_file`` and ``_row`` (the file, and the data-row index or a ready label such as ``samples[3]``; see
+:mod:`benchsift.io._rows`), which only serve error messages.
+:func:`assemble_panel` then checks that table once, rescales out-of-range benchmarks
+(:mod:`benchsift.io.rescale`) and builds the :class:`~benchsift.panel.Panel`.
+
+Errors are :class:`~benchsift.errors.InputError` / :class:`~benchsift.errors.FormatError` with a one-line
+message that starts with the file name and says what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._rows import row_label, row_name
+from benchsift.io.rescale import RescaleMode, rescale_long
+from benchsift.panel import CONDITIONS, Panel
+
+PathLike = str | os.PathLike[str]
+Paths = PathLike | Sequence[PathLike]
+
+FILE_COL = "_file"
+ROW_COL = "_row"
+KEY = ["model", "condition", "benchmark", "item"]
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
+
+
+def as_paths(paths: Paths) -> list[Path]:
+    """Normalise one path or a sequence of paths; an empty list is an error."""
+    if isinstance(paths, str | os.PathLike):
+        out = [Path(paths)]
+    else:
+        out = [Path(p) for p in paths]
+    if not out:
+        raise InputError("no input file given")
+    return out
+
+
+def check_file(path: Path) -> None:
+    """Raise a one-line error if ``path`` is missing, a directory or empty."""
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a file")
+    if path.stat().st_size == 0:
+        raise FormatError(f"{path}: empty file")
+
+
+NumericColumns = Callable[[list[str]], Iterable[str]]
+
+
+def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataFrame:
+    """Read a CSV, TSV, parquet or Excel table; column names are stripped of surrounding blanks.
+
+    CSV/TSV cells are read as text (empty cells as NaN) so ids keep their exact spelling (``"007"``),
+    except the columns that ``numeric(header)`` names: those are left to the parser's type inference (much
+    faster for large score blocks); :func:`numeric_scores` converts and checks them either way.
+    """
+    check_file(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".csv", ".tsv"):
+            sep = "\t" if suffix == ".tsv" else ","
+            dtype: Any = str
+            if numeric is not None:
+                header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
+                inferred = set(numeric([str(c).strip() for c in header]))
+                dtype = {c: str for c in header if str(c).strip() not in inferred}
+            df = pd.read_csv(path, sep=sep, dtype=dtype, keep_default_na=True, encoding="utf-8-sig")
+        elif suffix == ".parquet":
+            df = pd.read_parquet(path)
+        elif suffix in (".xlsx", ".xls"):
+            df = pd.read_excel(path)
+        else:
+            raise FormatError(
+                f"{path}: unsupported table type {suffix!r}; expected one of {list(TABLE_SUFFIXES)}"
+            )
+    except FormatError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise FormatError(f"{path}: empty file (no header)") from None
+    except (pd.errors.ParserError, ValueError, OSError, UnicodeDecodeError, ImportError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FormatError(f"{path}: cannot be read as a {suffix.lstrip('.')} table ({first})") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if len(df) == 0:
+        raise FormatError(f"{path}: no data rows (only a header)")
+    return df
+
+
+def require_columns(df: pd.DataFrame, columns: Iterable[str], path: Path | str, what: str = "") -> None:
+    """Raise ``FormatError`` naming the file and the missing column(s)."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        kind = f" for {what}" if what else ""
+        names = ", ".join(repr(c) for c in missing)
+        plural = "s" if len(missing) > 1 else ""
+        raise FormatError(f"{path}: missing column{plural} {names}{kind} (columns are {list(df.columns)})")
+
+
+_BOOL_TEXT = {"true": 1.0, "false": 0.0}
+
+
+def numeric_scores(
+    values: pd.Series, path: Path | str, column: str, rows: Sequence[str] | None = None
+) -> np.ndarray:
+    """Convert a score column to float64; empty cells become NaN (missing, never zero).
+
+    Accepts numbers, booleans and the texts ``true``/``false`` (any case). Anything else is an
+    :class:`InputError` naming the file, the row and the value.
+    """
+    raw = values.reset_index(drop=True)
+    if raw.dtype == bool:
+        return raw.to_numpy(dtype=np.float64)
+    fast = pd.to_numeric(raw, errors="coerce")
+    if not (fast.isna() & raw.notna()).any():
+        out = fast.to_numpy(dtype=np.float64)
+        if not np.isinf(out).any():
+            return out
+    as_obj = raw.astype(object)
+    text = as_obj.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+    text = text.map(lambda v: _BOOL_TEXT.get(v, v) if isinstance(v, str) else v)
+    blank = text.map(lambda v: isinstance(v, str) and v in ("", "nan", "na", "n/a", "none", "null"))
+    text = text.mask(blank, np.nan)
+    text = text.map(lambda v: float(v) if isinstance(v, bool | np.bool_) else v)
+    num = pd.to_numeric(text, errors="coerce")
+    bad = num.isna() & text.notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        where = rows[i] if rows is not None else row_name(path, i)
+        raise InputError(f"{path}, {where}: {column} {raw.iloc[i]!r} is not a number")
+    out = num.to_numpy(dtype=np.float64)
+    if np.isinf(out).any():
+        i = int(np.flatnonzero(np.isinf(out))[0])
+        where = rows[i] if rows is not None else row_name(path, i)
+        raise InputError(f"{path}, {where}: {column} is infinite")
+    return out
+
+
+def id_strings(
+    values: pd.Series, path: Path | str, column: str, rows: Sequence[str] | None = None
+) -> pd.Series:
+    """Ids as strings: integral floats such as ``3.0`` become ``"3"``, text is stripped; empty is an error."""
+    s = values.reset_index(drop=True)
+    if pd.api.types.is_integer_dtype(s.dtype):
+        return s.astype(str).astype(object)
+    if pd.api.types.is_float_dtype(s.dtype):
+        empty = s.isna()
+        if not empty.any():
+            integral = (s % 1 == 0).to_numpy()
+            out = s.astype(str)
+            if integral.any():
+                out[integral] = s[integral].astype(np.int64).astype(str)
+            return out.astype(object)
+    else:
+        text = s.astype(object)
+        if pd.api.types.infer_dtype(text, skipna=True) == "string":
+            # strip each distinct id once (ids repeat a lot in long tables)
+            codes, uniques = pd.factorize(text)
+            stripped = pd.Index(uniques, dtype=object).str.strip()
+            empty = pd.Series((codes < 0) | (stripped == "")[np.maximum(codes, 0)])
+            if not empty.any():
+                return pd.Series(stripped.take(codes).to_numpy(dtype=object), dtype=object)
+        else:
+            empty = s.isna() | s.map(lambda v: isinstance(v, str) and v.strip() == "")
+    if empty.any():
+        i = int(np.flatnonzero(empty.to_numpy())[0])
+        where = rows[i] if rows is not None else row_name(path, i)
+        raise InputError(f"{path}, {where}: empty {column}")
+
+    def norm(v: object) -> str:
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v).strip()
+
+    return s.map(norm).astype(object)
+
+
+def check_conditions(long: pd.DataFrame) -> None:
+    """Every ``condition`` must be ``image`` or ``text-only``."""
+    bad = ~long["condition"].isin(CONDITIONS)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        file = long[FILE_COL].iloc[i]
+        raise InputError(
+            f"{file}, {row_label(file, long[ROW_COL].iloc[i])}: condition {long['condition'].iloc[i]!r} "
+            f"is not one of {list(CONDITIONS)}"
+        )
+
+
+def collapse_duplicates(long: pd.DataFrame, notes: list[str] | None) -> pd.DataFrame:
+    """Drop identical duplicate ``(model, condition, benchmark, item)`` rows; conflicting ones are an error.
+
+    Two scores are identical when equal or both missing. The error names both places (file and row).
+    """
+    dup = long.duplicated(KEY, keep=False)
+    if not dup.any():
+        return long
+    sub = long.loc[dup]
+    score_key = sub["score"].fillna(-1.0)  # scores are >= 0 here; -1 stands for "missing" when comparing
+    first_key = score_key.groupby([sub[c] for c in KEY], sort=False).transform("first")
+    differs = score_key != first_key
+    if differs.any():
+        bad = sub.loc[differs].iloc[0]
+        same = sub.loc[(sub[KEY] == bad[KEY]).all(axis=1)]
+        other = same.iloc[0]
+        raise InputError(
+            f"{bad[FILE_COL]}, {row_label(bad[FILE_COL], bad[ROW_COL])}: conflicting duplicate scores for "
+            f"model {bad['model']!r}, benchmark {bad['benchmark']!r}, item {bad['item']!r}: "
+            f"{float(bad['score'])!r} here and {float(other['score'])!r} "
+            f"at {other[FILE_COL]}, {row_label(other[FILE_COL], other[ROW_COL])}"
+        )
+    n_before = len(long)
+    out = long.drop_duplicates(KEY, keep="first").reset_index(drop=True)
+    if notes is not None:
+        notes.append(f"collapsed {n_before - len(out)} identical duplicate row(s)")
+    return out
+
+
+def assemble_panel(
+    long: pd.DataFrame,
+    *,
+    source: str,
+    models: pd.DataFrame | None = None,
+    items: pd.DataFrame | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> Panel:
+    """Check a long table, rescale out-of-range benchmarks and build the panel.
+
+    ``long`` needs ``model, condition, benchmark, item, score`` (float, NaN = missing) and the bookkeeping
+    columns ``_file`` and ``_row``; ``category`` and other columns become item metadata.
+    """
+    if len(long) == 0:
+        raise FormatError(f"{source}: no scores found")
+    long = long.reset_index(drop=True)
+    check_conditions(long)
+    long = rescale_long(long, mode=rescale, scales=scales, notes=notes)
+    long = collapse_duplicates(long, notes)
+    if "category" not in long.columns:
+        long["category"] = pd.NA
+    return Panel.from_long(long.drop(columns=[FILE_COL, ROW_COL]), models=models, items=items, source=source)
+
+
+def source_label(paths: Sequence[Path]) -> str:
+    """Short description of the inputs for messages: the file, or the first file and a count."""
+    if len(paths) == 1:
+        return str(paths[0])
+    return f"{paths[0]} (+{len(paths) - 1} more file{'s' if len(paths) > 2 else ''})"

@@ -1,0 +1,337 @@
+"""Per-sample logs of the harness family (EleutherAI lm-evaluation-harness and its fork lmms-eval).
+
+Both write, with ``--log_samples``, one JSON object per line and document, as built in their
+``evaluator.py`` / ``loggers/evaluation_tracker.py``::
+
+    {"doc_id": 0, "target": "B", "filtered_resps": ["B"], "filter": "none", "metrics": ["acc"],
+     "doc_hash": "...", "acc": 1.0}
+
+The bookkeeping keys are :data:`NON_METRIC_KEYS`; every other key is a metric value computed by the task's
+``process_results``: a number or boolean (``acc``, ``exact_match``), or, in many lmms-eval tasks, a dict
+handed to the task's aggregation function. A dict counts when it holds a numeric field named in
+:data:`DICT_SCORE_KEYS` (MME's ``{"question_id", "category", "score"}``), or MMMU's
+``{"answer", "parsed_pred"}`` (right when the parsed prediction equals the answer, or is one of a list of
+answers, as lmms-eval's ``eval_multi_choice``; an open answer given as a list of candidates is right when one
+of them equals an answer, case-insensitively or as the same number: a simplified ``eval_open``).
+
+The metric is the one asked for, else the first of the sample's ``metrics`` list / the task's configured
+``metric_list`` / the only metric-like key / ``acc``, ``exact_match``, ``accuracy``. Without an explicit
+metric, a sample lacking that metric takes the first other configured metric it has (lmms-eval's MME logs
+either ``mme_percetion_score`` or ``mme_cognition_score`` per sample, by category).
+
+A document evaluated under several filters (lm-eval ``gsm8k``: ``strict-match`` and ``flexible-extract``)
+appears once per filter; the filter must then be chosen.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._common import FILE_COL, ROW_COL, check_file
+
+NON_METRIC_KEYS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+        "input",
+        "task",
+        "split",
+        "input_text",
+        "image_paths",
+        "token_counts",
+    }
+)
+DICT_SCORE_KEYS = ("score", "correct", "acc", "accuracy", "hit", "exact_match", "match")
+CATEGORY_KEYS = ("category", "subdomain", "subject", "l2-category")
+PREFERRED_METRICS = ("acc", "exact_match", "accuracy")
+
+
+def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for every non-blank line; a line that is not a JSON object is an error."""
+    check_file(path)
+    out: list[tuple[int, dict[str, Any]]] = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise FormatError(f"{path}, line {n}: not valid JSON ({exc.msg})") from None
+            if not isinstance(rec, dict):
+                raise FormatError(f"{path}, line {n}: expected a JSON object per line")
+            out.append((n, rec))
+    if not out:
+        raise FormatError(f"{path}: no samples (empty file)")
+    return out
+
+
+def read_json(path: Path) -> Any:
+    """Load one JSON document, with a one-line error naming the file."""
+    check_file(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a UTF-8 JSON file") from None
+
+
+def model_from_results(results: dict[str, Any]) -> str | None:
+    """The model name recorded in a harness results json (``model_name``, else ``pretrained=`` etc.)."""
+    name = results.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    config = results.get("config")
+    if isinstance(config, dict):
+        args = config.get("model_args")
+        if isinstance(args, str):
+            for prefix in ("peft=", "delta=", "pretrained=", "model=", "path=", "engine="):
+                if prefix in args:
+                    return args.split(prefix, 1)[1].split(",", 1)[0].strip() or None
+        if isinstance(args, dict):
+            for key in ("pretrained", "model", "path", "engine"):
+                if isinstance(args.get(key), str):
+                    return str(args[key])
+    return None
+
+
+def metrics_from_results(results: dict[str, Any], task: str) -> list[str]:
+    """The task's configured metrics (``configs[task].metric_list``), in order."""
+    configs = results.get("configs")
+    if not isinstance(configs, dict) or not isinstance(configs.get(task), dict):
+        return []
+    metric_list = configs[task].get("metric_list")
+    if not isinstance(metric_list, list):
+        return []
+    return [m["metric"] for m in metric_list if isinstance(m, dict) and isinstance(m.get("metric"), str)]
+
+
+def _same_answer(pred: Any, gold: Any) -> bool:
+    if isinstance(pred, float | int) and isinstance(gold, float | int):
+        return math.isclose(float(pred), float(gold), rel_tol=0, abs_tol=1e-9)
+    p, g = str(pred).strip().lower(), str(gold).strip().lower()
+    if p == g:
+        return True
+    try:
+        return math.isclose(float(p), float(g), rel_tol=0, abs_tol=1e-9)
+    except ValueError:
+        return False
+
+
+def dict_score(value: dict[str, Any]) -> float | None:
+    """The score inside a dict-valued metric (rules in the module docstring), or None if there is none."""
+    for key in DICT_SCORE_KEYS:
+        v = value.get(key)
+        if isinstance(v, bool | int | float) and v is not None:
+            return float(v)
+    if "answer" in value and "parsed_pred" in value:
+        gold, pred = value["answer"], value["parsed_pred"]
+        golds = gold if isinstance(gold, list) else [gold]
+        if isinstance(pred, list):
+            return float(any(_same_answer(p, g) for p in pred for g in golds))
+        return float(pred in golds) if isinstance(gold, list) else float(pred == gold)
+    return None
+
+
+def metric_value(value: Any, path: Path, line: int, metric: str) -> float:
+    """A per-sample metric value as a float; ``None`` is missing (NaN)."""
+    if value is None:
+        return float("nan")
+    if isinstance(value, bool | int | float):
+        return float(value)
+    if isinstance(value, dict):
+        score = dict_score(value)
+        if score is not None:
+            return score
+        raise InputError(
+            f"{path}, line {line}: metric {metric!r} is a dict without a score field "
+            f"(keys {sorted(value)}); expected one of {list(DICT_SCORE_KEYS)} or answer/parsed_pred"
+        )
+    raise InputError(f"{path}, line {line}: metric {metric!r} value {value!r} is not a number")
+
+
+def _candidates(rec: dict[str, Any]) -> list[str]:
+    return [
+        k for k, v in rec.items() if k not in NON_METRIC_KEYS and isinstance(v, bool | int | float | dict)
+    ]
+
+
+def choose_metric(
+    records: list[tuple[int, dict[str, Any]]], path: Path, metric: str | None, configured: Sequence[str]
+) -> str:
+    """Pick the metric: the one asked for, else the sample's own ``metrics`` list, else the task config's
+    ``metric_list``, else the only candidate key, else ``acc`` / ``exact_match`` / ``accuracy``."""
+    first = records[0][1]
+    cands = _candidates(first)
+    if metric is not None:
+        if not any(metric in rec for _, rec in records):
+            raise InputError(f"{path}: no metric {metric!r} in the samples (metrics found: {cands})")
+        return metric
+    listed = first.get("metrics")
+    if isinstance(listed, list):
+        for m in listed:
+            if isinstance(m, str) and m in first:
+                return m
+    for m in configured:
+        if m in first:
+            return m
+    if len(cands) == 1:
+        return cands[0]
+    for m in PREFERRED_METRICS:
+        if m in cands:
+            return m
+    if not cands:
+        raise FormatError(
+            f"{path}, line {records[0][0]}: no metric value in the sample (keys {sorted(first)})"
+        )
+    raise InputError(f"{path}: several metrics {cands}; choose one with --metric")
+
+
+def choose_filter(
+    records: list[tuple[int, dict[str, Any]]], path: Path, filter_name: str | None
+) -> str | None:
+    """The filter to keep: the one asked for, else the only one present (None when samples carry none).
+
+    A requested filter only matters for files with several; a file with a single filter keeps it.
+    """
+    filters = list(dict.fromkeys(rec["filter"] for _, rec in records if "filter" in rec))
+    if filter_name is not None and len(filters) > 1:
+        if filter_name not in filters:
+            raise InputError(f"{path}: no filter {filter_name!r} in the samples (filters found: {filters})")
+        return filter_name
+    if len(filters) > 1:
+        raise InputError(f"{path}: samples under several filters {filters}; choose one with --filter")
+    return filters[0] if filters else None
+
+
+def samples_to_long(
+    records: list[tuple[int, dict[str, Any]]],
+    path: Path,
+    *,
+    task: str,
+    model: str,
+    metric: str | None,
+    filter_name: str | None,
+    condition: str | None,
+    configured_metrics: Sequence[str] = (),
+    notes: list[str] | None = None,
+) -> pd.DataFrame:
+    """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric."""
+    chosen_filter = choose_filter(records, path, filter_name)
+    if chosen_filter is not None:
+        records = [(n, r) for n, r in records if r.get("filter", chosen_filter) == chosen_filter]
+    name = choose_metric(records, path, metric, configured_metrics)
+    # Without an explicit metric, a sample that lacks the chosen one takes the first other configured
+    # metric it has: lmms-eval's MME logs ``mme_percetion_score`` or ``mme_cognition_score`` per sample.
+    fallbacks = [] if metric is not None else [m for m in configured_metrics if m != name]
+    items: list[str] = []
+    scores = np.empty(len(records), dtype=np.float64)
+    categories: list[Any] = []
+    lines: list[str] = []
+    for k, (n, rec) in enumerate(records):
+        if "doc_id" not in rec:
+            raise FormatError(f"{path}, line {n}: sample without 'doc_id'")
+        items.append(str(rec["doc_id"]))
+        key = name if name in rec else next((m for m in fallbacks if m in rec), name)
+        value = rec.get(key)
+        scores[k] = metric_value(value, path, n, key)
+        cat = None
+        if isinstance(value, dict):
+            cat = next((value[c] for c in CATEGORY_KEYS if isinstance(value.get(c), str)), None)
+        categories.append(cat)
+        lines.append(f"line {n}")
+    if notes is not None:
+        how = f", filter {chosen_filter!r}" if chosen_filter is not None else ""
+        notes.append(
+            f"{path.name}: task {task!r}, model {model!r}, metric {name!r}{how}, {len(records)} samples"
+        )
+    return pd.DataFrame(
+        {
+            "model": model,
+            "condition": condition or "image",
+            "benchmark": task,
+            "item": items,
+            "score": scores,
+            "category": pd.Series(categories, dtype=object),
+            FILE_COL: str(path),
+            ROW_COL: lines,
+        }
+    )
+
+
+def expand_inputs(paths: Sequence[Path], pattern: str) -> list[Path]:
+    """Files as given; a directory stands for every file below it matching ``pattern`` (sorted)."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(p.rglob(pattern))
+            if not found:
+                raise InputError(f"{p}: no files matching {pattern!r} in this directory")
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
+def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
+    for c in candidates:
+        if c.is_file():
+            data = read_json(c)
+            if isinstance(data, dict):
+                return data
+    return {}
+
+
+def read_harness_logs(
+    files: Sequence[Path],
+    *,
+    name_re: re.Pattern[str],
+    results_candidates: Callable[[Path, str | None], list[Path]],
+    model: str | None,
+    metric: str | None,
+    filter_name: str | None,
+    benchmark: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    """Long table of several sample files; ``name_re`` has groups ``task`` and ``date``."""
+    parts: list[pd.DataFrame] = []
+    for path in files:
+        m = name_re.match(path.name)
+        task = m.group("task") if m else path.stem
+        results = _results_json(results_candidates(path, m.group("date") if m else None))
+        name = model or model_from_results(results) or path.parent.name.replace("__", "/")
+        parts.append(
+            samples_to_long(
+                read_jsonl(path),
+                path,
+                task=benchmark or task,
+                model=name,
+                metric=metric,
+                filter_name=filter_name,
+                condition=condition,
+                configured_metrics=metrics_from_results(results, task),
+                notes=notes,
+            )
+        )
+    return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,203 @@
+"""Importer ``aggregate``: benchmark-level scores (models x benchmarks) into a benchmark-level panel.
+
+Such a panel has **one column per benchmark**: for every benchmark ``B`` the item is ``(benchmark=B,
+item=B)``, category NA. It is the input of the benchmark-level stages of PRIMEBench (Stage 1 / Stage 3)
+and of cross-benchmark redundancy analysis; per-benchmark means of it are the scores themselves.
+
+Two inputs:
+
+* **A table** (CSV, TSV, parquet, Excel): one row per model, the first column (or ``model_column``) the
+  model id, every other column a benchmark. Columns named ``family``, ``release_date``, ``params`` (billions)
+  or ``condition`` are model metadata, not benchmarks. Empty cells are missing. Example::
+
+      model,MMStar,OCRBench,MME
+      InternVL2-8B,61.5,794,2210.3
+
+* **The OpenVLM leaderboard JSON** (``OpenVLM.json`` published by OpenCompass, read by the
+  ``open_vlm_leaderboard`` space): ``{"time": ..., "results": {model: {"META": {"Method": [name, url],
+  "Parameters": "7B", "Language Model": ..., "Vision Model": ..., "OpenSource": "Yes", "Verified": "Yes"},
+  "<benchmark>": {"Overall": 61.5, ...}, ...}}}``. The score of a benchmark is its ``Overall`` field
+  (OCRBench: ``Final Score``, as the leaderboard's ``generate_table`` does); a benchmark entry without one is
+  left out, with a note. ``Parameters`` becomes ``params`` (billions).
+
+Scales are brought to [0, 1] per benchmark by :mod:`benchsift.io.rescale` (percentages, MME 0-2800, OCRBench
+0-1000, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._common import (
+    FILE_COL,
+    ROW_COL,
+    PathLike,
+    Paths,
+    as_paths,
+    assemble_panel,
+    id_strings,
+    numeric_scores,
+    read_table,
+    require_columns,
+    source_label,
+)
+from benchsift.io._harness import read_json
+from benchsift.io._rows import RowNames
+from benchsift.io.long import read_models_table
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
+
+MODEL_META_COLUMNS = ("family", "release_date", "params", "condition")
+OPENVLM_SCORE_FIELDS = ("Overall", "Final Score")
+OPENVLM_META = {
+    "Language Model": "language_model",
+    "Vision Model": "vision_model",
+    "OpenSource": "open_source",
+    "Verified": "verified",
+    "Org": "org",
+}
+
+
+def _table_to_long(path: Path, model_column: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    def numeric(header: list[str]) -> list[str]:
+        first = model_column if model_column is not None else header[0]
+        return [c for c in header if c != first and c.lower() not in ("family", "release_date", "condition")]
+
+    df = read_table(path, numeric=numeric)
+    rows = RowNames(path, len(df))
+    mcol = model_column if model_column is not None else str(df.columns[0])
+    require_columns(df, [mcol], path, "the model column")
+    models = id_strings(df[mcol], path, f"model ({mcol!r})", rows)
+    meta_cols = [c for c in df.columns if c != mcol and c.lower() in MODEL_META_COLUMNS]
+    bench_cols = [c for c in df.columns if c != mcol and c not in meta_cols]
+    if not bench_cols:
+        raise FormatError(f"{path}: no benchmark columns besides the model column {mcol!r}")
+    parts = []
+    for c in bench_cols:
+        parts.append(
+            pd.DataFrame(
+                {
+                    "model": models.to_numpy(),
+                    "benchmark": c,
+                    "item": c,
+                    "score": numeric_scores(df[c], path, f"score of benchmark {c!r}", rows),
+                    ROW_COL: np.arange(len(df)),
+                }
+            )
+        )
+    long = pd.concat(parts, ignore_index=True)
+    meta = pd.DataFrame({"model": models.to_numpy()})
+    for c in meta_cols:
+        meta[c.lower()] = df[c].to_numpy()
+    if "condition" in meta.columns:
+        cond = meta["condition"].fillna("image").astype(str).str.strip()
+        long["condition"] = np.tile(cond.to_numpy(), len(bench_cols))
+        meta = meta.drop(columns="condition")
+    if "params" in meta.columns:
+        meta["params"] = numeric_scores(meta["params"], path, "params", rows)
+    return long, meta.drop_duplicates("model")
+
+
+_PARAMS_RE = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def _openvlm_params(text: Any) -> float:
+    """``"7B"`` -> 7.0, ``"0.5B"`` -> 0.5, ``""`` -> NaN (the leaderboard's ``Parameters`` field)."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return float(text)
+    m = _PARAMS_RE.search(str(text or ""))
+    return float(m.group(1)) if m else float("nan")
+
+
+def _openvlm_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    data = read_json(path)
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, dict) or not results:
+        raise FormatError(f"{path}: not an OpenVLM leaderboard JSON (no 'results' object keyed by model)")
+    recs: list[dict[str, Any]] = []
+    metas: list[dict[str, Any]] = []
+    skipped: set[str] = set()
+    for model, entry in results.items():
+        if not isinstance(entry, dict):
+            raise FormatError(f"{path}: results[{model!r}] is not an object")
+        raw_meta = entry.get("META")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        row: dict[str, Any] = {"model": str(model), "params": _openvlm_params(meta.get("Parameters"))}
+        for src, dst in OPENVLM_META.items():
+            if src in meta:
+                row[dst] = meta[src]
+        method = meta.get("Method")
+        if isinstance(method, list) and len(method) > 1:
+            row["url"] = method[1]
+        metas.append(row)
+        for bench, fields in entry.items():
+            if bench == "META":
+                continue
+            if not isinstance(fields, dict):
+                raise FormatError(f"{path}: results[{model!r}][{bench!r}] is not an object of scores")
+            key = next((k for k in OPENVLM_SCORE_FIELDS if k in fields), None)
+            if key is None:
+                skipped.add(bench)
+                continue
+            recs.append(
+                {
+                    "model": str(model),
+                    "benchmark": str(bench),
+                    "item": str(bench),
+                    "raw": fields[key],
+                    ROW_COL: f"results[{model!r}][{bench!r}][{key!r}]",
+                }
+            )
+    if not recs:
+        raise FormatError(f"{path}: no benchmark scores found under 'results'")
+    long = pd.DataFrame(recs)
+    long["score"] = numeric_scores(long.pop("raw"), path, "score", list(long[ROW_COL]))
+    if skipped and notes is not None:
+        notes.append(f"{path.name}: left out benchmark entries without an Overall score: {sorted(skipped)}")
+    return long, pd.DataFrame(metas)
+
+
+def read_aggregate(
+    paths: Paths,
+    *,
+    model_column: str | None = None,
+    models: PathLike | None = None,
+    condition: str | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> Panel:
+    """Read models x benchmarks tables or OpenVLM leaderboard JSON into a benchmark-level panel."""
+    files = as_paths(paths)
+    longs, metas = [], []
+    for p in files:
+        if p.suffix.lower() == ".json":
+            if model_column is not None:
+                raise InputError(f"{p}: model_column applies to tables, not to the OpenVLM JSON")
+            long, meta = _openvlm_to_long(p, notes)
+        else:
+            long, meta = _table_to_long(p, model_column)
+        long[FILE_COL] = str(p)
+        if "condition" not in long.columns:
+            long["condition"] = condition or "image"
+        longs.append(long)
+        metas.append(meta)
+    long = pd.concat(longs, ignore_index=True)
+    meta = pd.concat(metas, ignore_index=True).drop_duplicates("model")
+    if models is not None:
+        side = read_models_table(models)
+        meta = meta.merge(side, on="model", how="outer", suffixes=("__file", ""))
+        for c in [c for c in meta.columns if c.endswith("__file")]:
+            base = c.removesuffix("__file")
+            meta[base] = meta[base].combine_first(meta[c])
+            meta = meta.drop(columns=c)
+    meta_table = meta if meta.shape[1] > 1 else None
+    return assemble_panel(
+        long, source=source_label(files), models=meta_table, rescale=rescale, scales=scales, notes=notes
+    )

@@ -1,0 +1,64 @@
+"""Importer ``lmms-eval``: per-sample logs of EvolvingLMMs-Lab's lmms-eval.
+
+``lmms-eval --output_path OUT --log_samples`` writes, per model, ``OUT/<model_name_sanitized>/`` with
+``<date>_results.json`` and one ``<date>_samples_<task>.jsonl`` per task (``lmms_eval/loggers/
+evaluation_tracker.py``). A sample line holds ``doc_id``, ``target``, ``input``, ``filtered_resps`` (and
+``resps`` when different), ``doc_hash`` and one key per metric; many tasks log a dict per metric (MMMU
+``mmmu_acc: {"id", "subdomain", "question_type", "answer", "parsed_pred"}``, MME
+``mme_percetion_score: {"question_id", "category", "score"}``); see :mod:`benchsift.io._harness` for how
+the score is read. A dict's ``category`` / ``subdomain`` / ``subject`` becomes the item's category.
+
+Mapping: benchmark = task (from the file name), item = ``doc_id``, model = ``model``, else the results
+json's ``model_name`` / ``config.model_args``, else the folder name (``__`` read as ``/``). The metric
+defaults to the first of the task's ``metric_list`` in the results json. Inputs may be sample files or
+folders (searched for ``*_samples_*.jsonl``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from benchsift.io._common import Paths, as_paths, assemble_panel, source_label
+from benchsift.io._harness import expand_inputs, read_harness_logs
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
+
+SAMPLES_RE = re.compile(r"^(?P<date>.+?)_samples_(?P<task>.+)\.jsonl$")
+
+
+def _results_candidates(path: Path, date: str | None) -> list[Path]:
+    first = [path.parent / f"{date}_results.json"] if date else []
+    return first + sorted(path.parent.glob("*_results.json"), reverse=True)
+
+
+def read_lmms_eval(
+    paths: Paths,
+    *,
+    model: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,  # noqa: A002 - the harness calls it "filter"
+    benchmark: str | None = None,
+    condition: str | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> Panel:
+    """Read lmms-eval ``<date>_samples_<task>.jsonl`` files (or folders of them) into a panel.
+
+    ``metric`` and ``filter`` choose among several (see :mod:`benchsift.io._harness`); ``benchmark``
+    renames the task; ``model`` overrides the recorded model name.
+    """
+    files = expand_inputs(as_paths(paths), "*_samples_*.jsonl")
+    long = read_harness_logs(
+        files,
+        name_re=SAMPLES_RE,
+        results_candidates=_results_candidates,
+        model=model,
+        metric=metric,
+        filter_name=filter,
+        benchmark=benchmark,
+        condition=condition,
+        notes=notes,
+    )
+    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)

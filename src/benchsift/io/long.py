@@ -1,0 +1,172 @@
+"""Importer ``long``: one row per score, the panel's own exchange format.
+
+Input: CSV, TSV, parquet or Excel with the columns ``model, benchmark, item, score`` and optionally
+``category`` and ``condition`` (``image`` default, or ``text-only``). Any other column is kept as metadata:
+
+* ``family``, ``release_date``, ``params`` (constant per model run) -> model metadata;
+* constant within each ``(benchmark, item)`` -> an item metadata column (``question``, ``answer``, ...);
+* otherwise constant within each ``(model, condition)`` -> a model metadata column;
+* otherwise (it varies per score, e.g. a raw ``prediction``) it cannot live in a panel and is dropped, with a
+  note saying so.
+
+Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``params`` in billions, ...) and
+``items`` (``benchmark, item`` and any of ``category``, ``question``, ``answer``, ``image``, ...). Example::
+
+    model,benchmark,item,score,category
+    llava-1.5-7b,MMStar,17,1,coarse perception
+    llava-1.5-7b,MMStar,18,0,coarse perception
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import InputError
+from benchsift.io._common import (
+    FILE_COL,
+    ROW_COL,
+    PathLike,
+    Paths,
+    as_paths,
+    assemble_panel,
+    id_strings,
+    numeric_scores,
+    read_table,
+    require_columns,
+    source_label,
+)
+from benchsift.io._rows import RowNames
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
+
+REQUIRED = ("model", "benchmark", "item", "score")
+MODEL_FIELDS = ("family", "release_date", "params")
+
+
+def _read_one(path: Path, condition: str | None) -> pd.DataFrame:
+    df = read_table(path, numeric=lambda header: ["score"])
+    require_columns(df, REQUIRED, path, "the long format")
+    rows = RowNames(path, len(df))
+    out = pd.DataFrame(
+        {
+            "model": id_strings(df["model"], path, "model", rows),
+            "benchmark": id_strings(df["benchmark"], path, "benchmark", rows),
+            "item": id_strings(df["item"], path, "item", rows),
+            "score": numeric_scores(df["score"], path, "score", rows),
+        }
+    )
+    if "condition" in df.columns:
+        cond = df["condition"].reset_index(drop=True)
+        out["condition"] = cond.where(cond.notna(), condition or "image").astype(str).str.strip()
+    else:
+        out["condition"] = condition or "image"
+    out["category"] = df["category"].reset_index(drop=True) if "category" in df.columns else pd.NA
+    extras = [c for c in df.columns if c not in (*REQUIRED, "condition", "category")]
+    for c in extras:
+        out[c] = df[c].reset_index(drop=True)
+    out[FILE_COL] = str(path)
+    out[ROW_COL] = np.arange(len(df))
+    return out
+
+
+def _constant_within(df: pd.DataFrame, column: str, key: list[str]) -> bool:
+    return bool((df.groupby(key, sort=False)[column].nunique(dropna=False) <= 1).all())
+
+
+def split_extra_columns(
+    long: pd.DataFrame, extras: list[str], notes: list[str] | None
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Sort extra columns into item metadata (kept in ``long``) and model metadata (returned table)."""
+    model_cols: list[str] = []
+    dropped: list[str] = []
+    for c in extras:
+        if c in MODEL_FIELDS and _constant_within(long, c, ["model", "condition"]):
+            model_cols.append(c)
+            continue
+        if _constant_within(long, c, ["benchmark", "item"]):
+            continue
+        if _constant_within(long, c, ["model", "condition"]):
+            model_cols.append(c)
+        else:
+            dropped.append(c)
+    models = None
+    if model_cols:
+        models = long.drop_duplicates(["model", "condition"])[["model", *model_cols]].reset_index(drop=True)
+        models = models.drop_duplicates("model")
+    if dropped and notes is not None:
+        notes.append(f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only)")
+    return long.drop(columns=model_cols + dropped), models
+
+
+def _read_side(path: PathLike, key: list[str], what: str) -> pd.DataFrame:
+    p = Path(path)
+    df = read_table(p)
+    require_columns(df, key, p, f"the {what} side file")
+    rows = RowNames(p, len(df))
+    for c in key:
+        df[c] = id_strings(df[c], p, c, rows).to_numpy()
+    dup = df.duplicated(key)
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(f"{p}, {rows[i]}: repeats {what} {df.loc[i, key].tolist()}")
+    if "params" in df.columns:
+        df["params"] = numeric_scores(df["params"], p, "params", rows)
+    if "release_date" in df.columns:
+        parsed = pd.to_datetime(df["release_date"], errors="coerce")
+        bad = parsed.isna() & df["release_date"].notna()
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(f"{p}, {rows[i]}: release_date {df['release_date'].iloc[i]!r} is not a date")
+        df["release_date"] = parsed
+    return df
+
+
+def read_models_table(path: PathLike) -> pd.DataFrame:
+    """Read a models side file (``model`` + ``family``, ``release_date``, ``params``, ...)."""
+    return _read_side(path, ["model"], "models")
+
+
+def read_items_table(path: PathLike) -> pd.DataFrame:
+    """Read an items side file (``benchmark, item`` + ``category``, ``question``, ...)."""
+    return _read_side(path, ["benchmark", "item"], "items")
+
+
+def read_long(
+    paths: Paths,
+    *,
+    models: PathLike | None = None,
+    items: PathLike | None = None,
+    condition: str | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> Panel:
+    """Read one or more long tables (see the module docstring) into a panel.
+
+    ``condition`` fills rows without a ``condition``. Several files are concatenated; an identical
+    duplicate ``(model, condition, benchmark, item)`` row is collapsed, a conflicting one is an error naming
+    both places.
+    """
+    files = as_paths(paths)
+    parts = [_read_one(p, condition) for p in files]
+    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    extras = [c for c in long.columns if c not in (*REQUIRED, "condition", "category", FILE_COL, ROW_COL)]
+    long, model_meta = split_extra_columns(long, extras, notes)
+    models_table = read_models_table(models) if models is not None else None
+    if model_meta is not None:
+        models_table = (
+            model_meta if models_table is None else model_meta.merge(models_table, on="model", how="outer")
+        )
+    items_table = read_items_table(items) if items is not None else None
+    return assemble_panel(
+        long,
+        source=source_label(files),
+        models=models_table,
+        items=items_table,
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+    )

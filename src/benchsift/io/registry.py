@@ -1,0 +1,80 @@
+"""Format name -> importer function, and one entry point that checks the options a format accepts.
+
+=============  ==========================================  ==============================================
+format         reader                                      input
+=============  ==========================================  ==============================================
+``long``       :func:`benchsift.io.long.read_long`         one row per score (CSV / parquet / TSV / Excel)
+``wide``       :func:`benchsift.io.wide.read_wide`         one row per item, one column per model
+``lmms-eval``  :func:`benchsift.io.lmms_eval.read_lmms_eval`  ``<date>_samples_<task>.jsonl`` (+ results json)
+``lm-eval``    :func:`benchsift.io.lm_eval.read_lm_eval`   ``samples_<task>_<date>.jsonl`` (+ results json)
+``vlmevalkit`` :func:`benchsift.io.vlmevalkit.read_vlmevalkit`  ``*_result.xlsx|csv|tsv``, ``hit``/``score``
+``inspect``    :func:`benchsift.io.inspect_logs.read_inspect`  inspect_ai ``.eval`` / ``.json`` logs
+``aggregate``  :func:`benchsift.io.aggregate.read_aggregate`  models x benchmarks table, OpenVLM JSON
+=============  ==========================================  ==============================================
+
+Every reader takes the input path(s) first and keyword options after; all accept ``condition``,
+``rescale``, ``scales`` and ``notes`` (a list that collects one-line remarks: rescaling, collapsed
+duplicates, failed answers, chosen metric).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._common import Paths
+from benchsift.io.aggregate import read_aggregate
+from benchsift.io.inspect_logs import read_inspect
+from benchsift.io.lm_eval import read_lm_eval
+from benchsift.io.lmms_eval import read_lmms_eval
+from benchsift.io.long import read_long
+from benchsift.io.vlmevalkit import read_vlmevalkit
+from benchsift.io.wide import read_wide
+from benchsift.panel import CONDITIONS, Panel
+
+Reader = Callable[..., Panel]
+
+READERS: dict[str, Reader] = {
+    "long": read_long,
+    "wide": read_wide,
+    "lmms-eval": read_lmms_eval,
+    "lm-eval": read_lm_eval,
+    "vlmevalkit": read_vlmevalkit,
+    "inspect": read_inspect,
+    "aggregate": read_aggregate,
+}
+FORMATS: tuple[str, ...] = tuple(READERS)
+
+
+def get_reader(name: str) -> Reader:
+    """The reader of format ``name``; an unknown name is a :class:`FormatError` listing the known ones."""
+    try:
+        return READERS[name]
+    except KeyError:
+        raise FormatError(f"unknown format {name!r}; expected one of {list(FORMATS)}") from None
+
+
+def reader_options(name: str) -> tuple[str, ...]:
+    """The keyword options the reader of format ``name`` accepts."""
+    sig = inspect.signature(get_reader(name))
+    return tuple(p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
+    """Read ``paths`` with the reader of format ``name``.
+
+    Options left at ``None`` are dropped; an option the format does not take is an :class:`InputError`
+    (e.g. ``orient`` for ``lm-eval``).
+    """
+    reader = get_reader(name)
+    condition = options.get("condition")
+    if condition is not None and condition not in CONDITIONS:
+        raise InputError(f"--condition {condition!r} is not one of {list(CONDITIONS)}")
+    accepted = set(reader_options(name))
+    given = {k: v for k, v in options.items() if v is not None}
+    unknown = sorted(set(given) - accepted)
+    if unknown:
+        raise InputError(f"format {name!r} does not take option(s) {unknown}; it takes {sorted(accepted)}")
+    return reader(paths, **given)

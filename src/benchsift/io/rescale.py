@@ -1,0 +1,197 @@
+"""Bring scores reported on other scales into the panel's [0, 1] range, one benchmark at a time.
+
+A panel holds scores in [0, 1]. Sources often report other scales: leaderboards give percentages, MME a sum
+out of 2800, OCRBench a count out of 1000. Rescaling is decided **per benchmark**, from all of that
+benchmark's scores in the input at once, so every model of a benchmark is treated alike:
+
+1. All scores of the benchmark in [0, 1]: kept as they are (item-level 0/1 results of OCRBench or MME are
+   not touched).
+2. Any negative score: rejected.
+3. A *declared* full scale (``scales={"MMStar": 100}``, CLI ``--scale MMStar=100``; the key ``"*"`` applies to
+   every benchmark without its own entry): scores are divided by it.
+4. A *known* scale (:data:`KNOWN_SCALES`, matched on the whole benchmark name, case-insensitive):
+
+   * ``OCRBench``, ``OCRBench_MINI``: 1000 (OCRBench "Final Score" counts right answers of 1,000 questions);
+   * ``MME``: 2800 (MME total = perception, 10 subtasks x 200, + cognition, 4 x 200);
+   * ``MME_Perception``: 2000; ``MME_Cognition`` / ``MME_Reasoning``: 800;
+   * ``MMBench-Video``: 3 (GPT-judged mean score on a 0-3 scale).
+
+5. Mode ``"auto"`` only: a benchmark whose scores all lie in [0, 100] (and some above 1) is *detected* as a
+   percentage and divided by 100.
+6. Anything else is rejected with an :class:`~benchsift.errors.InputError` naming the file, row, benchmark
+   and value, and how to declare a scale.
+
+A declared or known full scale is checked too: a score above it is an error. Modes: ``"auto"`` (rules 1-6),
+``"known"`` (no percentage detection: only declared and known scales) and ``"none"`` (only declared scales).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import InputError
+from benchsift.io._rows import row_label
+
+RescaleMode = Literal["auto", "known", "none"]
+RESCALE_MODES: tuple[str, ...] = ("auto", "known", "none")
+
+
+@dataclass(frozen=True)
+class ScaleRule:
+    """A known reporting scale: a benchmark matching ``pattern`` runs from 0 to ``full_scale``.
+
+    ``pattern`` is a case-insensitive regular expression matched against the whole benchmark name.
+    """
+
+    pattern: str
+    full_scale: float
+    why: str
+
+    def matches(self, benchmark: str) -> bool:
+        return re.fullmatch(self.pattern, benchmark.strip(), flags=re.IGNORECASE) is not None
+
+
+KNOWN_SCALES: tuple[ScaleRule, ...] = (
+    ScaleRule(r"ocr[_ -]?bench(_mini)?", 1000.0, "OCRBench 0-1000 (correct answers of 1,000 questions)"),
+    ScaleRule(r"mme", 2800.0, "MME 0-2800 (perception 2000 + cognition 800)"),
+    ScaleRule(r"mme[_ -]?perception", 2000.0, "MME perception 0-2000"),
+    ScaleRule(r"mme[_ -]?(cognition|reasoning)", 800.0, "MME cognition 0-800"),
+    ScaleRule(r"mmbench[_ -]?video", 3.0, "MMBench-Video 0-3 judge score"),
+)
+
+
+def known_scale(benchmark: str) -> ScaleRule | None:
+    """The :class:`ScaleRule` whose pattern matches the whole benchmark name, if any."""
+    for rule in KNOWN_SCALES:
+        if rule.matches(benchmark):
+            return rule
+    return None
+
+
+def parse_scales(specs: list[str] | None) -> dict[str, float]:
+    """Parse CLI ``NAME=FULL_SCALE`` declarations (``*=100`` for every benchmark)."""
+    out: dict[str, float] = {}
+    for spec in specs or []:
+        name, sep, value = spec.partition("=")
+        try:
+            full = float(value)
+        except ValueError:
+            full = float("nan")
+        if not sep or not name.strip() or not np.isfinite(full) or full <= 0:
+            raise InputError(
+                f"--scale {spec!r}: expected BENCHMARK=FULL_SCALE with a positive number, e.g. MMStar=100"
+            )
+        out[name.strip()] = full
+    return out
+
+
+def decide_scale(
+    benchmark: str,
+    low: float,
+    high: float,
+    *,
+    mode: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+) -> tuple[float, str] | str:
+    """The divisor for a benchmark whose scores span ``[low, high]``, and why; or the reason it is rejected.
+
+    Returns ``(divisor, reason)`` (divisor 1.0 means unchanged) or an error text.
+    """
+    if mode not in RESCALE_MODES:
+        raise InputError(f"rescale mode {mode!r} is not one of {list(RESCALE_MODES)}")
+    if not np.isfinite(high):  # no observed score at all
+        return 1.0, "no scores"
+    if low < 0:
+        return f"negative score {low!r}"
+    scales = scales or {}
+    declared = scales.get(benchmark, scales.get("*"))
+    if high <= 1.0 and declared is None:
+        return 1.0, "already in [0, 1]"
+    if declared is not None:
+        if high > declared:
+            return f"score {high!r} above its declared full scale {declared!r}"
+        return float(declared), f"declared full scale {declared:g}"
+    if high <= 1.0:
+        return 1.0, "already in [0, 1]"
+    rule = known_scale(benchmark) if mode != "none" else None
+    if rule is not None:
+        if high > rule.full_scale:
+            return f"score {high!r} above the known {rule.why} scale"
+        return rule.full_scale, f"known scale: {rule.why}"
+    if mode == "auto" and high <= 100.0:
+        return 100.0, "detected percentage (all scores in [0, 100])"
+    return f"score {high!r} outside [0, 1] and no rescaling rule"
+
+
+def _reject(benchmark: str, why: str, where: str) -> InputError:
+    return InputError(
+        f"{where}: benchmark {benchmark!r}: {why}; declare its full scale (e.g. --scale "
+        f"'{benchmark}=100') or give scores in [0, 1]"
+    )
+
+
+def rescale_long(
+    long: pd.DataFrame,
+    *,
+    mode: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> pd.DataFrame:
+    """Rescale the ``score`` column of a long table per ``benchmark`` (rules in the module docstring).
+
+    ``long`` carries ``_file`` and ``_row`` so a rejection names where the offending score is.
+    """
+    scores = long["score"].to_numpy(dtype=np.float64)
+    groups = long.groupby("benchmark", sort=False)["score"]
+    lows, highs = groups.min(), groups.max()
+    divisor = pd.Series(1.0, index=lows.index)
+    for bench in lows.index:
+        decision = decide_scale(str(bench), float(lows[bench]), float(highs[bench]), mode=mode, scales=scales)
+        if isinstance(decision, str):
+            in_bench = (long["benchmark"] == bench).to_numpy()
+            if decision.startswith("negative"):
+                bad = in_bench & (scores < 0)
+            else:
+                bad = in_bench & (scores == float(highs[bench]))
+            i = int(np.flatnonzero(bad)[0])
+            file = long["_file"].iloc[i]
+            raise _reject(str(bench), decision, f"{file}, {row_label(file, long['_row'].iloc[i])}")
+        div, why = decision
+        if div != 1.0:
+            divisor[bench] = div
+            if notes is not None:
+                notes.append(f"rescaled {bench!r}: divided by {div:g} ({why})")
+    if (divisor == 1.0).all():
+        return long
+    out = long.copy()
+    out["score"] = scores / long["benchmark"].map(divisor).to_numpy(dtype=np.float64)
+    return out
+
+
+def rescale_matrix(
+    scores: np.ndarray,
+    benchmark: str,
+    *,
+    where: str,
+    mode: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> np.ndarray:
+    """Rescale a one-benchmark score matrix by the same rules as :func:`rescale_long`."""
+    finite = scores[np.isfinite(scores)]
+    low = float(finite.min()) if finite.size else float("nan")
+    high = float(finite.max()) if finite.size else float("nan")
+    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales)
+    if isinstance(decision, str):
+        raise _reject(benchmark, decision, where)
+    div, why = decision
+    if div == 1.0:
+        return scores
+    if notes is not None:
+        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
+    return scores / div

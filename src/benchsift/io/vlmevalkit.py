@@ -1,0 +1,187 @@
+"""Importer ``vlmevalkit``: per-item result files of open-compass VLMEvalKit.
+
+VLMEvalKit writes its predictions to ``outputs/<model>/<model>_<dataset>.xlsx`` (or ``.tsv`` / ``.csv``)
+and, when it evaluates a multiple-choice dataset, ``<model>_<dataset>_<judge>_result.<ext>``
+(``vlmeval/dataset/image_mcq.py``) with the dataset columns (``index``, ``question``, ``A``..., ``answer``,
+``category``, ``l2-category``, ``split``), the ``prediction`` and the per-item ``hit`` (1/0) and ``log``
+(``vlmeval/dataset/utils/multiple_choice.py``: ``mcq_vanilla_eval`` / ``mcq_circular_eval``).
+Visual-question and yes/no evaluations keep a per-item ``score`` column instead. The score column is
+``score_column`` if given, else ``hit``, else ``score``.
+
+* **Failed answers.** An API model that gave no answer has the prediction ``"Failed to obtain answer via
+  API."`` (VLMEvalKit's ``FAIL_MSG``). Such an item is *missing* (NaN), never wrong.
+* **Circular evaluation** (MMBench series, PRIMEBench Section 4 / MMBench paper): each question is asked
+  once per rotation of its options; the rotations of question ``g`` have ``index = g + k * 1_000_000``, and
+  ``g_index = index % 1e6`` groups them (as ``mcq_circular_eval`` builds it). A circular item counts
+  right only if all its rotations are right: the group's score is the minimum over its rotations; a
+  rotation that is missing makes the group missing unless another rotation is already wrong (then it
+  is 0). Files that already hold one row per group (the ``_result`` file written by
+  ``mcq_circular_eval``) pass through unchanged.
+  ``circular=None`` (default) groups whenever some ``g_index`` differs from ``index``.
+
+Model and benchmark come from ``model`` / ``benchmark`` or the file name: the model is the folder name when
+the file name starts with it (VLMEvalKit's ``outputs/<model>/`` layout); the benchmark is the rest of the
+name without ``_result`` and a known judge suffix (:data:`KNOWN_JUDGES`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._common import (
+    FILE_COL,
+    ROW_COL,
+    Paths,
+    as_paths,
+    assemble_panel,
+    id_strings,
+    numeric_scores,
+    read_table,
+    require_columns,
+    source_label,
+)
+from benchsift.io._rows import RowNames
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
+
+FAIL_MARK = "Failed to obtain answer"
+SCORE_COLUMNS = ("hit", "score")
+CIRCULAR_OFFSET = 1_000_000
+KNOWN_JUDGES = (
+    "exact_matching",
+    "openai",
+    "gpt4",
+    "chatgpt-0125",
+    "chatgpt-0613",
+    "chatgpt-1106",
+    "gpt-4-0125",
+    "gpt-4-turbo",
+    "gpt-4o",
+    "gpt-4o-mini",
+)
+ITEM_META = ("question", "answer", "l2-category", "split")
+_SUFFIX_RE = re.compile(r"_(result|score|auxmatch|acc)$")
+
+
+def parse_result_name(path: Path) -> tuple[str | None, str]:
+    """``(model or None, benchmark)`` from ``<model>_<dataset>[_<judge>]_result.<ext>`` in ``<model>/``."""
+    stem = path.stem
+    parent = path.parent.name
+    model = parent if parent and stem.startswith(parent + "_") else None
+    rest = stem[len(parent) + 1 :] if model else stem
+    rest = _SUFFIX_RE.sub("", rest)
+    for judge in sorted(KNOWN_JUDGES, key=len, reverse=True):
+        if rest.endswith("_" + judge):
+            rest = rest[: -len(judge) - 1]
+            break
+    return model, rest
+
+
+def circular_scores(scores: np.ndarray, groups: np.ndarray) -> pd.Series:
+    """Score per circular group: min over rotations; missing unless a known rotation is already 0."""
+    s = pd.Series(scores)
+    grouped = s.groupby(groups, sort=False)
+    low = grouped.min()
+    complete = grouped.count() == grouped.size()
+    return low.where(complete | (low == 0.0))
+
+
+def _read_one(
+    path: Path,
+    *,
+    model: str | None,
+    benchmark: str | None,
+    score_column: str | None,
+    circular: bool | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    df = read_table(path, numeric=lambda header: [*SCORE_COLUMNS, *([score_column] if score_column else [])])
+    rows = RowNames(path, len(df))
+    file_model, file_bench = parse_result_name(path)
+    name = model or file_model
+    if name is None:
+        raise InputError(f"{path}: cannot tell the model from the file name; give it (--model NAME)")
+    bench = benchmark or file_bench
+    if score_column is None:
+        score_column = next((c for c in SCORE_COLUMNS if c in df.columns), None)
+        if score_column is None:
+            raise FormatError(
+                f"{path}: missing a per-item score column ('hit' for multiple choice or 'score'); "
+                f"columns are {list(df.columns)}"
+            )
+    require_columns(df, ["index", score_column], path, "a VLMEvalKit result file")
+    scores = numeric_scores(df[score_column], path, score_column, rows)
+    if "prediction" in df.columns:
+        failed = df["prediction"].astype(str).str.contains(FAIL_MARK, regex=False).to_numpy()
+        if failed.any():
+            scores = np.where(failed, np.nan, scores)
+            if notes is not None:
+                notes.append(f"{path.name}: {int(failed.sum())} failed answer(s) counted as missing")
+    ids = id_strings(df["index"], path, "index", rows)
+    index_num = pd.to_numeric(ids, errors="coerce")
+    if "g_index" in df.columns:
+        g_num = pd.to_numeric(df["g_index"].reset_index(drop=True), errors="coerce")
+    else:
+        g_num = index_num % CIRCULAR_OFFSET
+    numeric = bool(index_num.notna().all() and g_num.notna().all())
+    is_circular = numeric and bool((g_num != index_num).any()) if circular is None else circular
+    table = pd.DataFrame({"score": scores, "item": ids, ROW_COL: np.arange(len(df))})
+    table["category"] = df["category"].to_numpy() if "category" in df.columns else pd.NA
+    for c in ITEM_META:
+        if c in df.columns:
+            table[c] = df[c].to_numpy()
+    if is_circular:
+        if not numeric:
+            raise InputError(f"{path}: circular grouping needs integer 'index' (and 'g_index') values")
+        g = g_num.to_numpy().astype(np.int64)
+        order = np.argsort(index_num.to_numpy(), kind="stable")
+        table = table.iloc[order].reset_index(drop=True)
+        g = g[order]
+        group_score = circular_scores(table["score"].to_numpy(), g)
+        first = ~pd.Series(g).duplicated().to_numpy()
+        table = table.loc[first].reset_index(drop=True)
+        table["item"] = [str(x) for x in g[first]]
+        table["score"] = group_score.loc[g[first]].to_numpy()
+        if notes is not None:
+            notes.append(f"{path.name}: {len(order)} rows grouped into {len(table)} circular items")
+    table["model"] = name
+    table["condition"] = condition or "image"
+    table["benchmark"] = bench
+    table[FILE_COL] = str(path)
+    return table
+
+
+def read_vlmevalkit(
+    paths: Paths,
+    *,
+    model: str | None = None,
+    benchmark: str | None = None,
+    score_column: str | None = None,
+    circular: bool | None = None,
+    condition: str | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> Panel:
+    """Read VLMEvalKit per-item result files (``.xlsx``, ``.csv``, ``.tsv``), one model x dataset each."""
+    files = as_paths(paths)
+    parts = [
+        _read_one(
+            p,
+            model=model,
+            benchmark=benchmark,
+            score_column=score_column,
+            circular=circular,
+            condition=condition,
+            notes=notes,
+        )
+        for p in files
+    ]
+    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)

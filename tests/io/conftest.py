@@ -1,0 +1,14 @@
+"""Shared fixtures of the importer tests: paths to the hand-written files in ``tests/fixtures/io``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "io"
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES

@@ -1,0 +1,80 @@
+"""Importer ``aggregate``: models x benchmarks tables and the OpenVLM leaderboard JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io import read_aggregate
+
+
+def test_table_by_hand(fixtures: Path) -> None:
+    notes: list[str] = []
+    p = read_aggregate(fixtures / "aggregate" / "leaderboard.csv", notes=notes)
+    assert p.model_ids == ["GPT-4o (20240513)", "InternVL2-8B", "MiniCPM-V-2.6"]
+    # one column per benchmark: item == benchmark
+    assert p.item_keys == [
+        ("MMStar", "MMStar"),
+        ("OCRBench", "OCRBench"),
+        ("MME", "MME"),
+        ("MMMU_VAL", "MMMU_VAL"),
+    ]
+    expected = np.array(
+        [
+            [0.639, 0.736, 2310.3 / 2800, 0.692],
+            [0.615, 0.794, 2210.3 / 2800, 0.512],
+            [0.575, 0.852, np.nan, 0.498],
+        ]
+    )
+    np.testing.assert_allclose(p.scores, expected)
+    np.testing.assert_array_equal(p.models["params"].to_numpy(), [np.nan, 8.0, 8.1])
+    assert len([n for n in notes if n.startswith("rescaled")]) == 4
+    means = p.benchmark_means()
+    np.testing.assert_allclose(means.means, p.scores)  # a benchmark's mean is its one score
+
+
+def test_openvlm_json_by_hand(fixtures: Path) -> None:
+    notes: list[str] = []
+    p = read_aggregate(fixtures / "aggregate" / "OpenVLM.json", notes=notes)
+    assert p.model_ids == ["GPT-4o (0513, detail-high)", "InternVL2-8B"]
+    assert p.benchmarks == ["MMBench_V11", "MMStar", "MME", "OCRBench", "MMBench-Video"]
+    gpt = dict(zip(p.benchmarks, p.scores[0], strict=True))
+    assert gpt["MMBench_V11"] == pytest.approx(0.825)
+    assert gpt["MME"] == pytest.approx(2310.3 / 2800)
+    assert gpt["OCRBench"] == pytest.approx(0.736)  # "Final Score" 736 of 1000
+    assert gpt["MMBench-Video"] == pytest.approx(1.87 / 3)
+    assert np.isnan(p.scores[1, p.benchmarks.index("MMBench-Video")])
+    assert p.models["params"].tolist()[1] == 8.0
+    assert p.models["language_model"].tolist()[1] == "InternLM2.5-7B"
+    assert any("HallusionBench" in n for n in notes)  # no Overall field: left out, and said so
+
+
+def test_errors(tmp_path: Path) -> None:
+    f = tmp_path / "agg.csv"
+    f.write_text("model,MMStar\nm1,61.5\nm2,n/a?\n")
+    with pytest.raises(
+        InputError, match=r"agg\.csv, line 3: score of benchmark 'MMStar' 'n/a\?' is not a number"
+    ):
+        read_aggregate(f)
+    f.write_text("model\nm1\n")
+    with pytest.raises(FormatError, match="no benchmark columns"):
+        read_aggregate(f)
+    j = tmp_path / "lb.json"
+    j.write_text('{"time": "x", "data": []}')
+    with pytest.raises(FormatError, match=r"lb\.json: not an OpenVLM leaderboard JSON"):
+        read_aggregate(j)
+    j.write_text('{"results": {"m": {"META": {}, "MMStar": {"Overall": "high"}}}}')
+    with pytest.raises(InputError, match=r"lb\.json, results\['m'\]\['MMStar'\]\['Overall'\]: score 'high'"):
+        read_aggregate(j)
+
+
+def test_models_side_file_fills_metadata(tmp_path: Path, fixtures: Path) -> None:
+    side = tmp_path / "models.csv"
+    side.write_text("model,family,params\nGPT-4o (20240513),gpt,\nInternVL2-8B,internvl,8.1\n")
+    p = read_aggregate(fixtures / "aggregate" / "leaderboard.csv", models=side)
+    assert p.models["family"].tolist()[:2] == ["gpt", "internvl"]
+    # the side file wins where it has a value; the table's own params fill the rest
+    np.testing.assert_array_equal(p.models["params"].to_numpy(), [np.nan, 8.1, 8.1])

@@ -1,0 +1,146 @@
+"""``benchsift import FORMAT INPUT... -o PANEL``: a loadable panel; bad input -> exit 2, one line, no file."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from benchsift.cli.importers import app
+from benchsift.errors import FormatError, InputError
+from benchsift.io.registry import FORMATS, get_reader, import_panel
+from benchsift.panel import Panel
+
+runner = CliRunner()
+
+
+def _ok(args: list[str]) -> dict:  # type: ignore[type-arg]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_every_format_writes_a_panel(tmp_path: Path, fixtures: Path) -> None:
+    eval_file = tmp_path / "chartqa.eval"
+    with zipfile.ZipFile(eval_file, "w") as zf:
+        src = fixtures / "inspect" / "chartqa_eval"
+        for m in sorted(src.rglob("*.json")):
+            zf.write(m, m.relative_to(src).as_posix())
+    cases = {
+        "long": [str(fixtures / "long" / "scores.csv"), "--models", str(fixtures / "long" / "models.csv")],
+        "wide": [str(fixtures / "wide" / "mini_mmmu.csv"), "--benchmark", "MMMU"],
+        "lmms-eval": [str(fixtures / "lmms_eval")],
+        "lm-eval": [str(fixtures / "lm_eval"), "--filter", "strict-match"],
+        "vlmevalkit": [str(p) for p in sorted((fixtures / "vlmevalkit").glob("*/*"))],
+        "inspect": [str(fixtures / "inspect" / "2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json")],
+        "aggregate": [str(fixtures / "aggregate" / "leaderboard.csv")],
+    }
+    assert set(cases) == set(FORMATS)
+    for fmt, args in cases.items():
+        out = tmp_path / f"{fmt}.parquet"
+        data = _ok([fmt, *args, "-o", str(out)])
+        panel = Panel.load(out)
+        assert data["format"] == fmt
+        assert data["n_items"] == panel.n_items and data["n_model_runs"] == panel.n_models
+        obs = panel.scores[~np.isnan(panel.scores)]
+        assert data["mean_score"] == pytest.approx(obs.mean())
+    wide = Panel.load(tmp_path / "wide.parquet")
+    assert wide.model_ids == ["GPT4o", "InternVL2-8B", "llava_v1.5_7b"]
+    assert wide.mean_score == pytest.approx(7 / 11)
+    eval_out = tmp_path / "inspect_eval.parquet"
+    _ok(["inspect", str(eval_file), "-o", str(eval_out), "--model", "claude"])
+    np.testing.assert_allclose(Panel.load(eval_out).scores, [[0.5, 0.5, 0.0]])
+
+
+def test_human_summary(tmp_path: Path, fixtures: Path) -> None:
+    out = tmp_path / "p.parquet"
+    result = runner.invoke(
+        app, ["aggregate", str(fixtures / "aggregate" / "leaderboard.csv"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "OCRBench" in result.stdout and "rescaled" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["long", "long/missing_column.csv"], "missing column 'item'"),
+        (["long", "long/nonnumeric.csv"], "line 3: score 'wrong' is not a number"),
+        (["long", "long/conflict.csv"], "line 4: conflicting duplicate scores"),
+        (["long", "long/empty.csv"], "empty file"),
+        (["wide", "wide/nonnumeric.csv"], "line 3: score in column 'm2' 'yes' is not a number"),
+        (["lm-eval", "lm_eval"], "several filters"),
+        (["long", "long/scores.csv", "--rescale", "sometimes"], "--rescale 'sometimes'"),
+        (["long", "long/scores.csv", "--scale", "MMStar"], "--scale 'MMStar'"),
+    ],
+)
+def test_errors_exit_2_one_line_nothing_written(
+    tmp_path: Path, fixtures: Path, args: list[str], fragment: str
+) -> None:
+    out = tmp_path / "p.parquet"
+    argv = [args[0], str(fixtures / args[1]), *args[2:], "-o", str(out)]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("benchsift: error: ")
+    assert fragment in lines[0]
+    option_problem = fragment.startswith("--")
+    assert option_problem or str(fixtures / args[1]) in lines[0]  # a file problem names the file
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_output_untouched_on_error(tmp_path: Path, fixtures: Path) -> None:
+    out = tmp_path / "p.parquet"
+    out.write_bytes(b"previous")
+    result = runner.invoke(app, ["long", str(fixtures / "long" / "conflict.csv"), "-o", str(out)])
+    assert result.exit_code == 2
+    assert out.read_bytes() == b"previous"
+
+
+def test_unknown_format(tmp_path: Path, fixtures: Path) -> None:
+    scores = fixtures / "long" / "scores.csv"
+    result = runner.invoke(app, ["parquet-magic", str(scores), "-o", str(tmp_path / "p")])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        f"benchsift: error: {scores}: unknown format 'parquet-magic'; expected one of {list(FORMATS)}"
+    ]
+    assert not (tmp_path / "p").exists()
+
+    with pytest.raises(FormatError, match=r"unknown format 'parquet-magic'; expected one of \['long'"):
+        get_reader("parquet-magic")
+    with pytest.raises(InputError, match=r"format 'lm-eval' does not take option\(s\) \['orient'\]"):
+        import_panel("lm-eval", fixtures / "lm_eval", orient="models-rows")
+
+
+def test_registered_in_main_cli(tmp_path: Path, fixtures: Path) -> None:
+    from benchsift.cli.main import app as main_app
+
+    out = tmp_path / "p.parquet"
+    result = runner.invoke(
+        main_app, ["import", "wide", str(fixtures / "wide" / "mini_mmmu.csv"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    info = runner.invoke(main_app, ["info", str(out), "--json"])
+    assert info.exit_code == 0, info.output
+    data = json.loads(info.stdout)
+    assert (data["n_models"], data["n_items"]) == (3, 4)
+    assert data["mean_score"] == pytest.approx(7 / 11)
+
+
+def test_bad_condition_option(tmp_path: Path, fixtures: Path) -> None:
+    out = tmp_path / "p.parquet"
+    result = runner.invoke(
+        app, ["wide", str(fixtures / "wide" / "mini_mmmu.csv"), "--condition", "blind", "-o", str(out)]
+    )
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip() == "benchsift: error: --condition 'blind' is not one of ['image', 'text-only']"
+    )
+    assert not out.exists()

@@ -1,0 +1,75 @@
+"""Per-benchmark rescaling rules (benchsift.io.rescale)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchsift.errors import InputError
+from benchsift.io import read_long
+from benchsift.io.rescale import decide_scale, known_scale, parse_scales
+
+
+@pytest.mark.parametrize(
+    ("bench", "low", "high", "divisor"),
+    [
+        ("MMStar", 0.0, 1.0, 1.0),
+        ("OCRBench", 0.0, 1.0, 1.0),  # item-level 0/1 is left alone
+        ("OCRBench", 300.0, 852.0, 1000.0),
+        ("ocrbench_mini", 3.0, 90.0, 1000.0),
+        ("MME", 1200.0, 2310.3, 2800.0),
+        ("MME_Perception", 900.0, 1648.1, 2000.0),
+        ("MMBench-Video", 0.5, 1.9, 3.0),
+        ("MMStar", 20.0, 63.9, 100.0),  # detected percentage
+    ],
+)
+def test_decisions(bench: str, low: float, high: float, divisor: float) -> None:
+    decision = decide_scale(bench, low, high)
+    assert not isinstance(decision, str)
+    assert decision[0] == divisor
+
+
+def test_rejections() -> None:
+    assert isinstance(decide_scale("Likert", 0.0, 250.0), str)
+    assert isinstance(decide_scale("MMStar", -0.1, 0.5), str)
+    assert isinstance(decide_scale("OCRBench", 0.0, 1200.0), str)  # above the known full scale
+    assert isinstance(decide_scale("MMStar", 0.0, 63.0, mode="known"), str)  # no detection
+    assert isinstance(decide_scale("OCRBench", 0.0, 800.0, mode="none"), str)  # no known scales
+
+
+def test_declared_scales() -> None:
+    assert decide_scale("Likert", 0.0, 4.0, scales={"Likert": 5}) == (5.0, "declared full scale 5")
+    assert decide_scale("Any", 0.0, 0.4, scales={"*": 10})[0] == 10.0  # type: ignore[index]
+    assert isinstance(decide_scale("Likert", 0.0, 6.0, scales={"Likert": 5}), str)
+    assert parse_scales(["MMStar=100", "*=10"]) == {"MMStar": 100.0, "*": 10.0}
+    for bad in ("MMStar", "=3", "X=-1", "X=abc"):
+        with pytest.raises(InputError, match="--scale"):
+            parse_scales([bad])
+
+
+def test_known_scale_matches_whole_name() -> None:
+    assert known_scale("MME") is not None
+    assert known_scale("MME-RealWorld") is None
+    assert known_scale("OCRBench_v2") is None
+
+
+def test_long_table_rescaled_and_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "agg.csv"
+    f.write_text(
+        "model,benchmark,item,score\n"
+        "m1,OCRBench,total,808\nm2,OCRBench,total,646\nm1,MMStar,total,61.5\nm2,MMStar,total,49.0\n"
+    )
+    notes: list[str] = []
+    p = read_long(f, notes=notes)
+    np.testing.assert_allclose(p.scores, [[0.808, 0.615], [0.646, 0.49]])
+    assert len([n for n in notes if n.startswith("rescaled")]) == 2
+    f.write_text(f.read_text() + "m1,Likert,total,250\n")
+    with pytest.raises(InputError) as info:
+        read_long(f)
+    msg = str(info.value)
+    assert msg.startswith(f"{f}, line 6: benchmark 'Likert'")
+    assert "--scale" in msg
+    p = read_long(f, scales={"Likert": 500})
+    assert p.scores[0, p.item_keys.index(("Likert", "total"))] == pytest.approx(0.5)

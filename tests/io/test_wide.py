@@ -1,0 +1,114 @@
+"""Importer ``wide``: both orients, NaN cells, repeated rows, errors, several files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io import read_wide
+
+
+def test_items_rows_by_hand(fixtures: Path) -> None:
+    p = read_wide(fixtures / "wide" / "mini_mmmu.csv", benchmark="MMMU")
+    assert p.model_ids == ["GPT4o", "InternVL2-8B", "llava_v1.5_7b"]
+    assert p.item_keys == [("MMMU", "1"), ("MMMU", "2"), ("MMMU", "3"), ("MMMU", "4")]
+    expected = np.array([[1, 1, 0, 1], [0, 1, np.nan, 1], [0, 0, 1, 1]], dtype=float)
+    np.testing.assert_array_equal(p.scores, expected)
+    # mean over the 11 non-missing 0/1 cells: 7 ones
+    assert p.mean_score == pytest.approx(7 / 11)
+    assert p.coverage == pytest.approx(11 / 12)
+
+
+def test_benchmark_defaults_to_file_stem(fixtures: Path) -> None:
+    p = read_wide(fixtures / "wide" / "mini_mmmu.csv")
+    assert p.benchmarks == ["mini_mmmu"]
+
+
+def test_models_rows(fixtures: Path) -> None:
+    p = read_wide(fixtures / "wide" / "models_rows.csv", benchmark="B", orient="models-rows")
+    assert p.model_ids == ["GPT4o", "InternVL2-8B"]
+    assert [k[1] for k in p.item_keys] == ["q1", "q2", "q3"]
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 0, np.nan]])
+
+
+def test_item_and_category_columns(tmp_path: Path) -> None:
+    f = tmp_path / "w.csv"
+    f.write_text("m1,qid,m2,subject\n1,a,0,art\n0,b,1,math\n")
+    p = read_wide(f, item_column="qid", category_column="subject", condition="text-only")
+    assert p.model_ids == ["m1", "m2"]
+    assert p.items["category"].tolist() == ["art", "math"]
+    assert p.models["condition"].tolist() == ["text-only", "text-only"]
+    np.testing.assert_array_equal(p.scores, [[1, 0], [0, 1]])
+
+
+def test_repeated_rows(tmp_path: Path, fixtures: Path) -> None:
+    with pytest.raises(InputError, match=r"repeated_conflict\.csv, line 4: conflicting duplicate item '1'"):
+        read_wide(fixtures / "wide" / "repeated_conflict.csv")
+    f = tmp_path / "same.csv"
+    f.write_text("index,m1\n1,1\n2,0\n1,1\n")
+    notes: list[str] = []
+    p = read_wide(f, notes=notes)
+    np.testing.assert_array_equal(p.scores, [[1, 0]])
+    assert any("collapsed 1 identical" in n for n in notes)
+
+
+def test_nonnumeric_cell_names_row_and_column(fixtures: Path) -> None:
+    path = fixtures / "wide" / "nonnumeric.csv"
+    with pytest.raises(InputError) as info:
+        read_wide(path)
+    assert str(info.value) == f"{path}, line 3: score in column 'm2' 'yes' is not a number"
+
+
+def test_errors(tmp_path: Path, fixtures: Path) -> None:
+    with pytest.raises(FormatError, match="missing column 'nope'"):
+        read_wide(fixtures / "wide" / "mini_mmmu.csv", item_column="nope")
+    with pytest.raises(InputError, match="orient"):
+        read_wide(fixtures / "wide" / "mini_mmmu.csv", orient="diagonal")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="file not found"):
+        read_wide(tmp_path / "absent.csv")
+
+
+def test_several_files_align_models(tmp_path: Path) -> None:
+    a, b = tmp_path / "A.csv", tmp_path / "B.csv"
+    a.write_text("id,m1,m2\n1,1,0\n")
+    b.write_text("id,m2,m3\nx,1,1\ny,0,1\n")
+    p = read_wide([a, b])
+    assert p.model_ids == ["m1", "m2", "m3"]
+    assert p.item_keys == [("A", "1"), ("B", "x"), ("B", "y")]
+    np.testing.assert_array_equal(p.scores, [[1, np.nan, np.nan], [0, 1, 0], [np.nan, 1, 1]])
+
+
+def test_percent_matrix_rescaled(tmp_path: Path) -> None:
+    f = tmp_path / "pct.csv"
+    f.write_text("id,m1,m2\n1,100,50\n2,0,25\n")
+    p = read_wide(f, benchmark="MMStar")
+    np.testing.assert_allclose(p.scores, [[1.0, 0.0], [0.5, 0.25]])
+    with pytest.raises(InputError, match="outside"):
+        read_wide(f, benchmark="MMStar", rescale="known")
+
+
+def test_xlsx_input(tmp_path: Path, fixtures: Path) -> None:
+    import pandas as pd
+
+    df = pd.read_csv(fixtures / "wide" / "mini_mmmu.csv")
+    path = tmp_path / "mini.xlsx"
+    df.to_excel(path, index=False)
+    p = read_wide(path, benchmark="MMMU")
+    assert p.item_keys[0] == ("MMMU", "1")
+    assert np.nansum(p.scores) == 7
+
+
+def test_repeated_model_columns(tmp_path: Path) -> None:
+    f = tmp_path / "dup.csv"
+    f.write_text("index,m1,m2,m1\n1,1,0,1\n2,0,1,0\n")
+    p = read_wide(f)  # the repeated column is identical: one model
+    assert p.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(p.scores, [[1, 0], [0, 1]])
+    f.write_text("index,m1,m2,m1\n1,1,0,1\n2,0,1,1\n")
+    with pytest.raises(
+        InputError, match=r"dup\.csv, column 4: conflicting duplicate model 'm1' \(differs from column 2\)"
+    ):
+        read_wide(f)
