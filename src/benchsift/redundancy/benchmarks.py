@@ -1,0 +1,216 @@
+"""Cross-benchmark redundancy within a domain: redundancy paper Section 2.3, Eq. 4, and Appendix C.
+
+For benchmarks :math:`Y_1, \\dots, Y_l` with model rankings :math:`K_i`,
+
+.. math::
+
+    \\rho(Y_i) = \\frac{1}{l-1} \\sum_{j \\ne i} \\mathrm{CORR}(K_i, K_j) \\quad (\\text{Eq. 4}).
+
+The *anchor* benchmark of the domain is the one with the highest :math:`\\rho(Y_i)` (Appendix C: "select
+the benchmark with the highest cross-benchmark redundancy"). Two panel layouts are read:
+
+* item-level panels: a model's score on a benchmark is its NaN-aware mean over the benchmark's items
+  (:meth:`benchsift.panel.Panel.benchmark_means`);
+* aggregate panels, where every item column already is one benchmark's score (e.g.
+  ``Panel.from_matrix(scores, models, benchmark_names)``, one benchmark value for all columns, or one item
+  per benchmark): each column is a benchmark.
+
+Undefined correlations are NaN, listed in ``undefined`` and left out of the averages. For R^2 entry
+``[i, j]`` has benchmark ``i`` as truth and ``j`` as prediction; :math:`\\rho(Y_i)` is the row mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.redundancy._common import (
+    keep_condition,
+    mean_off_diagonal,
+    parse_metrics,
+    undefined_notes,
+)
+from benchsift.redundancy.selection import ModelSelection, overall_scores, select_models
+from benchsift.stats import corr_matrix
+
+Level = Literal["auto", "benchmark", "item"]
+
+
+@dataclass(frozen=True)
+class BenchmarkRedundancy:
+    """Result of :func:`benchmark_redundancy` (Eq. 4).
+
+    Attributes
+    ----------
+    benchmarks:
+        Benchmark names.
+    level:
+        ``"benchmark"`` (item-level panel, benchmark means) or ``"item"`` (aggregate panel, one column per
+        benchmark).
+    scores:
+        ``(n_models, l)`` benchmark scores the correlations were computed on.
+    metrics, matrix, redundancy:
+        As in :class:`~benchsift.redundancy.dimensions.DimensionRedundancy` (``redundancy`` is
+        :math:`\\rho(Y_i)`).
+    anchor:
+        metric -> the benchmark with the highest :math:`\\rho(Y_i)` (``None`` when all are undefined).
+    selection, undefined, notes:
+        Models used, undefined values, other notes.
+    """
+
+    benchmarks: list[str]
+    level: str
+    scores: np.ndarray = field(repr=False)
+    metrics: tuple[str, ...]
+    matrix: dict[str, np.ndarray] = field(repr=False)
+    redundancy: dict[str, np.ndarray] = field(repr=False)
+    anchor: dict[str, str | None]
+    selection: ModelSelection
+    undefined: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_models(self) -> int:
+        return int(self.scores.shape[0])
+
+    def matrix_frame(self, metric: str) -> pd.DataFrame:
+        return pd.DataFrame(self.matrix[metric], index=self.benchmarks, columns=self.benchmarks)
+
+    def redundancy_frame(self) -> pd.DataFrame:
+        """:math:`\\rho(Y_i)` per benchmark (rows) and metric (columns)."""
+        return pd.DataFrame({m: self.redundancy[m] for m in self.metrics}, index=self.benchmarks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape of ``benchsift redundancy benchmarks --json`` (NaN written as null)."""
+        out = {
+            "benchmarks": list(self.benchmarks),
+            "matrix": {m: self.matrix[m] for m in self.metrics},
+            "redundancy": {
+                m: dict(zip(self.benchmarks, self.redundancy[m], strict=True)) for m in self.metrics
+            },
+            "anchor": {m: self.anchor[m] for m in self.metrics},
+            "level": self.level,
+            "n_models": self.n_models,
+            "selection": self.selection.to_dict(),
+            "undefined": list(self.undefined),
+            "notes": list(self.notes),
+        }
+        return to_jsonable(out)
+
+
+def benchmark_scores(
+    panel: Panel,
+    benchmarks: Iterable[str] | None = None,
+    category: str | None = None,
+    level: Level = "auto",
+) -> tuple[list[str], np.ndarray, str]:
+    """Per-model scores on each benchmark of the set: ``(names, (n_models, l) scores, level used)``.
+
+    ``level="auto"`` reads a panel with a single benchmark as an aggregate panel (each item column is a
+    benchmark) and a panel with several benchmarks as item-level (benchmark means). ``category`` first
+    restricts the panel to the items of that category (for an aggregate panel: the benchmarks of that
+    domain). ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level).
+    """
+    if level not in ("auto", "benchmark", "item"):
+        raise InputError(f"level must be 'auto', 'benchmark' or 'item', got {level!r}")
+    if category is not None:
+        panel = panel.select_categories(category)
+    if level == "auto":
+        level = "item" if len(panel.benchmarks) == 1 else "benchmark"
+    wanted = None if benchmarks is None else [str(b) for b in benchmarks]
+    if level == "benchmark":
+        if wanted is not None:
+            panel = panel.select_benchmarks(wanted)
+        groups = panel.benchmark_means()
+        names, scores = list(groups.groups), groups.means
+        if wanted is not None:
+            order = [names.index(w) for w in wanted]
+            names, scores = wanted, scores[:, order]
+        return names, scores, "benchmark"
+    items = panel.items
+    names = items["item"].astype(str).tolist()
+    if len(set(names)) != len(names):
+        raise InputError(
+            "aggregate (item-level) cross-benchmark analysis needs unique item ids, one per benchmark; "
+            "this panel repeats item ids across benchmarks (use level='benchmark')"
+        )
+    if wanted is None:
+        return names, np.array(panel.scores), "item"
+    unknown = [w for w in wanted if w not in names]
+    if unknown:
+        raise InputError(f"unknown benchmark column(s) {unknown}; the panel's columns are {names[:20]}")
+    order = [names.index(w) for w in wanted]
+    return wanted, np.array(panel.scores[:, order]), "item"
+
+
+def benchmark_redundancy(
+    panel: Panel,
+    benchmarks: Iterable[str] | None = None,
+    category: str | None = None,
+    metrics: str | Iterable[str] | None = None,
+    top_k: int | None = None,
+    bottom_k: int | None = None,
+    level: Level = "auto",
+    condition: str | None = "image",
+) -> BenchmarkRedundancy:
+    """Cross-benchmark redundancy :math:`\\rho(Y_i)` and the anchor benchmark (Eq. 4, Appendix C).
+
+    Parameters
+    ----------
+    panel:
+        Item-level or aggregate panel (see :func:`benchmark_scores` for ``level``).
+    benchmarks:
+        The domain's benchmarks (default: all of the panel's).
+    category:
+        Restrict to items of this category first (a domain, on aggregate panels).
+    metrics:
+        Any of ``srcc, plcc, r2, kendall`` (default all four).
+    top_k, bottom_k:
+        Restrict to the K best / worst models by their mean score over the benchmarks of the set
+        (each benchmark weighted equally; Section 2.5).
+    condition:
+        Keep only model runs of this condition (``None`` keeps all).
+    """
+    names_m = parse_metrics(metrics)
+    if not isinstance(panel, Panel):
+        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    panel, notes = keep_condition(panel, condition)
+    names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
+    if len(set(names)) != len(names):
+        raise InputError(f"benchmark names must be unique, got {names}")
+    basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+    overall = overall_scores(panel, group_means=scores)
+    sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
+    scores = scores[selection.positions]
+    undefined: list[str] = []
+    if sub.n_models < 2:
+        undefined.append(f"only {sub.n_models} model(s): correlations need at least 2")
+    matrix: dict[str, np.ndarray] = {}
+    redundancy: dict[str, np.ndarray] = {}
+    anchor: dict[str, str | None] = {}
+    for name in names_m:
+        mat = corr_matrix(scores, name) if scores.shape[1] else np.zeros((0, 0))
+        matrix[name] = mat
+        rho = mean_off_diagonal(mat)
+        redundancy[name] = rho
+        anchor[name] = names[int(np.nanargmax(rho))] if np.isfinite(rho).any() else None
+        undefined.extend(undefined_notes(mat, names, name, "benchmark"))
+    return BenchmarkRedundancy(
+        benchmarks=list(names),
+        level=used,
+        scores=scores,
+        metrics=names_m,
+        matrix=matrix,
+        redundancy=redundancy,
+        anchor=anchor,
+        selection=selection,
+        undefined=undefined,
+        notes=notes,
+    )

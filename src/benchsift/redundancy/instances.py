@@ -1,0 +1,319 @@
+"""Instance redundancy of one benchmark: redundancy paper Section 2.2, Eq. 3.
+
+For a sampling ratio :math:`A\\%` of the benchmark's :math:`M` items, draw :math:`T` uniform samples of
+:math:`k = \\max(1, \\lfloor A\\% \\cdot M + 1/2 \\rfloor)` items without replacement, score every model on
+each sample (NaN-aware mean over its scored sampled items) and correlate those scores with the
+full-benchmark scores :math:`R_{GT}`:
+
+.. math::
+
+    \\rho(A\\%) = \\frac{1}{T} \\sum_{t=1}^{T} \\mathrm{CORR}(R_{A\\%_t}, R_{GT}) \\quad (\\text{Eq. 3}).
+
+We also report the standard deviation over the repeats (ddof = 1) and, per metric, the *saturation ratio*:
+the smallest ratio of the grid whose mean reaches the threshold (0.95 in Section 3.2). For R^2 the
+full-benchmark scores are the truth and the sampled scores the prediction (Appendix A).
+
+Vectorization: all T repeats of a ratio are one matrix product. ``S`` is the ``(T, M)`` 0/1 selection
+matrix (exactly ``k`` ones per row, uniform without replacement: the ``k`` smallest of ``M`` iid uniforms),
+``Z`` the score matrix with NaN set to 0 and ``O`` the observed mask; sampled scores are
+``(S @ Z.T) / (S @ O.T)`` (the second product is skipped when nothing is missing). The metrics are then
+column-wise against the full scores (:func:`benchsift.stats.corr_with_vector`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.redundancy._common import parse_metrics, prepare_panel
+from benchsift.redundancy.selection import ModelSelection, select_models
+from benchsift.stats import check_random_state, corr_with_vector
+
+DEFAULT_RATIOS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+"""The default grid of sampling ratios: 1, 2, 5, 10, 20, ..., 90 %."""
+
+DEFAULT_REPEATS = 100
+"""T in Eq. 3 (Section 2.2: "the sampling process is repeated T = 100 times")."""
+
+DEFAULT_THRESHOLD = 0.95
+"""Saturation threshold of Section 3.2."""
+
+#: Largest number of selection-matrix cells built at once (repeats are processed in blocks beyond it).
+_BLOCK_CELLS = 1 << 23
+
+
+@dataclass(frozen=True)
+class InstanceRedundancy:
+    """Result of :func:`instance_redundancy` (Eq. 3).
+
+    Attributes
+    ----------
+    benchmark:
+        The benchmark analysed (``None``: every item of the panel).
+    n_models, n_items:
+        Models used and the benchmark's item count M.
+    ratios:
+        Sampling ratios (ascending).
+    sample_sizes:
+        Items per sample at each ratio.
+    repeats:
+        T.
+    metrics:
+        Metric names.
+    mean, sd:
+        metric -> ``(n_ratios,)`` mean and standard deviation (ddof = 1) over the defined repeats.
+    n_defined:
+        metric -> ``(n_ratios,)`` number of repeats where the metric was defined.
+    saturation:
+        metric -> smallest ratio with ``mean >= threshold`` (``None`` when no ratio of the grid reaches it).
+    threshold:
+        The saturation threshold.
+    seed:
+        The seed given (``None`` or an int; a Generator is recorded as ``None``).
+    selection:
+        The models used (all / top-K / bottom-K).
+    values:
+        metric -> ``(n_ratios, repeats)`` per-repeat values, when asked for with ``keep_values``.
+    undefined, notes:
+        Undefined values and why; other notes.
+    """
+
+    benchmark: str | None
+    n_models: int
+    n_items: int
+    ratios: np.ndarray
+    sample_sizes: np.ndarray
+    repeats: int
+    metrics: tuple[str, ...]
+    mean: dict[str, np.ndarray] = field(repr=False)
+    sd: dict[str, np.ndarray] = field(repr=False)
+    n_defined: dict[str, np.ndarray] = field(repr=False)
+    saturation: dict[str, float | None]
+    threshold: float
+    seed: int | None
+    selection: ModelSelection
+    values: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    undefined: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape of ``benchsift redundancy instances --json`` (NaN written as null)."""
+        out = {
+            "n_models": self.n_models,
+            "n_items": self.n_items,
+            "ratios": self.ratios,
+            "metrics": {m: {"mean": self.mean[m], "sd": self.sd[m]} for m in self.metrics},
+            "saturation": {m: self.saturation[m] for m in self.metrics},
+            "benchmark": self.benchmark,
+            "sample_sizes": self.sample_sizes,
+            "repeats": self.repeats,
+            "threshold": self.threshold,
+            "seed": self.seed,
+            "selection": self.selection.to_dict(),
+            "undefined": list(self.undefined),
+            "notes": list(self.notes),
+        }
+        return to_jsonable(out)
+
+
+def check_ratios(ratios: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Ratios as a sorted, de-duplicated float array, each in (0, 1]."""
+    arr = np.asarray(list(ratios), dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise InputError("ratios: expected a non-empty list of sampling ratios in (0, 1]")
+    bad = arr[~((arr > 0.0) & (arr <= 1.0))]
+    if bad.size:
+        raise InputError(f"ratios must lie in (0, 1] (fractions, 0.05 = 5 %); got {bad.tolist()}")
+    return np.unique(arr)
+
+
+def sample_sizes(n_items: int, ratios: np.ndarray) -> np.ndarray:
+    """Items per sample, :math:`k = \\max(1, \\lfloor r M + 1/2 \\rfloor)` (round half up), at most M."""
+    k = np.floor(ratios * n_items + 0.5).astype(np.int64)
+    return np.clip(k, 1, max(n_items, 1))
+
+
+def selection_matrix(n_items: int, k: int, repeats: int, rng: np.random.Generator) -> np.ndarray:
+    """``(repeats, n_items)`` float 0/1 matrix; each row a uniform k-subset drawn without replacement.
+
+    Row ``t`` marks the ``k`` smallest of ``n_items`` iid uniforms, which is a uniformly random k-subset.
+    """
+    if not 1 <= k <= n_items:
+        raise InputError(f"sample size k={k} must be between 1 and the {n_items} items")
+    sel = np.zeros((repeats, n_items))
+    if k == n_items:
+        sel[:] = 1.0
+        return sel
+    keys = rng.random((repeats, n_items))
+    idx = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    np.put_along_axis(sel, idx, 1.0, axis=1)
+    return sel
+
+
+def sampled_scores(zeroed: np.ndarray, observed: np.ndarray | None, selection: np.ndarray) -> np.ndarray:
+    """``(n_models, repeats)`` NaN-aware mean scores of each model on each sample.
+
+    ``zeroed`` is the ``(n_models, n_items)`` score matrix with NaN set to 0, ``observed`` its float 0/1
+    mask (``None`` when nothing is missing). A model with no scored item in a sample gets NaN.
+    """
+    sums = zeroed @ selection.T
+    if observed is None:
+        return sums / selection.sum(axis=1)[None, :]
+    counts = observed @ selection.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+
+
+def _mean_sd(vals: np.ndarray) -> tuple[float, float, int]:
+    ok = np.isfinite(vals)
+    n = int(ok.sum())
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    v = vals[ok]
+    mean = float(v.mean())
+    sd = float(np.sqrt(((v - mean) ** 2).sum() / (n - 1))) if n > 1 else float("nan")
+    return mean, sd, n
+
+
+def saturation_ratio(ratios: np.ndarray, mean: np.ndarray, threshold: float) -> float | None:
+    """Smallest ratio whose mean reaches ``threshold`` (Section 3.2); ``None`` if none does."""
+    hit = np.flatnonzero(np.isfinite(mean) & (mean >= threshold))
+    return float(ratios[hit[0]]) if hit.size else None
+
+
+def instance_redundancy(
+    panel: Panel,
+    benchmark: str | None = None,
+    ratios: Sequence[float] | np.ndarray = DEFAULT_RATIOS,
+    repeats: int = DEFAULT_REPEATS,
+    metrics: str | Iterable[str] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    top_k: int | None = None,
+    bottom_k: int | None = None,
+    random_state: int | np.random.Generator | None = None,
+    condition: str | None = "image",
+    keep_values: bool = False,
+    progress: bool = False,
+) -> InstanceRedundancy:
+    """Instance redundancy curve :math:`\\rho(A\\%)` of one benchmark (redundancy paper Eq. 3).
+
+    Parameters
+    ----------
+    panel:
+        Item-level score panel.
+    benchmark:
+        Benchmark to analyse; ``None`` uses every item of the panel (noted when it holds several).
+    ratios:
+        Sampling ratios in (0, 1] (default 1, 2, 5, 10, 20, ..., 90 %).
+    repeats:
+        T, samples per ratio (default 100).
+    metrics:
+        Any of ``srcc, plcc, r2, kendall`` (default all four).
+    threshold:
+        Saturation threshold (default 0.95).
+    top_k, bottom_k:
+        Restrict to the K best / worst models by full-benchmark score (Section 2.5).
+    random_state:
+        Seed or Generator; the same seed gives the same result.
+    condition:
+        Keep only model runs of this condition (``None`` keeps all).
+    keep_values:
+        Also return the per-repeat values.
+    progress:
+        Show a rich progress bar over the ratios (on stderr).
+
+    Random draws: one generator (:func:`benchsift.stats.check_random_state`); the ratios in ascending
+    order, each drawing its T samples with :func:`selection_matrix` (nothing is drawn for a ratio whose
+    sample is the whole benchmark). So the same seed gives the same result, also when the repeats are
+    processed in blocks.
+    """
+    names = parse_metrics(metrics)
+    grid = check_ratios(ratios)
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or int(repeats) < 1:
+        raise InputError(f"repeats must be a positive integer, got {repeats!r}")
+    repeats = int(repeats)
+    threshold = float(threshold)
+    if not np.isfinite(threshold):
+        raise InputError(f"threshold must be a finite number, got {threshold!r}")
+    rng = check_random_state(random_state)
+    seed = int(random_state) if isinstance(random_state, int | np.integer) else None
+    panel, notes = prepare_panel(panel, benchmark, condition)
+    basis = f"benchmark {benchmark!r}" if benchmark is not None else "the panel"
+    panel, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, basis=basis)
+    n_models, n_items = panel.shape
+    if n_items == 0:
+        raise InputError(f"instance redundancy: {basis} has no items")
+    scores = panel.scores
+    obs = ~np.isnan(scores)
+    zeroed = np.where(obs, scores, 0.0)
+    observed = None if obs.all() else obs.astype(np.float64)
+    full = panel.model_means()
+    sizes = sample_sizes(n_items, grid)
+    undefined: list[str] = []
+    if n_models < 2:
+        undefined.append(f"only {n_models} model(s): correlations need at least 2")
+    elif np.isfinite(full).sum() < 2 or not np.max(full[np.isfinite(full)]) > np.min(full[np.isfinite(full)]):
+        undefined.append(
+            "the full-benchmark scores are constant across models (or fewer than 2 are defined): every metric"
+            " is undefined"
+        )
+    block = max(1, _BLOCK_CELLS // n_items)
+    values = {m: np.full((grid.size, repeats), np.nan) for m in names}
+    with Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar:
+        task = bar.add_task("instance redundancy", total=grid.size)
+        for r, k in enumerate(sizes):
+            for start in range(0, repeats, block):
+                stop = min(repeats, start + block)
+                if k == n_items:
+                    # Every sample is the whole benchmark: its scores are the full scores, exactly.
+                    sampled = np.repeat(full[:, None], stop - start, axis=1)
+                else:
+                    sel = selection_matrix(n_items, int(k), stop - start, rng)
+                    sampled = sampled_scores(zeroed, observed, sel)
+                for m in names:
+                    values[m][r, start:stop] = corr_with_vector(sampled, full, m)
+            bar.advance(task)
+    mean: dict[str, np.ndarray] = {}
+    sd: dict[str, np.ndarray] = {}
+    n_defined: dict[str, np.ndarray] = {}
+    saturation: dict[str, float | None] = {}
+    for m in names:
+        stats = [_mean_sd(values[m][r]) for r in range(grid.size)]
+        mean[m] = np.array([s[0] for s in stats])
+        sd[m] = np.array([s[1] for s in stats])
+        n_defined[m] = np.array([s[2] for s in stats], dtype=np.int64)
+        saturation[m] = saturation_ratio(grid, mean[m], threshold)
+        short = np.flatnonzero(n_defined[m] < repeats)
+        if short.size and not undefined:
+            detail = ", ".join(f"{grid[r]:g}: {repeats - n_defined[m][r]}" for r in short)
+            undefined.append(
+                f"{m}: undefined in some repeats (a sample with constant scores across models), left out of "
+                f"the mean; undefined repeats per ratio {detail}"
+            )
+    return InstanceRedundancy(
+        benchmark=benchmark,
+        n_models=n_models,
+        n_items=n_items,
+        ratios=grid,
+        sample_sizes=sizes,
+        repeats=repeats,
+        metrics=names,
+        mean=mean,
+        sd=sd,
+        n_defined=n_defined,
+        saturation=saturation,
+        threshold=threshold,
+        seed=seed,
+        selection=selection,
+        values=values if keep_values else None,
+        undefined=undefined,
+        notes=notes,
+    )

@@ -1,0 +1,189 @@
+"""Figures of the redundancy analyses (redundancy paper Figs. 3-6 and 8), PNG and SVG.
+
+* :func:`heatmap_figure`: labelled correlation heatmap of dimensions (Fig. 3) or benchmarks (Fig. 8);
+* :func:`bar_figure`: per-dimension (or per-benchmark) redundancy :math:`\\rho(X_i)` (Fig. 4);
+* :func:`curves_figure`: :math:`\\rho(A\\%)` curves with +-1 sd bands for all / top-K / bottom-K models
+  (Figs. 5-6).
+
+Figures are built on :class:`matplotlib.figure.Figure` with the Agg canvas (no pyplot state, no display
+needed) and written atomically by :func:`save_figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import Colormap
+from matplotlib.figure import Figure
+
+from benchsift._fileio import atomic_path
+from benchsift.redundancy import (
+    METRIC_LABELS,
+    BenchmarkRedundancy,
+    DimensionRedundancy,
+    InstanceRedundancy,
+)
+
+FORMATS: tuple[str, ...] = ("png", "svg")
+_MAX_LABEL = 28
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "…"
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
+    """Write ``fig`` as ``stem.<fmt>`` for each format (atomically); return the paths written."""
+    paths: list[Path] = []
+    for fmt in formats:
+        target = stem.with_name(f"{stem.name}.{fmt}")
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=130)
+        paths.append(target)
+        # The layout is fixed by the first draw; later formats reuse it instead of solving it again.
+        fig.set_layout_engine("none")
+    return paths
+
+
+def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str) -> Figure:
+    """Labelled heatmap of an m x m correlation matrix; undefined (NaN) cells are grey and marked "n/a".
+
+    The colour scale is fixed to [-1, 1] (values below -1, possible for R^2, are clipped in colour only);
+    every cell is annotated with its value when m <= 20.
+    """
+    m = len(labels)
+    size = max(4.0, 0.45 * m + 2.5)
+    fig = _new_figure(size + 1.0, size)
+    ax = fig.add_subplot()
+    data = np.ma.masked_invalid(np.asarray(matrix, dtype=np.float64))
+    cmap = _cmap()
+    im = ax.imshow(data, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
+    ax.set_xticks(np.arange(m), labels=[_short(s) for s in labels], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(np.arange(m), labels=[_short(s) for s in labels], fontsize=8)
+    ax.set_title(title, fontsize=10)
+    if m <= 20:
+        for i in range(m):
+            for j in range(m):
+                v = matrix[i][j]
+                text = "n/a" if not np.isfinite(v) else f"{v:.2f}"
+                dark = np.isfinite(v) and abs(v) > 0.6
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def _cmap() -> Colormap:
+    """Diverging map with undefined (masked) cells in light grey."""
+    return colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")
+
+
+def bar_figure(values: np.ndarray, labels: Sequence[str], title: str, xlabel: str) -> Figure:
+    """Horizontal bars of per-dimension redundancy, highest first; undefined values are listed as "n/a"."""
+    vals = np.asarray(values, dtype=np.float64)
+    order = np.argsort(np.where(np.isfinite(vals), -vals, np.inf), kind="stable")
+    m = len(labels)
+    fig = _new_figure(6.5, max(2.5, 0.32 * m + 1.2))
+    ax = fig.add_subplot()
+    y = np.arange(m)
+    shown = np.where(np.isfinite(vals[order]), vals[order], 0.0)
+    ax.barh(y, shown, color="#4c72b0")
+    for yy, v in zip(y, vals[order], strict=True):
+        if not np.isfinite(v):
+            ax.text(0.0, float(yy), " n/a", va="center", fontsize=8)
+    ax.set_yticks(y, labels=[_short(labels[i]) for i in order], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.axvline(0.0, color="black", linewidth=0.6)
+    return fig
+
+
+def curves_figure(results: Mapping[str, InstanceRedundancy], metric: str, title: str) -> Figure:
+    """:math:`\\rho(A\\%)` against the ratio (in %), one line with a +-1 sd band per model group.
+
+    ``results`` maps a legend label (e.g. ``"all"``, ``"top-50"``) to an :class:`InstanceRedundancy`; the
+    saturation threshold of the first result is drawn as a dashed line.
+    """
+    fig = _new_figure(6.0, 4.0)
+    ax = fig.add_subplot()
+    threshold = None
+    for label, res in results.items():
+        if metric not in res.mean:
+            continue
+        x = res.ratios * 100.0
+        mu, sd = res.mean[metric], res.sd[metric]
+        (line,) = ax.plot(x, mu, marker="o", markersize=3, label=label)
+        band = np.where(np.isfinite(sd), sd, 0.0)
+        ax.fill_between(x, mu - band, mu + band, color=line.get_color(), alpha=0.2, linewidth=0)
+        threshold = res.threshold if threshold is None else threshold
+    if threshold is not None:
+        ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8, label=f"threshold {threshold:g}")
+    ax.set_xlabel("sampled instances A (%)")
+    ax.set_ylabel(f"ρ(A%) ({METRIC_LABELS.get(metric, metric)})")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def write_dimension_figures(
+    result: DimensionRedundancy, out_dir: Path, prefix: str = "dimensions"
+) -> list[Path]:
+    """Heatmap and bar plot per metric of a dimension analysis (Figs. 3-4) into ``out_dir``."""
+    paths: list[Path] = []
+    who = result.selection.label
+    name = result.benchmark or "panel"
+    for m in result.metrics:
+        label = METRIC_LABELS.get(m, m)
+        fig = heatmap_figure(
+            result.matrix[m], result.dimensions, f"{name}: {label} dimension redundancy ({who})"
+        )
+        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
+        fig = bar_figure(
+            result.redundancy[m], result.dimensions, f"{name}: ρ(X_i), {label} ({who})", f"ρ(X_i) ({label})"
+        )
+        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
+    return paths
+
+
+def write_benchmark_figures(
+    result: BenchmarkRedundancy, out_dir: Path, prefix: str = "benchmarks"
+) -> list[Path]:
+    """Cross-benchmark heatmap and bar plot per metric (Fig. 8) into ``out_dir``."""
+    paths: list[Path] = []
+    who = result.selection.label
+    for m in result.metrics:
+        label = METRIC_LABELS.get(m, m)
+        fig = heatmap_figure(result.matrix[m], result.benchmarks, f"Cross-benchmark {label} ({who})")
+        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
+        fig = bar_figure(
+            result.redundancy[m], result.benchmarks, f"ρ(Y_i), {label} ({who})", f"ρ(Y_i) ({label})"
+        )
+        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
+    return paths
+
+
+def write_instance_figures(
+    results: Mapping[str, InstanceRedundancy], out_dir: Path, prefix: str = "instances"
+) -> list[Path]:
+    """One :math:`\\rho(A\\%)` curve figure per metric (Figs. 5-6), all model groups overlaid."""
+    paths: list[Path] = []
+    metrics: list[str] = []
+    for res in results.values():
+        metrics += [m for m in res.metrics if m not in metrics]
+    first = next(iter(results.values()), None)
+    name = (first.benchmark if first is not None else None) or "panel"
+    for m in metrics:
+        fig = curves_figure(results, m, f"{name}: instance redundancy, {METRIC_LABELS.get(m, m)}")
+        paths += save_figure(fig, out_dir / f"{prefix}_curve_{m}")
+    return paths

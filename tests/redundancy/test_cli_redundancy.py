@@ -1,0 +1,113 @@
+"""`benchsift redundancy dimensions|instances|benchmarks`: JSON shapes, tables, files, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from benchsift import Panel
+from benchsift.cli.main import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def panel_file(tmp_path):
+    rng = np.random.default_rng(0)
+    n_models, n_items = 12, 60
+    ability = np.linspace(-1, 1, n_models)
+    p = 1 / (1 + np.exp(-(ability[:, None] - rng.normal(size=n_items)[None, :])))
+    scores = (rng.random(p.shape) < p).astype(float)
+    scores[0, 5] = np.nan
+    items = pd.DataFrame(
+        {
+            "benchmark": ["A"] * 30 + ["B"] * 20 + ["C"] * 10,
+            "item": [f"q{j}" for j in range(n_items)],
+            "category": [f"d{j % 3}" for j in range(n_items)],
+        }
+    )
+    panel = Panel(scores, [f"m{i}" for i in range(n_models)], items)
+    return panel.save(tmp_path / "panel.parquet")
+
+
+def _json(args: list[str]) -> dict:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_instances_json_shape(panel_file):
+    out = _json(
+        ["redundancy", "instances", str(panel_file), "--benchmark", "A", "--ratios", "0.1,0.5,1.0"]
+        + ["--repeats", "5", "--metric", "srcc,r2", "--seed", "3", "--json"]
+    )
+    assert out["n_models"] == 12 and out["n_items"] == 30
+    assert out["ratios"] == [0.1, 0.5, 1.0]
+    assert set(out["metrics"]) == {"srcc", "r2"}
+    for m in ("srcc", "r2"):
+        assert set(out["metrics"][m]) == {"mean", "sd"}
+        assert len(out["metrics"][m]["mean"]) == 3 and len(out["metrics"][m]["sd"]) == 3
+        assert out["metrics"][m]["mean"][2] == pytest.approx(1.0)
+    assert set(out["saturation"]) == {"srcc", "r2"}
+    assert out["saturation"]["srcc"] in (0.1, 0.5, 1.0)
+    again = _json(
+        ["redundancy", "instances", str(panel_file), "--benchmark", "A", "--ratios", "0.1,0.5,1.0"]
+        + ["--repeats", "5", "--metric", "srcc,r2", "--seed", "3", "--json"]
+    )
+    assert again == out
+
+
+def test_dimensions_json_shape_and_top_k(panel_file):
+    out = _json(["redundancy", "dimensions", str(panel_file), "--benchmark", "A", "--top-k", "8", "--json"])
+    assert out["dimensions"] == ["d0", "d1", "d2"]
+    assert set(out["matrix"]) == {"srcc", "plcc", "r2", "kendall"}
+    assert np.array(out["matrix"]["srcc"], dtype=float).shape == (3, 3)
+    assert set(out["redundancy"]["plcc"]) == {"d0", "d1", "d2"}
+    assert set(out["internal_redundancy"]) == {"srcc", "plcc", "r2", "kendall"}
+    assert out["n_models"] == 8 and out["selection"]["mode"] == "top"
+    alt = _json(["redundancy", "dimensions", str(panel_file), "--dimension-column", "benchmark", "--json"])
+    assert alt["dimensions"] == ["A", "B", "C"]
+
+
+def test_benchmarks_json_shape(panel_file):
+    out = _json(
+        ["redundancy", "benchmarks", str(panel_file), "--benchmarks", "A,C", "--metric", "plcc", "--json"]
+    )
+    assert out["benchmarks"] == ["A", "C"]
+    assert set(out) >= {"benchmarks", "matrix", "redundancy", "anchor"}
+    assert out["anchor"]["plcc"] in ("A", "C")
+    assert out["redundancy"]["plcc"]["A"] == pytest.approx(out["matrix"]["plcc"][0][1])
+
+
+def test_tables_and_out_folder(panel_file, tmp_path):
+    out_dir = tmp_path / "res"
+    result = runner.invoke(
+        app,
+        ["redundancy", "instances", str(panel_file), "--ratios", "0.2,0.6", "--repeats", "4"]
+        + ["--metric", "srcc", "--bottom-k", "6", "--out", str(out_dir)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "saturation" in result.stdout and "bottom-6" in result.stdout
+    assert json.loads((out_dir / "instances.json").read_text())["n_models"] == 6
+    assert (out_dir / "instances_curve_srcc.png").stat().st_size > 0
+    assert (out_dir / "instances_curve_srcc.svg").exists()
+    result = runner.invoke(app, ["redundancy", "dimensions", str(panel_file), "--metric", "srcc"])
+    assert result.exit_code == 0, result.output
+    assert "ρ_BI" in result.stdout and "d1" in result.stdout
+
+
+def test_errors_exit_2(panel_file):
+    for args in (
+        ["redundancy", "instances", str(panel_file), "--top-k", "3", "--bottom-k", "3"],
+        ["redundancy", "instances", str(panel_file), "--ratios", "0,0.5"],
+        ["redundancy", "dimensions", str(panel_file), "--metric", "nope"],
+        ["redundancy", "benchmarks", str(panel_file), "--benchmarks", "A,Z"],
+        ["redundancy", "dimensions", str(panel_file), "--top-k", "99"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "error" in result.stderr
