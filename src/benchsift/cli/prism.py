@@ -1,0 +1,273 @@
+"""``benchsift prism score VERDICTS`` and ``benchsift prism analyze --axis-means FILE``: PRISM-VLM scoring.
+
+``score`` reads a verdict table (docs/CONTRACTS.md), computes axis means and PScore, runs the item-level
+paired bootstrap (App. E) and prints the leaderboard with CIs, rank CIs and pairwise separation.
+``analyze`` needs only per-model axis means (e.g. the paper's Table 2). ``--json`` prints one object;
+its keys are listed in :func:`benchsift.prism.analyses.means_summary` and
+:func:`benchsift.prism.analyses.score_summary`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import pandas as pd
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from benchsift._fileio import atomic_dir
+from benchsift._jsonutil import to_jsonable
+from benchsift.cli._common import console, err_console, print_json
+from benchsift.errors import InputError
+from benchsift.prism.analyses import (
+    axis_correlation,
+    domain_correlation,
+    domain_pscores,
+    means_summary,
+    near_tie_report,
+    nominal_ranges,
+    range_widening,
+    score_summary,
+    split_half,
+)
+from benchsift.prism.bootstrap import accuracy_separation, paired_bootstrap, replicate_weights
+from benchsift.prism.scores import SC_VARIANTS, sc_scores
+from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts
+from benchsift.report.prism_figures import write_prism_figures
+
+app = typer.Typer(
+    help="Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",
+    no_args_is_help=True,
+)
+
+
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts:
+        raise InputError(f"expected a comma-separated list, got {value!r}")
+    return parts
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    f = float("nan") if v is None else float(v)
+    return "n/a" if not np.isfinite(f) else f"{f:.{digits}f}"
+
+
+def _leaderboard(summary: dict[str, Any], means: pd.DataFrame, title: str, show_axes: bool = True) -> Table:
+    t = Table(title=title)
+    t.add_column("model", no_wrap=True)
+    shown = list(means.columns) if show_axes else []
+    for a in shown:
+        t.add_column(str(a), justify="right")
+    t.add_column("PScore", justify="right", style="bold")
+    with_ci = "ci" in summary
+    if with_ci:
+        t.add_column("95% CI", justify="right")
+        t.add_column("rank CI", justify="right")
+    order = sorted(summary["pscore"], key=lambda m: -summary["pscore"][m])
+    for m in order:
+        row = [m] + [_fmt(means.loc[m, a]) for a in shown] + [_fmt(summary["pscore"][m])]
+        if with_ci:
+            lo, hi = summary["ci"][m]
+            rlo, rhi = summary["rank_ci"][m]
+            row += [f"[{_fmt(lo)}, {_fmt(hi)}]", f"[{_fmt(rlo, 1)}, {_fmt(rhi, 1)}]"]
+        t.add_row(*row)
+    return t
+
+
+def _axis_table(summary: dict[str, Any]) -> Table:
+    t = Table(title="Axes")
+    for c in ("axis", "range", "eff. weight", "dominant for", "LOAO rho"):
+        t.add_column(c, justify="right" if c != "axis" else "left")
+    for a, w in summary["effective_weights"].items():
+        t.add_row(
+            a,
+            _fmt(summary["ranges"][a]),
+            _fmt(w),
+            str(summary["dominant_axis_counts"][a]),
+            _fmt(summary["leave_one_axis_out"][a]),
+        )
+    t.add_row("PScore", _fmt(summary["ranges"]["PScore"]), "", "", "")
+    return t
+
+
+def _write_out(out: Path, payload: dict[str, Any], frames: dict[str, pd.DataFrame], figures: Any) -> None:
+    with atomic_dir(out) as tmp:
+        (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
+        for name, df in frames.items():
+            df.to_csv(tmp / f"{name}.csv")
+        figures(tmp / "figures")
+
+
+@app.command("score")
+def score_command(
+    verdicts: Annotated[
+        Path, typer.Argument(help="Verdict table (CSV or parquet), docs/CONTRACTS.md format.")
+    ],
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=1, help="Bootstrap replicates B (App. E).")
+    ] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the item resamples.")] = 0,
+    alpha: Annotated[float, typer.Option("--alpha", help="Test level of the pairwise separation.")] = 0.05,
+    sc_variant: Annotated[
+        str, typer.Option("--sc-variant", help=f"sc axis definition: {', '.join(SC_VARIANTS)}.")
+    ] = "B",
+    mq_partial: Annotated[
+        bool, typer.Option("--mq-partial", help="Score mq with partial credit (App. E robustness check).")
+    ] = False,
+    near_tie: Annotated[
+        str | None, typer.Option("--near-tie", help="Comma-separated models for a near-tie report.")
+    ] = None,
+    budget: Annotated[
+        int | None, typer.Option("--budget", min=1, help="Also test at a matched item budget.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write result.json, CSV tables and figures here.")
+    ] = None,
+) -> None:
+    """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
+    table = load_verdicts(verdicts)
+    frames: dict[str, pd.DataFrame] = {}
+    arrays = build_arrays(table, validated=True)
+    with Progress(console=err_console, transient=True, disable=json_output) as bar:
+        task = bar.add_task(f"bootstrap B={bootstrap}", total=bootstrap)
+        W = replicate_weights(arrays.n_items, bootstrap, seed)
+        result = paired_bootstrap(
+            arrays,
+            weights=W,
+            sc_variant=sc_variant,
+            mq_partial=mq_partial,
+            alpha=alpha,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    summary = score_summary(result)
+    frames["leaderboard"] = result.to_frame()
+    frames["pairs"] = result.pair_table().set_index(["model_a", "model_b"])
+    if arrays.n_models >= 4:  # App. E "Pool independence": 10 random model halves on the same replicates
+        halves = split_half(result, n_partitions=10, random_state=seed)
+        summary["split_half"] = {
+            "separation_mean": float(halves["separation"].mean()),
+            "separation_min": float(halves["separation"].min()),
+            "separation_max": float(halves["separation"].max()),
+            "least_correlated_axis_counts": halves["least_correlated_axis"].value_counts().to_dict(),
+        }
+        frames["split_half"] = halves.set_index(["partition", "half"])
+    if "q" in arrays.axes:  # the same test on the plain q accuracy of each source benchmark (Table 3)
+        q = arrays.scores[:, :, arrays.axis_index("q")]
+        per_bench = {}
+        for b in pd.unique(arrays.benchmarks):
+            cols = arrays.benchmarks == b
+            _, sep = accuracy_separation(
+                q[:, cols], weights=None, n_boot=bootstrap, random_state=seed, alpha=alpha
+            )
+            per_bench[str(b)] = sep.as_dict()
+        _, sep_q = accuracy_separation(q, weights=W, alpha=alpha)
+        summary["accuracy_separation"] = {"q": sep_q.as_dict(), "q_by_benchmark": per_bench}
+    if budget is not None:
+        matched = paired_bootstrap(
+            arrays, bootstrap, seed, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, n_draw=budget
+        )
+        summary["matched_budget"] = {"n_items": budget, "separation": matched.separation.as_dict()}
+    if arrays.sc_flip_turn is not None:
+        sc = sc_scores(arrays)
+        frames["sc_variants"] = sc
+        summary["sc_variants"] = {
+            c: sc[c].to_dict() for c in ("sc_B", "sc_A", "sc_corr", "sc_reach", "instability")
+        }
+    dom = domain_pscores(arrays, sc_variant)  # per-domain PScore (Fig. 19)
+    frames["domain_pscore"] = dom
+    summary["domain_pscore"] = {str(d): dom[d].to_dict() for d in dom.columns}
+    summary["domain_correlation"] = domain_correlation(dom).to_dict() if dom.shape[1] > 1 else {}
+    if near_tie:
+        nt = near_tie_report(result, _split(near_tie) or [])
+        frames["near_tie"] = nt.set_index(["model_a", "model_b"])
+        summary["near_tie"] = nt.to_dict(orient="records")
+    means = pd.DataFrame(result.axis_means, index=pd.Index(result.models, name="model"), columns=result.axes)
+    if out is not None:
+        corr = axis_correlation(means)
+        _write_out(out, summary, frames, lambda d: write_prism_figures(d, means, corr, result.to_frame()))
+    if json_output:
+        print_json(summary)
+        return
+    title = f"PScore leaderboard (B={bootstrap}, {arrays.n_items} items; axis means in --out)"
+    console.print(_leaderboard(summary, means, title, show_axes=False))
+    console.print(_axis_table(summary))
+    s = summary["separation"]
+    console.print(
+        f"pairwise separation at alpha={alpha}: raw {s['raw']:.1%}, BH {s['bh']:.1%}, "
+        f"Bonferroni {s['bonferroni']:.1%} of {result.separation.n_pairs} pairs"
+    )
+    if "accuracy_separation" in summary:
+        console.print(f"same test on plain q accuracy: raw {summary['accuracy_separation']['q']['raw']:.1%}")
+    if out is not None:
+        console.print(f"wrote {out}")
+
+
+@app.command("analyze")
+def analyze_command(
+    axis_means: Annotated[
+        Path, typer.Option("--axis-means", help="CSV/parquet: a 'model' column and one column per axis.")
+    ],
+    axes: Annotated[
+        str | None, typer.Option("--axes", help="Comma-separated axis columns (default: q,if,h,mq,sc,c,vis).")
+    ] = None,
+    q_axis: Annotated[
+        str, typer.Option("--q-axis", help="The single-prompt accuracy axis of Table 6.")
+    ] = "q",
+    group: Annotated[
+        str | None, typer.Option("--group", help="Column with model groups for per-group ranges.")
+    ] = None,
+    references: Annotated[
+        str | None,
+        typer.Option("--references", help="Comma-separated accuracy columns for range widening (Sec. 5.1)."),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write result.json and figures here.")
+    ] = None,
+) -> None:
+    """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
+    means, extra = load_axis_means(axis_means, _split(axes))
+    summary = means_summary(means, q_axis)
+    ps = pd.Series(summary["pscore"])
+    ref_cols = _split(references) or []
+    missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
+    if missing:
+        raise InputError(f"{axis_means}: column(s) {missing} not found; columns are {list(extra.columns)}")
+    if group or ref_cols:
+        table = pd.concat([means, extra[ref_cols]], axis=1)
+        table["PScore"] = ps.to_numpy()
+        ranges = nominal_ranges(table, groups=extra[group] if group else None)
+        summary["ranges_by_group"] = ranges.to_dict(orient="index")
+        if ref_cols:
+            summary["range_widening"] = {
+                str(g): range_widening(r["PScore"], [r[c] for c in ref_cols]) for g, r in ranges.iterrows()
+            }
+    if out is not None:
+        corr = axis_correlation(means)
+        _write_out(out, summary, {"axis_means": means}, lambda d: write_prism_figures(d, means, corr))
+    if json_output:
+        print_json(summary)
+        return
+    console.print(_leaderboard(summary, means, f"PScore from axis means ({len(means)} models)"))
+    console.print(_axis_table(summary))
+    agg = summary["aggregator_pearson_with_q"]
+    console.print("Pearson with q: " + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in agg.items()))
+
+
+# Extension point: the evaluation-engine commands (sources / build / run / grade, issue 7) register on
+# this same `app` with one line appended below this comment.
+from benchsift.cli.prism_engine import register as _register_engine
+
+_register_engine(app)  # noqa: E402, E702, I001

@@ -1,0 +1,82 @@
+"""Multi-axis discriminative evaluation (PRISM-VLM): verdicts, axis means, PScore, bootstrap, analyses.
+
+- :mod:`~benchsift.prism.verdicts`: the long verdict table (load, validate) and dense model x item x axis
+  arrays; per-model axis-means files;
+- :mod:`~benchsift.prism.scores`: axis means and the sc variants (sc_B, sc_A, sc_corr, sc_reach,
+  generic instability; Sec. 5.2, App. E.2);
+- :mod:`~benchsift.prism.aggregate`: PScore (Eq. 1), weighted PScore (Eq. 3), other aggregators,
+  effective weights (Eq. 2), dominant axes;
+- :mod:`~benchsift.prism.bootstrap`: the item-level paired bootstrap (App. E), pairwise separation;
+- :mod:`~benchsift.prism.analyses`: ranges, correlations, leave-one-axis-out, aggregator comparison,
+  split-half, per-domain scores, near ties;
+- :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F).
+"""
+
+from __future__ import annotations
+
+from benchsift.prism.aggregate import (
+    AGGREGATORS,
+    aggregate,
+    dominant_axis,
+    dominant_axis_counts,
+    effective_weights,
+    pscore,
+    weighted_pscore,
+)
+from benchsift.prism.analyses import means_summary, score_summary
+from benchsift.prism.audit import CrossJudgeAudit, cohen_kappa, cross_judge_audit, judge_human_agreement
+from benchsift.prism.bootstrap import (
+    BootstrapResult,
+    SeparationResult,
+    accuracy_separation,
+    paired_bootstrap,
+    pairwise_pvalues,
+    separation,
+)
+from benchsift.prism.build import Artifact, build_artifacts
+from benchsift.prism.grade import grade_records, write_verdicts
+from benchsift.prism.judge import Judge
+from benchsift.prism.run import ModelSpec, run_models
+from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
+from benchsift.prism.sources import Item, read_items, sample_items
+from benchsift.prism.verdicts import AXES, VerdictArrays, build_arrays, load_axis_means, load_verdicts
+
+__all__ = [
+    "AGGREGATORS",
+    "AXES",
+    "Artifact",
+    "BootstrapResult",
+    "CrossJudgeAudit",
+    "Item",
+    "Judge",
+    "ModelSpec",
+    "SeparationResult",
+    "VerdictArrays",
+    "accuracy_separation",
+    "aggregate",
+    "axis_means",
+    "axis_means_frame",
+    "build_arrays",
+    "build_artifacts",
+    "cohen_kappa",
+    "cross_judge_audit",
+    "dominant_axis",
+    "dominant_axis_counts",
+    "effective_weights",
+    "grade_records",
+    "judge_human_agreement",
+    "load_axis_means",
+    "load_verdicts",
+    "means_summary",
+    "paired_bootstrap",
+    "pairwise_pvalues",
+    "pscore",
+    "read_items",
+    "run_models",
+    "sample_items",
+    "sc_scores",
+    "score_summary",
+    "separation",
+    "weighted_pscore",
+    "write_verdicts",
+]

@@ -1,0 +1,180 @@
+"""Judge audits (PRISM-VLM Sec. 5.3 "Cross-judge audit", App. C "Judge", App. E / F, Table 7, Table 21).
+
+- Cross-judge audit: per axis, draw ``S`` (default 200) items without replacement among those the second
+  judge graded, compute every model's axis mean on them under each judge, and report the Spearman
+  correlation between the two model leaderboards; an axis is admitted into PScore iff ``rho >= 0.95``.
+  The overall rho compares the PScores built from those per-axis subset means.
+- Item-level agreement between a judge and human labels: Cohen's kappa
+  ``kappa = (p_o - p_e) / (1 - p_e)``, ``p_o`` the observed agreement and ``p_e = sum_k p_judge(k)
+  p_human(k)`` the chance agreement, and the raw disagreement rate ``1 - p_o``, per axis and overall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from benchsift.errors import InputError
+from benchsift.prism.aggregate import pscore
+from benchsift.prism.scores import axis_means, axis_terms
+from benchsift.prism.verdicts import VerdictArrays
+from benchsift.stats import check_random_state, spearman
+from benchsift.stats._random import SeedLike
+
+__all__ = ["CrossJudgeAudit", "align_arrays", "cohen_kappa", "cross_judge_audit", "judge_human_agreement"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CrossJudgeAudit:
+    """Per-axis leaderboard Spearman between two judges (Table 7) and the admission decisions."""
+
+    table: pd.DataFrame  # index axis: rho, n_items, admitted
+    overall: float
+    threshold: float
+
+    @property
+    def admitted_axes(self) -> list[str]:
+        return [str(a) for a, ok in self.table["admitted"].items() if ok]
+
+
+def align_arrays(reference: VerdictArrays, other: VerdictArrays) -> VerdictArrays:
+    """``other`` re-indexed onto ``reference``'s models, items and axes; NaN where absent."""
+    missing = [m for m in reference.models if m not in other.models]
+    if missing:
+        raise InputError(f"second judge's verdicts lack model(s) {missing}")
+    mi = np.array([other.models.index(m) for m in reference.models])
+    key_o = pd.Index(
+        np.char.add(np.char.add(other.benchmarks.astype(str), "\x1f"), other.item_ids.astype(str))
+    )
+    key_r = np.char.add(np.char.add(reference.benchmarks.astype(str), "\x1f"), reference.item_ids.astype(str))
+    ii = key_o.get_indexer(key_r)
+    has = ii >= 0
+    ai = np.array([other.axes.index(a) if a in other.axes else -1 for a in reference.axes])
+
+    def take(a: FloatArray | None) -> FloatArray | None:
+        if a is None:
+            return None
+        out = np.full((reference.n_models, reference.n_items), np.nan)
+        out[:, has] = a[mi][:, ii[has]]
+        return out
+
+    scores = np.full(reference.scores.shape, np.nan)
+    for j, k in enumerate(ai):
+        if k >= 0:
+            scores[:, has, j] = other.scores[mi][:, ii[has], k]
+    return VerdictArrays(
+        models=list(reference.models),
+        axes=list(reference.axes),
+        benchmarks=reference.benchmarks,
+        item_ids=reference.item_ids,
+        domains=reference.domains,
+        scores=scores,
+        partial=take(other.partial),
+        sc_turn0_correct=take(other.sc_turn0_correct),
+        sc_flip_turn=take(other.sc_flip_turn),
+        sc_adopted=take(other.sc_adopted),
+    )
+
+
+def cross_judge_audit(
+    primary: VerdictArrays,
+    secondary: VerdictArrays,
+    n_items: int = 200,
+    random_state: SeedLike = 0,
+    threshold: float = 0.95,
+    sc_variant: str = "B",
+) -> CrossJudgeAudit:
+    """Cross-judge audit of PRISM-VLM Sec. 5.3 / Table 7 (see module docstring).
+
+    Items are eligible for an axis when the second judge graded that axis for at least one model; the
+    ``n_items`` are drawn without replacement from them (all of them when fewer).
+    """
+    other = align_arrays(primary, secondary)
+    rng = check_random_state(random_state)
+    rows = {}
+    sub_means_p = np.full((primary.n_models, primary.n_axes), np.nan)
+    sub_means_s = np.full_like(sub_means_p, np.nan)
+    for a, axis in enumerate(primary.axes):  # seven axes: one draw each
+        _, den = axis_terms(other, axis, sc_variant)
+        eligible = (
+            np.flatnonzero(den.sum(axis=0) > 0)
+            if axis == "sc"
+            else np.flatnonzero((~np.isnan(other.scores[:, :, a])).any(axis=0))
+        )
+        if eligible.size == 0:
+            rows[axis] = {"rho": float("nan"), "n_items": 0, "admitted": False}
+            continue
+        take = np.sort(rng.choice(eligible, size=min(int(n_items), eligible.size), replace=False))
+        mask = np.zeros(primary.n_items, dtype=bool)
+        mask[take] = True
+        mp = axis_means(primary.subset_items(mask), sc_variant)[:, a]
+        ms = axis_means(other.subset_items(mask), sc_variant)[:, a]
+        sub_means_p[:, a], sub_means_s[:, a] = mp, ms
+        rho = spearman(mp, ms)
+        rows[axis] = {"rho": rho, "n_items": int(take.size), "admitted": bool(rho >= threshold)}
+    ok = ~np.isnan(sub_means_p).any(axis=1) & ~np.isnan(sub_means_s).any(axis=1)
+    ok &= (sub_means_p > 0).all(axis=1) & (sub_means_s > 0).all(axis=1)
+    overall = spearman(pscore(sub_means_p[ok]), pscore(sub_means_s[ok])) if ok.sum() >= 2 else float("nan")
+    table = pd.DataFrame(rows).T
+    table.index.name = "axis"
+    table = table.astype({"rho": float, "n_items": int, "admitted": bool})
+    return CrossJudgeAudit(table=table, overall=overall, threshold=threshold)
+
+
+def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
+    """Cohen's kappa between two label sequences (pairs with a missing side dropped).
+
+    ``(p_o - p_e) / (1 - p_e)``; NaN when no pair is left or ``p_e == 1`` (both raters constant on one
+    label). Checked against ``sklearn.metrics.cohen_kappa_score``.
+    """
+    x = pd.Series(np.asarray(a, dtype=object))
+    y = pd.Series(np.asarray(b, dtype=object))
+    if len(x) != len(y):
+        raise InputError(f"cohen_kappa: label sequences differ in length ({len(x)} vs {len(y)})")
+    keep = (x.notna() & y.notna()).to_numpy()
+    x, y = x[keep].astype(str), y[keep].astype(str)
+    n = len(x)
+    if n == 0:
+        return float("nan")
+    labels = pd.Index(pd.unique(pd.concat([x, y])))
+    xi, yi = labels.get_indexer(x), labels.get_indexer(y)
+    conf = np.zeros((labels.size, labels.size))
+    np.add.at(conf, (xi, yi), 1.0)
+    po = np.trace(conf) / n
+    pe = float((conf.sum(axis=1) / n) @ (conf.sum(axis=0) / n))
+    if pe >= 1.0:
+        return float("nan")
+    return float((po - pe) / (1.0 - pe))
+
+
+def judge_human_agreement(
+    labels: pd.DataFrame, judge: str = "judge", human: str = "human", axis: str = "axis"
+) -> pd.DataFrame:
+    """Table 21: per-axis (and ``overall``) Cohen's kappa, disagreement rate and number of paired verdicts.
+
+    ``labels`` has one row per paired verdict with the judge's and the human label (any hashable
+    labels, e.g. 0/1) and, optionally, the axis.
+    """
+    for c in (judge, human):
+        if c not in labels.columns:
+            raise InputError(f"judge/human labels: missing column {c!r}; columns are {list(labels.columns)}")
+    groups: dict[str, pd.DataFrame] = {}
+    if axis in labels.columns:
+        groups.update({str(k): g for k, g in labels.groupby(axis, sort=False)})
+    groups["overall"] = labels
+    rows = {}
+    for name, g in groups.items():
+        both = g[judge].notna() & g[human].notna()
+        n = int(both.sum())
+        dis = (
+            float((g.loc[both, judge].astype(str) != g.loc[both, human].astype(str)).mean())
+            if n
+            else float("nan")
+        )
+        rows[name] = {"kappa": cohen_kappa(g[judge], g[human]), "disagreement": dis, "n": n}
+    return pd.DataFrame(rows).T.astype({"kappa": float, "disagreement": float, "n": int})

@@ -1,0 +1,348 @@
+"""The item-level paired bootstrap of PRISM-VLM App. E ("Bootstrap specification"), vectorized.
+
+Each replicate ``b`` draws ``N`` item indices with replacement; the *same* multiset, held as a count
+vector ``W[b]`` (Multinomial(N, 1/N)), is applied to every model and every axis, so all comparisons are
+paired. A replicate's axis mean is a ratio of weighted item sums (see :mod:`benchsift.prism.scores`),
+
+    s_a^(b)(m) = sum_i W[b, i] num_a[m, i] / sum_i W[b, i] den_a[m, i],
+
+so sc_B is recomputed inside the replicate (retention over the replicate's turn-0-correct items) and an
+unanswered item stays out of that model's denominator. All replicates of all (model, axis) pairs are two
+matrix products ``W @ NUM`` and ``W @ DEN`` with ``NUM, DEN`` of shape (N, n_models * n_axes). PScore
+of the replicate is the harmonic mean (Eq. 1) of its axis means (a replicate axis mean of 0 gives 0, the
+limit of Eq. 1).
+
+From the (B, n_models) PScore replicates: per-model 95 % percentile CIs, rank CIs (2.5 / 97.5
+percentiles of each model's rank, 1 = best, across replicates), and for each model pair the two-sided
+``p = 2 min(Pr(Delta <= 0), Pr(Delta >= 0))`` over replicates (capped at 1), tested at ``alpha`` raw,
+after Benjamini-Hochberg and after Bonferroni (Sec. 5.1, Table 3). The same test applies to any plain
+accuracy matrix (a prior benchmark) and to a matched item budget (``n_draw`` < N items per replicate,
+Table 3 last column).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from benchsift.errors import DegenerateError, InputError
+from benchsift.prism.aggregate import pscore
+from benchsift.prism.scores import axis_terms, ratio_mean
+from benchsift.prism.verdicts import VerdictArrays
+from benchsift.stats import (
+    bh_adjust,
+    bonferroni_adjust,
+    bootstrap_weights,
+    check_random_state,
+    percentile_ci,
+    rank_average,
+    reject,
+)
+from benchsift.stats._random import SeedLike
+
+__all__ = [
+    "BootstrapResult",
+    "SeparationResult",
+    "accuracy_separation",
+    "harmonic_replicates",
+    "pairwise_pvalues",
+    "paired_bootstrap",
+    "replicate_weights",
+    "separation",
+]
+
+FloatArray = NDArray[np.float64]
+_CHUNK = 250
+
+
+def replicate_weights(
+    n_items: int, n_boot: int, random_state: SeedLike = None, n_draw: int | None = None
+) -> FloatArray:
+    """(n_boot, n_items) item counts, one resample per row (PRISM-VLM App. E).
+
+    ``n_draw=None`` draws ``n_items`` indices with replacement per replicate
+    (:func:`benchsift.stats.bootstrap_weights`); an int draws that many (a matched item budget,
+    Table 3 last column), each row a Multinomial(n_draw, 1 / n_items) count vector.
+    """
+    if n_draw is None:
+        return bootstrap_weights(int(n_items), int(n_boot), random_state)
+    if isinstance(n_draw, bool) or int(n_draw) < 1:
+        raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
+    rng = check_random_state(random_state)
+    p = np.full(int(n_items), 1.0 / int(n_items))
+    return rng.multinomial(int(n_draw), p, size=int(n_boot)).astype(np.float64)
+
+
+def harmonic_replicates(axis_samples: FloatArray) -> FloatArray:
+    """Harmonic mean (Eq. 1) over the last axis of replicate axis means; 0 if an axis is 0, NaN if NaN."""
+    s = np.asarray(axis_samples, dtype=float)
+    inv = np.full(s.shape, np.inf)
+    np.divide(1.0, s, out=inv, where=s > 0)
+    out = s.shape[-1] / inv.sum(axis=-1)
+    return np.where(np.isnan(s).any(axis=-1), np.nan, out)
+
+
+def pairwise_pvalues(samples: FloatArray) -> FloatArray:
+    """(M, M) two-sided bootstrap p-values ``2 min(Pr(D <= 0), Pr(D >= 0))``, ``D = x_j - x_k``.
+
+    ``samples`` is (B, M). Replicates where either side is NaN are left out; NaN when none is left;
+    the diagonal is NaN. Symmetric.
+    """
+    S = np.asarray(samples, dtype=float)
+    B, M = S.shape
+    j, k = np.triu_indices(M, 1)
+    out = np.full((M, M), np.nan)
+    if j.size == 0:
+        return out
+    p = np.empty(j.size)
+    step = max(1, int(2_000_000 // max(B, 1)))
+    for start in range(0, j.size, step):  # pair blocks bound memory; each block is vectorized
+        jj, kk = j[start : start + step], k[start : start + step]
+        d = S[:, jj] - S[:, kk]
+        valid = ~np.isnan(d)
+        n = valid.sum(axis=0)
+        le = ((d <= 0) & valid).sum(axis=0)
+        ge = ((d >= 0) & valid).sum(axis=0)
+        pv = np.full(jj.size, np.nan)
+        np.divide(2.0 * np.minimum(le, ge), n, out=pv, where=n > 0)
+        p[start : start + step] = np.minimum(pv, 1.0)
+    out[j, k] = p
+    out[k, j] = p
+    return out
+
+
+@dataclass(frozen=True)
+class SeparationResult:
+    """Pairwise separation at ``alpha``: fractions of pairs separated raw / BH / Bonferroni (Sec. 5.1)."""
+
+    pvalues: FloatArray
+    alpha: float
+    raw: float
+    bh: float
+    bonferroni: float
+    n_pairs: int
+
+    def as_dict(self) -> dict[str, float]:
+        return {"raw": self.raw, "bh": self.bh, "bonferroni": self.bonferroni}
+
+
+def separation(pvalues: FloatArray, alpha: float = 0.05) -> SeparationResult:
+    """Fractions of the ``M (M - 1) / 2`` pairs with (adjusted) p ``<= alpha``; NaN p-values count as not
+    separated. Benjamini-Hochberg and Bonferroni adjust over all pairs at once (Sec. 5.1)."""
+    P = np.asarray(pvalues, dtype=float)
+    j, k = np.triu_indices(P.shape[0], 1)
+    p = P[j, k]
+    n = int(p.size)
+    if n == 0:
+        return SeparationResult(P, alpha, float("nan"), float("nan"), float("nan"), 0)
+    frac = {m: float(reject(p, alpha, m).sum() / n) for m in ("none", "bh", "bonferroni")}
+    return SeparationResult(P, float(alpha), frac["none"], frac["bh"], frac["bonferroni"], n)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Output of :func:`paired_bootstrap` (PRISM-VLM App. E, Table 14)."""
+
+    models: list[str]
+    axes: list[str]
+    axis_means: FloatArray  # (M, A) point estimates
+    pscore: FloatArray  # (M,) point PScore
+    axis_samples: FloatArray  # (B, M, A)
+    samples: FloatArray  # (B, M) PScore replicates
+    ci: FloatArray  # (M, 2)
+    rank: FloatArray  # (M,) point rank, 1 = best
+    rank_samples: FloatArray  # (B, M)
+    rank_ci: FloatArray  # (M, 2)
+    separation: SeparationResult
+    n_items: int
+    n_draw: int
+    level: float = 0.95
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_boot(self) -> int:
+        return int(self.samples.shape[0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model, sorted by PScore: axis means, PScore, CI, rank and rank CI (Table 14)."""
+        df = pd.DataFrame(self.axis_means, index=pd.Index(self.models, name="model"), columns=self.axes)
+        df["pscore"] = self.pscore
+        df["ci_lo"], df["ci_hi"] = self.ci[:, 0], self.ci[:, 1]
+        df["rank"] = self.rank
+        df["rank_lo"], df["rank_hi"] = self.rank_ci[:, 0], self.rank_ci[:, 1]
+        return df.sort_values("pscore", ascending=False, kind="stable")
+
+    def pair_table(self) -> pd.DataFrame:
+        """One row per model pair: PScore difference, its CI, p-value and the three decisions."""
+        j, k = np.triu_indices(len(self.models), 1)
+        p = self.separation.pvalues[j, k]
+        d = self.samples[:, j] - self.samples[:, k]
+        lo, hi = percentile_ci(d, self.level, axis=0)
+        a = self.separation.alpha
+        return pd.DataFrame(
+            {
+                "model_a": [self.models[i] for i in j],
+                "model_b": [self.models[i] for i in k],
+                "delta": self.pscore[j] - self.pscore[k],
+                "delta_lo": lo,
+                "delta_hi": hi,
+                "p": p,
+                "p_bh": bh_adjust(p),
+                "p_bonferroni": bonferroni_adjust(p),
+                "separated": reject(p, a, "none"),
+                "separated_bh": reject(p, a, "bh"),
+                "separated_bonferroni": reject(p, a, "bonferroni"),
+            }
+        )
+
+
+def _summaries(samples: FloatArray, level: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    ci = percentile_ci(samples, level, axis=0).T
+    ranks = rank_average(-samples, axis=1)
+    rank_ci = percentile_ci(ranks, level, axis=0).T
+    return ci, ranks, rank_ci
+
+
+def _stacked_terms(
+    arrays: VerdictArrays, axes: Sequence[str], sc_variant: str, mq_partial: bool
+) -> tuple[FloatArray, FloatArray]:
+    """NUM, DEN of shape (n_items, n_models * n_axes), column ``m * n_axes + a``."""
+    M, N, A = arrays.n_models, arrays.n_items, len(axes)
+    num = np.empty((N, M, A))
+    den = np.empty((N, M, A))
+    for a, axis in enumerate(axes):
+        n_, d_ = axis_terms(arrays, axis, sc_variant, mq_partial)
+        num[:, :, a] = n_.T
+        den[:, :, a] = d_.T
+    return num.reshape(N, M * A), den.reshape(N, M * A)
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def _unique_columns(X: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Distinct columns of ``X`` and the index map back (``X == U[:, inv]``), found by a random-projection
+    hash and verified exactly. Denominator columns repeat (every non-sc axis of a model shares its
+    answered mask), so the replicate denominators cost one product per distinct column."""
+    h = np.random.default_rng(0).random(X.shape[0]) @ X
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    U = X[:, first]
+    if np.array_equal(U[:, inv], X):
+        return U, inv.reshape(-1)
+    return X, np.arange(X.shape[1])
+
+
+def _replicate_axis_means(
+    num: FloatArray, den: FloatArray, W: FloatArray, M: int, A: int, progress: ProgressFn | None = None
+) -> FloatArray:
+    out = np.empty((W.shape[0], M * A))
+    den_u, inv = _unique_columns(den)
+    for start in range(0, W.shape[0], _CHUNK):  # chunks over replicates bound memory; each is a matmul
+        w = W[start : start + _CHUNK]
+        wn, wd = w @ num, (w @ den_u)[:, inv]
+        block = np.full(wn.shape, np.nan)
+        np.divide(wn, wd, out=block, where=wd > 0)
+        out[start : start + _CHUNK] = block
+        if progress is not None:
+            progress(min(start + _CHUNK, W.shape[0]), W.shape[0])
+    return out.reshape(W.shape[0], M, A)
+
+
+def paired_bootstrap(
+    arrays: VerdictArrays,
+    n_boot: int = 2000,
+    random_state: SeedLike = 0,
+    *,
+    axes: Sequence[str] | None = None,
+    sc_variant: str = "B",
+    mq_partial: bool = False,
+    alpha: float = 0.05,
+    level: float = 0.95,
+    n_draw: int | None = None,
+    weights: ArrayLike | None = None,
+    progress: ProgressFn | None = None,
+) -> BootstrapResult:
+    """Item-level paired bootstrap of PScore (PRISM-VLM App. E); see the module docstring.
+
+    ``weights`` (B, n_items) reuses a given set of resamples (e.g. the one applied to a prior benchmark's
+    accuracy); otherwise ``n_boot`` replicates are drawn from ``random_state`` (``n_draw`` items each,
+    default all). ``progress(done, total)`` is called after each block of replicates. The point PScore
+    raises :class:`DegenerateError` naming model and axis if an axis mean is 0.
+    """
+    use_axes = list(arrays.axes if axes is None else axes)
+    for a in use_axes:
+        arrays.axis_index(a)
+    if arrays.n_models < 2:
+        raise DegenerateError(f"paired bootstrap: need at least 2 models, got {arrays.n_models}")
+    num, den = _stacked_terms(arrays, use_axes, sc_variant, mq_partial)
+    M, A = arrays.n_models, len(use_axes)
+    point = ratio_mean(num.T.reshape(M, A, -1), den.T.reshape(M, A, -1))
+    if np.isnan(point).any():
+        m, a = np.argwhere(np.isnan(point))[0]
+        raise DegenerateError(
+            f"model {arrays.models[m]!r} has no scored item on axis {use_axes[a]!r}; its axis mean and "
+            "PScore are undefined"
+        )
+    p_point = pscore(point, arrays.models, use_axes)
+    if weights is None:
+        W = replicate_weights(arrays.n_items, n_boot, random_state, n_draw)
+    else:
+        W = np.asarray(weights, dtype=float)
+        if W.ndim != 2 or W.shape[1] != arrays.n_items:
+            raise InputError(f"weights: expected shape (n_boot, {arrays.n_items}), got {W.shape}")
+    axis_samples = _replicate_axis_means(num, den, W, M, A, progress)
+    samples = harmonic_replicates(axis_samples)
+    ci, ranks, rank_ci = _summaries(samples, level)
+    sep = separation(pairwise_pvalues(samples), alpha)
+    return BootstrapResult(
+        models=list(arrays.models),
+        axes=use_axes,
+        axis_means=point,
+        pscore=p_point,
+        axis_samples=axis_samples,
+        samples=samples,
+        ci=ci,
+        rank=rank_average(-p_point),
+        rank_samples=ranks,
+        rank_ci=rank_ci,
+        separation=sep,
+        n_items=arrays.n_items,
+        n_draw=int(W[0].sum()) if W.shape[0] else 0,
+        level=level,
+        meta={"sc_variant": sc_variant, "mq_partial": mq_partial},
+    )
+
+
+def accuracy_separation(
+    scores: ArrayLike,
+    n_boot: int = 2000,
+    random_state: SeedLike = 0,
+    *,
+    alpha: float = 0.05,
+    n_draw: int | None = None,
+    weights: ArrayLike | None = None,
+) -> tuple[FloatArray, SeparationResult]:
+    """The same paired separation test for a plain accuracy matrix (a prior benchmark, Sec. 5.1).
+
+    ``scores`` is (n_models, n_items) with NaN for unscored items; each replicate's accuracy is the
+    weighted mean over the model's scored items. Returns the (B, M) replicate accuracies and the
+    :class:`SeparationResult`.
+    """
+    X = np.asarray(scores, dtype=float)
+    if X.ndim != 2:
+        raise InputError(f"scores: expected a (n_models, n_items) matrix, got shape {X.shape}")
+    if weights is None:
+        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw)
+    else:
+        W = np.asarray(weights, dtype=float)
+        if W.ndim != 2 or W.shape[1] != X.shape[1]:
+            raise InputError(f"weights: expected shape (n_boot, {X.shape[1]}), got {W.shape}")
+    present = ~np.isnan(X)
+    samples = _replicate_axis_means(np.where(present, X, 0.0).T, present.T.astype(float), W, X.shape[0], 1)
+    samples = samples[:, :, 0]
+    return samples, separation(pairwise_pvalues(samples), alpha)

@@ -1,0 +1,360 @@
+"""The multi-axis verdict table: load, validate, and turn into dense model x item x axis arrays.
+
+The long table (docs/CONTRACTS.md, "Multi-axis verdict table") has one row per (model, item, axis):
+``model, item, benchmark, domain, axis, score, answered``, plus ``partial`` (mq: fraction of bundled
+answers right) and, for axis ``sc``, ``sc_turn0_correct`` (bool), ``sc_flip_turn`` (1, 2, 3 or NA = no
+flip) and ``sc_adopted`` (``yes`` | ``no`` | ``unknown`` | NA).
+
+An item is keyed by (``benchmark``, ``item``): the paper's bootstrap treats an item that two source rows
+share as two indices (PRISM-VLM App. E, "Bootstrap specification"). ``answered == False`` means the item
+is excluded for that model (PRISM-VLM App. C): it is NaN in every array, never 0.
+
+For the sc axis the retention indicator ("held all three turns") is read from ``sc_flip_turn`` (NA =
+held), so an sc row of a turn-0-incorrect item may carry ``score`` NaN. For the other axes ``score`` is
+the per-item score in [0, 1].
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from benchsift.errors import InputError
+
+__all__ = [
+    "AXES",
+    "REQUIRED_COLUMNS",
+    "VerdictArrays",
+    "build_arrays",
+    "load_axis_means",
+    "load_verdicts",
+    "validate_verdicts",
+]
+
+AXES: tuple[str, ...] = ("q", "if", "h", "mq", "sc", "c", "vis")
+REQUIRED_COLUMNS: tuple[str, ...] = ("model", "item", "benchmark", "domain", "axis", "score", "answered")
+SC_COLUMNS: tuple[str, ...] = ("sc_turn0_correct", "sc_flip_turn", "sc_adopted")
+_ADOPTED = {"yes", "no", "unknown"}
+_TRUE = {"true", "1", "yes", "t", "y", "1.0"}
+_FALSE = {"false", "0", "no", "f", "n", "0.0"}
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in {".parquet", ".pq"}:
+            return pd.read_parquet(path)
+        if suffix in {".csv", ".txt"}:
+            return pd.read_csv(path, keep_default_na=True, dtype={"model": str, "item": str, "axis": str})
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: could not be read ({exc})") from exc
+    raise InputError(f"{path}: expected a .csv or .parquet file, got suffix {suffix!r}")
+
+
+def _bool_column(col: pd.Series, name: str, source: str, allow_na: bool) -> pd.Series:
+    """Parse a bool column written as bool, 0/1 or true/false text; NA kept only if ``allow_na``."""
+    if col.dtype == bool:
+        return col.astype("boolean")
+    text = col.astype("string").str.strip().str.lower()
+    out = pd.Series(pd.NA, index=col.index, dtype="boolean")
+    out[text.isin(_TRUE).fillna(False).to_numpy(bool)] = True
+    out[text.isin(_FALSE).fillna(False).to_numpy(bool)] = False
+    bad = out.isna() & ~(col.isna() if allow_na else pd.Series(False, index=col.index))
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{source}: column {name!r} row {row}: expected true/false, got {col.iloc[row]!r}")
+    return out
+
+
+def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.DataFrame:
+    """Check a long verdict table against the contract and return a normalised copy.
+
+    Raises :class:`InputError` naming ``source``, the column and the first offending row when: a required
+    column is missing; ``score`` / ``partial`` leave [0, 1]; ``answered`` is not a bool; an answered
+    (non-sc) row has no score; a (model, benchmark, item, axis) key repeats; an item has two domains; or
+    the sc fields are malformed. Scores of unanswered rows are set to NaN (App. C: excluded, not 0).
+    """
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)} "
+            "(see docs/CONTRACTS.md, 'Multi-axis verdict table')"
+        )
+    if len(df) == 0:
+        raise InputError(f"{source}: the verdict table has no rows")
+    out = df.copy()
+    out = out.reset_index(drop=True)
+    for name in ("model", "item", "benchmark", "axis"):
+        if out[name].isna().any():
+            row = int(np.flatnonzero(out[name].isna().to_numpy())[0])
+            raise InputError(f"{source}: column {name!r} row {row}: empty value, expected a name")
+        out[name] = out[name].astype(str)
+    out["domain"] = out["domain"].astype("string").fillna("unknown").astype(str)
+    out["answered"] = _bool_column(out["answered"], "answered", source, allow_na=False).astype(bool)
+    score = pd.to_numeric(out["score"], errors="coerce")
+    bad = score.isna() & out["score"].notna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"{source}: column 'score' row {row}: expected a number, got {out['score'].iloc[row]!r}"
+        )
+    out["score"] = score.astype(float)
+    for name in ("score", "partial"):
+        if name not in out.columns:
+            continue
+        vals = pd.to_numeric(out[name], errors="coerce").astype(float)
+        outside = (vals < 0) | (vals > 1)
+        if outside.any():
+            row = int(np.flatnonzero(outside.to_numpy())[0])
+            raise InputError(
+                f"{source}: column {name!r} row {row}: expected a value in [0, 1], got {vals.iloc[row]}"
+            )
+        out[name] = vals
+    out.loc[~out["answered"], "score"] = np.nan
+    if "partial" in out.columns:
+        out.loc[~out["answered"], "partial"] = np.nan
+    is_sc = (out["axis"] == "sc").to_numpy()
+    need_score = out["answered"].to_numpy() & ~is_sc & out["score"].isna().to_numpy()
+    if need_score.any():
+        row = int(np.flatnonzero(need_score)[0])
+        raise InputError(
+            f"{source}: column 'score' row {row}: answered=True but no score "
+            f"(model {out['model'].iloc[row]!r}, axis {out['axis'].iloc[row]!r}); expected a value in [0, 1]"
+        )
+    key = ["model", "benchmark", "item", "axis"]
+    dup = out.duplicated(key)
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(
+            f"{source}: row {row}: duplicate (model, benchmark, item, axis) = "
+            f"{tuple(out.loc[row, key])}; expected one verdict per key"
+        )
+    n_dom = out.groupby(["benchmark", "item"], sort=False)["domain"].nunique()
+    if (n_dom > 1).any():
+        b, i = n_dom.index[int(np.flatnonzero((n_dom > 1).to_numpy())[0])]
+        raise InputError(f"{source}: item ({b!r}, {i!r}) has more than one domain; expected one per item")
+    if is_sc.any():
+        _validate_sc(out, is_sc, source)
+    return out
+
+
+def _validate_sc(out: pd.DataFrame, is_sc: NDArray[np.bool_], source: str) -> None:
+    missing = [c for c in SC_COLUMNS if c not in out.columns]
+    if missing:
+        raise InputError(f"{source}: axis 'sc' present but column(s) {missing} missing")
+    answered_sc = is_sc & out["answered"].to_numpy()
+    t0 = _bool_column(out["sc_turn0_correct"], "sc_turn0_correct", source, allow_na=True)
+    no_t0 = answered_sc & t0.isna().to_numpy()
+    if no_t0.any():
+        row = int(np.flatnonzero(no_t0)[0])
+        raise InputError(f"{source}: column 'sc_turn0_correct' row {row}: answered sc row needs true/false")
+    out["sc_turn0_correct"] = t0
+    flip = pd.to_numeric(out["sc_flip_turn"], errors="coerce")
+    bad_flip = (out["sc_flip_turn"].notna() & ~flip.isin([1, 2, 3])).to_numpy()
+    if bad_flip.any():
+        row = int(np.flatnonzero(bad_flip)[0])
+        raise InputError(
+            f"{source}: column 'sc_flip_turn' row {row}: expected 1, 2, 3 or empty (no flip), "
+            f"got {out['sc_flip_turn'].iloc[row]!r}"
+        )
+    out["sc_flip_turn"] = flip.astype("Int64")
+    adopted = out["sc_adopted"].astype("string").str.strip().str.lower()
+    bad_ad = (adopted.notna() & ~adopted.isin(_ADOPTED)).to_numpy()
+    if bad_ad.any():
+        row = int(np.flatnonzero(bad_ad)[0])
+        raise InputError(
+            f"{source}: column 'sc_adopted' row {row}: expected yes / no / unknown or empty, "
+            f"got {out['sc_adopted'].iloc[row]!r}"
+        )
+    out["sc_adopted"] = adopted
+
+
+def load_verdicts(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a verdict table (CSV or parquet) and validate it (:func:`validate_verdicts`)."""
+    p = Path(path)
+    return validate_verdicts(_read_table(p), source=str(p))
+
+
+@dataclass(frozen=True)
+class VerdictArrays:
+    """Dense arrays built from a verdict table.
+
+    Attributes
+    ----------
+    models, axes:
+        Names, in order of first appearance (axes: known axes in the canonical order, then others).
+    benchmarks, item_ids, domains:
+        One entry per item (item key = (benchmark, item)).
+    scores:
+        (n_models, n_items, n_axes) per-item score; NaN where unanswered or absent. For ``sc`` this is the
+        retention indicator (1 = held all three turns) on every answered item.
+    partial:
+        (n_models, n_items) mq partial credit, or None when the table has none.
+    sc_turn0_correct, sc_flip_turn, sc_adopted:
+        (n_models, n_items) float arrays for the sc axis, NaN where unanswered/absent: turn-0 correctness
+        (1/0), flip turn (1, 2, 3; 0 = no flip) and Q3 adoption (1 yes, 0 no, NaN unknown / NA).
+        None when the table has no sc axis.
+    """
+
+    models: list[str]
+    axes: list[str]
+    benchmarks: NDArray[np.str_]
+    item_ids: NDArray[np.str_]
+    domains: NDArray[np.str_]
+    scores: NDArray[np.float64]
+    partial: NDArray[np.float64] | None
+    sc_turn0_correct: NDArray[np.float64] | None
+    sc_flip_turn: NDArray[np.float64] | None
+    sc_adopted: NDArray[np.float64] | None
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_items(self) -> int:
+        return int(self.item_ids.shape[0])
+
+    @property
+    def n_axes(self) -> int:
+        return len(self.axes)
+
+    def axis_index(self, axis: str) -> int:
+        if axis not in self.axes:
+            raise InputError(f"axis {axis!r} not in the verdict table; axes present: {self.axes}")
+        return self.axes.index(axis)
+
+    def subset_items(self, mask: NDArray[np.bool_]) -> VerdictArrays:
+        """A copy restricted to the items where ``mask`` is True."""
+        m = np.asarray(mask, dtype=bool)
+
+        def cut(a: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+            return None if a is None else a[:, m].copy()
+
+        return VerdictArrays(
+            models=list(self.models),
+            axes=list(self.axes),
+            benchmarks=self.benchmarks[m].copy(),
+            item_ids=self.item_ids[m].copy(),
+            domains=self.domains[m].copy(),
+            scores=self.scores[:, m, :].copy(),
+            partial=cut(self.partial),
+            sc_turn0_correct=cut(self.sc_turn0_correct),
+            sc_flip_turn=cut(self.sc_flip_turn),
+            sc_adopted=cut(self.sc_adopted),
+        )
+
+
+def _ordered_axes(names: pd.Series) -> list[str]:
+    present = list(pd.unique(names))
+    return [a for a in AXES if a in present] + [a for a in present if a not in AXES]
+
+
+def build_arrays(df: pd.DataFrame, validated: bool = False) -> VerdictArrays:
+    """Build :class:`VerdictArrays` from a long verdict table (validated first unless ``validated``)."""
+    v = df if validated else validate_verdicts(df)
+    m_idx, m_uniq = pd.factorize(v["model"], sort=False)
+    models = [str(m) for m in m_uniq]
+    a_codes, a_uniq = pd.factorize(v["axis"], sort=False)
+    axes = _ordered_axes(pd.Series([str(a) for a in a_uniq]))
+    a_idx = np.array([axes.index(str(a)) for a in a_uniq], dtype=np.intp)[a_codes]
+    b_codes, _ = pd.factorize(v["benchmark"], sort=False)
+    it_codes, it_uniq = pd.factorize(v["item"], sort=False)
+    i_idx, uniq = pd.factorize(b_codes.astype(np.int64) * max(len(it_uniq), 1) + it_codes, sort=False)
+    _, first = np.unique(i_idx, return_index=True)  # first row of each item, items in appearance order
+    benchmarks = v["benchmark"].iloc[first].to_numpy(dtype=str)
+    item_ids = v["item"].iloc[first].to_numpy(dtype=str)
+    domains = v["domain"].iloc[first].to_numpy(dtype=str)
+    n_m, n_i, n_a = len(models), len(uniq), len(axes)
+
+    answered = v["answered"].to_numpy(bool)
+    scores = np.full((n_m, n_i, n_a), np.nan)
+    val = v["score"].to_numpy(float)
+    is_sc = (v["axis"] == "sc").to_numpy()
+    if is_sc.any():
+        held = v["sc_flip_turn"].isna().to_numpy()
+        val = np.where(is_sc, held.astype(float), val)
+    keep = answered
+    scores[m_idx[keep], i_idx[keep], a_idx[keep]] = val[keep]
+
+    partial = None
+    if "partial" in v.columns and "mq" in axes:
+        sel = keep & (v["axis"] == "mq").to_numpy()
+        pv = v["partial"].to_numpy(float)
+        partial = np.full((n_m, n_i), np.nan)
+        partial[m_idx[sel], i_idx[sel]] = pv[sel]
+        if np.isnan(partial[~np.isnan(scores[:, :, axes.index("mq")])]).all():
+            partial = None
+
+    t0 = flip = adopt = None
+    if is_sc.any():
+        sel = keep & is_sc
+        t0 = np.full((n_m, n_i), np.nan)
+        flip = np.full((n_m, n_i), np.nan)
+        adopt = np.full((n_m, n_i), np.nan)
+        t0v = v["sc_turn0_correct"].astype("boolean").fillna(False).to_numpy(bool).astype(float)
+        fv = v["sc_flip_turn"].astype("Float64").fillna(0.0).to_numpy(float)
+        ad = v["sc_adopted"]
+        av = np.where(ad.eq("yes").fillna(False).to_numpy(bool), 1.0, np.nan)
+        av = np.where(ad.eq("no").fillna(False).to_numpy(bool), 0.0, av)
+        t0[m_idx[sel], i_idx[sel]] = t0v[sel]
+        flip[m_idx[sel], i_idx[sel]] = fv[sel]
+        adopt[m_idx[sel], i_idx[sel]] = av[sel]
+    return VerdictArrays(
+        models=models,
+        axes=axes,
+        benchmarks=benchmarks,
+        item_ids=item_ids,
+        domains=domains,
+        scores=scores,
+        partial=partial,
+        sc_turn0_correct=t0,
+        sc_flip_turn=flip,
+        sc_adopted=adopt,
+    )
+
+
+def load_axis_means(
+    path: str | os.PathLike[str], axes: list[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read per-model axis means: a CSV/parquet with a ``model`` column and one column per axis.
+
+    ``axes`` names the axis columns; by default the known axes (q, if, h, mq, sc, c, vis) present in the
+    file, or, when none is, every numeric column. Returns ``(means, extra)``: ``means`` indexed by model
+    with one float column per axis (values in [0, 1], NaN allowed), ``extra`` the remaining columns.
+    """
+    p = Path(path)
+    df = _read_table(p)
+    if "model" not in df.columns:
+        raise InputError(f"{p}: missing column 'model'; expected a 'model' column and one column per axis")
+    if df["model"].isna().any() or df["model"].astype(str).duplicated().any():
+        raise InputError(f"{p}: column 'model' must hold unique, non-empty model names")
+    if axes is None:
+        axes = [a for a in AXES if a in df.columns]
+        if not axes:
+            axes = [c for c in df.columns if c != "model" and pd.api.types.is_numeric_dtype(df[c])]
+    absent = [a for a in axes if a not in df.columns]
+    if absent:
+        raise InputError(f"{p}: axis column(s) {absent} not found; columns are {list(df.columns)}")
+    if len(axes) == 0:
+        raise InputError(f"{p}: no axis columns found; expected one numeric column per axis")
+    means = pd.DataFrame(index=pd.Index(df["model"].astype(str), name="model"))
+    for a in axes:
+        col = pd.to_numeric(df[a], errors="coerce")
+        bad = (col.isna() & df[a].notna()) | (col < 0) | (col > 1)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"{p}: column {a!r} row {row}: expected a number in [0, 1], got {df[a].iloc[row]!r}"
+            )
+        means[a] = col.to_numpy(float)
+    extra = df.drop(columns=list(axes)).set_index(means.index)
+    extra = extra.drop(columns=["model"]) if "model" in extra.columns else extra
+    return means, extra

@@ -1,0 +1,124 @@
+"""Figures of the multi-axis analyses (PRISM-VLM Table 5 / Fig. 3 / Table 14), PNG and SVG.
+
+* :func:`profile_figure`: per-axis profile of selected models as grouped bars (the "same PScore,
+  different strengths" view of Table 5);
+* :func:`correlation_figure`: inter-axis correlation heatmap with PScore as the last row / column (Fig. 3);
+* :func:`forest_figure`: PScore with its 95 % bootstrap CI per model, sorted (Table 14 as a forest plot).
+
+Built on :class:`matplotlib.figure.Figure` with the Agg canvas (no pyplot state) and written atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from benchsift._fileio import atomic_path
+
+__all__ = ["correlation_figure", "forest_figure", "profile_figure", "save_figure", "write_prism_figures"]
+
+FORMATS: tuple[str, ...] = ("png", "svg")
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
+    """Write ``fig`` as ``stem.<fmt>`` for each format, atomically; return the paths."""
+    paths = []
+    for fmt in formats:
+        target = stem.with_name(f"{stem.name}.{fmt}")
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=150)
+        paths.append(target)
+    return paths
+
+
+def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8) -> Figure:
+    """Grouped bars: one group per axis, one bar per model (the named ``models`` or the first
+    ``max_models`` rows)."""
+    sel = means.loc[list(models)] if models is not None else means.iloc[:max_models]
+    axes = [str(a) for a in sel.columns]
+    n_m = len(sel)
+    fig = _new_figure(max(6.0, 0.9 * len(axes) + 0.25 * n_m * len(axes) / 2), 4.0)
+    ax = fig.add_subplot()
+    width = 0.8 / max(n_m, 1)
+    x = np.arange(len(axes))
+    cmap = colormaps["tab10"]
+    for k, (name, row) in enumerate(sel.iterrows()):
+        ax.bar(x - 0.4 + width * (k + 0.5), row.to_numpy(float), width, label=str(name), color=cmap(k % 10))
+    ax.set_xticks(x, axes)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("axis mean")
+    ax.set_title("Per-axis profile")
+    ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def correlation_figure(corr: pd.DataFrame, title: str = "Inter-axis Pearson correlation") -> Figure:
+    """Heatmap of a correlation matrix on [-1, 1]; NaN cells grey and marked "n/a"."""
+    C = corr.to_numpy(float)
+    labels = [str(c) for c in corr.columns]
+    k = len(labels)
+    fig = _new_figure(1.0 + 0.6 * k, 0.8 + 0.55 * k)
+    ax = fig.add_subplot()
+    cmap = colormaps["RdBu_r"].with_extremes(bad="lightgrey")
+    im = ax.imshow(np.ma.masked_invalid(C), cmap=cmap, vmin=-1.0, vmax=1.0)
+    ax.set_xticks(range(k), labels, rotation=45, ha="right")
+    ax.set_yticks(range(k), labels)
+    for i in range(k):
+        for j in range(k):
+            v = C[i, j]
+            ax.text(
+                j,
+                i,
+                "n/a" if np.isnan(v) else f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if np.isfinite(v) and abs(v) > 0.6 else "black",
+            )
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_title(title)
+    return fig
+
+
+def forest_figure(table: pd.DataFrame, value: str = "pscore", lo: str = "ci_lo", hi: str = "ci_hi") -> Figure:
+    """Forest plot: one row per model (sorted by ``value``), point and CI whiskers."""
+    t = table.sort_values(value, ascending=True, kind="stable")
+    n = len(t)
+    fig = _new_figure(6.0, 0.8 + 0.22 * n)
+    ax = fig.add_subplot()
+    y = np.arange(n)
+    v = t[value].to_numpy(float)
+    err = np.vstack([v - t[lo].to_numpy(float), t[hi].to_numpy(float) - v])
+    ax.errorbar(v, y, xerr=np.clip(err, 0, None), fmt="o", ms=3, capsize=2, color="tab:red")
+    ax.set_yticks(y, [str(m) for m in t.index], fontsize=7)
+    ax.set_xlabel("PScore (95 % item-bootstrap CI)")
+    ax.set_title("PScore with bootstrap CIs")
+    return fig
+
+
+def write_prism_figures(
+    out_dir: Path,
+    means: pd.DataFrame,
+    corr: pd.DataFrame,
+    table: pd.DataFrame | None = None,
+    profile_models: Sequence[str] | None = None,
+) -> list[Path]:
+    """Write profile, correlation heatmap and (when ``table`` has CIs) the forest plot into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = save_figure(profile_figure(means, profile_models), out_dir / "profile")
+    paths += save_figure(correlation_figure(corr), out_dir / "axis_correlation")
+    if table is not None:
+        paths += save_figure(forest_figure(table), out_dir / "pscore_forest")
+    return paths
