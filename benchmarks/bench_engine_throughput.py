@@ -1,0 +1,182 @@
+"""Throughput of the engine's client stack against the local scripted server (issue 7).
+
+Setup: the test server of ``tests/engine/fake_server.py`` in its own process, 50 ms latency per request,
+one endpoint with concurrency 64. N distinct grading-judge requests (text only) go through the full stack
+(cache -> retry -> limit -> openai SDK). Ideal time = N x 0.05 s / 64 (latency-bound); throughput is
+reported as a fraction of the ideal (target >= 80 %). Side by side in the same process: a bare
+``httpx`` client with the same 64-request semaphore (the transport floor without SDK, retries or cache).
+Then the same N requests again with the cache: the server must see zero new requests.
+
+Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "engine"))
+
+from fake_server import API_KEY  # noqa: E402
+
+from benchsift.clients import ClientPool, Request, ResponseCache, config_from_dict  # noqa: E402
+
+
+def _prompt(i: int) -> str:
+    return (
+        "You are checking whether a model changed its answer between two consecutive turns\n"
+        f"Original question: question {i}\nPrevious answer: {i}\nCurrent answer: {i}\n"
+    )
+
+
+def _server_requests(url: str) -> int:
+    with urllib.request.urlopen(url.replace("/v1", "/stats")) as r:
+        return int(json.loads(r.read())["requests"])
+
+
+async def _stack(url: str, n: int, conc: int, cache_path: Path | None) -> tuple[float, dict]:
+    cfg = config_from_dict(
+        {
+            "timeout": 60,
+            "endpoint": [
+                {
+                    "name": "j",
+                    "base_url": url,
+                    "model": "judge",
+                    "api_key_env": "BENCH_KEY",
+                    "concurrency": conc,
+                }
+            ],
+        }
+    )
+    pool = ClientPool(cfg, ResponseCache(cache_path) if cache_path else None)
+    client = pool.get("j")
+    reqs = [
+        Request(model="judge", messages=({"role": "user", "content": _prompt(i)},), max_tokens=384)
+        for i in range(n)
+    ]
+    t = time.perf_counter()
+    await asyncio.gather(*(client.generate(r) for r in reqs))
+    dt = time.perf_counter() - t
+    stats = pool.total().to_dict()
+    await pool.aclose()
+    return dt, stats
+
+
+async def _bare(url: str, n: int, conc: int) -> float:
+    import httpx2 as httpx  # the transport the openai SDK uses here
+
+    sem = asyncio.Semaphore(conc)
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(
+        limits=limits, timeout=60, headers={"Authorization": f"Bearer {API_KEY}"}
+    ) as c:
+
+        async def one(i: int) -> None:
+            async with sem:
+                body = {
+                    "model": "judge",
+                    "messages": [{"role": "user", "content": _prompt(n + i)}],
+                    "max_tokens": 384,
+                }
+                r = await c.post(url + "/chat/completions", json=body)
+                r.raise_for_status()
+
+        t = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--concurrency", type=int, default=64)
+    args = ap.parse_args()
+    os.environ["BENCH_KEY"] = API_KEY
+    tmp = Path(tempfile.mkdtemp())
+    (tmp / "world.json").write_text("{}")
+    port_file = tmp / "url"
+    srv = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "engine" / "fake_server.py"),
+            str(tmp / "world.json"),
+            str(port_file),
+            str(args.latency),
+        ]
+    )
+    try:
+        while not port_file.exists():
+            time.sleep(0.05)
+        url = port_file.read_text()
+        asyncio.run(_stack(url, 64, args.concurrency, None))  # warm-up (connections, imports)
+        ideal = args.n * args.latency / args.concurrency
+        t_bare = asyncio.run(_bare(url, args.n, args.concurrency))
+        t_stack, s1 = asyncio.run(_stack(url, args.n, args.concurrency, tmp / "cache.sqlite"))
+        before = _server_requests(url)
+        t_cached, s2 = asyncio.run(_stack(url, args.n, args.concurrency, tmp / "cache.sqlite"))
+        new = _server_requests(url) - before
+    finally:
+        srv.terminate()
+        srv.wait()
+    con = Console(width=120)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
+    con.print(
+        f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, load avg {load[0]:.2f}"
+    )
+    con.print(
+        f"N = {args.n} requests, latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}; "
+        f"ideal time {ideal:.2f} s = {args.n / ideal:.0f} req/s"
+    )
+    t = Table(title="engine client throughput")
+    for col in ("run", "seconds", "req/s", "fraction of ideal", "server requests", "cache hits"):
+        t.add_column(col, justify="right" if col != "run" else "left")
+    t.add_row("ideal (latency-bound)", f"{ideal:.2f}", f"{args.n / ideal:.0f}", "100 %", str(args.n), "-")
+    t.add_row(
+        "bare httpx + semaphore",
+        f"{t_bare:.2f}",
+        f"{args.n / t_bare:.0f}",
+        f"{ideal / t_bare:.0%}",
+        str(args.n),
+        "-",
+    )
+    t.add_row(
+        "benchsift stack (cold)",
+        f"{t_stack:.2f}",
+        f"{args.n / t_stack:.0f}",
+        f"{ideal / t_stack:.0%}",
+        str(s1["requests"]),
+        str(s1["cache_hits"]),
+    )
+    t.add_row(
+        "benchsift stack (cached rerun)",
+        f"{t_cached:.2f}",
+        f"{args.n / t_cached:.0f}",
+        "-",
+        str(new),
+        str(s2["cache_hits"]),
+    )
+    con.print(t)
+    con.print(
+        f"target: cold >= 80 % of ideal -> {'met' if ideal / t_stack >= 0.8 else 'NOT met'}; "
+        f"cached rerun requests at the server: {new}"
+    )
+
+
+if __name__ == "__main__":
+    main()

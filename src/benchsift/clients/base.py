@@ -1,0 +1,186 @@
+"""The model-client protocol: one async ``generate(request) -> Response`` and a classified error.
+
+Layering (inspect_ai style): a provider client only talks to its API and classifies its errors as
+retryable or not; retries (:mod:`benchsift.clients.retry`), the concurrency limit
+(:mod:`benchsift.clients.limits`) and the response cache (:mod:`benchsift.clients.cache`) wrap it from
+outside. Clients know nothing of the evaluation axes they serve.
+
+::
+
+    BenchsiftError
+    └── ClientError            a request that failed (retryable or not)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from benchsift.errors import BenchsiftError
+
+__all__ = [
+    "ClientError",
+    "ClientStats",
+    "ModelClient",
+    "Request",
+    "Response",
+    "canonical_json",
+    "image_data_url",
+]
+
+
+def canonical_json(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept (the input of every cache key)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def image_data_url(data: bytes, mime: str = "image/png") -> str:
+    """``data:<mime>;base64,<...>``: how images travel in OpenAI-style chat content parts."""
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _digest_images(messages: Any) -> Any:
+    """Replace every ``data:`` URL by the sha256 of its payload (for stored, human-readable requests)."""
+    if isinstance(messages, dict):
+        out = {}
+        for k, v in messages.items():
+            if k == "url" and isinstance(v, str) and v.startswith("data:"):
+                out[k] = "sha256:" + hashlib.sha256(v.encode("ascii")).hexdigest()
+            else:
+                out[k] = _digest_images(v)
+        return out
+    if isinstance(messages, list | tuple):
+        return [_digest_images(m) for m in messages]
+    return messages
+
+
+@dataclass(frozen=True)
+class Request:
+    """One chat-completion request, in the fields that change the answer.
+
+    ``messages`` follow the OpenAI chat format (content may be a list of ``text`` / ``image_url`` parts).
+    Transport settings (API key, timeout, retry policy, concurrency) are deliberately not part of a
+    request, so they never enter the cache key.
+    """
+
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    max_tokens: int = 512
+    temperature: float = 0.0
+    top_p: float = 1.0
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def payload(self) -> dict[str, Any]:
+        """The request as a JSON-able dict (without endpoint or credentials)."""
+        out: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(self.messages),
+            "max_tokens": int(self.max_tokens),
+            "temperature": float(self.temperature),
+            "top_p": float(self.top_p),
+        }
+        for k, v in self.extra:
+            out[k] = v
+        return out
+
+    def key(self, endpoint: str = "") -> str:
+        """sha256 of the canonical request JSON plus the endpoint URL (never the API key)."""
+        body = {"endpoint": endpoint.rstrip("/"), "request": self.payload()}
+        return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+    def loggable(self) -> dict[str, Any]:
+        """The payload with image data replaced by digests (for logs and the cache's request column)."""
+        return _digest_images(self.payload())
+
+
+@dataclass
+class Response:
+    """A model's answer. ``text`` is None when the API returned no content (e.g. a refusal)."""
+
+    text: str | None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "finish_reason": self.finish_reason,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], cached: bool = False) -> Response:
+        return cls(
+            text=d.get("text"),
+            finish_reason=d.get("finish_reason"),
+            prompt_tokens=int(d.get("prompt_tokens") or 0),
+            completion_tokens=int(d.get("completion_tokens") or 0),
+            cached=cached,
+        )
+
+
+class ClientError(BenchsiftError):
+    """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass
+class ClientStats:
+    """Counters shared by the layers of one client stack (summed over endpoints by the caller)."""
+
+    requests: int = 0  # HTTP attempts that reached the network layer
+    succeeded: int = 0
+    retries: int = 0
+    failures: int = 0  # requests that failed for good (after retries)
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def count_error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def add(self, other: ClientStats) -> None:
+        for name in ("requests", "succeeded", "retries", "failures", "cache_hits"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        for k, v in other.errors.items():
+            self.errors[k] = self.errors.get(k, 0) + v
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "succeeded": self.succeeded,
+            "retries": self.retries,
+            "failures": self.failures,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "errors": dict(self.errors),
+        }
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """Anything that answers a :class:`Request` asynchronously."""
+
+    async def generate(self, request: Request) -> Response: ...

@@ -1,0 +1,77 @@
+"""Retries with exponential backoff, seeded jitter and ``Retry-After``.
+
+The delay before attempt ``k + 1`` (``k = 1, 2, ...``) after a retryable failure is
+
+    d_k = Retry-After                                  if the server sent one (capped at ``max_retry_after``)
+    d_k = min(max_delay, initial * 2 ** (k - 1)) * u_k  otherwise, u_k ~ U(0.5, 1) ("equal jitter")
+
+where ``u_k`` is drawn from a generator seeded by (``seed``, request key, k), so a rerun waits exactly as
+long as the first run did and concurrent requests do not retry in lock-step. A non-retryable error, or
+the ``max_attempts``-th failure, is raised to the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchsift.clients.base import ClientError, ClientStats, ModelClient, Request, Response
+
+__all__ = ["RetryPolicy", "RetryingClient"]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries: ``max_attempts`` attempts in all, exponential backoff from ``initial`` seconds."""
+
+    max_attempts: int = 6
+    initial: float = 0.5
+    max_delay: float = 30.0
+    max_retry_after: float = 120.0
+    seed: int = 0
+
+    def delay(self, attempt: int, key: str, retry_after: float | None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based) of the request ``key``."""
+        if retry_after is not None and retry_after >= 0:
+            return float(min(retry_after, self.max_retry_after))
+        digest = hashlib.sha256(f"{self.seed}:{key}:{attempt}".encode()).digest()
+        rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        base = min(self.max_delay, self.initial * 2.0 ** (attempt - 1))
+        return float(base * rng.uniform(0.5, 1.0))
+
+
+class RetryingClient:
+    """Wrap a client: retry its retryable :class:`ClientError` under a :class:`RetryPolicy`."""
+
+    def __init__(
+        self,
+        inner: ModelClient,
+        policy: RetryPolicy | None = None,
+        *,
+        stats: ClientStats | None = None,
+        endpoint: str = "",
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.inner = inner
+        self.policy = policy or RetryPolicy()
+        self.stats = stats if stats is not None else ClientStats()
+        self.endpoint = endpoint
+        self._sleep = sleep
+
+    async def generate(self, request: Request) -> Response:
+        key = request.key(self.endpoint)
+        attempt = 1
+        while True:
+            try:
+                return await self.inner.generate(request)
+            except ClientError as err:
+                if not err.retryable or attempt >= self.policy.max_attempts:
+                    self.stats.failures += 1
+                    raise
+                self.stats.retries += 1
+                await self._sleep(self.policy.delay(attempt, key, err.retry_after))
+                attempt += 1

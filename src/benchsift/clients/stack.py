@@ -1,0 +1,52 @@
+"""Assemble the client stack for one endpoint: cache -> retry -> concurrency limit -> HTTP client."""
+
+from __future__ import annotations
+
+from benchsift.clients.base import ClientStats, ModelClient
+from benchsift.clients.cache import CachedClient, ResponseCache
+from benchsift.clients.config import EndpointConfig, EngineConfig
+from benchsift.clients.limits import LimitedClient
+from benchsift.clients.openai_compat import OpenAICompatClient
+from benchsift.clients.retry import RetryingClient, RetryPolicy
+
+__all__ = ["ClientPool"]
+
+
+class ClientPool:
+    """One wrapped client per endpoint name, sharing one cache; per-endpoint :class:`ClientStats`."""
+
+    def __init__(self, config: EngineConfig, cache: ResponseCache | None) -> None:
+        self.config = config
+        self.cache = cache
+        self.stats: dict[str, ClientStats] = {}
+        self._clients: dict[str, ModelClient] = {}
+        self._http: list[OpenAICompatClient] = []
+
+    def get(self, name: str) -> ModelClient:
+        if name not in self._clients:
+            ep: EndpointConfig = self.config.endpoint(name)
+            stats = self.stats.setdefault(name, ClientStats())
+            http = OpenAICompatClient(ep, timeout=self.config.timeout, stats=stats)
+            self._http.append(http)
+            policy = RetryPolicy(
+                max_attempts=self.config.max_attempts,
+                initial=self.config.retry_initial,
+                seed=self.config.retry_seed,
+            )
+            client: ModelClient = LimitedClient(http, ep.concurrency)
+            client = RetryingClient(client, policy, stats=stats, endpoint=ep.base_url)
+            client = CachedClient(client, self.cache, endpoint=ep.base_url, stats=stats)
+            self._clients[name] = client
+        return self._clients[name]
+
+    def total(self) -> ClientStats:
+        out = ClientStats()
+        for s in self.stats.values():
+            out.add(s)
+        return out
+
+    async def aclose(self) -> None:
+        for h in self._http:
+            await h.aclose()
+        self._http.clear()
+        self._clients.clear()

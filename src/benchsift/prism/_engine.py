@@ -1,0 +1,130 @@
+"""Shared helpers of the engine stages (sources -> build -> run -> grade).
+
+Image parts, strict JSON, JSONL files, bounded async batching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import mimetypes
+import os
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from benchsift._fileio import atomic_path
+from benchsift.clients.base import image_data_url
+from benchsift.errors import InputError
+from benchsift.prism.sources import Item
+
+T = TypeVar("T")
+
+__all__ = ["ImageStore", "gather_bounded", "parse_json_object", "user_message", "write_jsonl"]
+
+
+class ImageStore:
+    """Reads an item's image files (relative to ``root``) once and hands out data URLs."""
+
+    def __init__(self, root: str | os.PathLike[str] | None) -> None:
+        self.root = Path(root) if root is not None else None
+        self._urls: dict[str, str] = {}
+
+    def urls(self, item: Item) -> list[str]:
+        out = []
+        for name in item.images:
+            if name not in self._urls:
+                p = Path(name)
+                if not p.is_absolute() and self.root is not None:
+                    p = self.root / p
+                try:
+                    data = p.read_bytes()
+                except FileNotFoundError as err:
+                    raise InputError(f"item {item.id}: image file {p} not found") from err
+                mime = mimetypes.guess_type(p.name)[0] or "image/png"
+                self._urls[name] = image_data_url(data, mime)
+            out.append(self._urls[name])
+        return out
+
+
+def user_message(text: str, image_urls: Sequence[str] = ()) -> dict[str, Any]:
+    """An OpenAI chat user message: the text part, then one ``image_url`` part per image."""
+    if not image_urls:
+        return {"role": "user", "content": text}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts += [{"type": "image_url", "image_url": {"url": u}} for u in image_urls]
+    return {"role": "user", "content": parts}
+
+
+_FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
+
+
+def parse_json_object(text: str | None) -> dict[str, Any]:
+    """Strict JSON: the whole reply (optionally inside one ```json fence) must be a JSON object.
+
+    Raises ValueError with the reason otherwise (used to re-ask the judge).
+    """
+    if text is None or not text.strip():
+        raise ValueError("empty reply")
+    body = text.strip()
+    m = _FENCED.fullmatch(body)
+    if m:
+        body = m.group(1)
+    try:
+        obj = json.loads(body)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"not valid JSON ({err.msg} at position {err.pos})") from err
+    if not isinstance(obj, dict):
+        raise ValueError("expected a JSON object")
+    return obj
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    from benchsift.prism.sources import _read_jsonl
+
+    return _read_jsonl(Path(path))
+
+
+async def gather_bounded(
+    factories: Sequence[Callable[[], Awaitable[T]]],
+    *,
+    window: int = 4096,
+    on_done: Callable[[T], None] | None = None,
+) -> list[T]:
+    """Run coroutine factories with at most ``window`` scheduled at once; results in input order."""
+    results: list[Any] = [None] * len(factories)
+    it = iter(enumerate(factories))
+    pending: set[asyncio.Task[tuple[int, T]]] = set()
+
+    async def _one(i: int, f: Callable[[], Awaitable[T]]) -> tuple[int, T]:
+        return i, await f()
+
+    def _fill() -> None:
+        for i, f in it:
+            pending.add(asyncio.ensure_future(_one(i, f)))
+            if len(pending) >= window:
+                break
+
+    _fill()
+    try:
+        while pending:
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for t in done:
+                pending.discard(t)
+                i, r = t.result()
+                results[i] = r
+                if on_done is not None:
+                    on_done(r)
+            _fill()
+    finally:
+        for t in pending:
+            t.cancel()
+    return results
