@@ -1,0 +1,169 @@
+"""Speed and memory of PRIMEBench Stage 2 (VAW item pruning) at the paper's scale, beside a baseline.
+
+Run (from the repository root)::
+
+    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 .venv/bin/python benchmarks/bench_stage2.py
+    .venv/bin/python benchmarks/bench_stage2.py --items-per-benchmark 2000      # a quicker, smaller panel
+    .venv/bin/python benchmarks/bench_stage2.py --variants cells,shares,random-cells,text-cells
+
+Data: ``simulate_panel(SimulationConfig.primebench())`` -- 30 image models (+ 6 text-only runs), 43
+benchmarks in 18 categories, ~386k items, 64-dim vision-text and text-only embeddings -- and Stage 2 runs
+on every item (as if Stages 0-1 had kept them all, the worst case; the real Stage 2 input is smaller).
+
+What it prints: data size and machine info, then one row per method with wall time, peak traced memory
+(``tracemalloc``, a second run unless ``--no-memory``), items kept and the mean over categories of the
+Spearman rho between the image models' full-pool category mean and their mean on the kept items (an
+in-panel sanity check, not the held-out protocol). Methods:
+
+* ``baseline: top variance`` -- the plain Variance selector (category-wide top ``K_C`` by plug-in
+  variance, seeded random ties), vectorized in this script: the cheapest reasonable Stage 2;
+* ``vaw/<variant>`` -- :func:`benchsift.compression.stage2_prune` with VAW (``cells`` by default; the D.4
+  variants on request; ``dpp`` is O(n_b K_b^2) and slow at this scale, so it is not in the default list);
+* ``built-in text embedding`` -- the TF-IDF + SVD fallback that Stage 2 builds from the question text when
+  no embeddings are given (not included in the ``vaw/*`` rows, which use the simulated embeddings).
+
+Target (issue 4): Stage 2 under ~25 s of the 60 s / 4 GB budget of Stages 0-3 on 2 cores. Timings are
+wall-clock on whatever else runs on the machine: rerun on a quiet machine for numbers to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from benchsift.compression import ItemEmbeddings, stage2_prune
+from benchsift.compression.selectors import category_budget, item_variance, top_k_positions
+from benchsift.compression.stages import effective_categories
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.stats import check_random_state, spearman
+
+
+def _machine() -> str:
+    threads = {k: os.environ.get(k, "-") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    return (
+        f"python {sys.version.split()[0]}, numpy {np.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.1f}, threads {threads}"
+    )
+
+
+def top_variance_baseline(panel: Panel, retention: float, floor: int = 100, seed: int = 0) -> np.ndarray:
+    """Category-wide top-K_C items by plug-in variance over the image models (seeded random ties)."""
+    scores = panel.scores[(panel.models["condition"] == "image").to_numpy()]
+    v, _ = item_variance(scores)
+    cats = effective_categories(panel.items)
+    codes, names = np.unique(cats, return_inverse=True)
+    order = np.argsort(names, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(names))])
+    rng = check_random_state(seed)
+    kept = []
+    for c in range(len(codes)):
+        cols = order[bounds[c] : bounds[c + 1]]
+        k = category_budget(cols.shape[0], retention, floor)
+        kept.append(cols[top_k_positions(v[cols], k, rng)])
+    return np.sort(np.concatenate(kept))
+
+
+def category_fidelity(panel: Panel, kept: np.ndarray) -> float:
+    """Mean over categories of Spearman rho(full-pool mean, kept-items mean) over the image models."""
+    img = panel.image_panel()
+    full = img.category_means().means
+    pruned = img.subset(items=kept).category_means()
+    part = pruned.means
+    cats_full = img.category_means().groups
+    idx = {g: j for j, g in enumerate(pruned.groups)}
+    rhos = [spearman(full[:, j], part[:, idx[g]]) for j, g in enumerate(cats_full) if g in idx]
+    return float(np.nanmean(rhos))
+
+
+def _measure(fn: Callable[[], Any], memory: bool) -> tuple[Any, float, float]:
+    t0 = time.perf_counter()
+    out = fn()
+    wall = time.perf_counter() - t0
+    peak = float("nan")
+    if memory:
+        tracemalloc.start()
+        fn()
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return out, wall, peak
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--items-per-benchmark", type=int, default=None, help="default: the paper's 8,984")
+    ap.add_argument("--retention", type=float, default=0.05)
+    ap.add_argument("--variants", default="cells,shares", help="comma list of VAW variants to time")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    args = ap.parse_args(argv)
+    console = Console(width=120)
+
+    over: dict[str, Any] = {}
+    if args.items_per_benchmark:
+        over["items_per_benchmark"] = args.items_per_benchmark
+    t0 = time.perf_counter()
+    sim = simulate_panel(SimulationConfig.primebench(**over), random_state=args.seed)
+    t_sim = time.perf_counter() - t0
+    panel, truth = sim.panel, sim.truth
+    emb = ItemEmbeddings(
+        panel.items[["benchmark", "item"]],
+        vision_text=truth.embeddings_vl,
+        text=truth.embeddings_text,
+        source="simulated",
+    )
+    sizes = panel.items["benchmark"].value_counts()
+    console.print(
+        f"data: {int((panel.models['condition'] == 'image').sum())} image models "
+        f"(+{int((panel.models['condition'] != 'image').sum())} text-only rows) x {panel.n_items:,} items, "
+        f"{len(panel.benchmarks)} benchmarks (sizes {sizes.min():,}-{sizes.max():,}), "
+        f"{len(panel.categories)} categories, embeddings {truth.embeddings_vl.shape[1]}-dim; "
+        f"simulated in {t_sim:.1f} s; r = {args.retention}"
+    )
+    console.print(f"machine: {_machine()}")
+
+    table = Table(title="Stage 2 at the paper's scale")
+    for col in ("method", "wall s", "peak traced MiB", "items kept", "mean category rho"):
+        table.add_column(col, justify="right" if col != "method" else "left")
+
+    kept, wall, peak = _measure(
+        lambda: top_variance_baseline(panel, args.retention, seed=args.seed), not args.no_memory
+    )
+    table.add_row(
+        "baseline: top variance", f"{wall:.2f}", f"{peak:.0f}", f"{kept.shape[0]:,}",
+        f"{category_fidelity(panel, kept):.3f}",
+    )  # fmt: skip
+    for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
+        res, wall, peak = _measure(
+            lambda v=variant: stage2_prune(  # type: ignore[misc]
+                panel, retention=args.retention, embeddings=emb, variant=v, random_state=args.seed
+            ),
+            not args.no_memory,
+        )
+        table.add_row(
+            f"vaw/{variant}", f"{wall:.2f}", f"{peak:.0f}", f"{res.n_kept:,}",
+            f"{category_fidelity(panel, res.kept):.3f}",
+        )  # fmt: skip
+    if "question" in panel.items.columns:
+        t0 = time.perf_counter()
+        ItemEmbeddings.from_text(panel.items)
+        table.add_row("built-in text embedding (fallback)", f"{time.perf_counter() - t0:.2f}", "", "", "")
+    console.print(table)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    console.print(f"process peak RSS (simulation included): {rss:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""``benchsift compress`` (PRIMEBench Stages 0-3 -> a suite directory) and ``benchsift estimate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from benchsift.cli._common import console, err_console, print_json
+from benchsift.compression.estimate import estimate_new_models, read_new_scores
+from benchsift.compression.frontier import capability_frontier
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.suite import load_suite, write_suite
+from benchsift.errors import InputError
+
+
+def _fmt(v: float) -> str:
+    return "-" if v != v else f"{v:.3f}"  # NaN check without numpy
+
+
+def compress_command(
+    panel: Annotated[
+        Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Suite directory to write (replaced atomically).")],
+    retention: Annotated[float, typer.Option(help="Stage 2 retention r (fraction of each pool).")] = 0.05,
+    k: Annotated[int, typer.Option("--k", help="Stage 3: number of categories to keep.")] = 5,
+    alpha: Annotated[float, typer.Option(help="VAW vision-dependence weight.")] = 0.187,
+    tau: Annotated[float, typer.Option(help="Stage 0 blind-solvability threshold.", show_default="2/3")] = 2.0
+    / 3.0,
+    embeddings: Annotated[
+        Path | None, typer.Option(help="Vision-text embeddings (.npy + keys, or .parquet).")
+    ] = None,
+    text_embeddings: Annotated[
+        Path | None, typer.Option(help="Text-only embeddings of the same encoder (.npy or .parquet).")
+    ] = None,
+    selector: Annotated[str, typer.Option(help="Stage 2 item selector.")] = "vaw",
+    variant: Annotated[
+        str, typer.Option(help="VAW cell variant: cells, text-cells, random-cells, shares or dpp (App. D.4).")
+    ] = "cells",
+    seed: Annotated[int, typer.Option(help="Seed for every random choice.")] = 0,
+    frontier: Annotated[
+        bool, typer.Option(help="Also write the Capability Frontier (frontier.csv).")
+    ] = False,
+    frontier_gain: Annotated[
+        float | None,
+        typer.Option(help="Per-step accuracy gain for the Frontier budget (default: from the panel)."),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+) -> None:
+    """Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory."""
+    show = err_console if json_output else console
+    loaded = read_new_scores(panel)
+    emb = None
+    if embeddings is not None or text_embeddings is not None:
+        from benchsift.compression.embeddings import ItemEmbeddings
+
+        emb = ItemEmbeddings.load(vision_text=embeddings, text=text_embeddings)
+    cfg = CompressionConfig(
+        retention=retention, k=k, alpha=alpha, tau=tau, selector=selector, variant=variant, seed=seed
+    )
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=show, transient=True
+    ) as bar:
+        task = bar.add_task("compressing", total=None)
+        result = run_pipeline(
+            loaded, cfg, embeddings=emb, progress=lambda label: bar.update(task, description=label)
+        )
+        fr = None
+        if frontier:
+            bar.update(task, description="Capability Frontier")
+            fr = capability_frontier(result.stage0.panel, gain=frontier_gain)
+        bar.update(task, description="writing the suite")
+        write_suite(result, loaded, out, frontier=fr)
+    summary = result.summary()
+    summary["out"] = str(out)
+    if json_output:
+        print_json(summary)
+        return
+    table = Table(title=f"PRIMEBench compression of {panel.name}")
+    for col in ("stage", "name", "items in", "items out", "rho vs Stage 0", "rho (stage)", "note"):
+        table.add_column(col)
+    for s in result.stages:
+        table.add_row(
+            str(s.stage), s.name, str(s.items_in), str(s.items_out), _fmt(s.rho), _fmt(s.rho_stage), s.note
+        )
+    table.add_row(
+        "suite",
+        "released suite",
+        str(loaded.n_items),
+        str(result.n_items_suite),
+        _fmt(result.rho_suite_vs_stage0),
+        "",
+        ", ".join(result.selected_categories),
+    )
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[dim]note: {note}[/]")
+    console.print(f"suite written to {out}/")
+
+
+def estimate_command(
+    suite_dir: Annotated[Path, typer.Argument(help="A suite directory written by `benchsift compress`.")],
+    new_scores: Annotated[
+        Path,
+        typer.Argument(help="New models' scores: long CSV (model, benchmark, item, score) or a panel file."),
+    ],
+    n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates over suite items.")] = 2000,
+    level: Annotated[float, typer.Option(help="Interval level.")] = 0.95,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+) -> None:
+    """Estimate new models' category means, overall score and rank from their scores on a suite."""
+    suite = load_suite(suite_dir)
+    if n_boot < 1:
+        raise InputError(f"--n-boot: expected a positive integer, got {n_boot}")
+    res = estimate_new_models(suite, new_scores, n_boot=n_boot, level=level, random_state=seed)
+    if json_output:
+        print_json(res.to_dict())
+        return
+    table = Table(
+        title=f"Estimates on {suite_dir.name} ({suite.n_items} items, {res.n_reference} reference models)"
+    )
+    table.add_column("model")
+    for c in res.categories:
+        table.add_column(c)
+    for col in ("overall", f"{int(level * 100)}% CI", "rank", "rank CI", "coverage"):
+        table.add_column(col)
+    for j, m in enumerate(res.models):
+        table.add_row(
+            m,
+            *(_fmt(float(v)) for v in res.category_means[j]),
+            _fmt(float(res.overall[j])),
+            f"[{_fmt(float(res.overall_ci[j, 0]))}, {_fmt(float(res.overall_ci[j, 1]))}]",
+            f"{res.rank[j]:.0f} / {res.n_reference + 1}",
+            f"[{res.rank_ci[j, 0]:.0f}, {res.rank_ci[j, 1]:.0f}]",
+            f"{res.coverage[j]:.2f}",
+        )
+    console.print(table)
+    for note in res.notes:
+        console.print(f"[dim]note: {note}[/]")
+    if res.n_ignored_rows:
+        console.print(f"[dim]{res.n_ignored_rows} item column(s) outside the suite were ignored[/]")

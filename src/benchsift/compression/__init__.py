@@ -1,0 +1,57 @@
+"""Hierarchical benchmark compression (PRIMEBench): Stages 0-3, item selectors and embeddings.
+
+Stage 0 (cleaning), Stage 1 (representatives) and Stage 3 (category-count pruning) live in
+:mod:`benchsift.compression.stages`; :func:`run_pipeline` chains Stages 0-3, :func:`write_suite` writes the
+released suite, :func:`estimate_new_models` scores new models on it, :func:`capability_frontier` gives the
+Capability Frontier set.
+
+Stage 2 (item pruning with Vision-Aware Variance, PRIMEBench section 4.3) lives in
+:mod:`benchsift.compression.stages.prune`; the item selectors in :mod:`benchsift.compression.selectors`;
+the item embeddings in :mod:`benchsift.compression.embeddings`.
+"""
+
+from __future__ import annotations
+
+from benchsift.compression.embeddings import ItemEmbeddings, delta_vl, random_projection
+from benchsift.compression.estimate import EstimateResult, estimate_new_models
+from benchsift.compression.frontier import FrontierResult, capability_frontier
+from benchsift.compression.pipeline import CompressionConfig, CompressionResult, run_pipeline
+from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector, vaw_scores
+from benchsift.compression.stages import (
+    Stage0Result,
+    Stage1Result,
+    Stage3Result,
+    stage0_clean,
+    stage1_select,
+    stage3_select,
+)
+from benchsift.compression.stages.prune import Stage2Result, stage2_prune
+from benchsift.compression.suite import Suite, load_suite, write_suite
+
+__all__: list[str] = [
+    "SELECTORS",
+    "CompressionConfig",
+    "CompressionResult",
+    "EstimateResult",
+    "FrontierResult",
+    "ItemEmbeddings",
+    "ItemSelector",
+    "Stage0Result",
+    "Stage1Result",
+    "Stage2Result",
+    "Stage3Result",
+    "Suite",
+    "VAWSelector",
+    "capability_frontier",
+    "delta_vl",
+    "estimate_new_models",
+    "load_suite",
+    "random_projection",
+    "run_pipeline",
+    "stage0_clean",
+    "stage1_select",
+    "stage2_prune",
+    "stage3_select",
+    "vaw_scores",
+    "write_suite",
+]

@@ -1,0 +1,237 @@
+"""New-model estimates from a released suite (PRIMEBench section 4.4: "the released suite reports only the k
+selected category pools").
+
+A new model is evaluated on the suite items only. Its estimated category mean is the NaN-aware mean of its
+scores over the category's suite items, its overall score the mean of its category means (each selected
+category weighs the same, the rule the suite was selected and validated with), and its rank is
+``1 + #(reference models with a higher overall score)`` among the panel's models stored in the suite.
+
+Uncertainty: a bootstrap over suite items, stratified by category (each category resamples its own items, so
+no category vanishes from a replicate), with the *same* resampled items for the reference models and the new
+ones (paired). For each category the replicate sums are one matrix product with the
+:func:`benchsift.stats.bootstrap_weights` matrix, so the cost is ``O(n_boot x n_items x n_models)`` in
+BLAS, no loop over replicates. The rank interval is the percentile interval of the replicate ranks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.suite import Suite, load_suite
+from benchsift.errors import FormatError, InputError
+from benchsift.panel import Panel
+from benchsift.stats import SeedLike, bootstrap_weights, check_random_state, percentile_ci
+
+__all__ = ["EstimateResult", "estimate_new_models", "read_new_scores"]
+
+
+@dataclass(frozen=True)
+class EstimateResult:
+    """Estimates for the new models (rows in ``models`` order).
+
+    ``category_means`` is ``(n_new, n_categories)``; ``overall_ci`` / ``rank_ci`` are ``(n_new, 2)``
+    percentile intervals at ``level``; ``coverage`` the fraction of suite items each model has a score for.
+    """
+
+    models: list[str]
+    categories: list[str]
+    category_means: np.ndarray
+    overall: np.ndarray
+    overall_ci: np.ndarray
+    rank: np.ndarray
+    rank_ci: np.ndarray
+    n_reference: int
+    coverage: np.ndarray
+    n_boot: int
+    level: float
+    n_ignored_rows: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def table(self) -> pd.DataFrame:
+        df = pd.DataFrame(self.category_means, columns=self.categories)
+        df.insert(0, "model", self.models)
+        df["overall"] = self.overall
+        df["overall_low"] = self.overall_ci[:, 0]
+        df["overall_high"] = self.overall_ci[:, 1]
+        df["rank"] = self.rank
+        df["rank_low"] = self.rank_ci[:, 0]
+        df["rank_high"] = self.rank_ci[:, 1]
+        df["n_reference"] = self.n_reference
+        df["coverage"] = self.coverage
+        return df
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "n_reference": self.n_reference,
+            "n_boot": self.n_boot,
+            "level": self.level,
+            "categories": self.categories,
+            "n_ignored_rows": self.n_ignored_rows,
+            "notes": self.notes,
+            "models": [
+                {
+                    "model": m,
+                    "category_means": dict(
+                        zip(self.categories, self.category_means[j].tolist(), strict=True)
+                    ),
+                    "overall": float(self.overall[j]),
+                    "overall_ci": self.overall_ci[j].tolist(),
+                    "rank": float(self.rank[j]),
+                    "rank_ci": self.rank_ci[j].tolist(),
+                    "coverage": float(self.coverage[j]),
+                }
+                for j, m in enumerate(self.models)
+            ],
+        }
+
+
+def read_new_scores(path: str | Path) -> Panel:
+    """New models' per-item scores: a long CSV/TSV/parquet (``model, benchmark, item, score``) or a panel.
+
+    Only image-condition rows are used by :func:`estimate_new_models`.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file (expected new models' scores: a long CSV or a panel parquet)")
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        try:
+            return Panel.load(p)
+        except FormatError:
+            df = pd.read_parquet(p)
+    elif suffix in (".csv", ".tsv", ".txt"):
+        df = pd.read_csv(
+            p,
+            sep="\t" if suffix == ".tsv" else ",",
+            dtype={"model": str, "benchmark": str, "item": str},
+            keep_default_na=False,
+            na_values={"score": ["", "NA", "NaN", "nan"]},
+        )
+    else:
+        raise InputError(f"{p}: unknown file type {suffix!r} (expected .csv, .tsv or .parquet)")
+    missing = [c for c in ("model", "benchmark", "item", "score") if c not in df.columns]
+    if missing:
+        raise FormatError(
+            f"{p}: missing column(s) {missing} (long table needs model, benchmark, item, score)"
+        )
+    return Panel.from_long(df, source=str(p))
+
+
+def _scores_on_suite(suite: Suite, new: Panel) -> tuple[list[str], np.ndarray, int]:
+    image = new.image_panel()
+    key_index = {
+        (b, i): j for j, (b, i) in enumerate(zip(suite.items["benchmark"], suite.items["item"], strict=True))
+    }
+    cols = np.array([key_index.get(k, -1) for k in image.item_keys], dtype=np.int64)
+    hit = cols >= 0
+    out = np.full((image.n_models, suite.n_items), np.nan)
+    out[:, cols[hit]] = image.scores[:, hit]
+    return image.model_ids, out, int((~hit).sum())
+
+
+def _category_means(X: np.ndarray, member: list[np.ndarray]) -> np.ndarray:
+    out = np.full((X.shape[0], len(member)), np.nan)
+    for c, idx in enumerate(member):
+        sub = X[:, idx]
+        obs = ~np.isnan(sub)
+        n = obs.sum(axis=1)
+        np.divide(np.where(obs, sub, 0.0).sum(axis=1), n, out=out[:, c], where=n > 0)
+    return out
+
+
+def _row_nanmean(X: np.ndarray, axis: int) -> np.ndarray:
+    obs = ~np.isnan(X)
+    n = obs.sum(axis=axis)
+    out = np.full(n.shape, np.nan)
+    np.divide(np.where(obs, X, 0.0).sum(axis=axis), n, out=out, where=n > 0)
+    return out
+
+
+def estimate_new_models(
+    suite: Suite | str | Path,
+    new_scores: Panel | str | Path,
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    random_state: SeedLike = 0,
+) -> EstimateResult:
+    """Estimate new models' category means, overall score and rank from their scores on the suite items.
+
+    Parameters
+    ----------
+    suite:
+        A :class:`~benchsift.compression.suite.Suite` or a suite directory.
+    new_scores:
+        A panel or a file (see :func:`read_new_scores`); rows for items outside the suite are ignored (counted
+        in ``n_ignored_rows``), suite items a model lacks are missing (never zero).
+    n_boot, level, random_state:
+        Bootstrap replicates over suite items (stratified by category), interval level, seed.
+    """
+    s = suite if isinstance(suite, Suite) else load_suite(suite)
+    new = new_scores if isinstance(new_scores, Panel) else read_new_scores(new_scores)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
+        raise InputError(f"n_boot: expected an int >= 1, got {n_boot!r}")
+    if not 0.0 < float(level) < 1.0:
+        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+    models, X_new, n_ignored = _scores_on_suite(s, new)
+    if not models:
+        raise InputError("new scores: no image-condition model rows")
+    notes: list[str] = []
+    coverage = (~np.isnan(X_new)).mean(axis=1)
+    if not (coverage > 0).any():
+        raise InputError(
+            "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
+            "items.csv"
+        )
+    cats = s.categories
+    item_cat = s.items["category"].to_numpy(dtype=object)
+    member = [np.flatnonzero(item_cat == c) for c in cats]
+    member = [m for m in member if m.size]
+    cats = [c for c in cats if (item_cat == c).any()]
+    X_ref = s.reference_scores
+    X_all = np.vstack([X_ref, X_new])
+    n_ref = X_ref.shape[0]
+
+    cm_all = _category_means(X_all, member)
+    overall_all = _row_nanmean(cm_all, axis=1)
+    incomplete = np.isnan(cm_all[n_ref:]).any(axis=1)
+    for j in np.flatnonzero(incomplete):
+        notes.append(f"model {models[j]!r} has no score in some suite category; its overall uses the others")
+    ref_overall = overall_all[:n_ref]
+    rank = 1.0 + (ref_overall[None, :] > overall_all[n_ref:, None]).sum(axis=1)
+
+    rng = check_random_state(random_state)
+    obs_all = ~np.isnan(X_all)
+    X0 = np.where(obs_all, X_all, 0.0)
+    boot_cm = np.empty((X_all.shape[0], len(member), n_boot))
+    for c, idx in enumerate(member):
+        W = bootstrap_weights(int(idx.size), int(n_boot), rng)  # (n_boot, n_c)
+        sums = X0[:, idx] @ W.T
+        counts = obs_all[:, idx].astype(np.float64) @ W.T
+        boot_cm[:, c, :] = np.nan
+        np.divide(sums, counts, out=boot_cm[:, c, :], where=counts > 0)
+    boot_overall = _row_nanmean(boot_cm, axis=1)  # (n_all, n_boot)
+    ref_b = boot_overall[:n_ref]
+    new_b = boot_overall[n_ref:]
+    boot_rank = 1.0 + (ref_b[None, :, :] > new_b[:, None, :]).sum(axis=1)  # (n_new, n_boot)
+    overall_ci = percentile_ci(new_b, level=level, axis=1)
+    rank_ci = percentile_ci(boot_rank, level=level, axis=1)
+    return EstimateResult(
+        models=models,
+        categories=cats,
+        category_means=cm_all[n_ref:],
+        overall=overall_all[n_ref:],
+        overall_ci=np.asarray(overall_ci).T,
+        rank=rank,
+        rank_ci=np.asarray(rank_ci).T,
+        n_reference=n_ref,
+        coverage=coverage,
+        n_boot=int(n_boot),
+        level=float(level),
+        n_ignored_rows=n_ignored,
+        notes=notes,
+    )

@@ -1,0 +1,443 @@
+"""The PRIMEBench pipeline: Stages 0-3 chained (PRIMEBench section 4, Table 2).
+
+Every stage is also usable alone (:func:`~benchsift.compression.stages.clean.stage0_clean`,
+:func:`~benchsift.compression.stages.representatives.stage1_select`,
+:func:`~benchsift.compression.stages.prune.stage2_prune`,
+:func:`~benchsift.compression.stages.categories.stage3_select`); :func:`run_pipeline` runs them in order and
+"stops at any stage to match the compute budget" (``stop_after``, ``retention=None`` = no Stage 2,
+``k=None`` = no Stage 3).
+
+Conventions
+-----------
+* Items without a category use their benchmark as their own category. A panel with a single category skips
+  Stages 1 and 3 (noted in the result, not an error): its pool is the whole cleaned panel.
+* **Reference ranking** (PRIMEBench D.3, "end-to-end comparison"): the mean over categories of the category
+  means on the Stage 0-cleaned pool, a category mean being the mean of its benchmarks' mean scores (each
+  benchmark of a category weighs the same, each category weighs the same; NaN-aware).
+* After Stage 1, 2 and 3 a model's score is the mean over the (kept) categories of its item-pooled mean over
+  the category's kept items, i.e. exactly what evaluating a new model on the released suite gives.
+* ``rho`` of every stage is the Spearman correlation across the image-condition models between that
+  stage's scores and the reference. ``rho_stage`` is the stage's own figure of PRIMEBench Table 2: the
+  correlation between the raw and the cleaned reference (Stage 0), the median pooled category correlation
+  (Stage 1), the mean over categories of the in-panel correlation between the pool mean and the pruned
+  mean (Stage 2; the paper reports this on held-out models), and the correlation of the k selected
+  categories against all pruned categories (Stage 3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.stages.categories import Stage3Result, stage3_select
+from benchsift.compression.stages.clean import Stage0Result, stage0_clean
+from benchsift.compression.stages.prune import Stage2Result, stage2_prune
+from benchsift.compression.stages.representatives import (
+    Stage1Result,
+    group_sums,
+    item_categories,
+    pair_codes,
+    stage1_select,
+)
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import spearman
+
+__all__ = [
+    "CompressionConfig",
+    "CompressionResult",
+    "StageSummary",
+    "benchmark_weighted_category_means",
+    "panel_fingerprint",
+    "pooled_category_means",
+    "run_pipeline",
+]
+
+ROUND_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class CompressionConfig:
+    """Parameters of :func:`run_pipeline` (defaults: the released PRIMEBench setting).
+
+    retention: Stage 2 retention ``r`` (None = no Stage 2). alpha: VAW tilt. tau: Stage 0 threshold.
+    floor: Stage 2 category floor (100). target: Stage 1 supplementation target. selector / variant: Stage 2
+    selector name and VAW cell variant. k: Stage 3 category count (None = no Stage 3). stage3_method /
+    max_combinations: Stage 3 search. seed: every random choice. stop_after: last stage to run (0-3).
+    """
+
+    retention: float | None = 0.05
+    k: int | None = 5
+    alpha: float = 0.187
+    tau: float = 2.0 / 3.0
+    floor: int = 100
+    target: float = 0.95
+    selector: str = "vaw"
+    variant: str = "cells"
+    stage3_method: str = "auto"
+    max_combinations: int = 1_000_000
+    supplement: bool = True
+    seed: int = 0
+    stop_after: int = 3
+
+    def __post_init__(self) -> None:
+        if self.retention is not None and not (0.0 < float(self.retention) <= 1.0):
+            raise InputError(f"retention: expected a fraction in (0, 1], got {self.retention!r}")
+        if self.k is not None and (isinstance(self.k, bool) or int(self.k) < 1):
+            raise InputError(f"k: expected a positive number of categories, got {self.k!r}")
+        if not 0 <= int(self.stop_after) <= 3:
+            raise InputError(f"stop_after: expected a stage number 0-3, got {self.stop_after!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
+            raise InputError(f"seed: expected an int >= 0, got {self.seed!r}")
+        if float(self.alpha) < 0:
+            raise InputError(f"alpha: expected a number >= 0, got {self.alpha!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class StageSummary:
+    """One row of the stage table (PRIMEBench Table 2)."""
+
+    stage: int
+    name: str
+    items_in: int
+    items_out: int
+    rho: float
+    rho_stage: float
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class CompressionResult:
+    """Everything :func:`run_pipeline` computed.
+
+    ``suite_items`` are positions in the *input* panel (sorted), with ``suite_category``, ``suite_role``
+    (Stage 1 role) and ``suite_reason`` (Stage 2 reason) aligned with them. ``model_ids`` are the
+    image-condition models; ``reference`` their Stage 0 reference scores and ``suite_scores`` their scores on
+    the suite.
+    """
+
+    config: CompressionConfig
+    fingerprint: str
+    stage0: Stage0Result
+    stage1: Stage1Result | None
+    stage2: Stage2Result | None
+    stage3: Stage3Result | None
+    stages: list[StageSummary]
+    categories: list[str]
+    selected_categories: list[str]
+    suite_items: np.ndarray
+    suite_category: np.ndarray
+    suite_role: np.ndarray
+    suite_reason: np.ndarray
+    model_ids: list[str]
+    reference: np.ndarray
+    suite_scores: np.ndarray
+    rho_suite_vs_stage0: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_items_suite(self) -> int:
+        return int(self.suite_items.size)
+
+    def stage_table(self) -> pd.DataFrame:
+        return pd.DataFrame([s.to_dict() for s in self.stages])
+
+    def summary(self) -> dict[str, Any]:
+        """The ``--json`` object of ``benchsift compress``."""
+        return {
+            "stages": [
+                {
+                    "stage": s.stage,
+                    "name": s.name,
+                    "items_in": s.items_in,
+                    "items_out": s.items_out,
+                    "rho": s.rho,
+                    "rho_stage": s.rho_stage,
+                    "note": s.note,
+                }
+                for s in self.stages
+            ],
+            "categories_selected": list(self.selected_categories),
+            "n_items_suite": self.n_items_suite,
+            "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
+            "notes": list(self.notes),
+        }
+
+
+def panel_fingerprint(panel: Panel) -> str:
+    """sha256 of the panel's scores and keys: ``(model, condition)`` rows and ``(benchmark, item)`` columns.
+
+    NaN is canonicalised (one bit pattern), so two panels with the same scores and keys share a fingerprint
+    whatever produced them; metadata other than the keys does not enter it.
+    """
+    h = hashlib.sha256()
+    models = panel.models
+    items = panel.items
+    for col in (models["model"], models["condition"], items["benchmark"], items["item"]):
+        h.update(json.dumps(col.tolist()).encode())
+    s = np.ascontiguousarray(panel.scores, dtype="<f8").copy()
+    s[np.isnan(s)] = np.nan
+    h.update(str(s.shape).encode())
+    h.update(s.tobytes())
+    return h.hexdigest()
+
+
+def _nan_mean(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    out = np.full(np.broadcast(sums, counts).shape, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return np.round(out, ROUND_DECIMALS)
+
+
+def _row_mean(X: np.ndarray) -> np.ndarray:
+    obs = ~np.isnan(X)
+    return _nan_mean(np.where(obs, X, 0.0).sum(axis=1), obs.sum(axis=1).astype(np.float64))
+
+
+def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """Per image-condition model and category: the NaN-aware mean over the category's items.
+
+    ``categories`` fixes the column order (a category absent from the panel gives a NaN column).
+    """
+    image = panel.conditions == "image"
+    cats = item_categories(panel)
+    names = list(pd.unique(pd.Series(cats, dtype=object))) if categories is None else list(categories)
+    index = {c: j for j, c in enumerate(names)}
+    codes = np.array([index.get(c, -1) for c in cats], dtype=np.int64)
+    sums, counts = group_sums(panel.scores[image], codes, len(names))
+    return _nan_mean(sums, counts), [str(c) for c in names]
+
+
+def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[str]]:
+    """Per image-condition model and category: the mean of the category's benchmark means (NaN-aware).
+
+    The category means of the Stage 0 reference ranking (PRIMEBench D.3).
+    """
+    image = panel.conditions == "image"
+    bench = panel.items["benchmark"].to_numpy(dtype=object)
+    return _benchmark_weighted(panel.scores[image], item_categories(panel), bench)
+
+
+def _benchmark_weighted(
+    scores: np.ndarray, cats: np.ndarray, bench: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
+    codes, pairs = pair_codes(cats, bench)
+    sums, counts = group_sums(scores, codes, len(pairs))
+    pair_means = _nan_mean(sums, counts)
+    names = list(dict.fromkeys(c for c, _ in pairs))
+    out = np.full((pair_means.shape[0], len(names)), np.nan)
+    for j, c in enumerate(names):
+        cols = [p for p, (pc, _) in enumerate(pairs) if pc == c]
+        out[:, j] = _row_mean(pair_means[:, cols])
+    return out, [str(c) for c in names]
+
+
+def _rho(x: np.ndarray, ref: np.ndarray) -> float:
+    return float(spearman(x, ref))
+
+
+def _with_categories(panel: Panel) -> Panel:
+    """The panel with every missing category replaced by the item's benchmark."""
+    items = panel.items
+    if not items["category"].isna().any():
+        return panel
+    items["category"] = item_categories(panel)
+    return Panel(panel.scores, panel.models, items)
+
+
+def run_pipeline(
+    panel: Panel,
+    config: CompressionConfig | None = None,
+    *,
+    embeddings: Any = None,
+    progress: Callable[[str], None] | None = None,
+) -> CompressionResult:
+    """Run PRIMEBench Stages 0-3 on ``panel`` (see the module docstring for the conventions).
+
+    Parameters
+    ----------
+    panel:
+        Image-condition runs plus optional text-only runs (for the blind filter).
+    config:
+        :class:`CompressionConfig` (default: r = 5 %, k = 5, alpha = 0.187, tau = 2/3, VAW, seed 0).
+    embeddings:
+        Item embeddings for Stage 2 (an :class:`~benchsift.compression.embeddings.ItemEmbeddings`); None lets
+        Stage 2 use its built-in offline text embedding.
+    progress:
+        Called with a short label before each stage (for a progress display).
+    """
+    if not isinstance(panel, Panel):
+        raise InputError(f"run_pipeline: expected a benchsift Panel, got {type(panel).__name__}")
+    cfg = config if config is not None else CompressionConfig()
+    say = progress if progress is not None else (lambda _label: None)
+    notes: list[str] = []
+    fingerprint = panel_fingerprint(panel)
+    work = _with_categories(panel)
+    if work is not panel:
+        notes.append("items without a category use their benchmark as their own category")
+
+    say("Stage 0: cleaning")
+    s0 = stage0_clean(work, tau=cfg.tau)
+    notes.extend(f"stage 0: {n}" for n in s0.notes)
+    clean = s0.panel
+    if clean.n_items == 0:
+        raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
+    ref_cat, categories = benchmark_weighted_category_means(clean)
+    reference = _row_mean(ref_cat)
+    image_rows = work.conditions == "image"
+    raw_cat, _ = _benchmark_weighted(
+        work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
+    )
+    model_ids = clean.model_ids
+    stages = [
+        StageSummary(0, "cleaning", s0.n_in, s0.n_out, 1.0, _rho(_row_mean(raw_cat), reference), "reference"),
+    ]
+    single = len(categories) == 1
+    if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
+        raise InputError(
+            f"k: the panel has {len(categories)} categories after Stage 0, cannot keep k={cfg.k}"
+        )
+    if single:
+        notes.append("the panel has one category: Stages 1 and 3 are skipped")
+
+    # positions of the current pool in the input panel, with per-item Stage 1 role
+    kept_pos = s0.kept_positions
+    pool_pos = kept_pos
+    role = np.full(work.n_items, "cleaned", dtype=object)
+    s1: Stage1Result | None = None
+    pool_panel = clean
+    if cfg.stop_after >= 1 and not single:
+        say("Stage 1: category representatives")
+        s1 = stage1_select(clean, target=cfg.target, supplement=cfg.supplement)
+        notes.extend(f"stage 1: {n}" for n in s1.notes)
+        pool_pos = kept_pos[s1.pool]
+        role[kept_pos] = s1.item_roles()
+        pool_panel = s1.panel
+        pooled, _ = pooled_category_means(pool_panel, categories)
+        stages.append(
+            StageSummary(
+                1,
+                "category representatives",
+                s1.n_in,
+                s1.n_out,
+                _rho(_row_mean(pooled), reference),
+                s1.median_rho,
+            )
+        )
+
+    s2 = None
+    reason = np.full(work.n_items, "", dtype=object)
+    pruned_pos = pool_pos
+    if cfg.stop_after >= 2 and cfg.retention is not None:
+        say(f"Stage 2: item pruning ({cfg.selector})")
+        s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
+        notes.extend(f"stage 2: {n}" for n in s2.notes)
+        pruned_pos = pool_pos[kept_in_pool]
+        reason[pruned_pos] = reasons
+        pruned_panel = pool_panel.subset(items=kept_in_pool)
+        pool_means, _ = pooled_category_means(pool_panel, categories)
+        pruned_means, _ = pooled_category_means(pruned_panel, categories)
+        per_cat = np.array([spearman(pool_means[:, j], pruned_means[:, j]) for j in range(len(categories))])
+        finite = per_cat[np.isfinite(per_cat)]
+        stages.append(
+            StageSummary(
+                2,
+                f"item pruning ({cfg.selector})",
+                pool_panel.n_items,
+                pruned_panel.n_items,
+                _rho(_row_mean(pruned_means), reference),
+                float(finite.mean()) if finite.size else float("nan"),
+            )
+        )
+        pool_panel = pruned_panel
+
+    s3: Stage3Result | None = None
+    selected = list(categories)
+    if cfg.stop_after >= 3 and cfg.k is not None and not single:
+        say("Stage 3: category-count pruning")
+        X, _ = pooled_category_means(pool_panel, categories)
+        k = int(cfg.k)
+        s3 = stage3_select(
+            X,
+            k,
+            categories=categories,
+            method=cfg.stage3_method,
+            max_combinations=cfg.max_combinations,
+            sweep=True,
+        )
+        selected = list(s3.selected)
+        suite_X = X[:, list(s3.positions)]
+        n_in = pool_panel.n_items
+        cats_pool = item_categories(pool_panel)
+        keep = np.isin(cats_pool, selected)
+        pruned_pos = pruned_pos[keep]
+        pool_panel = pool_panel.subset(items=keep)
+        stages.append(
+            StageSummary(
+                3,
+                "category-count pruning",
+                n_in,
+                pool_panel.n_items,
+                _rho(_row_mean(suite_X), reference),
+                s3.rho,
+                f"k={k}, {s3.method}",
+            )
+        )
+
+    suite_cat_means, _ = pooled_category_means(pool_panel, selected)
+    suite_scores = _row_mean(suite_cat_means)
+    rho_suite = _rho(suite_scores, reference)
+    order = np.argsort(pruned_pos, kind="stable")
+    suite_items = pruned_pos[order]
+    cats_all = item_categories(work)
+    return CompressionResult(
+        config=cfg,
+        fingerprint=fingerprint,
+        stage0=s0,
+        stage1=s1,
+        stage2=s2,
+        stage3=s3,
+        stages=stages,
+        categories=categories,
+        selected_categories=selected,
+        suite_items=suite_items,
+        suite_category=cats_all[suite_items],
+        suite_role=role[suite_items],
+        suite_reason=reason[suite_items],
+        model_ids=model_ids,
+        reference=reference,
+        suite_scores=suite_scores,
+        rho_suite_vs_stage0=rho_suite,
+        notes=notes,
+    )
+
+
+def _run_stage2(
+    pool: Panel, cfg: CompressionConfig, embeddings: Any
+) -> tuple[Stage2Result, np.ndarray, np.ndarray]:
+    """Call Stage 2 on the pooled panel; returns (result, kept positions in the pool, reasons)."""
+    res = stage2_prune(
+        pool,
+        retention=float(cfg.retention),  # type: ignore[arg-type]
+        alpha=cfg.alpha,
+        floor=cfg.floor,
+        selector=cfg.selector,
+        embeddings=embeddings,
+        variant=cfg.variant,
+        random_state=cfg.seed,
+    )
+    kept = np.asarray(res.kept, dtype=np.int64)
+    reasons = np.array([f"{cfg.selector}:{w}" for w in res.why[kept]], dtype=object)
+    return res, kept, reasons

@@ -1,0 +1,71 @@
+"""Item selectors: one scikit-learn-style interface (see :mod:`benchsift.compression.selectors.base`).
+
+``SELECTORS`` maps a selector's short name (the CLI's ``--selector``) to its class; each new selector
+registers itself here.
+"""
+
+from __future__ import annotations
+
+from benchsift.compression.selectors._budget import (
+    category_budget,
+    check_retention,
+    largest_remainder_shares,
+)
+from benchsift.compression.selectors.anchorpoints import AnchorPointsSelector
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    check_selector_input,
+    item_variance,
+    top_k_positions,
+)
+from benchsift.compression.selectors.disco import DiscoSelector
+from benchsift.compression.selectors.irt2pl import IRT2PLSelector
+from benchsift.compression.selectors.pointbiserial import PointBiserialSelector
+from benchsift.compression.selectors.random import RandomSelector
+from benchsift.compression.selectors.registry import (
+    SELECTOR_NAMES,
+    available_selectors,
+    make_selector,
+    selector_class,
+)
+from benchsift.compression.selectors.tinybench import TinyBenchmarksSelector
+from benchsift.compression.selectors.variance import VarianceSelector
+from benchsift.compression.selectors.vaw import VARIANTS, VAWSelector, vaw_scores
+
+SELECTORS: dict[str, type[ItemSelector]] = {
+    "random": RandomSelector,
+    "variance": VarianceSelector,
+    "vaw": VAWSelector,
+    "disco": DiscoSelector,
+    "pointbiserial": PointBiserialSelector,
+    "irt2pl": IRT2PLSelector,
+    "anchorpoints": AnchorPointsSelector,
+    "tinybench": TinyBenchmarksSelector,
+}
+
+__all__ = [
+    "SELECTORS",
+    "SELECTOR_NAMES",
+    "VARIANTS",
+    "AnchorPointsSelector",
+    "DiscoSelector",
+    "IRT2PLSelector",
+    "ItemSelector",
+    "PointBiserialSelector",
+    "RandomSelector",
+    "TinyBenchmarksSelector",
+    "VarianceSelector",
+    "SelectorInput",
+    "VAWSelector",
+    "category_budget",
+    "check_retention",
+    "check_selector_input",
+    "item_variance",
+    "largest_remainder_shares",
+    "available_selectors",
+    "make_selector",
+    "selector_class",
+    "top_k_positions",
+    "vaw_scores",
+]

@@ -1,0 +1,91 @@
+"""Budgets of Stage 2: the category budget and the benchmark shares (PRIMEBench section 4.3).
+
+At retention ``r`` a category pool of ``n_C`` items keeps
+
+.. math:: K_C = \\max(\\lfloor r\\, n_C \\rfloor, \\min(n_C, 100))
+
+items (the 100-item floor), and the budget is divided among the category's benchmarks in proportion to their
+sizes by the largest-remainder (Hamilton) method, so the shares sum exactly to the budget.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from benchsift.errors import InputError
+
+
+def category_budget(n_items: int, retention: float, floor: int = 100) -> int:
+    """The category budget ``K_C = max(floor(r * n_C), min(n_C, floor))`` (PRIMEBench section 4.3).
+
+    Parameters
+    ----------
+    n_items
+        ``n_C``, the size of the category pool.
+    retention
+        ``r`` in (0, 1].
+    floor
+        The item floor (100 in the paper); 0 disables it.
+    """
+    if n_items < 0:
+        raise InputError(f"n_items must be >= 0, got {n_items}")
+    check_retention(retention)
+    if floor < 0:
+        raise InputError(f"floor must be >= 0, got {floor}")
+    # A small epsilon guards against r * n landing just below an integer (0.07 * 100 = 7.000000000000001 is
+    # fine, but 0.29 * 100 = 28.999999999999996 must give 29).
+    kept = math.floor(retention * n_items + 1e-9)
+    return int(max(kept, min(n_items, floor)))
+
+
+def check_retention(retention: float) -> float:
+    """Validate a retention ``r`` in (0, 1] and return it as a float."""
+    try:
+        r = float(retention)
+    except (TypeError, ValueError):
+        raise InputError(f"retention must be a number in (0, 1], got {retention!r}") from None
+    if not (0.0 < r <= 1.0):
+        raise InputError(f"retention must be in (0, 1], got {retention!r}")
+    return r
+
+
+def largest_remainder_shares(total: int, sizes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Split ``total`` items among groups in proportion to ``sizes`` by the largest-remainder method.
+
+    Each group first gets ``floor(total * n_b / sum(n))``; the items left over go one each to the groups with
+    the largest fractional remainders, ties broken by group order (first group first). The shares sum to
+    ``total`` and never exceed a group's size when ``total <= sum(sizes)``. Groups of size 0 get 0.
+    Integer arithmetic throughout, so the result does not depend on floating-point rounding.
+
+    Returns
+    -------
+    np.ndarray
+        int64 array of shares, one per group.
+    """
+    n = np.asarray(sizes, dtype=np.int64)
+    if n.ndim != 1:
+        raise InputError("sizes must be a 1-D sequence of group sizes")
+    if np.any(n < 0):
+        raise InputError(f"group sizes must be >= 0, got {n.tolist()}")
+    total = int(total)
+    n_total = int(n.sum())
+    if total < 0:
+        raise InputError(f"total must be >= 0, got {total}")
+    if n_total == 0:
+        if total > 0:
+            raise InputError(f"cannot share {total} items among groups with no items")
+        return np.zeros(n.shape, dtype=np.int64)
+    if total > n_total:
+        raise InputError(f"cannot share {total} items among groups holding only {n_total} items")
+    quota_num = total * n  # exact numerators of total * n_b / n_total
+    base = quota_num // n_total
+    remainder = quota_num - base * n_total
+    left = total - int(base.sum())
+    # Stable sort on -remainder keeps group order among equal remainders.
+    order = np.argsort(-remainder, kind="stable")
+    shares = base.copy()
+    shares[order[:left]] += 1
+    return shares

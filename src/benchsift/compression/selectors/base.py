@@ -1,0 +1,242 @@
+"""The item-selector interface shared by every Stage 2 selector (PRIMEBench section 4.3, Appendix D).
+
+A selector picks ``k`` items of one item pool (a category pool in Stage 2) from a models x items score matrix.
+It has the shape of a scikit-learn estimator (compare ``sklearn.feature_selection.SelectorMixin``):
+
+* ``__init__`` only stores its parameters (keyword arguments with defaults, one attribute per parameter,
+  always including ``random_state``); :class:`ItemSelector` derives from :class:`sklearn.base.BaseEstimator`,
+  so ``get_params``, ``set_params``, ``sklearn.base.clone`` and ``repr`` work unchanged.
+* :meth:`ItemSelector.select` validates its input with :func:`check_selector_input`, fits, sets the fitted
+  attributes (names ending in ``_``) and returns the kept item positions (int64, sorted ascending, unique,
+  at most ``k`` of them; fewer only when the pool has fewer than ``k`` items)::
+
+      select(scores, k, *, embeddings=None, text_embeddings=None, item_meta=None) -> np.ndarray
+
+  - ``scores``: ``(n_models, n_items)`` float array in [0, 1], ``NaN`` = missing (never zero). In the
+    held-out protocols these are the *build* models only.
+  - ``k``: the number of items to keep (the category budget ``K_C`` in Stage 2).
+  - ``embeddings``: ``(n_items, d)`` vision-text embeddings ``E^VL``, a row of ``NaN`` = no embedding.
+  - ``text_embeddings``: ``(n_items, d)`` text-only embeddings ``E^L`` of the same encoder, ``NaN`` rows.
+  - ``item_meta``: a DataFrame with one row per item (RangeIndex), at least ``benchmark`` when the pool
+    spans several benchmarks (selectors that allocate benchmark shares read it), any panel item columns.
+
+  Fitted attributes every selector sets:
+
+  - ``support_``: ``(n_items,)`` bool, True for the kept items;
+  - ``item_scores_``: ``(n_items,)`` float, the score the selector ranks by (NaN where it has none, e.g.
+    Random);
+  - ``reasons_``: ``(n_kept,)`` object array of short labels saying why each kept item (in the order of the
+    returned positions) was kept, e.g. ``"cell"`` / ``"completion"`` for VAW, ``"top"`` for Variance.
+
+  Optional fitted attributes: ``weights_`` (``(n_kept,)`` weights used by :meth:`ItemSelector.estimate`,
+  e.g. AnchorPoints cluster sizes), ``shares_`` (benchmark -> number of kept items for share-based
+  selectors), anything else the method has (``q_``, ``cell_labels_``, IRT parameters...).
+
+* :meth:`ItemSelector.estimate` turns the kept items' scores of (new) models into an estimate of each model's
+  mean over the whole pool. The default is the NaN-aware (weighted, when ``weights_`` is set) mean; selectors
+  with a model-based estimator (p-IRT of tinyBenchmarks) override it.
+
+Randomness: every random choice draws from ``check_random_state(self.random_state)`` resolved once per
+:meth:`select` call, so the same ``random_state`` gives the same selection. Ties in a ranking are broken in a
+seeded random order (:func:`top_k_positions`), never by item index, unless a selector documents otherwise.
+
+To add a selector (issue 6: Random, Variance, DISCO, point-biserial, IRT 2PL, AnchorPoints): subclass
+:class:`ItemSelector`, give ``__init__`` keyword parameters stored as is, implement :meth:`select` (call
+:func:`check_selector_input` first; finish with ``return self._set_fitted(n_items, kept, reasons,
+item_scores)``, which sets the three fitted attributes and returns the sorted positions), set a class
+attribute ``name``, and register the class under that name in
+:data:`benchsift.compression.selectors.SELECTORS`. Helpers: :func:`item_variance` (NaN-aware plug-in
+variance and valid counts), :func:`top_k_positions` (top-k with seeded random ties),
+``category_budget`` / ``largest_remainder_shares`` (Stage 2 budgets).
+Stage 2 (:func:`benchsift.compression.stages.prune.stage2_prune`) calls ``select`` once per category pool
+with ``k = K_C``; a selector that wants benchmark shares reads ``item_meta["benchmark"]``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from benchsift.errors import InputError
+
+__all__ = [
+    "ItemSelector",
+    "SelectorInput",
+    "check_selector_input",
+    "item_variance",
+    "top_k_positions",
+]
+
+
+@dataclass(frozen=True)
+class SelectorInput:
+    """Validated selector input (see :func:`check_selector_input`)."""
+
+    scores: np.ndarray
+    k: int
+    embeddings: np.ndarray | None
+    text_embeddings: np.ndarray | None
+    item_meta: pd.DataFrame | None
+
+    @property
+    def n_items(self) -> int:
+        return int(self.scores.shape[1])
+
+
+def _check_embedding_array(x: Any, n_items: int, name: str) -> np.ndarray | None:
+    if x is None:
+        return None
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: expected a numeric (n_items, d) array, could not convert: {exc}") from None
+    if arr.ndim != 2 or arr.shape[0] != n_items:
+        raise InputError(f"{name}: expected shape ({n_items}, d) (one row per item), got {arr.shape}")
+    if arr.shape[1] == 0:
+        raise InputError(f"{name}: embeddings have 0 dimensions")
+    if np.isinf(arr).any():
+        row = int(np.flatnonzero(np.isinf(arr).any(axis=1))[0])
+        raise InputError(f"{name}, row {row}: infinite value (use a row of NaN for a missing embedding)")
+    partial = np.isnan(arr).any(axis=1) & ~np.isnan(arr).all(axis=1)
+    if partial.any():
+        row = int(np.flatnonzero(partial)[0])
+        raise InputError(f"{name}, row {row}: partly NaN (a missing embedding must be a whole row of NaN)")
+    return arr
+
+
+def check_selector_input(
+    scores: Any,
+    k: Any,
+    *,
+    embeddings: Any = None,
+    text_embeddings: Any = None,
+    item_meta: pd.DataFrame | None = None,
+) -> SelectorInput:
+    """Validate the arguments of :meth:`ItemSelector.select` once, at the public entry point.
+
+    ``scores`` must be a 2-D numeric array with values in [0, 1] or NaN; ``k`` a non-negative integer (clipped
+    to the number of items); embeddings ``(n_items, d)`` with whole-NaN rows for missing ones; ``item_meta``
+    one row per item. Raises :class:`~benchsift.errors.InputError` naming the argument otherwise.
+    """
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"scores: expected a numeric (n_models, n_items) array: {exc}") from None
+    if s.ndim != 2:
+        raise InputError(f"scores: expected a 2-D (n_models, n_items) array, got shape {s.shape}")
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(s) | (s < 0) | (s > 1)
+    if bad.any():
+        m, i = np.argwhere(bad)[0]
+        raise InputError(f"scores: model row {m}, item column {i} is {s[m, i]!r}; expected [0, 1] or NaN")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer):
+        raise InputError(f"k: expected a non-negative integer, got {k!r}")
+    if int(k) < 0:
+        raise InputError(f"k: expected a non-negative integer, got {int(k)}")
+    n_items = s.shape[1]
+    emb = _check_embedding_array(embeddings, n_items, "embeddings")
+    temb = _check_embedding_array(text_embeddings, n_items, "text_embeddings")
+    meta = None
+    if item_meta is not None:
+        if not isinstance(item_meta, pd.DataFrame):
+            raise InputError(f"item_meta: expected a pandas DataFrame, got {type(item_meta).__name__}")
+        if len(item_meta) != n_items:
+            raise InputError(f"item_meta: expected {n_items} rows (one per item), got {len(item_meta)}")
+        meta = item_meta.reset_index(drop=True)
+    return SelectorInput(s, min(int(k), n_items), emb, temb, meta)
+
+
+def item_variance(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-item plug-in variance over the valid models and the valid-model counts.
+
+    Returns ``(v, m)`` with ``m_i`` the number of non-NaN scores of item ``i`` and
+    ``v_i = (1/m_i) sum_m (x_mi - xbar_i)^2`` (ddof 0; NaN when ``m_i == 0``). Two passes over the data, no
+    warnings on all-missing columns.
+    """
+    valid = ~np.isnan(scores)
+    m = valid.sum(axis=0).astype(np.int64)
+    x = np.where(valid, scores, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = x.sum(axis=0) / m
+        dev = np.where(valid, scores - mean, 0.0)
+        v = (dev * dev).sum(axis=0) / m
+    v[m == 0] = np.nan
+    return v, m
+
+
+def top_k_positions(score: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Positions of the ``k`` highest scores, ties broken in a seeded random order; NaN ranks last.
+
+    Returns the positions in selection order (best first). Vectorized: one ``np.lexsort``.
+    """
+    n = score.shape[0]
+    k = min(int(k), n)
+    if k <= 0:
+        return np.empty(0, dtype=np.int64)
+    key = np.where(np.isnan(score), -np.inf, score)
+    tiebreak = rng.permutation(n)
+    order = np.lexsort((tiebreak, -key))
+    return order[:k].astype(np.int64)
+
+
+class ItemSelector(BaseEstimator, ABC):
+    """Base class of the item selectors (see the module docstring for the full contract).
+
+    Subclasses store their keyword parameters in ``__init__`` (always ``random_state``), implement
+    :meth:`select`, and set ``support_``, ``item_scores_`` and ``reasons_``.
+    """
+
+    #: Short name used by the CLI and the registry (``"vaw"``, ``"variance"``...).
+    name: str = "selector"
+
+    @abstractmethod
+    def select(
+        self,
+        scores: np.ndarray,
+        k: int,
+        *,
+        embeddings: np.ndarray | None = None,
+        text_embeddings: np.ndarray | None = None,
+        item_meta: pd.DataFrame | None = None,
+    ) -> np.ndarray:
+        """Fit on ``scores`` and return the sorted positions of the kept items (at most ``k``)."""
+
+    def estimate(self, kept_scores: np.ndarray) -> np.ndarray:
+        """Estimate each model's mean over the whole pool from its scores on the kept items.
+
+        ``kept_scores`` is ``(n_models, n_kept)`` with columns in the order of the positions :meth:`select`
+        returned. Default: NaN-aware mean, weighted by ``weights_`` when the selector set it. A model with no
+        score on the kept items gets NaN.
+        """
+        x = np.asarray(kept_scores, dtype=np.float64)
+        if x.ndim != 2:
+            raise InputError(f"kept_scores: expected a 2-D (n_models, n_kept) array, got shape {x.shape}")
+        weights = getattr(self, "weights_", None)
+        w = np.ones(x.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+        if w.shape != (x.shape[1],):
+            raise InputError(f"kept_scores: expected {w.shape[0]} columns (the kept items), got {x.shape[1]}")
+        valid = ~np.isnan(x)
+        wsum = valid.astype(np.float64) @ w
+        total = np.where(valid, x, 0.0) @ w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = total / wsum
+        out[wsum <= 0] = np.nan
+        return out
+
+    def _set_fitted(
+        self, n_items: int, kept: np.ndarray, reasons: np.ndarray, item_scores: np.ndarray
+    ) -> np.ndarray:
+        """Set the three mandatory fitted attributes; return the kept positions sorted (int64)."""
+        kept = np.asarray(kept, dtype=np.int64)
+        order = np.argsort(kept, kind="stable")
+        support = np.zeros(n_items, dtype=bool)
+        support[kept] = True
+        self.support_ = support
+        self.reasons_ = np.asarray(reasons, dtype=object)[order]
+        self.item_scores_ = item_scores
+        return kept[order]

@@ -1,0 +1,379 @@
+"""Stage 2 of PRIMEBench: item pruning with Vision-Aware Variance (section 4.3, Appendix D.1, D.4).
+
+For every category pool ``C`` of ``n_C`` items, Stage 2 keeps the category budget
+
+.. math:: K_C = \\max(\\lfloor r\\, n_C \\rfloor, \\min(n_C, 100))
+
+items chosen by an item selector (VAW by default: benchmark shares proportional to size by largest remainder,
+one item per k-means coverage cell, ranked by ``q_i / sqrt(M_i)`` with ``q_i = sigma^2_i + alpha delta^VL_i``,
+PRIMEBench Eq. 4-6). Only the image-condition model rows enter the variance; text-only runs are ignored here.
+Items whose category is missing form a category named after their benchmark.
+
+Embeddings: ``embeddings`` (an :class:`~benchsift.compression.embeddings.ItemEmbeddings`, aligned to the
+panel's items here) gives ``E^VL`` and ``E^L``. Without it, Stage 2 builds the deterministic offline text
+embedding of the ``question`` column (TF-IDF + truncated SVD) for the cells, with ``delta = 0``; a panel with
+no question text gets no cells and every share is filled by the best items (noted in the result).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
+from benchsift.compression.selectors._budget import category_budget, check_retention
+from benchsift.compression.selectors._cells import single_thread
+from benchsift.compression.selectors.vaw import VARIANTS
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+
+__all__ = ["Stage2Result", "effective_categories", "stage2_prune"]
+
+
+@dataclass(frozen=True)
+class Stage2Result:
+    """What Stage 2 kept and why.
+
+    Attributes
+    ----------
+    kept
+        Sorted int64 positions (into the input panel's items) of the kept items.
+    items
+        One row per kept item: ``position``, ``benchmark``, ``item``, ``category`` (the effective category),
+        ``q`` (Eq. 4), ``score`` (the ranked score ``q / sqrt(M_i)``), ``n_valid`` and ``why``
+        (``"cell"``: best item of its coverage cell; ``"dpp"``: greedy DPP pick; ``"top"``: top of its
+        share without cells; ``"completion"``: fills a share the cells could not; other selectors' labels).
+    categories
+        One row per category: ``category``, ``n_items`` (``n_C``), ``budget`` (``K_C``), ``n_kept``.
+    benchmarks
+        One row per (category, benchmark): ``n_items``, ``share`` (``K_b``), ``n_kept`` and, for VAW,
+        ``n_embedded``, ``n_cells``, ``n_cell_kept``, ``n_completion``.
+    item_q, item_score, n_valid
+        ``(n_items,)`` arrays over all input items (NaN where the selector has no such score).
+    why
+        ``(n_items,)`` object array: the reason for kept items, ``""`` for dropped ones.
+    params
+        The parameters used (JSON-able).
+    notes
+        Human-readable notes (fallbacks taken).
+    selectors
+        The fitted selector of each category.
+    """
+
+    kept: np.ndarray
+    items: pd.DataFrame
+    categories: pd.DataFrame
+    benchmarks: pd.DataFrame
+    item_q: np.ndarray
+    item_score: np.ndarray
+    n_valid: np.ndarray
+    why: np.ndarray
+    params: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    selectors: dict[str, ItemSelector] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_items_in(self) -> int:
+        return int(self.item_q.shape[0])
+
+    @property
+    def n_kept(self) -> int:
+        return int(self.kept.shape[0])
+
+    def apply(self, panel: Panel) -> Panel:
+        """The input panel restricted to the kept items (all model rows, text-only included)."""
+        if panel.n_items != self.n_items_in:
+            raise InputError(
+                f"Stage2Result.apply: the panel has {panel.n_items} items, Stage 2 ran on {self.n_items_in}"
+            )
+        return panel.subset(items=self.kept)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able summary: counts, parameters, per-category budgets and notes."""
+        return {
+            "stage": "stage2",
+            "items_in": self.n_items_in,
+            "items_out": self.n_kept,
+            "params": dict(self.params),
+            "categories": [
+                {k: (v if isinstance(v, str) else int(v)) for k, v in row.items()}
+                for row in self.categories.to_dict(orient="records")
+            ],
+            "why": {str(k): int(v) for k, v in self.items["why"].value_counts().sort_index().items()},
+            "notes": list(self.notes),
+        }
+
+
+def effective_categories(items: pd.DataFrame) -> np.ndarray:
+    """Each item's category, or its benchmark's name when the category is missing (object array)."""
+    bench = items["benchmark"].astype(str)
+    if "category" not in items.columns:
+        return bench.to_numpy(dtype=object)
+    cat = items["category"]
+    return cat.where(cat.notna(), bench).astype(str).to_numpy(dtype=object)
+
+
+def _resolve_selector(
+    selector: str | ItemSelector, alpha: float, variant: str, random_state: Any
+) -> tuple[ItemSelector, str]:
+    if isinstance(selector, ItemSelector):
+        if variant != "cells":
+            raise InputError(
+                "stage2_prune: variant= applies to the built-in VAW selector only; set it on the selector"
+            )
+        return selector, getattr(selector, "name", type(selector).__name__)
+    if not isinstance(selector, str):
+        raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
+    name = selector.lower()
+    if name not in SELECTORS:
+        raise InputError(f"selector: unknown {selector!r}; expected one of {', '.join(sorted(SELECTORS))}")
+    if variant not in VARIANTS:
+        raise InputError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+    cls = SELECTORS[name]
+    if cls is VAWSelector:
+        return VAWSelector(alpha=alpha, variant=variant, random_state=random_state), name  # type: ignore[arg-type]
+    if variant != "cells":
+        raise InputError(f"variant={variant!r} applies to the VAW selector only, not to {selector!r}")
+    return cls(random_state=random_state), name
+
+
+def _prepare_embeddings(
+    panel: Panel, embeddings: ItemEmbeddings | None, notes: list[str]
+) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    if embeddings is None:
+        items = panel.items
+        has_question = "question" in items.columns and items["question"].notna().any()
+        if not has_question:
+            notes.append(
+                "no embeddings and no question text: no coverage cells, shares filled by the best items"
+            )
+            return None, None, "none"
+        embeddings = ItemEmbeddings.from_text(items)
+        notes.append("no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding")
+    elif not isinstance(embeddings, ItemEmbeddings):
+        raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(embeddings).__name__}")
+    aligned = embeddings.align(panel.items)
+    n_vl = int(aligned.has_vision_text.sum())
+    n_t = int(aligned.has_text.sum())
+    if n_vl == 0 and n_t == 0:
+        notes.append(
+            f"the embeddings ({embeddings.n_keys} keys) match none of the panel's (benchmark, item) keys: "
+            "no coverage cells, delta^VL = 0"
+        )
+    if aligned.vision_text is not None and n_vl < panel.n_items:
+        notes.append(
+            f"{panel.n_items - n_vl} of {panel.n_items} items have no vision-text embedding (no cell)"
+        )
+    if aligned.vision_text is None and n_t:
+        notes.append("no vision-text embeddings: delta^VL = 0 and cells drawn on the text-only embeddings")
+    vl = aligned.vision_text if n_vl else None
+    txt = aligned.text if n_t else None
+    return vl, txt, aligned.source
+
+
+def stage2_prune(
+    panel: Panel,
+    *,
+    retention: float,
+    alpha: float = 0.187,
+    floor: int = 100,
+    selector: str | ItemSelector = "vaw",
+    embeddings: ItemEmbeddings | None = None,
+    variant: str = "cells",
+    random_state: int | np.random.Generator | None = 0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> Stage2Result:
+    """PRIMEBench Stage 2: keep ``K_C`` items of every category pool with an item selector (section 4.3).
+
+    Parameters
+    ----------
+    panel
+        The Stage 1 panel (its items are the category pools). Only ``condition == "image"`` rows are used.
+    retention
+        ``r`` in (0, 1].
+    alpha
+        VAW weight of ``delta^VL`` (Eq. 4); 0.187 in the paper.
+    floor
+        The item floor of ``K_C = max(floor(r n_C), min(n_C, floor))`` (100).
+    selector
+        ``"vaw"`` (or another registered name) or a configured :class:`ItemSelector` (cloned per category).
+    embeddings
+        Item embeddings keyed by (benchmark, item); see the module docstring for the fallback.
+    variant
+        VAW cell variant: ``"cells"``, ``"text-cells"``, ``"random-cells"``, ``"shares"``, ``"dpp"`` (D.4).
+    random_state
+        Seed of every random choice (k-means initialisation, tie-breaking, random partitions).
+    n_jobs
+        Threads running categories in parallel (None: one per CPU, at most one per category). The result
+        does not depend on it.
+    progress
+        Show a rich progress bar over the categories.
+    """
+    if not isinstance(panel, Panel):
+        raise InputError(f"stage2_prune: expected a Panel, got {type(panel).__name__}")
+    r = check_retention(retention)
+    if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
+        raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
+    proto, sel_name = _resolve_selector(selector, alpha, variant, random_state)
+    _n_workers(n_jobs, 1)  # validate early
+    image_rows = (panel.models["condition"] == "image").to_numpy()
+    if not image_rows.any():
+        raise InputError("stage2_prune: the panel has no image-condition model rows to compute variances on")
+    scores = panel.scores[image_rows]
+    items = panel.items
+    notes: list[str] = []
+    vl, txt, emb_source = _prepare_embeddings(panel, embeddings, notes)
+
+    n = panel.n_items
+    cats = effective_categories(items)
+    codes, cat_names = pd.factorize(cats, sort=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(cat_names)))])
+
+    item_q = np.full(n, np.nan)
+    item_score = np.full(n, np.nan)
+    n_valid = (~np.isnan(scores)).sum(axis=0).astype(np.int64)
+    why = np.full(n, "", dtype=object)
+    kept_parts: list[np.ndarray] = []
+    cat_rows: list[dict[str, Any]] = []
+    bench_frames: list[pd.DataFrame] = []
+    fitted: dict[str, ItemSelector] = {}
+
+    def run_category(c: int) -> tuple[ItemSelector, np.ndarray, pd.DataFrame, int]:
+        cols = order[bounds[c] : bounds[c + 1]]
+        budget = category_budget(int(cols.shape[0]), r, int(floor))
+        sel = clone(proto)
+        meta = items.iloc[cols].reset_index(drop=True)
+        local = sel.select(
+            scores[:, cols],
+            budget,
+            embeddings=None if vl is None else vl[cols],
+            text_embeddings=None if txt is None else txt[cols],
+            item_meta=meta,
+        )
+        return sel, local, meta, budget
+
+    # Largest categories first (load balance); results are placed by category, so the order of completion
+    # never changes the output. BLAS / OpenMP are limited to one thread: the parallelism is across
+    # categories, and many small k-means problems run faster single-threaded.
+    n_workers = _n_workers(n_jobs, len(cat_names))
+    schedule = sorted(range(len(cat_names)), key=lambda c: -(bounds[c + 1] - bounds[c]))
+    done: dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]] = {}
+    with single_thread(), _progress(progress, len(cat_names)) as advance:
+        if n_workers == 1:
+            for c in schedule:
+                done[c] = run_category(c)
+                advance()
+        else:
+            with ThreadPoolExecutor(max_workers=n_workers) as pool:
+                futures = {pool.submit(run_category, c): c for c in schedule}
+                for fut in as_completed(futures):
+                    done[futures[fut]] = fut.result()
+                    advance()
+    for c in range(len(cat_names)):
+        name = str(cat_names[c])
+        cols = order[bounds[c] : bounds[c + 1]]
+        sel, local, meta, budget = done[c]
+        pos = cols[local]
+        kept_parts.append(pos)
+        why[pos] = sel.reasons_
+        item_score[cols] = np.asarray(sel.item_scores_, dtype=np.float64)
+        q_local = getattr(sel, "q_", None)
+        if q_local is not None:
+            item_q[cols] = q_local
+        fitted[name] = sel
+        cat_rows.append(
+            {"category": name, "n_items": int(cols.shape[0]), "budget": budget, "n_kept": int(pos.shape[0])}
+        )
+        bench_frames.append(_benchmark_table(name, meta, local, sel))
+
+    kept = np.sort(np.concatenate(kept_parts)) if kept_parts else np.empty(0, dtype=np.int64)
+    kept_items = pd.DataFrame(
+        {
+            "position": kept,
+            "benchmark": items["benchmark"].to_numpy()[kept],
+            "item": items["item"].to_numpy()[kept],
+            "category": cats[kept],
+            "q": item_q[kept],
+            "score": item_score[kept],
+            "n_valid": n_valid[kept],
+            "why": why[kept],
+        }
+    )
+    params = {
+        "retention": r,
+        "alpha": float(alpha),
+        "floor": int(floor),
+        "selector": sel_name,
+        "variant": getattr(proto, "variant", None),
+        "random_state": (
+            "generator" if isinstance(random_state, np.random.Generator) else _as_seed(random_state)
+        ),
+        "embeddings": emb_source,
+        "n_image_models": int(image_rows.sum()),
+    }
+    return Stage2Result(
+        kept=kept,
+        items=kept_items,
+        categories=pd.DataFrame(cat_rows, columns=["category", "n_items", "budget", "n_kept"]),
+        benchmarks=pd.concat(bench_frames, ignore_index=True) if bench_frames else pd.DataFrame(),
+        item_q=item_q,
+        item_score=item_score,
+        n_valid=n_valid,
+        why=why,
+        params=params,
+        notes=tuple(notes),
+        selectors=fitted,
+    )
+
+
+def _as_seed(seed: Any) -> int | None:
+    return None if seed is None else int(seed)
+
+
+def _n_workers(n_jobs: int | None, n_tasks: int) -> int:
+    if n_jobs is None:
+        n_jobs = os.cpu_count() or 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise InputError(f"n_jobs: expected a positive integer or None, got {n_jobs!r}")
+    return max(1, min(n_jobs, n_tasks))
+
+
+@contextmanager
+def _progress(show: bool, total: int) -> Iterator[Callable[[], None]]:
+    """Yield an ``advance()`` callable: a rich progress bar over the categories, or a no-op."""
+    if not show:
+        yield lambda: None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("Stage 2: pruning categories", total=total)
+        yield lambda: bar.advance(task)
+
+
+def _benchmark_table(category: str, meta: pd.DataFrame, local: np.ndarray, sel: ItemSelector) -> pd.DataFrame:
+    """Per-benchmark budgets and counts of one category (the selector's ``benchmarks_`` when it has one)."""
+    bench = meta["benchmark"].astype(str)
+    n_kept = bench.iloc[local].value_counts()
+    table = getattr(sel, "benchmarks_", None)
+    if isinstance(table, pd.DataFrame) and "benchmark" in table.columns:
+        out = table.copy()
+    else:
+        sizes = bench.value_counts(sort=False)
+        names = list(pd.unique(bench))
+        out = pd.DataFrame({"benchmark": names, "n_items": [int(sizes[b]) for b in names]})
+        out["share"] = [int(n_kept.get(b, 0)) for b in out["benchmark"]]
+    out["n_kept"] = [int(n_kept.get(b, 0)) for b in out["benchmark"]]
+    out.insert(0, "category", category)
+    return out

@@ -1,0 +1,277 @@
+"""The released suite: a directory written atomically from a :class:`CompressionResult` (PRIMEBench Table 2).
+
+Layout (format ``benchsift-suite/1``)::
+
+    SUITE_DIR/
+      items.csv             benchmark, item, category, stage1_role, stage2_reason, why (one row per item)
+      suite.json            format, parameters, seed, input fingerprint, panel size, per-stage counts and rho,
+                            selected categories, the Stage 1 table, the Stage 3 k-sweep, notes
+      stages.csv / stages.md the stage table (like PRIMEBench Table 2)
+      reference_scores.csv  benchmark, item, then one column per reference (image-condition) model: the
+                            panel's scores on the suite items (what ``benchsift estimate`` ranks against)
+      models.csv            model, reference_score (Stage 0 reference), suite_score, suite_rank
+      stage0_counts.csv     Stage 0 counts per benchmark
+      stage1_categories.csv Stage 1 per category (Tables 6 and 8), stage1_candidates.csv (Table 7)
+      stage3_sweep.csv      Stage 3 best subset and rho for every k
+      frontier.csv          optional: the Capability Frontier (section 7(3), App. I.2)
+
+Nothing in the directory depends on the time, the machine or the input path, so the same panel, parameters
+and seed give the same directory byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift._fileio import atomic_dir
+from benchsift._jsonutil import to_jsonable
+from benchsift.compression.frontier import FrontierResult
+from benchsift.compression.pipeline import CompressionResult
+from benchsift.errors import FormatError, InputError
+from benchsift.panel import Panel
+from benchsift.stats import rank_average
+
+__all__ = ["FORMAT", "Suite", "load_suite", "stage_table", "write_suite"]
+
+FORMAT = "benchsift-suite/1"
+
+
+def _csv(df: pd.DataFrame, path: Path) -> None:
+    df.to_csv(path, index=False, lineterminator="\n")
+
+
+def stage_table(result: CompressionResult, n_items_total: int) -> pd.DataFrame:
+    """The stage table (PRIMEBench Table 2): one row per stage run plus the released suite.
+
+    ``change`` is relative to each row's input, except for the released suite, relative to all input items.
+    """
+    rows = []
+    for s in result.stages:
+        rows.append(
+            {
+                "stage": str(s.stage),
+                "name": s.name,
+                "items_in": s.items_in,
+                "items_out": s.items_out,
+                "change": (s.items_out / s.items_in - 1.0) if s.items_in else float("nan"),
+                "rho_vs_stage0": s.rho,
+                "rho_stage": s.rho_stage,
+                "note": s.note,
+            }
+        )
+    rows.append(
+        {
+            "stage": "suite",
+            "name": "released suite",
+            "items_in": n_items_total,
+            "items_out": result.n_items_suite,
+            "change": (result.n_items_suite / n_items_total - 1.0) if n_items_total else float("nan"),
+            "rho_vs_stage0": result.rho_suite_vs_stage0,
+            "rho_stage": result.rho_suite_vs_stage0,
+            "note": f"{len(result.selected_categories)} categories",
+        }
+    )
+    return pd.DataFrame(rows)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return "" if np.isnan(v) else f"{v:.3f}"
+        return str(v)
+
+    head = "| " + " | ".join(df.columns) + " |"
+    sep = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, sep, *body]) + "\n"
+
+
+def _why(role: str, reason: str, category: str, selected_by_stage3: bool) -> str:
+    parts = []
+    if role == "representative":
+        parts.append(f"Stage 1 representative of {category}")
+    elif role == "supplement":
+        parts.append(f"Stage 1 supplement of {category}")
+    else:
+        parts.append("Stage 0 cleaned")
+    if reason:
+        parts.append(f"Stage 2 {reason}")
+    if selected_by_stage3:
+        parts.append("Stage 3 selected category")
+    return "; ".join(parts)
+
+
+def write_suite(
+    result: CompressionResult,
+    panel: Panel,
+    out_dir: str | Path,
+    *,
+    frontier: FrontierResult | None = None,
+) -> Path:
+    """Write the suite directory for ``result`` (computed by ``run_pipeline(panel, ...)``), atomically."""
+    from benchsift.compression.pipeline import panel_fingerprint
+
+    if panel_fingerprint(panel) != result.fingerprint:
+        raise InputError("write_suite: the panel is not the one the compression result was computed on")
+    items = panel.items
+    pos = result.suite_items
+    s3 = result.stage3 is not None
+    item_table = pd.DataFrame(
+        {
+            "benchmark": items["benchmark"].to_numpy(dtype=object)[pos],
+            "item": items["item"].to_numpy(dtype=object)[pos],
+            "category": result.suite_category,
+            "stage1_role": result.suite_role,
+            "stage2_reason": result.suite_reason,
+        }
+    )
+    item_table["why"] = [
+        _why(r, s, c, s3)
+        for r, s, c in zip(
+            item_table["stage1_role"], item_table["stage2_reason"], item_table["category"], strict=True
+        )
+    ]
+    image = panel.conditions == "image"
+    clash = sorted({"benchmark", "item"} & set(result.model_ids))
+    if clash:
+        raise InputError(
+            f"write_suite: model id(s) {clash} clash with the key columns of reference_scores.csv"
+        )
+    ref_scores = pd.DataFrame(panel.scores[image][:, pos].T, columns=result.model_ids)
+    ref_scores.insert(0, "item", item_table["item"].to_numpy())
+    ref_scores.insert(0, "benchmark", item_table["benchmark"].to_numpy())
+    suite_rank = rank_average(-result.suite_scores)
+    models = pd.DataFrame(
+        {
+            "model": result.model_ids,
+            "reference_score": result.reference,
+            "suite_score": result.suite_scores,
+            "suite_rank": suite_rank,
+        }
+    )
+    table = stage_table(result, panel.n_items)
+    meta: dict[str, Any] = {
+        "format": FORMAT,
+        "parameters": result.config.to_dict(),
+        "seed": result.config.seed,
+        "input": {
+            "fingerprint_sha256": result.fingerprint,
+            "n_model_rows": panel.n_models,
+            "n_image_models": int(image.sum()),
+            "n_items": panel.n_items,
+            "n_benchmarks": len(panel.benchmarks),
+            "n_categories": len(result.categories),
+        },
+        "stages": [s.to_dict() for s in result.stages],
+        "categories": result.categories,
+        "categories_selected": result.selected_categories,
+        "n_items_suite": result.n_items_suite,
+        "rho_suite_vs_stage0": result.rho_suite_vs_stage0,
+        "score_rule": "mean over the selected categories of the mean over each category's suite items",
+        "stage0": result.stage0.totals() | {"tau": result.stage0.tau},
+        "stage1": None
+        if result.stage1 is None
+        else {
+            "median_rho": result.stage1.median_rho,
+            "target": result.stage1.target,
+            "categories": result.stage1.table().to_dict(orient="records"),
+        },
+        "stage2": None if result.stage2 is None else result.stage2.to_dict(),
+        "stage3": None
+        if result.stage3 is None
+        else {
+            "k": result.stage3.k,
+            "method": result.stage3.method,
+            "rho": result.stage3.rho,
+            "n_evaluated": result.stage3.n_evaluated,
+        },
+        "frontier": None,
+        "notes": result.notes,
+    }
+    if frontier is not None:
+        meta["frontier"] = {
+            "n_items": int(frontier.items.size),
+            "n_candidates": frontier.n_candidates,
+            "n_in_band": frontier.n_in_band,
+            "gain": frontier.gain,
+            "gain_source": frontier.gain_source,
+            "budget": frontier.budget,
+            **frontier.params,
+        }
+    with atomic_dir(out_dir) as tmp:
+        _csv(item_table, tmp / "items.csv")
+        _csv(ref_scores, tmp / "reference_scores.csv")
+        _csv(models, tmp / "models.csv")
+        _csv(table, tmp / "stages.csv")
+        (tmp / "stages.md").write_text(_markdown(table))
+        _csv(result.stage0.counts, tmp / "stage0_counts.csv")
+        if result.stage1 is not None:
+            _csv(result.stage1.table(), tmp / "stage1_categories.csv")
+            _csv(result.stage1.candidates_table(), tmp / "stage1_candidates.csv")
+        if result.stage3 is not None and result.stage3.sweep is not None:
+            _csv(result.stage3.sweep, tmp / "stage3_sweep.csv")
+        if frontier is not None:
+            _csv(frontier.table, tmp / "frontier.csv")
+        (tmp / "suite.json").write_text(json.dumps(to_jsonable(meta), indent=2, sort_keys=False) + "\n")
+    return Path(out_dir)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A suite directory read back: what :mod:`benchsift.compression.estimate` needs."""
+
+    path: Path
+    meta: dict[str, Any]
+    items: pd.DataFrame
+    reference_models: list[str]
+    reference_scores: np.ndarray
+
+    @property
+    def categories(self) -> list[str]:
+        return [str(c) for c in self.meta["categories_selected"]]
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Read a suite directory written by :func:`write_suite`."""
+    root = Path(path)
+    if not root.is_dir():
+        raise InputError(
+            f"{root}: not a directory (expected a suite directory written by benchsift compress)"
+        )
+    need = ("suite.json", "items.csv", "reference_scores.csv")
+    for name in need:
+        if not (root / name).is_file():
+            raise FormatError(f"{root}: missing {name} (not a benchsift suite directory)")
+    try:
+        meta = json.loads((root / "suite.json").read_text())
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"{root / 'suite.json'}: not valid JSON ({exc})") from None
+    if meta.get("format") != FORMAT:
+        raise FormatError(f"{root / 'suite.json'}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    items = pd.read_csv(
+        root / "items.csv", dtype={"benchmark": str, "item": str, "category": str}, keep_default_na=False
+    )
+    for col in ("benchmark", "item", "category"):
+        if col not in items.columns:
+            raise FormatError(f"{root / 'items.csv'}: missing column {col!r}")
+    ref = pd.read_csv(root / "reference_scores.csv", dtype=str, keep_default_na=False)
+    if list(ref["benchmark"]) != list(items["benchmark"]) or list(ref["item"]) != list(items["item"]):
+        raise FormatError(f"{root / 'reference_scores.csv'}: rows do not match items.csv (benchmark, item)")
+    models = [c for c in ref.columns if c not in ("benchmark", "item")]
+    try:
+        raw = ref[models].to_numpy(dtype=object)
+        raw[raw == ""] = "nan"
+        scores = raw.astype(np.float64).T
+    except ValueError as exc:
+        raise FormatError(f"{root / 'reference_scores.csv'}: non-numeric score ({exc})") from None
+    return Suite(path=root, meta=meta, items=items, reference_models=models, reference_scores=scores)

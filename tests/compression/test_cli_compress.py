@@ -1,0 +1,132 @@
+"""``benchsift compress`` and ``benchsift estimate`` through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from benchsift.cli._common import BenchsiftGroup
+from benchsift.cli.compress import compress_command, estimate_command
+from benchsift.simulate import SimulationConfig, simulate_panel
+
+# The two commands registered as in ``benchsift.cli.main`` (same group class, so errors exit with code 2),
+# without importing every other command group.
+app = typer.Typer(cls=BenchsiftGroup, pretty_exceptions_enable=False)
+app.command("compress")(compress_command)
+app.command("estimate")(estimate_command)
+runner = CliRunner()
+
+
+def _embedding_file(keys: pd.DataFrame, vectors: np.ndarray, path: Path) -> Path:
+    frame = keys.reset_index(drop=True).copy()
+    for j in range(vectors.shape[1]):
+        frame[f"e{j}"] = vectors[:, j].astype(np.float64)
+    frame.to_parquet(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("cli")
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=8, n_categories=4, items_per_benchmark=150), 0)
+    sim.panel.save(root / "panel.parquet")
+    keys = sim.panel.items[["benchmark", "item"]]
+    return {
+        "root": root,
+        "panel": root / "panel.parquet",
+        "vl": _embedding_file(keys, sim.truth.embeddings_vl, root / "vl.parquet"),
+        "txt": _embedding_file(keys, sim.truth.embeddings_text, root / "txt.parquet"),
+    }
+
+
+@pytest.fixture(scope="module")
+def compressed(files: dict[str, Path]) -> tuple[Path, dict[str, object]]:
+    out = files["root"] / "suite"
+    res = runner.invoke(
+        app,
+        [
+            "compress",
+            str(files["panel"]),
+            "--retention",
+            "0.05",
+            "--k",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--embeddings",
+            str(files["vl"]),
+            "--text-embeddings",
+            str(files["txt"]),
+            "--frontier",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    return out, json.loads(res.stdout)
+
+
+def test_compress_json(compressed: tuple[Path, dict[str, object]]) -> None:
+    out, summary = compressed
+    stages = summary["stages"]
+    assert isinstance(stages, list) and [s["stage"] for s in stages] == [0, 1, 2, 3]
+    for s in stages:
+        assert {"stage", "items_in", "items_out", "rho"} <= s.keys()
+    assert len(summary["categories_selected"]) == 2  # type: ignore[arg-type]
+    items = pd.read_csv(out / "items.csv", dtype=str, keep_default_na=False)
+    assert summary["n_items_suite"] == len(items)
+    assert 0.0 < summary["rho_suite_vs_stage0"] <= 1.0  # type: ignore[operator]
+    assert (out / "frontier.csv").is_file()
+    meta = json.loads((out / "suite.json").read_text())
+    assert meta["parameters"]["seed"] == 3
+
+
+def test_estimate_json_reproduces_a_reference_model(
+    compressed: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    out, _ = compressed
+    ref = pd.read_csv(out / "reference_scores.csv", dtype={"benchmark": str, "item": str})
+    model = ref.columns[2]
+    long = pd.DataFrame(
+        {"model": "newbie", "benchmark": ref["benchmark"], "item": ref["item"], "score": ref[model]}
+    )
+    new_path = tmp_path / "new.csv"
+    long.dropna().to_csv(new_path, index=False)
+    est = runner.invoke(app, ["estimate", str(out), str(new_path), "--n-boot", "200", "--json"])
+    assert est.exit_code == 0, est.output
+    (row,) = json.loads(est.stdout)["models"]
+    assert row["model"] == "newbie"
+    suite_scores = pd.read_csv(out / "models.csv").set_index("model")["suite_score"]
+    assert row["overall"] == pytest.approx(suite_scores[model])
+    assert row["rank_ci"][0] <= row["rank"] <= row["rank_ci"][1]
+
+
+def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_path: Path) -> None:
+    out, _ = compressed
+    items = pd.read_csv(out / "items.csv", dtype=str, keep_default_na=False)
+    long = items[["benchmark", "item"]].assign(model="ones", score=np.ones(len(items)))
+    path = tmp_path / "new.csv"
+    long.to_csv(path, index=False)
+    res = runner.invoke(app, ["estimate", str(out), str(path), "--n-boot", "100"])
+    assert res.exit_code == 0, res.output
+    assert "ones" in res.stdout
+
+
+def test_compress_tables_without_embeddings_and_errors(files: dict[str, Path], tmp_path: Path) -> None:
+    res = runner.invoke(app, ["compress", str(files["panel"]), "--k", "2", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    assert "suite written to" in res.stdout and "PRIMEBench compression" in res.stdout
+    bad = runner.invoke(app, ["compress", str(files["panel"]), "--k", "9", "--out", str(tmp_path / "t")])
+    assert bad.exit_code == 2
+    assert "k=9" in bad.output and not (tmp_path / "t").exists()
+    missing = runner.invoke(app, ["compress", str(tmp_path / "nope.parquet"), "--out", str(tmp_path / "u")])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+    est = runner.invoke(app, ["estimate", str(tmp_path / "nowhere"), str(files["panel"])])
+    assert est.exit_code == 2 and "not a directory" in est.output

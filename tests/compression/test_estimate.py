@@ -1,0 +1,118 @@
+"""New-model estimates from a suite directory: point estimates, ranks, the stratified paired bootstrap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.compression.estimate import estimate_new_models, read_new_scores
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.suite import Suite, load_suite, write_suite
+from benchsift.errors import FormatError, InputError
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.stats import bootstrap_indices
+
+
+@pytest.fixture(scope="module")
+def suite_and_panel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Suite, Panel]:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=8, n_categories=4, items_per_benchmark=120), 0)
+    res = run_pipeline(sim.panel, CompressionConfig(retention=None, k=2))
+    out = tmp_path_factory.mktemp("suite") / "suite"
+    write_suite(res, sim.panel, out)
+    return load_suite(out), sim.panel
+
+
+def _new_panel(suite: Suite, scores: np.ndarray, names: list[str]) -> Panel:
+    items = suite.items[["benchmark", "item", "category"]]
+    return Panel(scores, names, items)
+
+
+def test_reference_models_as_new_models(suite_and_panel: tuple[Suite, Panel]) -> None:
+    suite, _ = suite_and_panel
+    models = pd.read_csv(suite.path / "models.csv")
+    picks = [0, 5, 9]
+    new = _new_panel(suite, suite.reference_scores[picks], [f"copy{j}" for j in picks])
+    res = estimate_new_models(suite, new, n_boot=200, random_state=1)
+    np.testing.assert_allclose(res.overall, models["suite_score"].to_numpy()[picks], atol=1e-10)
+    ref = models["suite_score"].to_numpy()
+    for row, j in enumerate(picks):
+        assert res.rank[row] == 1 + int((ref > ref[j] + 1e-12).sum())  # its own copy ties, is not above
+    assert (res.rank_ci[:, 0] <= res.rank).all() and (res.rank <= res.rank_ci[:, 1]).all()
+    assert res.n_reference == len(models)
+    np.testing.assert_allclose(res.coverage, (~np.isnan(suite.reference_scores[picks])).mean(axis=1))
+
+
+def test_perfect_and_hopeless_models(suite_and_panel: tuple[Suite, Panel]) -> None:
+    suite, _ = suite_and_panel
+    X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items)])
+    res = estimate_new_models(suite, _new_panel(suite, X, ["top", "bottom"]), n_boot=100)
+    assert res.overall.tolist() == [1.0, 0.0]
+    assert res.rank.tolist() == [1.0, res.n_reference + 1.0]
+    np.testing.assert_array_equal(res.rank_ci[0], [1.0, 1.0])
+    np.testing.assert_array_equal(res.overall_ci[1], [0.0, 0.0])
+    np.testing.assert_allclose(res.category_means[0], 1.0)
+
+
+def test_bootstrap_matches_a_naive_loop(suite_and_panel: tuple[Suite, Panel]) -> None:
+    suite, _ = suite_and_panel
+    rng = np.random.default_rng(4)
+    X = rng.random((2, suite.n_items)).round(2)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    B = 40
+    res = estimate_new_models(suite, _new_panel(suite, X, ["n0", "n1"]), n_boot=B, level=0.9, random_state=3)
+    # naive: same generator, one index matrix per category in category order, loop over replicates
+    gen = np.random.default_rng(3)
+    cats = suite.categories
+    item_cat = suite.items["category"].to_numpy()
+    allX = np.vstack([suite.reference_scores, X])
+    per_cat = []
+    for c in cats:
+        members = np.flatnonzero(item_cat == c)
+        idx = bootstrap_indices(members.size, B, gen)
+        per_cat.append(np.stack([np.nanmean(allX[:, members[idx[b]]], axis=1) for b in range(B)], axis=1))
+    overall = np.mean(per_cat, axis=0)  # (n_all, B)
+    n_ref = suite.reference_scores.shape[0]
+    ranks = 1 + (overall[None, :n_ref, :] > overall[n_ref:, None, :]).sum(axis=1)
+    np.testing.assert_allclose(
+        res.overall_ci, np.quantile(overall[n_ref:], [0.05, 0.95], axis=1).T, atol=1e-12
+    )
+    np.testing.assert_allclose(res.rank_ci, np.quantile(ranks, [0.05, 0.95], axis=1).T)
+
+
+def test_long_csv_input_and_ignored_rows(suite_and_panel: tuple[Suite, Panel], tmp_path: Path) -> None:
+    suite, _ = suite_and_panel
+    rows = [
+        {"model": "new", "benchmark": b, "item": i, "score": 1.0}
+        for b, i in zip(suite.items["benchmark"], suite.items["item"], strict=True)
+    ][: suite.n_items // 2]
+    rows.append({"model": "new", "benchmark": "elsewhere", "item": "x", "score": 0.0})
+    path = tmp_path / "new.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = estimate_new_models(suite.path, path, n_boot=50)
+    assert res.models == ["new"]
+    assert res.n_ignored_rows == 1
+    assert res.coverage[0] == pytest.approx((suite.n_items // 2) / suite.n_items)
+    assert np.nanmax(res.category_means) == 1.0  # the missing half is missing, not zero
+
+
+def test_bad_inputs(suite_and_panel: tuple[Suite, Panel], tmp_path: Path) -> None:
+    suite, _ = suite_and_panel
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"model": ["a"], "item": ["x"], "score": [1.0]}).to_csv(bad, index=False)
+    with pytest.raises(FormatError, match="benchmark"):
+        read_new_scores(bad)
+    with pytest.raises(InputError, match="no such file"):
+        read_new_scores(tmp_path / "nope.csv")
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"model": ["a"], "benchmark": ["zz"], "item": ["x"], "score": [1.0]}).to_csv(
+        other, index=False
+    )
+    with pytest.raises(InputError, match="no score matches a suite item"):
+        estimate_new_models(suite, other)
+    X = np.ones((1, suite.n_items))
+    with pytest.raises(InputError, match="n_boot"):
+        estimate_new_models(suite, _new_panel(suite, X, ["a"]), n_boot=0)

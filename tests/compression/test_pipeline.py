@@ -1,0 +1,112 @@
+"""The Stage 0-3 pipeline (PRIMEBench section 4, Table 2): chaining, skipping, references, acceptance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+
+
+def _embeddings(sim) -> ItemEmbeddings:  # type: ignore[no-untyped-def]
+    return ItemEmbeddings(
+        sim.panel.items[["benchmark", "item"]],
+        vision_text=sim.truth.embeddings_vl,
+        text=sim.truth.embeddings_text,
+        source="simulated",
+    )
+
+
+def _independent_reference(clean: Panel) -> np.ndarray:
+    """Mean over categories of the mean of each category's benchmark means, with pandas."""
+    long = clean.to_long()
+    bench = long.groupby(["model", "category", "benchmark"], sort=False)["score"].mean()
+    cat = bench.groupby(["model", "category"], sort=False).mean()
+    overall = cat.groupby("model", sort=False).mean()
+    return overall.reindex(clean.model_ids).to_numpy()
+
+
+def _independent_suite_scores(panel: Panel, positions: np.ndarray, categories: np.ndarray) -> np.ndarray:
+    X = panel.image_panel().scores[:, positions]
+    per_cat = [np.nanmean(X[:, categories == c], axis=1) for c in pd.unique(categories)]
+    return np.mean(per_cat, axis=0)
+
+
+def test_acceptance_r5_k5_keeps_rho_095_against_stage0() -> None:
+    sim = simulate_panel(SimulationConfig.primebench(items_per_benchmark=300, min_items_per_benchmark=60), 0)
+    res = run_pipeline(sim.panel, CompressionConfig(retention=0.05, k=5, seed=0), embeddings=_embeddings(sim))
+    assert [s.stage for s in res.stages] == [0, 1, 2, 3]
+    assert len(res.selected_categories) == 5
+    assert res.rho_suite_vs_stage0 >= 0.95
+    # reference and suite scores recomputed independently from the panel
+    np.testing.assert_allclose(res.reference, _independent_reference(res.stage0.panel), atol=1e-10)
+    suite = _independent_suite_scores(sim.panel, res.suite_items, res.suite_category)
+    np.testing.assert_allclose(res.suite_scores, suite, atol=1e-10)
+    assert res.rho_suite_vs_stage0 == pytest.approx(sps.spearmanr(suite, res.reference).statistic, abs=1e-9)
+    # item counts chain: each stage's input is the previous stage's output
+    for a, b in zip(res.stages[:-1], res.stages[1:], strict=True):
+        assert b.items_in == a.items_out
+    assert res.stages[-1].items_out == res.n_items_suite
+    assert set(res.suite_category) == set(res.selected_categories)
+    # every suite item passed Stage 0
+    assert res.stage0.kept[res.suite_items].all()
+
+
+def test_stop_after_and_no_stage2() -> None:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=8, n_categories=4, items_per_benchmark=150), 1)
+    only0 = run_pipeline(sim.panel, CompressionConfig(stop_after=0))
+    assert [s.stage for s in only0.stages] == [0]
+    np.testing.assert_array_equal(only0.suite_items, only0.stage0.kept_positions)
+    # the suite score pools a category's items; the reference averages its benchmark means
+    suite = _independent_suite_scores(sim.panel, only0.suite_items, only0.suite_category)
+    ref = _independent_reference(only0.stage0.panel)
+    assert only0.rho_suite_vs_stage0 == pytest.approx(sps.spearmanr(suite, ref).statistic, abs=1e-9)
+    upto1 = run_pipeline(sim.panel, CompressionConfig(stop_after=1))
+    assert [s.stage for s in upto1.stages] == [0, 1]
+    assert upto1.n_items_suite == upto1.stage1.n_out  # type: ignore[union-attr]
+    stage3_only = run_pipeline(sim.panel, CompressionConfig(retention=None, k=2))
+    assert [s.stage for s in stage3_only.stages] == [0, 1, 3]
+    assert stage3_only.stage2 is None and len(stage3_only.selected_categories) == 2
+
+
+def test_one_category_panel_skips_stages_1_and_3() -> None:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=3, n_categories=1, items_per_benchmark=200), 2)
+    res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim))
+    assert [s.stage for s in res.stages] == [0, 2]
+    assert any("one category" in n for n in res.notes)
+    assert res.stage1 is None and res.stage3 is None
+    assert res.selected_categories == res.categories and len(res.categories) == 1
+    assert 0 < res.n_items_suite < res.stage0.n_out
+
+
+def test_missing_categories_use_the_benchmark() -> None:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=5, n_categories=2, items_per_benchmark=100), 3)
+    items = sim.panel.items
+    items["category"] = None
+    panel = Panel(sim.panel.scores, sim.panel.models, items)
+    res = run_pipeline(panel, CompressionConfig(retention=None, k=3))
+    assert res.categories == panel.benchmarks
+    assert any("benchmark as their own category" in n for n in res.notes)
+    assert all(c.tier == 1 for c in res.stage1.categories)  # type: ignore[union-attr]
+    assert set(res.suite_category) <= set(panel.benchmarks)
+
+
+def test_k_larger_than_categories_is_an_input_error() -> None:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=4, n_categories=2, items_per_benchmark=100), 0)
+    with pytest.raises(InputError, match="k"):
+        run_pipeline(sim.panel, CompressionConfig(retention=None, k=3))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"retention": 0.0}, {"retention": 1.5}, {"k": 0}, {"stop_after": 4}, {"seed": -1}, {"alpha": -0.1}],
+)
+def test_config_validation(kwargs: dict[str, object]) -> None:
+    with pytest.raises(InputError):
+        CompressionConfig(**kwargs)  # type: ignore[arg-type]
