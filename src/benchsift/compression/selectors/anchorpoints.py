@@ -1,0 +1,235 @@
+"""AnchorPoints item selection (Vivek et al. 2024, "Anchor Points: Benchmarking Models with Much Fewer
+Examples").
+
+Each item is represented by its column of build-model scores; two items are close when the models' scores on
+them are correlated. The pool is clustered by k-medoids on the correlation distance
+
+.. math::
+
+    d(i, j) = 1 - \\operatorname{corr}_m(x_{m,i}, x_{m,j}),
+
+the ``K`` medoids are the anchor points, and a model's pool mean is estimated by the anchors' scores
+weighted by their cluster sizes (Vivek et al., section 3):
+
+.. math::
+
+    \\hat s_m = \\frac{\\sum_c |C_c|\\, x_{m, a_c}}{\\sum_c |C_c|}.
+
+Implementation. Columns are standardised over their valid build models and divided by ``sqrt(M)``, so
+``z_i . z_j`` is the Pearson correlation of two complete columns; a missing cell enters as the column mean
+(``z = 0``), which makes the distance a mean-imputed correlation when scores are missing. Because ``d`` is
+linear in ``z_i``, the sum of distances from item ``i`` to the members of cluster ``C`` is
+``|C| - z_i . sum_{j in C} z_j``, so the medoid update of every cluster is one matrix product. The k-medoids
+algorithm is the alternate (Voronoi-iteration) scheme of Park and Jun (2009): assign every item to its nearest
+medoid, move every medoid to the member with the least total distance to its cluster, until the medoids stop
+changing; initialised by k-medoids++ (D^2 sampling on ``d``), seeded, best of ``n_init`` runs by total
+distance.
+
+Items whose column is constant over the build models (e.g. items every build model fails) or has no valid
+score carry no correlation; they take no part in the clustering (so they cannot become anchors while
+informative items remain) and join, for the weights only, the anchor whose build mean is closest to theirs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from threadpoolctl import threadpool_limits
+
+from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.errors import InputError
+from benchsift.stats import check_random_state
+
+__all__ = ["AnchorPointsSelector", "correlation_embedding", "kmedoids_correlation"]
+
+
+def correlation_embedding(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Z`` (n_models, n_items) with ``z_i . z_j`` the correlation of complete columns; and the item means.
+
+    Column ``i`` is ``(x_i - mean_i) / (sd_i sqrt(M))`` over its valid models (ddof 0), 0 where missing, and
+    all 0 when the column is constant or empty. The means are NaN for columns with no valid score.
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    m = x.shape[0]
+    valid = ~np.isnan(x)
+    cnt = valid.sum(axis=0)
+    x0 = np.where(valid, x, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = x0.sum(axis=0) / cnt
+        dev = np.where(valid, x - mean, 0.0)
+        sd = np.sqrt((dev * dev).sum(axis=0) / cnt)
+        z = dev / (sd * np.sqrt(m))
+    z[:, ~(sd > 1e-12)] = 0.0
+    z[~np.isfinite(z)] = 0.0
+    mean[cnt == 0] = np.nan
+    return z, mean
+
+
+def _kmedoids_pp(zt: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-medoids++ seeding on ``zt`` (n_items, M): first medoid uniform, then D^2 sampling on ``d``.
+
+    One matrix-vector product per medoid, run on one BLAS thread (a threaded product per step is slower).
+    """
+    n = zt.shape[0]
+    idx = np.empty(k, dtype=np.int64)
+    idx[0] = rng.integers(n)
+    u = rng.random(k)
+    with threadpool_limits(limits=1, user_api="blas"):
+        dist = np.maximum(1.0 - zt @ zt[idx[0]], 0.0)
+        dist[idx[0]] = 0.0
+        for t in range(1, k):
+            cum = np.cumsum(dist * dist)
+            total = cum[-1]
+            if total > 0:
+                j = min(int(np.searchsorted(cum, u[t] * total, side="right")), n - 1)
+            else:  # every remaining item coincides with a medoid: draw uniformly among the others
+                rest = np.setdiff1d(np.arange(n), idx[:t])
+                j = int(rest[rng.integers(rest.shape[0])])
+            idx[t] = j
+            np.minimum(dist, np.maximum(1.0 - zt @ zt[j], 0.0), out=dist)
+            dist[j] = 0.0
+    return idx
+
+
+def _assign(zt: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest medoid of every item (ties: first medoid) and the distance to it; medoids own themselves."""
+    sim = zt @ zt[medoids].T  # (n, k)
+    labels = np.argmax(sim, axis=1)
+    labels[medoids] = np.arange(medoids.shape[0])
+    dist = 1.0 - sim[np.arange(zt.shape[0]), labels]
+    return labels.astype(np.int64), np.maximum(dist, 0.0)
+
+
+def kmedoids_correlation(
+    z: np.ndarray, k: int, rng: np.random.Generator, max_iter: int = 50
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """One run of alternate k-medoids on ``d = 1 - z_i . z_j`` for the columns of ``z`` (module docstring).
+
+    Returns ``(medoids, labels, total_distance, n_iter)``: medoid positions (k,), each item's cluster index
+    into ``medoids``, the sum of item-to-medoid distances, and the number of iterations run.
+    """
+    zt = np.ascontiguousarray(z.T)
+    n = zt.shape[0]
+    k = min(int(k), n)
+    medoids = _kmedoids_pp(zt, k, rng)
+    labels, dist = _assign(zt, medoids)
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        n_iter = it
+        onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
+        sums = np.asarray(onehot @ zt)  # (k, M): member sums of every cluster
+        sizes = np.bincount(labels, minlength=k).astype(np.float64)
+        # Total distance of each item to the members of its own cluster: |C| - z_i . sum_{j in C} z_j.
+        cost = sizes[labels] - np.einsum("im,im->i", zt, sums[labels])
+        order = np.lexsort((cost, labels))
+        first = np.ones(n, dtype=bool)
+        first[1:] = labels[order][1:] != labels[order][:-1]
+        best = order[first]  # one per non-empty cluster, in cluster order
+        new = medoids.copy()
+        new[labels[best]] = best
+        if np.array_equal(new, medoids):
+            break
+        medoids = new
+        labels, dist = _assign(zt, medoids)
+    return medoids, labels, float(dist.sum()), n_iter
+
+
+class AnchorPointsSelector(ItemSelector):
+    """AnchorPoints: k-medoids on the correlation distance of item columns, cluster-size weighted estimate.
+
+    Parameters
+    ----------
+    n_init
+        Number of seeded k-medoids++ starts; the run with the least total distance is kept.
+    max_iter
+        Cap on the alternate iterations of each run.
+    random_state
+        Seed of the k-medoids++ seeding.
+
+    Fitted attributes
+    -----------------
+    ``support_``, ``item_scores_`` (each item's correlation with its anchor, ``1 - d``; NaN for items outside
+    the clustering), ``reasons_`` (``"medoid"``, or ``"completion"`` for constant items added when the pool
+    has fewer informative items than ``K``), ``weights_`` (cluster sizes of the kept items, in the order of
+    the returned positions), ``labels_`` (per item: the position, in the returned array, of its anchor),
+    ``objective_`` (total distance), ``n_iter_``.
+    """
+
+    name = "anchorpoints"
+
+    def __init__(
+        self, n_init: int = 1, max_iter: int = 50, random_state: int | np.random.Generator | None = 0
+    ) -> None:
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def select(
+        self,
+        scores: np.ndarray,
+        k: int,
+        *,
+        embeddings: np.ndarray | None = None,
+        text_embeddings: np.ndarray | None = None,
+        item_meta: pd.DataFrame | None = None,
+    ) -> np.ndarray:
+        """Cluster the pool into ``k`` correlation clusters and keep their medoids (sorted positions)."""
+        for pname in ("n_init", "max_iter"):
+            val = getattr(self, pname)
+            if isinstance(val, bool) or not isinstance(val, int | np.integer) or int(val) < 1:
+                raise InputError(f"AnchorPoints {pname}: expected an integer >= 1, got {val!r}")
+        inp = check_selector_input(
+            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
+        )
+        rng = check_random_state(self.random_state)
+        n = inp.n_items
+        z, mean = correlation_embedding(inp.scores)
+        informative = np.einsum("mi,mi->i", z, z) > 1e-12
+        inf_pos = np.flatnonzero(informative)
+        k_eff = min(inp.k, inf_pos.shape[0])
+        similarity = np.full(n, np.nan)
+        objective = 0.0
+        n_iter = 0
+        anchors = np.empty(0, dtype=np.int64)
+        labels_inf = np.empty(0, dtype=np.int64)
+        if k_eff > 0:
+            zi = z[:, inf_pos]
+            best: tuple[np.ndarray, np.ndarray, float, int] | None = None
+            for _ in range(int(self.n_init)):
+                run = kmedoids_correlation(zi, k_eff, rng, int(self.max_iter))
+                if best is None or run[2] < best[2]:
+                    best = run
+            assert best is not None
+            med_local, labels_inf, objective, n_iter = best
+            anchors = inf_pos[med_local]
+            similarity[inf_pos] = np.einsum("mi,mi->i", zi, zi[:, med_local[labels_inf]])
+        reasons = ["medoid"] * anchors.shape[0]
+        if inp.k > anchors.shape[0]:  # fewer informative items than the budget: add constant items
+            others = np.flatnonzero(~informative)
+            extra = others[rng.permutation(others.shape[0])[: inp.k - anchors.shape[0]]]
+            anchors = np.concatenate([anchors, extra])
+            reasons += ["completion"] * extra.shape[0]
+        # Cluster of every item, as an index into ``anchors``.
+        label = np.full(n, -1, dtype=np.int64)
+        if inf_pos.size and labels_inf.size:
+            label[inf_pos] = labels_inf
+        label[anchors] = np.arange(anchors.shape[0])
+        loose = np.flatnonzero(label < 0)  # constant / empty items: nearest anchor by build mean
+        if loose.size and anchors.size:
+            overall = float(np.nanmean(mean)) if np.isfinite(mean).any() else 0.0
+            mu_a = np.where(np.isnan(mean[anchors]), overall, mean[anchors])
+            mu_l = np.where(np.isnan(mean[loose]), overall, mean[loose])
+            label[loose] = np.argmin(np.abs(mu_l[:, None] - mu_a[None, :]), axis=1)
+        sizes = np.bincount(label[label >= 0], minlength=anchors.shape[0]).astype(np.float64)
+
+        out = self._set_fitted(n, anchors, np.asarray(reasons, dtype=object), similarity)
+        order = np.argsort(anchors, kind="stable")
+        rank = np.empty(anchors.shape[0], dtype=np.int64)
+        rank[order] = np.arange(anchors.shape[0])
+        self.weights_ = sizes[order]
+        self.labels_ = np.full(n, -1, dtype=np.int64)
+        self.labels_[label >= 0] = rank[label[label >= 0]]
+        self.objective_ = objective
+        self.n_iter_ = n_iter
+        return out

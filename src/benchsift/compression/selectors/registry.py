@@ -1,0 +1,58 @@
+"""Registry of the Stage 2 item selectors: short name -> selector class (PRIMEBench section 5, Appendix D.1).
+
+The names are the ones the CLI's ``--selectors`` option and the validation protocols use::
+
+    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench
+
+Classes are imported lazily on first use, so importing the registry costs nothing and a protocol can list the
+names without loading every method. ``make_selector(name, **params)`` builds an instance with the given
+parameters (each selector takes ``random_state``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from benchsift.compression.selectors.base import ItemSelector
+from benchsift.errors import InputError
+
+__all__ = ["SELECTOR_NAMES", "available_selectors", "make_selector", "selector_class"]
+
+_PATHS: dict[str, tuple[str, str]] = {
+    "random": ("benchsift.compression.selectors.random", "RandomSelector"),
+    "variance": ("benchsift.compression.selectors.variance", "VarianceSelector"),
+    "vaw": ("benchsift.compression.selectors.vaw", "VAWSelector"),
+    "disco": ("benchsift.compression.selectors.disco", "DiscoSelector"),
+    "pointbiserial": ("benchsift.compression.selectors.pointbiserial", "PointBiserialSelector"),
+    "irt2pl": ("benchsift.compression.selectors.irt2pl", "IRT2PLSelector"),
+    "anchorpoints": ("benchsift.compression.selectors.anchorpoints", "AnchorPointsSelector"),
+    "tinybench": ("benchsift.compression.selectors.tinybench", "TinyBenchmarksSelector"),
+}
+
+#: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks last.
+SELECTOR_NAMES: tuple[str, ...] = tuple(_PATHS)
+
+
+def selector_class(name: str) -> type[ItemSelector]:
+    """The selector class registered under ``name`` (one of :data:`SELECTOR_NAMES`)."""
+    key = str(name).strip().lower()
+    if key not in _PATHS:
+        raise InputError(f"selector: unknown name {name!r}; expected one of {', '.join(SELECTOR_NAMES)}")
+    module, attr = _PATHS[key]
+    cls: type[ItemSelector] = getattr(importlib.import_module(module), attr)
+    return cls
+
+
+def make_selector(name: str, **params: Any) -> ItemSelector:
+    """A new selector ``name`` built with keyword ``params`` (e.g. ``random_state=0``)."""
+    cls = selector_class(name)
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise InputError(f"selector {name!r}: bad parameters {sorted(params)}: {exc}") from None
+
+
+def available_selectors() -> dict[str, type[ItemSelector]]:
+    """Name -> class for every registered selector (imports them all)."""
+    return {name: selector_class(name) for name in SELECTOR_NAMES}

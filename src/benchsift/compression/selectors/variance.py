@@ -1,0 +1,95 @@
+"""Variance item selection, the category-wide top-K baseline of PRIMEBench section 5.
+
+The score is the variance score of PRIMEBench Eq. 5 for item ``i`` with ``M_i`` valid (non-NaN) model scores,
+
+.. math::
+
+    \\hat\\sigma^2_i = \\frac{1}{\\sqrt{M_i}} \\sum_{m} (x_{m,i} - \\bar x_i)^2,
+
+ranked, as section 4.3 prescribes when ``M_i`` differs across items, by the divided score
+``\\hat\\sigma^2_i / \\sqrt{M_i} = \\hat v_i`` (the plug-in variance, ddof 0); for a common ``M`` this is
+the same ranking as Eq. 5 itself (``rank_by="eq5"`` ranks by the undivided score). The selector keeps the
+``K`` items with the largest score over the whole pool: no benchmark shares and no coverage cells (section 5,
+"Variance selects the category-wide top-K items by Equation 5"). Ties are broken in a seeded random order (as
+in the paper's main comparison, D.3); items with no valid score rank last. This is VAW with ``alpha = 0`` and
+no shares or cells.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    check_selector_input,
+    item_variance,
+    top_k_positions,
+)
+from benchsift.errors import InputError
+from benchsift.stats import check_random_state
+
+__all__ = ["VarianceSelector", "variance_scores"]
+
+RankBy = Literal["plugin", "eq5"]
+
+
+def variance_scores(scores: np.ndarray, rank_by: RankBy = "plugin") -> tuple[np.ndarray, np.ndarray]:
+    """The ranked variance score and Eq. 5 for every item of ``scores`` (models x items, NaN allowed).
+
+    Returns ``(score, sigma2)``: ``sigma2_i = sqrt(M_i) * v_i`` is Eq. 5 and ``score`` is ``v_i`` (the plug-in
+    variance) for ``rank_by="plugin"`` or ``sigma2_i`` for ``rank_by="eq5"``; both NaN when ``M_i = 0``.
+    """
+    v, m = item_variance(np.asarray(scores, dtype=np.float64))
+    sigma2 = np.sqrt(m.astype(np.float64)) * v
+    return (v if rank_by == "plugin" else sigma2), sigma2
+
+
+class VarianceSelector(ItemSelector):
+    """Category-wide top-``K`` items by the variance score (PRIMEBench Eq. 5, section 5).
+
+    Parameters
+    ----------
+    rank_by
+        ``"plugin"`` (default): rank by ``sigma^2_i / sqrt(M_i)``, the plug-in variance (section 4.3);
+        ``"eq5"``: rank by Eq. 5 itself. The two agree when every item has the same number of valid scores.
+    random_state
+        Seed of the tie-breaking order.
+
+    Fitted attributes
+    -----------------
+    ``support_``, ``item_scores_`` (the ranked score), ``reasons_`` (``"top"``), ``variance_`` (Eq. 5),
+    ``n_valid_`` (``M_i``).
+    """
+
+    name = "variance"
+
+    def __init__(
+        self, rank_by: RankBy = "plugin", random_state: int | np.random.Generator | None = 0
+    ) -> None:
+        self.rank_by = rank_by
+        self.random_state = random_state
+
+    def select(
+        self,
+        scores: np.ndarray,
+        k: int,
+        *,
+        embeddings: np.ndarray | None = None,
+        text_embeddings: np.ndarray | None = None,
+        item_meta: pd.DataFrame | None = None,
+    ) -> np.ndarray:
+        """Keep the ``k`` items with the largest variance score (sorted positions)."""
+        if self.rank_by not in ("plugin", "eq5"):
+            raise InputError(f"Variance rank_by: expected 'plugin' or 'eq5', got {self.rank_by!r}")
+        inp = check_selector_input(
+            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
+        )
+        score, sigma2 = variance_scores(inp.scores, self.rank_by)
+        kept = top_k_positions(score, inp.k, check_random_state(self.random_state))
+        out = self._set_fitted(inp.n_items, kept, np.full(kept.shape[0], "top", dtype=object), score)
+        self.variance_ = sigma2
+        self.n_valid_ = (~np.isnan(inp.scores)).sum(axis=0).astype(np.int64)
+        return out
