@@ -1,0 +1,202 @@
+"""``benchsift validate``: held-out validation protocols of the Stage 2 selectors (PRIMEBench D.3, H.2).
+
+``--protocol random`` (20 random balanced splits, Tables 9-11), ``chronological`` (release-date split and
+its sensitivity splits), ``end-to-end`` (Stages 1-3 refit per split, Table 12) or ``same-model`` (per
+benchmark, Table 17). ``--json`` prints ``{"protocol", "results": [{"selector", "retention", "rho_mean",
+"rho_sd", "rho_min", "rho_max", "wins"}, ...], ...}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+
+from benchsift.cli._common import console, err_console, print_json
+from benchsift.compression.estimate import read_new_scores
+from benchsift.compression.protocols import (
+    DEFAULT_RETENTIONS,
+    DEFAULT_SELECTORS,
+    end_to_end,
+    same_model,
+    stage2_heldout,
+)
+from benchsift.errors import InputError
+from benchsift.report.validation_figures import (
+    end_to_end_table,
+    frame_table,
+    retention_table,
+    selector_retention_figure,
+    split_table,
+)
+
+PROTOCOLS = ("random", "chronological", "end-to-end", "same-model")
+_SELECTORS = ",".join(DEFAULT_SELECTORS)
+_RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
+
+
+def parse_list(text: str, what: str) -> list[str]:
+    vals = [v.strip() for v in text.split(",") if v.strip()]
+    if not vals:
+        raise InputError(f"--{what}: expected a comma-separated list, got {text!r}")
+    return vals
+
+
+def parse_retentions(text: str) -> list[float]:
+    out = []
+    for v in parse_list(text, "retentions"):
+        try:
+            out.append(float(v))
+        except ValueError:
+            raise InputError(
+                f"--retentions: {v!r} is not a number (expected fractions like 0.02,0.05)"
+            ) from None
+    return out
+
+
+def _closest(values: list[float], target: float = 0.05) -> float:
+    return min(values, key=lambda r: (abs(r - target), r))
+
+
+def _load_embeddings(vision_text: Path | None, text: Path | None) -> Any:
+    if vision_text is None and text is None:
+        return None
+    from benchsift.compression.embeddings import ItemEmbeddings
+
+    return ItemEmbeddings.load(vision_text=vision_text, text=text)
+
+
+def validate_command(
+    panel: Annotated[
+        Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
+    ],
+    protocol: Annotated[
+        str, typer.Option(help="random, chronological, end-to-end or same-model.")
+    ] = "random",
+    selectors: Annotated[str, typer.Option(help="Comma-separated selector names.")] = _SELECTORS,
+    retentions: Annotated[str, typer.Option(help="Comma-separated retentions (fractions).")] = _RETENTIONS,
+    splits: Annotated[int, typer.Option("--splits", help="Number of random splits.")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed of the splits and every selection.")] = 0,
+    n_jobs: Annotated[int, typer.Option("--n-jobs", help="joblib workers (-1: all cores).")] = 1,
+    k: Annotated[int, typer.Option("--k", help="End-to-end: Stage 3 category count.")] = 5,
+    floor: Annotated[int, typer.Option(help="Item floor of the category budget K_C.")] = 100,
+    min_heldout: Annotated[int, typer.Option(help="Held-out models needed for a defined rho.")] = 10,
+    scoring: Annotated[
+        str, typer.Option(help="mean (D.3), weighted (selector weights_) or selector (its estimate()).")
+    ] = "mean",
+    embeddings: Annotated[Path | None, typer.Option(help="Vision-text item embeddings.")] = None,
+    text_embeddings: Annotated[Path | None, typer.Option(help="Text-only item embeddings.")] = None,
+    figure: Annotated[
+        Path | None, typer.Option(help="Write the selector-vs-retention figure to FIGURE.png/.svg.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+) -> None:
+    """Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables."""
+    if protocol not in PROTOCOLS:
+        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    sels = parse_list(selectors, "selectors")
+    rets = parse_retentions(retentions)
+    loaded = read_new_scores(panel)
+    emb = _load_embeddings(embeddings, text_embeddings)
+    show = err_console if json_output else console
+    progress = not json_output
+    result: Any
+    if protocol in ("random", "chronological"):
+        result = stage2_heldout(
+            loaded,
+            selectors=sels,
+            retentions=rets,
+            protocol=protocol,  # type: ignore[arg-type]
+            n_splits=splits,
+            floor=floor,
+            min_heldout=min_heldout,
+            scoring=scoring,  # type: ignore[arg-type]
+            embeddings=emb,
+            random_state=seed,
+            n_jobs=n_jobs,
+            progress=progress,
+        )
+    elif protocol == "end-to-end":
+        result = end_to_end(
+            loaded,
+            selectors=sels,
+            retentions=rets,
+            k=k,
+            n_splits=splits,
+            floor=floor,
+            embeddings=emb,
+            random_state=seed,
+            n_jobs=n_jobs,
+            progress=progress,
+        )
+    else:
+        result = same_model(
+            loaded,
+            selectors=sels,
+            retentions=rets,
+            embeddings=emb,
+            random_state=seed,
+            n_jobs=n_jobs,
+            progress=progress,
+        )
+    summary = result.summary()
+    if figure is not None and protocol != "end-to-end":
+        from benchsift.report.compression_figures import save_figure
+
+        save_figure(selector_retention_figure(summary, title=f"{protocol} protocol"), figure)
+    if json_output:
+        print_json(result.to_dict())
+        return
+    _print_tables(result, protocol, summary, rets)
+    for note in result.notes:
+        show.print(f"[dim]note: {note}[/dim]")
+
+
+def _print_tables(result: Any, protocol: str, summary: pd.DataFrame, rets: list[float]) -> None:
+    at = _closest(rets)
+    if protocol == "random":
+        n = len(result.splits)
+        console.print(retention_table(summary, f"Held-out macro Spearman rho, mean over {n} random splits"))
+        console.print(split_table(summary, at, f"Over splits at r={100 * at:g}% (Table 11)"))
+        if len(result.categories) > 1:
+            console.print(
+                frame_table(
+                    result.category_table(at),
+                    f"Per category at r={100 * at:g}% (Table 9)",
+                    row_highlight=list(result.selectors),
+                )
+            )
+    elif protocol == "chronological":
+        main = result.splits[0]
+        console.print(retention_table(summary, f"{main.name} (build on the oldest, score the newest)"))
+        for i in range(1, len(result.splits)):
+            console.print(retention_table(result.summary([i]), f"sensitivity: {result.splits[i].name}"))
+    elif protocol == "end-to-end":
+        console.print(
+            end_to_end_table(
+                summary,
+                result.stage3_only(),
+                at,
+                f"End-to-end rho on held-out models, {len(result.splits)} splits, k={result.k} (Table 12)",
+            )
+        )
+    else:
+        console.print(retention_table(summary, "Same-model mean rho over benchmarks (Table 17)"))
+        console.print(
+            frame_table(
+                result.benchmark_table(at),
+                f"Per benchmark at r={100 * at:g}%",
+                row_highlight=list(result.selectors),
+            )
+        )
+    secs = getattr(result, "seconds", None)
+    if isinstance(secs, dict):
+        console.print(
+            "[dim]selection time per selector (s): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in secs.items())
+            + "[/dim]"
+        )

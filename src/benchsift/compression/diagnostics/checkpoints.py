@@ -1,0 +1,171 @@
+"""Ranking checkpoints / variants of one model on selected items (PRIMEBench I.4, Table 23, Fig. 4b).
+
+Items are selected on the *panel* models' responses (the variants never take part), at the category budget
+``K = max(floor(r N), min(N, 100))`` of the whole item pool. Fidelity of a variant set is the Spearman rho
+(average ranks for ties) between the variants' mean on the selected items and on the full test set.
+
+Bootstrap ceiling (I.4): a variant set supports a conclusion only if its full-test ranking is itself stable.
+The items are resampled with replacement ``n_boot`` times (multinomial weights, :func:`~benchsift.stats.
+bootstrap_weights`); on each resample the variants' weighted means give a ranking, and the ceiling is the mean
+over resamples of its Spearman rho with the full-test ranking. Sets below ``threshold`` (0.90) are flagged
+``passes = False``. All resamples are one pair of matrix products. One adjacent swap in a ranking of ``n``
+variants without ties moves rho by ``12 / (n (n^2 - 1))`` (0.024 for n = 8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.protocols._pools import (
+    SelectorSpec,
+    base_seed,
+    check_retentions,
+    check_selectors,
+    prepare_pools,
+    select_pool,
+    single_threaded,
+    task_seed,
+)
+from benchsift.compression.selectors._budget import category_budget
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import bootstrap_weights, corr_with_vector, spearman
+
+__all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
+
+
+def adjacent_swap(n: int) -> float:
+    """Change of Spearman rho caused by one adjacent swap among ``n`` untied ranks: ``12 / (n (n^2 - 1))``."""
+    n = int(n)
+    return 12.0 / (n * (n * n - 1)) if n >= 2 else float("nan")
+
+
+def _row_means(V: np.ndarray) -> np.ndarray:
+    ok = ~np.isnan(V)
+    n = ok.sum(axis=1)
+    out = np.full(V.shape[0], np.nan)
+    np.divide(np.where(ok, V, 0.0).sum(axis=1), n, out=out, where=n > 0)
+    return out
+
+
+def bootstrap_ceiling(
+    variant_scores: np.ndarray, n_boot: int = 1000, random_state: int | np.random.Generator | None = 0
+) -> tuple[float, np.ndarray]:
+    """Mean bootstrap rho of the full-test ranking (PRIMEBench I.4) and the per-resample rhos.
+
+    ``variant_scores`` is ``(n_variants, n_items)``, NaN = missing.
+    """
+    V = np.asarray(variant_scores, dtype=np.float64)
+    if V.ndim != 2 or V.shape[0] < 2 or V.shape[1] < 1:
+        raise InputError(f"variant_scores: expected (>= 2 variants, >= 1 item), got shape {V.shape}")
+    full = _row_means(V)
+    W = bootstrap_weights(V.shape[1], int(n_boot), random_state)  # (n_boot, n_items)
+    obs = ~np.isnan(V)
+    num = np.where(obs, V, 0.0) @ W.T
+    den = obs.astype(np.float64) @ W.T
+    means = np.full(num.shape, np.nan)
+    np.divide(num, den, out=means, where=den > 0)
+    rho = corr_with_vector(means, full, "srcc")
+    finite = rho[np.isfinite(rho)]
+    return (float(finite.mean()) if finite.size else float("nan")), rho
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """Table 23: one row per variant set (``n``, ``ceiling``, ``passes``, fidelity per selector@retention)."""
+
+    selectors: list[str]
+    retentions: list[float]
+    rows: list[dict[str, Any]]
+    n_items: int
+    budgets: list[int]
+    threshold: float
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows)
+
+    def means(self) -> dict[str, float]:
+        """Mean fidelity over the ceiling-passing sets per ``selector@retention`` column."""
+        frame = self.table()
+        ok = frame[frame["passes"]]
+        cols = [c for c in frame.columns if "@" in c]
+        return {c: (float(ok[c].mean()) if len(ok) else float("nan")) for c in cols}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "selectors": self.selectors,
+            "retentions": self.retentions,
+            "n_items": self.n_items,
+            "budgets": self.budgets,
+            "threshold": self.threshold,
+            "rows": self.rows,
+            "means_passing": self.means(),
+        }
+
+
+def checkpoint_ranking(
+    selection: Panel,
+    variant_sets: Mapping[str, np.ndarray],
+    *,
+    selectors: Sequence[SelectorSpec] = ("variance", "vaw"),
+    retentions: Sequence[float] = (0.05, 0.10),
+    floor: int = 100,
+    threshold: float = 0.90,
+    n_boot: int = 1000,
+    random_state: int | np.random.Generator | None = 0,
+) -> CheckpointResult:
+    """Checkpoint-ranking fidelity with the bootstrap ceiling (PRIMEBench I.4, Table 23).
+
+    ``selection`` is the panel the items are selected on (all its items form one pool); each variant set
+    is an ``(n_variants, n_items)`` array on the same items in the same order.
+    """
+    labels = check_selectors(selectors)
+    rets = check_retentions(retentions)
+    if not variant_sets:
+        raise InputError("variant_sets: expected at least one variant set")
+    items = selection.items.copy()
+    items["category"] = "pool"
+    pools = prepare_pools(Panel(selection.scores, selection.models, items))
+    n = pools.n_items
+    for name, V in variant_sets.items():
+        if np.asarray(V).ndim != 2 or np.asarray(V).shape[1] != n:
+            raise InputError(f"variant set {name!r}: expected shape (n_variants, {n}), got {np.shape(V)}")
+    base = base_seed(random_state)
+    rows_all = np.arange(pools.n_models)
+    cols = pools.columns[0]
+    kept: dict[tuple[int, int], np.ndarray] = {}
+    budgets = [category_budget(n, r, int(floor)) for r in rets]
+    with single_threaded():
+        for s, spec in enumerate(selectors):
+            for j, k in enumerate(budgets):
+                kept[(s, j)] = (
+                    cols if k >= n else select_pool(pools, spec, rows_all, cols, k, task_seed(base, s, j))[0]
+                )
+    out_rows = []
+    for v, (name, V) in enumerate(variant_sets.items()):
+        Va = np.asarray(V, dtype=np.float64)
+        full = _row_means(Va)
+        ceiling, _ = bootstrap_ceiling(Va, n_boot, task_seed(base, 10_000 + v))
+        row: dict[str, Any] = {
+            "variant_set": str(name),
+            "n": int(Va.shape[0]),
+            "ceiling": ceiling,
+            "passes": bool(np.isfinite(ceiling) and ceiling >= threshold),
+            "one_swap": adjacent_swap(Va.shape[0]),
+        }
+        for (s, j), pos in kept.items():
+            row[f"{labels[s]}@{rets[j]:g}"] = float(spearman(_row_means(Va[:, pos]), full))
+        out_rows.append(row)
+    return CheckpointResult(
+        selectors=labels,
+        retentions=rets,
+        rows=out_rows,
+        n_items=n,
+        budgets=budgets,
+        threshold=float(threshold),
+    )

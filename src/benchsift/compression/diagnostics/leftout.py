@@ -1,0 +1,137 @@
+"""Left-out benchmark prediction against the number of training models (PRIMEBench I.3, Table 22, Fig. 4a).
+
+For each target benchmark ``t``, a ridge regressor (:class:`sklearn.linear_model.Ridge`, ``alpha`` = 1)
+predicts a model's score on ``t`` from its scores on the other benchmarks. Only models scored on ``t`` take
+part. For each training size ``M`` (1, 2, 4, ..., 128, while at least one model is left to test), ``n_splits``
+(30) random splits put ``M`` models in training and the rest in test; a missing feature score is replaced by
+its mean over the training models (a feature no training model has is dropped for that split), and the
+table reports the mean absolute error on the test models, averaged over splits:
+
+.. math:: \\mathrm{MAE}(t, M) = \\frac{1}{30} \\sum_{s=1}^{30} \\frac{1}{|T_s|} \\sum_{m \\in T_s}
+          |\\hat y_{m,t} - y_{m,t}|
+
+The predictors are full benchmark scores (cross-benchmark redundancy, not the compressed suite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+from benchsift.compression.diagnostics._aggregate import aggregate_matrix
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import check_random_state
+
+__all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
+
+DEFAULT_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+@dataclass(frozen=True)
+class LeftoutResult:
+    """``mae`` is ``(n_targets, n_sizes, n_splits)`` (NaN where the size was not tested)."""
+
+    targets: list[str]
+    n_models: list[int]
+    sizes: list[int]
+    mae: np.ndarray
+    alpha: float
+
+    def table(self) -> pd.DataFrame:
+        """PRIMEBench Table 22: target, models, mean MAE per training size ``M``."""
+        frame = pd.DataFrame({"target": self.targets, "models": self.n_models})
+        mean = _nanmean_last(self.mae)
+        for j, m in enumerate(self.sizes):
+            frame[f"M={m}"] = mean[:, j]
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        mean = _nanmean_last(self.mae)
+        return {
+            "targets": self.targets,
+            "models": self.n_models,
+            "sizes": self.sizes,
+            "alpha": self.alpha,
+            "mae": {t: mean[i].tolist() for i, t in enumerate(self.targets)},
+        }
+
+
+def _nanmean_last(a: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(a)
+    n = ok.sum(axis=-1)
+    out = np.full(n.shape, np.nan)
+    np.divide(np.where(ok, a, 0.0).sum(axis=-1), n, out=out, where=n > 0)
+    return out
+
+
+def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, alpha: float) -> float:
+    Xtr, Xte = X[train], X[test]
+    obs = ~np.isnan(Xtr)
+    n = obs.sum(axis=0)
+    use = n > 0
+    if not use.any():  # no feature: predict the training mean
+        return float(np.abs(y[test] - y[train].mean()).mean())
+    mean = np.where(use, np.where(obs, Xtr, 0.0).sum(axis=0) / np.maximum(n, 1), 0.0)
+    Xtr = np.where(np.isnan(Xtr), mean, Xtr)[:, use]
+    Xte = np.where(np.isnan(Xte), mean, Xte)[:, use]
+    model = Ridge(alpha=alpha).fit(Xtr, y[train])
+    return float(np.abs(model.predict(Xte) - y[test]).mean())
+
+
+def leftout_prediction(
+    data: Panel | np.ndarray,
+    *,
+    targets: Sequence[str] | None = None,
+    benchmarks: Sequence[str] | None = None,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    n_splits: int = 30,
+    alpha: float = 1.0,
+    random_state: int | np.random.Generator | None = 0,
+) -> LeftoutResult:
+    """Ridge prediction of each target benchmark from the others by training size (PRIMEBench I.3).
+
+    ``data`` is a panel (benchmark means of its image-condition models) or a ``(models x benchmarks)``
+    matrix named by ``benchmarks``. ``targets`` defaults to every benchmark.
+    """
+    if isinstance(data, Panel):
+        X, names, _ = aggregate_matrix(data)
+    else:
+        X = np.asarray(data, dtype=np.float64)
+        if X.ndim != 2:
+            raise InputError(f"data: expected a (models x benchmarks) matrix, got shape {X.shape}")
+        names = (
+            [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
+        )
+    if len(names) != X.shape[1] or X.shape[1] < 2:
+        raise InputError("left-out prediction needs at least 2 benchmarks, one name per column")
+    tg = list(names) if targets is None else [str(t) for t in targets]
+    unknown = [t for t in tg if t not in names]
+    if unknown:
+        raise InputError(f"targets: unknown benchmark(s) {unknown}; expected some of {names}")
+    sz = sorted({int(m) for m in sizes})
+    if not sz or sz[0] < 1:
+        raise InputError(f"sizes: expected positive training sizes, got {list(sizes)}")
+    if isinstance(n_splits, bool) or int(n_splits) < 1:
+        raise InputError(f"n_splits: expected an integer >= 1, got {n_splits!r}")
+    rng = check_random_state(random_state)
+    mae = np.full((len(tg), len(sz), int(n_splits)), np.nan)
+    n_models = []
+    for i, t in enumerate(tg):
+        j = names.index(t)
+        rows = np.flatnonzero(~np.isnan(X[:, j]))
+        n_models.append(int(rows.size))
+        feats = np.delete(X[rows], j, axis=1)
+        y = X[rows, j]
+        for a, m in enumerate(sz):
+            if m >= rows.size:
+                continue
+            perms = np.argsort(rng.random((int(n_splits), rows.size)), axis=1)
+            for s in range(int(n_splits)):
+                mae[i, a, s] = _split_mae(feats, y, perms[s, :m], perms[s, m:], float(alpha))
+    return LeftoutResult(targets=tg, n_models=n_models, sizes=sz, mae=mae, alpha=float(alpha))

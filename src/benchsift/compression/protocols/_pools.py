@@ -1,0 +1,314 @@
+"""Shared plumbing of the held-out protocols: category pools, per-split selection, vectorised scoring.
+
+Not public: :mod:`benchsift.compression.protocols.stage2_heldout`, ``end_to_end`` and ``same_model`` build on
+it. The heavy work of a sweep is the selection (once per split, selector, retention and category); scoring
+every category of every retention is one pair of matrix products (:func:`weighted_group_means`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.selectors._budget import category_budget, check_retention
+from benchsift.compression.selectors.base import ItemSelector
+from benchsift.compression.stages.prune import effective_categories
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import check_random_state
+
+#: The paper's Stage 2 selectors in the order of PRIMEBench section 5 (tinyBenchmarks is opt-in).
+DEFAULT_SELECTORS: tuple[str, ...] = (
+    "random",
+    "variance",
+    "vaw",
+    "disco",
+    "pointbiserial",
+    "irt2pl",
+    "anchorpoints",
+)
+#: The six retentions of PRIMEBench section 5.
+DEFAULT_RETENTIONS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
+
+SelectorSpec = str | ItemSelector
+
+
+@dataclass(frozen=True)
+class CategoryPools:
+    """The image-condition score matrix of a panel grouped into category pools.
+
+    ``codes[i]`` is item ``i``'s category position in ``categories`` (a missing category is the item's
+    benchmark, PRIMEBench convention); ``columns[c]`` the item positions of category ``c``.
+    """
+
+    scores: np.ndarray
+    items: pd.DataFrame
+    categories: list[str]
+    codes: np.ndarray
+    columns: list[np.ndarray]
+    vision_text: np.ndarray | None
+    text: np.ndarray | None
+    model_ids: list[str]
+    models: pd.DataFrame
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n_models(self) -> int:
+        return int(self.scores.shape[0])
+
+    @property
+    def n_items(self) -> int:
+        return int(self.scores.shape[1])
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    def subset_items(self, keep: np.ndarray) -> CategoryPools:
+        """The pools restricted to the items where ``keep`` is True (category list and order unchanged)."""
+        keep = np.asarray(keep, dtype=bool)
+        codes = self.codes[keep]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=self.n_categories))])
+        return CategoryPools(
+            scores=self.scores[:, keep],
+            items=self.items.loc[keep].reset_index(drop=True),
+            categories=self.categories,
+            codes=codes,
+            columns=[order[bounds[c] : bounds[c + 1]] for c in range(self.n_categories)],
+            vision_text=None if self.vision_text is None else self.vision_text[keep],
+            text=None if self.text is None else self.text[keep],
+            model_ids=self.model_ids,
+            models=self.models,
+            notes=self.notes,
+        )
+
+    def onehot(self) -> np.ndarray:
+        """``(n_items, n_categories)`` 0/1 membership."""
+        out = np.zeros((self.n_items, self.n_categories))
+        out[np.arange(self.n_items), self.codes] = 1.0
+        return out
+
+
+def prepare_pools(panel: Panel, embeddings: ItemEmbeddings | None = None) -> CategoryPools:
+    """Group ``panel``'s image-condition rows into category pools and align the item embeddings.
+
+    Without ``embeddings``, the built-in TF-IDF + SVD question-text embedding is used when the items carry
+    a ``question`` column (as :func:`~benchsift.compression.stages.prune.stage2_prune` does); otherwise no
+    embedding (VAW then has no coverage cells and fills its benchmark shares by score, noted).
+    """
+    if not isinstance(panel, Panel):
+        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    image = panel.conditions == "image"
+    if not image.any():
+        raise InputError("the panel has no image-condition model rows")
+    sub = panel.subset(models=image) if not image.all() else panel
+    items = sub.items
+    notes: list[str] = []
+    cats = effective_categories(items)
+    codes, names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
+    codes = codes.astype(np.int64)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(names)))])
+    columns = [order[bounds[c] : bounds[c + 1]] for c in range(len(names))]
+    vl = txt = None
+    emb = embeddings
+    if emb is None and "question" in items.columns and items["question"].notna().any():
+        emb = ItemEmbeddings.from_text(items)
+        notes.append("no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding")
+    elif emb is None:
+        notes.append("no embeddings and no question text: VAW has no coverage cells (shares filled by score)")
+    if emb is not None:
+        if not isinstance(emb, ItemEmbeddings):
+            raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(emb).__name__}")
+        aligned = emb.align(items)
+        vl = np.asarray(aligned.vision_text, dtype=np.float64) if aligned.has_vision_text.any() else None
+        txt = np.asarray(aligned.text, dtype=np.float64) if aligned.has_text.any() else None
+    return CategoryPools(
+        scores=np.asarray(sub.scores, dtype=np.float64),
+        items=items,
+        categories=[str(c) for c in names],
+        codes=codes,
+        columns=columns,
+        vision_text=vl,
+        text=txt,
+        model_ids=sub.model_ids,
+        models=sub.models,
+        notes=tuple(notes),
+    )
+
+
+def check_retentions(retentions: Sequence[float]) -> list[float]:
+    vals = [check_retention(r) for r in retentions]
+    if not vals:
+        raise InputError("retentions: expected at least one retention in (0, 1]")
+    if len(set(vals)) != len(vals):
+        raise InputError(f"retentions: duplicate values in {list(retentions)}")
+    return vals
+
+
+def selector_label(spec: SelectorSpec) -> str:
+    if isinstance(spec, ItemSelector):
+        return str(getattr(spec, "name", type(spec).__name__))
+    if not isinstance(spec, str):
+        raise InputError(
+            f"selector: expected a registered name or an ItemSelector, got {type(spec).__name__}"
+        )
+    return spec.strip().lower()
+
+
+def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
+    """Validate the selector list (names must be registered); returns their labels."""
+    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+    labels = []
+    for spec in selectors:
+        label = selector_label(spec)
+        if isinstance(spec, str) and label not in SELECTOR_NAMES:
+            raise InputError(f"selector: unknown name {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}")
+        labels.append(label)
+    if not labels:
+        raise InputError("selectors: expected at least one selector")
+    if len(set(labels)) != len(labels):
+        raise InputError(f"selectors: duplicate names in {labels}")
+    return labels
+
+
+def build_selector(spec: SelectorSpec, seed: int) -> ItemSelector:
+    """A fresh selector for one selection: a registered name built with ``random_state=seed``, or a clone."""
+    if isinstance(spec, ItemSelector):
+        from sklearn.base import clone
+
+        sel: ItemSelector = clone(spec)
+        if "random_state" in sel.get_params():
+            sel.set_params(random_state=seed)
+        return sel
+    from benchsift.compression.selectors.registry import make_selector
+
+    return make_selector(spec, random_state=seed)
+
+
+def task_seed(base: int, *keys: int) -> int:
+    """A 31-bit seed for one selection, a function of the run seed and the task's indices only.
+
+    Independent of the order tasks run in, so the results do not depend on ``n_jobs`` or the backend.
+    """
+    return int(np.random.SeedSequence([int(base), *(int(k) for k in keys)]).generate_state(1)[0] >> 1)
+
+
+def base_seed(random_state: Any) -> int:
+    return int(check_random_state(random_state).integers(0, 2**31 - 1))
+
+
+def select_pool(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    k: int,
+    seed: int,
+) -> tuple[np.ndarray, ItemSelector]:
+    """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted)."""
+    sel = build_selector(spec, seed)
+    meta = pools.items.iloc[cols].reset_index(drop=True)
+    local = sel.select(
+        pools.scores[np.ix_(rows, cols)],
+        int(k),
+        embeddings=None if pools.vision_text is None else pools.vision_text[cols],
+        text_embeddings=None if pools.text is None else pools.text[cols],
+        item_meta=meta,
+    )
+    return cols[np.asarray(local, dtype=np.int64)], sel
+
+
+def selection_weights(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    rows: np.ndarray,
+    retentions: Sequence[float],
+    floor: int,
+    seeds: Callable[[int, int], int],
+    *,
+    use_weights: bool = False,
+    categories: Sequence[int] | None = None,
+    fitted: dict[tuple[int, int], tuple[np.ndarray, ItemSelector]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Select every category pool at every retention on the build ``rows``.
+
+    Returns ``W`` ``(n_items, n_retentions)``: the weight of each item in its category's score at each
+    retention (1 for kept items, or the selector's ``weights_`` when ``use_weights``; 0 for dropped items),
+    and ``budgets`` ``(n_retentions, n_categories)`` (``K_C``, PRIMEBench section 4.3).
+    ``seeds(i_retention, i_category)`` gives each selection's seed. When ``fitted`` is a dict it receives
+    ``(j, c) -> (kept positions, fitted selector)`` for every selection made (pools kept whole have none).
+    """
+    cats = range(pools.n_categories) if categories is None else categories
+    W = np.zeros((pools.n_items, len(retentions)))
+    budgets = np.zeros((len(retentions), pools.n_categories), dtype=np.int64)
+    for j, r in enumerate(retentions):
+        for c in cats:
+            cols = pools.columns[c]
+            k = category_budget(int(cols.shape[0]), float(r), int(floor))
+            budgets[j, c] = k
+            if k >= cols.shape[0]:  # the floor keeps a small pool whole: nothing to select
+                W[cols, j] = 1.0
+                continue
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(j, c))
+            if fitted is not None:
+                fitted[(j, c)] = (kept, sel)
+            w = getattr(sel, "weights_", None) if use_weights else None
+            W[kept, j] = 1.0 if w is None else np.asarray(w, dtype=np.float64)
+    return W, budgets
+
+
+def weighted_group_means(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """NaN-aware weighted means of the rows of ``X`` over column groups, as matrix products.
+
+    ``X`` ``(n_rows, n_items)`` with NaN = missing, ``weights`` ``(n_items, n_groups)`` >= 0 (0 = not in the
+    group). Returns ``(n_rows, n_groups)``: ``sum_i w_ig x_ri / sum_i w_ig [x_ri observed]``, NaN where a row
+    has no observed item of weight > 0 in the group.
+    """
+    obs = ~np.isnan(X)
+    num = np.where(obs, X, 0.0) @ weights
+    den = obs.astype(np.float64) @ weights
+    out = np.full(num.shape, np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Limit BLAS / OpenMP pools to one thread inside a task.
+
+    A sweep runs thousands of small selections (k-means cells, IRT fits); on small problems the thread
+    pools' start-up and spin-waiting cost more than they save (measured: one VAW selection 2.5 s with the
+    default OpenMP pool on a busy 2-core machine, 0.18 s single-threaded). Parallelism comes from the tasks.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+@contextmanager
+def progress_bar(enabled: bool, total: int, label: str) -> Iterator[Callable[[], None]]:
+    """A rich progress bar over ``total`` tasks; yields a function to call after each task."""
+    if not enabled:
+        yield lambda: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as prog:
+        task = prog.add_task(label, total=total)
+        yield lambda: prog.advance(task)

@@ -1,0 +1,316 @@
+"""Protocol (b): Stages 1-3 refit on the build models, scored on held-out models (PRIMEBench D.3, Table 12).
+
+Stage 0 is a cleaning step applied once on all models (D.3). The *reference* ranking of a model is the mean
+of its category means over all Stage 0-cleaned benchmarks, a category mean being the mean of the category's
+benchmark means (every category weighs the same; :func:`~benchsift.compression.pipeline.
+benchmark_weighted_category_means`). In every split:
+
+1. Stage 1 is refitted on the build models (representatives and supplements from their scores);
+2. every Stage 2 selector keeps ``K_C`` items of each pool at each retention, fitted on the build models;
+3. Stage 3 searches all :math:`\\binom{n}{k}` category subsets on the build rows of the pruned model x
+   category matrix (PRIMEBench Eq. 7; reference = mean over all pruned categories);
+4. on the held-out models the end-to-end rho is the Spearman correlation between the reference and the
+   score on the ``k`` selected pruned categories (mean of the item-pooled category means).
+
+Two comparison columns: **no Stage 3** scores all pruned categories; **Stage 3 only** runs Stage 3 on the
+Stage 1 pools without item pruning (one value per split), and ``beats_stage3_only`` counts the splits where a
+selector's end-to-end rho is higher. A panel with a single category skips Stages 1 and 3 (as the pipeline).
+Splits run in parallel through ``joblib.Parallel`` (the active backend).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.pipeline import benchmark_weighted_category_means
+from benchsift.compression.protocols._pools import (
+    DEFAULT_RETENTIONS,
+    DEFAULT_SELECTORS,
+    CategoryPools,
+    SelectorSpec,
+    base_seed,
+    check_retentions,
+    check_selectors,
+    prepare_pools,
+    progress_bar,
+    selection_weights,
+    single_threaded,
+    task_seed,
+    weighted_group_means,
+)
+from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
+from benchsift.compression.protocols.stage2_heldout import split_summary
+from benchsift.compression.stages.categories import exhaustive_search
+from benchsift.compression.stages.clean import stage0_clean
+from benchsift.compression.stages.representatives import stage1_select
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import spearman
+
+__all__ = ["EndToEndResult", "end_to_end"]
+
+
+def row_mean(X: np.ndarray) -> np.ndarray:
+    """NaN-aware mean of each row (NaN when a row has no value)."""
+    ok = ~np.isnan(X)
+    n = ok.sum(axis=1)
+    out = np.full(X.shape[0], np.nan)
+    np.divide(np.where(ok, X, 0.0).sum(axis=1), n, out=out, where=n > 0)
+    return out
+
+
+@dataclass(frozen=True)
+class EndToEndResult:
+    """Outcome of :func:`end_to_end`.
+
+    ``rho`` and ``rho_no_stage3`` are ``(n_splits, n_selectors, n_retentions)``; ``rho_stage3_only``
+    ``(n_splits,)``; ``selected[(split, selector, retention)]`` the Stage 3 categories.
+    """
+
+    protocol: str
+    selectors: list[str]
+    retentions: list[float]
+    splits: list[Split]
+    categories: list[str]
+    k: int
+    rho: np.ndarray
+    rho_no_stage3: np.ndarray
+    rho_stage3_only: np.ndarray
+    selected: dict[tuple[int, int, int], list[str]]
+    selected_stage3_only: list[list[str]]
+    seconds: float
+    params: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def summary(self) -> pd.DataFrame:
+        """Per (selector, retention): end-to-end ``rho_mean, rho_sd, rho_min, rho_max, wins`` (splits the
+        selector is best among those listed), ``no_stage3`` (mean), ``beats_stage3_only`` (splits)."""
+        stats = split_summary(self.rho)
+        no3 = split_summary(self.rho_no_stage3)["mean"]
+        beats = (self.rho > self.rho_stage3_only[:, None, None]).sum(axis=0)
+        rows = []
+        for s, name in enumerate(self.selectors):
+            for j, r in enumerate(self.retentions):
+                rows.append(
+                    {
+                        "selector": name,
+                        "retention": r,
+                        "rho_mean": float(stats["mean"][s, j]),
+                        "rho_sd": float(stats["sd"][s, j]),
+                        "rho_min": float(stats["min"][s, j]),
+                        "rho_max": float(stats["max"][s, j]),
+                        "wins": int(stats["wins"][s, j]),
+                        "no_stage3": float(no3[s, j]),
+                        "beats_stage3_only": int(beats[s, j]),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def stage3_only(self) -> dict[str, float]:
+        """Mean, sd (ddof 1), min and max over splits of the Stage 3 only rho."""
+        st = split_summary(self.rho_stage3_only[:, None])
+        return {k: float(st[k][0]) for k in ("mean", "sd", "min", "max")}
+
+    def results(self) -> list[dict[str, Any]]:
+        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
+        extra = ("no_stage3", "beats_stage3_only")
+        return [{k: row[k] for k in keys + extra} for row in self.summary().to_dict(orient="records")]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "protocol": self.protocol,
+            "results": self.results(),
+            "stage3_only": self.stage3_only(),
+            "k": self.k,
+            "categories": self.categories,
+            "splits": [{"name": s.name, "n_build": s.n_build, "n_heldout": s.n_heldout} for s in self.splits],
+            "seconds": self.seconds,
+            "params": self.params,
+            "notes": list(self.notes),
+        }
+
+
+def _stage3_rho(
+    X: np.ndarray, split: Split, k: int, reference: np.ndarray
+) -> tuple[float, float, tuple[int, ...]]:
+    """Stage 3 on the build rows of ``X``; held-out rho of the k-subset and of all columns vs reference."""
+    Xb = X[split.build]
+    usable = np.flatnonzero(np.isfinite(Xb).any(axis=0))
+    ref_h = reference[split.heldout]
+    Xh = X[split.heldout]
+    rho_all = float(spearman(row_mean(Xh), ref_h))
+    kk = min(k, usable.size)
+    if kk == 0:
+        return float("nan"), rho_all, ()
+    if kk == usable.size:
+        chosen = tuple(int(c) for c in usable)
+    else:
+        choice = exhaustive_search(Xb[:, usable], kk)
+        chosen = tuple(int(usable[p]) for p in choice.positions)
+    return float(spearman(row_mean(Xh[:, list(chosen)]), ref_h)), rho_all, chosen
+
+
+def _seeder(base: int, i_split: int, i_sel: int) -> Callable[[int, int], int]:
+    """Seed of the selection of (retention j, category c) in this split, for this selector."""
+
+    def seed(j: int, c: int) -> int:
+        return task_seed(base, i_split, i_sel, j, c)
+
+    return seed
+
+
+def _split_task(
+    clean: Panel,
+    pools: CategoryPools,
+    reference: np.ndarray,
+    selectors: Sequence[SelectorSpec],
+    retentions: list[float],
+    split: Split,
+    i_split: int,
+    k: int,
+    floor: int,
+    base: int,
+    single: bool,
+    target: float,
+) -> dict[str, Any]:
+    with single_threaded():
+        if single:
+            pool = pools
+        else:
+            s1 = stage1_select(clean.subset(models=split.build), target=target)
+            pool = pools.subset_items(s1.pool)
+        onehot = pool.onehot()
+        X0 = weighted_group_means(pool.scores, onehot)
+        only, _, only_sel = _stage3_rho(X0, split, k, reference)
+        rho = np.full((len(selectors), len(retentions)), np.nan)
+        rho_no3 = np.full_like(rho, np.nan)
+        chosen: dict[tuple[int, int], tuple[int, ...]] = {}
+        for s, spec in enumerate(selectors):
+            W, _ = selection_weights(
+                pool,
+                spec,
+                split.build,
+                retentions,
+                floor,
+                _seeder(base, i_split, s),
+            )
+            for j in range(len(retentions)):
+                X = weighted_group_means(pool.scores, W[:, j, None] * onehot)
+                rho[s, j], rho_no3[s, j], chosen[(s, j)] = _stage3_rho(X, split, k, reference)
+    return {"rho": rho, "no3": rho_no3, "only": only, "only_sel": only_sel, "chosen": chosen}
+
+
+def end_to_end(
+    panel: Panel,
+    *,
+    selectors: Sequence[SelectorSpec] = DEFAULT_SELECTORS,
+    retentions: Sequence[float] = DEFAULT_RETENTIONS,
+    k: int = 5,
+    protocol: Literal["random", "chronological"] = "random",
+    n_splits: int = 20,
+    splits: Sequence[Split] | None = None,
+    tau: float = 2.0 / 3.0,
+    target: float = 0.95,
+    floor: int = 100,
+    embeddings: ItemEmbeddings | None = None,
+    random_state: int | np.random.Generator | None = 0,
+    n_jobs: int | None = 1,
+    progress: bool = False,
+) -> EndToEndResult:
+    """Run the end-to-end protocol (PRIMEBench D.3, Table 12) on a raw panel.
+
+    ``panel`` holds the image-condition runs and optionally the text-only runs (Stage 0's blind filter).
+    ``k`` is the Stage 3 category count (5), capped at the number of categories. The other parameters are
+    those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`.
+    """
+    sel_labels = check_selectors(selectors)
+    rets = check_retentions(retentions)
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise InputError(f"k: expected a positive number of categories, got {k!r}")
+    t0 = time.perf_counter()
+    s0 = stage0_clean(panel, tau=tau)
+    clean = s0.panel
+    if clean.n_items == 0:
+        raise InputError("end_to_end: Stage 0 removed every item")
+    pools = prepare_pools(clean, embeddings)
+    ref_cat, _ = benchmark_weighted_category_means(clean)
+    reference = row_mean(ref_cat)
+    single = pools.n_categories == 1
+    notes = list(pools.notes)
+    if single:
+        notes.append("the panel has one category: Stages 1 and 3 are skipped (end-to-end = Stage 2 only)")
+    k_eff = min(int(k), pools.n_categories)
+    if k_eff < int(k):
+        notes.append(f"k={k} exceeds the {pools.n_categories} categories: Stage 3 keeps all of them")
+    base = base_seed(random_state)
+    if splits is not None:
+        split_list, proto = list(splits), "custom"
+    elif protocol == "random":
+        split_list, proto = random_splits(pools.n_models, n_splits, random_state=base), "end-to-end"
+    elif protocol == "chronological":
+        split_list, proto = chronological_splits(pools.models["release_date"]), "end-to-end chronological"
+    else:
+        raise InputError(f"protocol: expected 'random' or 'chronological', got {protocol!r}")
+
+    n_s, n_sel, n_ret = len(split_list), len(sel_labels), len(rets)
+    rho = np.full((n_s, n_sel, n_ret), np.nan)
+    rho_no3 = np.full_like(rho, np.nan)
+    only = np.full(n_s, np.nan)
+    selected: dict[tuple[int, int, int], list[str]] = {}
+    only_sel: list[list[str]] = []
+    with progress_bar(progress, n_s, "End-to-end protocol") as tick:
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_split_task)(
+                clean,
+                pools,
+                reference,
+                list(selectors),
+                rets,
+                split,
+                i,
+                k_eff,
+                int(floor),
+                base,
+                single,
+                target,
+            )
+            for i, split in enumerate(split_list)
+        )
+        for i, out in enumerate(outputs):
+            rho[i], rho_no3[i], only[i] = out["rho"], out["no3"], out["only"]
+            only_sel.append([pools.categories[c] for c in out["only_sel"]])
+            for (s, j), cols in out["chosen"].items():
+                selected[(i, s, j)] = [pools.categories[c] for c in cols]
+            tick()
+    return EndToEndResult(
+        protocol=proto,
+        selectors=sel_labels,
+        retentions=rets,
+        splits=split_list,
+        categories=pools.categories,
+        k=k_eff,
+        rho=rho,
+        rho_no_stage3=rho_no3,
+        rho_stage3_only=only,
+        selected=selected,
+        selected_stage3_only=only_sel,
+        seconds=round(time.perf_counter() - t0, 3),
+        params={
+            "k": k_eff,
+            "tau": float(tau),
+            "target": float(target),
+            "floor": int(floor),
+            "n_models": pools.n_models,
+            "n_items_clean": pools.n_items,
+            "random_state": random_state if isinstance(random_state, int | None) else "generator",
+        },
+        notes=tuple(notes),
+    )

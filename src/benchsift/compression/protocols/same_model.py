@@ -1,0 +1,183 @@
+"""Protocol (c): same-model selection per benchmark (PRIMEBench Appendix H.2, Table 17).
+
+Every selector keeps ``round(r N_b)`` items (half up, at least 1, no 100-item floor) of each benchmark ``b``
+on its own, fitted on *all* models, and
+
+.. math:: \\rho_b = \\rho_{\\mathrm{Spearman}}\\big((\\bar x_{m,b})_m,\\ (\\bar x_{m,S_b})_m\\big)
+
+compares, on the same models, the full-benchmark mean with the mean on the kept items (undefined with fewer
+than ``min_models`` models having both, or a constant side). The table reports the mean of ``rho_b`` over the
+benchmarks with a defined value; in the JSON ``results``, ``rho_sd``/``rho_min``/``rho_max`` are taken over
+benchmarks and ``wins`` counts the benchmarks where the selector is best. Since selection and scoring see the
+same models, response-pattern fits (IRT, AnchorPoints) are favoured, as H.2 notes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.protocols._pools import (
+    DEFAULT_RETENTIONS,
+    DEFAULT_SELECTORS,
+    CategoryPools,
+    SelectorSpec,
+    base_seed,
+    check_retentions,
+    check_selectors,
+    prepare_pools,
+    progress_bar,
+    select_pool,
+    single_threaded,
+    task_seed,
+    weighted_group_means,
+)
+from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
+from benchsift.panel import Panel
+
+__all__ = ["SameModelResult", "same_model", "same_model_budget"]
+
+
+def same_model_budget(n_items: int, retention: float) -> int:
+    """``round(r N)`` with halves rounded up, at least 1 (PRIMEBench H.2)."""
+    return max(1, min(int(n_items), math.floor(float(retention) * int(n_items) + 0.5 + 1e-9)))
+
+
+@dataclass(frozen=True)
+class SameModelResult:
+    """``rho`` is ``(n_selectors, n_retentions, n_benchmarks)``; ``n_models`` per benchmark."""
+
+    selectors: list[str]
+    retentions: list[float]
+    benchmarks: list[str]
+    n_items: np.ndarray
+    n_models: np.ndarray
+    rho: np.ndarray
+    seconds: dict[str, float]
+    params: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def summary(self) -> pd.DataFrame:
+        # split_summary treats axis 0 as the replicates: here the benchmarks
+        stats = split_summary(np.moveaxis(self.rho, -1, 0))
+        rows = []
+        for s, name in enumerate(self.selectors):
+            for j, r in enumerate(self.retentions):
+                rows.append(
+                    {
+                        "selector": name,
+                        "retention": r,
+                        "rho_mean": float(stats["mean"][s, j]),
+                        "rho_sd": float(stats["sd"][s, j]),
+                        "rho_min": float(stats["min"][s, j]),
+                        "rho_max": float(stats["max"][s, j]),
+                        "wins": int(stats["wins"][s, j]),
+                        "n_benchmarks": int(stats["n_splits"][s, j]),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def benchmark_table(self, retention: float) -> pd.DataFrame:
+        j = int(np.argmin([abs(r - float(retention)) for r in self.retentions]))
+        frame = pd.DataFrame({"benchmark": self.benchmarks, "items": self.n_items, "models": self.n_models})
+        for s, name in enumerate(self.selectors):
+            frame[name] = self.rho[s, j]
+        return frame
+
+    def results(self) -> list[dict[str, Any]]:
+        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
+        return [{k: row[k] for k in keys} for row in self.summary().to_dict(orient="records")]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "protocol": "same-model",
+            "results": self.results(),
+            "benchmarks": self.benchmarks,
+            "seconds": self.seconds,
+            "params": self.params,
+            "notes": list(self.notes),
+        }
+
+
+def _selector_task(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    i_sel: int,
+    retentions: list[float],
+    base: int,
+    min_models: int,
+    full: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    t0 = time.perf_counter()
+    rows = np.arange(pools.n_models)
+    n_b = pools.n_categories
+    rho = np.full((len(retentions), n_b), np.nan)
+    with single_threaded():
+        for j, r in enumerate(retentions):
+            W = np.zeros((pools.n_items, n_b))
+            for b in range(n_b):
+                cols = pools.columns[b]
+                k = same_model_budget(cols.shape[0], r)
+                if k >= cols.shape[0]:
+                    W[cols, b] = 1.0
+                    continue
+                kept, _ = select_pool(pools, spec, rows, cols, k, task_seed(base, i_sel, j, b))
+                W[kept, b] = 1.0
+            rho[j] = per_category_rho(full, weighted_group_means(pools.scores, W), min_models)
+    return rho, time.perf_counter() - t0
+
+
+def same_model(
+    panel: Panel,
+    *,
+    selectors: Sequence[SelectorSpec] = DEFAULT_SELECTORS,
+    retentions: Sequence[float] = DEFAULT_RETENTIONS,
+    min_models: int = 10,
+    embeddings: ItemEmbeddings | None = None,
+    random_state: int | np.random.Generator | None = 0,
+    n_jobs: int | None = 1,
+    progress: bool = False,
+) -> SameModelResult:
+    """Same-model selection per benchmark (PRIMEBench H.2, Table 17); see the module docstring."""
+    sel_labels = check_selectors(selectors)
+    rets = check_retentions(retentions)
+    # one pool per benchmark: ignore the categories
+    items = panel.items.copy()
+    items["category"] = items["benchmark"]
+    by_bench = Panel(panel.scores, panel.models, items)
+    pools = prepare_pools(by_bench, embeddings)
+    base = base_seed(random_state)
+    full = weighted_group_means(pools.scores, pools.onehot())
+    rho = np.full((len(sel_labels), len(rets), pools.n_categories), np.nan)
+    seconds: dict[str, float] = {}
+    with progress_bar(progress, len(sel_labels), "Same-model protocol") as tick:
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_selector_task)(pools, spec, s, rets, base, int(min_models), full)
+            for s, spec in enumerate(selectors)
+        )
+        for s, (r, sec) in enumerate(outputs):
+            rho[s] = r
+            seconds[sel_labels[s]] = round(sec, 4)
+            tick()
+    return SameModelResult(
+        selectors=sel_labels,
+        retentions=rets,
+        benchmarks=pools.categories,
+        n_items=np.array([c.shape[0] for c in pools.columns], dtype=np.int64),
+        n_models=np.isfinite(full).sum(axis=0),
+        rho=rho,
+        seconds=seconds,
+        params={
+            "min_models": int(min_models),
+            "random_state": random_state if isinstance(random_state, int | None) else "generator",
+        },
+        notes=pools.notes,
+    )

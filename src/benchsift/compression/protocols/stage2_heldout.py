@@ -1,0 +1,407 @@
+"""Protocol (a): Stage 2 selection on build models, ranking fidelity on held-out models (PRIMEBench D.3).
+
+The category pools are fixed before any split (the panel given here is the Stage 1 pool; Stages 0 and 1 use
+the whole panel, D.3). In every split each selector picks, for every category pool ``C`` of ``n_C`` items and
+every retention ``r``, the category budget
+
+.. math:: K_C = \\max(\\lfloor r\\, n_C \\rfloor, \\min(n_C, 100))
+
+items from the *build* models' responses only. On the held-out models ``H`` the protocol computes per
+category
+
+.. math:: \\rho_C = \\rho_S\\big((\\bar x_{m,C})_{m \\in H},\\ (\\bar x_{m,S_C})_{m \\in H}\\big)
+
+between each model's NaN-aware mean on the full pool and on the kept items ``S_C`` (optionally weighted by the
+selector's ``weights_``, e.g. AnchorPoints cluster sizes: ``scoring="weighted"``; or each selector's own
+estimator of the pool mean, :meth:`ItemSelector.estimate`, e.g. tinyBenchmarks' p-IRT:
+``scoring="selector"``). ``rho_C`` is undefined (NaN) with fewer than ``min_heldout`` (10) held-out models
+having both means, or when every held-out model gets the same score on the kept items; such a category is left
+out of that split's *macro* rho, the mean over the categories with a defined rho. Per (selector, retention)
+the table reports the mean, sd (ddof 1), min and max of the macro rho over splits and the number of splits the
+selector wins (highest macro rho among the listed selectors; every selector tied at the top is credited).
+PRIMEBench Tables 9-11.
+
+Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
+scoring all categories of all retentions of a (split, selector) task is one pair of matrix products. Tasks
+run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
+joblib.parallel_backend("ray"):`` (or ``"dask"``) around the call distributes them unchanged. Seeds are a
+function of the run seed and the task's indices only, so results do not depend on ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.protocols._pools import (
+    DEFAULT_RETENTIONS,
+    DEFAULT_SELECTORS,
+    CategoryPools,
+    SelectorSpec,
+    base_seed,
+    check_retentions,
+    check_selectors,
+    prepare_pools,
+    progress_bar,
+    selection_weights,
+    single_threaded,
+    task_seed,
+    weighted_group_means,
+)
+from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
+from benchsift.compression.selectors._budget import category_budget
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.stats import paired_columns
+
+__all__ = [
+    "HeldoutResult",
+    "macro_rho",
+    "per_category_rho",
+    "split_summary",
+    "stage2_heldout",
+]
+
+Scoring = Literal["mean", "weighted", "selector"]
+ROUND_DECIMALS = 12
+
+
+def per_category_rho(full: np.ndarray, selected: np.ndarray, min_heldout: int = 10) -> np.ndarray:
+    """Spearman rho per category (column) between full-pool and selected-items means of held-out models.
+
+    ``full`` and ``selected`` are ``(n_heldout, n_categories)``; a column with fewer than ``min_heldout``
+    models having both means finite, or a constant side, gives NaN (PRIMEBench D.3).
+    """
+    full = np.asarray(full, dtype=np.float64)
+    selected = np.asarray(selected, dtype=np.float64)
+    rho = paired_columns(full, selected, "srcc")
+    n_valid = (np.isfinite(full) & np.isfinite(selected)).sum(axis=0)
+    rho[n_valid < int(min_heldout)] = np.nan
+    return rho
+
+
+def macro_rho(rho: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Mean over the categories (``axis``) with a defined rho; NaN where none is defined."""
+    rho = np.asarray(rho, dtype=np.float64)
+    ok = np.isfinite(rho)
+    n = ok.sum(axis=axis)
+    total = np.where(ok, rho, 0.0).sum(axis=axis)
+    out = np.full(n.shape, np.nan)
+    np.divide(total, n, out=out, where=n > 0)
+    return out
+
+
+def split_summary(macro: np.ndarray) -> dict[str, np.ndarray]:
+    """Mean, sd (ddof 1), min, max over splits (axis 0) and wins per selector (axis 1).
+
+    ``macro`` is ``(n_splits, n_selectors, ...)``. A selector wins a split when its macro rho equals the
+    highest one of that split (compared after rounding to 12 decimals; every tied selector is credited,
+    NaN never wins).
+    """
+    m = np.asarray(macro, dtype=np.float64)
+    ok = np.isfinite(m)
+    n = ok.sum(axis=0)
+    filled = np.where(ok, m, 0.0)
+    mean = np.full(n.shape, np.nan)
+    np.divide(filled.sum(axis=0), n, out=mean, where=n > 0)
+    dev = np.where(ok, m - mean, 0.0)
+    sd = np.full(n.shape, np.nan)
+    np.divide((dev * dev).sum(axis=0), n - 1, out=sd, where=n > 1)
+    sd = np.sqrt(sd)
+    lo = np.where(n > 0, np.where(ok, m, np.inf).min(axis=0), np.nan)
+    hi = np.where(n > 0, np.where(ok, m, -np.inf).max(axis=0), np.nan)
+    rounded = np.where(ok, np.round(m, ROUND_DECIMALS), -np.inf)
+    best = rounded.max(axis=1, keepdims=True)
+    wins = ((rounded == best) & ok & np.isfinite(best)).sum(axis=0)
+    return {"mean": mean, "sd": sd, "min": lo, "max": hi, "wins": wins, "n_splits": n}
+
+
+@dataclass(frozen=True)
+class HeldoutResult:
+    """Outcome of :func:`stage2_heldout`.
+
+    ``rho`` is ``(n_splits, n_selectors, n_retentions, n_categories)`` (NaN = undefined),
+    ``budgets`` ``(n_retentions, n_categories)`` the ``K_C``, ``pool_sizes`` the ``n_C``,
+    ``n_heldout_valid`` ``(n_splits, n_categories)`` the held-out models with a full-pool mean, and
+    ``seconds`` the selection + scoring time summed over tasks per selector.
+    """
+
+    protocol: str
+    selectors: list[str]
+    retentions: list[float]
+    splits: list[Split]
+    categories: list[str]
+    rho: np.ndarray
+    budgets: np.ndarray
+    pool_sizes: np.ndarray
+    n_heldout_valid: np.ndarray
+    seconds: dict[str, float]
+    params: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def macro(self) -> np.ndarray:
+        """``(n_splits, n_selectors, n_retentions)`` macro rho (mean over categories with a defined rho)."""
+        return macro_rho(self.rho, axis=-1)
+
+    def summary(self, splits: Sequence[int] | None = None) -> pd.DataFrame:
+        """One row per (selector, retention): ``rho_mean, rho_sd, rho_min, rho_max, wins, n_splits`` and
+        ``n_categories`` (mean number of categories with a defined rho). ``splits`` restricts to those
+        split positions (default: all)."""
+        idx = self._default_splits() if splits is None else list(splits)
+        macro = self.macro[idx]
+        stats = split_summary(macro)
+        n_cat = np.isfinite(self.rho[idx]).sum(axis=-1).mean(axis=0)
+        rows = []
+        for s, name in enumerate(self.selectors):
+            for j, r in enumerate(self.retentions):
+                rows.append(
+                    {
+                        "selector": name,
+                        "retention": r,
+                        "rho_mean": float(stats["mean"][s, j]),
+                        "rho_sd": float(stats["sd"][s, j]),
+                        "rho_min": float(stats["min"][s, j]),
+                        "rho_max": float(stats["max"][s, j]),
+                        "wins": int(stats["wins"][s, j]),
+                        "n_splits": int(stats["n_splits"][s, j]),
+                        "n_categories": float(n_cat[s, j]),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def split_table(self, retention: float) -> pd.DataFrame:
+        """Macro rho per split (rows) and selector (columns) at ``retention``."""
+        j = self._ret_index(retention)
+        return pd.DataFrame(
+            self.macro[:, :, j], index=[s.name for s in self.splits], columns=self.selectors
+        ).rename_axis("split")
+
+    def category_table(self, retention: float, splits: Sequence[int] | None = None) -> pd.DataFrame:
+        """Per category (PRIMEBench Table 9): pool size ``n_C``, budget ``K_C`` and the mean rho over splits
+        per selector (NaN when undefined in every split)."""
+        j = self._ret_index(retention)
+        idx = self._default_splits() if splits is None else list(splits)
+        per = macro_rho(np.moveaxis(self.rho[idx][:, :, j, :], 0, -1), axis=-1)  # (n_sel, n_cat)
+        frame = pd.DataFrame({"category": self.categories, "pool": self.pool_sizes, "K": self.budgets[j]})
+        for s, name in enumerate(self.selectors):
+            frame[name] = per[s]
+        return frame
+
+    def _default_splits(self) -> list[int]:
+        """All splits, except for the chronological protocol: its main split only (the others are the
+        sensitivity splits, reported apart)."""
+        if self.protocol == "chronological":
+            return [0]
+        return list(range(len(self.splits)))
+
+    def _ret_index(self, retention: float) -> int:
+        for j, r in enumerate(self.retentions):
+            if abs(r - float(retention)) < 1e-12:
+                return j
+        raise InputError(f"retention {retention!r} was not run; available: {self.retentions}")
+
+    def results(self, splits: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """The JSON ``results`` list: ``selector, retention, rho_mean, rho_sd, rho_min, rho_max, wins``."""
+        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
+        return [{k: row[k] for k in keys} for row in self.summary(splits).to_dict(orient="records")]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: protocol, results, splits, per-split macro rho, timings, parameters and notes.
+
+        For the chronological protocol ``results`` is the main split and ``sensitivity`` lists the others.
+        """
+        sensitivity = []
+        if self.protocol == "chronological":
+            sensitivity = [
+                {"split": self.splits[i].name, "results": self.results([i])}
+                for i in range(1, len(self.splits))
+            ]
+        return {
+            "protocol": self.protocol,
+            "results": self.results(),
+            "sensitivity": sensitivity,
+            "splits": [{"name": s.name, "n_build": s.n_build, "n_heldout": s.n_heldout} for s in self.splits],
+            "macro_rho": {
+                name: {f"{r:g}": self.macro[:, i, j].tolist() for j, r in enumerate(self.retentions)}
+                for i, name in enumerate(self.selectors)
+            },
+            "categories": self.categories,
+            "seconds": self.seconds,
+            "params": self.params,
+            "notes": list(self.notes),
+        }
+
+
+def _heldout_task(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    split: Split,
+    retentions: list[float],
+    floor: int,
+    base: int,
+    i_split: int,
+    i_sel: int,
+    min_heldout: int,
+    scoring: str,
+    full: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """One (split, selector): select every pool at every retention, then score them all at once."""
+    t0 = time.perf_counter()
+    fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] | None = {} if scoring == "selector" else None
+    with single_threaded():
+        W, _ = selection_weights(
+            pools,
+            spec,
+            split.build,
+            retentions,
+            floor,
+            lambda j, c: task_seed(base, i_split, i_sel, j, c),
+            use_weights=scoring == "weighted",
+            fitted=fitted,
+        )
+    n_cat = pools.n_categories
+    n_ret = len(retentions)
+    # (n_items, n_ret * n_cat): item weight in (retention, category), zero outside its category
+    G = (W[:, :, None] * pools.onehot()[:, None, :]).reshape(pools.n_items, n_ret * n_cat)
+    Sh = pools.scores[split.heldout]
+    sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
+    if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
+        with single_threaded():
+            for (j, c), (kept, selector) in fitted.items():
+                sel[:, j, c] = selector.estimate(Sh[:, kept])
+    full_h = full[split.heldout]
+    rho = np.stack([per_category_rho(full_h, sel[:, j, :], min_heldout) for j in range(n_ret)])
+    return rho, time.perf_counter() - t0
+
+
+def stage2_heldout(
+    panel: Panel,
+    *,
+    selectors: Sequence[SelectorSpec] = DEFAULT_SELECTORS,
+    retentions: Sequence[float] = DEFAULT_RETENTIONS,
+    protocol: Literal["random", "chronological"] = "random",
+    n_splits: int = 20,
+    splits: Sequence[Split] | None = None,
+    floor: int = 100,
+    min_heldout: int = 10,
+    scoring: Scoring = "mean",
+    embeddings: ItemEmbeddings | None = None,
+    random_state: int | np.random.Generator | None = 0,
+    n_jobs: int | None = 1,
+    progress: bool = False,
+) -> HeldoutResult:
+    """Run the Stage 2 held-out protocol (PRIMEBench D.3, Tables 9-11) on a panel of category pools.
+
+    Parameters
+    ----------
+    panel
+        The category pools (e.g. the Stage 1 panel); image-condition rows are the models. A panel without
+        categories has one pool per benchmark (one benchmark, no category: one pool).
+    selectors
+        Registered selector names (:mod:`benchsift.compression.selectors.registry`) or configured
+        :class:`~benchsift.compression.selectors.base.ItemSelector` instances (cloned per selection).
+    retentions
+        Fractions ``r`` in (0, 1].
+    protocol
+        ``"random"``: ``n_splits`` random balanced splits; ``"chronological"``: the release-date split and
+        its two sensitivity splits (see :mod:`~benchsift.compression.protocols.splits`). Ignored when
+        ``splits`` is given.
+    floor, min_heldout
+        The 100-item floor of ``K_C`` and the minimum number of held-out models for a defined rho.
+    scoring
+        ``"mean"`` (D.3: the mean on the kept items), ``"weighted"`` (the selector's ``weights_``) or
+        ``"selector"`` (the selector's :meth:`~ItemSelector.estimate`, e.g. p-IRT).
+    embeddings
+        Item embeddings for VAW's cells and ``delta^VL``; default: the question-text embedding if any.
+    random_state
+        Seed of the splits and every selection.
+    n_jobs
+        joblib workers (``-1``: all cores); the active joblib backend is used.
+    """
+    sel_labels = check_selectors(selectors)
+    rets = check_retentions(retentions)
+    if scoring not in ("mean", "weighted", "selector"):
+        raise InputError(f"scoring: expected 'mean', 'weighted' or 'selector', got {scoring!r}")
+    if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
+        raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
+    if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
+        raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
+    pools = prepare_pools(panel, embeddings)
+    base = base_seed(random_state)
+    if splits is not None:
+        split_list = list(splits)
+        proto_name = protocol if protocol in ("random", "chronological") else "custom"
+    elif protocol == "random":
+        split_list = random_splits(pools.n_models, n_splits, random_state=base)
+        proto_name = "random"
+    elif protocol == "chronological":
+        split_list = chronological_splits(pools.models["release_date"])
+        proto_name = "chronological"
+    else:
+        raise InputError(f"protocol: expected 'random' or 'chronological', got {protocol!r}")
+    for sp in split_list:
+        if (
+            sp.build.size == 0
+            or sp.heldout.size == 0
+            or max(sp.build.max(), sp.heldout.max()) >= pools.n_models
+        ):
+            raise InputError(
+                f"split {sp.name!r}: positions must index the {pools.n_models} image-condition models"
+            )
+    notes = list(pools.notes)
+    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
+    if small:
+        notes.append(
+            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
+        )
+    full = weighted_group_means(pools.scores, pools.onehot())
+
+    jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
+    rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
+    seconds = dict.fromkeys(sel_labels, 0.0)
+    with progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick:
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_heldout_task)(
+                pools, spec, split_list[i], rets, int(floor), base, i, s, int(min_heldout), scoring, full
+            )
+            for i, s, spec in jobs
+        )
+        for (i, s, _), (r, sec) in zip(jobs, outputs, strict=True):
+            rho[i, s] = r
+            seconds[sel_labels[s]] += sec
+            tick()
+    pool_sizes = np.array([c.shape[0] for c in pools.columns], dtype=np.int64)
+    budgets = np.array([[category_budget(int(n), r, int(floor)) for n in pool_sizes] for r in rets])
+    n_valid = np.stack([np.isfinite(full[sp.heldout]).sum(axis=0) for sp in split_list])
+    params = {
+        "n_models": pools.n_models,
+        "n_items": pools.n_items,
+        "floor": int(floor),
+        "min_heldout": int(min_heldout),
+        "scoring": scoring,
+        "random_state": random_state if isinstance(random_state, int | None) else "generator",
+        "n_jobs": n_jobs,
+    }
+    return HeldoutResult(
+        protocol=proto_name,
+        selectors=sel_labels,
+        retentions=rets,
+        splits=split_list,
+        categories=pools.categories,
+        rho=rho,
+        budgets=budgets,
+        pool_sizes=pool_sizes,
+        n_heldout_valid=n_valid,
+        seconds={k: round(v, 4) for k, v in seconds.items()},
+        params=params,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,70 @@
+"""Spectrum of the z-normalised model x group matrix (PRIMEBench F.4, Table 19) on a planted rank."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from benchsift.compression.diagnostics import era_spectra, panel_spectrum, spectrum, spectrum_table
+from benchsift.panel import Panel
+
+
+def test_planted_rank_two() -> None:
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(60, 2))
+    U -= U.mean(axis=0)  # centred factors: z-scoring cannot add a rank
+    X = U @ rng.normal(size=(2, 9)) + 3.0
+    res = spectrum(X)
+    assert res.components == 2 or res.components == 1
+    assert res.top_k_energy == pytest.approx(1.0)
+    assert np.allclose(res.energy[2:], 0.0, atol=1e-12)
+    Z = stats.zscore(X, axis=0)
+    sv = np.linalg.svd(Z, compute_uv=False)
+    assert res.participation_ratio == pytest.approx(sv.sum() ** 2 / (sv**2).sum())
+    cum = np.cumsum(sv**2) / (sv**2).sum()
+    assert res.components == int(np.searchsorted(cum, 0.95 - 1e-12) + 1)
+
+
+def test_full_rank_noise_needs_many_components() -> None:
+    X = np.random.default_rng(1).normal(size=(200, 10))
+    res = spectrum(X)
+    assert res.components >= 8 and res.participation_ratio > 8
+
+
+def test_missing_cells_imputed_and_constant_columns_dropped() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 4))
+    X[:, 3] = 1.0  # constant: undefined z-score, dropped
+    X[0, 0] = np.nan
+    res = spectrum(X, groups=["a", "b", "c", "d"])
+    assert res.dropped == ("d",) and res.n_groups == 3 and res.n_imputed == 1
+    complete = spectrum(X, groups=["a", "b", "c", "d"], missing="complete")
+    assert complete.n_models == 29 and complete.n_imputed == 0
+
+
+def test_degenerate_matrix_is_undefined_not_a_crash() -> None:
+    res = spectrum(np.ones((5, 3)))
+    assert np.isnan(res.components) and res.note
+
+
+def test_era_spectra_split_models_by_release_date() -> None:
+    rng = np.random.default_rng(3)
+    S = rng.random((12, 40))
+    p = Panel.from_matrix(
+        S,
+        [f"m{i}" for i in range(12)],
+        [f"i{j}" for j in range(40)],
+        benchmark="b",
+        categories=[f"c{j % 4}" for j in range(40)],
+    )
+    models = p.models
+    dates = ["2024-01-01"] * 4 + ["2024-08-01"] * 4 + ["2025-03-01"] * 3 + [None]
+    models["release_date"] = pd.to_datetime(pd.Series(dates)).to_numpy()
+    p = Panel(p.scores, models, p.items)
+    eras = era_spectra(p, "category", include_undated=False)
+    assert [e.label for e in eras] == ["before Jun 2024", "Jun 2024 - Jan 2025", "from Jan 2025"]
+    assert [e.n_models for e in eras] == [4, 4, 3]
+    table = spectrum_table([panel_spectrum(p, "category"), *eras])
+    assert table["models"].tolist() == [12, 4, 4, 3] and table["groups"].tolist()[0] == 4

@@ -1,0 +1,58 @@
+"""Protocols (b) end-to-end (PRIMEBench D.3, Table 12) and (c) same-model (H.2, Table 17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from benchsift.compression.protocols import end_to_end, same_model, same_model_budget
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+
+
+@pytest.fixture(scope="module")
+def sim_panel() -> Panel:
+    cfg = SimulationConfig.small(n_models=30, items_per_benchmark=120, min_items_per_benchmark=40)
+    return simulate_panel(cfg, 0).panel
+
+
+def test_without_pruning_end_to_end_equals_stage3_only(sim_panel: Panel) -> None:
+    res = end_to_end(sim_panel, selectors=["random"], retentions=[1.0], k=2, n_splits=3, floor=0)
+    assert np.allclose(res.rho[:, 0, 0], res.rho_stage3_only)
+    assert res.k == 2 and all(len(v) == 2 for v in res.selected.values())
+
+
+def test_keeping_every_category_equals_no_stage3(sim_panel: Panel) -> None:
+    res = end_to_end(sim_panel, selectors=["variance", "random"], retentions=[0.1, 0.3], k=99, n_splits=2)
+    assert res.k == 3
+    assert np.allclose(res.rho, res.rho_no_stage3, equal_nan=True)
+    summ = res.summary()
+    assert summ.shape[0] == 4 and set(summ.columns) >= {"no_stage3", "beats_stage3_only", "wins"}
+    assert np.all((res.rho >= -1) & (res.rho <= 1))
+
+
+def test_same_model_budget_rounds_half_up() -> None:
+    assert same_model_budget(50, 0.05) == 3  # 2.5 -> 3
+    assert same_model_budget(100, 0.01) == 1
+    assert same_model_budget(10, 0.01) == 1  # at least one item
+    assert same_model_budget(1050, 0.02) == 21
+
+
+def test_same_model_scores_per_benchmark(sim_panel: Panel) -> None:
+    res = same_model(sim_panel, selectors=["variance", "random"], retentions=[0.1, 1.0])
+    assert res.rho.shape == (2, 2, len(sim_panel.benchmarks))
+    assert np.allclose(res.rho[:, 1], 1.0)  # all items kept
+    # hand check of one benchmark for Variance: the top round(r N) plug-in variances
+    image = sim_panel.image_panel()
+    b = sim_panel.benchmarks[0]
+    cols = np.flatnonzero(image.items["benchmark"].to_numpy() == b)
+    S = image.scores[:, cols]
+    k = same_model_budget(cols.size, 0.1)
+    var = np.nanvar(S, axis=0)
+    if np.unique(np.round(var, 12)).size == var.size:  # no ties: the choice is unique
+        top = np.argsort(-var)[:k]
+        full = np.nanmean(S, axis=1)
+        kept = np.nanmean(S[:, top], axis=1)
+        ok = np.isfinite(full) & np.isfinite(kept)
+        assert res.rho[0, 0, 0] == pytest.approx(stats.spearmanr(full[ok], kept[ok]).statistic, abs=1e-9)
