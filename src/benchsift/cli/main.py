@@ -5,8 +5,15 @@ from __future__ import annotations
 import typer
 
 from benchsift.cli._common import BenchsiftGroup
+from benchsift.cli.compress import compress_command, estimate_command
 from benchsift.cli.demo import demo_command
+from benchsift.cli.diagnose import app as diagnose_app
+from benchsift.cli.importers import app as import_app
 from benchsift.cli.info import info_command
+from benchsift.cli.prism import app as prism_app
+from benchsift.cli.redundancy import app as redundancy_app
+from benchsift.cli.simulate import simulate_command
+from benchsift.cli.validate import validate_command
 
 app = typer.Typer(
     cls=BenchsiftGroup,
@@ -17,9 +24,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+# In the order a user meets them: bring results in, look, analyse, compress, validate, score, demo.
+app.add_typer(import_app, name="import")
 app.command("info")(info_command)
+app.command("simulate")(simulate_command)
+app.add_typer(redundancy_app, name="redundancy")
+app.command("compress")(compress_command)
+app.command("estimate")(estimate_command)
+app.command("validate")(validate_command)
+app.add_typer(diagnose_app, name="diagnose")
+app.add_typer(prism_app, name="prism")
 app.command("demo")(demo_command)
-# Command groups (one module each) are registered below.
 
 
 def main() -> None:
