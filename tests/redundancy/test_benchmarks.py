@@ -93,3 +93,71 @@ def test_top_k_on_the_benchmark_set_weights_benchmarks_equally():
     res = benchmark_redundancy(Panel(scores, ["m0", "m1", "m2"], items), bottom_k=1, metrics="srcc")
     assert res.selection.models == ["m1"]
     assert any("only 1 model" in n for n in res.undefined)
+
+
+def test_hand_computed_eq4_ties_kendall_and_constant_benchmark():
+    # Y1 = [.1 .1 .3 .4], Y2 = [.2 .1 .4 .4], K constant. Average ranks [1.5 1.5 3 4] and [2 1 3.5 3.5]:
+    # SRCC(Y1, Y2) = 8/9; tau-b: C = 4, D = 0, one tie on each side -> 4 / sqrt(5 * 5) = 0.8.
+    # PLCC: deviations Y1 [-.125 -.125 .075 .175], Y2 [-.075 -.175 .125 .125]: .0625 / .0675 = 25/27;
+    # R2 (row = truth): SS_res .02, SS_tot .0675 both ways -> 1 - .02 / .0675 = 19/27 (also from the
+    # definitions below). Every pair with K is undefined, also K as the R2 *prediction* (a constant
+    # "prediction" would give a number), so rho(Y1) = CORR(Y1, Y2).
+    y1, y2 = np.array([0.1, 0.1, 0.3, 0.4]), np.array([0.2, 0.1, 0.4, 0.4])
+    scores = np.column_stack([y1, y2, np.full(4, 0.25)])
+    res = benchmark_redundancy(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "K"]))
+    d1, d2 = y1 - y1.mean(), y2 - y2.mean()
+    plcc = (d1 @ d2) / np.sqrt((d1 @ d1) * (d2 @ d2))
+    r2_12 = 1 - ((y1 - y2) ** 2).sum() / (d1 @ d1)  # Y1 the truth, Y2 the prediction
+    r2_21 = 1 - ((y2 - y1) ** 2).sum() / (d2 @ d2)
+    expected = {"srcc": (8 / 9, 8 / 9), "kendall": (0.8, 0.8), "plcc": (plcc, plcc), "r2": (r2_12, r2_21)}
+    assert plcc == pytest.approx(25 / 27) and r2_12 == pytest.approx(19 / 27) == r2_21
+    for m, (a, b) in expected.items():
+        np.testing.assert_allclose(res.redundancy[m][:2], [a, b], atol=1e-12)
+        assert np.isnan(res.redundancy[m][2])
+        assert np.isnan(res.matrix[m][0, 2]) and np.isnan(res.matrix[m][2, 0])
+        assert any(f"{m}: benchmark 'K' undefined" in n for n in res.undefined)
+    assert res.anchor["kendall"] == "Y1"  # tie in rho: the first one
+    out = res.to_dict()
+    assert out["redundancy"]["kendall"]["K"] is None and out["anchor"]["r2"] in {"Y1", "Y2"}
+
+
+def test_domain_on_item_level_panel_scores_each_benchmark_on_its_domain_items():
+    # Benchmark A has math and ocr items, B math only, C ocr only. --domain math keeps A (math items) and B;
+    # C drops out with a note. The level is decided before the filter: still benchmark means, not items.
+    rng = np.random.default_rng(0)
+    scores = rng.random((6, 7))
+    items = pd.DataFrame(
+        {
+            "benchmark": ["A", "A", "A", "B", "B", "C", "C"],
+            "item": [f"q{k}" for k in range(7)],
+            "category": ["math", "math", "ocr", "math", "math", "ocr", "ocr"],
+        }
+    )
+    panel = Panel(scores, [f"m{i}" for i in range(6)], items)
+    res = benchmark_redundancy(panel, category="math", metrics="plcc")
+    assert res.level == "benchmark" and res.benchmarks == ["A", "B"]
+    np.testing.assert_allclose(res.scores[:, 0], scores[:, :2].mean(axis=1))
+    np.testing.assert_allclose(res.scores[:, 1], scores[:, 3:5].mean(axis=1))
+    assert any("category 'math' only" in n and "left out: C" in n for n in res.notes)
+    # Only C has ocr items alone, but A has one too: still two benchmarks, never C's items as benchmarks.
+    only = benchmark_redundancy(panel, benchmarks=["A", "C"], category="ocr", metrics="plcc")
+    assert only.level == "benchmark" and only.benchmarks == ["A", "C"]
+
+
+def test_single_benchmark_panel_read_as_aggregate_is_noted():
+    res = benchmark_redundancy(Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc")
+    assert res.level == "item"
+    assert any("single benchmark" in n for n in res.notes)
+    quiet = benchmark_redundancy(
+        Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc", level="item"
+    )
+    assert not any("single benchmark" in n for n in quiet.notes)
+
+
+def test_labelled_frames():
+    res = benchmark_redundancy(Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc,plcc")
+    frame = res.matrix_frame("srcc")
+    assert list(frame.index) == ["Y1", "Y2", "Y3"] and frame.loc["Y1", "Y3"] == pytest.approx(-1.0)
+    rho = res.redundancy_frame()
+    assert list(rho.columns) == ["srcc", "plcc"] and rho.loc["Y3", "srcc"] == pytest.approx(-0.8)
+    assert res.n_models == 4

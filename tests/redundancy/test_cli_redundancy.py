@@ -111,3 +111,41 @@ def test_errors_exit_2(panel_file):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "error" in result.stderr
+
+
+def test_condition_option_and_appendix_c_outputs(tmp_path, panel_file):
+    panel = Panel.load(panel_file)
+    models = panel.models
+    models.loc[len(models) - 1, "condition"] = "text-only"
+    mixed = Panel(panel.scores, models, panel.items).save(tmp_path / "mixed.parquet")
+    base = ["redundancy", "dimensions", str(mixed), "--benchmark", "A", "--json"]
+    assert _json(base)["n_models"] == 11
+    assert _json(base + ["--condition", "all"])["n_models"] == 12
+    assert _json(base + ["--condition", "text-only"])["n_models"] == 1
+    out = _json(base)
+    assert set(out["top_pairs"]) == set(out["matrix"]) and len(out["top_pairs"]["srcc"]) == 3
+    bad = runner.invoke(app, base + ["--condition", "audio"])
+    assert bad.exit_code == 2 and "--condition" in bad.stderr
+    result = runner.invoke(app, ["redundancy", "benchmarks", str(panel_file), "--metric", "srcc"])
+    assert result.exit_code == 0, result.output
+    assert "anchor" in result.stdout and "most distinct" in result.stdout
+
+
+def test_instances_compare_k_overlays_all_top_bottom(panel_file, tmp_path):
+    args = ["redundancy", "instances", str(panel_file), "--benchmark", "A", "--ratios", "0.2,0.6"]
+    args += ["--repeats", "4", "--metric", "srcc,r2", "--compare-k", "5"]
+    out = _json(args + ["--json"])
+    assert list(out) == ["all", "top-5", "bottom-5"]
+    assert [out[k]["n_models"] for k in out] == [12, 5, 5]
+    single = _json(args[:-2] + ["--top-k", "5", "--json"])
+    assert single["metrics"] == out["top-5"]["metrics"]  # same seed, same draws
+    out_dir = tmp_path / "cmp"
+    result = runner.invoke(app, args + ["--out", str(out_dir)])
+    assert result.exit_code == 0, result.output
+    assert "bottom-5" in result.stdout and "top-5" in result.stdout
+    from matplotlib import image
+
+    assert image.imread(out_dir / "instances_curve_r2.png").shape[0] > 0
+    assert (out_dir / "instances_curve_srcc.svg").read_text().count("top-5") >= 1
+    bad = runner.invoke(app, args + ["--top-k", "3"])
+    assert bad.exit_code == 2 and "not both" in bad.stderr

@@ -111,6 +111,11 @@ def test_planted_structure_recovered(planted):
     # Top pair (Appendix C check) is a within-group pair.
     top = res.pairs("srcc").iloc[0]
     assert truth[top["dimension_a"]] == truth[top["dimension_b"]]
+    # The JSON's top_pairs: the six within-group pairs come before every across-group pair.
+    listed = res.to_dict()["top_pairs"]["srcc"]
+    assert len(listed) == 10 and listed[0]["value"] == pytest.approx(top["srcc"])
+    assert all(truth[p["a"]] == truth[p["b"]] for p in listed[:6])
+    assert all(truth[p["a"]] != truth[p["b"]] for p in listed[6:])
 
 
 def test_top_k_restricts_models(planted):
@@ -121,3 +126,21 @@ def test_top_k_restricts_models(planted):
     assert set(res.selection.models) == {panel.model_ids[i] for i in np.argsort(-means, kind="stable")[:30]}
     with pytest.raises(InputError, match="not both"):
         dimension_redundancy(panel, top_k=3, bottom_k=3)
+
+
+def test_constant_dimension_undefined_as_r2_prediction_too(make_panel):
+    # R2(X1 truth, K prediction) would be 1 - SS_res / SS_tot, a number; a constant dimension is undefined
+    # in every direction, so rho_r2(X1) is R2(X1, X2) alone: SS_res .04, SS_tot .05 -> 0.2 (see above).
+    dims = np.column_stack([np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.2, 0.1, 0.4, 0.3]), np.full(4, 0.5)])
+    res = dimension_redundancy(make_panel(dims, ["X1", "X2", "K"]), metrics="r2")
+    assert np.isnan(res.matrix["r2"][0, 2]) and np.isnan(res.matrix["r2"][2, 0])
+    np.testing.assert_allclose(res.redundancy["r2"][:2], [0.2, 0.2], atol=1e-12)
+    assert res.internal_redundancy["r2"] == pytest.approx(0.2)
+
+
+def test_labelled_frames(hand_panel):
+    res = dimension_redundancy(hand_panel, metrics="srcc")
+    assert res.matrix_frame("srcc").loc["X2", "X3"] == pytest.approx(-0.6)
+    rho = res.redundancy_frame()
+    assert list(rho.columns) == ["n_items", "srcc"] and rho.loc["X3", "srcc"] == pytest.approx(-0.8)
+    assert res.n_models == 4

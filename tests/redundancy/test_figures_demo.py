@@ -54,3 +54,26 @@ def test_demo_section(tmp_path):
     # The simulator's planted dimension groups show up as blocks of the heatmap.
     assert summary["planted_within_srcc"] > summary["planted_across_srcc"] + 0.2
     assert set(summary["saturation"]) == {"all", "top-20", "bottom-20"}
+    # Appendix C: the most redundant pair is reported, and it lies inside one planted group.
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    groups = simulate_panel(SimulationConfig.small(), random_state=0).truth.dimension_groups
+    pair = summary["top_pair_srcc"]
+    planted = groups[summary["dimension_benchmark"]]
+    assert planted[pair["a"]] == planted[pair["b"]]
+
+
+def test_r2_curves_cut_at_floor_with_a_note(planted):
+    panel, _ = planted
+    # 1 % of 840 items = 8 items: R2 of the top-20 models is far below -1 (their scores are close).
+    kw = {"ratios": [0.01, 0.5, 0.9], "repeats": 10, "metrics": "r2,srcc", "random_state": 0}
+    res = {"all": instance_redundancy(panel, **kw), "top-20": instance_redundancy(panel, top_k=20, **kw)}
+    low = min(float(np.nanmin(r.mean["r2"])) for r in res.values())
+    assert low < -1.0
+    ax = curves_figure(res, "r2", "r2").axes[0]
+    assert ax.get_ylim()[0] == -1.0 and 1.0 <= ax.get_ylim()[1] < 1.2
+    notes = [t.get_text() for t in ax.texts]
+    assert any(f"{low:.2f}" in t and "cut at -1" in t for t in notes)
+    # A curve that stays above the floor keeps matplotlib's own limits and no note.
+    ax = curves_figure(res, "srcc", "srcc").axes[0]
+    assert ax.get_ylim()[0] > -1.0 and not ax.texts

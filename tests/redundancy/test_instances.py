@@ -146,6 +146,12 @@ def test_constant_samples_are_counted_and_left_out():
     assert 0 < n_def < 60
     assert res.mean["srcc"][0] == pytest.approx(1.0)
     assert any("undefined in some repeats" in n for n in res.undefined)
+    # R2 keeps the constant samples (a constant prediction of the full scores [1, .95, .975]):
+    # SS_tot = .00125; all-correct item: SS_res = .003125 -> -1.5; item 0 [1, 0, .5]: 1.128125 -> -901.5.
+    r2 = instance_redundancy(panel, ratios=[0.05], repeats=60, random_state=1, metrics="r2", keep_values=True)
+    assert r2.n_defined["r2"][0] == 60 and r2.values is not None
+    expected = np.where(_drew_item0(panel, 60), -901.5, -1.5)
+    np.testing.assert_allclose(r2.values["r2"][0], expected, rtol=1e-9)
 
 
 def test_top_k_and_bottom_k_models():
@@ -175,3 +181,40 @@ def test_saturation_ratio_and_input_errors():
     out = res.to_dict()
     assert set(out) >= {"n_models", "n_items", "ratios", "metrics", "saturation"}
     assert set(out["metrics"]) == {"plcc"} and set(out["metrics"]["plcc"]) == {"mean", "sd"}
+
+
+def test_hand_computed_eq3_with_ties():
+    # Items q0 = [1, 0, 0] and q1 = [1, 1, 0] for models a, b, c; full scores R_GT = [1, .5, 0].
+    # At A = 50 % (k = 1) every sample is one item, both with a tie:
+    # q0: ranks [3, 1.5, 1.5] vs [3, 2, 1] -> SRCC = 1.5 / sqrt(1.5 * 2) = sqrt(3)/2; q1 likewise.
+    # PLCC: deviations [2/3, -1/3, -1/3] . [.5, 0, -.5] = .5 over sqrt(2/3) sqrt(.5) -> sqrt(3)/2.
+    # tau-b: C = 2, D = 0, one tie in the sample, none in R_GT -> 2 / sqrt(2 * 3) = 2/sqrt(6).
+    # R2 (R_GT the truth): SS_res = .25, SS_tot = .5 -> 0.5. Same for q1, so sd = 0 whatever is drawn.
+    scores = np.array([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    panel = Panel.from_matrix(scores, ["a", "b", "c"], ["q0", "q1"])
+    res = instance_redundancy(panel, ratios=[0.5, 1.0], repeats=9, random_state=0, threshold=0.8)
+    assert list(res.sample_sizes) == [1, 2]
+    expected = {"srcc": np.sqrt(3) / 2, "plcc": np.sqrt(3) / 2, "kendall": 2 / np.sqrt(6), "r2": 0.5}
+    for m, value in expected.items():
+        np.testing.assert_allclose(res.mean[m], [value, 1.0], atol=1e-12)
+        np.testing.assert_allclose(res.sd[m], [0.0, 0.0], atol=1e-12)
+        assert res.n_defined[m].tolist() == [9, 9]
+    assert res.saturation == {"srcc": 0.5, "plcc": 0.5, "r2": 1.0, "kendall": 0.5}
+    assert res.undefined == []
+
+
+def test_pooling_several_benchmarks_is_noted():
+    panel = _binary_panel(n_items=20)
+    items = panel.items
+    items["benchmark"] = ["A"] * 10 + ["B"] * 10
+    pooled = instance_redundancy(
+        Panel(panel.scores, panel.models, items), ratios=[0.5], repeats=3, random_state=0
+    )
+    assert pooled.n_items == 20
+    assert any("pooled as one" in n and "A, B" in n for n in pooled.notes)
+
+
+def _drew_item0(panel: Panel, repeats: int) -> np.ndarray:
+    """For the test above: which of the seed-1 one-item samples at 5 % of 20 items drew item 0."""
+    sel = selection_matrix(panel.n_items, 1, repeats, check_random_state(1))
+    return sel[:, 0] == 1.0

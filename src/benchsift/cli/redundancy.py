@@ -2,12 +2,15 @@
 
 Each command prints rich tables, or with ``--json`` one JSON object on stdout (shapes in
 :meth:`DimensionRedundancy.to_dict`, :meth:`InstanceRedundancy.to_dict`, :meth:`BenchmarkRedundancy.to_dict`).
-``--out DIR`` also writes the JSON result and the figures (PNG and SVG) into DIR.
+``--out DIR`` also writes the JSON result and the figures (PNG and SVG) into DIR. ``instances --compare-k K``
+runs all models, the top-K and the bottom-K and prints ``{"all": ..., "top-K": ..., "bottom-K": ...}`` (each
+the shape above) with one overlaid curve figure per metric, as the paper's Figs. 5-6.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from benchsift.panel import Panel
 from benchsift.redundancy import (
     DEFAULT_RATIOS,
     METRIC_LABELS,
+    InstanceRedundancy,
     benchmark_redundancy,
     dimension_redundancy,
     instance_redundancy,
@@ -44,6 +48,12 @@ METRIC_OPT = typer.Option(
 TOP_OPT = typer.Option(None, "--top-k", help="Only the K models with the highest overall score.")
 BOTTOM_OPT = typer.Option(None, "--bottom-k", help="Only the K models with the lowest overall score.")
 JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of tables.")
+BENCHMARK_OPT = typer.Option(
+    None, "--benchmark", help="Benchmark to analyse (default: all items, pooled; noted)."
+)
+CONDITION_OPT = typer.Option(
+    "image", "--condition", help="Model runs analysed: image (default), text-only, or all."
+)
 OUT_OPT = typer.Option(None, "--out", help="Also write <command>.json and PNG + SVG figures here.")
 
 
@@ -54,19 +64,40 @@ def _fmt(v: Any, digits: int = 3) -> str:
     return "n/a" if not np.isfinite(f) else f"{f:.{digits}f}"
 
 
-def _write_json(result: dict[str, Any], out: Path, name: str) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / name
-    with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(result, indent=2))
-    return target
+def _emit(
+    result: dict[str, Any],
+    out: Path | None,
+    name: str,
+    figures: Callable[[Path], object],
+    json_output: bool,
+) -> bool:
+    """Write ``out/<name>.json`` and the figures (with ``--out``), print the JSON (with ``--json``).
+
+    Returns whether the JSON was printed (then the command prints nothing else on stdout).
+    """
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_path(out / f"{name}.json") as tmp:
+            tmp.write_text(json.dumps(result, indent=2))
+        figures(out)
+    if json_output:
+        print_json(result)
+    return json_output
 
 
-def _notes(undefined: list[str], notes: list[str]) -> None:
+def _lowest(labels: list[str], values: np.ndarray) -> str:
+    """Label of the smallest defined value (Appendix C: the most specialised benchmark), or ``n/a``."""
+    return labels[int(np.nanargmin(values))] if np.isfinite(values).any() else "n/a"
+
+
+def _finish(undefined: list[str], notes: list[str], out: Path | None) -> None:
+    """Notes and undefined values on stderr, then where the files went (table mode only)."""
     for n in notes:
         err_console.print(f"[dim]note: {n}[/]")
     for n in undefined:
         err_console.print(f"[yellow]undefined: {n}[/]")
+    if out is not None:
+        console.print(f"results and figures written to {out}/")
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -76,6 +107,13 @@ def _split(value: str | None) -> list[str] | None:
     if not parts:
         raise InputError(f"expected a comma-separated list, got {value!r}")
     return parts
+
+
+def _condition(value: str) -> str | None:
+    """``--condition``: ``image`` / ``text-only`` as given, ``all`` -> ``None`` (every run kept)."""
+    if value not in ("image", "text-only", "all"):
+        raise InputError(f"--condition must be image, text-only or all, got {value!r}")
+    return None if value == "all" else value
 
 
 def _ratios(value: str | None) -> list[float]:
@@ -93,15 +131,14 @@ def _ratios(value: str | None) -> list[float]:
 @app.command("dimensions")
 def dimensions_command(
     panel: Path = PANEL_ARG,
-    benchmark: str | None = typer.Option(
-        None, "--benchmark", help="Benchmark to analyse (default: all items)."
-    ),
+    benchmark: str | None = BENCHMARK_OPT,
     dimension_column: str = typer.Option(
         "category", "--dimension-column", help="Item column of the dimensions."
     ),
     metric: str = METRIC_OPT,
     top_k: int | None = TOP_OPT,
     bottom_k: int | None = BOTTOM_OPT,
+    condition: str = CONDITION_OPT,
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
 ) -> None:
@@ -113,13 +150,11 @@ def dimensions_command(
         metrics=metric,
         top_k=top_k,
         bottom_k=bottom_k,
+        condition=_condition(condition),
     )
-    result = res.to_dict()
-    if out is not None:
-        _write_json(result, out, "dimensions.json")
-        write_dimension_figures(res, out)
-    if json_output:
-        print_json(result)
+    if _emit(
+        res.to_dict(), out, "dimensions", lambda folder: write_dimension_figures(res, folder), json_output
+    ):
         return
     table = Table(
         title=f"dimension redundancy ρ(X_i) of {benchmark or panel.name} ({res.selection.label}, "
@@ -143,20 +178,22 @@ def dimensions_command(
     for row in pairs.itertuples(index=False):
         ptable.add_row(str(row[0]), str(row[1]), _fmt(row[2]))
     console.print(ptable)
-    _notes(res.undefined, res.notes)
-    if out is not None:
-        console.print(f"results and figures written to {out}/")
+    _finish(res.undefined, res.notes, out)
 
 
 @app.command("instances")
 def instances_command(
     panel: Path = PANEL_ARG,
-    benchmark: str | None = typer.Option(
-        None, "--benchmark", help="Benchmark to analyse (default: all items)."
-    ),
+    benchmark: str | None = BENCHMARK_OPT,
     metric: str = METRIC_OPT,
     top_k: int | None = TOP_OPT,
     bottom_k: int | None = BOTTOM_OPT,
+    compare_k: int | None = typer.Option(
+        None,
+        "--compare-k",
+        help="Run all models, the top-K and the bottom-K (as the paper's Figs. 5-6) and overlay the curves;"
+        " --json then prints {label: result}.",
+    ),
     ratios: str | None = typer.Option(
         None,
         "--ratios",
@@ -167,31 +204,53 @@ def instances_command(
     threshold: float = typer.Option(
         0.95, "--threshold", help="Saturation threshold on the mean correlation."
     ),
+    condition: str = CONDITION_OPT,
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
-    res = instance_redundancy(
-        Panel.load(panel),
-        benchmark=benchmark,
-        ratios=_ratios(ratios),
-        repeats=repeats,
-        metrics=metric,
-        threshold=threshold,
-        top_k=top_k,
-        bottom_k=bottom_k,
-        random_state=seed,
-        progress=not json_output,
-    )
-    result = res.to_dict()
-    if out is not None:
-        _write_json(result, out, "instances.json")
-        write_instance_figures({res.selection.label: res}, out)
-    if json_output:
-        print_json(result)
+    if compare_k is not None and (top_k is not None or bottom_k is not None):
+        raise InputError("give either --compare-k or --top-k / --bottom-k, not both")
+    groups: list[tuple[int | None, int | None]] = [(top_k, bottom_k)]
+    if compare_k is not None:
+        groups = [(None, None), (compare_k, None), (None, compare_k)]
+    data = Panel.load(panel)
+    results = {}
+    for top, bottom in groups:
+        res = instance_redundancy(
+            data,
+            benchmark=benchmark,
+            ratios=_ratios(ratios),
+            repeats=repeats,
+            metrics=metric,
+            threshold=threshold,
+            top_k=top,
+            bottom_k=bottom,
+            random_state=seed,
+            condition=_condition(condition),
+            progress=not json_output,
+        )
+        results[res.selection.label] = res
+    first = next(iter(results.values()))
+    result = first.to_dict() if compare_k is None else {k: r.to_dict() for k, r in results.items()}
+    if _emit(
+        result,
+        out,
+        "instances",
+        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem),
+        json_output,
+    ):
         return
+    for res in results.values():
+        console.print(_instances_table(res, benchmark or panel.name))
+    undefined = [f"{label}: {u}" if compare_k else u for label, r in results.items() for u in r.undefined]
+    _finish(undefined, first.notes, out)
+
+
+def _instances_table(res: InstanceRedundancy, name: str) -> Table:
+    """Rich table of one rho(A%) curve: mean ± sd per ratio and metric, then the saturation ratios."""
     table = Table(
-        title=f"instance redundancy ρ(A%) of {benchmark or panel.name} ({res.selection.label}: "
+        title=f"instance redundancy ρ(A%) of {name} ({res.selection.label}: "
         f"{res.n_models} models, {res.n_items} items, T={res.repeats})"
     )
     table.add_column("A (%)", justify="right")
@@ -207,10 +266,7 @@ def instances_command(
         for m in res.metrics
     ]
     table.add_row(f"saturation ≥ {res.threshold:g}", "", *sat)
-    console.print(table)
-    _notes(res.undefined, res.notes)
-    if out is not None:
-        console.print(f"results and figures written to {out}/")
+    return table
 
 
 @app.command("benchmarks")
@@ -219,7 +275,12 @@ def benchmarks_command(
     benchmarks: str | None = typer.Option(
         None, "--benchmarks", help="Comma-separated benchmarks (default: all)."
     ),
-    domain: str | None = typer.Option(None, "--domain", help="Only items of this category (a domain)."),
+    domain: str | None = typer.Option(
+        None,
+        "--domain",
+        help="Only items of this category: on an aggregate panel the benchmarks of that domain; on an"
+        " item-level panel each benchmark scored on its items of that category.",
+    ),
     level: str = typer.Option(
         "auto",
         "--level",
@@ -228,6 +289,7 @@ def benchmarks_command(
     metric: str = METRIC_OPT,
     top_k: int | None = TOP_OPT,
     bottom_k: int | None = BOTTOM_OPT,
+    condition: str = CONDITION_OPT,
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
 ) -> None:
@@ -242,13 +304,11 @@ def benchmarks_command(
         top_k=top_k,
         bottom_k=bottom_k,
         level=level,  # type: ignore[arg-type]
+        condition=_condition(condition),
     )
-    result = res.to_dict()
-    if out is not None:
-        _write_json(result, out, "benchmarks.json")
-        write_benchmark_figures(res, out)
-    if json_output:
-        print_json(result)
+    if _emit(
+        res.to_dict(), out, "benchmarks", lambda folder: write_benchmark_figures(res, folder), json_output
+    ):
         return
     table = Table(title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)")
     table.add_column("benchmark")
@@ -257,8 +317,9 @@ def benchmarks_command(
     for i, b in enumerate(res.benchmarks):
         table.add_row(b, *[_fmt(res.redundancy[m][i]) for m in res.metrics])
     table.add_section()
-    table.add_row("anchor", *[res.anchor[m] or "n/a" for m in res.metrics])
+    table.add_row("anchor (highest ρ)", *[res.anchor[m] or "n/a" for m in res.metrics])
+    table.add_row(
+        "most distinct (lowest ρ)", *[_lowest(res.benchmarks, res.redundancy[m]) for m in res.metrics]
+    )
     console.print(table)
-    _notes(res.undefined, res.notes)
-    if out is not None:
-        console.print(f"results and figures written to {out}/")
+    _finish(res.undefined, res.notes, out)

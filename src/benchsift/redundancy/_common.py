@@ -9,14 +9,42 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.stats import corr_matrix
 
 METRICS: tuple[str, ...] = ("srcc", "plcc", "r2", "kendall")
 """Metric names, in display order: Spearman, Pearson, R^2 (score-prediction form), Kendall tau-b."""
 
 METRIC_LABELS: dict[str, str] = {"srcc": "SRCC", "plcc": "PLCC", "r2": "R²", "kendall": "Kendall τ-b"}
+
+
+class MatrixResultMixin:
+    """Shared read-outs of the Eq. 1 / Eq. 4 results (one column of ``scores`` per label)."""
+
+    scores: np.ndarray
+    metrics: tuple[str, ...]
+    matrix: dict[str, np.ndarray]
+    redundancy: dict[str, np.ndarray]
+
+    @property
+    def labels(self) -> list[str]:
+        """The dimensions (Eq. 1) or benchmarks (Eq. 4), in matrix order."""
+        raise NotImplementedError
+
+    @property
+    def n_models(self) -> int:
+        return int(self.scores.shape[0])
+
+    def matrix_frame(self, metric: str) -> pd.DataFrame:
+        """The metric's matrix as a labelled DataFrame (rows: truth for R^2)."""
+        return pd.DataFrame(self.matrix[metric], index=self.labels, columns=self.labels)
+
+    def redundancy_frame(self) -> pd.DataFrame:
+        """:math:`\\rho` per label (rows) and metric (columns)."""
+        return pd.DataFrame({m: self.redundancy[m] for m in self.metrics}, index=self.labels)
 
 
 def parse_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -96,6 +124,36 @@ def undefined_notes(matrix: np.ndarray, labels: Sequence[str], metric: str, what
     return notes
 
 
+def redundancy_matrices(
+    scores: np.ndarray, labels: Sequence[str], metrics: Sequence[str], what: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[str]]:
+    """Per metric, the correlation matrix between the columns of ``scores`` and its row means (Eq. 1 / Eq. 4).
+
+    ``scores`` is ``(n_models, m)``: one column per dimension (Eq. 1) or benchmark (Eq. 4), named by
+    ``labels``. Returns ``(matrix, redundancy, undefined)``: metric -> ``(m, m)`` pairwise-complete matrix
+    (:func:`benchsift.stats.corr_matrix`, NaN where undefined), metric -> ``(m,)`` :func:`mean_off_diagonal`,
+    and the notes on undefined entries (``what`` names a column in them, e.g. ``"dimension"``). An entry is
+    undefined (NaN) for every metric when either column is constant on the models both have, or fewer than
+    two models have both.
+    """
+    matrix: dict[str, np.ndarray] = {}
+    redundancy: dict[str, np.ndarray] = {}
+    undefined: list[str] = []
+    if scores.shape[0] < 2:
+        undefined.append(f"only {scores.shape[0]} model(s): correlations need at least 2")
+    for name in metrics:
+        mat = corr_matrix(scores, name) if scores.shape[1] else np.zeros((0, 0))
+        if name == "r2" and mat.size:
+            # R^2 with a constant *prediction* is a number (1 - SS_res / SS_tot), but a constant column ranks
+            # no model: it is undefined in both directions, as for the other metrics (Pearson is defined
+            # exactly where neither side is constant on the pairwise-complete models).
+            mat = np.where(np.isfinite(corr_matrix(scores, "plcc")), mat, np.nan)
+        matrix[name] = mat
+        redundancy[name] = mean_off_diagonal(mat)
+        undefined.extend(undefined_notes(mat, labels, name, what))
+    return matrix, redundancy, undefined
+
+
 def prepare_panel(panel: Panel, benchmark: str | None, condition: str | None) -> tuple[Panel, list[str]]:
     """Restrict a panel to one benchmark (if named) and one model condition (if named); return notes."""
     if not isinstance(panel, Panel):
@@ -104,7 +162,11 @@ def prepare_panel(panel: Panel, benchmark: str | None, condition: str | None) ->
     if benchmark is not None:
         panel = panel.select_benchmarks(benchmark)
     elif len(panel.benchmarks) > 1:
-        notes.append(f"no benchmark named: items of {len(panel.benchmarks)} benchmarks pooled")
+        names = ", ".join(panel.benchmarks[:10]) + (" ..." if len(panel.benchmarks) > 10 else "")
+        notes.append(
+            f"no benchmark named: the items of {len(panel.benchmarks)} benchmarks are pooled as one; the"
+            f" paper analyses one benchmark at a time (name one: {names})"
+        )
     panel, note = keep_condition(panel, condition)
     return panel, notes + note
 

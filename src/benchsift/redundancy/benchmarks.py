@@ -26,25 +26,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
+    MatrixResultMixin,
     keep_condition,
-    mean_off_diagonal,
     parse_metrics,
-    undefined_notes,
+    redundancy_matrices,
 )
 from benchsift.redundancy.selection import ModelSelection, overall_scores, select_models
-from benchsift.stats import corr_matrix
 
 Level = Literal["auto", "benchmark", "item"]
 
 
 @dataclass(frozen=True)
-class BenchmarkRedundancy:
+class BenchmarkRedundancy(MatrixResultMixin):
     """Result of :func:`benchmark_redundancy` (Eq. 4).
 
     Attributes
@@ -77,15 +75,8 @@ class BenchmarkRedundancy:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def n_models(self) -> int:
-        return int(self.scores.shape[0])
-
-    def matrix_frame(self, metric: str) -> pd.DataFrame:
-        return pd.DataFrame(self.matrix[metric], index=self.benchmarks, columns=self.benchmarks)
-
-    def redundancy_frame(self) -> pd.DataFrame:
-        """:math:`\\rho(Y_i)` per benchmark (rows) and metric (columns)."""
-        return pd.DataFrame({m: self.redundancy[m] for m in self.metrics}, index=self.benchmarks)
+    def labels(self) -> list[str]:
+        return self.benchmarks
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape of ``benchsift redundancy benchmarks --json`` (NaN written as null)."""
@@ -115,15 +106,20 @@ def benchmark_scores(
 
     ``level="auto"`` reads a panel with a single benchmark as an aggregate panel (each item column is a
     benchmark) and a panel with several benchmarks as item-level (benchmark means). ``category`` first
-    restricts the panel to the items of that category (for an aggregate panel: the benchmarks of that
-    domain). ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level).
+    restricts the panel to the items of that category: on an aggregate panel, the benchmarks (columns) of
+    that domain; on an item-level panel, each benchmark is then scored on its items of that category only
+    (as the paper's MathVista refinement, Section 3.3), and a benchmark without such items drops out.
+    ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level). The ``"auto"``
+    level is decided on the panel before the category filter.
     """
     if level not in ("auto", "benchmark", "item"):
         raise InputError(f"level must be 'auto', 'benchmark' or 'item', got {level!r}")
+    if level == "auto":
+        # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
+        # turn that benchmark's items into "benchmarks".
+        level = "item" if len(panel.benchmarks) == 1 else "benchmark"
     if category is not None:
         panel = panel.select_categories(category)
-    if level == "auto":
-        level = "item" if len(panel.benchmarks) == 1 else "benchmark"
     wanted = None if benchmarks is None else [str(b) for b in benchmarks]
     if level == "benchmark":
         if wanted is not None:
@@ -169,7 +165,8 @@ def benchmark_redundancy(
     benchmarks:
         The domain's benchmarks (default: all of the panel's).
     category:
-        Restrict to items of this category first (a domain, on aggregate panels).
+        Restrict to items of this category first: on an aggregate panel the benchmarks of that domain, on an
+        item-level panel each benchmark's items of that category (benchmarks without any drop out, noted).
     metrics:
         Any of ``srcc, plcc, r2, kendall`` (default all four).
     top_k, bottom_k:
@@ -183,25 +180,17 @@ def benchmark_redundancy(
         raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
     panel, notes = keep_condition(panel, condition)
     names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
+    notes += _level_notes(panel, category, level, used)
     if len(set(names)) != len(names):
         raise InputError(f"benchmark names must be unique, got {names}")
     basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
     overall = overall_scores(panel, group_means=scores)
     sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
     scores = scores[selection.positions]
-    undefined: list[str] = []
-    if sub.n_models < 2:
-        undefined.append(f"only {sub.n_models} model(s): correlations need at least 2")
-    matrix: dict[str, np.ndarray] = {}
-    redundancy: dict[str, np.ndarray] = {}
-    anchor: dict[str, str | None] = {}
-    for name in names_m:
-        mat = corr_matrix(scores, name) if scores.shape[1] else np.zeros((0, 0))
-        matrix[name] = mat
-        rho = mean_off_diagonal(mat)
-        redundancy[name] = rho
-        anchor[name] = names[int(np.nanargmax(rho))] if np.isfinite(rho).any() else None
-        undefined.extend(undefined_notes(mat, names, name, "benchmark"))
+    matrix, redundancy, undefined = redundancy_matrices(scores, names, names_m, "benchmark")
+    anchor: dict[str, str | None] = {
+        m: names[int(np.nanargmax(rho))] if np.isfinite(rho).any() else None for m, rho in redundancy.items()
+    }
     return BenchmarkRedundancy(
         benchmarks=list(names),
         level=used,
@@ -214,3 +203,21 @@ def benchmark_redundancy(
         undefined=undefined,
         notes=notes,
     )
+
+
+def _level_notes(panel: Panel, category: str | None, level: str, used: str) -> list[str]:
+    """How the panel was read, where that may surprise: auto-detected aggregate panel, dropped benchmarks."""
+    notes: list[str] = []
+    if level == "auto" and used == "item":
+        notes.append(
+            f"the panel holds a single benchmark ({panel.benchmarks[0]!r}): each of its item columns is read "
+            "as one benchmark's score (aggregate panel); pass level 'benchmark' for an item-level panel"
+        )
+    if category is not None and used == "benchmark":
+        kept = set(panel.select_categories(category).benchmarks)
+        dropped = [b for b in panel.benchmarks if b not in kept]
+        note = f"each benchmark scored on its items of category {category!r} only"
+        if dropped:
+            note += f"; {len(dropped)} benchmark(s) without such items left out: {', '.join(dropped[:10])}"
+        notes.append(note)
+    return notes

@@ -28,18 +28,20 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
-    mean_off_diagonal,
+    MatrixResultMixin,
     nan_mean,
     parse_metrics,
     prepare_panel,
-    undefined_notes,
+    redundancy_matrices,
 )
 from benchsift.redundancy.selection import ModelSelection, select_models
-from benchsift.stats import corr_matrix
+
+TOP_PAIRS = 10
+"""Strongest dimension pairs listed per metric in the JSON result (Appendix C, dimension check)."""
 
 
 @dataclass(frozen=True)
-class DimensionRedundancy:
+class DimensionRedundancy(MatrixResultMixin):
     """Result of :func:`dimension_redundancy` (Eq. 1-2).
 
     Attributes
@@ -84,16 +86,12 @@ class DimensionRedundancy:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def n_models(self) -> int:
-        return int(self.scores.shape[0])
-
-    def matrix_frame(self, metric: str) -> pd.DataFrame:
-        """The metric's matrix as a labelled DataFrame (rows: truth for R^2)."""
-        return pd.DataFrame(self.matrix[metric], index=self.dimensions, columns=self.dimensions)
+    def labels(self) -> list[str]:
+        return self.dimensions
 
     def redundancy_frame(self) -> pd.DataFrame:
         """:math:`\\rho(X_i)` per dimension (rows) and metric (columns), with the items per dimension."""
-        df = pd.DataFrame({m: self.redundancy[m] for m in self.metrics}, index=self.dimensions)
+        df = super().redundancy_frame()
         df.insert(0, "n_items", self.n_items)
         return df
 
@@ -116,8 +114,20 @@ class DimensionRedundancy:
             drop=True
         )
 
+    def top_pairs(self, metric: str, n: int = TOP_PAIRS) -> list[dict[str, Any]]:
+        """The ``n`` most correlated defined pairs (Appendix C: candidates for merging or dropping)."""
+        df = self.pairs(metric).dropna(subset=[metric]).head(n)
+        return [
+            {"a": str(a), "b": str(b), "value": float(v)}
+            for a, b, v in zip(df["dimension_a"], df["dimension_b"], df[metric], strict=True)
+        ]
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape of ``benchsift redundancy dimensions --json`` (NaN written as null)."""
+        """JSON shape of ``benchsift redundancy dimensions --json`` (NaN written as null).
+
+        The issue's keys ``dimensions, matrix, redundancy, internal_redundancy`` come first; ``top_pairs``
+        (metric -> the strongest pairs, Appendix C) and provenance keys follow.
+        """
         out = {
             "dimensions": list(self.dimensions),
             "matrix": {m: self.matrix[m] for m in self.metrics},
@@ -125,6 +135,7 @@ class DimensionRedundancy:
                 m: dict(zip(self.dimensions, self.redundancy[m], strict=True)) for m in self.metrics
             },
             "internal_redundancy": {m: self.internal_redundancy[m] for m in self.metrics},
+            "top_pairs": {m: self.top_pairs(m) for m in self.metrics},
             "benchmark": self.benchmark,
             "column": self.column,
             "n_models": self.n_models,
@@ -176,18 +187,8 @@ def dimension_redundancy(
         notes.append(f"{n_missing} item(s) without a {column!r} value left out")
     groups = panel.group_means(column)
     scores = groups.means
-    undefined: list[str] = []
-    if panel.n_models < 2:
-        undefined.append(f"only {panel.n_models} model(s): correlations need at least 2")
-    matrix: dict[str, np.ndarray] = {}
-    redundancy: dict[str, np.ndarray] = {}
-    internal: dict[str, float] = {}
-    for name in names:
-        mat = corr_matrix(scores, name) if scores.shape[1] else np.zeros((0, 0))
-        matrix[name] = mat
-        redundancy[name] = mean_off_diagonal(mat)
-        internal[name] = nan_mean(redundancy[name])
-        undefined.extend(undefined_notes(mat, groups.groups, name, "dimension"))
+    matrix, redundancy, undefined = redundancy_matrices(scores, groups.groups, names, "dimension")
+    internal = {name: nan_mean(redundancy[name]) for name in names}
     return DimensionRedundancy(
         benchmark=benchmark,
         column=column,

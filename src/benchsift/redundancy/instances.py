@@ -13,6 +13,11 @@ We also report the standard deviation over the repeats (ddof = 1) and, per metri
 the smallest ratio of the grid whose mean reaches the threshold (0.95 in Section 3.2). For R^2 the
 full-benchmark scores are the truth and the sampled scores the prediction (Appendix A).
 
+Undefined values: when the full-benchmark scores are constant across models every metric is undefined
+(NaN, noted). A sample on which every model scores the same leaves SRCC, PLCC and Kendall undefined for that
+repeat (left out of the mean, counted in ``n_defined``, noted); R^2 stays defined there, since a constant
+prediction of non-constant truth is a (poor) prediction, and dropping it would flatter the R^2 curve.
+
 Vectorization: all T repeats of a ratio are one matrix product. ``S`` is the ``(T, M)`` 0/1 selection
 matrix (exactly ``k`` ones per row, uniform without replacement: the ``k`` smallest of ``M`` iid uniforms),
 ``Z`` the score matrix with NaN set to 0 and ``O`` the observed mask; sampled scores are

@@ -107,6 +107,9 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     table.add_column("result", justify="right")
     table.add_row(f"ρ_BI of {bench} (SRCC)", f"{dims.internal_redundancy['srcc']:.3f}")
     table.add_row("planted groups: within / across SRCC", f"{within:.3f} / {across:.3f}")
+    pair = dims.top_pairs("srcc", 1)
+    if pair:  # Appendix C: the pair to review for merging
+        table.add_row(f"most redundant pair: {pair[0]['a']} / {pair[0]['b']}", f"{pair[0]['value']:.3f}")
     for label, res in curves.items():
         sat = res.saturation["srcc"]
         table.add_row(
@@ -120,6 +123,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "internal_redundancy": dims.internal_redundancy,
         "planted_within_srcc": within,
         "planted_across_srcc": across,
+        "top_pair_srcc": pair[0] if pair else None,
         "instance_benchmark": big,
         "saturation": {label: res.saturation for label, res in curves.items()},
         "anchor": cross.anchor,

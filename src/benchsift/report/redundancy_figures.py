@@ -29,6 +29,8 @@ from benchsift.redundancy import (
 )
 
 FORMATS: tuple[str, ...] = ("png", "svg")
+CURVE_FLOOR = -1.0
+"""Lowest value shown on the y-axis of the rho(A%) curves (R^2 can be far below it at small ratios)."""
 _MAX_LABEL = 28
 
 
@@ -108,15 +110,22 @@ def bar_figure(values: np.ndarray, labels: Sequence[str], title: str, xlabel: st
     return fig
 
 
-def curves_figure(results: Mapping[str, InstanceRedundancy], metric: str, title: str) -> Figure:
+def curves_figure(
+    results: Mapping[str, InstanceRedundancy], metric: str, title: str, floor: float = CURVE_FLOOR
+) -> Figure:
     """:math:`\\rho(A\\%)` against the ratio (in %), one line with a +-1 sd band per model group.
 
     ``results`` maps a legend label (e.g. ``"all"``, ``"top-50"``) to an :class:`InstanceRedundancy`; the
-    saturation threshold of the first result is drawn as a dashed line.
+    saturation threshold of the first result is drawn as a dashed line. R^2 of a few sampled items can be far
+    below 0 (e.g. -8 at 1 % of MMMU for the top-50 models), which would squash the rest of the curve: the
+    y-axis is cut at ``floor`` (default -1) and a note in the plot names the lowest mean left out (the JSON
+    result keeps every value).
     """
     fig = _new_figure(6.0, 4.0)
     ax = fig.add_subplot()
     threshold = None
+    lowest: tuple[float, float, str] | None = None
+    highest = -np.inf
     for label, res in results.items():
         if metric not in res.mean:
             continue
@@ -126,8 +135,28 @@ def curves_figure(results: Mapping[str, InstanceRedundancy], metric: str, title:
         band = np.where(np.isfinite(sd), sd, 0.0)
         ax.fill_between(x, mu - band, mu + band, color=line.get_color(), alpha=0.2, linewidth=0)
         threshold = res.threshold if threshold is None else threshold
+        if np.isfinite(mu).any():
+            highest = max(highest, float(np.nanmax(mu + band)))
+            i = int(np.nanargmin(mu))
+            if lowest is None or mu[i] < lowest[0]:
+                lowest = (float(mu[i]), float(x[i]), label)
     if threshold is not None:
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8, label=f"threshold {threshold:g}")
+    ymin, _ = ax.get_ylim()
+    if ymin < floor:
+        top = max(highest, threshold if threshold is not None else floor, floor + 0.1)
+        ax.set_ylim(floor, top + 0.05 * (top - floor))
+        if lowest is not None and lowest[0] < floor:
+            ax.text(
+                0.98,
+                0.02,
+                f"cut at {floor:g}; lowest mean {lowest[0]:.2f} ({lowest[2]}, A = {lowest[1]:g} %)",
+                transform=ax.transAxes,
+                ha="right",
+                va="bottom",
+                fontsize=7,
+                color="dimgrey",
+            )
     ax.set_xlabel("sampled instances A (%)")
     ax.set_ylabel(f"ρ(A%) ({METRIC_LABELS.get(metric, metric)})")
     ax.set_title(title, fontsize=10)
@@ -136,53 +165,62 @@ def curves_figure(results: Mapping[str, InstanceRedundancy], metric: str, title:
     return fig
 
 
+def _write_matrix_figures(
+    result: DimensionRedundancy | BenchmarkRedundancy,
+    labels: Sequence[str],
+    name: str,
+    kind: str,
+    symbol: str,
+    out_dir: Path,
+    prefix: str,
+) -> list[Path]:
+    """Heatmap and bar plot of :math:`\\rho` per metric of a dimension or cross-benchmark analysis."""
+    paths: list[Path] = []
+    who = result.selection.label
+    for m in result.metrics:
+        label = METRIC_LABELS.get(m, m)
+        fig = heatmap_figure(result.matrix[m], labels, f"{name}: {label} {kind} redundancy ({who})")
+        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
+        fig = bar_figure(
+            result.redundancy[m], labels, f"{name}: {symbol}, {label} ({who})", f"{symbol} ({label})"
+        )
+        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
+    return paths
+
+
 def write_dimension_figures(
     result: DimensionRedundancy, out_dir: Path, prefix: str = "dimensions"
 ) -> list[Path]:
     """Heatmap and bar plot per metric of a dimension analysis (Figs. 3-4) into ``out_dir``."""
-    paths: list[Path] = []
-    who = result.selection.label
     name = result.benchmark or "panel"
-    for m in result.metrics:
-        label = METRIC_LABELS.get(m, m)
-        fig = heatmap_figure(
-            result.matrix[m], result.dimensions, f"{name}: {label} dimension redundancy ({who})"
-        )
-        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
-        fig = bar_figure(
-            result.redundancy[m], result.dimensions, f"{name}: ρ(X_i), {label} ({who})", f"ρ(X_i) ({label})"
-        )
-        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
-    return paths
+    return _write_matrix_figures(result, result.dimensions, name, "dimension", "ρ(X_i)", out_dir, prefix)
 
 
 def write_benchmark_figures(
     result: BenchmarkRedundancy, out_dir: Path, prefix: str = "benchmarks"
 ) -> list[Path]:
     """Cross-benchmark heatmap and bar plot per metric (Fig. 8) into ``out_dir``."""
-    paths: list[Path] = []
-    who = result.selection.label
-    for m in result.metrics:
-        label = METRIC_LABELS.get(m, m)
-        fig = heatmap_figure(result.matrix[m], result.benchmarks, f"Cross-benchmark {label} ({who})")
-        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
-        fig = bar_figure(
-            result.redundancy[m], result.benchmarks, f"ρ(Y_i), {label} ({who})", f"ρ(Y_i) ({label})"
-        )
-        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
-    return paths
+    return _write_matrix_figures(
+        result, result.benchmarks, "Cross-benchmark", "benchmark", "ρ(Y_i)", out_dir, prefix
+    )
 
 
 def write_instance_figures(
-    results: Mapping[str, InstanceRedundancy], out_dir: Path, prefix: str = "instances"
+    results: Mapping[str, InstanceRedundancy],
+    out_dir: Path,
+    prefix: str = "instances",
+    name: str | None = None,
 ) -> list[Path]:
-    """One :math:`\\rho(A\\%)` curve figure per metric (Figs. 5-6), all model groups overlaid."""
+    """One :math:`\\rho(A\\%)` curve figure per metric (Figs. 5-6), all model groups overlaid.
+
+    ``name`` titles the figures (default: the analysed benchmark, else ``"panel"``).
+    """
     paths: list[Path] = []
     metrics: list[str] = []
     for res in results.values():
         metrics += [m for m in res.metrics if m not in metrics]
     first = next(iter(results.values()), None)
-    name = (first.benchmark if first is not None else None) or "panel"
+    name = name or (first.benchmark if first is not None else None) or "panel"
     for m in metrics:
         fig = curves_figure(results, m, f"{name}: instance redundancy, {METRIC_LABELS.get(m, m)}")
         paths += save_figure(fig, out_dir / f"{prefix}_curve_{m}")
