@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from benchsift.prism.audit import cohen_kappa, cross_judge_audit, judge_human_agreement
+from benchsift.prism.audit import cohen_kappa, cross_judge_audit, judge_human_agreement, load_labels
 from benchsift.simulate.verdicts import simulate_verdict_arrays
 
 
@@ -70,3 +71,16 @@ def test_cross_judge_audit_identical_and_noisy() -> None:
     noisy = cross_judge_audit(arrays, other, n_items=200, random_state=0)
     assert noisy.table.loc["q", "rho"] < 0.95 and "q" not in noisy.admitted_axes
     assert noisy.table.drop(index="q")["rho"].eq(1.0).all()
+
+
+def test_labels_compare_by_value_when_a_missing_entry_makes_a_column_float(tmp_path: Path) -> None:
+    """A CSV human column with one empty cell is read as float (1.0, 0.0, NaN): it must still agree with
+    the judge's int labels (1, 0), and the row with the missing label is left out."""
+    p = tmp_path / "labels.csv"
+    p.write_text("axis,judge,human\nq,1,1\nq,0,0\nq,1,\nq,0,0\nh,yes,yes\nh,no, yes\n")
+
+    t = judge_human_agreement(load_labels(p))
+    assert t.loc["q", "disagreement"] == 0.0 and t.loc["q", "kappa"] == pytest.approx(1.0)
+    assert t.loc["q", "n"] == 3
+    assert t.loc["h", "disagreement"] == pytest.approx(0.5)  # text labels compare stripped
+    assert cohen_kappa([1, 0, 1], [1.0, 0.0, 1.0]) == pytest.approx(1.0)

@@ -96,21 +96,10 @@ def test_fixture_shape(table: pd.DataFrame) -> None:
     assert table[list(AXES)].min().min() == pytest.approx(0.011)  # Sec. 3: minimum s_a = 0.011
 
 
-def test_json_keys(summary: dict[str, Any]) -> None:
-    for key in (
-        "pscore",
-        "aggregates",
-        "effective_weights",
-        "dominant_axis_counts",
-        "leave_one_axis_out",
-        "aggregator_pearson_with_q",
-        "axis_correlation",
-        "ranges",
-    ):
-        assert key in summary
-    assert set(summary["aggregates"]) == {"harmonic", "geometric", "arithmetic", "min"}
-    assert set(summary["aggregator_pearson_with_q"]) == {"harmonic", "geometric", "arithmetic"}
-    assert set(summary["ranges"]) == set(AXES) | {"PScore"}
+def test_json_keys(summary: dict[str, Any], table: pd.DataFrame, check_summary_keys: Any) -> None:
+    check_summary_keys(summary, set(AXES), set(table.index), False)
+    assert set(summary["axis_spearman"]) == set(AXES) | {"PScore"}
+    assert set(summary["axis_correlation_ci"]) == {"pearson", "spearman"}
 
 
 def test_printed_pscore_reproduced_to_rounding(table: pd.DataFrame, summary: dict[str, Any]) -> None:
@@ -130,13 +119,32 @@ def test_top_and_bottom(summary: dict[str, Any]) -> None:
     assert ps.idxmin() == PAPER_BOTTOM[0] and ps.min() == pytest.approx(PAPER_BOTTOM[1], abs=0.002)
 
 
+# What Table 2's printed means give for Table 6 (Pearson r of each aggregate with q; R^2 = r^2).
+TABLE2_PEARSON_WITH_Q = {"arithmetic": 0.8607, "geometric": 0.8340, "harmonic": 0.7819}
+TABLE2_R2_HARMONIC = 0.6113
+
+
 def test_table6_aggregator_pearson_with_q(summary: dict[str, Any], table: pd.DataFrame) -> None:
+    """Table 6 is reproduced to within 0.01 (R^2 0.015), not to the printed second decimal.
+
+    No paper-faithful reading of Table 6 closes the gap: on Table 2's 42 rows, Pearson r with q is
+    0.861 / 0.834 / 0.782 (arith. / geo. / harm.); Spearman gives 0.846 / 0.828 / 0.816, Kendall
+    0.672 / 0.655 / 0.646, aggregating the six non-q axes 0.831 / 0.812 / 0.774, the printed PScore
+    column 0.782, either tier alone 0.833 / 0.820 / 0.803 (open) and 0.861 / 0.799 / 0.700 (closed). The
+    3-decimal rounding of the printed means moves r by at most +-0.002 (5000 uniform perturbations of
+    +-0.0005), far below the 0.006-0.009 gap. The paper's R^2 = 0.62 is consistent with R^2 = r^2 for its
+    own r = 0.79, as here (0.782^2 = 0.611), so Table 6 was most likely computed on axis means other than
+    the ones printed in Table 2 (e.g. an earlier state of the pool); the ordering arithmetic > geometric
+    > harmonic, the paper's claim, holds. The values Table 2 yields are pinned below as well."""
     r = summary["aggregator_pearson_with_q"]
+    for k, v in TABLE2_PEARSON_WITH_Q.items():
+        assert r[k] == pytest.approx(v, abs=5e-5)
     for k, v in PAPER_PEARSON_WITH_Q.items():
         assert r[k] == pytest.approx(v, abs=0.01)
     assert r["arithmetic"] > r["geometric"] > r["harmonic"]  # harmonic is the least q-correlated
     comp = aggregator_comparison(table[list(AXES)])
     assert comp.loc["harmonic", "r2"] == pytest.approx(PAPER_R2_HARMONIC, abs=0.015)
+    assert comp.loc["harmonic", "r2"] == pytest.approx(TABLE2_R2_HARMONIC, abs=5e-5)
 
 
 def test_table13_leave_one_axis_out(summary: dict[str, Any]) -> None:

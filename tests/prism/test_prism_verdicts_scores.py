@@ -158,3 +158,27 @@ def test_simulated_axis_means_recover_truth() -> None:
     # binomial standard error (sc: over the ~q*n turn-0-correct items); allow 4 SE
     se = np.sqrt(sim.true_means.to_numpy() * (1 - sim.true_means.to_numpy()) / (0.25 * n))
     assert np.all(np.abs(est - sim.true_means.to_numpy()) <= 4 * se)
+
+
+def test_mq_partial_credit_hand_case() -> None:
+    """App. E "Partial-credit scoring": mq is 1 iff every bundled answer is right; partial credit is the
+    mean fraction right over the model's answered items (an unanswered item stays out)."""
+    rows = [
+        _row("A", "1", "mq", 1.0, partial=1.0),
+        _row("A", "2", "mq", 0.0, partial=0.5),
+        _row("A", "3", "mq", 0.0, partial=0.25),
+        _row("A", "4", "mq", np.nan, answered=False, partial=np.nan),
+        _row("B", "1", "mq", 0.0, partial=2 / 3),
+        _row("B", "2", "mq", 1.0, partial=1.0),
+        _row("B", "3", "mq", 0.0, partial=0.0),
+        _row("B", "4", "mq", 0.0, partial=0.5),
+    ]
+    arrays = build_arrays(pd.DataFrame(rows))
+    strict = axis_means_frame(arrays)["mq"]
+    partial = axis_means_frame(arrays, mq_partial=True)["mq"]
+    assert strict["A"] == pytest.approx(1 / 3) and strict["B"] == pytest.approx(1 / 4)
+    assert partial["A"] == pytest.approx((1.0 + 0.5 + 0.25) / 3)
+    assert partial["B"] == pytest.approx((2 / 3 + 1.0 + 0.0 + 0.5) / 4)
+    no_partial = build_arrays(pd.DataFrame(rows).drop(columns=["partial"]))
+    with pytest.raises(InputError, match="partial"):
+        axis_means(no_partial, mq_partial=True)

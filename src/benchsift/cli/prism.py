@@ -2,9 +2,11 @@
 
 ``score`` reads a verdict table (docs/CONTRACTS.md), computes axis means and PScore, runs the item-level
 paired bootstrap (App. E) and prints the leaderboard with CIs, rank CIs and pairwise separation.
-``analyze`` needs only per-model axis means (e.g. the paper's Table 2). ``--json`` prints one object;
-its keys are listed in :func:`benchsift.prism.analyses.means_summary` and
-:func:`benchsift.prism.analyses.score_summary`.
+``analyze`` needs only per-model axis means (e.g. the paper's Table 2). ``audit`` runs the judge audits
+(Sec. 5.3, App. F): the cross-judge leaderboard Spearman with the rho >= 0.95 admission rule from two
+verdict tables, and Cohen's kappa / disagreement between a judge and human labels. ``--json`` prints one
+object; its keys are listed in :func:`benchsift.prism.analyses.means_summary`,
+:func:`benchsift.prism.analyses.score_summary` and :func:`benchsift.prism.audit.audit_summary`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._common import console, err_console, print_json
 from benchsift.errors import InputError
+from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
     axis_correlation,
     domain_correlation,
@@ -31,10 +34,17 @@ from benchsift.prism.analyses import (
     near_tie_report,
     nominal_ranges,
     range_widening,
+    ranking_variants,
     score_summary,
     split_half,
 )
-from benchsift.prism.bootstrap import accuracy_separation, paired_bootstrap, replicate_weights
+from benchsift.prism.audit import audit_summary, cross_judge_audit, judge_human_agreement, load_labels
+from benchsift.prism.bootstrap import (
+    accuracy_separation,
+    benchmark_separation,
+    paired_bootstrap,
+    replicate_weights,
+)
 from benchsift.prism.scores import SC_VARIANTS, sc_scores
 from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts
 from benchsift.report.prism_figures import write_prism_figures
@@ -52,6 +62,21 @@ def _split(value: str | None) -> list[str] | None:
     if not parts:
         raise InputError(f"expected a comma-separated list, got {value!r}")
     return parts
+
+
+def _weights(value: str) -> dict[str, float]:
+    """``--weights h=2,if=2`` -> {"h": 2.0, "if": 2.0}."""
+    out: dict[str, float] = {}
+    for part in _split(value) or []:
+        axis, _, w = part.partition("=")
+        try:
+            weight = float(w)
+        except ValueError:
+            weight = None
+        if weight is None or not axis.strip():
+            raise InputError(f"--weights: expected axis=weight pairs like 'h=2,if=2', got {part!r}")
+        out[axis.strip()] = weight
+    return out
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -97,12 +122,15 @@ def _axis_table(summary: dict[str, Any]) -> Table:
     return t
 
 
-def _write_out(out: Path, payload: dict[str, Any], frames: dict[str, pd.DataFrame], figures: Any) -> None:
+def _write_out(
+    out: Path, payload: dict[str, Any], frames: dict[str, pd.DataFrame], figures: Any | None = None
+) -> None:
     with atomic_dir(out) as tmp:
         (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for name, df in frames.items():
             df.to_csv(tmp / f"{name}.csv")
-        figures(tmp / "figures")
+        if figures is not None:
+            figures(tmp / "figures")
 
 
 @app.command("score")
@@ -135,6 +163,9 @@ def score_command(
     ] = None,
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
+    # Besides the keys of ``score_summary``, --json carries split_half, accuracy_separation (q pooled, per
+    # benchmark and macro mean, on the same resamples), range_widening, sc_variants, domain_pscore,
+    # domain_correlation and, when asked for, matched_budget and near_tie.
     table = load_verdicts(verdicts)
     frames: dict[str, pd.DataFrame] = {}
     arrays = build_arrays(table, validated=True)
@@ -149,7 +180,7 @@ def score_command(
             alpha=alpha,
             progress=lambda done, total: bar.update(task, completed=done),
         )
-    summary = score_summary(result)
+    summary = score_summary(result, n_boot=bootstrap, random_state=seed)
     frames["leaderboard"] = result.to_frame()
     frames["pairs"] = result.pair_table().set_index(["model_a", "model_b"])
     if arrays.n_models >= 4:  # App. E "Pool independence": 10 random model halves on the same replicates
@@ -161,17 +192,25 @@ def score_command(
             "least_correlated_axis_counts": halves["least_correlated_axis"].value_counts().to_dict(),
         }
         frames["split_half"] = halves.set_index(["partition", "half"])
-    if "q" in arrays.axes:  # the same test on the plain q accuracy of each source benchmark (Table 3)
+    if "q" in arrays.axes:  # Table 3: the same test on plain q accuracy, per source benchmark and macro
         q = arrays.scores[:, :, arrays.axis_index("q")]
-        per_bench = {}
-        for b in pd.unique(arrays.benchmarks):
-            cols = arrays.benchmarks == b
-            _, sep = accuracy_separation(
-                q[:, cols], weights=None, n_boot=bootstrap, random_state=seed, alpha=alpha
-            )
-            per_bench[str(b)] = sep.as_dict()
+        per_bench, sep_macro = benchmark_separation(q, arrays.benchmarks, W, alpha=alpha)
         _, sep_q = accuracy_separation(q, weights=W, alpha=alpha)
-        summary["accuracy_separation"] = {"q": sep_q.as_dict(), "q_by_benchmark": per_bench}
+        summary["accuracy_separation"] = {
+            "q": sep_q.as_dict(),
+            "q_by_benchmark": {b: r.as_dict() for b, r in per_bench.items()},
+            "q_macro": sep_macro.as_dict(),
+        }
+        # Sec. 5.1 "Nominal range": PScore's range against the plain-accuracy ranges (per benchmark, macro)
+        acc = pd.DataFrame(
+            {str(b): np.nanmean(q[:, arrays.benchmarks == b], axis=1) for b in pd.unique(arrays.benchmarks)}
+        )
+        acc_ranges = nominal_ranges(acc.assign(macro=acc.mean(axis=1))).loc["overall"]
+        ps_range = summary["ranges"]["PScore"]
+        summary["range_widening"] = {
+            "q_macro": range_widening(ps_range, [acc_ranges["macro"]]),
+            "q_by_benchmark_mean": range_widening(ps_range, acc_ranges.drop("macro").tolist()),
+        }
     if budget is not None:
         matched = paired_bootstrap(
             arrays, bootstrap, seed, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, n_draw=budget
@@ -186,7 +225,8 @@ def score_command(
     dom = domain_pscores(arrays, sc_variant)  # per-domain PScore (Fig. 19)
     frames["domain_pscore"] = dom
     summary["domain_pscore"] = {str(d): dom[d].to_dict() for d in dom.columns}
-    summary["domain_correlation"] = domain_correlation(dom).to_dict() if dom.shape[1] > 1 else {}
+    dom_corr = domain_correlation(dom) if dom.shape[1] > 1 else None
+    summary["domain_correlation"] = {} if dom_corr is None else dom_corr.to_dict()
     if near_tie:
         nt = near_tie_report(result, _split(near_tie) or [])
         frames["near_tie"] = nt.set_index(["model_a", "model_b"])
@@ -194,7 +234,12 @@ def score_command(
     means = pd.DataFrame(result.axis_means, index=pd.Index(result.models, name="model"), columns=result.axes)
     if out is not None:
         corr = axis_correlation(means)
-        _write_out(out, summary, frames, lambda d: write_prism_figures(d, means, corr, result.to_frame()))
+        _write_out(
+            out,
+            summary,
+            frames,
+            lambda d: write_prism_figures(d, means, corr, result.to_frame(), domain_corr=dom_corr),
+        )
     if json_output:
         print_json(summary)
         return
@@ -207,7 +252,12 @@ def score_command(
         f"Bonferroni {s['bonferroni']:.1%} of {result.separation.n_pairs} pairs"
     )
     if "accuracy_separation" in summary:
-        console.print(f"same test on plain q accuracy: raw {summary['accuracy_separation']['q']['raw']:.1%}")
+        acc = summary["accuracy_separation"]
+        by_bench = [v["raw"] for v in acc["q_by_benchmark"].values()]
+        console.print(
+            f"same test on plain q accuracy: pooled {acc['q']['raw']:.1%}, per benchmark "
+            f"{min(by_bench):.1%}-{max(by_bench):.1%}, macro mean {acc['q_macro']['raw']:.1%}"
+        )
     if out is not None:
         console.print(f"wrote {out}")
 
@@ -230,6 +280,16 @@ def analyze_command(
         str | None,
         typer.Option("--references", help="Comma-separated accuracy columns for range widening (Sec. 5.1)."),
     ] = None,
+    weights: Annotated[
+        str | None,
+        typer.Option(
+            "--weights", help="Also a weighted PScore (Eq. 3): axis=w pairs, others keep 1, e.g. h=2,if=2."
+        ),
+    ] = None,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=1, help="Model resamples for the correlation CIs (App. E).")
+    ] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the model resamples.")] = 0,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of tables.")
     ] = False,
@@ -239,7 +299,20 @@ def analyze_command(
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
     means, extra = load_axis_means(axis_means, _split(axes))
-    summary = means_summary(means, q_axis)
+    summary = means_summary(means, q_axis, bootstrap, seed)
+    if weights is not None:  # App. E.1 "Reweighting for a deployment"
+        wmap = _weights(weights)
+        var = ranking_variants(means, {"weighted": wmap}).loc["weighted"]
+        w = [wmap.get(str(a), 1.0) for a in means.columns]
+        wp = weighted_pscore(
+            means.to_numpy(float), w, [str(m) for m in means.index], list(map(str, means.columns))
+        )
+        summary["weighted_pscore"] = {
+            "weights": dict(zip(map(str, means.columns), w, strict=True)),
+            "pscore": dict(zip(map(str, means.index), map(float, wp), strict=True)),
+            "spearman_vs_harmonic": float(var["spearman_vs_harmonic"]),
+            "top": list(var["top"]),
+        }
     ps = pd.Series(summary["pscore"])
     ref_cols = _split(references) or []
     missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
@@ -264,10 +337,100 @@ def analyze_command(
     console.print(_axis_table(summary))
     agg = summary["aggregator_pearson_with_q"]
     console.print("Pearson with q: " + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in agg.items()))
+    if "weighted_pscore" in summary:
+        wps = summary["weighted_pscore"]
+        console.print(
+            f"weighted PScore (Eq. 3): Spearman {_fmt(wps['spearman_vs_harmonic'])} vs PScore, "
+            f"top {', '.join(wps['top'])}"
+        )
+
+
+@app.command("audit")
+def audit_command(
+    primary: Annotated[
+        Path | None,
+        typer.Argument(help="Verdict table graded by the build-time judge (the leaderboard's verdicts)."),
+    ] = None,
+    secondary: Annotated[
+        Path | None,
+        typer.Argument(help="Verdict table re-graded by the audit judge (e.g. `prism grade --audit-out`)."),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="CSV/parquet of paired judge / human labels (Table 21)."),
+    ] = None,
+    judge_col: Annotated[str, typer.Option("--judge-col", help="Judge label column of --labels.")] = "judge",
+    human_col: Annotated[str, typer.Option("--human-col", help="Human label column of --labels.")] = "human",
+    items: Annotated[
+        int, typer.Option("--items", min=1, help="Items per axis drawn for the cross-judge audit (S).")
+    ] = 200,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the per-axis item draw.")] = 0,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Admission rule: an axis is admitted iff rho >= this.")
+    ] = 0.95,
+    sc_variant: Annotated[
+        str, typer.Option("--sc-variant", help=f"sc axis definition: {', '.join(SC_VARIANTS)}.")
+    ] = "B",
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write result.json and CSV tables here.")
+    ] = None,
+) -> None:
+    """Judge audits: cross-judge Spearman with the admission rule, judge-human Cohen's kappa."""
+    # From two verdict tables (PRIMARY SECONDARY): per axis, the Spearman correlation between the two
+    # judges' model leaderboards on S items and the admission rule rho >= 0.95 (Sec. 5.3, Table 7). From
+    # --labels: per-axis and overall Cohen's kappa and disagreement rate (App. F, Table 21).
+    if primary is None and labels is None:
+        raise InputError("prism audit: give two verdict tables (PRIMARY SECONDARY) and/or --labels FILE")
+    if primary is not None and secondary is None:
+        raise InputError(
+            f"prism audit: {primary} needs a second verdict table graded by the audit judge (SECONDARY)"
+        )
+    cross = human = None
+    frames: dict[str, pd.DataFrame] = {}
+    if primary is not None and secondary is not None:
+        a = build_arrays(load_verdicts(primary), validated=True)
+        b = build_arrays(load_verdicts(secondary), validated=True)
+        cross = cross_judge_audit(a, b, items, seed, threshold, sc_variant)
+        frames["cross_judge"] = cross.table
+    if labels is not None:
+        human = judge_human_agreement(load_labels(labels, judge_col, human_col), judge_col, human_col)
+        human.index.name = "axis"
+        frames["human_agreement"] = human
+    summary = audit_summary(cross, human)
+    if out is not None:
+        _write_out(out, summary, frames)
+    if json_output:
+        print_json(summary)
+        return
+    if cross is not None:
+        t = Table(
+            title=f"Cross-judge audit (Spearman of the model leaderboards, admit iff rho >= {threshold})"
+        )
+        for c in ("axis", "rho", "items", "admitted"):
+            t.add_column(c, justify="left" if c == "axis" else "right")
+        for axis, row in cross.table.iterrows():
+            t.add_row(
+                str(axis), _fmt(row["rho"]), str(int(row["n_items"])), "yes" if row["admitted"] else "NO"
+            )
+        t.add_row("overall (PScore)", _fmt(cross.overall), "", "")
+        console.print(t)
+    if human is not None:
+        t = Table(title="Judge vs human labels")
+        for c in ("axis", "kappa", "disagreement", "n"):
+            t.add_column(c, justify="left" if c == "axis" else "right")
+        for axis, row in human.iterrows():
+            dis = "n/a" if int(row["n"]) == 0 else f"{row['disagreement']:.1%}"
+            t.add_row(str(axis), _fmt(row["kappa"]), dis, str(int(row["n"])))
+        console.print(t)
+    if out is not None:
+        console.print(f"wrote {out}")
 
 
 # Extension point: the evaluation-engine commands (sources / build / run / grade, issue 7) register on
 # this same `app` with one line appended below this comment.
-from benchsift.cli.prism_engine import register as _register_engine
+from benchsift.cli.prism_engine import register as _register_engine  # noqa: E402
 
 _register_engine(app)  # noqa: E402, E702, I001

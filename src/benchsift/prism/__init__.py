@@ -6,7 +6,8 @@
   generic instability; Sec. 5.2, App. E.2);
 - :mod:`~benchsift.prism.aggregate`: PScore (Eq. 1), weighted PScore (Eq. 3), other aggregators,
   effective weights (Eq. 2), dominant axes;
-- :mod:`~benchsift.prism.bootstrap`: the item-level paired bootstrap (App. E), pairwise separation;
+- :mod:`~benchsift.prism.bootstrap`: the item-level paired bootstrap (App. E), pairwise separation, the
+  same test on plain benchmark accuracy (Table 3);
 - :mod:`~benchsift.prism.analyses`: ranges, correlations, leave-one-axis-out, aggregator comparison,
   split-half, per-domain scores, near ties;
 - :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F).
@@ -24,11 +25,19 @@ from benchsift.prism.aggregate import (
     weighted_pscore,
 )
 from benchsift.prism.analyses import means_summary, score_summary
-from benchsift.prism.audit import CrossJudgeAudit, cohen_kappa, cross_judge_audit, judge_human_agreement
+from benchsift.prism.audit import (
+    CrossJudgeAudit,
+    audit_summary,
+    cohen_kappa,
+    cross_judge_audit,
+    judge_human_agreement,
+    load_labels,
+)
 from benchsift.prism.bootstrap import (
     BootstrapResult,
     SeparationResult,
     accuracy_separation,
+    benchmark_separation,
     paired_bootstrap,
     pairwise_pvalues,
     separation,
@@ -54,8 +63,10 @@ __all__ = [
     "VerdictArrays",
     "accuracy_separation",
     "aggregate",
+    "audit_summary",
     "axis_means",
     "axis_means_frame",
+    "benchmark_separation",
     "build_arrays",
     "build_artifacts",
     "cohen_kappa",
@@ -66,6 +77,7 @@ __all__ = [
     "grade_records",
     "judge_human_agreement",
     "load_axis_means",
+    "load_labels",
     "load_verdicts",
     "means_summary",
     "paired_bootstrap",

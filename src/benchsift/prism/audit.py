@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,11 +23,19 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift.errors import InputError
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_means, axis_terms
-from benchsift.prism.verdicts import VerdictArrays
+from benchsift.prism.verdicts import VerdictArrays, read_table
 from benchsift.stats import check_random_state, spearman
 from benchsift.stats._random import SeedLike
 
-__all__ = ["CrossJudgeAudit", "align_arrays", "cohen_kappa", "cross_judge_audit", "judge_human_agreement"]
+__all__ = [
+    "CrossJudgeAudit",
+    "align_arrays",
+    "audit_summary",
+    "cohen_kappa",
+    "cross_judge_audit",
+    "judge_human_agreement",
+    "load_labels",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -40,6 +51,21 @@ class CrossJudgeAudit:
     @property
     def admitted_axes(self) -> list[str]:
         return [str(a) for a, ok in self.table["admitted"].items() if ok]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able: ``axes`` {axis: {rho, n_items, admitted}}, ``overall``, ``threshold``,
+        ``admitted_axes`` and ``all_admitted``."""
+        axes = {
+            str(a): {"rho": float(r["rho"]), "n_items": int(r["n_items"]), "admitted": bool(r["admitted"])}
+            for a, r in self.table.iterrows()
+        }
+        return {
+            "axes": axes,
+            "overall": float(self.overall),
+            "threshold": float(self.threshold),
+            "admitted_axes": self.admitted_axes,
+            "all_admitted": len(self.admitted_axes) == len(axes),
+        }
 
 
 def align_arrays(reference: VerdictArrays, other: VerdictArrays) -> VerdictArrays:
@@ -126,30 +152,47 @@ def cross_judge_audit(
     return CrossJudgeAudit(table=table, overall=overall, threshold=threshold)
 
 
-def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
-    """Cohen's kappa between two label sequences (pairs with a missing side dropped).
+def _canonical_labels(values: ArrayLike) -> pd.Series:
+    """Labels as comparable strings, NA kept: numbers by value (``1``, ``1.0`` and ``"1"`` are one label,
+    as when a CSV column with a missing entry is read as float), anything else as stripped text."""
+    raw = pd.Series(np.asarray(values, dtype=object))
+    missing = raw.isna().to_numpy()
+    num = pd.to_numeric(raw, errors="coerce")
+    out = raw.astype("string").str.strip()
+    is_num = num.notna().to_numpy() & ~missing
+    out[is_num] = [repr(float(v)) for v in num[is_num]]
+    out[missing] = pd.NA
+    return out
 
-    ``(p_o - p_e) / (1 - p_e)``; NaN when no pair is left or ``p_e == 1`` (both raters constant on one
-    label). Checked against ``sklearn.metrics.cohen_kappa_score``.
-    """
-    x = pd.Series(np.asarray(a, dtype=object))
-    y = pd.Series(np.asarray(b, dtype=object))
+
+def _agreement(a: ArrayLike, b: ArrayLike) -> tuple[float, float, int]:
+    """Cohen's kappa, disagreement rate ``1 - p_o`` and number of pairs, over pairs with both labels."""
+    x, y = _canonical_labels(a), _canonical_labels(b)
     if len(x) != len(y):
         raise InputError(f"cohen_kappa: label sequences differ in length ({len(x)} vs {len(y)})")
     keep = (x.notna() & y.notna()).to_numpy()
-    x, y = x[keep].astype(str), y[keep].astype(str)
+    x, y = x[keep], y[keep]
     n = len(x)
     if n == 0:
-        return float("nan")
+        return float("nan"), float("nan"), 0
     labels = pd.Index(pd.unique(pd.concat([x, y])))
     xi, yi = labels.get_indexer(x), labels.get_indexer(y)
     conf = np.zeros((labels.size, labels.size))
     np.add.at(conf, (xi, yi), 1.0)
-    po = np.trace(conf) / n
+    po = float(np.trace(conf) / n)
     pe = float((conf.sum(axis=1) / n) @ (conf.sum(axis=0) / n))
-    if pe >= 1.0:
-        return float("nan")
-    return float((po - pe) / (1.0 - pe))
+    kappa = float("nan") if pe >= 1.0 else (po - pe) / (1.0 - pe)
+    return kappa, 1.0 - po, n
+
+
+def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
+    """Cohen's kappa between two label sequences (pairs with a missing side dropped).
+
+    ``(p_o - p_e) / (1 - p_e)``; NaN when no pair is left or ``p_e == 1`` (both raters constant on one
+    label). Numeric labels compare by value (1 == 1.0). Checked against
+    ``sklearn.metrics.cohen_kappa_score``.
+    """
+    return _agreement(a, b)[0]
 
 
 def judge_human_agreement(
@@ -158,7 +201,8 @@ def judge_human_agreement(
     """Table 21: per-axis (and ``overall``) Cohen's kappa, disagreement rate and number of paired verdicts.
 
     ``labels`` has one row per paired verdict with the judge's and the human label (any hashable
-    labels, e.g. 0/1) and, optionally, the axis.
+    labels, e.g. 0/1; numbers compare by value) and, optionally, the axis. Rows missing either label
+    are left out.
     """
     for c in (judge, human):
         if c not in labels.columns:
@@ -169,12 +213,36 @@ def judge_human_agreement(
     groups["overall"] = labels
     rows = {}
     for name, g in groups.items():
-        both = g[judge].notna() & g[human].notna()
-        n = int(both.sum())
-        dis = (
-            float((g.loc[both, judge].astype(str) != g.loc[both, human].astype(str)).mean())
-            if n
-            else float("nan")
-        )
-        rows[name] = {"kappa": cohen_kappa(g[judge], g[human]), "disagreement": dis, "n": n}
+        kappa, dis, n = _agreement(g[judge], g[human])
+        rows[name] = {"kappa": kappa, "disagreement": dis, "n": n}
     return pd.DataFrame(rows).T.astype({"kappa": float, "disagreement": float, "n": int})
+
+
+def load_labels(path: str | os.PathLike[str], judge: str = "judge", human: str = "human") -> pd.DataFrame:
+    """Read a judge-vs-human label table (CSV or parquet): one row per paired verdict with a ``judge`` and
+    a ``human`` label column and, optionally, an ``axis`` column (PRISM-VLM Table 21)."""
+    p = Path(path)
+    df = read_table(p)
+    missing = [c for c in (judge, human) if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{p}: missing column(s) {missing}; expected one row per paired verdict with columns "
+            f"{judge!r} and {human!r} (and optionally 'axis'); columns are {list(df.columns)}"
+        )
+    if len(df) == 0:
+        raise InputError(f"{p}: the label table has no rows")
+    return df
+
+
+def audit_summary(cross: CrossJudgeAudit | None, human: pd.DataFrame | None) -> dict[str, Any]:
+    """The JSON object of ``benchsift prism audit``: ``cross_judge`` (:meth:`CrossJudgeAudit.as_dict`) and
+    ``human_agreement`` {axis or "overall": {kappa, disagreement, n}}, each present when computed."""
+    out: dict[str, Any] = {}
+    if cross is not None:
+        out["cross_judge"] = cross.as_dict()
+    if human is not None:
+        out["human_agreement"] = {
+            str(a): {"kappa": float(r["kappa"]), "disagreement": float(r["disagreement"]), "n": int(r["n"])}
+            for a, r in human.iterrows()
+        }
+    return out

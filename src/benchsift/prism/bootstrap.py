@@ -49,6 +49,7 @@ __all__ = [
     "BootstrapResult",
     "SeparationResult",
     "accuracy_separation",
+    "benchmark_separation",
     "harmonic_replicates",
     "pairwise_pvalues",
     "paired_bootstrap",
@@ -346,3 +347,38 @@ def accuracy_separation(
     samples = _replicate_axis_means(np.where(present, X, 0.0).T, present.T.astype(float), W, X.shape[0], 1)
     samples = samples[:, :, 0]
     return samples, separation(pairwise_pvalues(samples), alpha)
+
+
+def benchmark_separation(
+    scores: ArrayLike,
+    benchmarks: ArrayLike,
+    weights: ArrayLike,
+    *,
+    alpha: float = 0.05,
+) -> tuple[dict[str, SeparationResult], SeparationResult]:
+    """Table 3's prior-benchmark rows: the paired separation test on each benchmark's plain accuracy and
+    on their macro mean, all on the *same* resamples (App. E: "the identical index multiset is applied
+    to ... every prior benchmark's accuracy").
+
+    ``scores`` (n_models, n_items) with NaN for unscored items, ``benchmarks`` (n_items,) the benchmark
+    of each item, ``weights`` (B, n_items) the replicate item counts shared with the PScore bootstrap.
+    Within a replicate a benchmark's accuracy is the weighted mean over its drawn items, and the macro
+    mean the unweighted mean of those accuracies over benchmarks (NaN if one is undefined there).
+    Returns ``({benchmark: result}, macro_result)``.
+    """
+    X = np.asarray(scores, dtype=float)
+    bench = np.asarray(benchmarks).astype(str)
+    W = np.asarray(weights, dtype=float)
+    if X.ndim != 2 or bench.shape != (X.shape[1],) or W.ndim != 2 or W.shape[1] != X.shape[1]:
+        raise InputError(
+            f"benchmark separation: expected scores (M, N), benchmarks (N,), weights (B, N); got "
+            f"{X.shape}, {bench.shape}, {W.shape}"
+        )
+    per: dict[str, SeparationResult] = {}
+    samples = []
+    for b in pd.unique(bench):  # one vectorized bootstrap per benchmark (15 in the paper)
+        cols = bench == b
+        acc, per[str(b)] = accuracy_separation(X[:, cols], weights=W[:, cols], alpha=alpha)
+        samples.append(acc)
+    macro = np.mean(np.stack(samples), axis=0)
+    return per, separation(pairwise_pvalues(macro), alpha)

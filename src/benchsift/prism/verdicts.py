@@ -33,6 +33,7 @@ __all__ = [
     "build_arrays",
     "load_axis_means",
     "load_verdicts",
+    "read_table",
     "validate_verdicts",
 ]
 
@@ -44,7 +45,8 @@ _TRUE = {"true", "1", "yes", "t", "y", "1.0"}
 _FALSE = {"false", "0", "no", "f", "n", "0.0"}
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path) -> pd.DataFrame:
+    """Read a CSV or parquet table; :class:`InputError` naming the file when absent or unreadable."""
     if not path.exists():
         raise InputError(f"{path}: file not found")
     suffix = path.suffix.lower()
@@ -179,7 +181,7 @@ def _validate_sc(out: pd.DataFrame, is_sc: NDArray[np.bool_], source: str) -> No
 def load_verdicts(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a verdict table (CSV or parquet) and validate it (:func:`validate_verdicts`)."""
     p = Path(path)
-    return validate_verdicts(_read_table(p), source=str(p))
+    return validate_verdicts(read_table(p), source=str(p))
 
 
 @dataclass(frozen=True)
@@ -331,7 +333,7 @@ def load_axis_means(
     with one float column per axis (values in [0, 1], NaN allowed), ``extra`` the remaining columns.
     """
     p = Path(path)
-    df = _read_table(p)
+    df = read_table(p)
     if "model" not in df.columns:
         raise InputError(f"{p}: missing column 'model'; expected a 'model' column and one column per axis")
     if df["model"].isna().any() or df["model"].astype(str).duplicated().any():

@@ -18,7 +18,13 @@ from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
-from benchsift.prism.analyses import axis_correlation, near_tie_report, score_summary
+from benchsift.prism.analyses import (
+    axis_correlation,
+    domain_correlation,
+    domain_pscores,
+    near_tie_report,
+    score_summary,
+)
 from benchsift.prism.bootstrap import paired_bootstrap
 from benchsift.prism.verdicts import AXES, build_arrays
 from benchsift.report.prism_figures import write_prism_figures
@@ -58,6 +64,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         axis_correlation(means),
         result.to_frame(),
         ["model04", "model05", "model08"],
+        domain_corr=domain_correlation(domain_pscores(arrays)),
     )
     with atomic_path(folder / "result.json") as tmp:
         tmp.write_text(json.dumps(to_jsonable(summary), indent=2))

@@ -1,9 +1,10 @@
-"""Figures of the multi-axis analyses (PRISM-VLM Table 5 / Fig. 3 / Table 14), PNG and SVG.
+"""Figures of the multi-axis analyses (PRISM-VLM Table 5 / Fig. 3 / Table 14 / Fig. 19), PNG and SVG.
 
 * :func:`profile_figure`: per-axis profile of selected models as grouped bars (the "same PScore,
   different strengths" view of Table 5);
 * :func:`correlation_figure`: inter-axis correlation heatmap with PScore as the last row / column (Fig. 3);
-* :func:`forest_figure`: PScore with its 95 % bootstrap CI per model, sorted (Table 14 as a forest plot).
+* :func:`forest_figure`: PScore with its 95 % bootstrap CI per model, sorted (Table 14 as a forest plot);
+* the same heatmap for the Spearman matrix of per-domain PScore rankings (Fig. 19).
 
 Built on :class:`matplotlib.figure.Figure` with the Agg canvas (no pyplot state) and written atomically.
 """
@@ -114,11 +115,16 @@ def write_prism_figures(
     corr: pd.DataFrame,
     table: pd.DataFrame | None = None,
     profile_models: Sequence[str] | None = None,
+    domain_corr: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write profile, correlation heatmap and (when ``table`` has CIs) the forest plot into ``out_dir``."""
+    """Write profile, correlation heatmap, (when ``table`` has CIs) the forest plot and (when given) the
+    inter-domain PScore Spearman heatmap (Fig. 19) into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = save_figure(profile_figure(means, profile_models), out_dir / "profile")
     paths += save_figure(correlation_figure(corr), out_dir / "axis_correlation")
     if table is not None:
         paths += save_figure(forest_figure(table), out_dir / "pscore_forest")
+    if domain_corr is not None:
+        fig = correlation_figure(domain_corr, "Inter-domain PScore Spearman correlation")
+        paths += save_figure(fig, out_dir / "domain_correlation")
     return paths
