@@ -11,7 +11,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.errors import BenchsiftError
+from benchsift.errors import BenchsiftError, InputError
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
 console = Console()
@@ -27,6 +27,16 @@ class BenchsiftGroup(TyperGroup):
         except BenchsiftError as exc:
             typer.echo(f"benchsift: error: {exc}", err=True)
             raise typer.Exit(code=2) from None
+
+
+def split_list(value: str | None) -> list[str] | None:
+    """A comma-separated option as a list of stripped names (``None`` stays ``None``); empty is an error."""
+    if value is None:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts:
+        raise InputError(f"expected a comma-separated list, got {value!r}")
+    return parts
 
 
 def print_json(obj: Any) -> None:

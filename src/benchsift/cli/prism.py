@@ -23,7 +23,7 @@ from rich.table import Table
 
 from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import console, err_console, print_json, split_list
 from benchsift.errors import InputError
 from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
@@ -55,19 +55,10 @@ app = typer.Typer(
 )
 
 
-def _split(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    parts = [p.strip() for p in value.split(",") if p.strip()]
-    if not parts:
-        raise InputError(f"expected a comma-separated list, got {value!r}")
-    return parts
-
-
 def _weights(value: str) -> dict[str, float]:
     """``--weights h=2,if=2`` -> {"h": 2.0, "if": 2.0}."""
     out: dict[str, float] = {}
-    for part in _split(value) or []:
+    for part in split_list(value) or []:
         axis, _, w = part.partition("=")
         try:
             weight = float(w)
@@ -228,7 +219,7 @@ def score_command(
     dom_corr = domain_correlation(dom) if dom.shape[1] > 1 else None
     summary["domain_correlation"] = {} if dom_corr is None else dom_corr.to_dict()
     if near_tie:
-        nt = near_tie_report(result, _split(near_tie) or [])
+        nt = near_tie_report(result, split_list(near_tie) or [])
         frames["near_tie"] = nt.set_index(["model_a", "model_b"])
         summary["near_tie"] = nt.to_dict(orient="records")
     means = pd.DataFrame(result.axis_means, index=pd.Index(result.models, name="model"), columns=result.axes)
@@ -298,7 +289,7 @@ def analyze_command(
     ] = None,
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
-    means, extra = load_axis_means(axis_means, _split(axes))
+    means, extra = load_axis_means(axis_means, split_list(axes))
     summary = means_summary(means, q_axis, bootstrap, seed)
     if weights is not None:  # App. E.1 "Reweighting for a deployment"
         wmap = _weights(weights)
@@ -314,7 +305,7 @@ def analyze_command(
             "top": list(var["top"]),
         }
     ps = pd.Series(summary["pscore"])
-    ref_cols = _split(references) or []
+    ref_cols = split_list(references) or []
     missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
     if missing:
         raise InputError(f"{axis_means}: column(s) {missing} not found; columns are {list(extra.columns)}")

@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 
 from benchsift._fileio import atomic_path
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import console, err_console, print_json, split_list
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -100,15 +100,6 @@ def _finish(undefined: list[str], notes: list[str], out: Path | None) -> None:
         console.print(f"results and figures written to {out}/")
 
 
-def _split(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    parts = [p.strip() for p in value.split(",") if p.strip()]
-    if not parts:
-        raise InputError(f"expected a comma-separated list, got {value!r}")
-    return parts
-
-
 def _condition(value: str) -> str | None:
     """``--condition``: ``image`` / ``text-only`` as given, ``all`` -> ``None`` (every run kept)."""
     if value not in ("image", "text-only", "all"):
@@ -120,7 +111,7 @@ def _ratios(value: str | None) -> list[float]:
     if value is None:
         return list(DEFAULT_RATIOS)
     out: list[float] = []
-    for part in _split(value) or []:
+    for part in split_list(value) or []:
         try:
             out.append(float(part.rstrip("%")) / (100.0 if part.endswith("%") else 1.0))
         except ValueError:
@@ -298,7 +289,7 @@ def benchmarks_command(
         raise InputError(f"--level must be auto, benchmark or item, got {level!r}")
     res = benchmark_redundancy(
         Panel.load(panel),
-        benchmarks=_split(benchmarks),
+        benchmarks=split_list(benchmarks),
         category=domain,
         metrics=metric,
         top_k=top_k,
