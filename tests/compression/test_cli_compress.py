@@ -75,6 +75,8 @@ def compressed(files: dict[str, Path]) -> tuple[Path, dict[str, object]]:
 
 def test_compress_json(compressed: tuple[Path, dict[str, object]]) -> None:
     out, summary = compressed
+    # the keys the issue names, with these exact names
+    assert {"stages", "categories_selected", "n_items_suite", "rho_suite_vs_stage0"} <= summary.keys()
     stages = summary["stages"]
     assert isinstance(stages, list) and [s["stage"] for s in stages] == [0, 1, 2, 3]
     for s in stages:
@@ -123,6 +125,7 @@ def test_compress_tables_without_embeddings_and_errors(files: dict[str, Path], t
     res = runner.invoke(app, ["compress", str(files["panel"]), "--k", "2", "--out", str(tmp_path / "s")])
     assert res.exit_code == 0, res.output
     assert "suite written to" in res.stdout and "PRIMEBench compression" in res.stdout
+    assert "no-stage3" in res.stdout and "in-panel" in res.stdout  # the Table 12 row, the honest label
     bad = runner.invoke(app, ["compress", str(files["panel"]), "--k", "9", "--out", str(tmp_path / "t")])
     assert bad.exit_code == 2
     assert "k=9" in bad.output and not (tmp_path / "t").exists()

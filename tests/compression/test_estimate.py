@@ -80,7 +80,23 @@ def test_bootstrap_matches_a_naive_loop(suite_and_panel: tuple[Suite, Panel]) ->
     np.testing.assert_allclose(
         res.overall_ci, np.quantile(overall[n_ref:], [0.05, 0.95], axis=1).T, atol=1e-12
     )
-    np.testing.assert_allclose(res.rank_ci, np.quantile(ranks, [0.05, 0.95], axis=1).T)
+    # ranks are integers: order statistics, rounded outward (lower / higher), never interpolated
+    expected_rank_ci = np.column_stack(
+        [np.quantile(ranks, 0.05, axis=1, method="lower"), np.quantile(ranks, 0.95, axis=1, method="higher")]
+    )
+    np.testing.assert_array_equal(res.rank_ci, expected_rank_ci)
+    assert (res.rank_ci == np.round(res.rank_ci)).all()
+
+
+def test_model_without_suite_scores_has_undefined_estimates(suite_and_panel: tuple[Suite, Panel]) -> None:
+    suite, _ = suite_and_panel
+    X = np.vstack([np.full(suite.n_items, 0.5), np.full(suite.n_items, np.nan)])
+    res = estimate_new_models(suite, _new_panel(suite, X, ["half", "blank"]), n_boot=50)
+    assert np.isfinite(res.rank[0]) and np.isfinite(res.rank_ci[0]).all()
+    # no score at all: NaN, not rank 1 (nothing compares higher than NaN)
+    assert np.isnan(res.overall[1]) and np.isnan(res.rank[1])
+    assert np.isnan(res.rank_ci[1]).all() and np.isnan(res.overall_ci[1]).all()
+    assert any("'blank'" in n and "undefined" in n for n in res.notes)
 
 
 def test_long_csv_input_and_ignored_rows(suite_and_panel: tuple[Suite, Panel], tmp_path: Path) -> None:

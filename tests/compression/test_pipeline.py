@@ -54,6 +54,12 @@ def test_acceptance_r5_k5_keeps_rho_095_against_stage0() -> None:
         assert b.items_in == a.items_out
     assert res.stages[-1].items_out == res.n_items_suite
     assert set(res.suite_category) == set(res.selected_categories)
+    # "No Stage 3" (Table 12): all pruned categories, pooled, against the same reference
+    stage3_in = res.stage2.apply(res.stage1.panel)  # type: ignore[union-attr]
+    all_cats = stage3_in.items["category"].to_numpy()
+    no_s3 = _independent_suite_scores(stage3_in, np.arange(stage3_in.n_items), all_cats)
+    assert res.rho_no_stage3 == pytest.approx(sps.spearmanr(no_s3, res.reference).statistic, abs=1e-9)
+    assert res.summary()["rho_no_stage3"] == res.rho_no_stage3
     # every suite item passed Stage 0
     assert res.stage0.kept[res.suite_items].all()
 
@@ -62,6 +68,7 @@ def test_stop_after_and_no_stage2() -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=8, n_categories=4, items_per_benchmark=150), 1)
     only0 = run_pipeline(sim.panel, CompressionConfig(stop_after=0))
     assert [s.stage for s in only0.stages] == [0]
+    assert np.isnan(only0.rho_no_stage3)  # no Stage 3, no "No Stage 3" figure
     np.testing.assert_array_equal(only0.suite_items, only0.stage0.kept_positions)
     # the suite score pools a category's items; the reference averages its benchmark means
     suite = _independent_suite_scores(sim.panel, only0.suite_items, only0.suite_category)

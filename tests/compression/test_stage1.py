@@ -8,6 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from benchsift.compression.stages import representatives as rep_mod
+from benchsift.compression.stages.clean import stage0_clean
 from benchsift.compression.stages.representatives import (
     _candidate_order,
     category_z_mean,
@@ -147,10 +148,113 @@ def test_tiers_and_pool_on_a_hand_category() -> None:
     assert (roles[cat.representative_items] == "representative").all()
 
 
+def test_eq3_z_normalises_benchmarks_of_different_scales() -> None:
+    # A spreads over [0.1, 0.9]; B and C move within 0.02 in the opposite order. The raw mean follows A,
+    # the mean of z-scores weighs the three benchmarks equally and follows B and C (Eq. 3).
+    scores = {
+        "A": [0.1, 0.3, 0.5, 0.6, 0.8, 0.9],
+        "B": [0.52, 0.51, 0.50, 0.49, 0.48, 0.47],
+        "C": [0.51, 0.52, 0.50, 0.48, 0.49, 0.47],
+    }
+    res = stage1_select(_one_item_per_benchmark(scores), supplement=False)
+    M = np.array(list(scores.values())).T
+    s_c = sps.zscore(M, axis=0).mean(axis=1).round(10)
+    raw = M.mean(axis=1)
+    cat = res.categories[0]
+    for j, b in enumerate(scores):
+        assert cat.candidate_rho[b] == pytest.approx(sps.spearmanr(M[:, j], s_c).statistic, abs=1e-12)
+    assert sps.spearmanr(M[:, 0], raw).statistic == pytest.approx(1.0)  # raw means would pick A
+    # on z-scores: A -0.886, B 0.886, C 1.0
+    assert cat.candidate_rho["C"] == pytest.approx(1.0)
+    assert cat.representative == "C"
+
+
+def _naive_stage1(X: np.ndarray, bench: list[str], target: float = 0.95) -> tuple[str, list[int], float]:
+    """Eq. 3 and App. C.2 recomputed from scratch for one category: prefixes re-averaged one by one."""
+    names = list(dict.fromkeys(bench))
+    b = np.array(bench)
+    means = np.column_stack([np.nanmean(X[:, b == n], axis=1) for n in names])
+    s_c = sps.zscore(means, axis=0).mean(axis=1).round(10)
+    rhos = [sps.spearmanr(means[:, j], s_c).statistic for j in range(len(names))]
+    rep = names[int(np.argmax(rhos))]
+    base = list(np.flatnonzero(b == rep))
+    cand = [i for i in range(len(bench)) if bench[i] != rep]
+    var = {i: round(float(np.nanvar(X[:, i])), 12) for i in cand}
+    cand.sort(key=lambda i: (-var[i], names.index(bench[i]), i))
+
+    def rho(pool: list[int]) -> float:
+        return float(sps.spearmanr(np.nanmean(X[:, pool], axis=1).round(10), s_c).statistic)
+
+    trace = [rho(base)]
+    for j in range(1, len(cand) + 1):
+        if trace[-1] >= target:
+            break
+        trace.append(rho(base + cand[:j]))
+    n_keep = next((j for j, r in enumerate(trace) if r >= target), int(np.nanargmax(trace)))
+    return rep, cand[:n_keep], trace[n_keep]
+
+
+TIER_CASES = {
+    # Table 8 tiers on hand-sized categories (6 models, benchmarks R, S, T of 3 items each)
+    1: [
+        [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.5, 0.0, 0.5],
+        [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.5, 1.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 1.0, 0.5, 0.0],
+        [0.5, 1.0, 1.0, 0.5, 1.0, 0.5, 1.0, 1.0, 1.0],
+        [0.0, 1.0, 0.5, 0.0, 1.0, 0.5, 0.5, 0.0, 0.0],
+    ],
+    2: [
+        [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.5, 0.0],
+        [0.0, 0.0, 0.5, 0.5, 0.5, 0.0, 0.0, 1.0, 1.0],
+        [0.0, 0.0, 0.5, 0.5, 1.0, 0.5, 0.5, 0.5, 0.5],
+        [0.5, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.5],
+        [0.5, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.5, 0.0, 0.5],
+    ],
+    3: [
+        [1.0, 0.0, 0.0, 0.0, 0.5, 1.0, 0.5, 0.0, 0.5],
+        [0.5, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.5, 0.0],
+        [0.0, 0.5, 0.0, 0.5, 0.0, 0.0, 1.0, 0.5, 1.0],
+        [1.0, 1.0, 0.5, 0.0, 0.5, 1.0, 1.0, 1.0, 1.0],
+        [0.5, 0.5, 0.0, 0.0, 0.0, 0.5, 0.5, 0.5, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.5],
+    ],
+}
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3])
+def test_tiers_against_a_naive_recomputation(tier: int) -> None:
+    X = np.array(TIER_CASES[tier])
+    bench = ["R"] * 3 + ["S"] * 3 + ["T"] * 3
+    items = pd.DataFrame({"benchmark": bench, "item": [str(i) for i in range(9)], "category": "C"})
+    cat = stage1_select(Panel(X, [f"m{i}" for i in range(6)], items)).categories[0]
+    rep, supp, rho = _naive_stage1(X, bench)
+    assert cat.tier == tier
+    assert cat.representative == rep == "R"
+    assert cat.supplement_items.tolist() == supp
+    assert cat.rho_pooled == pytest.approx(rho, abs=1e-10)
+    assert cat.n_supplement == {1: 0, 2: 4, 3: 6}[tier]
+    assert cat.reached == (tier < 3)
+
+
 def test_bad_target() -> None:
     panel = _one_item_per_benchmark({"A": [0.1, 0.2, 0.3], "B": [0.3, 0.2, 0.1]})
     with pytest.raises(InputError, match="target"):
         stage1_select(panel, target=1.5)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_picks_the_planted_central_benchmark_on_the_cleaned_pool(seed: int) -> None:
+    # the default simulation (planted all-correct and blind-solvable items), Stage 1 on the Stage 0 pool
+    sim = simulate_panel(
+        SimulationConfig.small(n_benchmarks=12, n_categories=3, items_per_benchmark=300), seed
+    )
+    res = stage1_select(stage0_clean(sim.panel).panel)
+    checked = [c for c in res.categories if len(c.benchmarks) >= 3]
+    assert len(checked) >= 2
+    for cat in checked:
+        assert cat.representative == sim.truth.central_benchmark[cat.category]
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -65,7 +65,16 @@ def test_contents_and_round_trip(tmp_path: Path) -> None:
     np.testing.assert_array_equal(suite.reference_scores, panel.image_panel().scores[:, pos])
     assert suite.reference_models == panel.image_panel().model_ids
     stages = pd.read_csv(tmp_path / "s" / "stages.csv")
-    assert stages["stage"].astype(str).tolist() == ["0", "1", "2", "3", "suite"]
+    assert stages["stage"].astype(str).tolist() == ["0", "1", "2", "3", "suite", "no-stage3"]
+    # the "No Stage 3" row (PRIMEBench Table 12): all pruned categories, items entering Stage 3
+    row = stages.set_index("stage").loc["no-stage3"]
+    s2 = stages.set_index("stage").loc["2"]
+    assert row["items_out"] == s2["items_out"] and row["items_in"] == panel.n_items
+    assert row["rho_vs_stage0"] == pytest.approx(res.rho_no_stage3)  # type: ignore[attr-defined]
+    assert row["rho_vs_stage0"] == pytest.approx(s2["rho_vs_stage0"])  # Stage 2 output = all categories
+    assert meta["rho_no_stage3"] == pytest.approx(res.rho_no_stage3)  # type: ignore[attr-defined]
+    # the Stage 2 figure is measured on the models that selected the items, and says so
+    assert "in-panel" in stages.set_index("stage").loc["2", "rho_stage_is"]
 
 
 def test_fingerprint_sees_scores_and_keys_only() -> None:

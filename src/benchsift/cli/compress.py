@@ -13,12 +13,17 @@ from benchsift.cli._common import console, err_console, print_json
 from benchsift.compression.estimate import estimate_new_models, read_new_scores
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.compression.suite import load_suite, write_suite
+from benchsift.compression.suite import load_suite, stage_table, write_suite
 from benchsift.errors import InputError
+from benchsift.report.compression_figures import stage_rich_table
 
 
 def _fmt(v: float) -> str:
     return "-" if v != v else f"{v:.3f}"  # NaN check without numpy
+
+
+def _fmt_rank(v: float) -> str:
+    return "-" if v != v else f"{v:.0f}"
 
 
 def compress_command(
@@ -43,7 +48,8 @@ def compress_command(
     ] = "cells",
     seed: Annotated[int, typer.Option(help="Seed for every random choice.")] = 0,
     frontier: Annotated[
-        bool, typer.Option(help="Also write the Capability Frontier (frontier.csv).")
+        bool,
+        typer.Option(help="Also write the Capability Frontier of the Stage 0-cleaned pool (frontier.csv)."),
     ] = False,
     frontier_gain: Annotated[
         float | None,
@@ -82,23 +88,8 @@ def compress_command(
     if json_output:
         print_json(summary)
         return
-    table = Table(title=f"PRIMEBench compression of {panel.name}")
-    for col in ("stage", "name", "items in", "items out", "rho vs Stage 0", "rho (stage)", "note"):
-        table.add_column(col)
-    for s in result.stages:
-        table.add_row(
-            str(s.stage), s.name, str(s.items_in), str(s.items_out), _fmt(s.rho), _fmt(s.rho_stage), s.note
-        )
-    table.add_row(
-        "suite",
-        "released suite",
-        str(loaded.n_items),
-        str(result.n_items_suite),
-        _fmt(result.rho_suite_vs_stage0),
-        "",
-        ", ".join(result.selected_categories),
-    )
-    console.print(table)
+    table = stage_table(result, loaded.n_items)
+    console.print(stage_rich_table(table, title=f"PRIMEBench compression of {panel.name}"))
     for note in result.notes:
         console.print(f"[dim]note: {note}[/]")
     console.print(f"suite written to {out}/")
@@ -139,8 +130,8 @@ def estimate_command(
             *(_fmt(float(v)) for v in res.category_means[j]),
             _fmt(float(res.overall[j])),
             f"[{_fmt(float(res.overall_ci[j, 0]))}, {_fmt(float(res.overall_ci[j, 1]))}]",
-            f"{res.rank[j]:.0f} / {res.n_reference + 1}",
-            f"[{res.rank_ci[j, 0]:.0f}, {res.rank_ci[j, 1]:.0f}]",
+            f"{_fmt_rank(float(res.rank[j]))} / {res.n_reference + 1}",
+            f"[{_fmt_rank(float(res.rank_ci[j, 0]))}, {_fmt_rank(float(res.rank_ci[j, 1]))}]",
             f"{res.coverage[j]:.2f}",
         )
     console.print(table)

@@ -43,7 +43,7 @@ import pandas as pd
 
 from benchsift.errors import FormatError, InputError
 
-__all__ = ["ItemEmbeddings", "delta_vl", "random_projection"]
+__all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "random_projection"]
 
 KEY_COLUMNS: tuple[str, str] = ("benchmark", "item")
 
@@ -219,24 +219,44 @@ def _stack_list_column(col: pd.Series, source: str) -> np.ndarray:
     return out
 
 
-def _as_embedding_array(arr: Any, source: str) -> np.ndarray:
+def check_embedding_matrix(
+    arr: Any,
+    source: str,
+    *,
+    dtype: type[np.floating[Any]] = np.float32,
+    n_rows: int | None = None,
+    error: type[InputError] = InputError,
+) -> np.ndarray:
+    """Validate an ``(n_items, d)`` embedding matrix once; return it as ``dtype``.
+
+    Missing embeddings are whole rows of NaN: a partly NaN row or an infinite value is an
+    :class:`~benchsift.errors.InputError` naming ``source`` and the row; ``n_rows`` (when given) is the
+    expected number of rows (one per item). ``error`` is raised when ``arr`` is not numeric (a
+    :class:`~benchsift.errors.FormatError` for file contents).
+    """
     try:
-        a = np.asarray(arr, dtype=np.float32)
+        a = np.asarray(arr, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise FormatError(f"{source}: not numeric: {exc}") from None
-    if a.ndim != 2:
-        raise InputError(f"{source}: expected a 2-D (n_items, d) array, got shape {a.shape}")
+        raise error(f"{source}: expected a numeric (n_items, d) array: {exc}") from None
+    if a.ndim != 2 or (n_rows is not None and a.shape[0] != n_rows):
+        want = "(n_items, d)" if n_rows is None else f"({n_rows}, d) (one row per item)"
+        raise InputError(f"{source}: expected shape {want}, got {a.shape}")
     if a.shape[1] == 0:
         raise InputError(f"{source}: embeddings have 0 dimensions")
-    nan = np.isnan(a)
     if np.isinf(a).any():
         row = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
-        raise InputError(f"{source}, row {row}: infinite value")
+        raise InputError(f"{source}, row {row}: infinite value (use a row of NaN for a missing embedding)")
+    nan = np.isnan(a)
     partial = nan.any(axis=1) & ~nan.all(axis=1)
     if partial.any():
         row = int(np.flatnonzero(partial)[0])
         raise InputError(f"{source}, row {row}: partly NaN (a missing embedding must be a whole row of NaN)")
     return a
+
+
+def _as_embedding_array(arr: Any, source: str) -> np.ndarray:
+    """An embedding matrix stored by :class:`ItemEmbeddings` (float32; non-numeric data is a FormatError)."""
+    return check_embedding_matrix(arr, source, error=FormatError)
 
 
 @contextmanager
@@ -432,10 +452,23 @@ class ItemEmbeddings:
         vision-text cells in PRIMEBench D.4). Items with no question text have no embedding; a panel without
         a ``question`` column gives an all-missing embedding.
         """
+        frame = _items_frame(items)
+        # One BLAS thread: the randomized SVD factorises small dense blocks (QR / SVD of n x ~(dim + 10)),
+        # where a threaded BLAS costs 0.2-1.7 s in start-up and contention on a loaded 2-core machine
+        # against ~0.05 s single-threaded (measured on a 1,200-item panel).
+        from benchsift.compression.selectors._cells import single_thread
+
+        with single_thread():
+            return cls._tfidf_svd(frame, dim, random_state, max_fit_docs)
+
+    @classmethod
+    def _tfidf_svd(
+        cls, frame: pd.DataFrame, dim: int, random_state: int, max_fit_docs: int
+    ) -> ItemEmbeddings:
+        """The body of :meth:`from_text` (TF-IDF, truncated SVD fitted on a seeded sample, L2 rows)."""
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        frame = _items_frame(items)
         keys = _keys_from_frame(frame, "items table")
         pos, texts = _question_texts(frame)
         out = np.full((len(keys), dim), np.nan, dtype=np.float32)

@@ -10,7 +10,12 @@ Uncertainty: a bootstrap over suite items, stratified by category (each category
 no category vanishes from a replicate), with the *same* resampled items for the reference models and the new
 ones (paired). For each category the replicate sums are one matrix product with the
 :func:`benchsift.stats.bootstrap_weights` matrix, so the cost is ``O(n_boot x n_items x n_models)`` in
-BLAS, no loop over replicates. The rank interval is the percentile interval of the replicate ranks.
+BLAS, no loop over replicates. The overall-score interval is the percentile interval of the replicate
+scores (linear interpolation). Ranks are integers, so the rank interval takes order statistics instead of
+interpolating between them: its ends are the replicate ranks at the :math:`(1-\text{level})/2` quantile
+rounded down and at the :math:`(1+\text{level})/2` quantile rounded up (numpy's ``"lower"`` and
+``"higher"`` methods), i.e. the outward-rounded percentile interval. A new model with no score on any suite
+item has an undefined (NaN) overall score, rank and intervals.
 """
 
 from __future__ import annotations
@@ -151,6 +156,32 @@ def _row_nanmean(X: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
+def _ranks(reference: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Rank of each new model among the reference models: ``1 + #(reference models scoring higher)``.
+
+    ``reference`` is ``(n_ref, ...)`` and ``new`` ``(n_new, ...)`` (trailing axes, e.g. replicates, are
+    broadcast); a reference model with a NaN score never counts as higher, a new model with a NaN score
+    gets a NaN rank.
+    """
+    higher = (reference[None, ...] > new[:, None, ...]).sum(axis=1)
+    return np.where(np.isnan(new), np.nan, 1.0 + higher)
+
+
+def _rank_interval(boot_rank: np.ndarray, level: float) -> np.ndarray:
+    """``(2, n_new)`` outward-rounded percentile interval of the integer replicate ranks.
+
+    NaN replicates are left out: a replicate rank is NaN when the model has no score on any resampled
+    item; a model with no defined replicate gets NaN ends.
+    """
+    out = np.full((2, boot_rank.shape[0]), np.nan)
+    ok = (~np.isnan(boot_rank)).any(axis=1)
+    if ok.any():
+        q = ((1.0 - level) / 2.0, (1.0 + level) / 2.0)
+        out[0, ok] = np.nanquantile(boot_rank[ok], q[0], axis=1, method="lower")
+        out[1, ok] = np.nanquantile(boot_rank[ok], q[1], axis=1, method="higher")
+    return out
+
+
 def estimate_new_models(
     suite: Suite | str | Path,
     new_scores: Panel | str | Path,
@@ -198,11 +229,12 @@ def estimate_new_models(
 
     cm_all = _category_means(X_all, member)
     overall_all = _row_nanmean(cm_all, axis=1)
-    incomplete = np.isnan(cm_all[n_ref:]).any(axis=1)
+    incomplete = np.isnan(cm_all[n_ref:]).any(axis=1) & ~np.isnan(cm_all[n_ref:]).all(axis=1)
     for j in np.flatnonzero(incomplete):
         notes.append(f"model {models[j]!r} has no score in some suite category; its overall uses the others")
-    ref_overall = overall_all[:n_ref]
-    rank = 1.0 + (ref_overall[None, :] > overall_all[n_ref:, None]).sum(axis=1)
+    rank = _ranks(overall_all[:n_ref], overall_all[n_ref:])
+    for j in np.flatnonzero(np.isnan(overall_all[n_ref:])):
+        notes.append(f"model {models[j]!r} has no score on any suite item: its estimates are undefined")
 
     rng = check_random_state(random_state)
     obs_all = ~np.isnan(X_all)
@@ -217,9 +249,9 @@ def estimate_new_models(
     boot_overall = _row_nanmean(boot_cm, axis=1)  # (n_all, n_boot)
     ref_b = boot_overall[:n_ref]
     new_b = boot_overall[n_ref:]
-    boot_rank = 1.0 + (ref_b[None, :, :] > new_b[:, None, :]).sum(axis=1)  # (n_new, n_boot)
+    boot_rank = _ranks(ref_b, new_b)  # (n_new, n_boot)
     overall_ci = percentile_ci(new_b, level=level, axis=1)
-    rank_ci = percentile_ci(boot_rank, level=level, axis=1)
+    rank_ci = _rank_interval(boot_rank, float(level))
     return EstimateResult(
         models=models,
         categories=cats,

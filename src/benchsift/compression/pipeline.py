@@ -11,17 +11,28 @@ Conventions
 -----------
 * Items without a category use their benchmark as their own category. A panel with a single category skips
   Stages 1 and 3 (noted in the result, not an error): its pool is the whole cleaned panel.
-* **Reference ranking** (PRIMEBench D.3, "end-to-end comparison"): the mean over categories of the category
-  means on the Stage 0-cleaned pool, a category mean being the mean of its benchmarks' mean scores (each
-  benchmark of a category weighs the same, each category weighs the same; NaN-aware).
-* After Stage 1, 2 and 3 a model's score is the mean over the (kept) categories of its item-pooled mean over
-  the category's kept items, i.e. exactly what evaluating a new model on the released suite gives.
+* **Reference ranking** (PRIMEBench D.3, "end-to-end comparison": "the category means over all Stage
+  0-cleaned benchmarks", which "replaces the benchmark mean of Section 3 by the mean of the category
+  means"): the mean over categories of the category means on the Stage 0-cleaned pool, a category mean
+  being the mean of its benchmarks' mean scores (each benchmark of a category weighs the same, as the
+  paper's model scores do: "model scores weight benchmarks equally", App. I.2; each category weighs the
+  same; NaN-aware).
+* After Stage 1, 2 and 3 a model's score is the mean over the (kept) categories of its **item-pooled** mean
+  over the category's pool: the pooled score of App. C.2 ("the item-pooled score of the supplemented
+  pool"), the pruned category scores of Eq. 7, and exactly what evaluating a new model on the released
+  suite gives. The two rules differ on purpose, as in the paper: the reference weighs the original
+  benchmarks, the compressed scores are what the suite can measure. With ``stop_after=0`` the "suite" is
+  the cleaned pool scored by the pooled rule, so its rho against the reference is below 1 when benchmark
+  sizes differ.
 * ``rho`` of every stage is the Spearman correlation across the image-condition models between that
-  stage's scores and the reference. ``rho_stage`` is the stage's own figure of PRIMEBench Table 2: the
-  correlation between the raw and the cleaned reference (Stage 0), the median pooled category correlation
-  (Stage 1), the mean over categories of the in-panel correlation between the pool mean and the pruned
-  mean (Stage 2; the paper reports this on held-out models), and the correlation of the k selected
-  categories against all pruned categories (Stage 3).
+  stage's scores and the reference. ``rho_stage`` is the stage's own figure of PRIMEBench Table 2, and
+  ``rho_stage_is`` says which: the correlation between the raw and the cleaned reference (Stage 0), the
+  median pooled category correlation (Stage 1), the mean over categories of the correlation between the
+  pool mean and the pruned mean **on the same models that selected the items** (Stage 2; the paper's
+  Table 2 reports it on held-out models, which the protocols in ``compression.protocols`` compute), and
+  the correlation of the k selected categories against all pruned categories (Stage 3).
+* ``rho_no_stage3``: the rho against the reference of all pruned categories without Stage 3 (the "No
+  Stage 3" column of PRIMEBench Table 12), reported whenever Stage 3 runs.
 """
 
 from __future__ import annotations
@@ -43,7 +54,9 @@ from benchsift.compression.stages.representatives import (
     Stage1Result,
     group_sums,
     item_categories,
+    nan_mean,
     pair_codes,
+    row_nanmean,
     stage1_select,
 )
 from benchsift.errors import InputError
@@ -59,8 +72,6 @@ __all__ = [
     "pooled_category_means",
     "run_pipeline",
 ]
-
-ROUND_DECIMALS = 12
 
 
 @dataclass(frozen=True)
@@ -114,6 +125,7 @@ class StageSummary:
     rho: float
     rho_stage: float
     note: str = ""
+    rho_stage_is: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -147,6 +159,7 @@ class CompressionResult:
     suite_scores: np.ndarray
     rho_suite_vs_stage0: float
     notes: list[str] = field(default_factory=list)
+    rho_no_stage3: float = float("nan")
 
     @property
     def n_items_suite(self) -> int:
@@ -166,6 +179,7 @@ class CompressionResult:
                     "items_out": s.items_out,
                     "rho": s.rho,
                     "rho_stage": s.rho_stage,
+                    "rho_stage_is": s.rho_stage_is,
                     "note": s.note,
                 }
                 for s in self.stages
@@ -173,6 +187,7 @@ class CompressionResult:
             "categories_selected": list(self.selected_categories),
             "n_items_suite": self.n_items_suite,
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
+            "rho_no_stage3": self.rho_no_stage3,
             "notes": list(self.notes),
         }
 
@@ -195,17 +210,6 @@ def panel_fingerprint(panel: Panel) -> str:
     return h.hexdigest()
 
 
-def _nan_mean(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    out = np.full(np.broadcast(sums, counts).shape, np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
-    return np.round(out, ROUND_DECIMALS)
-
-
-def _row_mean(X: np.ndarray) -> np.ndarray:
-    obs = ~np.isnan(X)
-    return _nan_mean(np.where(obs, X, 0.0).sum(axis=1), obs.sum(axis=1).astype(np.float64))
-
-
 def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> tuple[np.ndarray, list[str]]:
     """Per image-condition model and category: the NaN-aware mean over the category's items.
 
@@ -217,7 +221,7 @@ def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> 
     index = {c: j for j, c in enumerate(names)}
     codes = np.array([index.get(c, -1) for c in cats], dtype=np.int64)
     sums, counts = group_sums(panel.scores[image], codes, len(names))
-    return _nan_mean(sums, counts), [str(c) for c in names]
+    return nan_mean(sums, counts), [str(c) for c in names]
 
 
 def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[str]]:
@@ -235,12 +239,12 @@ def _benchmark_weighted(
 ) -> tuple[np.ndarray, list[str]]:
     codes, pairs = pair_codes(cats, bench)
     sums, counts = group_sums(scores, codes, len(pairs))
-    pair_means = _nan_mean(sums, counts)
+    pair_means = nan_mean(sums, counts)
     names = list(dict.fromkeys(c for c, _ in pairs))
     out = np.full((pair_means.shape[0], len(names)), np.nan)
     for j, c in enumerate(names):
         cols = [p for p, (pc, _) in enumerate(pairs) if pc == c]
-        out[:, j] = _row_mean(pair_means[:, cols])
+        out[:, j] = row_nanmean(pair_means[:, cols])
     return out, [str(c) for c in names]
 
 
@@ -295,14 +299,23 @@ def run_pipeline(
     if clean.n_items == 0:
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
     ref_cat, categories = benchmark_weighted_category_means(clean)
-    reference = _row_mean(ref_cat)
+    reference = row_nanmean(ref_cat)
     image_rows = work.conditions == "image"
     raw_cat, _ = _benchmark_weighted(
         work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
     )
     model_ids = clean.model_ids
     stages = [
-        StageSummary(0, "cleaning", s0.n_in, s0.n_out, 1.0, _rho(_row_mean(raw_cat), reference), "reference"),
+        StageSummary(
+            0,
+            "cleaning",
+            s0.n_in,
+            s0.n_out,
+            1.0,
+            _rho(row_nanmean(raw_cat), reference),
+            "defines the reference ranking",
+            "raw vs cleaned reference",
+        ),
     ]
     single = len(categories) == 1
     if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
@@ -332,8 +345,9 @@ def run_pipeline(
                 "category representatives",
                 s1.n_in,
                 s1.n_out,
-                _rho(_row_mean(pooled), reference),
+                _rho(row_nanmean(pooled), reference),
                 s1.median_rho,
+                rho_stage_is="median pooled category rho (C.2)",
             )
         )
 
@@ -357,17 +371,20 @@ def run_pipeline(
                 f"item pruning ({cfg.selector})",
                 pool_panel.n_items,
                 pruned_panel.n_items,
-                _rho(_row_mean(pruned_means), reference),
+                _rho(row_nanmean(pruned_means), reference),
                 float(finite.mean()) if finite.size else float("nan"),
+                rho_stage_is="mean category rho, in-panel (not held-out)",
             )
         )
         pool_panel = pruned_panel
 
     s3: Stage3Result | None = None
     selected = list(categories)
+    rho_no_stage3 = float("nan")
     if cfg.stop_after >= 3 and cfg.k is not None and not single:
         say("Stage 3: category-count pruning")
         X, _ = pooled_category_means(pool_panel, categories)
+        rho_no_stage3 = _rho(row_nanmean(X), reference)
         k = int(cfg.k)
         s3 = stage3_select(
             X,
@@ -390,14 +407,15 @@ def run_pipeline(
                 "category-count pruning",
                 n_in,
                 pool_panel.n_items,
-                _rho(_row_mean(suite_X), reference),
+                _rho(row_nanmean(suite_X), reference),
                 s3.rho,
                 f"k={k}, {s3.method}",
+                "k selected vs all pruned categories",
             )
         )
 
     suite_cat_means, _ = pooled_category_means(pool_panel, selected)
-    suite_scores = _row_mean(suite_cat_means)
+    suite_scores = row_nanmean(suite_cat_means)
     rho_suite = _rho(suite_scores, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
@@ -421,6 +439,7 @@ def run_pipeline(
         suite_scores=suite_scores,
         rho_suite_vs_stage0=rho_suite,
         notes=notes,
+        rho_no_stage3=rho_no_stage3,
     )
 
 

@@ -107,19 +107,32 @@ def stage_table_figure(table: pd.DataFrame, title: str = "PRIMEBench stages") ->
 
 
 def stage_rich_table(table: pd.DataFrame, title: str = "PRIMEBench stages") -> Table:
-    """The stage table for the terminal."""
-    out = Table(title=title)
+    """The stage table for the terminal; what each ``rho (stage)`` measures and the notes are the caption."""
+    out = Table(title=title, caption_justify="left")
     for col in ("stage", "name", "items in", "items out", "change", "rho vs Stage 0", "rho (stage)"):
         out.add_column(col)
-    for row in table.itertuples(index=False):
-        change = "-" if np.isnan(row.change) else f"{100 * row.change:+.1f}%"
+    defs: list[str] = []
+    notes: list[str] = []
+    for row in table.to_dict(orient="records"):
+        change = float(row["change"])
         out.add_row(
-            str(row.stage),
-            str(row.name),
-            str(row.items_in),
-            str(row.items_out),
-            change,
-            _cell(float(row.rho_vs_stage0)),
-            _cell(float(row.rho_stage)),
+            str(row["stage"]),
+            str(row["name"]),
+            str(row["items_in"]),
+            str(row["items_out"]),
+            "-" if np.isnan(change) else f"{100 * change:+.1f}%",
+            _cell(float(row["rho_vs_stage0"])),
+            _cell(float(row["rho_stage"])),
         )
+        what, note = row.get("rho_stage_is"), row.get("note")
+        if isinstance(what, str) and what and what != "vs Stage 0 reference":
+            defs.append(f"{row['stage']}: {what}")
+        if isinstance(note, str) and note:
+            notes.append(f"{row['stage']}: {note}")
+    lines = []
+    if defs:
+        lines.append("rho (stage) = " + "; ".join(defs))
+    if notes:
+        lines.append("notes: " + "; ".join(notes))
+    out.caption = "\n".join(lines) or None
     return out

@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from benchsift.compression.embeddings import check_embedding_matrix
 from benchsift.errors import InputError
 
 __all__ = [
@@ -86,27 +87,6 @@ class SelectorInput:
     @property
     def n_items(self) -> int:
         return int(self.scores.shape[1])
-
-
-def _check_embedding_array(x: Any, n_items: int, name: str) -> np.ndarray | None:
-    if x is None:
-        return None
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name}: expected a numeric (n_items, d) array, could not convert: {exc}") from None
-    if arr.ndim != 2 or arr.shape[0] != n_items:
-        raise InputError(f"{name}: expected shape ({n_items}, d) (one row per item), got {arr.shape}")
-    if arr.shape[1] == 0:
-        raise InputError(f"{name}: embeddings have 0 dimensions")
-    if np.isinf(arr).any():
-        row = int(np.flatnonzero(np.isinf(arr).any(axis=1))[0])
-        raise InputError(f"{name}, row {row}: infinite value (use a row of NaN for a missing embedding)")
-    partial = np.isnan(arr).any(axis=1) & ~np.isnan(arr).all(axis=1)
-    if partial.any():
-        row = int(np.flatnonzero(partial)[0])
-        raise InputError(f"{name}, row {row}: partly NaN (a missing embedding must be a whole row of NaN)")
-    return arr
 
 
 def check_selector_input(
@@ -139,8 +119,12 @@ def check_selector_input(
     if int(k) < 0:
         raise InputError(f"k: expected a non-negative integer, got {int(k)}")
     n_items = s.shape[1]
-    emb = _check_embedding_array(embeddings, n_items, "embeddings")
-    temb = _check_embedding_array(text_embeddings, n_items, "text_embeddings")
+
+    def matrix(x: Any, name: str) -> np.ndarray | None:
+        return None if x is None else check_embedding_matrix(x, name, dtype=np.float64, n_rows=n_items)
+
+    emb = matrix(embeddings, "embeddings")
+    temb = matrix(text_embeddings, "text_embeddings")
     meta = None
     if item_meta is not None:
         if not isinstance(item_meta, pd.DataFrame):

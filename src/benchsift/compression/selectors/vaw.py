@@ -29,8 +29,11 @@ Variants (``variant=``, the D.4 ablation arms):
 * ``"text-cells"``: cells on the text-only embeddings, same projection;
 * ``"random-cells"``: a seeded random partition of each benchmark into ``K_b`` groups;
 * ``"shares"``: no cells, the top ``K_b`` items of each benchmark share;
-* ``"dpp"``: greedy DPP MAP inside each share, ``L = diag(q) G diag(q)`` with an RBF kernel on the projected
-  embeddings (median-heuristic bandwidth).
+* ``"dpp"``: greedy DPP MAP inside each share, ``L = diag(q) G diag(q)`` with an RBF kernel
+  ``G_ij = exp(-||x_i - x_j||^2 / h)`` on the projected embeddings. The bandwidth ``h`` is the median
+  squared distance of 2,000 random pairs of the benchmark's embedded items (D.4: "so no weight is tuned"),
+  drawn per benchmark share with the benchmark's seeded generator; the quality ``q`` is the ranked score
+  ``q_i / sqrt(M_i)`` (negative or missing values count as 0).
 """
 
 from __future__ import annotations

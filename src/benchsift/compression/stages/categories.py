@@ -32,6 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchsift.compression.stages.representatives import (
+    ROUND_DECIMALS,
+    group_sums,
+    item_categories,
+    nan_mean,
+    row_nanmean,
+)
 from benchsift.errors import InputError
 from benchsift.panel import GroupScores, Panel
 from benchsift.stats import corr_with_vector
@@ -48,19 +55,11 @@ __all__ = [
 METHODS = ("auto", "exhaustive", "greedy")
 #: Subsets scored per vectorised chunk in the exhaustive search.
 CHUNK = 8192
-ROUND_DECIMALS = 12
-
-
-def _nan_mean_rows(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    out = np.full(sums.shape, np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
-    return np.round(out, ROUND_DECIMALS)
 
 
 def reference_scores(X: np.ndarray) -> np.ndarray:
     """Per model: the NaN-aware mean over all categories (the reference :math:`\\tilde{\\boldsymbol\\pi}`)."""
-    obs = ~np.isnan(X)
-    return _nan_mean_rows(np.where(obs, X, 0.0).sum(axis=1), obs.sum(axis=1).astype(np.float64))
+    return row_nanmean(X)
 
 
 def subset_rho(X: np.ndarray, subsets: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -79,7 +78,7 @@ def subset_rho(X: np.ndarray, subsets: np.ndarray, reference: np.ndarray) -> np.
         counts = np.full(sums.shape, float(subsets.shape[1]))
     else:
         counts = obs.T.astype(np.float64)[subsets].sum(axis=1)
-    return corr_with_vector(_nan_mean_rows(sums, counts).T, reference, "srcc")
+    return corr_with_vector(nan_mean(sums, counts).T, reference, "srcc")
 
 
 def _rounded(rho: np.ndarray) -> np.ndarray:
@@ -175,13 +174,11 @@ def _as_matrix(
     data: Panel | GroupScores | np.ndarray, categories: Sequence[str] | None
 ) -> tuple[np.ndarray, list[str]]:
     if isinstance(data, Panel):
-        from benchsift.compression.stages.representatives import group_sums, item_categories
-
         image = data.conditions == "image"
         cats = item_categories(data)
         codes, names = pd.factorize(pd.Series(cats, dtype=object))
         sums, counts = group_sums(data.scores[image], codes, len(names))
-        return _nan_mean_rows(sums, counts), [str(c) for c in names]
+        return nan_mean(sums, counts), [str(c) for c in names]
     if isinstance(data, GroupScores):
         return np.asarray(data.means, dtype=np.float64), list(data.groups)
     X = np.asarray(data, dtype=np.float64)

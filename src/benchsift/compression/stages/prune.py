@@ -33,6 +33,7 @@ from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors._budget import category_budget, check_retention
 from benchsift.compression.selectors._cells import single_thread
 from benchsift.compression.selectors.vaw import VARIANTS
+from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 
@@ -115,11 +116,7 @@ class Stage2Result:
 
 def effective_categories(items: pd.DataFrame) -> np.ndarray:
     """Each item's category, or its benchmark's name when the category is missing (object array)."""
-    bench = items["benchmark"].astype(str)
-    if "category" not in items.columns:
-        return bench.to_numpy(dtype=object)
-    cat = items["category"]
-    return cat.where(cat.notna(), bench).astype(str).to_numpy(dtype=object)
+    return item_categories(items)
 
 
 def _resolve_selector(
@@ -149,6 +146,7 @@ def _resolve_selector(
 def _prepare_embeddings(
     panel: Panel, embeddings: ItemEmbeddings | None, notes: list[str]
 ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    builtin = False
     if embeddings is None:
         items = panel.items
         has_question = "question" in items.columns and items["question"].notna().any()
@@ -158,7 +156,11 @@ def _prepare_embeddings(
             )
             return None, None, "none"
         embeddings = ItemEmbeddings.from_text(items)
-        notes.append("no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding")
+        notes.append(
+            "no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding, "
+            "delta^VL = 0"
+        )
+        builtin = True
     elif not isinstance(embeddings, ItemEmbeddings):
         raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(embeddings).__name__}")
     aligned = embeddings.align(panel.items)
@@ -173,7 +175,7 @@ def _prepare_embeddings(
         notes.append(
             f"{panel.n_items - n_vl} of {panel.n_items} items have no vision-text embedding (no cell)"
         )
-    if aligned.vision_text is None and n_t:
+    if aligned.vision_text is None and n_t and not builtin:
         notes.append("no vision-text embeddings: delta^VL = 0 and cells drawn on the text-only embeddings")
     vl = aligned.vision_text if n_vl else None
     txt = aligned.text if n_t else None

@@ -45,7 +45,9 @@ __all__ = [
     "category_z_mean",
     "group_sums",
     "item_categories",
+    "nan_mean",
     "pair_codes",
+    "row_nanmean",
     "stage1_select",
     "supplement_pool",
 ]
@@ -57,14 +59,17 @@ ROUND_DECIMALS = 12
 CHUNK = 4096
 
 
-def item_categories(panel: Panel) -> np.ndarray:
-    """Each item's category, its benchmark name where the category is missing (object array of str)."""
-    items = panel.items
-    cat = np.array(items["category"].to_numpy(dtype=object), dtype=object, copy=True)
-    missing = items["category"].isna().to_numpy()
-    if missing.any():
-        cat[missing] = items["benchmark"].to_numpy(dtype=object)[missing]
-    return cat
+def item_categories(items: Panel | pd.DataFrame) -> np.ndarray:
+    """Each item's category, its benchmark name where the category is missing (object array of str).
+
+    ``items`` is a panel or its items table (a table without a ``category`` column uses the benchmarks).
+    """
+    frame = items.items if isinstance(items, Panel) else items
+    bench = frame["benchmark"].astype(str)
+    if "category" not in frame.columns:
+        return bench.to_numpy(dtype=object)
+    cat = frame["category"]
+    return cat.where(cat.notna(), bench).astype(str).to_numpy(dtype=object)
 
 
 def group_sums(scores: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,10 +106,21 @@ def pair_codes(cats: np.ndarray, bench: np.ndarray) -> tuple[np.ndarray, list[tu
     return codes.astype(np.int64), pairs
 
 
-def _safe_mean(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def nan_mean(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``sums / counts`` where ``counts > 0``, NaN elsewhere, rounded to :data:`ROUND_DECIMALS`.
+
+    The NaN-aware mean of every stage from precomputed sums and counts; the rounding makes values equal in
+    exact arithmetic but summed in a different order tie exactly in the rankings that follow.
+    """
     out = np.full(np.broadcast(sums, counts).shape, np.nan)
     np.divide(sums, counts, out=out, where=counts > 0)
     return np.round(out, ROUND_DECIMALS)
+
+
+def row_nanmean(X: np.ndarray) -> np.ndarray:
+    """Per row of ``X``: the NaN-aware mean over its columns (NaN for an all-NaN row), as :func:`nan_mean`."""
+    obs = ~np.isnan(X)
+    return nan_mean(np.where(obs, X, 0.0).sum(axis=1), obs.sum(axis=1).astype(np.float64))
 
 
 def category_z_mean(bench_means: np.ndarray) -> np.ndarray:
@@ -112,9 +128,7 @@ def category_z_mean(bench_means: np.ndarray) -> np.ndarray:
 
     A constant benchmark has undefined z-scores and drops out; a model without any defined z-score gets NaN.
     """
-    z = zscore(bench_means, axis=0)
-    ok = ~np.isnan(z)
-    return _safe_mean(np.where(ok, z, 0.0).sum(axis=1), ok.sum(axis=1).astype(np.float64))
+    return row_nanmean(zscore(bench_means, axis=0))
 
 
 @dataclass(frozen=True)
@@ -240,7 +254,7 @@ def supplement_pool(
     obs = ~np.isnan(sub)
     s_run = np.where(obs, sub, 0.0).sum(axis=1)
     n_run = obs.sum(axis=1).astype(np.float64)
-    rho0 = float(corr_with_vector(_safe_mean(s_run, n_run)[:, None], target_scores, "srcc")[0])
+    rho0 = float(corr_with_vector(nan_mean(s_run, n_run)[:, None], target_scores, "srcc")[0])
     trace = [np.array([rho0])]
     if rho0 >= target or candidates.size == 0:
         return 0, trace[0]
@@ -249,7 +263,7 @@ def supplement_pool(
         bobs = ~np.isnan(block)
         cs = s_run[:, None] + np.cumsum(np.where(bobs, block, 0.0), axis=1)
         cn = n_run[:, None] + np.cumsum(bobs, axis=1)
-        rho = corr_with_vector(_safe_mean(cs, cn), target_scores, "srcc")
+        rho = corr_with_vector(nan_mean(cs, cn), target_scores, "srcc")
         trace.append(rho)
         hit = np.flatnonzero(rho >= target)
         if hit.size:
@@ -317,7 +331,7 @@ def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True
     # One group per (category, benchmark) pair: a benchmark split over categories counts in each.
     codes, pairs = pair_codes(cats, bench)
     sums, counts = group_sums(scores, codes, len(pairs))
-    pair_means = _safe_mean(sums, counts)
+    pair_means = nan_mean(sums, counts)
     cat_codes, category_names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
 
     results: list[CategoryPool] = []
