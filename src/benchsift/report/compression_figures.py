@@ -10,45 +10,21 @@ Figures use :class:`matplotlib.figure.Figure` on the Agg canvas (no pyplot state
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from rich.table import Table
 
-from benchsift._fileio import atomic_path
+from benchsift.report._figures import new_figure, save_figure
 
 __all__ = ["k_sweep_figure", "save_figure", "stage_rich_table", "stage_table_figure"]
-
-FORMATS: tuple[str, ...] = ("png", "svg")
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
-    """Write ``fig`` as ``stem.<fmt>`` for each format (atomically, no timestamps in the metadata)."""
-    paths: list[Path] = []
-    for fmt in formats:
-        target = stem.with_name(f"{stem.name}.{fmt}")
-        meta = {"Date": None} if fmt == "svg" else {}
-        with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=150, metadata=meta)
-        paths.append(target)
-    return paths
 
 
 def k_sweep_figure(
     sweep: pd.DataFrame, chosen_k: int | None = None, title: str = "Stage 3 k-sweep"
 ) -> Figure:
     """:math:`\\rho` of the best k-subset for every k (``Stage3Result.sweep``: columns ``k, rho, method``)."""
-    fig = _new_figure(6.0, 3.6)
+    fig = new_figure(6.0, 3.6)
     ax = fig.add_subplot()
     k = sweep["k"].to_numpy()
     rho = sweep["rho"].to_numpy(dtype=float)
@@ -93,7 +69,7 @@ def stage_table_figure(table: pd.DataFrame, title: str = "PRIMEBench stages") ->
     cols = ["stage", "name", "items_in", "items_out", "change", "rho_vs_stage0", "rho_stage"]
     shown = table[cols].copy()
     shown["change"] = [("-" if np.isnan(v) else f"{100 * v:+.1f}%") for v in shown["change"].astype(float)]
-    fig = _new_figure(9.0, 0.32 * (len(shown) + 2))
+    fig = new_figure(9.0, 0.32 * (len(shown) + 2))
     ax = fig.add_subplot()
     ax.axis("off")
     cells = [[_cell(v) for v in row] for row in shown.itertuples(index=False)]

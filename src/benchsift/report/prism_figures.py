@@ -17,31 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from benchsift._fileio import atomic_path
+from benchsift.report._figures import new_figure, save_figure
 
 __all__ = ["correlation_figure", "forest_figure", "profile_figure", "save_figure", "write_prism_figures"]
-
-FORMATS: tuple[str, ...] = ("png", "svg")
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
-    """Write ``fig`` as ``stem.<fmt>`` for each format, atomically; return the paths."""
-    paths = []
-    for fmt in formats:
-        target = stem.with_name(f"{stem.name}.{fmt}")
-        with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=150)
-        paths.append(target)
-    return paths
 
 
 def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8) -> Figure:
@@ -50,7 +30,7 @@ def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max
     sel = means.loc[list(models)] if models is not None else means.iloc[:max_models]
     axes = [str(a) for a in sel.columns]
     n_m = len(sel)
-    fig = _new_figure(max(6.0, 0.9 * len(axes) + 0.25 * n_m * len(axes) / 2), 4.0)
+    fig = new_figure(max(6.0, 0.9 * len(axes) + 0.25 * n_m * len(axes) / 2), 4.0)
     ax = fig.add_subplot()
     width = 0.8 / max(n_m, 1)
     x = np.arange(len(axes))
@@ -70,7 +50,7 @@ def correlation_figure(corr: pd.DataFrame, title: str = "Inter-axis Pearson corr
     C = corr.to_numpy(float)
     labels = [str(c) for c in corr.columns]
     k = len(labels)
-    fig = _new_figure(1.0 + 0.6 * k, 0.8 + 0.55 * k)
+    fig = new_figure(1.0 + 0.6 * k, 0.8 + 0.55 * k)
     ax = fig.add_subplot()
     cmap = colormaps["RdBu_r"].with_extremes(bad="lightgrey")
     im = ax.imshow(np.ma.masked_invalid(C), cmap=cmap, vmin=-1.0, vmax=1.0)
@@ -97,7 +77,7 @@ def forest_figure(table: pd.DataFrame, value: str = "pscore", lo: str = "ci_lo",
     """Forest plot: one row per model (sorted by ``value``), point and CI whiskers."""
     t = table.sort_values(value, ascending=True, kind="stable")
     n = len(t)
-    fig = _new_figure(6.0, 0.8 + 0.22 * n)
+    fig = new_figure(6.0, 0.8 + 0.22 * n)
     ax = fig.add_subplot()
     y = np.arange(n)
     v = t[value].to_numpy(float)

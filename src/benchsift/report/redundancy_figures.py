@@ -16,19 +16,17 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 
-from benchsift._fileio import atomic_path
 from benchsift.redundancy import (
     METRIC_LABELS,
     BenchmarkRedundancy,
     DimensionRedundancy,
     InstanceRedundancy,
 )
+from benchsift.report._figures import new_figure, save_figure
 
-FORMATS: tuple[str, ...] = ("png", "svg")
 CURVE_FLOOR = -1.0
 """Lowest value shown on the y-axis of the rho(A%) curves (R^2 can be far below it at small ratios)."""
 _MAX_LABEL = 28
@@ -36,25 +34,6 @@ _MAX_LABEL = 28
 
 def _short(label: str) -> str:
     return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "…"
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
-    """Write ``fig`` as ``stem.<fmt>`` for each format (atomically); return the paths written."""
-    paths: list[Path] = []
-    for fmt in formats:
-        target = stem.with_name(f"{stem.name}.{fmt}")
-        with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=130)
-        paths.append(target)
-        # The layout is fixed by the first draw; later formats reuse it instead of solving it again.
-        fig.set_layout_engine("none")
-    return paths
 
 
 def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str) -> Figure:
@@ -65,7 +44,7 @@ def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str) -> Fig
     """
     m = len(labels)
     size = max(4.0, 0.45 * m + 2.5)
-    fig = _new_figure(size + 1.0, size)
+    fig = new_figure(size + 1.0, size)
     ax = fig.add_subplot()
     data = np.ma.masked_invalid(np.asarray(matrix, dtype=np.float64))
     cmap = _cmap()
@@ -94,7 +73,7 @@ def bar_figure(values: np.ndarray, labels: Sequence[str], title: str, xlabel: st
     vals = np.asarray(values, dtype=np.float64)
     order = np.argsort(np.where(np.isfinite(vals), -vals, np.inf), kind="stable")
     m = len(labels)
-    fig = _new_figure(6.5, max(2.5, 0.32 * m + 1.2))
+    fig = new_figure(6.5, max(2.5, 0.32 * m + 1.2))
     ax = fig.add_subplot()
     y = np.arange(m)
     shown = np.where(np.isfinite(vals[order]), vals[order], 0.0)
@@ -121,7 +100,7 @@ def curves_figure(
     y-axis is cut at ``floor`` (default -1) and a note in the plot names the lowest mean left out (the JSON
     result keeps every value).
     """
-    fig = _new_figure(6.0, 4.0)
+    fig = new_figure(6.0, 4.0)
     ax = fig.add_subplot()
     threshold = None
     lowest: tuple[float, float, str] | None = None
