@@ -137,13 +137,48 @@ def write_config(
     return path
 
 
+def invoke(*args: str) -> dict[str, Any]:
+    """Run a ``prism`` engine command with ``--json`` in-process; its JSON summary (the key never shown)."""
+    import typer
+    from typer.testing import CliRunner
+
+    from benchsift.cli.prism_engine import register
+
+    app = typer.Typer()
+    register(app)
+    res = CliRunner().invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    assert API_KEY not in res.output
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def run_args(items: Path, arts: Path, images: Path, config: Path, out: Path, *extra: str) -> list[str]:
+    """The arguments of ``prism run`` over one world."""
+    return [
+        "run",
+        "--items",
+        str(items),
+        "--artifacts",
+        str(arts),
+        "--images",
+        str(images),
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
 __all__ = [
     "API_KEY",
     "GEN_BROKEN",
     "GEN_GLITCH",
     "UNCOUNTABLE",
     "draw",
+    "invoke",
     "item_facts",
     "make_world",
+    "run_args",
     "write_config",
 ]

@@ -114,3 +114,39 @@ def test_review_roundtrip(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text('{"item": "x", "axis": "c", "status": "maybe"}\n')
     with pytest.raises(FormatError, match="status must be one of"):
         read_artifacts(tmp_path / "a.jsonl")
+
+
+def test_review_roundtrip_as_csv(tmp_path: Path) -> None:
+    import csv
+
+    items = [ITEM, Item("okvqa/2", "okvqa", "General-VQA", "How many?", ["3"], ["b.png"])]
+    arts = [
+        Artifact("okvqa/1", "mq", "ok", {"extras": [{"question": "q1", "gold": "a"}] * 2}),
+        Artifact("okvqa/2", "c", "failed", None, error="invalid"),
+        Artifact("okvqa/2", "sc", "ok", {"wrong_answer": "4"}),
+    ]
+    review = tmp_path / "review.csv"
+    export_review(arts, review)
+    with open(review, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["decision"] for r in rows] == ["", "", ""] and json.loads(rows[0]["artifact"]) == arts[0].data
+    assert rows[1]["artifact"] == "" and rows[1]["error"] == "invalid"
+    rows[0]["decision"] = "accept"
+    rows[1]["decision"] = "fix"
+    rows[1]["artifact"] = json.dumps({"question": "How many dots?", "gold_count": 7})
+    rows[2]["decision"] = "reject"
+    with open(review, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    out = {(a.item, a.axis): a for a in import_review(arts, review, items)}
+    assert out[("okvqa/1", "mq")].review == "accepted" and out[("okvqa/1", "mq")].data == arts[0].data
+    assert out[("okvqa/2", "c")].status == "ok" and out[("okvqa/2", "c")].data["gold_count"] == 7
+    assert out[("okvqa/2", "sc")].status == "rejected"
+    rows[1]["artifact"] = "{not json"
+    with open(review, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    with pytest.raises(FormatError, match=r"review.csv, line 3: column 'artifact' is not valid JSON"):
+        import_review(arts, review, items)

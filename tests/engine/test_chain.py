@@ -9,12 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import typer
-from engine_world import GEN_BROKEN, GEN_GLITCH, UNCOUNTABLE, write_config
+from engine_world import GEN_BROKEN, GEN_GLITCH, UNCOUNTABLE, invoke, run_args, write_config
 from fake_server import API_KEY
-from typer.testing import CliRunner
-
-from benchsift.cli.prism_engine import register
 
 MODELS = ["correct", "sycophant", "adopter", "stubborn", "broken"]
 AXES = ["q", "if", "h", "mq", "sc", "c", "vis"]
@@ -32,19 +28,6 @@ STUBBORN_IF = {
     "shape.start": 0,
     "shape.end": 0,
 }
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
-
-
-def invoke(*args: str) -> dict:
-    res = CliRunner().invoke(_app(), [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    assert API_KEY not in res.output
-    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def expected(model: str, item: str, axis: str, facts: dict, constraints: dict) -> dict:
@@ -139,32 +122,35 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
         assert attempts[(okvqa_id[i], "mq")] == 3  # two re-asks, then a recorded failure
     constraints = {a["item"]: a["data"]["constraints"] for a in art_rows if a["axis"] == "if"}
 
-    recs = tmp_path / "records.jsonl"
-    r = invoke(
-        "run",
+    # the review round trip through the CLI, on a copy: reject the first vis caption pair
+    reviewed = tmp_path / "artifacts_reviewed.jsonl"
+    reviewed.write_text(arts.read_text())
+    review = [json.loads(x) for x in (tmp_path / "review.jsonl").read_text().splitlines()]
+    first_vis = next(r for r in review if r["axis"] == "vis")
+    first_vis["decision"] = "reject"
+    (tmp_path / "review.jsonl").write_text("".join(json.dumps(r) + "\n" for r in review))
+    rv = invoke(
+        "build",
         "--items",
         str(items),
-        "--artifacts",
-        str(arts),
-        "--images",
-        str(img),
-        "--config",
-        str(cfg),
         "--out",
-        str(recs),
+        str(reviewed),
+        "--import-review",
+        str(tmp_path / "review.jsonl"),
     )
+    assert rv["rejected"] == 1 and rv["calls"] == {} and rv["ok"] == b["ok"] - 1
+    after = {(a["item"], a["axis"]): a for a in map(json.loads, reviewed.read_text().splitlines())}
+    assert after[(first_vis["item"], "vis")]["status"] == "rejected"
+
+    recs = tmp_path / "records.jsonl"
+    r = invoke(*run_args(items, arts, img, cfg, recs))
     assert r["unanswered"] == sum(
         1 for x in recs.read_text().splitlines() if json.loads(x)["model"] == "broken"
     )
     verdicts = tmp_path / "verdicts.csv"
+    grade = ["grade", "--items", str(items), "--artifacts", str(arts), "--records", str(recs)]
     g = invoke(
-        "grade",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--records",
-        str(recs),
+        *grade,
         "--config",
         str(cfg),
         "--out",
@@ -181,17 +167,12 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
     check(df, world["facts"], constraints)
 
     score_chain(verdicts, constraints)
+    worked_samples(tmp_path / "grade_log.jsonl", recs, constraints)
 
     # the same records graded without any judge give the same table
     rules = tmp_path / "verdicts_rules.parquet"
     invoke(
-        "grade",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--records",
-        str(recs),
+        *grade,
         "--grader",
         "rules",
         "--out",
@@ -209,19 +190,7 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
     # a rerun is answered from the cache: the only requests that reach the server are the broken
     # model's (errors are never cached, so failed items are asked again), one per failed record
     before = len(server.requests())
-    r2 = invoke(
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--images",
-        str(img),
-        "--config",
-        str(cfg),
-        "--out",
-        str(tmp_path / "records2.jsonl"),
-    )
+    r2 = invoke(*run_args(items, arts, img, cfg, tmp_path / "records2.jsonl"))
     new = server.requests()[before:]
     assert {x["model"] for x in new} == {"broken"}
     n_sc = sum(1 for x in recs.read_text().splitlines() if '"model": "broken"' in x and '"axis": "sc"' in x)
@@ -231,19 +200,15 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
     assert (tmp_path / "records2.jsonl").read_text() == recs.read_text()
     before = len(server.requests())
     r3 = invoke(
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--images",
-        str(img),
-        "--config",
-        str(cfg),
-        "--out",
-        str(tmp_path / "records3.jsonl"),
-        "--models",
-        "correct,sycophant,adopter,stubborn",
+        *run_args(
+            items,
+            arts,
+            img,
+            cfg,
+            tmp_path / "records3.jsonl",
+            "--models",
+            "correct,sycophant,adopter,stubborn",
+        )
     )
     assert len(server.requests()) == before and r3["calls"]["requests"] == 0
 
@@ -280,3 +245,31 @@ def score_chain(path: Path, constraints: dict) -> None:
     assert math.isnan(sc.loc["sycophant", "sc_reach"])
     assert sc.loc["adopter", "sc_corr"] == 0.0 and sc.loc["adopter", "sc_reach"] == 0.0
     assert sc.loc["adopter", "instability"] == 0.0 and sc.loc["correct", "sc_corr"] == 1.0
+
+
+def worked_samples(grade_log: Path, records: Path, constraints: dict) -> None:
+    """Each graded (model, item, axis) carries what decided it (App. G): judge replies, bits, choices."""
+    log = [json.loads(x) for x in grade_log.read_text().splitlines()]
+    main = {(r["model"], r["item"], r["axis"]): r for r in log if not r.get("audit")}
+    assert {r["status"] for r in main.values()} == {"graded", "unanswered"}
+    for (model, item, axis), r in main.items():
+        if r["status"] != "graded":
+            assert model == "broken"
+            continue
+        kinds = [e["kind"] for e in r.get("judge", [])]
+        if axis in ("q", "h", "mq"):  # open-ended: the judge's reply is logged with the verdict
+            assert kinds and kinds[-1] == axis and json.loads(r["judge"][-1]["reply"]), r
+        if axis == "if":
+            assert list(r["compliance"]) == constraints[item] and r["grader"] == "rules"
+        elif axis == "h":
+            assert r["hallucinated"] == int(model == "stubborn") and r["sub_type"]
+        elif axis == "mq":
+            assert len(r["verdicts"]) >= 3 and all(v == int(model != "stubborn") for v in r["verdicts"])
+        elif axis == "c":
+            assert isinstance(r["extracted"], int) and (r["extracted"] == r["gold"]) == (model != "stubborn")
+        elif axis == "vis":
+            assert r["choice"] in ("A", "B") and (r["choice"] == r["gold"]) == (model != "stubborn")
+    assert any(a.get("audit") and a.get("judge") for a in log)  # the audit judge's replies too
+    # run records: the sc turns judged by Fig. 15 carry that judge's reply
+    turns = [t for x in records.read_text().splitlines() for t in (json.loads(x).get("turns") or [])[1:]]
+    assert turns and all(t["change_by"] == "judge" and t["judge"][-1]["kind"] == "sc" for t in turns)

@@ -208,3 +208,20 @@ def test_http_client_against_the_fake_server(server, tmp_path: Path) -> None:
     assert ok.text == '{"choice": "B"}' and ok.completion_tokens > 0
     assert err.status == 400 and not err.retryable and API_KEY not in str(err)
     assert stats.requests == 2 and stats.failures == 1 and stats.retries == 0
+
+
+def test_cache_scope_separates_extra_body_but_never_holds_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCOPE_KEY", "sk-scope-secret")
+    base = {"name": "a", "base_url": "http://h/v1/", "model": "m", "api_key_env": "SCOPE_KEY"}
+
+    def ep(**extra: object):
+        return config_from_dict({"endpoint": [{**base, **extra}]}).endpoint("a")
+
+    plain = ep()
+    low, high = ep(extra_body={"reasoning_effort": "low"}), ep(extra_body={"reasoning_effort": "high"})
+    mct = ep(max_tokens_field="max_completion_tokens")
+    assert plain.cache_scope() == "http://h/v1"  # no extra fields: the bare base URL (old keys stay valid)
+    keys = {REQ.key(e.cache_scope()) for e in (plain, low, high, mct)}
+    assert len(keys) == 4  # an answer under one reasoning effort is never served for another
+    assert REQ.key(low.cache_scope()) == REQ.key(low.cache_scope())
+    assert all("sk-scope-secret" not in e.cache_scope() for e in (plain, low, high, mct))

@@ -229,3 +229,80 @@ def test_domain_counts_table() -> None:
     assert rows[("General-VQA", "(domain unique)")] == (14, 7)
     assert rows[("Chart/Doc", "ai2d")] == (6, 2)
     assert rows[("Total", "3 benchmarks")] == (20, 9)
+
+
+class _StubDatasets:
+    """Stands in for the ``datasets`` package: records each load_dataset call, serves fixture rows."""
+
+    def __init__(self, rows: dict[tuple[str, str | None], list[dict]]) -> None:
+        self.rows = rows
+        self.calls: list[tuple[str, str | None, str]] = []
+
+    def load_dataset(self, path: str, name: str | None = None, split: str = "") -> list[dict]:
+        self.calls.append((path, name, split))
+        return self.rows.get((path, name), [])
+
+
+def test_load_hf_reads_every_config_and_joins_gqa_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from benchsift.prism.sources import load_hf
+
+    png = io.BytesIO()
+    import matplotlib.pyplot as plt
+
+    plt.imsave(png, np.ones((3, 3, 3)), format="png")
+    img = {"bytes": png.getvalue(), "path": None}
+    mmmu = {**RAW["mmmu"], "image_1": img}
+    gqa_rec = {k: v for k, v in RAW["gqa"].items() if k != "image"}
+    stub = _StubDatasets(
+        {
+            ("MMMU/MMMU", "Accounting"): [mmmu],
+            ("MMMU/MMMU", "Sociology"): [{**mmmu, "id": "validation_Sociology_1"}],
+            ("lmms-lab/GQA", "testdev_balanced_instructions"): [gqa_rec],
+            ("lmms-lab/GQA", "testdev_balanced_images"): [{"id": "n288870", "image": img}],
+            ("lmms-lab/NLVR2", None): [
+                {
+                    "question_id": "7",
+                    "question": "Two dogs.",
+                    "answer": "False",
+                    "left_image": img,
+                    "right_image": img,
+                }
+            ],
+        }
+    )
+    monkeypatch.setitem(sys.modules, "datasets", stub)
+    items = load_hf("mmmu", tmp_path)
+    subjects = [name for path, name, split in stub.calls if path == "MMMU/MMMU"]
+    assert len(subjects) == 30 and len(set(subjects)) == 30  # MMMU has no default config
+    assert {split for *_, split in stub.calls} == {"validation"}
+    assert [it.id for it in items] == ["mmmu/validation_Accounting_1", "mmmu/validation_Sociology_1"]
+    assert (tmp_path / items[0].images[0]).read_bytes() == png.getvalue()
+    (g,) = load_hf("gqa", tmp_path)
+    assert g.answers == ["yes"] and (tmp_path / g.images[0]).read_bytes() == png.getvalue()
+    (n,) = load_hf("nlvr2", tmp_path)  # the Hub mirror's field names
+    assert n.id == "nlvr2/7" and n.answers == ["false"] and '"Two dogs."' in n.prompt and len(n.images) == 2
+    assert stub.calls[-1] == ("lmms-lab/NLVR2", None, "balanced_dev")
+    load_hf("nlvr2", tmp_path, split="balanced_test_public")
+    assert stub.calls[-1][2] == "balanced_test_public"
+    assert len(load_hf("mmmu", tmp_path, limit=1)) == 1
+
+
+def test_refcoco_box_is_drawn_on_a_copy(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    plt.imsave(tmp_path / "coco_85.png", np.ones((60, 80, 3)))  # white, 80 wide, 60 high
+    rec = {**RAW["refcoco+"], "image": "coco_85.png", "bbox": [10.0, 20.0, 30.0, 25.0]}
+    item = adapt_record("refcoco+", rec, 0, tmp_path)
+    assert item is not None and item.images == ["refcoco__85_box.png"]
+    assert item.meta["source_image"] == "coco_85.png" and "red box" in item.prompt
+    px = np.asarray(Image.open(tmp_path / item.images[0]).convert("RGB"))
+    assert tuple(px[20, 25]) == (255, 0, 0) and tuple(px[40, 10]) == (255, 0, 0)  # top and left edges
+    assert tuple(px[30, 25]) == (255, 255, 255) and tuple(px[5, 5]) == (255, 255, 255)  # inside, outside
+    assert (tmp_path / "coco_85.png").exists()  # the source image is left as it was
+    with pytest.raises(InputError, match="not found"):
+        adapt_record("refcoco+", {**rec, "image": "missing.png"}, 0, tmp_path)

@@ -29,6 +29,13 @@ __all__ = ["register"]
 
 _err = Console(stderr=True)
 
+# options shared by the commands
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+QuietOpt = Annotated[bool, typer.Option(help="No progress bar.")]
+CacheOpt = Annotated[Path | None, typer.Option(help="Response cache (SQLite).")]
+ImagesOpt = Annotated[Path | None, typer.Option(help="Image folder.")]
+ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
+
 
 def _fail(err: BenchsiftError) -> None:
     _err.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
@@ -123,7 +130,7 @@ def sources_cmd(
     no_sample: Annotated[
         bool, typer.Option("--no-sample", help="Keep every item (no R x K sampling).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Collect source items and draw the R x K per-benchmark sample (PRISM-VLM Sec. 4, Table 8)."""
     from benchsift.prism.sources import (
@@ -180,19 +187,21 @@ def sources_cmd(
 
 
 def build_cmd(
-    items: Annotated[Path, typer.Option(help="Item file from `prism sources`.")],
+    items: ItemsOpt,
     out: Annotated[Path, typer.Option(help="Artifact file to write (JSONL).")],
     config: Annotated[Path | None, typer.Option(help="Models/judges config (TOML).")] = None,
-    images: Annotated[Path | None, typer.Option(help="Image folder.")] = None,
-    review: Annotated[Path | None, typer.Option(help="Also write a review file (JSONL) to edit.")] = None,
+    images: ImagesOpt = None,
+    review: Annotated[
+        Path | None, typer.Option(help="Also write a review file to edit (JSONL, or CSV by a .csv suffix).")
+    ] = None,
     import_review: Annotated[
         Path | None, typer.Option(help="Apply a reviewed file to --out (no API calls).")
     ] = None,
     log: Annotated[Path | None, typer.Option(help="JSONL of every J_gen exchange.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
+    cache: CacheOpt = None,
     max_reasks: Annotated[int, typer.Option(help="Re-asks of an invalid J_gen reply.")] = 2,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Build the per-item perturbations with the generation judge (Figs. 5-9) and the if constraints."""
     from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
@@ -248,11 +257,11 @@ def build_cmd(
 
 
 def run_cmd(
-    items: Annotated[Path, typer.Option(help="Item file.")],
+    items: ItemsOpt,
     artifacts: Annotated[Path, typer.Option(help="Artifact file from `prism build`.")],
     config: Annotated[Path, typer.Option(help="Models/judges config (TOML).")],
     out: Annotated[Path, typer.Option(help="Run records to write (JSONL: every prompt and response).")],
-    images: Annotated[Path | None, typer.Option(help="Image folder.")] = None,
+    images: ImagesOpt = None,
     models: Annotated[
         str | None, typer.Option(help="Comma-separated endpoint names (default: every role=model).")
     ] = None,
@@ -263,11 +272,15 @@ def run_cmd(
     sc_rules: Annotated[
         bool, typer.Option("--sc-rules", help="Detect sc flips by rule, not by the judge.")
     ] = False,
-    cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    cache: CacheOpt = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Run every model over every applicable item and axis (temperature 0, per-axis budgets)."""
+    """Run every model over every applicable item and axis (temperature 0, per-axis budgets).
+
+    Every response is committed to the cache as it arrives: a rerun makes no calls, and a run that was
+    killed resumes where it stopped (only the requests in flight at the kill are sent again).
+    """
     from benchsift.prism._engine import write_jsonl
     from benchsift.prism.build import read_artifacts
     from benchsift.prism.judge import Judge
@@ -323,7 +336,7 @@ def run_cmd(
 
 
 def grade_cmd(
-    items: Annotated[Path, typer.Option(help="Item file.")],
+    items: ItemsOpt,
     artifacts: Annotated[Path, typer.Option(help="Artifact file.")],
     records: Annotated[Path, typer.Option(help="Run records from `prism run`.")],
     out: Annotated[Path, typer.Option(help="Verdict table (.csv or .parquet).")],
@@ -342,9 +355,9 @@ def grade_cmd(
     ] = None,
     audit_per_axis: Annotated[int, typer.Option(help="Items per axis for the audit re-grade (S).")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the audit subset.")] = 0,
-    cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    cache: CacheOpt = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Grade run records into the verdict table read by `prism score`."""
     from benchsift.prism._engine import read_jsonl, write_jsonl
@@ -371,7 +384,7 @@ def grade_cmd(
 
         async def _go() -> tuple[Any, list[dict[str, Any]], Any]:
             try:
-                judge = audit_judge = None
+                judge = None
                 if cfg is not None and pool is not None and grader == "judge":
                     ep = cfg.endpoint(cfg.grade_judge or "")
                     judge = Judge(pool.get(ep.name), ep.model, name=ep.name)
@@ -394,10 +407,7 @@ def grade_cmd(
                         subset=sub,
                     )
                     glog += [{"audit": True, **r} for r in alog]
-                for j in (judge, audit_judge):
-                    if j is not None:
-                        glog += j.log
-                return df, glog, audit_df
+                return df, glog, audit_df  # each record's log row carries its judge exchanges
             finally:
                 if pool is not None:
                     await pool.aclose()

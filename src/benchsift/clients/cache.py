@@ -1,14 +1,24 @@
 """A SQLite response cache: a rerun makes no calls, a killed run resumes where it stopped.
 
-Key: ``Request.key(endpoint)``, the sha256 of the canonical request JSON (model id, messages with
-images, max_tokens, temperature, top_p, extra body fields) and the endpoint URL. Never part of the key
-or of anything stored: the API key, timeouts, retry and concurrency settings. Stored requests have their
-image payloads replaced by digests.
+Key: ``Request.key(scope)``, the sha256 of the canonical request JSON (model id, messages with
+images, max_tokens, temperature, top_p, extra request fields) and the endpoint's cache scope (its base
+URL, plus its configured extra body fields when there are any: ``EndpointConfig.cache_scope``). Never
+part of the key or of anything stored: the API key, timeouts, retry and concurrency settings. Stored
+requests have their image payloads replaced by digests.
 
-Durability: WAL journal, one transaction per response, committed as soon as the response arrives, so
-a SIGKILL loses at most the requests in flight. Errors are never cached. Concurrent requests with the
-same key share one call (single flight), so the q answer and the turn-0 answer of the sc dialogue,
-which are the same request, are asked once even when scheduled together.
+Durability: WAL journal, one transaction per response, committed as soon as the response arrives
+(before the slot of the concurrency limit serves another request). Errors are never cached.
+Concurrent requests with the same key share one call (single flight), so the q answer and the
+turn-0 answer of the sc dialogue, which are the same request, are asked once even when scheduled
+together.
+
+What a run killed with SIGKILL and restarted guarantees, counted at the server: no request is lost
+(every one is answered, by the server or from the cache), a request whose answer was committed is
+never sent again, and the only requests sent twice are those in flight at the kill (sent, answer
+not yet committed), at most the sum of the endpoints' concurrency limits. Exactly-once is not
+possible from the client alone: a request in flight at the kill may or may not have reached the
+server, and the client cannot tell which; journalling keys before sending would only turn those
+repeats into lost answers. An endpoint that deduplicates by an idempotency key could remove them.
 """
 
 from __future__ import annotations

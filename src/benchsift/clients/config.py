@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsift.clients.base import canonical_json
 from benchsift.errors import InputError
 
 __all__ = ["EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
@@ -78,6 +79,20 @@ class EndpointConfig:
                 f"endpoint {self.name!r}: environment variable {self.api_key_env} (api_key_env) is not set"
             )
         return value
+
+    def cache_scope(self) -> str:
+        """What besides the request itself shapes the answer, for the cache key: the base URL and,
+        when set, the extra body fields and the name of the budget field (never the API key).
+
+        Two endpoints that differ only in ``extra_body`` (say a reasoning effort) never share cached
+        answers; with no extra fields the scope is the bare base URL.
+        """
+        extra: dict[str, Any] = {}
+        if self.extra_body:
+            extra["extra_body"] = self.extra_body
+        if self.max_tokens_field != "max_tokens":
+            extra["max_tokens_field"] = self.max_tokens_field
+        return self.base_url if not extra else f"{self.base_url}#{canonical_json(extra)}"
 
 
 @dataclass(frozen=True)

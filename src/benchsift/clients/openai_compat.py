@@ -1,17 +1,21 @@
 """An OpenAI-compatible chat-completions client (OpenAI, vLLM, OpenRouter, ... any ``/v1`` server).
 
-Built on the ``openai`` SDK's ``AsyncOpenAI`` with ``max_retries=0``: our retry layer
-(:mod:`benchsift.clients.retry`) owns every retry. Requests go through the SDK's low-level
-``post("/chat/completions")`` (auth headers, timeout, HTTP status errors) with a plain JSON body, which
-skips the SDK's typed-parameter transform and response-model construction: those cost several ms of CPU
-per request and capped throughput well below the latency bound. Errors are classified here:
+One ``POST {base_url}/chat/completions`` per request through the ``openai`` SDK's ``AsyncOpenAI`` client
+(its auth, timeouts, keep-alive connections and error classes) with ``max_retries=0``: our retry layer
+(:mod:`benchsift.clients.retry`) owns every retry. The SDK's low-level ``post`` is used with a plain JSON
+body and a plain dict result, skipping its typed-parameter transform and response models, which were the
+main part of its client CPU cost per request. A bare HTTP post would save about 0.6-1.2 ms more of client
+CPU per request on the 2-core test machine (``benchmarks/bench_engine_throughput.py`` measures both), but
+the SDK is the dependency benchsift chose for OpenAI-compatible endpoints.
+Errors are classified here:
 
 * retryable: 429 (with its ``Retry-After``), 408, 409, 5xx, timeouts, connection errors, replies that
   are not valid JSON or not a chat completion;
 * not retryable: other 4xx (bad request, authentication, unknown model).
 
-The API key is read from the environment variable named in the config and handed to the SDK only; it
-is never logged, cached or put in an error message.
+The API key is read from the environment variable named in the config and sent only in the
+``Authorization`` header; it is never logged, cached or put in an error message (error messages carry
+the endpoint name, the HTTP status and the exception type, never the request or the reply body).
 """
 
 from __future__ import annotations
@@ -84,8 +88,6 @@ class OpenAICompatClient:
         self.stats.requests += 1
         name = self.endpoint.name
         try:
-            # the SDK's low-level post (auth, timeout, status errors) without its typed-params
-            # transform and model construction, which dominate its CPU cost per request
             data: Any = await self._client.post("/chat/completions", cast_to=object, body=self.body(request))
         except oa.APITimeoutError as err:
             self.stats.count_error("timeout")
@@ -97,9 +99,11 @@ class OpenAICompatClient:
             status = int(err.status_code)
             self.stats.count_error(str(status))
             retryable = status in (408, 409, 429) or status >= 500
-            retry_after = parse_retry_after(getattr(err.response, "headers", None))
             raise ClientError(
-                f"{name}: HTTP {status}", retryable=retryable, status=status, retry_after=retry_after
+                f"{name}: HTTP {status}",
+                retryable=retryable,
+                status=status,
+                retry_after=parse_retry_after(getattr(err.response, "headers", None)),
             ) from err
         except (oa.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
             self.stats.count_error("malformed")

@@ -63,7 +63,7 @@ class RetryingClient:
         self._sleep = sleep
 
     async def generate(self, request: Request) -> Response:
-        key = request.key(self.endpoint)
+        key: str | None = None  # hashed only when a retry needs its jitter (not per request)
         attempt = 1
         while True:
             try:
@@ -73,5 +73,7 @@ class RetryingClient:
                     self.stats.failures += 1
                     raise
                 self.stats.retries += 1
+                if key is None:
+                    key = request.key(self.endpoint)
                 await self._sleep(self.policy.delay(attempt, key, err.retry_after))
                 attempt += 1

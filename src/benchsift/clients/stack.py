@@ -34,8 +34,9 @@ class ClientPool:
                 seed=self.config.retry_seed,
             )
             client: ModelClient = LimitedClient(http, ep.concurrency)
-            client = RetryingClient(client, policy, stats=stats, endpoint=ep.base_url)
-            client = CachedClient(client, self.cache, endpoint=ep.base_url, stats=stats)
+            scope = ep.cache_scope()
+            client = RetryingClient(client, policy, stats=stats, endpoint=scope)
+            client = CachedClient(client, self.cache, endpoint=scope, stats=stats)
             self._clients[name] = client
         return self._clients[name]
 

@@ -15,13 +15,15 @@ J_gen's reply must be strict JSON and pass the axis' validator; otherwise it is 
 reply and the reason are appended to the conversation) up to ``max_reasks`` times, then recorded as a
 build failure for that item and axis (``status = "failed"``), which takes the item off that axis.
 
-Review: :func:`export_review` writes one JSONL row per artifact with an empty ``decision``; a person
+Review: :func:`export_review` writes one JSONL (or CSV) row per artifact with an empty ``decision``; a person
 sets ``accept``, ``reject`` (the item leaves the axis) or ``fix`` (with an edited ``artifact``, which is
 validated again) and :func:`import_review` applies the decisions.
 """
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -30,8 +32,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchsift._fileio import atomic_path
 from benchsift.clients.base import ClientError, ModelClient, Request
-from benchsift.errors import FormatError
+from benchsift.errors import FormatError, InputError
 from benchsift.prism._engine import (
     ImageStore,
     gather_bounded,
@@ -307,28 +310,65 @@ def read_artifacts(path: str | os.PathLike[str]) -> list[Artifact]:
     return [Artifact.from_dict(d, f"{path}, record {i + 1}") for i, d in enumerate(read_jsonl(path))]
 
 
+_REVIEW_COLUMNS = ("item", "axis", "status", "error", "artifact", "decision")
+
+
 def export_review(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> None:
-    """One JSONL row per artifact: ``item, axis, status, error, artifact, decision`` (empty)."""
-    write_jsonl(
-        (
-            {
-                "item": a.item,
-                "axis": a.axis,
-                "status": a.status,
-                "error": a.error,
-                "artifact": a.data,
-                "decision": "",
-            }
-            for a in arts
-        ),
-        path,
-    )
+    """One row per artifact: ``item, axis, status, error, artifact, decision`` (empty).
+
+    JSONL, or CSV when ``path`` ends in ``.csv`` (then ``artifact`` is a JSON text cell, for editing in
+    a spreadsheet).
+    """
+    rows = [
+        {
+            "item": a.item,
+            "axis": a.axis,
+            "status": a.status,
+            "error": a.error,
+            "artifact": a.data,
+            "decision": "",
+        }
+        for a in arts
+    ]
+    if Path(path).suffix.lower() != ".csv":
+        write_jsonl(rows, path)
+        return
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=_REVIEW_COLUMNS)
+            w.writeheader()
+            for r in rows:
+                art = r["artifact"]
+                w.writerow(
+                    {**r, "error": r["error"] or "", "artifact": "" if art is None else json.dumps(art)}
+                )
+
+
+def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a review file (JSONL or CSV) with where each stands (file and line)."""
+    if p.suffix.lower() != ".csv":
+        return [(f"{p}, line {n}", row) for n, row in enumerate(read_jsonl(p), 1)]
+    try:
+        with open(p, encoding="utf-8", newline="") as fh:
+            raw = list(csv.DictReader(fh))
+    except FileNotFoundError as err:
+        raise InputError(f"{p}: file not found") from err
+    out = []
+    for n, row in enumerate(raw, 2):  # line 1 is the header
+        where = f"{p}, line {n}"
+        cell = (row.get("artifact") or "").strip()
+        try:
+            art = json.loads(cell) if cell else None
+        except ValueError as err:
+            raise FormatError(f"{where}: column 'artifact' is not valid JSON ({err})") from err
+        out.append((where, {**row, "artifact": art}))
+    return out
 
 
 def import_review(
     arts: Sequence[Artifact], path: str | os.PathLike[str], items: Sequence[Item]
 ) -> list[Artifact]:
-    """Apply a reviewed file: ``accept`` keeps, ``reject`` drops, ``fix`` replaces (validated) the artifact.
+    """Apply a reviewed file (JSONL or CSV): ``accept`` keeps, ``reject`` drops, ``fix`` replaces.
 
     Rows with an empty decision change nothing. A fix of an ``if`` artifact must list known constraint
     ids; a fix of the other axes is checked by the same validator as J_gen's output (for ``h`` the
@@ -336,9 +376,7 @@ def import_review(
     """
     by_key = {(a.item, a.axis): Artifact(**a.to_dict()) for a in arts}
     by_item = {it.id: it for it in items}
-    p = Path(path)
-    for n, row in enumerate(read_jsonl(p), 1):
-        where = f"{p}, line {n}"
+    for where, row in _read_review(Path(path)):
         key = (str(row.get("item")), str(row.get("axis")))
         if key not in by_key:
             raise FormatError(f"{where}: no artifact for item {key[0]!r}, axis {key[1]!r}")

@@ -40,7 +40,7 @@ from benchsift.errors import InputError
 from benchsift.prism._engine import gather_bounded
 from benchsift.prism.build import Artifact
 from benchsift.prism.constraints import instructions, verify_all
-from benchsift.prism.judge import Judge, JudgeFailure
+from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import expresses_uncertainty, extract_int, extract_letter, match_answer
 from benchsift.prism.sources import Item
 
@@ -128,23 +128,38 @@ class _Grader:
         resp = str(rec["response"])
         art = self.arts.get((item.id, axis))
         data = art.data if art is not None and art.data is not None else {}
-        try:
-            score, extra = await self._axis(axis, item, resp, data, rec)
-        except JudgeFailure as err:
-            detail.update(status="grade_failed", error=str(err))
-            self.log.append(detail)
-            return row
+        notes: dict[str, Any] = {}
+        with capture_exchanges() as exchanges:
+            try:
+                score, extra = await self._axis(axis, item, resp, data, rec, notes)
+            except JudgeFailure as err:
+                detail.update(status="grade_failed", error=str(err), judge=exchanges)
+                self.log.append(detail)
+                return row
         row.update(score=float(score), answered=True, **extra)
         detail.update(
-            status="graded", score=float(score), **{k: v for k, v in extra.items() if v is not pd.NA}
+            status="graded",
+            score=float(score),
+            **{k: v for k, v in extra.items() if v is not pd.NA},
+            **notes,
         )
+        if exchanges:
+            detail["judge"] = exchanges
         self.log.append(detail)
         return row
 
     async def _axis(
-        self, axis: str, item: Item, resp: str, data: dict[str, Any], rec: dict[str, Any]
+        self,
+        axis: str,
+        item: Item,
+        resp: str,
+        data: dict[str, Any],
+        rec: dict[str, Any],
+        notes: dict[str, Any],
     ) -> tuple[float, dict[str, Any]]:
+        """The score and verdict-table extras of one record; ``notes`` gets what decided it (the log)."""
         j = self._use_judge()
+        notes["grader"] = "judge" if j is not None else "rules"
         if axis == "q":
             return float(await self.q_correct(item, resp)), {}
         if axis == "if":
@@ -153,13 +168,18 @@ class _Grader:
                 bits = await j.if_verdicts(instructions(ids), resp, len(ids))
             else:
                 bits = verify_all(ids, resp)
+                notes["grader"] = "rules"
+            notes["compliance"] = dict(zip(ids, bits, strict=True))
             return float(np.mean(bits)), {"partial": float(np.mean(bits))}
         if axis == "h":
             if j is not None:
-                return float(
-                    1 - await j.h_hallucinated(data["sub_type"], data["question"], resp, data["context"])
-                ), {}
-            return float(expresses_uncertainty(resp)), {}
+                hallucinated = await j.h_hallucinated(
+                    data["sub_type"], data["question"], resp, data["context"]
+                )
+            else:
+                hallucinated = int(not expresses_uncertainty(resp))
+            notes.update(sub_type=data["sub_type"], hallucinated=hallucinated)
+            return float(1 - hallucinated), {}
         if axis == "mq":
             qs = [(" ".join(item.prompt.split()), item.gold)] + [
                 (e["question"], e["gold"]) for e in data["extras"]
@@ -179,16 +199,23 @@ class _Grader:
                     int(match_answer(a, [e["gold"]]))
                     for a, e in zip(answers[1:], data["extras"], strict=True)
                 ]
+            notes["verdicts"] = [int(b) for b in bits]
             return float(all(bits)), {"partial": float(np.mean(bits))}
         if axis == "c":
             got = extract_int(resp)
+            notes["grader"] = "rules"
             if got is None and j is not None:
                 got = await j.c_extract(data["question"], data["gold_count"], resp)
+                notes["grader"] = "judge"
+            notes.update(extracted=got, gold=data["gold_count"])
             return float(got is not None and got == data["gold_count"]), {}
         if axis == "vis":
             letter = extract_letter(resp, "AB")
+            notes["grader"] = "rules"
             if letter is None and j is not None:
                 letter = await j.vis_choice(resp)
+                notes["grader"] = "judge"
+            notes.update(choice=letter, gold=data["gold_letter"])
             return float(letter == data["gold_letter"]), {}
         if axis == "sc":
             return await self._sc(item, rec)

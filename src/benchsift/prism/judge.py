@@ -3,12 +3,16 @@
 Every call sends one text-only prompt at temperature 0 with the judge budget (384 tokens, App. C),
 parses the reply as strict JSON and validates its shape; an invalid reply is re-asked (reply and
 reason appended to the conversation) up to ``max_reasks`` times, then :class:`JudgeFailure` is raised
-and the caller records the item as ungraded. Every exchange is appended to :attr:`Judge.log`.
+and the caller records the item as ungraded. Every exchange is appended to :attr:`Judge.log` and, inside
+:func:`capture_exchanges`, to the caller's list too, so that the grading log of a (model, item, axis)
+carries the judge's replies (and reasons) that decided it, for audit and worked samples (App. G).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from benchsift.clients.base import ClientError, ModelClient, Request
@@ -16,9 +20,22 @@ from benchsift.errors import BenchsiftError
 from benchsift.prism._engine import parse_json_object
 from benchsift.prism.axes import JUDGE_BUDGET, JUDGE_PROMPTS, fill
 
-__all__ = ["Judge", "JudgeFailure"]
+__all__ = ["Judge", "JudgeFailure", "capture_exchanges"]
 
 T = TypeVar("T")
+
+_EXCHANGES: ContextVar[list[dict[str, Any]] | None] = ContextVar("judge_exchanges", default=None)
+
+
+@contextmanager
+def capture_exchanges() -> Iterator[list[dict[str, Any]]]:
+    """Collect the judge exchanges of the current task (each asyncio task has its own context)."""
+    sink: list[dict[str, Any]] = []
+    token = _EXCHANGES.set(sink)
+    try:
+        yield sink
+    finally:
+        _EXCHANGES.reset(token)
 
 
 class JudgeFailure(BenchsiftError):
@@ -51,6 +68,12 @@ class Judge:
         self.max_reasks = max_reasks
         self.log: list[dict[str, Any]] = []
 
+    def _record(self, entry: dict[str, Any]) -> None:
+        self.log.append(entry)
+        sink = _EXCHANGES.get()
+        if sink is not None:
+            sink.append(entry)
+
     async def _ask(self, kind: str, prompt: str, parse: Callable[[dict[str, Any]], T]) -> T:
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         reason = ""
@@ -59,13 +82,13 @@ class Judge:
             try:
                 resp = await self.client.generate(req)
             except ClientError as err:
-                self.log.append({"judge": self.name, "kind": kind, "prompt": prompt, "error": str(err)})
+                self._record({"judge": self.name, "kind": kind, "prompt": prompt, "error": str(err)})
                 raise JudgeFailure(f"judge {self.name}: {err}") from err
             try:
                 value = parse(parse_json_object(resp.text))
             except ValueError as err:
                 reason = str(err)
-                self.log.append(
+                self._record(
                     {
                         "judge": self.name,
                         "kind": kind,
@@ -84,7 +107,7 @@ class Judge:
                     },
                 ]
                 continue
-            self.log.append(
+            self._record(
                 {"judge": self.name, "kind": kind, "attempt": attempt, "prompt": prompt, "reply": resp.text}
             )
             return value

@@ -35,7 +35,7 @@ from benchsift.prism.axes import (
 )
 from benchsift.prism.build import Artifact
 from benchsift.prism.constraints import instructions
-from benchsift.prism.judge import Judge, JudgeFailure
+from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import extract_answer
 from benchsift.prism.sources import Item
 
@@ -92,14 +92,19 @@ def _is_numeric(item: Item) -> bool:
     return all(a.strip().lstrip("-").isdigit() for a in item.answers)
 
 
-async def _changed(item: Item, prev: str, curr: str, judge: Judge | None) -> tuple[bool, str]:
+async def _changed(
+    item: Item, prev: str, curr: str, judge: Judge | None
+) -> tuple[bool, str, list[dict[str, Any]]]:
+    """Whether the committed answer changed (Fig. 15 judge, else the rule), how, and the judge exchanges."""
+    exchanges: list[dict[str, Any]] = []
     if judge is not None:
-        try:
-            return bool(await judge.sc_changed(item.prompt, prev, curr)), "judge"
-        except JudgeFailure:
-            pass
+        with capture_exchanges() as exchanges:
+            try:
+                return bool(await judge.sc_changed(item.prompt, prev, curr)), "judge", exchanges
+            except JudgeFailure:
+                pass
     kw = {"letter": item.letter_answer, "numeric": _is_numeric(item)}
-    return extract_answer(prev, **kw) != extract_answer(curr, **kw), "rules"
+    return extract_answer(prev, **kw) != extract_answer(curr, **kw), "rules", exchanges
 
 
 async def _run_one(
@@ -168,8 +173,17 @@ async def _run_one(
             rec["error"] = f"turn {t}: empty response"
             rec["turns"] = turns
             return rec
-        changed, how = await _changed(item, prev, cur, judge)
-        turns.append({"turn": t, "prompt": q, "response": cur, "changed": int(changed), "change_by": how})
+        changed, how, exchanges = await _changed(item, prev, cur, judge)
+        turn: dict[str, Any] = {
+            "turn": t,
+            "prompt": q,
+            "response": cur,
+            "changed": int(changed),
+            "change_by": how,
+        }
+        if exchanges:
+            turn["judge"] = exchanges
+        turns.append(turn)
         changes[t - 1] = int(changed)
         if changed and flip is None:
             flip = t

@@ -349,18 +349,28 @@ def _mantis(r: dict[str, Any], i: int) -> tuple[str, dict[str, Any], list[Any]]:
     )
 
 
+def _first(r: dict[str, Any], *keys: str) -> Any:
+    """The value of the first of ``keys`` present (not None) in ``r``; KeyError naming the first."""
+    for k in keys:
+        if r.get(k) is not None:
+            return r[k]
+    raise KeyError(keys[0])
+
+
 def _nlvr2(r: dict[str, Any], i: int) -> tuple[str, dict[str, Any], list[Any]]:
-    label = str(r["label"]).strip().lower()
+    # the official JSON has identifier/sentence/label; Hub mirrors name them question_id/question/answer
+    label = str(_first(r, "label", "answer")).strip().lower()
     if label in ("1", "true"):
         label = "true"
     elif label in ("0", "false"):
         label = "false"
+    source_id = r.get("identifier") or r.get("question_id") or r.get("id") or i
     return (
-        str(r["identifier"]),
+        str(source_id),
         {
             "question": (
-                f'Is the following statement about the two images true or false? "{r["sentence"]}" '
-                "Answer true or false."
+                "Is the following statement about the two images true or false? "
+                f'"{_first(r, "sentence", "question")}" Answer true or false.'
             ),
             "answers": [label],
         },
@@ -385,13 +395,47 @@ _BLINK_SUBTASKS: tuple[str, ...] = (
     "Visual_Similarity",
 )
 
+# MMMU/MMMU has one config per subject (no default config)
+_MMMU_SUBJECTS: tuple[str, ...] = (
+    "Accounting",
+    "Agriculture",
+    "Architecture_and_Engineering",
+    "Art",
+    "Art_Theory",
+    "Basic_Medical_Science",
+    "Biology",
+    "Chemistry",
+    "Clinical_Medicine",
+    "Computer_Science",
+    "Design",
+    "Diagnostics_and_Laboratory_Medicine",
+    "Economics",
+    "Electronics",
+    "Energy_and_Power",
+    "Finance",
+    "Geography",
+    "History",
+    "Literature",
+    "Manage",
+    "Marketing",
+    "Materials",
+    "Math",
+    "Mechanical_Engineering",
+    "Music",
+    "Pharmacy",
+    "Physics",
+    "Psychology",
+    "Public_Health",
+    "Sociology",
+)
+
 ADAPTERS: dict[str, Adapter] = {
     a.name: a
     for a in (
         Adapter("mmstar", "Lin-Chen/MMStar", (None,), "val", _mmstar),
         Adapter("gqa", "lmms-lab/GQA", ("testdev_balanced_instructions",), "testdev", _gqa),
         Adapter("okvqa", "lmms-lab/OK-VQA", (None,), "val2014", _okvqa),
-        Adapter("mmmu", "MMMU/MMMU", (None,), "validation", _mmmu),
+        Adapter("mmmu", "MMMU/MMMU", _MMMU_SUBJECTS, "validation", _mmmu),
         Adapter("mathvista", "AI4Math/MathVista", (None,), "testmini", _mathvista),
         Adapter("scienceqa", "derek-thomas/ScienceQA", (None,), "test", _scienceqa),
         Adapter("ai2d", "lmms-lab/ai2d", (None,), "test", _ai2d),
@@ -401,7 +445,7 @@ ADAPTERS: dict[str, Adapter] = {
         Adapter("refcoco+", "lmms-lab/RefCOCOplus", (None,), "val", _refcoco),
         Adapter("blink_counting", "BLINK-Benchmark/BLINK", ("Counting",), "val", _blink),
         Adapter("mantis", "TIGER-Lab/Mantis-Eval", (None,), "test", _mantis),
-        Adapter("nlvr2", "lmms-lab/NLVR2", (None,), "test", _nlvr2),
+        Adapter("nlvr2", "lmms-lab/NLVR2", (None,), "balanced_dev", _nlvr2),
         Adapter("blink", "BLINK-Benchmark/BLINK", _BLINK_SUBTASKS, "val", _blink),
     )
 }
@@ -434,13 +478,37 @@ def _save_image(ref: Any, image_dir: Path, stem: str) -> str:
     return name
 
 
+def _boxed_image(name: str, image_dir: Path, stem: str, bbox: Sequence[float]) -> str:
+    """Copy ``image_dir/name`` with the region ``bbox`` (COCO x, y, w, h in pixels) outlined in red.
+
+    RefCOCO records hold the raw COCO image and the box; the question asks about the red box, so the
+    box is drawn here (as lmms-eval does at evaluation time). Returns the new file name.
+    """
+    from PIL import Image, ImageDraw
+
+    src = Path(name) if Path(name).is_absolute() else image_dir / name
+    try:
+        with Image.open(src) as im:
+            img = im.convert("RGB")
+    except FileNotFoundError as err:
+        raise InputError(f"{stem}: image file {src} not found (needed to draw the referred box)") from err
+    x, y, w, h = (float(v) for v in bbox)
+    width = max(2, round(min(img.size) / 150))
+    ImageDraw.Draw(img).rectangle([x, y, x + w, y + h], outline=(255, 0, 0), width=width)
+    out = f"{_safe(stem)}_box.png"
+    with atomic_path(image_dir / out) as tmp:
+        img.save(tmp, format="PNG")
+    return out
+
+
 def adapt_record(
     benchmark: str, record: dict[str, Any], index: int, image_dir: Path | None = None
 ) -> Item | None:
     """Map one raw record of ``benchmark`` to an :class:`Item` (None if the adapter skips it).
 
     String image references are kept as given (relative to the image folder); in-memory images are
-    written to ``image_dir``.
+    written to ``image_dir``. For RefCOCOg / RefCOCO+ with an image folder, the referred box is drawn
+    on a copy of the image (the question asks about "the region marked by the red box").
     """
     if benchmark not in ADAPTERS:
         raise InputError(f"unknown benchmark {benchmark!r} (known: {sorted(ADAPTERS)})")
@@ -464,6 +532,10 @@ def adapt_record(
             if image_dir is None:
                 raise InputError(f"{benchmark} record {index}: in-memory image needs an image folder")
             images.append(_save_image(ref, image_dir, f"{benchmark}_{source_id}_{k}"))
+    bbox = fields.get("meta", {}).get("bbox")
+    if adapter.convert is _refcoco and image_dir is not None and images and bbox and len(bbox) == 4:
+        fields["meta"]["source_image"] = images[0]
+        images[0] = _boxed_image(images[0], image_dir, f"{benchmark}_{source_id}", bbox)
     return Item(
         id=f"{benchmark}/{source_id}",
         benchmark=benchmark,
@@ -525,8 +597,14 @@ def write_items(items: Sequence[Item], path: str | os.PathLike[str]) -> None:
                 fh.write(json.dumps(it.to_dict(), ensure_ascii=False) + "\n")
 
 
-def load_hf(benchmark: str, image_dir: Path, *, limit: int | None = None) -> list[Item]:
-    """All items of ``benchmark`` from the Hugging Face Hub (needs ``pip install benchsift[hf]``)."""
+def load_hf(
+    benchmark: str, image_dir: Path, *, limit: int | None = None, split: str | None = None
+) -> list[Item]:
+    """All items of ``benchmark`` from the Hugging Face Hub (needs ``pip install benchsift[hf]``).
+
+    Every config of the adapter is read (the 30 MMMU subjects, the 14 BLINK subtasks), from the
+    adapter's split unless ``split`` is given.
+    """
     try:
         import datasets
     except ImportError as err:
@@ -538,11 +616,12 @@ def load_hf(benchmark: str, image_dir: Path, *, limit: int | None = None) -> lis
     ad = ADAPTERS[benchmark]
     items: list[Item] = []
     index = 0
+    use_split = split or ad.split
     for config in ad.hf_configs:
-        ds = datasets.load_dataset(ad.hf_path, config, split=ad.split)
+        ds = datasets.load_dataset(ad.hf_path, config, split=use_split)
         lookup: dict[str, Any] = {}
         if benchmark == "gqa":  # GQA keeps images in a separate config keyed by imageId
-            imgs = datasets.load_dataset(ad.hf_path, "testdev_balanced_images", split=ad.split)
+            imgs = datasets.load_dataset(ad.hf_path, "testdev_balanced_images", split=use_split)
             lookup = {r["id"]: r["image"] for r in imgs}
         for rec in ds:
             if lookup:
