@@ -80,3 +80,19 @@ def test_public_names_are_exported() -> None:
         assert sorted(module.__all__) == sorted(set(module.__all__))
         for name in module.__all__:
             assert getattr(module, name) is not None
+
+
+def test_demo_validation_section(tmp_path: Path) -> None:
+    """`benchsift demo` section: the selector-vs-retention plot (Fig. 3) and the Table 10 data."""
+    from benchsift.report.demo_validation import RETENTIONS, SELECTORS, run_demo_section
+
+    summary = run_demo_section(tmp_path, 0, Console(quiet=True))
+    out = tmp_path / "validation"
+    for name in ("selector_retention.png", "selector_retention.svg", "heldout_summary.csv", "heldout.json"):
+        assert (out / name).stat().st_size > 0
+    keys = {"selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins"}
+    assert len(summary["results"]) == len(SELECTORS) * len(RETENTIONS)
+    assert all(set(r) == keys for r in summary["results"])
+    assert set(summary["best_selector"]) == {f"{r:g}" for r in RETENTIONS}
+    table = pd.read_csv(out / "heldout_summary.csv")
+    assert np.isfinite(table["rho_mean"]).all()

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -49,11 +50,58 @@ def test_validate_json_shape(one_benchmark: Path, protocol: str) -> None:
     assert data["protocol"] == protocol
     assert len(data["results"]) == 4
     for row in data["results"]:
-        assert KEYS <= set(row)
+        assert set(row) == KEYS  # the same seven keys for every protocol
         assert row["selector"] in ("random", "variance") and row["retention"] in (0.05, 0.2)
+        assert isinstance(row["wins"], int) and 0 <= row["wins"] <= 3
+        assert row["rho_min"] <= row["rho_mean"] <= row["rho_max"]
     if protocol == "random":
         assert data["categories"] == ["only"]  # one benchmark, no categories: one category
         assert len(data["splits"]) == 3
+    if protocol == "end-to-end":  # Table 12's other columns, outside the results rows
+        assert [set(r) for r in data["table12"]] == [
+            {"selector", "retention", "no_stage3", "beats_stage3_only"}
+        ] * 4
+        assert set(data["stage3_only"]) == {"mean", "sd", "min", "max"}
+
+
+@pytest.fixture(scope="module")
+def dated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """30 models (the oldest 20 dated, monthly; the last 10 undated) on one 300-item benchmark."""
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=(30, 1))
+    S = (rng.random((30, 300)) < 1 / (1 + np.exp(-(theta - rng.normal(size=(1, 300)))))).astype(float)
+    p = Panel.from_matrix(S, [f"m{i}" for i in range(30)], [f"q{j}" for j in range(300)], benchmark="only")
+    models = p.models.copy()
+    dates = pd.Series(pd.date_range("2023-01-01", periods=30, freq="MS"))
+    dates[20:] = pd.NaT
+    models["release_date"] = dates.to_numpy()
+    path = tmp_path_factory.mktemp("cli") / "dated.parquet"
+    Panel(p.scores, models, p.items).save(path)
+    return path
+
+
+def test_validate_chronological_json(dated: Path) -> None:
+    args = ["validate", str(dated), "--protocol", "chronological", "--selectors", "random,variance"]
+    out = CliRunner().invoke(app, [*args, "--retentions", "0.05", "--floor", "0", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["protocol"] == "chronological"
+    assert [set(r) for r in data["results"]] == [KEYS, KEYS]
+    # main split: the 15 oldest build; 20 dated models, so 10/20 and 20/10 keep undated models out
+    assert [s["name"] for s in data["splits"]] == [
+        "chronological 15/15",
+        "chronological 10/20",
+        "chronological 20/10",
+    ]
+    assert [x["split"] for x in data["sensitivity"]] == ["chronological 10/20", "chronological 20/10"]
+
+
+def test_random_tables_add_the_chronological_column(dated: Path) -> None:
+    args = ["validate", str(dated), "--selectors", "random,variance", "--retentions", "0.05,0.2"]
+    out = CliRunner().invoke(app, [*args, "--splits", "2", "--floor", "0"])
+    assert out.exit_code == 0, out.output
+    assert "Table 10" in out.stdout and "Table 11" in out.stdout
+    assert "chronological 15/15" in out.stdout
 
 
 def test_validate_rejects_unknown_selector(one_benchmark: Path) -> None:

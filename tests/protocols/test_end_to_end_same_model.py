@@ -56,3 +56,16 @@ def test_same_model_scores_per_benchmark(sim_panel: Panel) -> None:
         kept = np.nanmean(S[:, top], axis=1)
         ok = np.isfinite(full) & np.isfinite(kept)
         assert res.rho[0, 0, 0] == pytest.approx(stats.spearmanr(full[ok], kept[ok]).statistic, abs=1e-9)
+
+
+def test_end_to_end_needs_ten_heldout_models(sim_panel: Panel) -> None:
+    from benchsift.compression.protocols import Split
+
+    small = Split("small", np.arange(21), np.arange(21, 30))  # 9 held out: every rho undefined (D.3)
+    res = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0)
+    assert np.isnan(res.rho).all() and np.isnan(res.rho_no_stage3).all()
+    assert np.isnan(res.rho_stage3_only).all()
+    ok = end_to_end(
+        sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0, min_heldout=9
+    )
+    assert np.isfinite(ok.rho).all() and np.isfinite(ok.rho_stage3_only).all()

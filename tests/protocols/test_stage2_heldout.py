@@ -15,6 +15,7 @@ from benchsift.compression.protocols import (
     stage2_heldout,
 )
 from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.errors import InputError
 from benchsift.panel import Panel
 
 
@@ -177,3 +178,70 @@ def test_weighted_and_selector_scoring_use_the_selector_estimate() -> None:
             p, selectors=[FirstKHalfWeights()], retentions=[0.25], splits=[split], floor=0, scoring=scoring
         )
         assert res.rho[0, 0, 0, 0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_every_selector_gets_the_same_100_item_floor() -> None:
+    """K_C = max(floor(r N_C), min(N_C, 100)) for every registered selector (PRIMEBench section 5, D.1)."""
+    from benchsift.compression.protocols._pools import prepare_pools, selection_weights
+    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+    rng = np.random.default_rng(3)
+    n_a, n_b = 60, 400  # pool A below the floor (kept whole), pool B: 5 % of 400 = 20 -> 100
+    theta = rng.normal(size=(24, 1))
+    S = (rng.random((24, n_a + n_b)) < 1 / (1 + np.exp(-(theta - rng.normal(size=(1, n_a + n_b)))))).astype(
+        float
+    )
+    cats = ["A"] * n_a + ["B"] * n_b
+    p = Panel.from_matrix(
+        S, [f"m{i}" for i in range(24)], [f"i{j}" for j in range(n_a + n_b)], categories=cats
+    )
+    pools = prepare_pools(p)
+    build = np.arange(12)
+    for name in SELECTOR_NAMES:
+        W, budgets = selection_weights(pools, name, build, [0.05, 0.5], 100, lambda j, c: 7)
+        assert budgets.tolist() == [[60, 100], [60, 200]], name
+        kept = W > 0
+        assert kept[:n_a].all(), name  # the small pool is kept whole
+        assert kept[n_a:].sum(axis=0).tolist() == [100, 200], name
+    res = stage2_heldout(p, selectors=list(SELECTOR_NAMES), retentions=[0.05], n_splits=1)
+    assert np.allclose(res.rho[0, :, 0, 0], 1.0)  # pool A: every selector scores the full pool
+
+
+def test_a_cell_does_not_depend_on_the_other_selectors_and_retentions() -> None:
+    """Seeds are keyed by selector name and retention value: ``--selectors variance --retentions 0.05``
+    reproduces that cell of a larger run (binary data: Variance ties are broken by the seed)."""
+    p = _panel()
+    big = stage2_heldout(p, selectors=["random", "variance"], retentions=[0.02, 0.1], n_splits=2, floor=0)
+    one = stage2_heldout(p, selectors=["variance"], retentions=[0.1], n_splits=2, floor=0)
+    assert np.array_equal(big.rho[:, 1, 1], one.rho[:, 0, 0], equal_nan=True)
+
+
+def test_logged_answers_reach_disco() -> None:
+    """With ``predictions`` DISCO counts distinct logged answers on the build models (PRIMEBench section 5):
+    on 0/1 scores every split item ties, but planted answer disagreement decides the choice."""
+    from benchsift.compression.protocols._pools import prepare_pools, selection_weights
+
+    p = _panel(30, 240)
+    answers = np.full(p.shape, "A", dtype=object)
+    answers[:, 5] = np.array(list("ABCDE") * 6)  # item 5 (category A): five different answers
+    answers[:, 130] = np.array(list("ABCDEF") * 5)  # item 130 (category B): six different answers
+    answers[0, 7] = None  # missing answers are skipped
+    pools = prepare_pools(p, predictions=answers)
+    W, _ = selection_weights(pools, "disco", np.arange(30), [1 / 120], 0, lambda r, c: 0)
+    assert np.flatnonzero(W[:, 0]).tolist() == [5, 130]
+    with pytest.raises(InputError, match="predictions"):
+        prepare_pools(p, predictions=answers[:, :10])
+    res = stage2_heldout(p, selectors=["disco"], retentions=[0.1], n_splits=1, floor=0, predictions=answers)
+    assert res.rho.shape == (1, 1, 1, 2)
+
+
+def test_runs_unchanged_under_an_active_joblib_backend() -> None:
+    """The default ``n_jobs=None`` takes the active backend (``parallel_backend("ray")`` works alike)."""
+    from joblib import parallel_backend
+
+    p = _panel()
+    kw = {"selectors": ["random", "variance"], "retentions": [0.2], "n_splits": 2, "floor": 0}
+    a = stage2_heldout(p, **kw)
+    with parallel_backend("threading", n_jobs=2):
+        b = stage2_heldout(p, **kw)
+    assert np.array_equal(a.rho, b.rho, equal_nan=True)

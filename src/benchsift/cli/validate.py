@@ -3,7 +3,17 @@
 ``--protocol random`` (20 random balanced splits, Tables 9-11), ``chronological`` (release-date split and
 its sensitivity splits), ``end-to-end`` (Stages 1-3 refit per split, Table 12) or ``same-model`` (per
 benchmark, Table 17). ``--json`` prints ``{"protocol", "results": [{"selector", "retention", "rho_mean",
-"rho_sd", "rho_min", "rho_max", "wins"}, ...], ...}``.
+"rho_sd", "rho_min", "rho_max", "wins"}, ...], ...}``: every protocol's ``results`` rows carry exactly these
+seven keys; protocol-specific extras sit in other top-level keys (``sensitivity`` splits of the
+chronological protocol, ``table12`` and ``stage3_only`` of the end-to-end protocol, ``splits``, ``notes``...).
+
+The random protocol's tables add, like PRIMEBench Tables 10 and 11, the chronological split at the retention
+closest to 5 % when the panel has release dates (one extra split; left out of ``--json``).
+
+Item columns of the panel reach the selectors as ``item_meta``: ``benchmark`` (benchmark shares) and, for
+IRT 2PL, an optional ``score_type`` column that picks the D.1 binarisation of non-binary items (``soft``,
+``judge``, ``vqa``, ``half``: at half scale; ``graded``, ``caption``, ``captioning``, ``referring``,
+``median``: at the benchmark median; default half scale).
 """
 
 from __future__ import annotations
@@ -82,7 +92,9 @@ def validate_command(
     n_jobs: Annotated[int, typer.Option("--n-jobs", help="joblib workers (-1: all cores).")] = 1,
     k: Annotated[int, typer.Option("--k", help="End-to-end: Stage 3 category count.")] = 5,
     floor: Annotated[int, typer.Option(help="Item floor of the category budget K_C.")] = 100,
-    min_heldout: Annotated[int, typer.Option(help="Held-out models needed for a defined rho.")] = 10,
+    min_heldout: Annotated[
+        int, typer.Option(help="Held-out models (same-model: models) needed for a defined rho.")
+    ] = 10,
     scoring: Annotated[
         str, typer.Option(help="mean (D.3), weighted (selector weights_) or selector (its estimate()).")
     ] = "mean",
@@ -95,7 +107,13 @@ def validate_command(
         bool, typer.Option("--json", help="Print one JSON object instead of tables.")
     ] = False,
 ) -> None:
-    """Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables."""
+    """Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables.
+
+    Every selector keeps the same category budget K_C = max(floor(r N_C), min(N_C, --floor)) (same-model:
+    round(r N_b), no floor, H.2). IRT 2PL binarises non-binary items by an optional `score_type` item column
+    of the panel (soft/judge/vqa/half: at half scale; graded/caption/captioning/referring/median: at the
+    benchmark median; default half scale).
+    """
     if protocol not in PROTOCOLS:
         raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     sels = parse_list(selectors, "selectors")
@@ -128,6 +146,7 @@ def validate_command(
             k=k,
             n_splits=splits,
             floor=floor,
+            min_heldout=min_heldout,
             embeddings=emb,
             random_state=seed,
             n_jobs=n_jobs,
@@ -138,6 +157,7 @@ def validate_command(
             loaded,
             selectors=sels,
             retentions=rets,
+            min_models=min_heldout,
             embeddings=emb,
             random_state=seed,
             n_jobs=n_jobs,
@@ -151,17 +171,68 @@ def validate_command(
     if json_output:
         print_json(result.to_dict())
         return
-    _print_tables(result, protocol, summary, rets)
+    chrono = None
+    if protocol == "random":
+        chrono = _chronological_column(loaded, sels, _closest(rets), floor, min_heldout, scoring, emb, seed)
+    _print_tables(result, protocol, summary, rets, chrono)
     for note in result.notes:
         show.print(f"[dim]note: {note}[/dim]")
 
 
-def _print_tables(result: Any, protocol: str, summary: pd.DataFrame, rets: list[float]) -> None:
+def _chronological_column(
+    panel: Any,
+    selectors: list[str],
+    retention: float,
+    floor: int,
+    min_heldout: int,
+    scoring: str,
+    embeddings: Any,
+    seed: int,
+) -> pd.Series | None:
+    """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
+    last column), or None when the panel cannot be split by release date."""
+    models = panel.models[panel.conditions == "image"]
+    if models["release_date"].notna().sum() < 2:
+        return None
+    try:
+        res = stage2_heldout(
+            panel,
+            selectors=selectors,
+            retentions=[retention],
+            protocol="chronological",
+            floor=floor,
+            min_heldout=min_heldout,
+            scoring=scoring,  # type: ignore[arg-type]
+            embeddings=embeddings,
+            random_state=seed,
+        )
+    except InputError:
+        return None
+    main = res.splits[0]
+    values = res.macro[0, :, 0]
+    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%")
+
+
+def _print_tables(
+    result: Any, protocol: str, summary: pd.DataFrame, rets: list[float], chrono: pd.Series | None = None
+) -> None:
     at = _closest(rets)
     if protocol == "random":
         n = len(result.splits)
-        console.print(retention_table(summary, f"Held-out macro Spearman rho, mean over {n} random splits"))
-        console.print(split_table(summary, at, f"Over splits at r={100 * at:g}% (Table 11)"))
+        name = str(chrono.name) if chrono is not None else "chronological"
+        console.print(
+            retention_table(
+                summary,
+                f"Held-out macro Spearman rho, mean over {n} random splits (Table 10)",
+                extra=chrono,
+                extra_name=name,
+            )
+        )
+        console.print(
+            split_table(
+                summary, at, f"Over splits at r={100 * at:g}% (Table 11)", extra=chrono, extra_name=name
+            )
+        )
         if len(result.categories) > 1:
             console.print(
                 frame_table(

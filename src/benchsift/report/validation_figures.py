@@ -129,13 +129,26 @@ def retention_table(
     return frame_table(frame, title, highlight=[c for c in frame.columns if c != "selector"])
 
 
-def split_table(summary: pd.DataFrame, retention: float, title: str) -> Table:
-    """Mean, sd, min, max and wins over splits at one retention (PRIMEBench Table 11, left)."""
+def split_table(
+    summary: pd.DataFrame,
+    retention: float,
+    title: str,
+    *,
+    extra: pd.Series | None = None,
+    extra_name: str = "chronological",
+) -> Table:
+    """Mean, sd, min, max and wins over splits at one retention (PRIMEBench Table 11, left); ``extra``
+    (indexed by selector) adds the right part, e.g. the chronological split at the same retention."""
     rows = summary[np.isclose(summary["retention"].to_numpy(dtype=float), retention)]
     frame = rows[["selector", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins"]].rename(
         columns={"rho_mean": "mean", "rho_sd": "sd", "rho_min": "min", "rho_max": "max"}
     )
-    return frame_table(frame.reset_index(drop=True), title, highlight=["mean", "min", "max"])
+    frame = frame.reset_index(drop=True)
+    highlight = ["mean", "min", "max"]
+    if extra is not None:
+        frame[extra_name] = extra.reindex(frame["selector"]).to_numpy(dtype=float)
+        highlight.append(extra_name)
+    return frame_table(frame, title, highlight=highlight)
 
 
 def end_to_end_table(

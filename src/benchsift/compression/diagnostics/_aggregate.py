@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
+from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import zscore
@@ -35,6 +36,21 @@ def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]
     return np.asarray(g.means, dtype=np.float64), [str(b) for b in g.groups], sub.models
 
 
+def matrix_input(
+    data: Panel | np.ndarray, benchmarks: Sequence[str] | None = None
+) -> tuple[np.ndarray, list[str], pd.DataFrame | None]:
+    """``(X, names, models)`` of an aggregate input: a panel (:func:`aggregate_matrix`) or a
+    ``(models x benchmarks)`` matrix whose columns ``benchmarks`` names (default ``B0, B1, ...``; ``models``
+    is then None)."""
+    if isinstance(data, Panel):
+        return aggregate_matrix(data)
+    X = np.asarray(data, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"data: expected a (models x benchmarks) matrix, got shape {X.shape}")
+    names = [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
+    return X, names, None
+
+
 def default_coverage(n_benchmarks: int) -> int:
     """Half of the benchmarks, rounded up (7 of 14, PRIMEBench H.3)."""
     return max(1, math.ceil(n_benchmarks / 2))
@@ -48,11 +64,7 @@ def covered(X: np.ndarray, min_coverage: int) -> np.ndarray:
 def z_reference(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Column z-scores (NaN-aware; a constant column is NaN) and each row's mean available z-score."""
     Z = zscore(X, axis=0)
-    ok = ~np.isnan(Z)
-    n = ok.sum(axis=1)
-    ref = np.full(X.shape[0], np.nan)
-    np.divide(np.where(ok, Z, 0.0).sum(axis=1), n, out=ref, where=n > 0)
-    return Z, np.round(ref, 12)
+    return Z, np.round(finite_mean(Z, axis=1), 12)
 
 
 def combinations_chunks(n: int, k: int, chunk: int = 8192) -> Iterator[np.ndarray]:

@@ -26,12 +26,13 @@ import numpy as np
 import pandas as pd
 
 from benchsift.compression.diagnostics._aggregate import (
-    aggregate_matrix,
     check_k,
     covered,
     default_coverage,
+    matrix_input,
     z_reference,
 )
+from benchsift.compression.protocols._pools import finite_mean
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -114,17 +115,11 @@ def aggregate_stage3(
     column) or a ``(models x benchmarks)`` matrix with ``benchmarks`` naming the columns and optional
     ``families`` (one per row).
     """
-    if isinstance(data, Panel):
-        X, names, models = aggregate_matrix(data)
-        fam = models["family"].tolist() if families is None else list(families)
+    X, names, models = matrix_input(data, benchmarks)
+    if families is not None:
+        fam = list(families)
     else:
-        X = np.asarray(data, dtype=np.float64)
-        if X.ndim != 2:
-            raise InputError(f"data: expected a (models x benchmarks) matrix, got shape {X.shape}")
-        names = (
-            [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
-        )
-        fam = [None] * X.shape[0] if families is None else list(families)
+        fam = models["family"].tolist() if models is not None else [None] * X.shape[0]
     if len(names) != X.shape[1] or len(fam) != X.shape[0]:
         raise InputError("benchmarks / families: expected one name per column and one family per row")
     if int(n_boot) < 1 or not 0 < float(level) < 1:
@@ -178,9 +173,4 @@ def aggregate_stage3(
 
 def _subset_score(Z: np.ndarray, positions: Sequence[int]) -> np.ndarray:
     """Mean available z-score over the subset's columns (NaN when a model has none)."""
-    sub = Z[:, list(positions)]
-    ok = ~np.isnan(sub)
-    n = ok.sum(axis=1)
-    out = np.full(Z.shape[0], np.nan)
-    np.divide(np.where(ok, sub, 0.0).sum(axis=1), n, out=out, where=n > 0)
-    return np.round(out, 12)
+    return np.round(finite_mean(Z[:, list(positions)], axis=1), 12)

@@ -26,8 +26,11 @@ from benchsift.compression.protocols._pools import (
     base_seed,
     check_retentions,
     check_selectors,
+    finite_mean,
     prepare_pools,
+    retention_key,
     select_pool,
+    selector_key,
     single_threaded,
     task_seed,
 )
@@ -46,11 +49,7 @@ def adjacent_swap(n: int) -> float:
 
 
 def _row_means(V: np.ndarray) -> np.ndarray:
-    ok = ~np.isnan(V)
-    n = ok.sum(axis=1)
-    out = np.full(V.shape[0], np.nan)
-    np.divide(np.where(ok, V, 0.0).sum(axis=1), n, out=out, where=n > 0)
-    return out
+    return finite_mean(V, axis=1)
 
 
 def bootstrap_ceiling(
@@ -143,9 +142,8 @@ def checkpoint_ranking(
     with single_threaded():
         for s, spec in enumerate(selectors):
             for j, k in enumerate(budgets):
-                kept[(s, j)] = (
-                    cols if k >= n else select_pool(pools, spec, rows_all, cols, k, task_seed(base, s, j))[0]
-                )
+                seed = task_seed(base, selector_key(spec), retention_key(rets[j]))
+                kept[(s, j)] = cols if k >= n else select_pool(pools, spec, rows_all, cols, k, seed)[0]
     out_rows = []
     for v, (name, V) in enumerate(variant_sets.items()):
         Va = np.asarray(V, dtype=np.float64)

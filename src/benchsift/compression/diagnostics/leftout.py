@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
-from benchsift.compression.diagnostics._aggregate import aggregate_matrix
+from benchsift.compression.diagnostics._aggregate import matrix_input
+from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import check_random_state
@@ -46,13 +47,13 @@ class LeftoutResult:
     def table(self) -> pd.DataFrame:
         """PRIMEBench Table 22: target, models, mean MAE per training size ``M``."""
         frame = pd.DataFrame({"target": self.targets, "models": self.n_models})
-        mean = _nanmean_last(self.mae)
+        mean = finite_mean(self.mae, axis=-1)
         for j, m in enumerate(self.sizes):
             frame[f"M={m}"] = mean[:, j]
         return frame
 
     def to_dict(self) -> dict[str, Any]:
-        mean = _nanmean_last(self.mae)
+        mean = finite_mean(self.mae, axis=-1)
         return {
             "targets": self.targets,
             "models": self.n_models,
@@ -60,14 +61,6 @@ class LeftoutResult:
             "alpha": self.alpha,
             "mae": {t: mean[i].tolist() for i, t in enumerate(self.targets)},
         }
-
-
-def _nanmean_last(a: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(a)
-    n = ok.sum(axis=-1)
-    out = np.full(n.shape, np.nan)
-    np.divide(np.where(ok, a, 0.0).sum(axis=-1), n, out=out, where=n > 0)
-    return out
 
 
 def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, alpha: float) -> float:
@@ -99,15 +92,7 @@ def leftout_prediction(
     ``data`` is a panel (benchmark means of its image-condition models) or a ``(models x benchmarks)``
     matrix named by ``benchmarks``. ``targets`` defaults to every benchmark.
     """
-    if isinstance(data, Panel):
-        X, names, _ = aggregate_matrix(data)
-    else:
-        X = np.asarray(data, dtype=np.float64)
-        if X.ndim != 2:
-            raise InputError(f"data: expected a (models x benchmarks) matrix, got shape {X.shape}")
-        names = (
-            [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
-        )
+    X, names, _ = matrix_input(data, benchmarks)
     if len(names) != X.shape[1] or X.shape[1] < 2:
         raise InputError("left-out prediction needs at least 2 benchmarks, one name per column")
     tg = list(names) if targets is None else [str(t) for t in targets]

@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from benchsift.compression.diagnostics._aggregate import (
-    aggregate_matrix,
     check_k,
     combinations_chunks,
     covered,
     default_coverage,
+    matrix_input,
     z_reference,
 )
 from benchsift.compression.protocols.splits import chronological_order
@@ -124,17 +124,13 @@ def shelf_life(
     ``include_undated`` a last row appends the undated models. ``data`` is a panel (its release dates are
     used) or a matrix with ``release_dates`` and ``benchmarks``.
     """
-    if isinstance(data, Panel):
-        X, names, models = aggregate_matrix(data)
-        dates = models["release_date"] if release_dates is None else pd.Series(list(release_dates))
-    else:
-        X = np.asarray(data, dtype=np.float64)
-        if X.ndim != 2 or release_dates is None:
-            raise InputError("data: a (models x benchmarks) matrix needs release_dates (one per row)")
-        names = (
-            [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
-        )
+    X, names, models = matrix_input(data, benchmarks)
+    if release_dates is not None:
         dates = pd.Series(list(release_dates))
+    elif models is not None:
+        dates = models["release_date"]
+    else:
+        raise InputError("data: a (models x benchmarks) matrix needs release_dates (one per row)")
     if len(dates) != X.shape[0] or len(names) != X.shape[1]:
         raise InputError("release_dates / benchmarks: expected one date per model and one name per column")
     k = check_k(k, X.shape[1])

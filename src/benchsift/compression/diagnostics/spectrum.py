@@ -96,38 +96,19 @@ def spectrum(
     n_imputed = int(np.isnan(Z).sum())
     Z = np.where(np.isnan(Z), 0.0, Z)
     n_models, n_groups = Z.shape
-    if n_models < 2 or n_groups < 1:
+
+    def undefined(note: str) -> SpectrumResult:
+        nan = float("nan")
         return SpectrumResult(
-            label,
-            n_models,
-            n_groups,
-            float("nan"),
-            float("nan"),
-            float("nan"),
-            np.empty(0),
-            n_imputed,
-            dropped,
-            level,
-            top_k,
-            note="fewer than 2 models or no usable group: spectrum undefined",
+            label, n_models, n_groups, nan, nan, nan, np.empty(0), n_imputed, dropped, level, top_k, note=note
         )
+
+    if n_models < 2 or n_groups < 1:
+        return undefined("fewer than 2 models or no usable group: spectrum undefined")
     try:
         comps = float(components_for_energy(Z, level))
     except DegenerateError:
-        return SpectrumResult(
-            label,
-            n_models,
-            n_groups,
-            float("nan"),
-            float("nan"),
-            float("nan"),
-            np.empty(0),
-            n_imputed,
-            dropped,
-            level,
-            top_k,
-            note="zero energy: spectrum undefined",
-        )
+        return undefined("zero energy: spectrum undefined")
     return SpectrumResult(
         label=label,
         n_models=n_models,

@@ -7,6 +7,8 @@ every category of every retention is one pair of matrix products (:func:`weighte
 
 from __future__ import annotations
 
+import inspect
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +59,7 @@ class CategoryPools:
     model_ids: list[str]
     models: pd.DataFrame
     notes: tuple[str, ...] = ()
+    predictions: np.ndarray | None = None
 
     @property
     def n_models(self) -> int:
@@ -87,6 +90,7 @@ class CategoryPools:
             model_ids=self.model_ids,
             models=self.models,
             notes=self.notes,
+            predictions=None if self.predictions is None else self.predictions[:, keep],
         )
 
     def onehot(self) -> np.ndarray:
@@ -96,18 +100,34 @@ class CategoryPools:
         return out
 
 
-def prepare_pools(panel: Panel, embeddings: ItemEmbeddings | None = None) -> CategoryPools:
+def prepare_pools(
+    panel: Panel, embeddings: ItemEmbeddings | None = None, predictions: Any = None
+) -> CategoryPools:
     """Group ``panel``'s image-condition rows into category pools and align the item embeddings.
 
     Without ``embeddings``, the built-in TF-IDF + SVD question-text embedding is used when the items carry
     a ``question`` column (as :func:`~benchsift.compression.stages.prune.stage2_prune` does); otherwise no
     embedding (VAW then has no coverage cells and fills its benchmark shares by score, noted).
+
+    ``predictions`` (optional): the models' logged answers, an ``(n_models, n_items)`` array of labels
+    aligned with ``panel.scores`` (``None``/NaN = missing). Every selection then passes the build rows'
+    answers on the pool as ``predictions=`` to selectors whose ``select`` takes it (DISCO, PRIMEBench
+    section 5: "prediction disagreement on the logged model answers").
     """
     if not isinstance(panel, Panel):
         raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
     image = panel.conditions == "image"
     if not image.any():
         raise InputError("the panel has no image-condition model rows")
+    pred = None
+    if predictions is not None:
+        pred = np.asarray(predictions, dtype=object)
+        if pred.shape != panel.shape:
+            raise InputError(
+                f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
+                f"(models x items), got {pred.shape}"
+            )
+        pred = pred[np.asarray(image, dtype=bool)]
     sub = panel.subset(models=image) if not image.all() else panel
     items = sub.items
     notes: list[str] = []
@@ -141,6 +161,7 @@ def prepare_pools(panel: Panel, embeddings: ItemEmbeddings | None = None) -> Cat
         model_ids=sub.model_ids,
         models=sub.models,
         notes=tuple(notes),
+        predictions=pred,
     )
 
 
@@ -202,6 +223,24 @@ def task_seed(base: int, *keys: int) -> int:
     return int(np.random.SeedSequence([int(base), *(int(k) for k in keys)]).generate_state(1)[0] >> 1)
 
 
+def selector_key(spec: SelectorSpec) -> int:
+    """A stable integer key of a selector (CRC-32 of its label) for :func:`task_seed`.
+
+    Keyed by name, not by list position, so a selector's selections do not depend on which other selectors
+    run beside it.
+    """
+    return zlib.crc32(selector_label(spec).encode("utf-8"))
+
+
+def retention_key(retention: float) -> int:
+    """A stable integer key of a retention (``round(r * 1e9)``) for :func:`task_seed`.
+
+    Keyed by value, not by list position, so ``--retentions 0.05`` alone reproduces the r = 5 % column of a
+    run over all six retentions.
+    """
+    return int(round(float(retention) * 1e9))
+
+
 def base_seed(random_state: Any) -> int:
     return int(check_random_state(random_state).integers(0, 2**31 - 1))
 
@@ -217,12 +256,16 @@ def select_pool(
     """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted)."""
     sel = build_selector(spec, seed)
     meta = pools.items.iloc[cols].reset_index(drop=True)
+    extra: dict[str, Any] = {}
+    if pools.predictions is not None and "predictions" in inspect.signature(sel.select).parameters:
+        extra["predictions"] = pools.predictions[np.ix_(rows, cols)]
     local = sel.select(
         pools.scores[np.ix_(rows, cols)],
         int(k),
         embeddings=None if pools.vision_text is None else pools.vision_text[cols],
         text_embeddings=None if pools.text is None else pools.text[cols],
         item_meta=meta,
+        **extra,
     )
     return cols[np.asarray(local, dtype=np.int64)], sel
 
@@ -244,8 +287,9 @@ def selection_weights(
     Returns ``W`` ``(n_items, n_retentions)``: the weight of each item in its category's score at each
     retention (1 for kept items, or the selector's ``weights_`` when ``use_weights``; 0 for dropped items),
     and ``budgets`` ``(n_retentions, n_categories)`` (``K_C``, PRIMEBench section 4.3).
-    ``seeds(i_retention, i_category)`` gives each selection's seed. When ``fitted`` is a dict it receives
-    ``(j, c) -> (kept positions, fitted selector)`` for every selection made (pools kept whole have none).
+    ``seeds(retention_key(r), i_category)`` gives each selection's seed (:func:`retention_key`). When
+    ``fitted`` is a dict it receives ``(j, c) -> (kept positions, fitted selector)`` for every selection made
+    (pools kept whole have none).
     """
     cats = range(pools.n_categories) if categories is None else categories
     W = np.zeros((pools.n_items, len(retentions)))
@@ -258,12 +302,66 @@ def selection_weights(
             if k >= cols.shape[0]:  # the floor keeps a small pool whole: nothing to select
                 W[cols, j] = 1.0
                 continue
-            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(j, c))
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(retention_key(r), c))
             if fitted is not None:
                 fitted[(j, c)] = (kept, sel)
             w = getattr(sel, "weights_", None) if use_weights else None
             W[kept, j] = 1.0 if w is None else np.asarray(w, dtype=np.float64)
     return W, budgets
+
+
+def finite_mean(a: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Mean of the finite entries of ``a`` along ``axis``; NaN where a slice has none.
+
+    The one NaN-aware mean of the protocols and diagnostics: the macro rho over categories with a defined
+    rho (PRIMEBench D.3), a model's mean over its available category means or z-scores, a mean MAE over
+    splits. No warnings on empty slices.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    ok = np.isfinite(a)
+    n = ok.sum(axis=axis)
+    out = np.full(n.shape, np.nan)
+    np.divide(np.where(ok, a, 0.0).sum(axis=axis), n, out=out, where=n > 0)
+    return out
+
+
+#: The keys of one ``results`` row of ``benchsift validate --json`` (every protocol).
+RESULT_KEYS: tuple[str, ...] = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
+
+
+def summary_frame(
+    selectors: Sequence[str],
+    retentions: Sequence[float],
+    stats: dict[str, np.ndarray],
+    **extra: np.ndarray,
+) -> pd.DataFrame:
+    """One row per (selector, retention) from :func:`~.stage2_heldout.split_summary` output ``stats``.
+
+    Columns ``selector, retention, rho_mean, rho_sd, rho_min, rho_max, wins`` and then each ``extra``
+    ``(n_selectors, n_retentions)`` array under its keyword name (floats, or ints for integer arrays).
+    """
+    rows = []
+    for s, name in enumerate(selectors):
+        for j, r in enumerate(retentions):
+            row: dict[str, Any] = {
+                "selector": name,
+                "retention": r,
+                "rho_mean": float(stats["mean"][s, j]),
+                "rho_sd": float(stats["sd"][s, j]),
+                "rho_min": float(stats["min"][s, j]),
+                "rho_max": float(stats["max"][s, j]),
+                "wins": int(stats["wins"][s, j]),
+            }
+            for key, values in extra.items():
+                v = np.asarray(values)[s, j]
+                row[key] = int(v) if np.issubdtype(np.asarray(values).dtype, np.integer) else float(v)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def result_records(summary: pd.DataFrame, keys: Sequence[str] = RESULT_KEYS) -> list[dict[str, Any]]:
+    """The rows of a summary frame restricted to ``keys`` (the JSON ``results`` list)."""
+    return [{k: row[k] for k in keys} for row in summary.to_dict(orient="records")]
 
 
 def weighted_group_means(X: np.ndarray, weights: np.ndarray) -> np.ndarray:

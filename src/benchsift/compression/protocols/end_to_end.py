@@ -39,32 +39,31 @@ from benchsift.compression.protocols._pools import (
     base_seed,
     check_retentions,
     check_selectors,
+    finite_mean,
     prepare_pools,
     progress_bar,
+    result_records,
     selection_weights,
+    selector_key,
     single_threaded,
+    summary_frame,
     task_seed,
     weighted_group_means,
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
-from benchsift.compression.protocols.stage2_heldout import split_summary
+from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
 from benchsift.compression.stages.categories import exhaustive_search
 from benchsift.compression.stages.clean import stage0_clean
 from benchsift.compression.stages.representatives import stage1_select
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import spearman
 
 __all__ = ["EndToEndResult", "end_to_end"]
 
 
 def row_mean(X: np.ndarray) -> np.ndarray:
     """NaN-aware mean of each row (NaN when a row has no value)."""
-    ok = ~np.isnan(X)
-    n = ok.sum(axis=1)
-    out = np.full(X.shape[0], np.nan)
-    np.divide(np.where(ok, X, 0.0).sum(axis=1), n, out=out, where=n > 0)
-    return out
+    return finite_mean(X, axis=1)
 
 
 @dataclass(frozen=True)
@@ -96,23 +95,7 @@ class EndToEndResult:
         stats = split_summary(self.rho)
         no3 = split_summary(self.rho_no_stage3)["mean"]
         beats = (self.rho > self.rho_stage3_only[:, None, None]).sum(axis=0)
-        rows = []
-        for s, name in enumerate(self.selectors):
-            for j, r in enumerate(self.retentions):
-                rows.append(
-                    {
-                        "selector": name,
-                        "retention": r,
-                        "rho_mean": float(stats["mean"][s, j]),
-                        "rho_sd": float(stats["sd"][s, j]),
-                        "rho_min": float(stats["min"][s, j]),
-                        "rho_max": float(stats["max"][s, j]),
-                        "wins": int(stats["wins"][s, j]),
-                        "no_stage3": float(no3[s, j]),
-                        "beats_stage3_only": int(beats[s, j]),
-                    }
-                )
-        return pd.DataFrame(rows)
+        return summary_frame(self.selectors, self.retentions, stats, no_stage3=no3, beats_stage3_only=beats)
 
     def stage3_only(self) -> dict[str, float]:
         """Mean, sd (ddof 1), min and max over splits of the Stage 3 only rho."""
@@ -120,14 +103,19 @@ class EndToEndResult:
         return {k: float(st[k][0]) for k in ("mean", "sd", "min", "max")}
 
     def results(self) -> list[dict[str, Any]]:
-        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
-        extra = ("no_stage3", "beats_stage3_only")
-        return [{k: row[k] for k in keys + extra} for row in self.summary().to_dict(orient="records")]
+        """The JSON ``results`` list: ``selector, retention, rho_mean, rho_sd, rho_min, rho_max, wins``."""
+        return result_records(self.summary())
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``protocol``, ``results`` (the seven keys of every protocol), then Table 12's other
+        columns per (selector, retention) in ``table12`` (``no_stage3`` mean, ``beats_stage3_only``
+        splits) and the Stage 3 only summary."""
         return {
             "protocol": self.protocol,
             "results": self.results(),
+            "table12": result_records(
+                self.summary(), ("selector", "retention", "no_stage3", "beats_stage3_only")
+            ),
             "stage3_only": self.stage3_only(),
             "k": self.k,
             "categories": self.categories,
@@ -138,15 +126,21 @@ class EndToEndResult:
         }
 
 
+def _heldout_rho(score: np.ndarray, reference: np.ndarray, min_heldout: int) -> float:
+    """Spearman rho over the held-out models with both values; NaN with fewer than ``min_heldout`` (D.3)."""
+    rho = per_category_rho(reference[:, None], score[:, None], min_heldout)
+    return float(rho[0])
+
+
 def _stage3_rho(
-    X: np.ndarray, split: Split, k: int, reference: np.ndarray
+    X: np.ndarray, split: Split, k: int, reference: np.ndarray, min_heldout: int = 10
 ) -> tuple[float, float, tuple[int, ...]]:
     """Stage 3 on the build rows of ``X``; held-out rho of the k-subset and of all columns vs reference."""
     Xb = X[split.build]
     usable = np.flatnonzero(np.isfinite(Xb).any(axis=0))
     ref_h = reference[split.heldout]
     Xh = X[split.heldout]
-    rho_all = float(spearman(row_mean(Xh), ref_h))
+    rho_all = _heldout_rho(row_mean(Xh), ref_h, min_heldout)
     kk = min(k, usable.size)
     if kk == 0:
         return float("nan"), rho_all, ()
@@ -155,14 +149,14 @@ def _stage3_rho(
     else:
         choice = exhaustive_search(Xb[:, usable], kk)
         chosen = tuple(int(usable[p]) for p in choice.positions)
-    return float(spearman(row_mean(Xh[:, list(chosen)]), ref_h)), rho_all, chosen
+    return _heldout_rho(row_mean(Xh[:, list(chosen)]), ref_h, min_heldout), rho_all, chosen
 
 
-def _seeder(base: int, i_split: int, i_sel: int) -> Callable[[int, int], int]:
-    """Seed of the selection of (retention j, category c) in this split, for this selector."""
+def _seeder(base: int, i_split: int, sel_key: int) -> Callable[[int, int], int]:
+    """Seed of the selection of (retention key, category c) in this split, for this selector."""
 
-    def seed(j: int, c: int) -> int:
-        return task_seed(base, i_split, i_sel, j, c)
+    def seed(r_key: int, c: int) -> int:
+        return task_seed(base, i_split, sel_key, r_key, c)
 
     return seed
 
@@ -180,6 +174,7 @@ def _split_task(
     base: int,
     single: bool,
     target: float,
+    min_heldout: int,
 ) -> dict[str, Any]:
     with single_threaded():
         if single:
@@ -189,7 +184,7 @@ def _split_task(
             pool = pools.subset_items(s1.pool)
         onehot = pool.onehot()
         X0 = weighted_group_means(pool.scores, onehot)
-        only, _, only_sel = _stage3_rho(X0, split, k, reference)
+        only, _, only_sel = _stage3_rho(X0, split, k, reference, min_heldout)
         rho = np.full((len(selectors), len(retentions)), np.nan)
         rho_no3 = np.full_like(rho, np.nan)
         chosen: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -200,11 +195,11 @@ def _split_task(
                 split.build,
                 retentions,
                 floor,
-                _seeder(base, i_split, s),
+                _seeder(base, i_split, selector_key(spec)),
             )
             for j in range(len(retentions)):
                 X = weighted_group_means(pool.scores, W[:, j, None] * onehot)
-                rho[s, j], rho_no3[s, j], chosen[(s, j)] = _stage3_rho(X, split, k, reference)
+                rho[s, j], rho_no3[s, j], chosen[(s, j)] = _stage3_rho(X, split, k, reference, min_heldout)
     return {"rho": rho, "no3": rho_no3, "only": only, "only_sel": only_sel, "chosen": chosen}
 
 
@@ -220,17 +215,21 @@ def end_to_end(
     tau: float = 2.0 / 3.0,
     target: float = 0.95,
     floor: int = 100,
+    min_heldout: int = 10,
     embeddings: ItemEmbeddings | None = None,
     random_state: int | np.random.Generator | None = 0,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
     progress: bool = False,
 ) -> EndToEndResult:
     """Run the end-to-end protocol (PRIMEBench D.3, Table 12) on a raw panel.
 
     ``panel`` holds the image-condition runs and optionally the text-only runs (Stage 0's blind filter).
-    ``k`` is the Stage 3 category count (5), capped at the number of categories. The other parameters are
-    those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`.
+    ``k`` is the Stage 3 category count (5), capped at the number of categories. Every held-out rho needs
+    ``min_heldout`` (10) held-out models with both scores, else it is undefined (NaN, D.3). The other
+    parameters are those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`.
     """
+    if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
+        raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
@@ -281,6 +280,7 @@ def end_to_end(
                 base,
                 single,
                 target,
+                int(min_heldout),
             )
             for i, split in enumerate(split_list)
         )
@@ -308,6 +308,7 @@ def end_to_end(
             "tau": float(tau),
             "target": float(target),
             "floor": int(floor),
+            "min_heldout": int(min_heldout),
             "n_models": pools.n_models,
             "n_items_clean": pools.n_items,
             "random_state": random_state if isinstance(random_state, int | None) else "generator",

@@ -35,8 +35,12 @@ from benchsift.compression.protocols._pools import (
     check_selectors,
     prepare_pools,
     progress_bar,
+    result_records,
+    retention_key,
     select_pool,
+    selector_key,
     single_threaded,
+    summary_frame,
     task_seed,
     weighted_group_means,
 )
@@ -68,22 +72,7 @@ class SameModelResult:
     def summary(self) -> pd.DataFrame:
         # split_summary treats axis 0 as the replicates: here the benchmarks
         stats = split_summary(np.moveaxis(self.rho, -1, 0))
-        rows = []
-        for s, name in enumerate(self.selectors):
-            for j, r in enumerate(self.retentions):
-                rows.append(
-                    {
-                        "selector": name,
-                        "retention": r,
-                        "rho_mean": float(stats["mean"][s, j]),
-                        "rho_sd": float(stats["sd"][s, j]),
-                        "rho_min": float(stats["min"][s, j]),
-                        "rho_max": float(stats["max"][s, j]),
-                        "wins": int(stats["wins"][s, j]),
-                        "n_benchmarks": int(stats["n_splits"][s, j]),
-                    }
-                )
-        return pd.DataFrame(rows)
+        return summary_frame(self.selectors, self.retentions, stats, n_benchmarks=stats["n_splits"])
 
     def benchmark_table(self, retention: float) -> pd.DataFrame:
         j = int(np.argmin([abs(r - float(retention)) for r in self.retentions]))
@@ -93,8 +82,8 @@ class SameModelResult:
         return frame
 
     def results(self) -> list[dict[str, Any]]:
-        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
-        return [{k: row[k] for k in keys} for row in self.summary().to_dict(orient="records")]
+        """The JSON ``results`` list: ``selector, retention, rho_mean, rho_sd, rho_min, rho_max, wins``."""
+        return result_records(self.summary())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,7 +99,6 @@ class SameModelResult:
 def _selector_task(
     pools: CategoryPools,
     spec: SelectorSpec,
-    i_sel: int,
     retentions: list[float],
     base: int,
     min_models: int,
@@ -129,7 +117,8 @@ def _selector_task(
                 if k >= cols.shape[0]:
                     W[cols, b] = 1.0
                     continue
-                kept, _ = select_pool(pools, spec, rows, cols, k, task_seed(base, i_sel, j, b))
+                seed = task_seed(base, selector_key(spec), retention_key(r), b)
+                kept, _ = select_pool(pools, spec, rows, cols, k, seed)
                 W[kept, b] = 1.0
             rho[j] = per_category_rho(full, weighted_group_means(pools.scores, W), min_models)
     return rho, time.perf_counter() - t0
@@ -142,25 +131,30 @@ def same_model(
     retentions: Sequence[float] = DEFAULT_RETENTIONS,
     min_models: int = 10,
     embeddings: ItemEmbeddings | None = None,
+    predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
     progress: bool = False,
 ) -> SameModelResult:
-    """Same-model selection per benchmark (PRIMEBench H.2, Table 17); see the module docstring."""
+    """Same-model selection per benchmark (PRIMEBench H.2, Table 17); see the module docstring.
+
+    ``predictions``: optional logged answers aligned with ``panel.scores``, passed to DISCO (see
+    :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`).
+    """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     # one pool per benchmark: ignore the categories
     items = panel.items.copy()
     items["category"] = items["benchmark"]
     by_bench = Panel(panel.scores, panel.models, items)
-    pools = prepare_pools(by_bench, embeddings)
+    pools = prepare_pools(by_bench, embeddings, predictions)
     base = base_seed(random_state)
     full = weighted_group_means(pools.scores, pools.onehot())
     rho = np.full((len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds: dict[str, float] = {}
     with progress_bar(progress, len(sel_labels), "Same-model protocol") as tick:
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_selector_task)(pools, spec, s, rets, base, int(min_models), full)
+            delayed(_selector_task)(pools, spec, rets, base, int(min_models), full)
             for s, spec in enumerate(selectors)
         )
         for s, (r, sec) in enumerate(outputs):

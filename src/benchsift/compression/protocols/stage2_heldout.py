@@ -24,8 +24,10 @@ PRIMEBench Tables 9-11.
 Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
 scoring all categories of all retentions of a (split, selector) task is one pair of matrix products. Tasks
 run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
-joblib.parallel_backend("ray"):`` (or ``"dask"``) around the call distributes them unchanged. Seeds are a
-function of the run seed and the task's indices only, so results do not depend on ``n_jobs``.
+joblib.parallel_backend("ray", n_jobs=-1):`` (or ``"dask"``) around a call with the default ``n_jobs=None``
+distributes them unchanged. Seeds are a function of the run seed, the split, the selector's name, the
+retention's value and the category only, so results do not depend on ``n_jobs``, the backend, or which other
+selectors and retentions run beside them.
 """
 
 from __future__ import annotations
@@ -48,10 +50,14 @@ from benchsift.compression.protocols._pools import (
     base_seed,
     check_retentions,
     check_selectors,
+    finite_mean,
     prepare_pools,
     progress_bar,
+    result_records,
     selection_weights,
+    selector_key,
     single_threaded,
+    summary_frame,
     task_seed,
     weighted_group_means,
 )
@@ -88,14 +94,8 @@ def per_category_rho(full: np.ndarray, selected: np.ndarray, min_heldout: int = 
 
 
 def macro_rho(rho: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Mean over the categories (``axis``) with a defined rho; NaN where none is defined."""
-    rho = np.asarray(rho, dtype=np.float64)
-    ok = np.isfinite(rho)
-    n = ok.sum(axis=axis)
-    total = np.where(ok, rho, 0.0).sum(axis=axis)
-    out = np.full(n.shape, np.nan)
-    np.divide(total, n, out=out, where=n > 0)
-    return out
+    """Mean over the categories (``axis``) with a defined rho; NaN where none is defined (D.3)."""
+    return finite_mean(rho, axis=axis)
 
 
 def split_summary(macro: np.ndarray) -> dict[str, np.ndarray]:
@@ -157,26 +157,11 @@ class HeldoutResult:
         ``n_categories`` (mean number of categories with a defined rho). ``splits`` restricts to those
         split positions (default: all)."""
         idx = self._default_splits() if splits is None else list(splits)
-        macro = self.macro[idx]
-        stats = split_summary(macro)
+        stats = split_summary(self.macro[idx])
         n_cat = np.isfinite(self.rho[idx]).sum(axis=-1).mean(axis=0)
-        rows = []
-        for s, name in enumerate(self.selectors):
-            for j, r in enumerate(self.retentions):
-                rows.append(
-                    {
-                        "selector": name,
-                        "retention": r,
-                        "rho_mean": float(stats["mean"][s, j]),
-                        "rho_sd": float(stats["sd"][s, j]),
-                        "rho_min": float(stats["min"][s, j]),
-                        "rho_max": float(stats["max"][s, j]),
-                        "wins": int(stats["wins"][s, j]),
-                        "n_splits": int(stats["n_splits"][s, j]),
-                        "n_categories": float(n_cat[s, j]),
-                    }
-                )
-        return pd.DataFrame(rows)
+        return summary_frame(
+            self.selectors, self.retentions, stats, n_splits=stats["n_splits"], n_categories=n_cat
+        )
 
     def split_table(self, retention: float) -> pd.DataFrame:
         """Macro rho per split (rows) and selector (columns) at ``retention``."""
@@ -211,8 +196,7 @@ class HeldoutResult:
 
     def results(self, splits: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """The JSON ``results`` list: ``selector, retention, rho_mean, rho_sd, rho_min, rho_max, wins``."""
-        keys = ("selector", "retention", "rho_mean", "rho_sd", "rho_min", "rho_max", "wins")
-        return [{k: row[k] for k in keys} for row in self.summary(splits).to_dict(orient="records")]
+        return result_records(self.summary(splits))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: protocol, results, splits, per-split macro rho, timings, parameters and notes.
@@ -249,7 +233,6 @@ def _heldout_task(
     floor: int,
     base: int,
     i_split: int,
-    i_sel: int,
     min_heldout: int,
     scoring: str,
     full: np.ndarray,
@@ -264,7 +247,7 @@ def _heldout_task(
             split.build,
             retentions,
             floor,
-            lambda j, c: task_seed(base, i_split, i_sel, j, c),
+            lambda r_key, c: task_seed(base, i_split, selector_key(spec), r_key, c),
             use_weights=scoring == "weighted",
             fitted=fitted,
         )
@@ -295,8 +278,9 @@ def stage2_heldout(
     min_heldout: int = 10,
     scoring: Scoring = "mean",
     embeddings: ItemEmbeddings | None = None,
+    predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
     progress: bool = False,
 ) -> HeldoutResult:
     """Run the Stage 2 held-out protocol (PRIMEBench D.3, Tables 9-11) on a panel of category pools.
@@ -322,10 +306,15 @@ def stage2_heldout(
         ``"selector"`` (the selector's :meth:`~ItemSelector.estimate`, e.g. p-IRT).
     embeddings
         Item embeddings for VAW's cells and ``delta^VL``; default: the question-text embedding if any.
+    predictions
+        Optional logged answers ``(n_models, n_items)`` aligned with ``panel.scores`` (labels, ``None``/NaN
+        missing): DISCO then counts disagreement on the build models' answers (PRIMEBench section 5) instead
+        of on their scores.
     random_state
         Seed of the splits and every selection.
     n_jobs
-        joblib workers (``-1``: all cores); the active joblib backend is used.
+        joblib workers (``-1``: all cores); ``None`` (default) takes the active ``joblib.parallel_backend``'s
+        setting (one worker outside any).
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -335,7 +324,7 @@ def stage2_heldout(
         raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
         raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
-    pools = prepare_pools(panel, embeddings)
+    pools = prepare_pools(panel, embeddings, predictions)
     base = base_seed(random_state)
     if splits is not None:
         split_list = list(splits)
@@ -371,7 +360,7 @@ def stage2_heldout(
     with progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick:
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_heldout_task)(
-                pools, spec, split_list[i], rets, int(floor), base, i, s, int(min_heldout), scoring, full
+                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full
             )
             for i, s, spec in jobs
         )

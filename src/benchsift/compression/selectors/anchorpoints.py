@@ -41,7 +41,13 @@ from benchsift.compression.selectors.base import ItemSelector, check_selector_in
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
-__all__ = ["AnchorPointsSelector", "correlation_embedding", "kmedoids_correlation"]
+__all__ = [
+    "AnchorPointsSelector",
+    "complete_anchors",
+    "correlation_embedding",
+    "kmedoids_correlation",
+    "sorted_anchor_labels",
+]
 
 
 def correlation_embedding(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -135,6 +141,38 @@ def kmedoids_correlation(
     return medoids, labels, float(dist.sum()), n_iter
 
 
+def complete_anchors(
+    anchors: np.ndarray, candidates: np.ndarray, k: int, rng: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    """Fill ``anchors`` up to ``k`` with items drawn at random (seeded) from ``candidates``.
+
+    Used when the clustering yields fewer anchors than the budget (constant items, duplicate embeddings).
+    Returns the anchors (selection order, the drawn items last) and the number of items added.
+    """
+    n_extra = max(int(k) - int(anchors.shape[0]), 0)
+    if n_extra == 0:
+        return anchors, 0
+    extra = candidates[rng.permutation(candidates.shape[0])[:n_extra]]
+    return np.concatenate([anchors, extra]).astype(np.int64), int(extra.shape[0])
+
+
+def sorted_anchor_labels(anchors: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Re-index per-anchor results to the sorted positions :meth:`ItemSelector.select` returns.
+
+    ``anchors`` are the kept items in selection order and ``label[i]`` the index into ``anchors`` of item
+    ``i``'s anchor (-1 = none). Returns ``(order, labels)``: ``order`` sorts the anchors (apply it to any
+    per-anchor array, e.g. the weights) and ``labels[i]`` is the position of item ``i``'s anchor in the
+    sorted kept positions (-1 = none).
+    """
+    order = np.argsort(anchors, kind="stable")
+    rank = np.empty(anchors.shape[0], dtype=np.int64)
+    rank[order] = np.arange(anchors.shape[0])
+    labels = np.full(label.shape[0], -1, dtype=np.int64)
+    has = label >= 0
+    labels[has] = rank[label[has]]
+    return order, labels
+
+
 class AnchorPointsSelector(ItemSelector):
     """AnchorPoints: k-medoids on the correlation distance of item columns, cluster-size weighted estimate.
 
@@ -204,12 +242,10 @@ class AnchorPointsSelector(ItemSelector):
             med_local, labels_inf, objective, n_iter = best
             anchors = inf_pos[med_local]
             similarity[inf_pos] = np.einsum("mi,mi->i", zi, zi[:, med_local[labels_inf]])
-        reasons = ["medoid"] * anchors.shape[0]
-        if inp.k > anchors.shape[0]:  # fewer informative items than the budget: add constant items
-            others = np.flatnonzero(~informative)
-            extra = others[rng.permutation(others.shape[0])[: inp.k - anchors.shape[0]]]
-            anchors = np.concatenate([anchors, extra])
-            reasons += ["completion"] * extra.shape[0]
+        n_medoids = anchors.shape[0]
+        # fewer informative items than the budget: add constant items
+        anchors, n_extra = complete_anchors(anchors, np.flatnonzero(~informative), inp.k, rng)
+        reasons = ["medoid"] * n_medoids + ["completion"] * n_extra
         # Cluster of every item, as an index into ``anchors``.
         label = np.full(n, -1, dtype=np.int64)
         if inf_pos.size and labels_inf.size:
@@ -224,12 +260,8 @@ class AnchorPointsSelector(ItemSelector):
         sizes = np.bincount(label[label >= 0], minlength=anchors.shape[0]).astype(np.float64)
 
         out = self._set_fitted(n, anchors, np.asarray(reasons, dtype=object), similarity)
-        order = np.argsort(anchors, kind="stable")
-        rank = np.empty(anchors.shape[0], dtype=np.int64)
-        rank[order] = np.arange(anchors.shape[0])
+        order, self.labels_ = sorted_anchor_labels(anchors, label)
         self.weights_ = sizes[order]
-        self.labels_ = np.full(n, -1, dtype=np.int64)
-        self.labels_[label >= 0] = rank[label[label >= 0]]
         self.objective_ = objective
         self.n_iter_ = n_iter
         return out

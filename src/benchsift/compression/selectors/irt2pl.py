@@ -42,7 +42,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -52,7 +52,7 @@ from benchsift.errors import InputError
 from benchsift.irt import TwoPL
 from benchsift.stats import check_random_state
 
-__all__ = ["IRT2PLSelector", "binarize_scores", "fitted_twopl", "metabench_select"]
+__all__ = ["IRT2PLSelector", "binarize_scores", "fitted_twopl", "metabench_select", "selector_twopl"]
 
 Rule = Literal["metabench", "information"]
 _HALF_TYPES = frozenset({"soft", "judge", "vqa", "half", "binary"})
@@ -102,6 +102,28 @@ def fitted_twopl(
         while len(_FIT_CACHE) > _FIT_CACHE_SIZE:
             _FIT_CACHE.popitem(last=False)
     return model
+
+
+class TwoPLSettings(Protocol):
+    """A selector that stores the 2PL fitter settings (IRT 2PL and tinyBenchmarks share them)."""
+
+    n_quadrature: int
+    max_iter: int
+    tol: float
+    prior_a_sd: float
+    prior_d_sd: float
+
+
+def selector_twopl(selector: TwoPLSettings, responses: np.ndarray) -> TwoPL:
+    """:func:`fitted_twopl` on ``responses`` with the fitter settings ``selector`` stores."""
+    return fitted_twopl(
+        responses,
+        selector.n_quadrature,
+        selector.max_iter,
+        selector.tol,
+        selector.prior_a_sd,
+        selector.prior_d_sd,
+    )
 
 
 def binarize_scores(
@@ -220,6 +242,15 @@ def metabench_select(
 class IRT2PLSelector(ItemSelector):
     """Items chosen by their Fisher information under a 2PL model of the binarised build scores (metabench).
 
+    Reads ``item_meta`` (optional): ``benchmark`` (one binarisation rule and median per benchmark) and
+    ``item_meta[score_type_column]`` (default column ``"score_type"``), the score type of each item, which
+    picks the PRIMEBench D.1 binarisation of a non-binary benchmark: ``soft``, ``judge``, ``vqa``, ``half``
+    (and ``binary``) -> ``x >= 0.5``; ``graded``, ``caption``, ``captioning``, ``referring``, ``median`` ->
+    above the benchmark median of the build scores. Any other value is an :class:`InputError` naming the row;
+    a missing value (or no such column) falls back to ``graded_benchmarks``, then to half scale. In the
+    held-out protocols ``item_meta`` is the panel's item table, so a ``score_type`` item column set at import
+    reaches this selector. Benchmarks whose valid scores are all 0/1 are used as they are.
+
     Parameters
     ----------
     rule
@@ -294,14 +325,7 @@ class IRT2PLSelector(ItemSelector):
         theta = np.zeros(0)
         converged = False
         if observed.any() and inp.k > 0:
-            fit = fitted_twopl(
-                binary[:, observed],
-                self.n_quadrature,
-                self.max_iter,
-                self.tol,
-                self.prior_a_sd,
-                self.prior_d_sd,
-            )
+            fit = selector_twopl(self, binary[:, observed])
             a[observed] = fit.discrimination_
             d[observed] = fit.intercept_
             theta = fit.theta_

@@ -40,8 +40,9 @@ import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from benchsift.compression.selectors.anchorpoints import complete_anchors, sorted_anchor_labels
 from benchsift.compression.selectors.base import ItemSelector, check_selector_input
-from benchsift.compression.selectors.irt2pl import fitted_twopl
+from benchsift.compression.selectors.irt2pl import selector_twopl
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -130,14 +131,7 @@ class TinyBenchmarksSelector(ItemSelector):
         shares = np.empty(0)
         self.irt_ = None
         if fitted.size and inp.k > 0:
-            irt = fitted_twopl(
-                inp.scores[:, fitted],
-                self.n_quadrature,
-                self.max_iter,
-                self.tol,
-                self.prior_a_sd,
-                self.prior_d_sd,
-            )
+            irt = selector_twopl(self, inp.scores[:, fitted])
             self.irt_ = irt
             x = np.column_stack([irt.discrimination_, irt.intercept_])
             emb[fitted] = x
@@ -156,20 +150,14 @@ class TinyBenchmarksSelector(ItemSelector):
             label[fitted] = remap[lab]
             dist[fitted] = np.sqrt(((x - centres[lab]) ** 2).sum(axis=1))
             shares = np.bincount(label[fitted], minlength=anchors.shape[0]) / fitted.shape[0]
-        reasons = ["anchor"] * anchors.shape[0]
-        if inp.k > anchors.shape[0]:  # duplicate embeddings or unfitted items: fill the budget at random
-            rest = np.setdiff1d(np.arange(n), anchors)
-            extra = rest[rng.permutation(rest.shape[0])[: inp.k - anchors.shape[0]]]
-            anchors = np.concatenate([anchors, extra])
-            shares = np.concatenate([shares, np.zeros(extra.shape[0])])
-            reasons += ["completion"] * extra.shape[0]
+        n_anchors = anchors.shape[0]
+        if inp.k > n_anchors:  # duplicate embeddings or unfitted items: fill the budget at random
+            anchors, n_extra = complete_anchors(anchors, np.setdiff1d(np.arange(n), anchors), inp.k, rng)
+            shares = np.concatenate([shares, np.zeros(n_extra)])
+        reasons = ["anchor"] * n_anchors + ["completion"] * (anchors.shape[0] - n_anchors)
         out = self._set_fitted(n, anchors, np.asarray(reasons, dtype=object), dist)
-        order = np.argsort(anchors, kind="stable")
-        rank = np.empty(anchors.shape[0], dtype=np.int64)
-        rank[order] = np.arange(anchors.shape[0])
+        order, self.labels_ = sorted_anchor_labels(anchors, label)
         self.weights_ = shares[order]
-        self.labels_ = np.full(n, -1, dtype=np.int64)
-        self.labels_[label >= 0] = rank[label[label >= 0]]
         self.embedding_ = emb
         self.fitted_items_ = fitted
         self.kept_ = out
