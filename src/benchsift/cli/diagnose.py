@@ -156,7 +156,7 @@ def leftout_command(
         random_state=seed,
     )
     if figure is not None:
-        from benchsift.report.compression_figures import save_figure
+        from benchsift.report._figures import save_figure
 
         save_figure(leftout_figure(res.table()), figure)
     if json_output:
@@ -209,7 +209,7 @@ def checkpoints_command(
         random_state=seed,
     )
     if figure is not None:
-        from benchsift.report.compression_figures import save_figure
+        from benchsift.report._figures import save_figure
 
         save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure)
     if json_output:

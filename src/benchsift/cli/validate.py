@@ -165,7 +165,7 @@ def validate_command(
         )
     summary = result.summary()
     if figure is not None and protocol != "end-to-end":
-        from benchsift.report.compression_figures import save_figure
+        from benchsift.report._figures import save_figure
 
         save_figure(selector_retention_figure(summary, title=f"{protocol} protocol"), figure)
     if json_output:

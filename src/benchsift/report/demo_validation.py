@@ -17,7 +17,7 @@ from rich.console import Console
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.protocols import stage2_heldout
-from benchsift.report.compression_figures import save_figure
+from benchsift.report._figures import save_figure
 from benchsift.report.validation_figures import retention_table, selector_retention_figure
 from benchsift.simulate import SimulationConfig, simulate_panel
 

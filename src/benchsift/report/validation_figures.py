@@ -23,9 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from rich.table import Table
+
+from benchsift.report._figures import new_figure
 
 __all__ = [
     "checkpoint_figure",
@@ -171,18 +172,12 @@ def end_to_end_table(
     return frame_table(frame, title, caption=caption, highlight=hl)
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out ranking fidelity") -> Figure:
     """PRIMEBench Figure 3: mean held-out rho against retention per selector, shaded +- one split sd.
 
     ``summary`` has columns ``selector, retention, rho_mean, rho_sd`` (``HeldoutResult.summary()``).
     """
-    fig = _new_figure(6.4, 4.0)
+    fig = new_figure(6.4, 4.0)
     ax = fig.add_subplot()
     for name in pd.unique(summary["selector"]):
         rows = summary[summary["selector"] == name].sort_values("retention")
@@ -209,7 +204,7 @@ def leftout_figure(table: pd.DataFrame, title: str = "Left-out benchmark predict
 
     ``table`` is ``LeftoutResult.table()`` (columns ``target, models, M=1, M=2, ...``).
     """
-    fig = _new_figure(5.6, 3.8)
+    fig = new_figure(5.6, 3.8)
     ax = fig.add_subplot()
     cols = [c for c in table.columns if str(c).startswith("M=")]
     sizes = np.array([int(str(c)[2:]) for c in cols])
@@ -233,7 +228,7 @@ def checkpoint_figure(table: pd.DataFrame, retention: float, title: str = "Check
     """PRIMEBench Figure 4(b): fidelity per variant set and selector at ``retention``; the bootstrap ceiling
     as a black tick, failing sets hatched."""
     cols = [c for c in table.columns if "@" in str(c) and np.isclose(float(str(c).split("@")[1]), retention)]
-    fig = _new_figure(max(6.0, 0.9 * len(table) + 3.0), 3.8)
+    fig = new_figure(max(6.0, 0.9 * len(table) + 3.0), 3.8)
     ax = fig.add_subplot()
     x = np.arange(len(table))
     width = 0.8 / max(len(cols), 1)
