@@ -33,11 +33,10 @@ informative items remain) and join, for the weights only, the anchor whose build
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 from threadpoolctl import threadpool_limits
 
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -203,23 +202,14 @@ class AnchorPointsSelector(ItemSelector):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
-        """Cluster the pool into ``k`` correlation clusters and keep their medoids (sorted positions)."""
+    def _check_params(self) -> None:
         for pname in ("n_init", "max_iter"):
             val = getattr(self, pname)
             if isinstance(val, bool) or not isinstance(val, int | np.integer) or int(val) < 1:
                 raise InputError(f"AnchorPoints {pname}: expected an integer >= 1, got {val!r}")
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        """Cluster the pool into ``k`` correlation clusters and keep their medoids (sorted positions)."""
         rng = check_random_state(self.random_state)
         n = inp.n_items
         z, mean = correlation_embedding(inp.scores)

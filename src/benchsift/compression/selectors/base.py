@@ -41,9 +41,11 @@ Randomness: every random choice draws from ``check_random_state(self.random_stat
 seeded random order (:func:`top_k_positions`), never by item index, unless a selector documents otherwise.
 
 To add a selector (issue 6: Random, Variance, DISCO, point-biserial, IRT 2PL, AnchorPoints): subclass
-:class:`ItemSelector`, give ``__init__`` keyword parameters stored as is, implement :meth:`select` (call
-:func:`check_selector_input` first; finish with ``return self._set_fitted(n_items, kept, reasons,
-item_scores)``, which sets the three fitted attributes and returns the sorted positions), set a class
+:class:`ItemSelector`, give ``__init__`` keyword parameters stored as is, check them in ``_check_params``,
+implement ``_select(inp)`` on the validated :class:`SelectorInput` (the public :meth:`select` validates
+once and calls it; a selector with extra inputs, like DISCO's logged answers, overrides :meth:`select`
+itself and calls :func:`check_selector_input` first); finish with ``return self._set_fitted(n_items, kept,
+reasons, item_scores)``, which sets the three fitted attributes and returns the sorted positions; set a class
 attribute ``name``, and register the class under that name in
 :data:`benchsift.compression.selectors.SELECTORS`. Helpers: :func:`item_variance` (NaN-aware plug-in
 variance and valid counts), :func:`top_k_positions` (top-k with seeded random ties),
@@ -54,7 +56,7 @@ with ``k = K_C``; a selector that wants benchmark shares reads ``item_meta["benc
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,13 +174,12 @@ class ItemSelector(BaseEstimator, ABC):
     """Base class of the item selectors (see the module docstring for the full contract).
 
     Subclasses store their keyword parameters in ``__init__`` (always ``random_state``), implement
-    :meth:`select`, and set ``support_``, ``item_scores_`` and ``reasons_``.
+    ``_select`` (or :meth:`select`), and set ``support_``, ``item_scores_`` and ``reasons_``.
     """
 
     #: Short name used by the CLI and the registry (``"vaw"``, ``"variance"``...).
     name: str = "selector"
 
-    @abstractmethod
     def select(
         self,
         scores: np.ndarray,
@@ -188,7 +189,26 @@ class ItemSelector(BaseEstimator, ABC):
         text_embeddings: np.ndarray | None = None,
         item_meta: pd.DataFrame | None = None,
     ) -> np.ndarray:
-        """Fit on ``scores`` and return the sorted positions of the kept items (at most ``k``)."""
+        """Fit on ``scores`` and return the sorted positions of the kept items (at most ``k``).
+
+        The parameters and the inputs are validated here, once (:meth:`_check_params`,
+        :func:`check_selector_input`); the selection itself is the subclass's :meth:`_select`.
+        """
+        self._check_params()
+        inp = check_selector_input(
+            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
+        )
+        return self._select(inp)
+
+    def _check_params(self) -> None:
+        """Raise :class:`~benchsift.errors.InputError` naming a constructor parameter that is not valid."""
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        """Select from validated input; set the fitted attributes; return the sorted kept positions.
+
+        Subclasses implement this (or override :meth:`select` itself when they take extra inputs).
+        """
+        raise NotImplementedError(f"{type(self).__name__} implements neither _select nor select")
 
     def estimate(self, kept_scores: np.ndarray) -> np.ndarray:
         """Estimate each model's mean over the whole pool from its scores on the kept items.

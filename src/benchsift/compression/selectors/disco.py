@@ -25,7 +25,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input, top_k_positions
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    check_selector_input,
+    top_k_positions,
+)
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -132,14 +137,10 @@ class DiscoSelector(ItemSelector):
     ) -> np.ndarray:
         """Keep the ``k`` items with the most disagreement (sorted positions).
 
-        ``predictions``: optional logged answers of the same build models, ``(n_models, n_items)`` labels.
+        ``predictions``: optional logged answers of the same build models, ``(n_models, n_items)`` labels;
+        without them the distinct score values stand in for the answers.
         """
-        if self.criterion not in ("pds", "jsd"):
-            raise InputError(f"DISCO criterion: expected 'pds' or 'jsd', got {self.criterion!r}")
-        if isinstance(self.decimals, bool) or not isinstance(self.decimals, int | np.integer):
-            raise InputError(f"DISCO decimals: expected an integer, got {self.decimals!r}")
-        if not 0 <= int(self.decimals) <= 12:
-            raise InputError(f"DISCO decimals: expected 0..12, got {self.decimals!r}")
+        self._check_params()
         inp = check_selector_input(
             scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
         )
@@ -149,6 +150,21 @@ class DiscoSelector(ItemSelector):
         else:
             codes = _score_codes(inp.scores, int(self.decimals))
             self.source_ = "scores"
+        return self._keep_most_disagreement(inp, codes)
+
+    def _check_params(self) -> None:
+        if self.criterion not in ("pds", "jsd"):
+            raise InputError(f"DISCO criterion: expected 'pds' or 'jsd', got {self.criterion!r}")
+        if isinstance(self.decimals, bool) or not isinstance(self.decimals, int | np.integer):
+            raise InputError(f"DISCO decimals: expected an integer, got {self.decimals!r}")
+        if not 0 <= int(self.decimals) <= 12:
+            raise InputError(f"DISCO decimals: expected 0..12, got {self.decimals!r}")
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        self.source_ = "scores"
+        return self._keep_most_disagreement(inp, _score_codes(inp.scores, int(self.decimals)))
+
+    def _keep_most_disagreement(self, inp: SelectorInput, codes: np.ndarray) -> np.ndarray:
         d = disagreement_scores(codes, self.criterion)
         kept = top_k_positions(d, inp.k, check_random_state(self.random_state))
         return self._set_fitted(inp.n_items, kept, np.full(kept.shape[0], "top", dtype=object), d)

@@ -47,7 +47,11 @@ from typing import Literal, Protocol
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input, top_k_positions
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    top_k_positions,
+)
 from benchsift.errors import InputError
 from benchsift.irt import TwoPL
 from benchsift.stats import check_random_state
@@ -299,21 +303,12 @@ class IRT2PLSelector(ItemSelector):
         self.prior_d_sd = prior_d_sd
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
-        """Fit the 2PL on the binarised build scores; keep ``k`` items by information (sorted positions)."""
+    def _check_params(self) -> None:
         if self.rule not in ("metabench", "information"):
             raise InputError(f"IRT 2PL rule: expected 'metabench' or 'information', got {self.rule!r}")
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        """Fit the 2PL on the binarised build scores; keep ``k`` items by information (sorted positions)."""
         rng = check_random_state(self.random_state)
         n = inp.n_items
         binary, rule = binarize_scores(

@@ -21,9 +21,12 @@ Variance), ties in a seeded random order.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input, top_k_positions
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    top_k_positions,
+)
 from benchsift.stats import check_random_state, paired_columns
 
 __all__ = ["PointBiserialSelector", "item_rest_correlation", "rest_scores"]
@@ -73,19 +76,8 @@ class PointBiserialSelector(ItemSelector):
     def __init__(self, random_state: int | np.random.Generator | None = 0) -> None:
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
+    def _select(self, inp: SelectorInput) -> np.ndarray:
         """Keep the ``k`` items with the largest item-rest correlation (sorted positions)."""
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
         r = item_rest_correlation(inp.scores)
         kept = top_k_positions(r, inp.k, check_random_state(self.random_state))
         return self._set_fitted(inp.n_items, kept, np.full(kept.shape[0], "top", dtype=object), r)

@@ -8,9 +8,8 @@ base class default), an unbiased estimate of the pool mean under simple random s
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.stats import check_random_state
 
 __all__ = ["RandomSelector"]
@@ -34,19 +33,8 @@ class RandomSelector(ItemSelector):
     def __init__(self, random_state: int | np.random.Generator | None = 0) -> None:
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
+    def _select(self, inp: SelectorInput) -> np.ndarray:
         """Keep ``k`` items drawn uniformly without replacement (sorted positions)."""
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
         rng = check_random_state(self.random_state)
         n = inp.n_items
         kept = rng.permutation(n)[: inp.k].astype(np.int64)

@@ -36,12 +36,11 @@ import warnings
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
 from benchsift.compression.selectors.anchorpoints import complete_anchors, sorted_anchor_labels
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.irt2pl import selector_twopl
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
@@ -104,23 +103,14 @@ class TinyBenchmarksSelector(ItemSelector):
         self.prior_d_sd = prior_d_sd
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
-        """Fit the 2PL, cluster the item parameters into ``k`` clusters and keep their anchors (sorted)."""
+    def _check_params(self) -> None:
         if self.estimator not in _ESTIMATORS:
             raise InputError(
                 f"tinyBenchmarks estimator: expected one of {_ESTIMATORS}, got {self.estimator!r}"
             )
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        """Fit the 2PL, cluster the item parameters into ``k`` clusters and keep their anchors (sorted)."""
         rng = check_random_state(self.random_state)
         n = inp.n_items
         fitted = np.flatnonzero((~np.isnan(inp.scores)).any(axis=0))

@@ -20,11 +20,10 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from benchsift.compression.selectors.base import (
     ItemSelector,
-    check_selector_input,
+    SelectorInput,
     item_variance,
     top_k_positions,
 )
@@ -72,21 +71,12 @@ class VarianceSelector(ItemSelector):
         self.rank_by = rank_by
         self.random_state = random_state
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
-        """Keep the ``k`` items with the largest variance score (sorted positions)."""
+    def _check_params(self) -> None:
         if self.rank_by not in ("plugin", "eq5"):
             raise InputError(f"Variance rank_by: expected 'plugin' or 'eq5', got {self.rank_by!r}")
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        """Keep the ``k`` items with the largest variance score (sorted positions)."""
         score, sigma2 = variance_scores(inp.scores, self.rank_by)
         kept = top_k_positions(score, inp.k, check_random_state(self.random_state))
         out = self._set_fitted(inp.n_items, kept, np.full(kept.shape[0], "top", dtype=object), score)

@@ -52,7 +52,11 @@ from benchsift.compression.selectors._cells import (
     kmeans_cells,
     random_cells,
 )
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input, item_variance
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    item_variance,
+)
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -165,20 +169,8 @@ class VAWSelector(ItemSelector):
             return "none", None
         return space, random_projection(arr, self.projection_dim, self.projection_seed)
 
-    def select(
-        self,
-        scores: np.ndarray,
-        k: int,
-        *,
-        embeddings: np.ndarray | None = None,
-        text_embeddings: np.ndarray | None = None,
-        item_meta: pd.DataFrame | None = None,
-    ) -> np.ndarray:
+    def _select(self, inp: SelectorInput) -> np.ndarray:
         """Keep ``k`` items of the pool (sorted positions); see the class and module docstrings."""
-        self._check_params()
-        inp = check_selector_input(
-            scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
-        )
         n = inp.n_items
         delta = None
         if inp.embeddings is not None and inp.text_embeddings is not None:
