@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError
 
 __all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "random_projection"]
@@ -456,8 +457,6 @@ class ItemEmbeddings:
         # One BLAS thread: the randomized SVD factorises small dense blocks (QR / SVD of n x ~(dim + 10)),
         # where a threaded BLAS costs 0.2-1.7 s in start-up and contention on a loaded 2-core machine
         # against ~0.05 s single-threaded (measured on a 1,200-item panel).
-        from benchsift.compression.selectors._cells import single_thread
-
         with single_thread():
             return cls._tfidf_svd(frame, dim, random_state, max_fit_docs)
 

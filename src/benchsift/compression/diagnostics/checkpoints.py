@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._threads import single_thread
 from benchsift.compression.protocols._pools import (
     SelectorSpec,
     base_seed,
@@ -31,7 +32,6 @@ from benchsift.compression.protocols._pools import (
     retention_key,
     select_pool,
     selector_key,
-    single_threaded,
     task_seed,
 )
 from benchsift.compression.selectors._budget import category_budget
@@ -139,7 +139,7 @@ def checkpoint_ranking(
     cols = pools.columns[0]
     kept: dict[tuple[int, int], np.ndarray] = {}
     budgets = [category_budget(n, r, int(floor)) for r in rets]
-    with single_threaded():
+    with single_thread():
         for s, spec in enumerate(selectors):
             for j, k in enumerate(budgets):
                 seed = task_seed(base, selector_key(spec), retention_key(rets[j]))

@@ -380,20 +380,6 @@ def weighted_group_means(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 @contextmanager
-def single_threaded() -> Iterator[None]:
-    """Limit BLAS / OpenMP pools to one thread inside a task.
-
-    A sweep runs thousands of small selections (k-means cells, IRT fits); on small problems the thread
-    pools' start-up and spin-waiting cost more than they save (measured: one VAW selection 2.5 s with the
-    default OpenMP pool on a busy 2-core machine, 0.18 s single-threaded). Parallelism comes from the tasks.
-    """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        yield
-
-
-@contextmanager
 def progress_bar(enabled: bool, total: int, label: str) -> Iterator[Callable[[], None]]:
     """A rich progress bar over ``total`` tasks; yields a function to call after each task."""
     if not enabled:

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.pipeline import benchmark_weighted_category_means
 from benchsift.compression.protocols._pools import (
@@ -45,7 +46,6 @@ from benchsift.compression.protocols._pools import (
     result_records,
     selection_weights,
     selector_key,
-    single_threaded,
     summary_frame,
     task_seed,
     weighted_group_means,
@@ -176,7 +176,7 @@ def _split_task(
     target: float,
     min_heldout: int,
 ) -> dict[str, Any]:
-    with single_threaded():
+    with single_thread():
         if single:
             pool = pools
         else:

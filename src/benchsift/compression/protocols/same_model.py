@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols._pools import (
     DEFAULT_RETENTIONS,
@@ -39,7 +40,6 @@ from benchsift.compression.protocols._pools import (
     retention_key,
     select_pool,
     selector_key,
-    single_threaded,
     summary_frame,
     task_seed,
     weighted_group_means,
@@ -108,7 +108,7 @@ def _selector_task(
     rows = np.arange(pools.n_models)
     n_b = pools.n_categories
     rho = np.full((len(retentions), n_b), np.nan)
-    with single_threaded():
+    with single_thread():
         for j, r in enumerate(retentions):
             W = np.zeros((pools.n_items, n_b))
             for b in range(n_b):

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols._pools import (
     DEFAULT_RETENTIONS,
@@ -56,7 +57,6 @@ from benchsift.compression.protocols._pools import (
     result_records,
     selection_weights,
     selector_key,
-    single_threaded,
     summary_frame,
     task_seed,
     weighted_group_means,
@@ -240,7 +240,7 @@ def _heldout_task(
     """One (split, selector): select every pool at every retention, then score them all at once."""
     t0 = time.perf_counter()
     fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] | None = {} if scoring == "selector" else None
-    with single_threaded():
+    with single_thread():
         W, _ = selection_weights(
             pools,
             spec,
@@ -258,7 +258,7 @@ def _heldout_task(
     Sh = pools.scores[split.heldout]
     sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
     if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
-        with single_threaded():
+        with single_thread():
             for (j, c), (kept, selector) in fitted.items():
                 sel[:, j, c] = selector.estimate(Sh[:, kept])
     full_h = full[split.heldout]

@@ -16,28 +16,12 @@ Vectorized building blocks, each working on one benchmark's items:
 from __future__ import annotations
 
 import warnings
-from contextlib import AbstractContextManager
-from typing import Any
 
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import ThreadpoolController
 
-_CONTROLLER: ThreadpoolController | None = None
-
-
-def single_thread() -> AbstractContextManager[Any]:
-    """A context manager limiting BLAS and OpenMP to one thread (the controller is built once: 20 ms).
-
-    Stage 2 runs many small k-means / matrix-vector problems; a threaded BLAS or OpenMP pool costs more in
-    start-up and synchronisation than it gains on them (ten times more on a loaded machine).
-    """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1)
-
+from benchsift._threads import single_thread
 
 __all__ = [
     "cell_winners",

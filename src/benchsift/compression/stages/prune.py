@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors._budget import category_budget, check_retention
-from benchsift.compression.selectors._cells import single_thread
 from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
