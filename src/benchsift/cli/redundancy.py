@@ -4,7 +4,10 @@ Each command prints rich tables, or with ``--json`` one JSON object on stdout (s
 :meth:`DimensionRedundancy.to_dict`, :meth:`InstanceRedundancy.to_dict`, :meth:`BenchmarkRedundancy.to_dict`).
 ``--out DIR`` also writes the JSON result and the figures (PNG and SVG) into DIR. ``instances --compare-k K``
 runs all models, the top-K and the bottom-K and prints ``{"all": ..., "top-K": ..., "bottom-K": ...}`` (each
-the shape above) with one overlaid curve figure per metric, as the paper's Figs. 5-6.
+the shape above) with one overlaid curve figure per metric, as the paper's Figs. 5-6. ``instances
+--each-benchmark`` analyses every benchmark (or ``--benchmarks a,b``) on its own, top/bottom-K chosen per
+benchmark, and averages the curves (Fig. 5; benchmark-specific curves: Fig. 6); shape in
+:meth:`InstanceRedundancyByBenchmark.to_dict` (with ``--compare-k``: ``{label: that shape}``).
 """
 
 from __future__ import annotations
@@ -26,13 +29,16 @@ from benchsift.redundancy import (
     DEFAULT_RATIOS,
     METRIC_LABELS,
     InstanceRedundancy,
+    InstanceRedundancyByBenchmark,
     benchmark_redundancy,
     dimension_redundancy,
     instance_redundancy,
+    instance_redundancy_by_benchmark,
 )
 from benchsift.report.redundancy_figures import (
     write_benchmark_figures,
     write_dimension_figures,
+    write_each_benchmark_figures,
     write_instance_figures,
 )
 
@@ -196,6 +202,15 @@ def instances_command(
         0.95, "--threshold", help="Saturation threshold on the mean correlation."
     ),
     condition: str = CONDITION_OPT,
+    each_benchmark: bool = typer.Option(
+        False,
+        "--each-benchmark",
+        help="Analyse each benchmark on its own (top/bottom-K per benchmark) and average the curves"
+        " (the paper's Figs. 5-6); not with --benchmark.",
+    ),
+    benchmarks: str | None = typer.Option(
+        None, "--benchmarks", help="With --each-benchmark: comma-separated benchmarks (default: all)."
+    ),
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
 ) -> None:
@@ -205,7 +220,30 @@ def instances_command(
     groups: list[tuple[int | None, int | None]] = [(top_k, bottom_k)]
     if compare_k is not None:
         groups = [(None, None), (compare_k, None), (None, compare_k)]
+    if each_benchmark and benchmark is not None:
+        raise InputError(
+            "give either --each-benchmark (every benchmark on its own, averaged) or --benchmark NAME (one"
+            " benchmark), not both; use --benchmarks a,b to choose the benchmarks of --each-benchmark"
+        )
+    if benchmarks is not None and not each_benchmark:
+        raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
     data = Panel.load(panel)
+    if each_benchmark:
+        _each_benchmark(
+            data,
+            groups,
+            compare=compare_k is not None,
+            benchmarks=split_list(benchmarks),
+            ratios=_ratios(ratios),
+            repeats=repeats,
+            metric=metric,
+            threshold=threshold,
+            seed=seed,
+            condition=_condition(condition),
+            json_output=json_output,
+            out=out,
+        )
+        return
     results = {}
     for top, bottom in groups:
         res = instance_redundancy(
@@ -257,6 +295,84 @@ def _instances_table(res: InstanceRedundancy, name: str) -> Table:
         for m in res.metrics
     ]
     table.add_row(f"saturation ≥ {res.threshold:g}", "", *sat)
+    return table
+
+
+def _each_benchmark(
+    data: Panel,
+    groups: list[tuple[int | None, int | None]],
+    *,
+    compare: bool,
+    benchmarks: list[str] | None,
+    ratios: list[float],
+    repeats: int,
+    metric: str,
+    threshold: float,
+    seed: int,
+    condition: str | None,
+    json_output: bool,
+    out: Path | None,
+) -> None:
+    """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
+    results: dict[str, InstanceRedundancyByBenchmark] = {}
+    for top, bottom in groups:
+        res = instance_redundancy_by_benchmark(
+            data,
+            benchmarks=benchmarks,
+            ratios=ratios,
+            repeats=repeats,
+            metrics=metric,
+            threshold=threshold,
+            top_k=top,
+            bottom_k=bottom,
+            random_state=seed,
+            condition=condition,
+            progress=not json_output,
+        )
+        results[res.selection] = res
+    first = next(iter(results.values()))
+    result = first.to_dict() if not compare else {k: r.to_dict() for k, r in results.items()}
+    if _emit(
+        result,
+        out,
+        "instances_each",
+        lambda folder: write_each_benchmark_figures(results, folder),
+        json_output,
+    ):
+        return
+    for res in results.values():
+        console.print(_each_benchmark_table(res))
+    undefined = [
+        f"{label}: {u}" if compare else u
+        for label, r in results.items()
+        for u in r.undefined + [f"{b}: {x}" for b in r.benchmarks for x in r.per_benchmark[b].undefined]
+    ]
+    _finish(undefined, first.notes, out)
+
+
+def _sat(value: float | None) -> str:
+    return "not reached" if value is None else f"{100 * float(value):g} %"
+
+
+def _each_benchmark_table(res: InstanceRedundancyByBenchmark) -> Table:
+    """One row per benchmark (models, items, saturation ratio per metric), then the averaged curve's row."""
+    table = Table(
+        title=f"instance redundancy per benchmark: saturation ratio (ρ(A%) ≥ {res.threshold:g}; "
+        f"{res.selection} per benchmark, T={res.repeats})"
+    )
+    table.add_column("benchmark")
+    table.add_column("models", justify="right")
+    table.add_column("items", justify="right")
+    for m in res.metrics:
+        table.add_column(METRIC_LABELS[m], justify="right")
+    for b in res.benchmarks:
+        r = res.per_benchmark[b]
+        sat = [_sat(r.saturation[m]) if b in res.included[m] else "undefined" for m in res.metrics]
+        table.add_row(b, str(r.n_models), str(r.n_items), *sat)
+    table.add_section()
+    counts = {len(res.included[m]) for m in res.metrics}
+    n = str(counts.pop()) if len(counts) == 1 else "/".join(str(len(res.included[m])) for m in res.metrics)
+    table.add_row(f"average ({n} benchmarks)", "", "", *[_sat(res.saturation[m]) for m in res.metrics])
     return table
 
 

@@ -3,7 +3,7 @@
 * :func:`dimension_redundancy`: correlations between a benchmark's dimensions, :math:`\\rho(X_i)` and the
   internal redundancy :math:`\\rho_{BI}` (Eq. 1-2);
 * :func:`instance_redundancy`: :math:`\\rho(A\\%)` curves over sampling ratios and the saturation ratio
-  (Eq. 3);
+  (Eq. 3); :func:`instance_redundancy_by_benchmark`: each benchmark's curve and their average (Figs. 5-6);
 * :func:`benchmark_redundancy`: cross-benchmark redundancy :math:`\\rho(Y_i)` and the anchor benchmark
   (Eq. 4, Appendix C);
 * :func:`select_models`: top-K / bottom-K models by overall score (Section 2.5), offered by all three.
@@ -25,6 +25,11 @@ from benchsift.redundancy.instances import (
     saturation_ratio,
     selection_matrix,
 )
+from benchsift.redundancy.instances_by_benchmark import (
+    InstanceRedundancyByBenchmark,
+    benchmark_seed,
+    instance_redundancy_by_benchmark,
+)
 from benchsift.redundancy.selection import ModelSelection, overall_scores, select_models
 
 __all__ = [
@@ -36,11 +41,14 @@ __all__ = [
     "BenchmarkRedundancy",
     "DimensionRedundancy",
     "InstanceRedundancy",
+    "InstanceRedundancyByBenchmark",
     "ModelSelection",
     "benchmark_redundancy",
     "benchmark_scores",
+    "benchmark_seed",
     "dimension_redundancy",
     "instance_redundancy",
+    "instance_redundancy_by_benchmark",
     "overall_scores",
     "parse_metrics",
     "sample_sizes",

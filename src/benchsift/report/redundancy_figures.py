@@ -3,7 +3,9 @@
 * :func:`heatmap_figure`: labelled correlation heatmap of dimensions (Fig. 3) or benchmarks (Fig. 8);
 * :func:`bar_figure`: per-dimension (or per-benchmark) redundancy :math:`\\rho(X_i)` (Fig. 4);
 * :func:`curves_figure`: :math:`\\rho(A\\%)` curves with +-1 sd bands for all / top-K / bottom-K models
-  (Figs. 5-6).
+  (Figs. 5-6);
+* :func:`each_benchmark_figure`: benchmark-specific :math:`\\rho(A\\%)` curves (Fig. 6) with their average
+  across benchmarks (Fig. 5).
 
 Figures are built on :class:`matplotlib.figure.Figure` with the Agg canvas (no pyplot state, no display
 needed) and written atomically by :func:`save_figure`.
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib import colormaps
+from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 
@@ -24,6 +27,7 @@ from benchsift.redundancy import (
     BenchmarkRedundancy,
     DimensionRedundancy,
     InstanceRedundancy,
+    InstanceRedundancyByBenchmark,
 )
 from benchsift.report._figures import new_figure, save_figure
 
@@ -203,4 +207,93 @@ def write_instance_figures(
     for m in metrics:
         fig = curves_figure(results, m, f"{name}: instance redundancy, {METRIC_LABELS.get(m, m)}")
         paths += save_figure(fig, out_dir / f"{prefix}_curve_{m}")
+    return paths
+
+
+def _cut_floor(ax: Axes, floor: float, top: float, lowest: tuple[float, float, str] | None) -> None:
+    """Cut the y-axis at ``floor`` when a curve goes below it, naming the lowest mean left out."""
+    ymin, _ = ax.get_ylim()
+    if ymin >= floor:
+        return
+    top = max(top, floor + 0.1)
+    ax.set_ylim(floor, top + 0.05 * (top - floor))
+    if lowest is not None and lowest[0] < floor:
+        ax.text(
+            0.98,
+            0.02,
+            f"cut at {floor:g}; lowest mean {lowest[0]:.2f} ({lowest[2]}, A = {lowest[1]:g} %)",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=7,
+            color="dimgrey",
+        )
+
+
+def each_benchmark_figure(
+    result: InstanceRedundancyByBenchmark, metric: str, title: str, floor: float = CURVE_FLOOR
+) -> Figure:
+    """Benchmark-specific :math:`\\rho(A\\%)` curves (Fig. 6) and their average (Fig. 5) for one metric.
+
+    Thin lines: each benchmark's mean curve (its own top/bottom-K models); thick black line with a band: the
+    average over the benchmarks whose curve is defined, +-1 sd across those benchmarks. The saturation
+    threshold is dashed; the y-axis is cut at ``floor`` as in :func:`curves_figure`.
+    """
+    fig = new_figure(7.5, 4.2)
+    ax = fig.add_subplot()
+    x = result.ratios * 100.0
+    lowest: tuple[float, float, str] | None = None
+    highest = float(result.threshold)
+    for b in result.benchmarks:
+        mu = result.per_benchmark[b].mean[metric]
+        if not np.isfinite(mu).any():
+            continue
+        ax.plot(x, mu, linewidth=1.0, alpha=0.75, marker="o", markersize=2, label=_short(b))
+        highest = max(highest, float(np.nanmax(mu)))
+        i = int(np.nanargmin(mu))
+        if lowest is None or mu[i] < lowest[0]:
+            lowest = (float(mu[i]), float(x[i]), b)
+    avg, sd = result.mean[metric], result.sd[metric]
+    n_avg = len(result.included[metric])
+    if np.isfinite(avg).any():
+        ax.plot(x, avg, color="black", linewidth=2.4, marker="o", markersize=3, label=f"average ({n_avg})")
+        band = np.where(np.isfinite(sd), sd, 0.0)
+        ax.fill_between(x, avg - band, avg + band, color="black", alpha=0.12, linewidth=0)
+        highest = max(highest, float(np.nanmax(avg + band)))
+    ax.axhline(
+        result.threshold, color="grey", linestyle="--", linewidth=0.8, label=f"threshold {result.threshold:g}"
+    )
+    _cut_floor(ax, floor, highest, lowest)
+    ax.set_xlabel("sampled instances A (%)")
+    ax.set_ylabel(f"ρ(A%) ({METRIC_LABELS.get(metric, metric)})")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        ncol=1 if len(result.benchmarks) <= 14 else 2,
+    )
+    return fig
+
+
+def write_each_benchmark_figures(
+    results: Mapping[str, InstanceRedundancyByBenchmark],
+    out_dir: Path,
+    prefix: str = "instances_each",
+) -> list[Path]:
+    """One figure per model group and metric: benchmark-specific curves and their average (Figs. 5-6).
+
+    ``results`` maps a model-group label (``"all"``, ``"top-50"``, ...) to a result; files are
+    ``<prefix>_curve_<metric>`` for a single group, ``<prefix>_<label>_curve_<metric>`` for several.
+    """
+    paths: list[Path] = []
+    for label, res in results.items():
+        stem = prefix if len(results) == 1 else f"{prefix}_{label}"
+        for m in res.metrics:
+            title = (
+                f"instance redundancy per benchmark and average, {METRIC_LABELS.get(m, m)} "
+                f"({'all models' if res.selection == 'all' else res.selection + ' models per benchmark'})"
+            )
+            paths += save_figure(each_benchmark_figure(res, m, title), out_dir / f"{stem}_curve_{m}")
     return paths
