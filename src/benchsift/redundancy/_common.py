@@ -165,7 +165,8 @@ def prepare_panel(panel: Panel, benchmark: str | None, condition: str | None) ->
         names = ", ".join(panel.benchmarks[:10]) + (" ..." if len(panel.benchmarks) > 10 else "")
         notes.append(
             f"no benchmark named: the items of {len(panel.benchmarks)} benchmarks are pooled as one; the"
-            f" paper analyses one benchmark at a time (name one: {names})"
+            f" paper analyses one benchmark at a time (name one: {names}; or, for instances, use"
+            " --each-benchmark / instance_redundancy_by_benchmark for per-benchmark and average curves)"
         )
     panel, note = keep_condition(panel, condition)
     return panel, notes + note
