@@ -3,9 +3,10 @@
 Setup: the test server of ``tests/engine/fake_server.py`` in its own process, 50 ms latency per request,
 one endpoint with concurrency 64. N distinct grading-judge requests (text only) go through the full stack
 (cache -> retry -> limit -> HTTP client). Ideal time = N x 0.05 s / 64 (latency-bound); throughput is
-reported as a fraction of the ideal (target >= 80 %). Side by side in the same process: a bare
-``httpx`` client with the same 64-request semaphore (the transport floor without retries or cache).
-Then the same N requests again with the cache: the server must see zero new requests.
+reported as a fraction of the ideal (target >= 80 %). Side by side in the same process: 64 raw asyncio
+HTTP/1.1 connections with no library (the ceiling of the server and the event loop) and a bare ``httpx``
+client with the same 64-request semaphore (the library transport without retries or cache). Then the same N
+requests again with the cache: the server must see zero new requests.
 
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]``
 """
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -103,6 +105,48 @@ async def _bare(url: str, n: int, conc: int) -> tuple[float, float]:
         return time.perf_counter() - t, time.process_time() - cpu
 
 
+async def _raw(url: str, n: int, conc: int) -> tuple[float, float]:
+    """The ceiling: ``conc`` keep-alive connections speaking minimal HTTP/1.1 over asyncio streams.
+
+    No HTTP library at all (fixed Content-Length replies from the test server only); it shows how fast the
+    server and the event loop can go, so the gap to the library rows is the libraries' per-request cost.
+    """
+    parsed = urllib.parse.urlparse(url)
+    host, port, path = parsed.hostname or "127.0.0.1", parsed.port or 80, parsed.path + "/chat/completions"
+    todo = list(range(n))
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        while todo:
+            i = todo.pop()
+            body = json.dumps(
+                {
+                    "model": "judge",
+                    "messages": [{"role": "user", "content": _prompt(2 * n + i)}],
+                    "max_tokens": 384,
+                }
+            ).encode()
+            head = (
+                f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {API_KEY}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            writer.write(head.encode() + body)
+            status = await reader.readline()
+            length = 0
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            json.loads(await reader.readexactly(length))
+            if b" 200 " not in status:
+                raise RuntimeError(f"raw client: {status!r}")
+        writer.close()
+
+    t, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(connection() for _ in range(conc)))
+    return time.perf_counter() - t, time.process_time() - cpu
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
@@ -128,6 +172,7 @@ def main() -> None:
         url = port_file.read_text()
         asyncio.run(_stack(url, 64, args.concurrency, None))  # warm-up (connections, imports)
         ideal = args.n * args.latency / args.concurrency
+        t_raw, c_raw = asyncio.run(_raw(url, args.n, args.concurrency))
         t_bare, c_bare = asyncio.run(_bare(url, args.n, args.concurrency))
         t_stack, c_stack, s1 = asyncio.run(_stack(url, args.n, args.concurrency, tmp / "cache.sqlite"))
         before = _server_requests(url)
@@ -162,6 +207,15 @@ def main() -> None:
         t.add_column(col, justify="right" if col != "run" else "left")
     t.add_row(
         "ideal (latency-bound)", f"{ideal:.2f}", f"{args.n / ideal:.0f}", "100 %", "-", str(args.n), "-"
+    )
+    t.add_row(
+        "raw asyncio HTTP/1.1, no library",
+        f"{t_raw:.2f}",
+        f"{args.n / t_raw:.0f}",
+        f"{ideal / t_raw:.0%}",
+        f"{c_raw / args.n * 1e3:.2f}",
+        str(args.n),
+        "-",
     )
     t.add_row(
         "bare httpx + semaphore",
