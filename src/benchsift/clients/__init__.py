@@ -1,4 +1,5 @@
-"""Model clients: an async protocol, an OpenAI-compatible client, retries, limits and a cache.
+"""Model clients: an async protocol, an OpenAI-compatible client over a chosen HTTP transport, retries,
+limits and a cache.
 
 Clients know nothing of the evaluation axes they serve.
 """
@@ -17,11 +18,19 @@ from benchsift.clients.base import (
 from benchsift.clients.cache import CachedClient, ResponseCache
 from benchsift.clients.config import EndpointConfig, EngineConfig, config_from_dict, load_config
 from benchsift.clients.limits import LimitedClient
-from benchsift.clients.openai_compat import OpenAICompatClient, parse_retry_after
+from benchsift.clients.openai_compat import OpenAICompatClient
 from benchsift.clients.retry import RetryingClient, RetryPolicy
 from benchsift.clients.stack import ClientPool
+from benchsift.clients.transport import (
+    AiohttpTransport,
+    OpenAISDKTransport,
+    Transport,
+    make_transport,
+    parse_retry_after,
+)
 
 __all__ = [
+    "AiohttpTransport",
     "CachedClient",
     "ClientError",
     "ClientPool",
@@ -31,14 +40,17 @@ __all__ = [
     "LimitedClient",
     "ModelClient",
     "OpenAICompatClient",
+    "OpenAISDKTransport",
     "Request",
     "Response",
     "ResponseCache",
     "RetryPolicy",
     "RetryingClient",
+    "Transport",
     "canonical_json",
     "config_from_dict",
     "image_data_url",
     "load_config",
+    "make_transport",
     "parse_retry_after",
 ]

@@ -126,7 +126,11 @@ class Response:
 
 
 class ClientError(BenchsiftError):
-    """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies)."""
+    """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies).
+
+    ``kind`` names the error counter it feeds in :class:`ClientStats` (``"timeout"``, ``"connection"``,
+    ``"malformed"`` or the HTTP status as a string).
+    """
 
     def __init__(
         self,
@@ -135,11 +139,13 @@ class ClientError(BenchsiftError):
         retryable: bool,
         status: int | None = None,
         retry_after: float | None = None,
+        kind: str | None = None,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.kind = kind
 
 
 @dataclass

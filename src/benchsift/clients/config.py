@@ -6,6 +6,7 @@ Example::
     timeout = 120                         # seconds per HTTP request (default)
     max_attempts = 6                      # retry budget per request
     retry_initial = 0.5                   # first backoff in seconds (doubles per attempt)
+    transport = "aiohttp"                 # HTTP transport: "aiohttp" (default) or "openai" (the SDK)
 
     [judges]
     gen = "gpt5"                          # J_gen: builds the perturbations (PRISM-VLM Sec. 3)
@@ -20,6 +21,7 @@ Example::
     concurrency = 16                      # in-flight requests to this endpoint
     role = "judge"                        # "model" (an evaluee, default) or "judge"
     max_tokens_field = "max_completion_tokens"   # or "max_tokens" (default)
+    transport = "openai"                  # optional, overrides the file-level transport
     [endpoint.budgets]                    # per-axis output budgets (defaults: PRISM-VLM App. C)
     judge = 384
 
@@ -38,7 +40,7 @@ from typing import Any
 from benchsift.clients.base import canonical_json
 from benchsift.errors import InputError
 
-__all__ = ["EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
+__all__ = ["TRANSPORTS", "EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
 
 _ENDPOINT_KEYS = {
     "name",
@@ -51,7 +53,10 @@ _ENDPOINT_KEYS = {
     "timeout",
     "max_tokens_field",
     "extra_body",
+    "transport",
 }
+
+TRANSPORTS = ("aiohttp", "openai")  # HTTP transports, benchsift.clients.transport
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class EndpointConfig:
     timeout: float | None = None
     max_tokens_field: str = "max_tokens"
     extra_body: dict[str, Any] = field(default_factory=dict)
+    transport: str = "aiohttp"
 
     def api_key(self) -> str:
         """The key from ``$api_key_env`` ("EMPTY" when no variable is configured)."""
@@ -119,7 +125,13 @@ class EngineConfig:
         return self.endpoints[name]
 
 
-def _endpoint(raw: dict[str, Any], where: str) -> EndpointConfig:
+def _transport(value: Any, where: str) -> str:
+    if value not in TRANSPORTS:
+        raise InputError(f"{where}: 'transport' must be one of {list(TRANSPORTS)}, got {value!r}")
+    return str(value)
+
+
+def _endpoint(raw: dict[str, Any], where: str, transport: str = "aiohttp") -> EndpointConfig:
     unknown = set(raw) - _ENDPOINT_KEYS
     if unknown:
         raise InputError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_ENDPOINT_KEYS)})")
@@ -149,6 +161,7 @@ def _endpoint(raw: dict[str, Any], where: str) -> EndpointConfig:
         timeout=float(raw["timeout"]) if "timeout" in raw else None,
         max_tokens_field=field_name,
         extra_body=dict(raw.get("extra_body", {})),
+        transport=_transport(raw.get("transport", transport), where),
     )
 
 
@@ -159,9 +172,10 @@ def config_from_dict(
     entries = raw.get("endpoint", [])
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{where}: expected at least one [[endpoint]] table")
+    transport = _transport(raw.get("transport", "aiohttp"), where)
     endpoints: dict[str, EndpointConfig] = {}
     for i, entry in enumerate(entries):
-        ep = _endpoint(entry, f"{where}: [[endpoint]] #{i + 1}")
+        ep = _endpoint(entry, f"{where}: [[endpoint]] #{i + 1}", transport)
         if ep.name in endpoints:
             raise InputError(f"{where}: endpoint name {ep.name!r} appears twice")
         endpoints[ep.name] = ep

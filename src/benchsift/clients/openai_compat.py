@@ -1,58 +1,21 @@
 """An OpenAI-compatible chat-completions client (OpenAI, vLLM, OpenRouter, ... any ``/v1`` server).
 
-One ``POST {base_url}/chat/completions`` per request through the ``openai`` SDK's ``AsyncOpenAI`` client
-(its auth, timeouts, keep-alive connections and error classes) with ``max_retries=0``: our retry layer
-(:mod:`benchsift.clients.retry`) owns every retry. The SDK's low-level ``post`` is used with a plain JSON
-body and a plain dict result, skipping its typed-parameter transform and response models, which were the
-main part of its client CPU cost per request. A bare HTTP post would save about 0.6-1.2 ms more of client
-CPU per request on the 2-core test machine (``benchmarks/bench_engine_throughput.py`` measures both), but
-the SDK is the dependency benchsift chose for OpenAI-compatible endpoints.
-Errors are classified here:
-
-* retryable: 429 (with its ``Retry-After``), 408, 409, 5xx, timeouts, connection errors, replies that
-  are not valid JSON or not a chat completion;
-* not retryable: other 4xx (bad request, authentication, unknown model).
-
-The API key is read from the environment variable named in the config and sent only in the
-``Authorization`` header; it is never logged, cached or put in an error message (error messages carry
-the endpoint name, the HTTP status and the exception type, never the request or the reply body).
+One ``POST {base_url}/chat/completions`` per request through the endpoint's transport
+(:mod:`benchsift.clients.transport`: aiohttp by default, or the ``openai`` SDK), with no retries of its
+own: the retry layer (:mod:`benchsift.clients.retry`) owns every retry. This module builds the JSON body,
+reads the chat completion out of the reply and keeps the endpoint's counters; a reply that is valid JSON
+but not a chat completion is a retryable ``malformed`` error, like one that is not JSON at all.
 """
 
 from __future__ import annotations
 
-import email.utils
-import json
-import time
 from typing import Any
 
 from benchsift.clients.base import ClientError, ClientStats, Request, Response
 from benchsift.clients.config import EndpointConfig
+from benchsift.clients.transport import make_transport, parse_retry_after
 
 __all__ = ["OpenAICompatClient", "parse_retry_after"]
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
-        value = headers.get("retry-after")
-    except Exception:
-        return None
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class OpenAICompatClient:
@@ -65,16 +28,10 @@ class OpenAICompatClient:
         timeout: float = 120.0,
         stats: ClientStats | None = None,
     ) -> None:
-        import openai
-
-        self._openai = openai
         self.endpoint = endpoint
         self.stats = stats if stats is not None else ClientStats()
-        self._client = openai.AsyncOpenAI(
-            api_key=endpoint.api_key(),
-            base_url=endpoint.base_url,
-            timeout=endpoint.timeout if endpoint.timeout is not None else timeout,
-            max_retries=0,
+        self.transport = make_transport(
+            endpoint, timeout=endpoint.timeout if endpoint.timeout is not None else timeout
         )
 
     def body(self, request: Request) -> dict[str, Any]:
@@ -84,30 +41,12 @@ class OpenAICompatClient:
         return {**self.endpoint.extra_body, **payload, self.endpoint.max_tokens_field: budget}
 
     async def generate(self, request: Request) -> Response:
-        oa = self._openai
         self.stats.requests += 1
-        name = self.endpoint.name
         try:
-            data: Any = await self._client.post("/chat/completions", cast_to=object, body=self.body(request))
-        except oa.APITimeoutError as err:
-            self.stats.count_error("timeout")
-            raise ClientError(f"{name}: request timed out", retryable=True) from err
-        except oa.APIConnectionError as err:
-            self.stats.count_error("connection")
-            raise ClientError(f"{name}: connection error ({type(err).__name__})", retryable=True) from err
-        except oa.APIStatusError as err:
-            status = int(err.status_code)
-            self.stats.count_error(str(status))
-            retryable = status in (408, 409, 429) or status >= 500
-            raise ClientError(
-                f"{name}: HTTP {status}",
-                retryable=retryable,
-                status=status,
-                retry_after=parse_retry_after(getattr(err.response, "headers", None)),
-            ) from err
-        except (oa.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
-            self.stats.count_error("malformed")
-            raise ClientError(f"{name}: malformed reply ({type(err).__name__})", retryable=True) from err
+            data: Any = await self.transport.post_json("/chat/completions", self.body(request))
+        except ClientError as err:
+            self.stats.count_error(err.kind or "error")
+            raise
         try:
             choice = data["choices"][0]
             text = choice["message"].get("content")
@@ -123,11 +62,13 @@ class OpenAICompatClient:
             )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as err:
             self.stats.count_error("malformed")
-            raise ClientError(f"{name}: reply is not a chat completion", retryable=True) from err
+            raise ClientError(
+                f"{self.endpoint.name}: reply is not a chat completion", retryable=True, kind="malformed"
+            ) from err
         self.stats.succeeded += 1
         self.stats.prompt_tokens += resp.prompt_tokens
         self.stats.completion_tokens += resp.completion_tokens
         return resp
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self.transport.aclose()
