@@ -362,6 +362,7 @@ class FakeServer:
             attempt = self.attempts[key]
             first = _text([m for m in req["messages"] if m["role"] == "user"][0])
             entry = {
+                "path": path,  # absolute-form ("http://host/v1/...") when the client came through a proxy
                 "model": model,
                 "key": key,
                 "t": t0,

@@ -164,7 +164,23 @@ def test_config_validation_and_key_from_env(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("MY_KEY", "sk-abc")
     assert ep.api_key() == "sk-abc"
     assert "sk-abc" not in repr(cfg)
+    assert ep.transport == "aiohttp"  # the default
+    two = config_from_dict(
+        {
+            "transport": "openai",
+            "endpoint": [
+                {"name": "a", "base_url": "u", "model": "m"},
+                {"name": "b", "base_url": "u", "model": "m", "transport": "aiohttp"},
+            ],
+        }
+    )
+    assert two.endpoint("a").transport == "openai" and two.endpoint("b").transport == "aiohttp"
     for bad, msg in (
+        ({"transport": "curl", "endpoint": [{"name": "a", "base_url": "u", "model": "m"}]}, "'transport'"),
+        (
+            {"endpoint": [{"name": "a", "base_url": "u", "model": "m", "transport": "requests"}]},
+            r"#1: 'transport' must be one of \['aiohttp', 'openai'\], got 'requests'",
+        ),
         ({"endpoint": [{"name": "a", "base_url": "u", "model": "m", "concurrency": 0}]}, "concurrency"),
         ({"endpoint": [{"name": "a", "base_url": "u", "model": "m", "colour": 1}]}, "unknown keys"),
         (

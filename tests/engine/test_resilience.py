@@ -16,6 +16,7 @@ from engine_world import invoke, run_args, write_config
 from fake_server import API_KEY
 
 from benchsift.clients.cache import ResponseCache
+from benchsift.clients.config import TRANSPORTS
 
 
 def _prepare(
@@ -42,9 +43,12 @@ def _prepare(
 
 
 @pytest.mark.slow
-def test_flaky_server_gives_the_correct_verdicts(world: dict, server, tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_flaky_server_gives_the_correct_verdicts(world: dict, server, tmp_path: Path, transport: str) -> None:
     server.slow = 2.0  # past the 1 s client timeout
-    cfg, items, arts = _prepare(world, tmp_path, server.url, ["flaky", "correct"], 8, timeout=1.0)
+    cfg, items, arts = _prepare(
+        world, tmp_path, server.url, ["flaky", "correct"], 8, timeout=1.0, extra=f'transport = "{transport}"'
+    )
     recs = tmp_path / "records.jsonl"
     r = invoke(*run_args(items, arts, world["images"], cfg, recs, "--sc-rules"))
     assert r["unanswered"] == 0
