@@ -10,7 +10,11 @@ and ``httpx`` clients with the same 64-request semaphore (each library without r
 same N requests again with the cache: the server must see zero new requests. Every run sends its own
 distinct requests, so no run is served by another's cache.
 
-Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]``
+With ``--image-kb K`` every request also carries one K-kilobyte image as a base64 data URL, as the
+evaluated models' requests do (the default, 0, sends the text-only judge requests of the grading stage).
+
+Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
+[--image-kb 0]``
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import asyncio
 import json
 import os
 import platform
+import random
 import subprocess
 import sys
 import tempfile
@@ -36,7 +41,23 @@ sys.path.insert(0, str(ROOT / "tests" / "engine"))
 
 from fake_server import API_KEY  # noqa: E402
 
-from benchsift.clients import ClientPool, Request, ResponseCache, config_from_dict  # noqa: E402
+from benchsift.clients import (  # noqa: E402
+    ClientPool,
+    Request,
+    ResponseCache,
+    config_from_dict,
+    image_data_url,
+)
+
+IMAGE: list[str] = []  # the data URL every message carries when --image-kb > 0 (one image, as in a run)
+
+
+def _message(i: int) -> dict:
+    """Request ``i``'s user message: the judge prompt, plus the image part when one is set."""
+    if not IMAGE:
+        return {"role": "user", "content": _prompt(i)}
+    parts = [{"type": "text", "text": _prompt(i)}, {"type": "image_url", "image_url": {"url": IMAGE[0]}}]
+    return {"role": "user", "content": parts}
 
 
 def _prompt(i: int) -> str:
@@ -71,10 +92,7 @@ async def _stack(
     )
     pool = ClientPool(cfg, ResponseCache(cache_path) if cache_path else None)
     client = pool.get("j")
-    reqs = [
-        Request(model="judge", messages=({"role": "user", "content": _prompt(offset + i)},), max_tokens=384)
-        for i in range(n)
-    ]
+    reqs = [Request(model="judge", messages=(_message(offset + i),), max_tokens=384) for i in range(n)]
     t, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(client.generate(r) for r in reqs))
     dt, dcpu = time.perf_counter() - t, time.process_time() - cpu
@@ -94,7 +112,7 @@ async def _bare_aiohttp(url: str, n: int, conc: int, offset: int) -> tuple[float
             async with sem:
                 body = {
                     "model": "judge",
-                    "messages": [{"role": "user", "content": _prompt(offset + i)}],
+                    "messages": [_message(offset + i)],
                     "max_tokens": 384,
                 }
                 async with s.post(url + "/chat/completions", data=json.dumps(body).encode()) as r:
@@ -110,7 +128,7 @@ async def _bare_httpx(url: str, n: int, conc: int, offset: int) -> tuple[float, 
     try:
         import httpx2 as httpx  # the transport of recent openai SDKs
     except ImportError:
-        import httpx  # older SDKs
+        import httpx  # type: ignore[no-redef]  # older SDKs
 
     sem = asyncio.Semaphore(conc)
     limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
@@ -122,7 +140,7 @@ async def _bare_httpx(url: str, n: int, conc: int, offset: int) -> tuple[float, 
             async with sem:
                 body = {
                     "model": "judge",
-                    "messages": [{"role": "user", "content": _prompt(offset + i)}],
+                    "messages": [_message(offset + i)],
                     "max_tokens": 384,
                 }
                 r = await c.post(url + "/chat/completions", json=body)
@@ -151,7 +169,7 @@ async def _raw(url: str, n: int, conc: int, offset: int) -> tuple[float, float]:
             body = json.dumps(
                 {
                     "model": "judge",
-                    "messages": [{"role": "user", "content": _prompt(offset + i)}],
+                    "messages": [_message(offset + i)],
                     "max_tokens": 384,
                 }
             ).encode()
@@ -181,7 +199,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--image-kb", type=int, default=0, help="attach an image of this size to every request")
     args = ap.parse_args()
+    if args.image_kb > 0:
+        IMAGE.append(image_data_url(random.Random(0).randbytes(args.image_kb * 1024)))
     n, conc = args.n, args.concurrency
     os.environ["BENCH_KEY"] = API_KEY
     tmp = Path(tempfile.mkdtemp())
@@ -229,14 +250,15 @@ def main() -> None:
         f"Python {platform.python_version()}, load avg {load[0]:.2f}"
     )
     con.print(
-        f"N = {n} requests, latency {args.latency * 1000:.0f} ms, concurrency {conc}; "
+        f"N = {n} requests ({args.image_kb} KB image each), latency {args.latency * 1000:.0f} ms, "
+        f"concurrency {conc}; "
         f"ideal time {ideal:.2f} s = {n / ideal:.0f} req/s"
     )
     table = Table(title="engine client throughput")
     # client CPU per request: what the client process itself spends (the server runs in another
     # process); on a loaded machine the wall-clock columns are noisy, this one much less so
-    cols = ("run", "seconds", "req/s", "fraction of ideal", "client CPU ms/req", "server requests")
-    cols += ("cache hits",)
+    cols = ["run", "seconds", "req/s", "fraction of ideal", "client CPU ms/req", "server requests"]
+    cols.append("cache hits")
     for col in cols:
         table.add_column(col, justify="right" if col != "run" else "left")
     table.add_row("ideal (latency-bound)", f"{ideal:.2f}", f"{n / ideal:.0f}", "100 %", "-", str(n), "-")

@@ -141,7 +141,8 @@ def test_review_roundtrip_as_csv(tmp_path: Path) -> None:
         w.writerows(rows)
     out = {(a.item, a.axis): a for a in import_review(arts, review, items)}
     assert out[("okvqa/1", "mq")].review == "accepted" and out[("okvqa/1", "mq")].data == arts[0].data
-    assert out[("okvqa/2", "c")].status == "ok" and out[("okvqa/2", "c")].data["gold_count"] == 7
+    fixed = out[("okvqa/2", "c")]
+    assert fixed.status == "ok" and fixed.data is not None and fixed.data["gold_count"] == 7
     assert out[("okvqa/2", "sc")].status == "rejected"
     rows[1]["artifact"] = "{not json"
     with open(review, "w", newline="", encoding="utf-8") as fh:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import hashlib
+import json
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchsift.clients import (
     CachedClient,
@@ -20,9 +24,11 @@ from benchsift.clients import (
     RetryingClient,
     RetryPolicy,
     config_from_dict,
+    image_data_url,
     load_config,
     parse_retry_after,
 )
+from benchsift.clients.base import json_bytes
 from benchsift.errors import InputError
 
 
@@ -104,6 +110,64 @@ def test_cache_key_ignores_transport_but_not_content() -> None:
     assert a.key("u") != Request(model="m", messages=a.messages, max_tokens=1024).key("u")
     assert a.key("u") != Request(model="m2", messages=a.messages).key("u")
     assert a.key("u") != a.key("v")
+
+
+def _image_request(payload: bytes, text: str = "how many?") -> Request:
+    parts = [
+        {"type": "text", "text": text},
+        {"type": "image_url", "image_url": {"url": image_data_url(payload)}},
+    ]
+    return Request(model="m", messages=({"role": "user", "content": parts},))
+
+
+def test_cache_key_depends_on_every_image_byte() -> None:
+    img = bytes(range(256)) * 40
+    flipped = img[:5000] + bytes([img[5000] ^ 1]) + img[5001:]
+    assert _image_request(img).key("u") == _image_request(bytes(img)).key("u")
+    assert _image_request(img).key("u") != _image_request(flipped).key("u")
+    assert _image_request(img).key("u") != _image_request(img, "how many? ").key("u")
+    # the key is the hash of the request with each image replaced by its data URL's sha256
+    url = image_data_url(img)
+    digest = "sha256:" + hashlib.sha256(url.encode("ascii")).hexdigest()
+    expected = {
+        "endpoint": "u",
+        "request": {
+            "model": "m",
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "how many?"},
+                        {"type": "image_url", "image_url": {"url": digest}},
+                    ],
+                }
+            ],
+            "max_tokens": 512,
+            "temperature": 0.0,
+            "top_p": 1.0,
+        },
+    }
+    raw = json.dumps(expected, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert _image_request(img).key("u") == hashlib.sha256(raw.encode()).hexdigest()
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
+        max_leaves=20,
+    ),
+    st.lists(st.binary(max_size=64), max_size=3),
+    st.sampled_from(["\x000\x00", "\x001\x00", "plain"]),
+)
+def test_json_bytes_equals_json_dumps(tree, images: list[bytes], text: str) -> None:
+    # image parts spliced in verbatim, beside arbitrary JSON, texts that mimic the placeholders, and
+    # data URLs that do need escaping (a quote), which take the ordinary path
+    parts = [{"type": "text", "text": text}, tree]
+    parts += [{"type": "image_url", "image_url": {"url": image_data_url(b)}} for b in images]
+    parts.append({"url": 'data:text/plain,say "hi"\n'})
+    body = {"model": "m", "messages": [{"role": "user", "content": parts}]}
+    assert json_bytes(body) == json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
 def test_cache_stores_successes_only_and_survives_reopen(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ outside. Clients know nothing of the evaluation axes they serve.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ __all__ = [
     "Response",
     "canonical_json",
     "image_data_url",
+    "json_bytes",
 ]
 
 
@@ -42,19 +44,63 @@ def image_data_url(data: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+@functools.lru_cache(maxsize=1024)
+def _url_digest(url: str) -> str:
+    # one image is sent with many requests (every axis, every model): hash its payload once
+    return "sha256:" + hashlib.sha256(url.encode("ascii")).hexdigest()
+
+
 def _digest_images(messages: Any) -> Any:
     """Replace every ``data:`` URL by the sha256 of its payload (for stored, human-readable requests)."""
     if isinstance(messages, dict):
         out = {}
         for k, v in messages.items():
             if k == "url" and isinstance(v, str) and v.startswith("data:"):
-                out[k] = "sha256:" + hashlib.sha256(v.encode("ascii")).hexdigest()
+                out[k] = _url_digest(v)
             else:
                 out[k] = _digest_images(v)
         return out
     if isinstance(messages, list | tuple):
         return [_digest_images(m) for m in messages]
     return messages
+
+
+def _json_safe(text: str) -> bool:
+    """True when ``json.dumps(text)`` is ``'"' + text + '"'``: printable ASCII with no quote or backslash
+    (every base64 data URL)."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
+def _swap_data_urls(obj: Any, urls: list[str]) -> Any:
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k == "url" and isinstance(v, str) and v.startswith("data:") and _json_safe(v):
+                out[k] = f"\x00{len(urls)}\x00"  # a placeholder (json_bytes checks it is unique)
+                urls.append(v)
+            else:
+                out[k] = _swap_data_urls(v, urls)
+        return out
+    if isinstance(obj, list | tuple):
+        return [_swap_data_urls(m, urls) for m in obj]
+    return obj
+
+
+def json_bytes(obj: Any) -> bytes:
+    """``json.dumps(obj, ensure_ascii=False).encode()``, with image data URLs copied in verbatim.
+
+    The standard encoder scans every character of a string for escapes, about 1 ms per 200 KB image on
+    the test machine; a base64 data URL needs none, so it is serialised as a placeholder and spliced in.
+    The bytes equal the plain ``json.dumps`` output (tested).
+    """
+    urls: list[str] = []
+    text = json.dumps(_swap_data_urls(obj, urls), ensure_ascii=False)
+    marks = [f'"\\u0000{i}\\u0000"' for i in range(len(urls))]
+    if any(text.count(m) != 1 for m in marks):  # a text of the request holds a placeholder itself
+        return json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    for mark, url in zip(marks, urls, strict=True):
+        text = text.replace(mark, f'"{url}"', 1)
+    return text.encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -87,8 +133,12 @@ class Request:
         return out
 
     def key(self, endpoint: str = "") -> str:
-        """sha256 of the canonical request JSON plus the endpoint URL (never the API key)."""
-        body = {"endpoint": endpoint.rstrip("/"), "request": self.payload()}
+        """sha256 of the canonical request JSON plus the endpoint URL (never the API key).
+
+        Images enter through the sha256 of their data URL (as in :meth:`loggable`), so the key depends
+        on every byte of every image while each image is hashed once however many requests carry it.
+        """
+        body = {"endpoint": endpoint.rstrip("/"), "request": self.loggable()}
         return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
     def loggable(self) -> dict[str, Any]:

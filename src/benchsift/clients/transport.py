@@ -33,7 +33,7 @@ import urllib.request
 from typing import Any, Protocol
 
 from benchsift import __version__
-from benchsift.clients.base import ClientError
+from benchsift.clients.base import ClientError, json_bytes
 from benchsift.clients.config import TRANSPORTS, EndpointConfig
 from benchsift.errors import InputError
 
@@ -151,7 +151,7 @@ class AiohttpTransport:
         import aiohttp
 
         name = self.name
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        data = json_bytes(body)
         try:
             async with self._get_session().post(self.base_url + path, data=data, proxy=self.proxy) as resp:
                 raw = await resp.read()
