@@ -121,3 +121,33 @@ def test_env_proxy_follows_scheme_and_no_proxy(monkeypatch) -> None:
     assert env_proxy("http://api.openai.com/v1") is None  # no http proxy set
     assert env_proxy("https://llm.internal/v1") is None and env_proxy("https://127.0.0.1:8000/v1") is None
     assert [s for s in range(400, 600) if is_retryable_status(s)] == [408, 409, 429, *range(500, 600)]
+
+
+@each_transport
+def test_a_client_serves_one_event_loop(server, transport: str) -> None:
+    client = _client(server.url, "judge", transport)
+    prompt = "You are extracting the letter (A or B) ...\nModel response: B\n"
+    req = Request(model="judge", messages=({"role": "user", "content": prompt},))
+
+    async def ask() -> str | None:
+        return (await client.generate(req)).text
+
+    async def ask_and_close() -> str | None:
+        try:
+            return await ask()
+        finally:
+            await client.aclose()
+
+    first = asyncio.new_event_loop()
+    try:
+        assert first.run_until_complete(ask()) == '{"choice": "B"}'
+        with pytest.raises(RuntimeError, match="'e': this client's connections belong to another event loop"):
+            asyncio.run(ask())  # refused up front rather than failing obscurely on the first loop's sockets
+        first.run_until_complete(client.aclose())  # closed in its own loop
+    finally:
+        first.close()
+    assert len(server.requests()) == 1
+    if transport == "aiohttp":  # once closed, it opens fresh connections in the next loop
+        assert asyncio.run(ask_and_close()) == '{"choice": "B"}'
+        assert asyncio.run(ask_and_close()) == '{"choice": "B"}'
+        assert len(server.requests()) == 3

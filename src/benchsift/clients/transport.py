@@ -25,6 +25,7 @@ HTTP status and the exception type, never the request, the reply body or the key
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import time
@@ -111,7 +112,25 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
-class AiohttpTransport:
+class _OneEventLoop:
+    """Connections belong to the event loop that opened them: a transport serves the loop of its first
+    request until :meth:`aclose` (awaited in that loop) releases it."""
+
+    name: str
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def _enter_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        elif self._loop is not loop:
+            raise RuntimeError(
+                f"endpoint {self.name!r}: this client's connections belong to another event loop; "
+                "use one ClientPool per event loop (per asyncio.run) and aclose() it there"
+            )
+
+
+class AiohttpTransport(_OneEventLoop):
     """JSON posts over one :class:`aiohttp.ClientSession` (created lazily in the running event loop).
 
     The session keeps up to ``endpoint.concurrency`` keep-alive connections. The proxy environment
@@ -150,6 +169,7 @@ class AiohttpTransport:
     async def post_json(self, path: str, body: dict[str, Any]) -> Any:
         import aiohttp
 
+        self._enter_loop()
         name = self.name
         data = json_bytes(body)
         try:
@@ -179,9 +199,10 @@ class AiohttpTransport:
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+        self._loop = None
 
 
-class OpenAISDKTransport:
+class OpenAISDKTransport(_OneEventLoop):
     """JSON posts through the ``openai`` SDK's ``AsyncOpenAI.post`` (SDK retries off: ours own them).
 
     The SDK's typed-parameter transform and response models are skipped (``cast_to=object``): they were
@@ -198,6 +219,7 @@ class OpenAISDKTransport:
         )
 
     async def post_json(self, path: str, body: dict[str, Any]) -> Any:
+        self._enter_loop()
         oa, name = self._openai, self.name
         try:
             return await self._client.post(path, cast_to=object, body=body)
@@ -214,6 +236,7 @@ class OpenAISDKTransport:
 
     async def aclose(self) -> None:
         await self._client.close()
+        self._loop = None
 
 
 def make_transport(endpoint: EndpointConfig, *, timeout: float) -> Transport:
