@@ -28,6 +28,7 @@ import resource
 import sys
 import time
 import tracemalloc
+from typing import Any
 
 import numpy as np
 
@@ -48,8 +49,8 @@ from benchsift.stats import corr_with_vector
 def _machine() -> str:
     blas = ""
     try:
-        cfg = np.show_config(mode="dicts")  # type: ignore[call-arg]
-        blas = cfg.get("Build Dependencies", {}).get("blas", {}).get("name", "")  # type: ignore[union-attr]
+        cfg = np.show_config(mode="dicts")
+        blas = cfg.get("Build Dependencies", {}).get("blas", {}).get("name", "")
     except (TypeError, AttributeError):
         blas = "?"
     threads = {
@@ -61,16 +62,16 @@ def _machine() -> str:
     )
 
 
-def _timed_pipeline(panel, cfg, emb, trace_memory: bool) -> tuple[dict[str, float], dict[str, float], object]:  # type: ignore[no-untyped-def]
+def _timed_pipeline(panel, cfg, emb, trace_memory: bool) -> tuple[dict[str, float], dict[str, float], Any]:
     times: dict[str, float] = {}
     peaks: dict[str, float] = {}
-    state = {"label": "setup", "t": time.perf_counter()}
+    state: dict[str, Any] = {"label": "setup", "t": time.perf_counter()}
 
     def mark(label: str) -> None:
         now = time.perf_counter()
-        times[state["label"]] = now - state["t"]  # type: ignore[operator]
+        times[state["label"]] = now - state["t"]
         if trace_memory:
-            peaks[state["label"]] = tracemalloc.get_traced_memory()[1] / 2**20  # type: ignore[index]
+            peaks[state["label"]] = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.reset_peak()
         state["label"], state["t"] = label, now
 
@@ -145,20 +146,20 @@ def main() -> None:
         f"peak RSS of the process (simulation, panel, every pass): {rss_gb:.2f} GiB (target <= 60 s, 4 GiB)"
     )
     print(
-        f"suite: {result.n_items_suite:,} items, categories {result.selected_categories}, "  # type: ignore[attr-defined]
+        f"suite: {result.n_items_suite:,} items, categories {result.selected_categories}, "
         f"Spearman rho vs Stage 0 = {result.rho_suite_vs_stage0:.4f} (target >= 0.95)"
-    )  # type: ignore[attr-defined]
-    for s in result.stages:  # type: ignore[attr-defined]
+    )
+    for s in result.stages:
         print(
             f"  stage {s.stage} {s.name:<30} {s.items_in:>9,} -> {s.items_out:>9,}  rho {s.rho:.4f}  "
             f"(stage figure {s.rho_stage:.4f})"
         )
-    s0 = result.stage0  # type: ignore[attr-defined]
+    s0 = result.stage0
     planted_ok = bool(
         np.array_equal(s0.all_correct, sim.truth.all_correct)
         and np.array_equal(s0.blind_solvable, sim.truth.blind_solvable)
     )
-    reps = result.stage1.categories  # type: ignore[attr-defined]
+    reps = result.stage1.categories
     multi = [c for c in reps if len(c.benchmarks) >= 3]
     central = sum(c.representative == sim.truth.central_benchmark[c.category] for c in multi)
     central_all = sum(c.representative == sim.truth.central_benchmark[c.category] for c in reps)
@@ -169,7 +170,7 @@ def main() -> None:
     )
 
     # ---- Stage 1 baseline: incremental vs recompute-every-prefix
-    clean = result.stage0.panel  # type: ignore[attr-defined]
+    clean = result.stage0.panel
     X = clean.scores
     s1 = stage1_select(clean)
     cats = item_categories(clean)

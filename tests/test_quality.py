@@ -23,5 +23,5 @@ def test_ruff_lint_and_format() -> None:
 
 
 def test_mypy() -> None:
-    result = run("mypy", "src/benchsift")
+    result = run("mypy", "src/benchsift", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
