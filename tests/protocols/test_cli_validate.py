@@ -114,3 +114,26 @@ def test_validate_chronological_needs_release_dates(one_benchmark: Path) -> None
     out = CliRunner().invoke(app, ["validate", str(one_benchmark), "--protocol", "chronological", "--json"])
     assert out.exit_code == 2
     assert "release date" in out.output
+
+
+def test_validate_reads_logged_answers_for_disco(one_benchmark: Path, tmp_path: Path) -> None:
+    p = Panel.load(one_benchmark)
+    rng = np.random.default_rng(2)
+    rows = [
+        {"model": m, "item": it, "prediction": rng.choice(list("ABCD"))}
+        for m in p.model_ids
+        for it in p.items["item"]
+        if not (m == "m0" and it == "q0")  # one scored cell without an answer
+    ]
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame(rows).to_csv(answers, index=False)
+    base = ["validate", str(one_benchmark), "--selectors", "disco", "--retentions", "0.05", "--splits", "2"]
+    base += ["--floor", "0", "--json"]
+    plain = json.loads(CliRunner().invoke(app, base).stdout)
+    out = CliRunner().invoke(app, [*base, "--answers", str(answers), "--answer-column", "prediction"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert any("1 of 9000 scored cells have no logged answer" in n for n in data["notes"])
+    assert data["results"][0]["rho_mean"] != plain["results"][0]["rho_mean"]  # the answers were used
+    bad = CliRunner().invoke(app, [*base, "--answers", str(answers)])  # no 'answer' column
+    assert bad.exit_code == 2 and "answers.csv: missing column" in bad.output and "answer" in bad.output

@@ -69,3 +69,24 @@ def test_end_to_end_needs_ten_heldout_models(sim_panel: Panel) -> None:
         sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0, min_heldout=9
     )
     assert np.isfinite(ok.rho).all() and np.isfinite(ok.rho_stage3_only).all()
+
+
+def test_logged_answers_follow_stage0_in_end_to_end(sim_panel: Panel) -> None:
+    """Answers that only relabel the scores leave DISCO's choices unchanged (it counts distinct outcomes
+    either way), which holds only if they are carried onto Stage 0's cleaned pool cell for cell; answers
+    that disagree elsewhere change them."""
+    kw = {"selectors": ["disco"], "retentions": [0.05, 0.2], "k": 2, "n_splits": 3, "floor": 0}
+    plain = end_to_end(sim_panel, **kw)
+    S = sim_panel.scores
+    # the outcomes DISCO counts without answers (scores at 6 decimals), spelled as text labels
+    steps = np.round(np.nan_to_num(S) * 1e6).astype(np.int64)
+    labels = np.array([f"outcome {v}" for v in steps.ravel()], dtype=object).reshape(S.shape)
+    labels[np.isnan(S)] = None
+    relabelled = end_to_end(sim_panel, predictions=labels, **kw)
+    assert np.array_equal(plain.rho, relabelled.rho, equal_nan=True)
+    assert plain.selected == relabelled.selected
+    noisy = np.random.default_rng(1).choice(list("ABCD"), size=S.shape).astype(object)
+    other = end_to_end(sim_panel, predictions=noisy, **kw)
+    assert not np.array_equal(plain.rho, other.rho, equal_nan=True)
+    with pytest.raises(Exception, match="predictions: expected one logged answer per panel cell"):
+        end_to_end(sim_panel, predictions=labels[:, :10], **kw)

@@ -7,6 +7,9 @@ benchmark, Table 17). ``--json`` prints ``{"protocol", "results": [{"selector", 
 seven keys; protocol-specific extras sit in other top-level keys (``sensitivity`` splits of the
 chronological protocol, ``table12`` and ``stage3_only`` of the end-to-end protocol, ``splits``, ``notes``...).
 
+``--answers FILE`` gives DISCO the models' logged answers (PRIMEBench section 5: prediction disagreement on
+the logged answers; a long table, see :mod:`benchsift.io.answers`); without it DISCO counts distinct scores.
+
 The random protocol's tables add, like PRIMEBench Tables 10 and 11, the chronological split at the retention
 closest to 5 % when the panel has release dates (one extra split; left out of ``--json``).
 
@@ -34,6 +37,7 @@ from benchsift.compression.protocols import (
     stage2_heldout,
 )
 from benchsift.errors import InputError
+from benchsift.io.answers import read_answers
 from benchsift.report.validation_figures import (
     end_to_end_table,
     frame_table,
@@ -100,6 +104,13 @@ def validate_command(
     ] = "mean",
     embeddings: Annotated[Path | None, typer.Option(help="Vision-text item embeddings.")] = None,
     text_embeddings: Annotated[Path | None, typer.Option(help="Text-only item embeddings.")] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(help="Logged model answers (long table: model, benchmark, item, answer) for DISCO."),
+    ] = None,
+    answer_column: Annotated[
+        str, typer.Option("--answer-column", help="Column of --answers holding the answer.")
+    ] = "answer",
     figure: Annotated[
         Path | None, typer.Option(help="Write the selector-vs-retention figure to FIGURE.png/.svg.")
     ] = None,
@@ -121,6 +132,11 @@ def validate_command(
     loaded = read_new_scores(panel)
     emb = _load_embeddings(embeddings, text_embeddings)
     show = err_console if json_output else console
+    predictions = None
+    answer_notes: tuple[str, ...] = ()
+    if answers is not None:
+        logged = read_answers(answers, loaded, column=answer_column)
+        predictions, answer_notes = logged.values, logged.notes
     progress = not json_output
     result: Any
     if protocol in ("random", "chronological"):
@@ -134,6 +150,7 @@ def validate_command(
             min_heldout=min_heldout,
             scoring=scoring,  # type: ignore[arg-type]
             embeddings=emb,
+            predictions=predictions,
             random_state=seed,
             n_jobs=n_jobs,
             progress=progress,
@@ -148,6 +165,7 @@ def validate_command(
             floor=floor,
             min_heldout=min_heldout,
             embeddings=emb,
+            predictions=predictions,
             random_state=seed,
             n_jobs=n_jobs,
             progress=progress,
@@ -159,6 +177,7 @@ def validate_command(
             retentions=rets,
             min_models=min_heldout,
             embeddings=emb,
+            predictions=predictions,
             random_state=seed,
             n_jobs=n_jobs,
             progress=progress,
@@ -169,13 +188,18 @@ def validate_command(
 
         save_figure(selector_retention_figure(summary, title=f"{protocol} protocol"), figure)
     if json_output:
-        print_json(result.to_dict())
+        out = result.to_dict()
+        if answer_notes:
+            out["notes"] = [*out.get("notes", []), *answer_notes]
+        print_json(out)
         return
     chrono = None
     if protocol == "random":
-        chrono = _chronological_column(loaded, sels, _closest(rets), floor, min_heldout, scoring, emb, seed)
+        chrono = _chronological_column(
+            loaded, sels, _closest(rets), floor, min_heldout, scoring, emb, predictions, seed
+        )
     _print_tables(result, protocol, summary, rets, chrono)
-    for note in result.notes:
+    for note in (*result.notes, *answer_notes):
         show.print(f"[dim]note: {note}[/dim]")
 
 
@@ -187,6 +211,7 @@ def _chronological_column(
     min_heldout: int,
     scoring: str,
     embeddings: Any,
+    predictions: Any,
     seed: int,
 ) -> pd.Series | None:
     """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
@@ -204,6 +229,7 @@ def _chronological_column(
             min_heldout=min_heldout,
             scoring=scoring,  # type: ignore[arg-type]
             embeddings=embeddings,
+            predictions=predictions,
             random_state=seed,
         )
     except InputError:

@@ -8,6 +8,7 @@ One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmeval
 from __future__ import annotations
 
 from benchsift.io.aggregate import read_aggregate
+from benchsift.io.answers import LoggedAnswers, read_answers
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
@@ -20,12 +21,14 @@ from benchsift.io.wide import read_wide
 __all__ = [
     "FORMATS",
     "KNOWN_SCALES",
+    "LoggedAnswers",
     "READERS",
     "ScaleRule",
     "get_reader",
     "import_panel",
     "parse_scales",
     "read_aggregate",
+    "read_answers",
     "read_inspect",
     "read_items_table",
     "read_lm_eval",

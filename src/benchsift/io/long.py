@@ -97,7 +97,10 @@ def split_extra_columns(
         models = long.drop_duplicates(["model", "condition"])[["model", *model_cols]].reset_index(drop=True)
         models = models.drop_duplicates("model")
     if dropped and notes is not None:
-        notes.append(f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only)")
+        notes.append(
+            f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only; logged "
+            "answers reach DISCO with validate --answers FILE --answer-column NAME)"
+        )
     return long.drop(columns=model_cols + dropped), models
 
 

@@ -217,6 +217,7 @@ def end_to_end(
     floor: int = 100,
     min_heldout: int = 10,
     embeddings: ItemEmbeddings | None = None,
+    predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = False,
@@ -226,7 +227,9 @@ def end_to_end(
     ``panel`` holds the image-condition runs and optionally the text-only runs (Stage 0's blind filter).
     ``k`` is the Stage 3 category count (5), capped at the number of categories. Every held-out rho needs
     ``min_heldout`` (10) held-out models with both scores, else it is undefined (NaN, D.3). The other
-    parameters are those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`.
+    parameters are those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`;
+    ``predictions`` (the logged answers DISCO reads, aligned with ``panel.scores``) follow Stage 0 onto the
+    cleaned pool.
     """
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
         raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
@@ -235,11 +238,20 @@ def end_to_end(
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise InputError(f"k: expected a positive number of categories, got {k!r}")
     t0 = time.perf_counter()
+    if predictions is not None:
+        predictions = np.asarray(predictions, dtype=object)
+        if predictions.shape != panel.shape:
+            raise InputError(
+                f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
+                f"(models x items), got {predictions.shape}"
+            )
     s0 = stage0_clean(panel, tau=tau)
     clean = s0.panel
     if clean.n_items == 0:
         raise InputError("end_to_end: Stage 0 removed every item")
-    pools = prepare_pools(clean, embeddings)
+    if predictions is not None:  # Stage 0 keeps the image-condition rows and the kept items
+        predictions = predictions[np.asarray(panel.conditions == "image", dtype=bool)][:, s0.kept]
+    pools = prepare_pools(clean, embeddings, predictions)
     ref_cat, _ = benchmark_weighted_category_means(clean)
     reference = row_mean(ref_cat)
     single = pools.n_categories == 1
