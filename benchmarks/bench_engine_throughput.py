@@ -60,6 +60,11 @@ def _message(i: int) -> dict:
     return {"role": "user", "content": parts}
 
 
+def _body(i: int) -> dict:
+    """The JSON body of request ``i`` as the baseline clients send it."""
+    return {"model": "judge", "messages": [_message(i)], "max_tokens": 384}
+
+
 def _prompt(i: int) -> str:
     return (
         "You are checking whether a model changed its answer between two consecutive turns\n"
@@ -110,12 +115,8 @@ async def _bare_aiohttp(url: str, n: int, conc: int, offset: int) -> tuple[float
 
         async def one(i: int) -> None:
             async with sem:
-                body = {
-                    "model": "judge",
-                    "messages": [_message(offset + i)],
-                    "max_tokens": 384,
-                }
-                async with s.post(url + "/chat/completions", data=json.dumps(body).encode()) as r:
+                data = json.dumps(_body(offset + i)).encode()
+                async with s.post(url + "/chat/completions", data=data) as r:
                     r.raise_for_status()
                     json.loads(await r.read())
 
@@ -138,12 +139,7 @@ async def _bare_httpx(url: str, n: int, conc: int, offset: int) -> tuple[float, 
 
         async def one(i: int) -> None:
             async with sem:
-                body = {
-                    "model": "judge",
-                    "messages": [_message(offset + i)],
-                    "max_tokens": 384,
-                }
-                r = await c.post(url + "/chat/completions", json=body)
+                r = await c.post(url + "/chat/completions", json=_body(offset + i))
                 r.raise_for_status()
                 r.json()
 
@@ -166,13 +162,7 @@ async def _raw(url: str, n: int, conc: int, offset: int) -> tuple[float, float]:
         reader, writer = await asyncio.open_connection(host, port)
         while todo:
             i = todo.pop()
-            body = json.dumps(
-                {
-                    "model": "judge",
-                    "messages": [_message(offset + i)],
-                    "max_tokens": 384,
-                }
-            ).encode()
+            body = json.dumps(_body(offset + i)).encode()
             head = (
                 f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {API_KEY}\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"

@@ -100,6 +100,14 @@ def _status_error(name: str, status: int, headers: Any) -> ClientError:
     )
 
 
+def _timed_out(name: str) -> ClientError:
+    return ClientError(f"{name}: request timed out", retryable=True, kind="timeout")
+
+
+def _connection_error(name: str, err: BaseException) -> ClientError:
+    return ClientError(f"{name}: connection error ({type(err).__name__})", retryable=True, kind="connection")
+
+
 def _malformed(name: str, err: BaseException) -> ClientError:
     return ClientError(f"{name}: malformed reply ({type(err).__name__})", retryable=True, kind="malformed")
 
@@ -177,7 +185,7 @@ class AiohttpTransport(_OneEventLoop):
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except TimeoutError as err:  # aiohttp's timeouts subclass it
-            raise ClientError(f"{name}: request timed out", retryable=True, kind="timeout") from err
+            raise _timed_out(name) from err
         except aiohttp.InvalidURL as err:
             raise ClientError(
                 f"{name}: invalid base URL ({type(err).__name__})", retryable=False, kind="connection"
@@ -185,9 +193,7 @@ class AiohttpTransport(_OneEventLoop):
         except aiohttp.ClientPayloadError as err:
             raise _malformed(name, err) from err
         except (aiohttp.ClientError, OSError) as err:
-            raise ClientError(
-                f"{name}: connection error ({type(err).__name__})", retryable=True, kind="connection"
-            ) from err
+            raise _connection_error(name, err) from err
         if status >= 400:
             raise _status_error(name, status, headers)
         try:
@@ -224,11 +230,9 @@ class OpenAISDKTransport(_OneEventLoop):
         try:
             return await self._client.post(path, cast_to=object, body=body)
         except oa.APITimeoutError as err:
-            raise ClientError(f"{name}: request timed out", retryable=True, kind="timeout") from err
+            raise _timed_out(name) from err
         except oa.APIConnectionError as err:
-            raise ClientError(
-                f"{name}: connection error ({type(err).__name__})", retryable=True, kind="connection"
-            ) from err
+            raise _connection_error(name, err) from err
         except oa.APIStatusError as err:
             raise _status_error(name, int(err.status_code), getattr(err.response, "headers", None)) from err
         except (oa.APIResponseValidationError, ValueError) as err:  # ValueError covers JSONDecodeError

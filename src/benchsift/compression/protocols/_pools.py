@@ -100,6 +100,17 @@ class CategoryPools:
         return out
 
 
+def check_predictions(predictions: Any, panel: Panel) -> np.ndarray:
+    """Logged answers as an object array, checked to hold one answer per cell of ``panel``."""
+    pred = np.asarray(predictions, dtype=object)
+    if pred.shape != panel.shape:
+        raise InputError(
+            f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
+            f"(models x items), got {pred.shape}"
+        )
+    return pred
+
+
 def prepare_pools(
     panel: Panel, embeddings: ItemEmbeddings | None = None, predictions: Any = None
 ) -> CategoryPools:
@@ -121,13 +132,7 @@ def prepare_pools(
         raise InputError("the panel has no image-condition model rows")
     pred = None
     if predictions is not None:
-        pred = np.asarray(predictions, dtype=object)
-        if pred.shape != panel.shape:
-            raise InputError(
-                f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
-                f"(models x items), got {pred.shape}"
-            )
-        pred = pred[np.asarray(image, dtype=bool)]
+        pred = check_predictions(predictions, panel)[np.asarray(image, dtype=bool)]
     sub = panel.subset(models=image) if not image.all() else panel
     items = sub.items
     notes: list[str] = []

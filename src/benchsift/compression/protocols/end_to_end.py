@@ -38,6 +38,7 @@ from benchsift.compression.protocols._pools import (
     CategoryPools,
     SelectorSpec,
     base_seed,
+    check_predictions,
     check_retentions,
     check_selectors,
     finite_mean,
@@ -239,12 +240,7 @@ def end_to_end(
         raise InputError(f"k: expected a positive number of categories, got {k!r}")
     t0 = time.perf_counter()
     if predictions is not None:
-        predictions = np.asarray(predictions, dtype=object)
-        if predictions.shape != panel.shape:
-            raise InputError(
-                f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
-                f"(models x items), got {predictions.shape}"
-            )
+        predictions = check_predictions(predictions, panel)
     s0 = stage0_clean(panel, tau=tau)
     clean = s0.panel
     if clean.n_items == 0:
