@@ -44,9 +44,10 @@ def image_data_url(data: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
 def _url_digest(url: str) -> str:
-    # one image is sent with many requests (every axis, every model): hash its payload once
+    # one image is sent with many requests (every axis, every model): hash its payload once; the cache
+    # holds at most 256 data URLs (the engine's ImageStore keeps the same string objects anyway)
     return "sha256:" + hashlib.sha256(url.encode("ascii")).hexdigest()
 
 

@@ -1,10 +1,11 @@
 """A SQLite response cache: a rerun makes no calls, a killed run resumes where it stopped.
 
-Key: ``Request.key(scope)``, the sha256 of the canonical request JSON (model id, messages with
-images, max_tokens, temperature, top_p, extra request fields) and the endpoint's cache scope (its base
-URL, plus its configured extra body fields when there are any: ``EndpointConfig.cache_scope``). Never
-part of the key or of anything stored: the API key, timeouts, retry and concurrency settings. Stored
-requests have their image payloads replaced by digests.
+Key: ``Request.key(scope)``, the sha256 of the canonical request JSON (model id, messages with each
+image as the sha256 of its data URL, max_tokens, temperature, top_p, extra request fields) and the
+endpoint's cache scope (its base URL, plus its configured extra body fields when there are any:
+``EndpointConfig.cache_scope``). Never part of the key or of anything stored: the API key, the HTTP
+transport, timeouts, retry and concurrency settings. Stored requests have their image payloads replaced
+by digests.
 
 Durability: WAL journal, one transaction per response, committed as soon as the response arrives
 (before the slot of the concurrency limit serves another request). Errors are never cached.
