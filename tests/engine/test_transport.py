@@ -151,3 +151,37 @@ def test_a_client_serves_one_event_loop(server, transport: str) -> None:
         assert asyncio.run(ask_and_close()) == '{"choice": "B"}'
         assert asyncio.run(ask_and_close()) == '{"choice": "B"}'
         assert len(server.requests()) == 3
+
+
+def test_the_transport_is_not_part_of_the_cache_key(server, tmp_path) -> None:
+    from benchsift.clients import ClientPool, ResponseCache
+
+    prompt = "You are extracting the letter (A or B) ...\nModel response: A\n"
+    req = Request(model="judge", messages=({"role": "user", "content": prompt},))
+
+    def pool(transport: str) -> ClientPool:
+        cfg = config_from_dict(
+            {
+                "transport": transport,
+                "endpoint": [
+                    {
+                        "name": "j",
+                        "base_url": server.url,
+                        "model": "judge",
+                        "api_key_env": "BENCHSIFT_TEST_KEY",
+                    }
+                ],
+            }
+        )
+        return ClientPool(cfg, ResponseCache(tmp_path / "c.sqlite"))
+
+    async def ask(p: ClientPool) -> tuple[str | None, bool]:
+        try:
+            r = await p.get("j").generate(req)
+            return r.text, r.cached
+        finally:
+            await p.aclose()
+
+    assert asyncio.run(ask(pool("openai"))) == ('{"choice": "A"}', False)
+    assert asyncio.run(ask(pool("aiohttp"))) == ('{"choice": "A"}', True)
+    assert len(server.requests()) == 1
