@@ -18,7 +18,17 @@ from benchsift.compression.selectors.registry import (
 )
 from benchsift.errors import InputError
 
-EXPECTED = ("random", "variance", "vaw", "disco", "pointbiserial", "irt2pl", "anchorpoints", "tinybench")
+EXPECTED = (
+    "random",
+    "variance",
+    "vaw",
+    "disco",
+    "pointbiserial",
+    "irt2pl",
+    "anchorpoints",
+    "tinybench",
+    "variance-index",
+)
 
 
 def _data(seed: int = 0, n_models: int = 24, n_items: int = 260) -> np.ndarray:

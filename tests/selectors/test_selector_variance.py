@@ -64,3 +64,22 @@ def test_missing_items_rank_last() -> None:
     x = np.array([[np.nan, 0.0, 1.0], [np.nan, 0.0, 0.0]])
     assert VarianceSelector().select(x, 2).tolist() == [1, 2]
     assert VarianceSelector().select(x, 1).tolist() == [2]
+
+
+def test_index_tie_break_keeps_the_lowest_indices_among_ties() -> None:
+    """Tables 12 and 14: "Variance here breaks ties by item index"; registered as ``variance-index``."""
+    from benchsift.compression.selectors.registry import make_selector
+    from benchsift.compression.selectors.variance import IndexTieVarianceSelector
+
+    x = np.tile([[0.0], [1.0]], (1, 50))  # 50 tied items (variance .25)
+    x[:, [7, 30]] = [[0.0, 0.0], [0.0, 0.0]]  # two items with no variance rank below the ties
+    for seed in range(5):  # the seed plays no part
+        assert VarianceSelector(tie_break="index", random_state=seed).select(x, 5).tolist() == [0, 1, 2, 3, 4]
+    assert VarianceSelector(tie_break="index").select(x, 9).tolist() == [0, 1, 2, 3, 4, 5, 6, 8, 9]
+    x[:, 40] = [0.5, 0.6]  # a lower variance than the ties (0.0025): it ranks after all of them
+    assert 40 not in VarianceSelector(tie_break="index").select(x, 47).tolist()
+    sel = make_selector("variance-index", random_state=3)
+    assert isinstance(sel, IndexTieVarianceSelector) and sel.tie_break == "index"
+    assert sel.select(x, 5).tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(InputError, match="tie_break"):
+        VarianceSelector(tie_break="first").select(x, 1)  # type: ignore[arg-type]

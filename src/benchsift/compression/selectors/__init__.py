@@ -30,19 +30,11 @@ from benchsift.compression.selectors.registry import (
     selector_class,
 )
 from benchsift.compression.selectors.tinybench import TinyBenchmarksSelector
-from benchsift.compression.selectors.variance import VarianceSelector
+from benchsift.compression.selectors.variance import IndexTieVarianceSelector, VarianceSelector
 from benchsift.compression.selectors.vaw import VARIANTS, VAWSelector, vaw_scores
 
-SELECTORS: dict[str, type[ItemSelector]] = {
-    "random": RandomSelector,
-    "variance": VarianceSelector,
-    "vaw": VAWSelector,
-    "disco": DiscoSelector,
-    "pointbiserial": PointBiserialSelector,
-    "irt2pl": IRT2PLSelector,
-    "anchorpoints": AnchorPointsSelector,
-    "tinybench": TinyBenchmarksSelector,
-}
+#: Name -> class of every registered selector (the registry, :mod:`~.registry`, is the one list).
+SELECTORS: dict[str, type[ItemSelector]] = available_selectors()
 
 __all__ = [
     "SELECTORS",
@@ -51,6 +43,7 @@ __all__ = [
     "AnchorPointsSelector",
     "DiscoSelector",
     "IRT2PLSelector",
+    "IndexTieVarianceSelector",
     "ItemSelector",
     "PointBiserialSelector",
     "RandomSelector",

@@ -155,8 +155,9 @@ def item_variance(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v, m
 
 
-def top_k_positions(score: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Positions of the ``k`` highest scores, ties broken in a seeded random order; NaN ranks last.
+def top_k_positions(score: np.ndarray, k: int, rng: np.random.Generator | None) -> np.ndarray:
+    """Positions of the ``k`` highest scores, ties broken in a seeded random order (``rng``) or, with
+    ``rng=None``, by item index (lower first); NaN ranks last.
 
     Returns the positions in selection order (best first). Vectorized: one ``np.lexsort``.
     """
@@ -165,7 +166,7 @@ def top_k_positions(score: np.ndarray, k: int, rng: np.random.Generator) -> np.n
     if k <= 0:
         return np.empty(0, dtype=np.int64)
     key = np.where(np.isnan(score), -np.inf, score)
-    tiebreak = rng.permutation(n)
+    tiebreak = rng.permutation(n) if rng is not None else np.arange(n)
     order = np.lexsort((tiebreak, -key))
     return order[:k].astype(np.int64)
 

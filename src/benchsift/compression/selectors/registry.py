@@ -2,7 +2,9 @@
 
 The names are the ones the CLI's ``--selectors`` option and the validation protocols use::
 
-    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench
+    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench, variance-index
+
+(``variance-index``: Variance with ties broken by item index, as in PRIMEBench Tables 12 and 14.)
 
 Classes are imported lazily on first use, so importing the registry costs nothing and a protocol can list the
 names without loading every method. ``make_selector(name, **params)`` builds an instance with the given
@@ -28,9 +30,11 @@ _PATHS: dict[str, tuple[str, str]] = {
     "irt2pl": ("benchsift.compression.selectors.irt2pl", "IRT2PLSelector"),
     "anchorpoints": ("benchsift.compression.selectors.anchorpoints", "AnchorPointsSelector"),
     "tinybench": ("benchsift.compression.selectors.tinybench", "TinyBenchmarksSelector"),
+    "variance-index": ("benchsift.compression.selectors.variance", "IndexTieVarianceSelector"),
 }
 
-#: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks last.
+#: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks and
+#: the item-index tie-break variant of Variance last.
 SELECTOR_NAMES: tuple[str, ...] = tuple(_PATHS)
 
 

@@ -11,8 +11,12 @@ ranked, as section 4.3 prescribes when ``M_i`` differs across items, by the divi
 the same ranking as Eq. 5 itself (``rank_by="eq5"`` ranks by the undivided score). The selector keeps the
 ``K`` items with the largest score over the whole pool: no benchmark shares and no coverage cells (section 5,
 "Variance selects the category-wide top-K items by Equation 5"). Ties are broken in a seeded random order (as
-in the paper's main comparison, D.3); items with no valid score rank last. This is VAW with ``alpha = 0`` and
-no shares or cells.
+in the paper's main comparison, D.3, Tables 9-11); items with no valid score rank last. This is VAW with
+``alpha = 0`` and no shares or cells.
+
+``tie_break="index"`` breaks ties by item index instead, the Variance of PRIMEBench Tables 12 and 14
+("Variance here breaks ties by item index"); it is registered as its own selector, ``variance-index``
+(:class:`IndexTieVarianceSelector`), so both variants can run side by side in one protocol.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ from benchsift.compression.selectors.base import (
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
-__all__ = ["VarianceSelector", "variance_scores"]
+__all__ = ["IndexTieVarianceSelector", "VarianceSelector", "variance_scores"]
 
 RankBy = Literal["plugin", "eq5"]
+TieBreak = Literal["random", "index"]
 
 
 def variance_scores(scores: np.ndarray, rank_by: RankBy = "plugin") -> tuple[np.ndarray, np.ndarray]:
@@ -54,8 +59,10 @@ class VarianceSelector(ItemSelector):
     rank_by
         ``"plugin"`` (default): rank by ``sigma^2_i / sqrt(M_i)``, the plug-in variance (section 4.3);
         ``"eq5"``: rank by Eq. 5 itself. The two agree when every item has the same number of valid scores.
+    tie_break
+        ``"random"`` (default): ties in a seeded random order; ``"index"``: by item index (Tables 12, 14).
     random_state
-        Seed of the tie-breaking order.
+        Seed of the tie-breaking order (unused with ``tie_break="index"``).
 
     Fitted attributes
     -----------------
@@ -66,20 +73,41 @@ class VarianceSelector(ItemSelector):
     name = "variance"
 
     def __init__(
-        self, rank_by: RankBy = "plugin", random_state: int | np.random.Generator | None = 0
+        self,
+        rank_by: RankBy = "plugin",
+        tie_break: TieBreak = "random",
+        random_state: int | np.random.Generator | None = 0,
     ) -> None:
         self.rank_by = rank_by
+        self.tie_break = tie_break
         self.random_state = random_state
 
     def _check_params(self) -> None:
         if self.rank_by not in ("plugin", "eq5"):
             raise InputError(f"Variance rank_by: expected 'plugin' or 'eq5', got {self.rank_by!r}")
+        if self.tie_break not in ("random", "index"):
+            raise InputError(f"Variance tie_break: expected 'random' or 'index', got {self.tie_break!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Keep the ``k`` items with the largest variance score (sorted positions)."""
         score, sigma2 = variance_scores(inp.scores, self.rank_by)
-        kept = top_k_positions(score, inp.k, check_random_state(self.random_state))
+        rng = check_random_state(self.random_state) if self.tie_break == "random" else None
+        kept = top_k_positions(score, inp.k, rng)
         out = self._set_fitted(inp.n_items, kept, np.full(kept.shape[0], "top", dtype=object), score)
         self.variance_ = sigma2
         self.n_valid_ = (~np.isnan(inp.scores)).sum(axis=0).astype(np.int64)
         return out
+
+
+class IndexTieVarianceSelector(VarianceSelector):
+    """:class:`VarianceSelector` with ties broken by item index (the Variance of PRIMEBench Tables 12, 14)."""
+
+    name = "variance-index"
+
+    def __init__(
+        self,
+        rank_by: RankBy = "plugin",
+        tie_break: TieBreak = "index",
+        random_state: int | np.random.Generator | None = 0,
+    ) -> None:
+        super().__init__(rank_by=rank_by, tie_break=tie_break, random_state=random_state)
