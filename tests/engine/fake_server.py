@@ -27,6 +27,7 @@ import base64
 import hashlib
 import json
 import re
+import ssl
 import sys
 import threading
 import time
@@ -280,7 +281,13 @@ def grade_judge(prompt: str) -> str:
 class FakeServer:
     """Start with :meth:`start`; ``url`` is the ``/v1`` base URL; ``log`` lists every request."""
 
-    def __init__(self, world: dict[str, dict[str, Any]], latency: float = 0.0, slow: float = 1.0) -> None:
+    def __init__(
+        self,
+        world: dict[str, dict[str, Any]],
+        latency: float = 0.0,
+        slow: float = 1.0,
+        tls: tuple[str, str] | None = None,
+    ) -> None:
         self.world = world
         self.latency = latency
         self.slow = slow
@@ -326,11 +333,17 @@ class FakeServer:
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:  # (certificate file, key file): serve HTTPS
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def start(self) -> FakeServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import socket
+from pathlib import Path
 
 import pytest
 from fake_server import API_KEY
@@ -185,3 +186,36 @@ def test_the_transport_is_not_part_of_the_cache_key(server, tmp_path) -> None:
     assert asyncio.run(ask(pool("openai"))) == ('{"choice": "A"}', False)
     assert asyncio.run(ask(pool("aiohttp"))) == ('{"choice": "A"}', True)
     assert len(server.requests()) == 1
+
+
+TLS = Path(__file__).resolve().parents[1] / "fixtures" / "tls"
+
+
+@each_transport
+def test_https_trusts_what_the_sdk_trusts(world: dict, transport: str, monkeypatch) -> None:
+    """Over HTTPS both transports trust the same certificates: a self-signed test server is refused
+    (not retryable) until ``SSL_CERT_FILE`` names its certificate."""
+    from fake_server import FakeServer
+
+    srv = FakeServer(world["world"], tls=(str(TLS / "cert.pem"), str(TLS / "key.pem"))).start()
+    prompt = "You are extracting the letter (A or B) ...\nModel response: B\n"
+    req = Request(model="judge", messages=({"role": "user", "content": prompt},))
+    try:
+        assert srv.url.startswith("https://127.0.0.1:")
+        for var in ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(var, raising=False)
+        err = _fails(_client(srv.url, "judge", transport), req)
+        assert (err.kind, err.retryable) == ("tls", False) and "SSL_CERT_FILE" in str(err)
+        monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
+        client = _client(srv.url, "judge", transport)
+
+        async def go():
+            try:
+                return await client.generate(req)
+            finally:
+                await client.aclose()
+
+        assert asyncio.run(go()).text == '{"choice": "B"}'
+        assert len(srv.requests()) == 1  # the refused handshakes never reached the handler
+    finally:
+        srv.stop()

@@ -17,7 +17,11 @@ names the counter it feeds (``"timeout"``, ``"connection"``, the HTTP status, ``
 
 * retryable: 429 (with its ``Retry-After``), 408, 409, 5xx, timeouts, connection errors, replies that
   are not valid JSON;
-* not retryable: other 4xx (bad request, authentication, unknown model) and invalid URLs.
+* not retryable: other 4xx (bad request, authentication, unknown model), invalid URLs and TLS
+  certificates that are not trusted (``kind = "tls"``).
+
+Both trust the same certificates: the aiohttp transport takes its TLS context from the SDK's HTTP library
+(:func:`sdk_ssl_context`), so ``SSL_CERT_FILE`` and the system store act alike on both.
 
 The API key travels only in the ``Authorization`` header; error messages carry the endpoint name, the
 HTTP status and the exception type, never the request, the reply body or the key.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import ssl
 import time
 import urllib.parse
 import urllib.request
@@ -47,6 +52,7 @@ __all__ = [
     "is_retryable_status",
     "make_transport",
     "parse_retry_after",
+    "sdk_ssl_context",
 ]
 
 
@@ -85,6 +91,29 @@ def env_proxy(url: str) -> str | None:
     return proxy
 
 
+def sdk_ssl_context() -> ssl.SSLContext:
+    """The TLS trust the ``openai`` SDK's transports use: its HTTP library's default context, which
+    honours ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` and otherwise reads the system's certificates."""
+    try:
+        import httpx2 as httpx  # the HTTP library of recent openai SDKs
+    except ImportError:
+        import httpx  # type: ignore[no-redef]  # older SDKs
+    ctx: ssl.SSLContext = httpx.create_ssl_context()
+    return ctx
+
+
+def _untrusted_certificate(err: BaseException) -> bool:
+    """True when a certificate verification failure caused ``err`` (retrying cannot help)."""
+    seen: BaseException | None = err
+    for _ in range(8):  # the SDK and aiohttp wrap the ssl error one or two levels down
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def is_retryable_status(status: int) -> bool:
     """429 (rate limit), 408 (request timeout), 409 (conflict) and every 5xx are worth retrying."""
     return status in (408, 409, 429) or status >= 500
@@ -105,6 +134,12 @@ def _timed_out(name: str) -> ClientError:
 
 
 def _connection_error(name: str, err: BaseException) -> ClientError:
+    if _untrusted_certificate(err):
+        return ClientError(
+            f"{name}: the server's TLS certificate is not trusted (set SSL_CERT_FILE to its CA bundle)",
+            retryable=False,
+            kind="tls",
+        )
     return ClientError(f"{name}: connection error ({type(err).__name__})", retryable=True, kind="connection")
 
 
@@ -166,8 +201,9 @@ class AiohttpTransport(_OneEventLoop):
         if self._session is None or self._session.closed:
             import aiohttp
 
+            tls = sdk_ssl_context() if self.base_url.startswith("https:") else None
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self.limit),
+                connector=aiohttp.TCPConnector(limit=self.limit, ssl=tls if tls is not None else True),
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
                 headers=self._headers,
                 trust_env=False,  # the proxy is resolved once, in __init__
