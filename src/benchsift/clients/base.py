@@ -139,12 +139,18 @@ class Request:
         Images enter through the sha256 of their data URL (as in :meth:`loggable`), so the key depends
         on every byte of every image while each image is hashed once however many requests carry it.
         """
-        body = {"endpoint": endpoint.rstrip("/"), "request": self.loggable()}
-        return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+        # canonical_json({"endpoint": ..., "request": loggable}), assembled from the cached request text
+        body = f'{{"endpoint":{canonical_json(endpoint.rstrip("/"))},"request":{self.canonical}}}'
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     def loggable(self) -> dict[str, Any]:
         """The payload with image data replaced by digests (for logs and the cache's request column)."""
         return _digest_images(self.payload())
+
+    @functools.cached_property
+    def canonical(self) -> str:
+        """``canonical_json(self.loggable())``, computed once (the cache key and its request column)."""
+        return canonical_json(self.loggable())
 
 
 @dataclass

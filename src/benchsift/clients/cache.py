@@ -75,7 +75,7 @@ class ResponseCache:
                 (
                     key,
                     endpoint,
-                    canonical_json(request.loggable()),
+                    request.canonical,
                     canonical_json(response.to_dict()),
                     time.time(),
                 ),

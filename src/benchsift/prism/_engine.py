@@ -99,32 +99,27 @@ async def gather_bounded(
     window: int = 4096,
     on_done: Callable[[T], None] | None = None,
 ) -> list[T]:
-    """Run coroutine factories with at most ``window`` scheduled at once; results in input order."""
+    """Run coroutine factories with at most ``window`` running at once; results in input order.
+
+    ``window`` workers pull the next factory from one shared iterator as they finish, so the bookkeeping
+    is O(1) per factory (waiting on the whole pending set after every completion would be O(window)).
+    The first exception cancels the rest and propagates. ``on_done`` sees each result as it completes.
+    """
     results: list[Any] = [None] * len(factories)
-    it = iter(enumerate(factories))
-    pending: set[asyncio.Task[tuple[int, T]]] = set()
+    todo = iter(enumerate(factories))
 
-    async def _one(i: int, f: Callable[[], Awaitable[T]]) -> tuple[int, T]:
-        return i, await f()
+    async def worker() -> None:
+        for i, factory in todo:  # a shared iterator: next() never yields to the event loop
+            r = await factory()
+            results[i] = r
+            if on_done is not None:
+                on_done(r)
 
-    def _fill() -> None:
-        for i, f in it:
-            pending.add(asyncio.ensure_future(_one(i, f)))
-            if len(pending) >= window:
-                break
-
-    _fill()
+    workers = [asyncio.ensure_future(worker()) for _ in range(min(max(int(window), 1), len(factories)))]
     try:
-        while pending:
-            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for t in done:
-                pending.discard(t)
-                i, r = t.result()
-                results[i] = r
-                if on_done is not None:
-                    on_done(r)
-            _fill()
+        await asyncio.gather(*workers)
     finally:
-        for t in pending:
-            t.cancel()
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)  # let the cancelled ones unwind
     return results
