@@ -65,3 +65,77 @@ def test_benchmark_column_needed_only_for_several_benchmarks(tmp_path: Path) -> 
     assert logged.values.tolist() == [["B", None], [None, "C"]] and logged.coverage == 0.5
     with pytest.raises(FormatError, match="nob.csv.*prediction"):
         read_answers(path, one, column="prediction")
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "io"
+
+
+def _answers(fmt: str, args: list[str], tmp_path: Path) -> tuple[Panel, pd.DataFrame]:
+    from typer.testing import CliRunner
+
+    from benchsift.cli.importers import app
+
+    out, ans = tmp_path / f"{fmt}.parquet", tmp_path / f"{fmt}-answers.csv"
+    res = CliRunner().invoke(app, [fmt, *args, "-o", str(out), "--answers-out", str(ans), "--json"])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(ans, dtype=str, keep_default_na=False)
+    assert list(table.columns) == ["model", "condition", "benchmark", "item", "answer"]
+    assert res.stdout and f'"n_answers": {int((table["answer"] != "").sum())}' in res.stdout
+    return Panel.load(out), table
+
+
+def _lookup(table: pd.DataFrame, model: str, benchmark: str, item: str) -> str:
+    row = table[(table["model"] == model) & (table["benchmark"] == benchmark) & (table["item"] == item)]
+    assert len(row) == 1
+    return str(row["answer"].iloc[0])
+
+
+def test_vlmevalkit_predictions_with_circular_items_and_failures(tmp_path: Path) -> None:
+    files = [str(p) for p in sorted((FIXTURES / "vlmevalkit").glob("*/*"))]
+    panel, table = _answers("vlmevalkit", files, tmp_path)
+    # MMBench circular rows of GPT4o (tsv): item 1's four rotations answered A, D, C, B; item 3 had a failed
+    # rotation ("Failed to obtain answer via API."), so the circular item has no answer
+    assert _lookup(table, "GPT4o", "MMBench_DEV_EN", "1") == "A|D|C|B"
+    assert _lookup(table, "GPT4o", "MMBench_DEV_EN", "2") == "A|A"
+    assert _lookup(table, "GPT4o", "MMBench_DEV_EN", "3") == ""
+    assert _lookup(table, "GPT4o", "MMStar", "1") == ""  # failed
+    assert _lookup(table, "GPT4o", "MMStar", "2") == "B"
+    logged = read_answers(tmp_path / "vlmevalkit-answers.csv", panel)  # the round trip aligns every row
+    assert not any("skipped" in n for n in logged.notes)
+    assert int(pd.notna(pd.DataFrame(logged.values)).to_numpy().sum()) == int((table["answer"] != "").sum())
+
+
+def test_harness_logs_first_response_or_most_likely_option(tmp_path: Path) -> None:
+    _, lm = _answers("lm-eval", [str(FIXTURES / "lm_eval"), "--filter", "strict-match"], tmp_path)
+    # arc_easy doc 0: log-likelihoods -14.25, -13.5, -9.75, -12.0 -> option 2; doc 1: -8.0, -7.5 -> 1
+    assert _lookup(lm, "EleutherAI/pythia-160m", "arc_easy", "0") == "2"
+    assert _lookup(lm, "EleutherAI/pythia-160m", "arc_easy", "1") == "1"
+    assert _lookup(lm, "EleutherAI/pythia-160m", "gsm8k", "0") == "[invalid]"  # strict-match's answer
+    _, lmms = _answers("lmms-eval", [str(FIXTURES / "lmms_eval")], tmp_path)
+    assert _lookup(lmms, "llava-hf/llava-1.5-7b-hf", "ai2d", "0") == "C"
+    assert set(lmms["benchmark"]) == {"ai2d", "mme", "mmmu_val"}
+
+
+def test_inspect_and_long_answers(tmp_path: Path) -> None:
+    log = FIXTURES / "inspect" / "2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json"
+    _, ins = _answers("inspect", [str(log)], tmp_path)
+    assert ins["answer"].tolist()[:2] == ["A", "D"]  # the scorer's extracted answer
+    _, long = _answers("long", [str(FIXTURES / "long" / "scores.csv")], tmp_path)
+    assert _lookup(long, "llava-1.5-7b", "MMStar", "1") == "B"  # the prediction column
+
+
+def test_answers_out_without_logged_answers_is_an_error_and_writes_nothing(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from benchsift.cli.importers import app
+
+    src = tmp_path / "plain.csv"
+    src.write_text("model,benchmark,item,score\na,X,1,1\nb,X,1,0\n")
+    out, ans = tmp_path / "p.parquet", tmp_path / "a.csv"
+    res = CliRunner().invoke(app, ["long", str(src), "-o", str(out), "--answers-out", str(ans)])
+    assert res.exit_code == 2 and "--answers-out: these long files log no model answers" in res.output
+    assert not out.exists() and not ans.exists()
+    res = CliRunner().invoke(
+        app, ["long", str(src), "-o", str(out), "--answers-out", str(tmp_path / "a.txt")]
+    )
+    assert res.exit_code == 2 and "expected a .parquet or .csv file name" in res.output

@@ -42,7 +42,7 @@ def test_scores_and_metadata_by_hand(fixtures: Path) -> None:
     assert p.models["family"].tolist() == ["llava", "qwen", "qwen"]
     np.testing.assert_allclose(p.models["params"].to_numpy(), [7.0, 8.3, 8.3])
     assert p.models["release_date"].iloc[0] == pd.Timestamp("2023-10-05")
-    assert any("prediction" in n for n in notes)  # per-score column dropped, and said so
+    assert any("logged model answers not kept" in n for n in notes)  # the prediction column, said so
     assert any("collapsed 1 identical duplicate" in n for n in notes)
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import typer
 from typer.core import TyperGroup
 
+from benchsift._fileio import atomic_path
 from benchsift.cli._common import console, fail, print_json
-from benchsift.errors import BenchsiftError
+from benchsift.errors import BenchsiftError, InputError
 from benchsift.io.registry import FORMATS, import_panel
 from benchsift.io.rescale import RESCALE_MODES, parse_scales
 from benchsift.report.panel_summary import panel_summary, summary_table
@@ -54,6 +56,11 @@ BENCHMARK = typer.Option(None, "--benchmark", help="Benchmark name (default: tak
 MODELS = typer.Option(None, "--models", help="Side file models.csv: model, family, release_date, params.")
 ITEMS = typer.Option(None, "--items", help="Side file items.csv: benchmark, item, category, question, ...")
 METRIC = typer.Option(None, "--metric", help="Per-sample metric to use (default: the task's first).")
+ANSWERS_OUT = typer.Option(
+    None,
+    "--answers-out",
+    help="Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
+)
 
 
 def _run(
@@ -64,30 +71,54 @@ def _run(
     json_output: bool,
     rescale: str,
     scale: list[str] | None,
+    answers_out: Path | None = None,
     **options: Any,
 ) -> None:
     notes: list[str] = []
+    answers: list[pd.DataFrame] | None = [] if answers_out is not None else None
     try:
         if rescale not in RESCALE_MODES:
             raise fail(f"--rescale {rescale!r} is not one of {list(RESCALE_MODES)}")
+        if answers_out is not None and answers_out.suffix.lower() not in (".parquet", ".csv"):
+            raise fail(f"--answers-out {answers_out}: expected a .parquet or .csv file name")
         panel = import_panel(
             fmt,
             inputs,
             rescale=rescale,
             scales=parse_scales(scale) or None,
             notes=notes,
+            answers=answers,
             **options,
         )
+        table = _answers_table(answers, fmt) if answers_out is not None else None
         panel.save(output)
+        if table is not None and answers_out is not None:
+            with atomic_path(answers_out) as tmp:
+                if answers_out.suffix.lower() == ".parquet":
+                    table.to_parquet(tmp, index=False)
+                else:
+                    table.to_csv(tmp, index=False)
     except BenchsiftError as exc:
         raise fail(str(exc)) from None
     summary = panel_summary(panel)
+    if table is not None:
+        summary["answers_output"] = str(answers_out)
+        summary["n_answers"] = int(table["answer"].notna().sum())
     if json_output:
         print_json({"output": str(output), "format": fmt, **summary, "notes": notes})
         return
     console.print(summary_table(summary, title=f"{fmt} -> {output}"))
+    if table is not None:
+        console.print(f"  {summary['n_answers']} logged answers -> {answers_out}")
     for note in notes:
         console.print(f"  [dim]{note}[/dim]")
+
+
+def _answers_table(answers: list[pd.DataFrame] | None, fmt: str) -> pd.DataFrame:
+    """The logged answers an importer handed out, as one long table; an error when there were none."""
+    if not answers:
+        raise InputError(f"--answers-out: these {fmt} files log no model answers")
+    return pd.concat(answers, ignore_index=True)
 
 
 @app.command("long")
@@ -99,6 +130,7 @@ def import_long(
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
+    answers_out: Path | None = ANSWERS_OUT,
     json_output: bool = JSON,
 ) -> None:
     """Long table: model, benchmark, item, score (+ category, condition, metadata); CSV/TSV/parquet/Excel."""
@@ -107,6 +139,7 @@ def import_long(
         inputs,
         output,
         json_output=json_output,
+        answers_out=answers_out,
         rescale=rescale,
         scale=scale,
         models=models,
@@ -163,6 +196,7 @@ def _harness_command(fmt: str, doc: str) -> Any:
         condition: str | None = CONDITION,
         rescale: str = RESCALE,
         scale: list[str] | None = SCALE,
+        answers_out: Path | None = ANSWERS_OUT,
         json_output: bool = JSON,
     ) -> None:
         _run(
@@ -170,6 +204,7 @@ def _harness_command(fmt: str, doc: str) -> Any:
             inputs,
             output,
             json_output=json_output,
+            answers_out=answers_out,
             rescale=rescale,
             scale=scale,
             model=model,
@@ -204,6 +239,7 @@ def import_vlmevalkit(
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
+    answers_out: Path | None = ANSWERS_OUT,
     json_output: bool = JSON,
 ) -> None:
     """VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score)."""
@@ -212,6 +248,7 @@ def import_vlmevalkit(
         inputs,
         output,
         json_output=json_output,
+        answers_out=answers_out,
         rescale=rescale,
         scale=scale,
         model=model,
@@ -233,6 +270,7 @@ def import_inspect(
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
+    answers_out: Path | None = ANSWERS_OUT,
     json_output: bool = JSON,
 ) -> None:
     """inspect_ai eval logs (.eval archives or .json)."""
@@ -241,6 +279,7 @@ def import_inspect(
         inputs,
         output,
         json_output=json_output,
+        answers_out=answers_out,
         rescale=rescale,
         scale=scale,
         model=model,

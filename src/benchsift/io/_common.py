@@ -5,7 +5,11 @@ Every importer turns its source files into one *long* table (one row per score) 
 ``_file`` and ``_row`` (the file, and the data-row index or a ready label such as ``samples[3]``; see
 :mod:`benchsift.io._rows`), which only serve error messages.
 :func:`assemble_panel` then checks that table once, rescales out-of-range benchmarks
-(:mod:`benchsift.io.rescale`) and builds the :class:`~benchsift.panel.Panel`.
+(:mod:`benchsift.io.rescale`) and builds the :class:`~benchsift.panel.Panel`. Importers whose sources log
+the models' answers (VLMEvalKit's ``prediction``, the harnesses' ``filtered_resps``, inspect's score
+``answer``) add them as the column ``_answer``; :func:`assemble_panel` hands them out as a long answers table
+(``model, condition, benchmark, item, answer``, the input of :func:`benchsift.io.answers.read_answers`) when
+asked, and never puts them in the panel.
 
 Errors are :class:`~benchsift.errors.InputError` / :class:`~benchsift.errors.FormatError` with a one-line
 message that starts with the file name and says what was expected.
@@ -31,6 +35,7 @@ Paths = PathLike | Sequence[PathLike]
 
 FILE_COL = "_file"
 ROW_COL = "_row"
+ANSWER_COL = "_answer"  # an importer's logged model answer per score (the input of DISCO), optional
 KEY = ["model", "condition", "benchmark", "item"]
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 
@@ -236,11 +241,13 @@ def assemble_panel(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
     """Check a long table, rescale out-of-range benchmarks and build the panel.
 
     ``long`` needs ``model, condition, benchmark, item, score`` (float, NaN = missing) and the bookkeeping
-    columns ``_file`` and ``_row``; ``category`` and other columns become item metadata.
+    columns ``_file`` and ``_row``; ``category`` and other columns become item metadata. When ``answers``
+    is a list and ``long`` has an ``_answer`` column, the long answers table is appended to it.
     """
     if len(long) == 0:
         raise FormatError(f"{source}: no scores found")
@@ -250,7 +257,34 @@ def assemble_panel(
     long = collapse_duplicates(long, notes)
     if "category" not in long.columns:
         long["category"] = pd.NA
+    if ANSWER_COL in long.columns:
+        labels = answer_labels(long[ANSWER_COL])
+        if answers is not None:
+            answers.append(long[KEY].assign(answer=labels.to_numpy()))
+        elif notes is not None and labels.notna().any():
+            notes.append(
+                f"{int(labels.notna().sum())} logged model answers not kept (a panel holds scores; "
+                "--answers-out FILE writes them for DISCO)"
+            )
+        long = long.drop(columns=ANSWER_COL)
     return Panel.from_long(long.drop(columns=[FILE_COL, ROW_COL]), models=models, items=items, source=source)
+
+
+def answer_labels(values: Any) -> pd.Series:
+    """Logged answers as stripped text labels; missing or empty answers are None.
+
+    A list (the harnesses' ``filtered_resps``) is its first element; other values their ``str``.
+    """
+    out: list[str | None] = []
+    for v in values:
+        if isinstance(v, list | tuple):
+            v = v[0] if v else None
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            out.append(None)
+            continue
+        text = str(v).strip()
+        out.append(text if text else None)
+    return pd.Series(out, dtype=object)
 
 
 def source_label(paths: Sequence[Path]) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io._common import FILE_COL, ROW_COL, check_file
+from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, check_file
 
 NON_METRIC_KEYS = frozenset(
     {
@@ -224,6 +224,32 @@ def choose_filter(
     return filters[0] if filters else None
 
 
+def _loglikelihood(resp: Any) -> float | None:
+    """The log-likelihood of one ``[loglik, is_greedy]`` pair (logged as numbers or as strings), else None."""
+    if not isinstance(resp, list | tuple) or len(resp) != 2 or isinstance(resp[0], bool):
+        return None
+    try:
+        return float(resp[0])
+    except (TypeError, ValueError):
+        return None
+
+
+def logged_answer(rec: dict[str, Any]) -> str | None:
+    """The model's answer in a sample record: the first filtered (else raw) response of a generation task,
+    or, for a multiple-choice task scored by log-likelihood (one ``[loglik, is_greedy]`` pair per option),
+    the index of the most likely option (``"2"``)."""
+    resps = rec.get("filtered_resps", rec.get("resps"))
+    if not isinstance(resps, list) or not resps:
+        return None
+    lls = [_loglikelihood(r) for r in resps]
+    if all(v is not None for v in lls):
+        return str(int(np.argmax(np.asarray(lls, dtype=np.float64))))
+    first = resps[0]
+    while isinstance(first, list | tuple):  # raw resps nest one list per request
+        first = first[0] if first else None
+    return None if first is None else str(first)
+
+
 def samples_to_long(
     records: list[tuple[int, dict[str, Any]]],
     path: Path,
@@ -248,6 +274,7 @@ def samples_to_long(
     scores = np.empty(len(records), dtype=np.float64)
     categories: list[Any] = []
     lines: list[str] = []
+    answers: list[str | None] = []
     for k, (n, rec) in enumerate(records):
         if "doc_id" not in rec:
             raise FormatError(f"{path}, line {n}: sample without 'doc_id'")
@@ -260,6 +287,7 @@ def samples_to_long(
             cat = next((value[c] for c in CATEGORY_KEYS if isinstance(value.get(c), str)), None)
         categories.append(cat)
         lines.append(f"line {n}")
+        answers.append(logged_answer(rec))
     if notes is not None:
         how = f", filter {chosen_filter!r}" if chosen_filter is not None else ""
         notes.append(
@@ -275,6 +303,7 @@ def samples_to_long(
             "category": pd.Series(categories, dtype=object),
             FILE_COL: str(path),
             ROW_COL: lines,
+            ANSWER_COL: pd.Series(answers, dtype=object),
         }
     )
 

@@ -34,7 +34,16 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io._common import FILE_COL, ROW_COL, Paths, as_paths, assemble_panel, check_file, source_label
+from benchsift.io._common import (
+    ANSWER_COL,
+    FILE_COL,
+    ROW_COL,
+    Paths,
+    as_paths,
+    assemble_panel,
+    check_file,
+    source_label,
+)
 from benchsift.io._harness import read_json
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -120,6 +129,15 @@ def _pick_scorer(samples: list[tuple[str, dict[str, Any]]], path: Path, scorer: 
     return names[0]
 
 
+def _logged_answer(sample: dict[str, Any], score: Any) -> str | None:
+    """The model's answer: the scorer's extracted ``answer``, else the output's ``completion``."""
+    if isinstance(score, dict) and score.get("answer") is not None:
+        return str(score["answer"])
+    output = sample.get("output")
+    completion = output.get("completion") if isinstance(output, dict) else None
+    return completion if isinstance(completion, str) else None
+
+
 def _read_one(
     path: Path,
     *,
@@ -146,7 +164,7 @@ def _read_one(
     if not name or not task:
         raise FormatError(f"{path}: 'eval.model' or 'eval.task' missing; give --model / --benchmark")
     chosen = _pick_scorer(samples, path, scorer)
-    ids, values, cats, where = [], [], [], []
+    ids, values, cats, where, answers = [], [], [], [], []
     for row, s in samples:
         label = f"{path}, {row}"
         if "id" not in s:
@@ -159,13 +177,17 @@ def _read_one(
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         cats.append(next((meta[k] for k in CATEGORY_KEYS if isinstance(meta.get(k), str)), None))
         where.append(row)
+        answers.append(_logged_answer(s, score))
     table = pd.DataFrame({"item": ids, "score": np.asarray(values, dtype=np.float64), "category": cats})
     table[ROW_COL] = where
+    table[ANSWER_COL] = pd.Series(answers, dtype=object)
     n_rows = len(table)
     # several epochs of one sample: inspect's default reducer, the mean (NaN-aware)
     grouped = table.groupby("item", sort=False)
     table = grouped.agg(
-        score=("score", "mean"), category=("category", "first"), **{ROW_COL: (ROW_COL, "first")}
+        score=("score", "mean"),
+        category=("category", "first"),
+        **{ROW_COL: (ROW_COL, "first"), ANSWER_COL: (ANSWER_COL, "first")},  # the first epoch's answer
     )
     table = table.reset_index()
     if notes is not None:
@@ -191,8 +213,13 @@ def read_inspect(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
-    """Read inspect_ai logs (``.json`` or ``.eval``) into a panel; ``metric`` picks a field of dict scores."""
+    """Read inspect_ai logs (``.json`` or ``.eval``) into a panel; ``metric`` picks a field of dict scores.
+
+    ``answers``: a list that receives the long table of logged answers (the scorer's ``answer``, else the
+    output's ``completion``; the first epoch's when a sample ran several), see :mod:`benchsift.io.answers`.
+    """
     files = as_paths(paths)
     parts = [
         _read_one(
@@ -207,4 +234,6 @@ def read_inspect(
         for p in files
     ]
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )

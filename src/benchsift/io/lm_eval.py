@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from benchsift.io._common import Paths, as_paths, assemble_panel, source_label
 from benchsift.io._harness import expand_inputs, read_harness_logs
 from benchsift.io.rescale import RescaleMode
@@ -42,11 +44,14 @@ def read_lm_eval(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
     """Read lm-evaluation-harness ``samples_<task>_<date>.jsonl`` files (or folders of them) into a panel.
 
     ``metric`` and ``filter`` choose among several (see :mod:`benchsift.io._harness`); ``benchmark``
     renames the task; ``model`` overrides the recorded model name.
+    ``answers``: a list that receives the long table of logged answers (the first filtered response,
+    or the most likely option of a log-likelihood task), see :mod:`benchsift.io.answers`.
     """
     files = expand_inputs(as_paths(paths), "samples_*.jsonl")
     long = read_harness_logs(
@@ -60,4 +65,6 @@ def read_lm_eval(
         condition=condition,
         notes=notes,
     )
-    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from benchsift.io._common import Paths, as_paths, assemble_panel, source_label
 from benchsift.io._harness import expand_inputs, read_harness_logs
 from benchsift.io.rescale import RescaleMode
@@ -43,11 +45,14 @@ def read_lmms_eval(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
     """Read lmms-eval ``<date>_samples_<task>.jsonl`` files (or folders of them) into a panel.
 
     ``metric`` and ``filter`` choose among several (see :mod:`benchsift.io._harness`); ``benchmark``
     renames the task; ``model`` overrides the recorded model name.
+    ``answers``: a list that receives the long table of logged answers (the first filtered response,
+    or the most likely option of a log-likelihood task), see :mod:`benchsift.io.answers`.
     """
     files = expand_inputs(as_paths(paths), "*_samples_*.jsonl")
     long = read_harness_logs(
@@ -61,4 +66,6 @@ def read_lmms_eval(
         condition=condition,
         notes=notes,
     )
-    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )

@@ -6,8 +6,9 @@ Input: CSV, TSV, parquet or Excel with the columns ``model, benchmark, item, sco
 * ``family``, ``release_date``, ``params`` (constant per model run) -> model metadata;
 * constant within each ``(benchmark, item)`` -> an item metadata column (``question``, ``answer``, ...);
 * otherwise constant within each ``(model, condition)`` -> a model metadata column;
-* otherwise (it varies per score, e.g. a raw ``prediction``) it cannot live in a panel and is dropped, with a
-  note saying so.
+* otherwise (it varies per score) it cannot live in a panel and is dropped, with a note saying so; the one
+  exception is ``prediction``, read as the models' logged answers (DISCO's input): ``read_long(...,
+  answers=[])`` / ``benchsift import long --answers-out FILE`` hand them out as a long answers table.
 
 Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``params`` in billions, ...) and
 ``items`` (``benchmark, item`` and any of ``category``, ``question``, ``answer``, ``image``, ...). Example::
@@ -26,6 +27,7 @@ import pandas as pd
 
 from benchsift.errors import InputError
 from benchsift.io._common import (
+    ANSWER_COL,
     FILE_COL,
     ROW_COL,
     PathLike,
@@ -64,7 +66,9 @@ def _read_one(path: Path, condition: str | None) -> pd.DataFrame:
     else:
         out["condition"] = condition or "image"
     out["category"] = df["category"].reset_index(drop=True) if "category" in df.columns else pd.NA
-    extras = [c for c in df.columns if c not in (*REQUIRED, "condition", "category")]
+    if "prediction" in df.columns:
+        out[ANSWER_COL] = df["prediction"].reset_index(drop=True).astype(object)
+    extras = [c for c in df.columns if c not in (*REQUIRED, "condition", "category", "prediction")]
     for c in extras:
         out[c] = df[c].reset_index(drop=True)
     out[FILE_COL] = str(path)
@@ -97,10 +101,7 @@ def split_extra_columns(
         models = long.drop_duplicates(["model", "condition"])[["model", *model_cols]].reset_index(drop=True)
         models = models.drop_duplicates("model")
     if dropped and notes is not None:
-        notes.append(
-            f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only; logged "
-            "answers reach DISCO with validate --answers FILE --answer-column NAME)"
-        )
+        notes.append(f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only)")
     return long.drop(columns=model_cols + dropped), models
 
 
@@ -146,17 +147,19 @@ def read_long(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
     """Read one or more long tables (see the module docstring) into a panel.
 
     ``condition`` fills rows without a ``condition``. Several files are concatenated; an identical
     duplicate ``(model, condition, benchmark, item)`` row is collapsed, a conflicting one is an error naming
-    both places.
+    both places. ``answers``: a list that receives the long table of the ``prediction`` column, if any.
     """
     files = as_paths(paths)
     parts = [_read_one(p, condition) for p in files]
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    extras = [c for c in long.columns if c not in (*REQUIRED, "condition", "category", FILE_COL, ROW_COL)]
+    fixed = (*REQUIRED, "condition", "category", FILE_COL, ROW_COL, ANSWER_COL)
+    extras = [c for c in long.columns if c not in fixed]
     long, model_meta = split_extra_columns(long, extras, notes)
     models_table = read_models_table(models) if models is not None else None
     if model_meta is not None:
@@ -172,4 +175,5 @@ def read_long(
         rescale=rescale,
         scales=scales,
         notes=notes,
+        answers=answers,
     )

@@ -34,9 +34,11 @@ import pandas as pd
 
 from benchsift.errors import FormatError, InputError
 from benchsift.io._common import (
+    ANSWER_COL,
     FILE_COL,
     ROW_COL,
     Paths,
+    answer_labels,
     as_paths,
     assemble_panel,
     id_strings,
@@ -132,6 +134,9 @@ def _read_one(
     numeric = bool(index_num.notna().all() and g_num.notna().all())
     is_circular = numeric and bool((g_num != index_num).any()) if circular is None else circular
     table = pd.DataFrame({"score": scores, "item": ids, ROW_COL: np.arange(len(df))})
+    if "prediction" in df.columns:  # the logged answer (DISCO); a failed one is no answer
+        pred = df["prediction"].reset_index(drop=True).astype(object)
+        table[ANSWER_COL] = pred.where(~pd.Series(failed), None).to_numpy()
     table["category"] = df["category"].to_numpy() if "category" in df.columns else pd.NA
     for c in ITEM_META:
         if c in df.columns:
@@ -145,6 +150,12 @@ def _read_one(
         g = g[order]
         group_score = circular_scores(table["score"].to_numpy(), g)
         first = ~pd.Series(g).duplicated().to_numpy()
+        if ANSWER_COL in table.columns:
+            # a circular item's answer: its rotations' answers in index order ("A|C|B|D"); none if one failed
+            labels = answer_labels(table[ANSWER_COL])
+            by_group = labels.groupby(g, sort=False)
+            joined = by_group.agg(lambda x: "|".join(x) if x.notna().all() else None)
+            table[ANSWER_COL] = joined.loc[g].to_numpy()
         table = table.loc[first].reset_index(drop=True)
         table["item"] = [str(x) for x in g[first]]
         table["score"] = group_score.loc[g[first]].to_numpy()
@@ -168,8 +179,14 @@ def read_vlmevalkit(
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
-    """Read VLMEvalKit per-item result files (``.xlsx``, ``.csv``, ``.tsv``), one model x dataset each."""
+    """Read VLMEvalKit per-item result files (``.xlsx``, ``.csv``, ``.tsv``), one model x dataset each.
+
+    ``answers``: a list that receives the long table of logged answers (the ``prediction`` column; a
+    circular item's answer joins its rotations' answers, ``"A|C|B|D"``, and is missing when one of them
+    is), see :mod:`benchsift.io.answers`.
+    """
     files = as_paths(paths)
     parts = [
         _read_one(
@@ -184,4 +201,6 @@ def read_vlmevalkit(
         for p in files
     ]
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(long, source=source_label(files), rescale=rescale, scales=scales, notes=notes)
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )
