@@ -29,6 +29,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,18 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, check_file
+from benchsift.io._common import (
+    ANSWER_COL,
+    FILE_COL,
+    ROW_COL,
+    Paths,
+    as_paths,
+    assemble_panel,
+    check_file,
+    source_label,
+)
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
 
 NON_METRIC_KEYS = frozenset(
     {
@@ -331,24 +343,43 @@ def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
     return {}
 
 
-def read_harness_logs(
-    files: Sequence[Path],
+@dataclass(frozen=True)
+class HarnessLayout:
+    """Where a harness writes its logs: ``samples_glob`` finds sample files in a folder, ``name_re`` reads
+    ``task`` and ``date`` from a sample file's name, ``results_name(date)`` / ``results_glob`` find the
+    results json beside it."""
+
+    samples_glob: str
+    name_re: re.Pattern[str]
+    results_name: Callable[[str], str]
+    results_glob: str
+
+    def results_candidates(self, path: Path, date: str | None) -> list[Path]:
+        first = [path.parent / self.results_name(date)] if date else []
+        return first + sorted(path.parent.glob(self.results_glob), reverse=True)
+
+
+def read_harness_panel(
+    paths: Paths,
+    layout: HarnessLayout,
     *,
-    name_re: re.Pattern[str],
-    results_candidates: Callable[[Path, str | None], list[Path]],
     model: str | None,
     metric: str | None,
     filter_name: str | None,
     benchmark: str | None,
     condition: str | None,
+    rescale: RescaleMode,
+    scales: dict[str, float] | None,
     notes: list[str] | None,
-) -> pd.DataFrame:
-    """Long table of several sample files; ``name_re`` has groups ``task`` and ``date``."""
+    answers: list[pd.DataFrame] | None,
+) -> Panel:
+    """The panel of several sample files (or folders of them) written in ``layout``."""
+    files = expand_inputs(as_paths(paths), layout.samples_glob)
     parts: list[pd.DataFrame] = []
     for path in files:
-        m = name_re.match(path.name)
+        m = layout.name_re.match(path.name)
         task = m.group("task") if m else path.stem
-        results = _results_json(results_candidates(path, m.group("date") if m else None))
+        results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
         name = model or model_from_results(results) or path.parent.name.replace("__", "/")
         parts.append(
             samples_to_long(
@@ -363,4 +394,7 @@ def read_harness_logs(
                 notes=notes,
             )
         )
-    return pd.concat(parts, ignore_index=True)
+    long = pd.concat(parts, ignore_index=True)
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )

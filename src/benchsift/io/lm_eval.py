@@ -16,21 +16,20 @@ json's ``model_name`` (or ``pretrained=`` in ``config.model_args``), else the fo
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 
-from benchsift.io._common import Paths, as_paths, assemble_panel, source_label
-from benchsift.io._harness import expand_inputs, read_harness_logs
+from benchsift.io._common import Paths
+from benchsift.io._harness import HarnessLayout, read_harness_panel
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
-SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
-
-
-def _results_candidates(path: Path, date: str | None) -> list[Path]:
-    first = [path.parent / f"results_{date}.json"] if date else []
-    return first + sorted(path.parent.glob("results_*.json"), reverse=True)
+LAYOUT = HarnessLayout(
+    samples_glob="samples_*.jsonl",
+    name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$"),
+    results_name=lambda date: f"results_{date}.json",
+    results_glob="results_*.json",
+)
 
 
 def read_lm_eval(
@@ -53,18 +52,16 @@ def read_lm_eval(
     ``answers``: a list that receives the long table of logged answers (the first filtered response,
     or the most likely option of a log-likelihood task), see :mod:`benchsift.io.answers`.
     """
-    files = expand_inputs(as_paths(paths), "samples_*.jsonl")
-    long = read_harness_logs(
-        files,
-        name_re=SAMPLES_RE,
-        results_candidates=_results_candidates,
+    return read_harness_panel(
+        paths,
+        LAYOUT,
         model=model,
         metric=metric,
         filter_name=filter,
         benchmark=benchmark,
         condition=condition,
+        rescale=rescale,
+        scales=scales,
         notes=notes,
-    )
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+        answers=answers,
     )
