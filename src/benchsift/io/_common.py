@@ -271,19 +271,12 @@ def assemble_panel(
 
 
 def answer_labels(values: Any) -> pd.Series:
-    """Logged answers as stripped text labels; missing or empty answers are None.
-
-    A list (the harnesses' ``filtered_resps``) is its first element; other values their ``str``.
-    """
+    """Logged answers as stripped text labels (``str`` of each value); missing (None, NaN, ``pd.NA``) or
+    empty answers are None."""
     out: list[str | None] = []
     for v in values:
-        if isinstance(v, list | tuple):
-            v = v[0] if v else None
-        if v is None or (isinstance(v, float) and np.isnan(v)):
-            out.append(None)
-            continue
-        text = str(v).strip()
-        out.append(text if text else None)
+        text = None if pd.api.types.is_scalar(v) and pd.isna(v) else str(v).strip()
+        out.append(text or None)
     return pd.Series(out, dtype=object)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import InputError
-from benchsift.io._common import PathLike, id_strings, read_table, require_columns
+from benchsift.io._common import PathLike, answer_labels, id_strings, read_table, require_columns
 from benchsift.io._rows import RowNames, row_name
 from benchsift.panel import Panel
 
@@ -59,21 +59,22 @@ def read_answers(path: PathLike, panel: Panel, *, column: str = "answer") -> Log
     rows = RowNames(p, len(df))
     model = id_strings(df["model"], p, "model", rows)
     item = id_strings(df["item"], p, "item", rows)
-    bench = id_strings(df["benchmark"], p, "benchmark", rows) if has_bench else panel.benchmarks[0]
+    bench = (
+        id_strings(df["benchmark"], p, "benchmark", rows)
+        if has_bench
+        else pd.Series(panel.benchmarks[0], index=model.index, dtype=object)
+    )
     cond = (
         id_strings(df["condition"], p, "condition", rows)
         if "condition" in df.columns
         else pd.Series("image", index=model.index, dtype=object)
     )
-    answer = df[column].reset_index(drop=True).astype(object)
-    answer = answer.where(answer.isna(), answer.astype(str).str.strip())
-    answer = answer.where(answer != "", None).where(answer.notna(), None)
+    answer = answer_labels(df[column])
 
     row_of = {(m, c): r for r, (m, c) in enumerate(zip(panel.model_ids, panel.conditions, strict=True))}
     col_of = {key: j for j, key in enumerate(panel.item_keys)}
-    bench_s = bench if isinstance(bench, pd.Series) else pd.Series(bench, index=model.index, dtype=object)
     r = np.fromiter((row_of.get(k, -1) for k in zip(model, cond, strict=True)), np.int64, len(df))
-    c = np.fromiter((col_of.get(k, -1) for k in zip(bench_s, item, strict=True)), np.int64, len(df))
+    c = np.fromiter((col_of.get(k, -1) for k in zip(bench, item, strict=True)), np.int64, len(df))
     notes: list[str] = []
     unknown_model, unknown_item = r < 0, (r >= 0) & (c < 0)
     if unknown_model.any():
