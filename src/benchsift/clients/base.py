@@ -17,6 +17,7 @@ import base64
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,40 +52,29 @@ def _url_digest(url: str) -> str:
     return "sha256:" + hashlib.sha256(url.encode("ascii")).hexdigest()
 
 
+def _map_data_urls(obj: Any, replace: Callable[[str], str]) -> Any:
+    """A copy of a JSON-like tree with every ``"url": "data:..."`` value replaced by ``replace(value)``."""
+    if isinstance(obj, dict):
+        return {
+            k: replace(v)
+            if k == "url" and isinstance(v, str) and v.startswith("data:")
+            else _map_data_urls(v, replace)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list | tuple):
+        return [_map_data_urls(m, replace) for m in obj]
+    return obj
+
+
 def _digest_images(messages: Any) -> Any:
     """Replace every ``data:`` URL by the sha256 of its payload (for stored, human-readable requests)."""
-    if isinstance(messages, dict):
-        out = {}
-        for k, v in messages.items():
-            if k == "url" and isinstance(v, str) and v.startswith("data:"):
-                out[k] = _url_digest(v)
-            else:
-                out[k] = _digest_images(v)
-        return out
-    if isinstance(messages, list | tuple):
-        return [_digest_images(m) for m in messages]
-    return messages
+    return _map_data_urls(messages, _url_digest)
 
 
 def _json_safe(text: str) -> bool:
     """True when ``json.dumps(text)`` is ``'"' + text + '"'``: printable ASCII with no quote or backslash
     (every base64 data URL)."""
     return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
-
-
-def _swap_data_urls(obj: Any, urls: list[str]) -> Any:
-    if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            if k == "url" and isinstance(v, str) and v.startswith("data:") and _json_safe(v):
-                out[k] = f"\x00{len(urls)}\x00"  # a placeholder (json_bytes checks it is unique)
-                urls.append(v)
-            else:
-                out[k] = _swap_data_urls(v, urls)
-        return out
-    if isinstance(obj, list | tuple):
-        return [_swap_data_urls(m, urls) for m in obj]
-    return obj
 
 
 def json_bytes(obj: Any) -> bytes:
@@ -95,7 +85,14 @@ def json_bytes(obj: Any) -> bytes:
     The bytes equal the plain ``json.dumps`` output (tested).
     """
     urls: list[str] = []
-    text = json.dumps(_swap_data_urls(obj, urls), ensure_ascii=False)
+
+    def placeholder(url: str) -> str:
+        if not _json_safe(url):
+            return url
+        urls.append(url)
+        return f"\x00{len(urls) - 1}\x00"  # json_bytes checks each placeholder is unique in the text
+
+    text = json.dumps(_map_data_urls(obj, placeholder), ensure_ascii=False)
     marks = [f'"\\u0000{i}\\u0000"' for i in range(len(urls))]
     if any(text.count(m) != 1 for m in marks):  # a text of the request holds a placeholder itself
         return json.dumps(obj, ensure_ascii=False).encode("utf-8")
