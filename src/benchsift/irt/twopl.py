@@ -5,54 +5,80 @@ The model (Birnbaum's 2PL in slope-intercept form)::
     P(x_mj = 1 | theta_m) = sigmoid(a_j * theta_m + d_j),   difficulty b_j = -d_j / a_j,
     theta_m ~ N(0, 1).
 
-It is fitted by the Bock-Aitkin EM algorithm over a fixed Gauss-Hermite quadrature grid
-``q_1..q_K`` with weights ``w_k`` of the standard normal:
+It is fitted by the Bock-Aitkin EM algorithm over a quadrature grid ``q_1..q_K`` with log-weights
+``log w_k`` (:mod:`benchsift.irt.quadrature`). By default the grid follows the posteriors: an evenly spaced
+grid whose step is a fraction of the narrowest posterior sd and whose range covers every posterior, rebuilt
+whenever the posteriors move out of it. A fixed Gauss-Hermite grid (``n_quadrature=K``) is the classical
+choice; it is accurate only while every respondent answers few items (with 3,000 items a posterior sd is
+~0.03 while 41 Gauss-Hermite nodes are 0.49 apart, and the fit is distorted: abilities stretched ~1.3x).
 
-* E-step: the posterior of each respondent ("model" in benchsift, i.e. a VLM) over the grid,
-  ``R_mk ∝ w_k prod_{j observed} P_jk^x_mj (1 - P_jk)^(1 - x_mj)``, computed in log space as two matrix
-  products ``X @ log P^T + (O - X) @ log(1 - P)^T`` (``O`` the observed-cell mask, so missing cells simply
-  drop out of the likelihood), then the expected counts ``n_jk = O^T R`` and ``r_jk = X^T R``.
-* M-step: for every item at once, a few Newton steps on
-  ``sum_k r_jk log P_jk + (n_jk - r_jk) log(1 - P_jk) + log prior(a_j, d_j)`` with a 2 x 2 Hessian per item
-  (solved in closed form, vectorised over items).
+* E-step. With ``x z - softplus(z) = x log P + (1 - x) log(1 - P)`` for ``z = a q + d``, the log-likelihood of
+  respondent ``m`` at node ``q_k`` is ``q_k (X a)_m + (X d)_m - (O softplus(Z))_mk`` (``O`` the observed-cell
+  mask, ``Z_jk = a_j q_k + d_j``): one matrix product, and none at all when no cell is missing (the last
+  term is then the same row for every respondent). The posterior is ``R_mk ∝ w_k exp(loglik_mk)``.
+* M-step. The expected complete-data log-likelihood of item ``j`` is
+  ``sum_k r_jk log P_jk + (n_jk - r_jk) log(1 - P_jk)`` with ``n_jk = (O^T R)_jk`` and ``r_jk = (X^T R)_jk``;
+  its gradient needs ``r`` only through ``sum_k r_jk = sum_m x_mj`` and ``sum_k r_jk q_k = (X^T E[theta])_j``,
+  so ``r`` is never formed. A few Newton steps with a 2 x 2 Hessian per item (closed form, vectorised over
+  items) on that objective plus the log prior.
 
-The weak prior ``a_j ~ N(1, prior_a_sd^2)``, ``d_j ~ N(0, prior_d_sd^2)`` keeps items that every respondent
-gets right (or wrong) finite; it is the usual Bayes-modal ("MAP") treatment, as in ``mirt``'s priors.
-The likelihood is invariant to reflecting the latent scale (theta -> -theta, a -> -a); the fit is anchored
-so that ability correlates positively with the raw mean score.
+Item priors make it a Bayes-modal ("MAP") fit: by default ``log a_j ~ N(c_a, 0.5^2)`` (the log-normal slope
+prior that is BILOG-MG's default) and ``d_j ~ N(c_d, 3^2)``, with *floating* centres ``c_a = mean_j log a_j``,
+``c_d = mean_j d_j`` re-estimated every cycle (BILOG-MG's ``FLOAT``; Mislevy 1986, "Bayes modal estimation
+in item response models", Psychometrika 51(2)). A prior that pulls every slope towards a fixed value pulls
+the whole latent scale with it (3,000 items outweigh 200 respondents' N(0, 1)); a floating centre only
+shrinks items towards each other, and keeps items that every respondent gets right (or wrong), or whose
+slope the data barely determine, from running off (b = -d / a explodes as a -> 0). ``a_prior="normal"``
+(``a ~ N(c_a, sd^2)``) allows negative slopes (a mislabelled key); the likelihood is then invariant to
+reflecting the latent scale (theta -> -theta, a -> -a), and the fit is anchored so that ability
+correlates positively with the raw mean score.
 
-Respondents are scored by the expected a posteriori (EAP) ability and its posterior standard deviation,
-both over the same grid (:meth:`TwoPL.score`), which also scores new respondents against fitted items.
+The latent scale itself moves by a parameter-expanded EM step each cycle (:func:`_px_rescale`): plain EM
+crawls along it when posteriors are sharp (hundreds of iterations on a 200 x 3,000 panel; a handful with
+the PX step). Scores in (0, 1) enter as fractional
+Bernoulli outcomes (the same ``x log P + (1 - x) log(1 - P)``); :class:`benchsift.irt.GradedResponse` models
+ordered score levels instead.
 
-Cost per EM iteration: O(M N K) for M respondents, N items, K grid points (two matrix products), so a
-169 x 3,088 matrix with K = 41 takes a few milliseconds per iteration.
+Respondents are scored by the expected a posteriori (EAP) ability with its posterior sd, or by the maximum a
+posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus the prior's precision):
+:meth:`TwoPL.score`, which also scores new respondents on any subset of the fitted items.
 
-Reference: R. D. Bock and M. Aitkin (1981), "Marginal maximum likelihood estimation of item parameters:
-application of an EM algorithm", Psychometrika 46(4). Used for the IRT 2PL selector of PRIMEBench
-(Appendix D.1, after metabench, Kipnis et al. 2025) and the p-IRT estimator of tinyBenchmarks.
+Cost per EM iteration: ``O(N K)`` for N items and K grid points when no cell is missing, ``O(M N K)`` (one
+matrix product) otherwise; K grows as the narrowest posterior sd shrinks (~1.5 points per sd over the span of
+the posteriors: ~300 points for 200 respondents x 3,000 items).
+
+Checked against: the EAP mean and sd against ``scipy.integrate.quad`` (tests/irt); parameter recovery against
+girth's ``twopl_jml`` and ``twopl_mml`` on the same simulated panels (benchmarks/bench_irt.py).
+
+References: R. D. Bock and M. Aitkin (1981), "Marginal maximum likelihood estimation of item parameters:
+application of an EM algorithm", Psychometrika 46(4); F. M. Lord (1980), "Applications of item response
+theory to practical testing problems", ch. 5 (information, MAP/EAP). Used for the IRT 2PL selector of
+PRIMEBench (Appendix D.1, after metabench, Kipnis et al. 2025) and the p-IRT estimator of tinyBenchmarks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.special import expit, log_expit
 
 from benchsift.errors import DegenerateError, InputError
+from benchsift.irt.quadrature import Grid, adaptive_grid, gauss_hermite_grid, grid_covers
+
+__all__ = ["AbilityEstimate", "TwoPL"]
+
+ScoreMethod = Literal["eap", "map"]
+PriorKind = Literal["lognormal", "normal"]
 
 
 @dataclass(frozen=True)
 class AbilityEstimate:
-    """EAP ability estimates: ``theta`` (posterior mean) and ``se`` (posterior sd), one per respondent."""
+    """Ability estimates, one per respondent: ``theta`` (EAP mean or MAP mode) and its standard error."""
 
     theta: np.ndarray
     se: np.ndarray
-
-
-def _quadrature(n_points: int) -> tuple[np.ndarray, np.ndarray]:
-    nodes, weights = np.polynomial.hermite_e.hermegauss(n_points)
-    return nodes, weights / weights.sum()
 
 
 def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray, np.ndarray]:
@@ -70,21 +96,101 @@ def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
 
 
+def posterior_on_grid(
+    loglik: np.ndarray, grid: Grid
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Posterior weights ``(M, K)``, log marginal likelihood, posterior mean and sd from ``(M, K)`` loglik."""
+    log_joint = loglik + grid.log_weights
+    top = log_joint.max(axis=1, keepdims=True)
+    joint = np.exp(log_joint - top)
+    total = joint.sum(axis=1, keepdims=True)
+    post = joint / total
+    mean = post @ grid.nodes
+    var = post @ grid.nodes**2 - mean**2
+    return post, (np.log(total) + top).ravel(), mean, np.sqrt(np.maximum(var, 0.0))
+
+
+class _Responses:
+    """A validated response matrix with the products every iteration reuses."""
+
+    def __init__(self, X: np.ndarray, name: str = "responses") -> None:
+        self.x, self.obs = _check_responses(X, name)
+        self.complete = bool(self.obs.all())
+        self.n_obs_item = self.obs.sum(axis=0)
+        self.x_sum_item = self.x.sum(axis=0)
+
+    def loglik(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """``(M, K)`` log-likelihood of each respondent's observed responses at each node."""
+        softplus = -log_expit(-(np.outer(a, nodes) + d[:, None]))  # (N, K)
+        lin = np.outer(self.x @ a, nodes) + (self.x @ d)[:, None]
+        if self.complete:
+            return lin - softplus.sum(axis=0)
+        return lin - self.obs @ softplus
+
+    def map_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 30) -> AbilityEstimate:
+        """MAP abilities under the N(0, 1) prior by Newton's method, SE ``1 / sqrt(I(theta) + 1)``."""
+        theta = np.zeros(self.x.shape[0])
+        xa = self.x @ a
+        for _ in range(n_steps):
+            p = expit(np.outer(theta, a) + d)
+            grad = xa - (self.obs * p) @ a - theta
+            info = (self.obs * (p * (1.0 - p))) @ (a * a) + 1.0
+            step = np.clip(grad / info, -1.0, 1.0)
+            theta = theta + step
+            if np.abs(step).max(initial=0.0) < 1e-10:
+                break
+        p = expit(np.outer(theta, a) + d)
+        info = (self.obs * (p * (1.0 - p))) @ (a * a) + 1.0
+        return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(info))
+
+
+def _px_rescale(
+    a: np.ndarray, d: np.ndarray, mean: np.ndarray, sd: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parameter-expanded EM step for the latent scale (Liu, Rubin and Wu 1998, "Parameter expansion to
+    accelerate EM: the PX-EM algorithm", Biometrika 85(4)).
+
+    The likelihood is flat along ``theta -> mu + s theta`` (with ``a -> a s``, ``d -> d + a mu``): only the
+    N(0, 1) prior pins the scale, so plain EM crawls along that direction when posteriors are sharp (the
+    fraction of missing information there is close to one). The expanded model lets the ability
+    distribution be ``N(mu, s^2)``; its M-step is ``mu = mean_m E[theta_m]``,
+    ``s^2 = mean_m E[theta_m^2] - mu^2``, and mapping back to N(0, 1) moves the items by the same affine map.
+    """
+    mu = float(mean.mean())
+    s2 = float(np.mean(mean**2 + sd**2)) - mu * mu
+    if not np.isfinite(s2) or s2 <= 1e-12:
+        return a, d
+    s = np.sqrt(s2)
+    return a * s, d + a * mu
+
+
 class TwoPL:
     """Two-parameter logistic IRT model, marginal maximum likelihood by EM (see the module docstring).
 
     Parameters
     ----------
     n_quadrature:
-        Number of Gauss-Hermite grid points for the N(0, 1) ability distribution.
+        ``None`` (default): a grid that follows the posteriors
+        (:func:`~benchsift.irt.quadrature.adaptive_grid`); an int ``K``: a fixed ``K``-point Gauss-Hermite
+        grid, the classical Bock-Aitkin choice (inaccurate when respondents answer hundreds of items).
+    points_per_sd:
+        Grid points per posterior sd of the best-measured respondent (adaptive grid only).
     max_iter, tol:
         EM stops when the largest change of any item parameter is below ``tol`` or after ``max_iter``
         iterations (``converged_`` says which).
     newton_steps:
         Newton steps per M-step.
+    a_prior:
+        ``"lognormal"`` (default; ``log a ~ N(c_a, prior_a_sd^2)``, slopes stay positive) or ``"normal"``
+        (``a ~ N(c_a, prior_a_sd^2)``, negative slopes allowed; use it to look for mislabelled items).
     prior_a_sd, prior_d_sd:
-        Standard deviations of the weak normal priors ``a ~ N(1, sd^2)`` and ``d ~ N(0, sd^2)``; ``inf``
-        switches a prior off.
+        Prior standard deviations of ``log a`` (or ``a``) and of ``d``; ``inf`` switches a prior off.
+    float_priors:
+        Prior centres re-estimated each cycle as the items' mean ``log a`` (or ``a``) and mean ``d``
+        (default), or fixed at ``a = 1``, ``d = 0``.
+    warm_start:
+        When true and the model is already fitted on the same number of items, :meth:`fit` starts EM from
+        the fitted item parameters instead of the default start (scikit-learn's ``warm_start``).
 
     Attributes
     ----------
@@ -94,124 +200,201 @@ class TwoPL:
         EAP ability and posterior sd of the respondents the model was fitted on.
     n_iter_, converged_, objective_:
         EM iterations, whether ``tol`` was reached, and the log marginal posterior after each iteration.
+    grid_:
+        The quadrature grid of the last iteration.
     """
+
+    discrimination_: np.ndarray
+    intercept_: np.ndarray
+    difficulty_: np.ndarray
+    theta_: np.ndarray
+    theta_se_: np.ndarray
+    grid_: Grid
 
     def __init__(
         self,
-        n_quadrature: int = 41,
+        n_quadrature: int | None = None,
+        points_per_sd: float = 1.5,
         max_iter: int = 500,
         tol: float = 1e-4,
         newton_steps: int = 2,
-        prior_a_sd: float = 2.0,
+        a_prior: PriorKind = "lognormal",
+        prior_a_sd: float = 0.5,
         prior_d_sd: float = 3.0,
+        float_priors: bool = True,
+        warm_start: bool = False,
     ) -> None:
         self.n_quadrature = n_quadrature
+        self.points_per_sd = points_per_sd
         self.max_iter = max_iter
         self.tol = tol
         self.newton_steps = newton_steps
         self.prior_a_sd = prior_a_sd
         self.prior_d_sd = prior_d_sd
+        self.a_prior = a_prior
+        self.float_priors = float_priors
+        self.warm_start = warm_start
+
+    def _check_params(self) -> None:
+        if self.n_quadrature is not None and int(self.n_quadrature) < 5:
+            raise InputError(f"n_quadrature must be None (adaptive) or at least 5, got {self.n_quadrature}")
+        if not self.points_per_sd > 0:
+            raise InputError(f"points_per_sd must be positive, got {self.points_per_sd}")
+        if int(self.max_iter) < 1 or not self.tol > 0 or int(self.newton_steps) < 1:
+            raise InputError(
+                f"max_iter and newton_steps must be >= 1 and tol > 0, got max_iter={self.max_iter}, "
+                f"newton_steps={self.newton_steps}, tol={self.tol}"
+            )
+        if self.a_prior not in ("lognormal", "normal"):
+            raise InputError(f"a_prior: expected 'lognormal' or 'normal', got {self.a_prior!r}")
+        if not (self.prior_a_sd > 0 and self.prior_d_sd > 0):
+            raise InputError(
+                f"prior sds must be positive (inf switches a prior off), got a: {self.prior_a_sd}, "
+                f"d: {self.prior_d_sd}"
+            )
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: np.ndarray) -> TwoPL:
         """Fit item parameters to ``X`` (respondents x items, values in [0, 1], NaN = missing)."""
-        Xf, obs = _check_responses(X)
-        n_resp, n_items = Xf.shape
+        self._check_params()
+        data = _Responses(X)
+        n_resp, n_items = data.x.shape
         if n_resp < 2:
             raise DegenerateError(f"2PL fit needs at least 2 respondents, got {n_resp}")
-        if self.n_quadrature < 5:
-            raise InputError(f"n_quadrature must be at least 5, got {self.n_quadrature}")
-        nodes, weights = _quadrature(self.n_quadrature)
-        log_w = np.log(weights)
 
-        # Start: a = 1, d from the logit of the observed mean (clipped).
-        n_obs = obs.sum(axis=0)
-        p_item = np.where(n_obs > 0, Xf.sum(axis=0) / np.maximum(n_obs, 1), 0.5)
-        p_item = np.clip(p_item, 0.02, 0.98)
-        a = np.ones(n_items)
-        d = np.log(p_item / (1 - p_item)) * 1.7
+        if self.warm_start and hasattr(self, "discrimination_") and len(self.discrimination_) == n_items:
+            a, d = self.discrimination_.copy(), self.intercept_.copy()
+        else:
+            # Start: a = 1, d from the logit of the observed mean (clipped), widened for a N(0, 1) ability.
+            p_item = np.where(data.n_obs_item > 0, data.x_sum_item / np.maximum(data.n_obs_item, 1), 0.5)
+            p_item = np.clip(p_item, 0.02, 0.98)
+            a = np.ones(n_items)
+            d = np.log(p_item / (1 - p_item)) * np.sqrt(1.0 + np.pi / 8.0 * 3.0)
+        grid = self._initial_grid(data, a, d)
         objective: list[float] = []
         converged = False
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - `it` is the iteration count after the loop
-            post, log_marg = self._posterior(Xf, obs, a, d, nodes, log_w)
-            objective.append(float(log_marg.sum() + self._log_prior(a, d).sum()))
-            n_jk = obs.T @ post  # expected respondents at each grid point, per item
-            r_jk = Xf.T @ post  # expected correct responses at each grid point, per item
-            a_new, d_new = self._m_step(a, d, n_jk, r_jk, nodes)
+            post, log_marg, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+            if not grid_covers(grid, mean, sd, self.points_per_sd):
+                grid = adaptive_grid(mean, sd, self.points_per_sd)
+                post, log_marg, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+            centres = self._prior_centres(a, d)
+            objective.append(float(log_marg.sum() + self._prior_terms(a, d, centres)[0].sum()))
+            n_jk = post.sum(axis=0) if data.complete else data.obs.T @ post  # (K,) or (N, K)
+            a_new, d_new = self._m_step(a, d, n_jk, data.x_sum_item, data.x.T @ mean, grid.nodes, centres)
+            a_new, d_new = _px_rescale(a_new, d_new, mean, sd)
             change = max(np.abs(a_new - a).max(initial=0.0), np.abs(d_new - d).max(initial=0.0))
             a, d = a_new, d_new
             if change < self.tol:
                 converged = True
                 break
 
-        # Anchor the sign of the latent scale: ability must rise with the raw mean score.
-        est = self._eap(Xf, obs, a, d, nodes, log_w)
-        raw = np.where(obs.sum(axis=1) > 0, Xf.sum(axis=1) / np.maximum(obs.sum(axis=1), 1), np.nan)
+        _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+        if not grid_covers(grid, mean, sd, self.points_per_sd):
+            grid = adaptive_grid(mean, sd, self.points_per_sd)
+            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+        # Anchor the sign of the latent scale: ability must rise with the raw mean score (a normal slope
+        # prior allows either sign; under the log-normal prior slopes are positive, nothing to reflect).
+        n_obs_resp = data.obs.sum(axis=1)
+        raw = np.where(n_obs_resp > 0, data.x.sum(axis=1) / np.maximum(n_obs_resp, 1), np.nan)
         ok = ~np.isnan(raw)
-        if ok.sum() >= 2 and np.std(raw[ok]) > 0 and np.corrcoef(est.theta[ok], raw[ok])[0, 1] < 0:
-            a = -a
-            est = AbilityEstimate(theta=-est.theta, se=est.se)
+        if (
+            self.a_prior == "normal"
+            and ok.sum() >= 2
+            and np.std(raw[ok]) > 0
+            and np.corrcoef(mean[ok], raw[ok])[0, 1] < 0
+        ):
+            a, d = -a, d
+            mean = -mean
+            grid = Grid(nodes=-grid.nodes[::-1], log_weights=grid.log_weights[::-1], step=grid.step)
 
         self.discrimination_ = a
         self.intercept_ = d
         with np.errstate(divide="ignore", invalid="ignore"):
             self.difficulty_ = np.where(a != 0, -d / a, np.nan)
-        self.theta_ = est.theta
-        self.theta_se_ = est.se
+        self.theta_ = mean
+        self.theta_se_ = sd
         self.n_iter_ = it
         self.converged_ = converged
         self.objective_ = np.asarray(objective)
-        self.nodes_ = nodes
-        self.log_weights_ = log_w
+        self.grid_ = grid
         return self
 
-    def _log_prior(self, a: np.ndarray, d: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(a)
+    def _initial_grid(self, data: _Responses, a: np.ndarray, d: np.ndarray) -> Grid:
+        if self.n_quadrature is not None:
+            return gauss_hermite_grid(int(self.n_quadrature))
+        start = data.map_scores(a, d, n_steps=10)
+        return adaptive_grid(start.theta, start.se, self.points_per_sd)
+
+    def _prior_centres(self, a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
+        """Centres of the item priors: fixed (a = 1, d = 0), or floating with the items (``float_priors``)."""
+        if not self.float_priors:
+            return (0.0 if self.a_prior == "lognormal" else 1.0), 0.0
+        if self.a_prior == "lognormal":
+            return float(np.mean(np.log(np.maximum(a, 1e-12)))), float(d.mean())
+        return float(a.mean()), float(d.mean())
+
+    def _prior_terms(
+        self, a: np.ndarray, d: np.ndarray, centres: tuple[float, float]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Log prior per item, its gradient in (a, d) and its curvature (h_aa, h_dd; independent priors).
+
+        Normal: ``a ~ N(c_a, prior_a_sd^2)`` (exact curvature). Log-normal: ``log a ~ N(c_a, prior_a_sd^2)``
+        as a prior on ``log a`` (so without the ``-log a`` Jacobian term, whose pull towards 0 would, with
+        floating centres, ratchet every slope down); curvature ``1 / (sd^2 a^2)``, the leading term of the
+        exact one. ``d ~ N(c_d, prior_d_sd^2)``.
+        """
+        centre_a, centre_d = centres
+        lp = np.zeros_like(a)
+        g_a, g_d = np.zeros_like(a), np.zeros_like(a)
+        h_aa, h_dd = np.zeros_like(a), np.zeros_like(a)
         if np.isfinite(self.prior_a_sd):
-            out -= (a - 1.0) ** 2 / (2 * self.prior_a_sd**2)
+            v = self.prior_a_sd**2
+            if self.a_prior == "lognormal":
+                pos = np.maximum(a, 1e-12)
+                z = np.log(pos) - centre_a
+                lp -= z**2 / (2 * v)
+                g_a -= z / (v * pos)
+                h_aa += 1.0 / (v * pos * pos)
+            else:
+                lp -= (a - centre_a) ** 2 / (2 * v)
+                g_a -= (a - centre_a) / v
+                h_aa += 1.0 / v
         if np.isfinite(self.prior_d_sd):
-            out -= d**2 / (2 * self.prior_d_sd**2)
-        return out
-
-    @staticmethod
-    def _log_lik_grid(
-        Xf: np.ndarray, obs: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray
-    ) -> np.ndarray:
-        """``(n_resp, K)`` log-likelihood of each respondent's observed responses at each grid point."""
-        z = np.outer(a, nodes) + d[:, None]  # (items, K)
-        return Xf @ log_expit(z) + (obs - Xf) @ log_expit(-z)
-
-    def _posterior(
-        self,
-        Xf: np.ndarray,
-        obs: np.ndarray,
-        a: np.ndarray,
-        d: np.ndarray,
-        nodes: np.ndarray,
-        log_w: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        log_joint = self._log_lik_grid(Xf, obs, a, d, nodes) + log_w
-        top = log_joint.max(axis=1, keepdims=True)
-        joint = np.exp(log_joint - top)
-        total = joint.sum(axis=1, keepdims=True)
-        return joint / total, (np.log(total) + top).ravel()
+            v = self.prior_d_sd**2
+            lp -= (d - centre_d) ** 2 / (2 * v)
+            g_d -= (d - centre_d) / v
+            h_dd += 1.0 / v
+        return lp, g_a, g_d, h_aa, h_dd
 
     def _m_step(
-        self, a: np.ndarray, d: np.ndarray, n_jk: np.ndarray, r_jk: np.ndarray, nodes: np.ndarray
+        self,
+        a: np.ndarray,
+        d: np.ndarray,
+        n_jk: np.ndarray,
+        r_sum: np.ndarray,
+        r_theta: np.ndarray,
+        nodes: np.ndarray,
+        centres: tuple[float, float],
     ) -> tuple[np.ndarray, np.ndarray]:
-        inv_va = 0.0 if not np.isfinite(self.prior_a_sd) else 1.0 / self.prior_a_sd**2
-        inv_vd = 0.0 if not np.isfinite(self.prior_d_sd) else 1.0 / self.prior_d_sd**2
-        q = nodes[None, :]
+        """Newton steps on each item's expected log posterior (``n_jk`` is ``(K,)`` when shared by items)."""
+        if n_jk.ndim == 1:
+            # Nodes that no respondent's posterior reaches add nothing to any item's sums: drop them.
+            keep = n_jk > 1e-12 * n_jk.max(initial=0.0)
+            nodes, n_jk = nodes[keep], n_jk[keep]
+        basis = np.stack([np.ones_like(nodes), nodes, nodes * nodes], axis=1)  # (K, 3): sums of 1, q, q^2
         for _ in range(self.newton_steps):
             p = expit(np.outer(a, nodes) + d[:, None])
-            resid = r_jk - n_jk * p
-            info = n_jk * p * (1 - p)
-            g_a = (resid * q).sum(axis=1) - (a - 1.0) * inv_va
-            g_d = resid.sum(axis=1) - d * inv_vd
-            h_aa = (info * q * q).sum(axis=1) + inv_va
-            h_ad = (info * q).sum(axis=1)
-            h_dd = info.sum(axis=1) + inv_vd
+            w = p * n_jk  # expected correct responses under the current parameters, (N, K)
+            sum_w = w @ basis[:, :2]  # (N, 2): sum_k w, sum_k w q
+            info = (w - w * p) @ basis  # (N, 3): sums of n p (1 - p) times 1, q, q^2
+            _, pg_a, pg_d, ph_aa, ph_dd = self._prior_terms(a, d, centres)
+            g_a = r_theta - sum_w[:, 1] + pg_a
+            g_d = r_sum - sum_w[:, 0] + pg_d
+            h_aa = info[:, 2] + ph_aa
+            h_ad = info[:, 1]
+            h_dd = info[:, 0] + ph_dd
             det = h_aa * h_dd - h_ad**2
             safe = det > 1e-10
             det = np.where(safe, det, 1.0)
@@ -219,43 +402,50 @@ class TwoPL:
             step_d = np.where(safe, (h_aa * g_d - h_ad * g_a) / det, 0.0)
             # Damp very large steps (early iterations on near-perfect items).
             scale = np.minimum(1.0, 2.0 / np.maximum(np.abs(step_a), np.abs(step_d)).clip(min=1e-12))
-            a = a + scale * step_a
+            a_new = a + scale * step_a
+            if self.a_prior == "lognormal":
+                a_new = np.where(a_new > 0, a_new, 0.5 * a)  # slopes stay positive under a log-normal prior
+            a = a_new
             d = d + scale * step_d
         return a, d
-
-    def _eap(
-        self,
-        Xf: np.ndarray,
-        obs: np.ndarray,
-        a: np.ndarray,
-        d: np.ndarray,
-        nodes: np.ndarray,
-        log_w: np.ndarray,
-    ) -> AbilityEstimate:
-        post, _ = self._posterior(Xf, obs, a, d, nodes, log_w)
-        mean = post @ nodes
-        var = post @ nodes**2 - mean**2
-        return AbilityEstimate(theta=mean, se=np.sqrt(np.maximum(var, 0.0)))
 
     # ------------------------------------------------------------------ using a fitted model
     def _check_fitted(self) -> None:
         if not hasattr(self, "discrimination_"):
             raise InputError("this TwoPL model is not fitted yet; call fit(X) first")
 
-    def score(self, X: np.ndarray, items: np.ndarray | None = None) -> AbilityEstimate:
-        """EAP ability (and posterior sd) of respondents ``X`` on the fitted items.
+    def score(
+        self, X: np.ndarray, items: np.ndarray | None = None, method: ScoreMethod = "eap"
+    ) -> AbilityEstimate:
+        """Ability (and its standard error) of respondents ``X`` on the fitted items.
 
         ``items`` gives the fitted item positions that the columns of ``X`` correspond to (default: all
-        fitted items, in order), so a new model evaluated on a subset of items can be scored.
+        fitted items, in order), so a new model evaluated on a subset of items can be scored. ``method``:
+        ``"eap"`` (posterior mean and sd, on a grid built around each call's posteriors) or ``"map"``
+        (posterior mode, SE ``1 / sqrt(I(theta) + 1)`` from the test information at the mode).
         """
         self._check_fitted()
+        if method not in ("eap", "map"):
+            raise InputError(f"score method: expected 'eap' or 'map', got {method!r}")
         idx = np.arange(len(self.discrimination_)) if items is None else np.asarray(items)
-        Xf, obs = _check_responses(np.atleast_2d(X), name="new responses")
-        if Xf.shape[1] != len(idx):
-            raise InputError(f"new responses have {Xf.shape[1]} items, expected {len(idx)}")
-        return self._eap(
-            Xf, obs, self.discrimination_[idx], self.intercept_[idx], self.nodes_, self.log_weights_
-        )
+        data = _Responses(np.atleast_2d(X), name="new responses")
+        if data.x.shape[1] != len(idx):
+            raise InputError(f"new responses have {data.x.shape[1]} items, expected {len(idx)}")
+        a, d = self.discrimination_[idx], self.intercept_[idx]
+        start = data.map_scores(a, d)
+        if method == "map":
+            return start
+        if self.n_quadrature is not None:
+            grid = gauss_hermite_grid(int(self.n_quadrature))
+            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+            return AbilityEstimate(theta=mean, se=sd)
+        grid = adaptive_grid(start.theta, start.se, self.points_per_sd)
+        for _ in range(4):
+            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+            if grid_covers(grid, mean, sd, self.points_per_sd):
+                break
+            grid = adaptive_grid(mean, sd, self.points_per_sd)
+        return AbilityEstimate(theta=mean, se=sd)
 
     def predict_proba(self, theta: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
         """``P(correct)`` for abilities ``theta`` (n,) on the fitted items: an (n, n_items) matrix."""

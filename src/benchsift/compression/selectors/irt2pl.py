@@ -71,10 +71,10 @@ _FIT_LOCK = threading.Lock()
 
 def fitted_twopl(
     responses: np.ndarray,
-    n_quadrature: int = 41,
+    n_quadrature: int | None = None,
     max_iter: int = 500,
     tol: float = 1e-4,
-    prior_a_sd: float = 2.0,
+    prior_a_sd: float = 0.5,
     prior_d_sd: float = 3.0,
 ) -> TwoPL:
     """A :class:`~benchsift.irt.TwoPL` fitted to ``responses`` (models x items), memoised on the exact bytes.
@@ -87,7 +87,7 @@ def fitted_twopl(
     key = (
         x.shape,
         digest,
-        int(n_quadrature),
+        None if n_quadrature is None else int(n_quadrature),
         int(max_iter),
         float(tol),
         float(prior_a_sd),
@@ -111,7 +111,7 @@ def fitted_twopl(
 class TwoPLSettings(Protocol):
     """A selector that stores the 2PL fitter settings (IRT 2PL and tinyBenchmarks share them)."""
 
-    n_quadrature: int
+    n_quadrature: int | None
     max_iter: int
     tol: float
     prior_a_sd: float
@@ -267,7 +267,8 @@ class IRT2PLSelector(ItemSelector):
     score_type_column
         Optional item column with the score type of each item (see the module docstring).
     n_quadrature, max_iter, tol, prior_a_sd, prior_d_sd
-        Settings of the 2PL fit (:class:`benchsift.irt.TwoPL`).
+        Settings of the 2PL fit (:class:`benchsift.irt.TwoPL`: adaptive quadrature, floating log-normal slope
+        prior with sd ``prior_a_sd`` on ``log a``).
     random_state
         Seed of the tie-breaking order.
 
@@ -286,10 +287,10 @@ class IRT2PLSelector(ItemSelector):
         rule: Rule = "metabench",
         graded_benchmarks: Sequence[str] = (),
         score_type_column: str = "score_type",
-        n_quadrature: int = 41,
+        n_quadrature: int | None = None,
         max_iter: int = 500,
         tol: float = 1e-4,
-        prior_a_sd: float = 2.0,
+        prior_a_sd: float = 0.5,
         prior_d_sd: float = 3.0,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:

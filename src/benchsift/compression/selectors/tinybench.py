@@ -69,7 +69,8 @@ class TinyBenchmarksSelector(ItemSelector):
     estimator
         ``"pirt"``, ``"gpirt"`` or ``"anchor"`` (see the module docstring).
     n_quadrature, max_iter, tol, prior_a_sd, prior_d_sd
-        Settings of the 2PL fit (:class:`benchsift.irt.TwoPL`).
+        Settings of the 2PL fit (:class:`benchsift.irt.TwoPL`: adaptive quadrature, floating log-normal slope
+        prior with sd ``prior_a_sd`` on ``log a``).
     random_state
         Seed of the k-means initialisation.
 
@@ -88,10 +89,10 @@ class TinyBenchmarksSelector(ItemSelector):
     def __init__(
         self,
         estimator: Estimator = "pirt",
-        n_quadrature: int = 41,
+        n_quadrature: int | None = None,
         max_iter: int = 500,
         tol: float = 1e-4,
-        prior_a_sd: float = 2.0,
+        prior_a_sd: float = 0.5,
         prior_d_sd: float = 3.0,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
