@@ -1,7 +1,8 @@
-"""Item response theory: a fast 2PL fitter (marginal maximum likelihood by EM) and ability scoring."""
+"""Item response theory: 2PL and graded-response fitters (marginal likelihood by EM) and ability scores."""
 
 from __future__ import annotations
 
+from benchsift.irt.graded import GradedResponse, score_levels
 from benchsift.irt.twopl import AbilityEstimate, TwoPL
 
-__all__ = ["AbilityEstimate", "TwoPL"]
+__all__ = ["AbilityEstimate", "GradedResponse", "TwoPL", "score_levels"]

@@ -44,8 +44,8 @@ posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus 
 :meth:`TwoPL.score`, which also scores new respondents on any subset of the fitted items.
 
 Cost per EM iteration: ``O(N K)`` for N items and K grid points when no cell is missing, ``O(M N K)`` (one
-matrix product) otherwise; K grows as the narrowest posterior sd shrinks (~1.5 points per sd over the span of
-the posteriors: ~300 points for 200 respondents x 3,000 items).
+matrix product) otherwise; K grows as the narrowest posterior sd shrinks (one point per sd over the span of
+the posteriors: ~200 points for 200 respondents x 3,000 items).
 
 Checked against: the EAP mean and sd against ``scipy.integrate.quad`` (tests/irt); parameter recovery against
 girth's ``twopl_jml`` and ``twopl_mml`` on the same simulated panels (benchmarks/bench_irt.py).
@@ -154,14 +154,15 @@ def _px_rescale(
     N(0, 1) prior pins the scale, so plain EM crawls along that direction when posteriors are sharp (the
     fraction of missing information there is close to one). The expanded model lets the ability
     distribution be ``N(mu, s^2)``; its M-step is ``mu = mean_m E[theta_m]``,
-    ``s^2 = mean_m E[theta_m^2] - mu^2``, and mapping back to N(0, 1) moves the items by the same affine map.
+    ``s^2 = mean_m E[theta_m^2] - mu^2``, and mapping back to N(0, 1) moves the items by the same affine map
+    (``d`` may hold one column per threshold, as in the graded response model).
     """
     mu = float(mean.mean())
     s2 = float(np.mean(mean**2 + sd**2)) - mu * mu
     if not np.isfinite(s2) or s2 <= 1e-12:
         return a, d
     s = np.sqrt(s2)
-    return a * s, d + a * mu
+    return a * s, d + (a[:, None] if d.ndim == 2 else a) * mu
 
 
 class TwoPL:
@@ -214,7 +215,7 @@ class TwoPL:
     def __init__(
         self,
         n_quadrature: int | None = None,
-        points_per_sd: float = 1.5,
+        points_per_sd: float = 1.0,
         max_iter: int = 500,
         tol: float = 1e-4,
         newton_steps: int = 2,
