@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import integrate
+from scipy import integrate, optimize
 from scipy.special import expit
 
 from benchsift import InputError
@@ -102,3 +102,135 @@ def test_perfect_items_stay_finite() -> None:
     model = TwoPL().fit(X)
     assert np.isfinite(model.intercept_).all() and np.isfinite(model.discrimination_).all()
     assert model.intercept_[0] > 2 and model.intercept_[1] < -2
+
+
+# ---------------------------------------------------------------------- long tests, sharp posteriors
+
+
+@pytest.fixture(scope="module")
+def long_panel() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """200 respondents x 3,000 items: every posterior sd is ~0.03, far below any fixed grid's gaps."""
+    return simulate(200, 3000, seed=0)
+
+
+def _rmse(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((x - y) ** 2)))
+
+
+def test_long_panel_recovery_on_the_right_scale(long_panel) -> None:
+    X, theta, a, b = long_panel
+    model = TwoPL().fit(X)
+    assert model.converged_ and model.n_iter_ < 30  # the PX-EM step: no crawl along the latent scale
+    # girth's twopl_jml on this same panel: a 0.273, b 0.275, theta 0.053 (benchmarks/bench_irt.py).
+    assert _rmse(model.discrimination_, a) < 0.26
+    assert _rmse(model.difficulty_, b) < 0.24
+    assert _rmse(model.theta_, theta) < 0.06
+    assert np.unique(model.theta_.round(6)).size == 200  # no collapse onto grid nodes
+    assert np.std(model.theta_) == pytest.approx(1.0, abs=0.01)  # N(0, 1) scale, not stretched
+    # Posterior sds match the information the items carry: 1 / sqrt(I(theta) + 1) at the estimate.
+    info = model.item_information(model.theta_).sum(axis=1) + 1.0
+    assert np.allclose(model.theta_se_, 1 / np.sqrt(info), rtol=0.02)
+
+
+def test_fixed_gauss_hermite_grid_distorts_long_panels(long_panel) -> None:
+    """The classical 41-point grid is what the adaptive one replaces: much worse abilities on long tests."""
+    X, theta, *_ = long_panel
+    fixed = TwoPL(n_quadrature=41).fit(X)
+    adaptive = TwoPL().fit(X)
+    assert np.unique(fixed.theta_.round(6)).size < 100
+    assert _rmse(fixed.theta_, theta) > 2 * _rmse(adaptive.theta_, theta)
+
+
+def test_eap_on_adaptive_grid_matches_numerical_integration(long_panel) -> None:
+    X, *_ = long_panel
+    model = TwoPL().fit(X[:, :1500])
+    x = X[7, :1500].copy()
+    x[::9] = np.nan
+    a, d = model.discrimination_, model.intercept_
+    obs = ~np.isnan(x)
+    est = model.score(x[None, :])
+    centre = float(est.theta[0])
+
+    def log_post(t: float) -> float:
+        z = a[obs] * t + d[obs]
+        return float(np.sum(np.where(x[obs] == 1, -np.logaddexp(0, -z), -np.logaddexp(0, z))) - t * t / 2)
+
+    top = log_post(centre)
+    lo, hi = centre - 1.0, centre + 1.0
+    pts = [centre - 0.2, centre + 0.2]
+    z = integrate.quad(lambda t: np.exp(log_post(t) - top), lo, hi, points=pts, limit=200)[0]
+    mean = integrate.quad(lambda t: t * np.exp(log_post(t) - top), lo, hi, points=pts, limit=200)[0] / z
+    second = integrate.quad(lambda t: t * t * np.exp(log_post(t) - top), lo, hi, points=pts, limit=200)[0] / z
+    assert est.theta[0] == pytest.approx(mean, abs=1e-7)
+    assert est.se[0] == pytest.approx(np.sqrt(second - mean**2), rel=1e-5)
+
+
+def test_map_scores_match_scipy_and_observed_information() -> None:
+    X, *_ = simulate(400, 60, seed=11)
+    model = TwoPL().fit(X)
+    est = model.score(X[:5], method="map")
+    a, d = model.discrimination_, model.intercept_
+    for m in range(5):
+
+        def neg_log_post(t: float, m: int = m) -> float:
+            z = a * t + d
+            return float(np.sum(X[m] * np.logaddexp(0, -z) + (1 - X[m]) * np.logaddexp(0, z)) + t * t / 2)
+
+        opt = optimize.minimize_scalar(
+            neg_log_post, bounds=(-6, 6), method="bounded", options={"xatol": 1e-10}
+        )
+        assert est.theta[m] == pytest.approx(opt.x, abs=1e-6)
+        h = 1e-4
+        curv = (neg_log_post(opt.x + h) - 2 * neg_log_post(opt.x) + neg_log_post(opt.x - h)) / h**2
+        assert est.se[m] == pytest.approx(1 / np.sqrt(curv), rel=1e-4)
+    with pytest.raises(InputError, match="'eap' or 'map'"):
+        model.score(X[:2], method="mle")  # type: ignore[arg-type]
+
+
+def test_standard_errors_are_calibrated() -> None:
+    """With the true items, (estimate - truth) / se is ~N(0, 1) over many simulated respondents."""
+    X, theta, a, b = simulate(4000, 40, seed=12)
+    model = TwoPL().fit(X[:50])  # any fit; its items are replaced by the truth below
+    model.discrimination_, model.intercept_ = a, -a * b
+    for method in ("eap", "map"):
+        est = model.score(X, method=method)  # type: ignore[arg-type]
+        z = (est.theta - theta) / est.se
+        assert np.std(z) == pytest.approx(1.0, abs=0.06), method
+        assert np.mean(np.abs(z) < 1.96) == pytest.approx(0.95, abs=0.015), method
+
+
+def test_warm_start_reaches_the_same_fit_sooner() -> None:
+    X, *_ = simulate(500, 80, seed=13)
+    cold = TwoPL(tol=1e-6).fit(X)
+    warm = TwoPL(tol=1e-6, warm_start=True)
+    warm.fit(X)
+    first_iters = warm.n_iter_
+    warm.fit(X)
+    assert warm.n_iter_ < first_iters
+    assert np.allclose(warm.discrimination_, cold.discrimination_, atol=1e-4)
+    assert np.allclose(warm.intercept_, cold.intercept_, atol=1e-4)
+
+
+def test_normal_slope_prior_finds_a_reversed_item() -> None:
+    X, *_ = simulate(600, 30, seed=14)
+    X[:, 0] = 1 - X[:, 0]  # a mislabelled key: stronger respondents now get it wrong
+    normal = TwoPL(a_prior="normal", prior_a_sd=2.0).fit(X)
+    assert normal.discrimination_[0] < -0.3
+    assert (normal.discrimination_[1:] > 0).all()
+    lognormal = TwoPL().fit(X)
+    assert 0 < lognormal.discrimination_[0] < 0.3  # slopes stay positive; the item carries ~no information
+
+
+def test_floating_priors_leave_the_latent_scale_alone(long_panel) -> None:
+    """A fixed slope prior centred at 1 pulls every a (and so the scale); the floating centre does not."""
+    X, theta, a, b = long_panel
+    floating = TwoPL().fit(X)
+    fixed = TwoPL(float_priors=False).fit(X)
+    assert _rmse(floating.theta_, theta) < _rmse(fixed.theta_, theta)
+
+
+def test_bad_settings() -> None:
+    X, *_ = simulate(50, 10, seed=15)
+    for kwargs in ({"n_quadrature": 3}, {"a_prior": "uniform"}, {"prior_a_sd": 0.0}, {"tol": 0.0}):
+        with pytest.raises(InputError):
+            TwoPL(**kwargs).fit(X)  # type: ignore[arg-type]
