@@ -210,9 +210,9 @@ def main() -> None:
         records.append(
             {
                 "workload": f"{step}: {what}",
-                "b_tline": name,
-                "o_t": o_t.seconds,
-                "b_t": b_t and b_t.seconds,
+                "baseline": name,
+                "ours": o_t.seconds,
+                "base": b_t and b_t.seconds,
             }
         )
     console.print(table)
