@@ -1,24 +1,28 @@
-"""Scheduling cost of the engine's ``gather_bounded`` (prism build / run / grade) against the
-``asyncio.wait(FIRST_COMPLETED)`` loop it replaced, in the same process.
+"""Scheduling cost of the engine's ``gather_bounded`` (prism build / run / grade) against the strongest simple
+baseline, ``asyncio.Semaphore`` + ``gather`` (one task per job), and the ``asyncio.wait(FIRST_COMPLETED)``
+loop it replaced, in the same process: each pair timed with ``_timing.timed_pair`` (alternating, the same
+``--repeats``, min and median), the results asserted identical.
 
 Each job awaits a short sleep (a stand-in for an HTTP reply) and returns. The wait loop re-registers a
 callback on every pending task after every completion batch, so its cost grows with N x window; the worker
 pool pulls jobs from one iterator and costs O(1) per job. The paper's full run is 42 models x 7 axes x
 6,238 items, about 1.8 million requests.
 
-Usage: ``python benchmarks/bench_engine_scheduling.py [--n 20000 100000] [--window 4096]``
+Usage: ``python benchmarks/bench_engine_scheduling.py [--n 20000 100000] [--window 4096] [--repeats 3]
+[--json FILE]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
+import json
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from functools import partial
 from typing import Any
 
+from _timing import load_average, machine_line, ratio_cell, timed_pair
 from rich.console import Console
 from rich.table import Table
 
@@ -62,46 +66,74 @@ def jobs(n: int) -> list[Callable[[], Awaitable[int]]]:
     return [job(i) for i in range(n)]
 
 
-def timed(coro: Coroutine[Any, Any, list[Any]]) -> tuple[float, float, list[Any]]:
-    t, cpu = time.perf_counter(), time.process_time()
-    out = asyncio.run(coro)
-    return time.perf_counter() - t, time.process_time() - cpu, out
+async def semaphore_gather(factories: Sequence[Callable[[], Awaitable[Any]]], window: int) -> list[Any]:
+    """The textbook bound: one task per job up front, an ``asyncio.Semaphore(window)``, ``gather``."""
+    sem = asyncio.Semaphore(window)
+
+    async def one(f: Callable[[], Awaitable[Any]]) -> Any:
+        async with sem:
+            return await f()
+
+    return await asyncio.gather(*(one(f) for f in factories))
+
+
+SCHEDULERS: dict[
+    str, Callable[[Sequence[Callable[[], Awaitable[Any]]], int], Coroutine[Any, Any, list[Any]]]
+] = {
+    "asyncio.Semaphore + gather": semaphore_gather,
+    "asyncio.wait loop (before)": wait_loop,
+}
+
+
+def _run(coro_fn: Callable[[], Coroutine[Any, Any, list[Any]]], cpu: list[float]) -> list[Any]:
+    """One ``asyncio.run`` of a scheduler; its process CPU seconds are appended to ``cpu``."""
+    c = time.process_time()
+    out = asyncio.run(coro_fn())
+    cpu.append(time.process_time() - c)
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, nargs="+", default=[20_000, 100_000])
     ap.add_argument("--window", type=int, default=4096)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
     args = ap.parse_args()
-    con = Console(width=120)
-    con.print(
-        f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}, load avg {os.getloadavg()[0]:.2f}; window {args.window}"
-    )
+    con = Console(width=140)
+    con.print(machine_line())
+    con.print(f"window {args.window}; min / median of {args.repeats} alternated runs (asyncio.run each)")
     table = Table(title="engine scheduler: N short jobs (sleeps of 0-6 ms)")
-    for col in ("N", "scheduler", "seconds", "CPU seconds", "CPU us/job", "same results"):
-        table.add_column(col, justify="right" if col != "scheduler" else "left")
+    for col in ("N", "baseline", "gather_bounded s", "baseline s", "speed-up", "", "CPU us/job ours / base"):
+        table.add_column(col, justify="right" if col != "baseline" else "left")
+    records: list[dict[str, object]] = []
     for n in args.n:
-        t_new, c_new, r_new = timed(gather_bounded(jobs(n), window=args.window))
-        t_old, c_old, r_old = timed(wait_loop(jobs(n), args.window))
-        same = str(r_new == r_old == list(range(n)))
-        table.add_row(
-            f"{n:,}",
-            "gather_bounded (workers)",
-            f"{t_new:.2f}",
-            f"{c_new:.2f}",
-            f"{c_new / n * 1e6:.0f}",
-            same,
-        )
-        table.add_row(
-            f"{n:,}",
-            "asyncio.wait loop (before)",
-            f"{t_old:.2f}",
-            f"{c_old:.2f}",
-            f"{c_old / n * 1e6:.0f}",
-            same,
-        )
+        factories = jobs(n)
+        for name, sched in SCHEDULERS.items():
+            cpu: dict[str, list[float]] = {"ours": [], "base": []}
+            ours, base = timed_pair(
+                partial(_run, partial(gather_bounded, factories, window=args.window), cpu["ours"]),
+                partial(_run, partial(sched, factories, args.window), cpu["base"]),
+                args.repeats,
+            )
+            assert ours.result == base.result == list(range(n)), f"{name}: different results"
+            table.add_row(
+                f"{n:,}",
+                name,
+                ours.cell(),
+                base.cell(),
+                ratio_cell(ours, base),
+                "[bold red]benchsift SLOWER[/]" if base.median < ours.median else "",
+                f"{min(cpu['ours']) / n * 1e6:.0f} / {min(cpu['base']) / n * 1e6:.0f}",
+            )
+            records.append(
+                {"workload": f"N={n}", "baseline": name, "ours": ours.seconds, "base": base.seconds}
+            )
     con.print(table)
+    con.print(f"same results (the job indices in order) on every side; load average after: {load_average()}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"script": "bench_engine_scheduling", "rows": records}, fh)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,16 @@ one endpoint with concurrency 64. N distinct grading-judge requests (text only) 
 fraction of the ideal (target >= 80 %). Side by side in the same process, the baselines: 64 raw asyncio
 HTTP/1.1 connections with no library (the ceiling of the server and the event loop), and bare ``aiohttp``
 and ``httpx`` clients with the same 64-request semaphore (each library without retries or cache). Then the
-same N requests again with the cache: the server must see zero new requests. Every run sends its own
-distinct requests, so no run is served by another's cache.
+same N requests again with the cache: the server must see zero new requests. Every row sends the same N
+requests in every run; the rows take turns for ``--repeats`` runs (so a burst of load elsewhere hits all of
+them), each cold stack run starts from an empty cache file, and the table shows the min and median time of
+each row, the fraction of the ideal at both, and the spread of that fraction over the runs.
 
 With ``--image-kb K`` every request also carries one K-kilobyte image as a base64 data URL, as the
 evaluated models' requests do (the default, 0, sends the text-only judge requests of the grading stage).
 
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
-[--image-kb 0]``
+[--image-kb 0] [--repeats 5] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from _timing import Timing, load_average, machine_line, ratio_cell
 from rich.console import Console
 from rich.table import Table
 
@@ -184,16 +187,30 @@ async def _raw(url: str, n: int, conc: int, offset: int) -> tuple[float, float]:
     return time.perf_counter() - t, time.process_time() - cpu
 
 
+ROWS = (
+    "raw asyncio HTTP/1.1, no library",
+    "bare aiohttp + semaphore",
+    "bare httpx + semaphore",
+    "benchsift stack, openai SDK transport (cold)",
+    "benchsift stack, aiohttp transport (cold)",
+    "benchsift stack, cached rerun",
+)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--repeats", type=int, default=5, help="runs of every row (round robin over the rows)")
     ap.add_argument("--image-kb", type=int, default=0, help="attach an image of this size to every request")
+    ap.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
     args = ap.parse_args()
     if args.image_kb > 0:
         IMAGE.append(image_data_url(random.Random(0).randbytes(args.image_kb * 1024)))
     n, conc = args.n, args.concurrency
+    con = Console(width=160)
+    con.print(machine_line())
     os.environ["BENCH_KEY"] = API_KEY
     tmp = Path(tempfile.mkdtemp())
     (tmp / "world.json").write_text("{}")
@@ -207,69 +224,98 @@ def main() -> None:
             str(args.latency),
         ]
     )
-    # (label, seconds, client CPU seconds, server requests, cache hits); each run its own requests
-    rows: list[tuple[str, float, float, int, int | None]] = []
+    # per row: wall seconds, client CPU seconds, server requests, cache hits of every repeat
+    wall: dict[str, list[float]] = {r: [] for r in ROWS}
+    cpu: dict[str, list[float]] = {r: [] for r in ROWS}
+    reqs: dict[str, list[int]] = {r: [] for r in ROWS}
+    hits: dict[str, list[int]] = {r: [] for r in ROWS}
+
+    def add(row: str, t: float, c: float, server: int, cache_hits: int = 0) -> None:
+        wall[row].append(t)
+        cpu[row].append(c)
+        reqs[row].append(server)
+        hits[row].append(cache_hits)
+
     try:
         while not port_file.exists():
             time.sleep(0.05)
         url = port_file.read_text()
         for transport in ("aiohttp", "openai"):  # warm-up (connections, imports)
             asyncio.run(_stack(url, 64, conc, None, transport, 100 * n))
-        t, c = asyncio.run(_raw(url, n, conc, 0))
-        rows.append(("raw asyncio HTTP/1.1, no library", t, c, n, None))
-        t, c = asyncio.run(_bare_aiohttp(url, n, conc, n))
-        rows.append(("bare aiohttp + semaphore", t, c, n, None))
-        t, c = asyncio.run(_bare_httpx(url, n, conc, 2 * n))
-        rows.append(("bare httpx + semaphore", t, c, n, None))
-        t, c, s = asyncio.run(_stack(url, n, conc, tmp / "sdk.sqlite", "openai", 3 * n))
-        rows.append(("benchsift stack, openai SDK transport (cold)", t, c, s["requests"], s["cache_hits"]))
-        t, c, s = asyncio.run(_stack(url, n, conc, tmp / "cache.sqlite", "aiohttp", 4 * n))
-        rows.append(("benchsift stack, aiohttp transport (cold)", t, c, s["requests"], s["cache_hits"]))
-        before = _server_requests(url)
-        t, c, s = asyncio.run(_stack(url, n, conc, tmp / "cache.sqlite", "aiohttp", 4 * n))
-        new = _server_requests(url) - before
-        rows.append(("benchsift stack, cached rerun", t, c, new, s["cache_hits"]))
+        # the same N requests in every row and every repeat; the rows take turns, so a burst of load
+        # from elsewhere hits all of them; every cold stack run starts from an empty cache file
+        for rep in range(args.repeats):
+            t, c = asyncio.run(_raw(url, n, conc, 0))
+            add(ROWS[0], t, c, n)
+            t, c = asyncio.run(_bare_aiohttp(url, n, conc, 0))
+            add(ROWS[1], t, c, n)
+            t, c = asyncio.run(_bare_httpx(url, n, conc, 0))
+            add(ROWS[2], t, c, n)
+            t, c, s = asyncio.run(_stack(url, n, conc, tmp / f"sdk-{rep}.sqlite", "openai", 0))
+            add(ROWS[3], t, c, s["requests"], s["cache_hits"])
+            cache = tmp / f"cache-{rep}.sqlite"
+            t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
+            add(ROWS[4], t, c, s["requests"], s["cache_hits"])
+            before = _server_requests(url)
+            t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
+            add(ROWS[5], t, c, _server_requests(url) - before, s["cache_hits"])
     finally:
         srv.terminate()
         srv.wait()
     ideal = n * args.latency / conc
-    con = Console(width=150)
-    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
     con.print(
-        f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}, load avg {load[0]:.2f}"
+        f"N = {n} requests ({args.image_kb} KB image each, the same N in every row and repeat), latency "
+        f"{args.latency * 1000:.0f} ms, concurrency {conc}; ideal time {ideal:.2f} s = "
+        f"{n / ideal:.0f} req/s; {args.repeats} runs of every row, round robin"
     )
-    con.print(
-        f"N = {n} requests ({args.image_kb} KB image each), latency {args.latency * 1000:.0f} ms, "
-        f"concurrency {conc}; "
-        f"ideal time {ideal:.2f} s = {n / ideal:.0f} req/s"
-    )
-    table = Table(title="engine client throughput")
+    table = Table(title="engine client throughput (min / median over the runs; spread = range over the runs)")
     # client CPU per request: what the client process itself spends (the server runs in another
     # process); on a loaded machine the wall-clock columns are noisy, this one much less so
-    cols = ["run", "seconds", "req/s", "fraction of ideal", "client CPU ms/req", "server requests"]
-    cols.append("cache hits")
+    cols = [
+        "run",
+        "seconds",
+        "fraction of ideal",
+        "spread of fraction",
+        "client CPU ms/req",
+        "vs bare aiohttp",
+    ]
+    cols += ["server requests", "cache hits"]
     for col in cols:
         table.add_column(col, justify="right" if col != "run" else "left")
-    table.add_row("ideal (latency-bound)", f"{ideal:.2f}", f"{n / ideal:.0f}", "100 %", "-", str(n), "-")
-    for label, t, c, reqs, hits in rows:
-        cached = "cached" in label
+    table.add_row("ideal (latency-bound)", f"{ideal:.2f}", "100 %", "-", "-", "-", str(n), "-")
+    timings = {r: Timing(tuple(wall[r]), None) for r in ROWS}
+    records: list[dict[str, object]] = []
+    for row in ROWS:
+        tm = timings[row]
+        cached = "cached" in row
+        frac = "-" if cached else f"{ideal / tm.min:.0%} / {ideal / tm.median:.0%}"
+        spread = "-" if cached else f"{ideal / max(tm.seconds):.0%}..{ideal / tm.min:.0%}"
+        vs = "-" if row == ROWS[1] else ratio_cell(tm, timings[ROWS[1]])
         table.add_row(
-            label,
-            f"{t:.2f}",
-            f"{n / t:.0f}",
-            "-" if cached else f"{ideal / t:.0%}",
-            f"{c / n * 1e3:.2f}",
-            str(reqs),
-            "-" if hits is None else str(hits),
+            row,
+            tm.cell(),
+            frac,
+            spread,
+            f"{min(cpu[row]) / n * 1e3:.2f} / {statistics.median(cpu[row]) / n * 1e3:.2f}",
+            vs,
+            f"{min(reqs[row])}..{max(reqs[row])}",
+            "-" if row in ROWS[:3] else f"{min(hits[row])}..{max(hits[row])}",
+        )
+        records.append(
+            {"workload": row, "baseline": "ideal", "ours": tm.seconds, "ideal": ideal, "cpu": cpu[row]}
         )
     con.print(table)
-    cold = next(r for r in rows if r[0].startswith("benchsift stack, aiohttp"))
+    cold = timings[ROWS[4]]
     con.print(
-        f"target: default stack (aiohttp) cold >= 80 % of ideal -> "
-        f"{'met' if ideal / cold[1] >= 0.8 else 'NOT met'} ({ideal / cold[1]:.0%}); "
-        f"cached rerun requests at the server: {rows[-1][3]}"
+        f"vs bare aiohttp: bare aiohttp time / this row's time (min-ratio / median-ratio; < 1: slower "
+        f"than bare aiohttp). target: default stack (aiohttp) cold >= 80 % of ideal -> "
+        f"{'met' if ideal / cold.median >= 0.8 else 'NOT met'} at the median ({ideal / cold.median:.0%}; "
+        f"{ideal / max(cold.seconds):.0%}..{ideal / cold.min:.0%} over the runs); cached rerun requests "
+        f"at the server: {max(reqs[ROWS[5]])}; load average after: {load_average()}"
     )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"script": "bench_engine_throughput", "rows": records}, fh)
 
 
 if __name__ == "__main__":

@@ -1,36 +1,39 @@
-"""Speed of instance redundancy (redundancy paper Eq. 3): vectorized vs a plain per-repeat loop.
+"""Speed of instance redundancy (redundancy paper Eq. 3): benchsift against a lean numpy per-repeat loop.
 
 Data: a simulated 0/1 benchmark of 169 models x 3,088 items (a 2PL model with seed 0; the size of the
 issue's target), or a wide CSV given with ``--data`` (first column item id, one column per model).
 Workload: T = 100 repeats at 10 sampling ratios, SRCC / PLCC / R^2 / Kendall tau-b.
 
-* vectorized: :func:`benchsift.redundancy.instance_redundancy` (all repeats of a ratio as one product of a
+* benchsift: :func:`benchsift.redundancy.instance_redundancy` (all repeats of a ratio as one product of a
   random 0/1 selection matrix with the score matrix, column-wise metrics);
-* loop: per repeat ``rng.choice`` without replacement, the sampled mean scores, then
-  ``scipy.stats.spearmanr`` / ``pearsonr`` / ``kendalltau`` and ``sklearn.metrics.r2_score``.
+* baseline, ``numpy loop``: what a competent user writes without benchsift. The same random draws (the
+  same generator, the same ``argpartition`` of uniform keys per ratio, so both sides compute the same
+  numbers), then per repeat the sampled mean scores and each metric in a few numpy lines: Pearson and R²
+  as centred dot products, Spearman as Pearson of ``scipy.stats.rankdata`` ranks, Kendall tau-b from the
+  (169 x 169) sign matrices. Its per-repeat values are asserted equal to benchsift's (``keep_values``) to
+  ``TOL``;
+* reference, ``scipy loop`` (``--scipy``, the "all four" row only): the same draws with
+  ``scipy.stats.spearmanr`` / ``pearsonr`` / ``kendalltau`` and ``sklearn.metrics.r2_score`` per repeat.
 
-Both run in this process on the same data; the table shows the best of ``--rounds`` runs of each and the
-largest difference between the two methods' mean curves (they use different random draws, so the
-difference is Monte-Carlo noise; its scale is the standard error sd / sqrt(T) shown next to it).
+Both sides go through ``_timing.timed_pair`` (alternating, ``--repeats`` calls each; min and median shown).
 
-Run: ``.venv/bin/python benchmarks/bench_redundancy_instances.py [--threads 2] [--rounds 3]``.
+Run: ``.venv/bin/python benchmarks/bench_redundancy_instances.py [--threads 2] [--repeats 3] [--no-scipy]
+[--json FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import time
+import json
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 import scipy
 import scipy.stats as ss
+from _timing import Timing, load_average, machine_line, ratio_cell, timed_pair
 from rich.console import Console
 from rich.table import Table
 from sklearn.metrics import r2_score
@@ -38,10 +41,10 @@ from sklearn.metrics import r2_score
 from benchsift import Panel
 from benchsift.redundancy import instance_redundancy, sample_sizes
 
-T = TypeVar("T")
-
 RATIOS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)
-REPEATS = 100
+T_REPEATS = 100
+SEED = 0
+TOL = 1e-10
 METRIC_SETS: dict[str, tuple[str, ...]] = {
     "srcc": ("srcc",),
     "plcc": ("plcc",),
@@ -67,78 +70,140 @@ def load_wide_csv(path: Path) -> np.ndarray:
     return df.iloc[:, 1:].to_numpy(dtype=np.float64).T
 
 
-def loop_baseline(scores: np.ndarray, metrics: tuple[str, ...], seed: int) -> dict[str, np.ndarray]:
-    """Plain per-repeat loop: rng.choice + sampled means + scipy / scikit-learn per repeat."""
+def _draws(n_items: int, seed: int) -> list[np.ndarray]:
+    """Per ratio, the (T, k) item indices benchsift draws: k smallest of iid uniform keys (same generator)."""
     rng = np.random.default_rng(seed)
-    n_items = scores.shape[1]
-    full = scores.mean(axis=1)
-    funcs: dict[str, Callable[[np.ndarray], float]] = {
+    out = []
+    for k in sample_sizes(n_items, np.array(RATIOS)):
+        keys = rng.random((T_REPEATS, n_items))
+        out.append(np.argpartition(keys, int(k) - 1, axis=1)[:, : int(k)])
+    return out
+
+
+def _lean_metrics(full: np.ndarray) -> dict[str, Callable[[np.ndarray], float]]:
+    """Each metric of one sampled score vector against ``full`` in a few numpy lines (full hoisted)."""
+    fc = full - full.mean()
+    ss_tot = float(fc @ fc)
+    rf = ss.rankdata(full)
+    rfc = rf - rf.mean()
+    sf = np.sign(full[:, None] - full[None, :])
+    abs_sf = float(np.abs(sf).sum())
+
+    def pearson(s: np.ndarray) -> float:
+        sc = s - s.mean()
+        return float(sc @ fc / np.sqrt((sc @ sc) * ss_tot))
+
+    def spearman(s: np.ndarray) -> float:
+        r = ss.rankdata(s)
+        r -= r.mean()
+        return float(r @ rfc / np.sqrt((r @ r) * (rfc @ rfc)))
+
+    def kendall(s: np.ndarray) -> float:
+        st = np.sign(s[:, None] - s[None, :])
+        return float((st * sf).sum() / np.sqrt(np.abs(st).sum() * abs_sf))
+
+    def r2(s: np.ndarray) -> float:
+        d = full - s
+        return float(1.0 - (d @ d) / ss_tot)
+
+    return {"srcc": spearman, "plcc": pearson, "kendall": kendall, "r2": r2}
+
+
+def _scipy_metrics(full: np.ndarray) -> dict[str, Callable[[np.ndarray], float]]:
+    return {
         "srcc": lambda s: ss.spearmanr(s, full).statistic,
         "plcc": lambda s: ss.pearsonr(s, full).statistic,
         "kendall": lambda s: ss.kendalltau(s, full).statistic,
         "r2": lambda s: r2_score(full, s),
     }
-    out = {m: np.empty(len(RATIOS)) for m in metrics}
-    for r, k in enumerate(sample_sizes(n_items, np.array(RATIOS))):
-        vals: dict[str, list[float]] = {m: [] for m in metrics}
-        for _ in range(REPEATS):
-            idx = rng.choice(n_items, size=int(k), replace=False)
-            s = scores[:, idx].mean(axis=1)
+
+
+def loop_baseline(scores: np.ndarray, metrics: tuple[str, ...], lean: bool) -> dict[str, np.ndarray]:
+    """Per repeat: the sampled means, then each metric (lean numpy or scipy); values (n_ratios, T)."""
+    full = scores.mean(axis=1)
+    funcs = _lean_metrics(full) if lean else _scipy_metrics(full)
+    out = {m: np.empty((len(RATIOS), T_REPEATS)) for m in metrics}
+    for r, idx in enumerate(_draws(scores.shape[1], SEED)):
+        for t in range(T_REPEATS):
+            s = scores[:, idx[t]].mean(axis=1)
             for m in metrics:
-                vals[m].append(float(funcs[m](s)))
-        for m in metrics:
-            out[m][r] = np.nanmean(vals[m])
+                out[m][r, t] = funcs[m](s)
     return out
-
-
-def best_time(fn: Callable[[], T], rounds: int) -> tuple[float, T]:
-    """Best wall time of ``rounds`` calls (at least one) and the last result."""
-    best = float("inf")
-    for _ in range(max(1, rounds)):
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="wide CSV (item id column, then models)")
     parser.add_argument("--threads", type=int, default=None, help="limit BLAS / OpenMP threads")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of the vectorized method (best kept)")
-    parser.add_argument("--loop-rounds", type=int, default=1, help="runs of the loop baseline (best kept)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls of each side (alternated)")
+    parser.add_argument("--no-scipy", action="store_true", help="skip the scipy-per-repeat reference row")
+    parser.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
     args = parser.parse_args()
     if args.threads is not None:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.threads)
     scores = load_wide_csv(args.data) if args.data else simulated_scores()
+    if np.isnan(scores).any():
+        raise SystemExit("the numpy-loop baseline here assumes a complete score matrix (no NaN)")
     n_models, n_items = scores.shape
     panel = Panel.from_matrix(scores, [f"m{i}" for i in range(n_models)], [f"i{j}" for j in range(n_items)])
-    console = Console()
-    console.print(
-        f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} logical CPUs, "
-        f"threads limit {args.threads or 'none'}; python {platform.python_version()}, "
-        f"numpy {np.__version__}, scipy {scipy.__version__}"
-    )
+    console = Console(width=150)
+    console.print(machine_line())
+    console.print(f"scipy {scipy.__version__}; threads limit {args.threads or 'none'}")
     console.print(
         f"data: {'simulated 2PL 0/1' if args.data is None else args.data} {n_models} models x "
-        f"{n_items} items; T = {REPEATS}, {len(RATIOS)} ratios {list(RATIOS)}"
+        f"{n_items} items; T = {T_REPEATS}, {len(RATIOS)} ratios {list(RATIOS)}; "
+        f"min / median of {args.repeats} alternated calls"
     )
-    table = Table(title="instance redundancy: vectorized vs per-repeat loop (seconds, best of runs)")
-    for col in ("metrics", "vectorized (s)", "loop (s)", "speed-up", "max |Δ mean|", "MC s.e."):
+    table = Table(title="instance redundancy: benchsift vs a per-repeat loop on the same draws (seconds)")
+    for col in ("metrics", "baseline", "benchsift s", "baseline s", "speed-up", "", "max |diff|"):
         table.add_column(col, justify="right")
+    records: list[dict[str, object]] = []
     for label, metrics in METRIC_SETS.items():
-        vec = partial(
-            instance_redundancy, panel, ratios=RATIOS, repeats=REPEATS, metrics=metrics, random_state=0
+        ours_fn = partial(
+            instance_redundancy,
+            panel,
+            ratios=RATIOS,
+            repeats=T_REPEATS,
+            metrics=metrics,
+            random_state=SEED,
+            keep_values=True,
         )
-        t_vec, res = best_time(vec, args.rounds)
-        t_loop, loop = best_time(partial(loop_baseline, scores, metrics, seed=1), args.loop_rounds)
-        diffs = [np.max(np.abs(res.mean[m] - loop[m])) for m in metrics]
-        se = [np.max(res.sd[m] / np.sqrt(REPEATS)) for m in metrics]
-        speed = f"{t_loop / t_vec:.0f}x"
-        table.add_row(label, f"{t_vec:.3f}", f"{t_loop:.2f}", speed, f"{max(diffs):.4f}", f"{max(se):.4f}")
+        bases = [("numpy loop", partial(loop_baseline, scores, metrics, True))]
+        if label == "all four" and not args.no_scipy:
+            bases.append(("scipy loop", partial(loop_baseline, scores, metrics, False)))
+        for name, fn in bases:
+            ours, other = timed_pair(ours_fn, fn, args.repeats)
+            diff = _agreement(ours, other, metrics, f"{label} {name}")
+            table.add_row(
+                label,
+                name,
+                ours.cell(),
+                other.cell(),
+                ratio_cell(ours, other),
+                "[bold red]benchsift SLOWER[/]" if other.median < ours.median else "",
+                f"{diff:.1e}",
+            )
+            records.append({"workload": label, "baseline": name, "ours": ours.seconds, "base": other.seconds})
     console.print(table)
+    console.print(
+        f"per-repeat values agree to {TOL:g} (same draws); speed-up = baseline / benchsift as min-ratio / "
+        f"median-ratio; load average after: {load_average()}"
+    )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"script": "bench_redundancy_instances", "rows": records}, fh)
+
+
+def _agreement(ours: Timing, other: Timing, metrics: tuple[str, ...], what: str) -> float:
+    values = ours.result.values
+    diff = 0.0
+    for m in metrics:
+        d = float(np.nanmax(np.abs(values[m] - other.result[m])))
+        assert d <= TOL, f"{what} {m}: benchsift and the loop differ by {d:.2e} (> {TOL:g})"
+        diff = max(diff, d)
+    return diff
 
 
 if __name__ == "__main__":
