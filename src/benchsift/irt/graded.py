@@ -132,7 +132,6 @@ class GradedResponse:
         self._width = width
         self._n_levels = np.where(fitted, n_levels, 0)
         onehot = self._onehot(cats, width, fitted)
-        obs_items = (cats >= 0) & fitted
 
         a, d = self._start(cats, fitted, width)
         grid = self._start_grid(onehot, a, d)
@@ -166,7 +165,6 @@ class GradedResponse:
         self.converged_ = converged
         self.objective_ = np.asarray(objective)
         self.grid_ = grid
-        self._obs_items = obs_items
         return self
 
     def _onehot(self, cats: np.ndarray, width: int, fitted: np.ndarray) -> np.ndarray:
