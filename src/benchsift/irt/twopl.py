@@ -157,9 +157,16 @@ def _px_rescale(
     distribution be ``N(mu, s^2)``; its M-step is ``mu = mean_m E[theta_m]``,
     ``s^2 = mean_m E[theta_m^2] - mu^2``, and mapping back to N(0, 1) moves the items by the same affine map
     (``d`` may hold one column per threshold, as in the graded response model).
+
+    ``s^2`` takes the unbiased divisor ``M - 1`` instead of ``M``: the M respondents are a sample from the
+    N(0, 1) population, and their spread about their own mean is ``(M - 1) / M`` in expectation, so the ML
+    divisor stretches the fitted scale by ``sqrt(M / (M - 1))`` (the same correction as REML for a variance
+    component, and as the ``ddof=1`` normalisation of joint maximum likelihood). On simulated 200 x 3,000
+    panels it lowers the ability RMSE by ~0.002 (benchmarks/bench_irt.py).
     """
+    n = mean.shape[0]
     mu = float(mean.mean())
-    s2 = float(np.mean(mean**2 + sd**2)) - mu * mu
+    s2 = (float(np.mean(mean**2 + sd**2)) - mu * mu) * (n / (n - 1.0) if n > 1 else 1.0)
     if not np.isfinite(s2) or s2 <= 1e-12:
         return a, d
     s = np.sqrt(s2)
