@@ -194,8 +194,8 @@ def kendall_with_vector(X: FloatArray, y: FloatArray) -> FloatArray:
 
 #: A column with all values equal to ``c`` keeps, after subtracting its computed mean ``m``, only the rounding
 #: error of ``m`` (|c - m| <= n eps |c| / 2 for any summation order), so its sum of squares is at most
-#: n^3 eps^2 m^2 / 4; a column at or under ``_CONST_SS * n**3 * m**2`` may be constant and is checked exactly.
-_CONST_SS = 16.0 * np.finfo(np.float64).eps ** 2
+#: n^3 eps^2 m^2 / 4; a column at or under ``CONST_SS * n**3 * m**2`` may be constant and is checked exactly.
+CONST_SS = 16.0 * np.finfo(np.float64).eps ** 2
 #: With NaN, y's sum of squares over a column's rows comes as ``sum(u^2) - sum(u)^2 / count``
 #: (u = y - mean y); a column where that cancels by more than this factor (y nearly or exactly constant
 #: there) is recomputed two-pass.
@@ -229,7 +229,7 @@ def pearson_with_vector_complete(A: FloatArray, v: FloatArray, strict: bool) -> 
     w = v - v.mean()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         r = (w @ D) / np.sqrt(ss * (w @ w))
-        maybe_constant = np.flatnonzero(ss <= _CONST_SS * float(n) ** 3 * (m * m))
+        maybe_constant = np.flatnonzero(ss <= CONST_SS * float(n) ** 3 * (m * m))
     if maybe_constant.size:
         cols = maybe_constant
         r[cols] = pearson_paired(A[:, cols], np.broadcast_to(v[:, None], (n, cols.size)))
@@ -268,7 +268,7 @@ def pearson_with_vector(A: FloatArray, v: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         sxy = sdu - (su / count) * sd  # sum over the rows of (x - mean x)(y - mean y), y's mean per column
         r = sxy / np.sqrt(ssx * ssy)
-    redo |= ssx <= _CONST_SS * count**3 * (mx * mx)
+    redo |= ssx <= CONST_SS * count**3 * (mx * mx)
     cols = np.flatnonzero(redo)
     if cols.size:
         r[cols] = pearson_paired(A[:, cols], np.broadcast_to(v[:, None], (n, cols.size)))

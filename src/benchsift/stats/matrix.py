@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.stats import _kernels as K
+from benchsift.stats._blas import one_blas_thread
 from benchsift.stats._checks import Metric, as_float_array, check_metric
 from benchsift.stats.ranks import rank_last_axis
 
@@ -34,11 +35,12 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     """
     name = check_metric(metric)
     A = as_float_array(X, "X", ndim=2)
-    if name == "kendall":
-        return _kendall_matrix(A)
-    if name == "srcc":
-        return _spearman_matrix(A)
-    return _moment_matrix(A, r2=(name == "r2"))
+    with one_blas_thread():  # many small and medium products: one thread is faster (see stats/_blas.py)
+        if name == "kendall":
+            return _kendall_matrix(A)
+        if name == "srcc":
+            return _spearman_matrix(A)
+        return _moment_matrix(A, r2=(name == "r2"))
 
 
 def _constant_pairs(A: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -72,6 +74,8 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
     """Pearson (or R²) matrix from masked moment matrices; columns pre-centred to avoid cancellation."""
     n, k = A.shape
     mask = ~np.isnan(A)
+    if not r2 and n >= 2 and mask.all():
+        return _complete_pearson_matrix(A)
     M = mask.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         col_mean = np.where(mask, A, 0.0).sum(axis=0) / M.sum(axis=0)
@@ -96,6 +100,30 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
         r = cov / np.sqrt(ss * ss.T)
     undefined = undefined | undefined.T
     r[undefined | ~np.isfinite(r)] = np.nan
+    r = np.clip(r, -1.0, 1.0)
+    diag = np.diag_indices(k)
+    r[diag] = np.where(np.isnan(r[diag]), np.nan, 1.0)
+    return r
+
+
+def _complete_pearson_matrix(A: FloatArray) -> FloatArray:
+    """Pearson matrix of a NaN-free ``A`` with n >= 2 rows: centred columns, one product (as ``np.corrcoef``).
+
+    Constancy stays exact: only a column whose sum of squares is small enough to be the rounding error of
+    a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min against max.
+    """
+    n, k = A.shape
+    m = (np.ones(n) @ A) / n
+    Z = A - m
+    C = Z.T @ Z
+    ss = np.diag(C).copy()
+    maybe = np.flatnonzero(ss <= K.CONST_SS * float(n) ** 3 * (m * m))
+    const = np.zeros(k, dtype=bool)
+    const[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.sqrt(ss)
+        r = C / d[:, None] / d[None, :]
+    r[const[:, None] | const[None, :] | ~np.isfinite(r)] = np.nan
     r = np.clip(r, -1.0, 1.0)
     diag = np.diag_indices(k)
     r[diag] = np.where(np.isnan(r[diag]), np.nan, 1.0)
