@@ -116,13 +116,14 @@ def _complete_pearson_matrix(A: FloatArray) -> FloatArray:
     m = (np.ones(n) @ A) / n
     Z = A - m
     C = Z.T @ Z
+    if not np.array_equal(C, C.T):  # numpy uses a symmetric product (syrk) here; keep the result symmetric
+        C = np.triu(C) + np.triu(C, 1).T
     ss = np.diag(C).copy()
     maybe = np.flatnonzero(ss <= K.CONST_SS * float(n) ** 3 * (m * m))
     const = np.zeros(k, dtype=bool)
     const[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
-        d = np.sqrt(ss)
-        r = C / d[:, None] / d[None, :]
+        r = C / np.sqrt(np.outer(ss, ss))  # symmetric: numpy computes Z.T @ Z as one symmetric product
     r[const[:, None] | const[None, :] | ~np.isfinite(r)] = np.nan
     r = np.clip(r, -1.0, 1.0)
     diag = np.diag_indices(k)
