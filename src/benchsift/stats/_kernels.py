@@ -220,8 +220,9 @@ def pearson_with_vector_complete(A: FloatArray, v: FloatArray, strict: bool) -> 
     """
     n, k = A.shape
     m = (np.ones(n) @ A) / n
-    D = A - m
-    ss = np.einsum("ij,ij->j", D, D)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, when X holds inf: rejected just below
+        D = A - m
+        ss = np.einsum("ij,ij->j", D, D)
     if strict and not np.isfinite(ss).all():
         return None
     if not v.max() > v.min():
@@ -242,8 +243,8 @@ def r2_with_vector_complete(A: FloatArray, v: FloatArray, strict: bool) -> Float
 
     ``strict`` as in :func:`pearson_with_vector_complete`.
     """
-    R = A - v[:, None]
-    with np.errstate(over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
+        R = A - v[:, None]
         ss_res = np.einsum("ij,ij->j", R, R)
     if strict and not np.isfinite(ss_res).all():
         return None
