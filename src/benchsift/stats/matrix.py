@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from benchsift.stats import _kernels as K
 from benchsift.stats._blas import one_blas_thread
-from benchsift.stats._checks import Metric, as_float_array, check_metric
+from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
 __all__ = ["corr_matrix"]
@@ -34,8 +34,13 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     entries (fewer than two common rows, a constant side) are NaN.
     """
     name = check_metric(metric)
-    A = as_float_array(X, "X", ndim=2)
+    A = as_float_array(X, "X", ndim=2, check_inf=False)
+    finite = bool(np.isfinite(A).all())  # one pass: no inf and no NaN
+    if not finite:
+        reject_inf(A, "X")
     with one_blas_thread():  # many small and medium products: one thread is faster (see stats/_blas.py)
+        if finite and name == "plcc" and A.shape[0] >= 2:
+            return _complete_pearson_matrix(A)
         if name == "kendall":
             return _kendall_matrix(A)
         if name == "srcc":
@@ -74,7 +79,7 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
     """Pearson (or R²) matrix from masked moment matrices; columns pre-centred to avoid cancellation."""
     n, k = A.shape
     mask = ~np.isnan(A)
-    if not r2 and n >= 2 and mask.all():
+    if not r2 and n >= 2 and mask.all():  # Spearman's ranks without NaN
         return _complete_pearson_matrix(A)
     M = mask.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -110,24 +115,29 @@ def _complete_pearson_matrix(A: FloatArray) -> FloatArray:
     """Pearson matrix of a NaN-free ``A`` with n >= 2 rows: centred columns, one product (as ``np.corrcoef``).
 
     Constancy stays exact: only a column whose sum of squares is small enough to be the rounding error of
-    a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min against max.
+    a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min against max. The
+    matrix is exactly symmetric: numpy computes ``Z.T @ Z`` as one symmetric product (syrk, the lower
+    triangle copied from the upper), and the scale ``outer(1 / sd, 1 / sd)`` is symmetric.
     """
     n, k = A.shape
     m = (np.ones(n) @ A) / n
     Z = A - m
-    C = Z.T @ Z
-    if not np.array_equal(C, C.T):  # numpy uses a symmetric product (syrk) here; keep the result symmetric
-        C = np.triu(C) + np.triu(C, 1).T
-    ss = np.diag(C).copy()
+    r = Z.T @ Z
+    ss = np.diag(r).copy()
     maybe = np.flatnonzero(ss <= K.CONST_SS * float(n) ** 3 * (m * m))
-    const = np.zeros(k, dtype=bool)
-    const[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = C / np.sqrt(np.outer(ss, ss))  # symmetric: numpy computes Z.T @ Z as one symmetric product
-    r[const[:, None] | const[None, :] | ~np.isfinite(r)] = np.nan
-    r = np.clip(r, -1.0, 1.0)
-    diag = np.diag_indices(k)
-    r[diag] = np.where(np.isnan(r[diag]), np.nan, 1.0)
+    bad = np.zeros(k, dtype=bool)
+    bad[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        inv = 1.0 / np.sqrt(ss)
+        bad |= ~np.isfinite(inv)
+        inv[bad] = 0.0
+        r *= np.outer(inv, inv)
+    if not np.isfinite(r).all():  # an overflow in the product
+        r[~np.isfinite(r)] = np.nan
+    r[bad] = np.nan
+    r[:, bad] = np.nan
+    np.clip(r, -1.0, 1.0, out=r)
+    r[np.diag_indices(k)] = np.where(bad, np.nan, 1.0)
     return r
 
 
