@@ -35,19 +35,23 @@ _DEPTH = 0
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Limit BLAS to one thread inside the block (re-entrant; ~20 us per outermost entry)."""
+    """Limit BLAS to one thread inside the block (re-entrant; ~20-50 us per outermost entry, ~1 us when BLAS
+    already runs one thread)."""
     global _CONTROLLER, _LIMITER, _DEPTH
     with _LOCK:
         if _DEPTH == 0:
             if _CONTROLLER is None:
-                _CONTROLLER = ThreadpoolController()
-            _LIMITER = _CONTROLLER.limit(limits=1, user_api="blas")
+                _CONTROLLER = ThreadpoolController().select(user_api="blas")
+            # Already one thread (a caller's benchsift._threads.single_thread(), say): leave the pools alone,
+            # as setting a pool's size costs more than reading it (~50 us against ~1 us).
+            if any(lib.num_threads != 1 for lib in _CONTROLLER.lib_controllers):
+                _LIMITER = _CONTROLLER.limit(limits=1)
         _DEPTH += 1
     try:
         yield
     finally:
         with _LOCK:
             _DEPTH -= 1
-            if _DEPTH == 0:
+            if _DEPTH == 0 and _LIMITER is not None:
                 _LIMITER.restore_original_limits()
                 _LIMITER = None
