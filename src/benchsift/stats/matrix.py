@@ -163,10 +163,11 @@ def _spearman_matrix(A: FloatArray) -> FloatArray:
                 out[np.ix_(cols[in_p], cols[in_q])] = block[np.ix_(in_p, in_q)]
                 out[np.ix_(cols[in_q], cols[in_p])] = block[np.ix_(in_q, in_p)]
         return out
-    for i in range(k):  # many distinct patterns: one vectorized column-wise pass per column
-        Y = np.broadcast_to(A[:, i : i + 1], (n, k - i))
-        out[i, i:] = K.spearman_paired(A[:, i:], Y)
-        out[i:, i] = out[i, i:]
+    for i in range(k):  # many distinct patterns: one column against the later ones, on column i's rows
+        rows = mask[:, i]
+        if rows.sum() >= 2:
+            out[i, i:] = K.spearman_with_vector(A[rows, i:], A[rows, i])
+            out[i:, i] = out[i, i:]
     return out
 
 
