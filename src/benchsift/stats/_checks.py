@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import InputError
 
-__all__ = ["METRICS", "Metric", "as_float_array", "check_metric"]
+__all__ = ["METRICS", "Metric", "as_float_array", "check_metric", "reject_inf"]
 
 Metric = Literal["srcc", "plcc", "kendall", "r2"]
 METRICS: tuple[str, ...] = ("srcc", "plcc", "kendall", "r2")
@@ -32,11 +32,14 @@ def check_metric(metric: str) -> Metric:
     return name  # type: ignore[return-value]
 
 
-def as_float_array(x: ArrayLike, name: str, ndim: int | None = None) -> NDArray[np.float64]:
+def as_float_array(
+    x: ArrayLike, name: str, ndim: int | None = None, check_inf: bool = True
+) -> NDArray[np.float64]:
     """``x`` as a float64 array; NaN allowed (missing), +-inf and non-numbers rejected.
 
     Raises :class:`~benchsift.errors.InputError` naming the argument when ``x`` is not numeric, has the
-    wrong number of dimensions, or holds an infinite value.
+    wrong number of dimensions, or (unless ``check_inf`` is False: the caller then calls
+    :func:`reject_inf` itself where it needs to) holds an infinite value.
     """
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -45,6 +48,12 @@ def as_float_array(x: ArrayLike, name: str, ndim: int | None = None) -> NDArray[
     if ndim is not None and arr.ndim != ndim:
         shape = {1: "(n,)", 2: "(n, k)"}.get(ndim, f"{ndim}-D")
         raise InputError(f"{name}: expected a {ndim}-D array of shape {shape}, got shape {arr.shape}")
+    if check_inf:
+        reject_inf(arr, name)
+    return arr
+
+
+def reject_inf(arr: NDArray[np.float64], name: str) -> None:
+    """Raise :class:`~benchsift.errors.InputError` naming ``name`` when ``arr`` holds +-inf."""
     if np.isinf(arr).any():
         raise InputError(f"{name}: expected finite numbers or NaN, found an infinite value")
-    return arr

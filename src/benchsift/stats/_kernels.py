@@ -183,3 +183,140 @@ def kendall_with_vector(X: FloatArray, y: FloatArray) -> FloatArray:
             ty += np.abs(t) @ s_present
     undefined = (tx == 0) | (ty == 0)
     return np.clip(_ratio(num, np.sqrt(tx * ty), undefined), -1.0, 1.0)
+
+
+# --- one vector against many columns (corr_with_vector) -------------------------------------------------
+#
+# ``A`` (n, k) may hold NaN (no inf: validated), ``v`` (n,) is finite. Each kernel reads ``A`` a few times
+# with matrix-vector products instead of building a broadcast copy of ``v``; the columns where its shortcut
+# could cost accuracy, or where a side may be constant, are recomputed with the exact two-pass kernels above
+# (exact constancy check included), so the result is that of the paired kernels to rounding (~1e-15).
+
+#: A column with all values equal to ``c`` keeps, after subtracting its computed mean ``m``, only the rounding
+#: error of ``m`` (|c - m| <= n eps |c| / 2 for any summation order), so its sum of squares is at most
+#: n^3 eps^2 m^2 / 4; a column at or under ``CONST_SS * n**3 * m**2`` may be constant and is checked exactly.
+CONST_SS = 16.0 * np.finfo(np.float64).eps ** 2
+#: With NaN, y's sum of squares over a column's rows comes as ``sum(u^2) - sum(u)^2 / count``
+#: (u = y - mean y); a column where that cancels by more than this factor (y nearly or exactly constant
+#: there) is recomputed two-pass.
+_MAX_CANCEL = 16.0
+
+
+def _y_moments(M: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+    """Per column of the 0/1 mask ``M``: count, sum of u = v - mean(v), SS of v, and the columns to redo."""
+    u = v - v.mean()
+    count, su, suu = np.stack([np.ones_like(u), u, u * u]) @ M
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ss = suu - su * (su / count)
+    redo = (count < 2) | ~(ss * _MAX_CANCEL > suu)
+    return count, su, ss, redo
+
+
+def pearson_with_vector_complete(A: FloatArray, v: FloatArray, strict: bool) -> FloatArray | None:
+    """Pearson r of each column of a NaN-free ``A`` (n >= 2 rows) with ``v``, two-pass.
+
+    With ``strict``, ``A`` is unvalidated: ``None`` when some column's sum of squares is not finite (a NaN or
+    an infinite value in it, or an overflow), for the caller to validate and take the NaN path.
+    """
+    n, k = A.shape
+    m = (np.ones(n) @ A) / n
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, when X holds inf: rejected just below
+        D = A - m
+        ss = np.einsum("ij,ij->j", D, D)
+    if strict and not np.isfinite(ss).all():
+        return None
+    if not v.max() > v.min():
+        return np.full(k, np.nan)
+    w = v - v.mean()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = (w @ D) / np.sqrt(ss * (w @ w))
+        maybe_constant = np.flatnonzero(ss <= CONST_SS * float(n) ** 3 * (m * m))
+    if maybe_constant.size:
+        cols = maybe_constant
+        r[cols] = pearson_paired(A[:, cols], np.broadcast_to(v[:, None], (n, cols.size)))
+    r[~np.isfinite(r)] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def r2_with_vector_complete(A: FloatArray, v: FloatArray, strict: bool) -> FloatArray | None:
+    """R² of each column of a NaN-free ``A`` (n >= 2 rows) as a prediction of the truth ``v``.
+
+    ``strict`` as in :func:`pearson_with_vector_complete`.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        R = A - v[:, None]
+        ss_res = np.einsum("ij,ij->j", R, R)
+    if strict and not np.isfinite(ss_res).all():
+        return None
+    if not v.max() > v.min():
+        return np.full(A.shape[1], np.nan)
+    dv = v - v.mean()
+    return 1.0 - ss_res / float(dv @ dv)
+
+
+def pearson_with_vector(A: FloatArray, v: FloatArray) -> FloatArray:
+    """Pearson r of each column of ``A`` (NaN = missing) with ``v`` over the column's present rows."""
+    n, k = A.shape
+    mask = ~np.isnan(A)
+    M = mask.astype(np.float64)
+    count, su, ssy, redo = _y_moments(M, v)
+    ones = np.ones(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mx = (ones @ np.where(mask, A, 0.0)) / count
+    D = np.where(mask, A - mx, 0.0)
+    sd, sdu = np.stack([ones, v - v.mean()]) @ D
+    ssx = np.einsum("ij,ij->j", D, D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sxy = sdu - (su / count) * sd  # sum over the rows of (x - mean x)(y - mean y), y's mean per column
+        r = sxy / np.sqrt(ssx * ssy)
+    redo |= ssx <= CONST_SS * count**3 * (mx * mx)
+    cols = np.flatnonzero(redo)
+    if cols.size:
+        r[cols] = pearson_paired(A[:, cols], np.broadcast_to(v[:, None], (n, cols.size)))
+    r[~np.isfinite(r)] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def r2_with_vector(A: FloatArray, v: FloatArray) -> FloatArray:
+    """R² of each column of ``A`` (NaN = missing) as a prediction of ``v``, over the column's present rows."""
+    n, k = A.shape
+    mask = ~np.isnan(A)
+    _, _, ss_tot, redo = _y_moments(mask.astype(np.float64), v)
+    R = np.where(mask, A - v[:, None], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = 1.0 - np.einsum("ij,ij->j", R, R) / ss_tot
+    cols = np.flatnonzero(redo)
+    if cols.size:
+        out[cols] = r2_paired(np.broadcast_to(v[:, None], (n, cols.size)), A[:, cols])
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def spearman_with_vector(A: FloatArray, v: FloatArray) -> FloatArray:
+    """Spearman rho of each column of ``A`` (NaN = missing) with ``v``, ranks over the column's present rows.
+
+    ``A``'s columns are ranked once (one argsort each); ``v`` is sorted once, and its ranks among a column's
+    present rows come from counting those rows per tie group of ``v`` (rank = rows in lower groups + (rows
+    in the group + 1) / 2), so no per-column sort of ``v``. Average ranks over c rows are half-integers with
+    mean exactly (c + 1) / 2: the centred sums are exact, and a side is constant exactly when its sum of
+    squares is 0.
+    """
+    AT = np.ascontiguousarray(A.T)  # (k, n): one column per row
+    present = ~np.isnan(AT)
+    rx = rank_last_axis(AT)
+    order = np.argsort(v, kind="stable")
+    vs = v[order]
+    new_group = np.ones(vs.size, dtype=bool)
+    new_group[1:] = vs[1:] != vs[:-1]
+    per_group = np.add.reduceat(present[:, order].astype(np.float64), np.flatnonzero(new_group), axis=1)
+    group_rank = np.cumsum(per_group, axis=1) - (per_group - 1.0) / 2.0  # rows up to the group - (c - 1) / 2
+    ry = np.empty_like(rx)
+    ry[:, order] = group_rank[:, np.cumsum(new_group) - 1]
+    count = per_group.sum(axis=1)
+    centre = ((count + 1.0) / 2.0)[:, None]
+    dx = np.where(present, rx - centre, 0.0)
+    dy = np.where(present, ry - centre, 0.0)
+    ssx = np.einsum("ij,ij->i", dx, dx)
+    ssy = np.einsum("ij,ij->i", dy, dy)
+    undefined = (count < 2) | (ssx == 0) | (ssy == 0)
+    return np.clip(_ratio(np.einsum("ij,ij->i", dx, dy), np.sqrt(ssx * ssy), undefined), -1.0, 1.0)

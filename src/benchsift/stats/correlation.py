@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import InputError
 from benchsift.stats import _kernels as K
-from benchsift.stats._checks import Metric, as_float_array, check_metric
+from benchsift.stats._blas import one_blas_thread
+from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
 __all__ = [
@@ -118,52 +119,63 @@ def corr_with_vector(X: ArrayLike, y: ArrayLike, metric: Metric | str = "srcc") 
 
     The hot path of instance-redundancy resampling (e.g. 169 models x 1000 sampled subsets against the
     full-benchmark scores). For ``"r2"`` ``y`` is the truth and each column a prediction. Without NaN the
-    work is one argsort along the rows (Spearman), a matrix-vector product (Pearson, R²), or one
-    matrix-vector product of row-pair signs per row (Kendall); with NaN each column uses its own
-    complete rows (ranks are taken over those rows only).
+    work is one argsort along the rows (Spearman), a centring pass and matrix-vector products (Pearson, R²),
+    or one matrix-vector product of row-pair signs per row (Kendall, under one BLAS thread); with NaN each
+    column uses its own complete rows (ranks are taken over those rows only), read through matrix-vector
+    products with the 0/1 mask instead of a broadcast copy of ``y``. Rows where ``y`` is NaN are dropped
+    first (no column can use them).
+
+    Pearson and R² check ``X`` for infinite values only when the sums of the fast NaN-free pass come out
+    non-finite (a NaN or inf there), which saves a pass over ``X`` in the common case; an infinite value
+    still raises :class:`~benchsift.errors.InputError`.
     """
     name = check_metric(metric)
-    A = as_float_array(X, "X", ndim=2)
+    A = as_float_array(X, "X", ndim=2, check_inf=False)
     v = as_float_array(y, "y", ndim=1)
     if A.shape[0] != v.shape[0]:
         raise InputError(f"X and y: expected X with {v.shape[0]} rows (len(y)), got X of shape {A.shape}")
+    y_nan = np.isnan(v)
+    if name in ("plcc", "r2") and A.shape[0] >= 2 and not y_nan.any():
+        kernel = K.pearson_with_vector_complete if name == "plcc" else K.r2_with_vector_complete
+        out = kernel(A, v, True)
+        if out is not None:
+            return out
+    reject_inf(A, "X")
     if name == "kendall":
-        return K.kendall_with_vector(A, v)
-    if np.isnan(A).any() or np.isnan(v).any():
-        Y = np.broadcast_to(v[:, None], A.shape)
-        if name == "r2":
-            return K.r2_paired(Y, A)
-        return _PAIRED[name](A, Y)
-    return _complete_with_vector(name, A, v)
-
-
-def _complete_with_vector(name: str, A: FloatArray, v: FloatArray) -> FloatArray:
-    """No-NaN fast path of :func:`corr_with_vector` (columns kept as rows of ``A.T`` for contiguity)."""
+        with one_blas_thread():
+            return K.kendall_with_vector(A, v)
+    if y_nan.any():
+        A, v = A[~y_nan], v[~y_nan]
     n, k = A.shape
     if n < 2:
         return np.full(k, np.nan)
-    const_x = ~(A.max(axis=0) > A.min(axis=0))
-    const_y = not v.max() > v.min()
-    if name == "r2":
-        if const_y:
-            return np.full(k, np.nan)
-        dv = v - v.mean()
-        ss_tot = float(dv @ dv)
-        res = A - v[:, None]
-        return 1.0 - np.einsum("ij,ij->j", res, res) / ss_tot
-    if const_y:
-        return np.full(k, np.nan)
+    if not np.isnan(A).any():
+        return _complete_with_vector(name, A, v)
     if name == "srcc":
-        D = rank_last_axis(np.ascontiguousarray(A.T))  # (k, n)
-        D -= (n + 1) / 2.0  # the mean of average ranks is always (n + 1) / 2
-        w = rank_last_axis(v) - (n + 1) / 2.0
-    else:
-        D = A.T - A.mean(axis=0)[:, None]
-        w = v - v.mean()
-    num = D @ w
+        return K.spearman_with_vector(A, v)
+    if name == "plcc":
+        return K.pearson_with_vector(A, v)
+    return K.r2_with_vector(A, v)
+
+
+def _complete_with_vector(name: str, A: FloatArray, v: FloatArray) -> FloatArray:
+    """No-NaN path of :func:`corr_with_vector` on validated input with n >= 2 rows."""
+    if name != "srcc":
+        kernel = K.pearson_with_vector_complete if name == "plcc" else K.r2_with_vector_complete
+        out = kernel(A, v, False)
+        assert out is not None
+        return out
+    n, k = A.shape
+    # Average ranks of n values have mean (n + 1) / 2 exactly; centred, they are exact half-integers, so a
+    # constant column (all ranks equal) has a sum of squares of exactly 0.
+    D = rank_last_axis(np.ascontiguousarray(A.T))  # (k, n)
+    D -= (n + 1) / 2.0
+    w = rank_last_axis(v) - (n + 1) / 2.0
+    ss = np.einsum("ij,ij->i", D, D)
+    ssw = float(w @ w)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / np.sqrt(np.einsum("ij,ij->i", D, D) * (w @ w))
-    r[const_x | ~np.isfinite(r)] = np.nan
+        r = (D @ w) / np.sqrt(ss * ssw)
+    r[(ss == 0) | (ssw == 0) | ~np.isfinite(r)] = np.nan
     return np.clip(r, -1.0, 1.0)
 
 

@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.stats import _kernels as K
-from benchsift.stats._checks import Metric, as_float_array, check_metric
+from benchsift.stats._blas import one_blas_thread
+from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
 __all__ = ["corr_matrix"]
@@ -33,12 +34,18 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     entries (fewer than two common rows, a constant side) are NaN.
     """
     name = check_metric(metric)
-    A = as_float_array(X, "X", ndim=2)
-    if name == "kendall":
-        return _kendall_matrix(A)
-    if name == "srcc":
-        return _spearman_matrix(A)
-    return _moment_matrix(A, r2=(name == "r2"))
+    A = as_float_array(X, "X", ndim=2, check_inf=False)
+    finite = bool(np.isfinite(A).all())  # one pass: no inf and no NaN
+    if not finite:
+        reject_inf(A, "X")
+    with one_blas_thread():  # many small and medium products: one thread is faster (see stats/_blas.py)
+        if finite and name == "plcc" and A.shape[0] >= 2:
+            return _complete_pearson_matrix(A)
+        if name == "kendall":
+            return _kendall_matrix(A)
+        if name == "srcc":
+            return _spearman_matrix(A)
+        return _moment_matrix(A, r2=(name == "r2"))
 
 
 def _constant_pairs(A: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -72,6 +79,8 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
     """Pearson (or R²) matrix from masked moment matrices; columns pre-centred to avoid cancellation."""
     n, k = A.shape
     mask = ~np.isnan(A)
+    if not r2 and n >= 2 and mask.all():  # Spearman's ranks without NaN
+        return _complete_pearson_matrix(A)
     M = mask.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         col_mean = np.where(mask, A, 0.0).sum(axis=0) / M.sum(axis=0)
@@ -102,6 +111,36 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
     return r
 
 
+def _complete_pearson_matrix(A: FloatArray) -> FloatArray:
+    """Pearson matrix of a NaN-free ``A`` with n >= 2 rows: centred columns, one product (as ``np.corrcoef``).
+
+    Constancy stays exact: only a column whose sum of squares is small enough to be the rounding error of
+    a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min against max. The
+    matrix is exactly symmetric: numpy computes ``Z.T @ Z`` as one symmetric product (syrk, the lower
+    triangle copied from the upper), and the scale ``outer(1 / sd, 1 / sd)`` is symmetric.
+    """
+    n, k = A.shape
+    m = (np.ones(n) @ A) / n
+    Z = A - m
+    r = Z.T @ Z
+    ss = np.diag(r).copy()
+    maybe = np.flatnonzero(ss <= K.CONST_SS * float(n) ** 3 * (m * m))
+    bad = np.zeros(k, dtype=bool)
+    bad[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        inv = 1.0 / np.sqrt(ss)
+        bad |= ~np.isfinite(inv)
+        inv[bad] = 0.0
+        r *= np.outer(inv, inv)
+    if not np.isfinite(r).all():  # an overflow in the product
+        r[~np.isfinite(r)] = np.nan
+    r[bad] = np.nan
+    r[:, bad] = np.nan
+    np.clip(r, -1.0, 1.0, out=r)
+    r[np.diag_indices(k)] = np.where(bad, np.nan, 1.0)
+    return r
+
+
 def _spearman_matrix(A: FloatArray) -> FloatArray:
     n, k = A.shape
     mask = ~np.isnan(A)
@@ -124,10 +163,11 @@ def _spearman_matrix(A: FloatArray) -> FloatArray:
                 out[np.ix_(cols[in_p], cols[in_q])] = block[np.ix_(in_p, in_q)]
                 out[np.ix_(cols[in_q], cols[in_p])] = block[np.ix_(in_q, in_p)]
         return out
-    for i in range(k):  # many distinct patterns: one vectorized column-wise pass per column
-        Y = np.broadcast_to(A[:, i : i + 1], (n, k - i))
-        out[i, i:] = K.spearman_paired(A[:, i:], Y)
-        out[i:, i] = out[i, i:]
+    for i in range(k):  # many distinct patterns: one column against the later ones, on column i's rows
+        rows = mask[:, i]
+        if rows.sum() >= 2:
+            out[i, i:] = K.spearman_with_vector(A[rows, i:], A[rows, i])
+            out[i:, i] = out[i, i:]
     return out
 
 
