@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from benchsift._threads import single_thread
-from benchsift.compression.selectors._budget import largest_remainder_shares
 
 __all__ = [
     "cell_winners",
@@ -77,7 +76,7 @@ def _sq_dist_to(x: np.ndarray, sq: np.ndarray, j: int, out: np.ndarray) -> None:
 
 
 #: Cells per flat k-means run: a node of the partition with more cells is split first (see kmeans_cells).
-LEAF_CELLS = 64
+LEAF_CELLS = 128
 #: Children per split of the coverage-cell partition.
 BRANCH = 16
 
@@ -93,9 +92,11 @@ def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> 
     * ``n_cells <= LEAF_CELLS``: one flat k-means, k-means++ seeding (:func:`kmeanspp_init`, D^2 sampling)
       then at most ``max_iter`` Lloyd iterations (vectorised numpy, :func:`lloyd`);
     * otherwise the rows are split by a ``min(BRANCH, ceil(n_cells / LEAF_CELLS))``-means (same seeding and
-      iterations), the cells are divided among the non-empty groups in proportion to their sizes (largest
-      remainder, at least one cell per group, never more than a group's rows), and each group is partitioned
-      the same way.
+      iterations), the cells are divided among the non-empty groups (one each, the rest in proportion to
+      each group's sum of squared distances to its mean, never more cells than rows), and each group is
+      partitioned the same way. Giving cells in proportion to the groups' k-means cost is the allocation that
+      minimises the total cost in the high-resolution limit of quantisation theory (``K_g ~ SSE_g^(d/(d+2))``,
+      Gersho 1979, for large ``d``); by row counts instead, spread-out groups would get too few cells.
 
     Each level costs ``O(n d BRANCH)`` per iteration and the leaves ``O(n d LEAF_CELLS)``, so the total is
     ``O(n d (BRANCH log(n_cells / LEAF_CELLS) + LEAF_CELLS))`` instead of ``O(n d n_cells)``. Nearby rows
@@ -145,7 +146,7 @@ def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> 
                 labels[idx] = next_label + lab
                 next_label += int(lab.max()) + 1
                 continue
-            shares = _group_shares(k, sizes[present])
+            shares = _group_shares(k, sizes[present], _group_sse(sub, groups, present))
             order = np.argsort(groups, kind="stable")
             bounds = np.concatenate([[0], np.cumsum(sizes)])
             # pushed in reverse so the groups are visited (and labelled) in group order
@@ -154,15 +155,43 @@ def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> 
     return labels
 
 
-def _group_shares(k: int, sizes: np.ndarray) -> np.ndarray:
-    """``k`` cells among groups of ``sizes`` rows: largest remainder in proportion to the sizes, then at least
-    one cell per group (taken one at a time from the largest shares). Needs ``len(sizes) <= k <= sum(sizes)``;
-    no share exceeds its group's size."""
-    shares = largest_remainder_shares(k, sizes)
-    for g in np.flatnonzero(shares == 0):
-        shares[int(np.argmax(shares))] -= 1
-        shares[g] = 1
-    return shares
+def _group_sse(x: np.ndarray, groups: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Sum of squared distances of the rows of each group (``present``, sorted ids) to the group's mean."""
+    k = int(groups.max()) + 1
+    counts = np.bincount(groups, minlength=k)
+    onehot = np.zeros((k, x.shape[0]), dtype=np.float32)
+    onehot[groups, np.arange(x.shape[0])] = 1.0
+    means = (onehot @ x) / np.maximum(counts, 1)[:, None].astype(np.float32)
+    diff = x - means[groups]
+    return np.bincount(groups, weights=np.einsum("ij,ij->i", diff, diff), minlength=k)[present]
+
+
+def _group_shares(k: int, sizes: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """``k`` cells among groups of ``sizes`` rows: one cell each, the rest in proportion to ``weights``.
+
+    Default weights: the sizes. A group never gets more cells than rows; what a full group cannot take goes
+    to the others in proportion to their weights (groups of weight 0 are filled last, by free room). Each
+    round hands out the whole parts of the quotas, then one cell to each of the largest fractional quotas.
+    Needs ``len(sizes) <= k <= sum(sizes)``.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    w_all = sizes.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
+    room = sizes - 1
+    extra = np.zeros(sizes.shape[0], dtype=np.int64)
+    left = int(k) - sizes.shape[0]
+    while left > 0:
+        free = room - extra
+        w = np.where(free > 0, w_all, 0.0)
+        if w.sum() <= 0:
+            w = np.where(free > 0, free.astype(np.float64), 0.0)
+        quota = left * w / w.sum()
+        add = np.minimum(np.floor(quota).astype(np.int64), free)
+        if add.sum() == 0:
+            top = np.argsort(-(quota - np.floor(quota)) - (free > 0), kind="stable")[:left]
+            add[top] = 1
+        extra += add
+        left -= int(add.sum())
+    return 1 + extra
 
 
 def _all_equal(x: np.ndarray, idx: np.ndarray) -> bool:
