@@ -2,7 +2,8 @@
 
 Not public: :mod:`benchsift.compression.protocols.stage2_heldout`, ``end_to_end`` and ``same_model`` build on
 it. The heavy work of a sweep is the selection (once per split, selector, retention and category); scoring
-every category of every retention is one pair of matrix products (:func:`weighted_group_means`).
+every category of every retention is one pair of sparse matrix products (:func:`weighted_group_means` on
+:func:`selection_groups`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
+from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors._budget import category_budget, check_retention
 from benchsift.compression.selectors.base import ItemSelector
@@ -369,19 +372,55 @@ def result_records(summary: pd.DataFrame, keys: Sequence[str] = RESULT_KEYS) -> 
     return [{k: row[k] for k in keys} for row in summary.to_dict(orient="records")]
 
 
-def weighted_group_means(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def weighted_group_means(X: np.ndarray, weights: np.ndarray | sparse.sparray) -> np.ndarray:
     """NaN-aware weighted means of the rows of ``X`` over column groups, as matrix products.
 
     ``X`` ``(n_rows, n_items)`` with NaN = missing, ``weights`` ``(n_items, n_groups)`` >= 0 (0 = not in the
-    group). Returns ``(n_rows, n_groups)``: ``sum_i w_ig x_ri / sum_i w_ig [x_ri observed]``, NaN where a row
-    has no observed item of weight > 0 in the group.
+    group), a dense array or a scipy sparse matrix (:func:`selection_groups`: a protocol's kept items, where
+    a dense matrix would be almost all zeros). Returns ``(n_rows, n_groups)``:
+    ``sum_i w_ig x_ri / sum_i w_ig [x_ri observed]``, NaN where a row has no observed item of weight > 0 in
+    the group (PRIMEBench D.3 scores each model by its NaN-aware mean on the kept items).
+
+    Cost: one product ``X0 @ W`` (missing entries as 0); the denominators are the column sums of ``W`` when
+    nothing is missing, else a second product ``[x observed] @ W``. Runs under the package's thread policy
+    (:func:`benchsift._threads.single_thread`).
     """
-    obs = ~np.isnan(X)
-    num = np.where(obs, X, 0.0) @ weights
-    den = obs.astype(np.float64) @ weights
+    X = np.asarray(X, dtype=np.float64)
+    is_sparse = sparse.issparse(weights)
+    W: Any = sparse.csc_array(weights) if is_sparse else np.asarray(weights, dtype=np.float64)
+    with single_thread():
+        missing = np.isnan(X)
+        any_missing = bool(missing.any())
+        num = _times(np.where(missing, 0.0, X) if any_missing else X, W, is_sparse)
+        if any_missing:
+            den = _times((~missing).astype(np.float64), W, is_sparse)
+        else:
+            den = np.broadcast_to(np.asarray(W.sum(axis=0), dtype=np.float64).reshape(1, -1), num.shape)
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
+
+
+def _times(A: np.ndarray, W: Any, is_sparse: bool) -> np.ndarray:
+    """``A @ W`` as a dense array (for a sparse ``W``: ``(W^T A^T)^T``, sparse times dense)."""
+    if is_sparse:
+        return np.asarray((W.T @ A.T).T)
+    return np.asarray(A @ W)
+
+
+def selection_groups(weights: np.ndarray, codes: np.ndarray, n_groups: int) -> sparse.csc_array:
+    """Sparse ``(n_items, n_sets * n_groups)`` weights of each item in (set ``j``, group ``codes[i]``).
+
+    ``weights`` ``(n_items, n_sets)`` (e.g. kept-item weights per retention), ``codes`` the item's group
+    (category). Column ``j * n_groups + c`` holds set ``j``'s weights of group ``c``'s items; only nonzero
+    weights are stored, so :func:`weighted_group_means` costs ``O(n_rows * n_kept)`` instead of a dense
+    ``O(n_rows * n_items * n_sets * n_groups)``.
+    """
+    W = np.asarray(weights, dtype=np.float64)
+    items, sets = np.nonzero(W)
+    cols = sets * int(n_groups) + np.asarray(codes, dtype=np.int64)[items]
+    shape = (W.shape[0], W.shape[1] * int(n_groups))
+    return sparse.csc_array((W[items, sets], (items, cols)), shape=shape)
 
 
 @contextmanager

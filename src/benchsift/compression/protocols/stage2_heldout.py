@@ -22,8 +22,8 @@ selector wins (highest macro rho among the listed selectors; every selector tied
 PRIMEBench Tables 9-11.
 
 Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
-scoring all categories of all retentions of a (split, selector) task is one pair of matrix products. Tasks
-run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
+scoring all categories of all retentions of a (split, selector) task is one pair of sparse matrix products.
+Tasks run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
 joblib.parallel_backend("ray", n_jobs=-1):`` (or ``"dask"``) around a call with the default ``n_jobs=None``
 distributes them unchanged. Seeds are a function of the run seed, the split, the selector's name, the
 retention's value and the category only, so results do not depend on ``n_jobs``, the backend, or which other
@@ -55,6 +55,7 @@ from benchsift.compression.protocols._pools import (
     prepare_pools,
     progress_bar,
     result_records,
+    selection_groups,
     selection_weights,
     selector_key,
     summary_frame,
@@ -240,7 +241,7 @@ def _heldout_task(
     """One (split, selector): select every pool at every retention, then score them all at once."""
     t0 = time.perf_counter()
     fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] | None = {} if scoring == "selector" else None
-    with single_thread():
+    with single_thread():  # the package's one thread policy, around the whole task
         W, _ = selection_weights(
             pools,
             spec,
@@ -251,18 +252,17 @@ def _heldout_task(
             use_weights=scoring == "weighted",
             fitted=fitted,
         )
-    n_cat = pools.n_categories
-    n_ret = len(retentions)
-    # (n_items, n_ret * n_cat): item weight in (retention, category), zero outside its category
-    G = (W[:, :, None] * pools.onehot()[:, None, :]).reshape(pools.n_items, n_ret * n_cat)
-    Sh = pools.scores[split.heldout]
-    sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
-    if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
-        with single_thread():
+        n_cat = pools.n_categories
+        n_ret = len(retentions)
+        # sparse (n_items, n_ret * n_cat): kept item weight in (retention, category)
+        G = selection_groups(W, pools.codes, n_cat)
+        Sh = pools.scores[split.heldout]
+        sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
+        if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
             for (j, c), (kept, selector) in fitted.items():
                 sel[:, j, c] = selector.estimate(Sh[:, kept])
-    full_h = full[split.heldout]
-    rho = np.stack([per_category_rho(full_h, sel[:, j, :], min_heldout) for j in range(n_ret)])
+        full_h = full[split.heldout]
+        rho = np.stack([per_category_rho(full_h, sel[:, j, :], min_heldout) for j in range(n_ret)])
     return rho, time.perf_counter() - t0
 
 
