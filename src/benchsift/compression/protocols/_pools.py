@@ -2,8 +2,7 @@
 
 Not public: :mod:`benchsift.compression.protocols.stage2_heldout`, ``end_to_end`` and ``same_model`` build on
 it. The heavy work of a sweep is the selection (once per split, selector, retention and category); scoring
-every category of every retention is one pair of sparse matrix products (:func:`weighted_group_means` on
-:func:`selection_groups`).
+every category of every retention is one small matrix product per category (:class:`CategoryBlocks`).
 """
 
 from __future__ import annotations
@@ -372,55 +371,91 @@ def result_records(summary: pd.DataFrame, keys: Sequence[str] = RESULT_KEYS) -> 
     return [{k: row[k] for k in keys} for row in summary.to_dict(orient="records")]
 
 
-def weighted_group_means(X: np.ndarray, weights: np.ndarray | sparse.sparray) -> np.ndarray:
+def weighted_group_means(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """NaN-aware weighted means of the rows of ``X`` over column groups, as matrix products.
 
     ``X`` ``(n_rows, n_items)`` with NaN = missing, ``weights`` ``(n_items, n_groups)`` >= 0 (0 = not in the
-    group), a dense array or a scipy sparse matrix (:func:`selection_groups`: a protocol's kept items, where
-    a dense matrix would be almost all zeros). Returns ``(n_rows, n_groups)``:
-    ``sum_i w_ig x_ri / sum_i w_ig [x_ri observed]``, NaN where a row has no observed item of weight > 0 in
-    the group (PRIMEBench D.3 scores each model by its NaN-aware mean on the kept items).
+    group). Returns ``(n_rows, n_groups)``: ``sum_i w_ig x_ri / sum_i w_ig [x_ri observed]``, NaN where a row
+    has no observed item of weight > 0 in the group (PRIMEBench D.3 scores a model by its NaN-aware mean).
 
-    Cost: one product ``X0 @ W`` (missing entries as 0); the denominators are the column sums of ``W`` when
-    nothing is missing, else a second product ``[x observed] @ W``. Runs under the package's thread policy
+    One product ``X0 @ W`` (missing entries as 0); the denominators are the column sums of ``W`` when nothing
+    is missing, else a second product ``[x observed] @ W``. Runs under the package's thread policy
     (:func:`benchsift._threads.single_thread`).
     """
     X = np.asarray(X, dtype=np.float64)
-    is_sparse = sparse.issparse(weights)
-    W: Any = sparse.csc_array(weights) if is_sparse else np.asarray(weights, dtype=np.float64)
+    W = np.asarray(weights, dtype=np.float64)
     with single_thread():
         missing = np.isnan(X)
-        any_missing = bool(missing.any())
-        num = _times(np.where(missing, 0.0, X) if any_missing else X, W, is_sparse)
-        if any_missing:
-            den = _times((~missing).astype(np.float64), W, is_sparse)
+        if missing.any():
+            num = np.where(missing, 0.0, X) @ W
+            den = (~missing).astype(np.float64) @ W
         else:
-            den = np.broadcast_to(np.asarray(W.sum(axis=0), dtype=np.float64).reshape(1, -1), num.shape)
+            num = X @ W
+            den = np.broadcast_to(W.sum(axis=0), num.shape)
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
 
 
-def _times(A: np.ndarray, W: Any, is_sparse: bool) -> np.ndarray:
-    """``A @ W`` as a dense array (for a sparse ``W``: ``(W^T A^T)^T``, sparse times dense)."""
-    if is_sparse:
-        return np.asarray((W.T @ A.T).T)
-    return np.asarray(A @ W)
+@dataclass(frozen=True)
+class CategoryBlocks:
+    """The pools' score matrix with every category pool a contiguous block of columns, built once per run.
 
-
-def selection_groups(weights: np.ndarray, codes: np.ndarray, n_groups: int) -> sparse.csc_array:
-    """Sparse ``(n_items, n_sets * n_groups)`` weights of each item in (set ``j``, group ``codes[i]``).
-
-    ``weights`` ``(n_items, n_sets)`` (e.g. kept-item weights per retention), ``codes`` the item's group
-    (category). Column ``j * n_groups + c`` holds set ``j``'s weights of group ``c``'s items; only nonzero
-    weights are stored, so :func:`weighted_group_means` costs ``O(n_rows * n_kept)`` instead of a dense
-    ``O(n_rows * n_items * n_sets * n_groups)``.
+    The held-out scoring of a task (PRIMEBench D.3: each model's NaN-aware mean on the kept items of every
+    category at every retention) is then one small matrix product per category,
+    ``values[rows, block] @ W[block]`` (the task's rows taken once), instead of a product with a dense
+    ``(n_items, n_retentions * n_categories)`` weight matrix that is zero outside each item's category
+    (``n_categories`` times the work and memory) or a loop over every selection. ``missing[c]`` holds
+    category ``c``'s missing cells as a sparse 0/1 matrix (``None`` when none is missing), so the
+    denominators are the weight sums less a sparse product.
     """
-    W = np.asarray(weights, dtype=np.float64)
-    items, sets = np.nonzero(W)
-    cols = sets * int(n_groups) + np.asarray(codes, dtype=np.int64)[items]
-    shape = (W.shape[0], W.shape[1] * int(n_groups))
-    return sparse.csc_array((W[items, sets], (items, cols)), shape=shape)
+
+    values: np.ndarray
+    missing: tuple[sparse.csr_array | None, ...]
+    order: np.ndarray
+    bounds: np.ndarray
+
+    @classmethod
+    def from_pools(cls, pools: CategoryPools) -> CategoryBlocks:
+        order = np.concatenate(pools.columns) if pools.columns else np.empty(0, dtype=np.int64)
+        sizes = [int(c.shape[0]) for c in pools.columns]
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        X = pools.scores[:, order]
+        miss = np.isnan(X)
+        values = np.ascontiguousarray(np.where(miss, 0.0, X))  # C order: a task takes its rows first
+        blocks = []
+        for c in range(len(sizes)):
+            m = miss[:, bounds[c] : bounds[c + 1]]
+            blocks.append(sparse.csr_array(m.astype(np.float64)) if m.any() else None)
+        return cls(values, tuple(blocks), order, bounds)
+
+    def kept_means(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), n_sets, n_categories)`` NaN-aware weighted means of the model ``rows``.
+
+        ``weights`` ``(n_items, n_sets)``, in the pools' item order (e.g. the kept-item weights per
+        retention from :func:`selection_weights`). Same values as :func:`weighted_group_means` with the
+        per-category weights; a group counts as observed by the number of its observed kept items (exact
+        in integers, whatever the weights).
+        """
+        W = np.asarray(weights, dtype=np.float64)[self.order]
+        rows = np.asarray(rows, dtype=np.int64)
+        n_cat = self.bounds.shape[0] - 1
+        out = np.full((rows.shape[0], W.shape[1], n_cat), np.nan)
+        with single_thread():
+            held = np.take(self.values, rows, axis=0)  # one contiguous row copy, then products on its blocks
+            for c in range(n_cat):
+                lo, hi = int(self.bounds[c]), int(self.bounds[c + 1])
+                w = W[lo:hi]
+                kept = (w != 0).astype(np.float64)
+                num = held[:, lo:hi] @ w
+                den = np.broadcast_to(w.sum(axis=0), num.shape)
+                n_obs = np.broadcast_to(kept.sum(axis=0), num.shape)
+                miss = self.missing[c]
+                if miss is not None:
+                    den = den - np.asarray(miss @ w)[rows]
+                    n_obs = n_obs - np.asarray(miss @ kept)[rows]
+                np.divide(num, den, out=out[:, :, c], where=(n_obs > 0.5) & (den > 0))
+        return out
 
 
 @contextmanager

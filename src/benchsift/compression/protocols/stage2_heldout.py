@@ -22,7 +22,7 @@ selector wins (highest macro rho among the listed selectors; every selector tied
 PRIMEBench Tables 9-11.
 
 Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
-scoring all categories of all retentions of a (split, selector) task is one pair of sparse matrix products.
+scoring all categories of all retentions of a (split, selector) task is one small matrix product per category.
 Tasks run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
 joblib.parallel_backend("ray", n_jobs=-1):`` (or ``"dask"``) around a call with the default ``n_jobs=None``
 distributes them unchanged. Seeds are a function of the run seed, the split, the selector's name, the
@@ -46,6 +46,7 @@ from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols._pools import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
+    CategoryBlocks,
     CategoryPools,
     SelectorSpec,
     base_seed,
@@ -55,7 +56,6 @@ from benchsift.compression.protocols._pools import (
     prepare_pools,
     progress_bar,
     result_records,
-    selection_groups,
     selection_weights,
     selector_key,
     summary_frame,
@@ -237,6 +237,7 @@ def _heldout_task(
     min_heldout: int,
     scoring: str,
     full: np.ndarray,
+    blocks: CategoryBlocks,
 ) -> tuple[np.ndarray, float]:
     """One (split, selector): select every pool at every retention, then score them all at once."""
     t0 = time.perf_counter()
@@ -254,15 +255,14 @@ def _heldout_task(
         )
         n_cat = pools.n_categories
         n_ret = len(retentions)
-        # sparse (n_items, n_ret * n_cat): kept item weight in (retention, category)
-        G = selection_groups(W, pools.codes, n_cat)
-        Sh = pools.scores[split.heldout]
-        sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
+        sel = blocks.kept_means(W, split.heldout)  # (n_heldout, n_ret, n_cat)
         if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
+            Sh = pools.scores[split.heldout]
             for (j, c), (kept, selector) in fitted.items():
                 sel[:, j, c] = selector.estimate(Sh[:, kept])
-        full_h = full[split.heldout]
-        rho = np.stack([per_category_rho(full_h, sel[:, j, :], min_heldout) for j in range(n_ret)])
+        # one rho call for all retentions: column j * n_cat + c is (retention j, category c)
+        full_h = np.tile(full[split.heldout], n_ret)
+        rho = per_category_rho(full_h, sel.reshape(-1, n_ret * n_cat), min_heldout).reshape(n_ret, n_cat)
     return rho, time.perf_counter() - t0
 
 
@@ -353,6 +353,7 @@ def stage2_heldout(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
         )
     full = weighted_group_means(pools.scores, pools.onehot())
+    blocks = CategoryBlocks.from_pools(pools)
 
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
     rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
@@ -360,7 +361,7 @@ def stage2_heldout(
     with progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick:
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_heldout_task)(
-                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full
+                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full, blocks
             )
             for i, s, spec in jobs
         )
