@@ -86,3 +86,17 @@ def test_category_blocks_match_dense_weights_and_a_loop() -> None:
                 ok.any(axis=1), (np.where(ok, x, 0) * w).sum(1) / (ok * w).sum(1).clip(1e-300), NAN
             )
             np.testing.assert_allclose(got[:, j, c], expected, rtol=1e-12)
+
+
+def test_category_blocks_with_an_empty_category() -> None:
+    scores = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, NAN, 0.0]])
+    pools = prepare_pools(_pools(scores, ["A", "B", "A", "C"])).subset_items(
+        np.array([True, True, True, False])
+    )
+    assert pools.columns[pools.categories.index("C")].shape == (0,)
+    W = np.ones((3, 1))
+    got = CategoryBlocks.from_pools(pools).kept_means(W, np.array([0, 1]))
+    a, b, c = (pools.categories.index(k) for k in "ABC")
+    np.testing.assert_allclose(got[:, 0, a], [1.0, 0.0])  # model 1: item 2 missing -> mean of item 0
+    np.testing.assert_allclose(got[:, 0, b], [0.0, 1.0])
+    assert np.isnan(got[:, 0, c]).all()

@@ -441,19 +441,31 @@ class CategoryBlocks:
         rows = np.asarray(rows, dtype=np.int64)
         n_cat = self.bounds.shape[0] - 1
         out = np.full((rows.shape[0], W.shape[1], n_cat), np.nan)
+        if W.shape[0] == 0:
+            return out
+        starts = np.minimum(self.bounds[:-1], W.shape[0] - 1)  # an empty block is skipped below
+        totals = np.add.reduceat(W, starts, axis=0)  # (n_cat, n_sets) weight sums per block
+        # 0/1 weights (the D.3 mean): the observed weight is the observed count, no second indicator needed
+        binary = bool(np.all((W == 0.0) | (W == 1.0)))
+        kept_all = None if binary else (W != 0.0).astype(np.float64)
+        counts = totals if kept_all is None else np.add.reduceat(kept_all, starts, axis=0)
         with single_thread():
             held = np.take(self.values, rows, axis=0)  # one contiguous row copy, then products on its blocks
             for c in range(n_cat):
                 lo, hi = int(self.bounds[c]), int(self.bounds[c + 1])
+                if hi == lo:
+                    continue
                 w = W[lo:hi]
-                kept = (w != 0).astype(np.float64)
                 num = held[:, lo:hi] @ w
-                den = np.broadcast_to(w.sum(axis=0), num.shape)
-                n_obs = np.broadcast_to(kept.sum(axis=0), num.shape)
+                den = np.broadcast_to(totals[c], num.shape)
+                n_obs = np.broadcast_to(counts[c], num.shape)
                 miss = self.missing[c]
                 if miss is not None:
                     den = den - np.asarray(miss @ w)[rows]
-                    n_obs = n_obs - np.asarray(miss @ kept)[rows]
+                    if kept_all is None:
+                        n_obs = den
+                    else:
+                        n_obs = n_obs - np.asarray(miss @ kept_all[lo:hi])[rows]
                 np.divide(num, den, out=out[:, :, c], where=(n_obs > 0.5) & (den > 0))
         return out
 
