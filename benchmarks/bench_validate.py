@@ -23,7 +23,10 @@ What it prints:
    * means + Spearman rho: the protocol's path plus ``per_category_rho`` against a loop of ``np.nanmean`` +
      ``scipy.stats.spearmanr`` per selection.
 
-   Both are checked to agree. ``--paper-scale`` runs 3. on the PRIMEBench-scale simulation (30 image
+   Both are checked to agree. Then the thread policy: one task's scoring (``kept_means``) and one
+   ``weighted_group_means`` call with BLAS limited to one and to two threads (``threadpoolctl``; the two
+   limits alternated call by call), beside the lean loop: the measurement behind ``HOT_LOOP_THREADS``
+   (:mod:`benchsift._threads`). ``--paper-scale`` runs 3. on the PRIMEBench-scale simulation (30 image
    models, 15 held out, 386k items in 18 category pools) instead.
 """
 
@@ -31,11 +34,15 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import Any
+from unittest.mock import patch
 
 import numpy as np
-from _timing import load_average, machine_line, ratio_cell, timed_pair
+from _timing import load_average, machine_line, ratio_cell, timed, timed_pair
 from scipy import stats
 
+from benchsift import _threads
 from benchsift._threads import HOT_LOOP_THREADS
 from benchsift.compression.protocols import (
     DEFAULT_RETENTIONS,
@@ -150,12 +157,45 @@ def scoring_comparison(panel: Panel, n_splits: int, n_selectors: int, seed: int,
     diff = np.nanmax(np.abs(ours.result - lean.result))
     print(f"    benchsift speed-up: {ratio_cell(ours, lean)} (min / median); max |diff| {diff:.1e}")
     print(f"    load {load_average()}")
+    thread_policy(blocks, S, masks[0], splits[0].heldout, kept[0], repeats * 30)
     ours_r, slow = timed_pair(ours_rho, scipy_rho, max(1, repeats // 2))
     print(f"  means + rho, benchsift (per_category_rho)   : {ours_r.cell('ms')} ms (min / median)")
     print(f"  means + rho, nanmean + scipy.spearmanr loop : {slow.cell('ms')} ms")
     diff = np.nanmax(np.abs(ours_r.result - slow.result))
     print(f"    benchsift speed-up: {ratio_cell(ours_r, slow)} (min / median); max |diff| {diff:.1e}")
     print(f"    load {load_average()}")
+
+
+def thread_policy(
+    blocks: CategoryBlocks,
+    S: np.ndarray,
+    W: np.ndarray,
+    rows: np.ndarray,
+    kept: list[list[np.ndarray]],
+    repeats: int,
+) -> None:
+    """One task's scoring and one ``weighted_group_means`` call on 1 vs 2 BLAS threads, and the lean loop."""
+    H = S[rows]
+
+    def limited(n: int, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:  # the functions enter the package policy themselves: set its limit to n
+            with patch.object(_threads, "HOT_LOOP_THREADS", n):
+                return fn()
+
+        return run
+
+    def lean() -> list[np.ndarray]:
+        return [np.nanmean(H[:, cols], axis=1) for per_r in kept for cols in per_r]
+
+    print("  thread policy (one task; min / median ms over alternated calls):")
+    for label, fn in (
+        ("kept_means (one task)", lambda: blocks.kept_means(W, rows)),
+        ("weighted_group_means (held-out x retentions)", lambda: weighted_group_means(H, W)),
+    ):
+        one, two = timed_pair(limited(1, fn), limited(2, fn), repeats)
+        print(f"    {label:46s}: 1 thread {one.cell('ms')}, 2 threads {two.cell('ms')}")
+    base = timed(lean, repeats)
+    print(f"    {'lean numpy loop (one task)':46s}: {base.cell('ms')}; load {load_average()}")
 
 
 def main() -> None:
