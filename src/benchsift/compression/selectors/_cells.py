@@ -2,9 +2,10 @@
 
 Vectorized building blocks, each working on one benchmark's items:
 
-* :func:`kmeans_cells` -- ``K_b`` coverage cells by k-means (one seeded run: k-means++ seeding by D^2
-  sampling, then a capped number of Lloyd iterations: cells only need to group near-duplicates, not to reach
-  the optimum);
+* :func:`kmeans_cells` -- ``K_b`` coverage cells by seeded k-means in time near-linear in the items: a flat
+  k-means (k-means++ seeding by D^2 sampling, then a capped number of Lloyd iterations, :func:`lloyd`) up to
+  ``LEAF_CELLS`` cells, a recursive partition (hierarchical k-means) above; cells only need to group
+  near-duplicates, not to reach the optimum;
 * :func:`random_cells` -- a seeded random partition into ``K_b`` groups of near-equal size (D.4 ablation);
 * :func:`cell_winners` -- the highest-scoring item of every cell, ties by a seeded random priority, with
   one ``np.lexsort`` (no loop over cells or items);
