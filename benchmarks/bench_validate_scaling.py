@@ -13,10 +13,12 @@ items, so the category and benchmark mix, the models and the embedding geometry 
 re-simulating with a smaller ``items_per_benchmark`` would also redraw the benchmark sizes and the latent
 structure, mixing a change of panel into a change of size).
 
-What it prints: machine line and load average, then per size the items, the wall time of
-``stage2_heldout(selectors=random,variance,vaw, the paper's six retentions)`` (min / median over
-``--repeats``), the per-selector seconds of the last run, and the load average after each size; finally the
-full/half and half/quarter time ratios (2.0 = linear in items; issue 14 asks for full/half <= 2.2).
+What it prints: machine line and load average, then each timed run of
+``stage2_heldout(selectors=random,variance,vaw, the paper's six retentions)`` with the load average after it
+(the sizes are interleaved run by run, so a burst of load from other processes hits every size), then per
+size the items, the wall time (min / median over ``--repeats``) and the per-selector seconds of the last
+run; finally the full/half and half/quarter time ratios of the minima and of the medians (2.0 = linear in
+items; issue 14 asks for full/half <= 2.2).
 """
 
 from __future__ import annotations
@@ -73,20 +75,24 @@ def main(argv: list[str] | None = None) -> int:
         f"{','.join(selectors)}; {args.repeats} timed run(s) per size"
     )
     print(machine_line())
-    times: dict[float, Timing] = {}
+    subs = {f: panel.subset(items=subsets[f]) for f in fractions}
+    seconds: dict[float, list[float]] = {f: [] for f in fractions}
+    last: dict[float, dict[str, float]] = {}
+    for rep in range(max(1, args.repeats)):  # sizes interleaved, so a burst of load hits every size
+        for f in fractions:
+            t = timed(
+                lambda f=f: stage2_heldout(  # type: ignore[misc]
+                    subs[f], selectors=selectors, n_splits=args.splits, embeddings=emb, random_state=args.seed
+                ),
+                1,
+            )
+            seconds[f].append(t.seconds[0])
+            last[f] = t.result.seconds
+            print(f"  run {rep + 1}, items x {f:<5g}: {t.seconds[0]:6.1f} s  load {load_average()}")
+    times = {f: Timing(tuple(v), None) for f, v in seconds.items()}
     for f in fractions:
-        sub = panel.subset(items=subsets[f])
-        times[f] = timed(
-            lambda sub=sub: stage2_heldout(  # type: ignore[misc]
-                sub, selectors=selectors, n_splits=args.splits, embeddings=emb, random_state=args.seed
-            ),
-            args.repeats,
-        )
-        per = ", ".join(f"{k} {v:.1f} s" for k, v in times[f].result.seconds.items())
-        print(
-            f"  items x {f:<5g} {sub.n_items:>8,}: {times[f].cell()} s (min / median)  [{per}]  "
-            f"load {load_average()}"
-        )
+        per = ", ".join(f"{k} {v:.1f} s" for k, v in last[f].items())
+        print(f"items x {f:<5g} {subs[f].n_items:>8,}: {times[f].cell()} s (min / median)  [last run: {per}]")
     for lo, hi in zip(fractions[:-1], fractions[1:], strict=True):
         print(
             f"ratio {hi:g}/{lo:g} (items x {hi / lo:.2f}): time x {times[hi].min / times[lo].min:.2f} (min), "
