@@ -10,10 +10,11 @@ Data: ``simulate_panel(SimulationConfig.primebench())`` -- 30 image models (+ 6 
 benchmarks in 18 categories, ~386k items, 64-dim vision-text and text-only embeddings -- and Stage 2 runs
 on every item (as if Stages 0-1 had kept them all, the worst case; the real Stage 2 input is smaller).
 
-What it prints: data size and machine info, then one row per method with wall time, peak traced memory
-(``tracemalloc``, a second run unless ``--no-memory``), items kept and the mean over categories of the
-Spearman rho between the image models' full-pool category mean and their mean on the kept items (an
-in-panel sanity check, not the held-out protocol). Methods:
+What it prints: data size and the machine line with load average, then one row per method with the wall time
+(min / median over ``--repeats`` runs, :mod:`_timing`), its ratio to the baseline's (min / median), peak
+traced memory (``tracemalloc``, one more run unless ``--no-memory``), items kept and the mean over categories
+of the Spearman rho between the image models' full-pool category mean and their mean on the kept items (an
+in-panel sanity check, not the held-out protocol), and the load average after each row. Methods:
 
 * ``baseline: top variance`` -- the plain Variance selector (category-wide top ``K_C`` by plug-in
   variance, seeded random ties), vectorized in this script: the cheapest reasonable Stage 2;
@@ -29,16 +30,14 @@ wall-clock on whatever else runs on the machine: rerun on a quiet machine for nu
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import resource
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _timing import Timing, load_average, machine_line, timed
 from rich.console import Console
 from rich.table import Table
 
@@ -48,14 +47,6 @@ from benchsift.compression.stages import effective_categories
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import check_random_state, spearman
-
-
-def _machine() -> str:
-    threads = {k: os.environ.get(k, "-") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
-    return (
-        f"python {sys.version.split()[0]}, numpy {np.__version__}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.1f}, threads {threads}"
-    )
 
 
 def top_variance_baseline(panel: Panel, retention: float, floor: int = 100, seed: int = 0) -> np.ndarray:
@@ -87,17 +78,17 @@ def category_fidelity(panel: Panel, kept: np.ndarray) -> float:
     return float(np.nanmean(rhos))
 
 
-def _measure(fn: Callable[[], Any], memory: bool) -> tuple[Any, float, float]:
-    t0 = time.perf_counter()
-    out = fn()
-    wall = time.perf_counter() - t0
+def _measure(fn: Callable[[], Any], repeats: int, memory: bool) -> tuple[Timing, float]:
+    """Wall time of ``repeats`` runs (min / median) and, unless ``memory`` is off, the peak traced MiB of one
+    more run (tracing slows the run down, so it is not timed)."""
+    t = timed(fn, repeats)
     peak = float("nan")
     if memory:
         tracemalloc.start()
         fn()
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-    return out, wall, peak
+    return t, peak
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retention", type=float, default=0.05)
     ap.add_argument("--variants", default="cells,shares", help="comma list of VAW variants to time")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per method (min / median)")
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
     args = ap.parse_args(argv)
     console = Console(width=120)
@@ -131,29 +123,42 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(panel.categories)} categories, embeddings {truth.embeddings_vl.shape[1]}-dim; "
         f"simulated in {t_sim:.1f} s; r = {args.retention}"
     )
-    console.print(f"machine: {_machine()}")
+    console.print(machine_line())
 
-    table = Table(title="Stage 2 at the paper's scale")
-    for col in ("method", "wall s", "peak traced MiB", "items kept", "mean category rho"):
+    table = Table(title=f"Stage 2 at the paper's scale ({args.repeats} timed runs per method)")
+    cols = (
+        "method",
+        "wall s (min / median)",
+        "x baseline",
+        "peak traced MiB",
+        "items kept",
+        "mean cat. rho",
+        "load",
+    )
+    for col in cols:
         table.add_column(col, justify="right" if col != "method" else "left")
 
-    kept, wall, peak = _measure(
-        lambda: top_variance_baseline(panel, args.retention, seed=args.seed), not args.no_memory
+    base, peak = _measure(
+        lambda: top_variance_baseline(panel, args.retention, seed=args.seed), args.repeats, not args.no_memory
     )
+    kept = base.result
     table.add_row(
-        "baseline: top variance", f"{wall:.2f}", f"{peak:.0f}", f"{kept.shape[0]:,}",
-        f"{category_fidelity(panel, kept):.3f}",
+        "baseline: top variance", base.cell(), "1", f"{peak:.0f}", f"{kept.shape[0]:,}",
+        f"{category_fidelity(panel, kept):.3f}", load_average(),
     )  # fmt: skip
     for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
-        res, wall, peak = _measure(
+        t, peak = _measure(
             lambda v=variant: stage2_prune(  # type: ignore[misc]
                 panel, retention=args.retention, embeddings=emb, variant=v, random_state=args.seed
             ),
+            args.repeats,
             not args.no_memory,
         )
+        res = t.result
+        slower = f"{t.min / base.min:.1f} / {t.median / base.median:.1f}"
         table.add_row(
-            f"vaw/{variant}", f"{wall:.2f}", f"{peak:.0f}", f"{res.n_kept:,}",
-            f"{category_fidelity(panel, res.kept):.3f}",
+            f"vaw/{variant}", t.cell(), slower, f"{peak:.0f}", f"{res.n_kept:,}",
+            f"{category_fidelity(panel, res.kept):.3f}", load_average(),
         )  # fmt: skip
     if "question" in panel.items.columns:
         t0 = time.perf_counter()
@@ -161,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row("built-in text embedding (fallback)", f"{time.perf_counter() - t0:.2f}", "", "", "")
     console.print(table)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    console.print(f"process peak RSS (simulation included): {rss:.0f} MiB")
+    console.print(
+        f"process peak RSS (simulation included): {rss:.0f} MiB; load average at the end {load_average()}"
+    )
     return 0
 
 

@@ -22,8 +22,8 @@ selector wins (highest macro rho among the listed selectors; every selector tied
 PRIMEBench Tables 9-11.
 
 Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
-scoring all categories of all retentions of a (split, selector) task is one pair of matrix products. Tasks
-run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
+scoring all categories of all retentions of a (split, selector) task is one small matrix product per category.
+Tasks run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
 joblib.parallel_backend("ray", n_jobs=-1):`` (or ``"dask"``) around a call with the default ``n_jobs=None``
 distributes them unchanged. Seeds are a function of the run seed, the split, the selector's name, the
 retention's value and the category only, so results do not depend on ``n_jobs``, the backend, or which other
@@ -46,6 +46,7 @@ from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols._pools import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
+    CategoryBlocks,
     CategoryPools,
     SelectorSpec,
     base_seed,
@@ -236,11 +237,12 @@ def _heldout_task(
     min_heldout: int,
     scoring: str,
     full: np.ndarray,
+    blocks: CategoryBlocks,
 ) -> tuple[np.ndarray, float]:
     """One (split, selector): select every pool at every retention, then score them all at once."""
     t0 = time.perf_counter()
     fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] | None = {} if scoring == "selector" else None
-    with single_thread():
+    with single_thread():  # the package's one thread policy, around the whole task
         W, _ = selection_weights(
             pools,
             spec,
@@ -251,18 +253,16 @@ def _heldout_task(
             use_weights=scoring == "weighted",
             fitted=fitted,
         )
-    n_cat = pools.n_categories
-    n_ret = len(retentions)
-    # (n_items, n_ret * n_cat): item weight in (retention, category), zero outside its category
-    G = (W[:, :, None] * pools.onehot()[:, None, :]).reshape(pools.n_items, n_ret * n_cat)
-    Sh = pools.scores[split.heldout]
-    sel = weighted_group_means(Sh, G).reshape(-1, n_ret, n_cat)
-    if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
-        with single_thread():
+        n_cat = pools.n_categories
+        n_ret = len(retentions)
+        sel = blocks.kept_means(W, split.heldout)  # (n_heldout, n_ret, n_cat)
+        if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
+            Sh = pools.scores[split.heldout]
             for (j, c), (kept, selector) in fitted.items():
                 sel[:, j, c] = selector.estimate(Sh[:, kept])
-    full_h = full[split.heldout]
-    rho = np.stack([per_category_rho(full_h, sel[:, j, :], min_heldout) for j in range(n_ret)])
+        # one rho call for all retentions: column j * n_cat + c is (retention j, category c)
+        full_h = np.tile(full[split.heldout], n_ret)
+        rho = per_category_rho(full_h, sel.reshape(-1, n_ret * n_cat), min_heldout).reshape(n_ret, n_cat)
     return rho, time.perf_counter() - t0
 
 
@@ -353,6 +353,7 @@ def stage2_heldout(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
         )
     full = weighted_group_means(pools.scores, pools.onehot())
+    blocks = CategoryBlocks.from_pools(pools)
 
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
     rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
@@ -360,7 +361,7 @@ def stage2_heldout(
     with progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick:
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_heldout_task)(
-                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full
+                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full, blocks
             )
             for i, s, spec in jobs
         )

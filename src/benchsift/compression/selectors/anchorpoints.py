@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
-from threadpoolctl import threadpool_limits
 
+from benchsift._threads import single_thread
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
@@ -80,7 +80,7 @@ def _kmedoids_pp(zt: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray
     idx = np.empty(k, dtype=np.int64)
     idx[0] = rng.integers(n)
     u = rng.random(k)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread():
         dist = np.maximum(1.0 - zt @ zt[idx[0]], 0.0)
         dist[idx[0]] = 0.0
         for t in range(1, k):

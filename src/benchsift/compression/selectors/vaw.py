@@ -17,10 +17,11 @@ Items with no valid score rank last.
 
 Selection: the pool's budget ``k`` is split among its benchmarks in proportion to their sizes (largest
 remainder); inside each benchmark the items with an embedding are grouped into ``K_b`` coverage cells by
-k-means on the embeddings reduced to 64 dimensions by a fixed seeded Gaussian projection, and the best item
-of each cell is kept. Items without an embedding enter no cell (and have ``delta = 0``); a share the cells
-cannot fill is completed with the benchmark's best remaining items (D.1). Ties are broken in a seeded random
-order.
+k-means on the embeddings reduced to 64 dimensions by a fixed seeded Gaussian projection (a hierarchical
+k-means partition above 128 cells, so the cost stays near-linear in the items: ``_cells.kmeans_cells``),
+and the best item of each cell is kept. Items without an embedding enter no cell (and have ``delta = 0``); a
+share the cells cannot fill is completed with the benchmark's best remaining items (D.1). Ties are broken in
+a seeded random order.
 
 Variants (``variant=``, the D.4 ablation arms):
 
@@ -107,7 +108,8 @@ class VAWSelector(ItemSelector):
     projection_seed
         Seed of the projection matrix; fixed so the cell space does not change with ``random_state``.
     max_iter
-        Cap on the Lloyd iterations of each k-means run (after k-means++ seeding). Ten iterations bring the
+        Cap on the Lloyd iterations of each k-means run (after k-means++ seeding; every node of the cell
+        partition is one such run). Ten iterations bring the
         k-means objective within about 0.1 % of its converged value on benchmark-sized pools at a fraction
         of the cost; cells only need to group similar items.
     random_state
