@@ -18,7 +18,7 @@ Then ``corr_matrix`` (X 169 x 200) against ``pandas.DataFrame.corr`` and, withou
 below 1 means benchsift is slower, and the table says so.
 
 benchsift runs ``corr_matrix`` and Kendall's ``corr_with_vector`` under one BLAS thread itself
-(``benchsift/stats/_blas.py``); the baselines use the library's default pool. ``--blas-threads 1`` puts the
+(``benchsift/_threads.py``); the baselines use the library's default pool. ``--blas-threads 1`` puts the
 whole run, baselines included, under one thread: the same-thread comparison of the kernels.
 
 Run: ``.venv/bin/python benchmarks/bench_stats.py [--models 169] [--columns 1000] [--repeats 5]

@@ -18,9 +18,9 @@ import scipy.stats
 import sklearn.metrics
 from threadpoolctl import threadpool_info
 
+from benchsift._threads import single_thread
 from benchsift.errors import InputError
 from benchsift.stats import corr_matrix, corr_with_vector, paired_columns
-from benchsift.stats._blas import one_blas_thread
 
 TOL = 1e-10
 
@@ -160,11 +160,11 @@ def _blas_threads() -> list[int]:
     return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 
 
-def test_one_blas_thread_nests_and_restores() -> None:
+def test_single_thread_nests_and_restores() -> None:
     before = _blas_threads()
-    with one_blas_thread():
+    with single_thread():
         assert all(t == 1 for t in _blas_threads())
-        with one_blas_thread():
+        with single_thread():
             assert all(t == 1 for t in _blas_threads())
         assert all(t == 1 for t in _blas_threads())  # the inner exit keeps the outer limit
     assert _blas_threads() == before

@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._threads import single_thread
 from benchsift.errors import InputError
 from benchsift.stats import _kernels as K
-from benchsift.stats._blas import one_blas_thread
 from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
@@ -142,7 +142,7 @@ def corr_with_vector(X: ArrayLike, y: ArrayLike, metric: Metric | str = "srcc") 
             return out
     reject_inf(A, "X")
     if name == "kendall":
-        with one_blas_thread():
+        with single_thread():
             return K.kendall_with_vector(A, v)
     if y_nan.any():
         A, v = A[~y_nan], v[~y_nan]

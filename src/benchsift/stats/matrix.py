@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._threads import single_thread
 from benchsift.stats import _kernels as K
-from benchsift.stats._blas import one_blas_thread
 from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
@@ -38,7 +38,7 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     finite = bool(np.isfinite(A).all())  # one pass: no inf and no NaN
     if not finite:
         reject_inf(A, "X")
-    with one_blas_thread():  # many small and medium products: one thread is faster (see stats/_blas.py)
+    with single_thread():  # many small and medium products: one thread is faster (see benchsift._threads)
         if finite and name == "plcc" and A.shape[0] >= 2:
             return _complete_pearson_matrix(A)
         if name == "kendall":
