@@ -41,9 +41,9 @@ from typing import Any
 
 import numpy as np
 import scipy.stats
+from _data import primebench_panel
 from _timing import Timing, load_average, machine_line, ratio_cell, timed, timed_pair
 
-from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.pipeline import CompressionConfig, pooled_category_means, run_pipeline
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path, reference_scores
 from benchsift.compression.stages.representatives import (
@@ -53,7 +53,6 @@ from benchsift.compression.stages.representatives import (
     stage1_select,
     supplement_pool,
 )
-from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import corr_with_vector
 
 TOL = 1e-9
@@ -171,15 +170,9 @@ def main() -> None:
     records: list[dict[str, object]] = []
 
     t0 = time.perf_counter()
-    sim = simulate_panel(SimulationConfig.primebench(items_per_benchmark=args.items_per_benchmark), args.seed)
+    sim, emb = primebench_panel(args.seed, items_per_benchmark=args.items_per_benchmark)
     t_sim = time.perf_counter() - t0
     panel = sim.panel
-    emb = ItemEmbeddings(
-        panel.items[["benchmark", "item"]],
-        vision_text=sim.truth.embeddings_vl,
-        text=sim.truth.embeddings_text,
-        source="simulated",
-    )
     n_img = int((panel.conditions == "image").sum())
     print("== PRIMEBench compression benchmark ==")
     print(

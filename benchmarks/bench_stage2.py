@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _data import primebench_panel
 from _timing import Timing, load_average, machine_line, timed
 from rich.console import Console
 from rich.table import Table
@@ -45,7 +46,6 @@ from benchsift.compression import ItemEmbeddings, stage2_prune
 from benchsift.compression.selectors import category_budget, item_variance, top_k_positions
 from benchsift.compression.stages import effective_categories
 from benchsift.panel import Panel
-from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import check_random_state, spearman
 
 
@@ -106,15 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.items_per_benchmark:
         over["items_per_benchmark"] = args.items_per_benchmark
     t0 = time.perf_counter()
-    sim = simulate_panel(SimulationConfig.primebench(**over), random_state=args.seed)
+    sim, emb = primebench_panel(args.seed, **over)
     t_sim = time.perf_counter() - t0
     panel, truth = sim.panel, sim.truth
-    emb = ItemEmbeddings(
-        panel.items[["benchmark", "item"]],
-        vision_text=truth.embeddings_vl,
-        text=truth.embeddings_text,
-        source="simulated",
-    )
     sizes = panel.items["benchmark"].value_counts()
     console.print(
         f"data: {int((panel.models['condition'] == 'image').sum())} image models "

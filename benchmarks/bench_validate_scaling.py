@@ -26,12 +26,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _data import primebench_panel
 from _timing import Timing, load_average, machine_line, timed
 
-from benchsift.compression import ItemEmbeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, stage2_heldout
 from benchsift.panel import Panel
-from benchsift.simulate import SimulationConfig, simulate_panel
 
 
 def nested_item_subsets(panel: Panel, fractions: list[float], seed: int) -> dict[float, np.ndarray]:
@@ -60,14 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     fractions = sorted(float(f) for f in args.fractions.split(","))
     selectors = [s.strip() for s in args.selectors.split(",") if s.strip()]
 
-    sim = simulate_panel(SimulationConfig.primebench(), random_state=args.seed)
-    panel, truth = sim.panel, sim.truth
-    emb = ItemEmbeddings(
-        panel.items[["benchmark", "item"]],
-        vision_text=truth.embeddings_vl,
-        text=truth.embeddings_text,
-        source="simulated",
-    )
+    sim, emb = primebench_panel(args.seed)
+    panel = sim.panel
     subsets = nested_item_subsets(panel, fractions, args.seed)
     print(f"data: PRIMEBench-scale simulation, {panel.n_models} model rows x {panel.n_items:,} items")
     print(
