@@ -294,8 +294,9 @@ class TwoPL:
     def fit(self, X: np.ndarray) -> TwoPL:
         """Fit item parameters to ``X`` (respondents x items, values in [0, 1], NaN = missing).
 
-        Runs with one BLAS thread: the work is elementwise or small matrix products, and on 2 cores the
-        default thread pool made the fit 1.4-1.9x slower (benchmarks/bench_irt.py, thread-policy table).
+        Runs with one BLAS thread (:mod:`benchsift._threads`): the work is elementwise or small matrix
+        products; on 2 cores the default pool made the fit 2.1-2.9x slower under load and at most 12 % faster
+        on a quiet machine (benchmarks/bench_irt.py, thread-policy table).
         """
         with single_thread():
             return self._fit(X)
@@ -310,7 +311,8 @@ class TwoPL:
         if self.warm_start and hasattr(self, "discrimination_") and len(self.discrimination_) == n_items:
             a, d = self.discrimination_.copy(), self.intercept_.copy()
         else:
-            # Start: a = 1, d from the logit of the observed mean (clipped), widened for a N(0, 1) ability.
+            # Start: a = 1, d from the logit of the observed mean (clipped), scaled by 1.4 as a rough
+            # allowance for the spread of a N(0, 1) ability (EM moves it from there).
             p_item = np.where(data.n_obs_item > 0, data.x_sum_item / np.maximum(data.n_obs_item, 1), 0.5)
             p_item = np.clip(p_item, 0.02, 0.98)
             a = np.ones(n_items)
