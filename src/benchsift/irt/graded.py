@@ -25,15 +25,20 @@ values (a continuous score) is cut into ``max_categories`` equal-width bins of [
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy.special import expit, log_expit
 
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
-from benchsift.irt.quadrature import Grid, adaptive_grid, grid_covers
-from benchsift.irt.twopl import AbilityEstimate, _check_responses, _px_rescale, posterior_on_grid
+from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, posterior_on_grid
+from benchsift.irt.twopl import AbilityEstimate, _check_responses, _px_rescale
 
 __all__ = ["GradedResponse", "score_levels"]
+
+#: The first grid when nothing is known of the posteriors: [-8, 8] in steps of 0.25.
+_WIDE_GRID = adaptive_grid(np.zeros(1), np.ones(1), 4.0)
 
 
 def score_levels(X: np.ndarray, max_categories: int = 5) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -139,10 +144,9 @@ class GradedResponse:
         converged = False
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - `it` is the iteration count after the loop
-            post, log_marg, mean, sd = posterior_on_grid(onehot @ self._log_cat(a, d, grid.nodes), grid)
-            if not grid_covers(grid, mean, sd, self.points_per_sd):
-                grid = adaptive_grid(mean, sd, self.points_per_sd)
-                post, log_marg, mean, sd = posterior_on_grid(onehot @ self._log_cat(a, d, grid.nodes), grid)
+            post, log_marg, mean, sd, grid = follow_posteriors(
+                partial(self._loglik, onehot, a, d), grid, self.points_per_sd
+            )
             centres = self._centres(a, d)
             objective.append(float(log_marg.sum() + self._log_prior(a, d, centres)))
             r = (onehot.T @ post).reshape(n_items, width, -1)  # expected counts per item, category and node
@@ -153,7 +157,7 @@ class GradedResponse:
             if change < self.tol:
                 converged = True
                 break
-        _, _, mean, sd = posterior_on_grid(onehot @ self._log_cat(a, d, grid.nodes), grid)
+        _, _, mean, sd = posterior_on_grid(self._loglik(onehot, a, d, grid.nodes), grid)
 
         self.discrimination_ = np.where(fitted, a, np.nan)
         self.thresholds_ = np.full((n_items, int(self.max_categories) - 1), np.nan)
@@ -195,8 +199,7 @@ class GradedResponse:
 
     def _start_grid(self, onehot: np.ndarray, a: np.ndarray, d: np.ndarray) -> Grid:
         # A wide grid for the first E-step, then one refinement to the start posteriors.
-        grid = adaptive_grid(np.zeros(1), np.ones(1), 4.0)  # [-8, 8], step 0.25
-        _, _, mean, sd = posterior_on_grid(onehot @ self._log_cat(a, d, grid.nodes), grid)
+        _, _, mean, sd = posterior_on_grid(self._loglik(onehot, a, d, _WIDE_GRID.nodes), _WIDE_GRID)
         return adaptive_grid(mean, sd, self.points_per_sd)
 
     def _inner(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
@@ -212,6 +215,10 @@ class GradedResponse:
         out[:, 1 : self._width] = np.where(np.isnan(inner), 0.0, inner)
         out[:, self._width] = 0.0
         return out
+
+    def _loglik(self, onehot: np.ndarray, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """``(M, K)`` log-likelihood of each respondent's observed categories (``onehot``) at each node."""
+        return onehot @ self._log_cat(a, d, nodes)
 
     def _log_cat(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """``(N * width, K)``: ``log P(x_j = c | q_k)`` (``0`` for categories an item does not have).
@@ -368,10 +375,7 @@ class GradedResponse:
         onehot = self._onehot(cats, self._width, fitted)
         a = np.nan_to_num(self.discrimination_, nan=1.0)
         d = self.thresholds_[:, : self._width - 1]
-        grid = adaptive_grid(np.zeros(1), np.ones(1), 4.0)  # [-8, 8], step 0.25
-        for _ in range(5):
-            _, _, mean, sd = posterior_on_grid(onehot @ self._log_cat(a, d, grid.nodes), grid)
-            if grid_covers(grid, mean, sd, self.points_per_sd):
-                break
-            grid = adaptive_grid(mean, sd, self.points_per_sd)
+        _, _, mean, sd, _ = follow_posteriors(
+            partial(self._loglik, onehot, a, d), _WIDE_GRID, self.points_per_sd, rebuilds=4
+        )
         return AbilityEstimate(theta=mean, se=sd)

@@ -23,11 +23,19 @@ cell is missing).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Grid", "adaptive_grid", "gauss_hermite_grid", "grid_covers"]
+__all__ = [
+    "Grid",
+    "adaptive_grid",
+    "follow_posteriors",
+    "gauss_hermite_grid",
+    "grid_covers",
+    "posterior_on_grid",
+]
 
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 #: Posterior tails kept on each side of every respondent's posterior mean, in posterior sds.
@@ -101,3 +109,35 @@ def grid_covers(grid: Grid, mean: np.ndarray, sd: np.ndarray, points_per_sd: flo
     lo = float(np.clip((mean[ok] - 7.0 * sd[ok]).min(), -LIMIT, LIMIT))
     hi = float(np.clip((mean[ok] + 7.0 * sd[ok]).max(), -LIMIT, LIMIT))
     return bool(grid.nodes[0] <= lo + 1e-12 and grid.nodes[-1] >= hi - 1e-12)
+
+
+def posterior_on_grid(
+    loglik: np.ndarray, grid: Grid
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Posterior weights ``(M, K)``, log marginal likelihood, posterior mean and sd from ``(M, K)`` loglik."""
+    log_joint = loglik + grid.log_weights
+    top = log_joint.max(axis=1, keepdims=True)
+    joint = np.exp(log_joint - top)
+    total = joint.sum(axis=1, keepdims=True)
+    post = joint / total
+    mean = post @ grid.nodes
+    var = post @ grid.nodes**2 - mean**2
+    return post, (np.log(total) + top).ravel(), mean, np.sqrt(np.maximum(var, 0.0))
+
+
+def follow_posteriors(
+    loglik_at: Callable[[np.ndarray], np.ndarray], grid: Grid, points_per_sd: float, rebuilds: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Grid]:
+    """:func:`posterior_on_grid` of ``loglik_at(grid.nodes)``, rebuilding the grid while it does not cover.
+
+    At most ``rebuilds`` times the grid is replaced by the :func:`adaptive_grid` of the posteriors just
+    computed and the posteriors recomputed on it (a fixed Gauss-Hermite grid is never replaced). Returns the
+    posterior weights, log marginal likelihoods, means, sds and the grid they were computed on.
+    """
+    post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid)
+    for _ in range(rebuilds):
+        if grid_covers(grid, mean, sd, points_per_sd):
+            break
+        grid = adaptive_grid(mean, sd, points_per_sd)
+        post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid)
+    return post, log_marg, mean, sd, grid

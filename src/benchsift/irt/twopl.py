@@ -66,7 +66,7 @@ from scipy.special import expit, log_expit
 
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
-from benchsift.irt.quadrature import Grid, adaptive_grid, gauss_hermite_grid, grid_covers
+from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, gauss_hermite_grid
 
 __all__ = ["AbilityEstimate", "TwoPL"]
 
@@ -95,20 +95,6 @@ def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray
             f"{name}: responses must be in [0, 1] (NaN = missing); row {m}, item {j} is {arr[m, j]}"
         )
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
-
-
-def posterior_on_grid(
-    loglik: np.ndarray, grid: Grid
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Posterior weights ``(M, K)``, log marginal likelihood, posterior mean and sd from ``(M, K)`` loglik."""
-    log_joint = loglik + grid.log_weights
-    top = log_joint.max(axis=1, keepdims=True)
-    joint = np.exp(log_joint - top)
-    total = joint.sum(axis=1, keepdims=True)
-    post = joint / total
-    mean = post @ grid.nodes
-    var = post @ grid.nodes**2 - mean**2
-    return post, (np.log(total) + top).ravel(), mean, np.sqrt(np.maximum(var, 0.0))
 
 
 class _Responses:
@@ -349,10 +335,9 @@ class TwoPL:
             else:
                 a, d = a2, d2
 
-        _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
-        if not grid_covers(grid, mean, sd, self.points_per_sd):
-            grid = adaptive_grid(mean, sd, self.points_per_sd)
-            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+        _, _, mean, sd, grid = follow_posteriors(
+            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd
+        )
         # Anchor the sign of the latent scale: ability must rise with the raw mean score (a normal slope
         # prior allows either sign; under the log-normal prior slopes are positive, nothing to reflect).
         n_obs_resp = data.obs.sum(axis=1)
@@ -387,10 +372,9 @@ class TwoPL:
 
         Returns the new item parameters, the log marginal posterior at ``(a, d)`` and the grid used.
         """
-        post, log_marg, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
-        if not grid_covers(grid, mean, sd, self.points_per_sd):
-            grid = adaptive_grid(mean, sd, self.points_per_sd)
-            post, log_marg, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
+        post, log_marg, mean, sd, grid = follow_posteriors(
+            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd
+        )
         centres = self._prior_centres(a, d)
         objective = float(log_marg.sum() + self._prior_terms(a, d, centres)[0].sum())
         n_jk = post.sum(axis=0) if data.complete else data.obs.T @ post  # (K,) or (N, K)
@@ -514,16 +498,14 @@ class TwoPL:
         start = data.map_scores(a, d)
         if method == "map":
             return start
-        if self.n_quadrature is not None:
-            grid = gauss_hermite_grid(int(self.n_quadrature))
-            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
-            return AbilityEstimate(theta=mean, se=sd)
-        grid = adaptive_grid(start.theta, start.se, self.points_per_sd)
-        for _ in range(4):
-            _, _, mean, sd = posterior_on_grid(data.loglik(a, d, grid.nodes), grid)
-            if grid_covers(grid, mean, sd, self.points_per_sd):
-                break
-            grid = adaptive_grid(mean, sd, self.points_per_sd)
+        grid = (
+            gauss_hermite_grid(int(self.n_quadrature))
+            if self.n_quadrature is not None
+            else adaptive_grid(start.theta, start.se, self.points_per_sd)
+        )
+        _, _, mean, sd, _ = follow_posteriors(
+            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd, rebuilds=3
+        )
         return AbilityEstimate(theta=mean, se=sd)
 
     def predict_proba(self, theta: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
