@@ -22,10 +22,16 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Timing:
-    """Wall-clock seconds of each repeat, with the last call's result."""
+    """Wall-clock seconds of each repeat, with the last call's result and the process CPU seconds.
+
+    ``cpu_seconds`` (``time.process_time``, all threads of this process) tells the work done apart from the
+    waiting: on a machine other processes load, wall time grows with the load while CPU time of a
+    single-threaded hot loop barely moves, so a scaling ratio is best read on both.
+    """
 
     seconds: tuple[float, ...]
     result: Any
+    cpu_seconds: tuple[float, ...] = ()
 
     @property
     def min(self) -> float:
@@ -42,14 +48,18 @@ class Timing:
 
 
 def timed(fn: Callable[[], Any], repeats: int) -> Timing:
-    """Run ``fn`` ``repeats`` times (at least once), timing each call with ``time.perf_counter``."""
+    """Run ``fn`` ``repeats`` times (at least once), timing each call with ``time.perf_counter`` (wall) and
+    ``time.process_time`` (CPU)."""
     seconds = []
+    cpu = []
     result: Any = None
     for _ in range(max(1, repeats)):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         result = fn()
         seconds.append(time.perf_counter() - t0)
-    return Timing(tuple(seconds), result)
+        cpu.append(time.process_time() - c0)
+    return Timing(tuple(seconds), result, tuple(cpu))
 
 
 def timed_pair(ours: Callable[[], Any], baseline: Callable[[], Any], repeats: int) -> tuple[Timing, Timing]:
