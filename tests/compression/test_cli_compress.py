@@ -103,11 +103,21 @@ def test_estimate_json_reproduces_a_reference_model(
     long.dropna().to_csv(new_path, index=False)
     est = runner.invoke(app, ["estimate", str(out), str(new_path), "--n-boot", "200", "--json"])
     assert est.exit_code == 0, est.output
-    (row,) = json.loads(est.stdout)["models"]
+    doc = json.loads(est.stdout)
+    (row,) = doc["models"]
     assert row["model"] == "newbie"
     suite_scores = pd.read_csv(out / "models.csv").set_index("model")["suite_score"]
-    assert row["overall"] == pytest.approx(suite_scores[model])
-    assert row["rank_ci"][0] <= row["rank"] <= row["rank_ci"][1]
+    # the score on the suite, labelled as such, is the reference model's own suite score
+    assert row["suite"]["overall"] == pytest.approx(suite_scores[model])
+    assert row["suite"]["rank_ci"][0] <= row["suite"]["rank"] <= row["suite"]["rank_ci"][1]
+    # the full-benchmark estimate: every benchmark of the panel (8), the method chosen at compress time
+    meta = json.loads((out / "suite.json").read_text())
+    assert doc["method"] == meta["full_score"]["method"]
+    assert doc["method"] in ("suite_mean", "regression", "pirt", "gpirt")
+    assert len(row["estimates"]) == 8
+    for e in [*row["estimates"].values(), row["overall"]]:
+        assert e["interval"][0] <= e["score"] <= e["interval"][1]
+    assert row["rank_interval"][0] <= row["rank"] <= row["rank_interval"][1]
 
 
 def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_path: Path) -> None:

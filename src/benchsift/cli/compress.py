@@ -10,7 +10,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from benchsift.cli._common import console, err_console, print_json
-from benchsift.compression.estimate import estimate_new_models, read_new_scores
+from benchsift.compression.estimate import EstimateResult, estimate_new_models, read_new_scores
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
@@ -116,8 +116,12 @@ def estimate_command(
     if json_output:
         print_json(res.to_dict())
         return
+    if res.full is not None:
+        console.print(_full_score_table(res, suite_dir.name, suite.n_items))
     table = Table(
-        title=f"Estimates on {suite_dir.name} ({suite.n_items} items, {res.n_reference} reference models)"
+        title=f"Scores on the suite {suite_dir.name} ({suite.n_items} items, "
+        f"{res.n_reference} reference models)"
+        + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
     )
     table.add_column("model")
     for c in res.categories:
@@ -139,3 +143,34 @@ def estimate_command(
         console.print(f"[dim]note: {note}[/]")
     if res.n_ignored_rows:
         console.print(f"[dim]{res.n_ignored_rows} item column(s) outside the suite were ignored[/]")
+
+
+def _full_score_table(res: EstimateResult, name: str, n_items: int) -> Table:
+    """Estimated full-benchmark scores (benchmarks and overall; categories are in --json)."""
+    f = res.full
+    assert f is not None
+    m = f.method
+    table = Table(
+        title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
+        f"{int(f.level * 100)}% conformal intervals)"
+    )
+    for col in ("model", "benchmark", "estimate", "interval", "suite mean", "rank", "rank interval"):
+        table.add_column(col)
+    # one benchmark: its row is the overall one; several: one row each, then overall (ranks on the last row)
+    benches = [c for c, k in enumerate(f.kinds) if k == "benchmark"]
+    shown = benches if len(benches) == 1 else [*benches, len(f.kinds) - 1]
+    for j, model in enumerate(f.models):
+        for c in shown:
+            overall = c == shown[-1]
+            table.add_row(
+                model,
+                f.groups[c],
+                _fmt(float(f.score[m][j, c])),
+                f"[{_fmt(float(f.low[m][j, c]))}, {_fmt(float(f.high[m][j, c]))}]",
+                _fmt(float(f.suite_mean[j, c])),
+                f"{_fmt_rank(float(f.rank[j]))} / {f.n_reference + 1}" if overall else "",
+                f"[{_fmt_rank(float(f.rank_interval[j, 0]))}, {_fmt_rank(float(f.rank_interval[j, 1]))}]"
+                if overall
+                else "",
+            )
+    return table

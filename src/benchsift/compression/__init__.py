@@ -2,8 +2,8 @@
 
 Stage 0 (cleaning), Stage 1 (representatives) and Stage 3 (category-count pruning) live in
 :mod:`benchsift.compression.stages`; :func:`run_pipeline` chains Stages 0-3, :func:`write_suite` writes the
-released suite, :func:`estimate_new_models` scores new models on it, :func:`capability_frontier` gives the
-Capability Frontier set.
+released suite, :func:`estimate_new_models` scores new models on it (with the full-benchmark estimators of
+:func:`fit_full_score`), :func:`capability_frontier` gives the Capability Frontier set.
 
 Stage 2 (item pruning with Vision-Aware Variance, PRIMEBench section 4.3) lives in
 :mod:`benchsift.compression.stages.prune`; the item selectors in :mod:`benchsift.compression.selectors`;
@@ -15,6 +15,7 @@ from __future__ import annotations
 from benchsift.compression.embeddings import ItemEmbeddings, delta_vl, random_projection
 from benchsift.compression.estimate import EstimateResult, estimate_new_models
 from benchsift.compression.frontier import FrontierResult, capability_frontier
+from benchsift.compression.full_score import FullScoreEstimates, FullScoreModel, fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, CompressionResult, run_pipeline
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector, vaw_scores
 from benchsift.compression.stages import (
@@ -34,6 +35,8 @@ __all__: list[str] = [
     "CompressionResult",
     "EstimateResult",
     "FrontierResult",
+    "FullScoreEstimates",
+    "FullScoreModel",
     "ItemEmbeddings",
     "ItemSelector",
     "Stage0Result",
@@ -45,6 +48,7 @@ __all__: list[str] = [
     "capability_frontier",
     "delta_vl",
     "estimate_new_models",
+    "fit_full_score",
     "load_suite",
     "random_projection",
     "run_pipeline",

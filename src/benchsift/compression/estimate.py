@@ -16,6 +16,12 @@ interpolating between them: its ends are the replicate ranks at the :math:`(1-\t
 rounded down and at the :math:`(1+\text{level})/2` quantile rounded up (numpy's ``"lower"`` and
 ``"higher"`` methods), i.e. the outward-rounded percentile interval. A new model with no score on any suite
 item has an undefined (NaN) overall score, rank and intervals.
+
+Those are scores *on the suite*. What a new model would have scored on the full benchmarks comes from the
+suite's fitted full-score estimators (:mod:`benchsift.compression.full_score`, written by ``compress`` as
+``full_score.json``): per benchmark, per category and overall, the estimate of the chosen method (picked by
+cross-validation on the reference models), a split-conformal interval, the suite-item mean beside it
+(labelled as such), and the rank among the reference models on their full scores with its interval.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
 from benchsift.panel import Panel
@@ -55,6 +62,29 @@ class EstimateResult:
     level: float
     n_ignored_rows: int = 0
     notes: list[str] = field(default_factory=list)
+    full: FullScoreEstimates | None = None
+
+    def full_table(self) -> pd.DataFrame:
+        """One row per (model, group): the full-pool estimate, its interval and the suite-item mean."""
+        if self.full is None:
+            raise InputError("this suite has no full-score estimators (written by an older compress)")
+        f = self.full
+        m = f.method
+        rows = []
+        for j, name in enumerate(f.models):
+            for c, g in enumerate(f.groups):
+                rows.append(
+                    {
+                        "model": name,
+                        "group": g,
+                        "kind": f.kinds[c],
+                        "score": f.score[m][j, c],
+                        "low": f.low[m][j, c],
+                        "high": f.high[m][j, c],
+                        "suite_mean": f.suite_mean[j, c],
+                    }
+                )
+        return pd.DataFrame(rows)
 
     def table(self) -> pd.DataFrame:
         df = pd.DataFrame(self.category_means, columns=self.categories)
@@ -70,27 +100,41 @@ class EstimateResult:
         return df
 
     def to_dict(self) -> dict[str, object]:
+        """The ``--json`` object of ``benchsift estimate``.
+
+        With full-score estimators (suites written by this version): ``{"method", "level", "n_reference",
+        "models": [{"model", "estimates": {BENCHMARK: {"score", "interval", "suite_mean"}}, "categories":
+        {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "coverage", "suite": {...}}],
+        "notes"}``
+        where ``score`` is the estimated full-pool score and ``suite`` the scores on the suite (category
+        means, overall, rank and their bootstrap intervals). Without them ``method`` is ``"suite_mean"`` and
+        each model carries only ``suite``.
+        """
+        full = self.full.to_dict() if self.full is not None else None
+        models = []
+        for j, m in enumerate(self.models):
+            suite_part = {
+                "category_means": dict(zip(self.categories, self.category_means[j].tolist(), strict=True)),
+                "overall": float(self.overall[j]),
+                "overall_ci": self.overall_ci[j].tolist(),
+                "rank": float(self.rank[j]),
+                "rank_ci": self.rank_ci[j].tolist(),
+            }
+            entry: dict[str, object] = {"model": m}
+            if full is not None:
+                entry.update({k: v for k, v in full["models"][j].items() if k != "model"})
+            entry["coverage"] = float(self.coverage[j])
+            entry["suite"] = suite_part
+            models.append(entry)
         return {
+            "method": "suite_mean" if full is None else full["method"],
+            "level": self.level,
             "n_reference": self.n_reference,
             "n_boot": self.n_boot,
-            "level": self.level,
             "categories": self.categories,
             "n_ignored_rows": self.n_ignored_rows,
             "notes": self.notes,
-            "models": [
-                {
-                    "model": m,
-                    "category_means": dict(
-                        zip(self.categories, self.category_means[j].tolist(), strict=True)
-                    ),
-                    "overall": float(self.overall[j]),
-                    "overall_ci": self.overall_ci[j].tolist(),
-                    "rank": float(self.rank[j]),
-                    "rank_ci": self.rank_ci[j].tolist(),
-                    "coverage": float(self.coverage[j]),
-                }
-                for j, m in enumerate(self.models)
-            ],
+            "models": models,
         }
 
 
@@ -252,6 +296,15 @@ def estimate_new_models(
     boot_rank = _ranks(ref_b, new_b)  # (n_new, n_boot)
     overall_ci = percentile_ci(new_b, level=level, axis=1)
     rank_ci = _rank_interval(boot_rank, float(level))
+    full = None
+    if s.full_score is not None:
+        full = s.full_score.predict(X_new, models)
+        notes.extend(n for n in full.notes if n not in notes)
+    else:
+        notes.append(
+            "this suite has no full-score estimators (written before they existed): the scores below are "
+            "means over the suite's items, not full-benchmark scores; re-run compress to get them"
+        )
     return EstimateResult(
         models=models,
         categories=cats,
@@ -266,4 +319,5 @@ def estimate_new_models(
         level=float(level),
         n_ignored_rows=n_ignored,
         notes=notes,
+        full=full,
     )

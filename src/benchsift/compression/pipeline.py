@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift.compression.full_score import MIN_REFERENCE_MODELS, FullScoreModel, fit_full_score
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
 from benchsift.compression.stages.prune import Stage2Result, stage2_prune
@@ -82,6 +83,10 @@ class CompressionConfig:
     floor: Stage 2 category floor (100). target: Stage 1 supplementation target. selector / variant: Stage 2
     selector name and VAW cell variant. k: Stage 3 category count (None = no Stage 3). stage3_method /
     max_combinations: Stage 3 search. seed: every random choice. stop_after: last stage to run (0-3).
+    full_score / full_score_folds: fit the full-pool score estimators of
+    :mod:`benchsift.compression.full_score` on the input panel (cross-validated over ``full_score_folds``
+    folds of its image models), so that ``estimate`` reports what a new model would have scored on the
+    whole benchmarks, not only its mean over the suite's items.
     """
 
     retention: float | None = 0.05
@@ -97,6 +102,8 @@ class CompressionConfig:
     supplement: bool = True
     seed: int = 0
     stop_after: int = 3
+    full_score: bool = True
+    full_score_folds: int = 10
 
     def __post_init__(self) -> None:
         if self.retention is not None and not (0.0 < float(self.retention) <= 1.0):
@@ -109,6 +116,8 @@ class CompressionConfig:
             raise InputError(f"seed: expected an int >= 0, got {self.seed!r}")
         if float(self.alpha) < 0:
             raise InputError(f"alpha: expected a number >= 0, got {self.alpha!r}")
+        if isinstance(self.full_score_folds, bool) or int(self.full_score_folds) < 2:
+            raise InputError(f"full_score_folds: expected an int >= 2, got {self.full_score_folds!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -160,6 +169,7 @@ class CompressionResult:
     rho_suite_vs_stage0: float
     notes: list[str] = field(default_factory=list)
     rho_no_stage3: float = float("nan")
+    full_score: FullScoreModel | None = None
 
     @property
     def n_items_suite(self) -> int:
@@ -188,6 +198,7 @@ class CompressionResult:
             "n_items_suite": self.n_items_suite,
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
             "rho_no_stage3": self.rho_no_stage3,
+            "full_score": None if self.full_score is None else self.full_score.summary(),
             "notes": list(self.notes),
         }
 
@@ -420,6 +431,19 @@ def run_pipeline(
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
     cats_all = item_categories(work)
+    full_score = None
+    if cfg.full_score:
+        say("full-score estimators")
+        n_image = int(image_rows.sum())
+        if n_image < MIN_REFERENCE_MODELS:
+            notes.append(
+                f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
+                f"to cross-validate, the panel has {n_image}; estimate will report suite means only"
+            )
+        else:
+            full_score = fit_full_score(
+                work, suite_items, n_folds=cfg.full_score_folds, random_state=cfg.seed
+            )
     return CompressionResult(
         config=cfg,
         fingerprint=fingerprint,
@@ -440,6 +464,7 @@ def run_pipeline(
         rho_suite_vs_stage0=rho_suite,
         notes=notes,
         rho_no_stage3=rho_no_stage3,
+        full_score=full_score,
     )
 
 

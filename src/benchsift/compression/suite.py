@@ -14,6 +14,9 @@ Layout (format ``benchsift-suite/1``)::
       stage1_categories.csv Stage 1 per category (Tables 6 and 8), stage1_candidates.csv (Table 7)
       stage3_sweep.csv      Stage 3 best subset and rho for every k
       frontier.csv          optional: the Capability Frontier (section 7(3), App. I.2)
+      full_score.json       the fitted full-pool score estimators (benchsift.compression.full_score): 2PL item
+                            parameters of every pool item, calibration lines, conformal half-widths, the
+                            method chosen by cross-validation and the reference models' full scores
 
 Nothing in the directory depends on the time, the machine or the input path, so the same panel, parameters
 and seed give the same directory byte for byte.
@@ -32,6 +35,7 @@ import pandas as pd
 from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.frontier import FrontierResult
+from benchsift.compression.full_score import FullScoreModel
 from benchsift.compression.pipeline import CompressionResult
 from benchsift.errors import FormatError, InputError
 from benchsift.panel import Panel
@@ -40,6 +44,8 @@ from benchsift.stats import rank_average
 __all__ = ["FORMAT", "Suite", "load_suite", "stage_table", "write_suite"]
 
 FORMAT = "benchsift-suite/1"
+#: The fitted full-score estimators inside a suite directory (absent in suites written before them).
+FULL_SCORE_FILE = "full_score.json"
 
 
 def _csv(df: pd.DataFrame, path: Path) -> None:
@@ -224,6 +230,7 @@ def write_suite(
             "n_evaluated": result.stage3.n_evaluated,
         },
         "frontier": None,
+        "full_score": None if result.full_score is None else result.full_score.summary(),
         "notes": result.notes,
     }
     if frontier is not None:
@@ -250,6 +257,8 @@ def write_suite(
             _csv(result.stage3.sweep, tmp / "stage3_sweep.csv")
         if frontier is not None:
             _csv(frontier.table, tmp / "frontier.csv")
+        if result.full_score is not None:
+            (tmp / FULL_SCORE_FILE).write_text(json.dumps(to_jsonable(result.full_score.to_dict())) + "\n")
         (tmp / "suite.json").write_text(json.dumps(to_jsonable(meta), indent=2, sort_keys=False) + "\n")
     return Path(out_dir)
 
@@ -263,6 +272,7 @@ class Suite:
     items: pd.DataFrame
     reference_models: list[str]
     reference_scores: np.ndarray
+    full_score: FullScoreModel | None = None
 
     @property
     def categories(self) -> list[str]:
@@ -306,4 +316,16 @@ def load_suite(path: str | Path) -> Suite:
         scores = raw.astype(np.float64).T
     except ValueError as exc:
         raise FormatError(f"{root / 'reference_scores.csv'}: non-numeric score ({exc})") from None
-    return Suite(path=root, meta=meta, items=items, reference_models=models, reference_scores=scores)
+    full = None
+    if (root / FULL_SCORE_FILE).is_file():
+        try:
+            full = FullScoreModel.from_dict(json.loads((root / FULL_SCORE_FILE).read_text()))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise FormatError(f"{root / FULL_SCORE_FILE}: not a benchsift full-score model ({exc})") from None
+        if full.a_suite.shape[0] != len(items):
+            raise FormatError(
+                f"{root / FULL_SCORE_FILE}: {full.a_suite.shape[0]} suite items, items.csv has {len(items)}"
+            )
+    return Suite(
+        path=root, meta=meta, items=items, reference_models=models, reference_scores=scores, full_score=full
+    )

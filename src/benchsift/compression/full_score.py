@@ -1,0 +1,538 @@
+r"""What a new model would have scored on the *full* benchmarks, from its responses on a suite's items.
+
+A compressed suite keeps the hard, discriminating items, so the mean over its items is not the benchmark
+score (on real panels it is off by 0.1-0.2). :func:`fit_full_score` learns, on the reference (build) models
+of the panel the suite was selected from, four ways to map suite responses to the full-pool score of each
+benchmark, each category and overall, and :meth:`FullScoreModel.predict` applies them to new models.
+
+Groups. For a group ``g`` (a benchmark, a category, or ``overall``) with items ``G`` and suite items
+``S = G \cap suite``, a model's full score is its mean over ``G`` (NaN-aware); ``overall`` is the mean of its
+benchmark scores (each benchmark weighs the same).
+
+Estimators (per benchmark and category; ``overall`` is the mean of the benchmark estimates):
+
+* ``suite_mean`` -- the mean over ``S``, the plain "score on the suite" (reported for every method as
+  ``suite_mean``, never as the benchmark score unless chosen);
+* ``regression`` -- the full score of the reference models regressed on their suite mean (ordinary least
+  squares ``y = alpha + beta s``, one line per group): a linear calibration;
+* ``pirt`` -- the performance-IRT estimator of tinyBenchmarks (Polo et al. 2024, "tinyBenchmarks: evaluating
+  LLMs with fewer examples", Eq. for :math:`\hat Z^{p\text{-}IRT}`; ``tinyBenchmarks/__init__.py``
+  ``evaluate``): a 2PL model (:class:`benchsift.irt.TwoPL`) fitted on the reference models over *all* items;
+  the new model's ability :math:`\hat\theta` is its EAP estimate from its suite responses alone, and
+
+  .. math:: \hat Z_g = \lambda_g \bar y_S + (1 - \lambda_g) \frac{1}{|G \setminus S|}
+            \sum_{i \in G \setminus S} \sigma(a_i \hat\theta + d_i), \qquad \lambda_g = |S| / |G|;
+
+* ``gpirt`` -- the convex combination :math:`w_g \hat Z^{reg}_g + (1 - w_g) \hat Z^{p\text{-}IRT}_g` of the
+  two, the analogue of tinyBenchmarks' gp-IRT (which mixes p-IRT with its anchor-weighted estimate); ``w_g``
+  is chosen on a grid of 11 values by cross-validated absolute error.
+
+Validation and intervals. The reference models are split into ``n_folds`` folds (seeded). For every fold the
+regression and the 2PL are refitted on the other folds and the fold's models are predicted from their suite
+responses only, so every reference model gets an out-of-fold prediction from each estimator. The default
+method is the one with the lowest mean out-of-fold absolute error over the benchmarks (recorded as
+``method``). Intervals are split-conformal on the out-of-fold residuals (cross-conformal, Vovk 2015; the
+"CV+" family of Barber et al. 2021, "Predictive inference with the jackknife+", Ann. Statist. 49(1)): the
+half-width for group ``g`` and method ``m`` is the :math:`\lceil (n + 1)\,\text{level} \rceil`-th smallest of
+the ``n`` absolute out-of-fold residuals, so the interval covers a new model's full score with probability
+about ``level`` when the new model is exchangeable with the reference models (a model unlike all of them --
+a new family, a jump in ability -- is not covered by this guarantee). Estimates and interval ends are
+clipped to [0, 1].
+
+Ranks. A new model's rank is ``1 + #(reference models with a higher full overall score)``; its interval is
+the ranks at the ends of the overall score's interval (it holds whenever the score interval does).
+
+Cost: ``n_folds + 1`` 2PL fits on the reference panel (each ``O(M N K)`` per EM cycle, warm-started from the
+full fit), and for prediction one EAP scoring of the new models on the suite items, ``O(n_new |suite| K)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from benchsift.errors import DegenerateError, InputError
+from benchsift.irt import TwoPL
+from benchsift.panel import Panel
+from benchsift.stats import SeedLike, check_random_state
+
+__all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
+
+#: Format tag of :meth:`FullScoreModel.to_dict`.
+FORMAT = "benchsift-full-score/1"
+#: The estimators, in the order they are reported.
+METHODS = ("suite_mean", "regression", "pirt", "gpirt")
+#: Fewest reference models :func:`fit_full_score` accepts (five folds of at least one model).
+MIN_REFERENCE_MODELS = 5
+_GP_WEIGHTS = np.linspace(0.0, 1.0, 11)
+
+
+def _nanmean_cols(X: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Row means over ``cols`` ignoring NaN; NaN where a row has none (or ``cols`` is empty)."""
+    out = np.full(X.shape[0], np.nan)
+    if cols.size == 0:
+        return out
+    sub = X[:, cols]
+    obs = ~np.isnan(sub)
+    n = obs.sum(axis=1)
+    np.divide(np.where(obs, sub, 0.0).sum(axis=1), n, out=out, where=n > 0)
+    return out
+
+
+def _mean_abs(x: np.ndarray) -> float:
+    """Mean of ``|x|`` over its finite entries; NaN (no warning) when there are none."""
+    x = x[np.isfinite(x)]
+    return float(np.mean(np.abs(x))) if x.size else math.nan
+
+
+def _ols(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``(alpha, beta)`` of ``y = alpha + beta s`` by least squares over the rows where both are finite;
+    a constant suite mean gives ``beta = 0`` (the mean of ``y``)."""
+    ok = np.isfinite(s) & np.isfinite(y)
+    if ok.sum() == 0:
+        return math.nan, math.nan
+    s, y = s[ok], y[ok]
+    var = float(np.var(s))
+    if ok.sum() < 2 or var <= 1e-12:
+        return float(np.mean(y)), 0.0
+    beta = float(np.mean((s - s.mean()) * (y - y.mean())) / var)
+    return float(y.mean() - beta * s.mean()), beta
+
+
+def _conformal_halfwidth(residuals: np.ndarray, level: float) -> float:
+    """The ``ceil((n + 1) level)``-th smallest ``|residual|`` (finite ones); ``inf`` when that exceeds n."""
+    r = np.sort(np.abs(residuals[np.isfinite(residuals)]))
+    n = r.shape[0]
+    k = math.ceil((n + 1) * level)
+    return math.inf if n == 0 or k > n else float(r[k - 1])
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Benchmark and category groups of the pool: names, kinds and item positions (pool and suite)."""
+
+    names: list[str]
+    kinds: list[str]
+    pool_items: list[np.ndarray]
+    suite_cols: list[np.ndarray]  # positions within the suite's columns
+    n_benchmarks: int
+
+
+def _groups(panel: Panel, suite_pos: np.ndarray) -> _Groups:
+    items = panel.items
+    in_suite = np.full(panel.n_items, -1, dtype=np.int64)
+    in_suite[suite_pos] = np.arange(suite_pos.shape[0])
+    names: list[str] = []
+    kinds: list[str] = []
+    pool: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    bench = items["benchmark"].astype(str).to_numpy()
+    for b in panel.benchmarks:
+        idx = np.flatnonzero(bench == b)
+        names.append(str(b))
+        kinds.append("benchmark")
+        pool.append(idx)
+        cols.append(in_suite[idx][in_suite[idx] >= 0])
+    n_bench = len(names)
+    if "category" in items.columns:
+        cat = items["category"].to_numpy(dtype=object)
+        by_bench = {n: p for n, p in zip(names, pool, strict=True)}
+        for c in panel.categories:
+            idx = np.flatnonzero(cat == c)
+            if str(c) in by_bench and np.array_equal(by_bench[str(c)], idx):
+                continue  # a category that is its benchmark (no categories in the input): reported once
+            names.append(str(c))
+            kinds.append("category")
+            pool.append(idx)
+            cols.append(in_suite[idx][in_suite[idx] >= 0])
+    return _Groups(names, kinds, pool, cols, n_bench)
+
+
+@dataclass(frozen=True)
+class FullScoreEstimates:
+    """Full-pool score estimates of new models (rows in ``models`` order, columns in ``groups`` order).
+
+    ``score[method]``, ``low[method]``, ``high[method]`` are ``(n_models, n_groups)`` arrays; the last group
+    is ``overall``. ``suite_mean`` is the mean over the group's suite items (not a benchmark score).
+    """
+
+    models: list[str]
+    groups: list[str]
+    kinds: list[str]
+    method: str
+    level: float
+    score: dict[str, np.ndarray]
+    low: dict[str, np.ndarray]
+    high: dict[str, np.ndarray]
+    suite_mean: np.ndarray
+    theta: np.ndarray
+    rank: np.ndarray
+    rank_interval: np.ndarray  # (n_models, 2)
+    n_reference: int
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self, method: str | None = None) -> dict[str, Any]:
+        """JSON-ready: ``{"method", "level", "n_reference", "models": [{"model", "estimates": {BENCHMARK:
+        {"score", "interval", "suite_mean"}}, "categories": {CATEGORY: {...}}, "overall": {...}, "rank",
+        "rank_interval", "theta"}]}`` for ``method`` (default: the chosen one)."""
+        m = method or self.method
+
+        def num(v: float) -> float | None:
+            return None if not np.isfinite(v) else float(v)
+
+        def entry(j: int, c: int) -> dict[str, Any]:
+            return {
+                "score": num(self.score[m][j, c]),
+                "interval": [num(self.low[m][j, c]), num(self.high[m][j, c])],
+                "suite_mean": num(self.suite_mean[j, c]),
+            }
+
+        out = []
+        for j, name in enumerate(self.models):
+            kinds = list(zip(self.groups, self.kinds, strict=True))
+            out.append(
+                {
+                    "model": name,
+                    "estimates": {g: entry(j, c) for c, (g, k) in enumerate(kinds) if k == "benchmark"},
+                    "categories": {g: entry(j, c) for c, (g, k) in enumerate(kinds) if k == "category"},
+                    "overall": entry(j, len(self.groups) - 1),
+                    "rank": num(self.rank[j]),
+                    "rank_interval": [num(self.rank_interval[j, 0]), num(self.rank_interval[j, 1])],
+                    "theta": num(self.theta[j]),
+                }
+            )
+        return {"method": m, "level": self.level, "n_reference": self.n_reference, "models": out}
+
+
+@dataclass
+class FullScoreModel:
+    """A fitted full-score estimator (see the module docstring); :meth:`to_dict` / :meth:`from_dict` store it.
+
+    Attributes hold, per group (benchmarks, then categories): pool item parameters of the 2PL, regression
+    lines, gp-IRT weights, the conformal half-width of each method, the out-of-fold mean absolute error of
+    each method, and the reference models' full scores (for ranks).
+    """
+
+    groups: list[str]
+    kinds: list[str]
+    n_benchmarks: int
+    suite_cols: list[np.ndarray]
+    pool_sizes: np.ndarray
+    a_suite: np.ndarray
+    d_suite: np.ndarray
+    a_rest: list[np.ndarray]  # per group: slopes of the group's items outside the suite
+    d_rest: list[np.ndarray]
+    alpha: np.ndarray
+    beta: np.ndarray
+    gp_weight: np.ndarray
+    halfwidth: dict[str, np.ndarray]  # per method: (n_groups + 1,) incl. overall
+    cv_mae: dict[str, np.ndarray]  # per method: (n_groups + 1,)
+    reference_overall: np.ndarray
+    method: str
+    level: float
+    n_folds: int
+    n_reference: int
+
+    # ------------------------------------------------------------------ prediction
+    def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """Per-method ``(n, n_groups)`` estimates, suite means ``(n, n_groups)`` and abilities ``(n,)``."""
+        X = np.asarray(X_suite, dtype=np.float64)
+        n = X.shape[0]
+        ng = len(self.groups)
+        suite = np.column_stack([_nanmean_cols(X, c) for c in self.suite_cols]) if ng else np.empty((n, 0))
+        model = TwoPL()
+        model.discrimination_ = self.a_suite
+        model.intercept_ = self.d_suite
+        model.difficulty_ = -self.d_suite / self.a_suite
+        theta = model.score(X).theta
+        reg = self.alpha[None, :] + self.beta[None, :] * suite
+        pirt = np.empty((n, ng))
+        for g in range(ng):
+            rest = self.a_rest[g]
+            lam = self.suite_cols[g].shape[0] / float(self.pool_sizes[g])
+            if rest.size == 0:
+                pirt[:, g] = suite[:, g]
+                continue
+            p = 1.0 / (1.0 + np.exp(-(np.outer(theta, rest) + self.d_rest[g][None, :])))
+            irt_part = p.mean(axis=1)
+            pirt[:, g] = irt_part if lam == 0 else lam * suite[:, g] + (1 - lam) * irt_part
+            # a model with no observed suite item of the group: p-IRT rests on theta alone
+            pirt[:, g] = np.where(np.isnan(suite[:, g]), irt_part, pirt[:, g])
+        reg = np.where(np.isnan(reg), pirt, reg)  # no suite item of the group: fall back on p-IRT
+        gp = self.gp_weight[None, :] * reg + (1 - self.gp_weight[None, :]) * pirt
+        est = {"suite_mean": suite, "regression": reg, "pirt": pirt, "gpirt": gp}
+        return est, suite, theta
+
+    def _with_overall(self, a: np.ndarray) -> np.ndarray:
+        """Append the overall column: the mean over the benchmark columns (NaN-aware)."""
+        nb = self.n_benchmarks
+        return np.column_stack([a, _nanmean_cols(a, np.arange(nb))])
+
+    def predict(self, X_suite: np.ndarray, models: list[str] | None = None) -> FullScoreEstimates:
+        """Estimates for new models from their scores on the suite items (``(n, n_suite)``, NaN = not run)."""
+        X = np.atleast_2d(np.asarray(X_suite, dtype=np.float64))
+        if X.shape[1] != self.a_suite.shape[0]:
+            raise InputError(f"new scores: {X.shape[1]} suite columns, expected {self.a_suite.shape[0]}")
+        names = models if models is not None else [f"model_{j}" for j in range(X.shape[0])]
+        raw, suite, theta = self._predict_all(X)
+        score: dict[str, np.ndarray] = {}
+        low: dict[str, np.ndarray] = {}
+        high: dict[str, np.ndarray] = {}
+        for m in METHODS:
+            s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
+            hw = self.halfwidth[m][None, :]
+            score[m] = s
+            low[m] = np.clip(s - hw, 0.0, 1.0)
+            high[m] = np.clip(s + hw, 0.0, 1.0)
+        ref = self.reference_overall[np.isfinite(self.reference_overall)]
+
+        def rank_of(v: np.ndarray) -> np.ndarray:
+            higher = (ref[None, :] > v[:, None]).sum(axis=1)
+            return np.where(np.isnan(v), np.nan, 1.0 + higher)
+
+        best = self.method
+        rank = rank_of(score[best][:, -1])
+        rank_iv = np.column_stack([rank_of(high[best][:, -1]), rank_of(low[best][:, -1])])
+        notes = []
+        none = np.isnan(suite).all(axis=1)
+        for j in np.flatnonzero(none):
+            notes.append(
+                f"model {names[j]!r} has no score on any suite item: its estimates rest on the prior"
+            )
+        return FullScoreEstimates(
+            models=list(names),
+            groups=[*self.groups, "overall"],
+            kinds=[*self.kinds, "overall"],
+            method=best,
+            level=self.level,
+            score=score,
+            low=low,
+            high=high,
+            suite_mean=self._with_overall(suite),
+            theta=theta,
+            rank=rank,
+            rank_interval=rank_iv,
+            n_reference=self.n_reference,
+            notes=notes,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """What was chosen and why: the method, and each method's out-of-fold mean absolute error and
+        interval half-width (overall, and mean over the benchmarks)."""
+        nb = self.n_benchmarks
+
+        def num(v: float) -> float | None:
+            return None if not np.isfinite(v) else float(v)
+
+        return {
+            "method": self.method,
+            "level": self.level,
+            "n_folds": self.n_folds,
+            "n_reference": self.n_reference,
+            "selected_by": "lowest out-of-fold mean absolute error over the benchmarks (reference models)",
+            "cv_mae_overall": {m: num(self.cv_mae[m][-1]) for m in METHODS},
+            "cv_mae_benchmarks": {m: num(_mean_abs(self.cv_mae[m][:nb])) for m in METHODS},
+            "halfwidth_overall": {m: num(self.halfwidth[m][-1]) for m in METHODS},
+        }
+
+    # ------------------------------------------------------------------ storage
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready state (item parameters as lists); :meth:`from_dict` reads it back."""
+        return {
+            "format": FORMAT,
+            "groups": self.groups,
+            "kinds": self.kinds,
+            "n_benchmarks": self.n_benchmarks,
+            "suite_cols": [c.tolist() for c in self.suite_cols],
+            "pool_sizes": self.pool_sizes.tolist(),
+            "a_suite": self.a_suite.tolist(),
+            "d_suite": self.d_suite.tolist(),
+            "a_rest": [a.tolist() for a in self.a_rest],
+            "d_rest": [d.tolist() for d in self.d_rest],
+            "alpha": self.alpha.tolist(),
+            "beta": self.beta.tolist(),
+            "gp_weight": self.gp_weight.tolist(),
+            "halfwidth": {
+                k: [None if not np.isfinite(x) else float(x) for x in v] for k, v in self.halfwidth.items()
+            },
+            "cv_mae": {k: v.tolist() for k, v in self.cv_mae.items()},
+            "reference_overall": self.reference_overall.tolist(),
+            "method": self.method,
+            "level": self.level,
+            "n_folds": self.n_folds,
+            "n_reference": self.n_reference,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FullScoreModel:
+        """Read back :meth:`to_dict` (``None`` entries are NaN, or ``inf`` for a half-width)."""
+        if d.get("format") != FORMAT:
+            raise InputError(f"full-score model: format {d.get('format')!r}, expected {FORMAT!r}")
+        arr = np.asarray
+        return cls(
+            groups=list(d["groups"]),
+            kinds=list(d["kinds"]),
+            n_benchmarks=int(d["n_benchmarks"]),
+            suite_cols=[arr(c, dtype=np.int64) for c in d["suite_cols"]],
+            pool_sizes=arr(d["pool_sizes"], dtype=np.int64),
+            a_suite=arr(d["a_suite"], dtype=np.float64),
+            d_suite=arr(d["d_suite"], dtype=np.float64),
+            a_rest=[arr(a, dtype=np.float64) for a in d["a_rest"]],
+            d_rest=[arr(x, dtype=np.float64) for x in d["d_rest"]],
+            alpha=arr(d["alpha"], dtype=np.float64),
+            beta=arr(d["beta"], dtype=np.float64),
+            gp_weight=arr(d["gp_weight"], dtype=np.float64),
+            halfwidth={
+                k: np.array([math.inf if x is None else x for x in v], dtype=np.float64)
+                for k, v in d["halfwidth"].items()
+            },
+            cv_mae={k: arr(v, dtype=np.float64) for k, v in d["cv_mae"].items()},
+            reference_overall=arr(d["reference_overall"], dtype=np.float64),
+            method=str(d["method"]),
+            level=float(d["level"]),
+            n_folds=int(d["n_folds"]),
+            n_reference=int(d["n_reference"]),
+        )
+
+
+def _fit_once(
+    X: np.ndarray, groups: _Groups, suite_pos: np.ndarray, full: np.ndarray, warm: TwoPL | None
+) -> tuple[FullScoreModel, TwoPL]:
+    """Regression lines and 2PL on the reference rows ``X`` (gp weights, widths and errors left empty)."""
+    irt = TwoPL(warm_start=warm is not None)
+    if warm is not None:
+        irt.discrimination_ = warm.discrimination_.copy()
+        irt.intercept_ = warm.intercept_.copy()
+    irt.fit(X)
+    ng = len(groups.names)
+    Xs = X[:, suite_pos]
+    alpha = np.empty(ng)
+    beta = np.empty(ng)
+    in_suite = np.zeros(X.shape[1], dtype=bool)
+    in_suite[suite_pos] = True
+    a_rest, d_rest = [], []
+    for g in range(ng):
+        s = _nanmean_cols(Xs, groups.suite_cols[g])
+        alpha[g], beta[g] = _ols(s, full[:, g])
+        rest = groups.pool_items[g][~in_suite[groups.pool_items[g]]]
+        a_rest.append(irt.discrimination_[rest])
+        d_rest.append(irt.intercept_[rest])
+    empty = {m: np.full(ng + 1, np.nan) for m in METHODS}
+    model = FullScoreModel(
+        groups=groups.names,
+        kinds=groups.kinds,
+        n_benchmarks=groups.n_benchmarks,
+        suite_cols=groups.suite_cols,
+        pool_sizes=np.array([p.shape[0] for p in groups.pool_items], dtype=np.int64),
+        a_suite=irt.discrimination_[suite_pos],
+        d_suite=irt.intercept_[suite_pos],
+        a_rest=a_rest,
+        d_rest=d_rest,
+        alpha=alpha,
+        beta=beta,
+        gp_weight=np.full(ng, 0.5),
+        halfwidth=dict(empty),
+        cv_mae=dict(empty),
+        reference_overall=np.full(X.shape[0], np.nan),
+        method="pirt",
+        level=0.95,
+        n_folds=0,
+        n_reference=X.shape[0],
+    )
+    return model, irt
+
+
+def fit_full_score(
+    panel: Panel,
+    suite_items: np.ndarray,
+    *,
+    level: float = 0.95,
+    n_folds: int = 10,
+    random_state: SeedLike = 0,
+) -> FullScoreModel:
+    """Fit the full-score estimators on the image-condition models of ``panel`` (the reference models).
+
+    Parameters
+    ----------
+    panel:
+        The pool the suite was selected from (models x all items).
+    suite_items:
+        Positions (or a boolean mask) of the suite's items in ``panel``'s items, in the order the new models'
+        suite columns will come in.
+    level:
+        Interval level (split-conformal on out-of-fold residuals).
+    n_folds:
+        Folds over the reference models for the out-of-fold predictions (at most the number of models).
+    random_state:
+        Seed of the fold assignment.
+    """
+    ref = panel.image_panel()
+    if not 0.0 < float(level) < 1.0:
+        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+    pos = np.asarray(suite_items)
+    if pos.dtype == bool:
+        if pos.shape[0] != ref.n_items:
+            raise InputError(f"suite mask has {pos.shape[0]} entries, the panel {ref.n_items} items")
+        pos = np.flatnonzero(pos)
+    pos = pos.astype(np.int64)
+    if pos.size == 0:
+        raise DegenerateError("full-score estimate: the suite has no items")
+    if np.unique(pos).shape[0] != pos.shape[0] or pos.min() < 0 or pos.max() >= ref.n_items:
+        raise InputError("suite item positions must be distinct positions in the panel's items")
+    n_ref = ref.n_models
+    if n_ref < MIN_REFERENCE_MODELS:
+        raise DegenerateError(
+            f"full-score estimate needs at least {MIN_REFERENCE_MODELS} reference (image) models to "
+            f"cross-validate its estimators, got {n_ref}"
+        )
+    n_folds = int(n_folds)
+    if n_folds < 2:
+        raise InputError(f"n_folds: expected an int >= 2, got {n_folds}")
+    n_folds = min(n_folds, n_ref)
+    X = ref.scores
+    groups = _groups(ref, pos)
+    ng = len(groups.names)
+    full = np.column_stack([_nanmean_cols(X, p) for p in groups.pool_items])
+    full_all = np.column_stack([full, _nanmean_cols(full, np.arange(groups.n_benchmarks))])
+
+    base, irt = _fit_once(X, groups, pos, full, None)
+    rng = check_random_state(random_state)
+    fold = rng.permutation(n_ref) % n_folds
+    oof = {m: np.full((n_ref, ng), np.nan) for m in ("suite_mean", "regression", "pirt")}
+    for k in range(n_folds):
+        test = fold == k
+        part, _ = _fit_once(X[~test], groups, pos, full[~test], irt)
+        raw, _, _ = part._predict_all(X[test][:, pos])
+        for m in oof:
+            oof[m][test] = raw[m]
+    # gp-IRT weight per group: the grid value with the smallest out-of-fold absolute error
+    gp_w = np.empty(ng)
+    gp = np.empty((n_ref, ng))
+    for g in range(ng):
+        errs = [
+            _mean_abs(w * oof["regression"][:, g] + (1 - w) * oof["pirt"][:, g] - full[:, g])
+            for w in _GP_WEIGHTS
+        ]
+        gp_w[g] = _GP_WEIGHTS[int(np.nanargmin(errs))] if np.isfinite(errs).any() else 0.5
+        gp[:, g] = gp_w[g] * oof["regression"][:, g] + (1 - gp_w[g]) * oof["pirt"][:, g]
+    oof["gpirt"] = gp
+    halfwidth: dict[str, np.ndarray] = {}
+    cv_mae: dict[str, np.ndarray] = {}
+    for m in METHODS:
+        pred = np.clip(base._with_overall(oof[m]), 0.0, 1.0)
+        res = pred - full_all
+        halfwidth[m] = np.array([_conformal_halfwidth(res[:, g], float(level)) for g in range(ng + 1)])
+        cv_mae[m] = np.array([_mean_abs(res[:, g]) for g in range(ng + 1)])
+    bench_mae = {m: _mean_abs(cv_mae[m][: groups.n_benchmarks]) for m in METHODS}
+    method = min(METHODS, key=lambda m: bench_mae[m] if np.isfinite(bench_mae[m]) else math.inf)
+    base.gp_weight = gp_w
+    base.halfwidth = halfwidth
+    base.cv_mae = cv_mae
+    base.reference_overall = full_all[:, -1]
+    base.method = method
+    base.level = float(level)
+    base.n_folds = n_folds
+    return base

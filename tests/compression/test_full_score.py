@@ -1,0 +1,142 @@
+"""Full-pool score estimates from a suite (benchsift.compression.full_score).
+
+Checked on hand-computed cases (the least-squares line against ``np.polyfit``, the conformal quantile by
+hand, p-IRT when the suite is the whole pool) and on simulated 2PL panels with known truth: held-out models'
+full scores, interval coverage, ranks.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.compression.full_score import (
+    METHODS,
+    FullScoreModel,
+    _conformal_halfwidth,
+    _ols,
+    fit_full_score,
+)
+from benchsift.errors import DegenerateError, InputError
+from benchsift.panel import Panel
+
+
+def _panel(n_models: int, n_per_bench: int, seed: int, n_bench: int = 3) -> tuple[Panel, np.ndarray]:
+    """A simulated 2PL panel over ``n_bench`` benchmarks (two categories), Bernoulli responses."""
+    rng = np.random.default_rng(seed)
+    theta = rng.standard_normal(n_models)
+    n = n_per_bench * n_bench
+    a = rng.uniform(0.5, 2.0, n)
+    b = rng.normal(0.0, 1.0, n) + np.repeat(rng.normal(0, 0.5, n_bench), n_per_bench)
+    p = 1.0 / (1.0 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    items = pd.DataFrame(
+        {
+            "benchmark": np.repeat([f"B{k}" for k in range(n_bench)], n_per_bench),
+            "item": [str(i) for i in range(n)],
+            "category": np.repeat([("C0" if k < 2 else "C1") for k in range(n_bench)], n_per_bench),
+        }
+    )
+    return Panel(x, [f"m{j}" for j in range(n_models)], items), a
+
+
+def test_ols_matches_polyfit_and_constant_predictor() -> None:
+    rng = np.random.default_rng(0)
+    s = rng.random(30)
+    y = 0.3 + 0.7 * s + 0.05 * rng.standard_normal(30)
+    y[4] = np.nan  # a missing full score is left out
+    alpha, beta = _ols(s, y)
+    ok = np.isfinite(y)
+    ref_beta, ref_alpha = np.polyfit(s[ok], y[ok], 1)
+    assert alpha == pytest.approx(ref_alpha, abs=1e-12) and beta == pytest.approx(ref_beta, abs=1e-12)
+    assert _ols(np.full(5, 0.4), np.array([0.1, 0.2, 0.3, 0.4, 0.5])) == (pytest.approx(0.3), 0.0)
+
+
+def test_conformal_halfwidth_by_hand() -> None:
+    r = np.array([0.5, -0.1, 0.3, -0.2, 0.4, np.nan, 0.05, -0.6, 0.25, 0.15, -0.35])
+    # 10 finite |r|: 0.05 .1 .15 .2 .25 .3 .35 .4 .5 .6; level 0.8 -> ceil(11 * 0.8) = 9th -> 0.5
+    assert _conformal_halfwidth(r, 0.8) == pytest.approx(0.5)
+    # level 0.95 -> ceil(11 * 0.95) = 11 > 10: no finite interval from 10 residuals
+    assert _conformal_halfwidth(r, 0.95) == np.inf
+
+
+def test_pirt_is_the_full_mean_when_the_suite_is_the_pool() -> None:
+    panel, _ = _panel(40, 60, seed=1)
+    every = np.arange(panel.n_items)
+    fs = fit_full_score(panel, every, n_folds=5)
+    est = fs.predict(panel.scores, panel.model_ids)
+    bench = panel.items["benchmark"]
+    truth = np.column_stack([panel.scores[:, bench == b].mean(axis=1) for b in panel.benchmarks])
+    # lambda = |S| / |G| = 1: p-IRT is the observed mean, exactly
+    np.testing.assert_allclose(est.score["pirt"][:, :3], truth, atol=1e-12)
+    np.testing.assert_allclose(est.suite_mean[:, -1], truth.mean(axis=1), atol=1e-12)
+
+
+def test_heldout_models_estimated_with_covering_intervals() -> None:
+    """Known truth: 300 models, 3 benchmarks of 300 items; the suite is the 5 % most discriminating items
+    (as a compressed suite is: biased towards hard, informative items); 150 models build, 150 held out."""
+    panel, a = _panel(300, 300, seed=2)
+    rng = np.random.default_rng(3)
+    perm = rng.permutation(panel.n_models)
+    build = panel.subset(models=np.sort(perm[:150]))
+    held = panel.subset(models=np.sort(perm[150:]))
+    p_correct = held.scores.mean(axis=0)
+    hard = np.argsort(-(a * (1 - np.abs(p_correct - 0.3))), kind="stable")[:45]
+    fs = fit_full_score(build, np.sort(hard), random_state=0)
+    est = fs.predict(held.scores[:, np.sort(hard)], held.model_ids)
+    truth = np.column_stack(
+        [held.scores[:, held.items["benchmark"] == b].mean(axis=1) for b in held.benchmarks]
+    ).mean(axis=1)
+    mae = {m: float(np.mean(np.abs(est.score[m][:, -1] - truth))) for m in METHODS}
+    # the suite mean is biased; every calibrated estimator is far closer to the full score
+    for m in ("regression", "pirt", "gpirt"):
+        assert mae[m] < 0.5 * mae["suite_mean"], mae
+    assert mae[fs.method] <= min(mae.values()) + 0.01
+    cov = np.mean((est.low[fs.method][:, -1] <= truth) & (truth <= est.high[fs.method][:, -1]))
+    assert 0.88 <= cov <= 1.0, cov  # 95 % nominal, 150 held-out models
+    # ranks: the rank interval holds the point rank; the rank matches the count of higher reference models
+    ref_overall = fs.reference_overall
+    j = 0
+    assert est.rank[j] == 1 + np.sum(ref_overall > est.score[fs.method][j, -1])
+    assert est.rank_interval[j, 0] <= est.rank[j] <= est.rank_interval[j, 1]
+
+
+def test_stored_model_predicts_the_same() -> None:
+    panel, _ = _panel(60, 80, seed=4)
+    fs = fit_full_score(panel, np.arange(0, panel.n_items, 7), random_state=1)
+    back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
+    x = panel.scores[:5, np.arange(0, panel.n_items, 7)]
+    a, b = fs.predict(x), back.predict(x)
+    for m in METHODS:
+        np.testing.assert_array_equal(a.score[m], b.score[m])
+        np.testing.assert_array_equal(a.high[m], b.high[m])
+    assert a.to_dict() == b.to_dict()
+
+
+def test_missing_suite_responses_are_not_zero() -> None:
+    panel, _ = _panel(60, 80, seed=5)
+    pos = np.arange(0, panel.n_items, 5)
+    fs = fit_full_score(panel, pos)
+    x = panel.scores[:2, pos].copy()
+    x[1, :] = np.nan  # the second model ran nothing
+    x[0, : x.shape[1] // 3] = np.nan  # the first skipped benchmark B0's suite items
+    est = fs.predict(x, ["a", "b"])
+    assert np.isnan(est.suite_mean[0, 0]) and np.isfinite(est.score["pirt"][0, 0])
+    assert np.isnan(est.suite_mean[1]).all()
+    assert any("'b' has no score on any suite item" in n for n in est.notes)
+
+
+def test_degenerate_inputs_refused() -> None:
+    panel, _ = _panel(4, 20, seed=6)
+    with pytest.raises(DegenerateError, match="at least 5 reference"):
+        fit_full_score(panel, np.arange(5))
+    panel, _ = _panel(20, 20, seed=6)
+    with pytest.raises(DegenerateError, match="no items"):
+        fit_full_score(panel, np.array([], dtype=int))
+    with pytest.raises(InputError, match="level"):
+        fit_full_score(panel, np.arange(5), level=1.5)
+    with pytest.raises(InputError, match="distinct"):
+        fit_full_score(panel, np.array([1, 1, 2]))
