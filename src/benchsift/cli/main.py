@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from benchsift.cli._common import BenchsiftGroup
+from benchsift.cli.adaptive import app as adaptive_app
 from benchsift.cli.compress import compress_command, estimate_command
 from benchsift.cli.demo import demo_command
 from benchsift.cli.diagnose import app as diagnose_app
@@ -32,6 +33,7 @@ app.add_typer(redundancy_app, name="redundancy")
 app.command("compress")(compress_command)
 app.command("estimate")(estimate_command)
 app.command("validate")(validate_command)
+app.add_typer(adaptive_app, name="adaptive")
 app.add_typer(diagnose_app, name="diagnose")
 app.add_typer(prism_app, name="prism")
 app.command("demo")(demo_command)

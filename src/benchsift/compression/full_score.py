@@ -243,11 +243,7 @@ class FullScoreModel:
         n = X.shape[0]
         ng = len(self.groups)
         suite = np.column_stack([_nanmean_cols(X, c) for c in self.suite_cols]) if ng else np.empty((n, 0))
-        model = TwoPL()
-        model.discrimination_ = self.a_suite
-        model.intercept_ = self.d_suite
-        model.difficulty_ = -self.d_suite / self.a_suite
-        theta = model.score(X).theta
+        theta = TwoPL.from_parameters(self.a_suite, self.d_suite).score(X).theta
         reg = self.alpha[None, :] + self.beta[None, :] * suite
         pirt = np.empty((n, ng))
         for g in range(ng):
@@ -402,10 +398,11 @@ def _fit_once(
     X: np.ndarray, groups: _Groups, suite_pos: np.ndarray, full: np.ndarray, warm: TwoPL | None
 ) -> tuple[FullScoreModel, TwoPL]:
     """Regression lines and 2PL on the reference rows ``X`` (gp weights, widths and errors left empty)."""
-    irt = TwoPL(warm_start=warm is not None)
-    if warm is not None:
-        irt.discrimination_ = warm.discrimination_.copy()
-        irt.intercept_ = warm.intercept_.copy()
+    irt = (
+        TwoPL()
+        if warm is None
+        else TwoPL.from_parameters(warm.discrimination_, warm.intercept_, warm_start=True)
+    )
     irt.fit(X)
     ng = len(groups.names)
     Xs = X[:, suite_pos]

@@ -340,6 +340,53 @@ class GradedResponse:
         if not hasattr(self, "discrimination_"):
             raise InputError("this GradedResponse model is not fitted yet; call fit(X) first")
 
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready item parameters (slopes, thresholds, level values); :meth:`from_dict` reads them."""
+        self._check_fitted()
+        return {
+            "max_categories": int(self.max_categories),
+            "discrimination": [None if not np.isfinite(v) else float(v) for v in self.discrimination_],
+            "thresholds": [
+                [None if not np.isfinite(v) else float(v) for v in row] for row in self.thresholds_
+            ],
+            "levels": [lv.tolist() for lv in self.levels_],
+        }
+
+    @classmethod
+    def from_dict(cls, state: dict[str, object]) -> GradedResponse:
+        """A fitted model from :meth:`to_dict` (an item bank read back from disk), for scoring."""
+        try:
+            model = cls(max_categories=int(state["max_categories"]))  # type: ignore[call-overload]
+            a = np.array(state["discrimination"], dtype=np.float64)
+            thr = np.array(state["thresholds"], dtype=np.float64)
+            levels = [np.asarray(lv, dtype=np.float64) for lv in state["levels"]]  # type: ignore[attr-defined]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"graded response parameters: malformed ({exc})") from None
+        if thr.ndim != 2 or thr.shape[0] != a.shape[0] or len(levels) != a.shape[0]:
+            raise InputError("graded response parameters: slopes, thresholds and levels disagree in length")
+        n_levels = np.array([lv.size for lv in levels])
+        fitted = np.isfinite(a) & (n_levels >= 2)
+        model._width = int(n_levels[fitted].max()) if fitted.any() else 2
+        model._n_levels = np.where(fitted, n_levels, 0)
+        model.discrimination_ = a
+        model.thresholds_ = thr
+        model.levels_ = levels
+        return model
+
+    def item_information(self, theta: np.ndarray, step: float = 1e-4) -> np.ndarray:
+        """``(n, n_items)`` Fisher information ``sum_c P_c'(theta)^2 / P_c(theta)`` of each item (Samejima
+        1969; Baker and Kim 2004, eq. 8.29), with ``P_c'`` by central differences of ``step``; 0 for an
+        unfitted item."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        p = self.category_probabilities(theta)
+        dp = (self.category_probabilities(theta + step) - self.category_probabilities(theta - step)) / (
+            2 * step
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            info = np.where(p > 1e-300, dp * dp / p, 0.0).sum(axis=2)
+        info[:, ~np.isfinite(self.discrimination_)] = 0.0
+        return info
+
     def category_probabilities(self, theta: np.ndarray) -> np.ndarray:
         """``(n, n_items, width)``: ``P(x_j = c | theta)`` for each fitted item (0 past an item's levels)."""
         self._check_fitted()

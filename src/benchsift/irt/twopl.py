@@ -276,6 +276,21 @@ class TwoPL:
                 f"d: {self.prior_d_sd}"
             )
 
+    @classmethod
+    def from_parameters(cls, discrimination: np.ndarray, intercept: np.ndarray, **params: object) -> TwoPL:
+        """A fitted model from stored item parameters ``a_j``, ``d_j`` (slope-intercept form), for scoring and
+        prediction (an item bank read back from disk); ``params`` are the constructor's parameters."""
+        a = np.asarray(discrimination, dtype=np.float64)
+        d = np.asarray(intercept, dtype=np.float64)
+        if a.ndim != 1 or a.shape != d.shape or not (np.isfinite(a).all() and np.isfinite(d).all()):
+            raise InputError("TwoPL parameters: expected two finite 1-D arrays of the same length")
+        model = cls(**params)  # type: ignore[arg-type]
+        model.discrimination_ = a
+        model.intercept_ = d
+        with np.errstate(divide="ignore"):
+            model.difficulty_ = -d / a
+        return model
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X: np.ndarray) -> TwoPL:
         """Fit item parameters to ``X`` (respondents x items, values in [0, 1], NaN = missing).

@@ -1,0 +1,23 @@
+"""Adaptive testing on an IRT item bank: fit the bank, choose the next items, replay logged runs.
+
+:func:`fit_bank` / :func:`load_bank` (:mod:`benchsift.adaptive.bank`), :func:`next_items` (the stateless
+step, :mod:`benchsift.adaptive.select`), :func:`simulate_adaptive` (held-out replay against a static suite
+and random items, :mod:`benchsift.adaptive.simulate`).
+"""
+
+from __future__ import annotations
+
+from benchsift.adaptive.bank import ItemBank, fit_bank, load_bank
+from benchsift.adaptive.select import NextItems, StopRule, next_items
+from benchsift.adaptive.simulate import AdaptiveSimulation, simulate_adaptive
+
+__all__ = [
+    "AdaptiveSimulation",
+    "ItemBank",
+    "NextItems",
+    "StopRule",
+    "fit_bank",
+    "load_bank",
+    "next_items",
+    "simulate_adaptive",
+]

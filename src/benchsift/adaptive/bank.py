@@ -1,0 +1,233 @@
+r"""An item bank for adaptive testing: IRT item parameters fitted on a panel, stored as one JSON file.
+
+:func:`fit_bank` fits a 2PL model (:class:`benchsift.irt.TwoPL`) when every score is 0 or 1, and Samejima's
+graded response model (:class:`benchsift.irt.GradedResponse`) when scores take other values in [0, 1]
+(judge grades, partial credit). The bank keeps, beside the item parameters, the item keys (benchmark, item,
+category) and the reference models' abilities and full benchmark scores, so that a new model's ability can be
+placed among them (its rank).
+
+Full-score estimate of a model that answered the items ``O`` of benchmark ``G`` (the p-IRT estimator of
+tinyBenchmarks, Polo et al. 2024):
+
+.. math:: \hat Z_G = \frac{1}{|G|}\Big(\sum_{i \in O \cap G} y_i + \sum_{i \in G \setminus O}
+          E[y_i \mid \hat\theta]\Big),
+
+with :math:`E[y_i \mid \theta] = \sigma(a_i \theta + d_i)` for the 2PL and the expected level value for the
+graded model; ``overall`` is the mean over benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift._fileio import atomic_path
+from benchsift.errors import DegenerateError, FormatError, InputError
+from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
+from benchsift.panel import Panel
+
+__all__ = ["BANK_FORMAT", "ItemBank", "fit_bank", "load_bank"]
+
+BANK_FORMAT = "benchsift-item-bank/1"
+#: Fewest reference models a bank is fitted on.
+MIN_BANK_MODELS = 5
+
+
+@dataclass
+class ItemBank:
+    """Item parameters and keys of an adaptive-testing bank (see the module docstring).
+
+    ``kind`` is ``"2pl"`` or ``"graded"``; ``model`` the fitted IRT model; ``items`` the item table
+    (``benchmark``, ``item``, ``category``); ``reference_theta`` / ``reference_overall`` the abilities and
+    full overall scores of the models the bank was fitted on.
+    """
+
+    kind: str
+    model: TwoPL | GradedResponse
+    items: pd.DataFrame
+    reference_models: list[str]
+    reference_theta: np.ndarray
+    reference_overall: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return list(dict.fromkeys(self.items["benchmark"].astype(str)))
+
+    def key_index(self) -> dict[tuple[str, str], int]:
+        """``(benchmark, item) -> position`` in the bank."""
+        b = self.items["benchmark"].astype(str)
+        i = self.items["item"].astype(str)
+        return {k: j for j, k in enumerate(zip(b, i, strict=True))}
+
+    def responses(self, panel: Panel) -> tuple[list[str], np.ndarray, int]:
+        """A panel's image-condition scores on the bank's items: ``(models, X (n, n_items), n_ignored)``.
+
+        ``X`` is NaN where a model has no score on a bank item; ``n_ignored`` counts the panel's items that
+        are not in the bank (left out)."""
+        image = panel.image_panel()
+        index = self.key_index()
+        cols = np.array([index.get((str(b), str(i)), -1) for b, i in image.item_keys], dtype=np.int64)
+        hit = cols >= 0
+        X = np.full((image.n_models, self.n_items), np.nan)
+        X[:, cols[hit]] = image.scores[:, hit]
+        return image.model_ids, X, int((~hit).sum())
+
+    # ------------------------------------------------------------------ ability and information
+    def score(self, X: np.ndarray) -> AbilityEstimate:
+        """EAP ability and posterior sd of respondents ``X`` (``(n, n_items)``, NaN = not administered)."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        return self.model.score(X)
+
+    def information(self, theta: np.ndarray) -> np.ndarray:
+        """``(n, n_items)`` Fisher information of every item at abilities ``theta``."""
+        return self.model.item_information(np.atleast_1d(np.asarray(theta, dtype=float)))
+
+    def expected(self, theta: np.ndarray) -> np.ndarray:
+        """``(n, n_items)`` expected score of every item at abilities ``theta``."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        if isinstance(self.model, TwoPL):
+            return self.model.predict_proba(theta)
+        return self.model.expected_score(theta)
+
+    def full_scores(self, X: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """``(n, n_benchmarks + 1)`` full-score estimates (observed scores plus expected ones for the items
+        not administered; last column ``overall``, the mean over benchmarks) and the column names."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        exp = self.expected(theta)
+        filled = np.where(np.isnan(X), exp, X)
+        bench = self.items["benchmark"].astype(str).to_numpy()
+        names = self.benchmarks
+        cols = []
+        for b in names:
+            sub = filled[:, bench == b]
+            ok = ~np.isnan(sub)  # graded items without a fit have no expected score
+            n = ok.sum(axis=1)
+            out = np.full(sub.shape[0], np.nan)
+            np.divide(np.where(ok, sub, 0.0).sum(axis=1), n, out=out, where=n > 0)
+            cols.append(out)
+        per = np.column_stack(cols)
+        overall = np.nanmean(per, axis=1) if per.shape[1] else np.full(per.shape[0], np.nan)
+        return np.column_stack([per, overall]), [*names, "overall"]
+
+    def rank_of_theta(self, theta: np.ndarray) -> np.ndarray:
+        """Rank among the reference models by ability: ``1 + #(reference abilities above theta)``."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        higher = (self.reference_theta[None, :] > theta[:, None]).sum(axis=1)
+        return np.where(np.isnan(theta), np.nan, 1.0 + higher)
+
+    # ------------------------------------------------------------------ storage
+    def to_dict(self) -> dict[str, Any]:
+        if isinstance(self.model, TwoPL):
+            params: dict[str, Any] = {
+                "discrimination": self.model.discrimination_.tolist(),
+                "intercept": self.model.intercept_.tolist(),
+            }
+        else:
+            params = self.model.to_dict()
+        cat = self.items["category"] if "category" in self.items.columns else pd.Series([None] * self.n_items)
+        return {
+            "format": BANK_FORMAT,
+            "kind": self.kind,
+            "items": {
+                "benchmark": self.items["benchmark"].astype(str).tolist(),
+                "item": self.items["item"].astype(str).tolist(),
+                "category": [None if pd.isna(c) else str(c) for c in cat],
+            },
+            "parameters": params,
+            "reference_models": self.reference_models,
+            "reference_theta": self.reference_theta.tolist(),
+            "reference_overall": [None if not np.isfinite(v) else float(v) for v in self.reference_overall],
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the bank as JSON (temporary file, then renamed)."""
+        out = Path(path)
+        with atomic_path(out) as tmp:
+            tmp.write_text(json.dumps(self.to_dict()) + "\n")
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str = "item bank") -> ItemBank:
+        if not isinstance(d, dict) or d.get("format") != BANK_FORMAT:
+            got = d.get("format") if isinstance(d, dict) else type(d).__name__
+            raise FormatError(f"{source}: format {got!r}, expected {BANK_FORMAT!r}")
+        try:
+            items = pd.DataFrame(d["items"])
+            kind = str(d["kind"])
+            params = d["parameters"]
+            if kind == "2pl":
+                model: TwoPL | GradedResponse = TwoPL.from_parameters(
+                    np.asarray(params["discrimination"], dtype=np.float64),
+                    np.asarray(params["intercept"], dtype=np.float64),
+                )
+                n_par = len(params["discrimination"])
+            elif kind == "graded":
+                model = GradedResponse.from_dict(params)
+                n_par = len(params["discrimination"])
+            else:
+                raise FormatError(f"{source}: kind {kind!r}, expected '2pl' or 'graded'")
+            theta = np.asarray(d["reference_theta"], dtype=np.float64)
+            overall = np.array(d["reference_overall"], dtype=np.float64)
+            models = [str(m) for m in d["reference_models"]]
+        except (KeyError, TypeError, ValueError, InputError) as exc:
+            raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
+        if n_par != len(items) or theta.shape[0] != len(models):
+            raise FormatError(f"{source}: item parameters or reference models do not match their keys")
+        return cls(kind, model, items, models, theta, overall)
+
+
+def load_bank(path: str | os.PathLike[str]) -> ItemBank:
+    """Read a bank written by :meth:`ItemBank.save`."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file (expected an item bank written by `benchsift adaptive bank`)")
+    try:
+        doc = json.loads(p.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FormatError(f"{p}: not valid JSON ({exc})") from None
+    return ItemBank.from_dict(doc, source=str(p))
+
+
+def fit_bank(panel: Panel, kind: str = "auto", max_categories: int = 5) -> ItemBank:
+    """Fit an item bank on the image-condition models of ``panel``.
+
+    ``kind``: ``"auto"`` (2PL when every score is 0 or 1, graded response otherwise), ``"2pl"`` (scores in
+    (0, 1) enter as fractional Bernoulli outcomes) or ``"graded"``.
+    """
+    ref = panel.image_panel()
+    if ref.n_models < MIN_BANK_MODELS:
+        raise DegenerateError(
+            f"item bank needs at least {MIN_BANK_MODELS} image models to fit item parameters, "
+            f"got {ref.n_models}"
+        )
+    if kind not in ("auto", "2pl", "graded"):
+        raise InputError(f"kind: expected 'auto', '2pl' or 'graded', got {kind!r}")
+    X = ref.scores
+    obs = X[~np.isnan(X)]
+    if obs.size == 0:
+        raise DegenerateError("item bank: the panel has no scores")
+    binary = bool(np.isin(obs, (0.0, 1.0)).all())
+    use = ("2pl" if binary else "graded") if kind == "auto" else kind
+    model: TwoPL | GradedResponse
+    if use == "2pl":
+        model = TwoPL().fit(X)
+        theta = model.theta_
+    else:
+        model = GradedResponse(max_categories=max_categories).fit(X)
+        theta = model.theta_
+    items = ref.items[["benchmark", "item"]].copy()
+    items["category"] = ref.items["category"] if "category" in ref.items.columns else None
+    bank = ItemBank(use, model, items.reset_index(drop=True), ref.model_ids, np.asarray(theta), np.empty(0))
+    means = ref.benchmark_means().means
+    bank.reference_overall = np.nanmean(means, axis=1) if means.shape[1] else np.full(ref.n_models, np.nan)
+    return bank

@@ -1,0 +1,198 @@
+"""The stateless step of adaptive testing: given a model's responses so far, which items to run next.
+
+Item choice: maximum Fisher information at the current ability estimate (EAP on the items answered so far;
+Lord 1980, ch. 9), with *randomesque* exposure control (Kingsbury and Zara 1989, "Procedures for selecting
+items for computerized adaptive tests", Applied Measurement in Education 2(4)): the ``batch`` items are drawn
+at random, without replacement, from the ``exposure * batch`` most informative items not yet answered, so
+that every model does not see the same few items. The draw is seeded by ``(seed, model name, number of items
+answered)``, so the same responses give the same next items on any machine, and the step needs no state:
+it runs through any harness (export the chosen items, run them, append the results, call it again).
+
+Stopping rules (checked before choosing; the first that holds is reported): the ability's posterior sd is at
+most ``se_target``; the rank interval among the bank's reference models (ability +- ``z`` sd) is at most
+``rank_width`` wide; ``max_items`` items have been answered; no item is left.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+
+from benchsift.adaptive.bank import ItemBank
+from benchsift.errors import InputError
+
+__all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When to stop: any rule that is set and holds stops the test (``None`` = not used)."""
+
+    se_target: float | None = None
+    rank_width: float | None = None
+    max_items: int | None = None
+    level: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.se_target is not None and not self.se_target > 0:
+            raise InputError(f"se_target: expected a positive number, got {self.se_target!r}")
+        if self.rank_width is not None and not self.rank_width >= 0:
+            raise InputError(f"rank_width: expected a number >= 0, got {self.rank_width!r}")
+        if self.max_items is not None and (isinstance(self.max_items, bool) or int(self.max_items) < 1):
+            raise InputError(f"max_items: expected an int >= 1, got {self.max_items!r}")
+        if not 0.0 < float(self.level) < 1.0:
+            raise InputError(f"level: expected a number in (0, 1), got {self.level!r}")
+
+
+@dataclass(frozen=True)
+class NextItems:
+    """The next step for each model (rows in ``models`` order)."""
+
+    models: list[str]
+    items: list[list[int]]  # bank positions of the next items (empty when stopped)
+    stop: list[str | None]  # the rule that stopped the test, or None
+    n_answered: np.ndarray
+    theta: np.ndarray
+    se: np.ndarray
+    rank: np.ndarray
+    rank_interval: np.ndarray  # (n, 2)
+    estimates: np.ndarray  # (n, n_benchmarks + 1) full-score estimates
+    estimate_names: list[str]
+    keys: list[tuple[str, str]] = field(default_factory=list)  # (benchmark, item) of the bank positions
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
+        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}]}``."""
+
+        def num(v: float) -> float | None:
+            return None if not np.isfinite(v) else float(v)
+
+        return {
+            "models": [
+                {
+                    "model": m,
+                    "next": [{"benchmark": self.keys[i][0], "item": self.keys[i][1]} for i in self.items[j]],
+                    "stop": self.stop[j],
+                    "n_answered": int(self.n_answered[j]),
+                    "theta": num(self.theta[j]),
+                    "se": num(self.se[j]),
+                    "rank": num(self.rank[j]),
+                    "rank_interval": [num(self.rank_interval[j, 0]), num(self.rank_interval[j, 1])],
+                    "estimates": {n: num(self.estimates[j, c]) for c, n in enumerate(self.estimate_names)},
+                }
+                for j, m in enumerate(self.models)
+            ]
+        }
+
+
+def _step_seed(seed: int, model: str, n_answered: int) -> np.random.Generator:
+    key = [int(seed), zlib.crc32(model.encode("utf-8")), int(n_answered)]
+    return np.random.default_rng(np.random.SeedSequence(key))
+
+
+def pick_batch(
+    info: np.ndarray, answered: np.ndarray, batch: int, exposure: float, rng: np.random.Generator
+) -> np.ndarray:
+    """``batch`` positions drawn at random from the ``ceil(exposure * batch)`` most informative unanswered
+    items (randomesque); fewer when fewer are left. Ties in information are broken by position."""
+    free = np.flatnonzero(~answered)
+    if free.size == 0 or batch <= 0:
+        return np.empty(0, dtype=np.int64)
+    pool_size = min(free.size, max(int(batch), math.ceil(float(exposure) * int(batch))))
+    order = free[np.argsort(-info[free], kind="stable")[:pool_size]]
+    take = min(int(batch), order.size)
+    return np.sort(rng.choice(order, size=take, replace=False)).astype(np.int64)
+
+
+def next_items(
+    bank: ItemBank,
+    X: np.ndarray,
+    models: list[str],
+    *,
+    batch: int = 10,
+    exposure: float = 3.0,
+    stop: StopRule | None = None,
+    seed: int = 0,
+    available: np.ndarray | None = None,
+) -> NextItems:
+    """The next ``batch`` items for each model given its responses ``X`` (``(n, bank.n_items)``, NaN = not
+    answered), or the stopping rule that ends its test.
+
+    Parameters
+    ----------
+    batch:
+        Items per step (a harness run is cheaper in batches).
+    exposure:
+        Randomesque pool as a multiple of ``batch`` (1 = pure maximum information).
+    stop:
+        :class:`StopRule` (default: none set; the test stops only when the bank is exhausted).
+    seed:
+        Seed of the exposure draw (combined with the model name and the number of items answered).
+    available:
+        Optional ``(n, bank.n_items)`` mask of the items each model can still be given (a replay of logged
+        runs offers only the items a model was run on); default: every item.
+    """
+    if isinstance(batch, bool) or int(batch) < 1:
+        raise InputError(f"batch: expected an int >= 1, got {batch!r}")
+    if not float(exposure) >= 1.0:
+        raise InputError(f"exposure: expected a number >= 1, got {exposure!r}")
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    if X.shape != (len(models), bank.n_items):
+        raise InputError(f"responses: expected shape ({len(models)}, {bank.n_items}), got {X.shape}")
+    rule = stop if stop is not None else StopRule()
+    answered = ~np.isnan(X)
+    n_answered = answered.sum(axis=1)
+    blocked = answered if available is None else answered | ~np.asarray(available, dtype=bool)
+    est = bank.score(X)
+    theta, se = est.theta, est.se
+    z = float(norm.ppf(0.5 + rule.level / 2))
+    rank = bank.rank_of_theta(theta)
+    rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
+    full, names = bank.full_scores(X, theta)
+    info = bank.information(theta)
+    chosen: list[list[int]] = []
+    reasons: list[str | None] = []
+    for j, m in enumerate(models):
+        reason = None
+        if blocked[j].all():
+            reason = "bank exhausted"
+        elif rule.max_items is not None and n_answered[j] >= int(rule.max_items):
+            reason = f"max_items {int(rule.max_items)} reached"
+        elif rule.se_target is not None and n_answered[j] > 0 and se[j] <= rule.se_target:
+            reason = f"ability sd {se[j]:.3f} <= se_target {rule.se_target}"
+        elif (
+            rule.rank_width is not None
+            and n_answered[j] > 0
+            and rank_iv[j, 1] - rank_iv[j, 0] <= rule.rank_width
+        ):
+            reason = (
+                f"rank interval width {rank_iv[j, 1] - rank_iv[j, 0]:.0f} <= rank_width {rule.rank_width}"
+            )
+        reasons.append(reason)
+        if reason is not None:
+            chosen.append([])
+            continue
+        room = int(batch)
+        if rule.max_items is not None:
+            room = min(room, int(rule.max_items) - int(n_answered[j]))
+        rng = _step_seed(seed, m, int(n_answered[j]))
+        chosen.append(pick_batch(info[j], blocked[j], room, exposure, rng).tolist())
+    keys = list(zip(bank.items["benchmark"].astype(str), bank.items["item"].astype(str), strict=True))
+    return NextItems(
+        models=list(models),
+        items=chosen,
+        stop=reasons,
+        n_answered=n_answered,
+        theta=theta,
+        se=se,
+        rank=rank,
+        rank_interval=rank_iv,
+        estimates=full,
+        estimate_names=names,
+        keys=keys,
+    )

@@ -1,0 +1,161 @@
+"""Replay held-out models' real responses through adaptive testing, beside a static suite and random items.
+
+Protocol (:func:`simulate_adaptive`), per split: the image models are split at random into build models
+(``1 - holdout``) and held-out models. On the build models only: the static suite (PRIMEBench Stages 0-2,
+:func:`benchsift.compression.run_pipeline` at retention ``budget``, floor 0, no Stage 3) with its full-score
+estimator (:func:`benchsift.compression.fit_full_score`, the method chosen by cross-validation), and the
+item bank (:func:`benchsift.adaptive.fit_bank`). Every method then gets the same number of items per
+held-out model, the static suite's size ``n``:
+
+* ``static`` -- the suite's items; the full-score estimate of the chosen method;
+* ``random`` -- ``n`` items drawn at random (seeded, one draw per split, the same for every model); their
+  plain mean;
+* ``adaptive`` -- batches of maximum-information items with randomesque exposure control
+  (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default ``n / 10``) until ``n`` items,
+  answered from the model's logged scores; the bank's full-score estimate (observed scores plus the expected
+  scores of the items not given).
+
+Reported per method, mean and sd over splits: the Spearman correlation between held-out models' estimated
+and true full overall scores (mean of benchmark means over every item), and the mean absolute error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from benchsift.adaptive.bank import fit_bank
+from benchsift.adaptive.select import StopRule, next_items
+from benchsift.compression.full_score import fit_full_score
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.errors import DegenerateError, InputError
+from benchsift.panel import Panel
+from benchsift.stats import spearman
+
+__all__ = ["AdaptiveSimulation", "simulate_adaptive"]
+
+METHODS = ("adaptive", "static", "random")
+
+
+@dataclass(frozen=True)
+class AdaptiveSimulation:
+    """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``) and their summary rows."""
+
+    holdout: float
+    budget: float
+    seed: int
+    n_items: list[int]
+    per_split: dict[str, list[tuple[float, float]]]
+    notes: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for m in METHODS:
+            vals = np.array(self.per_split[m], dtype=np.float64)
+            out.append(
+                {
+                    "method": m,
+                    "budget": self.budget,
+                    "n_items": float(np.mean(self.n_items)),
+                    "n_splits": int(vals.shape[0]),
+                    "rho_mean": float(np.nanmean(vals[:, 0])),
+                    "rho_sd": float(np.nanstd(vals[:, 0])),
+                    "mae_mean": float(np.nanmean(vals[:, 1])),
+                    "mae_sd": float(np.nanstd(vals[:, 1])),
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"results": [{"method", "budget", "n_items", "n_splits", "rho_mean", "rho_sd", "mae_mean",
+        "mae_sd"}], "holdout", "seed", "notes"}``."""
+        return {"results": self.rows(), "holdout": self.holdout, "seed": self.seed, "notes": list(self.notes)}
+
+
+def _full_overall(panel: Panel) -> np.ndarray:
+    means = panel.benchmark_means().means
+    obs = ~np.isnan(means)
+    n = obs.sum(axis=1)
+    out = np.full(means.shape[0], np.nan)
+    np.divide(np.where(obs, means, 0.0).sum(axis=1), n, out=out, where=n > 0)
+    return out
+
+
+def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    ok = np.isfinite(est) & np.isfinite(truth)
+    return float(spearman(est[ok], truth[ok])), float(np.mean(np.abs(est[ok] - truth[ok])))
+
+
+def simulate_adaptive(
+    panel: Panel,
+    *,
+    holdout: float = 0.4,
+    budget: float = 0.05,
+    seed: int = 0,
+    n_splits: int = 5,
+    batch: int | None = None,
+    exposure: float = 3.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> AdaptiveSimulation:
+    """Run the protocol of the module docstring; ``progress(done, total)`` is called after each split."""
+    if not 0.0 < float(holdout) < 1.0:
+        raise InputError(f"holdout: expected a fraction in (0, 1), got {holdout!r}")
+    if not 0.0 < float(budget) < 1.0:
+        raise InputError(f"budget: expected a fraction in (0, 1), got {budget!r}")
+    if isinstance(n_splits, bool) or int(n_splits) < 1:
+        raise InputError(f"n_splits: expected an int >= 1, got {n_splits!r}")
+    image = panel.image_panel()
+    n_hold = int(round(float(holdout) * image.n_models))
+    n_build = image.n_models - n_hold
+    if n_hold < 3 or n_build < 5:
+        raise DegenerateError(
+            f"adaptive simulate needs at least 5 build and 3 held-out models; {image.n_models} image models "
+            f"with holdout {holdout} give {n_build} and {n_hold}"
+        )
+    per: dict[str, list[tuple[float, float]]] = {m: [] for m in METHODS}
+    sizes: list[int] = []
+    notes: list[str] = []
+    for split in range(int(n_splits)):
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), split]))
+        perm = rng.permutation(image.n_models)
+        build = image.subset(models=np.sort(perm[:n_build]))
+        held = image.subset(models=np.sort(perm[n_build:]))
+        truth = _full_overall(held)
+        cfg = CompressionConfig(retention=float(budget), floor=0, k=None, seed=int(seed), full_score=False)
+        suite = run_pipeline(build, cfg).suite_items
+        n = int(suite.size)
+        sizes.append(n)
+        fs = fit_full_score(build, suite, random_state=int(seed))
+        static = fs.predict(held.scores[:, suite], held.model_ids).score[fs.method][:, -1]
+        per["static"].append(_metrics(static, truth))
+        rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
+        sub = held.scores[:, rand]
+        obs = ~np.isnan(sub)
+        cnt = obs.sum(axis=1)
+        plain = np.full(held.n_models, np.nan)
+        np.divide(np.where(obs, sub, 0.0).sum(axis=1), cnt, out=plain, where=cnt > 0)
+        per["random"].append(_metrics(plain, truth))
+        bank = fit_bank(build)
+        step = int(batch) if batch is not None else max(1, n // 10)
+        X = np.full(held.scores.shape, np.nan)
+        available = ~np.isnan(held.scores)
+        rule = StopRule(max_items=n)
+        names = held.model_ids
+        while True:
+            nxt = next_items(
+                bank, X, names, batch=step, exposure=exposure, stop=rule, seed=int(seed), available=available
+            )
+            if all(not items for items in nxt.items):
+                break
+            for j, items in enumerate(nxt.items):
+                X[j, items] = held.scores[j, items]
+        final = bank.full_scores(X, bank.score(X).theta)[0][:, -1]
+        per["adaptive"].append(_metrics(final, truth))
+        if progress is not None:
+            progress(split + 1, int(n_splits))
+    if min(sizes) < 10:
+        notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
+    return AdaptiveSimulation(float(holdout), float(budget), int(seed), sizes, per, notes)

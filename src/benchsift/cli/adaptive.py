@@ -1,0 +1,146 @@
+"""``benchsift adaptive bank|next|simulate``: adaptive testing on an item bank (:mod:`benchsift.adaptive`).
+
+``bank PANEL -o BANK.json`` fits the bank; ``next BANK RESPONSES`` prints the next items for each model (or
+why its test stops), to run through any harness and call again with the new results appended;
+``simulate PANEL`` replays held-out models' logged responses and compares adaptive testing with a static
+suite and random items at the same budget. Shapes of ``--json``: :meth:`NextItems.to_dict`,
+:meth:`AdaptiveSimulation.to_dict`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items, simulate_adaptive
+from benchsift.cli._common import console, err_console, print_json
+from benchsift.compression.estimate import read_new_scores
+from benchsift.errors import InputError
+
+app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+
+
+@app.command("bank")
+def bank_command(
+    panel: Annotated[
+        Path, typer.Argument(help="Panel (benchsift parquet) or long table to fit the bank on.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Item bank file to write (JSON).")],
+    kind: Annotated[
+        str, typer.Option(help="auto (2PL for 0/1 scores, graded otherwise), 2pl or graded.")
+    ] = "auto",
+    json_output: JsonFlag = False,
+) -> None:
+    """Fit an IRT item bank on a panel's image-condition models."""
+    bank = fit_bank(read_new_scores(panel), kind=kind)
+    bank.save(out)
+    summary = {
+        "out": str(out),
+        "kind": bank.kind,
+        "n_items": bank.n_items,
+        "n_reference": len(bank.reference_models),
+    }
+    if json_output:
+        print_json(summary)
+        return
+    console.print(
+        f"item bank ({bank.kind}) of {bank.n_items} items from {len(bank.reference_models)} models "
+        f"written to {out}"
+    )
+
+
+@app.command("next")
+def next_command(
+    bank_path: Annotated[Path, typer.Argument(metavar="BANK", help="Item bank written by `adaptive bank`.")],
+    responses: Annotated[
+        Path, typer.Argument(help="Responses so far: long CSV (model, benchmark, item, score) or a panel.")
+    ],
+    batch: Annotated[int, typer.Option(help="Items per step.")] = 10,
+    exposure: Annotated[
+        float, typer.Option(help="Randomesque pool as a multiple of the batch (1 = none).")
+    ] = 3.0,
+    se_target: Annotated[float | None, typer.Option(help="Stop when the ability sd is at most this.")] = None,
+    rank_width: Annotated[
+        float | None, typer.Option(help="Stop when the rank interval is this narrow.")
+    ] = None,
+    max_items: Annotated[int | None, typer.Option(help="Stop after this many items.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the exposure draw.")] = 0,
+    json_output: JsonFlag = False,
+) -> None:
+    """The next items for each model given its responses so far, or the rule that stops its test."""
+    bank = load_bank(bank_path)
+    models, X, ignored = bank.responses(read_new_scores(responses))
+    if not models:
+        raise InputError(f"{responses}: no image-condition model rows")
+    rule = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
+    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=rule, seed=seed)
+    doc = res.to_dict()
+    doc["n_ignored_items"] = ignored
+    if json_output:
+        print_json(doc)
+        return
+    table = Table(title=f"Next items from {bank_path.name} ({bank.n_items} items)")
+    for col in ("model", "answered", "ability (sd)", "rank [interval]", "overall est.", "next / stop"):
+        table.add_column(col)
+    for row in doc["models"]:
+        nxt = ", ".join(f"{k['benchmark']}/{k['item']}" for k in row["next"]) or f"stop: {row['stop']}"
+        lo, hi = row["rank_interval"]
+        table.add_row(
+            row["model"],
+            str(row["n_answered"]),
+            f"{row['theta']:.2f} ({row['se']:.2f})",
+            f"{row['rank']:.0f} [{lo:.0f}, {hi:.0f}]",
+            f"{row['estimates']['overall']:.3f}",
+            nxt,
+        )
+    console.print(table)
+    if ignored:
+        console.print(f"[dim]{ignored} item(s) of the responses are not in the bank and were ignored[/]")
+
+
+@app.command("simulate")
+def simulate_command(
+    panel: Annotated[Path, typer.Argument(help="Panel with every model's logged responses.")],
+    holdout: Annotated[float, typer.Option(help="Fraction of models held out and replayed.")] = 0.4,
+    budget: Annotated[float, typer.Option(help="Static suite retention; every method gets its size.")] = 0.05,
+    seed: Annotated[int, typer.Option(help="Seed of the splits, the suite and the exposure draws.")] = 0,
+    splits: Annotated[int, typer.Option(help="Random build / held-out splits.")] = 5,
+    batch: Annotated[int | None, typer.Option(help="Adaptive items per step (default: a tenth).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
+    loaded = read_new_scores(panel)
+    show = err_console if json_output else console
+    with Progress(console=show, transient=True) as bar:
+        task = bar.add_task("replaying splits", total=splits)
+        res = simulate_adaptive(
+            loaded,
+            holdout=holdout,
+            budget=budget,
+            seed=seed,
+            n_splits=splits,
+            batch=batch,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    if json_output:
+        print_json(res.to_dict())
+        return
+    table = Table(title=f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)")
+    for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)"):
+        table.add_column(col)
+    for r in res.rows():
+        table.add_row(
+            r["method"],
+            f"{r['n_items']:.0f}",
+            f"{r['rho_mean']:.3f} ({r['rho_sd']:.3f})",
+            f"{r['mae_mean']:.4f} ({r['mae_sd']:.4f})",
+        )
+    console.print(table)
+    for note in res.notes:
+        console.print(f"[dim]note: {note}[/]")

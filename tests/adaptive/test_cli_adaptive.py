@@ -1,0 +1,76 @@
+"""``benchsift adaptive bank|next|simulate`` through the CLI: files written, JSON shapes, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from typer.testing import CliRunner
+
+from benchsift.cli.main import app
+from benchsift.panel import Panel
+
+runner = CliRunner()
+
+
+def _panel_file(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    theta = rng.standard_normal(60)
+    a, b = rng.uniform(0.5, 2.0, 300), rng.normal(0, 1, 300)
+    x = (rng.random((60, 300)) < expit(a * (theta[:, None] - b))).astype(float)
+    items = pd.DataFrame({"benchmark": np.repeat(["A", "B"], 150), "item": [f"q{i}" for i in range(300)]})
+    path = tmp_path / "panel.parquet"
+    Panel(x, [f"m{j}" for j in range(60)], items).save(path)
+    return path
+
+
+def test_bank_then_next_then_stop(tmp_path: Path) -> None:
+    panel = _panel_file(tmp_path)
+    bank = tmp_path / "bank.json"
+    res = runner.invoke(app, ["adaptive", "bank", str(panel), "-o", str(bank), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["kind"] == "2pl" and bank.is_file()
+    answered = pd.DataFrame({"model": "new", "benchmark": "A", "item": ["q0", "q1"], "score": [1.0, 0.0]})
+    answered.to_csv(tmp_path / "resp.csv", index=False)
+    res = runner.invoke(
+        app, ["adaptive", "next", str(bank), str(tmp_path / "resp.csv"), "--batch", "4", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["models"]
+    got = [(k["benchmark"], k["item"]) for k in row["next"]]
+    assert len(got) == 4 and ("A", "q0") not in got and ("A", "q1") not in got and row["stop"] is None
+    # run them (append the new results) and ask again with a budget of 8: two more
+    more = pd.DataFrame(
+        {"model": "new", "benchmark": [g[0] for g in got], "item": [g[1] for g in got], "score": 1.0}
+    )
+    pd.concat([answered, more]).to_csv(tmp_path / "resp2.csv", index=False)
+    res = runner.invoke(
+        app, ["adaptive", "next", str(bank), str(tmp_path / "resp2.csv"), "--max-items", "8", "--json"]
+    )
+    (row,) = json.loads(res.stdout)["models"]
+    assert len(row["next"]) == 2 and row["n_answered"] == 6 and row["stop"] is None
+    res = runner.invoke(
+        app, ["adaptive", "next", str(bank), str(tmp_path / "resp2.csv"), "--max-items", "6", "--json"]
+    )
+    (row,) = json.loads(res.stdout)["models"]
+    assert row["next"] == [] and row["stop"] == "max_items 6 reached"
+    table = runner.invoke(app, ["adaptive", "next", str(bank), str(tmp_path / "resp2.csv"), "--batch", "2"])
+    assert table.exit_code == 0 and "new" in table.stdout
+
+
+def test_simulate_json_and_refusals(tmp_path: Path) -> None:
+    panel = _panel_file(tmp_path)
+    res = runner.invoke(
+        app, ["adaptive", "simulate", str(panel), "--splits", "1", "--budget", "0.1", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [r["method"] for r in doc["results"]] == ["adaptive", "static", "random"]
+    assert all({"budget", "rho_mean", "mae_mean", "n_items"} <= r.keys() for r in doc["results"])
+    bad = runner.invoke(app, ["adaptive", "simulate", str(panel), "--holdout", "1.5"])
+    assert bad.exit_code == 2 and "holdout" in bad.output
+    missing = runner.invoke(app, ["adaptive", "next", str(tmp_path / "none.json"), str(panel)])
+    assert missing.exit_code == 2 and "no such file" in missing.output
