@@ -65,6 +65,11 @@ __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 FORMAT = "benchsift-full-score/1"
 #: The estimators, in the order they are reported.
 METHODS = ("suite_mean", "regression", "pirt", "gpirt")
+#: Most pool items ``run_pipeline`` fits the estimators on. The 2PL's quadrature grid has one point per
+#: posterior sd, so a fit grows faster than the items: measured (30 models, 10 folds, 2 loaded cores)
+#: 2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, and more than 20 GB (killed) at 386,000. Above
+#: this the suite reports suite means only, with a note.
+MAX_FULL_SCORE_ITEMS = 10_000
 #: Fewest reference models :func:`fit_full_score` accepts (five folds of at least one model).
 MIN_REFERENCE_MODELS = 5
 _GP_WEIGHTS = np.linspace(0.0, 1.0, 11)

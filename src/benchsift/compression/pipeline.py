@@ -47,7 +47,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.full_score import MIN_REFERENCE_MODELS, FullScoreModel, fit_full_score
+from benchsift.compression.full_score import (
+    MAX_FULL_SCORE_ITEMS,
+    MIN_REFERENCE_MODELS,
+    FullScoreModel,
+    fit_full_score,
+)
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
 from benchsift.compression.stages.prune import Stage2Result, stage2_prune
@@ -435,7 +440,14 @@ def run_pipeline(
     if cfg.full_score:
         say("full-score estimators")
         n_image = int(image_rows.sum())
-        if n_image < MIN_REFERENCE_MODELS:
+        if work.n_items > MAX_FULL_SCORE_ITEMS:
+            notes.append(
+                f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
+                f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
+                "estimate will report suite means only (set CompressionConfig(full_score=False) to skip this "
+                "note)"
+            )
+        elif n_image < MIN_REFERENCE_MODELS:
             notes.append(
                 f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
                 f"to cross-validate, the panel has {n_image}; estimate will report suite means only"
