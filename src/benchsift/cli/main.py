@@ -12,6 +12,7 @@ from benchsift.cli.importers import app as import_app
 from benchsift.cli.info import info_command
 from benchsift.cli.prism import app as prism_app
 from benchsift.cli.redundancy import app as redundancy_app
+from benchsift.cli.report import report_command
 from benchsift.cli.simulate import simulate_command
 from benchsift.cli.validate import validate_command
 
@@ -24,7 +25,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# In the order a user meets them: bring results in, look, analyse, compress, validate, score, demo.
+# In the order a user meets them: bring results in, look, analyse, compress, validate, score, report, demo.
 app.add_typer(import_app, name="import")
 app.command("info")(info_command)
 app.command("simulate")(simulate_command)
@@ -34,6 +35,7 @@ app.command("estimate")(estimate_command)
 app.command("validate")(validate_command)
 app.add_typer(diagnose_app, name="diagnose")
 app.add_typer(prism_app, name="prism")
+app.command("report")(report_command)
 app.command("demo")(demo_command)
 
 

@@ -21,7 +21,32 @@ from matplotlib.figure import Figure
 
 from benchsift.report._figures import new_figure, save_figure
 
-__all__ = ["correlation_figure", "forest_figure", "profile_figure", "save_figure", "write_prism_figures"]
+__all__ = [
+    "AXIS_NAMES",
+    "axis_legend",
+    "correlation_figure",
+    "forest_figure",
+    "profile_figure",
+    "save_figure",
+    "write_prism_figures",
+]
+
+#: What the axis abbreviations stand for (PRISM-VLM Sec. 3).
+AXIS_NAMES: dict[str, str] = {
+    "q": "quality",
+    "if": "instruction following",
+    "h": "hallucination resistance",
+    "mq": "multi-question robustness",
+    "sc": "sycophancy resistance",
+    "c": "counting",
+    "vis": "visual discrimination",
+    "pscore": "PScore (harmonic mean of the axes)",
+}
+
+
+def axis_legend(axes: Sequence[str]) -> str:
+    """``q = quality, if = instruction following, ...`` for the abbreviations in ``axes``."""
+    return ", ".join(f"{a} = {AXIS_NAMES[a]}" for a in axes if a in AXIS_NAMES)
 
 
 def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8) -> Figure:
@@ -96,15 +121,57 @@ def write_prism_figures(
     table: pd.DataFrame | None = None,
     profile_models: Sequence[str] | None = None,
     domain_corr: pd.DataFrame | None = None,
+    data: str = "the verdict table given",
+    profile_why: str | None = None,
 ) -> list[Path]:
     """Write profile, correlation heatmap, (when ``table`` has CIs) the forest plot and (when given) the
-    inter-domain PScore Spearman heatmap (Fig. 19) into ``out_dir``."""
+    inter-domain PScore Spearman heatmap (Fig. 19) into ``out_dir``, each with its caption.
+
+    ``data`` names the data (a file or "simulated ..."); ``profile_why`` says why the profile shows these
+    models (default: the first eight rows).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = save_figure(profile_figure(means, profile_models), out_dir / "profile")
-    paths += save_figure(correlation_figure(corr), out_dir / "axis_correlation")
+    axes = [str(a) for a in means.columns]
+    legend = axis_legend(axes)
+    shown = list(profile_models) if profile_models is not None else [str(m) for m in means.index[:8]]
+    why = profile_why or "the first eight models of the table"
+    paths = save_figure(
+        profile_figure(means, profile_models),
+        out_dir / "profile",
+        caption=(
+            f"Bars: each model's mean score on each axis (answered items only; 1 = best). Models shown: "
+            f"{', '.join(shown)}; why these: {why}. Axes: {legend}. Data: {data}."
+        ),
+    )
+    paths += save_figure(
+        correlation_figure(corr),
+        out_dir / "axis_correlation",
+        caption=(
+            "Each cell: the Pearson correlation across models between two axes' means (PRISM-VLM Fig. 3), "
+            "PScore as the last row and column; colour from -1 (blue) to 1 (red); n/a: undefined. "
+            f"Axes: {legend}. Data: {data}."
+        ),
+    )
     if table is not None:
-        paths += save_figure(forest_figure(table), out_dir / "pscore_forest")
+        paths += save_figure(
+            forest_figure(table),
+            out_dir / "pscore_forest",
+            caption=(
+                "Dots: each model's PScore (harmonic mean of its seven axis means, PRISM-VLM Eq. 1); "
+                "whiskers: "
+                "the 95 % paired item-bootstrap interval (App. E); models sorted by PScore, best at the top. "
+                f"Data: {data}."
+            ),
+        )
     if domain_corr is not None:
         fig = correlation_figure(domain_corr, "Inter-domain PScore Spearman correlation")
-        paths += save_figure(fig, out_dir / "domain_correlation")
+        paths += save_figure(
+            fig,
+            out_dir / "domain_correlation",
+            caption=(
+                "Each cell: the Spearman correlation between the model rankings by PScore computed on two "
+                "domains' items only (PRISM-VLM Fig. 19); colour from -1 (blue) to 1 (red); n/a: undefined. "
+                f"Data: {data}."
+            ),
+        )
     return paths

@@ -36,6 +36,41 @@ CURVE_FLOOR = -1.0
 _MAX_LABEL = 28
 
 
+def heatmap_caption(metric: str, kind: str, data: str, who: str = "models") -> str:
+    """Caption of :func:`heatmap_figure`: what a cell, the colours and "n/a" mean, and the data."""
+    label = METRIC_LABELS.get(metric, metric)
+    what = "dimensions of the benchmark" if kind == "dimension" else "benchmarks"
+    return (
+        f"Each cell: the {label} between the {who}' scores on two {what} (redundancy paper "
+        f"{'Eq. 1' if kind == 'dimension' else 'Eq. 4'}), printed in the cell; colour from -1 (blue) "
+        f"through 0 (white) to 1 (red); grey cells marked n/a are undefined (a constant score column or "
+        f"too few models). Data: {data}."
+    )
+
+
+def bars_caption(metric: str, kind: str, data: str) -> str:
+    """Caption of :func:`bar_figure` for a dimension (rho(X_i), Eq. 1) or benchmark (rho(Y_i)) analysis."""
+    label = METRIC_LABELS.get(metric, metric)
+    sym = "ρ(X_i)" if kind == "dimension" else "ρ(Y_i)"
+    return (
+        f"Bars: {sym}, the mean {label} of each {kind} with every other {kind} (redundancy paper Eq. 1), "
+        f"highest first; a high value means the {kind} ranks models like the others (redundant); n/a: "
+        f"undefined. Data: {data}."
+    )
+
+
+def curves_caption(metric: str, groups: Sequence[str], data: str, threshold: float = 0.95) -> str:
+    """Caption of :func:`curves_figure`: lines, bands, dashed threshold, the model groups, the data."""
+    label = METRIC_LABELS.get(metric, metric)
+    return (
+        f"ρ(A%) (redundancy paper Eq. 3): the {label} between models' scores on a random A % of the "
+        f"benchmark's items and on all of them. Line and dots: mean over the random draws; shaded band: "
+        f"±1 sd over the draws; dashed grey line: the saturation threshold {threshold:g} (a subset above it "
+        f"ranks models as the whole benchmark does). Model groups: {', '.join(groups)} (top-K / bottom-K: "
+        f"the K models with the highest / lowest overall score). Data: {data}."
+    )
+
+
 def _short(label: str) -> str:
     return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "…"
 

@@ -172,6 +172,17 @@ def end_to_end_table(
     return frame_table(frame, title, caption=caption, highlight=hl)
 
 
+def selector_retention_caption(data: str, n_splits: int | None = None) -> str:
+    """Caption of :func:`selector_retention_figure`: lines, bands, axes, the data."""
+    over = f"the {n_splits} splits" if n_splits else "the splits"
+    return (
+        "PRIMEBench Figure 3: for each Stage 2 selector, the Spearman rho between the held-out models' "
+        "ranking on the items it keeps and on all items, against the retention r (log scale). Line and dots: "
+        f"mean over {over}; shaded band: ±1 sd over {over}. Every selector keeps the same number of items "
+        f"per category. Data: {data}."
+    )
+
+
 def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out ranking fidelity") -> Figure:
     """PRIMEBench Figure 3: mean held-out rho against retention per selector, shaded +- one split sd.
 
