@@ -47,6 +47,7 @@ from benchsift.prism.bootstrap import (
 )
 from benchsift.prism.scores import SC_VARIANTS, sc_scores
 from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts
+from benchsift.report.html import write_report
 from benchsift.report.prism_figures import write_prism_figures
 
 app = typer.Typer(
@@ -122,6 +123,7 @@ def _write_out(
             df.to_csv(tmp / f"{name}.csv")
         if figures is not None:
             figures(tmp / "figures")
+        write_report(tmp, title=f"benchsift results: {out.name}")
 
 
 @app.command("score")

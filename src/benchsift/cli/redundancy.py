@@ -35,6 +35,7 @@ from benchsift.redundancy import (
     instance_redundancy,
     instance_redundancy_by_benchmark,
 )
+from benchsift.report.html import write_report
 from benchsift.report.redundancy_figures import (
     write_benchmark_figures,
     write_dimension_figures,
@@ -86,6 +87,7 @@ def _emit(
         with atomic_path(out / f"{name}.json") as tmp:
             tmp.write_text(json.dumps(result, indent=2))
         figures(out)
+        write_report(out)
     if json_output:
         print_json(result)
     return json_output

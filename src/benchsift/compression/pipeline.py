@@ -160,6 +160,7 @@ class CompressionResult:
     rho_suite_vs_stage0: float
     notes: list[str] = field(default_factory=list)
     rho_no_stage3: float = float("nan")
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def n_items_suite(self) -> int:
@@ -189,6 +190,7 @@ class CompressionResult:
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
             "rho_no_stage3": self.rho_no_stage3,
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -287,6 +289,7 @@ def run_pipeline(
     cfg = config if config is not None else CompressionConfig()
     say = progress if progress is not None else (lambda _label: None)
     notes: list[str] = []
+    warnings: list[str] = []
     fingerprint = panel_fingerprint(panel)
     work = _with_categories(panel)
     if work is not panel:
@@ -358,6 +361,7 @@ def run_pipeline(
         say(f"Stage 2: item pruning ({cfg.selector})")
         s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
         notes.extend(f"stage 2: {n}" for n in s2.notes)
+        warnings.extend(f"stage 2: {w}" for w in s2.warnings)
         pruned_pos = pool_pos[kept_in_pool]
         reason[pruned_pos] = reasons
         pruned_panel = pool_panel.subset(items=kept_in_pool)
@@ -440,6 +444,7 @@ def run_pipeline(
         rho_suite_vs_stage0=rho_suite,
         notes=notes,
         rho_no_stage3=rho_no_stage3,
+        warnings=warnings,
     )
 
 

@@ -225,6 +225,7 @@ def write_suite(
         },
         "frontier": None,
         "notes": result.notes,
+        "warnings": result.warnings,
     }
     if frontier is not None:
         meta["frontier"] = {

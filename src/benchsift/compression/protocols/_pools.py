@@ -191,6 +191,20 @@ def selector_label(spec: SelectorSpec) -> str:
     return spec.strip().lower()
 
 
+def disco_warnings(labels: Sequence[str], predictions: Any) -> list[str]:
+    """A warning when DISCO runs without the models' logged answers (it then counts distinct scores).
+
+    PRIMEBench section 5 applies DISCO to the logged answers; without them the selector falls back to the
+    distinct (rounded) score values, a different quantity, which must be said.
+    """
+    if predictions is None and any(str(lab).lower() == "disco" for lab in labels):
+        return [
+            "DISCO ran without logged answers (--answers FILE, predictions=): it counted distinct scores per "
+            "item instead of the models' distinct answers (PRIMEBench section 5 uses the logged answers)"
+        ]
+    return []
+
+
 def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
     """Validate the selector list (names must be registered); returns their labels."""
     from benchsift.compression.selectors.registry import SELECTOR_NAMES

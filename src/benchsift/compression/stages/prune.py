@@ -31,7 +31,7 @@ from sklearn.base import clone
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
-from benchsift.compression.selectors._budget import category_budget, check_retention
+from benchsift.compression.selectors._budget import category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
@@ -68,6 +68,9 @@ class Stage2Result:
         Human-readable notes (fallbacks taken).
     selectors
         The fitted selector of each category.
+    warnings
+        Settings that changed what was asked: the item floor keeping more than ``r`` of a category
+        (:func:`benchsift.compression.selectors.floor_warning`).
     """
 
     kept: np.ndarray
@@ -81,6 +84,7 @@ class Stage2Result:
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
     selectors: dict[str, ItemSelector] = field(default_factory=dict, repr=False)
+    warnings: tuple[str, ...] = ()
 
     @property
     def n_items_in(self) -> int:
@@ -111,6 +115,7 @@ class Stage2Result:
             ],
             "why": {str(k): int(v) for k, v in self.items["why"].value_counts().sort_index().items()},
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -336,6 +341,9 @@ def stage2_prune(
         params=params,
         notes=tuple(notes),
         selectors=fitted,
+        warnings=tuple(
+            w for w in [floor_warning({c["category"]: c["n_items"] for c in cat_rows}, r, floor)] if w
+        ),
     )
 
 
