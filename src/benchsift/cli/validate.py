@@ -27,6 +27,7 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
+from benchsift._suggest import did_you_mean
 from benchsift.cli._common import console, err_console, print_json
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.compression.estimate import read_new_scores
@@ -127,7 +128,8 @@ def validate_command(
     benchmark median; default half scale).
     """
     if protocol not in PROTOCOLS:
-        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        hint = did_you_mean(protocol, PROTOCOLS)
+        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
     sels = parse_list(selectors, "selectors")
     rets = parse_retentions(retentions)
     loaded = read_new_scores(panel)

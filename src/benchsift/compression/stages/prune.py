@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from benchsift._suggest import did_you_mean
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
@@ -137,7 +138,10 @@ def _resolve_selector(
         raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
     name = selector.lower()
     if name not in SELECTORS:
-        raise InputError(f"selector: unknown {selector!r}; expected one of {', '.join(sorted(SELECTORS))}")
+        hint = did_you_mean(selector, SELECTORS)
+        raise InputError(
+            f"selector: unknown {selector!r}{hint}; expected one of {', '.join(sorted(SELECTORS))}"
+        )
     if variant not in VARIANTS:
         raise InputError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
     cls = SELECTORS[name]
@@ -365,9 +369,10 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[], None]]:
     if not show:
         yield lambda: None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as bar:
+    with Progress(transient=True, console=Console(stderr=True)) as bar:  # stdout holds the results
         task = bar.add_task("Stage 2: pruning categories", total=total)
         yield lambda: bar.advance(task)
 
