@@ -160,7 +160,7 @@ def leftout_command(
     if figure is not None:
         from benchsift.report._figures import save_figure
 
-        written = save_figure(leftout_figure(res.table()), figure)
+        written = save_figure(leftout_figure(res.table()), figure, data=str(panel.name))
         warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
     if json_output:
         print_json(with_warnings(res.to_dict(), warnings))
@@ -216,7 +216,7 @@ def checkpoints_command(
     if figure is not None:
         from benchsift.report._figures import save_figure
 
-        written = save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure)
+        written = save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure, data=str(panel.name))
         warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
     if json_output:
         print_json(with_warnings(res.to_dict(), warnings))

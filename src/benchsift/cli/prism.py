@@ -231,7 +231,14 @@ def score_command(
             out,
             summary,
             frames,
-            lambda d: write_prism_figures(d, means, corr, result.to_frame(), domain_corr=dom_corr),
+            lambda d: write_prism_figures(
+                d,
+                means,
+                corr,
+                result.to_frame(),
+                domain_corr=dom_corr,
+                data=f"{verdicts.name}, B = {bootstrap}",
+            ),
         )
     if json_output:
         print_json(summary)
@@ -322,7 +329,12 @@ def analyze_command(
             }
     if out is not None:
         corr = axis_correlation(means)
-        _write_out(out, summary, {"axis_means": means}, lambda d: write_prism_figures(d, means, corr))
+        _write_out(
+            out,
+            summary,
+            {"axis_means": means},
+            lambda d: write_prism_figures(d, means, corr, data=axis_means.name),
+        )
     if json_output:
         print_json(summary)
         return

@@ -152,7 +152,11 @@ def dimensions_command(
         condition=_condition(condition),
     )
     if _emit(
-        res.to_dict(), out, "dimensions", lambda folder: write_dimension_figures(res, folder), json_output
+        res.to_dict(),
+        out,
+        "dimensions",
+        lambda folder: write_dimension_figures(res, folder, data=panel.name),
+        json_output,
     ):
         return
     table = Table(
@@ -244,6 +248,7 @@ def instances_command(
             condition=_condition(condition),
             json_output=json_output,
             out=out,
+            source=panel.name,
         )
         return
     results = {}
@@ -268,7 +273,7 @@ def instances_command(
         result,
         out,
         "instances",
-        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem),
+        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem, data=panel.name),
         json_output,
     ):
         return
@@ -314,6 +319,7 @@ def _each_benchmark(
     condition: str | None,
     json_output: bool,
     out: Path | None,
+    source: str = "the panel given",
 ) -> None:
     """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
     results: dict[str, InstanceRedundancyByBenchmark] = {}
@@ -338,7 +344,7 @@ def _each_benchmark(
         result,
         out,
         "instances_each",
-        lambda folder: write_each_benchmark_figures(results, folder),
+        lambda folder: write_each_benchmark_figures(results, folder, data=source),
         json_output,
     ):
         return
@@ -416,7 +422,11 @@ def benchmarks_command(
         condition=_condition(condition),
     )
     if _emit(
-        res.to_dict(), out, "benchmarks", lambda folder: write_benchmark_figures(res, folder), json_output
+        res.to_dict(),
+        out,
+        "benchmarks",
+        lambda folder: write_benchmark_figures(res, folder, data=panel.name),
+        json_output,
     ):
         return
     table = Table(title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)")

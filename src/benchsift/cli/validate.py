@@ -195,6 +195,7 @@ def validate_command(
             selector_retention_figure(summary, title=f"{protocol} protocol"),
             figure,
             caption=selector_retention_caption(f"{panel.name}, {protocol} protocol", len(result.splits)),
+            data=f"{panel.name}, {protocol} protocol",
         )
         warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
     elif figure is not None:

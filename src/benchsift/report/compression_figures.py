@@ -74,7 +74,7 @@ def k_sweep_figure(
             zorder=3,
             label=f"chosen k = {chosen_k} (rho = {rho[j]:.3f})",
         )
-    ax.axhline(0.95, color="crimson", ls=":", lw=1)
+    ax.axhline(0.95, color="crimson", ls=":", lw=1, label="rho = 0.95")
     ax.set_xlabel("number of categories k")
     ax.set_ylabel("Spearman rho vs all categories")
     finite = rho[np.isfinite(rho)]

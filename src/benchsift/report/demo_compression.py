@@ -64,10 +64,13 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         f"{N_HELD_BACK} models held back)"
     )
     fig = stage_table_figure(table)
-    files += [str(p) for p in save_figure(fig, folder / "stages", caption=stage_table_caption(data))]
+    files += [
+        str(p) for p in save_figure(fig, folder / "stages", caption=stage_table_caption(data), data=data)
+    ]
     if result.stage3 is not None and result.stage3.sweep is not None:
         fig = k_sweep_figure(result.stage3.sweep, chosen_k=cfg.k)
-        files += [str(p) for p in save_figure(fig, folder / "k_sweep", caption=k_sweep_caption(data, cfg.k))]
+        cap = k_sweep_caption(data, cfg.k)
+        files += [str(p) for p in save_figure(fig, folder / "k_sweep", caption=cap, data=data)]
     est = estimate_new_models(load_suite(suite_dir), new, n_boot=500, random_state=seed)
     with atomic_path(folder / "estimate.csv") as tmp:
         est.table().to_csv(tmp, index=False, lineterminator="\n")

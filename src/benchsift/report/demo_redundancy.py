@@ -80,8 +80,9 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     within, across = _within_across(dims.matrix["srcc"], dims.dimensions, planted[bench])
     files.append(_write_json(folder / "dimensions.json", dims.to_dict()))
     files += save_figure(
-        heatmap_figure(dims.matrix["srcc"], dims.dimensions, f"{bench}: SRCC between dimensions"),
+        heatmap_figure(dims.matrix["srcc"], dims.dimensions, f"{bench}: SRCC between dimensions", "SRCC"),
         folder / "dimensions_heatmap_srcc",
+        data=data,
         caption=heatmap_caption("srcc", "dimension", data)
         + f" The simulation plants two groups of dimensions that share a trait: {_groups(planted[bench])}.",
     )
@@ -89,6 +90,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         bar_figure(dims.redundancy["srcc"], dims.dimensions, f"{bench}: ρ(X_i), SRCC", "ρ(X_i)"),
         folder / "dimensions_bars_srcc",
         caption=bars_caption("srcc", "dimension", data),
+        data=data,
     )
 
     # Instance redundancy of the largest benchmark for all / top-K / bottom-K models.
@@ -109,15 +111,17 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
             curves_figure(curves, m, f"{big}: instance redundancy"),
             folder / f"instances_curve_{m}",
             caption=curves_caption(m, list(curves), data),
+            data=data,
         )
 
     # Cross-benchmark redundancy of all benchmarks and the anchor.
     cross = benchmark_redundancy(panel, metrics=METRICS)
     files.append(_write_json(folder / "benchmarks.json", cross.to_dict()))
     files += save_figure(
-        heatmap_figure(cross.matrix["srcc"], cross.benchmarks, "SRCC between benchmarks"),
+        heatmap_figure(cross.matrix["srcc"], cross.benchmarks, "SRCC between benchmarks", "SRCC"),
         folder / "benchmarks_heatmap_srcc",
         caption=heatmap_caption("srcc", "benchmark", data),
+        data=data,
     )
 
     table = Table(title="redundancy (simulated panel)")

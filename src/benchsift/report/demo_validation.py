@@ -55,6 +55,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
             selector_retention_figure(summary),
             target / "selector_retention",
             caption=selector_retention_caption(data, N_SPLITS),
+            data=data,
         )
     ]
     with atomic_path(target / "heldout_summary.csv") as tmp:

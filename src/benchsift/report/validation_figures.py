@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from rich.table import Table
 
 from benchsift.report._figures import new_figure
@@ -206,7 +207,9 @@ def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out rank
     ax.set_ylabel("Spearman rho on held-out models")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncols=2)
+    handles, _ = ax.get_legend_handles_labels()
+    band_key = Patch(facecolor="grey", alpha=0.2, label="shaded: ±1 sd over splits")
+    ax.legend(handles=[*handles, band_key], fontsize=8, ncols=2)
     return fig
 
 
