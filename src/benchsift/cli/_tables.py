@@ -4,11 +4,12 @@ Every command prints its tables as :class:`rich.table.Table` objects through the
 :class:`TableConsole`. It renders each table in the format chosen by ``--format`` (:data:`FORMATS`):
 
 ``table`` (default)
-    Fitted to the console width without cutting a cell: when the table is too wide, headers longer than
-    their column's cells are abbreviated (a ``legend:`` line below the table gives the full names), then
-    the columns are split over several tables, each repeating the identifier columns (the first column and
-    any named like :data:`ID_HEADERS`), which never wrap. No cell is ever shortened with an ellipsis: a
-    long free-text cell (a note) wraps onto more lines.
+    Fitted to the console width without cutting a cell: when the table is too wide, headers of several
+    words longer than their column's cells are wrapped between words; if that is not enough, headers are
+    abbreviated (a ``legend:`` line below the table gives the full names), then a compact box is used,
+    then the columns are split over several tables, each repeating the identifier columns (the first
+    column and any named like :data:`ID_HEADERS`), which never wrap. No cell is ever shortened with an
+    ellipsis: a long free-text cell (a note) wraps onto more lines.
 ``csv`` / ``markdown``
     Every table in full, plain text (markup removed), on stdout; other output goes to stderr (csv) or stays
     as plain lines (markdown). CSV tables are preceded by a ``# title`` line; a blank line separates
@@ -24,6 +25,7 @@ import csv
 import io
 import json
 import sys
+import textwrap
 from contextvars import ContextVar
 from typing import Any
 
@@ -152,6 +154,11 @@ def _width(console: Console, renderable: Any) -> int:
     return console.measure(renderable, options=console.options.update(width=100_000)).maximum
 
 
+def _wrap_words(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` characters, breaking only between words."""
+    return textwrap.wrap(text, max(width, 1), break_long_words=False, break_on_hyphens=False)
+
+
 def _abbreviate(
     headers: list[str], cell_widths: list[int], protect: list[bool]
 ) -> tuple[list[str], list[str]]:
@@ -187,6 +194,17 @@ def fit_tables(console: Console, table: Table) -> list[Any]:
     if _width(console, whole) <= width or not cols:
         return [whole]
     cell_w = [max((_width(console, v) for v in table.columns[i].cells), default=0) for i in cols]
+    # First: headers of several words wrapped between words onto (about) two lines, no narrower than
+    # their cells.
+    wrapped = [
+        h
+        if i in ids or " " not in h or len(h) <= cell_w[i]
+        else "\n".join(_wrap_words(h, max(cell_w[i], -(-len(h) // 2))))
+        for i, h in enumerate(headers)
+    ]
+    two_line = _copy(table, cols, wrapped, table.title)
+    if wrapped != headers and _width(console, two_line) <= width:
+        return [two_line]
     short, legend = _abbreviate(headers, cell_w, [i in ids for i in cols])
     out: list[Any] = []
     shortened = _copy(table, cols, short, table.title)
