@@ -11,11 +11,13 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from benchsift._jsonutil import to_jsonable
+from benchsift.cli._tables import TableConsole
 from benchsift.errors import BenchsiftError, InputError
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
-console = Console()
-err_console = Console(stderr=True)
+#: Both render rich tables in the chosen ``--format``, fitted to the terminal (:mod:`benchsift.cli._tables`).
+console: Console = TableConsole()
+err_console: Console = TableConsole(stderr=True)
 
 
 class BenchsiftGroup(TyperGroup):

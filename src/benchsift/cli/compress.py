@@ -10,12 +10,14 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._output import print_warnings
 from benchsift.compression.estimate import EstimateResult, estimate_new_models, read_new_scores
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
 from benchsift.errors import InputError
 from benchsift.report.compression_figures import stage_rich_table
+from benchsift.report.html import write_report
 
 
 def _fmt(v: float) -> str:
@@ -33,6 +35,13 @@ def compress_command(
     out: Annotated[Path, typer.Option("--out", help="Suite directory to write (replaced atomically).")],
     retention: Annotated[float, typer.Option(help="Stage 2 retention r (fraction of each pool).")] = 0.05,
     k: Annotated[int, typer.Option("--k", help="Stage 3: number of categories to keep.")] = 5,
+    floor: Annotated[
+        int,
+        typer.Option(
+            help="Stage 2 item floor: a category keeps max(floor(r N_C), min(N_C, FLOOR)) items "
+            "(0: exactly r)."
+        ),
+    ] = 100,
     alpha: Annotated[float, typer.Option(help="VAW vision-dependence weight.")] = 0.187,
     tau: Annotated[float, typer.Option(help="Stage 0 blind-solvability threshold.", show_default="2/3")] = 2.0
     / 3.0,
@@ -68,7 +77,14 @@ def compress_command(
 
         emb = ItemEmbeddings.load(vision_text=embeddings, text=text_embeddings)
     cfg = CompressionConfig(
-        retention=retention, k=k, alpha=alpha, tau=tau, selector=selector, variant=variant, seed=seed
+        retention=retention,
+        k=k,
+        alpha=alpha,
+        tau=tau,
+        selector=selector,
+        variant=variant,
+        seed=seed,
+        floor=floor,
     )
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=show, transient=True
@@ -83,6 +99,7 @@ def compress_command(
             fr = capability_frontier(result.stage0.panel, gain=frontier_gain)
         bar.update(task, description="writing the suite")
         write_suite(result, loaded, out, frontier=fr)
+        write_report(out, title=f"benchsift suite: {out.name}")
     summary = result.summary()
     summary["out"] = str(out)
     if json_output:
@@ -92,7 +109,8 @@ def compress_command(
     console.print(stage_rich_table(table, title=f"PRIMEBench compression of {panel.name}"))
     for note in result.notes:
         console.print(f"[dim]note: {note}[/]")
-    console.print(f"suite written to {out}/")
+    print_warnings(result.warnings)
+    console.print(f"suite written to {out}/ (open {out}/index.html)")
 
 
 def estimate_command(

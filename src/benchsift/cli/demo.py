@@ -13,11 +13,15 @@ from benchsift.report.demo import run_demo
 def demo_command(
     out: Path = typer.Option(Path("benchsift-demo"), "--out", help="Folder for everything the demo makes."),
     seed: int = typer.Option(0, "--seed", help="Seed for the simulated data and every random choice."),
+    long_csv: bool = typer.Option(
+        False, "--long-csv", help="Also write the simulated panel as a long CSV (panel/long.csv, ~23 MB)."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the demo summary as JSON at the end."),
 ) -> None:
-    """Run the demo on simulated data and write tables, figures and suites into OUT."""
-    summary = run_demo(out, seed=seed, console=console if not json_output else None)
+    """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
+    summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
     if json_output:
         print_json(summary)
     else:
         console.print(f"[bold green]demo finished[/] in {summary['seconds']:.1f} s; outputs in {out}/")
+        console.print(f"open the report: {summary['report']}")

@@ -16,6 +16,7 @@ import pandas as pd
 import typer
 
 from benchsift.cli._common import console, print_json
+from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.cli.validate import parse_list, parse_retentions
 from benchsift.compression.diagnostics import (
     aggregate_stage3,
@@ -155,15 +156,18 @@ def leftout_command(
         alpha=alpha,
         random_state=seed,
     )
+    warnings: list[str] = []
     if figure is not None:
         from benchsift.report._figures import save_figure
 
-        save_figure(leftout_figure(res.table()), figure)
+        written = save_figure(leftout_figure(res.table()), figure, data=str(panel.name))
+        warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
     if json_output:
-        print_json(res.to_dict())
+        print_json(with_warnings(res.to_dict(), warnings))
         return
     table = res.table()
     console.print(frame_table(table, f"Left-out benchmark MAE, mean over {splits} splits (Table 22)"))
+    print_warnings(warnings)
 
 
 @app.command("checkpoints")
@@ -208,12 +212,14 @@ def checkpoints_command(
         n_boot=n_boot,
         random_state=seed,
     )
+    warnings: list[str] = []
     if figure is not None:
         from benchsift.report._figures import save_figure
 
-        save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure)
+        written = save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure, data=str(panel.name))
+        warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
     if json_output:
-        print_json(res.to_dict())
+        print_json(with_warnings(res.to_dict(), warnings))
         return
     table = res.table()
     console.print(
@@ -223,6 +229,7 @@ def checkpoints_command(
             row_highlight=[c for c in table.columns if "@" in c],
         )
     )
+    print_warnings(warnings)
 
 
 @app.command("families")

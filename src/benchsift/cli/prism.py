@@ -47,6 +47,7 @@ from benchsift.prism.bootstrap import (
 )
 from benchsift.prism.scores import SC_VARIANTS, sc_scores
 from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts
+from benchsift.report.html import write_report
 from benchsift.report.prism_figures import write_prism_figures
 
 app = typer.Typer(
@@ -122,6 +123,7 @@ def _write_out(
             df.to_csv(tmp / f"{name}.csv")
         if figures is not None:
             figures(tmp / "figures")
+        write_report(tmp, title=f"benchsift results: {out.name}")
 
 
 @app.command("score")
@@ -229,7 +231,14 @@ def score_command(
             out,
             summary,
             frames,
-            lambda d: write_prism_figures(d, means, corr, result.to_frame(), domain_corr=dom_corr),
+            lambda d: write_prism_figures(
+                d,
+                means,
+                corr,
+                result.to_frame(),
+                domain_corr=dom_corr,
+                data=f"{verdicts.name}, B = {bootstrap}",
+            ),
         )
     if json_output:
         print_json(summary)
@@ -320,7 +329,12 @@ def analyze_command(
             }
     if out is not None:
         corr = axis_correlation(means)
-        _write_out(out, summary, {"axis_means": means}, lambda d: write_prism_figures(d, means, corr))
+        _write_out(
+            out,
+            summary,
+            {"axis_means": means},
+            lambda d: write_prism_figures(d, means, corr, data=axis_means.name),
+        )
     if json_output:
         print_json(summary)
         return

@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from benchsift.cli._common import console
 from benchsift.clients import ClientPool, ResponseCache, load_config
 from benchsift.errors import BenchsiftError, InputError
 
@@ -68,7 +69,7 @@ def _summary(
             + "\n"
         )
         return
-    con = Console()
+    con = console
     t = Table(title=f"prism {title}")
     t.add_column("what")
     t.add_column("value", justify="right")
@@ -183,7 +184,7 @@ def sources_cmd(
         t.add_column(col)
     for row in table.itertuples(index=False):
         t.add_row(*[str(v) for v in row])
-    Console().print(t)
+    console.print(t)
 
 
 def build_cmd(
@@ -436,7 +437,7 @@ def grade_cmd(
             t.add_column(ax, justify="right")
         for model, row in means.iterrows():
             t.add_row(str(model), *[f"{v:.3f}" for v in row])
-        Console().print(t)
+        console.print(t)
 
 
 def register(app: typer.Typer) -> None:

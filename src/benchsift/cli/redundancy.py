@@ -35,6 +35,7 @@ from benchsift.redundancy import (
     instance_redundancy,
     instance_redundancy_by_benchmark,
 )
+from benchsift.report.html import write_report
 from benchsift.report.redundancy_figures import (
     write_benchmark_figures,
     write_dimension_figures,
@@ -86,6 +87,7 @@ def _emit(
         with atomic_path(out / f"{name}.json") as tmp:
             tmp.write_text(json.dumps(result, indent=2))
         figures(out)
+        write_report(out)
     if json_output:
         print_json(result)
     return json_output
@@ -150,7 +152,11 @@ def dimensions_command(
         condition=_condition(condition),
     )
     if _emit(
-        res.to_dict(), out, "dimensions", lambda folder: write_dimension_figures(res, folder), json_output
+        res.to_dict(),
+        out,
+        "dimensions",
+        lambda folder: write_dimension_figures(res, folder, data=panel.name),
+        json_output,
     ):
         return
     table = Table(
@@ -242,6 +248,7 @@ def instances_command(
             condition=_condition(condition),
             json_output=json_output,
             out=out,
+            source=panel.name,
         )
         return
     results = {}
@@ -266,7 +273,7 @@ def instances_command(
         result,
         out,
         "instances",
-        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem),
+        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem, data=panel.name),
         json_output,
     ):
         return
@@ -312,6 +319,7 @@ def _each_benchmark(
     condition: str | None,
     json_output: bool,
     out: Path | None,
+    source: str = "the panel given",
 ) -> None:
     """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
     results: dict[str, InstanceRedundancyByBenchmark] = {}
@@ -336,7 +344,7 @@ def _each_benchmark(
         result,
         out,
         "instances_each",
-        lambda folder: write_each_benchmark_figures(results, folder),
+        lambda folder: write_each_benchmark_figures(results, folder, data=source),
         json_output,
     ):
         return
@@ -414,7 +422,11 @@ def benchmarks_command(
         condition=_condition(condition),
     )
     if _emit(
-        res.to_dict(), out, "benchmarks", lambda folder: write_benchmark_figures(res, folder), json_output
+        res.to_dict(),
+        out,
+        "benchmarks",
+        lambda folder: write_benchmark_figures(res, folder, data=panel.name),
+        json_output,
     ):
         return
     table = Table(title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)")

@@ -27,7 +27,9 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
+from benchsift._suggest import did_you_mean
 from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.compression.estimate import read_new_scores
 from benchsift.compression.protocols import (
     DEFAULT_RETENTIONS,
@@ -126,7 +128,8 @@ def validate_command(
     benchmark median; default half scale).
     """
     if protocol not in PROTOCOLS:
-        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        hint = did_you_mean(protocol, PROTOCOLS)
+        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
     sels = parse_list(selectors, "selectors")
     rets = parse_retentions(retentions)
     loaded = read_new_scores(panel)
@@ -183,24 +186,38 @@ def validate_command(
             progress=progress,
         )
     summary = result.summary()
+    warnings = list(result.warnings)
     if figure is not None and protocol != "end-to-end":
         from benchsift.report._figures import save_figure
+        from benchsift.report.validation_figures import selector_retention_caption
 
-        save_figure(selector_retention_figure(summary, title=f"{protocol} protocol"), figure)
+        written = save_figure(
+            selector_retention_figure(summary, title=f"{protocol} protocol"),
+            figure,
+            caption=selector_retention_caption(f"{panel.name}, {protocol} protocol", len(result.splits)),
+            data=f"{panel.name}, {protocol} protocol",
+        )
+        warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
+    elif figure is not None:
+        warnings.append(
+            "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
+        )
     if json_output:
-        out = result.to_dict()
+        out = with_warnings(result.to_dict(), warnings)
         if answer_notes:
             out["notes"] = [*out.get("notes", []), *answer_notes]
         print_json(out)
         return
     chrono = None
     if protocol == "random":
-        chrono = _chronological_column(
+        chrono, chrono_warnings = _chronological_column(
             loaded, sels, _closest(rets), floor, min_heldout, scoring, emb, predictions, seed
         )
+        warnings += [f"{w} (the chronological column)" for w in chrono_warnings if "release date" in w]
     _print_tables(result, protocol, summary, rets, chrono)
     for note in (*result.notes, *answer_notes):
         show.print(f"[dim]note: {note}[/dim]")
+    print_warnings(warnings)
 
 
 def _chronological_column(
@@ -213,12 +230,12 @@ def _chronological_column(
     embeddings: Any,
     predictions: Any,
     seed: int,
-) -> pd.Series | None:
+) -> tuple[pd.Series | None, tuple[str, ...]]:
     """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
-    last column), or None when the panel cannot be split by release date."""
+    last column), or None when the panel cannot be split by release date; and that run's warnings."""
     models = panel.models[panel.conditions == "image"]
     if models["release_date"].notna().sum() < 2:
-        return None
+        return None, ()
     try:
         res = stage2_heldout(
             panel,
@@ -233,10 +250,10 @@ def _chronological_column(
             random_state=seed,
         )
     except InputError:
-        return None
+        return None, ()
     main = res.splits[0]
     values = res.macro[0, :, 0]
-    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%")
+    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%"), res.warnings
 
 
 def _print_tables(

@@ -175,6 +175,7 @@ class CompressionResult:
     notes: list[str] = field(default_factory=list)
     rho_no_stage3: float = float("nan")
     full_score: FullScoreModel | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def n_items_suite(self) -> int:
@@ -205,6 +206,7 @@ class CompressionResult:
             "rho_no_stage3": self.rho_no_stage3,
             "full_score": None if self.full_score is None else self.full_score.summary(),
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -303,6 +305,7 @@ def run_pipeline(
     cfg = config if config is not None else CompressionConfig()
     say = progress if progress is not None else (lambda _label: None)
     notes: list[str] = []
+    warnings: list[str] = []
     fingerprint = panel_fingerprint(panel)
     work = _with_categories(panel)
     if work is not panel:
@@ -374,6 +377,7 @@ def run_pipeline(
         say(f"Stage 2: item pruning ({cfg.selector})")
         s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
         notes.extend(f"stage 2: {n}" for n in s2.notes)
+        warnings.extend(f"stage 2: {w}" for w in s2.warnings)
         pruned_pos = pool_pos[kept_in_pool]
         reason[pruned_pos] = reasons
         pruned_panel = pool_panel.subset(items=kept_in_pool)
@@ -441,14 +445,13 @@ def run_pipeline(
         say("full-score estimators")
         n_image = int(image_rows.sum())
         if work.n_items > MAX_FULL_SCORE_ITEMS:
-            notes.append(
+            warnings.append(
                 f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
                 f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
-                "estimate will report suite means only (set CompressionConfig(full_score=False) to skip this "
-                "note)"
+                "estimate will report suite means only"
             )
         elif n_image < MIN_REFERENCE_MODELS:
-            notes.append(
+            warnings.append(
                 f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
                 f"to cross-validate, the panel has {n_image}; estimate will report suite means only"
             )
@@ -477,6 +480,7 @@ def run_pipeline(
         notes=notes,
         rho_no_stage3=rho_no_stage3,
         full_score=full_score,
+        warnings=warnings,
     )
 
 

@@ -232,6 +232,7 @@ def write_suite(
         "frontier": None,
         "full_score": None if result.full_score is None else result.full_score.summary(),
         "notes": result.notes,
+        "warnings": result.warnings,
     }
     if frontier is not None:
         meta["frontier"] = {

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 
 CONDITIONS: tuple[str, ...] = ("image", "text-only")
@@ -477,7 +478,7 @@ def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
     known = set(idx)
     missing = [w for w in wanted if w not in known]
     if missing:
-        raise InputError(f"unknown {what} id(s): {missing[:5]}")
+        raise InputError(f"unknown {what} id(s): {missing[:5]}{did_you_mean(missing[0], known)}")
     order = {w: k for k, w in enumerate(wanted)}
     pos = np.flatnonzero(np.isin(idx, wanted))
     return pos[np.argsort([order[idx[p]] for p in pos], kind="stable")]
@@ -486,4 +487,6 @@ def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
 def _check_known(wanted: list[str], known: list[str], what: str) -> None:
     missing = [w for w in wanted if w not in known]
     if missing:
-        raise InputError(f"unknown {what}(s) {missing}; the panel has {known[:20]}")
+        raise InputError(
+            f"unknown {what}(s) {missing}{did_you_mean(missing[0], known)}; the panel has {known[:20]}"
+        )

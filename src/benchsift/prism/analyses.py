@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from benchsift._suggest import did_you_mean
 from benchsift.errors import DegenerateError, InputError
 from benchsift.prism.aggregate import (
     AGGREGATORS,
@@ -306,7 +307,9 @@ def near_tie_report(result: BootstrapResult, models: Sequence[str]) -> pd.DataFr
     bootstrap CI, the two-sided p-value and Pr(first > second) over replicates."""
     missing = [m for m in models if m not in result.models]
     if missing:
-        raise InputError(f"near-tie report: unknown model(s) {missing}")
+        raise InputError(
+            f"near-tie report: unknown model(s) {missing}{did_you_mean(missing[0], result.models)}"
+        )
     idx = [result.models.index(m) for m in models]
     rows = []
     for x in range(len(idx)):

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import corr_matrix
@@ -61,7 +62,8 @@ def parse_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
         if not key:
             continue
         if key not in METRICS:
-            raise InputError(f"unknown metric {name!r}; expected any of {', '.join(METRICS)}")
+            hint = did_you_mean(key, METRICS)
+            raise InputError(f"unknown metric {name!r}{hint}; expected any of {', '.join(METRICS)}")
         if key not in out:
             out.append(key)
     if not out:

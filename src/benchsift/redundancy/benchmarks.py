@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
@@ -141,7 +142,8 @@ def benchmark_scores(
         return names, np.array(panel.scores), "item"
     unknown = [w for w in wanted if w not in names]
     if unknown:
-        raise InputError(f"unknown benchmark column(s) {unknown}; the panel's columns are {names[:20]}")
+        hint = did_you_mean(unknown[0], names)
+        raise InputError(f"unknown benchmark column(s) {unknown}{hint}; the panel's columns are {names[:20]}")
     order = [names.index(w) for w in wanted]
     return wanted, np.array(panel.scores[:, order]), "item"
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy.instances import (
@@ -148,7 +149,9 @@ def _benchmark_list(panel: Panel, benchmarks: str | Iterable[str] | None) -> lis
         names = list(dict.fromkeys(str(b) for b in raw))
         unknown = [b for b in names if b not in known]
         if unknown:
-            raise InputError(f"unknown benchmark(s) {unknown}; the panel has {known}")
+            raise InputError(
+                f"unknown benchmark(s) {unknown}{did_you_mean(unknown[0], known)}; the panel has {known}"
+            )
     if not names:
         raise InputError("instance redundancy per benchmark: no benchmark to analyse")
     return names

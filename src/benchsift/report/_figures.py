@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from benchsift._fileio import atomic_path
 
@@ -20,17 +23,64 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
-def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FORMATS, dpi: int = 150) -> list[Path]:
+#: Salt of the ids matplotlib gives SVG elements (clip paths, markers): fixed, so that the same figure gives
+#: the same bytes (matplotlib draws a random salt per file when ``svg.hashsalt`` is unset).
+SVG_HASH_SALT = "benchsift"
+
+
+#: Font size and colour of the footer that names the data on every figure.
+FOOTER_SIZE = 7.0
+FOOTER_COLOR = "dimgrey"
+
+
+def add_footer(fig: Figure, text: str) -> None:
+    """Write ``text`` (what data the figure shows) at the bottom-left of ``fig``, below the axes.
+
+    The constrained layout is told to keep that strip free, so the footer never covers tick labels.
+    Wrapped to the figure's width (about 17 characters per inch at 7 pt).
+    """
+    lines = textwrap.wrap(text, width=max(30, int(fig.get_figwidth() * 17)))
+    height = (len(lines) * FOOTER_SIZE * 1.35 / 72.0 + 0.06) / fig.get_figheight()
+    engine = fig.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        engine.set(rect=(0.0, height, 1.0, 1.0 - height))
+    fig.text(
+        0.01,
+        0.02 / fig.get_figheight(),
+        "\n".join(lines),
+        ha="left",
+        va="bottom",
+        fontsize=FOOTER_SIZE,
+        color=FOOTER_COLOR,
+    )
+
+
+def save_figure(
+    fig: Figure,
+    stem: Path,
+    formats: Sequence[str] = FORMATS,
+    dpi: int = 150,
+    caption: str | None = None,
+    data: str | None = None,
+) -> list[Path]:
     """Write ``fig`` as ``stem.<fmt>`` for each format, atomically; return the paths written.
 
-    SVG files carry no creation date, so the same figure gives the same bytes. The layout is solved once, on
-    the first format, and reused for the others.
+    SVG files carry no creation date and fixed element ids, so the same figure gives the same bytes. The
+    layout is solved once, on the first format, and reused for the others. ``caption`` (what the marks,
+    bands and abbreviations mean, and which data) is stored in the file's metadata (SVG
+    ``dc:description``, PNG ``Description``), where :mod:`benchsift.report.html` reads it back for the
+    figure's caption in ``index.html``. ``data`` (a file name, or "simulated ...") is written on the figure
+    itself as a footer ``Data: ...`` (:func:`add_footer`).
     """
+    if data:
+        add_footer(fig, f"Data: {data}")
     paths: list[Path] = []
     for fmt in formats:
         target = stem.with_name(f"{stem.name}.{fmt}")
-        meta = {"Date": None} if fmt == "svg" else {}
-        with atomic_path(target) as tmp:
+        meta: dict[str, str | None] = {"Date": None} if fmt == "svg" else {}
+        if caption and fmt in ("svg", "png"):
+            meta["Description"] = caption
+        with atomic_path(target) as tmp, mpl.rc_context({"svg.hashsalt": SVG_HASH_SALT}):
             fig.savefig(tmp, format=fmt, dpi=dpi, metadata=meta)
         paths.append(target)
         fig.set_layout_engine("none")

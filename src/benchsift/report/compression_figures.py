@@ -17,7 +17,36 @@ from rich.table import Table
 
 from benchsift.report._figures import new_figure, save_figure
 
-__all__ = ["k_sweep_figure", "save_figure", "stage_rich_table", "stage_table_figure"]
+__all__ = [
+    "k_sweep_caption",
+    "k_sweep_figure",
+    "save_figure",
+    "stage_rich_table",
+    "stage_table_caption",
+    "stage_table_figure",
+]
+
+
+def k_sweep_caption(data: str, chosen_k: int | None = None) -> str:
+    """Caption of :func:`k_sweep_figure`: what the points, the ring and the dotted line mean, the data."""
+    chosen = f" Red ring: the k kept (k = {chosen_k})." if chosen_k is not None else ""
+    return (
+        "Stage 3 (PRIMEBench section 4.4): for each number of categories k, the Spearman rho between the "
+        "models' ranking on the best k-category subset and on all categories. Blue circles: best subset by "
+        "exhaustive search; orange squares: by greedy search (too many subsets to try all); grey line joins "
+        f"them.{chosen} Dotted red line: rho = 0.95. Data: {data}."
+    )
+
+
+def stage_table_caption(data: str) -> str:
+    """Caption of :func:`stage_table_figure`: the columns of the stage table."""
+    return (
+        "The PRIMEBench stage table (Table 2): items_in / items_out of each stage, change relative to the "
+        "stage's input (the suite rows: to all items), rho_vs_stage0 = Spearman rho of the model ranking "
+        "after "
+        "the row against the Stage 0 ranking, rho_stage = the stage's own Table 2 rho; '-' = not defined. "
+        f"Data: {data}."
+    )
 
 
 def k_sweep_figure(
@@ -45,7 +74,7 @@ def k_sweep_figure(
             zorder=3,
             label=f"chosen k = {chosen_k} (rho = {rho[j]:.3f})",
         )
-    ax.axhline(0.95, color="crimson", ls=":", lw=1)
+    ax.axhline(0.95, color="crimson", ls=":", lw=1, label="rho = 0.95")
     ax.set_xlabel("number of categories k")
     ax.set_ylabel("Spearman rho vs all categories")
     finite = rho[np.isfinite(rho)]

@@ -2,7 +2,9 @@
 
 Each section lives in ``benchsift/report/demo_<name>.py`` and exposes
 ``run_demo_section(out_dir, seed, console) -> dict`` (it makes its own simulated data, writes into
-``out_dir/<name>/`` and returns a JSON-able summary).
+``out_dir/<name>/`` and returns a JSON-able summary whose ``"run"`` entry says what was run: the library
+call, its parameters, the input and its fingerprint, the data sizes). The demo ends with ``out/index.html``
+(:func:`benchsift.report.html.write_report`), the page a person opens.
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ from rich.console import Console
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift.report.html import write_report
 
 SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "validation", "prism")
 
 
-def run_demo(out: str | Path, seed: int = 0, console: Console | None = None) -> dict[str, Any]:
-    """Run every demo section into ``out`` and write ``out/summary.json``."""
+def run_demo(
+    out: str | Path, seed: int = 0, console: Console | None = None, long_csv: bool = False
+) -> dict[str, Any]:
+    """Run every demo section into ``out``, write ``out/summary.json`` and ``out/index.html``.
+
+    ``long_csv`` also writes the simulated panel as a long CSV (``panel/long.csv``, about 23 MB; the
+    panel itself is always in ``panel/panel.parquet``).
+    """
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     con = console if console is not None else Console(quiet=True)
@@ -32,9 +41,17 @@ def run_demo(out: str | Path, seed: int = 0, console: Console | None = None) -> 
         module = importlib.import_module(f"benchsift.report.demo_{name}")
         t0 = time.perf_counter()
         con.rule(f"[bold]{name}")
-        result = module.run_demo_section(out_dir, seed, con)
+        options = {"long_csv": long_csv} if name == "panel" else {}
+        result = module.run_demo_section(out_dir, seed, con, **options)
         sections[name] = {"seconds": round(time.perf_counter() - t0, 3), **result}
-    summary = {"seed": seed, "seconds": time.perf_counter() - start, "sections": sections}
+    command = f"benchsift demo --out {out_dir} --seed {seed}" + (" --long-csv" if long_csv else "")
+    summary = {
+        "run": {"command": command, "data": "simulated (benchsift.simulate), no input files", "seed": seed},
+        "seed": seed,
+        "seconds": time.perf_counter() - start,
+        "sections": sections,
+    }
     with atomic_path(out_dir / "summary.json") as tmp:
         tmp.write_text(json.dumps(to_jsonable(summary), indent=2))
+    summary["report"] = str(write_report(out_dir, title="benchsift demo (simulated data)"))
     return summary

@@ -17,12 +17,14 @@ from benchsift._fileio import atomic_path
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.frontier import capability_frontier
-from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
 from benchsift.report.compression_figures import (
+    k_sweep_caption,
     k_sweep_figure,
     save_figure,
     stage_rich_table,
+    stage_table_caption,
     stage_table_figure,
 )
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -57,21 +59,41 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     write_suite(result, build, suite_dir, frontier=frontier)
     table = stage_table(result, build.n_items)
     files = [str(suite_dir)]
-    files += [str(p) for p in save_figure(stage_table_figure(table), folder / "stages")]
+    data = (
+        f"simulated panel ({build.n_models} model runs x {build.n_items} items, seed {seed}; "
+        f"{N_HELD_BACK} models held back)"
+    )
+    fig = stage_table_figure(table)
+    files += [
+        str(p) for p in save_figure(fig, folder / "stages", caption=stage_table_caption(data), data=data)
+    ]
     if result.stage3 is not None and result.stage3.sweep is not None:
         fig = k_sweep_figure(result.stage3.sweep, chosen_k=cfg.k)
-        files += [str(p) for p in save_figure(fig, folder / "k_sweep")]
+        cap = k_sweep_caption(data, cfg.k)
+        files += [str(p) for p in save_figure(fig, folder / "k_sweep", caption=cap, data=data)]
     est = estimate_new_models(load_suite(suite_dir), new, n_boot=500, random_state=seed)
     with atomic_path(folder / "estimate.csv") as tmp:
         est.table().to_csv(tmp, index=False, lineterminator="\n")
     files.append(str(folder / "estimate.csv"))
     console.print(stage_rich_table(table, title="PRIMEBench compression (simulated panel)"))
+    for w in result.warnings:  # also in suite/suite.json, and so in the page
+        console.print(f"[yellow]warning: {w}[/]", soft_wrap=True)
     console.print(
         f"suite: {result.n_items_suite} of {build.n_items} items, categories "
         f"{', '.join(result.selected_categories)}; rho vs Stage 0 = {result.rho_suite_vs_stage0:.3f}; "
         f"Frontier: {frontier.items.size} items"
     )
     return {
+        "run": {
+            "call": "run_pipeline(panel, CompressionConfig(retention=0.05, k=3), embeddings=simulated)",
+            "parameters": {"retention": cfg.retention, "k": cfg.k, "floor": cfg.floor, "seed": seed},
+            "input": (
+                f"simulated panel (SimulationConfig.small(n_benchmarks=12, n_categories=6), seed {seed})"
+            ),
+            "fingerprint_sha256": panel_fingerprint(build),
+            "sizes": f"{build.n_models} model runs x {build.n_items} items; {N_HELD_BACK} held-back models",
+        },
+        "notes": list(result.notes),
         "files": files,
         "n_items_panel": build.n_items,
         "n_items_suite": result.n_items_suite,

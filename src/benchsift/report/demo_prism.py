@@ -7,6 +7,7 @@ sc axis (a bottleneck the harmonic mean exposes). B = 500 replicates keep the se
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,15 @@ def _planted_levels(seed: int) -> np.ndarray:
     return levels
 
 
+def sha256_file(path: Path) -> str:
+    """sha256 of a file's bytes (the input fingerprint of a table the section wrote)."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
     """Simulate verdicts, score them with B = 500, write ``prism/`` (verdicts, result, figures)."""
     folder = out_dir / "prism"
@@ -65,6 +75,11 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         result.to_frame(),
         ["model04", "model05", "model08"],
         domain_corr=domain_correlation(domain_pscores(arrays)),
+        data=f"simulated verdicts ({N_MODELS} models x {N_ITEMS} items x 7 axes, seed {seed}), B = {N_BOOT}",
+        profile_why=(
+            "model04 and model05 have identical planted levels (a near tie), model08 a planted weak sc axis "
+            "(a bottleneck the harmonic mean exposes)"
+        ),
     )
     with atomic_path(folder / "result.json") as tmp:
         tmp.write_text(json.dumps(to_jsonable(summary), indent=2))
@@ -91,6 +106,17 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         f"planted tie model04 vs model05: p = {tie['p'].iloc[0]:.2f}"
     )
     return {
+        "run": {
+            "call": f"paired_bootstrap(build_arrays(verdicts), n_boot={N_BOOT}, seed={seed})",
+            "input": (
+                f"simulated verdicts (simulate_verdicts({N_MODELS}, {N_ITEMS}, planted levels, "
+                f"unanswered_rate=0.02, random_state={seed}))"
+            ),
+            "fingerprint_sha256": sha256_file(folder / "verdicts.csv"),
+            "sizes": (
+                f"{N_MODELS} models x {N_ITEMS} items x {len(AXES)} axes ({len(sim.table)} verdict rows)"
+            ),
+        },
         "files": [str(folder / "verdicts.csv"), str(folder / "result.json")] + [str(p) for p in figures],
         "n_models": N_MODELS,
         "n_items": N_ITEMS,

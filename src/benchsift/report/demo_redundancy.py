@@ -21,6 +21,7 @@ from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.redundancy import (
     InstanceRedundancy,
     benchmark_redundancy,
@@ -29,7 +30,10 @@ from benchsift.redundancy import (
 )
 from benchsift.report.redundancy_figures import (
     bar_figure,
+    bars_caption,
+    curves_caption,
     curves_figure,
+    heatmap_caption,
     heatmap_figure,
     save_figure,
 )
@@ -53,6 +57,13 @@ def _within_across(matrix: np.ndarray, dims: list[str], groups: dict[str, int]) 
     return float(np.nanmean(matrix[same & off])), float(np.nanmean(matrix[~same]))
 
 
+def _groups(groups: dict[str, int]) -> str:
+    by: dict[int, list[str]] = {}
+    for d, g in groups.items():
+        by.setdefault(g, []).append(d)
+    return "; ".join(", ".join(sorted(v)) for _, v in sorted(by.items()))
+
+
 def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
     """Dimension (Eq. 1-2), instance (Eq. 3) and cross-benchmark (Eq. 4) redundancy on simulated data."""
     folder = out_dir / "redundancy"
@@ -60,6 +71,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     sim = simulate_panel(SimulationConfig.small(), random_state=seed)
     panel = sim.panel
     files: list[Path] = []
+    data = f"simulated panel (SimulationConfig.small(), seed {seed}), image-condition runs"
 
     # Dimension redundancy of the first benchmark with planted dimension groups.
     planted = sim.truth.dimension_groups
@@ -68,12 +80,17 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     within, across = _within_across(dims.matrix["srcc"], dims.dimensions, planted[bench])
     files.append(_write_json(folder / "dimensions.json", dims.to_dict()))
     files += save_figure(
-        heatmap_figure(dims.matrix["srcc"], dims.dimensions, f"{bench}: SRCC between dimensions"),
+        heatmap_figure(dims.matrix["srcc"], dims.dimensions, f"{bench}: SRCC between dimensions", "SRCC"),
         folder / "dimensions_heatmap_srcc",
+        data=data,
+        caption=heatmap_caption("srcc", "dimension", data)
+        + f" The simulation plants two groups of dimensions that share a trait: {_groups(planted[bench])}.",
     )
     files += save_figure(
         bar_figure(dims.redundancy["srcc"], dims.dimensions, f"{bench}: ρ(X_i), SRCC", "ρ(X_i)"),
         folder / "dimensions_bars_srcc",
+        caption=bars_caption("srcc", "dimension", data),
+        data=data,
     )
 
     # Instance redundancy of the largest benchmark for all / top-K / bottom-K models.
@@ -91,15 +108,20 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     files.append(_write_json(folder / "instances.json", {k: v.to_dict() for k, v in curves.items()}))
     for m in ("srcc", "r2"):
         files += save_figure(
-            curves_figure(curves, m, f"{big}: instance redundancy"), folder / f"instances_curve_{m}"
+            curves_figure(curves, m, f"{big}: instance redundancy"),
+            folder / f"instances_curve_{m}",
+            caption=curves_caption(m, list(curves), data),
+            data=data,
         )
 
     # Cross-benchmark redundancy of all benchmarks and the anchor.
     cross = benchmark_redundancy(panel, metrics=METRICS)
     files.append(_write_json(folder / "benchmarks.json", cross.to_dict()))
     files += save_figure(
-        heatmap_figure(cross.matrix["srcc"], cross.benchmarks, "SRCC between benchmarks"),
+        heatmap_figure(cross.matrix["srcc"], cross.benchmarks, "SRCC between benchmarks", "SRCC"),
         folder / "benchmarks_heatmap_srcc",
+        caption=heatmap_caption("srcc", "benchmark", data),
+        data=data,
     )
 
     table = Table(title="redundancy (simulated panel)")
@@ -118,6 +140,19 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     table.add_row("anchor benchmark (SRCC)", str(cross.anchor["srcc"]))
     console.print(table)
     return {
+        "run": {
+            "calls": (
+                f"dimension_redundancy(panel, benchmark={bench!r}, column='dimension'), "
+                f"instance_redundancy(panel, benchmark={big!r}, top_k / bottom_k={TOP_K}), "
+                "benchmark_redundancy(panel)"
+            ),
+            "metrics": ", ".join(METRICS),
+            "input": f"simulated panel (SimulationConfig.small(), seed {seed})",
+            "fingerprint_sha256": panel_fingerprint(panel),
+            "sizes": (
+                f"{panel.n_models} model runs x {panel.n_items} items, {len(panel.benchmarks)} benchmarks"
+            ),
+        },
         "files": [str(f) for f in files],
         "dimension_benchmark": bench,
         "internal_redundancy": dims.internal_redundancy,

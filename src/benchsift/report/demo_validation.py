@@ -16,9 +16,14 @@ from rich.console import Console
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.compression.protocols import stage2_heldout
 from benchsift.report._figures import save_figure
-from benchsift.report.validation_figures import retention_table, selector_retention_figure
+from benchsift.report.validation_figures import (
+    retention_table,
+    selector_retention_caption,
+    selector_retention_figure,
+)
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 SELECTORS: tuple[str, ...] = ("random", "variance", "vaw", "pointbiserial")
@@ -43,7 +48,16 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         random_state=seed,
     )
     summary = result.summary()
-    files = [str(p) for p in save_figure(selector_retention_figure(summary), target / "selector_retention")]
+    data = f"simulated panel ({sim.panel.n_models} models x {sim.panel.n_items} items, seed {seed})"
+    files = [
+        str(p)
+        for p in save_figure(
+            selector_retention_figure(summary),
+            target / "selector_retention",
+            caption=selector_retention_caption(data, N_SPLITS),
+            data=data,
+        )
+    ]
     with atomic_path(target / "heldout_summary.csv") as tmp:
         summary.to_csv(tmp, index=False)
     with atomic_path(target / "heldout.json") as tmp:
@@ -54,6 +68,16 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     )
     best = summary.loc[summary.groupby("retention")["rho_mean"].idxmax(), ["retention", "selector"]]
     return {
+        "run": {
+            "call": (
+                f"stage2_heldout(panel, selectors={list(SELECTORS)}, retentions={list(RETENTIONS)}, "
+                f"n_splits={N_SPLITS}, floor={FLOOR})"
+            ),
+            "input": f"simulated panel (SimulationConfig.small(items_per_benchmark=250), seed {seed})",
+            "fingerprint_sha256": panel_fingerprint(sim.panel),
+            "sizes": f"{sim.panel.n_models} models x {sim.panel.n_items} items",
+        },
+        "notes": list(result.notes),
         "panel": {"models": sim.panel.n_models, "items": sim.panel.n_items},
         "splits": N_SPLITS,
         "best_selector": {f"{r:g}": s for r, s in zip(best["retention"], best["selector"], strict=True)},

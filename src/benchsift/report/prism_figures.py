@@ -11,6 +11,7 @@ Built on :class:`matplotlib.figure.Figure` with the Agg canvas (no pyplot state)
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,12 +22,40 @@ from matplotlib.figure import Figure
 
 from benchsift.report._figures import new_figure, save_figure
 
-__all__ = ["correlation_figure", "forest_figure", "profile_figure", "save_figure", "write_prism_figures"]
+__all__ = [
+    "AXIS_NAMES",
+    "axis_legend",
+    "correlation_figure",
+    "forest_figure",
+    "profile_figure",
+    "save_figure",
+    "write_prism_figures",
+]
+
+#: What the axis abbreviations stand for (PRISM-VLM Sec. 3).
+AXIS_NAMES: dict[str, str] = {
+    "q": "quality",
+    "if": "instruction following",
+    "h": "hallucination resistance",
+    "mq": "multi-question robustness",
+    "sc": "sycophancy resistance",
+    "c": "counting",
+    "vis": "visual discrimination",
+    "pscore": "PScore (harmonic mean of the axes)",
+}
 
 
-def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8) -> Figure:
+def axis_legend(axes: Sequence[str]) -> str:
+    """``q = quality, if = instruction following, ...`` for the abbreviations in ``axes``."""
+    return ", ".join(f"{a} = {AXIS_NAMES[a]}" for a in axes if a in AXIS_NAMES)
+
+
+def profile_figure(
+    means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8, why: str | None = None
+) -> Figure:
     """Grouped bars: one group per axis, one bar per model (the named ``models`` or the first
-    ``max_models`` rows)."""
+    ``max_models`` rows); each axis is named under its abbreviation, ``why`` (why these models) is printed
+    under the title."""
     sel = means.loc[list(models)] if models is not None else means.iloc[:max_models]
     axes = [str(a) for a in sel.columns]
     n_m = len(sel)
@@ -37,10 +66,15 @@ def profile_figure(means: pd.DataFrame, models: Sequence[str] | None = None, max
     cmap = colormaps["tab10"]
     for k, (name, row) in enumerate(sel.iterrows()):
         ax.bar(x - 0.4 + width * (k + 0.5), row.to_numpy(float), width, label=str(name), color=cmap(k % 10))
-    ax.set_xticks(x, axes)
+    ax.set_xticks(
+        x,
+        ["\n".join([a, *textwrap.wrap(AXIS_NAMES.get(a, ""), 14, break_long_words=False)]) for a in axes],
+        fontsize=8,
+    )
     ax.set_ylim(0, 1)
-    ax.set_ylabel("axis mean")
-    ax.set_title("Per-axis profile")
+    ax.set_ylabel("axis mean (answered items; 1 = best)")
+    reason = why or f"the first {n_m} models of the table"
+    ax.set_title("Per-axis profile\n" + "\n".join(textwrap.wrap(f"shown: {reason}", 80)), fontsize=9)
     ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
@@ -68,7 +102,8 @@ def correlation_figure(corr: pd.DataFrame, title: str = "Inter-axis Pearson corr
                 fontsize=7,
                 color="white" if np.isfinite(v) and abs(v) > 0.6 else "black",
             )
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    bar = fig.colorbar(im, ax=ax, shrink=0.8)
+    bar.set_label("correlation" + ("; grey = n/a (undefined)" if np.isnan(C).any() else ""), fontsize=8)
     ax.set_title(title)
     return fig
 
@@ -82,7 +117,17 @@ def forest_figure(table: pd.DataFrame, value: str = "pscore", lo: str = "ci_lo",
     y = np.arange(n)
     v = t[value].to_numpy(float)
     err = np.vstack([v - t[lo].to_numpy(float), t[hi].to_numpy(float) - v])
-    ax.errorbar(v, y, xerr=np.clip(err, 0, None), fmt="o", ms=3, capsize=2, color="tab:red")
+    ax.errorbar(
+        v,
+        y,
+        xerr=np.clip(err, 0, None),
+        fmt="o",
+        ms=3,
+        capsize=2,
+        color="tab:red",
+        label="dot: PScore; bar: 95 % item-bootstrap CI",
+    )
+    ax.legend(fontsize=7, loc="lower right")
     ax.set_yticks(y, [str(m) for m in t.index], fontsize=7)
     ax.set_xlabel("PScore (95 % item-bootstrap CI)")
     ax.set_title("PScore with bootstrap CIs")
@@ -96,15 +141,62 @@ def write_prism_figures(
     table: pd.DataFrame | None = None,
     profile_models: Sequence[str] | None = None,
     domain_corr: pd.DataFrame | None = None,
+    data: str = "the verdict table given",
+    profile_why: str | None = None,
 ) -> list[Path]:
     """Write profile, correlation heatmap, (when ``table`` has CIs) the forest plot and (when given) the
-    inter-domain PScore Spearman heatmap (Fig. 19) into ``out_dir``."""
+    inter-domain PScore Spearman heatmap (Fig. 19) into ``out_dir``, each with its caption.
+
+    ``data`` names the data (a file or "simulated ..."); ``profile_why`` says why the profile shows these
+    models (default: the first eight rows).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = save_figure(profile_figure(means, profile_models), out_dir / "profile")
-    paths += save_figure(correlation_figure(corr), out_dir / "axis_correlation")
+    axes = [str(a) for a in means.columns]
+    legend = axis_legend(axes)
+    shown = list(profile_models) if profile_models is not None else [str(m) for m in means.index[:8]]
+    why = profile_why or "the first eight models of the table"
+    foot = f"{data}. Axes: {legend}"
+    paths = save_figure(
+        profile_figure(means, profile_models, why=why),
+        out_dir / "profile",
+        data=data,
+        caption=(
+            f"Bars: each model's mean score on each axis (answered items only; 1 = best). Models shown: "
+            f"{', '.join(shown)}; why these: {why}. Axes: {legend}. Data: {data}."
+        ),
+    )
+    paths += save_figure(
+        correlation_figure(corr),
+        out_dir / "axis_correlation",
+        data=foot,
+        caption=(
+            "Each cell: the Pearson correlation across models between two axes' means (PRISM-VLM Fig. 3), "
+            "PScore as the last row and column; colour from -1 (blue) to 1 (red); n/a: undefined. "
+            f"Axes: {legend}. Data: {data}."
+        ),
+    )
     if table is not None:
-        paths += save_figure(forest_figure(table), out_dir / "pscore_forest")
+        paths += save_figure(
+            forest_figure(table),
+            out_dir / "pscore_forest",
+            data=data,
+            caption=(
+                "Dots: each model's PScore (harmonic mean of its seven axis means, PRISM-VLM Eq. 1); "
+                "whiskers: "
+                "the 95 % paired item-bootstrap interval (App. E); models sorted by PScore, best at the top. "
+                f"Data: {data}."
+            ),
+        )
     if domain_corr is not None:
         fig = correlation_figure(domain_corr, "Inter-domain PScore Spearman correlation")
-        paths += save_figure(fig, out_dir / "domain_correlation")
+        paths += save_figure(
+            fig,
+            out_dir / "domain_correlation",
+            data=data,
+            caption=(
+                "Each cell: the Spearman correlation between the model rankings by PScore computed on two "
+                "domains' items only (PRISM-VLM Fig. 19); colour from -1 (blue) to 1 (red); n/a: undefined. "
+                f"Data: {data}."
+            ),
+        )
     return paths

@@ -21,6 +21,7 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from benchsift.redundancy import (
     METRIC_LABELS,
@@ -36,11 +37,48 @@ CURVE_FLOOR = -1.0
 _MAX_LABEL = 28
 
 
+def heatmap_caption(metric: str, kind: str, data: str, who: str = "models") -> str:
+    """Caption of :func:`heatmap_figure`: what a cell, the colours and "n/a" mean, and the data."""
+    label = METRIC_LABELS.get(metric, metric)
+    what = "dimensions of the benchmark" if kind == "dimension" else "benchmarks"
+    return (
+        f"Each cell: the {label} between the {who}' scores on two {what} (redundancy paper "
+        f"{'Eq. 1' if kind == 'dimension' else 'Eq. 4'}), printed in the cell; colour from -1 (blue) "
+        f"through 0 (white) to 1 (red); grey cells marked n/a are undefined (a constant score column or "
+        f"too few models). Data: {data}."
+    )
+
+
+def bars_caption(metric: str, kind: str, data: str) -> str:
+    """Caption of :func:`bar_figure` for a dimension (rho(X_i), Eq. 1) or benchmark (rho(Y_i)) analysis."""
+    label = METRIC_LABELS.get(metric, metric)
+    sym = "ρ(X_i)" if kind == "dimension" else "ρ(Y_i)"
+    return (
+        f"Bars: {sym}, the mean {label} of each {kind} with every other {kind} (redundancy paper Eq. 1), "
+        f"highest first; a high value means the {kind} ranks models like the others (redundant); n/a: "
+        f"undefined. Data: {data}."
+    )
+
+
+def curves_caption(metric: str, groups: Sequence[str], data: str, threshold: float = 0.95) -> str:
+    """Caption of :func:`curves_figure`: lines, bands, dashed threshold, the model groups, the data."""
+    label = METRIC_LABELS.get(metric, metric)
+    return (
+        f"ρ(A%) (redundancy paper Eq. 3): the {label} between models' scores on a random A % of the "
+        f"benchmark's items and on all of them. Line and dots: mean over the random draws; shaded band: "
+        f"±1 sd over the draws; dashed grey line: the saturation threshold {threshold:g} (a subset above it "
+        f"ranks models as the whole benchmark does). Model groups: {', '.join(groups)} (top-K / bottom-K: "
+        f"the K models with the highest / lowest overall score). Data: {data}."
+    )
+
+
 def _short(label: str) -> str:
     return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "…"
 
 
-def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str) -> Figure:
+def heatmap_figure(
+    matrix: np.ndarray, labels: Sequence[str], title: str, value_label: str = "correlation"
+) -> Figure:
     """Labelled heatmap of an m x m correlation matrix; undefined (NaN) cells are grey and marked "n/a".
 
     The colour scale is fixed to [-1, 1] (values below -1, possible for R^2, are clipped in colour only);
@@ -63,7 +101,9 @@ def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str) -> Fig
                 text = "n/a" if not np.isfinite(v) else f"{v:.2f}"
                 dark = np.isfinite(v) and abs(v) > 0.6
                 ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    bar = fig.colorbar(im, ax=ax, shrink=0.8)
+    missing = not np.isfinite(np.asarray(matrix, dtype=np.float64)).all()
+    bar.set_label(value_label + ("; grey = n/a (undefined)" if missing else ""), fontsize=8)
     return fig
 
 
@@ -124,7 +164,13 @@ def curves_figure(
             if lowest is None or mu[i] < lowest[0]:
                 lowest = (float(mu[i]), float(x[i]), label)
     if threshold is not None:
-        ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8, label=f"threshold {threshold:g}")
+        ax.axhline(
+            threshold,
+            color="grey",
+            linestyle="--",
+            linewidth=0.8,
+            label=f"saturation threshold {threshold:g}",
+        )
     ymin, _ = ax.get_ylim()
     if ymin < floor:
         top = max(highest, threshold if threshold is not None else floor, floor + 0.1)
@@ -144,7 +190,9 @@ def curves_figure(
     ax.set_ylabel(f"ρ(A%) ({METRIC_LABELS.get(metric, metric)})")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    handles, _ = ax.get_legend_handles_labels()
+    band_key = Patch(facecolor="grey", alpha=0.25, label="shaded: ±1 sd over random draws")
+    ax.legend(handles=[*handles, band_key], fontsize=8)
     return fig
 
 
@@ -156,35 +204,43 @@ def _write_matrix_figures(
     symbol: str,
     out_dir: Path,
     prefix: str,
+    data: str = "the panel given",
 ) -> list[Path]:
     """Heatmap and bar plot of :math:`\\rho` per metric of a dimension or cross-benchmark analysis."""
     paths: list[Path] = []
     who = result.selection.label
     for m in result.metrics:
         label = METRIC_LABELS.get(m, m)
-        fig = heatmap_figure(result.matrix[m], labels, f"{name}: {label} {kind} redundancy ({who})")
-        paths += save_figure(fig, out_dir / f"{prefix}_heatmap_{m}")
+        fig = heatmap_figure(result.matrix[m], labels, f"{name}: {label} {kind} redundancy ({who})", label)
+        paths += save_figure(
+            fig, out_dir / f"{prefix}_heatmap_{m}", caption=heatmap_caption(m, kind, data), data=data
+        )
         fig = bar_figure(
             result.redundancy[m], labels, f"{name}: {symbol}, {label} ({who})", f"{symbol} ({label})"
         )
-        paths += save_figure(fig, out_dir / f"{prefix}_bars_{m}")
+        paths += save_figure(
+            fig, out_dir / f"{prefix}_bars_{m}", caption=bars_caption(m, kind, data), data=data
+        )
     return paths
 
 
 def write_dimension_figures(
-    result: DimensionRedundancy, out_dir: Path, prefix: str = "dimensions"
+    result: DimensionRedundancy, out_dir: Path, prefix: str = "dimensions", data: str = "the panel given"
 ) -> list[Path]:
-    """Heatmap and bar plot per metric of a dimension analysis (Figs. 3-4) into ``out_dir``."""
+    """Heatmap and bar plot per metric of a dimension analysis (Figs. 3-4) into ``out_dir``; ``data``
+    names the input on the figures and in their captions."""
     name = result.benchmark or "panel"
-    return _write_matrix_figures(result, result.dimensions, name, "dimension", "ρ(X_i)", out_dir, prefix)
+    return _write_matrix_figures(
+        result, result.dimensions, name, "dimension", "ρ(X_i)", out_dir, prefix, data
+    )
 
 
 def write_benchmark_figures(
-    result: BenchmarkRedundancy, out_dir: Path, prefix: str = "benchmarks"
+    result: BenchmarkRedundancy, out_dir: Path, prefix: str = "benchmarks", data: str = "the panel given"
 ) -> list[Path]:
     """Cross-benchmark heatmap and bar plot per metric (Fig. 8) into ``out_dir``."""
     return _write_matrix_figures(
-        result, result.benchmarks, "Cross-benchmark", "benchmark", "ρ(Y_i)", out_dir, prefix
+        result, result.benchmarks, "Cross-benchmark", "benchmark", "ρ(Y_i)", out_dir, prefix, data
     )
 
 
@@ -193,6 +249,7 @@ def write_instance_figures(
     out_dir: Path,
     prefix: str = "instances",
     name: str | None = None,
+    data: str = "the panel given",
 ) -> list[Path]:
     """One :math:`\\rho(A\\%)` curve figure per metric (Figs. 5-6), all model groups overlaid.
 
@@ -206,7 +263,8 @@ def write_instance_figures(
     name = name or (first.benchmark if first is not None else None) or "panel"
     for m in metrics:
         fig = curves_figure(results, m, f"{name}: instance redundancy, {METRIC_LABELS.get(m, m)}")
-        paths += save_figure(fig, out_dir / f"{prefix}_curve_{m}")
+        caption = curves_caption(m, list(results), data)
+        paths += save_figure(fig, out_dir / f"{prefix}_curve_{m}", caption=caption, data=data)
     return paths
 
 
@@ -261,14 +319,21 @@ def each_benchmark_figure(
         ax.fill_between(x, avg - band, avg + band, color="black", alpha=0.12, linewidth=0)
         highest = max(highest, float(np.nanmax(avg + band)))
     ax.axhline(
-        result.threshold, color="grey", linestyle="--", linewidth=0.8, label=f"threshold {result.threshold:g}"
+        result.threshold,
+        color="grey",
+        linestyle="--",
+        linewidth=0.8,
+        label=f"saturation threshold {result.threshold:g}",
     )
     _cut_floor(ax, floor, highest, lowest)
     ax.set_xlabel("sampled instances A (%)")
     ax.set_ylabel(f"ρ(A%) ({METRIC_LABELS.get(metric, metric)})")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
+    handles, _ = ax.get_legend_handles_labels()
+    band_key = Patch(facecolor="black", alpha=0.12, label="shaded: ±1 sd across benchmarks")
     ax.legend(
+        handles=[*handles, band_key],
         fontsize=7,
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
@@ -281,6 +346,7 @@ def write_each_benchmark_figures(
     results: Mapping[str, InstanceRedundancyByBenchmark],
     out_dir: Path,
     prefix: str = "instances_each",
+    data: str = "the panel given",
 ) -> list[Path]:
     """One figure per model group and metric: benchmark-specific curves and their average (Figs. 5-6).
 
@@ -295,5 +361,15 @@ def write_each_benchmark_figures(
                 f"instance redundancy per benchmark and average, {METRIC_LABELS.get(m, m)} "
                 f"({'all models' if res.selection == 'all' else res.selection + ' models per benchmark'})"
             )
-            paths += save_figure(each_benchmark_figure(res, m, title), out_dir / f"{stem}_curve_{m}")
+            caption = (
+                f"Thin lines: each benchmark's mean ρ(A%) curve (redundancy paper Eq. 3, Fig. 6); thick "
+                f"black line: their average (Fig. 5), shaded ±1 sd across benchmarks; dashed grey: "
+                f"saturation threshold {res.threshold:g}. Data: {data}."
+            )
+            paths += save_figure(
+                each_benchmark_figure(res, m, title),
+                out_dir / f"{stem}_curve_{m}",
+                caption=caption,
+                data=data,
+            )
     return paths

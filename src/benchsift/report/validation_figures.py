@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from rich.table import Table
 
 from benchsift.report._figures import new_figure
@@ -172,6 +173,17 @@ def end_to_end_table(
     return frame_table(frame, title, caption=caption, highlight=hl)
 
 
+def selector_retention_caption(data: str, n_splits: int | None = None) -> str:
+    """Caption of :func:`selector_retention_figure`: lines, bands, axes, the data."""
+    over = f"the {n_splits} splits" if n_splits else "the splits"
+    return (
+        "PRIMEBench Figure 3: for each Stage 2 selector, the Spearman rho between the held-out models' "
+        "ranking on the items it keeps and on all items, against the retention r (log scale). Line and dots: "
+        f"mean over {over}; shaded band: ±1 sd over {over}. Every selector keeps the same number of items "
+        f"per category. Data: {data}."
+    )
+
+
 def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out ranking fidelity") -> Figure:
     """PRIMEBench Figure 3: mean held-out rho against retention per selector, shaded +- one split sd.
 
@@ -195,7 +207,9 @@ def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out rank
     ax.set_ylabel("Spearman rho on held-out models")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncols=2)
+    handles, _ = ax.get_legend_handles_labels()
+    band_key = Patch(facecolor="grey", alpha=0.2, label="shaded: ±1 sd over splits")
+    ax.legend(handles=[*handles, band_key], fontsize=8, ncols=2)
     return fig
 
 

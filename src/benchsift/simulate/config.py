@@ -21,6 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 
 
@@ -226,7 +227,10 @@ class SimulationConfig:
     def preset(cls, name: str, **overrides: Any) -> SimulationConfig:
         """The preset called ``name`` (one of :attr:`PRESETS`) with ``overrides`` applied."""
         if name not in cls.PRESETS:
-            raise InputError(f"unknown simulation preset {name!r}; expected one of {', '.join(cls.PRESETS)}")
+            hint = did_you_mean(name, cls.PRESETS)
+            raise InputError(
+                f"unknown simulation preset {name!r}{hint}; expected one of {', '.join(cls.PRESETS)}"
+            )
         factory = getattr(cls, name)
         config: SimulationConfig = factory(**overrides)
         return config

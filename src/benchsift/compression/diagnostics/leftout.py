@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
+from benchsift._suggest import did_you_mean
 from benchsift.compression.diagnostics._aggregate import matrix_input
 from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
@@ -98,7 +99,8 @@ def leftout_prediction(
     tg = list(names) if targets is None else [str(t) for t in targets]
     unknown = [t for t in tg if t not in names]
     if unknown:
-        raise InputError(f"targets: unknown benchmark(s) {unknown}; expected some of {names}")
+        hint = did_you_mean(unknown[0], names)
+        raise InputError(f"targets: unknown benchmark(s) {unknown}{hint}; expected some of {names}")
     sz = sorted({int(m) for m in sizes})
     if not sz or sz[0] < 1:
         raise InputError(f"sizes: expected positive training sizes, got {list(sizes)}")

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from benchsift._suggest import did_you_mean
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors._budget import category_budget, check_retention
@@ -191,6 +192,20 @@ def selector_label(spec: SelectorSpec) -> str:
     return spec.strip().lower()
 
 
+def disco_warnings(labels: Sequence[str], predictions: Any) -> list[str]:
+    """A warning when DISCO runs without the models' logged answers (it then counts distinct scores).
+
+    PRIMEBench section 5 applies DISCO to the logged answers; without them the selector falls back to the
+    distinct (rounded) score values, a different quantity, which must be said.
+    """
+    if predictions is None and any(str(lab).lower() == "disco" for lab in labels):
+        return [
+            "DISCO ran without logged answers (--answers FILE, predictions=): it counted distinct scores per "
+            "item instead of the models' distinct answers (PRIMEBench section 5 uses the logged answers)"
+        ]
+    return []
+
+
 def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
     """Validate the selector list (names must be registered); returns their labels."""
     from benchsift.compression.selectors.registry import SELECTOR_NAMES
@@ -199,7 +214,10 @@ def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
     for spec in selectors:
         label = selector_label(spec)
         if isinstance(spec, str) and label not in SELECTOR_NAMES:
-            raise InputError(f"selector: unknown name {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}")
+            hint = did_you_mean(label, SELECTOR_NAMES)
+            raise InputError(
+                f"selector: unknown name {spec!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
+            )
         labels.append(label)
     if not labels:
         raise InputError("selectors: expected at least one selector")
@@ -472,10 +490,12 @@ class CategoryBlocks:
 
 @contextmanager
 def progress_bar(enabled: bool, total: int, label: str) -> Iterator[Callable[[], None]]:
-    """A rich progress bar over ``total`` tasks; yields a function to call after each task."""
+    """A rich progress bar over ``total`` tasks on stderr (stdout holds the results: tables, CSV, JSON);
+    yields a function to call after each task."""
     if not enabled:
         yield lambda: None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -483,6 +503,7 @@ def progress_bar(enabled: bool, total: int, label: str) -> Iterator[Callable[[],
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        console=Console(stderr=True),
         transient=True,
     ) as prog:
         task = prog.add_task(label, total=total)

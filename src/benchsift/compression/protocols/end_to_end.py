@@ -41,6 +41,7 @@ from benchsift.compression.protocols._pools import (
     check_predictions,
     check_retentions,
     check_selectors,
+    disco_warnings,
     finite_mean,
     prepare_pools,
     progress_bar,
@@ -89,6 +90,7 @@ class EndToEndResult:
     seconds: float
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> pd.DataFrame:
         """Per (selector, retention): end-to-end ``rho_mean, rho_sd, rho_min, rho_max, wins`` (splits the
@@ -124,6 +126,7 @@ class EndToEndResult:
             "seconds": self.seconds,
             "params": self.params,
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -322,4 +325,5 @@ def end_to_end(
             "random_state": random_state if isinstance(random_state, int | None) else "generator",
         },
         notes=tuple(notes),
+        warnings=tuple(disco_warnings(sel_labels, predictions)),
     )

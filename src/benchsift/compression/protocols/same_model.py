@@ -34,6 +34,7 @@ from benchsift.compression.protocols._pools import (
     base_seed,
     check_retentions,
     check_selectors,
+    disco_warnings,
     prepare_pools,
     progress_bar,
     result_records,
@@ -68,6 +69,7 @@ class SameModelResult:
     seconds: dict[str, float]
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> pd.DataFrame:
         # split_summary treats axis 0 as the replicates: here the benchmarks
@@ -93,6 +95,7 @@ class SameModelResult:
             "seconds": self.seconds,
             "params": self.params,
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -174,4 +177,5 @@ def same_model(
             "random_state": random_state if isinstance(random_state, int | None) else "generator",
         },
         notes=pools.notes,
+        warnings=tuple(disco_warnings(sel_labels, predictions)),
     )

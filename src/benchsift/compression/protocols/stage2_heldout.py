@@ -52,6 +52,7 @@ from benchsift.compression.protocols._pools import (
     base_seed,
     check_retentions,
     check_selectors,
+    disco_warnings,
     finite_mean,
     prepare_pools,
     progress_bar,
@@ -147,6 +148,7 @@ class HeldoutResult:
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    warnings: tuple[str, ...] = ()
 
     @property
     def macro(self) -> np.ndarray:
@@ -223,6 +225,7 @@ class HeldoutResult:
             "seconds": self.seconds,
             "params": self.params,
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -264,6 +267,46 @@ def _heldout_task(
         full_h = np.tile(full[split.heldout], n_ret)
         rho = per_category_rho(full_h, sel.reshape(-1, n_ret * n_cat), min_heldout).reshape(n_ret, n_cat)
     return rho, time.perf_counter() - t0
+
+
+def floor_identical_warnings(retentions: Sequence[float], budgets: np.ndarray, floor: int) -> list[str]:
+    """A warning for each group of retentions that the item floor gives the same budget in every category.
+
+    ``budgets`` is ``(n_retentions, n_categories)`` (:func:`category_budget`). Equal rows select the same
+    number of items per category, so their result columns differ only by the selection's randomness (seeds,
+    tie-breaking): the floor, not the retention, decided them.
+    """
+    groups: dict[tuple[int, ...], list[float]] = {}
+    for r, row in zip(retentions, np.asarray(budgets), strict=True):
+        groups.setdefault(tuple(int(v) for v in row), []).append(float(r))
+    out = []
+    for row, rs in groups.items():
+        if len(rs) > 1:
+            shown = ", ".join(f"{100 * r:g} %" for r in rs)
+            out.append(
+                f"the item floor of {floor} (--floor) gives retentions {shown} the same budget in every "
+                f"category ({sum(row):,} items in all): their columns differ only by the selection's "
+                f"randomness, not by retention (--floor 0 keeps exactly r)"
+            )
+    return out
+
+
+def partial_dates_warnings(release_dates: pd.Series) -> list[str]:
+    """A warning when only some models have a release date (chronological protocol, PRIMEBench D.3).
+
+    Undated models sort last: they are never in a build set and always held out. On a panel where few are
+    dated, "chronological" then means "the dated models build, the undated ones are scored", which the user
+    must be told.
+    """
+    dated = int(pd.Series(release_dates).notna().sum())
+    n = int(len(release_dates))
+    if 0 < dated < n:
+        return [
+            f"chronological protocol: only {dated} of {n} image-condition models have a release date; the "
+            f"build sets take the oldest dated models and the {n - dated} undated models are always held "
+            f"out (PRIMEBench D.3: undated models count as the newest)"
+        ]
+    return []
 
 
 def stage2_heldout(
@@ -371,6 +414,10 @@ def stage2_heldout(
             tick()
     pool_sizes = np.array([c.shape[0] for c in pools.columns], dtype=np.int64)
     budgets = np.array([[category_budget(int(n), r, int(floor)) for n in pool_sizes] for r in rets])
+    warnings = disco_warnings(sel_labels, predictions)
+    warnings += floor_identical_warnings(rets, budgets, int(floor))
+    if proto_name == "chronological" and splits is None:
+        warnings += partial_dates_warnings(pools.models["release_date"])
     n_valid = np.stack([np.isfinite(full[sp.heldout]).sum(axis=0) for sp in split_list])
     params = {
         "n_models": pools.n_models,
@@ -394,4 +441,5 @@ def stage2_heldout(
         seconds={k: round(v, 4) for k, v in seconds.items()},
         params=params,
         notes=tuple(notes),
+        warnings=tuple(warnings),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from benchsift.compression.selectors._budget import (
     category_budget,
     check_retention,
+    floor_warning,
     largest_remainder_shares,
 )
 from benchsift.compression.selectors.anchorpoints import AnchorPointsSelector
@@ -52,6 +53,7 @@ __all__ = [
     "SelectorInput",
     "VAWSelector",
     "category_budget",
+    "floor_warning",
     "check_retention",
     "check_selector_input",
     "item_variance",

@@ -41,6 +41,37 @@ def category_budget(n_items: int, retention: float, floor: int = 100) -> int:
     return int(max(kept, min(n_items, floor)))
 
 
+def floor_warning(sizes: dict[str, int], retention: float, floor: int) -> str | None:
+    """One warning line when the item floor keeps more than the retention asked, else ``None``.
+
+    ``sizes`` maps each category to its pool size ``n_C``. The floor binds where
+    ``min(n_C, floor) > floor(r n_C)`` (:func:`category_budget`); the line names every such category with
+    the items it keeps and the share that is, beside what ``r`` alone would keep, and says how to change
+    it (``floor=0``, on the command line ``--floor 0``, keeps exactly ``r``). A hidden default that changes
+    what the user asked must be said (PRIMEBench section 4.3 sets the floor to 100).
+    """
+    r = check_retention(retention)
+    bound: list[str] = []
+    n_all = kept_all = 0
+    for name, n in sizes.items():
+        n = int(n)
+        asked = math.floor(r * n + 1e-9)
+        budget = category_budget(n, r, floor)
+        n_all += n
+        kept_all += budget
+        if budget > asked:
+            bound.append(f"{name} keeps {budget:,} of {n:,} ({100 * budget / n:.1f} %; r alone: {asked:,})")
+    if not bound:
+        return None
+    shown = "; ".join(bound[:6]) + (f"; and {len(bound) - 6} more" if len(bound) > 6 else "")
+    return (
+        f"the item floor of {floor} (--floor) overrides retention {r:g} in {len(bound)} of {len(sizes)} "
+        f"categor{'y' if len(sizes) == 1 else 'ies'}: {shown}; in all {kept_all:,} of {n_all:,} items "
+        f"({100 * kept_all / max(n_all, 1):.1f} %) are kept instead of {100 * r:g} % "
+        "(--floor 0 keeps exactly r)"
+    )
+
+
 def check_retention(retention: float) -> float:
     """Validate a retention ``r`` in (0, 1] and return it as a float."""
     try:

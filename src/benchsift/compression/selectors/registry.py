@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from benchsift._suggest import did_you_mean
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.errors import InputError
 
@@ -42,7 +43,10 @@ def selector_class(name: str) -> type[ItemSelector]:
     """The selector class registered under ``name`` (one of :data:`SELECTOR_NAMES`)."""
     key = str(name).strip().lower()
     if key not in _PATHS:
-        raise InputError(f"selector: unknown name {name!r}; expected one of {', '.join(SELECTOR_NAMES)}")
+        hint = did_you_mean(name, SELECTOR_NAMES)
+        raise InputError(
+            f"selector: unknown name {name!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
+        )
     module, attr = _PATHS[key]
     cls: type[ItemSelector] = getattr(importlib.import_module(module), attr)
     return cls

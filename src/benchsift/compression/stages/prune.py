@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from benchsift._suggest import did_you_mean
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
-from benchsift.compression.selectors._budget import category_budget, check_retention
+from benchsift.compression.selectors._budget import category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
@@ -68,6 +69,9 @@ class Stage2Result:
         Human-readable notes (fallbacks taken).
     selectors
         The fitted selector of each category.
+    warnings
+        Settings that changed what was asked: the item floor keeping more than ``r`` of a category
+        (:func:`benchsift.compression.selectors.floor_warning`).
     """
 
     kept: np.ndarray
@@ -81,6 +85,7 @@ class Stage2Result:
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
     selectors: dict[str, ItemSelector] = field(default_factory=dict, repr=False)
+    warnings: tuple[str, ...] = ()
 
     @property
     def n_items_in(self) -> int:
@@ -111,6 +116,7 @@ class Stage2Result:
             ],
             "why": {str(k): int(v) for k, v in self.items["why"].value_counts().sort_index().items()},
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -132,7 +138,10 @@ def _resolve_selector(
         raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
     name = selector.lower()
     if name not in SELECTORS:
-        raise InputError(f"selector: unknown {selector!r}; expected one of {', '.join(sorted(SELECTORS))}")
+        hint = did_you_mean(selector, SELECTORS)
+        raise InputError(
+            f"selector: unknown {selector!r}{hint}; expected one of {', '.join(sorted(SELECTORS))}"
+        )
     if variant not in VARIANTS:
         raise InputError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
     cls = SELECTORS[name]
@@ -336,6 +345,9 @@ def stage2_prune(
         params=params,
         notes=tuple(notes),
         selectors=fitted,
+        warnings=tuple(
+            w for w in [floor_warning({c["category"]: c["n_items"] for c in cat_rows}, r, floor)] if w
+        ),
     )
 
 
@@ -357,9 +369,10 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[], None]]:
     if not show:
         yield lambda: None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as bar:
+    with Progress(transient=True, console=Console(stderr=True)) as bar:  # stdout holds the results
         task = bar.add_task("Stage 2: pruning categories", total=total)
         yield lambda: bar.advance(task)
 

@@ -1,0 +1,103 @@
+"""What the commands print besides errors: warnings, and (see :func:`print_table`) tables in any format.
+
+Warnings are the settings that changed what the user asked (a floor above the retention, a protocol using
+only part of the models, a selector missing its inputs, files written). In table mode each is one line
+``warning: ...`` on stdout after the tables; with ``--json`` the same lines are the ``"warnings"`` list of
+the JSON object, so nothing is said in one mode and hidden in the other.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from benchsift._suggest import did_you_mean
+from benchsift.cli._common import BenchsiftGroup
+from benchsift.cli._common import console as _console
+from benchsift.cli._tables import TableConsole, flush_json, set_format
+
+
+def print_warnings(warnings: Iterable[str], console: Console | None = None) -> None:
+    """Print each warning as one yellow ``warning: ...`` line."""
+    con = console if console is not None else _console
+    for w in warnings:
+        if isinstance(con, TableConsole) and con.warn(str(w)):
+            continue  # --format json: in the JSON object's "warnings"
+        con.print(f"[yellow]warning: {escape(str(w))}[/]", soft_wrap=True)
+
+
+def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:
+    """``obj`` with ``extra`` warnings appended to its ``"warnings"`` list (created, in order, unique)."""
+    merged: list[str] = [str(w) for w in obj.get("warnings") or []]
+    for group in extra:
+        for w in group:
+            if w not in merged:
+                merged.append(str(w))
+    out = dict(obj)
+    out["warnings"] = merged
+    return out
+
+
+def with_format(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (a typer command) with a ``--format table|csv|markdown|json`` option added.
+
+    The option sets the format of every table the command prints (:mod:`benchsift.cli._tables`); with
+    ``json`` the tables and warnings are printed as one JSON object when the command returns.
+    """
+    # eval_str: the commands' modules use postponed annotations, and typer reads a given __signature__ as
+    # it is, so the Annotated[..., typer.Option(...)] hints must be evaluated here.
+    sig = inspect.signature(func, eval_str=True)
+    if "output_format" in sig.parameters:
+        return func
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, output_format: str = "table", **kwargs: Any) -> Any:
+        set_format(output_format)
+        result = func(*args, **kwargs)
+        flush_json()
+        return result
+
+    option = inspect.Parameter(
+        "output_format",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(
+            "table",
+            "--format",
+            help="Tables as: table (fitted to the terminal), csv, markdown or json. --json: the full result.",
+        ),
+        annotation=str,
+    )
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    wrapper.__signature__ = sig.replace(parameters=[*params, option])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**getattr(func, "__annotations__", {}), "output_format": str}
+    return wrapper
+
+
+def add_format_option(app: typer.Typer, skip: Iterable[str] = ()) -> None:
+    """Add ``--format`` (:func:`with_format`) to every command of ``app`` and of its sub-apps, except the
+    command names in ``skip``."""
+    skipped = set(skip)
+    for info in app.registered_commands:
+        name = info.name or (info.callback.__name__ if info.callback else "")
+        if info.callback is not None and name not in skipped:
+            info.callback = with_format(info.callback)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            add_format_option(group.typer_instance, skipped)
+
+
+class SuggestingGroup(BenchsiftGroup):
+    """A command group whose "no such command" error names the closest commands (did you mean ...?)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            hint = did_you_mean(name, self.list_commands(ctx))
+            ctx.fail(f"No such command {name!r}{hint}.")
+        return super().resolve_command(ctx, args)

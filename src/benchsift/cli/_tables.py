@@ -1,0 +1,318 @@
+"""Tables that fit the terminal, and the same tables as CSV, Markdown or JSON (``--format``).
+
+Every command prints its tables as :class:`rich.table.Table` objects through the shared console, a
+:class:`TableConsole`. It renders each table in the format chosen by ``--format`` (:data:`FORMATS`):
+
+``table`` (default)
+    Fitted to the console width without cutting a cell: when the table is too wide, headers of several
+    words longer than their column's cells are wrapped between words; if that is not enough, headers are
+    abbreviated (a ``legend:`` line below the table gives the full names), then a compact box is used,
+    then the columns are split over several tables, each repeating the identifier columns (the first
+    column and any named like :data:`ID_HEADERS`), which never wrap. No cell is ever shortened with an
+    ellipsis: a long free-text cell (a note) wraps onto more lines.
+``csv`` / ``markdown``
+    Every table in full, plain text (markup removed), on stdout; other output goes to stderr (csv) or stays
+    as plain lines (markdown). CSV tables are preceded by a ``# title`` line; a blank line separates
+    tables.
+``json``
+    One JSON object on stdout at the end: ``{"tables": [{"title", "columns", "rows"}], "warnings": [...]}``
+    (rows as lists of cell texts). ``--json`` prints a command's full result object instead.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import textwrap
+from contextvars import ContextVar
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["FORMATS", "ID_HEADERS", "TableConsole", "fit_tables", "plain_table", "set_format"]
+
+FORMATS: tuple[str, ...] = ("table", "csv", "markdown", "json")
+#: Headers of identifier columns: never wrapped or abbreviated, repeated in every part of a split table.
+ID_HEADERS = frozenset(
+    {
+        "model",
+        "models",
+        "benchmark",
+        "selector",
+        "category",
+        "item",
+        "name",
+        "dimension",
+        "axis",
+        "family",
+        "target",
+        "domain",
+        "analysis",
+        "quantity",
+        "split",
+        "variant",
+        "pair",
+        "a",
+        "b",
+    }
+)
+
+_FORMAT: ContextVar[str] = ContextVar("benchsift_format", default="table")
+_COLLECTED: ContextVar[list[dict[str, Any]] | None] = ContextVar("benchsift_tables", default=None)
+_WARNINGS: ContextVar[list[str] | None] = ContextVar("benchsift_table_warnings", default=None)
+
+
+def set_format(fmt: str) -> None:
+    """Choose the output format of the tables printed from now on in this context (``--format``)."""
+    if fmt not in FORMATS:
+        from benchsift._suggest import did_you_mean
+        from benchsift.errors import InputError
+
+        raise InputError(
+            f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}{did_you_mean(fmt, FORMATS)}"
+        )
+    _FORMAT.set(fmt)
+    _COLLECTED.set([] if fmt == "json" else None)
+    _WARNINGS.set([] if fmt == "json" else None)
+
+
+def current_format() -> str:
+    return _FORMAT.get()
+
+
+def _plain(cell: Any) -> str:
+    if isinstance(cell, Text):
+        return cell.plain
+    if isinstance(cell, str):
+        try:
+            return Text.from_markup(cell).plain
+        except Exception:  # not valid markup: the text as it is
+            return cell
+    return str(cell)
+
+
+def plain_table(table: Table) -> tuple[str, list[str], list[list[str]]]:
+    """``(title, headers, rows)`` of a rich table as plain text."""
+    headers = [_plain(c.header) for c in table.columns]
+    cols = [[_plain(v) for v in c.cells] for c in table.columns]
+    n = max((len(c) for c in cols), default=0)
+    rows = [[c[i] if i < len(c) else "" for c in cols] for i in range(n)]
+    return _plain(table.title or ""), headers, rows
+
+
+def _is_id(header: str, index: int) -> bool:
+    return index == 0 or header.strip().lower() in ID_HEADERS
+
+
+def _copy(table: Table, columns: list[int], headers: list[str], title: Any, compact: bool = False) -> Table:
+    """A new table with the chosen columns of ``table`` (same style, rows and row styles); ``compact``:
+    no outer edge, a rule under the header only, one space of padding (two characters less per column)."""
+    new = Table(
+        title=title,
+        caption=table.caption,
+        box=box.SIMPLE_HEAD if compact else table.box,
+        show_header=table.show_header,
+        show_edge=not compact and table.show_edge,
+        show_lines=table.show_lines,
+        header_style=table.header_style,
+        title_style=table.title_style,
+        row_styles=table.row_styles,
+        expand=False,
+        pad_edge=False if compact else table.pad_edge,
+        padding=(0, 1, 0, 0) if compact else table.padding,
+    )
+    cells = [list(table.columns[i].cells) for i in columns]
+    for k, i in enumerate(columns):
+        col = table.columns[i]
+        ident = _is_id(_plain(col.header), i)
+        new.add_column(
+            headers[k],
+            justify=col.justify,
+            style=col.style,
+            header_style=col.header_style,
+            no_wrap=ident,
+            overflow="fold",
+            min_width=col.min_width,
+            vertical=col.vertical,
+        )
+    n = max((len(c) for c in cells), default=0)
+    for r in range(n):
+        style = table.rows[r].style if r < len(table.rows) else None
+        end = table.rows[r].end_section if r < len(table.rows) else False
+        new.add_row(*(c[r] if r < len(c) else "" for c in cells), style=style, end_section=end)
+    return new
+
+
+def _width(console: Console, renderable: Any) -> int:
+    """The natural width of ``renderable`` (not capped at the console width, as ``console.measure`` is)."""
+    return console.measure(renderable, options=console.options.update(width=100_000)).maximum
+
+
+def _wrap_words(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` characters, breaking only between words."""
+    return textwrap.wrap(text, max(width, 1), break_long_words=False, break_on_hyphens=False)
+
+
+def _abbreviate(
+    headers: list[str], cell_widths: list[int], protect: list[bool]
+) -> tuple[list[str], list[str]]:
+    """Headers longer than their cells shortened to the cells' width (at least 3 characters plus ``.``);
+    returns the new headers and the legend entries ``short = full``."""
+    out: list[str] = []
+    legend: list[str] = []
+    used: set[str] = set()
+    for h, w, keep in zip(headers, cell_widths, protect, strict=True):
+        if keep or len(h) <= max(w, 4):
+            out.append(h)
+            used.add(h)
+            continue
+        stem = h[: max(w, 4) - 1].rstrip(" _-(")
+        short = stem + "."
+        k = 2
+        while short in used or short in headers:
+            short = f"{stem[: max(len(stem) - 1, 1)]}{k}."
+            k += 1
+        used.add(short)
+        out.append(short)
+        legend.append(f"{short} = {h}")
+    return out, legend
+
+
+def fit_tables(console: Console, table: Table) -> list[Any]:
+    """The renderables that show ``table`` within ``console.width`` without cutting a cell (see module)."""
+    width = console.width
+    cols = list(range(len(table.columns)))
+    headers = [_plain(c.header) for c in table.columns]
+    ids = [i for i in cols if _is_id(headers[i], i)]
+    whole = _copy(table, cols, headers, table.title)
+    if _width(console, whole) <= width or not cols:
+        return [whole]
+    cell_w = [max((_width(console, v) for v in table.columns[i].cells), default=0) for i in cols]
+    # First: headers of several words wrapped between words onto (about) two lines, no narrower than
+    # their cells.
+    wrapped = [
+        h
+        if i in ids or " " not in h or len(h) <= cell_w[i]
+        else "\n".join(_wrap_words(h, max(cell_w[i], -(-len(h) // 2))))
+        for i, h in enumerate(headers)
+    ]
+    two_line = _copy(table, cols, wrapped, table.title)
+    if wrapped != headers and _width(console, two_line) <= width:
+        return [two_line]
+    short, legend = _abbreviate(headers, cell_w, [i in ids for i in cols])
+    out: list[Any] = []
+    shortened = _copy(table, cols, short, table.title)
+    compact = _copy(table, cols, short, table.title, compact=True)
+    if _width(console, shortened) <= width:
+        out = [shortened]
+    elif _width(console, compact) <= width:
+        out = [compact]
+    else:
+        # Split the other columns into parts that fit, each with the identifier columns.
+        rest = [i for i in cols if i not in ids]
+        parts: list[list[int]] = []
+        current: list[int] = []
+        for i in rest:
+            trial = sorted(ids + current + [i])
+            if (
+                current
+                and _width(console, _copy(table, trial, [short[j] for j in trial], None, True)) > width
+            ):
+                parts.append(current)
+                current = [i]
+            else:
+                current.append(i)
+        if current:
+            parts.append(current)
+        title = _plain(table.title or "")
+        for k, part in enumerate(parts):
+            chosen = sorted(ids + part)
+            label = f"{title} (part {k + 1} of {len(parts)})" if title else f"part {k + 1} of {len(parts)}"
+            out.append(_copy(table, chosen, [short[j] for j in chosen], escape(label), compact=True))
+    if legend:
+        out.append(Text("legend: " + "; ".join(legend), style="dim"))
+    return out
+
+
+def _csv(title: str, headers: list[str], rows: list[list[str]]) -> str:
+    buf = io.StringIO()
+    if title:
+        buf.write(f"# {title}\n")
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _markdown(title: str, headers: list[str], rows: list[list[str]]) -> str:
+    def cell(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{cell(title)}**", ""] if title else []
+    lines.append("| " + " | ".join(cell(h) for h in headers) + " |")
+    lines.append("| " + " | ".join("---" for _ in headers) + " |")
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+class TableConsole(Console):
+    """A rich console that renders tables in the chosen ``--format`` (module docstring)."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        fmt = _FORMAT.get()
+        if fmt == "table":
+            expanded: list[Any] = []
+            for obj in objects:
+                expanded += fit_tables(self, obj) if isinstance(obj, Table) else [obj]
+            if len(expanded) > len(objects):
+                for obj in expanded:
+                    super().print(obj, **kwargs)
+                return
+            super().print(*expanded, **kwargs)
+            return
+        others: list[Any] = []
+        for obj in objects:
+            if not isinstance(obj, Table):
+                others.append(obj)
+                continue
+            title, headers, rows = plain_table(obj)
+            if fmt == "json":
+                collected = _COLLECTED.get()
+                if collected is not None:
+                    collected.append({"title": title, "columns": headers, "rows": rows})
+                continue
+            text = _csv(title, headers, rows) if fmt == "csv" else _markdown(title, headers, rows)
+            self.file.write(text + "\n")  # a blank line between tables
+            self.file.flush()
+        if not others:
+            return
+        text = " ".join(_plain(o) if isinstance(o, str | Text) else str(o) for o in others)
+        if fmt == "markdown" and not self.stderr:
+            self.file.write(text + "\n")
+        else:
+            sys.stderr.write(text + "\n")
+
+    def warn(self, message: str) -> bool:
+        """Keep a warning for the JSON object of ``--format json``; returns whether it was kept."""
+        kept = _WARNINGS.get()
+        if kept is None or _FORMAT.get() != "json":
+            return False
+        kept.append(message)
+        return True
+
+
+def flush_json(stream: Any = None) -> None:
+    """Print the object of ``--format json`` (the tables and warnings collected), once."""
+    collected = _COLLECTED.get()
+    if _FORMAT.get() != "json" or collected is None:
+        return
+    out = stream if stream is not None else sys.stdout
+    out.write(json.dumps({"tables": collected, "warnings": _WARNINGS.get() or []}, indent=2) + "\n")
+    out.flush()
+    _COLLECTED.set(None)

@@ -1,0 +1,157 @@
+"""``index.html``: what the page holds, read back from the demo and from small hand-made folders."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchsift.cli.main import app
+from benchsift.report._figures import new_figure, save_figure
+from benchsift.report.html import MAX_TABLE_ROWS, collect_report, write_report
+
+runner = CliRunner()
+
+
+def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = demo_dir
+    index = out / "index.html"
+    assert summary["report"] == str(index)
+    text = index.read_text(encoding="utf-8")
+    svgs = sorted(out.rglob("*.svg"))
+    assert len(svgs) == 12
+    # Every figure is inlined (one <svg> per SVG file) and has the caption stored with it.
+    assert text.count("<svg ") == len(svgs)
+    page, sections = collect_report(out)
+    assert [s.key for s in sections] == ["panel", "redundancy", "compression", "validation", "prism"]
+    figures = [f for s in sections for f in s.figures]
+    assert len(figures) == len(svgs)
+    for f in figures:
+        assert len(f.caption) > 80, f.name
+        assert "Data: simulated" in f.caption, f.name
+    # What was run: the library call and the input's fingerprint for every section.
+    for s in sections:
+        assert "fingerprint_sha256" in s.run and re.fullmatch(r"[0-9a-f]{64}", s.run["fingerprint_sha256"])
+        assert s.run["input"].startswith("simulated")
+    assert "benchsift demo" in page["run"]["command"]
+    # No network: no http(s) URL is loaded (only links and text may name one), no external script or style.
+    assert not re.search(r'(src|href)="https?:', text)
+    assert "<link " not in text
+    # Each raw file is linked with a relative path.
+    for p in out.rglob("*"):
+        if p.is_file() and p.name not in ("index.html", "summary.json"):
+            assert f'href="{p.relative_to(out).as_posix()}"' in text
+
+
+def test_demo_does_not_write_the_long_csv_unless_asked(demo_dir: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = demo_dir
+    assert not (out / "panel" / "long.csv").exists()
+    assert (out / "panel" / "panel.parquet").is_file()
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    assert total < 8_000_000  # the 22.9 MB long.csv was most of the old demo folder
+
+
+def test_ids_of_inlined_svgs_are_unique(demo_dir: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = demo_dir
+    text = (out / "index.html").read_text(encoding="utf-8")
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids))
+    # Every url(#...) and href="#..." points to an id of the page.
+    refs = set(re.findall(r"url\(#([^)]+)\)", text)) | set(re.findall(r'href="#([^"]+)"', text))
+    assert refs <= set(ids)
+
+
+def test_same_folder_same_bytes(tmp_path: Path) -> None:
+    fig = new_figure(3, 2)
+    fig.add_subplot().plot([0, 1], [0, 1])
+    save_figure(fig, tmp_path / "a", caption="a line")
+    save_figure(fig, tmp_path / "b", caption="a line")
+    # Fixed svg.hashsalt: the same figure gives the same bytes (clip-path ids included).
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+    first = write_report(tmp_path).read_bytes()
+    assert write_report(tmp_path).read_bytes() == first
+
+
+def test_tables_csv_rows_capped_and_json_records(tmp_path: Path) -> None:
+    rows = "\n".join(f"m{i},{i / 7:.6f}," for i in range(MAX_TABLE_ROWS + 5))
+    (tmp_path / "scores.csv").write_text("model,score,extra\n" + rows + "\n")
+    (tmp_path / "result.json").write_text(
+        json.dumps(
+            {
+                "n_models": 3,
+                "results": [{"selector": "vaw", "rho": 0.91}, {"selector": "random", "rho": None}],
+                "notes": ["a note"],
+                "warnings": ["a warning"],
+            }
+        )
+    )
+    _, sections = collect_report(tmp_path)
+    (sec,) = sections
+    csv_table = next(t for t in sec.tables if t.source == "scores.csv")
+    assert csv_table.total_rows == MAX_TABLE_ROWS + 5 and len(csv_table.rows) == MAX_TABLE_ROWS
+    assert csv_table.rows[1] == ["m1", "0.1429", "n/a"]  # 1/7 shortened, empty cell shown as n/a
+    rec = next(t for t in sec.tables if t.source == "result.json")
+    assert rec.columns == ["selector", "rho"] and rec.rows == [["vaw", "0.91"], ["random", "n/a"]]
+    assert sec.notes == ["result.json: a note"] and sec.warnings == ["result.json: a warning"]
+    assert ("n_models", "3") in sec.headline
+    html = write_report(tmp_path).read_text()
+    assert f"first {MAX_TABLE_ROWS} of {MAX_TABLE_ROWS + 5} rows" in html
+    assert "warning: result.json: a warning" in html
+
+
+def test_never_overwrites_a_foreign_index_html(tmp_path: Path) -> None:
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    mine = tmp_path / "index.html"
+    mine.write_text("<html>my own page</html>")
+    result = runner.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "index.html: exists and was not written by benchsift" in result.output
+    assert mine.read_text() == "<html>my own page</html>"
+
+
+def test_files_outside_the_folder_are_not_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.csv"
+    secret.write_text("password\nhunter2\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ok.csv").write_text("a\n1\n")
+    (out / "link.csv").symlink_to(secret)
+    page, sections = collect_report(out)
+    assert any("link.csv: skipped (it points outside" in w for w in page["warnings"])
+    text = write_report(out).read_text()
+    assert "hunter2" not in text
+
+
+def test_report_command_on_a_redundancy_out_folder(tmp_path: Path) -> None:
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    panel_path = tmp_path / "p.parquet"
+    simulate_panel(SimulationConfig.small(), random_state=1).panel.save(panel_path)
+    out = tmp_path / "bench"
+    r = runner.invoke(
+        app, ["redundancy", "benchmarks", str(panel_path), "--metric", "srcc", "--out", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["report", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["report"] == str(out / "index.html")
+    assert sum(s["figures"] for s in data["sections"]) == len(list(out.glob("*.svg"))) > 0
+
+
+def test_report_of_a_missing_folder_is_an_input_error(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["report", str(tmp_path / "nope")])
+    assert r.exit_code == 2
+    assert "expected an existing output folder" in r.output
+
+
+@pytest.mark.parametrize("name", ["summary.json", "manifest.json"])
+def test_unreadable_run_file_is_a_page_warning(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text("{not json")
+    (tmp_path / "a.csv").write_text("x\n1\n")
+    page, _ = collect_report(tmp_path)
+    assert any(w.startswith(f"{name}: not readable as JSON") for w in page["warnings"])
