@@ -30,7 +30,7 @@ def test_version() -> None:
 @pytest.mark.parametrize(
     ("args", "hint"),
     [
-        (["valdate"], "No such command 'valdate' (did you mean 'validate'?)"),
+        (["valdate"], "No such command 'valdate' (did you mean 'validate'"),
         (["redundancy", "dimension"], "No such command 'dimension' (did you mean 'dimensions'?)"),
         (["diagnose", "familes"], "(did you mean 'families'?)"),
         (["prism", "scor"], "(did you mean 'score'?)"),

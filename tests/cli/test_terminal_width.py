@@ -85,6 +85,9 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
         ["redundancy", "benchmarks", P],
         ["compress", P, "--out", str(root / "suite"), "--k", "2"],
         ["estimate", str(root / "suite"), P, "--n-boot", "50"],
+        ["adaptive", "bank", P, "-o", str(root / "bank.json")],
+        ["adaptive", "next", str(root / "bank.json"), P, "--batch", "3"],
+        ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1"],
         ["validate", P, "--splits", "2", "--retentions", "0.05,0.5", "--selectors", "random,variance,vaw"],
         [
             "validate",
@@ -176,7 +179,7 @@ def test_every_command_is_listed() -> None:
         else:
             names.add(name)
     listed = {
-        " ".join(a[:2]) if a[0] in ("redundancy", "diagnose", "prism", "import") else a[0]
+        " ".join(a[:2]) if a[0] in ("redundancy", "diagnose", "prism", "import", "adaptive") else a[0]
         for a in _commands(
             {
                 "panel": "P",

@@ -49,10 +49,11 @@ def bank_command(
     if json_output:
         print_json(summary)
         return
-    console.print(
-        f"item bank ({bank.kind}) of {bank.n_items} items from {len(bank.reference_models)} models "
-        f"written to {out}"
-    )
+    table = Table(title=f"Item bank written to {out}")
+    for col in ("model", "items", "benchmarks", "reference models"):
+        table.add_column(col)
+    table.add_row(bank.kind, str(bank.n_items), str(len(bank.benchmarks)), str(len(bank.reference_models)))
+    console.print(table)
 
 
 @app.command("next")
