@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from benchsift.cli._common import console, print_json
+from benchsift.cli._common import FORCE, console, outputs, print_json
 from benchsift.report.demo import run_demo
 
 
@@ -14,8 +14,10 @@ def demo_command(
     out: Path = typer.Option(Path("benchsift-demo"), "--out", help="Folder for everything the demo makes."),
     seed: int = typer.Option(0, "--seed", help="Seed for the simulated data and every random choice."),
     json_output: bool = typer.Option(False, "--json", help="Print the demo summary as JSON at the end."),
+    force: bool = FORCE,
 ) -> None:
     """Run the demo on simulated data and write tables, figures and suites into OUT."""
+    outputs(force, dirs=[out])
     summary = run_demo(out, seed=seed, console=console if not json_output else None)
     if json_output:
         print_json(summary)

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from benchsift._fileio import atomic_path
 from benchsift.report.panel_summary import panel_summary, summary_table
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -19,7 +20,8 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     panel = sim.panel
     panel.save(folder / "panel.parquet")
     long = panel.to_long()
-    long.to_csv(folder / "long.csv", index=False)
+    with atomic_path(folder / "long.csv") as tmp:
+        long.to_csv(tmp, index=False)
     summary = panel_summary(panel)
     console.print(summary_table(summary, title="simulated panel"))
     return {
