@@ -1186,3 +1186,79 @@ case(
     outcome="ok",
     check=lambda e, r: json.loads(r.stdout)["spectra"][0]["models"] == 6 or 1 / 0,
 )
+
+
+# --- every remaining command at least once (group 2: the output rule; groups 5-6: bad options) -----------
+
+_IO = Path(__file__).resolve().parents[1] / "fixtures" / "io"
+for _fmt, _src in (
+    ("lmms-eval", "lmms_eval/llava-hf__llava-1.5-7b-hf"),
+    ("lm-eval", "lm_eval/EleutherAI__pythia-160m"),
+    ("vlmevalkit", "vlmevalkit/GPT4o/GPT4o_MMStar_openai_result.csv"),
+    ("inspect", "inspect/2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json"),
+    ("aggregate", "aggregate/leaderboard.csv"),
+):
+    case(
+        f"import-{_fmt}-o-dir",
+        2,
+        lambda e, f=_fmt, s=_src: ["import", f, str(_IO / s), "-o", "images"],
+        match=r"images: is a directory",
+    )
+    case(
+        f"import-{_fmt}-o-foreign",
+        2,
+        lambda e, f=_fmt, s=_src: ["import", f, str(_IO / s), "-o", "notes.md"],
+        match=r"notes.md: exists and was not written by benchsift",
+    )
+case(
+    "shelf-life-min-coverage",
+    6,
+    lambda e: ["diagnose", "shelf-life", str(e.panel()), "--k", "2", "--min-coverage", "99"],
+    match=r"min_coverage: expected 1 to 6 benchmarks",
+)
+case(
+    "checkpoints-bad-regex",
+    5,
+    lambda e: ["diagnose", "checkpoints", str(e.panel()), "--variants", "("],
+    match=r"--variants: not a valid regular expression",
+)
+case(
+    "checkpoints-figure-foreign",
+    2,
+    lambda e: (
+        e.write("cp.svg", FOREIGN),
+        ["diagnose", "checkpoints", str(e.panel()), "--variants", "m1", "--figure", "cp"],
+    )[1],
+    match=r"cp.svg: exists and was not written",
+)
+case(
+    "estimate-ragged-new-scores",
+    8,
+    lambda e: (
+        _suite(e),
+        e.write("new.csv", "model,benchmark,item,score\nx,B0,i1\n"),
+        ["estimate", "suite", "new.csv"],
+    )[2],
+    match=r"new.csv, line 2: 3 fields, the header has 4",
+)
+case(
+    "analyze-out-is-file",
+    2,
+    lambda e: [
+        "prism",
+        "analyze",
+        "--axis-means",
+        str(e.write("m.csv", "model,q,h\na,0.5,0.6\nb,0.7,0.2\nc,0.1,0.3\n")),
+        "--axes",
+        "q,h",
+        "--out",
+        "notes.md",
+    ],
+    match=r"notes.md: is a file",
+)
+case(
+    "audit-out-foreign",
+    2,
+    lambda e: (e.write("au/result.json", FOREIGN), _audit(e, "--out", "au"))[1],
+    match=r"result.json: exists and was not written",
+)
