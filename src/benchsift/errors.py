@@ -29,3 +29,14 @@ class FormatError(InputError):
 
 class DegenerateError(BenchsiftError, ValueError):
     """A statistic that is undefined on this data (a constant column, too few models, ...)."""
+
+
+#: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1
+MIN_MODELS = 3
+
+
+def require_at_least(count: int, minimum: int, what: str, why: str) -> None:
+    """Raise :class:`DegenerateError` ``"<what>: <count> ..., at least <minimum> needed (<why>)"`` when
+    ``count < minimum``: each method states its minimum input and refuses below it (issue 12)."""
+    if count < minimum:
+        raise DegenerateError(f"{what}: {count} found, at least {minimum} needed ({why})")

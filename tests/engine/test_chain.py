@@ -137,13 +137,15 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
         str(reviewed),
         "--import-review",
         str(tmp_path / "review.jsonl"),
+        "--force",  # the copy was made by hand, not by benchsift: overwriting it needs --force
     )
     assert rv["rejected"] == 1 and rv["calls"] == {} and rv["ok"] == b["ok"] - 1
     after = {(a["item"], a["axis"]): a for a in map(json.loads, reviewed.read_text().splitlines())}
     assert after[(first_vis["item"], "vis")]["status"] == "rejected"
 
     recs = tmp_path / "records.jsonl"
-    r = invoke(*run_args(items, arts, img, cfg, recs))
+    # the 'broken' model (HTTP 400 on every request) loses a fifth of the records: allowed here
+    r = invoke(*run_args(items, arts, img, cfg, recs, "--max-lost", "0.25"))
     assert r["unanswered"] == sum(
         1 for x in recs.read_text().splitlines() if json.loads(x)["model"] == "broken"
     )
@@ -190,7 +192,7 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
     # a rerun is answered from the cache: the only requests that reach the server are the broken
     # model's (errors are never cached, so failed items are asked again), one per failed record
     before = len(server.requests())
-    r2 = invoke(*run_args(items, arts, img, cfg, tmp_path / "records2.jsonl"))
+    r2 = invoke(*run_args(items, arts, img, cfg, tmp_path / "records2.jsonl", "--max-lost", "0.25"))
     new = server.requests()[before:]
     assert {x["model"] for x in new} == {"broken"}
     n_sc = sum(1 for x in recs.read_text().splitlines() if '"model": "broken"' in x and '"axis": "sc"' in x)

@@ -233,22 +233,28 @@ def test_config_validation_and_key_from_env(tmp_path: Path, monkeypatch: pytest.
         {
             "transport": "openai",
             "endpoint": [
-                {"name": "a", "base_url": "u", "model": "m"},
-                {"name": "b", "base_url": "u", "model": "m", "transport": "aiohttp"},
+                {"name": "a", "base_url": "http://u/v1", "model": "m"},
+                {"name": "b", "base_url": "http://u/v1", "model": "m", "transport": "aiohttp"},
             ],
         }
     )
     assert two.endpoint("a").transport == "openai" and two.endpoint("b").transport == "aiohttp"
     for bad, msg in (
-        ({"transport": "curl", "endpoint": [{"name": "a", "base_url": "u", "model": "m"}]}, "'transport'"),
         (
-            {"endpoint": [{"name": "a", "base_url": "u", "model": "m", "transport": "requests"}]},
-            r"#1: 'transport' must be one of \['aiohttp', 'openai'\], got 'requests'",
+            {"transport": "curl", "endpoint": [{"name": "a", "base_url": "http://u/v1", "model": "m"}]},
+            "'transport'",
         ),
-        ({"endpoint": [{"name": "a", "base_url": "u", "model": "m", "concurrency": 0}]}, "concurrency"),
-        ({"endpoint": [{"name": "a", "base_url": "u", "model": "m", "colour": 1}]}, "unknown keys"),
         (
-            {"endpoint": [{"name": "a", "base_url": "u", "model": "m"}], "judges": {"gen": "b"}},
+            {"endpoint": [{"name": "a", "base_url": "http://u/v1", "model": "m", "transport": "requests"}]},
+            r"#1 \('a'\): 'transport' must be one of \['aiohttp', 'openai'\], got 'requests'",
+        ),
+        (
+            {"endpoint": [{"name": "a", "base_url": "http://u/v1", "model": "m", "concurrency": 0}]},
+            "concurrency",
+        ),
+        ({"endpoint": [{"name": "a", "base_url": "http://u/v1", "model": "m", "colour": 1}]}, "unknown keys"),
+        (
+            {"endpoint": [{"name": "a", "base_url": "http://u/v1", "model": "m"}], "judges": {"gen": "b"}},
             "names no endpoint",
         ),
         ({}, "at least one"),

@@ -78,13 +78,15 @@ def test_each_failure_is_classified_the_same_way(server, transport: str) -> None
 
 
 @each_transport
-def test_a_refused_connection_is_a_retryable_connection_error(transport: str) -> None:
+def test_a_refused_connection_is_a_fatal_connection_error(transport: str) -> None:
     with socket.socket() as s:  # a port that was free a moment ago: nothing listens on it
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     client = _client(f"http://127.0.0.1:{port}/v1", "m", transport)
     err = _fails(client, Request(model="m", messages=({"role": "user", "content": "x"},)))
-    assert err.kind == "connection" and err.retryable and err.status is None
+    # nothing listens: every later request would fail the same way, so the endpoint stops (issue 12)
+    assert err.kind == "connection" and err.fatal and not err.retryable and err.status is None
+    assert "connection refused" in str(err)
 
 
 @each_transport

@@ -85,14 +85,23 @@ def test_missing_scores_pairwise_complete():
 def test_top_k_on_the_benchmark_set_weights_benchmarks_equally():
     # Benchmark A has 1 item, B has 3. m0: A = 1, B = 0,0,0 -> benchmark mean 0.5 (item mean 0.25);
     # m1: A = 0, B = 1,1,0 -> 1/3 (item mean 0.5). Top-1 on the set of benchmarks is m0.
+    # The selection is checked on the benchmark means directly; the redundancy itself is refused on fewer
+    # than 3 selected models (a rank correlation over 2 models is +-1, issue 12).
+    from benchsift.errors import DegenerateError
+    from benchsift.redundancy.selection import overall_scores, select_models
+
     scores = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.5, 0.2, 0.2, 0.2]])
     items = pd.DataFrame({"benchmark": ["A", "B", "B", "B"], "item": ["a", "b1", "b2", "b3"]})
-    res = benchmark_redundancy(Panel(scores, ["m0", "m1", "m2"], items), top_k=2, metrics="srcc")
-    assert res.selection.models == ["m0", "m2"]
-    np.testing.assert_allclose(res.selection.overall, [0.5, 0.35])
-    res = benchmark_redundancy(Panel(scores, ["m0", "m1", "m2"], items), bottom_k=1, metrics="srcc")
-    assert res.selection.models == ["m1"]
-    assert any("only 1 model" in n for n in res.undefined)
+    panel = Panel(scores, ["m0", "m1", "m2"], items)
+    means = benchmark_scores(panel, None)[1]
+    overall = overall_scores(panel, group_means=means)
+    _, sel = select_models(panel, top_k=2, overall=overall, basis="the set")
+    assert sel.models == ["m0", "m2"]
+    np.testing.assert_allclose(sel.overall, [0.5, 0.35])
+    _, sel = select_models(panel, bottom_k=1, overall=overall, basis="the set")
+    assert sel.models == ["m1"]
+    with pytest.raises(DegenerateError, match="models with scores: 2 found, at least 3 needed"):
+        benchmark_redundancy(panel, top_k=2, metrics="srcc")
 
 
 def test_hand_computed_eq4_ties_kendall_and_constant_benchmark():

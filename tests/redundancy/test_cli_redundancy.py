@@ -121,7 +121,8 @@ def test_condition_option_and_appendix_c_outputs(tmp_path, panel_file):
     base = ["redundancy", "dimensions", str(mixed), "--benchmark", "A", "--json"]
     assert _json(base)["n_models"] == 11
     assert _json(base + ["--condition", "all"])["n_models"] == 12
-    assert _json(base + ["--condition", "text-only"])["n_models"] == 1
+    one = runner.invoke(app, base + ["--condition", "text-only"])  # 1 model: refused with the reason
+    assert one.exit_code == 2 and "models with scores: 1 found, at least 3 needed" in one.stderr
     out = _json(base)
     assert set(out["top_pairs"]) == set(out["matrix"]) and len(out["top_pairs"]["srcc"]) == 3
     bad = runner.invoke(app, base + ["--condition", "audio"])

@@ -62,17 +62,19 @@ def test_constant_dimension_is_undefined_not_a_number(make_panel):
     assert out["matrix"]["plcc"][0][2] is None
 
 
-def test_too_few_models_reported_not_raised(make_panel):
-    res = dimension_redundancy(make_panel(np.array([[0.1, 0.2, 0.3]]), ["a", "b", "c"]))
-    assert all(np.isnan(res.redundancy["srcc"]))
-    assert np.isnan(res.internal_redundancy["srcc"])
-    assert any("only 1 model" in n for n in res.undefined)
+def test_too_few_models_refused(make_panel):
+    # a correlation across fewer than 3 models is +-1 or undefined: refused with the reason (issue 12)
+    from benchsift.errors import DegenerateError
+
+    with pytest.raises(DegenerateError, match="models with scores: 1 found, at least 3 needed"):
+        dimension_redundancy(make_panel(np.array([[0.1, 0.2, 0.3]]), ["a", "b", "c"]))
 
 
-def test_single_dimension_is_undefined(make_panel):
-    res = dimension_redundancy(make_panel(np.array([[0.1], [0.5], [0.3]]), ["only"]), metrics="srcc")
-    assert np.isnan(res.redundancy["srcc"][0])
-    assert any("at least 2 dimensions" in n for n in res.undefined)
+def test_single_dimension_refused(make_panel):
+    from benchsift.errors import DegenerateError
+
+    with pytest.raises(DegenerateError, match=r"dimensions \('category'\): 1 found, at least 2 needed"):
+        dimension_redundancy(make_panel(np.array([[0.1], [0.5], [0.3]]), ["only"]), metrics="srcc")
 
 
 def test_other_dimension_column_and_missing_values(hand_panel):

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
+import os
 import sys
-from typing import Any
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._tables import TableConsole
 from benchsift.errors import BenchsiftError, InputError
@@ -20,15 +24,86 @@ console: Console = TableConsole()
 err_console: Console = TableConsole(stderr=True)
 
 
+#: click's exception base (raised for usage errors), reached through typer's public BadParameter
+_ClickException: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+#: exit code of an internal error (a bug): distinct from 2, the code of every refused input
+EXIT_BUG = 70
+
+
+def one_line(message: str) -> str:
+    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space."""
+    return "benchsift: error: " + " ".join(str(message).split())
+
+
 class BenchsiftGroup(TyperGroup):
-    """Root command group: any BenchsiftError raised by a command becomes a one-line error and exit code 2."""
+    """Root command group: the CLI's error boundary.
+
+    * a :class:`~benchsift.errors.BenchsiftError` raised by a command becomes one line
+      ``benchsift: error: ...`` on stderr and exit code 2;
+    * a usage error (unknown option, bad integer, missing argument) becomes the same one line, exit 2;
+    * any other exception is a bug in benchsift: one line ``benchsift: internal error: ...`` asking for a
+      report, exit code 70 (``EX_SOFTWARE``); ``BENCHSIFT_TRACEBACK=1`` re-raises it for the traceback.
+    """
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            # a fresh context per command: --force (benchsift._fileio.force_overwrite) ends with it
+            return contextvars.copy_context().run(super().invoke, ctx)
+        except (typer.Exit, typer.Abort):
+            raise
         except BenchsiftError as exc:
-            typer.echo(f"benchsift: error: {exc}", err=True)
+            typer.echo(one_line(str(exc)), err=True)
             raise typer.Exit(code=2) from None
+        except _ClickException as exc:
+            sub = getattr(exc, "ctx", None)
+            hint = f" (see {sub.command_path} --help)" if sub is not None else ""
+            typer.echo(one_line(f"{exc.format_message()}{hint}"), err=True)  # type: ignore[attr-defined]
+            raise typer.Exit(code=int(getattr(exc, "exit_code", 2))) from None
+        except Exception as exc:
+            if os.environ.get("BENCHSIFT_TRACEBACK"):
+                raise
+            what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            typer.echo(
+                f"benchsift: internal error: {what} -- a bug in benchsift; please report it with the "
+                "command line (BENCHSIFT_TRACEBACK=1 shows the traceback)",
+                err=True,
+            )
+            raise typer.Exit(code=EXIT_BUG) from None
+
+
+FORCE_HELP = "Overwrite existing files that benchsift did not write (it never deletes any)."
+ForceOpt = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]
+FORCE = typer.Option(False, "--force", help=FORCE_HELP)
+
+
+def outputs(
+    force: bool,
+    files: Iterable[os.PathLike[str] | str | None] = (),
+    dirs: Iterable[os.PathLike[str] | str | None] = (),
+) -> None:
+    """Before any work: apply ``--force`` and refuse output paths that cannot be written.
+
+    The rule is :mod:`benchsift._fileio`'s: an output file must not be a directory nor a file benchsift
+    did not write (unless ``--force``); an output directory must not be a file. ``None`` entries (options
+    not given) are skipped.
+    """
+    force_overwrite(force)
+    for f in files:
+        if f is not None:
+            check_output_file(f)
+    for d in dirs:
+        if d is not None:
+            check_output_dir(d)
+
+
+def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:
+    """The files ``save_figure(fig, stem)`` writes (``stem.png``, ``stem.svg``); [] for None."""
+    from benchsift.report._figures import FORMATS
+
+    return [] if stem is None else [f"{os.fspath(stem)}.{fmt}" for fmt in FORMATS]
 
 
 def split_list(value: str | None) -> list[str] | None:
@@ -49,5 +124,5 @@ def print_json(obj: Any) -> None:
 
 def fail(message: str) -> typer.Exit:
     """Print a one-line error and return an Exit(2) to raise."""
-    typer.echo(f"benchsift: error: {message}", err=True)
+    typer.echo(one_line(message), err=True)
     return typer.Exit(code=2)

@@ -17,7 +17,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items, simulate_adaptive
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.compression.estimate import read_new_scores
 from benchsift.errors import InputError
 

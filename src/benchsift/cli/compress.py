@@ -9,7 +9,7 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.cli._output import print_warnings
 from benchsift.compression.estimate import EstimateResult, estimate_new_models, read_new_scores
 from benchsift.compression.frontier import capability_frontier
@@ -32,7 +32,7 @@ def compress_command(
     panel: Annotated[
         Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
     ],
-    out: Annotated[Path, typer.Option("--out", help="Suite directory to write (replaced atomically).")],
+    out: Annotated[Path, typer.Option("--out", help="Suite directory to write (atomic, per file).")],
     retention: Annotated[float, typer.Option(help="Stage 2 retention r (fraction of each pool).")] = 0.05,
     k: Annotated[int, typer.Option("--k", help="Stage 3: number of categories to keep.")] = 5,
     floor: Annotated[
@@ -67,8 +67,10 @@ def compress_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of tables.")
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory."""
+    outputs(force, dirs=[out])
     show = err_console if json_output else console
     loaded = read_new_scores(panel)
     emb = None
@@ -87,7 +89,12 @@ def compress_command(
         floor=floor,
     )
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=show, transient=True
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=show,
+        transient=True,
+        disable=not show.is_terminal,  # no spinner residue (a blank line) in a pipe or a log
     ) as bar:
         task = bar.add_task("compressing", total=None)
         result = run_pipeline(

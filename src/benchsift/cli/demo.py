@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from benchsift.cli._common import console, print_json
+from benchsift.cli._common import FORCE, console, outputs, print_json
 from benchsift.report.demo import run_demo
 
 
@@ -17,8 +17,10 @@ def demo_command(
         False, "--long-csv", help="Also write the simulated panel as a long CSV (panel/long.csv, ~23 MB)."
     ),
     json_output: bool = typer.Option(False, "--json", help="Print the demo summary as JSON at the end."),
+    force: bool = FORCE,
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
+    outputs(force, dirs=[out])
     summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
     if json_output:
         print_json(summary)

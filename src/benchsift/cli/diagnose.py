@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import typer
 
-from benchsift.cli._common import console, print_json
+from benchsift.cli._common import ForceOpt, console, figure_files, outputs, print_json
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.cli.validate import parse_list, parse_retentions
 from benchsift.compression.diagnostics import (
@@ -105,6 +105,8 @@ def stage3_command(
             f">= {res.min_coverage} benchmarks (Table 18)",
         )
     )
+    for note in res.notes:
+        console.print(f"[dim]note: {note}[/dim]")
 
 
 @app.command("shelf-life")
@@ -146,8 +148,10 @@ def leftout_command(
     seed: Annotated[int, typer.Option(help="Seed of the splits.")] = 0,
     figure: Annotated[Path | None, typer.Option(help="Write Figure 4(a) to FIGURE.png/.svg.")] = None,
     json_output: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Ridge prediction of a left-out benchmark vs training models (PRIMEBench I.3, Table 22)."""
+    outputs(force, files=figure_files(figure))
     res = leftout_prediction(
         read_new_scores(panel),
         targets=parse_list(targets, "targets") if targets else None,
@@ -180,12 +184,14 @@ def checkpoints_command(
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
     figure: Annotated[Path | None, typer.Option(help="Write Figure 4(b) to FIGURE.png/.svg.")] = None,
     json_output: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Rank variants of one model on items selected on the other models (PRIMEBench I.4, Table 23).
 
     Models whose id matches ``--variants`` are the variants (grouped into variant sets by ``family``, one
     set when they have none); every other image-condition model selects the items.
     """
+    outputs(force, files=figure_files(figure))
     p = read_new_scores(panel).image_panel()
     try:
         pattern = re.compile(variants)

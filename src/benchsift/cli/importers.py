@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from benchsift._fileio import atomic_path
-from benchsift.cli._common import console, fail, print_json
+from benchsift.cli._common import FORCE, console, fail, outputs, print_json
 from benchsift.errors import BenchsiftError, InputError
 from benchsift.io.registry import FORMATS, import_panel
 from benchsift.io.rescale import RESCALE_MODES, parse_scales
@@ -69,6 +69,7 @@ def _run(
     output: Path,
     *,
     json_output: bool,
+    force: bool = False,
     rescale: str,
     scale: list[str] | None,
     answers_out: Path | None = None,
@@ -77,6 +78,7 @@ def _run(
     notes: list[str] = []
     answers: list[pd.DataFrame] | None = [] if answers_out is not None else None
     try:
+        outputs(force, files=[output, answers_out])
         if rescale not in RESCALE_MODES:
             raise fail(f"--rescale {rescale!r} is not one of {list(RESCALE_MODES)}")
         if answers_out is not None and answers_out.suffix.lower() not in (".parquet", ".csv"):
@@ -131,6 +133,7 @@ def import_long(
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
     answers_out: Path | None = ANSWERS_OUT,
+    force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
     """Long table: model, benchmark, item, score (+ category, condition, metadata); CSV/TSV/parquet/Excel."""
@@ -139,6 +142,7 @@ def import_long(
         inputs,
         output,
         json_output=json_output,
+        force=force,
         answers_out=answers_out,
         rescale=rescale,
         scale=scale,
@@ -164,6 +168,7 @@ def import_wide(
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
+    force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
     """Wide table: one row per item, one column per model (or transposed with --orient models-rows)."""
@@ -172,6 +177,7 @@ def import_wide(
         inputs,
         output,
         json_output=json_output,
+        force=force,
         rescale=rescale,
         scale=scale,
         benchmark=benchmark,
@@ -197,6 +203,7 @@ def _harness_command(fmt: str, doc: str) -> Any:
         rescale: str = RESCALE,
         scale: list[str] | None = SCALE,
         answers_out: Path | None = ANSWERS_OUT,
+        force: bool = FORCE,
         json_output: bool = JSON,
     ) -> None:
         _run(
@@ -204,6 +211,7 @@ def _harness_command(fmt: str, doc: str) -> Any:
             inputs,
             output,
             json_output=json_output,
+            force=force,
             answers_out=answers_out,
             rescale=rescale,
             scale=scale,
@@ -240,6 +248,7 @@ def import_vlmevalkit(
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
     answers_out: Path | None = ANSWERS_OUT,
+    force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
     """VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score)."""
@@ -248,6 +257,7 @@ def import_vlmevalkit(
         inputs,
         output,
         json_output=json_output,
+        force=force,
         answers_out=answers_out,
         rescale=rescale,
         scale=scale,
@@ -271,6 +281,7 @@ def import_inspect(
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
     answers_out: Path | None = ANSWERS_OUT,
+    force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
     """inspect_ai eval logs (.eval archives or .json)."""
@@ -279,6 +290,7 @@ def import_inspect(
         inputs,
         output,
         json_output=json_output,
+        force=force,
         answers_out=answers_out,
         rescale=rescale,
         scale=scale,
@@ -299,6 +311,7 @@ def import_aggregate(
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
+    force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
     """Benchmark-level scores (models x benchmarks CSV, or OpenVLM.json): one panel column per benchmark."""
@@ -307,6 +320,7 @@ def import_aggregate(
         inputs,
         output,
         json_output=json_output,
+        force=force,
         rescale=rescale,
         scale=scale,
         model_column=model_column,

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
-from benchsift.cli._common import console, err_console, print_json, split_list
+from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
 from benchsift.errors import InputError
 from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
@@ -154,8 +154,10 @@ def score_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write result.json, CSV tables and figures here.")
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
+    outputs(force, dirs=[out])
     # Besides the keys of ``score_summary``, --json carries split_half, accuracy_separation (q pooled, per
     # benchmark and macro mean, on the same resamples), range_widening, sc_variants, domain_pscore,
     # domain_correlation and, when asked for, matched_budget and near_tie.
@@ -296,8 +298,10 @@ def analyze_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write result.json and figures here.")
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
+    outputs(force, dirs=[out])
     means, extra = load_axis_means(axis_means, split_list(axes))
     summary = means_summary(means, q_axis, bootstrap, seed)
     if weights is not None:  # App. E.1 "Reweighting for a deployment"
@@ -382,8 +386,10 @@ def audit_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write result.json and CSV tables here.")
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Judge audits: cross-judge Spearman with the admission rule, judge-human Cohen's kappa."""
+    outputs(force, dirs=[out])
     # From two verdict tables (PRIMARY SECONDARY): per axis, the Spearman correlation between the two
     # judges' model leaderboards on S items and the admission rule rho >= 0.95 (Sec. 5.3, Table 7). From
     # --labels: per-axis and overall Cohen's kappa and disagreement rate (App. F, Table 21).

@@ -16,11 +16,10 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from benchsift.cli._common import console
+from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
 from benchsift.clients import ClientPool, ResponseCache, load_config
 from benchsift.errors import BenchsiftError, InputError
 
@@ -39,8 +38,7 @@ ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
 
 
 def _fail(err: BenchsiftError) -> None:
-    _err.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
-    raise typer.Exit(2)
+    raise fail(str(err))
 
 
 def _progress(total: int, label: str, quiet: bool) -> tuple[Progress, Callable[[Any], None]]:
@@ -106,6 +104,55 @@ def _cache_for(config_cache: Path | None, cache: Path | None, out: Path) -> Resp
     return ResponseCache(path)
 
 
+#: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
+EXIT_INCOMPLETE = 3
+MAX_LOST_DEFAULT = 0.1
+
+MaxLostOpt = Annotated[
+    float,
+    typer.Option(
+        "--max-lost",
+        help="Exit with code 3 (after writing the output) when more than this fraction of the requests got "
+        "no answer, or when none did.",
+    ),
+]
+
+
+def _check_max_lost(value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"--max-lost: expected a fraction in [0, 1], got {value!r}")
+
+
+def _incomplete(what: str, lost: int, total: int, max_lost: float, errors: list[str], out: Path) -> None:
+    """Exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of ``total``, was answered.
+
+    Called after the output and the summary are written: the partial result stays for a rerun (which
+    answers from the cache and sends only what is missing).
+    """
+    if total == 0 or (lost < total and lost <= max_lost * total):
+        return
+    top = max(set(errors), key=errors.count) if errors else "no reply"
+    head = (
+        "nothing was answered"
+        if lost == total
+        else f"{lost} of {total} got no answer (> --max-lost {max_lost:g})"
+    )
+    typer.echo(one_line(f"prism {what}: {head}; first cause: {top}; partial output in {out}"), err=True)
+    raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def _release(pool: ClientPool | None) -> None:
+    """Close the pool's cache; a cache this command created and left empty is removed (with -wal/-shm)."""
+    cache = pool.cache if pool is not None else None
+    if cache is None:
+        return
+    empty = cache.created and len(cache) == 0
+    cache.close()
+    if empty:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
+
+
 def _arun(coro_fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return asyncio.run(coro_fn())
 
@@ -132,9 +179,11 @@ def sources_cmd(
         bool, typer.Option("--no-sample", help="Keep every item (no R x K sampling).")
     ] = False,
     as_json: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Collect source items and draw the R x K per-benchmark sample (PRISM-VLM Sec. 4, Table 8)."""
     from benchsift.prism.sources import (
+        check_item_images,
         domain_counts,
         load_hf,
         read_items,
@@ -144,6 +193,7 @@ def sources_cmd(
     )
 
     try:
+        outputs(force, files=[out])
         pool = []
         for spec in raw or []:
             if "=" not in spec:
@@ -156,7 +206,13 @@ def sources_cmd(
             pool += load_hf(bench, images or out.parent / "images")
         if not pool:
             raise InputError("no items: give --raw, --items or --hf")
-        seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+        check_item_images(pool, images or (out.parent / "images" if hf else None))
+        try:
+            seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+        except ValueError:
+            raise InputError(f"--seeds: expected comma-separated integers, got {seeds!r}") from None
+        if not no_sample and (k < 1 or not seed_list):
+            raise InputError(f"--k and --seeds: expected K >= 1 and at least one seed, got K={k}, {seeds!r}")
         sampled = pool if no_sample else sample_items(pool, k=k, seeds=seed_list)
         ids = [it.id for it in sampled]
         if len(set(ids)) != len(ids):
@@ -201,8 +257,10 @@ def build_cmd(
     log: Annotated[Path | None, typer.Option(help="JSONL of every J_gen exchange.")] = None,
     cache: CacheOpt = None,
     max_reasks: Annotated[int, typer.Option(help="Re-asks of an invalid J_gen reply.")] = 2,
+    max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Build the per-item perturbations with the generation judge (Figs. 5-9) and the if constraints."""
     from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
@@ -211,6 +269,10 @@ def build_cmd(
 
     pool: ClientPool | None = None
     try:
+        outputs(force, files=[out, review, log])
+        _check_max_lost(max_lost)
+        if max_reasks < 0:
+            raise InputError(f"--max-reasks: expected an integer >= 0, got {max_reasks}")
         item_list = read_items(items)
         if import_review is not None:
             arts = apply_review(read_artifacts(out), import_review, item_list)
@@ -251,10 +313,20 @@ def build_cmd(
             export_review(arts, review)
     except BenchsiftError as err:
         _fail(err)
+    finally:
+        _release(pool)
     counts: dict[str, Any] = {"items": len(item_list), "artifacts": len(arts)}
     for status in ("ok", "failed", "dropped", "rejected"):
         counts[status] = sum(a.status == status for a in arts)
     _summary("build", counts, pool, as_json)
+    judged = [a for a in arts if a.axis != "if" and a.status != "rejected"]
+    lost = [
+        a.error or ""
+        for a in judged
+        if a.status == "failed" and (a.error or "").startswith("judge call failed")
+    ]
+    if import_review is None:
+        _incomplete("build", len(lost), len(judged), max_lost, lost, out)
 
 
 def run_cmd(
@@ -274,21 +346,31 @@ def run_cmd(
         bool, typer.Option("--sc-rules", help="Detect sc flips by rule, not by the judge.")
     ] = False,
     cache: CacheOpt = None,
+    max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run every model over every applicable item and axis (temperature 0, per-axis budgets).
 
     Every response is committed to the cache as it arrives: a rerun makes no calls, and a run that was
     killed resumes where it stopped (only the requests in flight at the kill are sent again).
+
+    Exit code 3 (after the records are written): no record was answered, or more than ``--max-lost`` of
+    them were not. A rejected key (HTTP 401/403), an invalid URL or a refused connection stops the
+    endpoint at its first occurrence.
     """
     from benchsift.prism._engine import write_jsonl
+    from benchsift.prism.axes import AXES
     from benchsift.prism.build import read_artifacts
     from benchsift.prism.judge import Judge
     from benchsift.prism.run import ModelSpec, applicable, run_models
     from benchsift.prism.sources import read_items
 
+    pool: ClientPool | None = None
     try:
+        outputs(force, files=[out])
+        _check_max_lost(max_lost)
         item_list = read_items(items)
         arts = read_artifacts(artifacts)
         cfg = load_config(config)
@@ -296,7 +378,14 @@ def run_cmd(
         if not names:
             raise InputError(f"{config}: no endpoint with role = 'model'")
         axis_list = [a.strip() for a in axes.split(",") if a.strip()]
-        pool = ClientPool(cfg, _cache_for(cfg.cache, cache, out))
+        unknown = [a for a in axis_list if a not in AXES]
+        if unknown or not axis_list:
+            raise InputError(
+                f"--axes: unknown axis {unknown[0]!r}; expected some of {','.join(AXES)}"
+                if unknown
+                else "--axes: expected at least one axis"
+            )
+        pool = run_pool = ClientPool(cfg, _cache_for(cfg.cache, cache, out))
         amap = {(a.item, a.axis): a for a in arts}
         total = len(names) * sum(applicable(it, ax, amap) for it in item_list for ax in axis_list)
         prog, tick = _progress(total, "run", quiet or as_json)
@@ -304,12 +393,13 @@ def run_cmd(
         async def _go() -> list[dict[str, Any]]:
             try:
                 specs = [
-                    ModelSpec(n, pool.get(n), cfg.endpoint(n).model, cfg.endpoint(n).budgets) for n in names
+                    ModelSpec(n, run_pool.get(n), cfg.endpoint(n).model, cfg.endpoint(n).budgets)
+                    for n in names
                 ]
                 judge = None
                 if not sc_rules and cfg.grade_judge is not None:
                     j = cfg.endpoint(cfg.grade_judge)
-                    judge = Judge(pool.get(j.name), j.model, name=j.name)
+                    judge = Judge(run_pool.get(j.name), j.model, name=j.name)
                 with prog:
                     return await run_models(
                         item_list,
@@ -322,18 +412,22 @@ def run_cmd(
                         on_done=tick,
                     )
             finally:
-                await pool.aclose()
+                await run_pool.aclose()
 
         records = _arun(_go)
         write_jsonl(records, out)
     except BenchsiftError as err:
         _fail(err)
+    finally:
+        _release(pool)
     counts = {
         "records": len(records),
         "answered": sum(r["answered"] for r in records),
         "unanswered": sum(not r["answered"] for r in records),
     }
     _summary("run", counts, pool, as_json)
+    errors = [str(r["error"]) for r in records if not r["answered"]]
+    _incomplete("run", len(errors), len(records), max_lost, errors, out)
 
 
 def grade_cmd(
@@ -357,21 +451,25 @@ def grade_cmd(
     audit_per_axis: Annotated[int, typer.Option(help="Items per axis for the audit re-grade (S).")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the audit subset.")] = 0,
     cache: CacheOpt = None,
+    max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Grade run records into the verdict table read by `prism score`."""
-    from benchsift.prism._engine import read_jsonl, write_jsonl
+    from benchsift.prism._engine import write_jsonl
     from benchsift.prism.build import read_artifacts
-    from benchsift.prism.grade import audit_subset, grade_records, write_verdicts
+    from benchsift.prism.grade import audit_subset, grade_records, read_run_records, write_verdicts
     from benchsift.prism.judge import Judge
     from benchsift.prism.sources import read_items
 
     pool: ClientPool | None = None
     try:
+        outputs(force, files=[out, log, audit_out])
+        _check_max_lost(max_lost)
         item_list = read_items(items)
         arts = read_artifacts(artifacts)
-        recs = read_jsonl(records)
+        recs = read_run_records(records)
         cfg = load_config(config) if config is not None else None
         if grader == "judge" and (cfg is None or cfg.grade_judge is None):
             raise InputError(
@@ -421,6 +519,8 @@ def grade_cmd(
             write_jsonl(glog, log)
     except BenchsiftError as err:
         _fail(err)
+    finally:
+        _release(pool)
     counts: dict[str, Any] = {
         "rows": len(df),
         "answered": int(df["answered"].sum()),
@@ -438,6 +538,10 @@ def grade_cmd(
         for model, row in means.iterrows():
             t.add_row(str(model), *[f"{v:.3f}" for v in row])
         console.print(t)
+    if grader == "judge":
+        judged = [r for r in glog if r.get("judge") or r.get("status") == "grade_failed"]
+        failed = [str(r.get("error")) for r in judged if r.get("status") == "grade_failed"]
+        _incomplete("grade", len(failed), len(judged), max_lost, failed, out)
 
 
 def register(app: typer.Typer) -> None:

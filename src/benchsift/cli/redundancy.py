@@ -21,8 +21,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from benchsift._fileio import atomic_path
-from benchsift.cli._common import console, err_console, print_json, split_list
+from benchsift._fileio import atomic_dir
+from benchsift.cli._common import FORCE, console, err_console, outputs, print_json, split_list
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -83,10 +83,9 @@ def _emit(
     Returns whether the JSON was printed (then the command prints nothing else on stdout).
     """
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        with atomic_path(out / f"{name}.json") as tmp:
-            tmp.write_text(json.dumps(result, indent=2))
-        figures(out)
+        with atomic_dir(out, prune=False) as tmp:
+            (tmp / f"{name}.json").write_text(json.dumps(result, indent=2))
+            figures(tmp)
         write_report(out)
     if json_output:
         print_json(result)
@@ -140,8 +139,10 @@ def dimensions_command(
     condition: str = CONDITION_OPT,
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
+    force: bool = FORCE,
 ) -> None:
     """Dimension redundancy (Eq. 1-2): correlation heatmap, rho(X_i) and internal redundancy rho_BI."""
+    outputs(force, dirs=[out])
     res = dimension_redundancy(
         Panel.load(panel),
         benchmark=benchmark,
@@ -219,8 +220,10 @@ def instances_command(
     ),
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
+    force: bool = FORCE,
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
+    outputs(force, dirs=[out])
     if compare_k is not None and (top_k is not None or bottom_k is not None):
         raise InputError("give either --compare-k or --top-k / --bottom-k, not both")
     groups: list[tuple[int | None, int | None]] = [(top_k, bottom_k)]
@@ -407,8 +410,10 @@ def benchmarks_command(
     condition: str = CONDITION_OPT,
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
+    force: bool = FORCE,
 ) -> None:
     """Cross-benchmark redundancy (Eq. 4): rho(Y_i) per benchmark and the anchor benchmark (Appendix C)."""
+    outputs(force, dirs=[out])
     if level not in ("auto", "benchmark", "item"):
         raise InputError(f"--level must be auto, benchmark or item, got {level!r}")
     res = benchmark_redundancy(

@@ -10,7 +10,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 
@@ -28,8 +28,10 @@ def simulate_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of a table.")
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Simulate a panel with known ground truth (multidimensional 2PL; see benchsift.simulate)."""
+    outputs(force, files=[output, truth])
     config = SimulationConfig.preset(preset)
     overrides: dict[str, Any] = {}
     if models is not None:

@@ -28,7 +28,7 @@ import pandas as pd
 import typer
 
 from benchsift._suggest import did_you_mean
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import ForceOpt, console, err_console, figure_files, outputs, print_json
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.compression.estimate import read_new_scores
 from benchsift.compression.protocols import (
@@ -119,6 +119,7 @@ def validate_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of tables.")
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables.
 
@@ -127,6 +128,9 @@ def validate_command(
     of the panel (soft/judge/vqa/half: at half scale; graded/caption/captioning/referring/median: at the
     benchmark median; default half scale).
     """
+    outputs(force, files=figure_files(figure))
+    if n_jobs == 0 or n_jobs < -1:
+        raise InputError(f"--n-jobs: expected a positive number of workers or -1 (all cores), got {n_jobs}")
     if protocol not in PROTOCOLS:
         hint = did_you_mean(protocol, PROTOCOLS)
         raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")

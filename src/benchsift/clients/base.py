@@ -183,7 +183,9 @@ class ClientError(BenchsiftError):
     """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies).
 
     ``kind`` names the error counter it feeds in :class:`ClientStats` (``"timeout"``, ``"connection"``,
-    ``"malformed"`` or the HTTP status as a string).
+    ``"malformed"`` or the HTTP status as a string). ``fatal``: every later request to the endpoint would
+    fail the same way (HTTP 401/403, an invalid URL, a refused connection, an untrusted certificate), so
+    the endpoint is stopped (:class:`benchsift.clients.breaker.StopOnFatalClient`).
     """
 
     def __init__(
@@ -194,12 +196,14 @@ class ClientError(BenchsiftError):
         status: int | None = None,
         retry_after: float | None = None,
         kind: str | None = None,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
-        self.retryable = retryable
+        self.retryable = retryable and not fatal
         self.status = status
         self.retry_after = retry_after
         self.kind = kind
+        self.fatal = fatal
 
 
 @dataclass

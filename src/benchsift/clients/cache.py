@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from benchsift.clients.base import ClientStats, ModelClient, Request, Response, canonical_json
+from benchsift.errors import InputError
 
 __all__ = ["CachedClient", "ResponseCache"]
 
@@ -47,17 +48,51 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"  # the 16-byte header string of every SQLite 3 database file
+
+
+def _check_cache_file(path: Path) -> None:
+    """Refuse a cache path that is a directory, an empty file or not an SQLite database (one line each).
+
+    An empty file would otherwise open as a new, empty database and silently re-send every request.
+    """
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a response cache file")
+    with open(path, "rb") as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
+    if not head:
+        raise InputError(f"{path}: empty file, not a response cache (delete it to start a new cache)")
+    if head != _SQLITE_MAGIC:
+        raise InputError(f"{path}: not an SQLite file, so not a response cache")
+
+
 class ResponseCache:
     """A file of cached responses (SQLite, WAL mode). Safe across threads and processes."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        #: whether this object created the file (a caller may remove a new cache that stayed empty)
+        self.created = not self.path.exists()
+        _check_cache_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute(_SCHEMA)
+        try:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "responses" not in tables:
+                raise InputError(f"{self.path}: an SQLite file but not a benchsift response cache")
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+            self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+        except sqlite3.DatabaseError as err:
+            self._conn.close()
+            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
+        except BaseException:
+            self._conn.close()
+            raise
 
     def get(self, key: str) -> Response | None:
         with self._lock:

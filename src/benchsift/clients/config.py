@@ -27,53 +27,74 @@ Example::
 
 The API key itself is read from the environment at client construction and is never stored,
 hashed, logged or printed.
+
+Validation: the file is checked against a typed schema (pydantic v2 models in strict mode, unknown keys
+forbidden), so a wrong type (``timeout = "fast"``, ``judges = "gen"``, ``cache = 5``, ``concurrency =
+true``) or an invalid setting (``timeout <= 0``, ``max_attempts < 1``, ``retry_initial < 0``, a
+``base_url`` that is not an http(s) URL) is refused with one line naming the file, the table and the key.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from benchsift.clients.base import canonical_json
 from benchsift.errors import InputError
 
 __all__ = ["TRANSPORTS", "EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
 
-_ENDPOINT_KEYS = {
-    "name",
-    "base_url",
-    "model",
-    "api_key_env",
-    "concurrency",
-    "role",
-    "budgets",
-    "timeout",
-    "max_tokens_field",
-    "extra_body",
-    "transport",
+TRANSPORTS = ("aiohttp", "openai")  # HTTP transports, benchsift.clients.transport
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "transport": TRANSPORTS,
+    "role": ("model", "judge"),
+    "max_tokens_field": ("max_tokens", "max_completion_tokens"),
 }
 
-TRANSPORTS = ("aiohttp", "openai")  # HTTP transports, benchsift.clients.transport
+Transport = Literal["aiohttp", "openai"]
 
 
-@dataclass(frozen=True)
-class EndpointConfig:
-    """One model or judge behind an OpenAI-compatible endpoint."""
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
-    name: str
+
+class EndpointConfig(_Strict):
+    """One model or judge behind an OpenAI-compatible endpoint (one ``[[endpoint]]`` table)."""
+
+    name: str = Field(min_length=1)
     base_url: str
-    model: str
+    model: str = Field(min_length=1)
     api_key_env: str = ""
-    concurrency: int = 8
-    role: str = "model"
-    budgets: dict[str, int] = field(default_factory=dict)
-    timeout: float | None = None
-    max_tokens_field: str = "max_tokens"
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    transport: str = "aiohttp"
+    concurrency: int = Field(default=8, ge=1)
+    role: Literal["model", "judge"] = "model"
+    budgets: dict[str, int] = Field(default_factory=dict)
+    timeout: float | None = Field(default=None, gt=0)
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    transport: Transport = "aiohttp"
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        parts = urllib.parse.urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return value.strip().rstrip("/")
+
+    @field_validator("budgets")
+    @classmethod
+    def _budgets(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = {k: v for k, v in value.items() if v < 1}
+        if bad:
+            raise ValueError(f"must map axis names to positive integers ({bad})")
+        return value
 
     def api_key(self) -> str:
         """The key from ``$api_key_env`` ("EMPTY" when no variable is configured)."""
@@ -101,6 +122,25 @@ class EndpointConfig:
         return self.base_url if not extra else f"{self.base_url}#{canonical_json(extra)}"
 
 
+class _Judges(_Strict):
+    gen: str | None = None
+    grade: str | None = None
+    audit: str | None = None
+
+
+class _File(_Strict):
+    """The top level of the TOML file."""
+
+    cache: str | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=6, ge=1)
+    retry_seed: int = Field(default=0, ge=0)
+    retry_initial: float = Field(default=0.5, ge=0)
+    transport: Transport = "aiohttp"
+    judges: _Judges = Field(default_factory=_Judges)
+    endpoint: list[dict[str, Any]] = Field(min_length=1)
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     """All endpoints, which of them judge, and the transport defaults."""
@@ -125,71 +165,70 @@ class EngineConfig:
         return self.endpoints[name]
 
 
-def _transport(value: Any, where: str) -> str:
-    if value not in TRANSPORTS:
-        raise InputError(f"{where}: 'transport' must be one of {list(TRANSPORTS)}, got {value!r}")
-    return str(value)
-
-
-def _endpoint(raw: dict[str, Any], where: str, transport: str = "aiohttp") -> EndpointConfig:
-    unknown = set(raw) - _ENDPOINT_KEYS
-    if unknown:
-        raise InputError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_ENDPOINT_KEYS)})")
-    for key in ("name", "base_url", "model"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
-            raise InputError(f"{where}: '{key}' must be a non-empty string")
-    conc = raw.get("concurrency", 8)
-    if not isinstance(conc, int) or conc < 1:
-        raise InputError(f"{where}: 'concurrency' must be a positive integer, got {conc!r}")
-    role = raw.get("role", "model")
-    if role not in ("model", "judge"):
-        raise InputError(f"{where}: 'role' must be 'model' or 'judge', got {role!r}")
-    budgets = raw.get("budgets", {})
-    if not isinstance(budgets, dict) or not all(isinstance(v, int) and v > 0 for v in budgets.values()):
-        raise InputError(f"{where}: 'budgets' must map axis names to positive integers")
-    field_name = raw.get("max_tokens_field", "max_tokens")
-    if field_name not in ("max_tokens", "max_completion_tokens"):
-        raise InputError(f"{where}: 'max_tokens_field' must be 'max_tokens' or 'max_completion_tokens'")
-    return EndpointConfig(
-        name=raw["name"],
-        base_url=raw["base_url"].rstrip("/"),
-        model=raw["model"],
-        api_key_env=str(raw.get("api_key_env", "")),
-        concurrency=conc,
-        role=role,
-        budgets={str(k): int(v) for k, v in budgets.items()},
-        timeout=float(raw["timeout"]) if "timeout" in raw else None,
-        max_tokens_field=field_name,
-        extra_body=dict(raw.get("extra_body", {})),
-        transport=_transport(raw.get("transport", transport), where),
-    )
+def _describe(err: ValidationError, table: str, where: str, allowed: list[str]) -> InputError:
+    """One line for the first error of ``err``: file, table, key, what was expected, what arrived."""
+    errors = err.errors(include_url=False)
+    extra = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden" and e["loc"]]
+    if extra:
+        return InputError(f"{where}: {table}: unknown keys {extra} (allowed: {sorted(allowed)})")
+    e = errors[0]
+    loc = [str(x) for x in e["loc"]]
+    key = loc[0] if loc else ""
+    if key == "judges" and len(loc) > 1:
+        table, loc = "[judges]", loc[1:]
+    if key == "endpoint" and len(loc) > 1 and loc[1].isdigit():
+        return InputError(f"{where}: [[endpoint]] #{int(loc[1]) + 1} must be a table, got {e.get('input')!r}")
+    shown = ".".join(loc) or key
+    got = e.get("input")
+    kind = e["type"]
+    if kind == "missing":
+        return InputError(f"{where}: {table}: '{shown}' is required")
+    if kind == "literal_error" and loc[-1] in _CHOICES:
+        what = f"must be one of {list(_CHOICES[loc[-1]])}"
+    elif kind in ("model_type", "dict_type"):
+        what = "must be a table"
+    elif kind == "list_type":
+        what = "must be an array of tables ([[endpoint]])" if key == "endpoint" else "must be an array"
+    elif kind == "string_too_short":
+        what = "must be a non-empty string"
+    else:  # pydantic's "Input should be ..." / our validators' "must be ..."
+        what = str(e["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
+    if isinstance(got, float) and not math.isfinite(got):
+        got = str(got)
+    return InputError(f"{where}: {table}: '{shown}' {what}, got {got!r}")
 
 
 def config_from_dict(
     raw: dict[str, Any], *, where: str = "config", base_dir: Path | None = None
 ) -> EngineConfig:
     """Validate a parsed config (the TOML layout above) into an :class:`EngineConfig`."""
-    entries = raw.get("endpoint", [])
-    if not isinstance(entries, list) or not entries:
+    if raw.get("endpoint") in (None, []):
         raise InputError(f"{where}: expected at least one [[endpoint]] table")
-    transport = _transport(raw.get("transport", "aiohttp"), where)
+    try:
+        top = _File.model_validate(raw)
+    except ValidationError as err:
+        raise _describe(err, "top level", where, list(_File.model_fields)) from None
     endpoints: dict[str, EndpointConfig] = {}
-    for i, entry in enumerate(entries):
-        ep = _endpoint(entry, f"{where}: [[endpoint]] #{i + 1}", transport)
+    for i, entry in enumerate(top.endpoint):
+        table = f"[[endpoint]] #{i + 1}"
+        if isinstance(entry.get("name"), str) and entry["name"]:
+            table += f" ({entry['name']!r})"
+        try:
+            ep = EndpointConfig.model_validate({"transport": top.transport, **entry})
+        except ValidationError as err:
+            raise _describe(err, table, where, list(EndpointConfig.model_fields)) from None
         if ep.name in endpoints:
             raise InputError(f"{where}: endpoint name {ep.name!r} appears twice")
         endpoints[ep.name] = ep
-    judges = raw.get("judges", {})
-    gen = judges.get("gen")
-    grade = judges.get("grade", gen)
-    audit = judges.get("audit")
+    gen = top.judges.gen
+    grade = top.judges.grade if top.judges.grade is not None else gen
+    audit = top.judges.audit
     for role, name in (("gen", gen), ("grade", grade), ("audit", audit)):
         if name is not None and name not in endpoints:
             raise InputError(f"{where}: [judges] {role} = {name!r} names no endpoint")
-    cache = raw.get("cache")
     cache_path = None
-    if cache:
-        cache_path = Path(cache)
+    if top.cache:
+        cache_path = Path(top.cache)
         if not cache_path.is_absolute() and base_dir is not None:
             cache_path = base_dir / cache_path
     return EngineConfig(
@@ -198,10 +237,10 @@ def config_from_dict(
         grade_judge=grade,
         audit_judge=audit,
         cache=cache_path,
-        timeout=float(raw.get("timeout", 120.0)),
-        max_attempts=int(raw.get("max_attempts", 6)),
-        retry_seed=int(raw.get("retry_seed", 0)),
-        retry_initial=float(raw.get("retry_initial", 0.5)),
+        timeout=top.timeout,
+        max_attempts=top.max_attempts,
+        retry_seed=top.retry_seed,
+        retry_initial=top.retry_initial,
     )
 
 
@@ -212,6 +251,10 @@ def load_config(path: str | os.PathLike[str]) -> EngineConfig:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
         raise InputError(f"{p}: config file not found") from err
+    except IsADirectoryError as err:
+        raise InputError(f"{p}: is a directory, expected a TOML config file") from err
+    except UnicodeDecodeError as err:
+        raise InputError(f"{p}: not a text file ({err.reason})") from err
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"{p}: not valid TOML ({err})") from err
     return config_from_dict(raw, where=str(p), base_dir=p.parent)

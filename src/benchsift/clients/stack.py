@@ -1,8 +1,9 @@
-"""Assemble the client stack for one endpoint: cache -> retry -> concurrency limit -> HTTP client."""
+"""Assemble the client stack for one endpoint: cache -> retry -> stop-on-fatal -> limit -> HTTP client."""
 
 from __future__ import annotations
 
 from benchsift.clients.base import ClientStats, ModelClient
+from benchsift.clients.breaker import StopOnFatalClient
 from benchsift.clients.cache import CachedClient, ResponseCache
 from benchsift.clients.config import EndpointConfig, EngineConfig
 from benchsift.clients.limits import LimitedClient
@@ -33,7 +34,7 @@ class ClientPool:
                 initial=self.config.retry_initial,
                 seed=self.config.retry_seed,
             )
-            client: ModelClient = LimitedClient(http, ep.concurrency)
+            client: ModelClient = StopOnFatalClient(LimitedClient(http, ep.concurrency))
             scope = ep.cache_scope()
             client = RetryingClient(client, policy, stats=stats, endpoint=scope)
             client = CachedClient(client, self.cache, endpoint=scope, stats=stats)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import json
 import ssl
 import time
@@ -119,13 +120,19 @@ def is_retryable_status(status: int) -> bool:
     return status in (408, 409, 429) or status >= 500
 
 
+#: statuses after which every later request to the endpoint fails the same way (a rejected key)
+FATAL_STATUSES = (401, 403)
+
+
 def _status_error(name: str, status: int, headers: Any) -> ClientError:
+    auth = " (authentication failed: check the key in api_key_env)" if status in FATAL_STATUSES else ""
     return ClientError(
-        f"{name}: HTTP {status}",
+        f"{name}: HTTP {status}{auth}",
         retryable=is_retryable_status(status),
         status=status,
         retry_after=parse_retry_after(headers),
         kind=str(status),
+        fatal=status in FATAL_STATUSES,
     )
 
 
@@ -139,8 +146,30 @@ def _connection_error(name: str, err: BaseException) -> ClientError:
             f"{name}: the server's TLS certificate is not trusted (set SSL_CERT_FILE to its CA bundle)",
             retryable=False,
             kind="tls",
+            fatal=True,
+        )
+    if _refused(err):
+        return ClientError(
+            f"{name}: connection refused (is the server at base_url running?)",
+            retryable=False,
+            kind="connection",
+            fatal=True,
         )
     return ClientError(f"{name}: connection error ({type(err).__name__})", retryable=True, kind="connection")
+
+
+def _refused(err: BaseException) -> bool:
+    """True when a refused connection (nothing listens at the address) caused ``err``."""
+    seen: BaseException | None = err
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or getattr(seen, "errno", None) == errno.ECONNREFUSED:
+            return True
+        if isinstance(seen, OSError) and "Connect call failed" in str(seen):  # asyncio's multi-address error
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _malformed(name: str, err: BaseException) -> ClientError:
@@ -224,7 +253,10 @@ class AiohttpTransport(_OneEventLoop):
             raise _timed_out(name) from err
         except aiohttp.InvalidURL as err:
             raise ClientError(
-                f"{name}: invalid base URL ({type(err).__name__})", retryable=False, kind="connection"
+                f"{name}: invalid base URL ({type(err).__name__})",
+                retryable=False,
+                kind="connection",
+                fatal=True,
             ) from err
         except aiohttp.ClientPayloadError as err:
             raise _malformed(name, err) from err

@@ -26,6 +26,7 @@ cross-validation on the reference models), a split-conformal interval, the suite
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +139,23 @@ class EstimateResult:
         }
 
 
+def _check_ragged(path: Path, sep: str) -> None:
+    """Refuse a row with fewer or more fields than the header (pandas would read the gap as missing)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            rows = csv.reader(fh, delimiter=sep)
+            header = next(rows, None)
+            if header is None:
+                return
+            for line, row in enumerate(rows, 2):
+                if row and len(row) != len(header):
+                    raise FormatError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a UTF-8 text file") from None
+    except csv.Error as err:
+        raise FormatError(f"{path}: not a readable CSV ({err})") from None
+
+
 def read_new_scores(path: str | Path) -> Panel:
     """New models' per-item scores: a long CSV/TSV/parquet (``model, benchmark, item, score``) or a panel.
 
@@ -150,16 +168,26 @@ def read_new_scores(path: str | Path) -> Panel:
     if suffix == ".parquet":
         try:
             return Panel.load(p)
-        except FormatError:
-            df = pd.read_parquet(p)
+        except FormatError as not_panel:
+            try:
+                df = pd.read_parquet(p)
+            except (ValueError, OSError):  # pyarrow's ArrowInvalid is a ValueError
+                raise not_panel from None
     elif suffix in (".csv", ".tsv", ".txt"):
-        df = pd.read_csv(
-            p,
-            sep="\t" if suffix == ".tsv" else ",",
-            dtype={"model": str, "benchmark": str, "item": str},
-            keep_default_na=False,
-            na_values={"score": ["", "NA", "NaN", "nan"]},
-        )
+        sep = "\t" if suffix == ".tsv" else ","
+        _check_ragged(p, sep)
+        try:
+            df = pd.read_csv(
+                p,
+                sep=sep,
+                dtype={"model": str, "benchmark": str, "item": str},
+                keep_default_na=False,
+                na_values={"score": ["", "NA", "NaN", "nan"]},
+            )
+        except pd.errors.EmptyDataError:
+            raise FormatError(f"{p}: empty file (expected a header model, benchmark, item, score)") from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as err:
+            raise FormatError(f"{p}: not a readable CSV ({' '.join(str(err).split())[:120]})") from None
     else:
         raise InputError(f"{p}: unknown file type {suffix!r} (expected .csv, .tsv or .parquet)")
     missing = [c for c in ("model", "benchmark", "item", "score") if c not in df.columns]

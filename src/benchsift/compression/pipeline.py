@@ -65,7 +65,7 @@ from benchsift.compression.stages.representatives import (
     row_nanmean,
     stage1_select,
 )
-from benchsift.errors import InputError
+from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import spearman
 
@@ -311,6 +311,13 @@ def run_pipeline(
     if work is not panel:
         notes.append("items without a category use their benchmark as their own category")
 
+    image_scores = work.scores[work.conditions == "image"]
+    require_at_least(
+        int(np.isfinite(image_scores).any(axis=1).sum()),
+        MIN_MODELS,
+        "compress: image-condition models with scores",
+        "every stage ranks models by Spearman rho, which is +-1 or undefined on fewer than 3",
+    )
     say("Stage 0: cleaning")
     s0 = stage0_clean(work, tau=cfg.tau)
     notes.extend(f"stage 0: {n}" for n in s0.notes)

@@ -19,11 +19,15 @@ duplicates, failed answers, chosen metric).
 
 from __future__ import annotations
 
+import csv
 import inspect
+import os
+import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any
 
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import BenchsiftError, FormatError, InputError
 from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.inspect_logs import read_inspect
@@ -77,4 +81,13 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     unknown = sorted(set(given) - accepted)
     if unknown:
         raise InputError(f"format {name!r} does not take option(s) {unknown}; it takes {sorted(accepted)}")
-    return reader(paths, **given)
+    try:
+        return reader(paths, **given)
+    except BenchsiftError:
+        raise
+    except (ValueError, UnicodeError, EOFError, zipfile.BadZipFile, csv.Error, zlib.error) as err:
+        # a damaged or foreign file the reader could not parse (JSON, CSV, zip, parquet, Excel): one line
+        # naming the input, never a traceback (issue 12)
+        shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
+        detail = " ".join(f"{type(err).__name__}: {err}".split())[:160]
+        raise FormatError(f"{shown}: not a readable {name} input ({detail})") from None

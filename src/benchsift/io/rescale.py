@@ -16,8 +16,11 @@ benchmark's scores in the input at once, so every model of a benchmark is treate
    * ``MME_Perception``: 2000; ``MME_Cognition`` / ``MME_Reasoning``: 800;
    * ``MMBench-Video``: 3 (GPT-judged mean score on a 0-3 scale).
 
-5. Mode ``"auto"`` only: a benchmark whose scores all lie in [0, 100] (and some above 1) is *detected* as a
-   percentage and divided by 100.
+5. Mode ``"auto"`` only: a benchmark whose scores all lie in [0, 100], some above 1, is *detected* as a
+   percentage and divided by 100 only when its scores are consistent with that scale: at least half of its
+   nonzero scores (:data:`PERCENT_MIN_SHARE`) lie above 1. Zeros are left out of the count, as they read
+   the same on both scales (an item-level 0/100 file at 30 % accuracy is still a percentage). A 0/1 file
+   with one stray ``2`` or ``1.5`` is not: it is rejected, naming the row and the value (issue 12).
 6. Anything else is rejected with an :class:`~benchsift.errors.InputError` naming the file, row, benchmark
    and value, and how to declare a scale.
 
@@ -39,6 +42,9 @@ from benchsift.io._rows import row_label
 
 RescaleMode = Literal["auto", "known", "none"]
 RESCALE_MODES: tuple[str, ...] = ("auto", "known", "none")
+
+#: share of a benchmark's nonzero scores that must lie above 1 for it to be detected as a percentage
+PERCENT_MIN_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -97,10 +103,13 @@ def decide_scale(
     *,
     mode: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
+    share_above_one: float = 1.0,
 ) -> tuple[float, str] | str:
     """The divisor for a benchmark whose scores span ``[low, high]``, and why; or the reason it is rejected.
 
-    Returns ``(divisor, reason)`` (divisor 1.0 means unchanged) or an error text.
+    ``share_above_one``: the share of the benchmark's nonzero scores that are above 1 (percentage
+    detection needs at least :data:`PERCENT_MIN_SHARE`). Returns ``(divisor, reason)`` (divisor 1.0 means
+    unchanged) or an error text.
     """
     if mode not in RESCALE_MODES:
         raise InputError(f"rescale mode {mode!r} is not one of {list(RESCALE_MODES)}")
@@ -124,7 +133,12 @@ def decide_scale(
             return f"score {high!r} above the known {rule.why} scale"
         return rule.full_scale, f"known scale: {rule.why}"
     if mode == "auto" and high <= 100.0:
-        return 100.0, "detected percentage (all scores in [0, 100])"
+        if share_above_one < PERCENT_MIN_SHARE:
+            return (
+                f"only {share_above_one:.0%} of its nonzero scores are above 1, so it is not on a "
+                "percentage scale"
+            )
+        return 100.0, "detected percentage (all scores in [0, 100], most nonzero ones above 1)"
     return f"score {high!r} outside [0, 1] and no rescaling rule"
 
 
@@ -149,13 +163,27 @@ def rescale_long(
     scores = long["score"].to_numpy(dtype=np.float64)
     groups = long.groupby("benchmark", sort=False)["score"]
     lows, highs = groups.min(), groups.max()
+    nonzero = long["score"].where(long["score"] != 0)
+    share = (nonzero > 1).groupby(long["benchmark"], sort=False).sum() / nonzero.groupby(
+        long["benchmark"], sort=False
+    ).count().clip(lower=1)
     divisor = pd.Series(1.0, index=lows.index)
     for bench in lows.index:
-        decision = decide_scale(str(bench), float(lows[bench]), float(highs[bench]), mode=mode, scales=scales)
+        decision = decide_scale(
+            str(bench),
+            float(lows[bench]),
+            float(highs[bench]),
+            mode=mode,
+            scales=scales,
+            share_above_one=float(share[bench]),
+        )
         if isinstance(decision, str):
             in_bench = (long["benchmark"] == bench).to_numpy()
             if decision.startswith("negative"):
                 bad = in_bench & (scores < 0)
+            elif decision.startswith("only"):  # the first score above 1 of a 0-1 benchmark
+                bad = in_bench & (scores > 1)
+                decision = f"score {float(scores[np.flatnonzero(bad)[0]])!r} above 1, but {decision}"
             else:
                 bad = in_bench & (scores == float(highs[bench]))
             i = int(np.flatnonzero(bad)[0])
@@ -186,8 +214,12 @@ def rescale_matrix(
     finite = scores[np.isfinite(scores)]
     low = float(finite.min()) if finite.size else float("nan")
     high = float(finite.max()) if finite.size else float("nan")
-    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales)
+    nonzero = finite[finite != 0]
+    share = float((nonzero > 1).mean()) if nonzero.size else 1.0
+    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
     if isinstance(decision, str):
+        if decision.startswith("only"):
+            decision = f"score {float(nonzero[nonzero > 1][0])!r} above 1, but {decision}"
         raise _reject(benchmark, decision, where)
     div, why = decision
     if div == 1.0:

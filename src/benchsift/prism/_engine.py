@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import mimetypes
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -16,7 +15,7 @@ from typing import Any, TypeVar
 
 from benchsift._fileio import atomic_path
 from benchsift.clients.base import image_data_url
-from benchsift.errors import InputError
+from benchsift.prism._images import read_image
 from benchsift.prism.sources import Item
 
 T = TypeVar("T")
@@ -25,24 +24,28 @@ __all__ = ["ImageStore", "gather_bounded", "parse_json_object", "user_message", 
 
 
 class ImageStore:
-    """Reads an item's image files (relative to ``root``) once and hands out data URLs."""
+    """Reads an item's image files (relative to ``root``) once and hands out data URLs.
+
+    Every path goes through :func:`benchsift.prism._images.read_image`: it must resolve inside ``root``
+    (the current directory when None) after following symlinks and start with an image signature.
+    :meth:`check` reads every image of a list of items up front, so a bad path stops a run before any
+    request is sent.
+    """
 
     def __init__(self, root: str | os.PathLike[str] | None) -> None:
         self.root = Path(root) if root is not None else None
         self._urls: dict[str, str] = {}
 
+    def check(self, items: Iterable[Item]) -> None:
+        """Read (and cache) every image of ``items``; InputError at the first bad one."""
+        for item in items:
+            self.urls(item)
+
     def urls(self, item: Item) -> list[str]:
         out = []
         for name in item.images:
             if name not in self._urls:
-                p = Path(name)
-                if not p.is_absolute() and self.root is not None:
-                    p = self.root / p
-                try:
-                    data = p.read_bytes()
-                except FileNotFoundError as err:
-                    raise InputError(f"item {item.id}: image file {p} not found") from err
-                mime = mimetypes.guess_type(p.name)[0] or "image/png"
+                data, mime = read_image(name, self.root, f"item {item.id}")
                 self._urls[name] = image_data_url(data, mime)
             out.append(self._urls[name])
         return out

@@ -74,6 +74,10 @@ def replicate_weights(
         return bootstrap_weights(int(n_items), int(n_boot), random_state)
     if isinstance(n_draw, bool) or int(n_draw) < 1:
         raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
+    if int(n_draw) > n_items:
+        raise InputError(
+            f"--budget {n_draw}: a matched budget must not exceed the {n_items} items of the table"
+        )
     rng = check_random_state(random_state)
     p = np.full(int(n_items), 1.0 / int(n_items))
     return rng.multinomial(int(n_draw), p, size=int(n_boot)).astype(np.float64)

@@ -99,7 +99,24 @@ class Artifact:
             raise FormatError(f"{where}: missing field {err.args[0]!r}") from err
         if art.status not in _STATUSES:
             raise FormatError(f"{where}: status must be one of {_STATUSES}, got {art.status!r}")
+        need = _STORED_KEYS.get(art.axis, ())
+        if art.status == "ok" and (not isinstance(art.data, dict) or any(k not in art.data for k in need)):
+            raise FormatError(
+                f"{where}: a {art.axis!r} artifact with status 'ok' needs a 'data' object with keys "
+                f"{list(need)}, got {str(art.data)[:60]!r}"
+            )
         return art
+
+
+#: keys of a stored artifact's ``data`` that the run and grade stages read, per axis
+_STORED_KEYS: dict[str, tuple[str, ...]] = {
+    "if": ("constraints",),
+    "h": ("sub_type", "question", "context"),
+    "mq": ("extras",),
+    "sc": ("wrong_answer",),
+    "c": ("question", "gold_count"),
+    "vis": ("caption_a", "caption_b", "gold_letter"),
+}
 
 
 def h_subtype(item_id: str) -> str:
@@ -287,6 +304,7 @@ async def build_artifacts(
     if jobs:
         assert gen_client is not None
         client = gen_client
+        images.check(it for it, _ in jobs)  # every image path checked (and read) before the first request
         arts.extend(
             await gather_bounded(
                 [

@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_path
-from benchsift.errors import InputError
-from benchsift.prism._engine import gather_bounded
+from benchsift.errors import FormatError, InputError
+from benchsift.prism._engine import gather_bounded, read_jsonl
 from benchsift.prism.build import Artifact
 from benchsift.prism.constraints import instructions, verify_all
 from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
@@ -48,6 +48,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "audit_subset",
     "grade_records",
+    "read_run_records",
     "split_numbered",
     "verdict_frame",
     "write_verdicts",
@@ -259,6 +260,27 @@ def verdict_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     df["sc_flip_turn"] = df["sc_flip_turn"].astype("Int64")
     df["sc_adopted"] = df["sc_adopted"].astype("string")
     return df
+
+
+def read_run_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Run records (JSONL from ``prism run``), each checked for what grading reads.
+
+    Every record needs ``model``, ``item``, ``axis`` and ``answered``; an answered one also a string
+    ``response``. A record that lacks one is refused with its file and record number.
+    """
+    recs = read_jsonl(path)
+    for n, r in enumerate(recs, 1):
+        where = f"{path}, record {n}"
+        for key in ("model", "item", "axis", "answered"):
+            if key not in r:
+                raise FormatError(f"{where}: missing field {key!r}")
+        if r["answered"] and not isinstance(r.get("response"), str):
+            raise FormatError(
+                f"{where}: missing field 'response'"
+                if "response" not in r
+                else f"{where}: 'response' of an answered record must be a string"
+            )
+    return recs
 
 
 async def grade_records(

@@ -220,6 +220,7 @@ async def run_models(
         for axis in axes
         if applicable(item, axis, arts)
     ]
+    images.check(it for _, it, _ in jobs)  # every image path checked (and read) before the first request
     return await gather_bounded(
         [
             partial(_run_one, s, it, ax, arts.get((it.id, ax)), images, sc_judge, full_dialogue)

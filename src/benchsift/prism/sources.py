@@ -32,6 +32,7 @@ import pandas as pd
 
 from benchsift._fileio import atomic_path
 from benchsift.errors import FormatError, InputError
+from benchsift.prism._images import resolve_image
 
 __all__ = [
     "ADAPTERS",
@@ -40,6 +41,7 @@ __all__ = [
     "Adapter",
     "Item",
     "adapt_record",
+    "check_item_images",
     "domain_counts",
     "load_hf",
     "read_items",
@@ -486,7 +488,7 @@ def _boxed_image(name: str, image_dir: Path, stem: str, bbox: Sequence[float]) -
     """
     from PIL import Image, ImageDraw
 
-    src = Path(name) if Path(name).is_absolute() else image_dir / name
+    src = resolve_image(name, image_dir, stem)
     try:
         with Image.open(src) as im:
             img = im.convert("RGB")
@@ -588,6 +590,18 @@ def read_items(path: str | os.PathLike[str]) -> list[Item]:
             raise FormatError(f"{p}: item id {it.id!r} appears twice")
         seen.add(it.id)
     return items
+
+
+def check_item_images(items: Iterable[Item], image_dir: str | os.PathLike[str] | None) -> None:
+    """Refuse any image path of ``items`` that is absolute or resolves outside ``image_dir``.
+
+    ``image_dir`` is the image folder (the current directory when None); symlinks that exist are
+    followed before the check (:func:`benchsift.prism._images.resolve_image`). The files need not exist
+    yet: ``prism build`` and ``prism run`` check existence and image signatures when they read them.
+    """
+    for it in items:
+        for name in it.images:
+            resolve_image(name, image_dir, f"item {it.id}")
 
 
 def write_items(items: Sequence[Item], path: str | os.PathLike[str]) -> None:

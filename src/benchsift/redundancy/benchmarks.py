@@ -29,7 +29,7 @@ import numpy as np
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
-from benchsift.errors import InputError
+from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
     MatrixResultMixin,
@@ -189,6 +189,18 @@ def benchmark_redundancy(
     overall = overall_scores(panel, group_means=scores)
     sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
     scores = scores[selection.positions]
+    require_at_least(
+        len(names),
+        2,
+        "cross-benchmark redundancy: benchmarks",
+        "rho(Y_i) compares each benchmark with the others",
+    )
+    require_at_least(
+        int(np.isfinite(scores).any(axis=1).sum()),
+        MIN_MODELS,
+        "cross-benchmark redundancy: models with scores",
+        "correlations across models",
+    )
     matrix, redundancy, undefined = redundancy_matrices(scores, names, names_m, "benchmark")
     anchor: dict[str, str | None] = {
         m: names[int(np.nanargmax(rho))] if np.isfinite(rho).any() else None for m, rho in redundancy.items()

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.errors import InputError
+from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
     MatrixResultMixin,
@@ -187,6 +187,18 @@ def dimension_redundancy(
         notes.append(f"{n_missing} item(s) without a {column!r} value left out")
     groups = panel.group_means(column)
     scores = groups.means
+    require_at_least(
+        len(groups.groups),
+        2,
+        f"dimension redundancy on {basis}: dimensions ({column!r})",
+        "rho(X_i) compares each dimension with the others",
+    )
+    require_at_least(
+        int(np.isfinite(scores).any(axis=1).sum()),
+        MIN_MODELS,
+        f"dimension redundancy on {basis}: models with scores",
+        "correlations across models",
+    )
     matrix, redundancy, undefined = redundancy_matrices(scores, groups.groups, names, "dimension")
     internal = {name: nan_mean(redundancy[name]) for name in names}
     return DimensionRedundancy(

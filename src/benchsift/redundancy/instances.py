@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.errors import InputError
+from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
@@ -256,6 +256,12 @@ def instance_redundancy(
     n_models, n_items = panel.shape
     if n_items == 0:
         raise InputError(f"instance redundancy: {basis} has no items")
+    require_at_least(
+        int((~np.isnan(panel.scores)).any(axis=1).sum()),
+        MIN_MODELS,
+        f"instance redundancy on {basis}: models with scores",
+        "a correlation across 2 models is +-1, so rho(A%) and the saturation ratio would mean nothing",
+    )
     scores = panel.scores
     obs = ~np.isnan(scores)
     zeroed = np.where(obs, scores, 0.0)

@@ -14,12 +14,18 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
     """JSON-able summary of ``panel``.
 
     ``n_models`` counts distinct model ids (a model's text-only run is not a second model; runs are counted
-    in ``n_model_runs`` and ``conditions``). ``mean_score`` is the mean over non-missing cells and
-    ``coverage`` the fraction of non-missing cells, both over every run. Per benchmark: number of items,
-    mean over its non-missing cells and coverage.
+    in ``n_model_runs`` and ``conditions``). ``mean_score`` is the mean over the non-missing cells of the
+    image-condition runs (as ``benchsift simulate`` reports it: a text-only run answers without the image,
+    so its score is not the model's score); ``mean_score_text_only`` is the same over the text-only runs
+    (None when there are none). ``coverage`` is the fraction of non-missing cells over every run. Per
+    benchmark: number of items, mean over its non-missing image-condition cells and coverage.
     """
-    scores = panel.scores
+    image = (panel.models["condition"] == "image").to_numpy()
+    all_obs = ~np.isnan(panel.scores)
+    scores = panel.scores[image]
     obs = ~np.isnan(scores)
+    text = panel.scores[~image]
+    text_obs = ~np.isnan(text)
     items = panel.items
     conditions = panel.models["condition"].value_counts().to_dict()
     benchmarks: dict[str, Any] = {}
@@ -30,7 +36,7 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
         benchmarks[name] = {
             "n_items": int(cols.sum()),
             "mean_score": float(scores[:, cols][sub_obs].mean()) if n_obs else None,
-            "coverage": float(sub_obs.mean()) if sub_obs.size else None,
+            "coverage": float(all_obs[:, cols].mean()) if sub_obs.size else None,
         }
     categories = {c: int((items["category"] == c).sum()) for c in panel.categories}
     n_obs_all = int(obs.sum())
@@ -42,7 +48,8 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
         "n_benchmarks": len(panel.benchmarks),
         "n_categories": len(panel.categories),
         "mean_score": float(scores[obs].mean()) if n_obs_all else None,
-        "coverage": float(obs.mean()) if scores.size else None,
+        "mean_score_text_only": float(text[text_obs].mean()) if text_obs.any() else None,
+        "coverage": float(all_obs.mean()) if all_obs.size else None,
         "benchmarks": benchmarks,
         "categories": categories,
     }

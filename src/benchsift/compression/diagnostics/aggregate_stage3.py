@@ -19,7 +19,7 @@ every model and re-selects the subset (``rho_imputed``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -77,6 +77,7 @@ class AggregateStage3Result:
     n_boot: int
     level: float
     rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -90,6 +91,7 @@ class AggregateStage3Result:
             "n_boot": self.n_boot,
             "level": self.level,
             "rows": self.rows,
+            "notes": list(self.notes),
         }
 
 
@@ -126,12 +128,23 @@ def aggregate_stage3(
         raise InputError(f"n_boot >= 1 and level in (0, 1) expected, got {n_boot!r}, {level!r}")
     n_b = X.shape[1]
     cov = default_coverage(n_b) if min_coverage is None else int(min_coverage)
+    if not 1 <= cov <= n_b:
+        raise InputError(f"min_coverage: expected 1 to {n_b} benchmarks a model must cover, got {cov}")
     keep = covered(X, cov)
     if keep.sum() < 3:
         raise InputError(f"only {int(keep.sum())} models cover at least {cov} benchmarks; need at least 3")
     Xk = X[keep]
     Z, ref = z_reference(Xk)
     fam_k = [f for f, k in zip(fam, keep, strict=True) if k]
+    notes: list[str] = []
+    named = [f for f in fam_k if f is not None and not pd.isna(f)]
+    if len(set(named)) == len(named):
+        # every stratum a single model: each replicate would be the data and every CI zero wide
+        fam_k = ["all models"] * len(fam_k)
+        notes.append(
+            "no two models share a family: the bootstrap resamples all models as one stratum "
+            "(one stratum per model would give zero-width intervals)"
+        )
     idx = stratified_bootstrap_indices(fam_k, int(n_boot), random_state)
     # mean imputation over all models (last column of Table 18)
     col_mean = np.nanmean(np.where(np.isnan(X).all(axis=0), 0.0, X), axis=0) if X.size else X
@@ -168,6 +181,7 @@ def aggregate_stage3(
         n_boot=int(n_boot),
         level=float(level),
         rows=rows,
+        notes=notes,
     )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError
+from benchsift.errors import InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import corr_matrix
 
@@ -54,8 +54,12 @@ def family_agreement(
     sub = panel if items is None else panel.subset(items=items)
     means, names, counts = family_item_means(sub, min_models)
     cols = ["family_a", "family_b", "models_a", "models_b", "rho", "n_items"]
-    if len(names) < 2:
-        return pd.DataFrame(columns=cols)
+    require_at_least(
+        len(names),
+        2,
+        f"family agreement: families with >= {min_models} models",
+        "it compares pairs of families",
+    )
     R = corr_matrix(means, "srcc")
     both = (~np.isnan(means)).astype(np.int64)
     N = both.T @ both

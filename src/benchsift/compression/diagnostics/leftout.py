@@ -15,6 +15,7 @@ The predictors are full benchmark scores (cross-benchmark redundancy, not the co
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -106,7 +107,11 @@ def leftout_prediction(
         raise InputError(f"sizes: expected positive training sizes, got {list(sizes)}")
     if isinstance(n_splits, bool) or int(n_splits) < 1:
         raise InputError(f"n_splits: expected an integer >= 1, got {n_splits!r}")
-    rng = check_random_state(random_state)
+    if not (np.isfinite(alpha) and alpha >= 0):
+        raise InputError(f"--alpha: expected a ridge penalty >= 0, got {alpha!r}")
+    # one random stream per target, keyed by its name: a target's splits do not depend on which other
+    # targets were asked for (issue 12)
+    base = int(check_random_state(random_state).integers(2**63))
     mae = np.full((len(tg), len(sz), int(n_splits)), np.nan)
     n_models = []
     for i, t in enumerate(tg):
@@ -115,6 +120,7 @@ def leftout_prediction(
         n_models.append(int(rows.size))
         feats = np.delete(X[rows], j, axis=1)
         y = X[rows, j]
+        rng = np.random.default_rng([base, zlib.crc32(t.encode("utf-8"))])
         for a, m in enumerate(sz):
             if m >= rows.size:
                 continue

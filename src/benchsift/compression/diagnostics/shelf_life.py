@@ -149,6 +149,8 @@ def shelf_life(
                 f"checkpoints: expected panel sizes between n_build={nb} and {n_dated}, got {cps}"
             )
     cov = default_coverage(X.shape[1]) if min_coverage is None else int(min_coverage)
+    if not 1 <= cov <= X.shape[1]:
+        raise InputError(f"min_coverage: expected 1 to {X.shape[1]} benchmarks a model must cover, got {cov}")
     Xb = X[order[:nb]]
     keep = covered(Xb, cov)
     if keep.sum() < 3:

@@ -84,6 +84,10 @@ def spectrum(
     names = [str(g) for g in groups] if groups is not None else [f"G{j}" for j in range(A.shape[1])]
     if len(names) != A.shape[1]:
         raise InputError(f"groups: expected {A.shape[1]} names, got {len(names)}")
+    empty = np.asarray(np.isnan(A).all(axis=0), dtype=bool).reshape(A.shape[1])
+    if missing == "complete" and empty.any():
+        # a group nobody was scored on would leave no complete model: it is dropped first (issue 12)
+        A = np.where(empty[None, :], 0.0, A)
     if missing == "complete":
         A = A[~np.isnan(A).any(axis=1)]
     else:
@@ -141,10 +145,21 @@ def panel_spectrum(
 ) -> SpectrumResult:
     """Spectrum of ``panel``'s model x ``by`` matrix (PRIMEBench Fig. 2 / F.4)."""
     X, names = group_matrix(panel, by)
-    return spectrum(X, groups=names, level=level, top_k=top_k, missing=missing)
+    res = spectrum(X, groups=names, level=level, top_k=top_k, missing=missing)
+    if res.note:
+        raise DegenerateError(
+            f"spectrum by {by}: {res.n_models} model(s) and {res.n_groups} usable column(s) ({res.note}); "
+            "it needs at least 2 models and one non-constant column"
+        )
+    return res
 
 
 def _era_labels(dates: pd.Series, boundaries: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    for b in boundaries:
+        try:
+            pd.Timestamp(b)
+        except (ValueError, TypeError):
+            raise InputError(f"--eras: {b!r} is not a date (expected YYYY-MM-DD)") from None
     bounds = pd.to_datetime(pd.Series(list(boundaries)))
     if not bounds.is_monotonic_increasing:
         raise InputError(f"boundaries: expected increasing dates, got {list(boundaries)}")
