@@ -36,8 +36,10 @@ def bank_command(
         str, typer.Option(help="auto (2PL for 0/1 scores, graded otherwise), 2pl or graded.")
     ] = "auto",
     json_output: JsonFlag = False,
+    force: ForceOpt = False,
 ) -> None:
     """Fit an IRT item bank on a panel's image-condition models."""
+    outputs(force, files=[out])
     bank = fit_bank(read_new_scores(panel), kind=kind)
     bank.save(out)
     summary = {
