@@ -144,3 +144,25 @@ def test_bad_condition_option(tmp_path: Path, fixtures: Path) -> None:
         result.stderr.strip() == "benchsift: error: --condition 'blind' is not one of ['image', 'text-only']"
     )
     assert not out.exists()
+
+
+REAL_INSPECT = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "inspect" / "real" / "logs"
+
+
+def test_inspect_folders_warnings_in_json(tmp_path: Path) -> None:
+    """Real inspect-ai logs: folders accepted, warnings (all-errored, unfinished) listed under "warnings"."""
+    out = tmp_path / "p.parquet"
+    subs = ["ordinary", "all_errored", "unfinished"]
+    data = _ok(["inspect", *[str(REAL_INSPECT / s) for s in subs], "-o", str(out)])
+    assert data["n_models"] == 4
+    assert len(data["warnings"]) == 2
+    assert any("every sample errored" in w for w in data["warnings"])
+    assert any("status 'started'" in w for w in data["warnings"])
+    assert not any(w.startswith("warning: ") for w in data["warnings"])
+    data = _ok(["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "max", "-o", str(out)])
+    assert data["warnings"] == []
+    result = runner.invoke(
+        app, ["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "mean", "-o", str(out)]
+    )
+    assert result.exit_code == 2
+    assert "no reducer 'mean' for scorer 'match' (reducers: ['max'])" in result.output
