@@ -107,7 +107,7 @@ def test_errors(tmp_path: Path) -> None:
         read_lmms_eval(bad, model="m")
     empty_dir = tmp_path / "empty"
     empty_dir.mkdir()
-    with pytest.raises(InputError, match="no files matching"):
+    with pytest.raises(InputError, match="no readable sample in this folder"):
         read_lm_eval(empty_dir)
     bad.write_text('{"doc_id": 0, "acc": 1}\n')
     with pytest.raises(InputError, match="no metric 'acc_norm'"):

@@ -25,6 +25,7 @@ appears once per filter; the filter must then be chosen.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import re
@@ -47,6 +48,7 @@ from benchsift.io._common import (
     check_file,
     source_label,
 )
+from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -320,20 +322,6 @@ def samples_to_long(
     )
 
 
-def expand_inputs(paths: Sequence[Path], pattern: str) -> list[Path]:
-    """Files as given; a directory stands for every file below it matching ``pattern`` (sorted)."""
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            found = sorted(p.rglob(pattern))
-            if not found:
-                raise InputError(f"{p}: no files matching {pattern!r} in this directory")
-            out.extend(found)
-        else:
-            out.append(p)
-    return out
-
-
 def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
     for c in candidates:
         if c.is_file():
@@ -346,17 +334,52 @@ def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class HarnessLayout:
     """Where a harness writes its logs: ``samples_glob`` finds sample files in a folder, ``name_re`` reads
-    ``task`` and ``date`` from a sample file's name, ``results_name(date)`` / ``results_glob`` find the
-    results json beside it."""
+    ``task`` and ``date`` from a sample file's name, ``results_name(date)`` / ``dated_glob(date)`` /
+    ``results_glob`` find the results json beside it (the same run's date first: lm-eval names it
+    ``results_<date>.json``, or ``<stem>_<date>.json`` with ``--output_path <stem>.json``)."""
 
     samples_glob: str
     name_re: re.Pattern[str]
     results_name: Callable[[str], str]
     results_glob: str
+    dated_glob: Callable[[str], str] | None = None
 
     def results_candidates(self, path: Path, date: str | None) -> list[Path]:
-        first = [path.parent / self.results_name(date)] if date else []
-        return first + sorted(path.parent.glob(self.results_glob), reverse=True)
+        if date:
+            first = [path.parent / self.results_name(date)]
+            if self.dated_glob is not None:
+                first += sorted(path.parent.glob(self.dated_glob(glob.escape(date))))
+            return first
+        return sorted(path.parent.glob(self.results_glob), reverse=True)
+
+
+def read_harness_file(
+    path: Path,
+    layout: HarnessLayout,
+    *,
+    model: str | None,
+    metric: str | None,
+    filter_name: str | None,
+    benchmark: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    """The long table of one sample file written in ``layout``."""
+    m = layout.name_re.match(path.name)
+    task = m.group("task") if m else path.stem
+    results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
+    name = model or model_from_results(results) or path.parent.name.replace("__", "/")
+    return samples_to_long(
+        read_jsonl(path),
+        path,
+        task=benchmark or task,
+        model=name,
+        metric=metric,
+        filter_name=filter_name,
+        condition=condition,
+        configured_metrics=metrics_from_results(results, task),
+        notes=notes,
+    )
 
 
 def read_harness_panel(
@@ -372,28 +395,21 @@ def read_harness_panel(
     scales: dict[str, float] | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
+    read_file: Callable[..., pd.DataFrame] | None = None,
+    patterns: Sequence[str] | None = None,
+    what: str = "sample",
 ) -> Panel:
-    """The panel of several sample files (or folders of them) written in ``layout``."""
-    files = expand_inputs(as_paths(paths), layout.samples_glob)
-    parts: list[pd.DataFrame] = []
-    for path in files:
-        m = layout.name_re.match(path.name)
-        task = m.group("task") if m else path.stem
-        results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
-        name = model or model_from_results(results) or path.parent.name.replace("__", "/")
-        parts.append(
-            samples_to_long(
-                read_jsonl(path),
-                path,
-                task=benchmark or task,
-                model=name,
-                metric=metric,
-                filter_name=filter_name,
-                condition=condition,
-                configured_metrics=metrics_from_results(results, task),
-                notes=notes,
-            )
-        )
+    """The panel of several sample files (or folders of them, walked by :func:`walk_inputs`)."""
+    reader = read_file or read_harness_file
+    options = dict(
+        model=model, metric=metric, filter_name=filter_name, benchmark=benchmark, condition=condition
+    )
+
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
+        return reader(path, layout, notes=notes, **options)
+
+    found = patterns or (layout.samples_glob,)
+    parts, files = walk_inputs(as_paths(paths), found, one, notes=notes, what=what)
     long = pd.concat(parts, ignore_index=True)
     return assemble_panel(
         long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers

@@ -1,18 +1,19 @@
-"""Directory import: walk the folders given for a harness's result files, read each, say what was skipped.
+"""Directory import: walk the folders given for a tool's result files, read each, say what was skipped.
 
 Every importer takes files and folders. A file named by the user must be readable in the format (else
-the usual one-line error). A folder is walked (sorted, recursively) for files with the format's suffixes;
-each found file is resolved (symlinks followed) and read only when it lies inside the resolved folder and
-was not read already (VLMEvalKit links its result files from ``<model>/<eval_id>/`` into ``<model>/``). A
-found file that is not of the format (:class:`NotThisFormat`, e.g. inspect's ``logs.json`` listing) is
-skipped with a note; one that is of the format but unreadable (:class:`~benchsift.errors.FormatError`) is
-skipped with a warning naming it and why. Errors that need the user's choice
-(:class:`~benchsift.errors.InputError`: several scorers, metrics, filters) stop the import as for a file.
-The summary note says how many files were read and skipped.
+the usual one-line error). A folder is walked (sorted, recursively) for file names matching the format's
+patterns; each found file is resolved (symlinks followed) and read only when it lies inside the resolved
+folder (else skipped with a warning) and was not read already (VLMEvalKit links its result files from
+``<model>/<eval_id>/`` into ``<model>/``). A found file that is not of the format (:class:`NotThisFormat`,
+e.g. inspect's ``logs.json`` listing) is skipped with a note; one that is of the format but unreadable
+(:class:`~benchsift.errors.FormatError`) is skipped with a warning naming it and why. Errors that need the
+user's choice (:class:`~benchsift.errors.InputError`: several scorers, metrics, filters) stop the import as
+for a file. The summary note says how many files were read and skipped.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -27,12 +28,13 @@ class NotThisFormat(FormatError):
     """A file found in a folder walk that is not a result file of the format being imported."""
 
 
-def find_files(root: Path, suffixes: Sequence[str], notes: list[str] | None) -> list[Path]:
-    """Files under ``root`` ending in one of ``suffixes`` (case-insensitive), sorted, inside ``root``."""
+def find_files(root: Path, patterns: Sequence[str], notes: list[str] | None) -> list[Path]:
+    """Files under ``root`` whose name matches one of the glob ``patterns`` (case-insensitive), sorted,
+    that resolve to a place inside ``root``."""
     base = root.resolve()
     found: list[Path] = []
     for p in sorted(root.rglob("*")):
-        if not p.name.lower().endswith(tuple(suffixes)) or not p.is_file():
+        if not any(fnmatch.fnmatch(p.name.lower(), pat.lower()) for pat in patterns) or not p.is_file():
             continue
         real = p.resolve()
         if not real.is_relative_to(base):
@@ -45,7 +47,7 @@ def find_files(root: Path, suffixes: Sequence[str], notes: list[str] | None) -> 
 
 def walk_inputs(
     given: Sequence[Path],
-    suffixes: Sequence[str],
+    patterns: Sequence[str],
     read: Reader,
     *,
     notes: list[str] | None,
@@ -67,7 +69,7 @@ def walk_inputs(
                 files.append(path)
             continue
         n_read, skipped = 0, 0
-        for found in find_files(path, suffixes, notes):
+        for found in find_files(path, patterns, notes):
             real = found.resolve()
             if real in seen:
                 continue
@@ -93,7 +95,7 @@ def walk_inputs(
         if notes is not None:
             notes.append(f"{path}: read {n_read} {what} file(s), skipped {skipped}")
         if n_read == 0:
-            raise InputError(f"{path}: no readable {what} in this folder (looked for {list(suffixes)})")
+            raise InputError(f"{path}: no readable {what} in this folder (looked for {list(patterns)})")
     if not parts:
         raise InputError(f"{given[0]}: no {what} to import")
     return parts, files

@@ -71,7 +71,7 @@ CATEGORY_KEYS = ("category", "subject", "subdomain")
 HEADER_JSON = "header.json"
 JOURNAL_START = "_journal/start.json"
 REDUCTIONS_JSON = "reductions.json"
-LOG_SUFFIXES = (".eval", ".json")
+LOG_PATTERNS = ("*.eval", "*.json")
 
 
 Row = tuple[str, dict[str, Any], Any, float]  # (row label, sample, its Score, the reduced float value)
@@ -416,7 +416,7 @@ def read_inspect(
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
     options.update(reducer=reducer, condition=condition)
     parts, files = walk_inputs(
-        given, LOG_SUFFIXES, lambda p, n: _read_one(p, notes=n, **options), notes=notes, what="inspect log"
+        given, LOG_PATTERNS, lambda p, n: _read_one(p, notes=n, **options), notes=notes, what="inspect log"
     )
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     return assemble_panel(

@@ -29,6 +29,7 @@ LAYOUT = HarnessLayout(
     name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$"),
     results_name=lambda date: f"results_{date}.json",
     results_glob="results_*.json",
+    dated_glob=lambda date: f"*_{date}.json",  # --output_path <stem>.json writes <stem>_<date>.json
 )
 
 

@@ -1,0 +1,85 @@
+"""Importer ``lm-eval`` on logs written by lm-evaluation-harness itself (``tests/fixtures/io/lm_eval/real``).
+
+``generate.py`` there ran lm-eval's own command line (version in ``logs/VERSION``) with a scripted model
+class on local tasks; the results json each run wrote holds the tool's own aggregate per task, metric and
+filter (``"acc,none"``, ``"exact_match,strict-match"``), which the panel's per-model means must equal.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchsift.errors import InputError
+from benchsift.io import read_lm_eval
+from benchsift.panel import Panel
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "lm_eval" / "real" / "logs"
+RESULTS = sorted([*REAL.glob("tree/*/results_*.json"), *REAL.glob("single/run_*.json")])
+
+
+def _mean(panel: Panel, model: str, task: str) -> float:
+    row = panel.model_ids.index(model)
+    cols = [j for j, k in enumerate(panel.item_keys) if k[0] == task]
+    return float(np.nanmean(panel.scores[row, cols]))
+
+
+def _reported() -> list[tuple[str, str, str, str, float]]:
+    """(model, task, metric, filter, value) for every aggregate lm-eval reported."""
+    out = []
+    for path in RESULTS:
+        data = json.loads(path.read_text())
+        for task, metrics in data["results"].items():
+            for key, value in metrics.items():
+                if "," in key and "_stderr" not in key:
+                    metric, filt = key.split(",", 1)
+                    out.append((data["model_name"], task, metric, filt, float(value)))
+    return out
+
+
+def test_fixtures_are_there() -> None:
+    assert len(RESULTS) == 3
+    assert REAL.joinpath("VERSION").read_text().startswith("lm-eval 0.4.")
+    assert len(_reported()) == 3 * 4  # 3 models x (acc, acc_norm, 2 exact_match filters)
+
+
+@pytest.mark.parametrize("filt", ["strict-match", "flexible-extract"])
+def test_tree_and_single_file_means_equal_lm_eval(filt: str) -> None:
+    """The whole tree (two models under --output_path DIR, one under --output_path run.json) in one import."""
+    notes: list[str] = []
+    panel = read_lm_eval(REAL, filter=filt, notes=notes)
+    assert sorted(panel.model_ids) == ["org/alpha", "org/beta", "org/gamma"]
+    checked = 0
+    for model, task, metric, f, value in _reported():
+        if metric == "acc" or (metric == "exact_match" and f == filt):
+            assert abs(_mean(panel, model, task) - value) < 1e-9, (model, task, metric, f)
+            checked += 1
+    assert checked == 6
+    assert any("read 6 sample file(s), skipped 0" in n for n in notes)
+
+
+def test_acc_norm_on_request() -> None:
+    panel = read_lm_eval(sorted(REAL.rglob("samples_arith_mc_*.jsonl")), metric="acc_norm")
+    for model, task, metric, _, value in _reported():
+        if metric == "acc_norm":
+            assert abs(_mean(panel, model, task) - value) < 1e-9
+
+
+def test_output_path_json_names_model_from_results_not_folder(tmp_path: Path) -> None:
+    """``--output_path run.json`` writes ``run_<date>.json``: the model is its ``model_name``, not the
+    folder's name (``single``)."""
+    samples = sorted((REAL / "single").glob("samples_arith_mc_*.jsonl"))
+    panel = read_lm_eval(samples)
+    assert panel.model_ids == ["org/gamma"]
+    # without the results json, the folder is all there is: named after it
+    shutil.copy(samples[0], tmp_path / samples[0].name)
+    assert read_lm_eval(tmp_path / samples[0].name).model_ids == [tmp_path.name]
+
+
+def test_two_filters_need_a_choice() -> None:
+    with pytest.raises(InputError, match=r"several filters \['strict-match', 'flexible-extract'\]"):
+        read_lm_eval(REAL / "single")
