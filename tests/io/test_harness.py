@@ -46,9 +46,9 @@ def test_lm_eval_filters(fixtures: Path) -> None:
     with pytest.raises(
         InputError, match=r"samples_gsm8k_.*several filters \['strict-match', 'flexible-extract'\]"
     ):
-        read_lm_eval(fixtures / "lm_eval")
-    flex = read_lm_eval(fixtures / "lm_eval", filter="flexible-extract")
-    strict = read_lm_eval(fixtures / "lm_eval", filter="strict-match")
+        read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m")
+    flex = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="flexible-extract")
+    strict = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="strict-match")
     assert flex.model_ids == ["EleutherAI/pythia-160m"]
     assert [_score(flex, "gsm8k", i) for i in "01"] == [1.0, 0.0]
     assert [_score(strict, "gsm8k", i) for i in "01"] == [0.0, 0.0]

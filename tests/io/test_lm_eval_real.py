@@ -51,7 +51,7 @@ def test_fixtures_are_there() -> None:
 def test_tree_and_single_file_means_equal_lm_eval(filt: str) -> None:
     """The whole tree (two models under --output_path DIR, one under --output_path run.json) in one import."""
     notes: list[str] = []
-    panel = read_lm_eval(REAL, filter=filt, notes=notes)
+    panel = read_lm_eval([REAL / "tree", REAL / "single"], filter=filt, notes=notes)
     assert sorted(panel.model_ids) == ["org/alpha", "org/beta", "org/gamma"]
     checked = 0
     for model, task, metric, f, value in _reported():
@@ -59,7 +59,7 @@ def test_tree_and_single_file_means_equal_lm_eval(filt: str) -> None:
             assert abs(_mean(panel, model, task) - value) < 1e-9, (model, task, metric, f)
             checked += 1
     assert checked == 6
-    assert any("read 6 sample file(s), skipped 0" in n for n in notes)
+    assert any("tree: read 4 sample file(s), skipped 0" in n for n in notes)
 
 
 def test_acc_norm_on_request() -> None:
@@ -83,3 +83,28 @@ def test_output_path_json_names_model_from_results_not_folder(tmp_path: Path) ->
 def test_two_filters_need_a_choice() -> None:
     with pytest.raises(InputError, match=r"several filters \['strict-match', 'flexible-extract'\]"):
         read_lm_eval(REAL / "single")
+
+
+LEGACY = REAL / "legacy"
+
+
+def test_fixture_of_lm_eval_042() -> None:
+    assert LEGACY.joinpath("VERSION").read_text() == "lm-eval 0.4.2\n"
+    first = next(LEGACY.glob("alpha/*_arith_gen.jsonl")).read_text()
+    assert first.lstrip().startswith("[")  # one JSON array, not JSON lines
+    assert '"filter"' not in first  # 0.4.2 logs no filter key
+
+
+@pytest.mark.parametrize("filt", ["strict-match", "flexible-extract"])
+def test_lm_eval_042_layout_means_equal_its_results_json(filt: str) -> None:
+    """results.json + <model_args>_<task>.jsonl; a document listed once per filter, in filter_list order."""
+    panel = read_lm_eval(LEGACY, filter=filt)
+    assert panel.model_ids == ["org/alpha", "org/beta"]
+    assert panel.benchmarks == ["arith_gen", "arith_mc"]
+    for path in sorted(LEGACY.glob("*/results.json")):
+        data = json.loads(path.read_text())
+        model = data["config"]["model_args"].removeprefix("pretrained=")
+        for task, key in (("arith_mc", "acc,none"), ("arith_gen", f"exact_match,{filt}")):
+            assert abs(_mean(panel, model, task) - data["results"][task][key]) < 1e-9, (model, task, key)
+    with pytest.raises(InputError, match="several filters"):
+        read_lm_eval(LEGACY)

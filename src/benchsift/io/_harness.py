@@ -79,8 +79,21 @@ PREFERRED_METRICS = ("acc", "exact_match", "accuracy")
 
 
 def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` for every non-blank line; a line that is not a JSON object is an error."""
+    """``(line number, record)`` for every non-blank line; a line that is not a JSON object is an error.
+
+    A file holding one JSON array of objects (lm-eval 0.4.0 - 0.4.2 wrote its ``.jsonl`` sample files so,
+    ``json.dumps(samples, indent=2)`` in its ``__main__.py``) gives ``(array index, record)``.
+    """
     check_file(path)
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if head.startswith(b"["):
+        data = read_json(path)
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise FormatError(f"{path}: expected a JSON array of sample objects")
+        if not data:
+            raise FormatError(f"{path}: no samples (empty array)")
+        return list(enumerate(data))
     out: list[tuple[int, dict[str, Any]]] = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
@@ -138,6 +151,40 @@ def metrics_from_results(results: dict[str, Any], task: str) -> list[str]:
     if not isinstance(metric_list, list):
         return []
     return [m["metric"] for m in metric_list if isinstance(m, dict) and isinstance(m.get("metric"), str)]
+
+
+def filters_from_results(results: dict[str, Any], task: str) -> list[str]:
+    """The task's configured filter names (``configs[task].filter_list[].name``), in order."""
+    configs = results.get("configs")
+    if not isinstance(configs, dict) or not isinstance(configs.get(task), dict):
+        return []
+    filter_list = configs[task].get("filter_list")
+    if not isinstance(filter_list, list):
+        return []
+    return [str(f["name"]) for f in filter_list if isinstance(f, dict) and "name" in f]
+
+
+def label_filters(
+    records: list[tuple[int, dict[str, Any]]], configured: Sequence[str]
+) -> list[tuple[int, dict[str, Any]]]:
+    """Give each record its filter when the log does not say it but the task has several filters.
+
+    lm-eval 0.4.0 - 0.4.2 and lmms-eval log a document once per filter without a ``filter`` key: their
+    ``evaluator.py`` loops ``for filter_key in task.instances[0].filtered_resps.keys()`` (the task's
+    ``filter_list`` order) and, inside, over the documents. The k-th line of a document is therefore its
+    k-th configured filter (also when ranks' samples are gathered one rank after the other).
+    """
+    if len(configured) < 2 or any("filter" in r for _, r in records):
+        return records
+    seen: dict[Any, int] = {}
+    out = []
+    for n, rec in records:
+        k = seen.get(rec.get("doc_id"), 0)
+        seen[rec.get("doc_id")] = k + 1
+        if k >= len(configured):
+            return records  # more repeats than filters: not this layout; left to the duplicate checks
+        out.append((n, {**rec, "filter": configured[k]}))
+    return out if max(seen.values()) == len(configured) else records
 
 
 def _same_answer(pred: Any, gold: Any) -> bool:
@@ -274,9 +321,11 @@ def samples_to_long(
     filter_name: str | None,
     condition: str | None,
     configured_metrics: Sequence[str] = (),
+    configured_filters: Sequence[str] = (),
     notes: list[str] | None = None,
 ) -> pd.DataFrame:
     """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric."""
+    records = label_filters(records, configured_filters)
     chosen_filter = choose_filter(records, path, filter_name)
     if chosen_filter is not None:
         records = [(n, r) for n, r in records if r.get("filter", chosen_filter) == chosen_filter]
@@ -378,6 +427,7 @@ def read_harness_file(
         filter_name=filter_name,
         condition=condition,
         configured_metrics=metrics_from_results(results, task),
+        configured_filters=filters_from_results(results, task),
         notes=notes,
     )
 
