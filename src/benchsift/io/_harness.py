@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import glob
 import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,13 @@ from benchsift.io._common import (
     assemble_panel,
     check_file,
     source_label,
+)
+from benchsift.io._lmms_rules import (
+    ITEM_MEAN_ALTERNATIVE,
+    NOT_ITEM_MEANS,
+    mmmu_correct,
+    other_aggregate,
+    seed_correct,
 )
 from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
@@ -187,30 +193,16 @@ def label_filters(
     return out if max(seen.values()) == len(configured) else records
 
 
-def _same_answer(pred: Any, gold: Any) -> bool:
-    if isinstance(pred, float | int) and isinstance(gold, float | int):
-        return math.isclose(float(pred), float(gold), rel_tol=0, abs_tol=1e-9)
-    p, g = str(pred).strip().lower(), str(gold).strip().lower()
-    if p == g:
-        return True
-    try:
-        return math.isclose(float(p), float(g), rel_tol=0, abs_tol=1e-9)
-    except ValueError:
-        return False
-
-
-def dict_score(value: dict[str, Any]) -> float | None:
+def dict_score(value: dict[str, Any], metric: str | None = None) -> float | None:
     """The score inside a dict-valued metric (rules in the module docstring), or None if there is none."""
     for key in DICT_SCORE_KEYS:
         v = value.get(key)
         if isinstance(v, bool | int | float) and v is not None:
             return float(v)
     if "answer" in value and "parsed_pred" in value:
-        gold, pred = value["answer"], value["parsed_pred"]
-        golds = gold if isinstance(gold, list) else [gold]
-        if isinstance(pred, list):
-            return float(any(_same_answer(p, g) for p in pred for g in golds))
-        return float(pred in golds) if isinstance(gold, list) else float(pred == gold)
+        return mmmu_correct(value)
+    if "pred" in value and "answer" in value and (metric or "").startswith("seed_"):
+        return seed_correct(value)
     return None
 
 
@@ -221,12 +213,13 @@ def metric_value(value: Any, path: Path, line: int, metric: str) -> float:
     if isinstance(value, bool | int | float):
         return float(value)
     if isinstance(value, dict):
-        score = dict_score(value)
+        score = dict_score(value, metric)
         if score is not None:
             return score
         raise InputError(
             f"{path}, line {line}: metric {metric!r} is a dict without a score field "
-            f"(keys {sorted(value)}); expected one of {list(DICT_SCORE_KEYS)} or answer/parsed_pred"
+            f"(keys {sorted(value)}); expected one of {list(DICT_SCORE_KEYS)}, MMMU's answer/parsed_pred "
+            "or SEED-Bench's pred/answer"
         )
     raise InputError(f"{path}, line {line}: metric {metric!r} value {value!r} is not a number")
 
@@ -300,6 +293,8 @@ def logged_answer(rec: dict[str, Any]) -> str | None:
     or, for a multiple-choice task scored by log-likelihood (one ``[loglik, is_greedy]`` pair per option),
     the index of the most likely option (``"2"``)."""
     resps = rec.get("filtered_resps", rec.get("resps"))
+    if isinstance(resps, str):  # lmms-eval logs a single filtered response as a plain string
+        return resps
     if not isinstance(resps, list) or not resps:
         return None
     lls = [_loglikelihood(r) for r in resps]
@@ -330,6 +325,17 @@ def samples_to_long(
     if chosen_filter is not None:
         records = [(n, r) for n, r in records if r.get("filter", chosen_filter) == chosen_filter]
     name = choose_metric(records, path, metric, configured_metrics)
+    if name in NOT_ITEM_MEANS:
+        raise InputError(
+            f"{path}: metric {name!r} is not a mean over items (lmms-eval computes {NOT_ITEM_MEANS[name]}); "
+            f"its per-item 'score' is correctness: use --metric {ITEM_MEAN_ALTERNATIVE[name]}"
+        )
+    aggregate = other_aggregate(task, name)
+    if aggregate is not None and notes is not None:
+        notes.append(
+            f"warning: {path.name}: task {task!r} metric {name!r}: imported per-item correctness; the "
+            f"panel's mean is their mean, not the number lmms-eval reports ({aggregate})"
+        )
     # Without an explicit metric, a sample that lacks the chosen one takes the first other configured
     # metric it has: lmms-eval's MME logs ``mme_percetion_score`` or ``mme_cognition_score`` per sample.
     fallbacks = [] if metric is not None else [m for m in configured_metrics if m != name]
