@@ -19,7 +19,7 @@ def _score(panel, bench: str, item: str) -> float:  # type: ignore[no-untyped-de
 
 def test_lmms_eval_folder(fixtures: Path) -> None:
     notes: list[str] = []
-    p = read_lmms_eval(fixtures / "lmms_eval", notes=notes)
+    p = read_lmms_eval(fixtures / "lmms_eval" / "llava-hf__llava-1.5-7b-hf", notes=notes)
     assert p.model_ids == ["llava-hf/llava-1.5-7b-hf"]  # from the results json's model_name
     assert p.benchmarks == ["ai2d", "mme", "mmmu_val"]
     # ai2d: exact_match 1, 0, 0
