@@ -86,3 +86,36 @@ def test_logged_answers_from_string_filtered_resps() -> None:
 def test_two_filters_need_a_choice() -> None:
     with pytest.raises(InputError, match=r"several filters \['strict-match', 'flexible-extract'\]"):
         read_lmms_eval(REAL)
+
+
+def test_pope_precision_refused_accuracy_equals_lmms_eval() -> None:
+    reported = _reported()
+    pope = sorted(REAL.glob("*/*_samples_pope_local.jsonl"))
+    with pytest.raises(InputError, match=r"metric 'pope_precision' is not a mean over items"):
+        read_lmms_eval(pope, metric="pope_precision")
+    panel = read_lmms_eval(pope)  # the task's first metric, pope_accuracy
+    for model in panel.model_ids:
+        assert (
+            abs(_mean(panel, model, "pope_local") - reported[(model, "pope_local", "pope_accuracy,none")])
+            < 1e-9
+        )
+
+
+def test_mme_imported_as_correctness_with_a_warning() -> None:
+    """MME logs per-question correctness; lmms-eval reports 100 x (acc + acc_plus) summed over categories,
+    which a mean over items is not: the import says so."""
+    notes: list[str] = []
+    mme = sorted(REAL.glob("*/*_samples_mme_local.jsonl"))
+    panel = read_lmms_eval(mme, notes=notes)
+    assert any(
+        n.startswith("warning: ") and "mme_local" in n and "not the number lmms-eval reports" in n
+        for n in notes
+    )
+    reported = _reported()
+    row = panel.scores[panel.model_ids.index("org/beta")]
+    perception = row[:4]  # the four existence questions (doc_id 0-3), two per image
+    acc = perception.mean()
+    acc_plus = np.mean([perception[0] * perception[1], perception[2] * perception[3]])
+    assert 100 * (acc + acc_plus) == pytest.approx(
+        reported[("org/beta", "mme_local", "mme_perception_score,none")]
+    )

@@ -34,7 +34,12 @@ NOT_ITEM_MEANS = {
 ITEM_MEAN_ALTERNATIVE = {m: "pope_accuracy" for m in NOT_ITEM_MEANS}
 
 # metric (or task prefix) -> what lmms-eval reports from the per-item correctness it logs
+_MME = (
+    "MME's score: per category, 100 x (question accuracy + image accuracy where both questions of an image "
+    "are right), summed over categories (mme/utils.py mme_aggregate_results)"
+)
 OTHER_AGGREGATES = {
+    "mme_perception_score": _MME,
     "mme_percetion_score": "MME's score: per category, 100 x (question accuracy + image accuracy where both "
     "questions of an image are right), summed over categories (mme/utils.py mme_aggregate_results)",
     "mme_cognition_score": "MME's score: per category, 100 x (question accuracy + image accuracy where both "
