@@ -166,3 +166,28 @@ def test_inspect_folders_warnings_in_json(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "no reducer 'mean' for scorer 'match' (reducers: ['max'])" in result.output
+
+
+def test_info_per_model_coverage_and_unmatched_metadata(tmp_path: Path) -> None:
+    """Real inspect logs: the all-errored model has coverage 0 and a warning; a models side file's row
+    naming no model of the panel is listed."""
+    from benchsift.cli.main import app as main_app
+
+    out = tmp_path / "p.parquet"
+    _ok(["inspect", str(REAL_INSPECT / "ordinary"), str(REAL_INSPECT / "all_errored"), "-o", str(out)])
+    side = tmp_path / "models.csv"
+    side.write_text("model,family\nmockllm/alpha,mock\nmockllm/gamma,mock\nmockllm/alhpa,typo\n")
+    result = runner.invoke(main_app, ["info", str(out), "--models", str(side), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    runs = {r["model"]: r for r in data["models"]}
+    assert runs["mockllm/gamma"]["coverage"] == 0.0 and runs["mockllm/gamma"]["mean_score"] is None
+    assert runs["mockllm/gamma"]["benchmarks_without_scores"] == ["arith"]
+    assert runs["mockllm/alpha"]["n_scored"] == 6
+    assert runs["mockllm/alpha"]["mean_score"] == pytest.approx(1 / 3)
+    assert data["models_file"]["unmatched_rows"] == [{"row": 2, "model": "mockllm/alhpa"}]
+    assert data["models_file"]["models_without_row"] == ["mockllm/beta"]
+    assert any("match no model" in w and "alhpa" in w for w in data["warnings"])
+    assert any("'mockllm/gamma'" in w and "no score" in w for w in data["warnings"])
+    text = runner.invoke(main_app, ["info", str(out)])
+    assert text.exit_code == 0 and "mockllm/beta" in text.output
