@@ -101,6 +101,13 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise FormatError(f"{path}: no samples (empty array)")
         return list(enumerate(data))
     out: list[tuple[int, dict[str, Any]]] = []
+    try:
+        return _json_lines(path, out)
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a UTF-8 text file of JSON lines") from None
+
+
+def _json_lines(path: Path, out: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
