@@ -111,3 +111,21 @@ def test_lm_eval_042_layout_means_equal_its_results_json(filt: str) -> None:
             assert abs(_mean(panel, model, task) - data["results"][task][key]) < 1e-9, (model, task, key)
     with pytest.raises(InputError, match="several filters"):
         read_lm_eval(LEGACY)
+
+
+DETAILS = FIXTURE.parent / "details"
+
+
+def test_details_parquet_means_equal_lm_eval() -> None:
+    """lm-eval sample logs as the ``datasets`` library stores them (details/make_parquet.py, the Open LLM
+    Leaderboard's details form) read like the JSON lines they came from."""
+    results = json.loads(next(DETAILS.glob("org__alpha/results_*.json")).read_text())["results"]
+    for filt in ("strict-match", "flexible-extract"):
+        panel = read_lm_eval(DETAILS, filter=filt)
+        assert panel.model_ids == ["org/alpha"]
+        assert (
+            abs(_mean(panel, "org/alpha", "arith_gen") - results["arith_gen"][f"exact_match,{filt}"]) < 1e-9
+        )
+        assert abs(_mean(panel, "org/alpha", "arith_mc") - results["arith_mc"]["acc,none"]) < 1e-9
+    jsonl = read_lm_eval(FIXTURE / "tree" / "org__alpha", filter="strict-match")
+    np.testing.assert_array_equal(read_lm_eval(DETAILS, filter="strict-match").scores, jsonl.scores)

@@ -91,6 +91,8 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     ``json.dumps(samples, indent=2)`` in its ``__main__.py``) gives ``(array index, record)``.
     """
     check_file(path)
+    if path.suffix.lower() == ".parquet":
+        return _parquet_records(path)
     with open(path, "rb") as fh:
         head = fh.read(64).lstrip()
     if head.startswith(b"["):
@@ -122,6 +124,23 @@ def _json_lines(path: Path, out: list[tuple[int, dict[str, Any]]]) -> list[tuple
     if not out:
         raise FormatError(f"{path}: no samples (empty file)")
     return out
+
+
+def _parquet_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Sample records of a details parquet file: lm-eval's sample logs as the Hugging Face ``datasets``
+    library stores them (``load_dataset("json", ...)`` then ``to_parquet``; the Open LLM Leaderboard's
+    details), one row per sample line with the same keys; ``(row index + 1, record)``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{path}: cannot be read as a parquet file ({str(exc).splitlines()[0]})") from None
+    if not rows:
+        raise FormatError(f"{path}: no samples (no rows)")
+    # datasets fills keys missing from a line with null; drop them so a record has the keys its line had
+    return [(i + 1, {k: v for k, v in r.items() if v is not None}) for i, r in enumerate(rows)]
 
 
 def read_json(path: Path) -> Any:

@@ -21,6 +21,11 @@ Mapping: benchmark = task (from the file name), item = ``doc_id``, model = ``mod
 json's ``model_name`` (or ``pretrained=`` in ``config.model_args``), else the folder name with ``__`` read as
 ``/`` (lm-eval's sanitising of ``org/name``). Inputs may be sample files or folders (searched for
 ``samples_*.jsonl`` and, beside a ``results.json``, ``*.jsonl``).
+
+Details parquet: a ``samples_<task>_<date>.parquet`` (or any ``.parquet`` file given by name) holding
+lm-eval's sample records as the ``datasets`` library stores them (the Open LLM Leaderboard's details: its
+details repositories hold lm-eval's sample files, one dataset config per task, read back with
+``load_dataset`` and saved with ``to_parquet``) is read like the JSON lines file it came from.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from benchsift.panel import Panel
 
 LAYOUT = HarnessLayout(
     samples_glob="samples_*.jsonl",
-    name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$"),
+    name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.(jsonl|parquet)$"),
     results_name=lambda date: f"results_{date}.json",
     results_glob="results_*.json",
     dated_glob=lambda date: f"*_{date}.json",  # --output_path <stem>.json writes <stem>_<date>.json
@@ -130,5 +135,5 @@ def read_lm_eval(
         notes=notes,
         answers=answers,
         read_file=_read_file,
-        patterns=("*.jsonl",),
+        patterns=("*.jsonl", "samples_*.parquet"),
     )
