@@ -78,3 +78,21 @@ def test_models_side_file_fills_metadata(tmp_path: Path, fixtures: Path) -> None
     assert p.models["family"].tolist()[:2] == ["gpt", "internvl"]
     # the side file wins where it has a value; the table's own params fill the rest
     np.testing.assert_array_equal(p.models["params"].to_numpy(), [np.nan, 8.1, 8.1])
+
+
+def test_leaderboard_table_as_served(fixtures: Path) -> None:
+    """The space's Dataframe value: HTML model links, Param (B), leaderboard aggregates left out, an
+    all-empty benchmark column kept as missing with a warning."""
+    notes: list[str] = []
+    p = read_aggregate(fixtures / "aggregate" / "open_vlm_leaderboard_served.json", notes=notes)
+    assert p.model_ids == ["InternVL2-8B", "Qwen2-VL-7B", "GPT-4o & friends"]
+    assert sorted(p.benchmarks) == ["HallusionBench", "MMBench_V11", "MMStar", "OCRBench"]
+    col = {b: p.benchmarks.index(b) for b in p.benchmarks}
+    assert np.isnan(p.scores[:, col["HallusionBench"]]).all()
+    assert p.scores[1, col["OCRBench"]] == pytest.approx(0.866)  # OCRBench's 0-1000 scale
+    assert np.isnan(p.scores[2, col["OCRBench"]])
+    assert p.models["params"].tolist()[:2] == [8.1, 8.3]
+    assert np.isnan(p.models["params"].iloc[2])
+    assert p.models["url"].iloc[0] == "https://huggingface.co/OpenGVLab/InternVL2-8B"
+    assert any(n.startswith("warning: ") and "['HallusionBench']" in n for n in notes)
+    assert any("['Rank', 'Avg Score', 'Avg Rank'] are not benchmarks" in n for n in notes)

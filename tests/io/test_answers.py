@@ -106,12 +106,16 @@ def test_vlmevalkit_predictions_with_circular_items_and_failures(tmp_path: Path)
 
 
 def test_harness_logs_first_response_or_most_likely_option(tmp_path: Path) -> None:
-    _, lm = _answers("lm-eval", [str(FIXTURES / "lm_eval"), "--filter", "strict-match"], tmp_path)
+    _, lm = _answers(
+        "lm-eval",
+        [str(FIXTURES / "lm_eval" / "EleutherAI__pythia-160m"), "--filter", "strict-match"],
+        tmp_path,
+    )
     # arc_easy doc 0: log-likelihoods -14.25, -13.5, -9.75, -12.0 -> option 2; doc 1: -8.0, -7.5 -> 1
     assert _lookup(lm, "EleutherAI/pythia-160m", "arc_easy", "0") == "2"
     assert _lookup(lm, "EleutherAI/pythia-160m", "arc_easy", "1") == "1"
     assert _lookup(lm, "EleutherAI/pythia-160m", "gsm8k", "0") == "[invalid]"  # strict-match's answer
-    _, lmms = _answers("lmms-eval", [str(FIXTURES / "lmms_eval")], tmp_path)
+    _, lmms = _answers("lmms-eval", [str(FIXTURES / "lmms_eval" / "llava-hf__llava-1.5-7b-hf")], tmp_path)
     assert _lookup(lmms, "llava-hf/llava-1.5-7b-hf", "ai2d", "0") == "C"
     assert set(lmms["benchmark"]) == {"ai2d", "mme", "mmmu_val"}
 

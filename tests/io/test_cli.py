@@ -33,8 +33,8 @@ def test_every_format_writes_a_panel(tmp_path: Path, fixtures: Path) -> None:
     cases = {
         "long": [str(fixtures / "long" / "scores.csv"), "--models", str(fixtures / "long" / "models.csv")],
         "wide": [str(fixtures / "wide" / "mini_mmmu.csv"), "--benchmark", "MMMU"],
-        "lmms-eval": [str(fixtures / "lmms_eval")],
-        "lm-eval": [str(fixtures / "lm_eval"), "--filter", "strict-match"],
+        "lmms-eval": [str(fixtures / "lmms_eval" / "llava-hf__llava-1.5-7b-hf")],
+        "lm-eval": [str(fixtures / "lm_eval" / "EleutherAI__pythia-160m"), "--filter", "strict-match"],
         "vlmevalkit": [str(p) for p in sorted((fixtures / "vlmevalkit").glob("*/*"))],
         "inspect": [str(fixtures / "inspect" / "2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json")],
         "aggregate": [str(fixtures / "aggregate" / "leaderboard.csv")],
@@ -145,3 +145,50 @@ def test_bad_condition_option(tmp_path: Path, fixtures: Path) -> None:
         result.stderr.strip() == "benchsift: error: --condition 'blind' is not one of ['image', 'text-only']"
     )
     assert not out.exists()
+
+
+REAL_INSPECT = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "inspect" / "real" / "logs"
+
+
+def test_inspect_folders_warnings_in_json(tmp_path: Path) -> None:
+    """Real inspect-ai logs: folders accepted, warnings (all-errored, unfinished) listed under "warnings"."""
+    out = tmp_path / "p.parquet"
+    subs = ["ordinary", "all_errored", "unfinished"]
+    data = _ok(["inspect", *[str(REAL_INSPECT / s) for s in subs], "-o", str(out)])
+    assert data["n_models"] == 4
+    assert len(data["warnings"]) == 2
+    assert any("every sample errored" in w for w in data["warnings"])
+    assert any("status 'started'" in w for w in data["warnings"])
+    assert not any(w.startswith("warning: ") for w in data["warnings"])
+    data = _ok(["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "max", "-o", str(out)])
+    assert data["warnings"] == []
+    result = runner.invoke(
+        app, ["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "mean", "-o", str(out)]
+    )
+    assert result.exit_code == 2
+    assert "no reducer 'mean' for scorer 'match' (reducers: ['max'])" in result.output
+
+
+def test_info_per_model_coverage_and_unmatched_metadata(tmp_path: Path) -> None:
+    """Real inspect logs: the all-errored model has coverage 0 and a warning; a models side file's row
+    naming no model of the panel is listed."""
+    from benchsift.cli.main import app as main_app
+
+    out = tmp_path / "p.parquet"
+    _ok(["inspect", str(REAL_INSPECT / "ordinary"), str(REAL_INSPECT / "all_errored"), "-o", str(out)])
+    side = tmp_path / "models.csv"
+    side.write_text("model,family\nmockllm/alpha,mock\nmockllm/gamma,mock\nmockllm/alhpa,typo\n")
+    result = runner.invoke(main_app, ["info", str(out), "--models", str(side), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    runs = {r["model"]: r for r in data["models"]}
+    assert runs["mockllm/gamma"]["coverage"] == 0.0 and runs["mockllm/gamma"]["mean_score"] is None
+    assert runs["mockllm/gamma"]["benchmarks_without_scores"] == ["arith"]
+    assert runs["mockllm/alpha"]["n_scored"] == 6
+    assert runs["mockllm/alpha"]["mean_score"] == pytest.approx(1 / 3)
+    assert data["models_file"]["unmatched_rows"] == [{"row": 2, "model": "mockllm/alhpa"}]
+    assert data["models_file"]["models_without_row"] == ["mockllm/beta"]
+    assert any("match no model" in w and "alhpa" in w for w in data["warnings"])
+    assert any("'mockllm/gamma'" in w and "no score" in w for w in data["warnings"])
+    text = runner.invoke(main_app, ["info", str(out)])
+    assert text.exit_code == 0 and "mockllm/beta" in text.output

@@ -19,7 +19,7 @@ def _score(panel, bench: str, item: str) -> float:  # type: ignore[no-untyped-de
 
 def test_lmms_eval_folder(fixtures: Path) -> None:
     notes: list[str] = []
-    p = read_lmms_eval(fixtures / "lmms_eval", notes=notes)
+    p = read_lmms_eval(fixtures / "lmms_eval" / "llava-hf__llava-1.5-7b-hf", notes=notes)
     assert p.model_ids == ["llava-hf/llava-1.5-7b-hf"]  # from the results json's model_name
     assert p.benchmarks == ["ai2d", "mme", "mmmu_val"]
     # ai2d: exact_match 1, 0, 0
@@ -46,9 +46,9 @@ def test_lm_eval_filters(fixtures: Path) -> None:
     with pytest.raises(
         InputError, match=r"samples_gsm8k_.*several filters \['strict-match', 'flexible-extract'\]"
     ):
-        read_lm_eval(fixtures / "lm_eval")
-    flex = read_lm_eval(fixtures / "lm_eval", filter="flexible-extract")
-    strict = read_lm_eval(fixtures / "lm_eval", filter="strict-match")
+        read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m")
+    flex = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="flexible-extract")
+    strict = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="strict-match")
     assert flex.model_ids == ["EleutherAI/pythia-160m"]
     assert [_score(flex, "gsm8k", i) for i in "01"] == [1.0, 0.0]
     assert [_score(strict, "gsm8k", i) for i in "01"] == [0.0, 0.0]
@@ -107,7 +107,7 @@ def test_errors(tmp_path: Path) -> None:
         read_lmms_eval(bad, model="m")
     empty_dir = tmp_path / "empty"
     empty_dir.mkdir()
-    with pytest.raises(InputError, match="no files matching"):
+    with pytest.raises(InputError, match="no readable sample in this folder"):
         read_lm_eval(empty_dir)
     bad.write_text('{"doc_id": 0, "acc": 1}\n')
     with pytest.raises(InputError, match="no metric 'acc_norm'"):

@@ -44,7 +44,7 @@ def test_eval_zip_with_epochs(tmp_path: Path, fixtures: Path) -> None:
     assert [k[1] for k in p.item_keys] == ["11", "12", "13"]
     # epochs averaged: (C=1 + I=0)/2, (P + P)/2 = 0.5, (N=0 + I=0)/2
     np.testing.assert_allclose(p.scores, [[0.5, 0.5, 0.0]])
-    assert any("6 sample-epochs averaged" in n for n in notes)
+    assert any("6 sample-epochs, reducer 'mean', reduced here" in n for n in notes)
 
 
 def test_eval_zip_unfinished_journal(tmp_path: Path, fixtures: Path) -> None:

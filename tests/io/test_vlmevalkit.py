@@ -97,3 +97,48 @@ def test_errors(tmp_path: Path) -> None:
         read_vlmevalkit(f, model="m", circular=True)
     p = read_vlmevalkit(f, model="m")  # string indices: no grouping
     assert [k[1] for k in p.item_keys] == ["q1", "q2"]
+
+
+def _vlmeval_run(root: Path, model: str, eval_id: str) -> Path:
+    """An ``outputs/<model>/<eval_id>/`` run as VLMEvalKit's run.py lays it out (files linked into
+    ``outputs/<model>/``): a VQA ``_results`` file with ``eval_score`` (image_vqa.py) and an MCQ
+    ``_<judge>_result`` file with ``hit`` (image_mcq.py, judge ``gpt-4.1-mini``, not in KNOWN_JUDGES),
+    each beside its prediction file ``<model>_<dataset>.xlsx``."""
+    import pandas as pd
+
+    run = root / model / eval_id
+    run.mkdir(parents=True)
+    vqa = pd.DataFrame({"index": [1, 2, 3, 4], "question": list("abcd"), "prediction": ["x", "y", "z", "w"]})
+    vqa.to_excel(run / f"{model}_TextVQA_VAL.xlsx", index=False)
+    vqa.assign(eval_score=[1.0, 0.3, 0.0, 0.6]).to_excel(
+        run / f"{model}_TextVQA_VAL_results.xlsx", index=False
+    )
+    mcq = pd.DataFrame({"index": [0, 1, 2], "question": list("abc"), "prediction": list("ABC")})
+    mcq.to_excel(run / f"{model}_MMStar.xlsx", index=False)
+    mcq.assign(hit=[1, 0, 1]).to_excel(run / f"{model}_MMStar_gpt-4.1-mini_result.xlsx", index=False)
+    pd.DataFrame({"split": ["none"], "Overall": [0.66]}).to_csv(run / f"{model}_MMStar_acc.csv", index=False)
+    for f in run.iterdir():
+        (root / model / f.name).symlink_to(f)
+    return run
+
+
+def test_eval_id_layout_vqa_results_and_any_judge(tmp_path: Path) -> None:
+    outputs = tmp_path / "outputs"
+    _vlmeval_run(outputs, "Qwen2-VL-7B", "T20260101-120000")
+    notes: list[str] = []
+    p = read_vlmevalkit(outputs, notes=notes)
+    assert p.model_ids == ["Qwen2-VL-7B"]
+    assert p.benchmarks == ["MMStar", "TextVQA_VAL"]  # judge and _results suffix not in the name
+    means = {
+        b: float(np.nanmean(p.scores[0, [j for j, k in enumerate(p.item_keys) if k[0] == b]]))
+        for b in p.benchmarks
+    }
+    assert means == pytest.approx({"MMStar": 2 / 3, "TextVQA_VAL": 1.9 / 4})
+    assert any("read 2 VLMEvalKit result file(s)" in n for n in notes)  # links into <model>/ read once
+    # a result file alone in the eval-id folder: model from the folder above, judge not confirmable
+    lone = tmp_path / "lone" / "M" / "T20260101-120000"
+    lone.mkdir(parents=True)
+    src = outputs / "Qwen2-VL-7B" / "T20260101-120000" / "Qwen2-VL-7B_MMStar_gpt-4.1-mini_result.xlsx"
+    (lone / "M_MMStar_exact_matching_result.xlsx").write_bytes(src.read_bytes())
+    q = read_vlmevalkit(lone / "M_MMStar_exact_matching_result.xlsx")
+    assert q.model_ids == ["M"] and q.benchmarks == ["MMStar"]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import typer
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from benchsift._fileio import atomic_path
@@ -20,6 +21,8 @@ from benchsift.errors import BenchsiftError, InputError
 from benchsift.io.registry import FORMATS, import_panel
 from benchsift.io.rescale import RESCALE_MODES, parse_scales
 from benchsift.report.panel_summary import panel_summary, summary_table
+
+WARNING = "warning: "  # importers' notes that start so are warnings (also listed under "warnings" in --json)
 
 
 class ImportGroup(TyperGroup):
@@ -106,14 +109,18 @@ def _run(
     if table is not None:
         summary["answers_output"] = str(answers_out)
         summary["n_answers"] = int(table["answer"].notna().sum())
+    warnings = [n.removeprefix(WARNING) for n in notes if n.startswith(WARNING)]
     if json_output:
-        print_json({"output": str(output), "format": fmt, **summary, "notes": notes})
+        print_json({"output": str(output), "format": fmt, **summary, "notes": notes, "warnings": warnings})
         return
     console.print(summary_table(summary, title=f"{fmt} -> {output}"))
     if table is not None:
         console.print(f"  {summary['n_answers']} logged answers -> {answers_out}")
     for note in notes:
-        console.print(f"  [dim]{note}[/dim]")
+        if note.startswith(WARNING):
+            console.print(f"  [yellow]warning:[/yellow] {escape(note.removeprefix(WARNING))}")
+        else:
+            console.print(f"  [dim]{escape(note)}[/dim]")
 
 
 def _answers_table(answers: list[pd.DataFrame] | None, fmt: str) -> pd.DataFrame:
@@ -277,6 +284,9 @@ def import_inspect(
     benchmark: str | None = BENCHMARK,
     scorer: str | None = typer.Option(None, "--scorer", help="Scorer to use when a log has several."),
     metric: str | None = typer.Option(None, "--metric", help="Field of a dict-valued score."),
+    reducer: str | None = typer.Option(
+        None, "--reducer", help="Epoch reducer to use when a log holds several (e.g. max, mean)."
+    ),
     condition: str | None = CONDITION,
     rescale: str = RESCALE,
     scale: list[str] | None = SCALE,
@@ -284,7 +294,7 @@ def import_inspect(
     force: bool = FORCE,
     json_output: bool = JSON,
 ) -> None:
-    """inspect_ai eval logs (.eval archives or .json)."""
+    """inspect_ai eval logs (.eval archives or .json, or folders of them)."""
     _run(
         "inspect",
         inputs,
@@ -298,6 +308,7 @@ def import_inspect(
         benchmark=benchmark,
         scorer=scorer,
         metric=metric,
+        reducer=reducer,
         condition=condition,
     )
 

@@ -25,8 +25,8 @@ appears once per filter; the filter must then be chosen.
 
 from __future__ import annotations
 
+import glob
 import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,6 +47,14 @@ from benchsift.io._common import (
     check_file,
     source_label,
 )
+from benchsift.io._lmms_rules import (
+    ITEM_MEAN_ALTERNATIVE,
+    NOT_ITEM_MEANS,
+    mmmu_correct,
+    other_aggregate,
+    seed_correct,
+)
+from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -77,9 +85,31 @@ PREFERRED_METRICS = ("acc", "exact_match", "accuracy")
 
 
 def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` for every non-blank line; a line that is not a JSON object is an error."""
+    """``(line number, record)`` for every non-blank line; a line that is not a JSON object is an error.
+
+    A file holding one JSON array of objects (lm-eval 0.4.0 - 0.4.2 wrote its ``.jsonl`` sample files so,
+    ``json.dumps(samples, indent=2)`` in its ``__main__.py``) gives ``(array index, record)``.
+    """
     check_file(path)
+    if path.suffix.lower() == ".parquet":
+        return _parquet_records(path)
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if head.startswith(b"["):
+        data = read_json(path)
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise FormatError(f"{path}: expected a JSON array of sample objects")
+        if not data:
+            raise FormatError(f"{path}: no samples (empty array)")
+        return list(enumerate(data))
     out: list[tuple[int, dict[str, Any]]] = []
+    try:
+        return _json_lines(path, out)
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a UTF-8 text file of JSON lines") from None
+
+
+def _json_lines(path: Path, out: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
@@ -94,6 +124,23 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not out:
         raise FormatError(f"{path}: no samples (empty file)")
     return out
+
+
+def _parquet_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Sample records of a details parquet file: lm-eval's sample logs as the Hugging Face ``datasets``
+    library stores them (``load_dataset("json", ...)`` then ``to_parquet``; the Open LLM Leaderboard's
+    details), one row per sample line with the same keys; ``(row index + 1, record)``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{path}: cannot be read as a parquet file ({str(exc).splitlines()[0]})") from None
+    if not rows:
+        raise FormatError(f"{path}: no samples (no rows)")
+    # datasets fills keys missing from a line with null; drop them so a record has the keys its line had
+    return [(i + 1, {k: v for k, v in r.items() if v is not None}) for i, r in enumerate(rows)]
 
 
 def read_json(path: Path) -> Any:
@@ -138,30 +185,50 @@ def metrics_from_results(results: dict[str, Any], task: str) -> list[str]:
     return [m["metric"] for m in metric_list if isinstance(m, dict) and isinstance(m.get("metric"), str)]
 
 
-def _same_answer(pred: Any, gold: Any) -> bool:
-    if isinstance(pred, float | int) and isinstance(gold, float | int):
-        return math.isclose(float(pred), float(gold), rel_tol=0, abs_tol=1e-9)
-    p, g = str(pred).strip().lower(), str(gold).strip().lower()
-    if p == g:
-        return True
-    try:
-        return math.isclose(float(p), float(g), rel_tol=0, abs_tol=1e-9)
-    except ValueError:
-        return False
+def filters_from_results(results: dict[str, Any], task: str) -> list[str]:
+    """The task's configured filter names (``configs[task].filter_list[].name``), in order."""
+    configs = results.get("configs")
+    if not isinstance(configs, dict) or not isinstance(configs.get(task), dict):
+        return []
+    filter_list = configs[task].get("filter_list")
+    if not isinstance(filter_list, list):
+        return []
+    return [str(f["name"]) for f in filter_list if isinstance(f, dict) and "name" in f]
 
 
-def dict_score(value: dict[str, Any]) -> float | None:
+def label_filters(
+    records: list[tuple[int, dict[str, Any]]], configured: Sequence[str]
+) -> list[tuple[int, dict[str, Any]]]:
+    """Give each record its filter when the log does not say it but the task has several filters.
+
+    lm-eval 0.4.0 - 0.4.2 and lmms-eval log a document once per filter without a ``filter`` key: their
+    ``evaluator.py`` loops ``for filter_key in task.instances[0].filtered_resps.keys()`` (the task's
+    ``filter_list`` order) and, inside, over the documents. The k-th line of a document is therefore its
+    k-th configured filter (also when ranks' samples are gathered one rank after the other).
+    """
+    if len(configured) < 2 or any("filter" in r for _, r in records):
+        return records
+    seen: dict[Any, int] = {}
+    out = []
+    for n, rec in records:
+        k = seen.get(rec.get("doc_id"), 0)
+        seen[rec.get("doc_id")] = k + 1
+        if k >= len(configured):
+            return records  # more repeats than filters: not this layout; left to the duplicate checks
+        out.append((n, {**rec, "filter": configured[k]}))
+    return out if max(seen.values()) == len(configured) else records
+
+
+def dict_score(value: dict[str, Any], metric: str | None = None) -> float | None:
     """The score inside a dict-valued metric (rules in the module docstring), or None if there is none."""
     for key in DICT_SCORE_KEYS:
         v = value.get(key)
         if isinstance(v, bool | int | float) and v is not None:
             return float(v)
     if "answer" in value and "parsed_pred" in value:
-        gold, pred = value["answer"], value["parsed_pred"]
-        golds = gold if isinstance(gold, list) else [gold]
-        if isinstance(pred, list):
-            return float(any(_same_answer(p, g) for p in pred for g in golds))
-        return float(pred in golds) if isinstance(gold, list) else float(pred == gold)
+        return mmmu_correct(value)
+    if "pred" in value and "answer" in value and (metric or "").startswith("seed_"):
+        return seed_correct(value)
     return None
 
 
@@ -172,12 +239,13 @@ def metric_value(value: Any, path: Path, line: int, metric: str) -> float:
     if isinstance(value, bool | int | float):
         return float(value)
     if isinstance(value, dict):
-        score = dict_score(value)
+        score = dict_score(value, metric)
         if score is not None:
             return score
         raise InputError(
             f"{path}, line {line}: metric {metric!r} is a dict without a score field "
-            f"(keys {sorted(value)}); expected one of {list(DICT_SCORE_KEYS)} or answer/parsed_pred"
+            f"(keys {sorted(value)}); expected one of {list(DICT_SCORE_KEYS)}, MMMU's answer/parsed_pred "
+            "or SEED-Bench's pred/answer"
         )
     raise InputError(f"{path}, line {line}: metric {metric!r} value {value!r} is not a number")
 
@@ -251,6 +319,8 @@ def logged_answer(rec: dict[str, Any]) -> str | None:
     or, for a multiple-choice task scored by log-likelihood (one ``[loglik, is_greedy]`` pair per option),
     the index of the most likely option (``"2"``)."""
     resps = rec.get("filtered_resps", rec.get("resps"))
+    if isinstance(resps, str):  # lmms-eval logs a single filtered response as a plain string
+        return resps
     if not isinstance(resps, list) or not resps:
         return None
     lls = [_loglikelihood(r) for r in resps]
@@ -272,13 +342,26 @@ def samples_to_long(
     filter_name: str | None,
     condition: str | None,
     configured_metrics: Sequence[str] = (),
+    configured_filters: Sequence[str] = (),
     notes: list[str] | None = None,
 ) -> pd.DataFrame:
     """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric."""
+    records = label_filters(records, configured_filters)
     chosen_filter = choose_filter(records, path, filter_name)
     if chosen_filter is not None:
         records = [(n, r) for n, r in records if r.get("filter", chosen_filter) == chosen_filter]
     name = choose_metric(records, path, metric, configured_metrics)
+    if name in NOT_ITEM_MEANS:
+        raise InputError(
+            f"{path}: metric {name!r} is not a mean over items (lmms-eval computes {NOT_ITEM_MEANS[name]}); "
+            f"its per-item 'score' is correctness: use --metric {ITEM_MEAN_ALTERNATIVE[name]}"
+        )
+    aggregate = other_aggregate(task, name)
+    if aggregate is not None and notes is not None:
+        notes.append(
+            f"warning: {path.name}: task {task!r} metric {name!r}: imported per-item correctness; the "
+            f"panel's mean is their mean, not the number lmms-eval reports ({aggregate})"
+        )
     # Without an explicit metric, a sample that lacks the chosen one takes the first other configured
     # metric it has: lmms-eval's MME logs ``mme_percetion_score`` or ``mme_cognition_score`` per sample.
     fallbacks = [] if metric is not None else [m for m in configured_metrics if m != name]
@@ -320,20 +403,6 @@ def samples_to_long(
     )
 
 
-def expand_inputs(paths: Sequence[Path], pattern: str) -> list[Path]:
-    """Files as given; a directory stands for every file below it matching ``pattern`` (sorted)."""
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            found = sorted(p.rglob(pattern))
-            if not found:
-                raise InputError(f"{p}: no files matching {pattern!r} in this directory")
-            out.extend(found)
-        else:
-            out.append(p)
-    return out
-
-
 def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
     for c in candidates:
         if c.is_file():
@@ -346,17 +415,53 @@ def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class HarnessLayout:
     """Where a harness writes its logs: ``samples_glob`` finds sample files in a folder, ``name_re`` reads
-    ``task`` and ``date`` from a sample file's name, ``results_name(date)`` / ``results_glob`` find the
-    results json beside it."""
+    ``task`` and ``date`` from a sample file's name, ``results_name(date)`` / ``dated_glob(date)`` /
+    ``results_glob`` find the results json beside it (the same run's date first: lm-eval names it
+    ``results_<date>.json``, or ``<stem>_<date>.json`` with ``--output_path <stem>.json``)."""
 
     samples_glob: str
     name_re: re.Pattern[str]
     results_name: Callable[[str], str]
     results_glob: str
+    dated_glob: Callable[[str], str] | None = None
 
     def results_candidates(self, path: Path, date: str | None) -> list[Path]:
-        first = [path.parent / self.results_name(date)] if date else []
-        return first + sorted(path.parent.glob(self.results_glob), reverse=True)
+        if date:
+            first = [path.parent / self.results_name(date)]
+            if self.dated_glob is not None:
+                first += sorted(path.parent.glob(self.dated_glob(glob.escape(date))))
+            return first
+        return sorted(path.parent.glob(self.results_glob), reverse=True)
+
+
+def read_harness_file(
+    path: Path,
+    layout: HarnessLayout,
+    *,
+    model: str | None,
+    metric: str | None,
+    filter_name: str | None,
+    benchmark: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    """The long table of one sample file written in ``layout``."""
+    m = layout.name_re.match(path.name)
+    task = m.group("task") if m else path.stem
+    results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
+    name = model or model_from_results(results) or path.parent.name.replace("__", "/")
+    return samples_to_long(
+        read_jsonl(path),
+        path,
+        task=benchmark or task,
+        model=name,
+        metric=metric,
+        filter_name=filter_name,
+        condition=condition,
+        configured_metrics=metrics_from_results(results, task),
+        configured_filters=filters_from_results(results, task),
+        notes=notes,
+    )
 
 
 def read_harness_panel(
@@ -372,28 +477,21 @@ def read_harness_panel(
     scales: dict[str, float] | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
+    read_file: Callable[..., pd.DataFrame] | None = None,
+    patterns: Sequence[str] | None = None,
+    what: str = "sample",
 ) -> Panel:
-    """The panel of several sample files (or folders of them) written in ``layout``."""
-    files = expand_inputs(as_paths(paths), layout.samples_glob)
-    parts: list[pd.DataFrame] = []
-    for path in files:
-        m = layout.name_re.match(path.name)
-        task = m.group("task") if m else path.stem
-        results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
-        name = model or model_from_results(results) or path.parent.name.replace("__", "/")
-        parts.append(
-            samples_to_long(
-                read_jsonl(path),
-                path,
-                task=benchmark or task,
-                model=name,
-                metric=metric,
-                filter_name=filter_name,
-                condition=condition,
-                configured_metrics=metrics_from_results(results, task),
-                notes=notes,
-            )
-        )
+    """The panel of several sample files (or folders of them, walked by :func:`walk_inputs`)."""
+    reader = read_file or read_harness_file
+    options = dict(
+        model=model, metric=metric, filter_name=filter_name, benchmark=benchmark, condition=condition
+    )
+
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
+        return reader(path, layout, notes=notes, **options)
+
+    found = patterns or (layout.samples_glob,)
+    parts, files = walk_inputs(as_paths(paths), found, one, notes=notes, what=what)
     long = pd.concat(parts, ignore_index=True)
     return assemble_panel(
         long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers

@@ -20,12 +20,21 @@ Two inputs:
   (OCRBench: ``Final Score``, as the leaderboard's ``generate_table`` does); a benchmark entry without one is
   left out, with a note. ``Parameters`` becomes ``params`` (billions).
 
+* **The leaderboard table as the space serves it** (a Gradio ``Dataframe`` value:
+  ``{"value": {"headers": [...], "data": [[...], ...]}}``, or ``{"headers", "data"}`` as ``gradio_client``
+  returns it): the model column is ``Method`` (an HTML link ``<a href="url">name</a>``: the text is the
+  model, the link becomes ``url``), ``Param (B)`` becomes ``params``; the other descriptive columns
+  (:data:`LEADERBOARD_META`) and the leaderboard's own aggregates (``Avg Score``, ``Avg Rank``) are not
+  benchmarks. Empty cells (``""``, ``"-"``, null) are missing; a benchmark column empty for every model is
+  kept as missing, with a warning.
+
 Scales are brought to [0, 1] per benchmark by :mod:`benchsift.io.rescale` (percentages, MME 0-2800, OCRBench
 0-1000, ...).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -115,11 +124,13 @@ def _openvlm_params(text: Any) -> float:
     return float(m.group(1)) if m else float("nan")
 
 
-def _openvlm_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    data = read_json(path)
+def _openvlm_to_long(path: Path, notes: list[str] | None, data: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, dict) or not results:
-        raise FormatError(f"{path}: not an OpenVLM leaderboard JSON (no 'results' object keyed by model)")
+        raise FormatError(
+            f"{path}: not an OpenVLM leaderboard JSON (no 'results' object keyed by model, nor a "
+            "'headers'/'data' table)"
+        )
     recs: list[dict[str, Any]] = []
     metas: list[dict[str, Any]] = []
     skipped: set[str] = set()
@@ -163,6 +174,81 @@ def _openvlm_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame,
     return long, pd.DataFrame(metas)
 
 
+LEADERBOARD_META = {
+    "Param (B)": "params",
+    "Language Model": "language_model",
+    "Vision Model": "vision_model",
+    "OpenSource": "open_source",
+    "Verified": "verified",
+    "Org": "org",
+    "Release Date": "release_date",
+}
+LEADERBOARD_SKIP = ("Rank", "Avg Score", "Avg Rank")
+_TAG_RE = re.compile(r"<[^>]*>")
+_HREF_RE = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
+_EMPTY = ("", "-", "--", "N/A", "n/a", "nan", "None")
+
+
+def _leaderboard_to_long(
+    path: Path, table: dict[str, Any], notes: list[str] | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    headers, data = table.get("headers"), table.get("data")
+    if not isinstance(headers, list) or not isinstance(data, list):
+        raise FormatError(f"{path}: leaderboard table without 'headers' and 'data' lists")
+    headers = [str(h) for h in headers]
+    mcol = "Method" if "Method" in headers else headers[0]
+    for i, row in enumerate(data):
+        if not isinstance(row, list) or len(row) != len(headers):
+            raise FormatError(f"{path}: data[{i}] is not a row of {len(headers)} cells")
+    df = pd.DataFrame(data, columns=headers, dtype=object)
+    raw_names = df[mcol].astype(str)
+    names = raw_names.map(lambda t: html.unescape(_TAG_RE.sub("", t)).strip())
+    if (names == "").any():
+        i = int(np.flatnonzero((names == "").to_numpy())[0])
+        raise InputError(f"{path}: data[{i}]: empty model name in column {mcol!r}")
+    meta = pd.DataFrame({"model": names.to_numpy()})
+    urls = raw_names.map(lambda t: m.group(1) if (m := _HREF_RE.search(t)) else None)
+    if urls.notna().any():
+        meta["url"] = urls.to_numpy()
+    for src, dst in LEADERBOARD_META.items():
+        if src in df.columns:
+            meta[dst] = df[src].map(_openvlm_params).to_numpy() if dst == "params" else df[src].to_numpy()
+    benches = [h for h in headers if h != mcol and h not in LEADERBOARD_META and h not in LEADERBOARD_SKIP]
+    if not benches:
+        raise FormatError(f"{path}: no benchmark columns in the leaderboard table (headers {headers})")
+    parts = []
+    rows = [f"data[{i}]" for i in range(len(df))]
+    empty_cols = []
+    for b in benches:
+        cells = df[b].map(lambda v: None if v is None or (isinstance(v, str) and v.strip() in _EMPTY) else v)
+        scores = numeric_scores(cells, path, f"score of benchmark {b!r}", rows)
+        if np.isnan(scores).all():
+            empty_cols.append(b)
+        parts.append(
+            pd.DataFrame(
+                {"model": names.to_numpy(), "benchmark": b, "item": b, "score": scores, ROW_COL: rows}
+            )
+        )
+    if empty_cols and notes is not None:
+        notes.append(
+            f"warning: {path.name}: benchmark column(s) {empty_cols} empty for every model: kept as missing"
+        )
+    skipped = [h for h in headers if h in LEADERBOARD_SKIP]
+    if skipped and notes is not None:
+        notes.append(f"{path.name}: leaderboard columns {skipped} are not benchmarks (left out)")
+    return pd.concat(parts, ignore_index=True), meta.drop_duplicates("model")
+
+
+def _json_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    data = read_json(path)
+    if isinstance(data, dict):
+        value = data.get("value")
+        table: dict[str, Any] = value if isinstance(value, dict) else data
+        if "headers" in table and "data" in table:
+            return _leaderboard_to_long(path, table, notes)
+    return _openvlm_to_long(path, notes, data)
+
+
 def read_aggregate(
     paths: Paths,
     *,
@@ -180,7 +266,7 @@ def read_aggregate(
         if p.suffix.lower() == ".json":
             if model_column is not None:
                 raise InputError(f"{p}: model_column applies to tables, not to the OpenVLM JSON")
-            long, meta = _openvlm_to_long(p, notes)
+            long, meta = _json_to_long(p, notes)
         else:
             long, meta = _table_to_long(p, model_column)
         long[FILE_COL] = str(p)

@@ -1,21 +1,34 @@
-"""Importer ``inspect``: UK AISI inspect_ai evaluation logs (``.json`` and ``.eval``).
+"""Importer ``inspect``: UK AISI inspect_ai evaluation logs (``.eval`` and ``.json``, files or folders).
 
 An inspect log is an ``EvalLog`` (``inspect_ai/log/_log.py``): ``version``, ``status``, ``eval`` (an
-``EvalSpec`` with ``task``, ``model``, ``dataset``, ...), ``plan``, ``results``, ``stats`` and ``samples``, a
-list of ``EvalSample`` with ``id``, ``epoch``, ``input``, ``target``, ``metadata``, ``error`` and ``scores``:
-``{scorer name: Score}`` where a ``Score`` has a ``value`` and optional ``answer`` / ``explanation``.
+``EvalSpec`` with ``task``, ``model``, ``config.epochs_reducer``, ...), ``results``, ``samples`` (a list of
+``EvalSample`` with ``id``, ``epoch``, ``metadata``, ``error`` and ``scores``: ``{scorer name: Score}``, a
+``Score`` having a ``value`` and optional ``answer``) and ``reductions`` (``EvalSampleReductions``: per
+scorer and reducer, the reduced ``Score`` of every sample, as ``inspect_ai/_eval/task/results.py``
+``reduce_scores`` computed them for the log's metrics).
 
-* ``.json``: the whole ``EvalLog`` as one JSON document.
-* ``.eval``: a zip archive (``inspect_ai/log/_recorders/eval.py``) with ``header.json`` (the ``EvalLog``
-  without samples; an unfinished log has ``_journal/start.json`` instead) and one
-  ``samples/<id>_epoch_<n>.json`` per sample and epoch.
+* ``.json`` (``--log-format json``): the whole ``EvalLog`` as one JSON document.
+* ``.eval`` (the default): a zip archive (``inspect_ai/log/_recorders/eval.py``) with ``header.json``,
+  ``reductions.json``, ``summaries.json`` and one ``samples/<id>_epoch_<n>.json`` per sample and epoch; an
+  unfinished run has ``_journal/start.json`` instead of ``header.json``. From inspect-ai 0.3.206 the
+  members are zstd-compressed (zip method 93), read by :mod:`benchsift.io._zipmembers`.
 
-Score values become floats as inspect's own ``value_to_float`` does: ``C`` (correct) 1, ``P`` (partial)
-0.5, ``I`` (incorrect) 0, ``N`` (no answer) 0, ``yes``/``true`` 1, ``no``/``false`` 0, numbers and numeric
-strings as they are. A sample without scores (it errored) or with a NaN value (``Score.unscored``) is
-missing. A dict-valued score needs ``score_key`` to pick the field. With several scorers, ``scorer`` picks
-one (default: the only one, else an error listing them). Several epochs of a sample are averaged (inspect's
-default ``mean`` reducer).
+Score values become floats as inspect's own ``value_to_float`` (``inspect_ai/scorer/_metric.py``) does:
+``C`` (correct) 1, ``P`` (partial) 0.5, ``I`` (incorrect) 0, ``N`` (no answer) 0, ``yes``/``true`` 1,
+``no``/``false`` 0, numbers and numeric strings as they are. A sample that errored, has no score or a NaN
+value (``Score.unscored``) is missing. A dict-valued score needs ``score_key`` (``--metric``). With several
+scorers, ``scorer`` picks one (default: the only one, else an error listing them).
+
+Epochs: the per-sample score is inspect's own reduced score from ``reductions`` when the log holds them
+(any reducer, custom ones included); with several reducers ``reducer`` picks one. A log without reductions
+(an unfinished run) is reduced here with the reducer named in ``eval.config.epochs_reducer`` (default
+``mean``), ported in :func:`reduce_epochs`.
+
+Refusals and warnings: a log whose ``status`` is not ``success`` (``started``: a run still going or killed;
+``error``; ``cancelled``) is imported with a warning: its samples count, the samples it lacks are missing.
+(Importing rather than refusing keeps the work of a long run that died; the warning and the missing cells
+say it is partial.) A log in which every sample errored gives its model missing scores (NaN) on that task,
+with a warning, so one failed run does not stop a multi-log import.
 
 Mapping: model = ``eval.model`` (e.g. ``openai/gpt-4o``) unless ``model`` is given, benchmark = ``eval.task``
 unless ``benchmark`` is given, item = sample ``id``, category = sample ``metadata.category`` /
@@ -26,9 +39,11 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import zipfile
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,12 +60,29 @@ from benchsift.io._common import (
     source_label,
 )
 from benchsift.io._harness import read_json
+from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io._zipmembers import read_member
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
 LETTER_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 TEXT_VALUES = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 CATEGORY_KEYS = ("category", "subject", "subdomain")
+HEADER_JSON = "header.json"
+JOURNAL_START = "_journal/start.json"
+REDUCTIONS_JSON = "reductions.json"
+LOG_PATTERNS = ("*.eval", "*.json")
+
+
+Row = tuple[str, dict[str, Any], Any, float]  # (row label, sample, its Score, the reduced float value)
+
+
+class RawLog(NamedTuple):
+    """One log as read: the header dict, ``(label, sample)`` pairs and the ``reductions`` list (or None)."""
+
+    header: dict[str, Any]
+    samples: list[tuple[str, Any]]
+    reductions: Any
 
 
 def score_to_float(value: Any, where: str, score_key: str | None) -> float:
@@ -83,47 +115,122 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
     raise InputError(f"{where}: score value {value!r} is not a scalar")
 
 
-def _load_eval_zip(path: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+def _unscored(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def reduce_epochs(values: list[Any], reducer: str, where: str, score_key: str | None) -> float:
+    """Reduce the score values of one sample's epochs as inspect's reducer ``reducer`` does.
+
+    Ported from ``inspect_ai/scorer/_reducer/reducer.py`` (scalar values; a dict value is first narrowed
+    to ``score_key``, which is what inspect's key-by-key reduction gives for that key): ``mean``,
+    ``median`` (of ``value_to_float``), ``max`` (the value with the largest float), ``mode`` (the most
+    common value, ties to the first seen, ``Counter.most_common``), ``majority`` (the value held by more
+    than half of all epochs, unscored ones counted, else unscored), ``at_least_<k>`` (1 when at least k
+    values are >= 1), ``pass_at_<k>`` (Chen et al. 2021: 1 - prod(1 - k / (n-c+1 .. n)), 1 when
+    n - c < k, unscored when n < k) and ``pass_k_<k>`` (C(c, k) / C(n, k)). Unscored epochs (NaN) are
+    dropped first; none left is NaN. Another (custom) reducer is an :class:`InputError`.
+    """
+    narrowed = [v.get(score_key) if isinstance(v, dict) and score_key is not None else v for v in values]
+    kept = [v for v in narrowed if not _unscored(v)]
+    floats = [score_to_float(v, where, score_key) for v in kept]
+    if not kept:
+        return float("nan")
+    name, _, k_text = reducer.rpartition("_")
+    k = int(k_text) if k_text.isdigit() and name else None
+    if reducer == "mean":
+        return float(statistics.mean(floats))
+    if reducer == "median":
+        return float(statistics.median(floats))
+    if reducer == "max":
+        return max(floats)
+    if reducer in ("mode", "majority"):
+        counts = Counter(kept)
+        value, count = counts.most_common(1)[0]
+        if reducer == "majority" and count * 2 <= len(narrowed):
+            return float("nan")
+        return score_to_float(value, where, score_key)
+    if k is not None and name == "at_least":
+        return 1.0 if sum(f >= 1.0 for f in floats) >= k else 0.0
+    if k is not None and name == "pass_at":
+        total, correct = len(floats), sum(f >= 1.0 for f in floats)
+        if total < k:
+            return float("nan")
+        if total - correct < k:
+            return 1.0
+        return float(1.0 - np.prod(1.0 - k / np.arange(total - correct + 1, total + 1)))
+    if k is not None and name == "pass_k":
+        total, correct = len(floats), sum(f >= 1.0 for f in floats)
+        if total < k:
+            return float("nan")
+        return math.comb(correct, k) / math.comb(total, k)
+    raise InputError(
+        f"{where}: the log has no reductions and its epoch reducer {reducer!r} is not one of inspect's "
+        "built-in reducers (mean, median, max, mode, majority, at_least_k, pass_at_k, pass_k_k)"
+    )
+
+
+def _load_eval_zip(path: Path) -> RawLog:
     check_file(path)
     try:
         zf = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, OSError):
         raise FormatError(f"{path}: not an inspect .eval archive (not a zip file)") from None
     with zf:
-        names = zf.namelist()
-        header_name = "header.json" if "header.json" in names else "_journal/start.json"
-        if header_name not in names:
-            raise FormatError(f"{path}: .eval archive without header.json or _journal/start.json")
-        try:
-            header = json.loads(zf.read(header_name))
-            samples = [
-                (f"member {n}", json.loads(zf.read(n)))
-                for n in sorted(names)
-                if n.startswith("samples/") and n.endswith(".json")
-            ]
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"{path}: a member of the archive is not valid JSON ({exc.msg})") from None
-    return header, samples
+        infos = {i.filename: i for i in zf.infolist()}
+        header_name = HEADER_JSON if HEADER_JSON in infos else JOURNAL_START
+        if header_name not in infos:
+            raise FormatError(f"{path}: .eval archive without {HEADER_JSON} or {JOURNAL_START}")
+
+        def member(name: str) -> Any:
+            try:
+                return json.loads(read_member(zf, path, infos[name]))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise FormatError(f"{path}, member {name}: not valid JSON ({exc})") from None
+
+        header = member(header_name)
+        sample_names = [n for n in sorted(infos) if n.startswith("samples/") and n.endswith(".json")]
+        samples = [(f"member {n}", member(n)) for n in sample_names]
+        reductions = member(REDUCTIONS_JSON) if REDUCTIONS_JSON in infos else None
+    if not isinstance(header, dict):
+        raise FormatError(f"{path}, member {header_name}: expected a JSON object")
+    if header_name == JOURNAL_START:
+        header = {**header, "status": header.get("status", "started")}
+    return RawLog(header, samples, reductions)
 
 
-def _load_json_log(path: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+def _load_json_log(path: Path) -> RawLog:
     log = read_json(path)
     if not isinstance(log, dict) or "eval" not in log:
-        raise FormatError(f"{path}: not an inspect EvalLog (no 'eval' field)")
+        raise NotThisFormat(f"{path}: not an inspect EvalLog (no 'eval' field)")
     samples = log.get("samples") or []
     if not isinstance(samples, list):
         raise FormatError(f"{path}: 'samples' is not a list")
-    return log, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
+    return RawLog(log, [(f"samples[{i}]", s) for i, s in enumerate(samples)], log.get("reductions"))
 
 
-def _pick_scorer(samples: list[tuple[str, dict[str, Any]]], path: Path, scorer: str | None) -> str:
-    names = list(dict.fromkeys(k for _, s in samples for k in (s.get("scores") or {})))
+def load_log(path: Path) -> RawLog:
+    """The header (``EvalLog`` without samples), the samples and the ``reductions`` of one log file."""
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        return _load_eval_zip(path)
+    if suffix == ".json":
+        return _load_json_log(path)
+    raise FormatError(f"{path}: expected an inspect log ending in .eval or .json")
+
+
+def _scorer_names(raw: RawLog) -> list[str]:
+    names = [k for _, s in raw.samples if isinstance(s, dict) for k in (s.get("scores") or {})]
+    if isinstance(raw.reductions, list):
+        names += [str(r["scorer"]) for r in raw.reductions if isinstance(r, dict) and "scorer" in r]
+    return list(dict.fromkeys(names))
+
+
+def _pick_scorer(names: list[str], path: Path, scorer: str | None) -> str:
     if scorer is not None:
         if scorer not in names:
             raise InputError(f"{path}: no scorer {scorer!r} (scorers: {names})")
         return scorer
-    if not names:
-        raise FormatError(f"{path}: no sample has scores")
     if len(names) > 1:
         raise InputError(f"{path}: several scorers {names}; choose one with --scorer")
     return names[0]
@@ -138,6 +245,29 @@ def _logged_answer(sample: dict[str, Any], score: Any) -> str | None:
     return completion if isinstance(completion, str) else None
 
 
+def _pick_reduction(
+    raw: RawLog, path: Path, scorer: str, reducer: str | None, configured: list[str]
+) -> tuple[str | None, list[Any] | None]:
+    """The reducer to apply and, when the log holds them, inspect's own reduced scores for it."""
+    stored = [r for r in raw.reductions or [] if isinstance(r, dict) and r.get("scorer") == scorer]
+    names = [str(r.get("reducer") or "mean") for r in stored] or configured
+    if reducer is not None:
+        if names and reducer not in names:
+            raise InputError(f"{path}: no reducer {reducer!r} for scorer {scorer!r} (reducers: {names})")
+        chosen: str | None = reducer
+    elif len(names) > 1:
+        raise InputError(f"{path}: several epoch reducers {names}; choose one with --reducer")
+    else:
+        chosen = names[0] if names else None
+    for r in stored:
+        if str(r.get("reducer") or "mean") == (chosen or "mean"):
+            samples = r.get("samples")
+            if not isinstance(samples, list):
+                raise FormatError(f"{path}: reductions of scorer {scorer!r} without a 'samples' list")
+            return chosen, samples
+    return chosen, None
+
+
 def _read_one(
     path: Path,
     *,
@@ -145,60 +275,118 @@ def _read_one(
     benchmark: str | None,
     scorer: str | None,
     score_key: str | None,
+    reducer: str | None,
     condition: str | None,
     notes: list[str] | None,
 ) -> pd.DataFrame:
-    if path.suffix.lower() == ".eval":
-        header, samples = _load_eval_zip(path)
-    elif path.suffix.lower() == ".json":
-        header, samples = _load_json_log(path)
-    else:
-        raise FormatError(f"{path}: expected an inspect log ending in .eval or .json")
-    spec = header.get("eval")
+    raw = load_log(path)
+    spec = raw.header.get("eval")
     if not isinstance(spec, dict):
         raise FormatError(f"{path}: header without an 'eval' specification")
-    if not samples:
-        raise FormatError(f"{path}: the log holds no samples (written with --no-log-samples?)")
     name = model or spec.get("model")
     task = benchmark or spec.get("task")
     if not name or not task:
         raise FormatError(f"{path}: 'eval.model' or 'eval.task' missing; give --model / --benchmark")
-    chosen = _pick_scorer(samples, path, scorer)
-    ids, values, cats, where, answers = [], [], [], [], []
-    for row, s in samples:
-        label = f"{path}, {row}"
-        if "id" not in s:
-            raise FormatError(f"{label}: sample without 'id'")
+    if not raw.samples:
+        raise FormatError(f"{path}: the log holds no samples (written with --no-log-samples?)")
+    for row, s in raw.samples:
+        if not isinstance(s, dict) or "id" not in s:
+            raise FormatError(f"{path}, {row}: sample without 'id'")
+    status = raw.header.get("status")
+    if status != "success" and notes is not None:
+        kinds = {"started": "an unfinished run", "error": "a run that failed", "cancelled": "a cancelled run"}
+        dataset = spec.get("dataset")
+        planned = dataset.get("samples") if isinstance(dataset, dict) else None
+        of = f" of the task's {planned}" if isinstance(planned, int) else ""
+        ids = {str(s["id"]) for _, s in raw.samples}
+        notes.append(
+            f"warning: {path.name}: log status {status!r} ({kinds.get(str(status), 'not a finished run')}); "
+            f"imported the {len(ids)}{of} samples it holds, samples it lacks are missing for model {name!r}"
+        )
+    names = _scorer_names(raw)
+    errored = [s for _, s in raw.samples if s.get("error")]
+    if not names:
+        if len(errored) < len(raw.samples):
+            raise FormatError(f"{path}: no sample has scores")
+        first = errored[0]["error"]
+        message = first.get("message") if isinstance(first, dict) else first
+        if notes is not None:
+            notes.append(
+                f"warning: {path.name}: every sample errored (first error: {str(message)[:120]}); model "
+                f"{name!r} gets missing scores on task {task!r}"
+            )
+        return _frame([(row, s, None, float("nan")) for row, s in raw.samples], path, name, task, condition)
+    chosen = _pick_scorer(names, path, scorer)
+    raw_config = spec.get("config")
+    config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
+    configured = [str(r) for r in (config.get("epochs_reducer") or [])]
+    reducer_name, reduced = _pick_reduction(raw, path, chosen, reducer, configured)
+    rows: list[Row] = []
+    by_id: dict[str, list[tuple[int, str, dict[str, Any], Any]]] = {}
+    for row, s in raw.samples:
         score = (s.get("scores") or {}).get(chosen)
-        value = score.get("value") if isinstance(score, dict) else None
-        ids.append(str(s["id"]))
-        values.append(score_to_float(value, label, score_key))
+        epoch = s.get("epoch") if isinstance(s.get("epoch"), int) else 1
+        by_id.setdefault(str(s["id"]), []).append((epoch, row, s, score))
+    n_epochs = max(len(v) for v in by_id.values())
+    if reduced is not None:
+        # inspect's own reduced score per sample (``reductions``), whatever the reducer
+        values = {}
+        for k, r in enumerate(reduced):
+            if not isinstance(r, dict) or "sample_id" not in r:
+                raise FormatError(f"{path}: reductions entry {k} without 'sample_id'")
+            where = f"{path}, reductions[{k}]"
+            values[str(r["sample_id"])] = score_to_float(r.get("value"), where, score_key)
+        for sid, group in by_id.items():
+            group.sort(key=lambda g: g[0])
+            _, row, s, score = group[0]
+            rows.append((row, s, score, values.get(sid, float("nan"))))
+    else:
+        if n_epochs > 1 and reducer_name is None:
+            reducer_name = "mean"  # inspect's default reducer
+        for group in by_id.values():
+            group.sort(key=lambda g: g[0])
+            _, row, s, score = group[0]
+            raw_values = [
+                g[3].get("value") if isinstance(g[3], dict) else None for g in group if not g[2].get("error")
+            ]
+            where = f"{path}, {row}"
+            if len(group) == 1 and reducer_name is None:
+                value = score_to_float(raw_values[0] if raw_values else None, where, score_key)
+            else:
+                value = reduce_epochs(raw_values, reducer_name or "mean", where, score_key)
+            rows.append((row, s, score, value))
+    if notes is not None:
+        n_rows = len(raw.samples)
+        how = ""
+        if n_rows > len(by_id):
+            source = "inspect's reductions" if reduced is not None else "reduced here"
+            how = f" ({n_rows} sample-epochs, reducer {reducer_name or 'mean'!r}, {source})"
+        failed = f", {len(errored)} errored (missing)" if errored else ""
+        about = f"task {task!r}, model {name!r}, scorer {chosen!r}"
+        notes.append(f"{path.name}: {about}, {len(by_id)} samples{how}{failed}")
+    return _frame(rows, path, name, task, condition)
+
+
+def _frame(rows: list[Row], path: Path, name: str, task: str, condition: str | None) -> pd.DataFrame:
+    cats = []
+    for _, s, _, _ in rows:
         raw_meta = s.get("metadata")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         cats.append(next((meta[k] for k in CATEGORY_KEYS if isinstance(meta.get(k), str)), None))
-        where.append(row)
-        answers.append(_logged_answer(s, score))
-    table = pd.DataFrame({"item": ids, "score": np.asarray(values, dtype=np.float64), "category": cats})
-    table[ROW_COL] = where
-    table[ANSWER_COL] = pd.Series(answers, dtype=object)
-    n_rows = len(table)
-    # several epochs of one sample: inspect's default reducer, the mean (NaN-aware)
-    grouped = table.groupby("item", sort=False)
-    table = grouped.agg(
-        score=("score", "mean"),
-        category=("category", "first"),
-        **{ROW_COL: (ROW_COL, "first"), ANSWER_COL: (ANSWER_COL, "first")},  # the first epoch's answer
+    table = pd.DataFrame(
+        {
+            "model": str(name),
+            "condition": condition or "image",
+            "benchmark": str(task),
+            "item": [str(s["id"]) for _, s, _, _ in rows],
+            "score": np.asarray([v for *_, v in rows], dtype=np.float64),
+            "category": pd.Series(cats, dtype=object),
+            FILE_COL: str(path),
+            ROW_COL: [row for row, *_ in rows],
+            # the first epoch's answer
+            ANSWER_COL: pd.Series([_logged_answer(s, score) for _, s, score, _ in rows], dtype=object),
+        }
     )
-    table = table.reset_index()
-    if notes is not None:
-        epochs = f" ({n_rows} sample-epochs averaged)" if n_rows > len(table) else ""
-        notes.append(
-            f"{path.name}: task {task!r}, model {name!r}, scorer {chosen!r}, {len(table)} samples{epochs}"
-        )
-    table["model"] = str(name)
-    table["condition"] = condition or "image"
-    table["benchmark"] = str(task)
-    table[FILE_COL] = str(path)
     return table
 
 
@@ -209,30 +397,27 @@ def read_inspect(
     benchmark: str | None = None,
     scorer: str | None = None,
     metric: str | None = None,
+    reducer: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
-    """Read inspect_ai logs (``.json`` or ``.eval``) into a panel; ``metric`` picks a field of dict scores.
+    """Read inspect_ai logs (``.eval`` / ``.json`` files, or folders of them) into a panel.
 
+    ``metric`` picks a field of dict scores, ``scorer`` one of several scorers, ``reducer`` one of several
+    epoch reducers. A folder is walked for ``*.eval`` and ``*.json``; a file there that is not an inspect
+    log (inspect's own ``logs.json`` listing, say) is skipped and named in ``notes``.
     ``answers``: a list that receives the long table of logged answers (the scorer's ``answer``, else the
     output's ``completion``; the first epoch's when a sample ran several), see :mod:`benchsift.io.answers`.
     """
-    files = as_paths(paths)
-    parts = [
-        _read_one(
-            p,
-            model=model,
-            benchmark=benchmark,
-            scorer=scorer,
-            score_key=metric,
-            condition=condition,
-            notes=notes,
-        )
-        for p in files
-    ]
+    given = as_paths(paths)
+    options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
+    options.update(reducer=reducer, condition=condition)
+    parts, files = walk_inputs(
+        given, LOG_PATTERNS, lambda p, n: _read_one(p, notes=n, **options), notes=notes, what="inspect log"
+    )
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     return assemble_panel(
         long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers

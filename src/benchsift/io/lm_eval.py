@@ -7,29 +7,99 @@ evaluation_tracker.py``: ``save_results_aggregated`` / ``save_results_samples``)
 metric names), hashes and one key per metric (``acc``, ``acc_norm``, ``exact_match``, ...); see
 :mod:`benchsift.io._harness` for how the score is taken.
 
+With ``--output_path RUN.json`` (a file name) the results are ``RUN_<date>.json`` and the sample files lie
+beside it; the results json of a sample file is the one of the same ``<date>``.
+
+lm-eval 0.4.0 - 0.4.2 (``lm_eval/__main__.py`` of 0.4.2) wrote ``OUT/results.json`` and one
+``<model_args>_<task>.jsonl`` per task, where ``<model_args>`` is ``--model_args`` with ``/`` and ``=``
+replaced by ``__`` (``pretrained__org__name_arith.jsonl``); the file is one JSON array (``indent=2``), the
+samples carry no ``filter`` key and a task with several filters lists every document once per filter, in
+the task's ``filter_list`` order (see :func:`benchsift.io._harness.label_filters`). The task is the name
+left when the ``<model_args>_`` prefix of ``results.json``'s ``config.model_args`` is removed.
+
 Mapping: benchmark = task (from the file name), item = ``doc_id``, model = ``model``, else the results
 json's ``model_name`` (or ``pretrained=`` in ``config.model_args``), else the folder name with ``__`` read as
 ``/`` (lm-eval's sanitising of ``org/name``). Inputs may be sample files or folders (searched for
-``samples_*.jsonl``).
+``samples_*.jsonl`` and, beside a ``results.json``, ``*.jsonl``).
+
+Details parquet: a ``samples_<task>_<date>.parquet`` (or any ``.parquet`` file given by name) holding
+lm-eval's sample records as the ``datasets`` library stores them (the Open LLM Leaderboard's details: its
+details repositories hold lm-eval's sample files, one dataset config per task, read back with
+``load_dataset`` and saved with ``to_parquet``) is read like the JSON lines file it came from.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from benchsift.io._common import Paths
-from benchsift.io._harness import HarnessLayout, read_harness_panel
+from benchsift.io._harness import (
+    HarnessLayout,
+    filters_from_results,
+    metrics_from_results,
+    model_from_results,
+    read_harness_file,
+    read_harness_panel,
+    read_json,
+    read_jsonl,
+    samples_to_long,
+)
+from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
 LAYOUT = HarnessLayout(
     samples_glob="samples_*.jsonl",
-    name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$"),
+    name_re=re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.(jsonl|parquet)$"),
     results_name=lambda date: f"results_{date}.json",
     results_glob="results_*.json",
+    dated_glob=lambda date: f"*_{date}.json",  # --output_path <stem>.json writes <stem>_<date>.json
 )
+
+
+LEGACY_RESULTS = "results.json"
+
+
+def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
+    """The task of a 0.4.0 - 0.4.2 sample file ``<model_args>_<task>.jsonl``, from its ``results.json``."""
+    config = results.get("config")
+    args = config.get("model_args") if isinstance(config, dict) else None
+    configs = results.get("configs")
+    tasks = list(configs) if isinstance(configs, dict) else []
+    if isinstance(args, str):
+        prefix = re.sub("/|=", "__", args) + "_"  # lm_eval/__main__.py of 0.4.2
+        if path.name.startswith(prefix) and path.stem[len(prefix) :] in tasks:
+            return path.stem[len(prefix) :]
+    ends = [t for t in tasks if path.stem.endswith("_" + t)]
+    return max(ends, key=len) if ends else None
+
+
+def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFrame:
+    if LAYOUT.name_re.match(path.name) or not (path.parent / LEGACY_RESULTS).is_file():
+        return read_harness_file(path, layout, **options)
+    results = read_json(path.parent / LEGACY_RESULTS)
+    if not isinstance(results, dict):
+        raise NotThisFormat(f"{path.parent / LEGACY_RESULTS}: not an lm-eval results json")
+    task = _legacy_task(path, results)
+    if task is None:
+        raise NotThisFormat(f"{path}: not a sample file of the tasks in {LEGACY_RESULTS} ({list(results)})")
+    name = options["model"] or model_from_results(results) or path.parent.name.replace("__", "/")
+    return samples_to_long(
+        read_jsonl(path),
+        path,
+        task=options["benchmark"] or task,
+        model=name,
+        metric=options["metric"],
+        filter_name=options["filter_name"],
+        condition=options["condition"],
+        configured_metrics=metrics_from_results(results, task),
+        configured_filters=filters_from_results(results, task),
+        notes=options["notes"],
+    )
 
 
 def read_lm_eval(
@@ -64,4 +134,6 @@ def read_lm_eval(
         scales=scales,
         notes=notes,
         answers=answers,
+        read_file=_read_file,
+        patterns=("*.jsonl", "samples_*.parquet"),
     )

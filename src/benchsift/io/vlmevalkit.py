@@ -19,15 +19,28 @@ Visual-question and yes/no evaluations keep a per-item ``score`` column instead.
   ``mcq_circular_eval``) pass through unchanged.
   ``circular=None`` (default) groups whenever some ``g_index`` differs from ``index``.
 
-Model and benchmark come from ``model`` / ``benchmark`` or the file name: the model is the folder name when
-the file name starts with it (VLMEvalKit's ``outputs/<model>/`` layout); the benchmark is the rest of the
-name without ``_result`` and a known judge suffix (:data:`KNOWN_JUDGES`).
+Model and benchmark come from ``model`` / ``benchmark`` or the file name, structurally as VLMEvalKit names
+them. Its ``run.py`` writes into ``outputs/<model>/<eval_id>/`` (``build_eval_id``: ``T%Y%m%d-%H%M%S``;
+older ``T<date>_G<hash>``, ``vlmeval/smp/file.py`` ``NEW_EVAL_ID_PATTERN`` / ``LEGACY_EVAL_ID_PATTERN``)
+and links the files into ``outputs/<model>/``: the model is the folder name, or the folder above an eval id,
+when the file name starts with it. Every evaluation file is ``get_intermediate_file_path(eval_file,
+suffix)``, the prediction file ``<model>_<dataset>.<ext>`` with ``suffix`` inserted before the extension
+(``_<judge>_result`` for multiple choice, with ``judge = judge_kwargs['model']`` or ``exact_matching``,
+``_results`` for VQA, ``_<judge>_score``, ``_auxmatch``, ...). So the dataset is read off the prediction
+file lying beside the result file: the longest sibling ``<model>_<dataset>.<ext>`` whose stem starts the
+result's stem. Without it, the suffix is stripped and a judge name from :data:`KNOWN_JUDGES` removed, with
+a warning that the name could not be confirmed. The score column is ``score_column`` if given, else the
+first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``).
+
+Folders are walked for the per-item files (:data:`RESULT_PATTERNS`); aggregate tables found there
+(``_acc``, score tables without an ``index`` column) are skipped with a note.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,11 +61,12 @@ from benchsift.io._common import (
     source_label,
 )
 from benchsift.io._rows import RowNames
+from benchsift.io._walk import NotThisFormat, walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
 FAIL_MARK = "Failed to obtain answer"
-SCORE_COLUMNS = ("hit", "score")
+SCORE_COLUMNS = ("hit", "score", "eval_score")
 CIRCULAR_OFFSET = 1_000_000
 KNOWN_JUDGES = (
     "exact_matching",
@@ -67,20 +81,45 @@ KNOWN_JUDGES = (
     "gpt-4o-mini",
 )
 ITEM_META = ("question", "answer", "l2-category", "split")
-_SUFFIX_RE = re.compile(r"_(result|score|auxmatch|acc)$")
+_SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$")
+EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
+PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")
+RESULT_PATTERNS = tuple(
+    f"*_{kind}{ext}"
+    for kind in ("result", "results", "score", "auxmatch")
+    for ext in (".xlsx", ".csv", ".tsv")
+)
 
 
-def parse_result_name(path: Path) -> tuple[str | None, str]:
-    """``(model or None, benchmark)`` from ``<model>_<dataset>[_<judge>]_result.<ext>`` in ``<model>/``."""
+def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str | None, str]:
+    """``(model or None, benchmark)`` of a result file ``<model>_<dataset><suffix>.<ext>`` (module doc)."""
     stem = path.stem
-    parent = path.parent.name
-    model = parent if parent and stem.startswith(parent + "_") else None
-    rest = stem[len(parent) + 1 :] if model else stem
-    rest = _SUFFIX_RE.sub("", rest)
+    folder = path.parent.name
+    if EVAL_ID_RE.match(folder) and path.parent.parent.name:
+        folder = path.parent.parent.name
+    model = folder if folder and stem.startswith(folder + "_") else None
+    prefix = f"{model}_" if model else ""
+    siblings = (
+        [
+            p.stem
+            for p in path.parent.iterdir()
+            if p.suffix.lower() in PRED_SUFFIXES and p.stem != stem and stem.startswith(p.stem + "_")
+        ]
+        if path.parent.is_dir()
+        else []
+    )
+    siblings = [s for s in siblings if s.startswith(prefix) and len(s) > len(prefix)]
+    if siblings:
+        return model, max(siblings, key=len)[len(prefix) :]
+    rest = _SUFFIX_RE.sub("", stem[len(prefix) :])
     for judge in sorted(KNOWN_JUDGES, key=len, reverse=True):
         if rest.endswith("_" + judge):
-            rest = rest[: -len(judge) - 1]
-            break
+            return model, rest[: -len(judge) - 1]
+    if notes is not None and rest != stem[len(prefix) :]:
+        notes.append(
+            f"warning: {path.name}: no prediction file {prefix}<dataset>.<ext> beside it to confirm the "
+            f"dataset; named it {rest!r} (pass --benchmark if a judge name is part of it)"
+        )
     return model, rest
 
 
@@ -105,11 +144,17 @@ def _read_one(
 ) -> pd.DataFrame:
     df = read_table(path, numeric=lambda header: [*SCORE_COLUMNS, *([score_column] if score_column else [])])
     rows = RowNames(path, len(df))
-    file_model, file_bench = parse_result_name(path)
+    file_model, file_bench = parse_result_name(path, notes) if benchmark is None else (None, benchmark)
+    if model is None and file_model is None:
+        file_model = parse_result_name(path)[0]
     name = model or file_model
     if name is None:
         raise InputError(f"{path}: cannot tell the model from the file name; give it (--model NAME)")
     bench = benchmark or file_bench
+    if "index" not in df.columns:
+        raise NotThisFormat(
+            f"{path}: no 'index' column: not a per-item VLMEvalKit file (an aggregate table?)"
+        )
     if score_column is None:
         score_column = next((c for c in SCORE_COLUMNS if c in df.columns), None)
         if score_column is None:
@@ -187,19 +232,13 @@ def read_vlmevalkit(
     circular item's answer joins its rotations' answers, ``"A|C|B|D"``, and is missing when one of them
     is), see :mod:`benchsift.io.answers`.
     """
-    files = as_paths(paths)
-    parts = [
-        _read_one(
-            p,
-            model=model,
-            benchmark=benchmark,
-            score_column=score_column,
-            circular=circular,
-            condition=condition,
-            notes=notes,
-        )
-        for p in files
-    ]
+    options: dict[str, Any] = dict(model=model, benchmark=benchmark, score_column=score_column)
+    options.update(circular=circular, condition=condition)
+
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
+        return _read_one(path, notes=notes, **options)
+
+    parts, files = walk_inputs(as_paths(paths), RESULT_PATTERNS, one, notes=notes, what="VLMEvalKit result")
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     return assemble_panel(
         long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers

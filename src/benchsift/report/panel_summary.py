@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from rich.table import Table
 
 from benchsift.panel import Panel
@@ -75,3 +76,44 @@ def summary_table(summary: dict[str, Any], title: str = "panel") -> Table:
 
 def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.4f}"
+
+
+def model_coverage(panel: Panel) -> list[dict[str, Any]]:
+    """Per model run: cells scored, coverage (scored / items), mean over scored cells, and the benchmarks
+    where the run has no score at all (an all-errored inspect log, a task not run)."""
+    scores = panel.scores
+    obs = ~np.isnan(scores)
+    bench = panel.items["benchmark"].to_numpy()
+    out = []
+    for i, (model, condition) in enumerate(
+        zip(panel.models["model"], panel.models["condition"], strict=True)
+    ):
+        n_obs = int(obs[i].sum())
+        none = [b for b in panel.benchmarks if not obs[i, bench == b].any()]
+        out.append(
+            {
+                "model": str(model),
+                "condition": str(condition),
+                "n_scored": n_obs,
+                "coverage": float(obs[i].mean()) if scores.shape[1] else None,
+                "mean_score": float(scores[i, obs[i]].mean()) if n_obs else None,
+                "benchmarks_without_scores": none,
+            }
+        )
+    return out
+
+
+def match_models_table(panel: Panel, table: pd.DataFrame) -> dict[str, Any]:
+    """Which rows of a models side table (``model`` column) match a model of ``panel``: the matched count,
+    the table's rows that match no model (``row`` is the data-row index), and the panel's models that no
+    row describes."""
+    names = table["model"].astype(str).str.strip()
+    known = set(panel.models["model"].astype(str))
+    unmatched = [{"row": int(i), "model": m} for i, m in enumerate(names) if m not in known]
+    described = set(names)
+    return {
+        "n_rows": len(table),
+        "n_matched": len(table) - len(unmatched),
+        "unmatched_rows": unmatched,
+        "models_without_row": sorted(m for m in known if m not in described),
+    }

@@ -1,0 +1,107 @@
+"""Directory import: walk the folders given for a tool's result files, read each, say what was skipped.
+
+Every importer takes files and folders. A file named by the user must be readable in the format (else
+the usual one-line error). A folder is walked (sorted, recursively) for file names matching the format's
+patterns; each found file is resolved (symlinks followed) and read only when it lies inside the resolved
+folder (else skipped with a warning) and was not read already (VLMEvalKit links its result files from
+``<model>/<eval_id>/`` into ``<model>/``). A found file that is not of the format (:class:`NotThisFormat`,
+e.g. inspect's ``logs.json`` listing) is skipped with a note; one that is of the format but unreadable
+(:class:`~benchsift.errors.FormatError`) is skipped with a warning naming it and why. Errors that need the
+user's choice (:class:`~benchsift.errors.InputError`: several scorers, metrics, filters) stop the import as
+for a file. The summary note says how many files were read and skipped.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+
+Reader = Callable[[Path, list[str] | None], pd.DataFrame | None]
+
+
+class NotThisFormat(FormatError):
+    """A file found in a folder walk that is not a result file of the format being imported."""
+
+
+def find_files(root: Path, patterns: Sequence[str], notes: list[str] | None) -> list[Path]:
+    """Files under ``root`` whose name matches one of the glob ``patterns`` (case-insensitive), sorted,
+    that resolve to a place inside ``root``."""
+    base = root.resolve()
+    found: list[Path] = []
+    for p in sorted(root.rglob("*")):
+        if not any(fnmatch.fnmatch(p.name.lower(), pat.lower()) for pat in patterns) or not p.is_file():
+            continue
+        real = p.resolve()
+        if not real.is_relative_to(base):
+            if notes is not None:
+                notes.append(f"warning: skipped {p}: links outside the folder {root} (not read)")
+            continue
+        found.append(p)
+    return found
+
+
+def walk_inputs(
+    given: Sequence[Path],
+    patterns: Sequence[str],
+    read: Reader,
+    *,
+    notes: list[str] | None,
+    what: str,
+) -> tuple[list[pd.DataFrame], list[Path]]:
+    """Read every given file and every matching file below every given folder.
+
+    ``read(path, notes)`` returns the long table of one file (or None for a file that holds nothing to
+    import, which counts as skipped; it then adds its own note). Returns the tables and the files read.
+    """
+    parts: list[pd.DataFrame] = []
+    files: list[Path] = []
+    seen: set[Path] = set()
+    for path in given:
+        if not path.is_dir():
+            table = read(path, notes)
+            if table is not None:
+                parts.append(table)
+                files.append(path)
+            continue
+        n_read, skipped = 0, 0
+        for found in find_files(path, patterns, notes):
+            real = found.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
+            try:
+                table = read(found, notes)
+            except NotThisFormat as exc:
+                skipped += 1
+                if notes is not None:
+                    notes.append(f"skipped {found}: {_reason(exc, found)}")
+                continue
+            except FormatError as exc:
+                skipped += 1
+                if notes is not None:
+                    notes.append(f"warning: skipped {found}: {_reason(exc, found)}")
+                continue
+            if table is None:
+                skipped += 1
+                continue
+            parts.append(table)
+            files.append(found)
+            n_read += 1
+        if notes is not None:
+            notes.append(f"{path}: read {n_read} {what} file(s), skipped {skipped}")
+        if n_read == 0:
+            raise InputError(f"{path}: no readable {what} in this folder (looked for {list(patterns)})")
+    if not parts:
+        raise InputError(f"{given[0]}: no {what} to import")
+    return parts, files
+
+
+def _reason(exc: Exception, path: Path) -> str:
+    text = str(exc)
+    prefix = f"{path}"
+    return text[len(prefix) :].lstrip(":, ") if text.startswith(prefix) else text
