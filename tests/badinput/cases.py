@@ -203,7 +203,7 @@ case(
     2,
     lambda e: [*_compress(".", panel=str(e.panel()))],
     outcome="ok",
-    writes=("*.csv", "stages.md", "suite.json", ".benchsift-manifest.json"),
+    writes=("*.csv", "stages.md", "suite.json", "full_score.json", "index.html", ".benchsift-manifest.json"),
     check=_suite_written("."),
 )
 case("compress-rerun-own-files", 2, _compress_again, outcome="ok", writes=SUITE, check=_umask_check)
@@ -295,7 +295,7 @@ case(
     2,
     lambda e: _score(e, "."),
     outcome="ok",
-    writes=("*.csv", "result.json", "figures/*", ".benchsift-manifest.json"),
+    writes=("*.csv", "result.json", "figures/*", "index.html", ".benchsift-manifest.json"),
     check=_verdicts_kept,
 )
 case(

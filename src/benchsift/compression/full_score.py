@@ -298,6 +298,12 @@ class FullScoreModel:
         rank = rank_of(score[best][:, -1])
         rank_iv = np.column_stack([rank_of(high[best][:, -1]), rank_of(low[best][:, -1])])
         notes = []
+        if not np.isfinite(self.halfwidth[best][-1]):
+            need = math.ceil(self.level / (1 - self.level))
+            notes.append(
+                f"the {self.level:.0%} intervals are unbounded: split-conformal intervals at this level need "
+                f"at least {need} reference models, the suite has {self.n_reference}"
+            )
         none = np.isnan(suite).all(axis=1)
         for j in np.flatnonzero(none):
             notes.append(
@@ -333,7 +339,10 @@ class FullScoreModel:
             "level": self.level,
             "n_folds": self.n_folds,
             "n_reference": self.n_reference,
-            "selected_by": "lowest out-of-fold mean absolute error over the benchmarks (reference models)",
+            "selected_by": (
+                "lowest out-of-fold mean absolute error (reference models) over the benchmarks every method "
+                "estimates"
+            ),
             "cv_mae_overall": {m: num(self.cv_mae[m][-1]) for m in METHODS},
             "cv_mae_benchmarks": {m: num(_mean_abs(self.cv_mae[m][:nb])) for m in METHODS},
             "halfwidth_overall": {m: num(self.halfwidth[m][-1]) for m in METHODS},
@@ -528,7 +537,12 @@ def fit_full_score(
         res = pred - full_all
         halfwidth[m] = np.array([_conformal_halfwidth(res[:, g], float(level)) for g in range(ng + 1)])
         cv_mae[m] = np.array([_mean_abs(res[:, g]) for g in range(ng + 1)])
-    bench_mae = {m: _mean_abs(cv_mae[m][: groups.n_benchmarks]) for m in METHODS}
+    # compared on the benchmarks every method estimates (the suite mean has none where the suite holds no
+    # item of a benchmark, e.g. a category Stage 3 dropped); overall when there is no such benchmark
+    nb = groups.n_benchmarks
+    common = np.all([np.isfinite(cv_mae[m][:nb]) for m in METHODS], axis=0)
+    cols = np.flatnonzero(common) if common.any() else np.array([ng])
+    bench_mae = {m: _mean_abs(cv_mae[m][cols]) for m in METHODS}
     method = min(METHODS, key=lambda m: bench_mae[m] if np.isfinite(bench_mae[m]) else math.inf)
     base.gp_weight = gp_w
     base.halfwidth = halfwidth
