@@ -22,7 +22,16 @@ import typer
 from rich.table import Table
 
 from benchsift._fileio import atomic_path
-from benchsift.cli._common import console, err_console, print_json, split_list
+from benchsift.cli._common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    N_JOBS_OPT,
+    console,
+    err_console,
+    print_json,
+    split_list,
+    sweep_workers,
+)
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -180,6 +189,7 @@ def dimensions_command(
 
 @app.command("instances")
 def instances_command(
+    ctx: typer.Context,
     panel: Path = PANEL_ARG,
     benchmark: str | None = BENCHMARK_OPT,
     metric: str = METRIC_OPT,
@@ -213,6 +223,9 @@ def instances_command(
     ),
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
+    n_jobs: int | None = N_JOBS_OPT,
+    backend: str | None = BACKEND_OPT,
+    address: str | None = ADDRESS_OPT,
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
     if compare_k is not None and (top_k is not None or bottom_k is not None):
@@ -228,6 +241,7 @@ def instances_command(
     if benchmarks is not None and not each_benchmark:
         raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
     data = Panel.load(panel)
+    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     if each_benchmark:
         _each_benchmark(
             data,
@@ -242,6 +256,7 @@ def instances_command(
             condition=_condition(condition),
             json_output=json_output,
             out=out,
+            n_jobs=n_jobs,
         )
         return
     results = {}
@@ -258,6 +273,7 @@ def instances_command(
             random_state=seed,
             condition=_condition(condition),
             progress=not json_output,
+            n_jobs=n_jobs,
         )
         results[res.selection.label] = res
     first = next(iter(results.values()))
@@ -312,6 +328,7 @@ def _each_benchmark(
     condition: str | None,
     json_output: bool,
     out: Path | None,
+    n_jobs: int | None = None,
 ) -> None:
     """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
     results: dict[str, InstanceRedundancyByBenchmark] = {}
@@ -328,6 +345,7 @@ def _each_benchmark(
             random_state=seed,
             condition=condition,
             progress=not json_output,
+            n_jobs=n_jobs,
         )
         results[res.selection] = res
     first = next(iter(results.values()))

@@ -27,7 +27,15 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
-from benchsift.cli._common import console, err_console, print_json
+from benchsift.cli._common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    N_JOBS_OPT,
+    console,
+    err_console,
+    print_json,
+    sweep_workers,
+)
 from benchsift.compression.estimate import read_new_scores
 from benchsift.compression.protocols import (
     DEFAULT_RETENTIONS,
@@ -83,6 +91,7 @@ def _load_embeddings(vision_text: Path | None, text: Path | None) -> Any:
 
 
 def validate_command(
+    ctx: typer.Context,
     panel: Annotated[
         Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
     ],
@@ -93,7 +102,9 @@ def validate_command(
     retentions: Annotated[str, typer.Option(help="Comma-separated retentions (fractions).")] = _RETENTIONS,
     splits: Annotated[int, typer.Option("--splits", help="Number of random splits.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the splits and every selection.")] = 0,
-    n_jobs: Annotated[int, typer.Option("--n-jobs", help="joblib workers (-1: all cores).")] = 1,
+    n_jobs: int | None = N_JOBS_OPT,
+    backend: str | None = BACKEND_OPT,
+    address: str | None = ADDRESS_OPT,
     k: Annotated[int, typer.Option("--k", help="End-to-end: Stage 3 category count.")] = 5,
     floor: Annotated[int, typer.Option(help="Item floor of the category budget K_C.")] = 100,
     min_heldout: Annotated[
@@ -130,6 +141,7 @@ def validate_command(
     sels = parse_list(selectors, "selectors")
     rets = parse_retentions(retentions)
     loaded = read_new_scores(panel)
+    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     emb = _load_embeddings(embeddings, text_embeddings)
     show = err_console if json_output else console
     predictions = None
