@@ -19,21 +19,22 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
     mean over its non-missing cells and coverage.
     """
     scores = panel.scores
-    obs = ~np.isnan(scores)
     items = panel.items
     conditions = panel.models["condition"].value_counts().to_dict()
+    names = list(panel.benchmarks)
+    codes = items["benchmark"].map({b: i for i, b in enumerate(names)}).to_numpy(dtype=np.intp)
+    n_obs_b, sums_b = _benchmark_sums(scores, codes, len(names))
     benchmarks: dict[str, Any] = {}
-    for name in panel.benchmarks:
-        cols = (items["benchmark"] == name).to_numpy()
-        sub_obs = obs[:, cols]
-        n_obs = int(sub_obs.sum())
+    for b, name in enumerate(names):
+        n_cols = int((codes == b).sum())
+        n_obs = int(n_obs_b[b])
         benchmarks[name] = {
-            "n_items": int(cols.sum()),
-            "mean_score": float(scores[:, cols][sub_obs].mean()) if n_obs else None,
-            "coverage": float(sub_obs.mean()) if sub_obs.size else None,
+            "n_items": n_cols,
+            "mean_score": float(sums_b[b] / n_obs) if n_obs else None,
+            "coverage": float(n_obs / (n_cols * panel.n_models)) if n_cols * panel.n_models else None,
         }
     categories = {c: int((items["category"] == c).sum()) for c in panel.categories}
-    n_obs_all = int(obs.sum())
+    n_obs_all = int(n_obs_b.sum())
     return {
         "n_models": int(panel.models["model"].nunique()),
         "n_model_runs": panel.n_models,
@@ -41,11 +42,25 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
         "n_items": panel.n_items,
         "n_benchmarks": len(panel.benchmarks),
         "n_categories": len(panel.categories),
-        "mean_score": float(scores[obs].mean()) if n_obs_all else None,
-        "coverage": float(obs.mean()) if scores.size else None,
+        "mean_score": float(sums_b.sum() / n_obs_all) if n_obs_all else None,
+        "coverage": float(n_obs_all / scores.size) if scores.size else None,
         "benchmarks": benchmarks,
         "categories": categories,
     }
+
+
+def _benchmark_sums(scores: np.ndarray, codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per benchmark code: the number of scored cells and their sum, over blocks of model rows (no copy of
+    the matrix, whose size is the panel's)."""
+    counts = np.zeros(n, dtype=np.int64)
+    sums = np.zeros(n)
+    step = max(1, (1 << 22) // max(1, scores.shape[1]))
+    for start in range(0, scores.shape[0], step):
+        block = scores[start : start + step]
+        obs = ~np.isnan(block)
+        counts += np.bincount(codes, weights=obs.sum(axis=0), minlength=n).astype(np.int64)
+        sums += np.bincount(codes, weights=np.where(obs, block, 0.0).sum(axis=0), minlength=n)
+    return counts, sums
 
 
 def summary_table(summary: dict[str, Any], title: str = "panel") -> Table:
