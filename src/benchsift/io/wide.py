@@ -51,7 +51,7 @@ from benchsift.io._common import (
     require_columns,
 )
 from benchsift.io._rows import RowNames
-from benchsift.io.long import read_items_table, read_models_table
+from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, _reject, decide_scale
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel._long import merge_side
@@ -115,12 +115,6 @@ def _block(
     names, columns, _ = _collapse_repeats(names, block.T, path, labels, what, None)
     return [str(n) for n in names], columns.T
 
-
-#: pandas' default missing-value texts (``read_csv(keep_default_na=True)``, documented in its ``na_values``).
-PANDAS_NA = (
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
-    "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-)  # fmt: skip
 
 _UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
 
