@@ -17,6 +17,7 @@ from benchsift._fileio import check_output_dir, check_output_file, force_overwri
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._tables import TableConsole
 from benchsift.errors import BenchsiftError, InputError
+from benchsift.parallel import BACKENDS, sweep_backend
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
 #: Both render rich tables in the chosen ``--format``, fitted to the terminal (:mod:`benchsift.cli._tables`).
@@ -126,3 +127,29 @@ def fail(message: str) -> typer.Exit:
     """Print a one-line error and return an Exit(2) to raise."""
     typer.echo(one_line(message), err=True)
     return typer.Exit(code=2)
+
+
+BACKEND_OPT = typer.Option(
+    None,
+    "--backend",
+    help=f"Where the sweep's tasks run: {', '.join(BACKENDS)} (dask, ray: pip install 'benchsift[dask]' /"
+    " '[ray]'; without --address a local cluster is started). Results do not depend on it.",
+)
+ADDRESS_OPT = typer.Option(
+    None,
+    "--address",
+    help="With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
+)
+N_JOBS_OPT = typer.Option(
+    None,
+    "--n-jobs",
+    help="Concurrent tasks (-1: all cores; default 1 without --backend, every worker with one).",
+)
+
+
+def sweep_workers(
+    ctx: typer.Context, backend: str | None, address: str | None, n_jobs: int | None
+) -> int | None:
+    """Enter :func:`benchsift.parallel.sweep_backend` for the rest of the running command (closed, and a
+    local cluster it started shut down, when the command ends); returns the ``n_jobs`` to pass on."""
+    return ctx.with_resource(sweep_backend(backend, address, n_jobs))

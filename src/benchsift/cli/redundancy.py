@@ -22,7 +22,18 @@ import typer
 from rich.table import Table
 
 from benchsift._fileio import atomic_dir
-from benchsift.cli._common import FORCE, console, err_console, outputs, print_json, split_list
+from benchsift.cli._common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    FORCE,
+    N_JOBS_OPT,
+    console,
+    err_console,
+    outputs,
+    print_json,
+    split_list,
+    sweep_workers,
+)
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -187,6 +198,7 @@ def dimensions_command(
 
 @app.command("instances")
 def instances_command(
+    ctx: typer.Context,
     panel: Path = PANEL_ARG,
     benchmark: str | None = BENCHMARK_OPT,
     metric: str = METRIC_OPT,
@@ -221,6 +233,9 @@ def instances_command(
     json_output: bool = JSON_OPT,
     out: Path | None = OUT_OPT,
     force: bool = FORCE,
+    n_jobs: int | None = N_JOBS_OPT,
+    backend: str | None = BACKEND_OPT,
+    address: str | None = ADDRESS_OPT,
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
     outputs(force, dirs=[out])
@@ -237,6 +252,7 @@ def instances_command(
     if benchmarks is not None and not each_benchmark:
         raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
     data = Panel.load(panel)
+    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     if each_benchmark:
         _each_benchmark(
             data,
@@ -252,6 +268,7 @@ def instances_command(
             json_output=json_output,
             out=out,
             source=panel.name,
+            n_jobs=n_jobs,
         )
         return
     results = {}
@@ -268,6 +285,7 @@ def instances_command(
             random_state=seed,
             condition=_condition(condition),
             progress=not json_output,
+            n_jobs=n_jobs,
         )
         results[res.selection.label] = res
     first = next(iter(results.values()))
@@ -323,6 +341,7 @@ def _each_benchmark(
     json_output: bool,
     out: Path | None,
     source: str = "the panel given",
+    n_jobs: int | None = None,
 ) -> None:
     """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
     results: dict[str, InstanceRedundancyByBenchmark] = {}
@@ -339,6 +358,7 @@ def _each_benchmark(
             random_state=seed,
             condition=condition,
             progress=not json_output,
+            n_jobs=n_jobs,
         )
         results[res.selection] = res
     first = next(iter(results.values()))

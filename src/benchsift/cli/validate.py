@@ -28,7 +28,18 @@ import pandas as pd
 import typer
 
 from benchsift._suggest import did_you_mean
-from benchsift.cli._common import ForceOpt, console, err_console, figure_files, outputs, print_json
+from benchsift.cli._common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    N_JOBS_OPT,
+    ForceOpt,
+    console,
+    err_console,
+    figure_files,
+    outputs,
+    print_json,
+    sweep_workers,
+)
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.compression.estimate import read_new_scores
 from benchsift.compression.protocols import (
@@ -85,6 +96,7 @@ def _load_embeddings(vision_text: Path | None, text: Path | None) -> Any:
 
 
 def validate_command(
+    ctx: typer.Context,
     panel: Annotated[
         Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
     ],
@@ -95,7 +107,9 @@ def validate_command(
     retentions: Annotated[str, typer.Option(help="Comma-separated retentions (fractions).")] = _RETENTIONS,
     splits: Annotated[int, typer.Option("--splits", help="Number of random splits.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the splits and every selection.")] = 0,
-    n_jobs: Annotated[int, typer.Option("--n-jobs", help="joblib workers (-1: all cores).")] = 1,
+    n_jobs: int | None = N_JOBS_OPT,
+    backend: str | None = BACKEND_OPT,
+    address: str | None = ADDRESS_OPT,
     k: Annotated[int, typer.Option("--k", help="End-to-end: Stage 3 category count.")] = 5,
     floor: Annotated[int, typer.Option(help="Item floor of the category budget K_C.")] = 100,
     min_heldout: Annotated[
@@ -129,7 +143,7 @@ def validate_command(
     benchmark median; default half scale).
     """
     outputs(force, files=figure_files(figure))
-    if n_jobs == 0 or n_jobs < -1:
+    if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
         raise InputError(f"--n-jobs: expected a positive number of workers or -1 (all cores), got {n_jobs}")
     if protocol not in PROTOCOLS:
         hint = did_you_mean(protocol, PROTOCOLS)
@@ -137,6 +151,7 @@ def validate_command(
     sels = parse_list(selectors, "selectors")
     rets = parse_retentions(retentions)
     loaded = read_new_scores(panel)
+    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     emb = _load_embeddings(embeddings, text_embeddings)
     show = err_console if json_output else console
     predictions = None

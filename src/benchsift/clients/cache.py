@@ -20,6 +20,22 @@ not yet committed), at most the sum of the endpoints' concurrency limits. Exactl
 possible from the client alone: a request in flight at the kill may or may not have reached the
 server, and the client cannot tell which; journalling keys before sending would only turn those
 repeats into lost answers. An endpoint that deduplicates by an idempotency key could remove them.
+
+Processes sharing one cache (several ``prism run`` at once, on one machine): before sending, a process
+takes a *lease* on the request key (table ``leases``: key, owner, expiry), in one ``BEGIN IMMEDIATE``
+transaction that also checks the answer is not already stored, so at most one process holds a key at a
+time. A process that finds a key leased by another does not send it: that request waits, polling the cache,
+until the answer is committed (then it is a cache hit) or the lease is gone (the holder failed: the
+request is claimed again and sent), while the process's other requests go on. The holder commits the answer
+and drops the lease in one transaction; an error drops the lease, so a waiter takes over. A holder's
+leases are renewed by a background thread every ``lease_ttl / 3`` seconds; a holder killed with SIGKILL
+stops renewing, and its leases expire after ``lease_ttl`` (default 30 s), or at once when the owner is a
+process of this machine that no longer exists (owner = host:pid:nonce). So over any set of processes run
+at once on one cache, each distinct request is sent once, plus, after a kill, the requests the killed
+process had in flight (the resume guarantee above is unchanged). Expiry compares wall clocks: processes
+on different machines need synchronised clocks, and a shared SQLite file needs a local disk (WAL does
+not work over NFS), so beyond one machine the cache belongs on a database server (README, "Sharing one
+cache").
 """
 
 from __future__ import annotations
@@ -27,10 +43,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
+from typing import Literal
 
 from benchsift.clients.base import ClientStats, ModelClient, Request, Response, canonical_json
 from benchsift.errors import InputError
@@ -46,6 +65,34 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+
+_LEASES = """
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires REAL NOT NULL
+)
+"""
+
+#: Seconds a lease lives without renewal (the holder renews every third of it).
+DEFAULT_LEASE_TTL = 30.0
+
+Claim = Literal["claimed", "answered", "held"]
+
+
+def _owner_gone(owner: str) -> bool:
+    """True when ``owner`` (host:pid:nonce) names a process of this host that no longer runs."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"  # the 16-byte header string of every SQLite 3 database file
@@ -69,14 +116,26 @@ def _check_cache_file(path: Path) -> None:
 
 
 class ResponseCache:
-    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes."""
+    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    Parameters
+    ----------
+    path
+        The SQLite file (created with its folder when missing).
+    lease_ttl
+        Seconds a lease on an in-flight request lives without renewal (see the module docstring).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
         self.path = Path(path)
         #: whether this object created the file (a caller may remove a new cache that stayed empty)
         self.created = not self.path.exists()
         _check_cache_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not lease_ttl > 0:
+            raise ValueError(f"lease_ttl must be positive, got {lease_ttl!r}")
+        self.lease_ttl = float(lease_ttl)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
@@ -86,6 +145,7 @@ class ResponseCache:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(_SCHEMA)
+            self._conn.execute(_LEASES)
             self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
         except sqlite3.DatabaseError as err:
             self._conn.close()
@@ -93,6 +153,8 @@ class ResponseCache:
         except BaseException:
             self._conn.close()
             raise
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
 
     def get(self, key: str) -> Response | None:
         with self._lock:
@@ -102,19 +164,76 @@ class ResponseCache:
         return Response.from_dict(json.loads(row[0]), cached=True)
 
     def put(self, key: str, endpoint: str, request: Request, response: Response) -> None:
-        """Store one response in its own committed transaction (first writer wins)."""
+        """Store one response and drop its lease, in one committed transaction (first writer wins)."""
+        row = (key, endpoint, request.canonical, canonical_json(response.to_dict()), time.time())
         with self._lock:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO responses (key, endpoint, request, response, created) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (
-                    key,
-                    endpoint,
-                    request.canonical,
-                    canonical_json(response.to_dict()),
-                    time.time(),
-                ),
-            )
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO responses (key, endpoint, request, response, created) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    row,
+                )
+                self._conn.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def claim(self, key: str) -> Claim:
+        """Take the lease on ``key`` unless its answer is stored or another live owner holds it.
+
+        Returns ``"claimed"`` (send it, then :meth:`put` or :meth:`release`), ``"answered"`` (read it
+        with :meth:`get`) or ``"held"`` (another process has it in flight: wait, then claim again). An
+        expired lease, or one of a process of this host that no longer exists, is taken over.
+        """
+        now = time.time()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                if self._conn.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone():
+                    self._conn.execute("COMMIT")
+                    return "answered"
+                row = self._conn.execute("SELECT owner, expires FROM leases WHERE key = ?", (key,)).fetchone()
+                if row is not None and row[0] != self.owner and row[1] > now and not _owner_gone(row[0]):
+                    self._conn.execute("COMMIT")
+                    return "held"
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO leases (key, owner, expires) VALUES (?, ?, ?)",
+                    (key, self.owner, now + self.lease_ttl),
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            if self._renewer is None:
+                self._renewer = threading.Thread(
+                    target=self._renew, name="benchsift-lease-renewal", daemon=True
+                )
+                self._renewer.start()
+        return "claimed"
+
+    def release(self, key: str) -> None:
+        """Drop this process's lease on ``key`` (its request failed): a waiting process takes it over."""
+        with self._lock:
+            self._conn.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+
+    def leases(self) -> dict[str, tuple[str, float]]:
+        """Every lease in the file: key -> (owner, expiry as a Unix time)."""
+        with self._lock:
+            return {k: (o, e) for k, o, e in self._conn.execute("SELECT key, owner, expires FROM leases")}
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.lease_ttl / 3.0):
+            try:
+                with self._lock:
+                    self._conn.execute(
+                        "UPDATE leases SET expires = ? WHERE owner = ?",
+                        (time.time() + self.lease_ttl, self.owner),
+                    )
+            except sqlite3.Error:  # closed under us, or busy past the timeout: retry at the next tick
+                if self._stop.is_set():
+                    return
 
     def keys(self) -> set[str]:
         with self._lock:
@@ -125,7 +244,15 @@ class ResponseCache:
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
+        """Stop renewing, drop this process's leases and close the file."""
+        self._stop.set()
+        if self._renewer is not None:
+            self._renewer.join()
         with self._lock:
+            try:
+                self._conn.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
+            except sqlite3.Error:
+                pass
             self._conn.close()
 
 
@@ -160,9 +287,19 @@ class CachedClient:
             return Response(**{**resp.__dict__, "cached": True})
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut
+        claimed = False
         try:
+            if self.cache is not None:
+                shared = await self._lease(key)
+                if shared is not None:  # another process sent it and committed its answer
+                    self.stats.cache_hits += 1
+                    fut.set_result(shared)
+                    return shared
+                claimed = True
             resp = await self.inner.generate(request)
         except BaseException as err:
+            if claimed and self.cache is not None:
+                self.cache.release(key)
             if not fut.done():
                 if isinstance(err, Exception):
                     fut.set_exception(err)
@@ -177,3 +314,20 @@ class CachedClient:
             return resp
         finally:
             self._in_flight.pop(key, None)
+
+    async def _lease(self, key: str) -> Response | None:
+        """Claim ``key`` across processes: ``None`` once claimed (send it), else the answer another process
+        committed while this one waited (polling from 10 ms up to 0.5 s)."""
+        assert self.cache is not None
+        delay = 0.01
+        while True:
+            state = self.cache.claim(key)
+            if state == "claimed":
+                return None
+            if state == "answered":
+                hit = self.cache.get(key)
+                if hit is not None:
+                    return hit
+                continue
+            await asyncio.sleep(delay)
+            delay = min(0.5, delay * 1.5)

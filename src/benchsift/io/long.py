@@ -20,10 +20,14 @@ Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``par
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 from benchsift.errors import InputError
 from benchsift.io._common import (
@@ -34,6 +38,7 @@ from benchsift.io._common import (
     Paths,
     as_paths,
     assemble_panel,
+    check_file,
     id_strings,
     numeric_scores,
     read_table,
@@ -48,7 +53,101 @@ REQUIRED = ("model", "benchmark", "item", "score")
 MODEL_FIELDS = ("family", "release_date", "params")
 
 
+#: pandas' default missing-value texts (``read_csv(keep_default_na=True)``, documented in its ``na_values``).
+PANDAS_NA = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+    "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+
+#: The columns the pyarrow path reads (a file with any other column takes the general reader).
+_FAST_COLUMNS = frozenset({*REQUIRED, "condition", "category"})
+
+
+def _text_dtype() -> object:
+    """The dtype :func:`benchsift.io._common.read_table` gives a text column (``str`` on pandas 3)."""
+    return pd.read_csv(io.StringIO("a\nx\n"), dtype=str)["a"].dtype
+
+
+def _fast_one(path: Path, condition: str | None) -> pd.DataFrame | None:
+    """:func:`_read_one` through pyarrow's CSV reader: the id columns dictionary-encoded (each distinct id
+    converted and checked once, no Python string per row), the scores float64. None when the file is not a
+    plain CSV / TSV of the known columns, a score is not a plain number or an id is empty: the general reader
+    then reads it (and names the offending cell)."""
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return None
+    check_file(path)
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        header = [c.strip() for c in next(csv.reader(fh, delimiter=sep), [])]
+    if not set(REQUIRED) <= set(header) or not set(header) <= _FAST_COLUMNS or len(set(header)) < len(header):
+        return None
+    names = [f"c{j}" for j in range(len(header))]
+    dict_type = pa.dictionary(pa.int32(), pa.string())
+    types = {n: (pa.float64() if h == "score" else dict_type) for n, h in zip(names, header, strict=True)}
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types,
+                null_values=list(PANDAS_NA),
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_rows == 0:
+        return None
+    col = {h: table.column(n) for n, h in zip(names, header, strict=True)}
+    del table
+    score = col.pop("score").to_numpy()
+    if np.isinf(score).any():
+        return None
+
+    def codes_uniques(name: str) -> tuple[np.ndarray, np.ndarray]:
+        arr = col.pop(name).unify_dictionaries().combine_chunks()
+        codes = arr.indices.to_numpy(zero_copy_only=False)
+        if arr.null_count:
+            codes = np.where(arr.is_null().to_numpy(zero_copy_only=False), -1, codes)
+        return codes.astype(np.intp), np.asarray(arr.dictionary.to_pylist(), dtype=object)
+
+    out: dict[str, object] = {}
+    for name in ("model", "benchmark", "item"):
+        codes, uniques = codes_uniques(name)
+        if (codes < 0).any():
+            return None
+        stripped = pd.Index(uniques, dtype=object).str.strip()
+        if (stripped == "").any():
+            return None
+        # one str object per distinct id, shared by its rows (as id_strings does)
+        out[name] = pd.Series(stripped.to_numpy(dtype=object).take(codes), dtype=object)
+    out["score"] = score
+    text = _text_dtype()
+    fill = condition or "image"
+    if "condition" in col:
+        codes, uniques = codes_uniques("condition")
+        cond = np.asarray([str(u).strip() for u in uniques] + [fill], dtype=object)
+        out["condition"] = pd.Series(pd.array(cond.take(codes), dtype=text))  # -1 (empty): the fill
+    else:
+        out["condition"] = fill
+    if "category" in col:
+        codes, uniques = codes_uniques("category")
+        cats = np.append(uniques, np.nan).astype(object)
+        out["category"] = pd.Series(pd.array(cats.take(codes), dtype=text))
+    else:
+        out["category"] = pd.NA
+    frame = pd.DataFrame(out)
+    frame[FILE_COL] = str(path)
+    frame[ROW_COL] = np.arange(len(frame))
+    return frame
+
+
 def _read_one(path: Path, condition: str | None) -> pd.DataFrame:
+    fast = _fast_one(path, condition)
+    if fast is not None:
+        return fast
     df = read_table(path, numeric=lambda header: ["score"])
     require_columns(df, REQUIRED, path, "the long format")
     rows = RowNames(path, len(df))

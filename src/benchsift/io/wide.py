@@ -14,31 +14,45 @@ model id and every other column header is an item id.
 
 Empty cells are missing scores (NaN), never zero. A repeated item (or model) row is collapsed when identical
 and an error when it disagrees.
+
+A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first header: that column (pandas
+reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
+too, and with another ``item_column`` it is left out of the model columns (noted).
+
+Memory: a CSV / TSV is read by pyarrow's streaming CSV reader straight into the panel's float64 matrix
+(one pass counts the rows, a second fills the matrix block by block), so the peak is about the panel's own
+size (``benchmarks/bench_import_memory.py``). A cell pyarrow does not read as a plain number (``true``,
+`` 1`` with blanks, ``inf``, text) sends the file to the general reader (pandas, every cell as text), which
+accepts the same inputs as before and names the offending cell; both give the same panel.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 from benchsift.errors import InputError
 from benchsift.io._common import (
     PathLike,
     Paths,
     as_paths,
+    check_file,
     id_strings,
     numeric_scores,
     read_table,
     require_columns,
 )
 from benchsift.io._rows import RowNames
-from benchsift.io.long import read_items_table, read_models_table
-from benchsift.io.rescale import RescaleMode, rescale_matrix
+from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
+from benchsift.io.rescale import RescaleMode, _reject, decide_scale
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel._long import merge_side
 
@@ -52,6 +66,8 @@ def _collapse_repeats(
     """Drop identical repeated rows; a repeated id with different scores is an error naming both rows."""
     dup = ids.duplicated(keep=False).to_numpy()
     keep = ~ids.duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return ids, scores, keep  # no copy of the matrix
     if dup.any():
         filled = np.where(np.isnan(scores), -1.0, scores)
         first_pos = (
@@ -100,6 +116,75 @@ def _block(
     return [str(n) for n in names], columns.T
 
 
+_UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
+
+
+def _raw_header(path: Path) -> list[str] | None:
+    """The CSV / TSV header as written (stripped), or None for other tables."""
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return None
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        first = next(csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ","), [])
+    return [c.strip() for c in first]
+
+
+def _fast_csv(
+    path: Path, header: list[str], text_cols: set[int], rows_first: bool
+) -> tuple[dict[int, list], np.ndarray] | None:
+    """Read a CSV / TSV with pyarrow into ``(text columns, scores)``: ``scores`` is float64
+    ``(n_score_columns, n_rows)`` (``(n_rows, n_score_columns)`` with ``rows_first``), the columns not in
+    ``text_cols`` in file order; None when a score cell is not a plain number (or is infinite), or the file
+    is not well-formed for pyarrow: the general reader decides.
+    """
+    names = [f"c{j}" for j in range(len(header))]
+    score_pos = [j for j in range(len(header)) if j not in text_cols]
+    types = {names[j]: (pa.string() if j in text_cols else pa.float64()) for j in range(len(header))}
+    parse = pacsv.ParseOptions(
+        delimiter="\t" if path.suffix.lower() == ".tsv" else ",", newlines_in_values=True
+    )
+    convert = pacsv.ConvertOptions(
+        column_types=types,
+        null_values=list(PANDAS_NA),
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+    )
+
+    def reader(columns: list[str]) -> pacsv.CSVStreamingReader:
+        read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=4 << 20)
+        opts = pacsv.ConvertOptions(
+            column_types=convert.column_types,
+            null_values=convert.null_values,
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=True,
+            include_columns=columns,
+        )
+        return pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=opts)
+
+    try:
+        first_text = names[min(text_cols)] if text_cols else names[0]
+        n_rows = sum(b.num_rows for b in reader([first_text]))
+        shape = (n_rows, len(score_pos)) if rows_first else (len(score_pos), n_rows)
+        scores = np.empty(shape, dtype=np.float64)
+        texts: dict[int, list] = {j: [] for j in text_cols}
+        row = 0
+        for batch in reader(names):
+            stop = row + batch.num_rows
+            for j in text_cols:
+                texts[j].extend(batch.column(j).to_pylist())
+            for k, j in enumerate(score_pos):
+                values = batch.column(j).to_numpy(zero_copy_only=False)
+                if rows_first:
+                    scores[row:stop, k] = values
+                else:
+                    scores[k, row:stop] = values
+            row = stop
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if row != n_rows or np.isinf(scores).any():
+        return None
+    return texts, scores
+
+
 def _read_one(
     path: Path,
     *,
@@ -111,36 +196,121 @@ def _read_one(
     scales: dict[str, float] | None,
     notes: list[str] | None,
 ) -> tuple[np.ndarray, list[str], pd.DataFrame]:
-    def numeric(header: list[str]) -> list[str]:
-        first = id_column if id_column is not None else header[0]
-        return [c for c in header if c not in (first, category_column)]
-
-    df = read_table(path, numeric=numeric)
-    header = _header(path, df)
-    rows = RowNames(path, len(df))
-    id_col = id_column if id_column is not None else header[0]
-    require_columns(df, [id_col], path, "the id column")
+    check_file(path)
+    raw = _raw_header(path)
+    index_col = raw is not None and len(raw) > 1 and raw[0] == ""
+    if index_col:
+        what = "item" if orient == "items-rows" else "model"
+        if id_column is None or _UNNAMED.fullmatch(id_column) or id_column == "":
+            id_column = ""
+            if notes is not None:
+                notes.append(
+                    f"{path}: the first column has an empty header (an index written by pandas' to_csv):"
+                    f" its values are the {what} ids; pass --{what}-column NAME to take them from another"
+                    " column"
+                )
+        elif notes is not None:
+            notes.append(
+                f"{path}: left out the first column (empty header: an index written by pandas' to_csv)"
+            )
     bench = benchmark if benchmark is not None else path.stem
-    if orient == "items-rows":
-        if category_column is not None:
-            require_columns(df, [category_column], path, "the category column")
-        model_ids, block = _block(df, header, (id_col, category_column), path, rows, "model")
-        ids = id_strings(df[id_col], path, f"item id ({id_col!r})", rows)
-        ids, scores, keep = _collapse_repeats(ids, block, path, rows, "item", notes)
-        items = pd.DataFrame({"benchmark": bench, "item": ids.to_numpy()})
-        if category_column is not None:
-            items["category"] = df[category_column].to_numpy()[keep]
-        scores = scores.T
+    fast = None
+    if raw is not None and len(set(raw)) == len(raw) and "" not in raw[1:]:
+        id_col = id_column if id_column is not None else raw[0]
+        need = [c for c in (id_col, category_column) if c is not None]
+        if all(c in raw for c in need):
+            text_cols = {raw.index(c) for c in need}
+            if index_col:
+                text_cols.add(0)
+            fast = _fast_csv(path, raw, text_cols, rows_first=orient == "models-rows")
+    if fast is not None:
+        assert raw is not None
+        texts, block = fast
+        header = raw
+        rows = RowNames(path, block.shape[0] if orient == "models-rows" else block.shape[1])
+        id_pos = header.index(id_col)
+        id_values = pd.Series(texts[id_pos], dtype=object)
+        score_names = [c for j, c in enumerate(header) if j not in texts]
+        if orient == "items-rows":
+            model_ids = score_names
+            ids = id_strings(id_values, path, f"item id ({id_col!r})", rows)
+            ids, scores_t, keep = _collapse_repeats(ids, block.T, path, rows, "item", notes)
+            items = pd.DataFrame({"benchmark": bench, "item": ids.to_numpy()})
+            if category_column is not None:
+                items["category"] = np.asarray(texts[header.index(category_column)], dtype=object)[keep]
+            scores = scores_t.T
+        else:
+            if category_column is not None:
+                raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
+            ids = id_strings(id_values, path, f"model id ({id_col!r})", rows)
+            ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
+            items = pd.DataFrame({"benchmark": bench, "item": score_names})
+            model_ids = [str(m) for m in ids]
     else:
-        if category_column is not None:
-            raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
-        item_ids, block = _block(df, header, (id_col,), path, rows, "item")
-        ids = id_strings(df[id_col], path, f"model id ({id_col!r})", rows)
-        ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
-        items = pd.DataFrame({"benchmark": bench, "item": item_ids})
-        model_ids = [str(m) for m in ids]
-    scores = rescale_matrix(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
+
+        def numeric(header: list[str]) -> list[str]:
+            first = id_column if id_column is not None else header[0]
+            if index_col:
+                first = header[0] if id_column == "" else first
+            return [c for c in header[int(index_col) :] if c not in (first, category_column)]
+
+        df = read_table(path, numeric=numeric)
+        header = _header(path, df)
+        if index_col:
+            header[0] = str(df.columns[0]) if id_column == "" else ""
+            id_col = header[0] if id_column == "" else str(id_column)
+        else:
+            id_col = id_column if id_column is not None else header[0]
+        rows = RowNames(path, len(df))
+        require_columns(df, [id_col], path, "the id column")
+        skip = (id_col, category_column, "") if index_col else (id_col, category_column)
+        if orient == "items-rows":
+            if category_column is not None:
+                require_columns(df, [category_column], path, "the category column")
+            model_ids, block = _block(df, header, skip, path, rows, "model")
+            ids = id_strings(df[id_col], path, f"item id ({id_col!r})", rows)
+            ids, scores, keep = _collapse_repeats(ids, block, path, rows, "item", notes)
+            items = pd.DataFrame({"benchmark": bench, "item": ids.to_numpy()})
+            if category_column is not None:
+                items["category"] = df[category_column].to_numpy()[keep]
+            scores = scores.T
+        else:
+            if category_column is not None:
+                raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
+            item_ids, block = _block(df, header, skip[:1] + skip[2:], path, rows, "item")
+            ids = id_strings(df[id_col], path, f"model id ({id_col!r})", rows)
+            ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
+            items = pd.DataFrame({"benchmark": bench, "item": item_ids})
+            model_ids = [str(m) for m in ids]
+    scores = _rescale_in_place(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
     return scores, model_ids, items
+
+
+def _rescale_in_place(
+    scores: np.ndarray,
+    benchmark: str,
+    *,
+    where: str,
+    mode: RescaleMode,
+    scales: dict[str, float] | None,
+    notes: list[str] | None,
+) -> np.ndarray:
+    """:func:`benchsift.io.rescale.rescale_matrix`'s rule (the same decision, note and error), dividing the
+    reader's own matrix in place instead of copying the finite cells."""
+    with np.errstate(invalid="ignore"):
+        any_score = bool(np.isfinite(scores).any()) if scores.size else False
+        low = float(np.nanmin(scores)) if any_score else float("nan")
+        high = float(np.nanmax(scores)) if any_score else float("nan")
+    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales)
+    if isinstance(decision, str):
+        raise _reject(benchmark, decision, where)
+    div, why = decision
+    if div == 1.0:
+        return scores
+    if notes is not None:
+        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
+    scores /= div  # the reader's own matrix (or a view of it): nobody else holds it
+    return scores
 
 
 def read_wide(
@@ -192,14 +362,17 @@ def read_wide(
         for p in files
     ]
     all_models = list(dict.fromkeys(m for _, ids, _ in parts for m in ids))
-    position = {m: i for i, m in enumerate(all_models)}
-    n_items = sum(part_items.shape[0] for _, _, part_items in parts)
-    scores = np.full((len(all_models), n_items), np.nan)
-    col = 0
-    for part_scores, ids, part_items in parts:
-        rows_idx = np.fromiter((position[m] for m in ids), dtype=np.intp, count=len(ids))
-        scores[rows_idx, col : col + part_items.shape[0]] = part_scores
-        col += part_items.shape[0]
+    if len(parts) == 1:
+        scores = parts[0][0]
+    else:
+        position = {m: i for i, m in enumerate(all_models)}
+        n_items = sum(part_items.shape[0] for _, _, part_items in parts)
+        scores = np.full((len(all_models), n_items), np.nan)
+        col = 0
+        for part_scores, ids, part_items in parts:
+            rows_idx = np.fromiter((position[m] for m in ids), dtype=np.intp, count=len(ids))
+            scores[rows_idx, col : col + part_items.shape[0]] = part_scores
+            col += part_items.shape[0]
     item_table = pd.concat([it for _, _, it in parts], ignore_index=True)
     dup = item_table.duplicated(["benchmark", "item"])
     if dup.any():
@@ -215,4 +388,4 @@ def read_wide(
     item_table = merge_side(
         item_table, read_items_table(items) if items is not None else None, ["benchmark", "item"]
     )
-    return Panel(scores, model_table, item_table)
+    return Panel._from_owned(scores, model_table, item_table)

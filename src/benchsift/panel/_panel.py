@@ -203,6 +203,39 @@ class Panel:
         self._scores = arr
 
     @classmethod
+    def _from_owned(
+        cls, scores: np.ndarray, models: pd.DataFrame | Sequence[str], items: pd.DataFrame
+    ) -> Panel:
+        """Build from a float64 matrix the caller made and hands over (an importer's), without copying it.
+
+        The same checks and messages as the constructor, run over blocks of rows so that no full-size
+        temporary is made; the matrix becomes read-only (a transposed view is made contiguous first).
+        """
+        if not isinstance(scores, np.ndarray) or scores.dtype != np.float64 or scores.ndim != 2:
+            return cls(scores, models, items)
+        arr = np.ascontiguousarray(scores)
+        step = max(1, (1 << 22) // max(1, arr.shape[1]))
+        for start in range(0, arr.shape[0], step):
+            block = arr[start : start + step]
+            if np.isinf(block).any():
+                m, i = np.argwhere(np.isinf(block))[0]
+                raise InputError(f"panel scores: infinite value at model row {start + m}, item column {i}")
+            with np.errstate(invalid="ignore"):
+                bad = (block < 0) | (block > 1)
+            if bad.any():
+                m, i = np.argwhere(bad)[0]
+                raise InputError(
+                    "panel scores must lie in [0, 1] (NaN = missing); "
+                    f"model row {start + m}, item column {i} is {block[m, i]!r}"
+                )
+        obj = cls.__new__(cls)
+        obj._models = _normalise_models(models, arr.shape[0])
+        obj._items = _normalise_items(items, arr.shape[1])
+        arr.flags.writeable = False
+        obj._scores = arr
+        return obj
+
+    @classmethod
     def _trusted(cls, scores: np.ndarray, models: pd.DataFrame, items: pd.DataFrame) -> Panel:
         """Build from parts that are already valid (subsets of a valid panel)."""
         obj = cls.__new__(cls)

@@ -64,15 +64,20 @@ def save_panel(panel: Panel, path: str | Path) -> Path:
 
 
 def load_panel(cls: type[Panel], path: str | Path) -> Panel:
-    """Read a panel written by :func:`save_panel`."""
+    """Read a panel written by :func:`save_panel`.
+
+    The score columns are read in groups straight into the panel's matrix (no Arrow table of every column
+    beside it, no stacked copy), so the peak memory is about the matrix itself.
+    """
     source = Path(path)
     if not source.exists():
         raise InputError(f"{source}: no such file")
     try:
-        table = pq.read_table(source)
+        pf = pq.ParquetFile(source)
+        schema = pf.schema_arrow
     except (pa.ArrowInvalid, OSError) as exc:
         raise FormatError(f"{source}: not a parquet file ({exc})") from None
-    raw = (table.schema.metadata or {}).get(META_KEY)
+    raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise FormatError(f"{source}: not a benchsift panel (no 'benchsift' metadata); import it first")
     meta = json.loads(raw)
@@ -81,12 +86,17 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     models = pd.DataFrame.from_records(meta["models"])
     if models.empty:
         models = pd.DataFrame({"model": pd.Series([], dtype=object)})
-    items = table.select(meta["item_columns"]).to_pandas()
-    n_models = len(models)
-    if n_models:
-        scores = np.vstack(
-            [table.column(f"score:{m}").to_numpy(zero_copy_only=False) for m in range(n_models)]
-        )
-    else:
-        scores = np.zeros((0, len(items)))
-    return cls(scores, models, items)
+    try:
+        items = pf.read(columns=meta["item_columns"]).to_pandas()
+        n_models = len(models)
+        scores = np.empty((n_models, len(items)), dtype=np.float64)
+        step = max(1, (32 << 20) // max(1, 8 * len(items)))  # about 32 MB of scores per read
+        for start in range(0, n_models, step):
+            names = [f"score:{m}" for m in range(start, min(n_models, start + step))]
+            part = pf.read(columns=names)
+            for k, name in enumerate(names):
+                scores[start + k] = part.column(name).to_numpy(zero_copy_only=False)
+            del part
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(f"{source}: not a readable panel file ({exc})") from None
+    return cls._from_owned(scores, models, items)

@@ -32,12 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from joblib import delayed
 from rich.console import Console
 from rich.progress import Progress
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
+from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
 from benchsift.stats import check_random_state, corr_with_vector
@@ -177,6 +179,39 @@ def sampled_scores(zeroed: np.ndarray, observed: np.ndarray | None, selection: n
         return np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
 
 
+def _chunk_task(
+    zeroed: np.ndarray,
+    observed: np.ndarray | None,
+    full: np.ndarray,
+    k: int,
+    count: int,
+    names: tuple[str, ...],
+    stream: np.random.Generator | tuple[type, dict[str, Any], int],
+) -> dict[str, np.ndarray]:
+    """Metric values of ``count`` repeats at sample size ``k``: one chunk of the sweep.
+
+    ``stream`` is the generator itself (drawn from in sequence) or ``(bit generator type, state, offset)``:
+    the run's PCG64 state advanced by ``offset`` draws (``PCG64.advance``), which is exactly where the
+    sequential loop would stand at this chunk, so chunks run in any order, on any worker, with the same draws.
+    """
+    n_items = zeroed.shape[1]
+    if k == n_items:
+        # Every sample is the whole benchmark: its scores are the full scores, exactly.
+        sampled = np.repeat(full[:, None], count, axis=1)
+    else:
+        if isinstance(stream, np.random.Generator):
+            rng = stream
+        else:
+            kind, state, offset = stream
+            bit_gen = kind()
+            bit_gen.state = state
+            bit_gen.advance(offset)
+            rng = np.random.Generator(bit_gen)
+        sel = selection_matrix(n_items, k, count, rng)
+        sampled = sampled_scores(zeroed, observed, sel)
+    return {m: corr_with_vector(sampled, full, m) for m in names}
+
+
 def _mean_sd(vals: np.ndarray) -> tuple[float, float, int]:
     ok = np.isfinite(vals)
     n = int(ok.sum())
@@ -207,6 +242,9 @@ def instance_redundancy(
     condition: str | None = "image",
     keep_values: bool = False,
     progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> InstanceRedundancy:
     """Instance redundancy curve :math:`\\rho(A\\%)` of one benchmark (redundancy paper Eq. 3).
 
@@ -234,11 +272,17 @@ def instance_redundancy(
         Also return the per-repeat values.
     progress:
         Show a rich progress bar over the ratios (on stderr).
+    n_jobs, backend, address:
+        Where the chunks of repeats (one per ratio and block) run: joblib workers and backend (``None``,
+        ``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``) with a cluster address, see
+        :func:`benchsift.parallel.sweep_backend`. Results do not depend on them.
 
     Random draws: one generator (:func:`benchsift.stats.check_random_state`); the ratios in ascending
     order, each drawing its T samples with :func:`selection_matrix` (nothing is drawn for a ratio whose
     sample is the whole benchmark). So the same seed gives the same result, also when the repeats are
-    processed in blocks.
+    processed in blocks. A chunk run on a worker starts from the run's PCG64 state advanced past the draws
+    of the chunks before it (``PCG64.advance``), so the parallel sweep draws exactly what the sequential
+    loop draws; a Generator on another bit generator runs the chunks in sequence in this process.
     """
     names = parse_metrics(metrics)
     grid = check_ratios(ratios)
@@ -278,20 +322,41 @@ def instance_redundancy(
         )
     block = max(1, _BLOCK_CELLS // n_items)
     values = {m: np.full((grid.size, repeats), np.nan) for m in names}
-    with Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar:
-        task = bar.add_task("instance redundancy", total=grid.size)
-        for r, k in enumerate(sizes):
-            for start in range(0, repeats, block):
-                stop = min(repeats, start + block)
-                if k == n_items:
-                    # Every sample is the whole benchmark: its scores are the full scores, exactly.
-                    sampled = np.repeat(full[:, None], stop - start, axis=1)
-                else:
-                    sel = selection_matrix(n_items, int(k), stop - start, rng)
-                    sampled = sampled_scores(zeroed, observed, sel)
-                for m in names:
-                    values[m][r, start:stop] = corr_with_vector(sampled, full, m)
+    chunks = [
+        (r, start, min(repeats, start + block), int(k))
+        for r, k in enumerate(sizes)
+        for start in range(0, repeats, block)
+    ]
+    # uint64 draws of the stream before each chunk (rng.random takes one per double; none when k == M)
+    used = [(stop - start) * n_items if k < n_items else 0 for _, start, stop, k in chunks]
+    offsets = np.concatenate([[0], np.cumsum(used, dtype=np.int64)])
+    bit_gen = rng.bit_generator
+    jumpable = isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM)
+    state = bit_gen.state
+    with (
+        sweep_backend(backend, address, n_jobs if jumpable else 1) as workers,
+        Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar,
+    ):
+        task = bar.add_task("instance redundancy", total=len(chunks))
+        outputs = ordered_parallel(workers)(
+            delayed(_chunk_task)(
+                zeroed,
+                observed,
+                full,
+                k,
+                stop - start,
+                names,
+                (type(bit_gen), state, int(off)) if jumpable else rng,
+            )
+            for (_, start, stop, k), off in zip(chunks, offsets, strict=False)
+        )
+        for (r, start, stop, _), out in zip(chunks, outputs, strict=True):
+            for m in names:
+                values[m][r, start:stop] = out[m]
             bar.advance(task)
+    if isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM):
+        # leave a caller's Generator where the sequential draws would have left it
+        bit_gen.advance(int(offsets[-1]))
     mean: dict[str, np.ndarray] = {}
     sd: dict[str, np.ndarray] = {}
     n_defined: dict[str, np.ndarray] = {}

@@ -35,6 +35,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.parallel import sweep_backend
 from benchsift.redundancy.instances import (
     DEFAULT_RATIOS,
     DEFAULT_REPEATS,
@@ -223,6 +224,9 @@ def instance_redundancy_by_benchmark(
     condition: str | None = "image",
     keep_values: bool = False,
     progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> InstanceRedundancyByBenchmark:
     """Benchmark-specific :math:`\\rho(A\\%)` curves (Fig. 6) and their average across benchmarks (Fig. 5).
 
@@ -242,6 +246,9 @@ def instance_redundancy_by_benchmark(
         Seed (int), Generator or ``None``. Benchmark ``b`` is analysed with
         ``random_state=benchmark_seed(seed, b)``; a Generator or ``None`` is first drawn from once for the
         base seed.
+    n_jobs, backend, address:
+        Where the chunks of repeats run (:func:`benchsift.parallel.sweep_backend`; one backend, and one
+        local cluster when one is started, serves every benchmark). Results do not depend on them.
 
     Returns
     -------
@@ -256,25 +263,27 @@ def instance_redundancy_by_benchmark(
     base, seed = _base_seed(random_state)
     per_benchmark: dict[str, InstanceRedundancy] = {}
     seeds: dict[str, int] = {}
-    for b in names:
-        seeds[b] = benchmark_seed(base, b)
-        try:
-            per_benchmark[b] = instance_redundancy(
-                panel,
-                benchmark=b,
-                ratios=grid,
-                repeats=repeats,
-                metrics=metrics,
-                threshold=threshold,
-                top_k=top_k,
-                bottom_k=bottom_k,
-                random_state=seeds[b],
-                condition=condition,
-                keep_values=keep_values,
-                progress=progress,
-            )
-        except InputError as exc:
-            raise InputError(f"benchmark {b!r}: {exc}") from exc
+    with sweep_backend(backend, address, n_jobs) as workers:
+        for b in names:
+            seeds[b] = benchmark_seed(base, b)
+            try:
+                per_benchmark[b] = instance_redundancy(
+                    panel,
+                    benchmark=b,
+                    ratios=grid,
+                    repeats=repeats,
+                    metrics=metrics,
+                    threshold=threshold,
+                    top_k=top_k,
+                    bottom_k=bottom_k,
+                    random_state=seeds[b],
+                    condition=condition,
+                    keep_values=keep_values,
+                    progress=progress,
+                    n_jobs=workers,
+                )
+            except InputError as exc:
+                raise InputError(f"benchmark {b!r}: {exc}") from exc
     first = per_benchmark[names[0]]
     mean, sd, included, saturation, undefined = average_curves(
         grid, per_benchmark, first.metrics, first.threshold

@@ -19,28 +19,28 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
     image-condition runs (as ``benchsift simulate`` reports it: a text-only run answers without the image,
     so its score is not the model's score); ``mean_score_text_only`` is the same over the text-only runs
     (None when there are none). ``coverage`` is the fraction of non-missing cells over every run. Per
-    benchmark: number of items, mean over its non-missing image-condition cells and coverage.
+    benchmark: number of items, mean over its non-missing image-condition cells and coverage. The sums run
+    over blocks of model rows (no copy of the matrix, whose size is the panel's).
     """
-    image = (panel.models["condition"] == "image").to_numpy()
-    all_obs = ~np.isnan(panel.scores)
-    scores = panel.scores[image]
-    obs = ~np.isnan(scores)
-    text = panel.scores[~image]
-    text_obs = ~np.isnan(text)
+    scores = panel.scores
     items = panel.items
+    image = (panel.models["condition"] == "image").to_numpy()
     conditions = panel.models["condition"].value_counts().to_dict()
+    names = list(panel.benchmarks)
+    codes = items["benchmark"].map({b: i for i, b in enumerate(names)}).to_numpy(dtype=np.intp)
+    n_img, sums_img = _benchmark_sums(scores, codes, len(names), image)
+    n_txt, sums_txt = _benchmark_sums(scores, codes, len(names), ~image)
     benchmarks: dict[str, Any] = {}
-    for name in panel.benchmarks:
-        cols = (items["benchmark"] == name).to_numpy()
-        sub_obs = obs[:, cols]
-        n_obs = int(sub_obs.sum())
+    for b, name in enumerate(names):
+        n_cols = int((codes == b).sum())
+        cells = n_cols * panel.n_models
         benchmarks[name] = {
-            "n_items": int(cols.sum()),
-            "mean_score": float(scores[:, cols][sub_obs].mean()) if n_obs else None,
-            "coverage": float(all_obs[:, cols].mean()) if sub_obs.size else None,
+            "n_items": n_cols,
+            "mean_score": float(sums_img[b] / n_img[b]) if n_img[b] else None,
+            "coverage": float((n_img[b] + n_txt[b]) / cells) if cells else None,
         }
     categories = {c: int((items["category"] == c).sum()) for c in panel.categories}
-    n_obs_all = int(obs.sum())
+    n_img_all, n_txt_all = int(n_img.sum()), int(n_txt.sum())
     return {
         "n_models": int(panel.models["model"].nunique()),
         "n_model_runs": panel.n_models,
@@ -48,12 +48,30 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
         "n_items": panel.n_items,
         "n_benchmarks": len(panel.benchmarks),
         "n_categories": len(panel.categories),
-        "mean_score": float(scores[obs].mean()) if n_obs_all else None,
-        "mean_score_text_only": float(text[text_obs].mean()) if text_obs.any() else None,
-        "coverage": float(all_obs.mean()) if all_obs.size else None,
+        "mean_score": float(sums_img.sum() / n_img_all) if n_img_all else None,
+        "mean_score_text_only": float(sums_txt.sum() / n_txt_all) if n_txt_all else None,
+        "coverage": float((n_img_all + n_txt_all) / scores.size) if scores.size else None,
         "benchmarks": benchmarks,
         "categories": categories,
     }
+
+
+def _benchmark_sums(
+    scores: np.ndarray, codes: np.ndarray, n: int, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per benchmark code: the number of scored cells and their sum over the model rows where ``rows`` is
+    true, over blocks of rows (no copy of the whole matrix)."""
+    counts = np.zeros(n, dtype=np.int64)
+    sums = np.zeros(n)
+    step = max(1, (1 << 22) // max(1, scores.shape[1]))
+    for start in range(0, scores.shape[0], step):
+        block = scores[start : start + step][rows[start : start + step]]
+        if block.shape[0] == 0:
+            continue
+        obs = ~np.isnan(block)
+        counts += np.bincount(codes, weights=obs.sum(axis=0), minlength=n).astype(np.int64)
+        sums += np.bincount(codes, weights=np.where(obs, block, 0.0).sum(axis=0), minlength=n)
+    return counts, sums
 
 
 def summary_table(summary: dict[str, Any], title: str = "panel") -> Table:

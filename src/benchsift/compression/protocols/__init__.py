@@ -6,8 +6,8 @@
 * :func:`same_model` -- protocol (c): same-model selection per benchmark (Table 17);
 * splits: :func:`random_splits`, :func:`chronological_split`, :func:`chronological_splits`.
 
-Sweeps run through ``joblib.Parallel`` with the active backend (``joblib.parallel_backend("ray")`` or
-``"dask"`` distributes them unchanged).
+Sweeps run through ``joblib.Parallel``; ``backend="dask"`` or ``"ray"`` (with the ``address`` of a cluster,
+:func:`benchsift.parallel.sweep_backend`) distributes them unchanged, with the same bytes for the same seed.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
@@ -59,6 +59,7 @@ from benchsift.compression.stages.clean import stage0_clean
 from benchsift.compression.stages.representatives import stage1_select
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.parallel import ordered_parallel, sweep_backend
 
 __all__ = ["EndToEndResult", "end_to_end"]
 
@@ -225,6 +226,8 @@ def end_to_end(
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = False,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> EndToEndResult:
     """Run the end-to-end protocol (PRIMEBench D.3, Table 12) on a raw panel.
 
@@ -233,7 +236,7 @@ def end_to_end(
     ``min_heldout`` (10) held-out models with both scores, else it is undefined (NaN, D.3). The other
     parameters are those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`;
     ``predictions`` (the logged answers DISCO reads, aligned with ``panel.scores``) follow Stage 0 onto the
-    cleaned pool.
+    cleaned pool (so are ``n_jobs``, ``backend`` and ``address``: where the split tasks run).
     """
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
         raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
@@ -276,8 +279,11 @@ def end_to_end(
     only = np.full(n_s, np.nan)
     selected: dict[tuple[int, int, int], list[str]] = {}
     only_sel: list[list[str]] = []
-    with progress_bar(progress, n_s, "End-to-end protocol") as tick:
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+    with (
+        sweep_backend(backend, address, n_jobs) as workers,
+        progress_bar(progress, n_s, "End-to-end protocol") as tick,
+    ):
+        outputs = ordered_parallel(workers)(
             delayed(_split_task)(
                 clean,
                 pools,

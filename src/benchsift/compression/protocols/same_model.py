@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
@@ -47,6 +47,7 @@ from benchsift.compression.protocols._pools import (
 )
 from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
 from benchsift.panel import Panel
+from benchsift.parallel import ordered_parallel, sweep_backend
 
 __all__ = ["SameModelResult", "same_model", "same_model_budget"]
 
@@ -138,11 +139,15 @@ def same_model(
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = False,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> SameModelResult:
     """Same-model selection per benchmark (PRIMEBench H.2, Table 17); see the module docstring.
 
     ``predictions``: optional logged answers aligned with ``panel.scores``, passed to DISCO (see
-    :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`).
+    :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`). ``n_jobs``, ``backend`` and
+    ``address``: where the selector tasks run (:func:`benchsift.parallel.sweep_backend`); results do not
+    depend on them.
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -155,8 +160,11 @@ def same_model(
     full = weighted_group_means(pools.scores, pools.onehot())
     rho = np.full((len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds: dict[str, float] = {}
-    with progress_bar(progress, len(sel_labels), "Same-model protocol") as tick:
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+    with (
+        sweep_backend(backend, address, n_jobs) as workers,
+        progress_bar(progress, len(sel_labels), "Same-model protocol") as tick,
+    ):
+        outputs = ordered_parallel(workers)(
             delayed(_selector_task)(pools, spec, rets, base, int(min_models), full)
             for s, spec in enumerate(selectors)
         )

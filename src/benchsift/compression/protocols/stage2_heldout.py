@@ -23,11 +23,11 @@ PRIMEBench Tables 9-11.
 
 Cost: one selection per (split, selector, retention, category) (a pool the floor keeps whole needs none);
 scoring all categories of all retentions of a (split, selector) task is one small matrix product per category.
-Tasks run through ``joblib.Parallel(n_jobs=...)`` without a fixed backend, so ``with
-joblib.parallel_backend("ray", n_jobs=-1):`` (or ``"dask"``) around a call with the default ``n_jobs=None``
-distributes them unchanged. Seeds are a function of the run seed, the split, the selector's name, the
-retention's value and the category only, so results do not depend on ``n_jobs``, the backend, or which other
-selectors and retentions run beside them.
+Tasks run through ``joblib.Parallel(n_jobs=...)``; ``backend="dask"`` / ``"ray"`` (with ``address``, see
+:func:`benchsift.parallel.sweep_backend`), or an enclosing ``joblib.parallel_config`` around a call with
+the default ``n_jobs=None``, distributes them unchanged. Seeds are a function of the run seed, the split,
+the selector's name, the retention's value and the category only, so results do not depend on
+``n_jobs``, the backend, or which other selectors and retentions run beside them.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
@@ -67,6 +67,7 @@ from benchsift.compression.protocols.splits import Split, chronological_splits, 
 from benchsift.compression.selectors._budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.stats import paired_columns
 
 __all__ = [
@@ -325,6 +326,8 @@ def stage2_heldout(
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = False,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> HeldoutResult:
     """Run the Stage 2 held-out protocol (PRIMEBench D.3, Tables 9-11) on a panel of category pools.
 
@@ -358,6 +361,10 @@ def stage2_heldout(
     n_jobs
         joblib workers (``-1``: all cores); ``None`` (default) takes the active ``joblib.parallel_backend``'s
         setting (one worker outside any).
+    backend, address
+        Where the tasks run (:func:`benchsift.parallel.sweep_backend`): ``None`` (default: joblib's
+        setting), ``"loky"``, ``"threading"``, ``"dask"`` or ``"ray"``, with the address of a running dask
+        scheduler or Ray cluster (``None``: a local one for the call). Results do not depend on it.
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -401,8 +408,11 @@ def stage2_heldout(
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
     rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds = dict.fromkeys(sel_labels, 0.0)
-    with progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick:
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
+    with (
+        sweep_backend(backend, address, n_jobs) as workers,
+        progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick,
+    ):
+        outputs = ordered_parallel(workers)(
             delayed(_heldout_task)(
                 pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full, blocks
             )
@@ -426,7 +436,6 @@ def stage2_heldout(
         "min_heldout": int(min_heldout),
         "scoring": scoring,
         "random_state": random_state if isinstance(random_state, int | None) else "generator",
-        "n_jobs": n_jobs,
     }
     return HeldoutResult(
         protocol=proto_name,

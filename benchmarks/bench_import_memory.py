@@ -1,0 +1,141 @@
+"""Peak memory of the importers and ``info`` against the panel's size, beside pandas' plain ``read_csv``.
+
+Issue 17 target: ``import wide`` of a 2,000-model x 50,000-item CSV under 1.5 GB peak RSS; a 10-million-row
+long CSV; ``info`` on the imported panel. Every step runs in its own fresh subprocess (``python -c``), and
+its peak is that child's maximum resident set (``resource.getrusage(RUSAGE_CHILDREN)`` read after it exits,
+through a one-child wrapper so that each figure is one process's own), so no step inherits another's heap.
+The interpreter with benchsift and pandas imported and nothing read is measured too (``baseline``).
+
+Inputs (written once into a temporary folder; 0/1 scores, 3 % of the cells empty):
+
+* wide: one row per item (``item`` column, then one column per model), the layout of VLMEvalKit-derived
+  per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB);
+* long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
+  items, about 300 MB).
+
+The panel's size is its float64 score matrix (models x items x 8 bytes), the least any reader that hands
+out a float64 panel holds. Run: ``python benchmarks/bench_import_memory.py [--models 2000] [--items 50000]
+[--long-rows 10000000] [--json FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _timing import machine_line
+
+WRAP = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.run([sys.executable, "-c", sys.argv[1]]).returncode
+wall = time.perf_counter() - t
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, wall, rc)
+"""
+
+STEPS = {
+    "baseline (imports only)": "import pandas; from benchsift.cli.main import app",
+    "pandas.read_csv wide": "import pandas as pd; pd.read_csv({wide!r})",
+    "benchsift import wide": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','wide',{wide!r},'-o',{wide_out!r},'--json']; main()"
+    ),
+    "benchsift info (wide panel)": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','info',{wide_out!r},'--json']; main()"
+    ),
+    "pandas.read_csv long": "import pandas as pd; pd.read_csv({long!r})",
+    "benchsift import long": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','long',{long!r},'-o',{long_out!r},'--json']; main()"
+    ),
+}
+
+
+def write_wide(path: Path, n_models: int, n_items: int, seed: int) -> None:
+    """Items as rows: ``item,m0000,...``; cells ``0``, ``1`` or empty, written in blocks of rows."""
+    rng = np.random.default_rng(seed)
+    digits = np.array([b"0", b"1", b""], dtype=object)
+    with open(path, "wb") as fh:
+        fh.write(("item," + ",".join(f"m{j:04d}" for j in range(n_models)) + "\n").encode())
+        for start in range(0, n_items, 2000):
+            stop = min(n_items, start + 2000)
+            codes = (rng.random((stop - start, n_models)) < 0.6).astype(np.int8)
+            codes[rng.random(codes.shape) < 0.03] = 2
+            cells = digits[codes]
+            lines = (b"q%d," % (start + i) + b",".join(row) + b"\n" for i, row in enumerate(cells.tolist()))
+            fh.write(b"".join(lines))
+
+
+def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
+    n_models = 1000
+    n_items = n_rows // n_models
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as fh:
+        fh.write("model,benchmark,item,score\n")
+        for m in range(n_models):
+            s = (rng.random(n_items) < 0.6).astype(int).astype(str)
+            bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
+            fh.write("".join(f"m{m},{b},{i},{v}\n" for i, (b, v) in enumerate(zip(bench, s, strict=True))))
+    return n_models, n_items
+
+
+def measure(code: str) -> tuple[float, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", WRAP, code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    rss, wall, rc = int(out[-3]), float(out[-2]), int(out[-1])
+    if rc != 0:
+        raise SystemExit(f"step failed (exit {rc}): {code}")
+    return rss / 1e9, wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", type=int, default=2000)
+    ap.add_argument("--items", type=int, default=50000)
+    ap.add_argument("--long-rows", type=int, default=10_000_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated subset of the steps")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    print(machine_line())
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        wide, long = folder / "wide.csv", folder / "long.csv"
+        t = time.perf_counter()
+        write_wide(wide, args.models, args.items, args.seed)
+        lm, li = write_long(long, args.long_rows, args.seed)
+        print(
+            f"inputs written in {time.perf_counter() - t:.0f} s: wide {wide.stat().st_size / 1e6:.0f} MB"
+            f" ({args.models} x {args.items}), long {long.stat().st_size / 1e6:.0f} MB ({lm * li:,} rows)"
+        )
+        paths = {
+            "wide": str(wide),
+            "long": str(long),
+            "wide_out": str(folder / "wide.parquet"),
+            "long_out": str(folder / "long.parquet"),
+        }
+        sizes = {"wide": args.models * args.items * 8 / 1e9, "long": lm * li * 8 / 1e9}
+        rows = []
+        for name in args.steps.split(","):
+            rss, wall = measure(STEPS[name].format(**paths))
+            kind = "long" if "long" in name else "wide" if "wide" in name else ""
+            panel = sizes.get(kind, float("nan"))
+            rows.append({"step": name, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
+            ratio = f"{rss / panel:.2f}x panel" if kind else ""
+            line = f"{name:32s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2f} GB  {ratio}"
+            print(line, flush=True)
+        print(machine_line())
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
