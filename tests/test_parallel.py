@@ -1,7 +1,8 @@
 """Sweeps on other joblib backends: a real dask LocalCluster gives the bytes of the local run.
 
 ``benchsift.parallel.sweep_backend`` is the one switch; ``validate`` (random, end-to-end and same-model
-protocols) and ``redundancy instances`` (one benchmark and ``--each-benchmark``) must print byte-identical
+protocols), ``redundancy instances`` (one benchmark and ``--each-benchmark``) and ``adaptive simulate``
+must print byte-identical
 JSON locally (``--n-jobs 1``, no pool), on local worker processes and on a dask cluster, for the same seed.
 """
 
@@ -131,3 +132,11 @@ def test_dask_without_address_starts_a_local_cluster(panel_file: str) -> None:
     args = ["redundancy", "instances", panel_file, "--benchmark", "bench01", "--repeats", "20", "--json"]
     local = _cli(*args)
     assert _cli(*args, "--backend", "dask", "--n-jobs", "2") == local
+
+
+def test_adaptive_simulate_on_dask_is_byte_identical(panel_file: str, dask_address: str) -> None:
+    args = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--json"]
+    local = _cli(*args, "--seed", "2")
+    assert _cli(*args, "--seed", "2", "--backend", "dask", "--address", dask_address) == local
+    assert _cli(*args, "--seed", "2", "--backend", "loky", "--n-jobs", "2") == local
+    assert _cli(*args, "--seed", "3") != local

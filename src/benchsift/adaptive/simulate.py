@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from joblib import delayed
 
 from benchsift.adaptive.bank import fit_bank
 from benchsift.adaptive.select import StopRule, next_items
@@ -33,6 +34,7 @@ from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
+from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.stats import spearman
 
 __all__ = ["AdaptiveSimulation", "simulate_adaptive"]
@@ -89,6 +91,55 @@ def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return float(spearman(est[ok], truth[ok])), float(np.mean(np.abs(est[ok] - truth[ok])))
 
 
+def _split_task(
+    image: Panel, split: int, seed: int, n_build: int, budget: float, batch: int | None, exposure: float
+) -> tuple[int, dict[str, tuple[float, float]]]:
+    """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
+    (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(split)]))
+    perm = rng.permutation(image.n_models)
+    build = image.subset(models=np.sort(perm[:n_build]))
+    held = image.subset(models=np.sort(perm[n_build:]))
+    truth = _full_overall(held)
+    cfg = CompressionConfig(retention=float(budget), floor=0, k=None, seed=int(seed), full_score=False)
+    suite = run_pipeline(build, cfg).suite_items
+    n = int(suite.size)
+    out: dict[str, tuple[float, float]] = {}
+    fs = fit_full_score(build, suite, random_state=int(seed))
+    static = fs.predict(held.scores[:, suite], held.model_ids).score[fs.method][:, -1]
+    out["static"] = _metrics(static, truth)
+    rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
+    sub = held.scores[:, rand]
+    obs = ~np.isnan(sub)
+    cnt = obs.sum(axis=1)
+    plain = np.full(held.n_models, np.nan)
+    np.divide(np.where(obs, sub, 0.0).sum(axis=1), cnt, out=plain, where=cnt > 0)
+    out["random"] = _metrics(plain, truth)
+    bank = fit_bank(build)
+    step = int(batch) if batch is not None else max(1, n // 10)
+    X = np.full(held.scores.shape, np.nan)
+    available = ~np.isnan(held.scores)
+    rule = StopRule(max_items=n)
+    while True:
+        nxt = next_items(
+            bank,
+            X,
+            held.model_ids,
+            batch=step,
+            exposure=exposure,
+            stop=rule,
+            seed=int(seed),
+            available=available,
+        )
+        if all(not items for items in nxt.items):
+            break
+        for j, items in enumerate(nxt.items):
+            X[j, items] = held.scores[j, items]
+    final = bank.full_scores(X, bank.score(X).theta)[0][:, -1]
+    out["adaptive"] = _metrics(final, truth)
+    return n, out
+
+
 def simulate_adaptive(
     panel: Panel,
     *,
@@ -99,14 +150,24 @@ def simulate_adaptive(
     batch: int | None = None,
     exposure: float = 3.0,
     progress: Callable[[int, int], None] | None = None,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> AdaptiveSimulation:
-    """Run the protocol of the module docstring; ``progress(done, total)`` is called after each split."""
+    """Run the protocol of the module docstring; ``progress(done, total)`` is called after each split.
+
+    The splits are independent tasks sent through ``joblib.Parallel`` on ``backend`` / ``address`` /
+    ``n_jobs`` (:func:`benchsift.parallel.sweep_backend`; default: in this process); each carries its own
+    seed, so the same ``seed`` gives the same numbers on every backend.
+    """
     if not 0.0 < float(holdout) < 1.0:
         raise InputError(f"holdout: expected a fraction in (0, 1), got {holdout!r}")
     if not 0.0 < float(budget) < 1.0:
         raise InputError(f"budget: expected a fraction in (0, 1), got {budget!r}")
     if isinstance(n_splits, bool) or int(n_splits) < 1:
         raise InputError(f"n_splits: expected an int >= 1, got {n_splits!r}")
+    if batch is not None and (isinstance(batch, bool) or int(batch) < 1):
+        raise InputError(f"batch: expected an int >= 1, got {batch!r}")
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
     n_build = image.n_models - n_hold
@@ -118,44 +179,17 @@ def simulate_adaptive(
     per: dict[str, list[tuple[float, float]]] = {m: [] for m in METHODS}
     sizes: list[int] = []
     notes: list[str] = []
-    for split in range(int(n_splits)):
-        rng = np.random.default_rng(np.random.SeedSequence([int(seed), split]))
-        perm = rng.permutation(image.n_models)
-        build = image.subset(models=np.sort(perm[:n_build]))
-        held = image.subset(models=np.sort(perm[n_build:]))
-        truth = _full_overall(held)
-        cfg = CompressionConfig(retention=float(budget), floor=0, k=None, seed=int(seed), full_score=False)
-        suite = run_pipeline(build, cfg).suite_items
-        n = int(suite.size)
-        sizes.append(n)
-        fs = fit_full_score(build, suite, random_state=int(seed))
-        static = fs.predict(held.scores[:, suite], held.model_ids).score[fs.method][:, -1]
-        per["static"].append(_metrics(static, truth))
-        rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
-        sub = held.scores[:, rand]
-        obs = ~np.isnan(sub)
-        cnt = obs.sum(axis=1)
-        plain = np.full(held.n_models, np.nan)
-        np.divide(np.where(obs, sub, 0.0).sum(axis=1), cnt, out=plain, where=cnt > 0)
-        per["random"].append(_metrics(plain, truth))
-        bank = fit_bank(build)
-        step = int(batch) if batch is not None else max(1, n // 10)
-        X = np.full(held.scores.shape, np.nan)
-        available = ~np.isnan(held.scores)
-        rule = StopRule(max_items=n)
-        names = held.model_ids
-        while True:
-            nxt = next_items(
-                bank, X, names, batch=step, exposure=exposure, stop=rule, seed=int(seed), available=available
-            )
-            if all(not items for items in nxt.items):
-                break
-            for j, items in enumerate(nxt.items):
-                X[j, items] = held.scores[j, items]
-        final = bank.full_scores(X, bank.score(X).theta)[0][:, -1]
-        per["adaptive"].append(_metrics(final, truth))
-        if progress is not None:
-            progress(split + 1, int(n_splits))
+    with sweep_backend(backend, address, n_jobs) as workers:
+        results = ordered_parallel(workers)(
+            delayed(_split_task)(image, split, int(seed), n_build, float(budget), batch, float(exposure))
+            for split in range(int(n_splits))
+        )
+        for done, (n, metrics) in enumerate(results, start=1):
+            sizes.append(n)
+            for m in METHODS:
+                per[m].append(metrics[m])
+            if progress is not None:
+                progress(done, int(n_splits))
     if min(sizes) < 10:
         notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
     return AdaptiveSimulation(float(holdout), float(budget), int(seed), sizes, per, notes)

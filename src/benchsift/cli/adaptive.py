@@ -17,7 +17,17 @@ from rich.progress import Progress
 from rich.table import Table
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items, simulate_adaptive
-from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
+from benchsift.cli._common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    N_JOBS_OPT,
+    ForceOpt,
+    console,
+    err_console,
+    outputs,
+    print_json,
+    sweep_workers,
+)
 from benchsift.compression.estimate import read_new_scores
 from benchsift.errors import InputError
 
@@ -109,16 +119,21 @@ def next_command(
 
 @app.command("simulate")
 def simulate_command(
+    ctx: typer.Context,
     panel: Annotated[Path, typer.Argument(help="Panel with every model's logged responses.")],
     holdout: Annotated[float, typer.Option(help="Fraction of models held out and replayed.")] = 0.4,
     budget: Annotated[float, typer.Option(help="Static suite retention; every method gets its size.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the splits, the suite and the exposure draws.")] = 0,
     splits: Annotated[int, typer.Option(help="Random build / held-out splits.")] = 5,
     batch: Annotated[int | None, typer.Option(help="Adaptive items per step (default: a tenth).")] = None,
+    n_jobs: int | None = N_JOBS_OPT,
+    backend: str | None = BACKEND_OPT,
+    address: str | None = ADDRESS_OPT,
     json_output: JsonFlag = False,
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     loaded = read_new_scores(panel)
+    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     show = err_console if json_output else console
     with Progress(console=show, transient=True) as bar:
         task = bar.add_task("replaying splits", total=splits)
@@ -130,6 +145,7 @@ def simulate_command(
             n_splits=splits,
             batch=batch,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            n_jobs=n_jobs,
         )
     if json_output:
         print_json(res.to_dict())

@@ -301,8 +301,16 @@ def _rescale_in_place(
         any_score = bool(np.isfinite(scores).any()) if scores.size else False
         low = float(np.nanmin(scores)) if any_score else float("nan")
         high = float(np.nanmax(scores)) if any_score else float("nan")
-    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales)
+        above = int(np.count_nonzero(scores > 1))  # NaN compares False: counts observed cells only
+        nonzero = (
+            above + int(np.count_nonzero((scores > 0) & (scores <= 1))) + int(np.count_nonzero(scores < 0))
+        )
+    share = above / nonzero if nonzero else 1.0
+    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
     if isinstance(decision, str):
+        if decision.startswith("only"):
+            first = float(scores.reshape(-1)[np.flatnonzero(scores.reshape(-1) > 1)[0]])
+            decision = f"score {first!r} above 1, but {decision}"
         raise _reject(benchmark, decision, where)
     div, why = decision
     if div == 1.0:
