@@ -1262,3 +1262,71 @@ case(
     lambda e: (e.write("au/result.json", FOREIGN), _audit(e, "--out", "au"))[1],
     match=r"result.json: exists and was not written",
 )
+case(
+    "import-long-ragged-row",
+    8,
+    lambda e: [
+        "import",
+        "long",
+        str(e.write("long.csv", "model,benchmark,item,score\nm1,B,i1,1\nm1,B,i2\nm2,B,i1,0\n")),
+        "-o",
+        "p.parquet",
+    ],
+    match=r"long.csv, line 3: 3 fields, the header has 4",
+)
+
+
+def _bank(env: Env) -> Path:
+    """An item bank written by the library (not the command under test) beside the panel."""
+    from benchsift.adaptive import fit_bank
+    from benchsift.panel import Panel
+
+    path = env.root / "bank.json"
+    if not path.exists():
+        fit_bank(Panel.load(env.panel())).save(path)
+    return path
+
+
+# --- adaptive testing: the same rules (output file, degenerate data, bad bank file) -------------------
+
+
+case(
+    "adaptive-bank-over-foreign-file",
+    2,
+    lambda e: ["adaptive", "bank", str(e.panel()), "-o", "notes.md"],
+    match=r"notes.md: exists and was not written",
+)
+case(
+    "adaptive-bank-out-is-dir",
+    2,
+    lambda e: (
+        os.makedirs(e.root / "bankdir", exist_ok=True),
+        ["adaptive", "bank", str(e.panel()), "-o", "bankdir"],
+    )[1],
+    match=r"bankdir: is a directory",
+)
+case(
+    "adaptive-next-not-a-bank",
+    5,
+    lambda e: ["adaptive", "next", str(e.write("bank.json", '{"format": "something else"}')), str(e.panel())],
+    match=r"bank.json: format 'something else', expected 'benchsift-item-bank/1'",
+)
+case(
+    "adaptive-next-batch-zero",
+    6,
+    lambda e: (
+        ["adaptive", "bank", str(e.panel()), "-o", "bank.json"],
+        ["adaptive", "next", str(_bank(e)), str(e.panel()), "--batch", "0"],
+    )[1],
+    match=r"batch: expected an int >= 1, got 0",
+)
+case(
+    "adaptive-simulate-too-few-models",
+    7,
+    lambda e: [
+        "adaptive",
+        "simulate",
+        str(e.write("tiny.csv", "model,benchmark,item,score\nm1,B,i1,1\nm2,B,i1,0\nm3,B,i1,1\nm1,B,i2,0\n")),
+    ],
+    match=r"at least 5 build and 3 held-out models",
+)

@@ -134,8 +134,7 @@ def simulate_command(
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     loaded = read_new_scores(panel)
     n_jobs = sweep_workers(ctx, backend, address, n_jobs)
-    show = err_console if json_output else console
-    with Progress(console=show, transient=True) as bar:
+    with Progress(console=err_console, transient=True) as bar:  # stderr: stdout carries the table or JSON
         task = bar.add_task("replaying splits", total=splits)
         res = simulate_adaptive(
             loaded,

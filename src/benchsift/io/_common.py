@@ -17,6 +17,7 @@ message that starts with the file name and says what was expected.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 from benchsift.errors import FormatError, InputError
 from benchsift.io._rows import row_label, row_name
@@ -64,6 +67,45 @@ def check_file(path: Path) -> None:
 NumericColumns = Callable[[list[str]], Iterable[str]]
 
 
+def check_field_counts(path: Path, sep: str) -> None:
+    """Refuse a CSV/TSV row with fewer or more fields than the header, naming its line.
+
+    pandas reads a short row's missing fields as missing scores (a silent NaN where the file is broken), so
+    every delimited table is checked first: one streaming pass of pyarrow's parser (which counts the fields
+    of every row, quoted newlines included) converting a single column; only when it finds a bad row is the
+    file scanned again with the ``csv`` module to name the line. Other parse errors are left to the reader.
+    """
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), None)
+    if not header:
+        return
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[header[0]], column_types={header[0]: pa.string()}
+            ),
+        )
+        for _ in reader:
+            pass
+    except pa.ArrowInvalid as exc:
+        if "columns, got" not in str(exc):
+            return
+    else:
+        return
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        rows = csv.reader(fh, delimiter=sep)
+        head = next(rows)
+        for _ in rows:
+            if len(_) != len(head) and any(cell.strip() for cell in _):
+                raise FormatError(
+                    f"{path}, line {rows.line_num}: {len(_)} fields, the header has {len(head)} "
+                    "(a missing or extra separator)"
+                )
+
+
 def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataFrame:
     """Read a CSV, TSV, parquet or Excel table; column names are stripped of surrounding blanks.
 
@@ -76,6 +118,7 @@ def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataF
     try:
         if suffix in (".csv", ".tsv"):
             sep = "\t" if suffix == ".tsv" else ","
+            check_field_counts(path, sep)
             dtype: Any = str
             if numeric is not None:
                 header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
