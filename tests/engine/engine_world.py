@@ -113,11 +113,14 @@ def write_config(
     timeout: float = 5.0,
     concurrency: int = 16,
     extra: str = "",
+    name_suffix: str = "",
 ) -> Path:
+    """A models TOML for the scripted server; ``name_suffix`` lengthens the models' endpoint names (the
+    server scripts by the ``model`` field, which stays the short name)."""
     lines = [f"timeout = {timeout}", "max_attempts = 4", "retry_initial = 0.01", extra, ""]
     if judge:
         lines += ["[judges]", 'gen = "gen"', 'grade = "judge"', 'audit = "judge2"', ""]
-    eps = [(m, m, "model") for m in models] + [
+    eps = [(m + name_suffix, m, "model") for m in models] + [
         ("gen", "gen", "judge"),
         ("judge", "judge", "judge"),
         ("judge2", "judge", "judge"),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_world import make_world
+from engine_world import make_world, write_config
 from fake_server import FakeServer
 from typer.testing import CliRunner
 
@@ -24,25 +24,6 @@ from benchsift.cli.main import app
 WIDTH = 80
 SUFFIX = "-Qwen2.5-VL-72B-Instruct-AWQ"
 MODELS = ["correct", "sycophant", "stubborn"]
-
-
-def _config(path: Path, url: str) -> Path:
-    lines = ["timeout = 5", "max_attempts = 4", "retry_initial = 0.01", "", "[judges]"]
-    lines += ['gen = "gen"', 'grade = "judge"', ""]
-    eps = [(m + SUFFIX, m, "model") for m in MODELS] + [("gen", "gen", "judge"), ("judge", "judge", "judge")]
-    for name, model, role in eps:
-        lines += [
-            "[[endpoint]]",
-            f'name = "{name}"',
-            f'base_url = "{url}"',
-            f'model = "{model}"',
-            'api_key_env = "BENCHSIFT_TEST_KEY"',
-            "concurrency = 8",
-            f'role = "{role}"',
-            "",
-        ]
-    path.write_text("\n".join(lines))
-    return path
 
 
 def _check(text: str, tables: list[dict[str, Any]], names: set[str]) -> None:
@@ -72,7 +53,7 @@ def test_engine_commands_fit_80_columns(chain: dict[str, Any], monkeypatch: pyte
     world, root = chain["world"], chain["root"]
     for con in (_common.console, _common.err_console):
         monkeypatch.setattr(con, "width", WIDTH)
-    cfg = _config(root / "models.toml", chain["url"])
+    cfg = write_config(root / "models.toml", chain["url"], MODELS, concurrency=8, name_suffix=SUFFIX)
     img = str(world["images"])
     items, arts, recs, verd = (str(root / n) for n in ("items.jsonl", "arts.jsonl", "recs.jsonl", "v.csv"))
     src = world["root"]

@@ -201,6 +201,39 @@ def rescale_long(
     return out
 
 
+def matrix_divisor(
+    scores: np.ndarray,
+    benchmark: str,
+    *,
+    where: str,
+    mode: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> float:
+    """The divisor :func:`rescale_long`'s rules give a one-benchmark score matrix (1.0: unchanged), with its
+    note appended to ``notes``; a rejection names ``where`` and the offending value. Counts cells instead of
+    copying the finite ones, so a large reader's matrix is never duplicated."""
+    with np.errstate(invalid="ignore"):
+        any_score = bool(np.isfinite(scores).any()) if scores.size else False
+        low = float(np.nanmin(scores)) if any_score else float("nan")
+        high = float(np.nanmax(scores)) if any_score else float("nan")
+        above = int(np.count_nonzero(scores > 1))  # NaN compares False: only observed cells count
+        nonzero = (
+            above + int(np.count_nonzero((scores > 0) & (scores <= 1))) + int(np.count_nonzero(scores < 0))
+        )
+    share = above / nonzero if nonzero else 1.0
+    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
+    if isinstance(decision, str):
+        if decision.startswith("only"):
+            flat = scores.reshape(-1)
+            decision = f"score {float(flat[np.flatnonzero(flat > 1)[0]])!r} above 1, but {decision}"
+        raise _reject(benchmark, decision, where)
+    div, why = decision
+    if div != 1.0 and notes is not None:
+        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
+    return float(div)
+
+
 def rescale_matrix(
     scores: np.ndarray,
     benchmark: str,
@@ -210,20 +243,7 @@ def rescale_matrix(
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
 ) -> np.ndarray:
-    """Rescale a one-benchmark score matrix by the same rules as :func:`rescale_long`."""
-    finite = scores[np.isfinite(scores)]
-    low = float(finite.min()) if finite.size else float("nan")
-    high = float(finite.max()) if finite.size else float("nan")
-    nonzero = finite[finite != 0]
-    share = float((nonzero > 1).mean()) if nonzero.size else 1.0
-    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
-    if isinstance(decision, str):
-        if decision.startswith("only"):
-            decision = f"score {float(nonzero[nonzero > 1][0])!r} above 1, but {decision}"
-        raise _reject(benchmark, decision, where)
-    div, why = decision
-    if div == 1.0:
-        return scores
-    if notes is not None:
-        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
-    return scores / div
+    """Rescale a one-benchmark score matrix by the same rules as :func:`rescale_long` (a new array when it
+    is divided)."""
+    div = matrix_divisor(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
+    return scores if div == 1.0 else scores / div

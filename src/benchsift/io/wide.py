@@ -52,7 +52,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._rows import RowNames
 from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
-from benchsift.io.rescale import RescaleMode, _reject, decide_scale
+from benchsift.io.rescale import RescaleMode, matrix_divisor
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel._long import merge_side
 
@@ -296,27 +296,10 @@ def _rescale_in_place(
     notes: list[str] | None,
 ) -> np.ndarray:
     """:func:`benchsift.io.rescale.rescale_matrix`'s rule (the same decision, note and error), dividing the
-    reader's own matrix in place instead of copying the finite cells."""
-    with np.errstate(invalid="ignore"):
-        any_score = bool(np.isfinite(scores).any()) if scores.size else False
-        low = float(np.nanmin(scores)) if any_score else float("nan")
-        high = float(np.nanmax(scores)) if any_score else float("nan")
-        above = int(np.count_nonzero(scores > 1))  # NaN compares False: counts observed cells only
-        nonzero = (
-            above + int(np.count_nonzero((scores > 0) & (scores <= 1))) + int(np.count_nonzero(scores < 0))
-        )
-    share = above / nonzero if nonzero else 1.0
-    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
-    if isinstance(decision, str):
-        if decision.startswith("only"):
-            first = float(scores.reshape(-1)[np.flatnonzero(scores.reshape(-1) > 1)[0]])
-            decision = f"score {first!r} above 1, but {decision}"
-        raise _reject(benchmark, decision, where)
-    div, why = decision
+    reader's own matrix in place instead of copying it."""
+    div = matrix_divisor(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
     if div == 1.0:
         return scores
-    if notes is not None:
-        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
     scores /= div  # the reader's own matrix (or a view of it): nobody else holds it
     return scores
 
