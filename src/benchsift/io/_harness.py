@@ -174,25 +174,24 @@ def model_from_results(results: dict[str, Any]) -> str | None:
     return None
 
 
-def metrics_from_results(results: dict[str, Any], task: str) -> list[str]:
-    """The task's configured metrics (``configs[task].metric_list``), in order."""
+def _task_config_list(results: dict[str, Any], task: str, key: str) -> list[Any]:
+    """``results["configs"][task][key]`` when it is a list, else ``[]``."""
     configs = results.get("configs")
     if not isinstance(configs, dict) or not isinstance(configs.get(task), dict):
         return []
-    metric_list = configs[task].get("metric_list")
-    if not isinstance(metric_list, list):
-        return []
+    value = configs[task].get(key)
+    return value if isinstance(value, list) else []
+
+
+def metrics_from_results(results: dict[str, Any], task: str) -> list[str]:
+    """The task's configured metrics (``configs[task].metric_list``), in order."""
+    metric_list = _task_config_list(results, task, "metric_list")
     return [m["metric"] for m in metric_list if isinstance(m, dict) and isinstance(m.get("metric"), str)]
 
 
 def filters_from_results(results: dict[str, Any], task: str) -> list[str]:
     """The task's configured filter names (``configs[task].filter_list[].name``), in order."""
-    configs = results.get("configs")
-    if not isinstance(configs, dict) or not isinstance(configs.get(task), dict):
-        return []
-    filter_list = configs[task].get("filter_list")
-    if not isinstance(filter_list, list):
-        return []
+    filter_list = _task_config_list(results, task, "filter_list")
     return [str(f["name"]) for f in filter_list if isinstance(f, dict) and "name" in f]
 
 
