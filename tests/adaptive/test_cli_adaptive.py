@@ -57,6 +57,12 @@ def test_bank_then_next_then_stop(tmp_path: Path) -> None:
     )
     (row,) = json.loads(res.stdout)["models"]
     assert row["next"] == [] and row["stop"] == "max_items 6 reached"
+    # a model with no responses yet gets its first batch (the most informative items at the prior mean)
+    res = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "fresh", "--batch", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["models"]
+    assert row["model"] == "fresh" and row["n_answered"] == 0 and len(row["next"]) == 3
+    assert runner.invoke(app, ["adaptive", "next", str(bank)]).exit_code == 2  # neither responses nor --start
     table = runner.invoke(app, ["adaptive", "next", str(bank), str(tmp_path / "resp2.csv"), "--batch", "2"])
     assert table.exit_code == 0 and "new" in table.stdout
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.progress import Progress
 from rich.table import Table
@@ -26,6 +27,7 @@ from benchsift.cli._common import (
     err_console,
     outputs,
     print_json,
+    split_list,
     sweep_workers,
 )
 from benchsift.compression.estimate import read_new_scores
@@ -72,8 +74,13 @@ def bank_command(
 def next_command(
     bank_path: Annotated[Path, typer.Argument(metavar="BANK", help="Item bank written by `adaptive bank`.")],
     responses: Annotated[
-        Path, typer.Argument(help="Responses so far: long CSV (model, benchmark, item, score) or a panel.")
-    ],
+        Path | None,
+        typer.Argument(help="Responses so far: long CSV (model, benchmark, item, score) or a panel."),
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated models to start that have no responses yet (their first batch)."),
+    ] = None,
     batch: Annotated[int, typer.Option(help="Items per step.")] = 10,
     exposure: Annotated[
         float, typer.Option(help="Randomesque pool as a multiple of the batch (1 = none).")
@@ -88,9 +95,18 @@ def next_command(
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
     bank = load_bank(bank_path)
-    models, X, ignored = bank.responses(read_new_scores(responses))
-    if not models:
-        raise InputError(f"{responses}: no image-condition model rows")
+    if responses is None and start is None:
+        raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
+    models: list[str] = []
+    X = np.empty((0, bank.n_items))
+    ignored = 0
+    if responses is not None:
+        models, X, ignored = bank.responses(read_new_scores(responses))
+        if not models:
+            raise InputError(f"{responses}: no image-condition model rows")
+    fresh = [m for m in (split_list(start) or []) if m not in models]
+    models = [*models, *fresh]
+    X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
     rule = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
     res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=rule, seed=seed)
     doc = res.to_dict()
