@@ -1,9 +1,10 @@
 """The prompts of PRISM-VLM App. D (Figs. 5-17) are used verbatim: compared with the paper's text.
 
-The paper text (``../shared/papers/002_*.txt`` next to the repository) is an HTML-to-text rendering:
-line breaks inside a prompt are lost, characters are backslash-escaped and apostrophes are typographic.
-The comparison drops whitespace and backslashes and maps typographic quotes to ASCII; everything else
-must match letter for letter. Skipped when the paper is not beside the repository.
+The paper text is an HTML-to-text rendering: line breaks inside a prompt are lost, characters are
+backslash-escaped and apostrophes are typographic. The comparison drops whitespace and backslashes and maps
+typographic quotes to ASCII; everything else must match letter for letter. The App. D excerpt ships as a
+fixture (``tests/fixtures/prism/paper_app_d_prompts.txt``, extracted verbatim from the paper's text, see the
+``.md`` beside it), so the test runs in every checkout.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 from benchsift.prism import axes
 
-PAPER = Path(__file__).resolve().parents[3] / "shared" / "papers" / "002_277488b96da3288c.txt"
+PAPER = Path(__file__).resolve().parents[1] / "fixtures" / "prism" / "paper_app_d_prompts.txt"
 
 FIGURES = {
     5: axes.GEN_H,
@@ -41,10 +42,8 @@ def _norm(text: str) -> str:
 @pytest.fixture(scope="module")
 def figures() -> dict[int, str]:
     """The body of each figure of App. D (in the rendering, a figure's body precedes its caption)."""
-    if not PAPER.exists():
-        pytest.skip(f"paper text not found at {PAPER}")
-    text = PAPER.read_text(encoding="utf-8")
-    body = text[text.index("You are designing a hallucination trap") : text.index("Figure 17:")]
+    body = PAPER.read_text(encoding="utf-8")  # from "You are designing a hallucination trap" to "Figure 17:"
+    assert body.startswith("You are designing a hallucination trap")
     parts = re.split(r"Figure (\d+):[^\n]*?\\\.", body)
     out = {5: parts[0]}
     for num, content in zip(parts[1::2], parts[2::2], strict=True):
