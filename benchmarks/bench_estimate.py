@@ -34,12 +34,12 @@ from benchsift.compression.full_score import METHODS, fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import spearman
+from benchsift.stats import nan_mean, spearman
 
 
 def full_overall(panel: Panel) -> np.ndarray:
     """Each model's mean over benchmarks of its mean over the benchmark's items."""
-    return np.nanmean(panel.benchmark_means().means, axis=1)
+    return nan_mean(panel.benchmark_means().means, axis=1)
 
 
 def one_split(panel: Panel, retention: float, seed: int) -> dict[str, tuple[float, float, float, float]]:

@@ -31,6 +31,7 @@ from benchsift._fileio import atomic_path
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
+from benchsift.stats import group_nan_means, nan_mean, rank_among
 
 __all__ = ["BANK_FORMAT", "ItemBank", "fit_bank", "load_bank"]
 
@@ -107,23 +108,14 @@ class ItemBank:
         filled = np.where(np.isnan(X), exp, X)
         bench = self.items["benchmark"].astype(str).to_numpy()
         names = self.benchmarks
-        cols = []
-        for b in names:
-            sub = filled[:, bench == b]
-            ok = ~np.isnan(sub)  # graded items without a fit have no expected score
-            n = ok.sum(axis=1)
-            out = np.full(sub.shape[0], np.nan)
-            np.divide(np.where(ok, sub, 0.0).sum(axis=1), n, out=out, where=n > 0)
-            cols.append(out)
-        per = np.column_stack(cols)
-        overall = np.nanmean(per, axis=1) if per.shape[1] else np.full(per.shape[0], np.nan)
+        # graded items without a fit have no expected score: NaN, left out of the means
+        per = group_nan_means(filled, [np.flatnonzero(bench == b) for b in names])
+        overall = nan_mean(per, axis=1)
         return np.column_stack([per, overall]), [*names, "overall"]
 
     def rank_of_theta(self, theta: np.ndarray) -> np.ndarray:
         """Rank among the reference models by ability: ``1 + #(reference abilities above theta)``."""
-        theta = np.atleast_1d(np.asarray(theta, dtype=float))
-        higher = (self.reference_theta[None, :] > theta[:, None]).sum(axis=1)
-        return np.where(np.isnan(theta), np.nan, 1.0 + higher)
+        return rank_among(self.reference_theta, np.atleast_1d(np.asarray(theta, dtype=float)))
 
     # ------------------------------------------------------------------ storage
     def to_dict(self) -> dict[str, Any]:
@@ -229,5 +221,5 @@ def fit_bank(panel: Panel, kind: str = "auto", max_categories: int = 5) -> ItemB
     items["category"] = ref.items["category"] if "category" in ref.items.columns else None
     bank = ItemBank(use, model, items.reset_index(drop=True), ref.model_ids, np.asarray(theta), np.empty(0))
     means = ref.benchmark_means().means
-    bank.reference_overall = np.nanmean(means, axis=1) if means.shape[1] else np.full(ref.n_models, np.nan)
+    bank.reference_overall = nan_mean(means, axis=1)
     return bank

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
+from benchsift._jsonutil import to_jsonable
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError
 
@@ -68,26 +69,23 @@ class NextItems:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
         "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}]}``."""
-
-        def num(v: float) -> float | None:
-            return None if not np.isfinite(v) else float(v)
-
-        return {
+        doc = {
             "models": [
                 {
                     "model": m,
                     "next": [{"benchmark": self.keys[i][0], "item": self.keys[i][1]} for i in self.items[j]],
                     "stop": self.stop[j],
                     "n_answered": int(self.n_answered[j]),
-                    "theta": num(self.theta[j]),
-                    "se": num(self.se[j]),
-                    "rank": num(self.rank[j]),
-                    "rank_interval": [num(self.rank_interval[j, 0]), num(self.rank_interval[j, 1])],
-                    "estimates": {n: num(self.estimates[j, c]) for c, n in enumerate(self.estimate_names)},
+                    "theta": self.theta[j],
+                    "se": self.se[j],
+                    "rank": self.rank[j],
+                    "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
+                    "estimates": {n: self.estimates[j, c] for c, n in enumerate(self.estimate_names)},
                 }
                 for j, m in enumerate(self.models)
             ]
         }
+        return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
 
 def _step_seed(seed: int, model: str, n_answered: int) -> np.random.Generator:

@@ -35,7 +35,7 @@ from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
-from benchsift.stats import spearman
+from benchsift.stats import nan_mean, spearman
 
 __all__ = ["AdaptiveSimulation", "simulate_adaptive"]
 
@@ -78,12 +78,8 @@ class AdaptiveSimulation:
 
 
 def _full_overall(panel: Panel) -> np.ndarray:
-    means = panel.benchmark_means().means
-    obs = ~np.isnan(means)
-    n = obs.sum(axis=1)
-    out = np.full(means.shape[0], np.nan)
-    np.divide(np.where(obs, means, 0.0).sum(axis=1), n, out=out, where=n > 0)
-    return out
+    """Each model's full overall score: the mean of its benchmark means over every item."""
+    return nan_mean(panel.benchmark_means().means, axis=1)
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -109,12 +105,7 @@ def _split_task(
     static = fs.predict(held.scores[:, suite], held.model_ids).score[fs.method][:, -1]
     out["static"] = _metrics(static, truth)
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
-    sub = held.scores[:, rand]
-    obs = ~np.isnan(sub)
-    cnt = obs.sum(axis=1)
-    plain = np.full(held.n_models, np.nan)
-    np.divide(np.where(obs, sub, 0.0).sum(axis=1), cnt, out=plain, where=cnt > 0)
-    out["random"] = _metrics(plain, truth)
+    out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build)
     step = int(batch) if batch is not None else max(1, n // 10)
     X = np.full(held.scores.shape, np.nan)

@@ -37,7 +37,15 @@ from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
 from benchsift.panel import Panel
-from benchsift.stats import SeedLike, bootstrap_weights, check_random_state, percentile_ci
+from benchsift.stats import (
+    SeedLike,
+    bootstrap_weights,
+    check_random_state,
+    group_nan_means,
+    nan_mean,
+    percentile_ci,
+    rank_among,
+)
 
 __all__ = ["EstimateResult", "estimate_new_models", "read_new_scores"]
 
@@ -210,35 +218,6 @@ def _scores_on_suite(suite: Suite, new: Panel) -> tuple[list[str], np.ndarray, i
     return image.model_ids, out, int((~hit).sum())
 
 
-def _category_means(X: np.ndarray, member: list[np.ndarray]) -> np.ndarray:
-    out = np.full((X.shape[0], len(member)), np.nan)
-    for c, idx in enumerate(member):
-        sub = X[:, idx]
-        obs = ~np.isnan(sub)
-        n = obs.sum(axis=1)
-        np.divide(np.where(obs, sub, 0.0).sum(axis=1), n, out=out[:, c], where=n > 0)
-    return out
-
-
-def _row_nanmean(X: np.ndarray, axis: int) -> np.ndarray:
-    obs = ~np.isnan(X)
-    n = obs.sum(axis=axis)
-    out = np.full(n.shape, np.nan)
-    np.divide(np.where(obs, X, 0.0).sum(axis=axis), n, out=out, where=n > 0)
-    return out
-
-
-def _ranks(reference: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """Rank of each new model among the reference models: ``1 + #(reference models scoring higher)``.
-
-    ``reference`` is ``(n_ref, ...)`` and ``new`` ``(n_new, ...)`` (trailing axes, e.g. replicates, are
-    broadcast); a reference model with a NaN score never counts as higher, a new model with a NaN score
-    gets a NaN rank.
-    """
-    higher = (reference[None, ...] > new[:, None, ...]).sum(axis=1)
-    return np.where(np.isnan(new), np.nan, 1.0 + higher)
-
-
 def _rank_interval(boot_rank: np.ndarray, level: float) -> np.ndarray:
     """``(2, n_new)`` outward-rounded percentile interval of the integer replicate ranks.
 
@@ -299,12 +278,12 @@ def estimate_new_models(
     X_all = np.vstack([X_ref, X_new])
     n_ref = X_ref.shape[0]
 
-    cm_all = _category_means(X_all, member)
-    overall_all = _row_nanmean(cm_all, axis=1)
+    cm_all = group_nan_means(X_all, member)
+    overall_all = nan_mean(cm_all, axis=1)
     incomplete = np.isnan(cm_all[n_ref:]).any(axis=1) & ~np.isnan(cm_all[n_ref:]).all(axis=1)
     for j in np.flatnonzero(incomplete):
         notes.append(f"model {models[j]!r} has no score in some suite category; its overall uses the others")
-    rank = _ranks(overall_all[:n_ref], overall_all[n_ref:])
+    rank = rank_among(overall_all[:n_ref], overall_all[n_ref:])
     for j in np.flatnonzero(np.isnan(overall_all[n_ref:])):
         notes.append(f"model {models[j]!r} has no score on any suite item: its estimates are undefined")
 
@@ -318,10 +297,10 @@ def estimate_new_models(
         counts = obs_all[:, idx].astype(np.float64) @ W.T
         boot_cm[:, c, :] = np.nan
         np.divide(sums, counts, out=boot_cm[:, c, :], where=counts > 0)
-    boot_overall = _row_nanmean(boot_cm, axis=1)  # (n_all, n_boot)
+    boot_overall = nan_mean(boot_cm, axis=1)  # (n_all, n_boot)
     ref_b = boot_overall[:n_ref]
     new_b = boot_overall[n_ref:]
-    boot_rank = _ranks(ref_b, new_b)  # (n_new, n_boot)
+    boot_rank = rank_among(ref_b, new_b)  # (n_new, n_boot)
     overall_ci = percentile_ci(new_b, level=level, axis=1)
     rank_ci = _rank_interval(boot_rank, float(level))
     full = None

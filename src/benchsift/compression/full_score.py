@@ -54,10 +54,11 @@ from typing import Any
 
 import numpy as np
 
+from benchsift._jsonutil import to_jsonable
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
-from benchsift.stats import SeedLike, check_random_state
+from benchsift.stats import SeedLike, check_random_state, group_nan_means, nan_mean, rank_among
 
 __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 
@@ -75,22 +76,9 @@ MIN_REFERENCE_MODELS = 5
 _GP_WEIGHTS = np.linspace(0.0, 1.0, 11)
 
 
-def _nanmean_cols(X: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Row means over ``cols`` ignoring NaN; NaN where a row has none (or ``cols`` is empty)."""
-    out = np.full(X.shape[0], np.nan)
-    if cols.size == 0:
-        return out
-    sub = X[:, cols]
-    obs = ~np.isnan(sub)
-    n = obs.sum(axis=1)
-    np.divide(np.where(obs, sub, 0.0).sum(axis=1), n, out=out, where=n > 0)
-    return out
-
-
 def _mean_abs(x: np.ndarray) -> float:
     """Mean of ``|x|`` over its finite entries; NaN (no warning) when there are none."""
-    x = x[np.isfinite(x)]
-    return float(np.mean(np.abs(x))) if x.size else math.nan
+    return float(nan_mean(np.abs(np.asarray(x, dtype=np.float64))))
 
 
 def _ols(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -185,14 +173,11 @@ class FullScoreEstimates:
         "rank_interval", "theta"}]}`` for ``method`` (default: the chosen one)."""
         m = method or self.method
 
-        def num(v: float) -> float | None:
-            return None if not np.isfinite(v) else float(v)
-
         def entry(j: int, c: int) -> dict[str, Any]:
             return {
-                "score": num(self.score[m][j, c]),
-                "interval": [num(self.low[m][j, c]), num(self.high[m][j, c])],
-                "suite_mean": num(self.suite_mean[j, c]),
+                "score": self.score[m][j, c],
+                "interval": [self.low[m][j, c], self.high[m][j, c]],
+                "suite_mean": self.suite_mean[j, c],
             }
 
         out = []
@@ -204,12 +189,13 @@ class FullScoreEstimates:
                     "estimates": {g: entry(j, c) for c, (g, k) in enumerate(kinds) if k == "benchmark"},
                     "categories": {g: entry(j, c) for c, (g, k) in enumerate(kinds) if k == "category"},
                     "overall": entry(j, len(self.groups) - 1),
-                    "rank": num(self.rank[j]),
-                    "rank_interval": [num(self.rank_interval[j, 0]), num(self.rank_interval[j, 1])],
-                    "theta": num(self.theta[j]),
+                    "rank": self.rank[j],
+                    "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
+                    "theta": self.theta[j],
                 }
             )
-        return {"method": m, "level": self.level, "n_reference": self.n_reference, "models": out}
+        doc = {"method": m, "level": self.level, "n_reference": self.n_reference, "models": out}
+        return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
 
 @dataclass
@@ -247,7 +233,7 @@ class FullScoreModel:
         X = np.asarray(X_suite, dtype=np.float64)
         n = X.shape[0]
         ng = len(self.groups)
-        suite = np.column_stack([_nanmean_cols(X, c) for c in self.suite_cols]) if ng else np.empty((n, 0))
+        suite = group_nan_means(X, self.suite_cols)
         theta = TwoPL.from_parameters(self.a_suite, self.d_suite).score(X).theta
         reg = self.alpha[None, :] + self.beta[None, :] * suite
         pirt = np.empty((n, ng))
@@ -270,7 +256,7 @@ class FullScoreModel:
     def _with_overall(self, a: np.ndarray) -> np.ndarray:
         """Append the overall column: the mean over the benchmark columns (NaN-aware)."""
         nb = self.n_benchmarks
-        return np.column_stack([a, _nanmean_cols(a, np.arange(nb))])
+        return np.column_stack([a, nan_mean(a[:, :nb], axis=1)])
 
     def predict(self, X_suite: np.ndarray, models: list[str] | None = None) -> FullScoreEstimates:
         """Estimates for new models from their scores on the suite items (``(n, n_suite)``, NaN = not run)."""
@@ -288,15 +274,10 @@ class FullScoreModel:
             score[m] = s
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw, 0.0, 1.0)
-        ref = self.reference_overall[np.isfinite(self.reference_overall)]
-
-        def rank_of(v: np.ndarray) -> np.ndarray:
-            higher = (ref[None, :] > v[:, None]).sum(axis=1)
-            return np.where(np.isnan(v), np.nan, 1.0 + higher)
-
         best = self.method
-        rank = rank_of(score[best][:, -1])
-        rank_iv = np.column_stack([rank_of(high[best][:, -1]), rank_of(low[best][:, -1])])
+        ref = self.reference_overall
+        rank = rank_among(ref, score[best][:, -1])
+        rank_iv = np.column_stack([rank_among(ref, high[best][:, -1]), rank_among(ref, low[best][:, -1])])
         notes = []
         if not np.isfinite(self.halfwidth[best][-1]):
             need = math.ceil(self.level / (1 - self.level))
@@ -330,11 +311,7 @@ class FullScoreModel:
         """What was chosen and why: the method, and each method's out-of-fold mean absolute error and
         interval half-width (overall, and mean over the benchmarks)."""
         nb = self.n_benchmarks
-
-        def num(v: float) -> float | None:
-            return None if not np.isfinite(v) else float(v)
-
-        return {
+        doc = {
             "method": self.method,
             "level": self.level,
             "n_folds": self.n_folds,
@@ -343,10 +320,11 @@ class FullScoreModel:
                 "lowest out-of-fold mean absolute error (reference models) over the benchmarks every method "
                 "estimates"
             ),
-            "cv_mae_overall": {m: num(self.cv_mae[m][-1]) for m in METHODS},
-            "cv_mae_benchmarks": {m: num(_mean_abs(self.cv_mae[m][:nb])) for m in METHODS},
-            "halfwidth_overall": {m: num(self.halfwidth[m][-1]) for m in METHODS},
+            "cv_mae_overall": {m: self.cv_mae[m][-1] for m in METHODS},
+            "cv_mae_benchmarks": {m: _mean_abs(self.cv_mae[m][:nb]) for m in METHODS},
+            "halfwidth_overall": {m: self.halfwidth[m][-1] for m in METHODS},
         }
+        return to_jsonable(doc)  # NaN and inf to None
 
     # ------------------------------------------------------------------ storage
     def to_dict(self) -> dict[str, Any]:
@@ -419,15 +397,14 @@ def _fit_once(
     )
     irt.fit(X)
     ng = len(groups.names)
-    Xs = X[:, suite_pos]
+    suite_means = group_nan_means(X[:, suite_pos], groups.suite_cols)
     alpha = np.empty(ng)
     beta = np.empty(ng)
     in_suite = np.zeros(X.shape[1], dtype=bool)
     in_suite[suite_pos] = True
     a_rest, d_rest = [], []
     for g in range(ng):
-        s = _nanmean_cols(Xs, groups.suite_cols[g])
-        alpha[g], beta[g] = _ols(s, full[:, g])
+        alpha[g], beta[g] = _ols(suite_means[:, g], full[:, g])
         rest = groups.pool_items[g][~in_suite[groups.pool_items[g]]]
         a_rest.append(irt.discrimination_[rest])
         d_rest.append(irt.intercept_[rest])
@@ -506,8 +483,8 @@ def fit_full_score(
     X = ref.scores
     groups = _groups(ref, pos)
     ng = len(groups.names)
-    full = np.column_stack([_nanmean_cols(X, p) for p in groups.pool_items])
-    full_all = np.column_stack([full, _nanmean_cols(full, np.arange(groups.n_benchmarks))])
+    full = group_nan_means(X, groups.pool_items)
+    full_all = np.column_stack([full, nan_mean(full[:, : groups.n_benchmarks], axis=1)])
 
     base, irt = _fit_once(X, groups, pos, full, None)
     rng = check_random_state(random_state)

@@ -1,7 +1,8 @@
 """Statistics core: plain arrays in, arrays out, NaN-aware (NaN = missing score or undefined statistic).
 
 - seeds: :func:`check_random_state`
-- ranks: :func:`rank_average`
+- ranks: :func:`rank_average`, :func:`rank_among`
+- NaN-aware means: :func:`nan_mean`, :func:`group_nan_means`
 - correlations (redundancy paper App. A; pairwise-complete): :func:`pearson`, :func:`spearman`,
   :func:`kendall_tau_b`, :func:`r2_score`, :func:`correlation`; column-wise :func:`corr_with_vector`,
   :func:`paired_columns`; matrices :func:`corr_matrix`
@@ -27,9 +28,10 @@ from benchsift.stats.correlation import (
     spearman,
 )
 from benchsift.stats.matrix import corr_matrix
+from benchsift.stats.means import group_nan_means, nan_mean
 from benchsift.stats.multitest import bh_adjust, bonferroni_adjust, reject
 from benchsift.stats.normalize import zscore
-from benchsift.stats.ranks import rank_average
+from benchsift.stats.ranks import rank_among, rank_average
 from benchsift.stats.spectrum import (
     components_for_energy,
     participation_ratio,
@@ -49,13 +51,16 @@ __all__ = [
     "components_for_energy",
     "corr_matrix",
     "corr_with_vector",
+    "group_nan_means",
     "correlation",
     "kendall_tau_b",
+    "nan_mean",
     "paired_columns",
     "participation_ratio",
     "pearson",
     "percentile_ci",
     "r2_score",
+    "rank_among",
     "rank_average",
     "reject",
     "spearman",

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
 
-__all__ = ["rank_average"]
+__all__ = ["rank_among", "rank_average"]
 
 
 def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
@@ -49,3 +49,15 @@ def rank_last_axis(a: NDArray[np.float64]) -> NDArray[np.float64]:
     ranks = np.empty_like(sorted_ranks)
     np.put_along_axis(ranks, order, sorted_ranks, axis=-1)
     return ranks
+
+
+def rank_among(reference: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Rank of each value among ``reference``: ``1 + #(reference entries higher)``.
+
+    ``reference`` is ``(n_ref, ...)`` and ``values`` ``(n, ...)`` (trailing axes, e.g. bootstrap replicates,
+    are broadcast); a NaN reference entry never counts as higher, a NaN value gets a NaN rank.
+    """
+    reference = np.asarray(reference, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    higher = (reference[None, ...] > values[:, None, ...]).sum(axis=1)
+    return np.where(np.isnan(values), np.nan, 1.0 + higher)

@@ -26,7 +26,7 @@ from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.stages.prune import effective_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import check_random_state
+from benchsift.stats import check_random_state, nan_mean
 
 #: The paper's Stage 2 selectors in the order of PRIMEBench section 5 (tinyBenchmarks is opt-in).
 DEFAULT_SELECTORS: tuple[str, ...] = (
@@ -340,14 +340,9 @@ def finite_mean(a: np.ndarray, axis: int = -1) -> np.ndarray:
 
     The one NaN-aware mean of the protocols and diagnostics: the macro rho over categories with a defined
     rho (PRIMEBench D.3), a model's mean over its available category means or z-scores, a mean MAE over
-    splits. No warnings on empty slices.
+    splits. No warnings on empty slices (:func:`benchsift.stats.nan_mean`).
     """
-    a = np.asarray(a, dtype=np.float64)
-    ok = np.isfinite(a)
-    n = ok.sum(axis=axis)
-    out = np.full(n.shape, np.nan)
-    np.divide(np.where(ok, a, 0.0).sum(axis=axis), n, out=out, where=n > 0)
-    return out
+    return nan_mean(a, axis=axis)
 
 
 #: The keys of one ``results`` row of ``benchsift validate --json`` (every protocol).
