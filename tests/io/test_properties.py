@@ -56,6 +56,7 @@ def test_public_names() -> None:
             "LoggedAnswers",
             "READERS",
             "ScaleRule",
+            "check_field_counts",
             "get_reader",
             "import_panel",
             "parse_scales",

@@ -26,7 +26,6 @@ cross-validation on the reference models), a split-conformal interval, the suite
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +35,7 @@ import pandas as pd
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
+from benchsift.io import check_field_counts
 from benchsift.panel import Panel
 from benchsift.stats import (
     SeedLike,
@@ -147,23 +147,6 @@ class EstimateResult:
         }
 
 
-def _check_ragged(path: Path, sep: str) -> None:
-    """Refuse a row with fewer or more fields than the header (pandas would read the gap as missing)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            rows = csv.reader(fh, delimiter=sep)
-            header = next(rows, None)
-            if header is None:
-                return
-            for line, row in enumerate(rows, 2):
-                if row and len(row) != len(header):
-                    raise FormatError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
-    except UnicodeDecodeError:
-        raise FormatError(f"{path}: not a UTF-8 text file") from None
-    except csv.Error as err:
-        raise FormatError(f"{path}: not a readable CSV ({err})") from None
-
-
 def read_new_scores(path: str | Path) -> Panel:
     """New models' per-item scores: a long CSV/TSV/parquet (``model, benchmark, item, score``) or a panel.
 
@@ -183,7 +166,10 @@ def read_new_scores(path: str | Path) -> Panel:
                 raise not_panel from None
     elif suffix in (".csv", ".tsv", ".txt"):
         sep = "\t" if suffix == ".tsv" else ","
-        _check_ragged(p, sep)
+        try:
+            check_field_counts(p, sep)
+        except UnicodeDecodeError:
+            raise FormatError(f"{p}: not a UTF-8 text file") from None
         try:
             df = pd.read_csv(
                 p,

@@ -7,6 +7,7 @@ One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmeval
 
 from __future__ import annotations
 
+from benchsift.io._common import check_field_counts
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.answers import LoggedAnswers, read_answers
 from benchsift.io.inspect_logs import read_inspect
@@ -24,6 +25,7 @@ __all__ = [
     "LoggedAnswers",
     "READERS",
     "ScaleRule",
+    "check_field_counts",
     "get_reader",
     "import_panel",
     "parse_scales",

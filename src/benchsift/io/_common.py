@@ -73,37 +73,41 @@ def check_field_counts(path: Path, sep: str) -> None:
     pandas reads a short row's missing fields as missing scores (a silent NaN where the file is broken), so
     every delimited table is checked first: one streaming pass of pyarrow's parser (which counts the fields
     of every row, quoted newlines included) converting a single column; only when it finds a bad row is the
-    file scanned again with the ``csv`` module to name the line. Other parse errors are left to the reader.
+    file scanned again with the ``csv`` module to name the line. Other pyarrow parse errors are left to the
+    reader; a ``csv`` error is a ``FormatError``; a file that is not UTF-8 raises ``UnicodeDecodeError``.
     """
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        header = next(csv.reader(fh, delimiter=sep), None)
-    if not header:
-        return
     try:
-        reader = pacsv.open_csv(
-            path,
-            read_options=pacsv.ReadOptions(block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[header[0]], column_types={header[0]: pa.string()}
-            ),
-        )
-        for _ in reader:
-            pass
-    except pa.ArrowInvalid as exc:
-        if "columns, got" not in str(exc):
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            header = next(csv.reader(fh, delimiter=sep), None)
+        if not header:
             return
-    else:
-        return
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        rows = csv.reader(fh, delimiter=sep)
-        head = next(rows)
-        for _ in rows:
-            if len(_) != len(head) and any(cell.strip() for cell in _):
-                raise FormatError(
-                    f"{path}, line {rows.line_num}: {len(_)} fields, the header has {len(head)} "
-                    "(a missing or extra separator)"
-                )
+        try:
+            reader = pacsv.open_csv(
+                path,
+                read_options=pacsv.ReadOptions(block_size=1 << 24),
+                parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+                convert_options=pacsv.ConvertOptions(
+                    include_columns=[header[0]], column_types={header[0]: pa.string()}
+                ),
+            )
+            for _ in reader:
+                pass
+        except pa.ArrowInvalid as exc:
+            if "columns, got" not in str(exc):
+                return
+        else:
+            return
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            rows = csv.reader(fh, delimiter=sep)
+            head = next(rows)
+            for row in rows:
+                if len(row) != len(head) and any(cell.strip() for cell in row):
+                    raise FormatError(
+                        f"{path}, line {rows.line_num}: {len(row)} fields, the header has {len(head)} "
+                        "(a missing or extra separator)"
+                    )
+    except csv.Error as err:
+        raise FormatError(f"{path}: not a readable CSV ({err})") from None
 
 
 def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataFrame:
