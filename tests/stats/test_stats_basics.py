@@ -13,6 +13,9 @@ from benchsift.stats import check_random_state, rank_average, zscore
 CONTRACT = {
     "check_random_state",
     "rank_average",
+    "rank_among",
+    "nan_mean",
+    "group_nan_means",
     "pearson",
     "spearman",
     "kendall_tau_b",
