@@ -1,4 +1,4 @@
-"""``export_suite`` / ``benchsift export``: each harness gets exactly the suite's items, under the ids it logs."""
+"""``export_suite`` / ``benchsift export``: each harness gets exactly the suite's items, under its own ids."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def test_estimate_warns_on_runs_that_are_not_the_suite(suite: Suite) -> None:
     X = np.where(np.arange(suite.n_items) % 2 == 0, 1.0, 0.0)[None, :]
     X[0, :3] = np.nan
     res = estimate_new_models(suite, Panel(X, ["new"], items), n_boot=50)
-    assert res.warnings == [
-        f"model 'new' has scores for {suite.n_items - 3} of the suite's {suite.n_items} items; estimates use those"
-    ]
+    n = suite.n_items
+    want = f"model 'new' has scores for {n - 3} of the suite's {n} items; estimates use those"
+    assert res.warnings == [want]
     assert res.to_dict()["warnings"] == res.warnings

@@ -133,7 +133,7 @@ def estimate_command(
         str | None,
         typer.Option(
             "--from",
-            help="Read NEW_SCORES as this import format (lm-eval, inspect, lmms-eval, vlmevalkit, long, ...).",
+            help="Read NEW_SCORES as this import format (lm-eval, inspect, lmms-eval, vlmevalkit, ...).",
         ),
     ] = None,
     n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates over suite items.")] = 2000,

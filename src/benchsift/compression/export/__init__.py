@@ -1,13 +1,13 @@
 """Export a suite to the harness that will run it: the file each tool reads to run exactly the suite's items.
 
-==============  =====================================================  ==========================================
-``to``          what is written                                        how the tool runs it
-==============  =====================================================  ==========================================
-``lm-eval``     ``lm_eval_samples.json``: ``{task: [doc indices]}``    ``lm_eval run ... --samples FILE``
-``inspect``     ``inspect_sample_ids/<task>.txt``: comma-separated ids ``inspect eval TASK --sample-id ...``
-``vlmevalkit``  ``LMUData/<BENCH>_benchsift.tsv`` (the subset of the   ``python run.py --config config.json``
-                dataset TSV given) and ``config.json``
-==============  =====================================================  ==========================================
+==============  ===================================================  =====================================
+``to``          what is written                                      how the tool runs it
+==============  ===================================================  =====================================
+``lm-eval``     ``lm_eval_samples.json``: ``{task: [doc indices]}``  ``lm_eval run ... --samples FILE``
+``inspect``     ``inspect_sample_ids/NNN.txt``: comma-separated ids  ``inspect eval TASK --sample-id ...``
+``vlmevalkit``  ``LMUData/<BENCH>_benchsift.tsv`` (the subset of     ``python run.py --config config.json``
+                the dataset TSV given) and ``config.json``
+==============  ===================================================  =====================================
 
 Item identity survives the round trip because each export uses the id the tool logs and the suite holds:
 lm-eval's ``doc_id`` (the index of the document in the task's evaluation split), inspect's sample ``id``,
