@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.compression.export import TOOLS, export_suite
@@ -63,10 +64,12 @@ def export_command(
         return
     for w in res.warnings:
         err_console.print(f"[yellow]warning: {w}[/]")
-    console.print(
-        f"exported {res.n_items} items of {len(res.items)} benchmark(s) for {to} to {res.out_dir} "
-        f"({len(res.files)} files)"
-    )
+    table = Table(title=f"Exported for {to} to {res.out_dir}: {res.n_items} items, {len(res.files)} files")
+    for col in ("benchmark", "logged as", "items"):
+        table.add_column(col)
+    for bench, ids in res.items.items():
+        table.add_row(bench, res.harness_names[bench], str(len(ids)))
+    console.print(table)
     console.print("run (MODEL and RUNS are yours to fill in):")
     for c in res.commands:
         console.print(f"  {c}", markup=False, soft_wrap=True)

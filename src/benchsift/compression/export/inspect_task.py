@@ -68,7 +68,8 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path) -> Written:
             f"inspect eval {shlex.quote(task)} --model MODEL --log-dir RUNS "
             f'--sample-id "$(cat {shlex.quote(str(out / name))})"'
         )
-    (tmp / FILE).write_text(json.dumps(items, indent=1) + "\n")
+    body = ",\n".join(f" {json.dumps(t)}: {json.dumps(v)}" for t, v in items.items())
+    (tmp / FILE).write_text("{\n" + body + "\n}\n")
     return Written(
         files=files, items=dict(items), harness_names={t: t for t in items}, commands=commands, warnings=[]
     )

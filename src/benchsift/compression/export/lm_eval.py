@@ -41,7 +41,8 @@ def doc_indices(benchmark: str, items: list[str]) -> list[int]:
 def write(items: dict[str, list[str]], tmp: Path, out: Path) -> Written:
     """Write ``lm_eval_samples.json`` into ``tmp`` (its final home is ``out``)."""
     samples = {bench: doc_indices(bench, ids) for bench, ids in items.items()}
-    (tmp / FILE).write_text(json.dumps(samples, indent=1) + "\n")
+    body = ",\n".join(f" {json.dumps(b)}: {json.dumps(v)}" for b, v in samples.items())
+    (tmp / FILE).write_text("{\n" + body + "\n}\n")
     tasks = ",".join(samples)
     command = (
         f"lm_eval run --model MODEL --model_args MODEL_ARGS --tasks {shlex.quote(tasks)} "
