@@ -234,3 +234,36 @@ def test_estimate_warns_on_runs_that_are_not_the_suite(suite: Suite) -> None:
     want = f"model 'new' has scores for {n - 3} of the suite's {n} items; estimates use those"
     assert res.warnings == [want]
     assert res.to_dict()["warnings"] == res.warnings
+
+
+def test_lmms_eval_subset_tasks(suite: Suite, tmp_path: Path) -> None:
+    benches = sorted(_suite_items(suite))
+    yamls = {}
+    for b in benches:
+        yamls[b] = tmp_path / "tasks" / f"{b}.yaml"
+        yamls[b].parent.mkdir(exist_ok=True)
+        yamls[b].write_text(f"task: {b}\n")
+    res = export_suite(suite, "lmms-eval", tmp_path / "out", task_yaml=yamls)
+    folder = tmp_path / "out" / "lmms_eval_tasks"
+    source = (folder / "benchsift_subset.py").read_text()
+    compile(source, "benchsift_subset.py", "exec")  # the module lmms-eval imports is valid Python
+    keep_line = next(ln for ln in source.splitlines() if ln.startswith("KEEP = "))
+    keep = json.loads(keep_line.removeprefix("KEEP = "))
+    want = _suite_items(suite)
+    assert {t: {str(i) for i in v} for t, v in keep.items()} == want
+    assert all(v == sorted(v) for v in keep.values())
+    for n, b in enumerate(benches):
+        text = (folder / f"{b}_benchsift.yaml").read_text()
+        assert f"include: {json.dumps(str(yamls[b].resolve()))}" in text
+        assert f'task: "{b}_benchsift"' in text
+        assert f"process_docs: !function benchsift_subset.process_docs_{n}" in text
+        assert f"def process_docs_{n}(dataset):\n    return _subset({json.dumps(b)}, dataset)" in source
+    assert "--include_path" in res.commands[0] and f"{benches[0]}_benchsift" in res.commands[0]
+    with pytest.raises(InputError, match="needs task_yaml"):
+        export_suite(suite, "lmms-eval", tmp_path / "x", task_yaml={benches[0]: yamls[benches[0]]})
+    with pytest.raises(InputError, match="existing .yaml"):
+        export_suite(
+            suite, "lmms-eval", tmp_path / "x", task_yaml={**yamls, benches[0]: tmp_path / "nope.yaml"}
+        )
+    with pytest.raises(InputError, match="for lmms-eval"):
+        export_suite(suite, "inspect", tmp_path / "x", task_yaml=yamls)

@@ -47,6 +47,13 @@ def export_command(
             help="vlmevalkit: BENCHMARK=CLASS, the vlmeval.dataset class that runs it (e.g. MMMUDataset).",
         ),
     ] = None,
+    task_yaml: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--task-yaml",
+            help="lmms-eval: TASK=PATH of the task's own YAML file, which the subset task includes (repeat).",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     force: ForceOpt = False,
 ) -> None:
@@ -58,6 +65,7 @@ def export_command(
         out,
         dataset_tsv=_pairs(dataset_tsv, "--dataset-tsv"),
         dataset_class=_pairs(dataset_class, "--dataset-class"),
+        task_yaml=_pairs(task_yaml, "--task-yaml"),
     )
     if json_output:
         print_json(res.to_dict())

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from benchsift._fileio import atomic_dir
-from benchsift.compression.export import inspect_task, lm_eval, vlmevalkit
+from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import InputError
 
 #: The tools a suite can be exported to.
-TOOLS: tuple[str, ...] = ("lm-eval", "inspect", "vlmevalkit")
+TOOLS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit")
 #: The record of an export inside its output directory (read back by ``benchsift estimate``).
 EXPORT_FILE = "export.json"
 EXPORT_FORMAT = "benchsift-export/1"
@@ -97,6 +97,7 @@ def export_suite(
     *,
     dataset_tsv: Mapping[str, str | Path] | None = None,
     dataset_class: Mapping[str, str] | None = None,
+    task_yaml: Mapping[str, str | Path] | None = None,
 ) -> ExportResult:
     """Write the file(s) ``to`` reads to run exactly the suite's items, and the command lines to run them.
 
@@ -104,7 +105,7 @@ def export_suite(
     ----------
     suite : Suite or path
         A suite (or its directory) written by ``benchsift compress``.
-    to : {"lm-eval", "inspect", "vlmevalkit"}
+    to : {"lm-eval", "lmms-eval", "inspect", "vlmevalkit"}
         The harness.
     out_dir : path
         Output directory (created; files benchsift did not write are never replaced).
@@ -114,6 +115,8 @@ def export_suite(
     dataset_class : mapping of benchmark to str, optional
         VLMEvalKit only, required: the ``vlmeval.dataset`` class that runs the benchmark (for example
         ``MMMUDataset`` for ``MMMU_DEV_VAL``), so the subset is prompted and scored as the full benchmark.
+    task_yaml : mapping of benchmark to path, optional
+        lmms-eval only, required: the task's own YAML file, which the derived subset task includes.
 
     Returns
     -------
@@ -130,12 +133,16 @@ def export_suite(
     items = _items_by_benchmark(s)
     if to != "vlmevalkit" and (dataset_tsv or dataset_class):
         raise InputError(f"dataset_tsv and dataset_class are for vlmevalkit, not {to}")
+    if to != "lmms-eval" and task_yaml:
+        raise InputError(f"task_yaml is for lmms-eval, not {to}")
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         if to == "lm-eval":
             written = lm_eval.write(items, tmp, out)
         elif to == "inspect":
             written = inspect_task.write(items, tmp, out)
+        elif to == "lmms-eval":
+            written = lmms_eval.write(items, tmp, out, dict(task_yaml or {}))
         else:
             written = vlmevalkit.write(items, tmp, out, dict(dataset_tsv or {}), dict(dataset_class or {}))
         record = {
