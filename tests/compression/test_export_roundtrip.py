@@ -4,7 +4,8 @@ The logs under ``tests/fixtures/roundtrip/logs`` were written by lm-eval and ins
 the exports of the suite beside them (``make_suite.py``, ``run_lm_eval.py``, ``run_inspect.py``; tool
 versions in ``logs/*/VERSION``). ``.ci/side_tools.sh`` regenerates the lm-eval and inspect-ai chain with the
 current tools and points ``BENCHSIFT_ROUNDTRIP`` at it, so a change in either tool's selection or logging
-fails here; lmms-eval (a 6.9 GB install with torch) runs only with ``run_lmms_eval.py`` by hand.
+fails here; lmms-eval (a 6.9 GB install with torch) and VLMEvalKit (no pip package: its own modules from a
+checkout) run only by hand (``run_lmms_eval.py``, ``run_vlmevalkit.py``).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from benchsift.panel import Panel
 
 COMMITTED = Path(__file__).parents[1] / "fixtures" / "roundtrip"
 ROOT = Path(os.environ.get("BENCHSIFT_ROUNDTRIP") or COMMITTED)
-HARNESSES = ("lm-eval", "inspect", "lmms-eval")
-# the side-tools run regenerates lm-eval and inspect only; the committed fixture holds all three
+HARNESSES = ("lm-eval", "inspect", "lmms-eval", "vlmevalkit")
+# the side-tools run regenerates lm-eval and inspect only; the committed fixture holds all four
 TOOLS = {t: ROOT / "logs" / t for t in HARNESSES if (ROOT / "logs" / t).is_dir()}
 
 
@@ -39,10 +40,14 @@ def test_the_committed_fixture_holds_every_harness() -> None:
 
 
 def _export(tool: str, out: Path) -> ExportResult:
-    if tool != "lmms-eval":
-        return export_suite(ROOT / "suite", tool, out)
-    tasks = {p.stem: p for p in (ROOT / "lmms_tasks").glob("*.yaml")}
-    return export_suite(ROOT / "suite", tool, out, task_yaml=tasks)
+    if tool == "lmms-eval":
+        tasks = {p.stem: p for p in (ROOT / "lmms_tasks").glob("*.yaml")}
+        return export_suite(ROOT / "suite", tool, out, task_yaml=tasks)
+    if tool == "vlmevalkit":
+        tsv = {p.stem: p for p in (ROOT / "vlmevalkit_data").glob("*.tsv")}
+        classes = dict.fromkeys(tsv, "ImageMCQDataset")
+        return export_suite(ROOT / "suite", tool, out, dataset_tsv=tsv, dataset_class=classes)
+    return export_suite(ROOT / "suite", tool, out)
 
 
 def _run(tool: str, out: Path) -> Panel:
@@ -105,7 +110,7 @@ def test_estimate_from_every_harness(truth: pd.DataFrame, tmp_path: Path) -> Non
     for tool in sorted(set(TOOLS) - {"lm-eval"}):
         b = {_model(m["model"]): m for m in out[tool]["models"]}
         assert b.keys() == a.keys()
-        for name in a:  # the same responses through three harnesses give the same estimates
+        for name in a:  # the same responses through four harnesses give the same estimates
             assert a[name]["estimates"] == b[name]["estimates"] and a[name]["overall"] == b[name]["overall"]
     for name in a:
         for bench, e in a[name]["estimates"].items():
