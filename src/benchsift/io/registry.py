@@ -50,6 +50,11 @@ READERS: dict[str, Reader] = {
     "aggregate": read_aggregate,
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
+#: Item column recording which harness numbered a panel's items (``import_panel`` of a harness format sets
+#: it): a suite keeps it, so ``benchsift export`` can refuse to select one tool's documents by another's ids.
+ID_SOURCE = "id_source"
+#: The formats whose item ids are a harness's own (document index, sample id, dataset index).
+HARNESS_FORMATS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit")
 
 
 def get_reader(name: str) -> Reader:
@@ -70,7 +75,8 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     """Read ``paths`` with the reader of format ``name``.
 
     Options left at ``None`` are dropped; an option the format does not take is an :class:`InputError`
-    (e.g. ``orient`` for ``lm-eval``).
+    (e.g. ``orient`` for ``lm-eval``). A harness format's panel records the harness in the item column
+    ``id_source`` (:data:`ID_SOURCE`).
     """
     reader = get_reader(name)
     condition = options.get("condition")
@@ -82,7 +88,7 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     if unknown:
         raise InputError(f"format {name!r} does not take option(s) {unknown}; it takes {sorted(accepted)}")
     try:
-        return reader(paths, **given)
+        panel = reader(paths, **given)
     except BenchsiftError:
         raise
     except (ValueError, UnicodeError, EOFError, zipfile.BadZipFile, csv.Error, zlib.error) as err:
@@ -91,3 +97,8 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
         shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
         detail = " ".join(f"{type(err).__name__}: {err}".split())[:160]
         raise FormatError(f"{shown}: not a readable {name} input ({detail})") from None
+    if name in HARNESS_FORMATS and ID_SOURCE not in panel.items.columns:
+        items = panel.items.copy()
+        items[ID_SOURCE] = name
+        panel = Panel(panel.scores, panel.models, items)
+    return panel
