@@ -276,7 +276,7 @@ def estimate_new_models(
     if not (coverage > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
-            hint = "; a run of an lmms-eval export needs export= (estimate --export DIR) to map its ids back"
+            hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
         raise InputError(
             "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
             f"items.csv{hint}"

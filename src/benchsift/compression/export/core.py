@@ -97,7 +97,7 @@ def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list
         raise InputError(
             f"{suite.path}: the suite does not record which tool numbered its items (its panel came from a "
             f"plain table, not a harness's logs): {to} would run whatever its own ids name; if they are "
-            f"{to}'s ids, say so with ids_from={to!r} (--ids-from {to})"
+            f"{to}'s ids, say so with ids_from={to!r}"
         )
     else:
         source = ids_from
