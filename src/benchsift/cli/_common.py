@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 
 from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
 from benchsift._jsonutil import to_jsonable
+from benchsift.cli._progress import close_all
 from benchsift.cli._tables import TableConsole
 from benchsift.errors import BenchsiftError, InputError
 from benchsift.parallel import BACKENDS, sweep_backend
@@ -73,6 +74,8 @@ class BenchsiftGroup(TyperGroup):
                 err=True,
             )
             raise typer.Exit(code=EXIT_BUG) from None
+        finally:
+            close_all()  # a bar left open by a failed command must not cover the error line
 
 
 FORCE_HELP = "Overwrite existing files that benchsift did not write (it never deletes any)."
@@ -102,7 +105,7 @@ def outputs(
 
 def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:
     """The files ``save_figure(fig, stem)`` writes (``stem.png``, ``stem.svg``); [] for None."""
-    from benchsift.report._figures import FORMATS
+    from benchsift.report.figures import FORMATS
 
     return [] if stem is None else [f"{os.fspath(stem)}.{fmt}" for fmt in FORMATS]
 

@@ -98,7 +98,10 @@ def compress_command(
     ) as bar:
         task = bar.add_task("compressing", total=None)
         result = run_pipeline(
-            loaded, cfg, embeddings=emb, progress=lambda label: bar.update(task, description=label)
+            loaded,
+            cfg,
+            embeddings=emb,
+            progress=lambda done, total: bar.update(task, description=f"compressing: {done}/{total} stages"),
         )
         fr = None
         if frontier:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +66,7 @@ from benchsift.compression.stages.representatives import (
 )
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
+from benchsift.progress import ProgressFn, Ticker
 from benchsift.stats import spearman
 
 __all__ = [
@@ -284,7 +284,7 @@ def run_pipeline(
     config: CompressionConfig | None = None,
     *,
     embeddings: Any = None,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> CompressionResult:
     """Run PRIMEBench Stages 0-3 on ``panel`` (see the module docstring for the conventions).
 
@@ -298,12 +298,21 @@ def run_pipeline(
         Item embeddings for Stage 2 (an :class:`~benchsift.compression.embeddings.ItemEmbeddings`); None lets
         Stage 2 use its built-in offline text embedding.
     progress:
-        Called with a short label before each stage (for a progress display).
+        ``progress(done, total)`` (:mod:`benchsift.progress`) after each stage the configuration runs
+        (Stages 0-3, the full-score estimators); a stage a one-category panel skips counts as done at the
+        end. None: silent.
     """
     if not isinstance(panel, Panel):
         raise InputError(f"run_pipeline: expected a benchsift Panel, got {type(panel).__name__}")
     cfg = config if config is not None else CompressionConfig()
-    say = progress if progress is not None else (lambda _label: None)
+    tick = Ticker(
+        progress,
+        1
+        + int(cfg.stop_after >= 1)
+        + int(cfg.stop_after >= 2 and cfg.retention is not None)
+        + int(cfg.stop_after >= 3 and cfg.k is not None)
+        + int(bool(cfg.full_score)),
+    )
     notes: list[str] = []
     warnings: list[str] = []
     fingerprint = panel_fingerprint(panel)
@@ -318,7 +327,6 @@ def run_pipeline(
         "compress: image-condition models with scores",
         "every stage ranks models by Spearman rho, which is +-1 or undefined on fewer than 3",
     )
-    say("Stage 0: cleaning")
     s0 = stage0_clean(work, tau=cfg.tau)
     notes.extend(f"stage 0: {n}" for n in s0.notes)
     clean = s0.panel
@@ -358,7 +366,7 @@ def run_pipeline(
     s1: Stage1Result | None = None
     pool_panel = clean
     if cfg.stop_after >= 1 and not single:
-        say("Stage 1: category representatives")
+        tick()
         s1 = stage1_select(clean, target=cfg.target, supplement=cfg.supplement)
         notes.extend(f"stage 1: {n}" for n in s1.notes)
         pool_pos = kept_pos[s1.pool]
@@ -381,7 +389,7 @@ def run_pipeline(
     reason = np.full(work.n_items, "", dtype=object)
     pruned_pos = pool_pos
     if cfg.stop_after >= 2 and cfg.retention is not None:
-        say(f"Stage 2: item pruning ({cfg.selector})")
+        tick()
         s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
         notes.extend(f"stage 2: {n}" for n in s2.notes)
         warnings.extend(f"stage 2: {w}" for w in s2.warnings)
@@ -409,7 +417,7 @@ def run_pipeline(
     selected = list(categories)
     rho_no_stage3 = float("nan")
     if cfg.stop_after >= 3 and cfg.k is not None and not single:
-        say("Stage 3: category-count pruning")
+        tick()
         X, _ = pooled_category_means(pool_panel, categories)
         rho_no_stage3 = _rho(row_nanmean(X), reference)
         k = int(cfg.k)
@@ -449,7 +457,7 @@ def run_pipeline(
     cats_all = item_categories(work)
     full_score = None
     if cfg.full_score:
-        say("full-score estimators")
+        tick()
         n_image = int(image_rows.sum())
         if work.n_items > MAX_FULL_SCORE_ITEMS:
             warnings.append(
@@ -466,6 +474,7 @@ def run_pipeline(
             full_score = fit_full_score(
                 work, suite_items, n_folds=cfg.full_score_folds, random_state=cfg.seed
             )
+    tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
         fingerprint=fingerprint,

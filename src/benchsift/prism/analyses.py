@@ -34,6 +34,7 @@ from benchsift.prism.bootstrap import BootstrapResult, pairwise_pvalues, separat
 from benchsift.prism.scores import axis_means
 from benchsift.prism.verdicts import VerdictArrays
 from benchsift.stats import (
+    SeedLike,
     bootstrap_indices,
     check_random_state,
     corr_matrix,
@@ -42,7 +43,6 @@ from benchsift.stats import (
     rank_average,
     spearman,
 )
-from benchsift.stats._random import SeedLike
 
 __all__ = [
     "aggregator_comparison",

@@ -35,6 +35,7 @@ from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
 from benchsift.prism.verdicts import VerdictArrays
 from benchsift.stats import (
+    SeedLike,
     bh_adjust,
     bonferroni_adjust,
     bootstrap_weights,
@@ -43,7 +44,6 @@ from benchsift.stats import (
     rank_average,
     reject,
 )
-from benchsift.stats._random import SeedLike
 
 __all__ = [
     "BootstrapResult",
