@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from benchsift import __version__
+from benchsift._version import __version__
 from benchsift.cli._output import SuggestingGroup, add_format_option
 from benchsift.cli.adaptive import app as adaptive_app
 from benchsift.cli.compress import compress_command, estimate_command

@@ -2,7 +2,9 @@
 
 One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
 ``aggregate``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
-:mod:`benchsift.io.registry`. Importers only make panels; nothing here imports a method package.
+:mod:`benchsift.io.registry`; the multi-axis verdict table of PRISM-VLM in :mod:`benchsift.io.verdicts`
+(read by :mod:`benchsift.prism`, written by :mod:`benchsift.simulate`). Importers only make panels and
+verdict tables; nothing here imports a method package.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import DegenerateError, InputError
+from benchsift.io.verdicts import VerdictArrays
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
-from benchsift.prism.verdicts import VerdictArrays
 from benchsift.stats import (
     SeedLike,
     bh_adjust,

@@ -370,7 +370,7 @@ def render_report(page: dict[str, Any], sections: list[ReportSection], title: st
     import jinja2
     from markupsafe import Markup
 
-    from benchsift import __version__
+    from benchsift._version import __version__
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_TEMPLATES),
