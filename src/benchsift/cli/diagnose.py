@@ -28,8 +28,8 @@ from benchsift.compression.diagnostics import (
     shelf_life,
     spectrum_table,
 )
-from benchsift.compression.estimate import read_new_scores
 from benchsift.errors import InputError
+from benchsift.io import read_scores as read_new_scores
 from benchsift.report.validation_figures import checkpoint_figure, frame_table, leftout_figure
 
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")

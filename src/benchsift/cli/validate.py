@@ -42,7 +42,6 @@ from benchsift.cli._common import (
 )
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.cli._progress import progress_bar
-from benchsift.compression.estimate import read_new_scores
 from benchsift.compression.protocols import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
@@ -51,6 +50,7 @@ from benchsift.compression.protocols import (
     stage2_heldout,
 )
 from benchsift.errors import InputError
+from benchsift.io import read_scores as read_new_scores
 from benchsift.io.answers import read_answers
 from benchsift.report.validation_figures import (
     end_to_end_table,

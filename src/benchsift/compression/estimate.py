@@ -34,8 +34,8 @@ import pandas as pd
 
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
-from benchsift.errors import FormatError, InputError
-from benchsift.io import check_field_counts
+from benchsift.errors import InputError
+from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.stats import (
     SeedLike,
@@ -47,7 +47,7 @@ from benchsift.stats import (
     rank_among,
 )
 
-__all__ = ["EstimateResult", "estimate_new_models", "read_new_scores"]
+__all__ = ["EstimateResult", "estimate_new_models"]
 
 
 @dataclass(frozen=True)
@@ -147,51 +147,6 @@ class EstimateResult:
         }
 
 
-def read_new_scores(path: str | Path) -> Panel:
-    """New models' per-item scores: a long CSV/TSV/parquet (``model, benchmark, item, score``) or a panel.
-
-    Only image-condition rows are used by :func:`estimate_new_models`.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file (expected new models' scores: a long CSV or a panel parquet)")
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        try:
-            return Panel.load(p)
-        except FormatError as not_panel:
-            try:
-                df = pd.read_parquet(p)
-            except (ValueError, OSError):  # pyarrow's ArrowInvalid is a ValueError
-                raise not_panel from None
-    elif suffix in (".csv", ".tsv", ".txt"):
-        sep = "\t" if suffix == ".tsv" else ","
-        try:
-            check_field_counts(p, sep)
-        except UnicodeDecodeError:
-            raise FormatError(f"{p}: not a UTF-8 text file") from None
-        try:
-            df = pd.read_csv(
-                p,
-                sep=sep,
-                dtype={"model": str, "benchmark": str, "item": str},
-                keep_default_na=False,
-                na_values={"score": ["", "NA", "NaN", "nan"]},
-            )
-        except pd.errors.EmptyDataError:
-            raise FormatError(f"{p}: empty file (expected a header model, benchmark, item, score)") from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as err:
-            raise FormatError(f"{p}: not a readable CSV ({' '.join(str(err).split())[:120]})") from None
-    else:
-        raise InputError(f"{p}: unknown file type {suffix!r} (expected .csv, .tsv or .parquet)")
-    missing = [c for c in ("model", "benchmark", "item", "score") if c not in df.columns]
-    if missing:
-        raise FormatError(
-            f"{p}: missing column(s) {missing} (long table needs model, benchmark, item, score)"
-        )
-    return Panel.from_long(df, source=str(p))
-
-
 def _scores_on_suite(suite: Suite, new: Panel) -> tuple[list[str], np.ndarray, int]:
     image = new.image_panel()
     key_index = {
@@ -234,13 +189,13 @@ def estimate_new_models(
     suite:
         A :class:`~benchsift.compression.suite.Suite` or a suite directory.
     new_scores:
-        A panel or a file (see :func:`read_new_scores`); rows for items outside the suite are ignored (counted
-        in ``n_ignored_rows``), suite items a model lacks are missing (never zero).
+        A panel or a file (see :func:`benchsift.io.read_scores`); rows for items outside the suite are
+        ignored (counted in ``n_ignored_rows``), suite items a model lacks are missing (never zero).
     n_boot, level, random_state:
         Bootstrap replicates over suite items (stratified by category), interval level, seed.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
-    new = new_scores if isinstance(new_scores, Panel) else read_new_scores(new_scores)
+    new = new_scores if isinstance(new_scores, Panel) else read_scores(new_scores)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise InputError(f"n_boot: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:

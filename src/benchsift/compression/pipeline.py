@@ -54,20 +54,18 @@ from benchsift.compression.full_score import (
 )
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
+from benchsift.compression.stages.means import stage_means, stage_row_means
 from benchsift.compression.stages.prune import Stage2Result, stage2_prune
 from benchsift.compression.stages.representatives import (
     Stage1Result,
-    group_sums,
     item_categories,
-    nan_mean,
     pair_codes,
-    row_nanmean,
     stage1_select,
 )
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
-from benchsift.stats import spearman
+from benchsift.stats import group_nan_sums, spearman
 
 __all__ = [
     "CompressionConfig",
@@ -238,8 +236,8 @@ def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> 
     names = list(pd.unique(pd.Series(cats, dtype=object))) if categories is None else list(categories)
     index = {c: j for j, c in enumerate(names)}
     codes = np.array([index.get(c, -1) for c in cats], dtype=np.int64)
-    sums, counts = group_sums(panel.scores[image], codes, len(names))
-    return nan_mean(sums, counts), [str(c) for c in names]
+    sums, counts = group_nan_sums(panel.scores[image], codes, len(names))
+    return stage_means(sums, counts), [str(c) for c in names]
 
 
 def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[str]]:
@@ -256,13 +254,13 @@ def _benchmark_weighted(
     scores: np.ndarray, cats: np.ndarray, bench: np.ndarray
 ) -> tuple[np.ndarray, list[str]]:
     codes, pairs = pair_codes(cats, bench)
-    sums, counts = group_sums(scores, codes, len(pairs))
-    pair_means = nan_mean(sums, counts)
+    sums, counts = group_nan_sums(scores, codes, len(pairs))
+    pair_means = stage_means(sums, counts)
     names = list(dict.fromkeys(c for c, _ in pairs))
     out = np.full((pair_means.shape[0], len(names)), np.nan)
     for j, c in enumerate(names):
         cols = [p for p, (pc, _) in enumerate(pairs) if pc == c]
-        out[:, j] = row_nanmean(pair_means[:, cols])
+        out[:, j] = stage_row_means(pair_means[:, cols])
     return out, [str(c) for c in names]
 
 
@@ -333,7 +331,7 @@ def run_pipeline(
     if clean.n_items == 0:
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
     ref_cat, categories = benchmark_weighted_category_means(clean)
-    reference = row_nanmean(ref_cat)
+    reference = stage_row_means(ref_cat)
     image_rows = work.conditions == "image"
     raw_cat, _ = _benchmark_weighted(
         work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
@@ -346,7 +344,7 @@ def run_pipeline(
             s0.n_in,
             s0.n_out,
             1.0,
-            _rho(row_nanmean(raw_cat), reference),
+            _rho(stage_row_means(raw_cat), reference),
             "defines the reference ranking",
             "raw vs cleaned reference",
         ),
@@ -379,7 +377,7 @@ def run_pipeline(
                 "category representatives",
                 s1.n_in,
                 s1.n_out,
-                _rho(row_nanmean(pooled), reference),
+                _rho(stage_row_means(pooled), reference),
                 s1.median_rho,
                 rho_stage_is="median pooled category rho (C.2)",
             )
@@ -406,7 +404,7 @@ def run_pipeline(
                 f"item pruning ({cfg.selector})",
                 pool_panel.n_items,
                 pruned_panel.n_items,
-                _rho(row_nanmean(pruned_means), reference),
+                _rho(stage_row_means(pruned_means), reference),
                 float(finite.mean()) if finite.size else float("nan"),
                 rho_stage_is="mean category rho, in-panel (not held-out)",
             )
@@ -419,7 +417,7 @@ def run_pipeline(
     if cfg.stop_after >= 3 and cfg.k is not None and not single:
         tick()
         X, _ = pooled_category_means(pool_panel, categories)
-        rho_no_stage3 = _rho(row_nanmean(X), reference)
+        rho_no_stage3 = _rho(stage_row_means(X), reference)
         k = int(cfg.k)
         s3 = stage3_select(
             X,
@@ -442,7 +440,7 @@ def run_pipeline(
                 "category-count pruning",
                 n_in,
                 pool_panel.n_items,
-                _rho(row_nanmean(suite_X), reference),
+                _rho(stage_row_means(suite_X), reference),
                 s3.rho,
                 f"k={k}, {s3.method}",
                 "k selected vs all pruned categories",
@@ -450,7 +448,7 @@ def run_pipeline(
         )
 
     suite_cat_means, _ = pooled_category_means(pool_panel, selected)
-    suite_scores = row_nanmean(suite_cat_means)
+    suite_scores = stage_row_means(suite_cat_means)
     rho_suite = _rho(suite_scores, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]

@@ -18,6 +18,7 @@ from benchsift.io.lmms_eval import read_lmms_eval
 from benchsift.io.long import read_items_table, read_long, read_models_table
 from benchsift.io.registry import FORMATS, READERS, get_reader, import_panel, reader_options
 from benchsift.io.rescale import KNOWN_SCALES, ScaleRule, parse_scales
+from benchsift.io.scores import read_scores
 from benchsift.io.vlmevalkit import read_vlmevalkit
 from benchsift.io.wide import read_wide
 
@@ -39,6 +40,7 @@ __all__ = [
     "read_lmms_eval",
     "read_long",
     "read_models_table",
+    "read_scores",
     "read_vlmevalkit",
     "read_wide",
     "reader_options",
