@@ -168,7 +168,7 @@ def test_every_command_fits_80_columns(
 
 def test_every_command_is_listed() -> None:
     """The list above covers every command that prints tables (all but `report` and the API-calling
-    prism engine commands, which need a model endpoint: tests/engine/test_engine_80_columns.py runs those
+    prism engine commands, which need a model endpoint: tests/prism/test_engine_80_columns.py runs those
     against the scripted server)."""
     import typer.main
 
