@@ -32,6 +32,11 @@ def test_importing_the_base_loads_nothing_heavy(module: str) -> None:
     assert _loaded_after(f"import {module}") == []
 
 
+def test_simulate_loads_no_prism_nor_clients() -> None:
+    loaded = _loaded_after("import benchsift.simulate")
+    assert "benchsift.prism" not in loaded and "benchsift.clients" not in loaded and "rich" not in loaded
+
+
 def test_the_probe_sees_heavy_modules() -> None:
     # the check above can fail: the lazy top-level name Panel loads the panel package and pandas
     assert set(_loaded_after("import benchsift; benchsift.Panel")) >= {"pandas", "benchsift.panel"}
