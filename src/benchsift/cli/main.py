@@ -49,6 +49,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "compress_command",
         "Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory.",
     ),
+    "export": LazyCommand(
+        "benchsift.cli.export",
+        "export_command",
+        "Write what TOOL needs to run exactly the suite's items, and print the command line to run them.",
+    ),
     "estimate": LazyCommand(
         "benchsift.cli.compress",
         "estimate_command",
