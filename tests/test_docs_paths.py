@@ -19,15 +19,20 @@ def named_paths(text: str) -> list[str]:
 
 
 def missing(text: str) -> list[str]:
-    return [p for p in named_paths(text) if not any((base / p).is_file() for base in BASES)]
+    """The named paths into this repository (their first folder is one of ours) that are not files.
+
+    A path into another tool (``lm_eval/evaluator.py``) or a bare file name is not checked."""
+    ours = [p for p in named_paths(text) if "/" in p and any((b / p.split("/")[0]).is_dir() for b in BASES)]
+    return [p for p in ours if not any((base / p).is_file() for base in BASES)]
 
 
 @pytest.mark.parametrize("doc", ["docs/CONTRACTS.md", "README.md"])
 def test_named_source_files_exist(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
-    assert len(named_paths(text)) >= 5
+    assert len(named_paths(text)) >= 3
     assert missing(text) == []
 
 
 def test_the_check_sees_a_missing_file() -> None:
-    assert missing("layout in `benchsift/panel/_io.py`, see `cli/_output.py`") == ["benchsift/panel/_io.py"]
+    text = "layout in `benchsift/panel/_io.py`, see `cli/_output.py` and `lm_eval/evaluator.py`"
+    assert missing(text) == ["benchsift/panel/_io.py"]
