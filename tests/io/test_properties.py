@@ -68,6 +68,7 @@ def test_public_names() -> None:
             "read_lmms_eval",
             "read_long",
             "read_models_table",
+            "read_scores",
             "read_vlmevalkit",
             "read_wide",
             "reader_options",

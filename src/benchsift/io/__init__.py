@@ -2,7 +2,9 @@
 
 One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
 ``aggregate``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
-:mod:`benchsift.io.registry`. Importers only make panels; nothing here imports a method package.
+:mod:`benchsift.io.registry`; the multi-axis verdict table of PRISM-VLM in :mod:`benchsift.io.verdicts`
+(read by :mod:`benchsift.prism`, written by :mod:`benchsift.simulate`). Importers only make panels and
+verdict tables; nothing here imports a method package.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from benchsift.io.lmms_eval import read_lmms_eval
 from benchsift.io.long import read_items_table, read_long, read_models_table
 from benchsift.io.registry import FORMATS, READERS, get_reader, import_panel, reader_options
 from benchsift.io.rescale import KNOWN_SCALES, ScaleRule, parse_scales
+from benchsift.io.scores import read_scores
 from benchsift.io.vlmevalkit import read_vlmevalkit
 from benchsift.io.wide import read_wide
 
@@ -37,6 +40,7 @@ __all__ = [
     "read_lmms_eval",
     "read_long",
     "read_models_table",
+    "read_scores",
     "read_vlmevalkit",
     "read_wide",
     "reader_options",

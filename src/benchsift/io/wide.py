@@ -54,7 +54,7 @@ from benchsift.io._rows import RowNames
 from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
 from benchsift.panel import CONDITIONS, Panel
-from benchsift.panel._long import merge_side
+from benchsift.panel.long import merge_side
 
 Orient = Literal["items-rows", "models-rows"]
 ORIENTS: tuple[str, ...] = ("items-rows", "models-rows")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.protocols._pools import CategoryBlocks, prepare_pools, weighted_group_means
+from benchsift.compression.protocols.group_means import CategoryBlocks, weighted_group_means
+from benchsift.compression.protocols.pools import prepare_pools
 from benchsift.panel import Panel
 
 NAN = np.nan

@@ -222,7 +222,8 @@ def test_chain_judge_and_rules(world: dict, server, tmp_path: Path) -> None:
 
 def score_chain(path: Path, constraints: dict) -> None:
     """-> issue 5's scorer: the axis means and sc variants the scripts imply."""
-    from benchsift.prism import scores, verdicts  # the package's own modules: an import error must fail
+    from benchsift.io import verdicts  # the package's own modules: an import error must fail
+    from benchsift.prism import scores
 
     arrays = verdicts.build_arrays(verdicts.load_verdicts(path))
     means = scores.axis_means_frame(arrays)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from benchsift.prism._engine import gather_bounded
+from benchsift.prism.stage_io import gather_bounded
 
 
 def test_results_in_input_order_with_at_most_window_running() -> None:

@@ -1,3 +1,9 @@
+"""Fixtures of the engine tests (tests/clients, tests/prism): a simulated world of items and model
+behaviours (engine_world.py) and the scripted OpenAI-compatible server over it (fake_server.py).
+
+Each of those folders' conftest.py imports them: ``from engine_fixtures import ...``.
+"""
+
 from __future__ import annotations
 
 import sys
@@ -5,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent))  # engine_world, fake_server
 
 from engine_world import make_world  # noqa: E402
 from fake_server import API_KEY, FakeServer  # noqa: E402

@@ -182,7 +182,7 @@ def test_weighted_and_selector_scoring_use_the_selector_estimate() -> None:
 
 def test_every_selector_gets_the_same_100_item_floor() -> None:
     """K_C = max(floor(r N_C), min(N_C, 100)) for every registered selector (PRIMEBench section 5, D.1)."""
-    from benchsift.compression.protocols._pools import prepare_pools, selection_weights
+    from benchsift.compression.protocols.pools import prepare_pools, selection_weights
     from benchsift.compression.selectors.registry import SELECTOR_NAMES
 
     rng = np.random.default_rng(3)
@@ -219,7 +219,7 @@ def test_a_cell_does_not_depend_on_the_other_selectors_and_retentions() -> None:
 def test_logged_answers_reach_disco() -> None:
     """With ``predictions`` DISCO counts distinct logged answers on the build models (PRIMEBench section 5):
     on 0/1 scores every split item ties, but planted answer disagreement decides the choice."""
-    from benchsift.compression.protocols._pools import prepare_pools, selection_weights
+    from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 
     p = _panel(30, 240)
     answers = np.full(p.shape, "A", dtype=object)
