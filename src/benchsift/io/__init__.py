@@ -1,7 +1,7 @@
 """Importers: each turns one tool's result files into a :class:`~benchsift.panel.Panel`.
 
 One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
-``aggregate``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
+``aggregate``, ``eee``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
 :mod:`benchsift.io.registry`. Importers only make panels; nothing here imports a method package.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from benchsift.io._common import check_field_counts
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.answers import LoggedAnswers, read_answers
+from benchsift.io.eee import read_eee, write_eee
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
@@ -31,6 +32,7 @@ __all__ = [
     "parse_scales",
     "read_aggregate",
     "read_answers",
+    "read_eee",
     "read_inspect",
     "read_items_table",
     "read_lm_eval",
@@ -40,4 +42,5 @@ __all__ = [
     "read_vlmevalkit",
     "read_wide",
     "reader_options",
+    "write_eee",
 ]

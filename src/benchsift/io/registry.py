@@ -10,6 +10,7 @@ format         reader                                      input
 ``vlmevalkit`` :func:`benchsift.io.vlmevalkit.read_vlmevalkit`  ``*_result.xlsx|csv|tsv``, ``hit``/``score``
 ``inspect``    :func:`benchsift.io.inspect_logs.read_inspect`  inspect_ai ``.eval`` / ``.json`` logs
 ``aggregate``  :func:`benchsift.io.aggregate.read_aggregate`  models x benchmarks table, OpenVLM JSON
+``eee``        :func:`benchsift.io.eee.read_eee`            Every Eval Ever ``<uuid>_samples.jsonl``
 =============  ==========================================  ==============================================
 
 Every reader takes the input path(s) first and keyword options after; all accept ``condition``,
@@ -30,6 +31,7 @@ from typing import Any
 from benchsift.errors import BenchsiftError, FormatError, InputError
 from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
+from benchsift.io.eee import read_eee
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
@@ -48,6 +50,7 @@ READERS: dict[str, Reader] = {
     "vlmevalkit": read_vlmevalkit,
     "inspect": read_inspect,
     "aggregate": read_aggregate,
+    "eee": read_eee,
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
 
