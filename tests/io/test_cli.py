@@ -41,6 +41,7 @@ def test_every_format_writes_a_panel(tmp_path: Path, fixtures: Path) -> None:
         "inspect": [str(fixtures / "inspect" / "2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json")],
         "aggregate": [str(fixtures / "aggregate" / "leaderboard.csv")],
         "eee": [str(fixtures / "eee" / "real" / "data")],
+        "lighteval": [str(fixtures / "lighteval" / "real" / "out")],
     }
     assert set(cases) == set(FORMATS)
     for fmt, args in cases.items():

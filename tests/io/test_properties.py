@@ -65,6 +65,7 @@ def test_public_names() -> None:
             "read_eee",
             "read_inspect",
             "read_items_table",
+            "read_lighteval",
             "read_lm_eval",
             "read_lmms_eval",
             "read_long",
@@ -84,6 +85,7 @@ def test_public_names() -> None:
         "inspect",
         "aggregate",
         "eee",
+        "lighteval",
     )
     for name in bio.__all__:
         assert hasattr(bio, name)

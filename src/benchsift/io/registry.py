@@ -11,6 +11,7 @@ format         reader                                      input
 ``inspect``    :func:`benchsift.io.inspect_logs.read_inspect`  inspect_ai ``.eval`` / ``.json`` logs
 ``aggregate``  :func:`benchsift.io.aggregate.read_aggregate`  models x benchmarks table, OpenVLM JSON
 ``eee``        :func:`benchsift.io.eee.read_eee`            Every Eval Ever ``<uuid>_samples.jsonl``
+``lighteval``  :func:`benchsift.io.lighteval.read_lighteval`  ``details_<task>_<date>.parquet``
 =============  ==========================================  ==============================================
 
 Every reader takes the input path(s) first and keyword options after; all accept ``condition``,
@@ -33,6 +34,7 @@ from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.eee import read_eee
 from benchsift.io.inspect_logs import read_inspect
+from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
 from benchsift.io.long import read_long
@@ -51,6 +53,7 @@ READERS: dict[str, Reader] = {
     "inspect": read_inspect,
     "aggregate": read_aggregate,
     "eee": read_eee,
+    "lighteval": read_lighteval,
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
 
