@@ -10,7 +10,9 @@
   same test on plain benchmark accuracy (Table 3);
 - :mod:`~benchsift.prism.analyses`: ranges, correlations, leave-one-axis-out, aggregator comparison,
   split-half, per-domain scores, near ties;
-- :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F).
+- :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F);
+- :mod:`~benchsift.prism.scoring`: one call per report: :func:`score_report` (a verdict table's
+  leaderboard and analyses), :func:`means_report` (axis means only), :func:`audit_report` (judge audits).
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ from benchsift.prism.grade import grade_records, write_verdicts
 from benchsift.prism.judge import Judge
 from benchsift.prism.run import ModelSpec, run_models
 from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
+from benchsift.prism.scoring import (
+    AuditReport,
+    MeansReport,
+    ScoreReport,
+    audit_report,
+    means_report,
+    score_report,
+)
 from benchsift.prism.sources import Item, read_items, sample_items
 from benchsift.prism.verdicts import AXES, VerdictArrays, build_arrays, load_axis_means, load_verdicts
 
@@ -54,15 +64,19 @@ __all__ = [
     "AGGREGATORS",
     "AXES",
     "Artifact",
+    "AuditReport",
     "BootstrapResult",
     "CrossJudgeAudit",
     "Item",
     "Judge",
+    "MeansReport",
     "ModelSpec",
+    "ScoreReport",
     "SeparationResult",
     "VerdictArrays",
     "accuracy_separation",
     "aggregate",
+    "audit_report",
     "audit_summary",
     "axis_means",
     "axis_means_frame",
@@ -79,6 +93,7 @@ __all__ = [
     "load_axis_means",
     "load_labels",
     "load_verdicts",
+    "means_report",
     "means_summary",
     "paired_bootstrap",
     "pairwise_pvalues",
@@ -87,6 +102,7 @@ __all__ = [
     "run_models",
     "sample_items",
     "sc_scores",
+    "score_report",
     "score_summary",
     "separation",
     "weighted_pscore",

@@ -37,6 +37,7 @@ from benchsift.compression.protocols._pools import (
 from benchsift.compression.selectors._budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import bootstrap_weights, corr_with_vector, spearman
 
 __all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
@@ -74,8 +75,8 @@ def bootstrap_ceiling(
     return (float(finite.mean()) if finite.size else float("nan")), rho
 
 
-@dataclass(frozen=True)
-class CheckpointResult:
+@dataclass(frozen=True, repr=False)
+class CheckpointResult(Result):
     """Table 23: one row per variant set (``n``, ``ceiling``, ``passes``, fidelity per selector@retention)."""
 
     selectors: list[str]
@@ -85,7 +86,7 @@ class CheckpointResult:
     budgets: list[int]
     threshold: float
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
 
     def means(self) -> dict[str, float]:
@@ -105,6 +106,10 @@ class CheckpointResult:
             "rows": self.rows,
             "means_passing": self.means(),
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def checkpoint_ranking(

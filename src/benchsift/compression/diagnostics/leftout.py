@@ -29,6 +29,7 @@ from benchsift.compression.diagnostics._aggregate import matrix_input
 from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import check_random_state
 
 __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
@@ -36,8 +37,8 @@ __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
 DEFAULT_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-@dataclass(frozen=True)
-class LeftoutResult:
+@dataclass(frozen=True, repr=False)
+class LeftoutResult(Result):
     """``mae`` is ``(n_targets, n_sizes, n_splits)`` (NaN where the size was not tested)."""
 
     targets: list[str]
@@ -46,7 +47,7 @@ class LeftoutResult:
     mae: np.ndarray
     alpha: float
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """PRIMEBench Table 22: target, models, mean MAE per training size ``M``."""
         frame = pd.DataFrame({"target": self.targets, "models": self.n_models})
         mean = finite_mean(self.mae, axis=-1)
@@ -63,6 +64,10 @@ class LeftoutResult:
             "alpha": self.alpha,
             "mae": {t: mean[i].tolist() for i, t in enumerate(self.targets)},
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, alpha: float) -> float:

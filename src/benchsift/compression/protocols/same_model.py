@@ -48,6 +48,7 @@ from benchsift.compression.protocols._pools import (
 from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
+from benchsift.results import Result
 
 __all__ = ["SameModelResult", "same_model", "same_model_budget"]
 
@@ -57,8 +58,8 @@ def same_model_budget(n_items: int, retention: float) -> int:
     return max(1, min(int(n_items), math.floor(float(retention) * int(n_items) + 0.5 + 1e-9)))
 
 
-@dataclass(frozen=True)
-class SameModelResult:
+@dataclass(frozen=True, repr=False)
+class SameModelResult(Result):
     """``rho`` is ``(n_selectors, n_retentions, n_benchmarks)``; ``n_models`` per benchmark."""
 
     selectors: list[str]
@@ -98,6 +99,10 @@ class SameModelResult:
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (selector, retention): the protocol's summary (:meth:`summary`)."""
+        return self.summary()
 
 
 def _selector_task(
