@@ -11,6 +11,8 @@
 - :mod:`~benchsift.prism.analyses`: ranges, correlations, leave-one-axis-out, aggregator comparison,
   split-half, per-domain scores, near ties;
 - :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F);
+- :mod:`~benchsift.prism.engine`: the evaluation engine from Python, one call per stage
+  (:func:`collect_sources`, ``build``, ``run``, ``grade``) and :func:`evaluate` for build -> run -> grade;
 - :mod:`~benchsift.prism.scoring`: one call per report: :func:`score_report` (a verdict table's
   leaderboard and analyses), :func:`means_report` (axis means only), :func:`audit_report` (judge audits).
 """
@@ -45,6 +47,7 @@ from benchsift.prism.bootstrap import (
     separation,
 )
 from benchsift.prism.build import Artifact, build_artifacts
+from benchsift.prism.engine import Evaluation, StageResult, collect_sources, evaluate
 from benchsift.prism.grade import grade_records, write_verdicts
 from benchsift.prism.judge import Judge
 from benchsift.prism.run import ModelSpec, run_models
@@ -67,12 +70,14 @@ __all__ = [
     "AuditReport",
     "BootstrapResult",
     "CrossJudgeAudit",
+    "Evaluation",
     "Item",
     "Judge",
     "MeansReport",
     "ModelSpec",
     "ScoreReport",
     "SeparationResult",
+    "StageResult",
     "VerdictArrays",
     "accuracy_separation",
     "aggregate",
@@ -84,10 +89,12 @@ __all__ = [
     "build_arrays",
     "build_artifacts",
     "cohen_kappa",
+    "collect_sources",
     "cross_judge_audit",
     "dominant_axis",
     "dominant_axis_counts",
     "effective_weights",
+    "evaluate",
     "grade_records",
     "judge_human_agreement",
     "load_axis_means",
