@@ -14,6 +14,7 @@ variants without ties moves rho by ``12 / (n (n^2 - 1))`` (0.024 for n = 8).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -171,4 +172,55 @@ def checkpoint_ranking(
         n_items=n,
         budgets=budgets,
         threshold=float(threshold),
+    )
+
+
+def variant_sets(panel: Panel, variants: str) -> tuple[Panel, dict[str, np.ndarray]]:
+    """Split a panel's image-condition models into the selecting models and the variant sets (I.4).
+
+    Models whose id matches the regular expression ``variants`` (``re.search``) are the variants, grouped
+    into variant sets by their ``family`` (one set named ``variants`` for those without one; a set needs
+    at least 2 models); every other model selects the items.
+
+    Returns
+    -------
+    selection, sets
+        The panel of the other models, and set name -> ``(n_variants, n_items)`` scores on its items.
+    """
+    p = panel.image_panel()
+    try:
+        pattern = re.compile(variants)
+    except re.error as exc:
+        raise InputError(f"variants: not a valid regular expression: {exc}") from None
+    is_var = np.array([bool(pattern.search(m)) for m in p.model_ids])
+    if is_var.sum() < 2 or (~is_var).sum() < 2:
+        raise InputError(
+            f"variants {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
+            ">= 2 other models"
+        )
+    fam = p.models["family"].to_numpy(dtype=object)
+    sets: dict[str, np.ndarray] = {}
+    keys = pd.Series([f if pd.notna(f) else "variants" for f in fam[is_var]], dtype=object)
+    for key in pd.unique(keys):
+        rows = np.flatnonzero(is_var)[(keys == key).to_numpy()]
+        if rows.size >= 2:
+            sets[str(key)] = p.scores[rows]
+    return p.subset(models=~is_var), sets
+
+
+def checkpoint_ranking_by_pattern(
+    panel: Panel,
+    variants: str,
+    *,
+    selectors: Sequence[SelectorSpec] = ("variance", "vaw"),
+    retentions: Sequence[float] = (0.05, 0.10),
+    n_boot: int = 1000,
+    random_state: int | np.random.Generator | None = 0,
+) -> CheckpointResult:
+    """:func:`checkpoint_ranking` with the variant sets of :func:`variant_sets` (``benchsift diagnose
+    checkpoints``): rank the variants whose id matches ``variants`` on items selected on the other models
+    (PRIMEBench I.4, Table 23)."""
+    selection, sets = variant_sets(panel, variants)
+    return checkpoint_ranking(
+        selection, sets, selectors=selectors, retentions=retentions, n_boot=n_boot, random_state=random_state
     )
