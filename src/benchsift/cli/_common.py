@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Annotated, Any
@@ -35,9 +36,20 @@ _ClickException: type[Exception] = next(
 EXIT_BUG = 70
 
 
+#: a parameter named in a library message: `name` (the library never names CLI flags, the CLI does)
+_PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+
+
+def as_options(message: str) -> str:
+    """A library message with each parameter it names in backticks (`` `max_lost` ``) written as this
+    CLI's option (``--max-lost``): the library phrases errors by parameter name, the CLI by flag."""
+    return _PARAMETER.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
 def one_line(message: str) -> str:
-    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space."""
-    return "benchsift: error: " + " ".join(str(message).split())
+    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space
+    and the parameters the message names written as options (:func:`as_options`)."""
+    return "benchsift: error: " + " ".join(as_options(str(message)).split())
 
 
 class BenchsiftGroup(TyperGroup):

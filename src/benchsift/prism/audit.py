@@ -126,9 +126,9 @@ def cross_judge_audit(
     ``n_items`` are drawn without replacement from them (all of them when fewer).
     """
     if not (np.isfinite(threshold) and -1.0 <= threshold <= 1.0):
-        raise InputError(f"--threshold: expected a number in [-1, 1] (a Spearman rho), got {threshold!r}")
+        raise InputError(f"`threshold`: expected a number in [-1, 1] (a Spearman rho), got {threshold!r}")
     if int(n_items) < 2:
-        raise InputError(f"--items: expected at least 2 items per axis, got {n_items!r}")
+        raise InputError(f"`items`: expected at least 2 items per axis, got {n_items!r}")
     other = align_arrays(primary, secondary)
     rng = check_random_state(random_state)
     rows = {}

@@ -78,7 +78,7 @@ def replicate_weights(
         raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
     if int(n_draw) > n_items:
         raise InputError(
-            f"--budget {n_draw}: a matched budget must not exceed the {n_items} items of the table"
+            f"`budget` {n_draw}: a matched budget must not exceed the {n_items} items of the table"
         )
     rng = check_random_state(random_state)
     p = np.full(int(n_items), 1.0 / int(n_items))

@@ -113,7 +113,7 @@ def leftout_prediction(
     if isinstance(n_splits, bool) or int(n_splits) < 1:
         raise InputError(f"n_splits: expected an integer >= 1, got {n_splits!r}")
     if not (np.isfinite(alpha) and alpha >= 0):
-        raise InputError(f"--alpha: expected a ridge penalty >= 0, got {alpha!r}")
+        raise InputError(f"`alpha`: expected a ridge penalty >= 0, got {alpha!r}")
     # one random stream per target, keyed by its name: a target's splits do not depend on which other
     # targets were asked for (issue 12)
     base = int(check_random_state(random_state).integers(2**63))

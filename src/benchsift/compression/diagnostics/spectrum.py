@@ -166,7 +166,7 @@ def _era_labels(dates: pd.Series, boundaries: Sequence[str]) -> tuple[np.ndarray
         try:
             pd.Timestamp(b)
         except (ValueError, TypeError):
-            raise InputError(f"--eras: {b!r} is not a date (expected YYYY-MM-DD)") from None
+            raise InputError(f"`eras`: {b!r} is not a date (expected YYYY-MM-DD)") from None
     bounds = pd.to_datetime(pd.Series(list(boundaries)))
     if not bounds.is_monotonic_increasing:
         raise InputError(f"boundaries: expected increasing dates, got {list(boundaries)}")
