@@ -95,10 +95,10 @@ def test_instances_chunks_draw_exactly_the_sequential_stream(sim_panel: Panel) -
 
 
 def test_backend_errors_are_one_line() -> None:
-    with pytest.raises(InputError, match="--backend: expected one of loky, threading, dask, ray"):
+    with pytest.raises(InputError, match="`backend`: expected one of loky, threading, dask, ray"):
         with sweep_backend("spark"):
             pass
-    with pytest.raises(InputError, match="--address .* with --backend dask or --backend ray"):
+    with pytest.raises(InputError, match="`address` .* with `backend` dask or `backend` ray"):
         with sweep_backend("loky", address="tcp://127.0.0.1:1"):
             pass
     result = runner.invoke(app, ["redundancy", "instances", "x.parquet", "--address", "tcp://h:1"])

@@ -138,7 +138,7 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
     if target.name == MANIFEST:
         raise InputError(f"{target}: this name is reserved for benchsift's manifest")
     if (target.exists() or target.is_symlink()) and not _FORCE.get() and not _owned(target):
-        raise InputError(f"{target}: exists and was not written by benchsift; not overwritten (see --force)")
+        raise InputError(f"{target}: exists and was not written by benchsift; not overwritten (see `force`)")
     return target
 
 
@@ -215,7 +215,7 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
                 man = manifests.setdefault(dest.parent, _read_manifest(dest.parent))
                 if not force and not _owned(dest, man):
                     raise InputError(
-                        f"{dest}: exists and was not written by benchsift; nothing was written (see --force)"
+                        f"{dest}: exists and was not written by benchsift; nothing was written (see `force`)"
                     )
         by_dir: dict[Path, list[str]] = {}
         for rel in rels:

@@ -41,10 +41,10 @@ BACKENDS: tuple[str, ...] = ("loky", "threading", "dask", "ray")
 def check_backend(backend: str | None, address: str | None = None) -> str | None:
     """The backend name checked (``None`` stays ``None``); ``address`` only with dask or ray."""
     if backend is not None and backend not in BACKENDS:
-        raise InputError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InputError(f"`backend`: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend not in ("dask", "ray"):
         raise InputError(
-            "--address is the address of a dask or ray cluster: give it with --backend dask or --backend ray"
+            "`address` is the address of a dask or ray cluster: give it with `backend` dask or `backend` ray"
         )
     return backend
 
@@ -115,12 +115,12 @@ def _dask_client(address: str | None, n_jobs: int | None) -> Iterator[Any]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise InputError("--backend dask needs dask.distributed: pip install 'benchsift[dask]'") from None
+        raise InputError("`backend` dask needs dask.distributed: pip install 'benchsift[dask]'") from None
     if address is not None:
         try:
             client = Client(address, timeout=30, set_as_default=False)
         except OSError as exc:
-            raise InputError(f"--address {address}: cannot reach a dask scheduler there ({exc})") from None
+            raise InputError(f"`address` {address}: cannot reach a dask scheduler there ({exc})") from None
         with client:
             yield client
         return
@@ -140,7 +140,7 @@ def _ray_session(address: str | None, n_jobs: int | None) -> Iterator[None]:
         import ray
         from ray.util.joblib import register_ray
     except ImportError:
-        raise InputError("--backend ray needs ray: pip install 'benchsift[ray]'") from None
+        raise InputError("`backend` ray needs ray: pip install 'benchsift[ray]'") from None
     register_ray()
     started = False
     if not ray.is_initialized():
@@ -152,7 +152,7 @@ def _ray_session(address: str | None, n_jobs: int | None) -> Iterator[None]:
         try:
             ray.init(**kwargs)
         except ConnectionError as exc:
-            raise InputError(f"--address {address}: cannot reach a Ray cluster there ({exc})") from None
+            raise InputError(f"`address` {address}: cannot reach a Ray cluster there ({exc})") from None
         started = True
     try:
         yield

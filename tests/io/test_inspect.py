@@ -76,7 +76,7 @@ def test_score_values(value: object, expected: float) -> None:
 def test_score_value_errors() -> None:
     with pytest.raises(InputError, match="here: score value 'maybe'"):
         score_to_float("maybe", "here", None)
-    with pytest.raises(InputError, match="choose one with --metric"):
+    with pytest.raises(InputError, match="choose one with `metric`"):
         score_to_float({"a": 1, "b": 0}, "here", None)
     assert score_to_float({"a": 1, "b": 0}, "here", "b") == 0.0
     assert np.isnan(score_to_float(None, "here", None))

@@ -156,7 +156,7 @@ def test_reducer_choice(tmp_path: Path) -> None:
     target = tmp_path / "two_reducers.json"
     target.write_text(json.dumps(log))
     with pytest.raises(
-        InputError, match=r"several epoch reducers \['max', 'mean'\]; choose one with --reducer"
+        InputError, match=r"several epoch reducers \['max', 'mean'\]; choose one with `reducer`"
     ):
         read_inspect(target)
     assert np.nanmean(read_inspect(target, reducer="max").scores) == pytest.approx(0.5)

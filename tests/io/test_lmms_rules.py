@@ -67,7 +67,7 @@ def test_seed_pred_answer_and_refused_pope_precision(tmp_path: Path) -> None:
     ]
     f = _write(tmp_path / "20250101_samples_pope.jsonl", pope)
     with pytest.raises(
-        InputError, match=r"metric 'pope_precision' is not a mean over items.*--metric pope_accuracy"
+        InputError, match=r"metric 'pope_precision' is not a mean over items.*`metric` pope_accuracy"
     ):
         read_lmms_eval(f, model="m", metric="pope_precision")
     assert read_lmms_eval(f, model="m", metric="pope_accuracy").scores.tolist() == [[1.0]]

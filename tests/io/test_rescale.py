@@ -45,7 +45,7 @@ def test_declared_scales() -> None:
     assert isinstance(decide_scale("Likert", 0.0, 6.0, scales={"Likert": 5}), str)
     assert parse_scales(["MMStar=100", "*=10"]) == {"MMStar": 100.0, "*": 10.0}
     for bad in ("MMStar", "=3", "X=-1", "X=abc"):
-        with pytest.raises(InputError, match="--scale"):
+        with pytest.raises(InputError, match="`scale`"):
             parse_scales([bad])
 
 
@@ -70,6 +70,6 @@ def test_long_table_rescaled_and_rejected(tmp_path: Path) -> None:
         read_long(f)
     msg = str(info.value)
     assert msg.startswith(f"{f}, line 6: benchmark 'Likert'")
-    assert "--scale" in msg
+    assert "`scale`" in msg  # the parameter (the CLI prints it as --scale)
     p = read_long(f, scales={"Likert": 500})
     assert p.scores[0, p.item_keys.index(("Likert", "total"))] == pytest.approx(0.5)

@@ -129,7 +129,7 @@ def test_score_json_shapes_shared_resamples_and_domain_figure(
     for b in ("bench0", "bench3"):
         cols = sim.arrays.benchmarks == b
         _, sep = accuracy_separation(q[:, cols], weights=W[:, cols])
-        assert obj["accuracy_separation"]["q_by_benchmark"][b] == pytest.approx(sep.as_dict())
+        assert obj["accuracy_separation"]["q_by_benchmark"][b] == pytest.approx(sep.to_dict())
     assert set(obj["accuracy_separation"]["q_macro"]) == {"raw", "bh", "bonferroni"}
     # Sec. 5.1 nominal range: PScore's range over the macro-mean accuracy range, minus 1
     acc = np.stack(

@@ -31,6 +31,7 @@ from benchsift._fileio import atomic_path
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import group_nan_means, nan_mean, rank_among
 
 __all__ = ["BANK_FORMAT", "ItemBank", "fit_bank", "load_bank"]
@@ -40,8 +41,8 @@ BANK_FORMAT = "benchsift-item-bank/1"
 MIN_BANK_MODELS = 5
 
 
-@dataclass
-class ItemBank:
+@dataclass(repr=False)
+class ItemBank(Result):
     """Item parameters and keys of an adaptive-testing bank (see the module docstring).
 
     ``kind`` is ``"2pl"`` or ``"graded"``; ``model`` the fitted IRT model; ``items`` the item table
@@ -176,6 +177,10 @@ class ItemBank:
         if n_par != len(items) or theta.shape[0] != len(models):
             raise FormatError(f"{source}: item parameters or reference models do not match their keys")
         return cls(kind, model, items, models, theta, overall)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The bank's item table (benchmark, item, category)."""
+        return self.items.reset_index(drop=True).copy()
 
 
 def load_bank(path: str | os.PathLike[str]) -> ItemBank:

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.stats import norm
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError
+from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
 
@@ -50,8 +52,8 @@ class StopRule:
             raise InputError(f"level: expected a number in (0, 1), got {self.level!r}")
 
 
-@dataclass(frozen=True)
-class NextItems:
+@dataclass(frozen=True, repr=False)
+class NextItems(Result):
     """The next step for each model (rows in ``models`` order)."""
 
     models: list[str]
@@ -86,6 +88,26 @@ class NextItems:
             ]
         }
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: answered items, ability, rank and its interval, full-score estimates,
+        the number of next items and the stop rule."""
+        frame = pd.DataFrame(
+            {
+                "model": self.models,
+                "n_answered": np.asarray(self.n_answered, dtype=int),
+                "theta": self.theta,
+                "se": self.se,
+                "rank": self.rank,
+                "rank_low": self.rank_interval[:, 0],
+                "rank_high": self.rank_interval[:, 1],
+            }
+        )
+        for c, name in enumerate(self.estimate_names):
+            frame[name] = self.estimates[:, c]
+        frame["n_next"] = [len(i) for i in self.items]
+        frame["stop"] = self.stop
+        return frame.set_index("model")
 
 
 def _step_seed(seed: int, model: str, n_answered: int) -> np.random.Generator:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from joblib import delayed
 
 from benchsift.adaptive.bank import fit_bank
@@ -35,6 +36,7 @@ from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
+from benchsift.results import Result
 from benchsift.stats import nan_mean, spearman
 
 __all__ = ["AdaptiveSimulation", "simulate_adaptive"]
@@ -42,8 +44,8 @@ __all__ = ["AdaptiveSimulation", "simulate_adaptive"]
 METHODS = ("adaptive", "static", "random")
 
 
-@dataclass(frozen=True)
-class AdaptiveSimulation:
+@dataclass(frozen=True, repr=False)
+class AdaptiveSimulation(Result):
     """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``) and their summary rows."""
 
     holdout: float
@@ -75,6 +77,10 @@ class AdaptiveSimulation:
         """``{"results": [{"method", "budget", "n_items", "n_splits", "rho_mean", "rho_sd", "mae_mean",
         "mae_sd"}], "holdout", "seed", "notes"}``."""
         return {"results": self.rows(), "holdout": self.holdout, "seed": self.seed, "notes": list(self.notes)}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per method: :meth:`rows` as a table indexed by ``method``."""
+        return pd.DataFrame(self.rows()).set_index("method")
 
 
 def _full_overall(panel: Panel) -> np.ndarray:

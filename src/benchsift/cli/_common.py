@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import os
+import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -48,9 +50,20 @@ _ClickException: type[Exception] = next(
 EXIT_BUG = 70
 
 
+#: a parameter named in a library message: `name` (the library never names CLI flags, the CLI does)
+_PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+
+
+def as_options(message: str) -> str:
+    """A library message with each parameter it names in backticks (`` `max_lost` ``) written as this
+    CLI's option (``--max-lost``): the library phrases errors by parameter name, the CLI by flag."""
+    return _PARAMETER.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
 def one_line(message: str) -> str:
-    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space."""
-    return "benchsift: error: " + " ".join(str(message).split())
+    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space
+    and the parameters the message names written as options (:func:`as_options`)."""
+    return "benchsift: error: " + " ".join(as_options(str(message)).split())
 
 
 class BenchsiftGroup(TyperGroup):
@@ -177,3 +190,18 @@ def sweep_workers(
     """Enter :func:`benchsift.parallel.sweep_backend` for the rest of the running command (closed, and a
     local cluster it started shut down, when the command ends); returns the ``n_jobs`` to pass on."""
     return ctx.with_resource(sweep_backend(backend, address, n_jobs))
+
+
+@contextlib.contextmanager
+def option_names(**flags: str) -> Iterator[None]:
+    """Re-raise a library :class:`~benchsift.errors.InputError` that starts with one of the parameter names
+    ``flags`` (``n_jobs="--n-jobs"``) with the command's option name instead (the library's messages name
+    its parameters, never CLI flags)."""
+    try:
+        yield
+    except InputError as exc:
+        msg = str(exc)
+        for name, flag in flags.items():
+            if msg.startswith(name) and msg[len(name) : len(name) + 1] in (":", " ", ""):
+                raise type(exc)(flag + msg[len(name) :]) from None
+        raise

@@ -7,12 +7,9 @@ panel file and ``--json``.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Literal, cast
 
-import numpy as np
-import pandas as pd
 import typer
 
 from benchsift.cli._common import ForceOpt, console, figure_files, outputs, print_json
@@ -20,7 +17,7 @@ from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.cli.validate import parse_list, parse_retentions
 from benchsift.compression.diagnostics import (
     aggregate_stage3,
-    checkpoint_ranking,
+    checkpoint_ranking_by_pattern,
     era_spectra,
     family_agreement,
     leftout_prediction,
@@ -192,32 +189,18 @@ def checkpoints_command(
     set when they have none); every other image-condition model selects the items.
     """
     outputs(force, files=figure_files(figure))
-    p = read_new_scores(panel).image_panel()
     try:
-        pattern = re.compile(variants)
-    except re.error as exc:
-        raise InputError(f"--variants: not a valid regular expression: {exc}") from None
-    is_var = np.array([bool(pattern.search(m)) for m in p.model_ids])
-    if is_var.sum() < 2 or (~is_var).sum() < 2:
-        raise InputError(
-            f"--variants {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
-            ">= 2 other models"
+        res = checkpoint_ranking_by_pattern(
+            read_new_scores(panel),
+            variants,
+            selectors=parse_list(selectors, "selectors"),
+            retentions=parse_retentions(retentions),
+            n_boot=n_boot,
+            random_state=seed,
         )
-    fam = p.models["family"].to_numpy(dtype=object)
-    sets: dict[str, np.ndarray] = {}
-    keys = pd.Series([f if pd.notna(f) else "variants" for f in fam[is_var]], dtype=object)
-    for key in pd.unique(keys):
-        rows = np.flatnonzero(is_var)[(keys == key).to_numpy()]
-        if rows.size >= 2:
-            sets[str(key)] = p.scores[rows]
-    res = checkpoint_ranking(
-        p.subset(models=~is_var),
-        sets,
-        selectors=parse_list(selectors, "selectors"),
-        retentions=parse_retentions(retentions),
-        n_boot=n_boot,
-        random_state=seed,
-    )
+    except InputError as exc:  # the library names its parameter; the CLI, its option
+        msg = str(exc)
+        raise InputError("--" + msg if msg.startswith("variants") else msg) from None
     warnings: list[str] = []
     if figure is not None:
         from benchsift.report.figures import save_figure

@@ -10,19 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import typer
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from benchsift._fileio import atomic_path
 from benchsift.cli._common import FORCE, console, fail, outputs, print_json
-from benchsift.errors import BenchsiftError, InputError
-from benchsift.io.registry import FORMATS, import_panel
-from benchsift.io.rescale import RESCALE_MODES, parse_scales
+from benchsift.errors import BenchsiftError
+from benchsift.io.importing import WARNING, import_files
+from benchsift.io.registry import FORMATS
+from benchsift.io.rescale import parse_scales
 from benchsift.report.panel_summary import panel_summary, summary_table
-
-WARNING = "warning: "  # importers' notes that start so are warnings (also listed under "warnings" in --json)
 
 
 class ImportGroup(TyperGroup):
@@ -78,56 +75,31 @@ def _run(
     answers_out: Path | None = None,
     **options: Any,
 ) -> None:
-    notes: list[str] = []
-    answers: list[pd.DataFrame] | None = [] if answers_out is not None else None
     try:
         outputs(force, files=[output, answers_out])
-        if rescale not in RESCALE_MODES:
-            raise fail(f"--rescale {rescale!r} is not one of {list(RESCALE_MODES)}")
-        if answers_out is not None and answers_out.suffix.lower() not in (".parquet", ".csv"):
-            raise fail(f"--answers-out {answers_out}: expected a .parquet or .csv file name")
-        panel = import_panel(
-            fmt,
-            inputs,
-            rescale=rescale,
-            scales=parse_scales(scale) or None,
-            notes=notes,
-            answers=answers,
+        res = import_files(
+            fmt, inputs, output, rescale=rescale, scales=parse_scales(scale) or None, answers_out=answers_out,
             **options,
-        )
-        table = _answers_table(answers, fmt) if answers_out is not None else None
-        panel.save(output)
-        if table is not None and answers_out is not None:
-            with atomic_path(answers_out) as tmp:
-                if answers_out.suffix.lower() == ".parquet":
-                    table.to_parquet(tmp, index=False)
-                else:
-                    table.to_csv(tmp, index=False)
+        )  # fmt: skip
     except BenchsiftError as exc:
         raise fail(str(exc)) from None
-    summary = panel_summary(panel)
-    if table is not None:
+    summary = panel_summary(res.panel)
+    if res.answers is not None:
         summary["answers_output"] = str(answers_out)
-        summary["n_answers"] = int(table["answer"].notna().sum())
-    warnings = [n.removeprefix(WARNING) for n in notes if n.startswith(WARNING)]
+        summary["n_answers"] = res.n_answers
     if json_output:
-        print_json({"output": str(output), "format": fmt, **summary, "notes": notes, "warnings": warnings})
+        print_json(
+            {"output": str(output), "format": fmt, **summary, "notes": res.notes, "warnings": res.warnings}
+        )
         return
     console.print(summary_table(summary, title=f"{fmt} -> {output}"))
-    if table is not None:
+    if res.answers is not None:
         console.print(f"  {summary['n_answers']} logged answers -> {answers_out}")
-    for note in notes:
+    for note in res.notes:
         if note.startswith(WARNING):
             console.print(f"  [yellow]warning:[/yellow] {escape(note.removeprefix(WARNING))}")
         else:
             console.print(f"  [dim]{escape(note)}[/dim]")
-
-
-def _answers_table(answers: list[pd.DataFrame] | None, fmt: str) -> pd.DataFrame:
-    """The logged answers an importer handed out, as one long table; an error when there were none."""
-    if not answers:
-        raise InputError(f"--answers-out: these {fmt} files log no model answers")
-    return pd.concat(answers, ignore_index=True)
 
 
 @app.command("long")

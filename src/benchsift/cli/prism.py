@@ -25,28 +25,11 @@ from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
 from benchsift.errors import InputError
-from benchsift.io.verdicts import build_arrays, load_axis_means, load_verdicts
-from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
     axis_correlation,
-    domain_correlation,
-    domain_pscores,
-    means_summary,
-    near_tie_report,
-    nominal_ranges,
-    range_widening,
-    ranking_variants,
-    score_summary,
-    split_half,
 )
-from benchsift.prism.audit import audit_summary, cross_judge_audit, judge_human_agreement, load_labels
-from benchsift.prism.bootstrap import (
-    accuracy_separation,
-    benchmark_separation,
-    paired_bootstrap,
-    replicate_weights,
-)
-from benchsift.prism.scores import SC_VARIANTS, sc_scores
+from benchsift.prism.scores import SC_VARIANTS
+from benchsift.prism.scoring import audit_report, means_report, score_report
 from benchsift.report.html import write_report
 from benchsift.report.prism_figures import write_prism_figures
 
@@ -158,94 +141,38 @@ def score_command(
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
     outputs(force, dirs=[out])
-    # Besides the keys of ``score_summary``, --json carries split_half, accuracy_separation (q pooled, per
-    # benchmark and macro mean, on the same resamples), range_widening, sc_variants, domain_pscore,
-    # domain_correlation and, when asked for, matched_budget and near_tie.
-    table = load_verdicts(verdicts)
-    frames: dict[str, pd.DataFrame] = {}
-    arrays = build_arrays(table, validated=True)
     with Progress(console=err_console, transient=True, disable=json_output) as bar:
         task = bar.add_task(f"bootstrap B={bootstrap}", total=bootstrap)
-        W = replicate_weights(arrays.n_items, bootstrap, seed)
-        result = paired_bootstrap(
-            arrays,
-            weights=W,
+        report = score_report(
+            verdicts,
+            bootstrap=bootstrap,
+            seed=seed,
+            alpha=alpha,
             sc_variant=sc_variant,
             mq_partial=mq_partial,
-            alpha=alpha,
+            near_tie=split_list(near_tie) if near_tie else None,
+            budget=budget,
             progress=lambda done, total: bar.update(task, completed=done),
         )
-    summary = score_summary(result, n_boot=bootstrap, random_state=seed)
-    frames["leaderboard"] = result.to_frame()
-    frames["pairs"] = result.pair_table().set_index(["model_a", "model_b"])
-    if arrays.n_models >= 4:  # App. E "Pool independence": 10 random model halves on the same replicates
-        halves = split_half(result, n_partitions=10, random_state=seed)
-        summary["split_half"] = {
-            "separation_mean": float(halves["separation"].mean()),
-            "separation_min": float(halves["separation"].min()),
-            "separation_max": float(halves["separation"].max()),
-            "least_correlated_axis_counts": halves["least_correlated_axis"].value_counts().to_dict(),
-        }
-        frames["split_half"] = halves.set_index(["partition", "half"])
-    if "q" in arrays.axes:  # Table 3: the same test on plain q accuracy, per source benchmark and macro
-        q = arrays.scores[:, :, arrays.axis_index("q")]
-        per_bench, sep_macro = benchmark_separation(q, arrays.benchmarks, W, alpha=alpha)
-        _, sep_q = accuracy_separation(q, weights=W, alpha=alpha)
-        summary["accuracy_separation"] = {
-            "q": sep_q.as_dict(),
-            "q_by_benchmark": {b: r.as_dict() for b, r in per_bench.items()},
-            "q_macro": sep_macro.as_dict(),
-        }
-        # Sec. 5.1 "Nominal range": PScore's range against the plain-accuracy ranges (per benchmark, macro)
-        acc = pd.DataFrame(
-            {str(b): np.nanmean(q[:, arrays.benchmarks == b], axis=1) for b in pd.unique(arrays.benchmarks)}
-        )
-        acc_ranges = nominal_ranges(acc.assign(macro=acc.mean(axis=1))).loc["overall"]
-        ps_range = summary["ranges"]["PScore"]
-        summary["range_widening"] = {
-            "q_macro": range_widening(ps_range, [acc_ranges["macro"]]),
-            "q_by_benchmark_mean": range_widening(ps_range, acc_ranges.drop("macro").tolist()),
-        }
-    if budget is not None:
-        matched = paired_bootstrap(
-            arrays, bootstrap, seed, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, n_draw=budget
-        )
-        summary["matched_budget"] = {"n_items": budget, "separation": matched.separation.as_dict()}
-    if arrays.sc_flip_turn is not None:
-        sc = sc_scores(arrays)
-        frames["sc_variants"] = sc
-        summary["sc_variants"] = {
-            c: sc[c].to_dict() for c in ("sc_B", "sc_A", "sc_corr", "sc_reach", "instability")
-        }
-    dom = domain_pscores(arrays, sc_variant)  # per-domain PScore (Fig. 19)
-    frames["domain_pscore"] = dom
-    summary["domain_pscore"] = {str(d): dom[d].to_dict() for d in dom.columns}
-    dom_corr = domain_correlation(dom) if dom.shape[1] > 1 else None
-    summary["domain_correlation"] = {} if dom_corr is None else dom_corr.to_dict()
-    if near_tie:
-        nt = near_tie_report(result, split_list(near_tie) or [])
-        frames["near_tie"] = nt.set_index(["model_a", "model_b"])
-        summary["near_tie"] = nt.to_dict(orient="records")
-    means = pd.DataFrame(result.axis_means, index=pd.Index(result.models, name="model"), columns=result.axes)
+    summary, result, means = report.summary, report.bootstrap, report.means
     if out is not None:
-        corr = axis_correlation(means)
         _write_out(
             out,
             summary,
-            frames,
+            report.tables,
             lambda d: write_prism_figures(
                 d,
                 means,
-                corr,
+                axis_correlation(means),
                 result.to_frame(),
-                domain_corr=dom_corr,
+                domain_corr=report.domain_correlation,
                 data=f"{verdicts.name}, B = {bootstrap}",
             ),
         )
     if json_output:
         print_json(summary)
         return
-    title = f"PScore leaderboard (B={bootstrap}, {arrays.n_items} items; axis means in --out)"
+    title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
     console.print(_leaderboard(summary, means, title, show_axes=False))
     console.print(_axis_table(summary))
     s = summary["separation"]
@@ -302,35 +229,17 @@ def analyze_command(
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
     outputs(force, dirs=[out])
-    means, extra = load_axis_means(axis_means, split_list(axes))
-    summary = means_summary(means, q_axis, bootstrap, seed)
-    if weights is not None:  # App. E.1 "Reweighting for a deployment"
-        wmap = _weights(weights)
-        var = ranking_variants(means, {"weighted": wmap}).loc["weighted"]
-        w = [wmap.get(str(a), 1.0) for a in means.columns]
-        wp = weighted_pscore(
-            means.to_numpy(float), w, [str(m) for m in means.index], list(map(str, means.columns))
-        )
-        summary["weighted_pscore"] = {
-            "weights": dict(zip(map(str, means.columns), w, strict=True)),
-            "pscore": dict(zip(map(str, means.index), map(float, wp), strict=True)),
-            "spearman_vs_harmonic": float(var["spearman_vs_harmonic"]),
-            "top": list(var["top"]),
-        }
-    ps = pd.Series(summary["pscore"])
-    ref_cols = split_list(references) or []
-    missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
-    if missing:
-        raise InputError(f"{axis_means}: column(s) {missing} not found; columns are {list(extra.columns)}")
-    if group or ref_cols:
-        table = pd.concat([means, extra[ref_cols]], axis=1)
-        table["PScore"] = ps.to_numpy()
-        ranges = nominal_ranges(table, groups=extra[group] if group else None)
-        summary["ranges_by_group"] = ranges.to_dict(orient="index")
-        if ref_cols:
-            summary["range_widening"] = {
-                str(g): range_widening(r["PScore"], [r[c] for c in ref_cols]) for g, r in ranges.iterrows()
-            }
+    report = means_report(
+        axis_means,
+        axes=split_list(axes),
+        q_axis=q_axis,
+        group=group,
+        references=split_list(references),
+        weights=_weights(weights) if weights is not None else None,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
+    summary, means = report.summary, report.means
     if out is not None:
         corr = axis_correlation(means)
         _write_out(
@@ -390,27 +299,25 @@ def audit_command(
 ) -> None:
     """Judge audits: cross-judge Spearman with the admission rule, judge-human Cohen's kappa."""
     outputs(force, dirs=[out])
-    # From two verdict tables (PRIMARY SECONDARY): per axis, the Spearman correlation between the two
-    # judges' model leaderboards on S items and the admission rule rho >= 0.95 (Sec. 5.3, Table 7). From
-    # --labels: per-axis and overall Cohen's kappa and disagreement rate (App. F, Table 21).
     if primary is None and labels is None:
         raise InputError("prism audit: give two verdict tables (PRIMARY SECONDARY) and/or --labels FILE")
     if primary is not None and secondary is None:
         raise InputError(
             f"prism audit: {primary} needs a second verdict table graded by the audit judge (SECONDARY)"
         )
-    cross = human = None
-    frames: dict[str, pd.DataFrame] = {}
-    if primary is not None and secondary is not None:
-        a = build_arrays(load_verdicts(primary), validated=True)
-        b = build_arrays(load_verdicts(secondary), validated=True)
-        cross = cross_judge_audit(a, b, items, seed, threshold, sc_variant)
-        frames["cross_judge"] = cross.table
-    if labels is not None:
-        human = judge_human_agreement(load_labels(labels, judge_col, human_col), judge_col, human_col)
-        human.index.name = "axis"
-        frames["human_agreement"] = human
-    summary = audit_summary(cross, human)
+    report = audit_report(
+        primary,
+        secondary,
+        labels=labels,
+        judge_col=judge_col,
+        human_col=human_col,
+        items=items,
+        seed=seed,
+        threshold=threshold,
+        sc_variant=sc_variant,
+    )
+    cross, human, frames = report.cross_judge, report.human_agreement, report.tables
+    summary = report.to_dict()
     if out is not None:
         _write_out(out, summary, frames)
     if json_output:

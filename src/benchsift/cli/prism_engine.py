@@ -1,29 +1,27 @@
 """``benchsift prism sources|build|run|grade``: the multi-axis evaluation engine (PRISM-VLM Secs. 3-4).
 
-``register(app)`` adds the four commands to the ``prism`` typer group. Each command prints a rich
-summary (calls, tokens, cache hits, failures) or, with ``--json``, one JSON object on stdout; progress
-bars go to stderr.
+``register(app)`` adds the four commands to the ``prism`` typer group. Each parses its options, calls the
+stage of :mod:`benchsift.prism.engine` of the same name, and prints a rich summary (calls, tokens, cache
+hits, failures) or, with ``--json``, one JSON object on stdout; progress bars go to stderr.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
+import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
-from benchsift.clients import ClientPool, ResponseCache, load_config
 from benchsift.errors import BenchsiftError, InputError
-
-T = TypeVar("T")
 
 __all__ = ["register"]
 
@@ -36,72 +34,70 @@ CacheOpt = Annotated[Path | None, typer.Option(help="Response cache (SQLite).")]
 ImagesOpt = Annotated[Path | None, typer.Option(help="Image folder.")]
 ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
 
+#: the library's parameter names as the CLI spells them, for its error messages
+_FLAGS = {
+    "max_reasks": "--max-reasks",
+    "axes": "--axes",
+    "k and seeds": "--k and --seeds",
+    "audit_out": "--audit-out",
+    "grader 'judge'": "--grader judge",
+}
+
 
 def _fail(err: BenchsiftError) -> None:
-    raise fail(str(err))
+    """The library's error as one line, its parameter names spelled as this command's options."""
+    msg = str(err)
+    for name, flag in _FLAGS.items():
+        if msg.startswith(name):
+            msg = flag + msg[len(name) :]
+    msg = msg.replace("needs a config", "needs --config").replace("use grader 'rules'", "use --grader rules")
+    raise fail(msg)
 
 
-def _progress(total: int, label: str, quiet: bool) -> tuple[Progress, Callable[[Any], None]]:
+@contextmanager
+def _progress(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr, as a ``(done, total)`` callback for the library; the bar appears at the
+    first call (after the library has checked its inputs) and is closed at the end of the block."""
     prog = Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err, disable=quiet
     )
-    task = prog.add_task(label, total=total)
-    return prog, lambda _r: prog.advance(task)
+    task = prog.add_task(label, total=None)
+    started = False
+
+    def update(done: int, total: int) -> None:
+        nonlocal started
+        if not started:
+            prog.start()
+            started = True
+        prog.update(task, completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if started:
+            prog.stop()
 
 
-def _summary(
-    title: str,
-    counts: dict[str, Any],
-    pool: ClientPool | None,
-    as_json: bool,
-    extra: dict[str, Any] | None = None,
-) -> None:
-    calls = {name: s.to_dict() for name, s in (pool.stats.items() if pool else [])}
-    total = pool.total().to_dict() if pool else {}
+def _summary(result: Any, as_json: bool) -> None:
+    """Print a stage's counts and API calls (tables), or its ``--json`` object."""
     if as_json:
-        sys.stdout.write(
-            json.dumps(
-                {"command": title, **counts, "calls": total, "per_endpoint": calls, **(extra or {})},
-                default=str,
-            )
-            + "\n"
-        )
+        sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
         return
-    con = console
-    t = Table(title=f"prism {title}")
+    t = Table(title=f"prism {result.stage}")
     t.add_column("what")
     t.add_column("value", justify="right")
-    for k, v in counts.items():
+    for k, v in result.counts.items():
         t.add_row(k, str(v))
-    con.print(t)
-    if calls:
+    console.print(t)
+    if result.per_endpoint:
+        cols = ("requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens")
         c = Table(title="API calls")
-        for col in (
-            "endpoint",
-            "requests",
-            "cache hits",
-            "retries",
-            "failures",
-            "prompt tok",
-            "completion tok",
-        ):
-            c.add_column(col, justify="right" if col != "endpoint" else "left")
-        for name, s in calls.items():
-            c.add_row(
-                name,
-                str(s["requests"]),
-                str(s["cache_hits"]),
-                str(s["retries"]),
-                str(s["failures"]),
-                str(s["prompt_tokens"]),
-                str(s["completion_tokens"]),
-            )
-        con.print(c)
-
-
-def _cache_for(config_cache: Path | None, cache: Path | None, out: Path) -> ResponseCache:
-    path = cache or config_cache or out.parent / "prism-cache.sqlite"
-    return ResponseCache(path)
+        c.add_column("endpoint")
+        for col in ("requests", "cache hits", "retries", "failures", "prompt tok", "completion tok"):
+            c.add_column(col, justify="right")
+        for name, s in result.per_endpoint.items():
+            c.add_row(name, *(str(s[k]) for k in cols))
+        console.print(c)
 
 
 #: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
@@ -123,38 +119,16 @@ def _check_max_lost(value: float) -> None:
         raise InputError(f"--max-lost: expected a fraction in [0, 1], got {value!r}")
 
 
-def _incomplete(what: str, lost: int, total: int, max_lost: float, errors: list[str], out: Path) -> None:
-    """Exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of ``total``, was answered.
-
-    Called after the output and the summary are written: the partial result stays for a rerun (which
-    answers from the cache and sends only what is missing).
-    """
-    if total == 0 or (lost < total and lost <= max_lost * total):
+def _incomplete(result: Any, max_lost: float) -> None:
+    """Exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests, was
+    answered (after the output and the summary are written: a rerun sends only what is missing)."""
+    why = result.incomplete(max_lost)
+    if why is None:
         return
-    top = max(set(errors), key=errors.count) if errors else "no reply"
-    head = (
-        "nothing was answered"
-        if lost == total
-        else f"{lost} of {total} got no answer (> --max-lost {max_lost:g})"
-    )
-    typer.echo(one_line(f"prism {what}: {head}; first cause: {top}; partial output in {out}"), err=True)
+    if why.startswith(f"{result.lost} of"):
+        why = why.replace(" got no answer", f" got no answer (> --max-lost {max_lost:g})", 1)
+    typer.echo(one_line(f"prism {result.stage}: {why}; partial output in {result.out}"), err=True)
     raise typer.Exit(EXIT_INCOMPLETE)
-
-
-def _release(pool: ClientPool | None) -> None:
-    """Close the pool's cache; a cache this command created and left empty is removed (with -wal/-shm)."""
-    cache = pool.cache if pool is not None else None
-    if cache is None:
-        return
-    empty = cache.created and len(cache) == 0
-    cache.close()
-    if empty:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
-
-
-def _arun(coro_fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    return asyncio.run(coro_fn())
 
 
 def sources_cmd(
@@ -182,59 +156,38 @@ def sources_cmd(
     force: ForceOpt = False,
 ) -> None:
     """Collect source items and draw the R x K per-benchmark sample (PRISM-VLM Sec. 4, Table 8)."""
-    from benchsift.prism.sources import (
-        check_item_images,
-        domain_counts,
-        load_hf,
-        read_items,
-        read_raw_jsonl,
-        sample_items,
-        write_items,
-    )
+    from benchsift.prism.engine import collect_sources
 
     try:
         outputs(force, files=[out])
-        pool = []
+        pairs = []
         for spec in raw or []:
             if "=" not in spec:
                 raise InputError(f"--raw expects BENCHMARK=PATH, got {spec!r}")
             bench, path = spec.split("=", 1)
-            pool += read_raw_jsonl(path, bench, images)
-        for p in items or []:
-            pool += read_items(p)
-        for bench in hf or []:
-            pool += load_hf(bench, images or out.parent / "images")
-        if not pool:
-            raise InputError("no items: give --raw, --items or --hf")
-        check_item_images(pool, images or (out.parent / "images" if hf else None))
+            pairs.append((bench, path))
         try:
             seed_list = [int(s) for s in seeds.split(",") if s.strip()]
         except ValueError:
             raise InputError(f"--seeds: expected comma-separated integers, got {seeds!r}") from None
         if not no_sample and (k < 1 or not seed_list):
             raise InputError(f"--k and --seeds: expected K >= 1 and at least one seed, got K={k}, {seeds!r}")
-        sampled = pool if no_sample else sample_items(pool, k=k, seeds=seed_list)
-        ids = [it.id for it in sampled]
-        if len(set(ids)) != len(ids):
-            raise InputError("item ids are not unique across the inputs")
-        write_items(sampled, out)
-        table = domain_counts(pool, sampled)
+        result = collect_sources(
+            out,
+            raw=pairs,
+            items=items or [],
+            hf=hf or [],
+            images=images,
+            k=k,
+            seeds=seed_list,
+            sample=not no_sample,
+        )
     except BenchsiftError as err:
         _fail(err)
     if as_json:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "command": "sources",
-                    "pool": len(pool),
-                    "items": len(sampled),
-                    "out": str(out),
-                    "counts": table.to_dict(orient="records"),
-                }
-            )
-            + "\n"
-        )
+        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
         return
+    table = result.to_frame()
     t = Table(title="Items per domain and benchmark (Table 8)")
     for col in table.columns:
         t.add_column(col)
@@ -263,70 +216,30 @@ def build_cmd(
     force: ForceOpt = False,
 ) -> None:
     """Build the per-item perturbations with the generation judge (Figs. 5-9) and the if constraints."""
-    from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
-    from benchsift.prism.build import import_review as apply_review
-    from benchsift.prism.sources import read_items
+    from benchsift.prism.engine import build
 
-    pool: ClientPool | None = None
     try:
         outputs(force, files=[out, review, log])
         _check_max_lost(max_lost)
-        if max_reasks < 0:
-            raise InputError(f"--max-reasks: expected an integer >= 0, got {max_reasks}")
-        item_list = read_items(items)
-        if import_review is not None:
-            arts = apply_review(read_artifacts(out), import_review, item_list)
-            write_artifacts(arts, out)
-            logs: list[dict[str, Any]] = []
-        else:
-            if config is None:
-                raise InputError("build needs --config (the generation judge)")
-            cfg = load_config(config)
-            if cfg.gen_judge is None:
-                raise InputError(f"{config}: [judges] gen is not set")
-            gen = cfg.endpoint(cfg.gen_judge)
-            pool = ClientPool(cfg, _cache_for(cfg.cache, cache, out))
-            prog, tick = _progress(len(item_list) * 6, "build", quiet or as_json)
-
-            async def _go() -> tuple[list[Any], list[dict[str, Any]]]:
-                assert pool is not None
-                try:
-                    with prog:
-                        return await build_artifacts(
-                            item_list,
-                            pool.get(gen.name),
-                            gen.model,
-                            image_root=images,
-                            max_reasks=max_reasks,
-                            on_done=tick,
-                        )
-                finally:
-                    await pool.aclose()
-
-            arts, logs = _arun(_go)
-            write_artifacts(arts, out)
-        if log is not None:
-            from benchsift.prism.stage_io import write_jsonl
-
-            write_jsonl(logs, log)
-        if review is not None:
-            export_review(arts, review)
+        if import_review is None and config is None:
+            raise InputError("build needs --config (the generation judge)")
+        with _progress("build", quiet or as_json) as tick:
+            result = build(
+                items,
+                out,
+                config=config,
+                images=images,
+                review=review,
+                import_review=import_review,
+                log=log,
+                cache=cache,
+                max_reasks=max_reasks,
+                progress=tick,
+            )
     except BenchsiftError as err:
         _fail(err)
-    finally:
-        _release(pool)
-    counts: dict[str, Any] = {"items": len(item_list), "artifacts": len(arts)}
-    for status in ("ok", "failed", "dropped", "rejected"):
-        counts[status] = sum(a.status == status for a in arts)
-    _summary("build", counts, pool, as_json)
-    judged = [a for a in arts if a.axis != "if" and a.status != "rejected"]
-    lost = [
-        a.error or ""
-        for a in judged
-        if a.status == "failed" and (a.error or "").startswith("judge call failed")
-    ]
-    if import_review is None:
-        _incomplete("build", len(lost), len(judged), max_lost, lost, out)
+    _summary(result, as_json)
+    _incomplete(result, max_lost)
 
 
 def run_cmd(
@@ -360,74 +273,29 @@ def run_cmd(
     them were not. A rejected key (HTTP 401/403), an invalid URL or a refused connection stops the
     endpoint at its first occurrence.
     """
-    from benchsift.prism.axes import AXES
-    from benchsift.prism.build import read_artifacts
-    from benchsift.prism.judge import Judge
-    from benchsift.prism.run import ModelSpec, applicable, run_models
-    from benchsift.prism.sources import read_items
-    from benchsift.prism.stage_io import write_jsonl
+    from benchsift.prism.engine import run
 
-    pool: ClientPool | None = None
     try:
         outputs(force, files=[out])
         _check_max_lost(max_lost)
-        item_list = read_items(items)
-        arts = read_artifacts(artifacts)
-        cfg = load_config(config)
-        names = [m.strip() for m in models.split(",")] if models else [m.name for m in cfg.models]
-        if not names:
-            raise InputError(f"{config}: no endpoint with role = 'model'")
-        axis_list = [a.strip() for a in axes.split(",") if a.strip()]
-        unknown = [a for a in axis_list if a not in AXES]
-        if unknown or not axis_list:
-            raise InputError(
-                f"--axes: unknown axis {unknown[0]!r}; expected some of {','.join(AXES)}"
-                if unknown
-                else "--axes: expected at least one axis"
+        with _progress("run", quiet or as_json) as tick:
+            result = run(
+                items,
+                artifacts,
+                config,
+                out,
+                images=images,
+                models=[m.strip() for m in models.split(",")] if models else None,
+                axes=[a.strip() for a in axes.split(",") if a.strip()],
+                full_dialogue=full_dialogue,
+                sc_rules=sc_rules,
+                cache=cache,
+                progress=tick,
             )
-        pool = run_pool = ClientPool(cfg, _cache_for(cfg.cache, cache, out))
-        amap = {(a.item, a.axis): a for a in arts}
-        total = len(names) * sum(applicable(it, ax, amap) for it in item_list for ax in axis_list)
-        prog, tick = _progress(total, "run", quiet or as_json)
-
-        async def _go() -> list[dict[str, Any]]:
-            try:
-                specs = [
-                    ModelSpec(n, run_pool.get(n), cfg.endpoint(n).model, cfg.endpoint(n).budgets)
-                    for n in names
-                ]
-                judge = None
-                if not sc_rules and cfg.grade_judge is not None:
-                    j = cfg.endpoint(cfg.grade_judge)
-                    judge = Judge(run_pool.get(j.name), j.model, name=j.name)
-                with prog:
-                    return await run_models(
-                        item_list,
-                        arts,
-                        specs,
-                        axes=axis_list,
-                        image_root=str(images) if images else None,
-                        sc_judge=judge,
-                        full_dialogue=full_dialogue,
-                        on_done=tick,
-                    )
-            finally:
-                await run_pool.aclose()
-
-        records = _arun(_go)
-        write_jsonl(records, out)
     except BenchsiftError as err:
         _fail(err)
-    finally:
-        _release(pool)
-    counts = {
-        "records": len(records),
-        "answered": sum(r["answered"] for r in records),
-        "unanswered": sum(not r["answered"] for r in records),
-    }
-    _summary("run", counts, pool, as_json)
-    errors = [str(r["error"]) for r in records if not r["answered"]]
-    _incomplete("run", len(errors), len(records), max_lost, errors, out)
+    _summary(result, as_json)
+    _incomplete(result, max_lost)
 
 
 def grade_cmd(
@@ -457,80 +325,32 @@ def grade_cmd(
     force: ForceOpt = False,
 ) -> None:
     """Grade run records into the verdict table read by `prism score`."""
-    from benchsift.prism.build import read_artifacts
-    from benchsift.prism.grade import audit_subset, grade_records, read_run_records, write_verdicts
-    from benchsift.prism.judge import Judge
-    from benchsift.prism.sources import read_items
-    from benchsift.prism.stage_io import write_jsonl
+    from benchsift.prism.engine import grade
 
-    pool: ClientPool | None = None
     try:
         outputs(force, files=[out, log, audit_out])
         _check_max_lost(max_lost)
-        item_list = read_items(items)
-        arts = read_artifacts(artifacts)
-        recs = read_run_records(records)
-        cfg = load_config(config) if config is not None else None
-        if grader == "judge" and (cfg is None or cfg.grade_judge is None):
-            raise InputError(
-                "--grader judge needs --config with [judges] grade (or gen); or use --grader rules"
+        with _progress("grade", quiet or as_json) as tick:
+            result = grade(
+                items,
+                artifacts,
+                records,
+                out,
+                config=config,
+                grader=grader,
+                if_grader=if_grader,
+                log=log,
+                audit_out=audit_out,
+                audit_per_axis=audit_per_axis,
+                seed=seed,
+                cache=cache,
+                progress=tick,
             )
-        if audit_out is not None and (cfg is None or cfg.audit_judge is None):
-            raise InputError("--audit-out needs --config with [judges] audit")
-        if cfg is not None:
-            pool = ClientPool(cfg, _cache_for(cfg.cache, cache, out))
-        prog, tick = _progress(len(recs), "grade", quiet or as_json)
-
-        async def _go() -> tuple[Any, list[dict[str, Any]], Any]:
-            try:
-                judge = None
-                if cfg is not None and pool is not None and grader == "judge":
-                    ep = cfg.endpoint(cfg.grade_judge or "")
-                    judge = Judge(pool.get(ep.name), ep.model, name=ep.name)
-                with prog:
-                    df, glog = await grade_records(
-                        recs, item_list, arts, judge=judge, grader=grader, if_grader=if_grader, on_done=tick
-                    )
-                audit_df = None
-                if audit_out is not None and cfg is not None and pool is not None:
-                    ep = cfg.endpoint(cfg.audit_judge or "")
-                    audit_judge = Judge(pool.get(ep.name), ep.model, name=ep.name)
-                    sub = audit_subset(recs, audit_per_axis, seed)
-                    audit_df, alog = await grade_records(
-                        recs,
-                        item_list,
-                        arts,
-                        judge=audit_judge,
-                        grader="judge",
-                        if_grader=if_grader,
-                        subset=sub,
-                    )
-                    glog += [{"audit": True, **r} for r in alog]
-                return df, glog, audit_df  # each record's log row carries its judge exchanges
-            finally:
-                if pool is not None:
-                    await pool.aclose()
-
-        df, glog, audit_df = _arun(_go)
-        write_verdicts(df, out)
-        if audit_df is not None and audit_out is not None:
-            write_verdicts(audit_df, audit_out)
-        if log is not None:
-            write_jsonl(glog, log)
     except BenchsiftError as err:
         _fail(err)
-    finally:
-        _release(pool)
-    counts: dict[str, Any] = {
-        "rows": len(df),
-        "answered": int(df["answered"].sum()),
-        "grade failures": sum(1 for r in glog if r.get("status") == "grade_failed"),
-    }
-    # sc as on the leaderboard: sc_B, over the items answered correctly at turn 0 (Sec. 3)
-    keep = df["answered"] & ((df["axis"] != "sc") | df["sc_turn0_correct"].fillna(False).astype(bool))
-    means = df[keep].groupby(["model", "axis"])["score"].mean().unstack()
-    _summary("grade", counts, pool, as_json, {"axis_means": json.loads(means.to_json(orient="index"))})
+    _summary(result, as_json)
     if not as_json:
+        means = pd.DataFrame.from_dict(result.extra["axis_means"], orient="index").astype(float)
         t = Table(title="Per-axis means (answered items; sc = sc_B, turn-0-correct items)")
         t.add_column("model")
         for ax in means.columns:
@@ -538,10 +358,7 @@ def grade_cmd(
         for model, row in means.iterrows():
             t.add_row(str(model), *[f"{v:.3f}" for v in row])
         console.print(t)
-    if grader == "judge":
-        judged = [r for r in glog if r.get("judge") or r.get("status") == "grade_failed"]
-        failed = [str(r.get("error")) for r in judged if r.get("status") == "grade_failed"]
-        _incomplete("grade", len(failed), len(judged), max_lost, failed, out)
+    _incomplete(result, max_lost)
 
 
 def register(app: typer.Typer) -> None:

@@ -27,31 +27,24 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
-from benchsift._suggest import did_you_mean
 from benchsift.cli._common import (
     ADDRESS_OPT,
     BACKEND_OPT,
     N_JOBS_OPT,
     ForceOpt,
     console,
-    err_console,
     figure_files,
+    option_names,
     outputs,
     print_json,
     sweep_workers,
 )
 from benchsift.cli._output import print_warnings, with_warnings
 from benchsift.cli._progress import progress_bar
-from benchsift.compression.protocols import (
-    DEFAULT_RETENTIONS,
-    DEFAULT_SELECTORS,
-    end_to_end,
-    same_model,
-    stage2_heldout,
-)
+from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
+from benchsift.compression.protocols.validation import check_options, closest_retention, validate
 from benchsift.errors import InputError
 from benchsift.io import read_scores as read_new_scores
-from benchsift.io.answers import read_answers
 from benchsift.report.validation_figures import (
     end_to_end_table,
     frame_table,
@@ -60,7 +53,6 @@ from benchsift.report.validation_figures import (
     split_table,
 )
 
-PROTOCOLS = ("random", "chronological", "end-to-end", "same-model")
 _SELECTORS = ",".join(DEFAULT_SELECTORS)
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
 
@@ -82,10 +74,6 @@ def parse_retentions(text: str) -> list[float]:
                 f"--retentions: {v!r} is not a number (expected fractions like 0.02,0.05)"
             ) from None
     return out
-
-
-def _closest(values: list[float], target: float = 0.05) -> float:
-    return min(values, key=lambda r: (abs(r - target), r))
 
 
 def _load_embeddings(vision_text: Path | None, text: Path | None) -> Any:
@@ -144,69 +132,33 @@ def validate_command(
     benchmark median; default half scale).
     """
     outputs(force, files=figure_files(figure))
-    if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
-        raise InputError(f"--n-jobs: expected a positive number of workers or -1 (all cores), got {n_jobs}")
-    if protocol not in PROTOCOLS:
-        hint = did_you_mean(protocol, PROTOCOLS)
-        raise InputError(f"--protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
-    sels = parse_list(selectors, "selectors")
-    rets = parse_retentions(retentions)
-    loaded = read_new_scores(panel)
-    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
-    emb = _load_embeddings(embeddings, text_embeddings)
-    show = err_console if json_output else console
-    predictions = None
-    answer_notes: tuple[str, ...] = ()
-    if answers is not None:
-        logged = read_answers(answers, loaded, column=answer_column)
-        predictions, answer_notes = logged.values, logged.notes
-    progress = progress_bar(f"validate: {protocol} protocol", not json_output)
-    result: Any
-    if protocol in ("random", "chronological"):
-        result = stage2_heldout(
+    with option_names(n_jobs="--n-jobs", protocol="--protocol"):
+        check_options(protocol, n_jobs)  # before the panel is read
+        sels = parse_list(selectors, "selectors")
+        rets = parse_retentions(retentions)
+        loaded = read_new_scores(panel)
+        n_jobs = sweep_workers(ctx, backend, address, n_jobs)
+        report = validate(
             loaded,
+            protocol=protocol,
             selectors=sels,
             retentions=rets,
-            protocol=protocol,  # type: ignore[arg-type]
-            n_splits=splits,
-            floor=floor,
-            min_heldout=min_heldout,
-            scoring=scoring,  # type: ignore[arg-type]
-            embeddings=emb,
-            predictions=predictions,
-            random_state=seed,
+            splits=splits,
+            seed=seed,
             n_jobs=n_jobs,
-            progress=progress,
-        )
-    elif protocol == "end-to-end":
-        result = end_to_end(
-            loaded,
-            selectors=sels,
-            retentions=rets,
             k=k,
-            n_splits=splits,
             floor=floor,
             min_heldout=min_heldout,
-            embeddings=emb,
-            predictions=predictions,
-            random_state=seed,
-            n_jobs=n_jobs,
-            progress=progress,
+            scoring=scoring,
+            embeddings=_load_embeddings(embeddings, text_embeddings),
+            answers=answers,
+            answer_column=answer_column,
+            chronological_column=not json_output,
+            progress=progress_bar(f"validate: {protocol} protocol", not json_output),
         )
-    else:
-        result = same_model(
-            loaded,
-            selectors=sels,
-            retentions=rets,
-            min_models=min_heldout,
-            embeddings=emb,
-            predictions=predictions,
-            random_state=seed,
-            n_jobs=n_jobs,
-            progress=progress,
-        )
+    result: Any = report.result
     summary = result.summary()
-    warnings = list(result.warnings)
+    warnings = list(report.warnings)
     if figure is not None and protocol != "end-to-end":
         from benchsift.report.figures import save_figure
         from benchsift.report.validation_figures import selector_retention_caption
@@ -223,63 +175,18 @@ def validate_command(
             "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
         )
     if json_output:
-        out = with_warnings(result.to_dict(), warnings)
-        if answer_notes:
-            out["notes"] = [*out.get("notes", []), *answer_notes]
-        print_json(out)
+        print_json(with_warnings(report.to_dict(), warnings))
         return
-    chrono = None
-    if protocol == "random":
-        chrono, chrono_warnings = _chronological_column(
-            loaded, sels, _closest(rets), floor, min_heldout, scoring, emb, predictions, seed
-        )
-        warnings += [f"{w} (the chronological column)" for w in chrono_warnings if "release date" in w]
-    _print_tables(result, protocol, summary, rets, chrono)
-    for note in (*result.notes, *answer_notes):
-        show.print(f"[dim]note: {note}[/dim]")
+    _print_tables(result, protocol, summary, rets, report.chronological)
+    for note in report.notes:
+        console.print(f"[dim]note: {note}[/dim]")
     print_warnings(warnings)
-
-
-def _chronological_column(
-    panel: Any,
-    selectors: list[str],
-    retention: float,
-    floor: int,
-    min_heldout: int,
-    scoring: str,
-    embeddings: Any,
-    predictions: Any,
-    seed: int,
-) -> tuple[pd.Series | None, tuple[str, ...]]:
-    """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
-    last column), or None when the panel cannot be split by release date; and that run's warnings."""
-    models = panel.models[panel.conditions == "image"]
-    if models["release_date"].notna().sum() < 2:
-        return None, ()
-    try:
-        res = stage2_heldout(
-            panel,
-            selectors=selectors,
-            retentions=[retention],
-            protocol="chronological",
-            floor=floor,
-            min_heldout=min_heldout,
-            scoring=scoring,  # type: ignore[arg-type]
-            embeddings=embeddings,
-            predictions=predictions,
-            random_state=seed,
-        )
-    except InputError:
-        return None, ()
-    main = res.splits[0]
-    values = res.macro[0, :, 0]
-    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%"), res.warnings
 
 
 def _print_tables(
     result: Any, protocol: str, summary: pd.DataFrame, rets: list[float], chrono: pd.Series | None = None
 ) -> None:
-    at = _closest(rets)
+    at = closest_retention(rets)
     if protocol == "random":
         n = len(result.splits)
         name = str(chrono.name) if chrono is not None else "chronological"

@@ -37,6 +37,7 @@ from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import InputError
 from benchsift.io import import_panel, read_scores
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import (
     SeedLike,
     bootstrap_weights,
@@ -50,8 +51,8 @@ from benchsift.stats import (
 __all__ = ["EstimateResult", "estimate_new_models"]
 
 
-@dataclass(frozen=True)
-class EstimateResult:
+@dataclass(frozen=True, repr=False)
+class EstimateResult(Result):
     """Estimates for the new models (rows in ``models`` order).
 
     ``category_means`` is ``(n_new, n_categories)``; ``overall_ci`` / ``rank_ci`` are ``(n_new, 2)``
@@ -96,7 +97,7 @@ class EstimateResult:
                 )
         return pd.DataFrame(rows)
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         df = pd.DataFrame(self.category_means, columns=self.categories)
         df.insert(0, "model", self.models)
         df["overall"] = self.overall
@@ -147,6 +148,10 @@ class EstimateResult:
             "warnings": self.warnings,
             "models": models,
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def _scores_on_suite(suite: Suite, new: Panel) -> tuple[list[str], np.ndarray, int]:

@@ -132,7 +132,7 @@ def capability_frontier(
         if gains.empty:
             raise InputError(
                 "capability_frontier: no family has two dated models to derive the per-step gain from; "
-                "pass gain= (e.g. --frontier-gain 0.1)"
+                "pass gain= (e.g. `frontier_gain` 0.1)"
             )
         best = int(np.argmax(gains["gain_per_step"].to_numpy()))
         g = max(float(gains["gain_per_step"].iloc[best]), 0.0)  # no family improves: an empty Frontier

@@ -53,11 +53,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import SeedLike, check_random_state, group_nan_means, nan_mean, rank_among
 
 __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
@@ -144,8 +146,8 @@ def _groups(panel: Panel, suite_pos: np.ndarray) -> _Groups:
     return _Groups(names, kinds, pool, cols, n_bench)
 
 
-@dataclass(frozen=True)
-class FullScoreEstimates:
+@dataclass(frozen=True, repr=False)
+class FullScoreEstimates(Result):
     """Full-pool score estimates of new models (rows in ``models`` order, columns in ``groups`` order).
 
     ``score[method]``, ``low[method]``, ``high[method]`` are ``(n_models, n_groups)`` arrays; the last group
@@ -197,9 +199,27 @@ class FullScoreEstimates:
         doc = {"method": m, "level": self.level, "n_reference": self.n_reference, "models": out}
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (model, group): the estimate of :attr:`method`, its interval and the suite mean."""
+        m = self.method
+        rows = [
+            {
+                "model": name,
+                "group": g,
+                "kind": self.kinds[c],
+                "score": self.score[m][j, c],
+                "low": self.low[m][j, c],
+                "high": self.high[m][j, c],
+                "suite_mean": self.suite_mean[j, c],
+            }
+            for j, name in enumerate(self.models)
+            for c, g in enumerate(self.groups)
+        ]
+        return pd.DataFrame(rows)
 
-@dataclass
-class FullScoreModel:
+
+@dataclass(repr=False)
+class FullScoreModel(Result):
     """A fitted full-score estimator (see the module docstring); :meth:`to_dict` / :meth:`from_dict` store it.
 
     Attributes hold, per group (benchmarks, then categories): pool item parameters of the 2PL, regression
@@ -384,6 +404,17 @@ class FullScoreModel:
             n_folds=int(d["n_folds"]),
             n_reference=int(d["n_reference"]),
         )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per method: out-of-fold MAE (overall) and interval half-width (overall), as in :meth:`summary`."""
+        doc = self.summary()
+        return pd.DataFrame(
+            {
+                "cv_mae_overall": doc["cv_mae_overall"],
+                "cv_mae_benchmarks": doc["cv_mae_benchmarks"],
+                "halfwidth_overall": doc["halfwidth_overall"],
+            }
+        ).rename_axis("method")
 
 
 def _fit_once(

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import to_jsonable
 from benchsift.compression.full_score import (
     MAX_FULL_SCORE_ITEMS,
     MIN_REFERENCE_MODELS,
@@ -65,6 +66,7 @@ from benchsift.compression.stages.representatives import (
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
+from benchsift.results import Result
 from benchsift.stats import group_nan_sums, spearman
 
 __all__ = [
@@ -143,8 +145,8 @@ class StageSummary:
         return dataclasses.asdict(self)
 
 
-@dataclass(frozen=True)
-class CompressionResult:
+@dataclass(frozen=True, repr=False)
+class CompressionResult(Result):
     """Everything :func:`run_pipeline` computed.
 
     ``suite_items`` are positions in the *input* panel (sorted), with ``suite_category``, ``suite_role``
@@ -181,6 +183,16 @@ class CompressionResult:
 
     def stage_table(self) -> pd.DataFrame:
         return pd.DataFrame([s.to_dict() for s in self.stages])
+
+    _repr_fields = ("n_items_suite", "selected_categories", "rho_suite_vs_stage0")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The stage table (PRIMEBench Table 2): one row per stage."""
+        return self.stage_table()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the ``--json`` object of ``benchsift compress`` (:meth:`summary`)."""
+        return to_jsonable(self.summary())
 
     def summary(self) -> dict[str, Any]:
         """The ``--json`` object of ``benchsift compress``."""

@@ -285,7 +285,7 @@ def choose_metric(
         raise FormatError(
             f"{path}, line {records[0][0]}: no metric value in the sample (keys {sorted(first)})"
         )
-    raise InputError(f"{path}: several metrics {cands}; choose one with --metric")
+    raise InputError(f"{path}: several metrics {cands}; choose one with `metric`")
 
 
 def choose_filter(
@@ -301,7 +301,7 @@ def choose_filter(
             raise InputError(f"{path}: no filter {filter_name!r} in the samples (filters found: {filters})")
         return filter_name
     if len(filters) > 1:
-        raise InputError(f"{path}: samples under several filters {filters}; choose one with --filter")
+        raise InputError(f"{path}: samples under several filters {filters}; choose one with `filter`")
     return filters[0] if filters else None
 
 
@@ -355,7 +355,7 @@ def samples_to_long(
     if name in NOT_ITEM_MEANS:
         raise InputError(
             f"{path}: metric {name!r} is not a mean over items (lmms-eval computes {NOT_ITEM_MEANS[name]}); "
-            f"its per-item 'score' is correctness: use --metric {ITEM_MEAN_ALTERNATIVE[name]}"
+            f"its per-item 'score' is correctness: use `metric` {ITEM_MEAN_ALTERNATIVE[name]}"
         )
     aggregate = other_aggregate(task, name)
     if aggregate is not None and notes is not None:

@@ -107,7 +107,7 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
     if isinstance(value, dict):
         if score_key is None:
             raise InputError(
-                f"{where}: score value is a dict with keys {sorted(value)}; choose one with --metric"
+                f"{where}: score value is a dict with keys {sorted(value)}; choose one with `metric`"
             )
         if score_key not in value:
             raise InputError(f"{where}: score value has no key {score_key!r} (keys {sorted(value)})")
@@ -232,7 +232,7 @@ def _pick_scorer(names: list[str], path: Path, scorer: str | None) -> str:
             raise InputError(f"{path}: no scorer {scorer!r} (scorers: {names})")
         return scorer
     if len(names) > 1:
-        raise InputError(f"{path}: several scorers {names}; choose one with --scorer")
+        raise InputError(f"{path}: several scorers {names}; choose one with `scorer`")
     return names[0]
 
 
@@ -256,7 +256,7 @@ def _pick_reduction(
             raise InputError(f"{path}: no reducer {reducer!r} for scorer {scorer!r} (reducers: {names})")
         chosen: str | None = reducer
     elif len(names) > 1:
-        raise InputError(f"{path}: several epoch reducers {names}; choose one with --reducer")
+        raise InputError(f"{path}: several epoch reducers {names}; choose one with `reducer`")
     else:
         chosen = names[0] if names else None
     for r in stored:
@@ -286,7 +286,7 @@ def _read_one(
     name = model or spec.get("model")
     task = benchmark or spec.get("task")
     if not name or not task:
-        raise FormatError(f"{path}: 'eval.model' or 'eval.task' missing; give --model / --benchmark")
+        raise FormatError(f"{path}: 'eval.model' or 'eval.task' missing; give `model` / `benchmark`")
     if not raw.samples:
         raise FormatError(f"{path}: the log holds no samples (written with --no-log-samples?)")
     for row, s in raw.samples:

@@ -88,7 +88,7 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     reader = get_reader(name)
     condition = options.get("condition")
     if condition is not None and condition not in CONDITIONS:
-        raise InputError(f"--condition {condition!r} is not one of {list(CONDITIONS)}")
+        raise InputError(f"`condition` {condition!r} is not one of {list(CONDITIONS)}")
     accepted = set(reader_options(name))
     given = {k: v for k, v in options.items() if v is not None}
     unknown = sorted(set(given) - accepted)

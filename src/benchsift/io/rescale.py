@@ -90,7 +90,7 @@ def parse_scales(specs: list[str] | None) -> dict[str, float]:
             full = float("nan")
         if not sep or not name.strip() or not np.isfinite(full) or full <= 0:
             raise InputError(
-                f"--scale {spec!r}: expected BENCHMARK=FULL_SCALE with a positive number, e.g. MMStar=100"
+                f"`scale` {spec!r}: expected BENCHMARK=FULL_SCALE with a positive number, e.g. MMStar=100"
             )
         out[name.strip()] = full
     return out
@@ -144,7 +144,7 @@ def decide_scale(
 
 def _reject(benchmark: str, why: str, where: str) -> InputError:
     return InputError(
-        f"{where}: benchmark {benchmark!r}: {why}; declare its full scale (e.g. --scale "
+        f"{where}: benchmark {benchmark!r}: {why}; declare its full scale (e.g. `scale` "
         f"'{benchmark}=100') or give scores in [0, 1]"
     )
 

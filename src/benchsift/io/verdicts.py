@@ -333,7 +333,14 @@ def load_axis_means(
     with one float column per axis (values in [0, 1], NaN allowed), ``extra`` the remaining columns.
     """
     p = Path(path)
-    df = read_table(p)
+    return split_axis_means(read_table(p), axes, where=str(p))
+
+
+def split_axis_means(
+    df: pd.DataFrame, axes: list[str] | None = None, where: str = "axis means"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`load_axis_means` on a table already in memory; ``where`` names it in error messages."""
+    p = where
     if "model" not in df.columns:
         raise InputError(f"{p}: missing column 'model'; expected a 'model' column and one column per axis")
     if df["model"].isna().any() or df["model"].astype(str).duplicated().any():

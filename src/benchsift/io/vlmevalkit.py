@@ -225,7 +225,7 @@ def _read_one(
         file_model = parse_result_name(path)[0]
     name = model or file_model
     if name is None:
-        raise InputError(f"{path}: cannot tell the model from the file name; give it (--model NAME)")
+        raise InputError(f"{path}: cannot tell the model from the file name; give it (`model` NAME)")
     bench = benchmark or file_bench
     if "index" not in df.columns:
         raise NotThisFormat(

@@ -11,7 +11,11 @@
   same test on plain benchmark accuracy (Table 3);
 - :mod:`~benchsift.prism.analyses`: ranges, correlations, leave-one-axis-out, aggregator comparison,
   split-half, per-domain scores, near ties;
-- :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F).
+- :mod:`~benchsift.prism.audit`: cross-judge audit and judge-human agreement (Sec. 5.3, App. F);
+- :mod:`~benchsift.prism.engine`: the evaluation engine from Python, one call per stage
+  (:func:`collect_sources`, ``build``, ``run``, ``grade``) and :func:`evaluate` for build -> run -> grade;
+- :mod:`~benchsift.prism.scoring`: one call per report: :func:`score_report` (a verdict table's
+  leaderboard and analyses), :func:`means_report` (axis means only), :func:`audit_report` (judge audits).
 """
 
 from __future__ import annotations
@@ -45,25 +49,40 @@ from benchsift.prism.bootstrap import (
     separation,
 )
 from benchsift.prism.build import Artifact, build_artifacts
+from benchsift.prism.engine import Evaluation, StageResult, collect_sources, evaluate
 from benchsift.prism.grade import grade_records, write_verdicts
 from benchsift.prism.judge import Judge
 from benchsift.prism.run import ModelSpec, run_models
 from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
+from benchsift.prism.scoring import (
+    AuditReport,
+    MeansReport,
+    ScoreReport,
+    audit_report,
+    means_report,
+    score_report,
+)
 from benchsift.prism.sources import Item, read_items, sample_items
 
 __all__ = [
     "AGGREGATORS",
     "AXES",
     "Artifact",
+    "AuditReport",
     "BootstrapResult",
     "CrossJudgeAudit",
+    "Evaluation",
     "Item",
     "Judge",
+    "MeansReport",
     "ModelSpec",
+    "ScoreReport",
     "SeparationResult",
+    "StageResult",
     "VerdictArrays",
     "accuracy_separation",
     "aggregate",
+    "audit_report",
     "audit_summary",
     "axis_means",
     "axis_means_frame",
@@ -71,15 +90,18 @@ __all__ = [
     "build_arrays",
     "build_artifacts",
     "cohen_kappa",
+    "collect_sources",
     "cross_judge_audit",
     "dominant_axis",
     "dominant_axis_counts",
     "effective_weights",
+    "evaluate",
     "grade_records",
     "judge_human_agreement",
     "load_axis_means",
     "load_labels",
     "load_verdicts",
+    "means_report",
     "means_summary",
     "paired_bootstrap",
     "pairwise_pvalues",
@@ -88,6 +110,7 @@ __all__ = [
     "run_models",
     "sample_items",
     "sc_scores",
+    "score_report",
     "score_summary",
     "separation",
     "weighted_pscore",

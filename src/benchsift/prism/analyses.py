@@ -395,7 +395,7 @@ def score_summary(
     serve the model-resampling correlation CIs of :func:`means_summary`."""
     means = pd.DataFrame(result.axis_means, index=pd.Index(result.models, name="model"), columns=result.axes)
     out = means_summary(means, q_axis, n_boot, random_state)
-    out["separation"] = result.separation.as_dict()
+    out["separation"] = result.separation.to_dict()
     out["ci"] = {m: [float(v[0]), float(v[1])] for m, v in zip(result.models, result.ci, strict=True)}
     out["rank_ci"] = {
         m: [float(v[0]), float(v[1])] for m, v in zip(result.models, result.rank_ci, strict=True)

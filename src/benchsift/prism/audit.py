@@ -24,6 +24,7 @@ from benchsift.errors import InputError
 from benchsift.io.verdicts import VerdictArrays, read_table
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_means, axis_terms
+from benchsift.results import Result
 from benchsift.stats import SeedLike, check_random_state, spearman
 
 __all__ = [
@@ -39,8 +40,8 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 
-@dataclass(frozen=True)
-class CrossJudgeAudit:
+@dataclass(frozen=True, repr=False)
+class CrossJudgeAudit(Result):
     """Per-axis leaderboard Spearman between two judges (Table 7) and the admission decisions."""
 
     table: pd.DataFrame  # index axis: rho, n_items, admitted
@@ -51,7 +52,7 @@ class CrossJudgeAudit:
     def admitted_axes(self) -> list[str]:
         return [str(a) for a, ok in self.table["admitted"].items() if ok]
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``axes`` {axis: {rho, n_items, admitted}}, ``overall``, ``threshold``,
         ``admitted_axes`` and ``all_admitted``."""
         axes = {
@@ -65,6 +66,10 @@ class CrossJudgeAudit:
             "admitted_axes": self.admitted_axes,
             "all_admitted": len(self.admitted_axes) == len(axes),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per axis: rho, items and the admission decision (Table 7)."""
+        return self.table.copy()
 
 
 def align_arrays(reference: VerdictArrays, other: VerdictArrays) -> VerdictArrays:
@@ -120,9 +125,9 @@ def cross_judge_audit(
     ``n_items`` are drawn without replacement from them (all of them when fewer).
     """
     if not (np.isfinite(threshold) and -1.0 <= threshold <= 1.0):
-        raise InputError(f"--threshold: expected a number in [-1, 1] (a Spearman rho), got {threshold!r}")
+        raise InputError(f"`threshold`: expected a number in [-1, 1] (a Spearman rho), got {threshold!r}")
     if int(n_items) < 2:
-        raise InputError(f"--items: expected at least 2 items per axis, got {n_items!r}")
+        raise InputError(f"`items`: expected at least 2 items per axis, got {n_items!r}")
     other = align_arrays(primary, secondary)
     rng = check_random_state(random_state)
     rows = {}
@@ -238,11 +243,11 @@ def load_labels(path: str | os.PathLike[str], judge: str = "judge", human: str =
 
 
 def audit_summary(cross: CrossJudgeAudit | None, human: pd.DataFrame | None) -> dict[str, Any]:
-    """The JSON object of ``benchsift prism audit``: ``cross_judge`` (:meth:`CrossJudgeAudit.as_dict`) and
+    """The JSON object of ``benchsift prism audit``: ``cross_judge`` (:meth:`CrossJudgeAudit.to_dict`) and
     ``human_agreement`` {axis or "overall": {kappa, disagreement, n}}, each present when computed."""
     out: dict[str, Any] = {}
     if cross is not None:
-        out["cross_judge"] = cross.as_dict()
+        out["cross_judge"] = cross.to_dict()
     if human is not None:
         out["human_agreement"] = {
             str(a): {"kappa": float(r["kappa"]), "disagreement": float(r["disagreement"]), "n": int(r["n"])}

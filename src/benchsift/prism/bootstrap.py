@@ -30,11 +30,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._jsonutil import to_jsonable
 from benchsift.errors import DegenerateError, InputError
 from benchsift.io.verdicts import VerdictArrays
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
 from benchsift.progress import ProgressFn
+from benchsift.results import Result
 from benchsift.stats import (
     SeedLike,
     bh_adjust,
@@ -77,7 +79,7 @@ def replicate_weights(
         raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
     if int(n_draw) > n_items:
         raise InputError(
-            f"--budget {n_draw}: a matched budget must not exceed the {n_items} items of the table"
+            f"`budget` {n_draw}: a matched budget must not exceed the {n_items} items of the table"
         )
     rng = check_random_state(random_state)
     p = np.full(int(n_items), 1.0 / int(n_items))
@@ -122,8 +124,8 @@ def pairwise_pvalues(samples: FloatArray) -> FloatArray:
     return out
 
 
-@dataclass(frozen=True)
-class SeparationResult:
+@dataclass(frozen=True, repr=False)
+class SeparationResult(Result):
     """Pairwise separation at ``alpha``: fractions of pairs separated raw / BH / Bonferroni (Sec. 5.1)."""
 
     pvalues: FloatArray
@@ -133,8 +135,12 @@ class SeparationResult:
     bonferroni: float
     n_pairs: int
 
-    def as_dict(self) -> dict[str, float]:
+    def to_dict(self) -> dict[str, Any]:
         return {"raw": self.raw, "bh": self.bh, "bonferroni": self.bonferroni}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The three separation fractions as one row."""
+        return pd.DataFrame([{**self.to_dict(), "n_pairs": self.n_pairs, "alpha": self.alpha}])
 
 
 def separation(pvalues: FloatArray, alpha: float = 0.05) -> SeparationResult:
@@ -150,8 +156,8 @@ def separation(pvalues: FloatArray, alpha: float = 0.05) -> SeparationResult:
     return SeparationResult(P, float(alpha), frac["none"], frac["bh"], frac["bonferroni"], n)
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
+@dataclass(frozen=True, repr=False)
+class BootstrapResult(Result):
     """Output of :func:`paired_bootstrap` (PRISM-VLM App. E, Table 14)."""
 
     models: list[str]
@@ -173,6 +179,31 @@ class BootstrapResult:
     @property
     def n_boot(self) -> int:
         return int(self.samples.shape[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: per model its axis means, PScore, CI, rank and rank CI (Table 14), the separation
+        fractions and the bootstrap's sizes (NaN as ``None``)."""
+        doc = {
+            "models": {
+                m: {
+                    "axis_means": dict(zip(self.axes, self.axis_means[i].tolist(), strict=True)),
+                    "pscore": float(self.pscore[i]),
+                    "ci": self.ci[i].tolist(),
+                    "rank": float(self.rank[i]),
+                    "rank_ci": self.rank_ci[i].tolist(),
+                }
+                for i, m in enumerate(self.models)
+            },
+            "axes": list(self.axes),
+            "separation": self.separation.to_dict(),
+            "n_pairs": self.separation.n_pairs,
+            "alpha": self.separation.alpha,
+            "n_items": self.n_items,
+            "n_draw": self.n_draw,
+            "n_boot": self.n_boot,
+            "level": self.level,
+        }
+        return to_jsonable(doc)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model, sorted by PScore: axis means, PScore, CI, rank and rank CI (Table 14)."""

@@ -304,7 +304,7 @@ async def grade_records(
         raise InputError(f"if_grader must be 'judge' or 'rules', got {if_grader!r}")
     if grader == "judge" and judge is None:
         raise InputError(
-            "grader 'judge' needs a judge endpoint ([judges] grade in the config); or use --grader rules"
+            "grader 'judge' needs a judge endpoint ([judges] grade in the config); or use `grader` rules"
         )
     by_id = {it.id: it for it in items}
     missing = sorted({r["item"] for r in records} - set(by_id))

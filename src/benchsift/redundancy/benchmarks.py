@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
@@ -38,12 +39,13 @@ from benchsift.redundancy._common import (
     redundancy_matrices,
 )
 from benchsift.redundancy.selection import ModelSelection, overall_scores, select_models
+from benchsift.results import Result
 
 Level = Literal["auto", "benchmark", "item"]
 
 
-@dataclass(frozen=True)
-class BenchmarkRedundancy(MatrixResultMixin):
+@dataclass(frozen=True, repr=False)
+class BenchmarkRedundancy(MatrixResultMixin, Result):
     """Result of :func:`benchmark_redundancy` (Eq. 4).
 
     Attributes
@@ -95,6 +97,10 @@ class BenchmarkRedundancy(MatrixResultMixin):
             "notes": list(self.notes),
         }
         return to_jsonable(out)
+
+    def to_frame(self) -> pd.DataFrame:
+        """rho(Y_i) per benchmark (rows) and metric (columns)."""
+        return self.redundancy_frame().rename_axis("benchmark")
 
 
 def benchmark_scores(

@@ -35,13 +35,14 @@ from benchsift.redundancy._common import (
     redundancy_matrices,
 )
 from benchsift.redundancy.selection import ModelSelection, select_models
+from benchsift.results import Result
 
 TOP_PAIRS = 10
 """Strongest dimension pairs listed per metric in the JSON result (Appendix C, dimension check)."""
 
 
-@dataclass(frozen=True)
-class DimensionRedundancy(MatrixResultMixin):
+@dataclass(frozen=True, repr=False)
+class DimensionRedundancy(MatrixResultMixin, Result):
     """Result of :func:`dimension_redundancy` (Eq. 1-2).
 
     Attributes
@@ -145,6 +146,12 @@ class DimensionRedundancy(MatrixResultMixin):
             "notes": list(self.notes),
         }
         return to_jsonable(out)
+
+    def to_frame(self) -> pd.DataFrame:
+        """rho(X_i) per dimension (rows) and metric (columns), with the item count per dimension."""
+        frame = self.redundancy_frame()
+        frame.insert(0, "items", np.asarray(self.n_items, dtype=int))
+        return frame.rename_axis("dimension")
 
 
 def dimension_redundancy(

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from joblib import delayed
 
 from benchsift._jsonutil import to_jsonable
@@ -41,6 +42,7 @@ from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
+from benchsift.results import Result
 from benchsift.stats import check_random_state, corr_with_vector
 
 DEFAULT_RATIOS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -56,8 +58,8 @@ DEFAULT_THRESHOLD = 0.95
 _BLOCK_CELLS = 1 << 23
 
 
-@dataclass(frozen=True)
-class InstanceRedundancy:
+@dataclass(frozen=True, repr=False)
+class InstanceRedundancy(Result):
     """Result of :func:`instance_redundancy` (Eq. 3).
 
     Attributes
@@ -128,6 +130,14 @@ class InstanceRedundancy:
             "notes": list(self.notes),
         }
         return to_jsonable(out)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rho(A%) curve: one row per sampling ratio, mean and sd per metric."""
+        frame = pd.DataFrame({"ratio": self.ratios, "items": self.sample_sizes})
+        for m in self.metrics:
+            frame[f"{m}_mean"] = self.mean[m]
+            frame[f"{m}_sd"] = self.sd[m]
+        return frame.set_index("ratio")
 
 
 def check_ratios(ratios: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
@@ -47,6 +48,7 @@ from benchsift.redundancy.instances import (
     saturation_ratio,
 )
 from benchsift.redundancy.selection import validate_k
+from benchsift.results import Result
 from benchsift.stats import check_random_state
 
 
@@ -60,8 +62,8 @@ def benchmark_seed(seed: int, benchmark: str) -> int:
     return int(np.random.SeedSequence([int(seed), key]).generate_state(1)[0] >> 1)
 
 
-@dataclass(frozen=True)
-class InstanceRedundancyByBenchmark:
+@dataclass(frozen=True, repr=False)
+class InstanceRedundancyByBenchmark(Result):
     """Result of :func:`instance_redundancy_by_benchmark` (Figs. 5-6).
 
     Attributes
@@ -137,6 +139,14 @@ class InstanceRedundancyByBenchmark:
             "notes": list(self.notes),
         }
         return to_jsonable(out)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The averaged curve (Fig. 5): one row per ratio, mean and sd across benchmarks per metric."""
+        frame = pd.DataFrame({"ratio": self.ratios})
+        for m in self.metrics:
+            frame[f"{m}_mean"] = self.mean[m]
+            frame[f"{m}_sd"] = self.sd[m]
+        return frame.set_index("ratio")
 
 
 def _benchmark_list(panel: Panel, benchmarks: str | Iterable[str] | None) -> list[str]:

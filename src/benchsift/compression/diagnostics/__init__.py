@@ -9,6 +9,7 @@
 * :func:`leftout_prediction` -- ridge prediction of a left-out benchmark vs the number of training models
   (I.3, Table 22, Fig. 4a);
 * :func:`checkpoint_ranking`, :func:`bootstrap_ceiling` -- ranking variants of one model (I.4, Table 23);
+  :func:`checkpoint_ranking_by_pattern` with the variant sets of a model-id pattern (:func:`variant_sets`);
 * :func:`family_agreement` -- cross-family item agreement (D.4).
 """
 
@@ -24,6 +25,8 @@ from benchsift.compression.diagnostics.checkpoints import (
     adjacent_swap,
     bootstrap_ceiling,
     checkpoint_ranking,
+    checkpoint_ranking_by_pattern,
+    variant_sets,
 )
 from benchsift.compression.diagnostics.families import family_agreement, family_item_means
 from benchsift.compression.diagnostics.leftout import DEFAULT_SIZES, LeftoutResult, leftout_prediction
@@ -49,6 +52,7 @@ __all__ = [
     "all_subset_rhos",
     "bootstrap_ceiling",
     "checkpoint_ranking",
+    "checkpoint_ranking_by_pattern",
     "era_spectra",
     "family_agreement",
     "family_item_means",
@@ -58,5 +62,6 @@ __all__ = [
     "shelf_life",
     "spectrum",
     "spectrum_table",
+    "variant_sets",
     "stratified_bootstrap_indices",
 ]

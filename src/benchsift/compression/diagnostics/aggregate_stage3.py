@@ -35,6 +35,7 @@ from benchsift.compression.diagnostics._aggregate import (
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import check_random_state, nan_mean, paired_columns, percentile_ci
 
 __all__ = ["AggregateStage3Result", "aggregate_stage3", "stratified_bootstrap_indices"]
@@ -65,8 +66,8 @@ def stratified_bootstrap_indices(
     return out
 
 
-@dataclass(frozen=True)
-class AggregateStage3Result:
+@dataclass(frozen=True, repr=False)
+class AggregateStage3Result(Result):
     """One row of Table 18 per ``k`` in :attr:`table` plus what the rows were computed on."""
 
     benchmarks: list[str]
@@ -78,7 +79,7 @@ class AggregateStage3Result:
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,6 +93,10 @@ class AggregateStage3Result:
             "rows": self.rows,
             "notes": list(self.notes),
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def _bootstrap_rho(score: np.ndarray, ref: np.ndarray, idx: np.ndarray) -> np.ndarray:

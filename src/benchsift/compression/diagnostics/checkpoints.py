@@ -14,6 +14,7 @@ variants without ties moves rho by ``12 / (n (n^2 - 1))`` (0.024 for n = 8).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from benchsift.compression.protocols.specs import SelectorSpec, check_retentions
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import bootstrap_weights, corr_with_vector, nan_mean, spearman
 
 __all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
@@ -65,8 +67,8 @@ def bootstrap_ceiling(
     return (float(finite.mean()) if finite.size else float("nan")), rho
 
 
-@dataclass(frozen=True)
-class CheckpointResult:
+@dataclass(frozen=True, repr=False)
+class CheckpointResult(Result):
     """Table 23: one row per variant set (``n``, ``ceiling``, ``passes``, fidelity per selector@retention)."""
 
     selectors: list[str]
@@ -76,7 +78,7 @@ class CheckpointResult:
     budgets: list[int]
     threshold: float
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
 
     def means(self) -> dict[str, float]:
@@ -96,6 +98,10 @@ class CheckpointResult:
             "rows": self.rows,
             "means_passing": self.means(),
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def checkpoint_ranking(
@@ -157,4 +163,55 @@ def checkpoint_ranking(
         n_items=n,
         budgets=budgets,
         threshold=float(threshold),
+    )
+
+
+def variant_sets(panel: Panel, variants: str) -> tuple[Panel, dict[str, np.ndarray]]:
+    """Split a panel's image-condition models into the selecting models and the variant sets (I.4).
+
+    Models whose id matches the regular expression ``variants`` (``re.search``) are the variants, grouped
+    into variant sets by their ``family`` (one set named ``variants`` for those without one; a set needs
+    at least 2 models); every other model selects the items.
+
+    Returns
+    -------
+    selection, sets
+        The panel of the other models, and set name -> ``(n_variants, n_items)`` scores on its items.
+    """
+    p = panel.image_panel()
+    try:
+        pattern = re.compile(variants)
+    except re.error as exc:
+        raise InputError(f"variants: not a valid regular expression: {exc}") from None
+    is_var = np.array([bool(pattern.search(m)) for m in p.model_ids])
+    if is_var.sum() < 2 or (~is_var).sum() < 2:
+        raise InputError(
+            f"variants {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
+            ">= 2 other models"
+        )
+    fam = p.models["family"].to_numpy(dtype=object)
+    sets: dict[str, np.ndarray] = {}
+    keys = pd.Series([f if pd.notna(f) else "variants" for f in fam[is_var]], dtype=object)
+    for key in pd.unique(keys):
+        rows = np.flatnonzero(is_var)[(keys == key).to_numpy()]
+        if rows.size >= 2:
+            sets[str(key)] = p.scores[rows]
+    return p.subset(models=~is_var), sets
+
+
+def checkpoint_ranking_by_pattern(
+    panel: Panel,
+    variants: str,
+    *,
+    selectors: Sequence[SelectorSpec] = ("variance", "vaw"),
+    retentions: Sequence[float] = (0.05, 0.10),
+    n_boot: int = 1000,
+    random_state: int | np.random.Generator | None = 0,
+) -> CheckpointResult:
+    """:func:`checkpoint_ranking` with the variant sets of :func:`variant_sets` (``benchsift diagnose
+    checkpoints``): rank the variants whose id matches ``variants`` on items selected on the other models
+    (PRIMEBench I.4, Table 23)."""
+    selection, sets = variant_sets(panel, variants)
+    return checkpoint_ranking(
+        selection, sets, selectors=selectors, retentions=retentions, n_boot=n_boot, random_state=random_state
     )

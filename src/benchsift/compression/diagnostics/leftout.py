@@ -28,6 +28,7 @@ from benchsift._suggest import did_you_mean
 from benchsift.compression.diagnostics._aggregate import matrix_input
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import check_random_state, nan_mean
 
 __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
@@ -35,8 +36,8 @@ __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
 DEFAULT_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-@dataclass(frozen=True)
-class LeftoutResult:
+@dataclass(frozen=True, repr=False)
+class LeftoutResult(Result):
     """``mae`` is ``(n_targets, n_sizes, n_splits)`` (NaN where the size was not tested)."""
 
     targets: list[str]
@@ -45,7 +46,7 @@ class LeftoutResult:
     mae: np.ndarray
     alpha: float
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """PRIMEBench Table 22: target, models, mean MAE per training size ``M``."""
         frame = pd.DataFrame({"target": self.targets, "models": self.n_models})
         mean = nan_mean(self.mae, axis=-1)
@@ -62,6 +63,10 @@ class LeftoutResult:
             "alpha": self.alpha,
             "mae": {t: mean[i].tolist() for i, t in enumerate(self.targets)},
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, alpha: float) -> float:
@@ -107,7 +112,7 @@ def leftout_prediction(
     if isinstance(n_splits, bool) or int(n_splits) < 1:
         raise InputError(f"n_splits: expected an integer >= 1, got {n_splits!r}")
     if not (np.isfinite(alpha) and alpha >= 0):
-        raise InputError(f"--alpha: expected a ridge penalty >= 0, got {alpha!r}")
+        raise InputError(f"`alpha`: expected a ridge penalty >= 0, got {alpha!r}")
     # one random stream per target, keyed by its name: a target's splits do not depend on which other
     # targets were asked for (issue 12)
     base = int(check_random_state(random_state).integers(2**63))

@@ -38,6 +38,7 @@ from benchsift.compression.protocols.splits import chronological_order
 from benchsift.compression.stages.categories import subset_rho
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 
 __all__ = ["ShelfLifeResult", "all_subset_rhos", "shelf_life"]
 
@@ -61,8 +62,8 @@ def _percentile(rhos: np.ndarray, value: float) -> float:
     return float(100.0 * (r <= round(value, 12)).sum() / r.size) if np.isfinite(value) else float("nan")
 
 
-@dataclass(frozen=True)
-class ShelfLifeResult:
+@dataclass(frozen=True, repr=False)
+class ShelfLifeResult(Result):
     """Table 20: one row per cumulative panel; ``frozen`` the benchmarks selected on the build panel."""
 
     benchmarks: list[str]
@@ -73,7 +74,7 @@ class ShelfLifeResult:
     n_dated: int
     n_undated: int
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +87,10 @@ class ShelfLifeResult:
             "n_undated": self.n_undated,
             "rows": self.rows,
         }
+
+    def table(self) -> pd.DataFrame:
+        """The same as :meth:`to_frame` (the name the CLI and older code use)."""
+        return self.to_frame()
 
 
 def _evaluate(X: np.ndarray, k: int, frozen: tuple[int, ...], min_cov: int) -> dict[str, Any]:

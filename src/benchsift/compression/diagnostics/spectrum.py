@@ -26,6 +26,7 @@ import pandas as pd
 from benchsift.compression.pipeline import pooled_category_means
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
+from benchsift.results import Result
 from benchsift.stats import components_for_energy, participation_ratio, spectral_energy, top_k_energy, zscore
 
 __all__ = ["SpectrumResult", "era_spectra", "group_matrix", "panel_spectrum", "spectrum", "spectrum_table"]
@@ -33,8 +34,8 @@ __all__ = ["SpectrumResult", "era_spectra", "group_matrix", "panel_spectrum", "s
 Missing = Literal["impute", "complete"]
 
 
-@dataclass(frozen=True)
-class SpectrumResult:
+@dataclass(frozen=True, repr=False)
+class SpectrumResult(Result):
     """One row of PRIMEBench Table 19 (NaN values when the matrix has no usable energy, with a note)."""
 
     label: str
@@ -64,6 +65,12 @@ class SpectrumResult:
             "dropped": list(self.dropped),
             "note": self.note,
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """This spectrum as one row of Table 19 (the keys of :meth:`to_dict` but the energy curve)."""
+        return pd.DataFrame([{k: v for k, v in self.to_dict().items() if not isinstance(v, list)}]).set_index(
+            "label"
+        )
 
 
 def spectrum(
@@ -159,7 +166,7 @@ def _era_labels(dates: pd.Series, boundaries: Sequence[str]) -> tuple[np.ndarray
         try:
             pd.Timestamp(b)
         except (ValueError, TypeError):
-            raise InputError(f"--eras: {b!r} is not a date (expected YYYY-MM-DD)") from None
+            raise InputError(f"`eras`: {b!r} is not a date (expected YYYY-MM-DD)") from None
     bounds = pd.to_datetime(pd.Series(list(boundaries)))
     if not bounds.is_monotonic_increasing:
         raise InputError(f"boundaries: expected increasing dates, got {list(boundaries)}")

@@ -4,6 +4,7 @@
   held-out models, 20 random balanced splits or the chronological split (Tables 9-11);
 * :func:`end_to_end` -- protocol (b): Stages 1-3 refit per split against the Stage 0 reference (Table 12);
 * :func:`same_model` -- protocol (c): same-model selection per benchmark (Table 17);
+* :func:`validate` -- any of them by name, as ``benchsift validate`` runs them (:class:`ValidationReport`);
 * splits: :func:`random_splits`, :func:`chronological_split`, :func:`chronological_splits`.
 
 Sweeps run through ``joblib.Parallel``; ``backend="dask"`` or ``"ray"`` (with the ``address`` of a cluster,
@@ -29,14 +30,17 @@ from benchsift.compression.protocols.stage2_heldout import (
     split_summary,
     stage2_heldout,
 )
+from benchsift.compression.protocols.validation import PROTOCOLS, ValidationReport, validate
 
 __all__ = [
     "DEFAULT_RETENTIONS",
     "DEFAULT_SELECTORS",
     "EndToEndResult",
     "HeldoutResult",
+    "PROTOCOLS",
     "SameModelResult",
     "Split",
+    "ValidationReport",
     "chronological_order",
     "chronological_split",
     "chronological_splits",
@@ -48,4 +52,5 @@ __all__ = [
     "same_model_budget",
     "split_summary",
     "stage2_heldout",
+    "validate",
 ]

@@ -58,6 +58,7 @@ from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
+from benchsift.results import Result
 from benchsift.stats import nan_mean
 
 __all__ = ["EndToEndResult", "end_to_end"]
@@ -68,8 +69,8 @@ def row_mean(X: np.ndarray) -> np.ndarray:
     return nan_mean(X, axis=1)
 
 
-@dataclass(frozen=True)
-class EndToEndResult:
+@dataclass(frozen=True, repr=False)
+class EndToEndResult(Result):
     """Outcome of :func:`end_to_end`.
 
     ``rho`` and ``rho_no_stage3`` are ``(n_splits, n_selectors, n_retentions)``; ``rho_stage3_only``
@@ -128,6 +129,10 @@ class EndToEndResult:
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (selector, retention): the protocol's summary (:meth:`summary`)."""
+        return self.summary()
 
 
 def _heldout_rho(score: np.ndarray, reference: np.ndarray, min_heldout: int) -> float:

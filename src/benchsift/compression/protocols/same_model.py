@@ -42,6 +42,7 @@ from benchsift.compression.protocols.stage2_heldout import per_category_rho, spl
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
+from benchsift.results import Result
 
 __all__ = ["SameModelResult", "same_model", "same_model_budget"]
 
@@ -51,8 +52,8 @@ def same_model_budget(n_items: int, retention: float) -> int:
     return max(1, min(int(n_items), math.floor(float(retention) * int(n_items) + 0.5 + 1e-9)))
 
 
-@dataclass(frozen=True)
-class SameModelResult:
+@dataclass(frozen=True, repr=False)
+class SameModelResult(Result):
     """``rho`` is ``(n_selectors, n_retentions, n_benchmarks)``; ``n_models`` per benchmark."""
 
     selectors: list[str]
@@ -92,6 +93,10 @@ class SameModelResult:
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (selector, retention): the protocol's summary (:meth:`summary`)."""
+        return self.summary()
 
 
 def _selector_task(

@@ -61,6 +61,7 @@ from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
+from benchsift.results import Result
 from benchsift.stats import nan_mean, paired_columns
 
 __all__ = [
@@ -119,8 +120,8 @@ def split_summary(macro: np.ndarray) -> dict[str, np.ndarray]:
     return {"mean": mean, "sd": sd, "min": lo, "max": hi, "wins": wins, "n_splits": n}
 
 
-@dataclass(frozen=True)
-class HeldoutResult:
+@dataclass(frozen=True, repr=False)
+class HeldoutResult(Result):
     """Outcome of :func:`stage2_heldout`.
 
     ``rho`` is ``(n_splits, n_selectors, n_retentions, n_categories)`` (NaN = undefined),
@@ -221,6 +222,10 @@ class HeldoutResult:
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (selector, retention): the protocol's summary (:meth:`summary`)."""
+        return self.summary()
 
 
 def _heldout_task(

@@ -36,12 +36,13 @@ from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
+from benchsift.results import Result
 
 __all__ = ["Stage2Result", "effective_categories", "stage2_prune"]
 
 
-@dataclass(frozen=True)
-class Stage2Result:
+@dataclass(frozen=True, repr=False)
+class Stage2Result(Result):
     """What Stage 2 kept and why.
 
     Attributes
@@ -117,6 +118,10 @@ class Stage2Result:
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per category: pool size, budget and items kept (the ``categories`` table)."""
+        return self.categories.copy()
 
 
 def effective_categories(items: pd.DataFrame) -> np.ndarray:

@@ -1,0 +1,218 @@
+"""One call for every held-out validation protocol: :func:`validate` (``benchsift validate``).
+
+:func:`validate` runs the protocol named by ``protocol`` (PRIMEBench D.3, H.2): ``random`` (20 random
+balanced splits, Tables 9-11) or ``chronological`` (release-date split and its sensitivity splits) through
+:func:`~benchsift.compression.protocols.stage2_heldout`, ``end-to-end`` (Stages 1-3 refit per split, Table
+12) through :func:`~benchsift.compression.protocols.end_to_end`, ``same-model`` (per benchmark, Table 17)
+through :func:`~benchsift.compression.protocols.same_model`. With ``chronological_column`` the random
+protocol also runs, like PRIMEBench Tables 10 and 11, the chronological split at the retention closest to
+5 % when the panel has release dates (one extra split).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from benchsift._jsonutil import to_jsonable
+from benchsift._suggest import did_you_mean
+from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
+from benchsift.compression.protocols.same_model import SameModelResult, same_model
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
+from benchsift.compression.protocols.stage2_heldout import HeldoutResult, stage2_heldout
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.progress import ProgressFn
+from benchsift.results import Result
+
+if TYPE_CHECKING:
+    from benchsift.compression.embeddings import ItemEmbeddings
+
+__all__ = ["PROTOCOLS", "ValidationReport", "check_options", "closest_retention", "validate"]
+
+PROTOCOLS = ("random", "chronological", "end-to-end", "same-model")
+
+PathLike = str | os.PathLike[str]
+
+
+def closest_retention(values: Sequence[float], target: float = 0.05) -> float:
+    """The retention of ``values`` closest to ``target`` (the smaller one on a tie)."""
+    return min(values, key=lambda r: (abs(r - target), r))
+
+
+@dataclass(frozen=True, repr=False)
+class ValidationReport(Result):
+    """What :func:`validate` computed.
+
+    ``result`` is the protocol's own result (:class:`HeldoutResult`, :class:`EndToEndResult` or
+    :class:`SameModelResult`); ``chronological`` the macro rho of the main chronological split per
+    selector (the random protocol's extra column of Tables 10-11, ``None`` when not asked for or when the
+    panel has no release dates); ``notes`` the protocol's notes and those of the logged answers.
+    """
+
+    protocol: str
+    result: HeldoutResult | EndToEndResult | SameModelResult
+    chronological: pd.Series | None = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object of ``benchsift validate``: the protocol's ``to_dict()`` with ``warnings``
+        (the protocol's and the chronological column's) and the logged answers' notes appended."""
+        out = self.result.to_dict()
+        merged = [str(w) for w in out.get("warnings") or []]
+        merged += [w for w in self.warnings if w not in merged]
+        out["warnings"] = merged
+        extra = list(self.notes[len(self.result.notes) :])  # the logged answers' notes
+        if extra:
+            out["notes"] = [*out.get("notes", []), *extra]
+        return to_jsonable(out)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (selector, retention): the protocol's summary."""
+        return self.result.summary()
+
+
+def _chronological_column(
+    panel: Panel, retention: float, **options: Any
+) -> tuple[pd.Series | None, tuple[str, ...]]:
+    """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
+    last column), or None when the panel cannot be split by release date; and that run's warnings."""
+    models = panel.models[panel.conditions == "image"]
+    if models["release_date"].notna().sum() < 2:
+        return None, ()
+    try:
+        res = stage2_heldout(panel, retentions=[retention], protocol="chronological", **options)
+    except InputError:
+        return None, ()
+    main = res.splits[0]
+    values = res.macro[0, :, 0]
+    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%"), res.warnings
+
+
+def check_options(protocol: str, n_jobs: int | None = None) -> None:
+    """Refuse an unknown ``protocol`` or an ``n_jobs`` that is neither positive nor -1 (before any work)."""
+    if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
+        raise InputError(f"n_jobs: expected a positive number of workers or -1 (all cores), got {n_jobs}")
+    if protocol not in PROTOCOLS:
+        hint = did_you_mean(protocol, PROTOCOLS)
+        raise InputError(f"protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
+
+
+def validate(
+    panel: Panel,
+    *,
+    protocol: str = "random",
+    selectors: Sequence[str] = DEFAULT_SELECTORS,
+    retentions: Sequence[float] = DEFAULT_RETENTIONS,
+    splits: int = 20,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    k: int = 5,
+    floor: int = 100,
+    min_heldout: int = 10,
+    scoring: str = "mean",
+    embeddings: ItemEmbeddings | None = None,
+    answers: PathLike | None = None,
+    answer_column: str = "answer",
+    chronological_column: bool = False,
+    progress: ProgressFn | None = None,
+) -> ValidationReport:
+    """Validate Stage 2 selectors on held-out models (PRIMEBench D.3, H.2).
+
+    Parameters
+    ----------
+    panel
+        The panel (its image-condition models are split).
+    protocol
+        ``random``, ``chronological``, ``end-to-end`` or ``same-model`` (module docstring).
+    selectors, retentions
+        The selectors compared and the retentions r; every selector keeps the same category budget
+        ``K_C = max(floor(r N_C), min(N_C, floor))`` (same-model: ``round(r N_b)``, no floor, H.2).
+    splits, seed
+        Number of random splits; seed of the splits and of every selection.
+    n_jobs
+        Concurrent tasks (see :func:`benchsift.parallel.sweep_backend`).
+    k
+        End-to-end: Stage 3 category count.
+    floor
+        Item floor of the category budget.
+    min_heldout
+        Held-out models (same-model: models) needed for a defined rho.
+    scoring
+        ``mean`` (D.3), ``weighted`` (selector weights_) or ``selector`` (its ``estimate()``).
+    embeddings
+        Item embeddings for the selectors that use them.
+    answers, answer_column
+        Logged model answers (long table: model, benchmark, item, answer; :mod:`benchsift.io.answers`) for
+        DISCO's prediction disagreement; without them DISCO counts distinct scores.
+    chronological_column
+        Random protocol: also the chronological split at the retention closest to 5 % (Tables 10-11).
+    progress
+        ``progress(done, total)``, passed to the protocol (:mod:`benchsift.progress`); None: silent.
+    """
+    check_options(protocol, n_jobs)
+    sels, rets = list(selectors), [float(r) for r in retentions]
+    predictions = None
+    answer_notes: tuple[str, ...] = ()
+    if answers is not None:
+        from benchsift.io.answers import read_answers
+
+        logged = read_answers(answers, panel, column=answer_column)
+        predictions, answer_notes = logged.values, logged.notes
+    shared = {"embeddings": embeddings, "predictions": predictions, "random_state": seed}
+    result: HeldoutResult | EndToEndResult | SameModelResult
+    if protocol in ("random", "chronological"):
+        result = stage2_heldout(
+            panel,
+            selectors=sels,
+            retentions=rets,
+            protocol=protocol,  # type: ignore[arg-type]
+            n_splits=splits,
+            floor=floor,
+            min_heldout=min_heldout,
+            scoring=scoring,  # type: ignore[arg-type]
+            n_jobs=n_jobs,
+            progress=progress,
+            **shared,  # type: ignore[arg-type]
+        )
+    elif protocol == "end-to-end":
+        result = end_to_end(
+            panel,
+            selectors=sels,
+            retentions=rets,
+            k=k,
+            n_splits=splits,
+            floor=floor,
+            min_heldout=min_heldout,
+            n_jobs=n_jobs,
+            progress=progress,
+            **shared,  # type: ignore[arg-type]
+        )
+    else:
+        result = same_model(
+            panel,
+            selectors=sels,
+            retentions=rets,
+            min_models=min_heldout,
+            n_jobs=n_jobs,
+            progress=progress,
+            **shared,  # type: ignore[arg-type]
+        )
+    chrono, warnings = None, list(result.warnings)
+    if chronological_column and protocol == "random":
+        chrono, chrono_warnings = _chronological_column(
+            panel,
+            closest_retention(rets),
+            selectors=sels,
+            floor=floor,
+            min_heldout=min_heldout,
+            scoring=scoring,
+            **shared,
+        )
+        warnings += [f"{w} (the chronological column)" for w in chrono_warnings if "release date" in w]
+    return ValidationReport(protocol, result, chrono, (*result.notes, *answer_notes), tuple(warnings))

@@ -1,0 +1,592 @@
+"""The multi-axis evaluation engine from Python: sources -> build -> run -> grade (PRISM-VLM Secs. 3-4).
+
+One function per stage, with the parameters of the ``benchsift prism`` command of the same name, and
+:func:`evaluate` for the whole chain from an item file to a verdict table:
+
+- :func:`collect_sources`: collect source items and draw the R x K per-benchmark sample (Sec. 4, Table 8);
+- :func:`build`: the per-item perturbations with the generation judge (Figs. 5-9) and the if constraints;
+- :func:`run`: every model over every applicable item and axis (temperature 0, per-axis budgets);
+- :func:`grade`: the run records graded into the verdict table that
+  :func:`benchsift.prism.scoring.score_report` reads.
+
+Each stage writes its output file (atomically) and returns a :class:`StageResult`: the counts the CLI
+prints, the API-call statistics of the client pool, and ``lost`` / ``total`` / ``errors`` (requests that
+got no answer), from which the CLI derives its exit code 3. Every response goes through the response cache
+(SQLite, next to the output unless ``cache`` or the config names one): a rerun makes no calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.clients import ClientPool, EngineConfig, ResponseCache, load_config
+from benchsift.errors import InputError
+from benchsift.prism.axes import AXES
+from benchsift.prism.judge import Judge
+from benchsift.results import Result
+
+__all__ = ["Evaluation", "StageResult", "build", "collect_sources", "evaluate", "grade", "run"]
+
+PathLike = str | os.PathLike[str]
+Progress = Callable[[int, int], None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, repr=False)
+class StageResult(Result):
+    """What one engine stage did.
+
+    ``stage`` is ``sources``, ``build``, ``run`` or ``grade``; ``counts`` what it made (items, artifacts,
+    records, rows ...); ``calls`` / ``per_endpoint`` the API-call statistics (requests, cache hits, retries,
+    failures, tokens) of the whole pool and per endpoint; ``lost`` of ``total`` requests got no answer
+    (``errors`` their causes); ``extra`` stage-specific JSON (``grade``: per-model axis means);
+    ``table`` the stage's table (``sources``: items per domain and benchmark; ``grade``: the verdicts).
+    """
+
+    stage: str
+    out: Path
+    counts: dict[str, Any]
+    calls: dict[str, Any] = field(default_factory=dict)
+    per_endpoint: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    lost: int = 0
+    total: int = 0
+    errors: list[str] = field(default_factory=list, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    table: pd.DataFrame | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object of ``benchsift prism <stage>``."""
+        if self.stage == "sources":
+            doc = {"command": "sources", **self.counts, "out": str(self.out)}
+            doc["counts"] = [] if self.table is None else self.table.to_dict(orient="records")
+            return to_jsonable(doc)
+        doc = {"command": self.stage, **self.counts, "calls": self.calls, "per_endpoint": self.per_endpoint}
+        return to_jsonable({**doc, **self.extra})
+
+    def to_frame(self) -> pd.DataFrame:
+        """The stage's table (see the class docstring), else its counts as one row."""
+        return self.table if self.table is not None else pd.DataFrame([self.counts])
+
+    def incomplete(self, max_lost: float) -> str | None:
+        """Why the stage counts as incomplete: nothing answered, or more than ``max_lost`` of ``total``
+        requests lost (``None`` when it is complete, or made no request)."""
+        lost, total = self.lost, self.total
+        if total == 0 or (lost < total and lost <= max_lost * total):
+            return None
+        top = max(set(self.errors), key=self.errors.count) if self.errors else "no reply"
+        head = "nothing was answered" if lost == total else f"{lost} of {total} got no answer"
+        return f"{head}; first cause: {top}"
+
+
+def _pool(cfg: EngineConfig, cache: PathLike | None, out: Path) -> ClientPool:
+    """The client pool of a stage, its cache at ``cache``, the config's, or next to ``out``."""
+    path = cache or cfg.cache or out.parent / "prism-cache.sqlite"
+    return ClientPool(cfg, ResponseCache(path))
+
+
+def _judge(pool: ClientPool, cfg: EngineConfig, name: str) -> Judge:
+    """The :class:`Judge` of the config's endpoint ``name``."""
+    ep = cfg.endpoint(name)
+    return Judge(pool.get(ep.name), ep.model, name=ep.name)
+
+
+def _release(pool: ClientPool | None) -> None:
+    """Close the pool's cache; a cache this stage created and left empty is removed (with -wal/-shm)."""
+    cache = pool.cache if pool is not None else None
+    if cache is None:
+        return
+    empty = cache.created and len(cache) == 0
+    cache.close()
+    if empty:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
+
+
+def _drive(pool: ClientPool, work: Callable[[], Awaitable[T]]) -> T:
+    """Run ``work()`` in a fresh event loop, closing the pool's connections at its end."""
+
+    async def go() -> T:
+        try:
+            return await work()
+        finally:
+            await pool.aclose()
+
+    return asyncio.run(go())
+
+
+def _ticker(progress: Progress | None, total: int) -> Callable[[Any], None] | None:
+    if progress is None:
+        return None
+    done = [0]
+    progress(0, total)
+
+    def tick(_: Any) -> None:
+        done[0] += 1
+        progress(done[0], total)
+
+    return tick
+
+
+def _stats(pool: ClientPool | None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    if pool is None:
+        return {}, {}
+    return pool.total().to_dict(), {name: s.to_dict() for name, s in pool.stats.items()}
+
+
+def collect_sources(
+    out: PathLike,
+    *,
+    raw: Sequence[tuple[str, PathLike]] | Mapping[str, PathLike] = (),
+    items: Sequence[PathLike] = (),
+    hf: Sequence[str] = (),
+    images: PathLike | None = None,
+    k: int = 100,
+    seeds: Sequence[int] = (0, 1, 42, 1234, 2026),
+    sample: bool = True,
+) -> StageResult:
+    """Collect source items and draw the R x K per-benchmark sample (PRISM-VLM Sec. 4, Table 8).
+
+    Parameters
+    ----------
+    out
+        The item file to write (canonical JSONL).
+    raw
+        ``(benchmark, path)`` pairs (or a mapping): raw records in each benchmark's own schema.
+    items
+        Canonical item JSONL files.
+    hf
+        Benchmarks to load from the Hugging Face Hub (needs ``benchsift[hf]``).
+    images
+        Image folder (in-memory images are written here; default ``<out's folder>/images`` for ``hf``).
+    k, seeds
+        Items per benchmark per seed (K) and the R sampling seeds.
+    sample
+        Draw the R x K sample (``False``: keep every item).
+    """
+    from benchsift.prism.sources import (
+        check_item_images,
+        domain_counts,
+        load_hf,
+        read_items,
+        read_raw_jsonl,
+        sample_items,
+        write_items,
+    )
+
+    out = Path(out)
+    images = Path(images) if images is not None else None
+    pool = []
+    for bench, path in raw.items() if isinstance(raw, Mapping) else raw:
+        pool += read_raw_jsonl(path, bench, images)
+    for p in items:
+        pool += read_items(p)
+    for bench in hf:
+        pool += load_hf(bench, images or out.parent / "images")
+    if not pool:
+        raise InputError("no items: give raw records, item files or Hugging Face benchmarks")
+    check_item_images(pool, images or (out.parent / "images" if hf else None))
+    seed_list = [int(s) for s in seeds]
+    if sample and (k < 1 or not seed_list):
+        raise InputError(f"k and seeds: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
+    sampled = sample_items(pool, k=k, seeds=seed_list) if sample else pool
+    ids = [it.id for it in sampled]
+    if len(set(ids)) != len(ids):
+        raise InputError("item ids are not unique across the inputs")
+    write_items(sampled, out)
+    table = domain_counts(pool, sampled)
+    return StageResult("sources", out, {"pool": len(pool), "items": len(sampled)}, table=table)
+
+
+def build(
+    items: PathLike,
+    out: PathLike,
+    *,
+    config: PathLike | EngineConfig | None = None,
+    images: PathLike | None = None,
+    review: PathLike | None = None,
+    import_review: PathLike | None = None,
+    log: PathLike | None = None,
+    cache: PathLike | None = None,
+    max_reasks: int = 2,
+    progress: Progress | None = None,
+) -> StageResult:
+    """Build the per-item perturbations with the generation judge (PRISM-VLM Figs. 5-9), write ``out``.
+
+    Parameters
+    ----------
+    items
+        Item file from :func:`collect_sources`.
+    out
+        Artifact file to write (JSONL).
+    config
+        Models/judges config (TOML file or loaded): its ``[judges] gen`` builds the perturbations.
+    images
+        Image folder of the items.
+    review
+        Also write a review file to edit (JSONL, or CSV by a ``.csv`` suffix).
+    import_review
+        Apply a reviewed file to the artifacts already in ``out`` instead (no API calls).
+    log
+        JSONL of every generation-judge exchange.
+    cache
+        Response cache (SQLite; default: the config's, else next to ``out``).
+    max_reasks
+        Re-asks of an invalid generation-judge reply.
+    progress
+        Called as ``progress(done, total)`` while the judge answers.
+    """
+    from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
+    from benchsift.prism.build import import_review as apply_review
+    from benchsift.prism.sources import read_items
+    from benchsift.prism.stage_io import write_jsonl
+
+    out = Path(out)
+    if max_reasks < 0:
+        raise InputError(f"max_reasks: expected an integer >= 0, got {max_reasks}")
+    item_list = read_items(items)
+    pool: ClientPool | None = None
+    try:
+        if import_review is not None:
+            arts = apply_review(read_artifacts(out), import_review, item_list)
+            write_artifacts(arts, out)
+            logs: list[dict[str, Any]] = []
+        else:
+            if config is None:
+                raise InputError("build needs a config (the generation judge)")
+            cfg = config if isinstance(config, EngineConfig) else load_config(config)
+            if cfg.gen_judge is None:
+                raise InputError(f"{config}: [judges] gen is not set")
+            gen = cfg.endpoint(cfg.gen_judge)
+            pool = p = _pool(cfg, cache, out)
+            arts, logs = _drive(
+                p,
+                lambda: build_artifacts(
+                    item_list,
+                    p.get(gen.name),
+                    gen.model,
+                    image_root=images,
+                    max_reasks=max_reasks,
+                    on_done=_ticker(progress, len(item_list) * 6),
+                ),
+            )
+            write_artifacts(arts, out)
+        if log is not None:
+            write_jsonl(logs, log)
+        if review is not None:
+            export_review(arts, review)
+    finally:
+        _release(pool)
+    counts: dict[str, Any] = {"items": len(item_list), "artifacts": len(arts)}
+    for status in ("ok", "failed", "dropped", "rejected"):
+        counts[status] = sum(a.status == status for a in arts)
+    judged = [a for a in arts if a.axis != "if" and a.status != "rejected"]
+    lost = [
+        a.error or ""
+        for a in judged
+        if a.status == "failed" and (a.error or "").startswith("judge call failed")
+    ]
+    calls, per = _stats(pool)
+    total = len(judged) if import_review is None else 0  # an imported review made no request
+    return StageResult("build", out, counts, calls, per, len(lost), total, lost)
+
+
+def run(
+    items: PathLike,
+    artifacts: PathLike,
+    config: PathLike | EngineConfig,
+    out: PathLike,
+    *,
+    images: PathLike | None = None,
+    models: Sequence[str] | None = None,
+    axes: Sequence[str] = AXES,
+    full_dialogue: bool = False,
+    sc_rules: bool = False,
+    cache: PathLike | None = None,
+    progress: Progress | None = None,
+) -> StageResult:
+    """Run every model over every applicable item and axis (temperature 0, per-axis budgets).
+
+    Every response is committed to the cache as it arrives: a rerun makes no calls, and a run that was
+    killed resumes where it stopped. A rejected key (HTTP 401/403), an invalid URL or a refused connection
+    stops the endpoint at its first occurrence.
+
+    Parameters
+    ----------
+    items, artifacts
+        The item file and the artifact file from :func:`build`.
+    config
+        Models/judges config; ``models`` names its endpoints to run (default: every ``role = "model"``).
+    out
+        Run records to write (JSONL: every prompt and response).
+    axes
+        The axes to run.
+    full_dialogue
+        Play all three sc pressure turns.
+    sc_rules
+        Detect sc flips by rule instead of by the config's grading judge.
+    """
+    from benchsift.prism.build import read_artifacts
+    from benchsift.prism.run import ModelSpec, applicable, run_models
+    from benchsift.prism.sources import read_items
+    from benchsift.prism.stage_io import write_jsonl
+
+    out = Path(out)
+    item_list = read_items(items)
+    arts = read_artifacts(artifacts)
+    cfg = config if isinstance(config, EngineConfig) else load_config(config)
+    names = list(models) if models else [m.name for m in cfg.models]
+    if not names:
+        raise InputError(f"{config}: no endpoint with role = 'model'")
+    axis_list = list(axes)
+    unknown = [a for a in axis_list if a not in AXES]
+    if unknown or not axis_list:
+        raise InputError(
+            f"axes: unknown axis {unknown[0]!r}; expected some of {','.join(AXES)}"
+            if unknown
+            else "axes: expected at least one axis"
+        )
+    pool = _pool(cfg, cache, out)
+    try:
+        amap = {(a.item, a.axis): a for a in arts}
+        total = len(names) * sum(applicable(it, ax, amap) for it in item_list for ax in axis_list)
+        specs = [ModelSpec(n, pool.get(n), cfg.endpoint(n).model, cfg.endpoint(n).budgets) for n in names]
+        judge = None if sc_rules or cfg.grade_judge is None else _judge(pool, cfg, cfg.grade_judge)
+        records = _drive(
+            pool,
+            lambda: run_models(
+                item_list,
+                arts,
+                specs,
+                axes=axis_list,
+                image_root=str(images) if images else None,
+                sc_judge=judge,
+                full_dialogue=full_dialogue,
+                on_done=_ticker(progress, total),
+            ),
+        )
+        write_jsonl(records, out)
+    finally:
+        _release(pool)
+    counts = {
+        "records": len(records),
+        "answered": sum(r["answered"] for r in records),
+        "unanswered": sum(not r["answered"] for r in records),
+    }
+    errors = [str(r["error"]) for r in records if not r["answered"]]
+    calls, per = _stats(pool)
+    return StageResult("run", out, counts, calls, per, len(errors), len(records), errors)
+
+
+def grade(
+    items: PathLike,
+    artifacts: PathLike,
+    records: PathLike,
+    out: PathLike,
+    *,
+    config: PathLike | EngineConfig | None = None,
+    grader: str = "judge",
+    if_grader: str = "rules",
+    log: PathLike | None = None,
+    audit_out: PathLike | None = None,
+    audit_per_axis: int = 200,
+    seed: int = 0,
+    cache: PathLike | None = None,
+    progress: Progress | None = None,
+) -> StageResult:
+    """Grade run records into the verdict table (.csv or .parquet) read by :func:`score_report`.
+
+    Parameters
+    ----------
+    items, artifacts, records
+        The item file, the artifact file and the run records of :func:`run`.
+    out
+        The verdict table to write.
+    config
+        Models/judges config (needed unless ``grader="rules"``): ``[judges] grade`` grades, ``[judges]
+        audit`` re-grades the audit subset.
+    grader
+        ``"judge"`` (Figs. 11-17) or ``"rules"`` (no judge).
+    if_grader
+        ``"rules"`` (constraint verifiers) or ``"judge"`` (Fig. 12).
+    log
+        JSONL of every grading decision and judge exchange.
+    audit_out, audit_per_axis, seed
+        Re-grade ``audit_per_axis`` items per axis (drawn with ``seed``) with the audit judge into this
+        second verdict table (Sec. 5.3).
+
+    Returns
+    -------
+    StageResult
+        ``table`` is the verdict table; ``extra["axis_means"]`` the per-model axis means over answered
+        items with sc = sc_B (over the items answered correctly at turn 0, Sec. 3).
+    """
+    from benchsift.io.verdicts import build_arrays
+    from benchsift.prism.build import read_artifacts
+    from benchsift.prism.grade import audit_subset, grade_records, read_run_records, write_verdicts
+    from benchsift.prism.scores import axis_means_frame
+    from benchsift.prism.sources import read_items
+    from benchsift.prism.stage_io import write_jsonl
+
+    out = Path(out)
+    item_list = read_items(items)
+    arts = read_artifacts(artifacts)
+    recs = read_run_records(records)
+    cfg = config if isinstance(config, EngineConfig) or config is None else load_config(config)
+    if grader == "judge" and (cfg is None or cfg.grade_judge is None):
+        raise InputError("grader 'judge' needs a config with [judges] grade (or gen); or use grader 'rules'")
+    if audit_out is not None and (cfg is None or cfg.audit_judge is None):
+        raise InputError("audit_out needs a config with [judges] audit")
+    pool = _pool(cfg, cache, out) if cfg is not None else None
+
+    async def work() -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame | None]:
+        judge = None
+        if cfg is not None and pool is not None and grader == "judge":
+            judge = _judge(pool, cfg, cfg.grade_judge or "")
+        df, glog = await grade_records(
+            recs,
+            item_list,
+            arts,
+            judge=judge,
+            grader=grader,
+            if_grader=if_grader,
+            on_done=_ticker(progress, len(recs)),
+        )
+        audit_df = None
+        if audit_out is not None and cfg is not None and pool is not None:
+            sub = audit_subset(recs, audit_per_axis, seed)
+            audit_judge = _judge(pool, cfg, cfg.audit_judge or "")
+            audit_df, alog = await grade_records(
+                recs, item_list, arts, judge=audit_judge, grader="judge", if_grader=if_grader, subset=sub
+            )
+            glog += [{"audit": True, **r} for r in alog]
+        return df, glog, audit_df  # each record's log row carries its judge exchanges
+
+    try:
+        if pool is not None:
+            df, glog, audit_df = _drive(pool, work)
+        else:
+            df, glog, audit_df = asyncio.run(work())
+        write_verdicts(df, out)
+        if audit_df is not None and audit_out is not None:
+            write_verdicts(audit_df, audit_out)
+        if log is not None:
+            write_jsonl(glog, log)
+    finally:
+        _release(pool)
+    counts: dict[str, Any] = {
+        "rows": len(df),
+        "answered": int(df["answered"].sum()),
+        "grade failures": sum(1 for r in glog if r.get("status") == "grade_failed"),
+    }
+    # sc as on the leaderboard: sc_B over the items answered correctly at turn 0 (Sec. 3), every other axis
+    # over the answered items: benchsift.prism.scores.axis_means, models and axes in sorted order
+    # (a model or an axis without any such item is left out, as in a group-by over the kept rows)
+    means = axis_means_frame(build_arrays(df), "B").sort_index().sort_index(axis=1)
+    means = means.dropna(how="all").dropna(axis=1, how="all")
+    extra = {"axis_means": json.loads(means.to_json(orient="index"))}
+    lost, total = 0, 0
+    if grader == "judge":
+        judged = [r for r in glog if r.get("judge") or r.get("status") == "grade_failed"]
+        failed = [str(r.get("error")) for r in judged if r.get("status") == "grade_failed"]
+        lost, total = len(failed), len(judged)
+    else:
+        failed = []
+    calls, per = _stats(pool)
+    return StageResult("grade", out, counts, calls, per, lost, total, failed, extra, df)
+
+
+@dataclass(frozen=True, repr=False)
+class Evaluation(Result):
+    """The stages :func:`evaluate` ran (``build``, ``run``, ``grade``) and the verdict table it wrote."""
+
+    stages: dict[str, StageResult]
+    verdicts: pd.DataFrame = field(repr=False)
+    out_dir: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{stage: <that stage's --json object>}``."""
+        return {name: r.to_dict() for name, r in self.stages.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The verdict table (docs/CONTRACTS.md)."""
+        return self.verdicts
+
+
+def evaluate(
+    config: PathLike | EngineConfig,
+    items: PathLike,
+    out_dir: PathLike,
+    *,
+    images: PathLike | None = None,
+    models: Sequence[str] | None = None,
+    axes: Sequence[str] = AXES,
+    grader: str = "judge",
+    if_grader: str = "rules",
+    full_dialogue: bool = False,
+    sc_rules: bool = False,
+    cache: PathLike | None = None,
+    max_reasks: int = 2,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Evaluation:
+    """Build, run and grade an item file end to end: ``out_dir/{artifacts,records}.jsonl`` and
+    ``out_dir/verdicts.csv`` (the input of :func:`benchsift.prism.scoring.score_report`).
+
+    The stages share one response cache (``cache``, the config's, or ``out_dir/prism-cache.sqlite``), so
+    a second call answers from it. Parameters are those of :func:`build`, :func:`run` and :func:`grade`;
+    ``progress`` is called as ``progress(stage, done, total)``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = config if isinstance(config, EngineConfig) else load_config(config)
+    shared = cache or cfg.cache or out / "prism-cache.sqlite"
+
+    def tick(stage: str) -> Progress | None:
+        return None if progress is None else (lambda done, total: progress(stage, done, total))
+
+    stages = {
+        "build": build(
+            items,
+            out / "artifacts.jsonl",
+            config=cfg,
+            images=images,
+            cache=shared,
+            max_reasks=max_reasks,
+            progress=tick("build"),
+        )
+    }
+    stages["run"] = run(
+        items,
+        out / "artifacts.jsonl",
+        cfg,
+        out / "records.jsonl",
+        images=images,
+        models=models,
+        axes=axes,
+        full_dialogue=full_dialogue,
+        sc_rules=sc_rules,
+        cache=shared,
+        progress=tick("run"),
+    )
+    stages["grade"] = grade(
+        items,
+        out / "artifacts.jsonl",
+        out / "records.jsonl",
+        out / "verdicts.csv",
+        config=cfg if grader == "judge" else None,
+        grader=grader,
+        if_grader=if_grader,
+        cache=shared,
+        progress=tick("grade"),
+    )
+    table = stages["grade"].table
+    assert table is not None
+    return Evaluation(stages, table, out)

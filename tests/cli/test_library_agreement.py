@@ -1,0 +1,99 @@
+"""Each command prints what its library function returns: ``--json`` equals ``to_dict()`` of the one call
+the command makes (``prism score``, ``prism analyze``, ``validate``, ``diagnose checkpoints``, ``redundancy
+dimensions``), so a notebook user gets the CLI's numbers with one call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.cli.main import app
+from benchsift.compression.diagnostics import checkpoint_ranking_by_pattern
+from benchsift.compression.protocols import validate
+from benchsift.panel import Panel
+from benchsift.prism import means_report, score_report
+from benchsift.redundancy import dimension_redundancy
+from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.simulate.verdicts import simulate_verdicts
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+runner = CliRunner()
+
+
+def _cli(*args: str) -> dict:
+    r = runner.invoke(app, [*args, "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _plain(doc: dict) -> dict:
+    """``to_dict()`` as the CLI prints it (JSON, NaN as null)."""
+    return json.loads(json.dumps(to_jsonable(doc)))
+
+
+@pytest.fixture(scope="module")
+def panel_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cfg = SimulationConfig.preset(
+        "small", n_models=16, n_benchmarks=3, n_categories=2, items_per_benchmark=80
+    )
+    path = tmp_path_factory.mktemp("panel") / "panel.parquet"
+    simulate_panel(cfg, random_state=1).panel.save(path)
+    return path
+
+
+def test_prism_score_is_score_report(tmp_path: Path) -> None:
+    path = tmp_path / "verdicts.csv"
+    simulate_verdicts(5, 80, unanswered_rate=0.02, random_state=3).table.to_csv(path, index=False)
+    cli = _cli("prism", "score", str(path), "--bootstrap", "150", "--seed", "2", "--budget", "40")
+    lib = score_report(path, bootstrap=150, seed=2, budget=40)
+    assert cli == _plain(lib.to_dict())
+    assert cli["matched_budget"]["n_items"] == 40 and "accuracy_separation" in cli  # the extras are there
+    # a DataFrame in memory gives the same report as its file
+    assert (
+        _plain(
+            score_report(
+                simulate_verdicts(5, 80, unanswered_rate=0.02, random_state=3).table,
+                bootstrap=150,
+                seed=2,
+                budget=40,
+            ).to_dict()
+        )
+        == cli
+    )
+
+
+def test_prism_analyze_is_means_report() -> None:
+    table2 = FIXTURES / "prism" / "table2.csv"
+    cli = _cli("prism", "analyze", "--axis-means", str(table2), "--bootstrap", "100", "--weights", "h=2")
+    lib = means_report(table2, bootstrap=100, weights={"h": 2.0})
+    assert cli == _plain(lib.to_dict())
+
+
+def test_validate_is_validate(panel_file: Path) -> None:
+    args = ["--splits", "2", "--selectors", "random,variance", "--retentions", "0.1", "--floor", "10"]
+    cli = _cli("validate", str(panel_file), *args)
+    lib = validate(
+        Panel.load(panel_file), splits=2, selectors=["random", "variance"], retentions=[0.1], floor=10
+    )
+    drop = {"seconds"}  # selection time per selector: measured, not computed
+    assert {k: v for k, v in cli.items() if k not in drop} == {
+        k: v for k, v in _plain(lib.to_dict()).items() if k not in drop
+    }
+    assert lib.to_frame().shape[0] == 2
+
+
+def test_diagnose_checkpoints_is_checkpoint_ranking_by_pattern(panel_file: Path) -> None:
+    panel = Panel.load(panel_file)
+    family = panel.models["family"].value_counts().index[0]
+    cli = _cli("diagnose", "checkpoints", str(panel_file), "--variants", f"^{family}-", "--n-boot", "50")
+    lib = checkpoint_ranking_by_pattern(panel, f"^{family}-", n_boot=50)
+    assert cli == _plain({**lib.to_dict(), "warnings": []})
+
+
+def test_redundancy_dimensions_is_dimension_redundancy(panel_file: Path) -> None:
+    cli = _cli("redundancy", "dimensions", str(panel_file))
+    assert cli == _plain(dimension_redundancy(Panel.load(panel_file)).to_dict())

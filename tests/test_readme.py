@@ -1,0 +1,36 @@
+"""The README's "In Python" section runs as written (its code blocks, in order, in a fresh folder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _section_blocks(title: str) -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end != -1 else len(text)]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def test_in_python_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    blocks = _section_blocks("In Python")
+    assert blocks, "the README has no python block under '## In Python'"
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own code
+    out = capsys.readouterr().out
+    # what it printed is what the objects hold: the short repr, the stage table, the leaderboard
+    dims, result, report = namespace["dims"], namespace["result"], namespace["report"]
+    assert repr(dims) in out and len(repr(dims).splitlines()) <= 6
+    assert (tmp_path / "suite" / "items.csv").is_file()
+    assert result.to_frame()["items_out"].iloc[-1] == result.n_items_suite  # type: ignore[attr-defined]
+    assert set(report.to_frame().index) == {f"model{i:02d}" for i in range(6)}  # type: ignore[attr-defined]
+    est = namespace["est"]
+    assert list(est.to_frame()["model"]) == list(namespace["new"])  # type: ignore[attr-defined]
