@@ -17,7 +17,10 @@ from benchsift.compression.diagnostics import (
     panel_spectrum,
     shelf_life,
 )
+from benchsift.compression.estimate import estimate_new_models
+from benchsift.compression.export import export_suite
 from benchsift.compression.protocols import validate
+from benchsift.compression.suite import write_suite
 from benchsift.prism import audit_report, means_report, score_report
 from benchsift.redundancy import (
     benchmark_redundancy,
@@ -31,7 +34,7 @@ from benchsift.simulate.verdicts import simulate_verdicts
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, Result]:
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     cfg = SimulationConfig.preset(
         "small", n_models=20, n_benchmarks=4, n_categories=2, items_per_benchmark=100
     )
@@ -67,13 +70,19 @@ def results() -> dict[str, Result]:
         ),
         "audit": audit_report(verdicts, verdicts, items=30),
     }
+    suite_dir = tmp_path_factory.mktemp("suite") / "suite"
+    write_suite(comp, panel, suite_dir)
+    out["export"] = export_suite(
+        suite_dir, "inspect", tmp_path_factory.mktemp("export") / "x", ids_from="inspect"
+    )
+    out["estimate"] = estimate_new_models(suite_dir, image.subset(models=[0, 1]), n_boot=20)
     return out
 
 
 NAMES = [
     "compression", "full_score", "stage2", "dimensions", "instances", "instances_by_benchmark", "benchmarks",
     "validate", "heldout", "bank", "next", "adaptive", "spectrum", "stage3", "shelf_life", "leftout", "score",
-    "bootstrap", "means", "audit",
+    "bootstrap", "means", "audit", "export", "estimate",
 ]  # fmt: skip
 
 

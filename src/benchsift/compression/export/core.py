@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from benchsift._fileio import atomic_dir
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
 from benchsift.io.registry import ID_SOURCE
 from benchsift.panel import Panel
+from benchsift.results import Result
 
 #: The tools a suite can be exported to.
 TOOLS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit")
@@ -22,8 +25,8 @@ EXPORT_FILE = "export.json"
 EXPORT_FORMAT = "benchsift-export/1"
 
 
-@dataclass(frozen=True)
-class ExportResult:
+@dataclass(frozen=True, repr=False)
+class ExportResult(Result):
     """What :func:`export_suite` wrote.
 
     Attributes
@@ -72,10 +75,14 @@ class ExportResult:
             "warnings": list(self.warnings),
         }
 
-    def __repr__(self) -> str:
-        return (
-            f"ExportResult(tool={self.tool!r}, out_dir={str(self.out_dir)!r}, "
-            f"benchmarks={len(self.items)}, n_items={self.n_items}, files={len(self.files)})"
+    def to_frame(self) -> pd.DataFrame:
+        """One row per benchmark: its name, the name the harness logs it under, its number of items."""
+        return pd.DataFrame(
+            {
+                "benchmark": list(self.items),
+                "harness_name": [self.harness_names[b] for b in self.items],
+                "n_items": [len(v) for v in self.items.values()],
+            }
         )
 
 
