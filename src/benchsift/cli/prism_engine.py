@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
-from benchsift.clients import ClientPool, ResponseCache, load_config
+from benchsift.clients import ClientPool, ResponseCache, SQLiteCache, load_config
 from benchsift.errors import BenchsiftError, InputError
 
 T = TypeVar("T")
@@ -32,7 +32,10 @@ _err = Console(stderr=True)
 # options shared by the commands
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 QuietOpt = Annotated[bool, typer.Option(help="No progress bar.")]
-CacheOpt = Annotated[Path | None, typer.Option(help="Response cache (SQLite).")]
+CacheOpt = Annotated[
+    str | None,
+    typer.Option(help="Response cache: an SQLite file, or a postgresql:// URL (benchsift[postgres])."),
+]
 ImagesOpt = Annotated[Path | None, typer.Option(help="Image folder.")]
 ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
 
@@ -99,9 +102,8 @@ def _summary(
         con.print(c)
 
 
-def _cache_for(config_cache: Path | None, cache: Path | None, out: Path) -> ResponseCache:
-    path = cache or config_cache or out.parent / "prism-cache.sqlite"
-    return ResponseCache(path)
+def _cache_for(config_cache: Path | str | None, cache: str | None, out: Path) -> ResponseCache:
+    return ResponseCache(cache or config_cache or out.parent / "prism-cache.sqlite")
 
 
 #: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
@@ -142,13 +144,14 @@ def _incomplete(what: str, lost: int, total: int, max_lost: float, errors: list[
 
 
 def _release(pool: ClientPool | None) -> None:
-    """Close the pool's cache; a cache this command created and left empty is removed (with -wal/-shm)."""
+    """Close the pool's cache; an SQLite cache this command created and left empty is removed (with
+    -wal/-shm). A database cache is never removed."""
     cache = pool.cache if pool is not None else None
     if cache is None:
         return
     empty = cache.created and len(cache) == 0
     cache.close()
-    if empty:
+    if empty and isinstance(cache, SQLiteCache):
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
 
