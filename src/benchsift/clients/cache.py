@@ -140,9 +140,7 @@ class ResponseCache:
     #: the driver's error classes (a renewal that fails with one of them is retried at the next tick)
     _errors: tuple[type[BaseException], ...] = ()
 
-    def __new__(
-        cls, location: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL
-    ) -> ResponseCache:
+    def __new__(cls, location: str | os.PathLike[str], **options: Any) -> ResponseCache:
         if cls is ResponseCache:
             cls = _backend_for(location)
         return super().__new__(cls)

@@ -44,8 +44,10 @@ _TABLES = {
             response TEXT NOT NULL,
             created DOUBLE PRECISION NOT NULL
         )""",
+    # UNLOGGED: a lease is not worth a WAL flush; a claim (which writes only here) commits without one,
+    # and a crash of the server empties the table, which only lets the leases of that moment be re-taken
     "leases": """
-        CREATE TABLE IF NOT EXISTS leases (
+        CREATE UNLOGGED TABLE IF NOT EXISTS leases (
             key TEXT PRIMARY KEY,
             owner TEXT NOT NULL,
             expires DOUBLE PRECISION NOT NULL
@@ -75,6 +77,12 @@ class PostgresCache(ResponseCache):
         Seconds a lease on an in-flight request lives without renewal.
     connect_timeout
         Seconds to wait for the server when connecting.
+    synchronous_commit
+        ``False`` (default): this session commits asynchronously (``SET synchronous_commit = off``), the
+        durability of the SQLite cache (WAL, ``synchronous=NORMAL``): a committed answer survives the kill
+        of any client; a crash of the database server itself can lose the last fraction of a second of
+        answers (a rerun asks them again). ``True`` waits for every answer's WAL flush (about 2.5x slower
+        per answer here, ``benchmarks/bench_cache_backends.py``).
     """
 
     _now_sql = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
@@ -86,6 +94,7 @@ class PostgresCache(ResponseCache):
         *,
         lease_ttl: float = DEFAULT_LEASE_TTL,
         connect_timeout: float = 10,
+        synchronous_commit: bool = False,
     ) -> None:
         super().__init__(url, lease_ttl=lease_ttl)
         self.url = os.fspath(url)
@@ -105,6 +114,8 @@ class PostgresCache(ResponseCache):
             why = _one_line(err)
             raise InputError(f"{self.location}: cannot connect to the cache database ({why})") from None
         try:
+            if not synchronous_commit:
+                self._conn.execute("SET synchronous_commit = off")
             self._create_tables()
         except BaseException:
             self._conn.close()
