@@ -21,21 +21,26 @@ possible from the client alone: a request in flight at the kill may or may not h
 server, and the client cannot tell which; journalling keys before sending would only turn those
 repeats into lost answers. An endpoint that deduplicates by an idempotency key could remove them.
 
-Processes sharing one cache (several ``prism run`` at once, on one machine): before sending, a process
-takes a *lease* on the request key (table ``leases``: key, owner, expiry), in one ``BEGIN IMMEDIATE``
-transaction that also checks the answer is not already stored, so at most one process holds a key at a
-time. A process that finds a key leased by another does not send it: that request waits, polling the cache,
-until the answer is committed (then it is a cache hit) or the lease is gone (the holder failed: the
+Processes sharing one cache (several ``prism run`` at once): before sending, a process takes a *lease* on
+the request key (table ``leases``: key, owner, expiry), in one transaction that holds the lease row locked
+while it checks the answer is not already stored, so at most one process holds a key at a time. A
+process that finds a key leased by another does not send it: that request waits, polling the cache, until
+the answer is committed (then it is a cache hit) or the lease is gone (the holder failed: the
 request is claimed again and sent), while the process's other requests go on. The holder commits the answer
 and drops the lease in one transaction; an error drops the lease, so a waiter takes over. A holder's
 leases are renewed by a background thread every ``lease_ttl / 3`` seconds; a holder killed with SIGKILL
 stops renewing, and its leases expire after ``lease_ttl`` (default 30 s), or at once when the owner is a
 process of this machine that no longer exists (owner = host:pid:nonce). So over any set of processes run
 at once on one cache, each distinct request is sent once, plus, after a kill, the requests the killed
-process had in flight (the resume guarantee above is unchanged). Expiry compares wall clocks: processes
-on different machines need synchronised clocks, and a shared SQLite file needs a local disk (WAL does
-not work over NFS), so beyond one machine the cache belongs on a database server (README, "Sharing one
-cache").
+process had in flight (the resume guarantee above is unchanged).
+
+Backends: ``ResponseCache(location)`` is an :class:`SQLiteCache` for a file path (the default) and a
+:class:`~benchsift.clients.cache_postgres.PostgresCache` for a ``postgresql://`` URL. The statements above
+(and the lease rules) are this module's, run by both; a backend gives its connection, its transactions
+(SQLite: ``BEGIN IMMEDIATE``, the whole file; PostgreSQL: the lease row, ``SELECT ... FOR UPDATE``) and its
+clock (expiries are the database's ``now``, so on PostgreSQL the clients' clocks need not agree). A shared
+SQLite file needs a local disk (WAL does not work over NFS) and serialises all writers, so beyond one
+machine the cache belongs on the server (docs/SCALING.md, "Sharing one response cache").
 """
 
 from __future__ import annotations
