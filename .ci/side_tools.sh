@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Format-drift check: install the current inspect-ai and lm-eval in side environments, regenerate their
 # fixture logs with the generators committed beside the fixtures, and run the real-tool importer tests on
-# the fresh logs (benchsift must reproduce each tool's own numbers). Needs .venv (made by .ci/run).
+# the fresh logs (benchsift must reproduce each tool's own numbers); then the export round trip: a suite
+# exported to both tools, run by them, estimated from their logs. Needs .venv (made by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
@@ -15,5 +16,14 @@ python3 -m venv "$work/lmeval"
 (cd "$work" && "$work/lmeval/bin/python" "$OLDPWD/tests/fixtures/io/lm_eval/real/generate.py" "$work/lmeval-logs" > "$work/lmeval.log" 2>&1) \
   || { tail -40 "$work/lmeval.log"; exit 1; }
 echo "side tools: $(cat "$work/inspect-logs/VERSION"), $(cat "$work/lmeval-logs/VERSION"); set up in $(( $(date +%s) - start )) s"
-BENCHSIFT_INSPECT_LOGS="$work/inspect-logs" BENCHSIFT_LM_EVAL_LOGS="$work/lmeval-logs" \
-  .venv/bin/python -m pytest -q -p no:cacheprovider tests/io/test_inspect_real.py tests/io/test_lm_eval_real.py
+# the new-model loop: compress -> export -> both harnesses run the export -> estimate from their logs
+rt="$work/roundtrip"
+.venv/bin/python tests/fixtures/roundtrip/make_suite.py "$rt"
+(cd "$work" && INSPECT_LOG_LEVEL=warning "$work/inspect/bin/python" "$OLDPWD/tests/fixtures/roundtrip/run_inspect.py" \
+  "$rt" "$rt/logs/inspect" > "$work/rt-inspect.log" 2>&1) || { tail -40 "$work/rt-inspect.log"; exit 1; }
+(cd "$work" && "$work/lmeval/bin/python" "$OLDPWD/tests/fixtures/roundtrip/run_lm_eval.py" \
+  "$rt" "$rt/logs/lm-eval" > "$work/rt-lmeval.log" 2>&1) || { tail -40 "$work/rt-lmeval.log"; exit 1; }
+echo "round trip: $(cat "$rt/logs/inspect/VERSION"), $(cat "$rt/logs/lm-eval/VERSION"); done at $(( $(date +%s) - start )) s"
+BENCHSIFT_INSPECT_LOGS="$work/inspect-logs" BENCHSIFT_LM_EVAL_LOGS="$work/lmeval-logs" BENCHSIFT_ROUNDTRIP="$rt" \
+  .venv/bin/python -m pytest -q -p no:cacheprovider tests/io/test_inspect_real.py tests/io/test_lm_eval_real.py \
+  tests/compression/test_export_roundtrip.py

@@ -85,6 +85,7 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
         ["redundancy", "benchmarks", P],
         ["compress", P, "--out", str(root / "suite"), "--k", "2"],
         ["estimate", str(root / "suite"), P, "--n-boot", "50"],
+        ["export", str(root / "suite"), "--to", "inspect", "-o", str(root / "exported")],
         ["adaptive", "bank", P, "-o", str(root / "bank.json")],
         ["adaptive", "next", str(root / "bank.json"), P, "--batch", "3"],
         ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1"],
@@ -150,7 +151,7 @@ def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:
                     assert whole(cell), (t["title"], h, cell)
 
 
-@pytest.mark.parametrize("index", range(22))
+@pytest.mark.parametrize("index", range(23))
 def test_every_command_fits_80_columns(
     index: int, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -27,7 +28,7 @@ def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path
     # Every figure is inlined (one <svg> per SVG file) and has the caption stored with it.
     assert text.count("<svg ") == len(svgs)
     page, sections = collect_report(out)
-    assert [s.key for s in sections] == ["panel", "redundancy", "compression", "validation", "prism"]
+    assert [s.key for s in sections] == ["panel", "redundancy", "compression", "loop", "validation", "prism"]
     figures = [f for s in sections for f in s.figures]
     assert len(figures) == len(svgs)
     for f in figures:
@@ -156,3 +157,24 @@ def test_unreadable_run_file_is_a_page_warning(tmp_path: Path, name: str) -> Non
     (tmp_path / "a.csv").write_text("x\n1\n")
     page, _ = collect_report(tmp_path)
     assert any(w.startswith(f"{name}: not readable as JSON") for w in page["warnings"])
+
+
+def test_demo_loop_section_estimates_the_held_out_models(demo_dir: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = demo_dir
+    loop = summary["sections"]["loop"]
+    table = pd.read_csv(out / "loop" / "estimate.csv")
+    assert table["model"].nunique() == 5
+    has = table["suite_mean"].notna()
+    # recomputed from the table the section wrote: the numbers it reports are the table's
+    assert loop["mae_estimate"] == pytest.approx((table["estimate"] - table["truth"])[has].abs().mean())
+    assert loop["mae_suite_mean"] == pytest.approx((table["suite_mean"] - table["truth"])[has].abs().mean())
+    assert loop["interval_coverage"] == pytest.approx(
+        ((table["low"] <= table["truth"]) & (table["truth"] <= table["high"])).mean()
+    )
+    assert loop["mae_estimate"] < loop["mae_suite_mean"]  # the suite's hard items: its mean is biased
+    for tool in ("lm-eval", "inspect"):
+        assert (out / "loop" / f"export-{tool}" / "export.json").is_file()
+    runs = pd.read_csv(out / "loop" / "runs.csv", dtype={"item": str})
+    items = pd.read_csv(out / "loop" / "suite" / "items.csv", dtype={"item": str})
+    ran = set(zip(runs["benchmark"], runs["item"], strict=True))
+    assert ran == set(zip(items["benchmark"], items["item"], strict=True))

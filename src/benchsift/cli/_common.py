@@ -63,6 +63,12 @@ class BenchsiftGroup(TyperGroup):
             hint = f" (see {sub.command_path} --help)" if sub is not None else ""
             typer.echo(one_line(f"{exc.format_message()}{hint}"), err=True)  # type: ignore[attr-defined]
             raise typer.Exit(code=int(getattr(exc, "exit_code", 2))) from None
+        except BrokenPipeError:
+            # the reader of stdout went away (``benchsift ... | head``): not a bug; stop quietly with the
+            # shell's code for a process ended by SIGPIPE (Python docs, "Note on SIGPIPE")
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(code=141) from None
         except Exception as exc:
             if os.environ.get("BENCHSIFT_TRACEBACK"):
                 raise

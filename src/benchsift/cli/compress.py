@@ -124,8 +124,18 @@ def estimate_command(
     suite_dir: Annotated[Path, typer.Argument(help="A suite directory written by `benchsift compress`.")],
     new_scores: Annotated[
         Path,
-        typer.Argument(help="New models' scores: long CSV (model, benchmark, item, score) or a panel file."),
+        typer.Argument(
+            help="New models' scores: long CSV (model, benchmark, item, score), a panel file, or with --from "
+            "a harness's log file or folder."
+        ),
     ],
+    from_format: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Read NEW_SCORES as this import format (lm-eval, inspect, lmms-eval, vlmevalkit, ...).",
+        ),
+    ] = None,
     n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates over suite items.")] = 2000,
     level: Annotated[float, typer.Option(help="Interval level.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -137,10 +147,14 @@ def estimate_command(
     suite = load_suite(suite_dir)
     if n_boot < 1:
         raise InputError(f"--n-boot: expected a positive integer, got {n_boot}")
-    res = estimate_new_models(suite, new_scores, n_boot=n_boot, level=level, random_state=seed)
+    res = estimate_new_models(
+        suite, new_scores, from_format=from_format, n_boot=n_boot, level=level, random_state=seed
+    )
     if json_output:
         print_json(res.to_dict())
         return
+    for w in res.warnings:
+        err_console.print(f"[yellow]warning: {w}[/]")
     if res.full is not None:
         console.print(_full_score_table(res, suite_dir.name, suite.n_items))
     table = Table(

@@ -10,6 +10,7 @@ from benchsift.cli.adaptive import app as adaptive_app
 from benchsift.cli.compress import compress_command, estimate_command
 from benchsift.cli.demo import demo_command
 from benchsift.cli.diagnose import app as diagnose_app
+from benchsift.cli.export import export_command
 from benchsift.cli.importers import app as import_app
 from benchsift.cli.info import info_command
 from benchsift.cli.prism import app as prism_app
@@ -49,6 +50,7 @@ app.command("info")(info_command)
 app.command("simulate")(simulate_command)
 app.add_typer(redundancy_app, name="redundancy", cls=SuggestingGroup)
 app.command("compress")(compress_command)
+app.command("export")(export_command)
 app.command("estimate")(estimate_command)
 app.command("validate")(validate_command)
 app.add_typer(adaptive_app, name="adaptive", cls=SuggestingGroup)

@@ -35,7 +35,7 @@ import pandas as pd
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
-from benchsift.io import check_field_counts
+from benchsift.io import check_field_counts, import_panel
 from benchsift.panel import Panel
 from benchsift.stats import (
     SeedLike,
@@ -72,6 +72,7 @@ class EstimateResult:
     n_ignored_rows: int = 0
     notes: list[str] = field(default_factory=list)
     full: FullScoreEstimates | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def full_table(self) -> pd.DataFrame:
         """One row per (model, group): the full-pool estimate, its interval and the suite-item mean."""
@@ -143,6 +144,7 @@ class EstimateResult:
             "categories": self.categories,
             "n_ignored_rows": self.n_ignored_rows,
             "notes": self.notes,
+            "warnings": self.warnings,
             "models": models,
         }
 
@@ -223,6 +225,7 @@ def estimate_new_models(
     suite: Suite | str | Path,
     new_scores: Panel | str | Path,
     *,
+    from_format: str | None = None,
     n_boot: int = 2000,
     level: float = 0.95,
     random_state: SeedLike = 0,
@@ -235,12 +238,23 @@ def estimate_new_models(
         A :class:`~benchsift.compression.suite.Suite` or a suite directory.
     new_scores:
         A panel or a file (see :func:`read_new_scores`); rows for items outside the suite are ignored (counted
-        in ``n_ignored_rows``), suite items a model lacks are missing (never zero).
+        in ``n_ignored_rows``), suite items a model lacks are missing (never zero). A run that lacks suite
+        items, or holds items outside the suite, is named in ``warnings``.
+    from_format:
+        Read ``new_scores`` (a file or folder) with this import format (``benchsift.io.import_panel``), for
+        example ``"lm-eval"`` or ``"inspect"`` for the log folder of a harness run on an exported suite.
     n_boot, level, random_state:
         Bootstrap replicates over suite items (stratified by category), interval level, seed.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
-    new = new_scores if isinstance(new_scores, Panel) else read_new_scores(new_scores)
+    if isinstance(new_scores, Panel):
+        if from_format is not None:
+            raise InputError("from_format is for reading a file or folder, not a Panel")
+        new = new_scores
+    elif from_format is not None:
+        new = import_panel(from_format, [Path(new_scores)])
+    else:
+        new = read_new_scores(new_scores)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise InputError(f"n_boot: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:
@@ -255,6 +269,7 @@ def estimate_new_models(
             "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
             "items.csv"
         )
+    warnings = _run_warnings(models, coverage, s.n_items, n_ignored)
     cats = s.categories
     item_cat = s.items["category"].to_numpy(dtype=object)
     member = [np.flatnonzero(item_cat == c) for c in cats]
@@ -313,4 +328,18 @@ def estimate_new_models(
         n_ignored_rows=n_ignored,
         notes=notes,
         full=full,
+        warnings=warnings,
     )
+
+
+def _run_warnings(models: list[str], coverage: np.ndarray, n_suite: int, n_ignored: int) -> list[str]:
+    """A run is expected to hold exactly the suite's items: say where it does not (estimates use what is
+    there: missing items are missing, never zero; items outside the suite are not used)."""
+    out = []
+    for m, c in zip(models, coverage, strict=True):
+        if c < 1.0:
+            n = int(round(float(c) * n_suite))
+            out.append(f"model {m!r} has scores for {n} of the suite's {n_suite} items; estimates use those")
+    if n_ignored:
+        out.append(f"{n_ignored} scored item(s) of the run are not suite items and were not used")
+    return out

@@ -1,0 +1,171 @@
+"""One entry point, :func:`export_suite`, and the result it returns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsift._fileio import atomic_dir
+from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
+from benchsift.compression.suite import Suite, load_suite
+from benchsift.errors import InputError
+
+#: The tools a suite can be exported to.
+TOOLS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit")
+#: The record of an export inside its output directory (read back by ``benchsift estimate``).
+EXPORT_FILE = "export.json"
+EXPORT_FORMAT = "benchsift-export/1"
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What :func:`export_suite` wrote.
+
+    Attributes
+    ----------
+    tool : str
+        The harness exported to.
+    out_dir : Path
+        The output directory.
+    files : list of str
+        Files written, relative to ``out_dir`` (``export.json`` included).
+    items : dict of str to list of str
+        Per suite benchmark, the item ids the harness will run, in the order written.
+    harness_names : dict of str to str
+        Per suite benchmark, the name the harness will log its results under.
+    commands : list of str
+        The command lines to run (``MODEL`` and ``RUNS`` are placeholders to fill in).
+    warnings : list of str
+        Defaults that changed what was asked for.
+    """
+
+    tool: str
+    out_dir: Path
+    files: list[str]
+    items: dict[str, list[str]]
+    harness_names: dict[str, str]
+    commands: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_items(self) -> int:
+        return sum(len(v) for v in self.items.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"tool", "out_dir", "files", "benchmarks": {NAME: {"n_items", "harness_name"}},
+        "n_items", "commands", "warnings"}``."""
+        return {
+            "tool": self.tool,
+            "out_dir": str(self.out_dir),
+            "files": list(self.files),
+            "benchmarks": {
+                b: {"n_items": len(ids), "harness_name": self.harness_names[b]}
+                for b, ids in self.items.items()
+            },
+            "n_items": self.n_items,
+            "commands": list(self.commands),
+            "warnings": list(self.warnings),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"ExportResult(tool={self.tool!r}, out_dir={str(self.out_dir)!r}, "
+            f"benchmarks={len(self.items)}, n_items={self.n_items}, files={len(self.files)})"
+        )
+
+
+def _items_by_benchmark(suite: Suite) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for bench, item in zip(
+        suite.items["benchmark"].astype(str), suite.items["item"].astype(str), strict=True
+    ):
+        out.setdefault(bench, []).append(item)
+    for bench, ids in out.items():
+        if len(set(ids)) != len(ids):
+            dup = sorted({i for i in ids if ids.count(i) > 1})[:3]
+            raise InputError(f"{suite.path / 'items.csv'}: benchmark {bench!r} lists item(s) {dup} twice")
+    return out
+
+
+def export_suite(
+    suite: Suite | str | Path,
+    to: str,
+    out_dir: str | Path,
+    *,
+    dataset_tsv: Mapping[str, str | Path] | None = None,
+    dataset_class: Mapping[str, str] | None = None,
+    task_yaml: Mapping[str, str | Path] | None = None,
+) -> ExportResult:
+    """Write the file(s) ``to`` reads to run exactly the suite's items, and the command lines to run them.
+
+    Parameters
+    ----------
+    suite : Suite or path
+        A suite (or its directory) written by ``benchsift compress``.
+    to : {"lm-eval", "lmms-eval", "inspect", "vlmevalkit"}
+        The harness.
+    out_dir : path
+        Output directory (created; files benchsift did not write are never replaced).
+    dataset_tsv : mapping of benchmark to path, optional
+        VLMEvalKit only, required: the benchmark's dataset TSV (as in ``$LMUData``), whose rows for the
+        suite's items are written to the subset TSV.
+    dataset_class : mapping of benchmark to str, optional
+        VLMEvalKit only, required: the ``vlmeval.dataset`` class that runs the benchmark (for example
+        ``MMMUDataset`` for ``MMMU_DEV_VAL``), so the subset is prompted and scored as the full benchmark.
+    task_yaml : mapping of benchmark to path, optional
+        lmms-eval only, required: the task's own YAML file, which the derived subset task includes.
+
+    Returns
+    -------
+    ExportResult
+
+    Raises
+    ------
+    InputError
+        An unknown tool, a missing dataset option, or items the tool cannot select unambiguously.
+    """
+    s = suite if isinstance(suite, Suite) else load_suite(suite)
+    if to not in TOOLS:
+        raise InputError(f"unknown export target {to!r}; expected one of {list(TOOLS)}")
+    items = _items_by_benchmark(s)
+    if to != "vlmevalkit" and (dataset_tsv or dataset_class):
+        raise InputError(f"dataset_tsv and dataset_class are for vlmevalkit, not {to}")
+    if to != "lmms-eval" and task_yaml:
+        raise InputError(f"task_yaml is for lmms-eval, not {to}")
+    out = Path(out_dir)
+    with atomic_dir(out) as tmp:
+        if to == "lm-eval":
+            written = lm_eval.write(items, tmp, out)
+        elif to == "inspect":
+            written = inspect_task.write(items, tmp, out)
+        elif to == "lmms-eval":
+            written = lmms_eval.write(items, tmp, out, dict(task_yaml or {}))
+        else:
+            written = vlmevalkit.write(items, tmp, out, dict(dataset_tsv or {}), dict(dataset_class or {}))
+        record = {
+            "format": EXPORT_FORMAT,
+            "tool": to,
+            "suite": {
+                "path": str(s.path),
+                "fingerprint_sha256": s.meta.get("input", {}).get("fingerprint_sha256"),
+                "n_items": s.n_items,
+            },
+            "benchmarks": {
+                b: {"harness_name": written.harness_names[b], "items": ids}
+                for b, ids in written.items.items()
+            },
+            "commands": written.commands,
+        }
+        (tmp / EXPORT_FILE).write_text(json.dumps(record, indent=2) + "\n")
+    return ExportResult(
+        tool=to,
+        out_dir=out,
+        files=sorted([*written.files, EXPORT_FILE]),
+        items=written.items,
+        harness_names=written.harness_names,
+        commands=written.commands,
+        warnings=written.warnings,
+    )

@@ -1,0 +1,114 @@
+"""lmms-eval: a derived task per benchmark that runs only the suite's documents.
+
+lmms-eval (0.7) has no option to run chosen documents (``--limit`` takes the first ones). It does let a
+task YAML ``include`` another task's YAML and set ``process_docs``, a function applied to the loaded
+dataset before any document is run (``ConfigurableTask.download`` in ``lmms_eval/api/task.py``; ``include``
+with an absolute path in ``lmms_eval/utils.py`` ``load_yaml_config``). So for each suite benchmark (an
+lmms-eval task name) the export writes, into ``lmms_eval_tasks/``:
+
+* ``<task>_benchsift.yaml``: ``include`` the task's own YAML (given with ``task_yaml``), ``task:
+  <task>_benchsift``, ``process_docs: !function benchsift_subset.<function>``;
+* ``benchsift_subset.py``: that function applies the task's own ``process_docs`` (read from its YAML with
+  lmms-eval's ``load_yaml_config``) if it has one, numbers the documents, records the number and the task
+  name in two columns, ``benchsift_doc_id`` and ``benchsift_task``, and keeps the suite's documents.
+
+lmms-eval numbers the documents it runs from 0 again (its ``doc_id`` is the position in the processed
+dataset), but it logs each document's non-image fields (``doc`` in the sample line), so benchsift's lmms-eval
+importer reads the item id and the benchmark from the two columns: the ids the harness logs are the suite's.
+Item ids must be document indices (as the importer writes ``doc_id``): non-negative integers. lmms-eval
+applies ``process_docs`` to every split the task configures, so the function refuses to run on a split too
+short for the suite's largest index, and a task that takes few-shot examples from another split would see
+that split subset too (VLM tasks in lmms-eval are zero-shot).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from benchsift.compression.export._written import Written
+from benchsift.compression.export.lm_eval import doc_indices
+from benchsift.errors import InputError
+from benchsift.io.lmms_eval import SUBSET_DOC_ID, SUBSET_TASK
+
+FOLDER = "lmms_eval_tasks"
+MODULE = "benchsift_subset"
+SUFFIX = "_benchsift"
+#: The document fields the subset adds, read back by benchsift's lmms-eval importer.
+DOC_ID_FIELD = SUBSET_DOC_ID
+TASK_FIELD = SUBSET_TASK
+
+_MODULE_TEXT = '''"""Written by ``benchsift export --to lmms-eval``: keep a suite's documents of each task."""
+
+from lmms_eval.utils import load_yaml_config
+
+KEEP = {keep}
+ORIGINAL = {original}
+
+
+def _subset(task, dataset):
+    own = load_yaml_config(ORIGINAL[task]).get("process_docs")
+    if own is not None:
+        dataset = own(dataset)
+    keep = KEEP[task]
+    if keep and keep[-1] >= len(dataset):
+        raise ValueError(
+            f"benchsift suite: task {{task}} has {{len(dataset)}} documents here, the suite holds document "
+            f"{{keep[-1]}}; is this the dataset the suite was built from?"
+        )
+    dataset = dataset.add_column("{doc_id}", list(range(len(dataset))))
+    dataset = dataset.add_column("{task_field}", [task] * len(dataset))
+    return dataset.select(keep)
+'''
+
+
+def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str, str | Path]) -> Written:
+    """Write the derived task YAMLs and their ``process_docs`` module into ``tmp/lmms_eval_tasks``."""
+    missing = [b for b in items if b not in task_yaml]
+    if missing:
+        raise InputError(f"lmms-eval export needs task_yaml (the task's own YAML file) for task(s) {missing}")
+    extra = [b for b in task_yaml if b not in items]
+    if extra:
+        raise InputError(f"task_yaml names task(s) {extra} that are not in the suite")
+    original = {}
+    for task, path in task_yaml.items():
+        p = Path(path).resolve()
+        if not p.is_file() or p.suffix not in (".yaml", ".yml"):
+            raise InputError(
+                f"{path}: task_yaml for {task!r} must be an existing .yaml file (the task's own)"
+            )
+        original[task] = str(p)
+    keep = {task: doc_indices(task, ids) for task, ids in items.items()}
+    folder = tmp / FOLDER
+    folder.mkdir()
+    module = _MODULE_TEXT.format(
+        keep=json.dumps(keep), original=json.dumps(original), doc_id=DOC_ID_FIELD, task_field=TASK_FIELD
+    )
+    functions = [
+        f"\n\ndef process_docs_{n}(dataset):\n    return _subset({json.dumps(t)}, dataset)\n"
+        for n, t in enumerate(keep)
+    ]
+    (folder / f"{MODULE}.py").write_text(module + "".join(functions))
+    files = [f"{FOLDER}/{MODULE}.py"]
+    for n, task in enumerate(keep):
+        name = f"{task}{SUFFIX}"
+        (folder / f"{name}.yaml").write_text(
+            f"# written by benchsift export: {task} restricted to the suite's {len(keep[task])} documents\n"
+            f"include: {json.dumps(original[task])}\n"
+            f"task: {json.dumps(name)}\n"
+            f"process_docs: !function {MODULE}.process_docs_{n}\n"
+        )
+        files.append(f"{FOLDER}/{name}.yaml")
+    tasks = ",".join(f"{t}{SUFFIX}" for t in keep)
+    command = (
+        f"python -m lmms_eval --model MODEL --model_args MODEL_ARGS --tasks {shlex.quote(tasks)} "
+        f"--include_path {shlex.quote(str(out / FOLDER))} --log_samples --output_path RUNS"
+    )
+    return Written(
+        files=files,
+        items={t: [str(i) for i in v] for t, v in keep.items()},
+        harness_names={t: t for t in keep},
+        commands=[command],
+        warnings=[],
+    )
