@@ -2,8 +2,10 @@
 
 The logs under ``tests/fixtures/roundtrip/logs`` were written by lm-eval and inspect-ai themselves, running
 the exports of the suite beside them (``make_suite.py``, ``run_lm_eval.py``, ``run_inspect.py``; tool
-versions in ``logs/*/VERSION``). ``.ci/side_tools.sh`` regenerates the whole chain with the current tools
-and points ``BENCHSIFT_ROUNDTRIP`` at it, so a change in either tool's selection or logging fails here.
+versions in ``logs/*/VERSION``). ``.ci/side_tools.sh`` regenerates the lm-eval and inspect-ai chain with the
+current tools and points ``BENCHSIFT_ROUNDTRIP`` at it, so a change in either tool's selection or logging
+fails here; lmms-eval (a 6.9 GB install with torch) and VLMEvalKit (no pip package: its own modules from a
+checkout) run only by hand (``run_lmms_eval.py``, ``run_vlmevalkit.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +21,38 @@ from typer.testing import CliRunner
 
 from benchsift.cli.main import app
 from benchsift.compression.estimate import estimate_new_models
-from benchsift.compression.export import export_suite
+from benchsift.compression.export import ExportResult, export_suite, map_run_to_suite
 from benchsift.compression.suite import load_suite
+from benchsift.errors import InputError
 from benchsift.io import import_panel
+from benchsift.panel import Panel
 
-ROOT = Path(os.environ.get("BENCHSIFT_ROUNDTRIP") or Path(__file__).parents[1] / "fixtures" / "roundtrip")
-TOOLS = {"lm-eval": ROOT / "logs" / "lm-eval", "inspect": ROOT / "logs" / "inspect"}
+COMMITTED = Path(__file__).parents[1] / "fixtures" / "roundtrip"
+ROOT = Path(os.environ.get("BENCHSIFT_ROUNDTRIP") or COMMITTED)
+HARNESSES = ("lm-eval", "inspect", "lmms-eval", "vlmevalkit")
+# the side-tools run regenerates lm-eval and inspect only; the committed fixture holds all four
+TOOLS = {t: ROOT / "logs" / t for t in HARNESSES if (ROOT / "logs" / t).is_dir()}
+
+
+def test_the_committed_fixture_holds_every_harness() -> None:
+    for tool in HARNESSES:
+        assert (COMMITTED / "logs" / tool / "VERSION").is_file(), tool
+
+
+def _export(tool: str, out: Path) -> ExportResult:
+    if tool == "lmms-eval":
+        tasks = {p.stem: p for p in (ROOT / "lmms_tasks").glob("*.yaml")}
+        return export_suite(ROOT / "suite", tool, out, task_yaml=tasks)
+    if tool == "vlmevalkit":
+        tsv = {p.stem: p for p in (ROOT / "vlmevalkit_data").glob("*.tsv")}
+        classes = dict.fromkeys(tsv, "ImageMCQDataset")
+        return export_suite(ROOT / "suite", tool, out, dataset_tsv=tsv, dataset_class=classes)
+    return export_suite(ROOT / "suite", tool, out)
+
+
+def _run(tool: str, out: Path) -> Panel:
+    """The tool's logs, imported, with the export's record mapping them back (lmms-eval logs by position)."""
+    return map_run_to_suite(import_panel(tool, [TOOLS[tool]]), _export(tool, out).out_dir)
 
 
 def _model(name: str) -> str:
@@ -43,10 +71,10 @@ def _suite_keys() -> set[tuple[str, str]]:
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_the_export_of_the_suite_is_what_the_logs_ran(tool: str, tmp_path: Path) -> None:
-    res = export_suite(ROOT / "suite", tool, tmp_path / tool)
+    res = _export(tool, tmp_path / tool)
     exported = {(b, i) for b, ids in res.items.items() for i in ids}
     assert exported == _suite_keys()
-    panel = import_panel(tool, [TOOLS[tool]])
+    panel = _run(tool, tmp_path / "again")
     assert panel.n_models == 4
     keys = list(zip(panel.items["benchmark"].astype(str), panel.items["item"].astype(str), strict=True))
     assert set(keys) == exported and len(keys) == len(exported)  # no item more, none less
@@ -54,33 +82,37 @@ def test_the_export_of_the_suite_is_what_the_logs_ran(tool: str, tmp_path: Path)
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
-def test_logged_scores_are_the_held_out_models_responses(tool: str, truth: pd.DataFrame) -> None:
-    panel = import_panel(tool, [TOOLS[tool]])
+def test_logged_scores_are_the_held_out_models_responses(
+    tool: str, truth: pd.DataFrame, tmp_path: Path
+) -> None:
+    panel = _run(tool, tmp_path)
     want = truth.set_index(["model", "benchmark", "item"])["score"]
     for r, name in enumerate(panel.models["model"].astype(str)):
         for c, (b, i) in enumerate(zip(panel.items["benchmark"], panel.items["item"], strict=True)):
             assert panel.scores[r, c] == want[(_model(name), str(b), str(i))]
 
 
-def test_estimate_from_both_harnesses(truth: pd.DataFrame) -> None:
+def test_estimate_from_every_harness(truth: pd.DataFrame, tmp_path: Path) -> None:
     runner = CliRunner()
     out = {}
     for tool, logs in TOOLS.items():
-        r = runner.invoke(
-            app, ["estimate", str(ROOT / "suite"), str(logs), "--from", tool, "--n-boot", "200", "--json"]
-        )
+        export = _export(tool, tmp_path / tool).out_dir
+        args = ["estimate", str(ROOT / "suite"), str(logs), "--from", tool, "--export", str(export)]
+        r = runner.invoke(app, [*args, "--n-boot", "200", "--json"])
         assert r.exit_code == 0, r.output
         out[tool] = json.loads(r.stdout)
         assert out[tool]["warnings"] == []  # the runs hold exactly the suite's items
         assert [m["coverage"] for m in out[tool]["models"]] == [1.0] * 4
     a = {_model(m["model"]): m for m in out["lm-eval"]["models"]}
-    b = {_model(m["model"]): m for m in out["inspect"]["models"]}
-    assert a.keys() == b.keys() == set(truth["model"])
+    assert a.keys() == set(truth["model"])
     full = truth.groupby(["model", "benchmark"])["score"].mean()
     err_est, err_suite = [], []
+    for tool in sorted(set(TOOLS) - {"lm-eval"}):
+        b = {_model(m["model"]): m for m in out[tool]["models"]}
+        assert b.keys() == a.keys()
+        for name in a:  # the same responses through four harnesses give the same estimates
+            assert a[name]["estimates"] == b[name]["estimates"] and a[name]["overall"] == b[name]["overall"]
     for name in a:
-        # the same responses through two harnesses give the same estimates
-        assert a[name]["estimates"] == b[name]["estimates"] and a[name]["overall"] == b[name]["overall"]
         for bench, e in a[name]["estimates"].items():
             err_est.append(abs(e["score"] - full[(name, bench)]))
             err_suite.append(abs(e["suite_mean"] - full[(name, bench)]))
@@ -88,7 +120,16 @@ def test_estimate_from_both_harnesses(truth: pd.DataFrame) -> None:
     assert np.mean(err_est) < 0.5 * np.mean(err_suite)
 
 
-def test_library_call_matches_the_cli() -> None:
+def test_library_call_and_a_run_that_is_not_the_export(tmp_path: Path) -> None:
     res = estimate_new_models(ROOT / "suite", TOOLS["lm-eval"], from_format="lm-eval", n_boot=200)
-    assert res.warnings == [] and res.full is not None
-    assert sorted(res.models) == sorted(_model(m) for m in res.models)
+    assert res.warnings == [] and res.full is not None and len(res.models) == 4
+    logs = COMMITTED / "logs" / "lmms-eval"
+    tasks = {p.stem: p for p in (COMMITTED / "lmms_tasks").glob("*.yaml")}
+    export = export_suite(COMMITTED / "suite", "lmms-eval", tmp_path / "x", task_yaml=tasks).out_dir
+    with pytest.raises(InputError, match="export= "):  # lmms-eval's positions cannot be read without it
+        estimate_new_models(COMMITTED / "suite", logs, from_format="lmms-eval", n_boot=50)
+    record = json.loads((export / "export.json").read_text())
+    for spec in record["benchmarks"].values():
+        spec["items"] = spec["items"][:1]  # an export of fewer documents than the run logged
+    with pytest.raises(InputError, match="is not of that export"):
+        map_run_to_suite(import_panel("lmms-eval", [logs]), record)

@@ -136,6 +136,14 @@ def estimate_command(
             help="Read NEW_SCORES as this import format (lm-eval, inspect, lmms-eval, vlmevalkit, ...).",
         ),
     ] = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="The folder `benchsift export` wrote for the run: maps the ids the harness logged back to "
+            "the suite's (needed for lmms-eval).",
+        ),
+    ] = None,
     n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates over suite items.")] = 2000,
     level: Annotated[float, typer.Option(help="Interval level.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -148,7 +156,13 @@ def estimate_command(
     if n_boot < 1:
         raise InputError(f"--n-boot: expected a positive integer, got {n_boot}")
     res = estimate_new_models(
-        suite, new_scores, from_format=from_format, n_boot=n_boot, level=level, random_state=seed
+        suite,
+        new_scores,
+        from_format=from_format,
+        export=export,
+        n_boot=n_boot,
+        level=level,
+        random_state=seed,
     )
     if json_output:
         print_json(res.to_dict())

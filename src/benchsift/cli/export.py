@@ -81,4 +81,7 @@ def export_command(
     console.print("run (MODEL and RUNS are yours to fill in):")
     for c in res.commands:
         console.print(f"  {c}", markup=False, soft_wrap=True)
-    console.print(f"then: benchsift estimate {suite_dir} RUNS --from {to}", markup=False, soft_wrap=True)
+    then = f"then: benchsift estimate {suite_dir} RUNS --from {to}"
+    if to == "lmms-eval":
+        then += f" --export {res.out_dir}"
+    console.print(then, markup=False, soft_wrap=True)

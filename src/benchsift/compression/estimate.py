@@ -226,6 +226,7 @@ def estimate_new_models(
     new_scores: Panel | str | Path,
     *,
     from_format: str | None = None,
+    export: str | Path | None = None,
     n_boot: int = 2000,
     level: float = 0.95,
     random_state: SeedLike = 0,
@@ -243,6 +244,10 @@ def estimate_new_models(
     from_format:
         Read ``new_scores`` (a file or folder) with this import format (``benchsift.io.import_panel``), for
         example ``"lm-eval"`` or ``"inspect"`` for the log folder of a harness run on an exported suite.
+    export:
+        The folder ``benchsift export`` wrote for the run (or its ``export.json``): maps the names and ids the
+        harness logged back to the suite's where they differ (lmms-eval's subset tasks log documents by
+        position; :func:`benchsift.compression.export.map_run_to_suite`).
     n_boot, level, random_state:
         Bootstrap replicates over suite items (stratified by category), interval level, seed.
     """
@@ -255,6 +260,10 @@ def estimate_new_models(
         new = import_panel(from_format, [Path(new_scores)])
     else:
         new = read_new_scores(new_scores)
+    if export is not None:
+        from benchsift.compression.export import map_run_to_suite
+
+        new = map_run_to_suite(new, export)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise InputError(f"n_boot: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:
@@ -265,9 +274,12 @@ def estimate_new_models(
     notes: list[str] = []
     coverage = (~np.isnan(X_new)).mean(axis=1)
     if not (coverage > 0).any():
+        hint = ""
+        if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
+            hint = "; a run of an lmms-eval export needs export= (estimate --export DIR) to map its ids back"
         raise InputError(
             "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
-            "items.csv"
+            f"items.csv{hint}"
         )
     warnings = _run_warnings(models, coverage, s.n_items, n_ignored)
     cats = s.categories

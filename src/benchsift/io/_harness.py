@@ -331,20 +331,6 @@ def logged_answer(rec: dict[str, Any]) -> str | None:
     return None if first is None else str(first)
 
 
-#: Document fields that carry a document's index and task through a subset run: ``benchsift export --to
-#: lmms-eval`` writes a derived task whose ``process_docs`` adds them, since lmms-eval numbers the documents
-#: of a processed dataset from 0 again; a logged ``doc`` that holds both names the item and the benchmark.
-SUBSET_DOC_ID = "benchsift_doc_id"
-SUBSET_TASK = "benchsift_task"
-
-
-def _subset_key(rec: dict[str, Any]) -> tuple[str, str] | None:
-    doc = rec.get("doc")
-    if isinstance(doc, dict) and SUBSET_DOC_ID in doc and SUBSET_TASK in doc:
-        return str(doc[SUBSET_TASK]), str(doc[SUBSET_DOC_ID])
-    return None
-
-
 def samples_to_long(
     records: list[tuple[int, dict[str, Any]]],
     path: Path,
@@ -358,9 +344,7 @@ def samples_to_long(
     configured_filters: Sequence[str] = (),
     notes: list[str] | None = None,
 ) -> pd.DataFrame:
-    """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric
-    (item and benchmark from the document's ``benchsift_doc_id`` / ``benchsift_task`` fields when it has both:
-    a run of an exported subset task)."""
+    """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric."""
     records = label_filters(records, configured_filters)
     chosen_filter = choose_filter(records, path, filter_name)
     if chosen_filter is not None:
@@ -381,7 +365,6 @@ def samples_to_long(
     # metric it has: lmms-eval's MME logs ``mme_percetion_score`` or ``mme_cognition_score`` per sample.
     fallbacks = [] if metric is not None else [m for m in configured_metrics if m != name]
     items: list[str] = []
-    benchmarks: list[str] = []
     scores = np.empty(len(records), dtype=np.float64)
     categories: list[Any] = []
     lines: list[str] = []
@@ -389,9 +372,7 @@ def samples_to_long(
     for k, (n, rec) in enumerate(records):
         if "doc_id" not in rec:
             raise FormatError(f"{path}, line {n}: sample without 'doc_id'")
-        subset = _subset_key(rec)
-        benchmarks.append(task if subset is None else subset[0])
-        items.append(str(rec["doc_id"]) if subset is None else subset[1])
+        items.append(str(rec["doc_id"]))
         key = name if name in rec else next((m for m in fallbacks if m in rec), name)
         value = rec.get(key)
         scores[k] = metric_value(value, path, n, key)
@@ -401,10 +382,6 @@ def samples_to_long(
         categories.append(cat)
         lines.append(f"line {n}")
         answers.append(logged_answer(rec))
-    if notes is not None and benchmarks and benchmarks[0] != task:
-        notes.append(
-            f"{path.name}: task {task!r} is a benchsift subset of {benchmarks[0]!r}: original doc ids"
-        )
     if notes is not None:
         how = f", filter {chosen_filter!r}" if chosen_filter is not None else ""
         notes.append(
@@ -414,7 +391,7 @@ def samples_to_long(
         {
             "model": model,
             "condition": condition or "image",
-            "benchmark": benchmarks,
+            "benchmark": task,
             "item": items,
             "score": scores,
             "category": pd.Series(categories, dtype=object),

@@ -9,11 +9,9 @@ evaluation_tracker.py``). A sample line holds ``doc_id``, ``target``, ``input``,
 the score is read. A dict's ``category`` / ``subdomain`` / ``subject`` becomes the item's category.
 
 Mapping: benchmark = task (from the file name), item = ``doc_id``, model = ``model``, else the results
-json's ``model_name`` / ``config.model_args``, else the folder name (``__`` read as ``/``). A run of a suite
-exported with ``benchsift export --to lmms-eval`` logs documents that carry ``SUBSET_DOC_ID`` and
-``SUBSET_TASK`` fields (lmms-eval numbers a subset's documents from 0 again): those give item and benchmark.
-The metric defaults to the first of the task's ``metric_list`` in the results json. Inputs may be sample
-files or folders (searched for ``*_samples_*.jsonl``).
+json's ``model_name`` / ``config.model_args``, else the folder name (``__`` read as ``/``). The metric
+defaults to the first of the task's ``metric_list`` in the results json. Inputs may be sample files or
+folders (searched for ``*_samples_*.jsonl``).
 """
 
 from __future__ import annotations
@@ -23,8 +21,6 @@ import re
 import pandas as pd
 
 from benchsift.io._common import Paths
-from benchsift.io._harness import SUBSET_DOC_ID as SUBSET_DOC_ID
-from benchsift.io._harness import SUBSET_TASK as SUBSET_TASK
 from benchsift.io._harness import HarnessLayout, read_harness_panel
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel

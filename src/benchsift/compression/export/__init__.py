@@ -12,8 +12,9 @@
 ==============  ===================================================  =====================================
 
 Item identity survives the round trip because each export uses the id the tool logs and the suite holds:
-lm-eval's ``doc_id`` (the index of the document in the task's evaluation split), the same index carried in
-a document field for lmms-eval, inspect's sample ``id``, VLMEvalKit's ``index``. Ids the tool cannot
+lm-eval's ``doc_id`` (the index of the document in the task's evaluation split), inspect's sample ``id``,
+VLMEvalKit's ``index``; lmms-eval logs a subset's documents by position, which ``export.json`` maps back
+(:func:`map_run_to_suite`, ``benchsift estimate --export DIR``). Ids the tool cannot
 select without ambiguity are refused (see each module).
 Every export also writes ``export.json``: the tool, the suite's fingerprint and, per benchmark, the items
 and the name the harness will log them under, so ``benchsift estimate`` can check a run against it.
@@ -21,6 +22,13 @@ and the name the harness will log them under, so ``benchsift estimate`` can chec
 
 from __future__ import annotations
 
-from benchsift.compression.export.core import EXPORT_FILE, TOOLS, ExportResult, export_suite
+from benchsift.compression.export.core import (
+    EXPORT_FILE,
+    TOOLS,
+    ExportResult,
+    export_suite,
+    load_export,
+    map_run_to_suite,
+)
 
-__all__ = ["EXPORT_FILE", "TOOLS", "ExportResult", "export_suite"]
+__all__ = ["EXPORT_FILE", "TOOLS", "ExportResult", "export_suite", "load_export", "map_run_to_suite"]

@@ -11,7 +11,8 @@ from typing import Any
 from benchsift._fileio import atomic_dir
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
-from benchsift.errors import InputError
+from benchsift.errors import FormatError, InputError
+from benchsift.panel import Panel
 
 #: The tools a suite can be exported to.
 TOOLS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit")
@@ -154,7 +155,11 @@ def export_suite(
                 "n_items": s.n_items,
             },
             "benchmarks": {
-                b: {"harness_name": written.harness_names[b], "items": ids}
+                b: {
+                    "harness_name": written.harness_names[b],
+                    "logged_ids": "position" if written.logged_by_position else "item",
+                    "items": ids,
+                }
                 for b, ids in written.items.items()
             },
             "commands": written.commands,
@@ -169,3 +174,56 @@ def export_suite(
         commands=written.commands,
         warnings=written.warnings,
     )
+
+
+def load_export(path: str | Path) -> dict[str, Any]:
+    """The ``export.json`` record of an export directory (or the file itself)."""
+    p = Path(path)
+    f = p / EXPORT_FILE if p.is_dir() else p
+    if not f.is_file():
+        raise InputError(f"{p}: no {EXPORT_FILE} (expected a folder written by benchsift export)")
+    try:
+        record = json.loads(f.read_text())
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"{f}: not valid JSON ({exc})") from None
+    got = record.get("format") if isinstance(record, dict) else None
+    if got != EXPORT_FORMAT:
+        raise FormatError(f"{f}: format {got!r}, expected {EXPORT_FORMAT!r}")
+    return dict(record)
+
+
+def map_run_to_suite(panel: Panel, export: str | Path | dict[str, Any]) -> Panel:
+    """A harness run of an export, with its items named as the suite names them.
+
+    For a benchmark the harness logs under another name (lmms-eval's ``<task>_benchsift`` subset tasks),
+    rows of that name become the suite's benchmark; where it logs the ``k``-th document as ``k``
+    (``logged_ids: "position"`` in ``export.json``), item ``k`` becomes the suite's ``k``-th item. A logged
+    position outside the export is refused: the run was not of this export. Other rows pass unchanged.
+    """
+    record = export if isinstance(export, dict) else load_export(export)
+    by_name = {
+        str(spec["harness_name"]): (str(bench), spec)
+        for bench, spec in record.get("benchmarks", {}).items()
+        if spec.get("logged_ids") == "position" or str(spec["harness_name"]) != str(bench)
+    }
+    if not by_name:
+        return panel
+    items = panel.items.copy()
+    bench_col = items["benchmark"].astype(str).tolist()
+    item_col = items["item"].astype(str).tolist()
+    for r, (b, i) in enumerate(zip(bench_col, item_col, strict=True)):
+        if b not in by_name:
+            continue
+        suite_bench, spec = by_name[b]
+        bench_col[r] = suite_bench
+        if spec.get("logged_ids") == "position":
+            ids = [str(x) for x in spec["items"]]
+            if not i.isdigit() or int(i) >= len(ids):
+                raise InputError(
+                    f"run item {b}/{i}: the export logs the {len(ids)} documents of {suite_bench!r} by "
+                    f"position 0..{len(ids) - 1}; this run is not of that export"
+                )
+            item_col[r] = ids[int(i)]
+    items["benchmark"] = bench_col
+    items["item"] = item_col
+    return Panel(panel.scores, panel.models, items)

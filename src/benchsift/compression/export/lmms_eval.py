@@ -9,16 +9,17 @@ lmms-eval task name) the export writes, into ``lmms_eval_tasks/``:
 * ``<task>_benchsift.yaml``: ``include`` the task's own YAML (given with ``task_yaml``), ``task:
   <task>_benchsift``, ``process_docs: !function benchsift_subset.<function>``;
 * ``benchsift_subset.py``: that function applies the task's own ``process_docs`` (read from its YAML with
-  lmms-eval's ``load_yaml_config``) if it has one, numbers the documents, records the number and the task
-  name in two columns, ``benchsift_doc_id`` and ``benchsift_task``, and keeps the suite's documents.
+  lmms-eval's ``load_yaml_config``) if it has one, then keeps the suite's documents, in increasing order.
 
-lmms-eval numbers the documents it runs from 0 again (its ``doc_id`` is the position in the processed
-dataset), but it logs each document's non-image fields (``doc`` in the sample line), so benchsift's lmms-eval
-importer reads the item id and the benchmark from the two columns: the ids the harness logs are the suite's.
-Item ids must be document indices (as the importer writes ``doc_id``): non-negative integers. lmms-eval
-applies ``process_docs`` to every split the task configures, so the function refuses to run on a split too
-short for the suite's largest index, and a task that takes few-shot examples from another split would see
-that split subset too (VLM tasks in lmms-eval are zero-shot).
+lmms-eval logs as ``doc_id`` the position of a document in the processed dataset (``Task.doc_iterator``:
+``enumerate(self.eval_docs)``), and its sample files keep no document field (the evaluation tracker drops
+``doc``). So the logged id of the suite's ``k``-th document of a task is ``k``: ``export.json`` records, per
+benchmark, the subset task's name and the suite's document indices in that order, and
+:func:`~benchsift.compression.export.core.map_run_to_suite` turns a run's ``(<task>_benchsift, k)`` back into
+``(task, index)`` (``benchsift estimate --export DIR``). Item ids must be document indices: non-negative
+integers, as the importer writes ``doc_id``. lmms-eval applies ``process_docs`` to every split the task
+configures, so the function refuses a split too short for the suite's largest index, and a task that takes
+few-shot examples from another split would see that split subset too (VLM tasks in lmms-eval are zero-shot).
 """
 
 from __future__ import annotations
@@ -30,15 +31,10 @@ from pathlib import Path
 from benchsift.compression.export._written import Written
 from benchsift.compression.export.lm_eval import doc_indices
 from benchsift.errors import InputError
-from benchsift.io.lmms_eval import SUBSET_DOC_ID, SUBSET_TASK
 
 FOLDER = "lmms_eval_tasks"
 MODULE = "benchsift_subset"
 SUFFIX = "_benchsift"
-#: The document fields the subset adds, read back by benchsift's lmms-eval importer.
-DOC_ID_FIELD = SUBSET_DOC_ID
-TASK_FIELD = SUBSET_TASK
-
 _MODULE_TEXT = '''"""Written by ``benchsift export --to lmms-eval``: keep a suite's documents of each task."""
 
 from lmms_eval.utils import load_yaml_config
@@ -57,8 +53,6 @@ def _subset(task, dataset):
             f"benchsift suite: task {{task}} has {{len(dataset)}} documents here, the suite holds document "
             f"{{keep[-1]}}; is this the dataset the suite was built from?"
         )
-    dataset = dataset.add_column("{doc_id}", list(range(len(dataset))))
-    dataset = dataset.add_column("{task_field}", [task] * len(dataset))
     return dataset.select(keep)
 '''
 
@@ -82,9 +76,7 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str
     keep = {task: doc_indices(task, ids) for task, ids in items.items()}
     folder = tmp / FOLDER
     folder.mkdir()
-    module = _MODULE_TEXT.format(
-        keep=json.dumps(keep), original=json.dumps(original), doc_id=DOC_ID_FIELD, task_field=TASK_FIELD
-    )
+    module = _MODULE_TEXT.format(keep=json.dumps(keep), original=json.dumps(original))
     functions = [
         f"\n\ndef process_docs_{n}(dataset):\n    return _subset({json.dumps(t)}, dataset)\n"
         for n, t in enumerate(keep)
@@ -108,7 +100,8 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str
     return Written(
         files=files,
         items={t: [str(i) for i in v] for t, v in keep.items()},
-        harness_names={t: t for t in keep},
+        harness_names={t: f"{t}{SUFFIX}" for t in keep},
+        logged_by_position=True,
         commands=[command],
         warnings=[],
     )
