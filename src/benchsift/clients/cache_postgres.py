@@ -81,7 +81,7 @@ class PostgresCache(ResponseCache):
         ``False`` (default): this session commits asynchronously (``SET synchronous_commit = off``), the
         durability of the SQLite cache (WAL, ``synchronous=NORMAL``): a committed answer survives the kill
         of any client; a crash of the database server itself can lose the last fraction of a second of
-        answers (a rerun asks them again). ``True`` waits for every answer's WAL flush (218 against 331
+        answers (a rerun asks them again). ``True`` waits for every answer's WAL flush (250 against 630
         keys claimed and stored per second in one process here, ``benchmarks/bench_cache_backends.py``).
     """
 
