@@ -1,7 +1,7 @@
 """Claims and puts per second on the two response-cache backends, with 1, 2 and 4 processes at once.
 
 Each worker process opens the cache (a ``ResponseCache``: an SQLite file, or a database on a PostgreSQL
-server this script starts with ``tests/engine/pg_server.py`` with the server's durable defaults; the cache
+server this script starts with ``tests/support/pg_server.py`` with the server's durable defaults; the cache
 commits asynchronously by default, row ``postgresql``, or waits for each WAL flush, row ``pg durable``),
 waits for a common start, then goes through its keys: ``claim(key)`` and, when claimed,
 ``put(key, ...)`` of a 300-byte response, which is what the engine does for every request it sends (the
@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "engine"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from pg_server import PostgresServer  # noqa: E402
 

@@ -122,10 +122,25 @@ def _lean_exhaustive(Xc: np.ndarray, k: int, ref: np.ndarray) -> tuple[tuple[int
     return best[0], best[2]
 
 
+#: The stages of a full run (r and k set, full-score estimators on), in the order the pipeline runs them.
+STAGE_LABELS = (
+    "Stage 0: cleaning",
+    "Stage 1: category representatives",
+    "Stage 2: item pruning",
+    "Stage 3: category-count pruning",
+    "full-score estimators",
+)
+
+
 def _timed_pipeline(panel, cfg, emb, trace_memory: bool) -> tuple[dict[str, float], dict[str, float], Any]:
     times: dict[str, float] = {}
     peaks: dict[str, float] = {}
     state: dict[str, Any] = {"label": "setup", "t": time.perf_counter()}
+
+    def step(done: int, total: int) -> None:
+        # progress(done, total) reports after each stage: name the stage that starts next
+        if done < len(STAGE_LABELS):
+            mark(STAGE_LABELS[done])
 
     def mark(label: str) -> None:
         now = time.perf_counter()
@@ -137,7 +152,7 @@ def _timed_pipeline(panel, cfg, emb, trace_memory: bool) -> tuple[dict[str, floa
 
     if trace_memory:
         tracemalloc.start()
-    result = run_pipeline(panel, cfg, embeddings=emb, progress=mark)
+    result = run_pipeline(panel, cfg, embeddings=emb, progress=step)
     mark("done")
     if trace_memory:
         tracemalloc.stop()

@@ -26,7 +26,7 @@ from _timing import load_average, machine_line, ratio_cell, timed_pair
 from rich.console import Console
 from rich.table import Table
 
-from benchsift.prism._engine import gather_bounded
+from benchsift.prism.stage_io import gather_bounded
 
 
 async def wait_loop(factories: Sequence[Callable[[], Awaitable[Any]]], window: int) -> list[Any]:

@@ -1,6 +1,6 @@
 """Throughput of the engine's client stack against the local scripted server (issue 7).
 
-Setup: the test server of ``tests/engine/fake_server.py`` in its own process, 50 ms latency per request,
+Setup: the test server of ``tests/support/fake_server.py`` in its own process, 50 ms latency per request,
 one endpoint with concurrency 64. N distinct grading-judge requests (text only) go through the full stack
 (cache -> retry -> limit -> HTTP client), once with the default ``aiohttp`` transport and once with the
 ``openai`` SDK transport. Ideal time = N x 0.05 s / 64 (latency-bound); throughput is reported as a
@@ -40,7 +40,7 @@ from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "engine"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from fake_server import API_KEY  # noqa: E402
 
@@ -218,7 +218,7 @@ def main() -> None:
     srv = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "tests" / "engine" / "fake_server.py"),
+            str(ROOT / "tests" / "support" / "fake_server.py"),
             str(tmp / "world.json"),
             str(port_file),
             str(args.latency),

@@ -50,9 +50,10 @@ from benchsift.compression.protocols import (
     random_splits,
     stage2_heldout,
 )
-from benchsift.compression.protocols._pools import CategoryBlocks, prepare_pools, weighted_group_means
+from benchsift.compression.protocols.group_means import CategoryBlocks, weighted_group_means
+from benchsift.compression.protocols.pools import prepare_pools
 from benchsift.compression.protocols.stage2_heldout import per_category_rho
-from benchsift.compression.selectors._budget import category_budget
+from benchsift.compression.selectors.budget import category_budget
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 

@@ -27,11 +27,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
-
-import joblib
+from typing import TYPE_CHECKING, Any
 
 from benchsift.errors import InputError
+
+if TYPE_CHECKING:
+    import joblib
 
 BACKENDS: tuple[str, ...] = ("loky", "threading", "dask", "ray")
 """The backends :func:`sweep_backend` accepts."""
@@ -51,6 +52,8 @@ def check_backend(backend: str | None, address: str | None = None) -> str | None
 def ordered_parallel(n_jobs: int | None) -> joblib.Parallel:
     """``joblib.Parallel`` giving results in task order as they finish (``return_as="generator"``, so a
     progress bar moves), or all at the end on a backend that cannot stream them (Ray's)."""
+    import joblib  # imported on use: the CLI imports this module to name the backends in its help
+
     try:
         return joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     except ValueError:
@@ -92,6 +95,8 @@ def sweep_backend(
     if backend is None:
         yield n_jobs
         return
+    import joblib
+
     jobs = -1 if n_jobs is None else int(n_jobs)
     with ExitStack() as stack:
         if backend == "dask":

@@ -85,7 +85,16 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
         ["redundancy", "benchmarks", P],
         ["compress", P, "--out", str(root / "suite"), "--k", "2"],
         ["estimate", str(root / "suite"), P, "--n-boot", "50"],
-        ["export", str(root / "suite"), "--to", "inspect", "-o", str(root / "exported")],
+        [
+            "export",
+            str(root / "suite"),
+            "--to",
+            "inspect",
+            "-o",
+            str(root / "exported"),
+            "--ids-from",
+            "inspect",
+        ],
         ["adaptive", "bank", P, "-o", str(root / "bank.json")],
         ["adaptive", "next", str(root / "bank.json"), P, "--batch", "3"],
         ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1"],
@@ -169,13 +178,15 @@ def test_every_command_fits_80_columns(
 
 def test_every_command_is_listed() -> None:
     """The list above covers every command that prints tables (all but `report` and the API-calling
-    prism engine commands, which need a model endpoint: tests/engine/test_engine_80_columns.py runs those
+    prism engine commands, which need a model endpoint: tests/prism/test_engine_80_columns.py runs those
     against the scripted server)."""
     import typer.main
 
     group = typer.main.get_command(app)
     names: set[str] = set()
-    for name, cmd in group.commands.items():  # type: ignore[attr-defined]
+    ctx = typer.Context(group)
+    for name in group.list_commands(ctx):  # type: ignore[attr-defined]
+        cmd = group.load(name)  # type: ignore[attr-defined]  # the root group imports a command on use
         if hasattr(cmd, "commands"):
             names |= {f"{name} {sub}" for sub in cmd.commands}
         else:

@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchsift.compression.estimate import estimate_new_models, read_new_scores
+from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import Suite, load_suite, write_suite
 from benchsift.errors import FormatError, InputError
+from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import bootstrap_indices
@@ -120,9 +121,9 @@ def test_bad_inputs(suite_and_panel: tuple[Suite, Panel], tmp_path: Path) -> Non
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"model": ["a"], "item": ["x"], "score": [1.0]}).to_csv(bad, index=False)
     with pytest.raises(FormatError, match="benchmark"):
-        read_new_scores(bad)
+        read_scores(bad)
     with pytest.raises(InputError, match="no such file"):
-        read_new_scores(tmp_path / "nope.csv")
+        read_scores(tmp_path / "nope.csv")
     other = tmp_path / "other.csv"
     pd.DataFrame({"model": ["a"], "benchmark": ["zz"], "item": ["x"], "score": [1.0]}).to_csv(
         other, index=False

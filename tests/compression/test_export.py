@@ -6,6 +6,7 @@ import base64
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsift.cli.main import app
-from benchsift.compression.export import EXPORT_FILE, export_suite
+from benchsift.compression.export import EXPORT_FILE, ExportResult, export_suite
 from benchsift.compression.export.inspect_task import check_ids
 from benchsift.compression.export.lm_eval import doc_indices
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
@@ -21,6 +22,12 @@ from benchsift.compression.suite import Suite, load_suite, write_suite
 from benchsift.errors import FormatError, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
+
+
+def _exp(suite: Suite, to: str, out: Path, **options: Any) -> ExportResult:
+    """``export_suite`` with ``ids_from=to``: the simulated suite's ids are document indices (as every tool
+    here numbers them) but a simulated panel, unlike an imported one, records no harness."""
+    return export_suite(suite, to, out, ids_from=to, **options)
 
 
 def _doc_id_panel() -> Panel:
@@ -48,7 +55,7 @@ def _suite_items(suite: Suite) -> dict[str, set[str]]:
 
 
 def test_lm_eval_samples_are_the_suite_items_sorted(suite: Suite, tmp_path: Path) -> None:
-    res = export_suite(suite, "lm-eval", tmp_path / "out")
+    res = _exp(suite, "lm-eval", tmp_path / "out")
     samples = json.loads((tmp_path / "out" / "lm_eval_samples.json").read_text())
     want = _suite_items(suite)
     assert set(samples) == set(want)
@@ -72,7 +79,7 @@ def test_lm_eval_refuses_ids_that_are_not_doc_indices() -> None:
 
 
 def test_inspect_sample_id_files(suite: Suite, tmp_path: Path) -> None:
-    res = export_suite(suite, "inspect", tmp_path / "out")
+    res = _exp(suite, "inspect", tmp_path / "out")
     mapping = json.loads((tmp_path / "out" / "inspect_sample_ids.json").read_text())
     want = _suite_items(suite)
     assert {k: set(v) for k, v in mapping.items()} == want
@@ -130,7 +137,7 @@ def test_vlmevalkit_subset_tsv_and_config(suite: Suite, tmp_path: Path) -> None:
     benches = sorted(_suite_items(suite))
     tsvs = {b: tmp_path / f"{b}.tsv" for b in benches}
     full = {b: _dataset_tsv(tsvs[b], suite, b) for b in benches}
-    res = export_suite(
+    res = _exp(
         suite,
         "vlmevalkit",
         tmp_path / "out",
@@ -162,11 +169,11 @@ def test_vlmevalkit_needs_its_inputs(suite: Suite, tmp_path: Path) -> None:
         _dataset_tsv(tsvs[b], suite, b)
     classes = dict.fromkeys(benches, "MMMUDataset")
     with pytest.raises(InputError, match="needs dataset_tsv"):
-        export_suite(suite, "vlmevalkit", tmp_path / "a", dataset_class=classes)
+        _exp(suite, "vlmevalkit", tmp_path / "a", dataset_class=classes)
     with pytest.raises(InputError, match="needs dataset_class"):
-        export_suite(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs)
+        _exp(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs)
     with pytest.raises(InputError, match="not a class name"):
-        export_suite(
+        _exp(
             suite,
             "vlmevalkit",
             tmp_path / "a",
@@ -176,26 +183,37 @@ def test_vlmevalkit_needs_its_inputs(suite: Suite, tmp_path: Path) -> None:
     short = pd.read_csv(tsvs[benches[0]], sep="\t", dtype=str).iloc[:5]
     short.to_csv(tsvs[benches[0]], sep="\t", index=False)
     with pytest.raises(InputError, match="not in its 'index' column"):
-        export_suite(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs, dataset_class=classes)
+        _exp(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs, dataset_class=classes)
     pd.DataFrame({"index": ["1", "1"], "question": ["a", "b"]}).to_csv(
         tsvs[benches[0]], sep="\t", index=False
     )
     with pytest.raises(FormatError, match="more than once"):
-        export_suite(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs, dataset_class=classes)
+        _exp(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs, dataset_class=classes)
     assert not (tmp_path / "a").exists()  # nothing written on a refusal
 
 
 def test_unknown_tool_and_foreign_options(suite: Suite, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown export target"):
-        export_suite(suite, "helm", tmp_path / "x")
+        _exp(suite, "helm", tmp_path / "x")
     with pytest.raises(InputError, match="for vlmevalkit"):
-        export_suite(suite, "lm-eval", tmp_path / "x", dataset_class={"b": "C"})
+        _exp(suite, "lm-eval", tmp_path / "x", dataset_class={"b": "C"})
 
 
 def test_cli_export_json_and_refusal(suite: Suite, tmp_path: Path) -> None:
     runner = CliRunner()
     r = runner.invoke(
-        app, ["export", str(suite.path), "--to", "lm-eval", "-o", str(tmp_path / "o"), "--json"]
+        app,
+        [
+            "export",
+            str(suite.path),
+            "--to",
+            "lm-eval",
+            "-o",
+            str(tmp_path / "o"),
+            "--ids-from",
+            "lm-eval",
+            "--json",
+        ],
     )
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
@@ -218,7 +236,9 @@ def test_cli_export_json_and_refusal(suite: Suite, tmp_path: Path) -> None:
     ref["item"] = "q" + ref["item"]
     ref.to_csv(bad / "reference_scores.csv", index=False)
     items.to_csv(bad / "items.csv", index=False)
-    r = runner.invoke(app, ["export", str(bad), "--to", "lm-eval", "-o", str(tmp_path / "o2")])
+    r = runner.invoke(
+        app, ["export", str(bad), "--to", "lm-eval", "-o", str(tmp_path / "o2"), "--ids-from", "lm-eval"]
+    )
     assert r.exit_code == 2 and "not lm-eval doc_ids" in r.output
     assert not (tmp_path / "o2").exists()
 
@@ -243,7 +263,7 @@ def test_lmms_eval_subset_tasks(suite: Suite, tmp_path: Path) -> None:
         yamls[b] = tmp_path / "tasks" / f"{b}.yaml"
         yamls[b].parent.mkdir(exist_ok=True)
         yamls[b].write_text(f"task: {b}\n")
-    res = export_suite(suite, "lmms-eval", tmp_path / "out", task_yaml=yamls)
+    res = _exp(suite, "lmms-eval", tmp_path / "out", task_yaml=yamls)
     folder = tmp_path / "out" / "lmms_eval_tasks"
     source = (folder / "benchsift_subset.py").read_text()
     compile(source, "benchsift_subset.py", "exec")  # the module lmms-eval imports is valid Python
@@ -260,10 +280,45 @@ def test_lmms_eval_subset_tasks(suite: Suite, tmp_path: Path) -> None:
         assert f"def process_docs_{n}(dataset):\n    return _subset({json.dumps(b)}, dataset)" in source
     assert "--include_path" in res.commands[0] and f"{benches[0]}_benchsift" in res.commands[0]
     with pytest.raises(InputError, match="needs task_yaml"):
-        export_suite(suite, "lmms-eval", tmp_path / "x", task_yaml={benches[0]: yamls[benches[0]]})
+        _exp(suite, "lmms-eval", tmp_path / "x", task_yaml={benches[0]: yamls[benches[0]]})
     with pytest.raises(InputError, match="existing .yaml"):
-        export_suite(
-            suite, "lmms-eval", tmp_path / "x", task_yaml={**yamls, benches[0]: tmp_path / "nope.yaml"}
-        )
+        _exp(suite, "lmms-eval", tmp_path / "x", task_yaml={**yamls, benches[0]: tmp_path / "nope.yaml"})
     with pytest.raises(InputError, match="for lmms-eval"):
-        export_suite(suite, "inspect", tmp_path / "x", task_yaml=yamls)
+        _exp(suite, "inspect", tmp_path / "x", task_yaml=yamls)
+
+
+def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
+    """A suite records which harness numbered its items (``id_source``, set by the import); an export to
+    another harness would select other documents, and a suite that records none needs ``ids_from``."""
+    panel = _doc_id_panel()
+    long = panel.to_long()
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    from benchsift.io import import_panel
+    from benchsift.io.registry import ID_SOURCE
+
+    plain = import_panel("long", [path])
+    assert ID_SOURCE not in plain.items.columns  # a plain table says nothing of the ids
+    items = panel.items.copy()
+    items[ID_SOURCE] = "vlmevalkit"  # as import_panel("vlmevalkit", ...) records it
+    tagged = Panel(panel.scores, panel.models, items)
+    res = run_pipeline(tagged, CompressionConfig(retention=0.2, k=2))
+    write_suite(res, tagged, tmp_path / "suite")
+    suite = load_suite(tmp_path / "suite")
+    assert set(suite.items[ID_SOURCE]) == {"vlmevalkit"}
+    with pytest.raises(InputError, match="are vlmevalkit's ids; lm-eval numbers its documents"):
+        export_suite(suite, "lm-eval", tmp_path / "a")
+    with pytest.raises(InputError, match="not 'lm-eval' as ids_from says"):
+        export_suite(suite, "lm-eval", tmp_path / "a", ids_from="lm-eval")
+    runner = CliRunner()
+    r = runner.invoke(app, ["export", str(suite.path), "--to", "inspect", "-o", str(tmp_path / "b")])
+    assert r.exit_code == 2 and "are vlmevalkit's ids" in r.output
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    res2 = run_pipeline(panel, CompressionConfig(retention=0.2, k=2))
+    write_suite(res2, panel, tmp_path / "plain")
+    with pytest.raises(InputError, match="does not record which tool numbered"):
+        export_suite(tmp_path / "plain", "inspect", tmp_path / "c")
+    done = export_suite(tmp_path / "plain", "inspect", tmp_path / "c", ids_from="inspect")
+    assert done.warnings == [
+        "the suite does not record which tool numbered its items; taken as inspect's ids, as ids_from says"
+    ]

@@ -42,12 +42,12 @@ def test_the_committed_fixture_holds_every_harness() -> None:
 def _export(tool: str, out: Path) -> ExportResult:
     if tool == "lmms-eval":
         tasks = {p.stem: p for p in (ROOT / "lmms_tasks").glob("*.yaml")}
-        return export_suite(ROOT / "suite", tool, out, task_yaml=tasks)
+        return export_suite(ROOT / "suite", tool, out, task_yaml=tasks, ids_from=tool)
     if tool == "vlmevalkit":
         tsv = {p.stem: p for p in (ROOT / "vlmevalkit_data").glob("*.tsv")}
         classes = dict.fromkeys(tsv, "ImageMCQDataset")
-        return export_suite(ROOT / "suite", tool, out, dataset_tsv=tsv, dataset_class=classes)
-    return export_suite(ROOT / "suite", tool, out)
+        return export_suite(ROOT / "suite", tool, out, dataset_tsv=tsv, dataset_class=classes, ids_from=tool)
+    return export_suite(ROOT / "suite", tool, out, ids_from=tool)  # simulated ids: document indices
 
 
 def _run(tool: str, out: Path) -> Panel:
@@ -74,6 +74,7 @@ def test_the_export_of_the_suite_is_what_the_logs_ran(tool: str, tmp_path: Path)
     res = _export(tool, tmp_path / tool)
     exported = {(b, i) for b, ids in res.items.items() for i in ids}
     assert exported == _suite_keys()
+    assert set(import_panel(tool, [TOOLS[tool]]).items["id_source"]) == {tool}  # the import records it
     panel = _run(tool, tmp_path / "again")
     assert panel.n_models == 4
     keys = list(zip(panel.items["benchmark"].astype(str), panel.items["item"].astype(str), strict=True))
@@ -125,7 +126,9 @@ def test_library_call_and_a_run_that_is_not_the_export(tmp_path: Path) -> None:
     assert res.warnings == [] and res.full is not None and len(res.models) == 4
     logs = COMMITTED / "logs" / "lmms-eval"
     tasks = {p.stem: p for p in (COMMITTED / "lmms_tasks").glob("*.yaml")}
-    export = export_suite(COMMITTED / "suite", "lmms-eval", tmp_path / "x", task_yaml=tasks).out_dir
+    export = export_suite(
+        COMMITTED / "suite", "lmms-eval", tmp_path / "x", task_yaml=tasks, ids_from="lmms-eval"
+    ).out_dir
     with pytest.raises(InputError, match="export= "):  # lmms-eval's positions cannot be read without it
         estimate_new_models(COMMITTED / "suite", logs, from_format="lmms-eval", n_boot=50)
     record = json.loads((export / "export.json").read_text())

@@ -35,9 +35,13 @@ def test_every_format_writes_a_panel(tmp_path: Path, fixtures: Path) -> None:
         "wide": [str(fixtures / "wide" / "mini_mmmu.csv"), "--benchmark", "MMMU"],
         "lmms-eval": [str(fixtures / "lmms_eval" / "llava-hf__llava-1.5-7b-hf")],
         "lm-eval": [str(fixtures / "lm_eval" / "EleutherAI__pythia-160m"), "--filter", "strict-match"],
-        "vlmevalkit": [str(p) for p in sorted((fixtures / "vlmevalkit").glob("*/*"))],
+        "vlmevalkit": [
+            str(p) for p in sorted((fixtures / "vlmevalkit").glob("*/*")) if p.parent.name != "real"
+        ],
         "inspect": [str(fixtures / "inspect" / "2024-09-01T10-00-00+00-00_mmmu-multiple-choice_Hc9xk2.json")],
         "aggregate": [str(fixtures / "aggregate" / "leaderboard.csv")],
+        "eee": [str(fixtures / "eee" / "real" / "data")],
+        "lighteval": [str(fixtures / "lighteval" / "real" / "out")],
     }
     assert set(cases) == set(FORMATS)
     for fmt, args in cases.items():

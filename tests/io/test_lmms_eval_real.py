@@ -1,7 +1,8 @@
 """Importer ``lmms-eval`` on logs written by lmms-eval itself (``tests/fixtures/io/lmms_eval/real``).
 
 ``generate.py`` there ran lmms-eval's own command line (version in ``logs/VERSION``) with a scripted model
-on local copies of its ``mmmu`` and ``seedbench`` task folders (only the dataset changed) and a two-filter
+on local copies of its ``mmmu``, ``seedbench``, ``mme``, ``pope``, ``mmstar`` and ``ocrbench`` task folders
+(only the dataset changed) and a two-filter
 generation task; each ``<date>_results.json`` holds lmms-eval's own aggregate per task, metric and filter.
 """
 
@@ -119,3 +120,55 @@ def test_mme_imported_as_correctness_with_a_warning() -> None:
     assert 100 * (acc + acc_plus) == pytest.approx(
         reported[("org/beta", "mme_local", "mme_perception_score,none")]
     )
+
+
+def test_mmstar_macro_average_over_l2_categories() -> None:
+    """lmms-eval's MMStar ``average`` is the mean over l2 categories of their accuracies
+    (mmstar_aggregate_results); the import keeps per-item correctness, takes ``average`` (the metric every
+    sample logs), the l2 category as the item's category, and warns that the mean is not the tool's."""
+    notes: list[str] = []
+    files = sorted(REAL.glob("*/*_samples_mmstar_local.jsonl"))
+    panel = read_lmms_eval(files, notes=notes)
+    assert sum("mmstar_local" in n and "macro average" in n and n.startswith("warning: ") for n in notes) == 2
+    assert any("metric 'average'" in n for n in notes)
+    reported = _reported()
+    cats = panel.items["category"].to_numpy()
+    assert set(cats) == {
+        "image scene and topic",
+        "image style & quality",
+        "object counting",
+        "numeric commonsense and calculation",
+    }
+    # the l2 categories of each top category, as the samples log them (key = top category)
+    top_of: dict[str, str] = {}
+    for line in files[0].read_text().splitlines():
+        rec = json.loads(line)
+        (top,) = [k for k in ("coarse perception", "fine-grained perception", "math") if k in rec]
+        top_of[rec[top]["l2_category"]] = top
+    for model in panel.model_ids:
+        row = panel.scores[panel.model_ids.index(model)]
+        per_l2 = {c: float(row[cats == c].mean()) for c in set(cats)}
+        macro = float(np.mean(list(per_l2.values())))
+        assert abs(macro - reported[(model, "mmstar_local", "average,none")]) < 1e-9
+        assert abs(macro - float(row.mean())) > 0.05  # the plain item mean is another number
+        for top in set(top_of.values()):
+            sub = [v for c, v in per_l2.items() if top_of[c] == top]
+            assert abs(float(np.mean(sub)) - reported[(model, "mmstar_local", f"{top},none")]) < 1e-9
+
+
+def test_ocrbench_count_over_1000() -> None:
+    """lmms-eval 0.7.3 reports OCRBench as right answers / 1000 whatever the number of rows (5 here)."""
+    notes: list[str] = []
+    panel = read_lmms_eval(sorted(REAL.glob("*/*_samples_ocrbench_local.jsonl")), notes=notes)
+    assert sum("ocrbench_local" in n and "divided by 1000" in n for n in notes) == 2
+    reported = _reported()
+    for model in panel.model_ids:
+        row = panel.scores[panel.model_ids.index(model)]
+        assert panel.n_items == 5
+        assert (
+            abs(float(row.sum()) / 1000 - reported[(model, "ocrbench_local", "ocrbench_accuracy,none")])
+            < 1e-9
+        )
+    # alpha: 'It says hello' contains 'hello', 'wor1d' misses, 'annual report 2020' contains the title
+    # (lower-cased), 'ACME', HME100k 'x^2 + 1' without blanks contains 'x^2+1'
+    np.testing.assert_array_equal(panel.scores[panel.model_ids.index("org/alpha")], [1, 0, 1, 1, 1])

@@ -62,17 +62,31 @@ def test_public_names() -> None:
             "parse_scales",
             "read_aggregate",
             "read_answers",
+            "read_eee",
             "read_inspect",
             "read_items_table",
+            "read_lighteval",
             "read_lm_eval",
             "read_lmms_eval",
             "read_long",
             "read_models_table",
+            "read_scores",
             "read_vlmevalkit",
             "read_wide",
             "reader_options",
+            "write_eee",
         ]
     )
-    assert bio.FORMATS == ("long", "wide", "lmms-eval", "lm-eval", "vlmevalkit", "inspect", "aggregate")
+    assert bio.FORMATS == (
+        "long",
+        "wide",
+        "lmms-eval",
+        "lm-eval",
+        "vlmevalkit",
+        "inspect",
+        "aggregate",
+        "eee",
+        "lighteval",
+    )
     for name in bio.__all__:
         assert hasattr(bio, name)

@@ -35,7 +35,7 @@ def test_circular_rotations_by_hand(fixtures: Path) -> None:
 
 
 def test_all_files_together(fixtures: Path) -> None:
-    files = sorted((fixtures / "vlmevalkit").glob("*/*"))
+    files = sorted(p for p in (fixtures / "vlmevalkit").glob("*/*") if p.parent.name != "real")
     p = read_vlmevalkit(files)
     assert p.model_ids == ["GPT4o", "InternVL2-8B"]
     assert p.benchmarks == ["MMBench_DEV_EN", "MMStar", "MathVerse_MINI"]

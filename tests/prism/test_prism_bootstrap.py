@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from benchsift.errors import DegenerateError
+from benchsift.io.verdicts import VerdictArrays
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.bootstrap import (
     accuracy_separation,
@@ -17,7 +18,6 @@ from benchsift.prism.bootstrap import (
     separation,
 )
 from benchsift.prism.scores import axis_means
-from benchsift.prism.verdicts import VerdictArrays
 from benchsift.simulate.verdicts import simulate_verdict_arrays
 from benchsift.stats import bh_adjust, bonferroni_adjust, bootstrap_indices
 

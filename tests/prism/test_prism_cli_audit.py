@@ -66,7 +66,7 @@ def test_audit_cross_judge_and_labels_json(judges: tuple[Path, Path, Path], tmp_
     assert all(v["n_items"] == 150 for v in cj["axes"].values())
     assert cj["threshold"] == 0.95
     # the library call on the same inputs gives the same table
-    from benchsift.prism.verdicts import build_arrays, load_verdicts
+    from benchsift.io.verdicts import build_arrays, load_verdicts
 
     lib = cross_judge_audit(build_arrays(load_verdicts(a)), build_arrays(load_verdicts(b)), 150, 0)
     assert cj["axes"]["q"]["rho"] == pytest.approx(lib.table.loc["q", "rho"])

@@ -20,13 +20,13 @@ from typer.testing import CliRunner
 
 from benchsift.cli._common import BenchsiftGroup
 from benchsift.cli.prism import app as prism_app
+from benchsift.io.verdicts import AXES, load_axis_means
 from benchsift.prism.analyses import (
     aggregator_comparison,
     axis_correlation_ci,
     ranking_variants,
     top_k_range_widening,
 )
-from benchsift.prism.verdicts import AXES, load_axis_means
 
 # the `prism` group wired like benchsift.cli.main (BenchsiftGroup: BenchsiftError -> exit 2)
 root = typer.Typer(cls=BenchsiftGroup, pretty_exceptions_enable=False)

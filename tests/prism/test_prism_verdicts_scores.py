@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from benchsift.errors import InputError
+from benchsift.io.verdicts import build_arrays, load_axis_means, load_verdicts, validate_verdicts
 from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
-from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts, validate_verdicts
 from benchsift.simulate.verdicts import simulate_verdicts
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from benchsift.redundancy import instance_redundancy
-from benchsift.report._figures import new_figure, save_figure
 from benchsift.report.compression_figures import k_sweep_figure
+from benchsift.report.figures import new_figure, save_figure
 from benchsift.report.prism_figures import AXIS_NAMES, correlation_figure, forest_figure, profile_figure
 from benchsift.report.redundancy_figures import curves_figure, heatmap_figure
 from benchsift.report.validation_figures import selector_retention_figure

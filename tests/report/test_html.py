@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsift.cli.main import app
-from benchsift.report._figures import new_figure, save_figure
+from benchsift.report.figures import new_figure, save_figure
 from benchsift.report.html import MAX_TABLE_ROWS, collect_report, write_report
 
 runner = CliRunner()

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from benchsift.stats import group_nan_means, nan_mean, rank_among
+from benchsift.stats import group_nan_means, group_nan_sums, nan_mean, rank_among, ratio_or_nan
 
 
 def test_nan_mean_by_hand_and_without_warnings() -> None:
@@ -34,3 +34,19 @@ def test_rank_among_by_hand() -> None:
     # trailing axes broadcast (bootstrap replicates)
     boot = rank_among(np.array([[0.5, 0.6], [0.4, 0.9]]), np.array([[0.45, 0.95]]))
     np.testing.assert_array_equal(boot, [[2.0, 1.0]])
+
+
+def test_group_nan_sums_and_ratio_or_nan_by_hand() -> None:
+    # columns 0, 1 in group 0 (not side by side: a run split in two), 2 in group 1, 3 in no group (-1)
+    X = np.array([[1.0, 0.0, np.nan, 1.0, 0.5], [np.nan, np.nan, np.nan, 0.25, 1.0]])
+    codes = np.array([0, 2, 1, -1, 0])
+    sums, counts = group_nan_sums(X, codes, 3)
+    np.testing.assert_array_equal(sums, [[1.5, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(counts, [[2.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        means = ratio_or_nan(sums, counts)
+    np.testing.assert_array_equal(means, [[0.75, np.nan, 0.0], [1.0, np.nan, np.nan]])
+    # the same means as group_nan_means over the groups' columns
+    groups = [np.flatnonzero(codes == g) for g in range(3)]
+    np.testing.assert_array_equal(means, group_nan_means(X, groups))

@@ -21,7 +21,6 @@ and true full overall scores (mean of benchmark means over every item), and the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +34,7 @@ from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
+from benchsift.progress import ProgressFn
 from benchsift.stats import nan_mean, spearman
 
 __all__ = ["AdaptiveSimulation", "simulate_adaptive"]
@@ -140,7 +140,7 @@ def simulate_adaptive(
     n_splits: int = 5,
     batch: int | None = None,
     exposure: float = 3.0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
     address: str | None = None,

@@ -7,22 +7,36 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
 from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
-from benchsift._jsonutil import to_jsonable
-from benchsift.cli._tables import TableConsole
+from benchsift.cli._progress import close_all
 from benchsift.errors import BenchsiftError, InputError
-from benchsift.parallel import BACKENDS, sweep_backend
+from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
 #: Both render rich tables in the chosen ``--format``, fitted to the terminal (:mod:`benchsift.cli._tables`).
-console: Console = TableConsole()
-err_console: Console = TableConsole(stderr=True)
+#: They are made on first use (module ``__getattr__``), so ``benchsift --version`` never imports rich.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    console: Console
+    err_console: Console
+
+_CONSOLES: dict[str, dict[str, Any]] = {"console": {}, "err_console": {"stderr": True}}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONSOLES:
+        from benchsift.cli._tables import TableConsole
+
+        made = TableConsole(**_CONSOLES[name])
+        globals()[name] = made
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: click's exception base (raised for usage errors), reached through typer's public BadParameter
@@ -79,6 +93,8 @@ class BenchsiftGroup(TyperGroup):
                 err=True,
             )
             raise typer.Exit(code=EXIT_BUG) from None
+        finally:
+            close_all()  # a bar left open by a failed command must not cover the error line
 
 
 FORCE_HELP = "Overwrite existing files that benchsift did not write (it never deletes any)."
@@ -108,7 +124,7 @@ def outputs(
 
 def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:
     """The files ``save_figure(fig, stem)`` writes (``stem.png``, ``stem.svg``); [] for None."""
-    from benchsift.report._figures import FORMATS
+    from benchsift.report.figures import FORMATS
 
     return [] if stem is None else [f"{os.fspath(stem)}.{fmt}" for fmt in FORMATS]
 
@@ -125,6 +141,8 @@ def split_list(value: str | None) -> list[str] | None:
 
 def print_json(obj: Any) -> None:
     """Print one JSON object on stdout (NaN as null)."""
+    from benchsift._jsonutil import to_jsonable  # numpy: imported when a command prints JSON
+
     sys.stdout.write(json.dumps(to_jsonable(obj), indent=2) + "\n")
     sys.stdout.flush()
 

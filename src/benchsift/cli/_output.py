@@ -11,21 +11,25 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from benchsift._suggest import did_you_mean
 from benchsift.cli._common import BenchsiftGroup
-from benchsift.cli._common import console as _console
-from benchsift.cli._tables import TableConsole, flush_json, set_format
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def print_warnings(warnings: Iterable[str], console: Console | None = None) -> None:
     """Print each warning as one yellow ``warning: ...`` line."""
-    con = console if console is not None else _console
+    from rich.markup import escape
+
+    from benchsift.cli import _common
+    from benchsift.cli._tables import TableConsole
+
+    con = console if console is not None else _common.console
     for w in warnings:
         if isinstance(con, TableConsole) and con.warn(str(w)):
             continue  # --format json: in the JSON object's "warnings"
@@ -58,6 +62,8 @@ def with_format(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, output_format: str = "table", **kwargs: Any) -> Any:
+        from benchsift.cli._tables import flush_json, set_format
+
         set_format(output_format)
         result = func(*args, **kwargs)
         flush_json()

@@ -30,8 +30,8 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
-from benchsift.compression.estimate import read_new_scores
 from benchsift.errors import InputError
+from benchsift.io import read_scores
 
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
@@ -52,7 +52,7 @@ def bank_command(
 ) -> None:
     """Fit an IRT item bank on a panel's image-condition models."""
     outputs(force, files=[out])
-    bank = fit_bank(read_new_scores(panel), kind=kind)
+    bank = fit_bank(read_scores(panel), kind=kind)
     bank.save(out)
     summary = {
         "out": str(out),
@@ -101,7 +101,7 @@ def next_command(
     X = np.empty((0, bank.n_items))
     ignored = 0
     if responses is not None:
-        models, X, ignored = bank.responses(read_new_scores(responses))
+        models, X, ignored = bank.responses(read_scores(responses))
         if not models:
             raise InputError(f"{responses}: no image-condition model rows")
     fresh = [m for m in (split_list(start) or []) if m not in models]
@@ -148,7 +148,7 @@ def simulate_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
-    loaded = read_new_scores(panel)
+    loaded = read_scores(panel)
     n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     with Progress(console=err_console, transient=True) as bar:  # stderr: stdout carries the table or JSON
         task = bar.add_task("replaying splits", total=splits)

@@ -11,11 +11,12 @@ from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.cli._output import print_warnings
-from benchsift.compression.estimate import EstimateResult, estimate_new_models, read_new_scores
+from benchsift.compression.estimate import EstimateResult, estimate_new_models
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
 from benchsift.errors import InputError
+from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.html import write_report
 
@@ -72,7 +73,7 @@ def compress_command(
     """Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory."""
     outputs(force, dirs=[out])
     show = err_console if json_output else console
-    loaded = read_new_scores(panel)
+    loaded = read_scores(panel)
     emb = None
     if embeddings is not None or text_embeddings is not None:
         from benchsift.compression.embeddings import ItemEmbeddings
@@ -98,7 +99,10 @@ def compress_command(
     ) as bar:
         task = bar.add_task("compressing", total=None)
         result = run_pipeline(
-            loaded, cfg, embeddings=emb, progress=lambda label: bar.update(task, description=label)
+            loaded,
+            cfg,
+            embeddings=emb,
+            progress=lambda done, total: bar.update(task, description=f"compressing: {done}/{total} stages"),
         )
         fr = None
         if frontier:

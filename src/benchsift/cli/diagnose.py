@@ -28,8 +28,8 @@ from benchsift.compression.diagnostics import (
     shelf_life,
     spectrum_table,
 )
-from benchsift.compression.estimate import read_new_scores
 from benchsift.errors import InputError
+from benchsift.io import read_scores as read_new_scores
 from benchsift.report.validation_figures import checkpoint_figure, frame_table, leftout_figure
 
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")
@@ -162,7 +162,7 @@ def leftout_command(
     )
     warnings: list[str] = []
     if figure is not None:
-        from benchsift.report._figures import save_figure
+        from benchsift.report.figures import save_figure
 
         written = save_figure(leftout_figure(res.table()), figure, data=str(panel.name))
         warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
@@ -220,7 +220,7 @@ def checkpoints_command(
     )
     warnings: list[str] = []
     if figure is not None:
-        from benchsift.report._figures import save_figure
+        from benchsift.report.figures import save_figure
 
         written = save_figure(checkpoint_figure(res.table(), res.retentions[0]), figure, data=str(panel.name))
         warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")

@@ -54,6 +54,14 @@ def export_command(
             help="lmms-eval: TASK=PATH of the task's own YAML file, which the subset task includes (repeat).",
         ),
     ] = None,
+    ids_from: Annotated[
+        str | None,
+        typer.Option(
+            "--ids-from",
+            help="The tool whose ids the suite's items are, for a suite built from a plain table (a suite "
+            "built from a harness's logs records it).",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     force: ForceOpt = False,
 ) -> None:
@@ -66,6 +74,7 @@ def export_command(
         dataset_tsv=_pairs(dataset_tsv, "--dataset-tsv"),
         dataset_class=_pairs(dataset_class, "--dataset-class"),
         task_yaml=_pairs(task_yaml, "--task-yaml"),
+        ids_from=ids_from,
     )
     if json_output:
         print_json(res.to_dict())

@@ -338,3 +338,65 @@ def import_aggregate(
         models=models,
         condition=condition,
     )
+
+
+@app.command("eee")
+def import_eee(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    filter_name: str | None = typer.Option(
+        None, "--filter", help="Aggregate result to keep when a sample has several (evaluation_result_id)."
+    ),
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    answers_out: Path | None = ANSWERS_OUT,
+    force: bool = FORCE,
+    json_output: bool = JSON,
+) -> None:
+    """Every Eval Ever instance-level files (<uuid>_samples.jsonl, or folders of them)."""
+    _run(
+        "eee",
+        inputs,
+        output,
+        json_output=json_output,
+        force=force,
+        answers_out=answers_out,
+        rescale=rescale,
+        scale=scale,
+        filter=filter_name,
+        condition=condition,
+    )
+
+
+@app.command("lighteval")
+def import_lighteval(
+    inputs: list[Path] = INPUTS,
+    output: Path = OUTPUT,
+    model: str | None = MODEL,
+    metric: str | None = typer.Option(
+        None, "--metric", help="Metric of the details to use (default: acc/em)."
+    ),
+    benchmark: str | None = BENCHMARK,
+    condition: str | None = CONDITION,
+    rescale: str = RESCALE,
+    scale: list[str] | None = SCALE,
+    answers_out: Path | None = ANSWERS_OUT,
+    force: bool = FORCE,
+    json_output: bool = JSON,
+) -> None:
+    """lighteval details (details_<task>_<date>.parquet, or folders of them)."""
+    _run(
+        "lighteval",
+        inputs,
+        output,
+        json_output=json_output,
+        force=force,
+        answers_out=answers_out,
+        rescale=rescale,
+        scale=scale,
+        model=model,
+        metric=metric,
+        benchmark=benchmark,
+        condition=condition,
+    )

@@ -1,26 +1,159 @@
-"""``benchsift`` entry point: registers the command groups, nothing else."""
+"""``benchsift`` entry point: registers the command groups, nothing else.
+
+The commands are registered lazily: :data:`COMMANDS` names each command's module, and a command's module
+(with the library it calls: pandas, scipy, matplotlib, ...) is imported only when that command runs or
+its own ``--help`` is asked for. ``benchsift --help`` lists the commands from the short help kept here
+(tests/cli/test_startup.py checks it is each command's own), and ``benchsift --version`` imports nothing
+of the library, so both start in a fraction of a second (benchmarks/bench_startup.py).
+"""
 
 from __future__ import annotations
 
-import typer
+import importlib
+from dataclasses import dataclass
+from typing import Any
 
-from benchsift import __version__
-from benchsift.cli._output import SuggestingGroup, add_format_option
-from benchsift.cli.adaptive import app as adaptive_app
-from benchsift.cli.compress import compress_command, estimate_command
-from benchsift.cli.demo import demo_command
-from benchsift.cli.diagnose import app as diagnose_app
-from benchsift.cli.export import export_command
-from benchsift.cli.importers import app as import_app
-from benchsift.cli.info import info_command
-from benchsift.cli.prism import app as prism_app
-from benchsift.cli.redundancy import app as redundancy_app
-from benchsift.cli.report import report_command
-from benchsift.cli.simulate import simulate_command
-from benchsift.cli.validate import validate_command
+import typer
+import typer.core
+
+from benchsift._version import __version__
+from benchsift.cli._output import SuggestingGroup, add_format_option, with_format
+
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """One command of the root group: where it lives and its one-line help for ``benchsift --help``."""
+
+    module: str
+    attribute: str
+    short_help: str
+    group: bool = False  #: a typer sub-app (``benchsift redundancy ...``) rather than one command
+    suggesting: bool = True  #: a sub-app whose group class is the root's SuggestingGroup
+    tables: bool = True  #: prints tables: gets ``--format`` (all but ``report``)
+
+
+#: The root group's commands in the order ``benchsift --help`` lists them.
+COMMANDS: dict[str, LazyCommand] = {
+    "info": LazyCommand(
+        "benchsift.cli.info",
+        "info_command",
+        "Describe a panel: models, items, benchmarks, mean score and coverage, per benchmark and per model.",
+    ),
+    "simulate": LazyCommand(
+        "benchsift.cli.simulate",
+        "simulate_command",
+        "Simulate a panel with known ground truth (multidimensional 2PL; see benchsift.simulate).",
+    ),
+    "compress": LazyCommand(
+        "benchsift.cli.compress",
+        "compress_command",
+        "Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory.",
+    ),
+    "export": LazyCommand(
+        "benchsift.cli.export",
+        "export_command",
+        "Write what TOOL needs to run exactly the suite's items, and print the command line to run them.",
+    ),
+    "estimate": LazyCommand(
+        "benchsift.cli.compress",
+        "estimate_command",
+        "Estimate new models' category means, overall score and rank from their scores on a suite.",
+    ),
+    "validate": LazyCommand(
+        "benchsift.cli.validate",
+        "validate_command",
+        "Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables.",
+    ),
+    "report": LazyCommand(
+        "benchsift.cli.report",
+        "report_command",
+        "Write DIR/index.html: every section's run, headline numbers, tables, figures, notes and files.",
+        tables=False,
+    ),
+    "demo": LazyCommand(
+        "benchsift.cli.demo",
+        "demo_command",
+        "Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it).",
+    ),
+    "import": LazyCommand(
+        "benchsift.cli.importers",
+        "app",
+        "Import evaluation results into a panel file (parquet).",
+        group=True,
+        suggesting=False,  # its own group class: an unknown format is a one-line input error
+    ),
+    "redundancy": LazyCommand(
+        "benchsift.cli.redundancy",
+        "app",
+        "Redundancy analysis: dimensions (Eq. 1-2), instances (Eq. 3), benchmarks (Eq. 4).",
+        group=True,
+    ),
+    "adaptive": LazyCommand(
+        "benchsift.cli.adaptive",
+        "app",
+        "Adaptive testing: fit an item bank, choose the next items, replay logged runs.",
+        group=True,
+    ),
+    "diagnose": LazyCommand(
+        "benchsift.cli.diagnose",
+        "app",
+        "Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...",
+        group=True,
+    ),
+    "prism": LazyCommand(
+        "benchsift.cli.prism",
+        "app",
+        "Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",
+        group=True,
+    ),
+}
+
+
+def build_command(name: str) -> Any:
+    """Import command ``name``'s module and build its click command, as ``app.command`` / ``add_typer``
+    with ``--format`` (:func:`benchsift.cli._output.add_format_option`) would have."""
+    spec = COMMANDS[name]
+    target = getattr(importlib.import_module(spec.module), spec.attribute)
+    holder = typer.Typer(add_completion=False)
+    if spec.group:
+        if spec.tables:
+            add_format_option(target)  # idempotent: with_format skips a command that already has it
+        if spec.suggesting:
+            holder.add_typer(target, name=name, cls=SuggestingGroup)
+        else:
+            holder.add_typer(target, name=name)
+        return typer.main.get_command(holder).commands[name]  # type: ignore[attr-defined]
+    holder.command(name)(with_format(target) if spec.tables else target)
+    return typer.main.get_command(holder)
+
+
+class LazyGroup(SuggestingGroup):
+    """The root group: lists :data:`COMMANDS` from their short help, imports a command when it runs."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in COMMANDS if n not in self.commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in COMMANDS:
+            # for the listing of `benchsift --help` only: resolve_command loads the real command
+            return typer.core.TyperCommand(cmd_name, short_help=COMMANDS[cmd_name].short_help)
+        return found
+
+    def load(self, cmd_name: str) -> Any:
+        """The real command ``cmd_name`` (imported and built once)."""
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = build_command(cmd_name)
+        return self.commands[cmd_name]
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] in COMMANDS:
+            self.load(args[0])
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
-    cls=SuggestingGroup,
+    cls=LazyGroup,
     name="benchsift",
     help="Cheaper, sharper VLM evaluation: redundancy analysis, benchmark compression, multi-axis scoring.",
     no_args_is_help=True,
@@ -42,25 +175,6 @@ def _root(
     ),
 ) -> None:
     """Cheaper, sharper VLM evaluation: redundancy analysis, benchmark compression, multi-axis scoring."""
-
-
-# In the order a user meets them: bring results in, look, analyse, compress, validate, score, report, demo.
-app.add_typer(import_app, name="import")
-app.command("info")(info_command)
-app.command("simulate")(simulate_command)
-app.add_typer(redundancy_app, name="redundancy", cls=SuggestingGroup)
-app.command("compress")(compress_command)
-app.command("export")(export_command)
-app.command("estimate")(estimate_command)
-app.command("validate")(validate_command)
-app.add_typer(adaptive_app, name="adaptive", cls=SuggestingGroup)
-app.add_typer(diagnose_app, name="diagnose", cls=SuggestingGroup)
-app.add_typer(prism_app, name="prism", cls=SuggestingGroup)
-app.command("report")(report_command)
-app.command("demo")(demo_command)
-
-# --format table|csv|markdown|json on every command that prints tables (all but `report`).
-add_format_option(app, skip=("report",))
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
 from benchsift.errors import InputError
+from benchsift.io.verdicts import build_arrays, load_axis_means, load_verdicts
 from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
     axis_correlation,
@@ -46,7 +47,6 @@ from benchsift.prism.bootstrap import (
     replicate_weights,
 )
 from benchsift.prism.scores import SC_VARIANTS, sc_scores
-from benchsift.prism.verdicts import build_arrays, load_axis_means, load_verdicts
 from benchsift.report.html import write_report
 from benchsift.report.prism_figures import write_prism_figures
 

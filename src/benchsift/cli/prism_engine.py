@@ -309,7 +309,7 @@ def build_cmd(
             arts, logs = _arun(_go)
             write_artifacts(arts, out)
         if log is not None:
-            from benchsift.prism._engine import write_jsonl
+            from benchsift.prism.stage_io import write_jsonl
 
             write_jsonl(logs, log)
         if review is not None:
@@ -363,12 +363,12 @@ def run_cmd(
     them were not. A rejected key (HTTP 401/403), an invalid URL or a refused connection stops the
     endpoint at its first occurrence.
     """
-    from benchsift.prism._engine import write_jsonl
     from benchsift.prism.axes import AXES
     from benchsift.prism.build import read_artifacts
     from benchsift.prism.judge import Judge
     from benchsift.prism.run import ModelSpec, applicable, run_models
     from benchsift.prism.sources import read_items
+    from benchsift.prism.stage_io import write_jsonl
 
     pool: ClientPool | None = None
     try:
@@ -460,11 +460,11 @@ def grade_cmd(
     force: ForceOpt = False,
 ) -> None:
     """Grade run records into the verdict table read by `prism score`."""
-    from benchsift.prism._engine import write_jsonl
     from benchsift.prism.build import read_artifacts
     from benchsift.prism.grade import audit_subset, grade_records, read_run_records, write_verdicts
     from benchsift.prism.judge import Judge
     from benchsift.prism.sources import read_items
+    from benchsift.prism.stage_io import write_jsonl
 
     pool: ClientPool | None = None
     try:

@@ -34,6 +34,7 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
+from benchsift.cli._progress import progress_bar
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -284,7 +285,7 @@ def instances_command(
             bottom_k=bottom,
             random_state=seed,
             condition=_condition(condition),
-            progress=not json_output,
+            progress=progress_bar("instance redundancy", not json_output),
             n_jobs=n_jobs,
         )
         results[res.selection.label] = res
@@ -357,7 +358,7 @@ def _each_benchmark(
             bottom_k=bottom,
             random_state=seed,
             condition=condition,
-            progress=not json_output,
+            progress=progress_bar("instance redundancy", not json_output),
             n_jobs=n_jobs,
         )
         results[res.selection] = res

@@ -41,7 +41,7 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.cli._output import print_warnings, with_warnings
-from benchsift.compression.estimate import read_new_scores
+from benchsift.cli._progress import progress_bar
 from benchsift.compression.protocols import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
@@ -50,6 +50,7 @@ from benchsift.compression.protocols import (
     stage2_heldout,
 )
 from benchsift.errors import InputError
+from benchsift.io import read_scores as read_new_scores
 from benchsift.io.answers import read_answers
 from benchsift.report.validation_figures import (
     end_to_end_table,
@@ -159,7 +160,7 @@ def validate_command(
     if answers is not None:
         logged = read_answers(answers, loaded, column=answer_column)
         predictions, answer_notes = logged.values, logged.notes
-    progress = not json_output
+    progress = progress_bar(f"validate: {protocol} protocol", not json_output)
     result: Any
     if protocol in ("random", "chronological"):
         result = stage2_heldout(
@@ -207,7 +208,7 @@ def validate_command(
     summary = result.summary()
     warnings = list(result.warnings)
     if figure is not None and protocol != "end-to-end":
-        from benchsift.report._figures import save_figure
+        from benchsift.report.figures import save_figure
         from benchsift.report.validation_figures import selector_retention_caption
 
         written = save_figure(

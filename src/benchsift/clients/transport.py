@@ -39,7 +39,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Protocol
 
-from benchsift import __version__
+from benchsift._version import __version__
 from benchsift.clients.base import ClientError, json_bytes
 from benchsift.clients.config import TRANSPORTS, EndpointConfig
 from benchsift.errors import InputError

@@ -34,8 +34,8 @@ import pandas as pd
 
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
-from benchsift.errors import FormatError, InputError
-from benchsift.io import check_field_counts, import_panel
+from benchsift.errors import InputError
+from benchsift.io import import_panel, read_scores
 from benchsift.panel import Panel
 from benchsift.stats import (
     SeedLike,
@@ -47,7 +47,7 @@ from benchsift.stats import (
     rank_among,
 )
 
-__all__ = ["EstimateResult", "estimate_new_models", "read_new_scores"]
+__all__ = ["EstimateResult", "estimate_new_models"]
 
 
 @dataclass(frozen=True)
@@ -149,51 +149,6 @@ class EstimateResult:
         }
 
 
-def read_new_scores(path: str | Path) -> Panel:
-    """New models' per-item scores: a long CSV/TSV/parquet (``model, benchmark, item, score``) or a panel.
-
-    Only image-condition rows are used by :func:`estimate_new_models`.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file (expected new models' scores: a long CSV or a panel parquet)")
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        try:
-            return Panel.load(p)
-        except FormatError as not_panel:
-            try:
-                df = pd.read_parquet(p)
-            except (ValueError, OSError):  # pyarrow's ArrowInvalid is a ValueError
-                raise not_panel from None
-    elif suffix in (".csv", ".tsv", ".txt"):
-        sep = "\t" if suffix == ".tsv" else ","
-        try:
-            check_field_counts(p, sep)
-        except UnicodeDecodeError:
-            raise FormatError(f"{p}: not a UTF-8 text file") from None
-        try:
-            df = pd.read_csv(
-                p,
-                sep=sep,
-                dtype={"model": str, "benchmark": str, "item": str},
-                keep_default_na=False,
-                na_values={"score": ["", "NA", "NaN", "nan"]},
-            )
-        except pd.errors.EmptyDataError:
-            raise FormatError(f"{p}: empty file (expected a header model, benchmark, item, score)") from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as err:
-            raise FormatError(f"{p}: not a readable CSV ({' '.join(str(err).split())[:120]})") from None
-    else:
-        raise InputError(f"{p}: unknown file type {suffix!r} (expected .csv, .tsv or .parquet)")
-    missing = [c for c in ("model", "benchmark", "item", "score") if c not in df.columns]
-    if missing:
-        raise FormatError(
-            f"{p}: missing column(s) {missing} (long table needs model, benchmark, item, score)"
-        )
-    return Panel.from_long(df, source=str(p))
-
-
 def _scores_on_suite(suite: Suite, new: Panel) -> tuple[list[str], np.ndarray, int]:
     image = new.image_panel()
     key_index = {
@@ -238,9 +193,9 @@ def estimate_new_models(
     suite:
         A :class:`~benchsift.compression.suite.Suite` or a suite directory.
     new_scores:
-        A panel or a file (see :func:`read_new_scores`); rows for items outside the suite are ignored (counted
-        in ``n_ignored_rows``), suite items a model lacks are missing (never zero). A run that lacks suite
-        items, or holds items outside the suite, is named in ``warnings``.
+        A panel or a file (see :func:`benchsift.io.read_scores`); rows for items outside the suite are
+        ignored (counted in ``n_ignored_rows``), suite items a model lacks are missing (never zero). A run
+        that lacks suite items, or holds items outside the suite, is named in ``warnings``.
     from_format:
         Read ``new_scores`` (a file or folder) with this import format (``benchsift.io.import_panel``), for
         example ``"lm-eval"`` or ``"inspect"`` for the log folder of a harness run on an exported suite.
@@ -259,7 +214,7 @@ def estimate_new_models(
     elif from_format is not None:
         new = import_panel(from_format, [Path(new_scores)])
     else:
-        new = read_new_scores(new_scores)
+        new = read_scores(new_scores)
     if export is not None:
         from benchsift.compression.export import map_run_to_suite
 
@@ -276,7 +231,7 @@ def estimate_new_models(
     if not (coverage > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
-            hint = "; a run of an lmms-eval export needs export= (estimate --export DIR) to map its ids back"
+            hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
         raise InputError(
             "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
             f"items.csv{hint}"

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.stages.representatives import group_sums, item_categories
+from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.stats import group_nan_sums
 
 __all__ = ["FrontierResult", "capability_frontier", "family_step_gains"]
 
@@ -111,7 +112,7 @@ def capability_frontier(
     fam = _families(models)
     fam_codes, fam_names = pd.factorize(pd.Series(fam, dtype=object))
     # family x item sums/counts: transpose so families are the "groups" of the models axis
-    f_sums, f_counts = group_sums(np.ascontiguousarray(X.T), fam_codes, len(fam_names))
+    f_sums, f_counts = group_nan_sums(np.ascontiguousarray(X.T), fam_codes, len(fam_names))
     f_mean = np.full(f_sums.shape, np.nan)
     np.divide(f_sums, f_counts, out=f_mean, where=f_counts > 0)
     fam_ok = np.where(f_counts > 0, f_mean <= family_max + TOLERANCE, True).all(axis=1)

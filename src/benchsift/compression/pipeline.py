@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,19 +54,18 @@ from benchsift.compression.full_score import (
 )
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
+from benchsift.compression.stages.means import stage_means, stage_row_means
 from benchsift.compression.stages.prune import Stage2Result, stage2_prune
 from benchsift.compression.stages.representatives import (
     Stage1Result,
-    group_sums,
     item_categories,
-    nan_mean,
     pair_codes,
-    row_nanmean,
     stage1_select,
 )
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
-from benchsift.stats import spearman
+from benchsift.progress import ProgressFn, Ticker
+from benchsift.stats import group_nan_sums, spearman
 
 __all__ = [
     "CompressionConfig",
@@ -238,8 +236,8 @@ def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> 
     names = list(pd.unique(pd.Series(cats, dtype=object))) if categories is None else list(categories)
     index = {c: j for j, c in enumerate(names)}
     codes = np.array([index.get(c, -1) for c in cats], dtype=np.int64)
-    sums, counts = group_sums(panel.scores[image], codes, len(names))
-    return nan_mean(sums, counts), [str(c) for c in names]
+    sums, counts = group_nan_sums(panel.scores[image], codes, len(names))
+    return stage_means(sums, counts), [str(c) for c in names]
 
 
 def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[str]]:
@@ -256,13 +254,13 @@ def _benchmark_weighted(
     scores: np.ndarray, cats: np.ndarray, bench: np.ndarray
 ) -> tuple[np.ndarray, list[str]]:
     codes, pairs = pair_codes(cats, bench)
-    sums, counts = group_sums(scores, codes, len(pairs))
-    pair_means = nan_mean(sums, counts)
+    sums, counts = group_nan_sums(scores, codes, len(pairs))
+    pair_means = stage_means(sums, counts)
     names = list(dict.fromkeys(c for c, _ in pairs))
     out = np.full((pair_means.shape[0], len(names)), np.nan)
     for j, c in enumerate(names):
         cols = [p for p, (pc, _) in enumerate(pairs) if pc == c]
-        out[:, j] = row_nanmean(pair_means[:, cols])
+        out[:, j] = stage_row_means(pair_means[:, cols])
     return out, [str(c) for c in names]
 
 
@@ -284,7 +282,7 @@ def run_pipeline(
     config: CompressionConfig | None = None,
     *,
     embeddings: Any = None,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> CompressionResult:
     """Run PRIMEBench Stages 0-3 on ``panel`` (see the module docstring for the conventions).
 
@@ -298,12 +296,21 @@ def run_pipeline(
         Item embeddings for Stage 2 (an :class:`~benchsift.compression.embeddings.ItemEmbeddings`); None lets
         Stage 2 use its built-in offline text embedding.
     progress:
-        Called with a short label before each stage (for a progress display).
+        ``progress(done, total)`` (:mod:`benchsift.progress`) after each stage the configuration runs
+        (Stages 0-3, the full-score estimators); a stage a one-category panel skips counts as done at the
+        end. None: silent.
     """
     if not isinstance(panel, Panel):
         raise InputError(f"run_pipeline: expected a benchsift Panel, got {type(panel).__name__}")
     cfg = config if config is not None else CompressionConfig()
-    say = progress if progress is not None else (lambda _label: None)
+    tick = Ticker(
+        progress,
+        1
+        + int(cfg.stop_after >= 1)
+        + int(cfg.stop_after >= 2 and cfg.retention is not None)
+        + int(cfg.stop_after >= 3 and cfg.k is not None)
+        + int(bool(cfg.full_score)),
+    )
     notes: list[str] = []
     warnings: list[str] = []
     fingerprint = panel_fingerprint(panel)
@@ -318,14 +325,13 @@ def run_pipeline(
         "compress: image-condition models with scores",
         "every stage ranks models by Spearman rho, which is +-1 or undefined on fewer than 3",
     )
-    say("Stage 0: cleaning")
     s0 = stage0_clean(work, tau=cfg.tau)
     notes.extend(f"stage 0: {n}" for n in s0.notes)
     clean = s0.panel
     if clean.n_items == 0:
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
     ref_cat, categories = benchmark_weighted_category_means(clean)
-    reference = row_nanmean(ref_cat)
+    reference = stage_row_means(ref_cat)
     image_rows = work.conditions == "image"
     raw_cat, _ = _benchmark_weighted(
         work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
@@ -338,7 +344,7 @@ def run_pipeline(
             s0.n_in,
             s0.n_out,
             1.0,
-            _rho(row_nanmean(raw_cat), reference),
+            _rho(stage_row_means(raw_cat), reference),
             "defines the reference ranking",
             "raw vs cleaned reference",
         ),
@@ -358,7 +364,7 @@ def run_pipeline(
     s1: Stage1Result | None = None
     pool_panel = clean
     if cfg.stop_after >= 1 and not single:
-        say("Stage 1: category representatives")
+        tick()
         s1 = stage1_select(clean, target=cfg.target, supplement=cfg.supplement)
         notes.extend(f"stage 1: {n}" for n in s1.notes)
         pool_pos = kept_pos[s1.pool]
@@ -371,7 +377,7 @@ def run_pipeline(
                 "category representatives",
                 s1.n_in,
                 s1.n_out,
-                _rho(row_nanmean(pooled), reference),
+                _rho(stage_row_means(pooled), reference),
                 s1.median_rho,
                 rho_stage_is="median pooled category rho (C.2)",
             )
@@ -381,7 +387,7 @@ def run_pipeline(
     reason = np.full(work.n_items, "", dtype=object)
     pruned_pos = pool_pos
     if cfg.stop_after >= 2 and cfg.retention is not None:
-        say(f"Stage 2: item pruning ({cfg.selector})")
+        tick()
         s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
         notes.extend(f"stage 2: {n}" for n in s2.notes)
         warnings.extend(f"stage 2: {w}" for w in s2.warnings)
@@ -398,7 +404,7 @@ def run_pipeline(
                 f"item pruning ({cfg.selector})",
                 pool_panel.n_items,
                 pruned_panel.n_items,
-                _rho(row_nanmean(pruned_means), reference),
+                _rho(stage_row_means(pruned_means), reference),
                 float(finite.mean()) if finite.size else float("nan"),
                 rho_stage_is="mean category rho, in-panel (not held-out)",
             )
@@ -409,9 +415,9 @@ def run_pipeline(
     selected = list(categories)
     rho_no_stage3 = float("nan")
     if cfg.stop_after >= 3 and cfg.k is not None and not single:
-        say("Stage 3: category-count pruning")
+        tick()
         X, _ = pooled_category_means(pool_panel, categories)
-        rho_no_stage3 = _rho(row_nanmean(X), reference)
+        rho_no_stage3 = _rho(stage_row_means(X), reference)
         k = int(cfg.k)
         s3 = stage3_select(
             X,
@@ -434,7 +440,7 @@ def run_pipeline(
                 "category-count pruning",
                 n_in,
                 pool_panel.n_items,
-                _rho(row_nanmean(suite_X), reference),
+                _rho(stage_row_means(suite_X), reference),
                 s3.rho,
                 f"k={k}, {s3.method}",
                 "k selected vs all pruned categories",
@@ -442,14 +448,14 @@ def run_pipeline(
         )
 
     suite_cat_means, _ = pooled_category_means(pool_panel, selected)
-    suite_scores = row_nanmean(suite_cat_means)
+    suite_scores = stage_row_means(suite_cat_means)
     rho_suite = _rho(suite_scores, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
     cats_all = item_categories(work)
     full_score = None
     if cfg.full_score:
-        say("full-score estimators")
+        tick()
         n_image = int(image_rows.sum())
         if work.n_items > MAX_FULL_SCORE_ITEMS:
             warnings.append(
@@ -466,6 +472,7 @@ def run_pipeline(
             full_score = fit_full_score(
                 work, suite_items, n_folds=cfg.full_score_folds, random_state=cfg.seed
             )
+    tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
         fingerprint=fingerprint,

@@ -3,7 +3,8 @@
 Layout (format ``benchsift-suite/1``)::
 
     SUITE_DIR/
-      items.csv             benchmark, item, category, stage1_role, stage2_reason, why (one row per item)
+      items.csv             benchmark, item, category, stage1_role, stage2_reason, why (one row per item),
+                            and id_source when the panel came from a harness's logs (which tool numbered it)
       suite.json            format, parameters, seed, input fingerprint, panel size, per-stage counts and rho,
                             selected categories, the Stage 1 table, the Stage 3 k-sweep, notes
       stages.csv / stages.md the stage table (like PRIMEBench Table 2)
@@ -38,6 +39,7 @@ from benchsift.compression.frontier import FrontierResult
 from benchsift.compression.full_score import FullScoreModel
 from benchsift.compression.pipeline import CompressionResult
 from benchsift.errors import FormatError, InputError
+from benchsift.io.registry import ID_SOURCE
 from benchsift.panel import Panel
 from benchsift.stats import rank_average
 
@@ -170,6 +172,8 @@ def write_suite(
             item_table["stage1_role"], item_table["stage2_reason"], item_table["category"], strict=True
         )
     ]
+    if ID_SOURCE in items.columns:  # which harness numbered the items (benchsift export checks it)
+        item_table[ID_SOURCE] = items[ID_SOURCE].to_numpy(dtype=object)[pos]
     image = panel.conditions == "image"
     clash = sorted({"benchmark", "item"} & set(result.model_ids))
     if clash:
@@ -302,7 +306,9 @@ def load_suite(path: str | Path) -> Suite:
     if meta.get("format") != FORMAT:
         raise FormatError(f"{root / 'suite.json'}: format {meta.get('format')!r}, expected {FORMAT!r}")
     items = pd.read_csv(
-        root / "items.csv", dtype={"benchmark": str, "item": str, "category": str}, keep_default_na=False
+        root / "items.csv",
+        dtype={"benchmark": str, "item": str, "category": str, ID_SOURCE: str},
+        keep_default_na=False,
     )
     for col in ("benchmark", "item", "category"):
         if col not in items.columns:

@@ -1,8 +1,10 @@
 """Importers: each turns one tool's result files into a :class:`~benchsift.panel.Panel`.
 
 One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
-``aggregate``), the rescaling rules in :mod:`benchsift.io.rescale` and the name -> reader table in
-:mod:`benchsift.io.registry`. Importers only make panels; nothing here imports a method package.
+``aggregate``, ``eee``, ``lighteval``), the rescaling rules in :mod:`benchsift.io.rescale` and the name ->
+reader table in :mod:`benchsift.io.registry`; the multi-axis verdict table of PRISM-VLM in
+:mod:`benchsift.io.verdicts` (read by :mod:`benchsift.prism`, written by :mod:`benchsift.simulate`).
+Importers only make panels and verdict tables; nothing here imports a method package.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 from benchsift.io._common import check_field_counts
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.answers import LoggedAnswers, read_answers
+from benchsift.io.eee import read_eee, write_eee
 from benchsift.io.inspect_logs import read_inspect
+from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
 from benchsift.io.long import read_items_table, read_long, read_models_table
 from benchsift.io.registry import FORMATS, READERS, get_reader, import_panel, reader_options
 from benchsift.io.rescale import KNOWN_SCALES, ScaleRule, parse_scales
+from benchsift.io.scores import read_scores
 from benchsift.io.vlmevalkit import read_vlmevalkit
 from benchsift.io.wide import read_wide
 
@@ -31,13 +36,17 @@ __all__ = [
     "parse_scales",
     "read_aggregate",
     "read_answers",
+    "read_eee",
     "read_inspect",
     "read_items_table",
+    "read_lighteval",
     "read_lm_eval",
     "read_lmms_eval",
     "read_long",
     "read_models_table",
+    "read_scores",
     "read_vlmevalkit",
     "read_wide",
     "reader_options",
+    "write_eee",
 ]

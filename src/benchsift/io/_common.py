@@ -41,6 +41,7 @@ ROW_COL = "_row"
 ANSWER_COL = "_answer"  # an importer's logged model answer per score (the input of DISCO), optional
 KEY = ["model", "condition", "benchmark", "item"]
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
+TABLE_PATTERNS = tuple(f"*{s}" for s in TABLE_SUFFIXES)  # what a folder walk of tables reads
 
 
 def as_paths(paths: Paths) -> list[Path]:

@@ -80,7 +80,7 @@ NON_METRIC_KEYS = frozenset(
     }
 )
 DICT_SCORE_KEYS = ("score", "correct", "acc", "accuracy", "hit", "exact_match", "match")
-CATEGORY_KEYS = ("category", "subdomain", "subject", "l2-category")
+CATEGORY_KEYS = ("category", "subdomain", "subject", "l2-category", "l2_category")
 PREFERRED_METRICS = ("acc", "exact_match", "accuracy")
 
 
@@ -267,11 +267,13 @@ def choose_metric(
             raise InputError(f"{path}: no metric {metric!r} in the samples (metrics found: {cands})")
         return metric
     listed = first.get("metrics")
-    if isinstance(listed, list):
-        for m in listed:
-            if isinstance(m, str) and m in first:
-                return m
-    for m in configured:
+    ordered = [m for m in listed if isinstance(m, str)] if isinstance(listed, list) else list(configured)
+    # a metric every sample logs comes first: lmms-eval's MMStar logs its per-category metric only on that
+    # category's samples and ``average`` on all (mmstar/utils.py mmstar_process_results)
+    for m in ordered:
+        if all(m in rec for _, rec in records):
+            return m
+    for m in ordered:
         if m in first:
             return m
     if len(cands) == 1:

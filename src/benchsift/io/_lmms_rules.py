@@ -44,11 +44,11 @@ OTHER_AGGREGATES = {
     "questions of an image are right), summed over categories (mme/utils.py mme_aggregate_results)",
     "mme_cognition_score": "MME's score: per category, 100 x (question accuracy + image accuracy where both "
     "questions of an image are right), summed over categories (mme/utils.py mme_aggregate_results)",
-    "ocrbench_accuracy": "OCRBench's score: the count of right answers (by version divided by 1000, the "
-    "full set's size, or by the rows evaluated) (ocrbench/utils.py ocrbench_aggregate_accuracy)",
+    "ocrbench_accuracy": "OCRBench's score: the count of right answers divided by 1000, the full set's size, "
+    "however many rows were evaluated (ocrbench/utils.py ocrbench_aggregate_accuracy, lmms-eval 0.7.3)",
 }
 OTHER_AGGREGATE_TASKS = {
-    "mmstar": "MMStar's macro average: the mean over its categories of each category's accuracy "
+    "mmstar": "MMStar's macro average: the mean over the l2 categories of each one's accuracy "
     "(mmstar/utils.py mmstar_aggregate_results)",
 }
 

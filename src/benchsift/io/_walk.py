@@ -16,12 +16,11 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TypeVar
 
 from benchsift.errors import FormatError, InputError
 
-Reader = Callable[[Path, list[str] | None], pd.DataFrame | None]
+T = TypeVar("T")
 
 
 class NotThisFormat(FormatError):
@@ -48,17 +47,18 @@ def find_files(root: Path, patterns: Sequence[str], notes: list[str] | None) -> 
 def walk_inputs(
     given: Sequence[Path],
     patterns: Sequence[str],
-    read: Reader,
+    read: Callable[[Path, list[str] | None], T | None],
     *,
     notes: list[str] | None,
     what: str,
-) -> tuple[list[pd.DataFrame], list[Path]]:
+) -> tuple[list[T], list[Path]]:
     """Read every given file and every matching file below every given folder.
 
-    ``read(path, notes)`` returns the long table of one file (or None for a file that holds nothing to
-    import, which counts as skipped; it then adds its own note). Returns the tables and the files read.
+    ``read(path, notes)`` returns what one file holds (a long table, for most readers), or None for a file
+    that holds nothing to import, which counts as skipped (it then adds its own note). Returns the parts
+    and the files read.
     """
-    parts: list[pd.DataFrame] = []
+    parts: list[T] = []
     files: list[Path] = []
     seen: set[Path] = set()
     for path in given:

@@ -46,6 +46,7 @@ from benchsift.errors import FormatError, InputError
 from benchsift.io._common import (
     FILE_COL,
     ROW_COL,
+    TABLE_PATTERNS,
     PathLike,
     Paths,
     as_paths,
@@ -58,6 +59,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._harness import read_json
 from benchsift.io._rows import RowNames
+from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_models_table
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -260,20 +262,24 @@ def read_aggregate(
     notes: list[str] | None = None,
 ) -> Panel:
     """Read models x benchmarks tables or OpenVLM leaderboard JSON into a benchmark-level panel."""
-    files = as_paths(paths)
-    longs, metas = [], []
-    for p in files:
+
+    def one(p: Path, file_notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
         if p.suffix.lower() == ".json":
             if model_column is not None:
                 raise InputError(f"{p}: model_column applies to tables, not to the OpenVLM JSON")
-            long, meta = _json_to_long(p, notes)
+            long, meta = _json_to_long(p, file_notes)
         else:
             long, meta = _table_to_long(p, model_column)
         long[FILE_COL] = str(p)
         if "condition" not in long.columns:
             long["condition"] = condition or "image"
-        longs.append(long)
-        metas.append(meta)
+        return long, meta
+
+    parts, files = walk_inputs(
+        as_paths(paths), (*TABLE_PATTERNS, "*.json"), one, notes=notes, what="aggregate table"
+    )
+    longs = [long for long, _ in parts]
+    metas = [meta for _, meta in parts]
     long = pd.concat(longs, ignore_index=True)
     meta = pd.concat(metas, ignore_index=True).drop_duplicates("model")
     if models is not None:

@@ -34,6 +34,7 @@ from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
     ROW_COL,
+    TABLE_PATTERNS,
     PathLike,
     Paths,
     as_paths,
@@ -46,6 +47,7 @@ from benchsift.io._common import (
     source_label,
 )
 from benchsift.io._rows import RowNames
+from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -254,8 +256,13 @@ def read_long(
     duplicate ``(model, condition, benchmark, item)`` row is collapsed, a conflicting one is an error naming
     both places. ``answers``: a list that receives the long table of the ``prediction`` column, if any.
     """
-    files = as_paths(paths)
-    parts = [_read_one(p, condition) for p in files]
+    parts, files = walk_inputs(
+        as_paths(paths),
+        TABLE_PATTERNS,
+        lambda p, _notes: _read_one(p, condition),
+        notes=notes,
+        what="long table",
+    )
     long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     fixed = (*REQUIRED, "condition", "category", FILE_COL, ROW_COL, ANSWER_COL)
     extras = [c for c in long.columns if c not in fixed]

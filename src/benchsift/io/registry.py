@@ -10,6 +10,8 @@ format         reader                                      input
 ``vlmevalkit`` :func:`benchsift.io.vlmevalkit.read_vlmevalkit`  ``*_result.xlsx|csv|tsv``, ``hit``/``score``
 ``inspect``    :func:`benchsift.io.inspect_logs.read_inspect`  inspect_ai ``.eval`` / ``.json`` logs
 ``aggregate``  :func:`benchsift.io.aggregate.read_aggregate`  models x benchmarks table, OpenVLM JSON
+``eee``        :func:`benchsift.io.eee.read_eee`            Every Eval Ever ``<uuid>_samples.jsonl``
+``lighteval``  :func:`benchsift.io.lighteval.read_lighteval`  ``details_<task>_<date>.parquet``
 =============  ==========================================  ==============================================
 
 Every reader takes the input path(s) first and keyword options after; all accept ``condition``,
@@ -30,7 +32,9 @@ from typing import Any
 from benchsift.errors import BenchsiftError, FormatError, InputError
 from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
+from benchsift.io.eee import read_eee
 from benchsift.io.inspect_logs import read_inspect
+from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
 from benchsift.io.long import read_long
@@ -48,8 +52,16 @@ READERS: dict[str, Reader] = {
     "vlmevalkit": read_vlmevalkit,
     "inspect": read_inspect,
     "aggregate": read_aggregate,
+    "eee": read_eee,
+    "lighteval": read_lighteval,
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
+#: Item column recording which harness numbered a panel's items (``import_panel`` of a harness format sets
+#: it): a suite keeps it, so ``benchsift export`` can refuse to select one tool's documents by another's ids.
+ID_SOURCE = "id_source"
+#: The formats whose item ids are a harness's own (document index, sample id, dataset index). An Every Eval
+#: Ever file keeps the ids of whichever harness it was converted from, so it records none.
+HARNESS_FORMATS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit", "lighteval")
 
 
 def get_reader(name: str) -> Reader:
@@ -70,7 +82,8 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     """Read ``paths`` with the reader of format ``name``.
 
     Options left at ``None`` are dropped; an option the format does not take is an :class:`InputError`
-    (e.g. ``orient`` for ``lm-eval``).
+    (e.g. ``orient`` for ``lm-eval``). A harness format's panel records the harness in the item column
+    ``id_source`` (:data:`ID_SOURCE`).
     """
     reader = get_reader(name)
     condition = options.get("condition")
@@ -82,7 +95,7 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     if unknown:
         raise InputError(f"format {name!r} does not take option(s) {unknown}; it takes {sorted(accepted)}")
     try:
-        return reader(paths, **given)
+        panel = reader(paths, **given)
     except BenchsiftError:
         raise
     except (ValueError, UnicodeError, EOFError, zipfile.BadZipFile, csv.Error, zlib.error) as err:
@@ -91,3 +104,8 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
         shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
         detail = " ".join(f"{type(err).__name__}: {err}".split())[:160]
         raise FormatError(f"{shown}: not a readable {name} input ({detail})") from None
+    if name in HARNESS_FORMATS and ID_SOURCE not in panel.items.columns:
+        items = panel.items.copy()
+        items[ID_SOURCE] = name
+        panel = Panel(panel.scores, panel.models, items)
+    return panel

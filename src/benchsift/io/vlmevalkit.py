@@ -32,12 +32,30 @@ result's stem. Without it, the suffix is stripped and a judge name from :data:`K
 a warning that the name could not be confirmed. The score column is ``score_column`` if given, else the
 first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``).
 
-Folders are walked for the per-item files (:data:`RESULT_PATTERNS`); aggregate tables found there
-(``_acc``, score tables without an ``index`` column) are skipped with a note.
+* **VQA scores** (``vlmeval/dataset/image_vqa.py`` ``ImageVQADataset.evaluate_heuristic``): the
+  ``_results`` file keeps per item the list ``eval_match`` (one value per accepted answer, from
+  ``utils/vqa_eval.py`` ``process_line``) and ``eval_score = mean(eval_match)``, but the number VLMEvalKit
+  reports, ``Overall = 100 * mean(hit)``, takes ``hit`` from ``hit_calculate``, which depends on the
+  dataset: TextVQA and others the mean of the matches; ChartQA and OCRVQA the best match; DocVQA and
+  InfoVQA ``1 - min(match)`` (``match`` is an ANLS *distance* there), 0 when below 0.5. The per-item score
+  is that ``hit`` (:func:`vqa_hit`), computed from ``eval_match``; a DocVQA/InfoVQA/ChartQA/OCRVQA file
+  without ``eval_match`` is refused, because its ``eval_score`` is not the reported score.
+* **Aggregate-only files.** OCRBench's ``evaluate`` keeps no per-item file, only ``_score.json`` (the count
+  of right answers, ``Final Score``, out of 1,000 questions); such files, and score tables without an
+  ``index`` column (``_acc``, MME's ``_score.csv``), are skipped in a folder walk with a note saying why
+  and refused when named.
+* **MME** (``image_yorn.py``, ``utils/yorn.py`` ``MME_rating``): the ``_auxmatch`` file's ``score`` is
+  per-question correctness; VLMEvalKit reports per category ``100 * (accuracy + accuracy+)`` (accuracy+:
+  both questions of an image right), summed over the perception and the reasoning categories. Imported as
+  correctness with a warning that the panel's mean is not that number.
+
+Folders are walked for the per-item files (:data:`RESULT_PATTERNS`).
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -84,11 +102,67 @@ ITEM_META = ("question", "answer", "l2-category", "split")
 _SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$")
 EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
 PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")
-RESULT_PATTERNS = tuple(
-    f"*_{kind}{ext}"
-    for kind in ("result", "results", "score", "auxmatch")
-    for ext in (".xlsx", ".csv", ".tsv")
-)
+_KINDS = ("result", "results", "score", "auxmatch")
+RESULT_PATTERNS = (*(f"*_{k}{ext}" for k in _KINDS for ext in (".xlsx", ".csv", ".tsv")), "*_score.json")
+# hit_calculate (vlmeval/dataset/utils/vqa_eval.py): dataset-name substrings -> per-item hit from eval_match
+ANLS_DATASETS = ("DocVQA", "InfoVQA")
+MAX_MATCH_DATASETS = ("ChartQA", "OCRVQA")
+ANLS_THRESHOLD = 0.5
+
+
+def vqa_hit(match: list[float], dataset: str) -> float:
+    """VLMEvalKit's ``hit_calculate`` for one item (``vlmeval/dataset/utils/vqa_eval.py``).
+
+    ``match`` holds one value per accepted answer: VQA scores (TextVQA, the default), ANLS distances
+    (DocVQA, InfoVQA: the hit is ``1 - min(match)``, 0 below :data:`ANLS_THRESHOLD`) or 0/1 relaxed or
+    exact matches (ChartQA, OCRVQA: the best one). As there, the test is a case-sensitive substring of
+    the dataset name, TextVQA first.
+    """
+    values = np.asarray(match, dtype=np.float64)
+    if "TextVQA" in dataset:
+        return float(np.mean(values))
+    if any(d in dataset for d in ANLS_DATASETS):
+        best = 1.0 - float(np.min(values))
+        return 0.0 if best < ANLS_THRESHOLD else best
+    if any(d in dataset for d in MAX_MATCH_DATASETS):
+        return float(np.max(values))
+    return float(np.mean(values))
+
+
+def _vqa_scores(df: pd.DataFrame, path: Path, bench: str, rows: RowNames) -> np.ndarray:
+    """Per-item ``hit`` of a VQA ``_results`` file from its ``eval_match`` lists (module doc)."""
+    out = np.empty(len(df), dtype=np.float64)
+    for k, cell in enumerate(df["eval_match"].tolist()):
+        value = cell
+        if isinstance(cell, str):
+            try:
+                value = ast.literal_eval(cell.strip())
+            except (ValueError, SyntaxError):
+                value = None
+        if not isinstance(value, list | tuple) or not value:
+            raise FormatError(
+                f"{path}, {rows[k]}: eval_match {str(cell)[:40]!r} is not a list of match values"
+            )
+        try:
+            out[k] = vqa_hit([float(v) for v in value], bench)
+        except (TypeError, ValueError):
+            raise FormatError(
+                f"{path}, {rows[k]}: eval_match {str(cell)[:40]!r} holds a value that is not a number"
+            ) from None
+    return out
+
+
+def _aggregate_json(path: Path) -> NotThisFormat:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        data = None
+    has_total = isinstance(data, dict) and "Final Score" in data
+    total = f" (Final Score {data['Final Score']!r})" if has_total else ""
+    return NotThisFormat(
+        f"{path}: an aggregate VLMEvalKit score file{total}, not per-item scores (OCRBench's evaluate() "
+        "keeps only these totals; import per-item scores from a result file with an 'index' column)"
+    )
 
 
 def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str | None, str]:
@@ -142,6 +216,8 @@ def _read_one(
     condition: str | None,
     notes: list[str] | None,
 ) -> pd.DataFrame:
+    if path.suffix.lower() == ".json":
+        raise _aggregate_json(path)
     df = read_table(path, numeric=lambda header: [*SCORE_COLUMNS, *([score_column] if score_column else [])])
     rows = RowNames(path, len(df))
     file_model, file_bench = parse_result_name(path, notes) if benchmark is None else (None, benchmark)
@@ -155,6 +231,7 @@ def _read_one(
         raise NotThisFormat(
             f"{path}: no 'index' column: not a per-item VLMEvalKit file (an aggregate table?)"
         )
+    auto_column = score_column is None
     if score_column is None:
         score_column = next((c for c in SCORE_COLUMNS if c in df.columns), None)
         if score_column is None:
@@ -163,7 +240,30 @@ def _read_one(
                 f"columns are {list(df.columns)}"
             )
     require_columns(df, ["index", score_column], path, "a VLMEvalKit result file")
-    scores = numeric_scores(df[score_column], path, score_column, rows)
+    if auto_column and score_column == "eval_score" and "eval_match" in df.columns:
+        scores = _vqa_scores(df, path, bench, rows)
+        if notes is not None:
+            notes.append(
+                f"{path.name}: per-item score = VLMEvalKit's hit_calculate on eval_match for {bench!r} "
+                "(vqa_eval.py), the rule behind its reported Overall"
+            )
+    elif (
+        auto_column
+        and score_column == "eval_score"
+        and any(d in bench for d in (*ANLS_DATASETS, *MAX_MATCH_DATASETS))
+    ):
+        raise FormatError(
+            f"{path}: no 'eval_match' column: for {bench!r} VLMEvalKit's reported score is not eval_score "
+            "(hit_calculate in vqa_eval.py needs eval_match; pass --score-column to use another column)"
+        )
+    else:
+        scores = numeric_scores(df[score_column], path, score_column, rows)
+    if "MME" in bench and path.stem.endswith("_auxmatch") and notes is not None:
+        notes.append(
+            f"warning: {path.name}: imported per-question correctness; VLMEvalKit reports MME as per "
+            "category 100 x (accuracy + accuracy+ of both questions of an image) summed "
+            "(yorn.py MME_rating), not the panel's mean"
+        )
     if "prediction" in df.columns:
         failed = df["prediction"].astype(str).str.contains(FAIL_MARK, regex=False).to_numpy()
         if failed.any():

@@ -41,6 +41,7 @@ import pyarrow.csv as pacsv
 
 from benchsift.errors import InputError
 from benchsift.io._common import (
+    TABLE_PATTERNS,
     PathLike,
     Paths,
     as_paths,
@@ -51,10 +52,11 @@ from benchsift.io._common import (
     require_columns,
 )
 from benchsift.io._rows import RowNames
+from benchsift.io._walk import walk_inputs
 from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
 from benchsift.panel import CONDITIONS, Panel
-from benchsift.panel._long import merge_side
+from benchsift.panel.long import merge_side
 
 Orient = Literal["items-rows", "models-rows"]
 ORIENTS: tuple[str, ...] = ("items-rows", "models-rows")
@@ -333,14 +335,15 @@ def read_wide(
         raise InputError("model_column applies to orient 'models-rows'; use item_column for 'items-rows'")
     if orient == "models-rows" and item_column is not None:
         raise InputError("item_column applies to orient 'items-rows'; use model_column for 'models-rows'")
-    files = as_paths(paths)
-    if benchmark is not None and len(files) > 1:
+    given = as_paths(paths)
+    if benchmark is not None and (len(given) > 1 or given[0].is_dir()):
         raise InputError(
             "benchmark names one file's benchmark; give one file per call or let file names name them"
         )
     id_column = item_column if orient == "items-rows" else model_column
-    parts = [
-        _read_one(
+
+    def one(p: Path, file_notes: list[str] | None) -> tuple[np.ndarray, list[str], pd.DataFrame]:
+        return _read_one(
             p,
             benchmark=benchmark,
             orient=orient,
@@ -348,10 +351,10 @@ def read_wide(
             category_column=category_column,
             rescale=rescale,
             scales=scales,
-            notes=notes,
+            notes=file_notes,
         )
-        for p in files
-    ]
+
+    parts, files = walk_inputs(given, TABLE_PATTERNS, one, notes=notes, what="wide table")
     all_models = list(dict.fromkeys(m for _, ids, _ in parts for m in ids))
     if len(parts) == 1:
         scores = parts[0][0]

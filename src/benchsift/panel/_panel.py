@@ -279,7 +279,7 @@ class Panel:
         ``category``, ...) add metadata. Identical duplicate rows are collapsed; conflicting duplicates of one
         ``(model, condition, benchmark, item)`` are an error naming ``source`` and the row.
         """
-        from benchsift.panel._long import panel_from_long
+        from benchsift.panel.long import panel_from_long
 
         return panel_from_long(cls, df, models=models, items=items, source=source)
 
@@ -476,7 +476,7 @@ class Panel:
     # ------------------------------------------------------------------ conversion and storage
     def to_long(self, dropna: bool = True) -> pd.DataFrame:
         """The panel as a long table: one row per (model run, item) with model and item metadata."""
-        from benchsift.panel._long import panel_to_long
+        from benchsift.panel.long import panel_to_long
 
         return panel_to_long(self, dropna=dropna)
 

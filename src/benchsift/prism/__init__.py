@@ -1,7 +1,8 @@
 """Multi-axis discriminative evaluation (PRISM-VLM): verdicts, axis means, PScore, bootstrap, analyses.
 
-- :mod:`~benchsift.prism.verdicts`: the long verdict table (load, validate) and dense model x item x axis
-  arrays; per-model axis-means files;
+- :mod:`benchsift.io.verdicts` (re-exported here; in ``io`` so that :mod:`benchsift.simulate` can make
+  verdicts without importing prism): the long verdict table (load, validate) and dense model x item x
+  axis arrays; per-model axis-means files;
 - :mod:`~benchsift.prism.scores`: axis means and the sc variants (sc_B, sc_A, sc_corr, sc_reach,
   generic instability; Sec. 5.2, App. E.2);
 - :mod:`~benchsift.prism.aggregate`: PScore (Eq. 1), weighted PScore (Eq. 3), other aggregators,
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+from benchsift.io.verdicts import AXES, VerdictArrays, build_arrays, load_axis_means, load_verdicts
 from benchsift.prism.aggregate import (
     AGGREGATORS,
     aggregate,
@@ -48,7 +50,6 @@ from benchsift.prism.judge import Judge
 from benchsift.prism.run import ModelSpec, run_models
 from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
 from benchsift.prism.sources import Item, read_items, sample_items
-from benchsift.prism.verdicts import AXES, VerdictArrays, build_arrays, load_axis_means, load_verdicts
 
 __all__ = [
     "AGGREGATORS",

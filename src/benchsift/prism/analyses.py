@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from benchsift._suggest import did_you_mean
 from benchsift.errors import DegenerateError, InputError
+from benchsift.io.verdicts import VerdictArrays
 from benchsift.prism.aggregate import (
     AGGREGATORS,
     aggregate,
@@ -32,8 +33,8 @@ from benchsift.prism.aggregate import (
 )
 from benchsift.prism.bootstrap import BootstrapResult, pairwise_pvalues, separation
 from benchsift.prism.scores import axis_means
-from benchsift.prism.verdicts import VerdictArrays
 from benchsift.stats import (
+    SeedLike,
     bootstrap_indices,
     check_random_state,
     corr_matrix,
@@ -42,7 +43,6 @@ from benchsift.stats import (
     rank_average,
     spearman,
 )
-from benchsift.stats._random import SeedLike
 
 __all__ = [
     "aggregator_comparison",

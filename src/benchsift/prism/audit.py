@@ -21,11 +21,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import InputError
+from benchsift.io.verdicts import VerdictArrays, read_table
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_means, axis_terms
-from benchsift.prism.verdicts import VerdictArrays, read_table
-from benchsift.stats import check_random_state, spearman
-from benchsift.stats._random import SeedLike
+from benchsift.stats import SeedLike, check_random_state, spearman
 
 __all__ = [
     "CrossJudgeAudit",

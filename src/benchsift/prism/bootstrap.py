@@ -22,7 +22,7 @@ Table 3 last column).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,10 +31,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import DegenerateError, InputError
+from benchsift.io.verdicts import VerdictArrays
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
-from benchsift.prism.verdicts import VerdictArrays
+from benchsift.progress import ProgressFn
 from benchsift.stats import (
+    SeedLike,
     bh_adjust,
     bonferroni_adjust,
     bootstrap_weights,
@@ -43,7 +45,6 @@ from benchsift.stats import (
     rank_average,
     reject,
 )
-from benchsift.stats._random import SeedLike
 
 __all__ = [
     "BootstrapResult",
@@ -225,9 +226,6 @@ def _stacked_terms(
         num[:, :, a] = n_.T
         den[:, :, a] = d_.T
     return num.reshape(N, M * A), den.reshape(N, M * A)
-
-
-ProgressFn = Callable[[int, int], None]
 
 
 def _unique_columns(X: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:

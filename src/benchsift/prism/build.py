@@ -35,7 +35,10 @@ from typing import Any
 from benchsift._fileio import atomic_path
 from benchsift.clients.base import ClientError, ModelClient, Request
 from benchsift.errors import FormatError, InputError
-from benchsift.prism._engine import (
+from benchsift.prism.axes import GEN_PROMPTS, H_SUBTYPES, fill, stable_hash
+from benchsift.prism.constraints import draw_constraints
+from benchsift.prism.sources import Item
+from benchsift.prism.stage_io import (
     ImageStore,
     gather_bounded,
     parse_json_object,
@@ -43,9 +46,6 @@ from benchsift.prism._engine import (
     user_message,
     write_jsonl,
 )
-from benchsift.prism.axes import GEN_PROMPTS, H_SUBTYPES, fill, stable_hash
-from benchsift.prism.constraints import draw_constraints
-from benchsift.prism.sources import Item
 
 __all__ = [
     "BUILD_AXES",

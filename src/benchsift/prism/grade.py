@@ -37,12 +37,12 @@ import pandas as pd
 
 from benchsift._fileio import atomic_path
 from benchsift.errors import FormatError, InputError
-from benchsift.prism._engine import gather_bounded, read_jsonl
 from benchsift.prism.build import Artifact
 from benchsift.prism.constraints import instructions, verify_all
 from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import expresses_uncertainty, extract_int, extract_letter, match_answer
 from benchsift.prism.sources import Item
+from benchsift.prism.stage_io import gather_bounded, read_jsonl
 
 __all__ = [
     "VERDICT_COLUMNS",

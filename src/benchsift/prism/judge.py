@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 from benchsift.clients.base import ClientError, ModelClient, Request
 from benchsift.errors import BenchsiftError
-from benchsift.prism._engine import parse_json_object
 from benchsift.prism.axes import JUDGE_BUDGET, JUDGE_PROMPTS, fill
+from benchsift.prism.stage_io import parse_json_object
 
 __all__ = ["Judge", "JudgeFailure", "capture_exchanges"]
 

@@ -22,7 +22,6 @@ from functools import partial
 from typing import Any
 
 from benchsift.clients.base import ClientError, ModelClient, Request
-from benchsift.prism._engine import ImageStore, gather_bounded, user_message
 from benchsift.prism.axes import (
     AXES,
     BUDGETS,
@@ -38,6 +37,7 @@ from benchsift.prism.constraints import instructions
 from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import extract_answer
 from benchsift.prism.sources import Item
+from benchsift.prism.stage_io import ImageStore, gather_bounded, user_message
 
 __all__ = ["ModelSpec", "applicable", "evaluee_prompt", "pressure_turn", "run_models"]
 

@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from benchsift.errors import InputError
-from benchsift.prism.verdicts import VerdictArrays
+from benchsift.io.verdicts import VerdictArrays
 
 __all__ = [
     "SC_VARIANTS",

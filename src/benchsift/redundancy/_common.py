@@ -14,10 +14,7 @@ import pandas as pd
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import corr_matrix
-
-METRICS: tuple[str, ...] = ("srcc", "plcc", "r2", "kendall")
-"""Metric names, in display order: Spearman, Pearson, R^2 (score-prediction form), Kendall tau-b."""
+from benchsift.stats import METRICS, corr_matrix
 
 METRIC_LABELS: dict[str, str] = {"srcc": "SRCC", "plcc": "PLCC", "r2": "R²", "kendall": "Kendall τ-b"}
 

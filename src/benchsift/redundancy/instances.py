@@ -33,13 +33,12 @@ from typing import Any
 
 import numpy as np
 from joblib import delayed
-from rich.console import Console
-from rich.progress import Progress
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
+from benchsift.progress import ProgressFn, Ticker
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
 from benchsift.stats import check_random_state, corr_with_vector
@@ -241,7 +240,7 @@ def instance_redundancy(
     random_state: int | np.random.Generator | None = None,
     condition: str | None = "image",
     keep_values: bool = False,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
     address: str | None = None,
@@ -271,7 +270,7 @@ def instance_redundancy(
     keep_values:
         Also return the per-repeat values.
     progress:
-        Show a rich progress bar over the ratios (on stderr).
+        ``progress(done, total)`` after each chunk of repeats (:mod:`benchsift.progress`); None: silent.
     n_jobs, backend, address:
         Where the chunks of repeats (one per ratio and block) run: joblib workers and backend (``None``,
         ``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``) with a cluster address, see
@@ -333,11 +332,8 @@ def instance_redundancy(
     bit_gen = rng.bit_generator
     jumpable = isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM)
     state = bit_gen.state
-    with (
-        sweep_backend(backend, address, n_jobs if jumpable else 1) as workers,
-        Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar,
-    ):
-        task = bar.add_task("instance redundancy", total=len(chunks))
+    tick = Ticker(progress, len(chunks))
+    with sweep_backend(backend, address, n_jobs if jumpable else 1) as workers:
         outputs = ordered_parallel(workers)(
             delayed(_chunk_task)(
                 zeroed,
@@ -353,7 +349,7 @@ def instance_redundancy(
         for (r, start, stop, _), out in zip(chunks, outputs, strict=True):
             for m in names:
                 values[m][r, start:stop] = out[m]
-            bar.advance(task)
+            tick()
     if isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM):
         # leave a caller's Generator where the sequential draws would have left it
         bit_gen.advance(int(offsets[-1]))

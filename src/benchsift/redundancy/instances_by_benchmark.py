@@ -36,6 +36,7 @@ from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.parallel import sweep_backend
+from benchsift.progress import ProgressFn
 from benchsift.redundancy.instances import (
     DEFAULT_RATIOS,
     DEFAULT_REPEATS,
@@ -223,7 +224,7 @@ def instance_redundancy_by_benchmark(
     random_state: int | np.random.Generator | None = None,
     condition: str | None = "image",
     keep_values: bool = False,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
     address: str | None = None,

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from rich.table import Table
 
-from benchsift.report._figures import new_figure, save_figure
+from benchsift.report.figures import new_figure, save_figure
 
 __all__ = [
     "k_sweep_caption",

@@ -57,8 +57,10 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     result = run_pipeline(build, cfg)
     suite_dir = folder / "suite"
     write_suite(result, build, suite_dir)
+    # a simulated panel records no harness: its ids are document indices, as both tools number them
     exports = {
-        tool: export_suite(suite_dir, tool, folder / f"export-{tool}") for tool in ("lm-eval", "inspect")
+        tool: export_suite(suite_dir, tool, folder / f"export-{tool}", ids_from=tool)
+        for tool in ("lm-eval", "inspect")
     }
 
     # the harness run: the held-out models' responses on exactly the exported items

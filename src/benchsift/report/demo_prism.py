@@ -19,6 +19,7 @@ from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift.io.verdicts import AXES, build_arrays
 from benchsift.prism.analyses import (
     axis_correlation,
     domain_correlation,
@@ -27,7 +28,6 @@ from benchsift.prism.analyses import (
     score_summary,
 )
 from benchsift.prism.bootstrap import paired_bootstrap
-from benchsift.prism.verdicts import AXES, build_arrays
 from benchsift.report.prism_figures import write_prism_figures
 from benchsift.simulate.verdicts import simulate_verdicts
 

@@ -18,7 +18,7 @@ from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.compression.protocols import stage2_heldout
-from benchsift.report._figures import save_figure
+from benchsift.report.figures import save_figure
 from benchsift.report.validation_figures import (
     retention_table,
     selector_retention_caption,

@@ -10,7 +10,7 @@ and each sub-folder (with everything below it). For each section it reads
 * every table: each CSV file (the first :data:`MAX_TABLE_ROWS` rows, with the total row count) and each
   list of flat records inside a JSON result;
 * every figure: each SVG file, inlined, with the caption stored in its metadata by
-  :func:`benchsift.report._figures.save_figure`;
+  :func:`benchsift.report.figures.save_figure`;
 * notes and warnings: the ``notes`` and ``warnings`` lists of the JSON results;
 * links to every raw file, with its size.
 
@@ -370,7 +370,7 @@ def render_report(page: dict[str, Any], sections: list[ReportSection], title: st
     import jinja2
     from markupsafe import Markup
 
-    from benchsift import __version__
+    from benchsift._version import __version__
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_TEMPLATES),

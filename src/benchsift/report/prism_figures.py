@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from benchsift.report._figures import new_figure, save_figure
+from benchsift.report.figures import new_figure, save_figure
 
 __all__ = [
     "AXIS_NAMES",

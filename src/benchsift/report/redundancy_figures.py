@@ -30,7 +30,7 @@ from benchsift.redundancy import (
     InstanceRedundancy,
     InstanceRedundancyByBenchmark,
 )
-from benchsift.report._figures import new_figure, save_figure
+from benchsift.report.figures import new_figure, save_figure
 
 CURVE_FLOOR = -1.0
 """Lowest value shown on the y-axis of the rho(A%) curves (R^2 can be far below it at small ratios)."""

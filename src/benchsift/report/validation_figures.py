@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from rich.table import Table
 
-from benchsift.report._figures import new_figure
+from benchsift.report.figures import new_figure
 
 __all__ = [
     "checkpoint_figure",

@@ -28,9 +28,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import InputError
-from benchsift.prism.verdicts import AXES, VerdictArrays
-from benchsift.stats import check_random_state
-from benchsift.stats._random import SeedLike
+from benchsift.io.verdicts import AXES, VerdictArrays
+from benchsift.stats import SeedLike, check_random_state
 
 __all__ = ["SimulatedVerdicts", "simulate_verdict_arrays", "simulate_verdicts"]
 

@@ -2,7 +2,8 @@
 
 - seeds: :func:`check_random_state`
 - ranks: :func:`rank_average`, :func:`rank_among`
-- NaN-aware means: :func:`nan_mean`, :func:`group_nan_means`
+- NaN-aware means: :func:`nan_mean`, :func:`group_nan_means`; per-group sums and counts
+  :func:`group_nan_sums` and their means :func:`ratio_or_nan`
 - correlations (redundancy paper App. A; pairwise-complete): :func:`pearson`, :func:`spearman`,
   :func:`kendall_tau_b`, :func:`r2_score`, :func:`correlation`; column-wise :func:`corr_with_vector`,
   :func:`paired_columns`; matrices :func:`corr_matrix`
@@ -28,7 +29,7 @@ from benchsift.stats.correlation import (
     spearman,
 )
 from benchsift.stats.matrix import corr_matrix
-from benchsift.stats.means import group_nan_means, nan_mean
+from benchsift.stats.means import group_nan_means, group_nan_sums, nan_mean, ratio_or_nan
 from benchsift.stats.multitest import bh_adjust, bonferroni_adjust, reject
 from benchsift.stats.normalize import zscore
 from benchsift.stats.ranks import rank_among, rank_average
@@ -52,6 +53,7 @@ __all__ = [
     "corr_matrix",
     "corr_with_vector",
     "group_nan_means",
+    "group_nan_sums",
     "correlation",
     "kendall_tau_b",
     "nan_mean",
@@ -60,6 +62,7 @@ __all__ = [
     "pearson",
     "percentile_ci",
     "r2_score",
+    "ratio_or_nan",
     "rank_among",
     "rank_average",
     "reject",

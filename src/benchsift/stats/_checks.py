@@ -11,8 +11,10 @@ from benchsift.errors import InputError
 
 __all__ = ["METRICS", "Metric", "as_float_array", "check_metric", "reject_inf"]
 
-Metric = Literal["srcc", "plcc", "kendall", "r2"]
-METRICS: tuple[str, ...] = ("srcc", "plcc", "kendall", "r2")
+Metric = Literal["srcc", "plcc", "r2", "kendall"]
+#: The one list of correlation metrics, in display order: Spearman, Pearson, R^2 (score-prediction form),
+#: Kendall tau-b (the redundancy paper's order; ``benchsift.redundancy`` reports them in it).
+METRICS: tuple[str, ...] = ("srcc", "plcc", "r2", "kendall")
 _ALIASES = {
     "spearman": "srcc",
     "pearson": "plcc",

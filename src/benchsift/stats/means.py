@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["group_nan_means", "nan_mean"]
+__all__ = ["group_nan_means", "group_nan_sums", "nan_mean", "ratio_or_nan"]
 
 
 def nan_mean(a: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -27,4 +27,42 @@ def group_nan_means(X: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
     for g, cols in enumerate(groups):
         if len(cols):
             out[:, g] = nan_mean(X[:, cols], axis=1)
+    return out
+
+
+def group_nan_sums(scores: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """NaN-aware per-row sums and counts over groups of columns: ``(n_rows, n_groups)`` each.
+
+    ``codes[j]`` is column ``j``'s group in ``range(n_groups)``; the means are
+    :func:`ratio_or_nan` ``(sums, counts)``.
+
+    Items with a negative code belong to no group. Consecutive items of one group (the usual layout: a
+    benchmark's items side by side) are first reduced as runs with ``np.add.reduceat`` along the items; the
+    run totals are then added per group with a small 0/1 (runs x groups) matrix product.
+    """
+    n_models, n_items = scores.shape
+    codes = np.where(codes >= 0, codes, n_groups).astype(np.int64)
+    if n_items == 0:
+        return np.zeros((n_models, n_groups)), np.zeros((n_models, n_groups))
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1])
+    obs = ~np.isnan(scores)
+    run_sums = np.add.reduceat(np.where(obs, scores, 0.0), starts, axis=1)
+    run_counts = np.add.reduceat(obs, starts, axis=1, dtype=np.float64)
+    run_codes = codes[starts]
+    from scipy import sparse  # imported on use: import benchsift.stats stays light
+
+    member = sparse.csr_matrix(
+        (np.ones(starts.size), (np.arange(starts.size), run_codes)), shape=(starts.size, n_groups + 1)
+    )
+
+    sums = np.asarray((member.T @ run_sums.T).T)[:, :n_groups]
+    counts = np.asarray((member.T @ run_counts.T).T)[:, :n_groups]
+    return np.ascontiguousarray(sums), np.ascontiguousarray(counts)
+
+
+def ratio_or_nan(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``sums / counts`` where ``counts > 0``, NaN elsewhere (broadcast): means from sums and counts
+    (:func:`group_nan_sums`) without a warning on an empty group."""
+    out = np.full(np.broadcast(sums, counts).shape, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
     return out

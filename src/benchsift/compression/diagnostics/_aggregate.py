@@ -18,10 +18,9 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import zscore
+from benchsift.stats import nan_mean, zscore
 
 
 def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]:
@@ -64,7 +63,7 @@ def covered(X: np.ndarray, min_coverage: int) -> np.ndarray:
 def z_reference(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Column z-scores (NaN-aware; a constant column is NaN) and each row's mean available z-score."""
     Z = zscore(X, axis=0)
-    return Z, np.round(finite_mean(Z, axis=1), 12)
+    return Z, np.round(nan_mean(Z, axis=1), 12)
 
 
 def combinations_chunks(n: int, k: int, chunk: int = 8192) -> Iterator[np.ndarray]:

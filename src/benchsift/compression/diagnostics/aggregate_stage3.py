@@ -32,11 +32,10 @@ from benchsift.compression.diagnostics._aggregate import (
     matrix_input,
     z_reference,
 )
-from benchsift.compression.protocols._pools import finite_mean
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import check_random_state, paired_columns, percentile_ci
+from benchsift.stats import check_random_state, nan_mean, paired_columns, percentile_ci
 
 __all__ = ["AggregateStage3Result", "aggregate_stage3", "stratified_bootstrap_indices"]
 
@@ -187,4 +186,4 @@ def aggregate_stage3(
 
 def _subset_score(Z: np.ndarray, positions: Sequence[int]) -> np.ndarray:
     """Mean available z-score over the subset's columns (NaN when a model has none)."""
-    return np.round(finite_mean(Z[:, list(positions)], axis=1), 12)
+    return np.round(nan_mean(Z[:, list(positions)], axis=1), 12)

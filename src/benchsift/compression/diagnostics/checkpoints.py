@@ -22,22 +22,13 @@ import numpy as np
 import pandas as pd
 
 from benchsift._threads import single_thread
-from benchsift.compression.protocols._pools import (
-    SelectorSpec,
-    base_seed,
-    check_retentions,
-    check_selectors,
-    finite_mean,
-    prepare_pools,
-    retention_key,
-    select_pool,
-    selector_key,
-    task_seed,
-)
-from benchsift.compression.selectors._budget import category_budget
+from benchsift.compression.protocols.pools import prepare_pools, select_pool
+from benchsift.compression.protocols.seeds import base_seed, retention_key, selector_key, task_seed
+from benchsift.compression.protocols.specs import SelectorSpec, check_retentions, check_selectors
+from benchsift.compression.selectors.budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import bootstrap_weights, corr_with_vector, spearman
+from benchsift.stats import bootstrap_weights, corr_with_vector, nan_mean, spearman
 
 __all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
 
@@ -49,7 +40,7 @@ def adjacent_swap(n: int) -> float:
 
 
 def _row_means(V: np.ndarray) -> np.ndarray:
-    return finite_mean(V, axis=1)
+    return nan_mean(V, axis=1)
 
 
 def bootstrap_ceiling(

@@ -26,10 +26,9 @@ from sklearn.linear_model import Ridge
 
 from benchsift._suggest import did_you_mean
 from benchsift.compression.diagnostics._aggregate import matrix_input
-from benchsift.compression.protocols._pools import finite_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import check_random_state
+from benchsift.stats import check_random_state, nan_mean
 
 __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
 
@@ -49,13 +48,13 @@ class LeftoutResult:
     def table(self) -> pd.DataFrame:
         """PRIMEBench Table 22: target, models, mean MAE per training size ``M``."""
         frame = pd.DataFrame({"target": self.targets, "models": self.n_models})
-        mean = finite_mean(self.mae, axis=-1)
+        mean = nan_mean(self.mae, axis=-1)
         for j, m in enumerate(self.sizes):
             frame[f"M={m}"] = mean[:, j]
         return frame
 
     def to_dict(self) -> dict[str, Any]:
-        mean = finite_mean(self.mae, axis=-1)
+        mean = nan_mean(self.mae, axis=-1)
         return {
             "targets": self.targets,
             "models": self.n_models,

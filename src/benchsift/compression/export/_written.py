@@ -1,8 +1,11 @@
-"""What one tool's writer produced (shared by the writers and :func:`~.core.export_suite`)."""
+"""What one tool's writer produced, and the checks every writer shares."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from benchsift.errors import InputError
 
 
 @dataclass
@@ -16,3 +19,15 @@ class Written:
     commands: list[str]
     warnings: list[str] = field(default_factory=list)
     logged_by_position: bool = False
+
+
+def check_per_benchmark(
+    tool: str, option: str, given: Mapping[str, object], items: Mapping[str, object]
+) -> None:
+    """A per-benchmark option (``task_yaml``, ``dataset_tsv``, ...) names exactly the suite's benchmarks."""
+    missing = [b for b in items if b not in given]
+    if missing:
+        raise InputError(f"{tool} export needs {option} for benchmark(s) {missing}")
+    extra = [b for b in given if b not in items]
+    if extra:
+        raise InputError(f"{option} names benchmark(s) {extra} that are not in the suite")

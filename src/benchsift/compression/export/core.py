@@ -12,6 +12,7 @@ from benchsift._fileio import atomic_dir
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
+from benchsift.io.registry import ID_SOURCE
 from benchsift.panel import Panel
 
 #: The tools a suite can be exported to.
@@ -78,6 +79,39 @@ class ExportResult:
         )
 
 
+def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list[str]) -> None:
+    """Refuse to select ``to``'s documents by ids another tool numbered, or by ids of unknown origin."""
+    if ids_from is not None and ids_from not in TOOLS:
+        raise InputError(f"ids_from {ids_from!r}: expected one of {list(TOOLS)}")
+    recorded = set()
+    if ID_SOURCE in suite.items.columns:
+        recorded = {str(v) for v in suite.items[ID_SOURCE] if str(v)}
+    if recorded:
+        if len(recorded) > 1 or (ids_from is not None and recorded != {ids_from}):
+            raise InputError(
+                f"{suite.path / 'items.csv'}: the items were numbered by {sorted(recorded)}"
+                + (f", not {ids_from!r} as ids_from says" if ids_from is not None else "")
+            )
+        source = recorded.pop()
+    elif ids_from is None:
+        raise InputError(
+            f"{suite.path}: the suite does not record which tool numbered its items (its panel came from a "
+            f"plain table, not a harness's logs): {to} would run whatever its own ids name; if they are "
+            f"{to}'s ids, say so with ids_from={to!r}"
+        )
+    else:
+        source = ids_from
+        warnings.append(
+            f"the suite does not record which tool numbered its items; taken as {ids_from}'s ids, as "
+            "ids_from says"
+        )
+    if source != to:
+        raise InputError(
+            f"{suite.path}: the suite's items are {source}'s ids; {to} numbers its documents its own way, so "
+            f"they would select other documents: build the suite from {to}'s logs of the same benchmarks"
+        )
+
+
 def _items_by_benchmark(suite: Suite) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for bench, item in zip(
@@ -99,6 +133,7 @@ def export_suite(
     dataset_tsv: Mapping[str, str | Path] | None = None,
     dataset_class: Mapping[str, str] | None = None,
     task_yaml: Mapping[str, str | Path] | None = None,
+    ids_from: str | None = None,
 ) -> ExportResult:
     """Write the file(s) ``to`` reads to run exactly the suite's items, and the command lines to run them.
 
@@ -118,6 +153,10 @@ def export_suite(
         ``MMMUDataset`` for ``MMMU_DEV_VAL``), so the subset is prompted and scored as the full benchmark.
     task_yaml : mapping of benchmark to path, optional
         lmms-eval only, required: the task's own YAML file, which the derived subset task includes.
+    ids_from : str, optional
+        The tool whose ids the suite's items are, for a suite that does not record it (its panel came from
+        a plain table). A suite built from a harness's logs records it (``id_source`` in ``items.csv``), and
+        an export to another tool is refused: the ids would select other documents.
 
     Returns
     -------
@@ -126,11 +165,14 @@ def export_suite(
     Raises
     ------
     InputError
-        An unknown tool, a missing dataset option, or items the tool cannot select unambiguously.
+        An unknown tool, a missing dataset option, items another tool numbered (or of unknown origin without
+        ``ids_from``), or items the tool cannot select unambiguously.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
     if to not in TOOLS:
         raise InputError(f"unknown export target {to!r}; expected one of {list(TOOLS)}")
+    warnings: list[str] = []
+    _check_id_source(s, to, ids_from, warnings)
     items = _items_by_benchmark(s)
     if to != "vlmevalkit" and (dataset_tsv or dataset_class):
         raise InputError(f"dataset_tsv and dataset_class are for vlmevalkit, not {to}")
@@ -172,7 +214,7 @@ def export_suite(
         items=written.items,
         harness_names=written.harness_names,
         commands=written.commands,
-        warnings=written.warnings,
+        warnings=[*warnings, *written.warnings],
     )
 
 

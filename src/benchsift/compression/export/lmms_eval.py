@@ -28,7 +28,7 @@ import json
 import shlex
 from pathlib import Path
 
-from benchsift.compression.export._written import Written
+from benchsift.compression.export._written import Written, check_per_benchmark
 from benchsift.compression.export.lm_eval import doc_indices
 from benchsift.errors import InputError
 
@@ -59,12 +59,7 @@ def _subset(task, dataset):
 
 def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str, str | Path]) -> Written:
     """Write the derived task YAMLs and their ``process_docs`` module into ``tmp/lmms_eval_tasks``."""
-    missing = [b for b in items if b not in task_yaml]
-    if missing:
-        raise InputError(f"lmms-eval export needs task_yaml (the task's own YAML file) for task(s) {missing}")
-    extra = [b for b in task_yaml if b not in items]
-    if extra:
-        raise InputError(f"task_yaml names task(s) {extra} that are not in the suite")
+    check_per_benchmark("lmms-eval", "task_yaml (the task's own YAML file)", task_yaml, items)
     original = {}
     for task, path in task_yaml.items():
         p = Path(path).resolve()

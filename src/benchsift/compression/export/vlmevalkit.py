@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchsift.compression.export._written import Written
+from benchsift.compression.export._written import Written, check_per_benchmark
 from benchsift.errors import FormatError, InputError
 
 DATA = "LMUData"
@@ -74,13 +74,8 @@ def write(
     items: dict[str, list[str]], tmp: Path, out: Path, tsv: dict[str, str | Path], classes: dict[str, str]
 ) -> Written:
     """Write the subset TSVs under ``LMUData/`` and ``config.json`` into ``tmp``."""
-    for what, given in (("dataset_tsv", tsv), ("dataset_class", classes)):
-        missing = [b for b in items if b not in given]
-        if missing:
-            raise InputError(f"vlmevalkit export needs {what} for benchmark(s) {missing}")
-        extra = [b for b in given if b not in items]
-        if extra:
-            raise InputError(f"{what} names benchmark(s) {extra} that are not in the suite")
+    check_per_benchmark("vlmevalkit", "dataset_tsv", tsv, items)
+    check_per_benchmark("vlmevalkit", "dataset_class", classes, items)
     for bench, cls in classes.items():
         if not cls.isidentifier():
             raise InputError(f"dataset_class for {bench!r}: {cls!r} is not a class name")

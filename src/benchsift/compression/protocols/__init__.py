@@ -12,9 +12,9 @@ Sweeps run through ``joblib.Parallel``; ``backend="dask"`` or ``"ray"`` (with th
 
 from __future__ import annotations
 
-from benchsift.compression.protocols._pools import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
 from benchsift.compression.protocols.same_model import SameModelResult, same_model, same_model_budget
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.splits import (
     Split,
     chronological_order,

@@ -32,25 +32,22 @@ from joblib import delayed
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.pipeline import benchmark_weighted_category_means
-from benchsift.compression.protocols._pools import (
+from benchsift.compression.protocols.group_means import weighted_group_means
+from benchsift.compression.protocols.pools import (
+    CategoryPools,
+    check_predictions,
+    prepare_pools,
+    selection_weights,
+)
+from benchsift.compression.protocols.results import result_records, summary_frame
+from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
+from benchsift.compression.protocols.specs import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
-    CategoryPools,
     SelectorSpec,
-    base_seed,
-    check_predictions,
     check_retentions,
     check_selectors,
     disco_warnings,
-    finite_mean,
-    prepare_pools,
-    progress_bar,
-    result_records,
-    selection_weights,
-    selector_key,
-    summary_frame,
-    task_seed,
-    weighted_group_means,
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
 from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
@@ -60,13 +57,15 @@ from benchsift.compression.stages.representatives import stage1_select
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
+from benchsift.progress import ProgressFn, Ticker
+from benchsift.stats import nan_mean
 
 __all__ = ["EndToEndResult", "end_to_end"]
 
 
 def row_mean(X: np.ndarray) -> np.ndarray:
     """NaN-aware mean of each row (NaN when a row has no value)."""
-    return finite_mean(X, axis=1)
+    return nan_mean(X, axis=1)
 
 
 @dataclass(frozen=True)
@@ -225,7 +224,7 @@ def end_to_end(
     predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
     backend: str | None = None,
     address: str | None = None,
 ) -> EndToEndResult:
@@ -237,6 +236,7 @@ def end_to_end(
     parameters are those of :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`;
     ``predictions`` (the logged answers DISCO reads, aligned with ``panel.scores``) follow Stage 0 onto the
     cleaned pool (so are ``n_jobs``, ``backend`` and ``address``: where the split tasks run).
+    ``progress(done, total)`` (:mod:`benchsift.progress`) is called after each split.
     """
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
         raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
@@ -279,10 +279,8 @@ def end_to_end(
     only = np.full(n_s, np.nan)
     selected: dict[tuple[int, int, int], list[str]] = {}
     only_sel: list[list[str]] = []
-    with (
-        sweep_backend(backend, address, n_jobs) as workers,
-        progress_bar(progress, n_s, "End-to-end protocol") as tick,
-    ):
+    tick = Ticker(progress, n_s)
+    with sweep_backend(backend, address, n_jobs) as workers:
         outputs = ordered_parallel(workers)(
             delayed(_split_task)(
                 clean,

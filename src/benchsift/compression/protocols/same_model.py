@@ -26,28 +26,22 @@ from joblib import delayed
 
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
-from benchsift.compression.protocols._pools import (
+from benchsift.compression.protocols.group_means import weighted_group_means
+from benchsift.compression.protocols.pools import CategoryPools, prepare_pools, select_pool
+from benchsift.compression.protocols.results import result_records, summary_frame
+from benchsift.compression.protocols.seeds import base_seed, retention_key, selector_key, task_seed
+from benchsift.compression.protocols.specs import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
-    CategoryPools,
     SelectorSpec,
-    base_seed,
     check_retentions,
     check_selectors,
     disco_warnings,
-    prepare_pools,
-    progress_bar,
-    result_records,
-    retention_key,
-    select_pool,
-    selector_key,
-    summary_frame,
-    task_seed,
-    weighted_group_means,
 )
 from benchsift.compression.protocols.stage2_heldout import per_category_rho, split_summary
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
+from benchsift.progress import ProgressFn, Ticker
 
 __all__ = ["SameModelResult", "same_model", "same_model_budget"]
 
@@ -138,7 +132,7 @@ def same_model(
     predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
     backend: str | None = None,
     address: str | None = None,
 ) -> SameModelResult:
@@ -147,7 +141,7 @@ def same_model(
     ``predictions``: optional logged answers aligned with ``panel.scores``, passed to DISCO (see
     :func:`~benchsift.compression.protocols.stage2_heldout.stage2_heldout`). ``n_jobs``, ``backend`` and
     ``address``: where the selector tasks run (:func:`benchsift.parallel.sweep_backend`); results do not
-    depend on them.
+    depend on them. ``progress(done, total)`` (:mod:`benchsift.progress`) is called after each selector.
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -160,10 +154,8 @@ def same_model(
     full = weighted_group_means(pools.scores, pools.onehot())
     rho = np.full((len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds: dict[str, float] = {}
-    with (
-        sweep_backend(backend, address, n_jobs) as workers,
-        progress_bar(progress, len(sel_labels), "Same-model protocol") as tick,
-    ):
+    tick = Ticker(progress, len(sel_labels))
+    with sweep_backend(backend, address, n_jobs) as workers:
         outputs = ordered_parallel(workers)(
             delayed(_selector_task)(pools, spec, rets, base, int(min_models), full)
             for s, spec in enumerate(selectors)

@@ -43,32 +43,25 @@ from joblib import delayed
 
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
-from benchsift.compression.protocols._pools import (
+from benchsift.compression.protocols.group_means import CategoryBlocks, weighted_group_means
+from benchsift.compression.protocols.pools import CategoryPools, prepare_pools, selection_weights
+from benchsift.compression.protocols.results import result_records, summary_frame
+from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
+from benchsift.compression.protocols.specs import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
-    CategoryBlocks,
-    CategoryPools,
     SelectorSpec,
-    base_seed,
     check_retentions,
     check_selectors,
     disco_warnings,
-    finite_mean,
-    prepare_pools,
-    progress_bar,
-    result_records,
-    selection_weights,
-    selector_key,
-    summary_frame,
-    task_seed,
-    weighted_group_means,
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
-from benchsift.compression.selectors._budget import category_budget
+from benchsift.compression.selectors.budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
-from benchsift.stats import paired_columns
+from benchsift.progress import ProgressFn, Ticker
+from benchsift.stats import nan_mean, paired_columns
 
 __all__ = [
     "HeldoutResult",
@@ -98,7 +91,7 @@ def per_category_rho(full: np.ndarray, selected: np.ndarray, min_heldout: int = 
 
 def macro_rho(rho: np.ndarray, axis: int = -1) -> np.ndarray:
     """Mean over the categories (``axis``) with a defined rho; NaN where none is defined (D.3)."""
-    return finite_mean(rho, axis=axis)
+    return nan_mean(rho, axis=axis)
 
 
 def split_summary(macro: np.ndarray) -> dict[str, np.ndarray]:
@@ -325,7 +318,7 @@ def stage2_heldout(
     predictions: Any = None,
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
     backend: str | None = None,
     address: str | None = None,
 ) -> HeldoutResult:
@@ -365,6 +358,9 @@ def stage2_heldout(
         Where the tasks run (:func:`benchsift.parallel.sweep_backend`): ``None`` (default: joblib's
         setting), ``"loky"``, ``"threading"``, ``"dask"`` or ``"ray"``, with the address of a running dask
         scheduler or Ray cluster (``None``: a local one for the call). Results do not depend on it.
+    progress
+        ``progress(done, total)`` after each (split, selector) task (:mod:`benchsift.progress`); None:
+        silent.
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -408,10 +404,8 @@ def stage2_heldout(
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
     rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds = dict.fromkeys(sel_labels, 0.0)
-    with (
-        sweep_backend(backend, address, n_jobs) as workers,
-        progress_bar(progress, len(jobs), "Stage 2 held-out protocol") as tick,
-    ):
+    tick = Ticker(progress, len(jobs))
+    with sweep_backend(backend, address, n_jobs) as workers:
         outputs = ordered_parallel(workers)(
             delayed(_heldout_task)(
                 pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full, blocks

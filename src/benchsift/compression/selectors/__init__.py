@@ -6,12 +6,6 @@ registers itself here.
 
 from __future__ import annotations
 
-from benchsift.compression.selectors._budget import (
-    category_budget,
-    check_retention,
-    floor_warning,
-    largest_remainder_shares,
-)
 from benchsift.compression.selectors.anchorpoints import AnchorPointsSelector
 from benchsift.compression.selectors.base import (
     ItemSelector,
@@ -19,6 +13,12 @@ from benchsift.compression.selectors.base import (
     check_selector_input,
     item_variance,
     top_k_positions,
+)
+from benchsift.compression.selectors.budget import (
+    category_budget,
+    check_retention,
+    floor_warning,
+    largest_remainder_shares,
 )
 from benchsift.compression.selectors.disco import DiscoSelector
 from benchsift.compression.selectors.irt2pl import IRT2PLSelector

@@ -46,7 +46,6 @@ import numpy as np
 import pandas as pd
 
 from benchsift.compression.embeddings import delta_vl, random_projection
-from benchsift.compression.selectors._budget import largest_remainder_shares
 from benchsift.compression.selectors._cells import (
     cell_winners,
     greedy_dpp,
@@ -58,6 +57,7 @@ from benchsift.compression.selectors.base import (
     SelectorInput,
     item_variance,
 )
+from benchsift.compression.selectors.budget import largest_remainder_shares
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 

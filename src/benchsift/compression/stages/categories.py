@@ -32,16 +32,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.stages.representatives import (
-    ROUND_DECIMALS,
-    group_sums,
-    item_categories,
-    nan_mean,
-    row_nanmean,
-)
+from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
+from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import GroupScores, Panel
-from benchsift.stats import corr_with_vector
+from benchsift.stats import corr_with_vector, group_nan_sums
 
 __all__ = [
     "SubsetChoice",
@@ -59,7 +54,7 @@ CHUNK = 8192
 
 def reference_scores(X: np.ndarray) -> np.ndarray:
     """Per model: the NaN-aware mean over all categories (the reference :math:`\\tilde{\\boldsymbol\\pi}`)."""
-    return row_nanmean(X)
+    return stage_row_means(X)
 
 
 def subset_rho(X: np.ndarray, subsets: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -78,7 +73,7 @@ def subset_rho(X: np.ndarray, subsets: np.ndarray, reference: np.ndarray) -> np.
         counts = np.full(sums.shape, float(subsets.shape[1]))
     else:
         counts = obs.T.astype(np.float64)[subsets].sum(axis=1)
-    return corr_with_vector(nan_mean(sums, counts).T, reference, "srcc")
+    return corr_with_vector(stage_means(sums, counts).T, reference, "srcc")
 
 
 def _rounded(rho: np.ndarray) -> np.ndarray:
@@ -177,8 +172,8 @@ def _as_matrix(
         image = data.conditions == "image"
         cats = item_categories(data)
         codes, names = pd.factorize(pd.Series(cats, dtype=object))
-        sums, counts = group_sums(data.scores[image], codes, len(names))
-        return nan_mean(sums, counts), [str(c) for c in names]
+        sums, counts = group_nan_sums(data.scores[image], codes, len(names))
+        return stage_means(sums, counts), [str(c) for c in names]
     if isinstance(data, GroupScores):
         return np.asarray(data.means, dtype=np.float64), list(data.groups)
     X = np.asarray(data, dtype=np.float64)

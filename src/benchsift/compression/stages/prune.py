@@ -18,9 +18,7 @@ no question text gets no cells and every share is filled by the best items (note
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,11 +30,12 @@ from benchsift._suggest import did_you_mean
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
-from benchsift.compression.selectors._budget import category_budget, check_retention, floor_warning
+from benchsift.compression.selectors.budget import category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.progress import ProgressFn, Ticker
 
 __all__ = ["Stage2Result", "effective_categories", "stage2_prune"]
 
@@ -202,7 +201,7 @@ def stage2_prune(
     variant: str = "cells",
     random_state: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: ProgressFn | None = None,
 ) -> Stage2Result:
     """PRIMEBench Stage 2: keep ``K_C`` items of every category pool with an item selector (section 4.3).
 
@@ -228,7 +227,7 @@ def stage2_prune(
         Threads running categories in parallel (None: one per CPU, at most one per category). The result
         does not depend on it.
     progress
-        Show a rich progress bar over the categories.
+        ``progress(done, total)`` after each category (:mod:`benchsift.progress`); None: silent.
     """
     if not isinstance(panel, Panel):
         raise InputError(f"stage2_prune: expected a Panel, got {type(panel).__name__}")
@@ -280,7 +279,8 @@ def stage2_prune(
     n_workers = _n_workers(n_jobs, len(cat_names))
     schedule = sorted(range(len(cat_names)), key=lambda c: -(bounds[c + 1] - bounds[c]))
     done: dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]] = {}
-    with single_thread(), _progress(progress, len(cat_names)) as advance:
+    advance = Ticker(progress, len(cat_names))
+    with single_thread():
         if n_workers == 1:
             for c in schedule:
                 done[c] = run_category(c)
@@ -361,20 +361,6 @@ def _n_workers(n_jobs: int | None, n_tasks: int) -> int:
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise InputError(f"n_jobs: expected a positive integer or None, got {n_jobs!r}")
     return max(1, min(n_jobs, n_tasks))
-
-
-@contextmanager
-def _progress(show: bool, total: int) -> Iterator[Callable[[], None]]:
-    """Yield an ``advance()`` callable: a rich progress bar over the categories, or a no-op."""
-    if not show:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(transient=True, console=Console(stderr=True)) as bar:  # stdout holds the results
-        task = bar.add_task("Stage 2: pruning categories", total=total)
-        yield lambda: bar.advance(task)
 
 
 def _benchmark_table(category: str, meta: pd.DataFrame, local: np.ndarray, sel: ItemSelector) -> pd.DataFrame:

@@ -33,28 +33,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
+from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import corr_with_vector, zscore
+from benchsift.stats import corr_with_vector, group_nan_sums, zscore
 
 __all__ = [
     "CategoryPool",
     "Stage1Result",
     "category_z_mean",
-    "group_sums",
     "item_categories",
-    "nan_mean",
     "pair_codes",
-    "row_nanmean",
     "stage1_select",
     "supplement_pool",
 ]
 
-#: Decimals kept when comparing means and variances, so that values equal in exact arithmetic but
-#: computed in a different order tie exactly.
-ROUND_DECIMALS = 12
 #: Prefixes scored per vectorised Spearman call during supplementation.
 CHUNK = 4096
 
@@ -72,30 +66,6 @@ def item_categories(items: Panel | pd.DataFrame) -> np.ndarray:
     return cat.where(cat.notna(), bench).astype(str).to_numpy(dtype=object)
 
 
-def group_sums(scores: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """NaN-aware per-model sums and counts over groups of items: ``(n_models, n_groups)`` each.
-
-    Items with a negative code belong to no group. Consecutive items of one group (the usual layout: a
-    benchmark's items side by side) are first reduced as runs with ``np.add.reduceat`` along the items; the
-    run totals are then added per group with a small 0/1 (runs x groups) matrix product.
-    """
-    n_models, n_items = scores.shape
-    codes = np.where(codes >= 0, codes, n_groups).astype(np.int64)
-    if n_items == 0:
-        return np.zeros((n_models, n_groups)), np.zeros((n_models, n_groups))
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1])
-    obs = ~np.isnan(scores)
-    run_sums = np.add.reduceat(np.where(obs, scores, 0.0), starts, axis=1)
-    run_counts = np.add.reduceat(obs, starts, axis=1, dtype=np.float64)
-    run_codes = codes[starts]
-    member = sparse.csr_matrix(
-        (np.ones(starts.size), (np.arange(starts.size), run_codes)), shape=(starts.size, n_groups + 1)
-    )
-    sums = np.asarray((member.T @ run_sums.T).T)[:, :n_groups]
-    counts = np.asarray((member.T @ run_counts.T).T)[:, :n_groups]
-    return np.ascontiguousarray(sums), np.ascontiguousarray(counts)
-
-
 def pair_codes(cats: np.ndarray, bench: np.ndarray) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """Codes of the (category, benchmark) pairs of the items, in order of first appearance."""
     c_codes, c_names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
@@ -106,29 +76,12 @@ def pair_codes(cats: np.ndarray, bench: np.ndarray) -> tuple[np.ndarray, list[tu
     return codes.astype(np.int64), pairs
 
 
-def nan_mean(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``sums / counts`` where ``counts > 0``, NaN elsewhere, rounded to :data:`ROUND_DECIMALS`.
-
-    The NaN-aware mean of every stage from precomputed sums and counts; the rounding makes values equal in
-    exact arithmetic but summed in a different order tie exactly in the rankings that follow.
-    """
-    out = np.full(np.broadcast(sums, counts).shape, np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
-    return np.round(out, ROUND_DECIMALS)
-
-
-def row_nanmean(X: np.ndarray) -> np.ndarray:
-    """Per row of ``X``: the NaN-aware mean over its columns (NaN for an all-NaN row), as :func:`nan_mean`."""
-    obs = ~np.isnan(X)
-    return nan_mean(np.where(obs, X, 0.0).sum(axis=1), obs.sum(axis=1).astype(np.float64))
-
-
 def category_z_mean(bench_means: np.ndarray) -> np.ndarray:
     """:math:`s_{m,C}`: the NaN-aware mean over benchmarks (columns) of the z-scores across models (rows).
 
     A constant benchmark has undefined z-scores and drops out; a model without any defined z-score gets NaN.
     """
-    return row_nanmean(zscore(bench_means, axis=0))
+    return stage_row_means(zscore(bench_means, axis=0))
 
 
 @dataclass(frozen=True)
@@ -254,7 +207,7 @@ def supplement_pool(
     obs = ~np.isnan(sub)
     s_run = np.where(obs, sub, 0.0).sum(axis=1)
     n_run = obs.sum(axis=1).astype(np.float64)
-    rho0 = float(corr_with_vector(nan_mean(s_run, n_run)[:, None], target_scores, "srcc")[0])
+    rho0 = float(corr_with_vector(stage_means(s_run, n_run)[:, None], target_scores, "srcc")[0])
     trace = [np.array([rho0])]
     if rho0 >= target or candidates.size == 0:
         return 0, trace[0]
@@ -263,7 +216,7 @@ def supplement_pool(
         bobs = ~np.isnan(block)
         cs = s_run[:, None] + np.cumsum(np.where(bobs, block, 0.0), axis=1)
         cn = n_run[:, None] + np.cumsum(bobs, axis=1)
-        rho = corr_with_vector(nan_mean(cs, cn), target_scores, "srcc")
+        rho = corr_with_vector(stage_means(cs, cn), target_scores, "srcc")
         trace.append(rho)
         hit = np.flatnonzero(rho >= target)
         if hit.size:
@@ -330,8 +283,8 @@ def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True
     bench_order = {str(b): i for i, b in enumerate(bench_names)}
     # One group per (category, benchmark) pair: a benchmark split over categories counts in each.
     codes, pairs = pair_codes(cats, bench)
-    sums, counts = group_sums(scores, codes, len(pairs))
-    pair_means = nan_mean(sums, counts)
+    sums, counts = group_nan_sums(scores, codes, len(pairs))
+    pair_means = stage_means(sums, counts)
     cat_codes, category_names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
 
     results: list[CategoryPool] = []

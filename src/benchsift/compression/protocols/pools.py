@@ -1,0 +1,221 @@
+"""Category pools of a panel and the per-split selection on them (PRIMEBench section 4.3, D.3).
+
+The heavy work of a sweep is the selection (once per split, selector, retention and category):
+:func:`prepare_pools` groups a panel's image-condition rows into category pools once per run,
+:func:`selection_weights` selects every pool at every retention on a split's build rows.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.protocols.seeds import retention_key
+from benchsift.compression.protocols.specs import SelectorSpec, build_selector
+from benchsift.compression.selectors.base import ItemSelector
+from benchsift.compression.selectors.budget import category_budget
+from benchsift.compression.stages.prune import effective_categories
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+
+__all__ = ["CategoryPools", "check_predictions", "prepare_pools", "select_pool", "selection_weights"]
+
+
+@dataclass(frozen=True)
+class CategoryPools:
+    """The image-condition score matrix of a panel grouped into category pools.
+
+    ``codes[i]`` is item ``i``'s category position in ``categories`` (a missing category is the item's
+    benchmark, PRIMEBench convention); ``columns[c]`` the item positions of category ``c``.
+    """
+
+    scores: np.ndarray
+    items: pd.DataFrame
+    categories: list[str]
+    codes: np.ndarray
+    columns: list[np.ndarray]
+    vision_text: np.ndarray | None
+    text: np.ndarray | None
+    model_ids: list[str]
+    models: pd.DataFrame
+    notes: tuple[str, ...] = ()
+    predictions: np.ndarray | None = None
+
+    @property
+    def n_models(self) -> int:
+        return int(self.scores.shape[0])
+
+    @property
+    def n_items(self) -> int:
+        return int(self.scores.shape[1])
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    def subset_items(self, keep: np.ndarray) -> CategoryPools:
+        """The pools restricted to the items where ``keep`` is True (category list and order unchanged)."""
+        keep = np.asarray(keep, dtype=bool)
+        codes = self.codes[keep]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=self.n_categories))])
+        return CategoryPools(
+            scores=self.scores[:, keep],
+            items=self.items.loc[keep].reset_index(drop=True),
+            categories=self.categories,
+            codes=codes,
+            columns=[order[bounds[c] : bounds[c + 1]] for c in range(self.n_categories)],
+            vision_text=None if self.vision_text is None else self.vision_text[keep],
+            text=None if self.text is None else self.text[keep],
+            model_ids=self.model_ids,
+            models=self.models,
+            notes=self.notes,
+            predictions=None if self.predictions is None else self.predictions[:, keep],
+        )
+
+    def onehot(self) -> np.ndarray:
+        """``(n_items, n_categories)`` 0/1 membership."""
+        out = np.zeros((self.n_items, self.n_categories))
+        out[np.arange(self.n_items), self.codes] = 1.0
+        return out
+
+
+def check_predictions(predictions: Any, panel: Panel) -> np.ndarray:
+    """Logged answers as an object array, checked to hold one answer per cell of ``panel``."""
+    pred = np.asarray(predictions, dtype=object)
+    if pred.shape != panel.shape:
+        raise InputError(
+            f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
+            f"(models x items), got {pred.shape}"
+        )
+    return pred
+
+
+def prepare_pools(
+    panel: Panel, embeddings: ItemEmbeddings | None = None, predictions: Any = None
+) -> CategoryPools:
+    """Group ``panel``'s image-condition rows into category pools and align the item embeddings.
+
+    Without ``embeddings``, the built-in TF-IDF + SVD question-text embedding is used when the items carry
+    a ``question`` column (as :func:`~benchsift.compression.stages.prune.stage2_prune` does); otherwise no
+    embedding (VAW then has no coverage cells and fills its benchmark shares by score, noted).
+
+    ``predictions`` (optional): the models' logged answers, an ``(n_models, n_items)`` array of labels
+    aligned with ``panel.scores`` (``None``/NaN = missing). Every selection then passes the build rows'
+    answers on the pool as ``predictions=`` to selectors whose ``select`` takes it (DISCO, PRIMEBench
+    section 5: "prediction disagreement on the logged model answers").
+    """
+    if not isinstance(panel, Panel):
+        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    image = panel.conditions == "image"
+    if not image.any():
+        raise InputError("the panel has no image-condition model rows")
+    pred = None
+    if predictions is not None:
+        pred = check_predictions(predictions, panel)[np.asarray(image, dtype=bool)]
+    sub = panel.subset(models=image) if not image.all() else panel
+    items = sub.items
+    notes: list[str] = []
+    cats = effective_categories(items)
+    codes, names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
+    codes = codes.astype(np.int64)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(names)))])
+    columns = [order[bounds[c] : bounds[c + 1]] for c in range(len(names))]
+    vl = txt = None
+    emb = embeddings
+    if emb is None and "question" in items.columns and items["question"].notna().any():
+        emb = ItemEmbeddings.from_text(items)
+        notes.append("no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding")
+    elif emb is None:
+        notes.append("no embeddings and no question text: VAW has no coverage cells (shares filled by score)")
+    if emb is not None:
+        if not isinstance(emb, ItemEmbeddings):
+            raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(emb).__name__}")
+        aligned = emb.align(items)
+        vl = np.asarray(aligned.vision_text, dtype=np.float64) if aligned.has_vision_text.any() else None
+        txt = np.asarray(aligned.text, dtype=np.float64) if aligned.has_text.any() else None
+    return CategoryPools(
+        scores=np.asarray(sub.scores, dtype=np.float64),
+        items=items,
+        categories=[str(c) for c in names],
+        codes=codes,
+        columns=columns,
+        vision_text=vl,
+        text=txt,
+        model_ids=sub.model_ids,
+        models=sub.models,
+        notes=tuple(notes),
+        predictions=pred,
+    )
+
+
+def select_pool(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    k: int,
+    seed: int,
+) -> tuple[np.ndarray, ItemSelector]:
+    """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted)."""
+    sel = build_selector(spec, seed)
+    meta = pools.items.iloc[cols].reset_index(drop=True)
+    extra: dict[str, Any] = {}
+    if pools.predictions is not None and "predictions" in inspect.signature(sel.select).parameters:
+        extra["predictions"] = pools.predictions[np.ix_(rows, cols)]
+    local = sel.select(
+        pools.scores[np.ix_(rows, cols)],
+        int(k),
+        embeddings=None if pools.vision_text is None else pools.vision_text[cols],
+        text_embeddings=None if pools.text is None else pools.text[cols],
+        item_meta=meta,
+        **extra,
+    )
+    return cols[np.asarray(local, dtype=np.int64)], sel
+
+
+def selection_weights(
+    pools: CategoryPools,
+    spec: SelectorSpec,
+    rows: np.ndarray,
+    retentions: Sequence[float],
+    floor: int,
+    seeds: Callable[[int, int], int],
+    *,
+    use_weights: bool = False,
+    categories: Sequence[int] | None = None,
+    fitted: dict[tuple[int, int], tuple[np.ndarray, ItemSelector]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Select every category pool at every retention on the build ``rows``.
+
+    Returns ``W`` ``(n_items, n_retentions)``: the weight of each item in its category's score at each
+    retention (1 for kept items, or the selector's ``weights_`` when ``use_weights``; 0 for dropped items),
+    and ``budgets`` ``(n_retentions, n_categories)`` (``K_C``, PRIMEBench section 4.3).
+    ``seeds(retention_key(r), i_category)`` gives each selection's seed (:func:`retention_key`). When
+    ``fitted`` is a dict it receives ``(j, c) -> (kept positions, fitted selector)`` for every selection made
+    (pools kept whole have none).
+    """
+    cats = range(pools.n_categories) if categories is None else categories
+    W = np.zeros((pools.n_items, len(retentions)))
+    budgets = np.zeros((len(retentions), pools.n_categories), dtype=np.int64)
+    for j, r in enumerate(retentions):
+        for c in cats:
+            cols = pools.columns[c]
+            k = category_budget(int(cols.shape[0]), float(r), int(floor))
+            budgets[j, c] = k
+            if k >= cols.shape[0]:  # the floor keeps a small pool whole: nothing to select
+                W[cols, j] = 1.0
+                continue
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(retention_key(r), c))
+            if fitted is not None:
+                fitted[(j, c)] = (kept, sel)
+            w = getattr(sel, "weights_", None) if use_weights else None
+            W[kept, j] = 1.0 if w is None else np.asarray(w, dtype=np.float64)
+    return W, budgets

@@ -1,0 +1,111 @@
+"""What a protocol sweep runs: the selectors and retentions, checked once at the protocol's entry point.
+
+The paper's defaults (PRIMEBench section 5), the selector specs (a registered name or an
+:class:`~benchsift.compression.selectors.base.ItemSelector`), their labels and the fresh selector each
+selection builds. Shared by :mod:`~benchsift.compression.protocols.stage2_heldout`, ``end_to_end``,
+``same_model`` and :mod:`benchsift.compression.diagnostics.checkpoints`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from benchsift._suggest import did_you_mean
+from benchsift.compression.selectors.base import ItemSelector
+from benchsift.compression.selectors.budget import check_retention
+from benchsift.errors import InputError
+
+__all__ = [
+    "DEFAULT_RETENTIONS",
+    "DEFAULT_SELECTORS",
+    "SelectorSpec",
+    "build_selector",
+    "check_retentions",
+    "check_selectors",
+    "disco_warnings",
+    "selector_label",
+]
+
+
+#: The paper's Stage 2 selectors in the order of PRIMEBench section 5 (tinyBenchmarks is opt-in).
+DEFAULT_SELECTORS: tuple[str, ...] = (
+    "random",
+    "variance",
+    "vaw",
+    "disco",
+    "pointbiserial",
+    "irt2pl",
+    "anchorpoints",
+)
+#: The six retentions of PRIMEBench section 5.
+DEFAULT_RETENTIONS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
+
+SelectorSpec = str | ItemSelector
+
+
+def check_retentions(retentions: Sequence[float]) -> list[float]:
+    vals = [check_retention(r) for r in retentions]
+    if not vals:
+        raise InputError("retentions: expected at least one retention in (0, 1]")
+    if len(set(vals)) != len(vals):
+        raise InputError(f"retentions: duplicate values in {list(retentions)}")
+    return vals
+
+
+def selector_label(spec: SelectorSpec) -> str:
+    if isinstance(spec, ItemSelector):
+        return str(getattr(spec, "name", type(spec).__name__))
+    if not isinstance(spec, str):
+        raise InputError(
+            f"selector: expected a registered name or an ItemSelector, got {type(spec).__name__}"
+        )
+    return spec.strip().lower()
+
+
+def disco_warnings(labels: Sequence[str], predictions: Any) -> list[str]:
+    """A warning when DISCO runs without the models' logged answers (it then counts distinct scores).
+
+    PRIMEBench section 5 applies DISCO to the logged answers; without them the selector falls back to the
+    distinct (rounded) score values, a different quantity, which must be said.
+    """
+    if predictions is None and any(str(lab).lower() == "disco" for lab in labels):
+        return [
+            "DISCO ran without logged answers (--answers FILE, predictions=): it counted distinct scores per "
+            "item instead of the models' distinct answers (PRIMEBench section 5 uses the logged answers)"
+        ]
+    return []
+
+
+def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
+    """Validate the selector list (names must be registered); returns their labels."""
+    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+    labels = []
+    for spec in selectors:
+        label = selector_label(spec)
+        if isinstance(spec, str) and label not in SELECTOR_NAMES:
+            hint = did_you_mean(label, SELECTOR_NAMES)
+            raise InputError(
+                f"selector: unknown name {spec!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
+            )
+        labels.append(label)
+    if not labels:
+        raise InputError("selectors: expected at least one selector")
+    if len(set(labels)) != len(labels):
+        raise InputError(f"selectors: duplicate names in {labels}")
+    return labels
+
+
+def build_selector(spec: SelectorSpec, seed: int) -> ItemSelector:
+    """A fresh selector for one selection: a registered name built with ``random_state=seed``, or a clone."""
+    if isinstance(spec, ItemSelector):
+        from sklearn.base import clone
+
+        sel: ItemSelector = clone(spec)
+        if "random_state" in sel.get_params():
+            sel.set_params(random_state=seed)
+        return sel
+    from benchsift.compression.selectors.registry import make_selector
+
+    return make_selector(spec, random_state=seed)

@@ -1,0 +1,160 @@
+"""Importer ``lighteval``: the per-sample details parquet files of Hugging Face lighteval.
+
+With ``--save-details`` lighteval's ``EvaluationTracker.save`` (``lighteval/logging/evaluation_tracker.py``,
+0.13) writes, per task, ``<output_dir>/details/<model_name>/<date_id>/details_<task>_<date_id>.parquet``:
+``Dataset.from_list([asdict(detail)])`` of the ``DetailsLogger.Detail`` records
+(``logging/info_loggers.py``), columns sorted, i.e. one row per document with the struct columns ``doc``
+(``Doc``: ``query``, ``choices``, ``gold_index``, ``id``, ``task_name``, ...), ``metric`` (the sample-level
+metric values the pipeline computed, e.g. ``{"acc": 1}``) and ``model_response`` (``text``, ``logprobs``,
+...). The aggregates are in ``<output_dir>/results/<model_name>/results_<date_id>.json``.
+
+Model: ``model``, else the folders between ``details/`` and the ``<date_id>`` folder (lighteval's
+``model_name``, e.g. ``org/alpha``). Benchmark: ``benchmark``, else ``doc.task_name`` as lighteval keys its
+results (``arith_mc|0``: task and few-shot count). Item: ``doc.id``. Score: the ``metric`` field named by
+``metric``, else the only one, else the first of :data:`PREFERRED` present (a file with several others is
+refused with the choices). A null metric value is missing. The logged answer is the first
+``model_response.text`` (post-processed when lighteval kept that), for generative tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchsift.errors import FormatError, InputError
+from benchsift.io._common import (
+    ANSWER_COL,
+    FILE_COL,
+    ROW_COL,
+    Paths,
+    as_paths,
+    assemble_panel,
+    check_file,
+    source_label,
+)
+from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io.rescale import RescaleMode
+from benchsift.panel import Panel
+
+PATTERNS = ("details_*.parquet",)
+COLUMNS = ("doc", "metric", "model_response")
+PREFERRED = ("acc", "em", "exact_match", "pass@1", "accuracy")
+
+
+def model_from_path(path: Path) -> str | None:
+    """lighteval's ``model_name`` from ``.../details/<model_name>/<date_id>/details_*.parquet``."""
+    parts = path.parent.parts
+    if "details" not in parts[:-1]:
+        return None
+    at = len(parts) - 1 - parts[::-1].index("details")
+    name = "/".join(parts[at + 1 : -1])
+    return name or None
+
+
+def _choose_metric(keys: list[str], path: Path, metric: str | None) -> str:
+    if metric is not None:
+        if metric not in keys:
+            raise InputError(f"{path}: no metric {metric!r} in the details (metrics: {keys})")
+        return metric
+    if len(keys) == 1:
+        return keys[0]
+    for m in PREFERRED:
+        if m in keys:
+            return m
+    raise InputError(f"{path}: several metrics {keys}; choose one with --metric")
+
+
+def _read_one(
+    path: Path,
+    *,
+    model: str | None,
+    benchmark: str | None,
+    metric: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    check_file(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{path}: cannot be read as a parquet file ({str(exc).splitlines()[0]})") from None
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        raise NotThisFormat(
+            f"{path}: missing column(s) {missing}: not a lighteval details file "
+            f"(columns {table.column_names})"
+        )
+    rows = table.to_pylist()
+    if not rows:
+        raise FormatError(f"{path}: no rows")
+    name = model or model_from_path(path)
+    if name is None:
+        raise InputError(f"{path}: cannot tell the model (not under details/<model>/<date>/); give --model")
+    first_metric = rows[0]["metric"]
+    if not isinstance(first_metric, dict):
+        raise FormatError(f"{path}, row 0: 'metric' is not a struct of metric values")
+    chosen = _choose_metric(list(first_metric), path, metric)
+    out: dict[str, list[Any]] = {k: [] for k in ("benchmark", "item", "score", ROW_COL, ANSWER_COL)}
+    for k, row in enumerate(rows):
+        doc, values, response = row["doc"], row["metric"], row["model_response"]
+        if not isinstance(doc, dict) or not isinstance(values, dict):
+            raise FormatError(f"{path}, row {k}: 'doc' / 'metric' is not a struct")
+        value = values.get(chosen)
+        if value is None:
+            score = math.nan
+        elif isinstance(value, bool | int | float):
+            score = float(value)
+        else:
+            raise FormatError(f"{path}, row {k}: metric {chosen!r} value {value!r} is not a number")
+        item = doc.get("id")
+        task = benchmark or doc.get("task_name")
+        if item is None or task is None:
+            raise FormatError(f"{path}, row {k}: doc without 'id' / 'task_name'")
+        out["benchmark"].append(str(task))
+        out["item"].append(str(item))
+        out["score"].append(score)
+        out[ROW_COL].append(f"row {k}")
+        answer = None
+        if isinstance(response, dict):
+            texts = response.get("text_post_processed") or response.get("text") or []
+            answer = str(texts[0]) if texts and texts[0] is not None else None
+        out[ANSWER_COL].append(answer)
+    if notes is not None:
+        notes.append(f"{path.name}: model {name!r}, metric {chosen!r}, {len(rows)} samples")
+    frame = pd.DataFrame(out)
+    frame["model"] = name
+    frame["condition"] = condition or "image"
+    frame[FILE_COL] = str(path)
+    return frame
+
+
+def read_lighteval(
+    paths: Paths,
+    *,
+    model: str | None = None,
+    benchmark: str | None = None,
+    metric: str | None = None,
+    condition: str | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
+) -> Panel:
+    """Read lighteval ``details_<task>_<date>.parquet`` files (or folders of them) into a panel."""
+
+    def one(path: Path, file_notes: list[str] | None) -> pd.DataFrame:
+        return _read_one(
+            path, model=model, benchmark=benchmark, metric=metric, condition=condition, notes=file_notes
+        )
+
+    parts, files = walk_inputs(as_paths(paths), PATTERNS, one, notes=notes, what="lighteval details")
+    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return assemble_panel(
+        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    )

@@ -1,0 +1,247 @@
+"""Protocol (a): per-category held-out rho, its aggregation over categories and splits (PRIMEBench D.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from benchsift.compression.protocols import (
+    Split,
+    macro_rho,
+    per_category_rho,
+    split_summary,
+    stage2_heldout,
+)
+from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+
+
+def test_per_category_rho_matches_scipy_and_needs_ten_models() -> None:
+    rng = np.random.default_rng(0)
+    full = rng.random((12, 3))
+    sel = full + 0.3 * rng.random((12, 3))
+    sel[:3, 1] = np.nan  # category 1: only 9 held-out models with both means -> undefined
+    sel[:, 2] = 0.5  # category 2: every model the same score on the kept items -> undefined
+    rho = per_category_rho(full, sel, min_heldout=10)
+    assert rho[0] == pytest.approx(stats.spearmanr(full[:, 0], sel[:, 0]).statistic, abs=1e-12)
+    assert np.isnan(rho[1]) and np.isnan(rho[2])
+    # with the threshold lowered, category 1 is defined on its 9 complete models
+    rho9 = per_category_rho(full, sel, min_heldout=9)
+    assert rho9[1] == pytest.approx(stats.spearmanr(full[3:, 1], sel[3:, 1]).statistic, abs=1e-12)
+
+
+def test_macro_rho_averages_defined_categories_only() -> None:
+    rho = np.array([[0.9, np.nan, 0.7], [np.nan, np.nan, np.nan]])
+    out = macro_rho(rho)
+    assert out[0] == pytest.approx(0.8)
+    assert np.isnan(out[1])
+
+
+def test_split_summary_hand_case() -> None:
+    # 3 splits x 2 selectors x 1 retention
+    m = np.array([[[0.9], [0.8]], [[0.7], [0.7]], [[0.6], [np.nan]]])
+    s = split_summary(m)
+    assert s["mean"][:, 0] == pytest.approx([(0.9 + 0.7 + 0.6) / 3, 0.75])
+    assert s["sd"][0, 0] == pytest.approx(np.std([0.9, 0.7, 0.6], ddof=1))
+    assert s["min"][:, 0] == pytest.approx([0.6, 0.7]) and s["max"][:, 0] == pytest.approx([0.9, 0.8])
+    # split 1: selector 0 wins; split 2: a tie credits both; split 3: selector 1 undefined
+    assert s["wins"][:, 0].tolist() == [3, 1]
+    assert s["n_splits"][:, 0].tolist() == [3, 2]
+
+
+def _panel(n_models: int = 30, n_items: int = 240, seed: int = 0) -> Panel:
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=(n_models, 1))
+    b = rng.normal(size=(1, n_items))
+    S = (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-(theta - b)))).astype(float)
+    cats = np.where(np.arange(n_items) < 120, "A", "B")
+    return Panel.from_matrix(
+        S,
+        [f"m{i}" for i in range(n_models)],
+        [f"i{j}" for j in range(n_items)],
+        benchmark="bench",
+        categories=list(cats),
+    )
+
+
+class FirstK(ItemSelector):
+    """Keeps the first k items of the pool (a selector whose choice is known in advance)."""
+
+    name = "firstk"
+
+    def __init__(self, random_state: int | None = 0) -> None:
+        self.random_state = random_state
+
+    def select(self, scores, k, *, embeddings=None, text_embeddings=None, item_meta=None):
+        inp = check_selector_input(scores, k)
+        kept = np.arange(inp.k)
+        return self._set_fitted(inp.n_items, kept, np.array(["first"] * inp.k), np.full(inp.n_items, np.nan))
+
+
+def test_keep_all_gives_rho_one() -> None:
+    res = stage2_heldout(_panel(), selectors=["random", FirstK()], retentions=[1.0], n_splits=3, floor=0)
+    assert np.allclose(res.rho, 1.0)
+    assert res.summary()["rho_mean"].tolist() == pytest.approx([1.0, 1.0])
+
+
+def test_scores_the_selected_items_on_the_heldout_models() -> None:
+    p = _panel()
+    split = Split("hand", np.arange(15), np.arange(15, 30))
+    res = stage2_heldout(p, selectors=[FirstK()], retentions=[0.25], splits=[split], floor=0)
+    # K_C = floor(0.25 * 120) = 30: items 0-29 of category A, items 120-149 of category B
+    S = p.scores[15:]
+    expected = [
+        stats.spearmanr(S[:, :120].mean(axis=1), S[:, :30].mean(axis=1)).statistic,
+        stats.spearmanr(S[:, 120:].mean(axis=1), S[:, 120:150].mean(axis=1)).statistic,
+    ]
+    assert res.rho[0, 0, 0] == pytest.approx(expected, abs=1e-12)
+    assert res.budgets.tolist() == [[30, 30]]
+    assert res.macro[0, 0, 0] == pytest.approx(np.mean(expected))
+
+
+def test_too_few_heldout_models_leave_rho_undefined() -> None:
+    split = Split("small", np.arange(21), np.arange(21, 30))  # 9 held out
+    res = stage2_heldout(_panel(), selectors=["random"], retentions=[0.2], splits=[split], floor=0)
+    assert np.isnan(res.rho).all()
+    assert np.isnan(res.summary()["rho_mean"].iloc[0])
+    assert any("fewer than 10" in n for n in res.notes)
+
+
+def test_same_seed_same_result_and_variance_beats_random_on_noisy_items() -> None:
+    # half the items are pure noise (no ability signal): variance cannot tell them apart, but planted
+    # zero-variance items (all 0) must never be kept by Variance while Random keeps some
+    rng = np.random.default_rng(1)
+    p = _panel(40, 400, seed=2)
+    S = p.scores.copy()
+    S[:, 200:] = 0.0
+    p2 = Panel(S, p.models, p.items)
+    a = stage2_heldout(
+        p2, selectors=["variance", "random"], retentions=[0.1], n_splits=4, floor=0, random_state=5
+    )
+    b = stage2_heldout(
+        p2, selectors=["variance", "random"], retentions=[0.1], n_splits=4, floor=0, random_state=5
+    )
+    assert np.array_equal(a.rho, b.rho, equal_nan=True)
+    summ = a.summary().set_index("selector")
+    assert summ.loc["variance", "rho_mean"] > summ.loc["random", "rho_mean"]
+    del rng
+
+
+def test_results_do_not_depend_on_n_jobs() -> None:
+    p = _panel()
+    a = stage2_heldout(p, selectors=["random", "variance"], retentions=[0.2], n_splits=2, floor=0, n_jobs=1)
+    b = stage2_heldout(p, selectors=["random", "variance"], retentions=[0.2], n_splits=2, floor=0, n_jobs=2)
+    assert np.array_equal(a.rho, b.rho, equal_nan=True)
+
+
+def test_chronological_protocol_reports_main_split_and_sensitivity() -> None:
+    p = _panel()
+    models = p.models
+    models["release_date"] = pd.Series(pd.date_range("2023-01-01", periods=30, freq="10D")).to_numpy()
+    models.loc[[0, 1], "release_date"] = pd.NaT
+    p = Panel(p.scores, models, p.items)
+    res = stage2_heldout(p, selectors=["random"], retentions=[0.2], protocol="chronological", floor=0)
+    assert [s.name for s in res.splits] == [
+        "chronological 15/15",
+        "chronological 10/20",
+        "chronological 20/10",
+    ]
+    assert not set(res.splits[0].build) & {0, 1}
+    d = res.to_dict()
+    assert d["protocol"] == "chronological" and len(d["results"]) == 1
+    assert [x["split"] for x in d["sensitivity"]] == ["chronological 10/20", "chronological 20/10"]
+    assert d["results"][0]["rho_mean"] == pytest.approx(res.macro[0, 0, 0])
+
+
+class FirstKHalfWeights(FirstK):
+    """Keeps the first k items; its estimator weights the first kept item 3x (a known estimator)."""
+
+    name = "firstk-weighted"
+
+    def select(self, scores, k, *, embeddings=None, text_embeddings=None, item_meta=None):
+        out = super().select(scores, k)
+        self.weights_ = np.r_[3.0, np.ones(out.size - 1)]
+        return out
+
+
+def test_weighted_and_selector_scoring_use_the_selector_estimate() -> None:
+    p = _panel()
+    split = Split("hand", np.arange(15), np.arange(15, 30))
+    S = p.scores[15:]
+    w = np.r_[3.0, np.ones(29)]
+    expected = stats.spearmanr(S[:, :120].mean(axis=1), S[:, :30] @ w / w.sum()).statistic
+    for scoring in ("weighted", "selector"):
+        res = stage2_heldout(
+            p, selectors=[FirstKHalfWeights()], retentions=[0.25], splits=[split], floor=0, scoring=scoring
+        )
+        assert res.rho[0, 0, 0, 0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_every_selector_gets_the_same_100_item_floor() -> None:
+    """K_C = max(floor(r N_C), min(N_C, 100)) for every registered selector (PRIMEBench section 5, D.1)."""
+    from benchsift.compression.protocols.pools import prepare_pools, selection_weights
+    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+    rng = np.random.default_rng(3)
+    n_a, n_b = 60, 400  # pool A below the floor (kept whole), pool B: 5 % of 400 = 20 -> 100
+    theta = rng.normal(size=(24, 1))
+    S = (rng.random((24, n_a + n_b)) < 1 / (1 + np.exp(-(theta - rng.normal(size=(1, n_a + n_b)))))).astype(
+        float
+    )
+    cats = ["A"] * n_a + ["B"] * n_b
+    p = Panel.from_matrix(
+        S, [f"m{i}" for i in range(24)], [f"i{j}" for j in range(n_a + n_b)], categories=cats
+    )
+    pools = prepare_pools(p)
+    build = np.arange(12)
+    for name in SELECTOR_NAMES:
+        W, budgets = selection_weights(pools, name, build, [0.05, 0.5], 100, lambda j, c: 7)
+        assert budgets.tolist() == [[60, 100], [60, 200]], name
+        kept = W > 0
+        assert kept[:n_a].all(), name  # the small pool is kept whole
+        assert kept[n_a:].sum(axis=0).tolist() == [100, 200], name
+    res = stage2_heldout(p, selectors=list(SELECTOR_NAMES), retentions=[0.05], n_splits=1)
+    assert np.allclose(res.rho[0, :, 0, 0], 1.0)  # pool A: every selector scores the full pool
+
+
+def test_a_cell_does_not_depend_on_the_other_selectors_and_retentions() -> None:
+    """Seeds are keyed by selector name and retention value: ``--selectors variance --retentions 0.05``
+    reproduces that cell of a larger run (binary data: Variance ties are broken by the seed)."""
+    p = _panel()
+    big = stage2_heldout(p, selectors=["random", "variance"], retentions=[0.02, 0.1], n_splits=2, floor=0)
+    one = stage2_heldout(p, selectors=["variance"], retentions=[0.1], n_splits=2, floor=0)
+    assert np.array_equal(big.rho[:, 1, 1], one.rho[:, 0, 0], equal_nan=True)
+
+
+def test_logged_answers_reach_disco() -> None:
+    """With ``predictions`` DISCO counts distinct logged answers on the build models (PRIMEBench section 5):
+    on 0/1 scores every split item ties, but planted answer disagreement decides the choice."""
+    from benchsift.compression.protocols.pools import prepare_pools, selection_weights
+
+    p = _panel(30, 240)
+    answers = np.full(p.shape, "A", dtype=object)
+    answers[:, 5] = np.array(list("ABCDE") * 6)  # item 5 (category A): five different answers
+    answers[:, 130] = np.array(list("ABCDEF") * 5)  # item 130 (category B): six different answers
+    answers[0, 7] = None  # missing answers are skipped
+    pools = prepare_pools(p, predictions=answers)
+    W, _ = selection_weights(pools, "disco", np.arange(30), [1 / 120], 0, lambda r, c: 0)
+    assert np.flatnonzero(W[:, 0]).tolist() == [5, 130]
+    with pytest.raises(InputError, match="predictions"):
+        prepare_pools(p, predictions=answers[:, :10])
+    res = stage2_heldout(p, selectors=["disco"], retentions=[0.1], n_splits=1, floor=0, predictions=answers)
+    assert res.rho.shape == (1, 1, 1, 2)
+
+
+def test_runs_unchanged_under_an_active_joblib_backend() -> None:
+    """The default ``n_jobs=None`` takes the active backend (``parallel_backend("ray")`` works alike)."""
+    from joblib import parallel_backend
+
+    p = _panel()
+    kw = {"selectors": ["random", "variance"], "retentions": [0.2], "n_splits": 2, "floor": 0}
+    a = stage2_heldout(p, **kw)
+    with parallel_backend("threading", n_jobs=2):
+        b = stage2_heldout(p, **kw)
+    assert np.array_equal(a.rho, b.rho, equal_nan=True)

@@ -1,0 +1,95 @@
+"""Directory import for the table formats (``long``, ``wide``, ``aggregate``): a folder is walked for tables
+(CSV, TSV, parquet, Excel; JSON too for ``aggregate``), each read as if named, with the read/skipped/why
+summary that the harness importers give."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.errors import InputError
+from benchsift.io import import_panel, read_aggregate, read_long, read_wide
+
+
+def _tree_long(root: Path) -> list[Path]:
+    (root / "run1").mkdir(parents=True)
+    (root / "run2" / "deep").mkdir(parents=True)
+    a = root / "run1" / "a.csv"
+    a.write_text("model,benchmark,item,score\nA,MMStar,1,1\nA,MMStar,2,0\nA,OCR,q,0.5\n")
+    b = root / "run2" / "deep" / "b.parquet"
+    pd.DataFrame(
+        {"model": ["B", "B"], "benchmark": ["MMStar", "OCR"], "item": ["1", "q"], "score": [0.0, 1.0]}
+    ).to_parquet(b)
+    (root / "run2" / "models.csv").write_text("model,family\nA,x\nB,y\n")  # not a long table
+    (root / "README.txt").write_text("not a table\n")
+    return [a, b]
+
+
+def test_long_folder_equals_the_files_named(tmp_path: Path) -> None:
+    files = _tree_long(tmp_path / "tree")
+    notes: list[str] = []
+    walked = read_long(tmp_path / "tree", notes=notes)
+    named = read_long(files)
+    assert walked.model_ids == ["A", "B"]
+    assert walked.item_keys == named.item_keys
+    np.testing.assert_array_equal(walked.scores, named.scores)
+    np.testing.assert_array_equal(walked.scores, [[1.0, 0.0, 0.5], [0.0, np.nan, 1.0]])
+    skipped = [n for n in notes if "models.csv" in n]
+    assert len(skipped) == 1 and skipped[0].startswith("warning: skipped ") and "missing column" in skipped[0]
+    assert f"{tmp_path / 'tree'}: read 2 long table file(s), skipped 1" in notes
+    assert not any("README" in n for n in notes)  # not a table: not looked at
+
+
+def test_wide_folder_one_benchmark_per_file(tmp_path: Path) -> None:
+    root = tmp_path / "wide"
+    (root / "sub").mkdir(parents=True)
+    (root / "MMStar.csv").write_text("item,A,B\n1,1,0\n2,1,1\n")
+    (root / "sub" / "OCRBench.tsv").write_text("item\tA\tB\nx\t0\t1\n")
+    (root / "sub" / "broken.csv").write_text("item,A\n1,1,extra\n")  # a row with too many fields
+    notes: list[str] = []
+    p = read_wide(root, notes=notes)
+    assert p.benchmarks == ["MMStar", "OCRBench"]
+    np.testing.assert_array_equal(p.scores, [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
+    assert any(n.startswith(f"warning: skipped {root / 'sub' / 'broken.csv'}: line 2") for n in notes)
+    assert f"{root}: read 2 wide table file(s), skipped 1" in notes
+    with pytest.raises(InputError, match="benchmark names one file's benchmark"):
+        read_wide(root, benchmark="X")
+
+
+def test_aggregate_folder_tables_and_leaderboard_json(tmp_path: Path, fixtures: Path) -> None:
+    root = tmp_path / "agg"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    shutil.copy(fixtures / "aggregate" / "leaderboard.csv", root / "a" / "leaderboard.csv")
+    shutil.copy(fixtures / "aggregate" / "OpenVLM.json", root / "b" / "OpenVLM.json")
+    (root / "b" / "config.json").write_text('{"seed": 1}')  # a JSON that is no leaderboard
+    notes: list[str] = []
+    walked = read_aggregate(root, notes=notes)
+    named = read_aggregate([root / "a" / "leaderboard.csv", root / "b" / "OpenVLM.json"])
+    assert walked.model_ids == named.model_ids and walked.item_keys == named.item_keys
+    np.testing.assert_array_equal(walked.scores, named.scores)
+    assert any(n.startswith(f"warning: skipped {root / 'b' / 'config.json'}") for n in notes)
+    assert f"{root}: read 2 aggregate table file(s), skipped 1" in notes
+
+
+def test_folder_without_tables_and_link_outside(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("x")
+    for fmt in ("long", "wide", "aggregate"):
+        with pytest.raises(InputError, match=r"empty: no readable .* in this folder") as err:
+            import_panel(fmt, empty, notes=[])
+        assert "\n" not in str(err.value)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("model,benchmark,item,score\nZ,B,1,1\n")
+    root = tmp_path / "linked"
+    _tree_long(root)
+    (root / "link.csv").symlink_to(outside)
+    notes: list[str] = []
+    p = read_long(root, notes=notes)
+    assert "Z" not in p.model_ids
+    assert any(n.startswith(f"warning: skipped {root / 'link.csv'}: links outside") for n in notes)

@@ -1,0 +1,144 @@
+"""Importer ``vlmevalkit`` on files written by VLMEvalKit's own evaluation code
+(``tests/fixtures/io/vlmevalkit/real``).
+
+``generate.py`` there ran the datasets' own ``evaluate()`` (commit in ``outputs/VERSION``) on scripted
+predictions over local stand-in TSVs, laid out as ``run.py`` does (``outputs/<model>/<eval_id>/``). Each
+``_acc.csv`` / ``_score.csv`` / ``_score.json`` beside the result files holds VLMEvalKit's own numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.errors import FormatError
+from benchsift.io import read_vlmevalkit
+from benchsift.io.vlmevalkit import EVAL_ID_RE, FAIL_MARK, vqa_hit
+from benchsift.panel import Panel
+
+OUT = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "vlmevalkit" / "real" / "outputs"
+MODELS = ["ScriptedA", "ScriptedB"]
+# dataset -> scale of the Overall in its _acc.csv (report_acc: a fraction; VQA: percent)
+ACC_SCALE = {"MMStar": 1.0, "MMBench_DEV_EN": 1.0, "TextVQA_VAL": 100.0, "DocVQA_VAL": 100.0}
+
+
+def _run(model: str) -> Path:
+    (run,) = [p for p in (OUT / model).iterdir() if p.is_dir()]
+    return run
+
+
+def _row(panel: Panel, model: str, bench: str) -> np.ndarray:
+    cols = [j for j, k in enumerate(panel.item_keys) if k[0] == bench]
+    return panel.scores[panel.model_ids.index(model), cols]
+
+
+@pytest.fixture(scope="module")
+def imported() -> tuple[Panel, list[str]]:
+    notes: list[str] = []
+    return read_vlmevalkit(OUT, notes=notes), notes
+
+
+def test_fixture_layout() -> None:
+    assert OUT.joinpath("VERSION").read_text().startswith("VLMEvalKit ")
+    for model in MODELS:
+        run = _run(model)
+        assert EVAL_ID_RE.match(run.name)
+        assert json.loads((run / "status.json").read_text())["model_name"] == model
+    # ScriptedA wrote VLMEvalKit's default xlsx, ScriptedB PRED_FORMAT=tsv
+    assert (_run("ScriptedA") / "ScriptedA_MMStar_exact_matching_result.xlsx").is_file()
+    assert (_run("ScriptedB") / "ScriptedB_TextVQA_VAL_results.tsv").is_file()
+    assert not list(OUT.rglob("*OCRBench*_result*"))  # OCRBench keeps only _score.json
+
+
+def test_means_equal_vlmevalkit_acc(imported: tuple[Panel, list[str]]) -> None:
+    panel, notes = imported
+    assert panel.model_ids == MODELS
+    assert set(ACC_SCALE) <= set(panel.benchmarks)
+    checked = 0
+    for model in MODELS:
+        run = _run(model)
+        for bench, scale in ACC_SCALE.items():
+            reported = float(pd.read_csv(run / f"{model}_{bench}_acc.csv")["Overall"].iloc[0]) / scale
+            row = _row(panel, model, bench)
+            pred = next(run.glob(f"{model}_{bench}.*"))
+            table = pd.read_excel(pred) if pred.suffix == ".xlsx" else pd.read_csv(pred, sep="\t")
+            n_failed = int(table["prediction"].astype(str).str.contains(FAIL_MARK).sum())
+            assert int(np.isnan(row).sum()) == n_failed
+            # VLMEvalKit counts a failed API answer wrong; benchsift keeps it missing (NaN)
+            assert abs(float(np.mean(np.nan_to_num(row, nan=0.0))) - reported) < 1e-9, (model, bench)
+            if n_failed == 0:
+                assert abs(float(np.mean(row)) - reported) < 1e-9
+            checked += 1
+    assert checked == 8
+    assert any("ScriptedB_MMStar_exact_matching_result.tsv: 1 failed answer(s)" in n for n in notes)
+
+
+def test_docvqa_is_anls_hit_not_eval_score(imported: tuple[Panel, list[str]]) -> None:
+    """DocVQA's eval_score is the mean ANLS *distance*; VLMEvalKit reports 1 - min(distance) (0 below 0.5):
+    ScriptedB answered every question exactly (reported 100) while mean(eval_score) is 0.18."""
+    panel, _ = imported
+    results = pd.read_csv(_run("ScriptedB") / "ScriptedB_DocVQA_VAL_results.tsv", sep="\t")
+    assert float(results["eval_score"].mean()) < 0.2
+    np.testing.assert_array_equal(_row(panel, "ScriptedB", "DocVQA_VAL"), [1.0, 1.0, 1.0])
+    # ScriptedA's 'J. Smith' for 'John Smith': distance 0.4 -> 1 - 0.4 = 0.6 kept; hand-computed rule
+    assert vqa_hit([0.4], "DocVQA_VAL") == pytest.approx(0.6)
+    assert vqa_hit([0.6, 0.55], "InfoVQA_TEST") == 0.0
+    assert vqa_hit([0.0, 1.0], "ChartQA_TEST") == 1.0
+    assert vqa_hit([1 / 3, 2 / 3], "TextVQA_VAL") == pytest.approx(0.5)
+
+
+def test_docvqa_without_eval_match_refused(tmp_path: Path) -> None:
+    src = _run("ScriptedB") / "ScriptedB_DocVQA_VAL_results.tsv"
+    run = tmp_path / "ScriptedB"
+    run.mkdir()
+    pd.read_csv(src, sep="\t").drop(columns=["eval_match"]).to_csv(run / src.name, sep="\t", index=False)
+    with pytest.raises(FormatError, match="no 'eval_match' column: for 'DocVQA_VAL'"):
+        read_vlmevalkit(run / src.name)
+    p = read_vlmevalkit(run / src.name, score_column="eval_score")  # the user's explicit choice is kept
+    assert float(np.mean(p.scores)) < 0.2
+
+
+def _mme_rating(scores: np.ndarray, aux: pd.DataFrame) -> dict[str, float]:
+    """MME_rating (vlmeval/dataset/utils/yorn.py), recomputed by hand from per-question scores."""
+    aux = aux.assign(s=scores)
+    out: dict[str, float] = {}
+    for cat, sub in aux.groupby("category"):
+        pairs = sub.groupby("image_path")["s"].agg(lambda v: float(np.prod(v)))
+        out[str(cat)] = 100 * float(sub["s"].mean()) + 100 * float(pairs.mean())
+    return out
+
+
+def test_mme_per_question_and_tool_score(imported: tuple[Panel, list[str]]) -> None:
+    panel, notes = imported
+    assert sum("VLMEvalKit reports MME" in n and n.startswith("warning: ") for n in notes) == 2
+    for model in MODELS:
+        run = _run(model)
+        aux_path = next(run.glob(f"{model}_MME_auxmatch.*"))
+        aux = pd.read_excel(aux_path) if aux_path.suffix == ".xlsx" else pd.read_csv(aux_path, sep="\t")
+        row = _row(panel, model, "MME")
+        ids = [k[1] for k in panel.item_keys if k[0] == "MME"]
+        aux = aux.set_index(aux["index"].astype(str)).loc[ids]
+        reported = pd.read_csv(run / f"{model}_MME_score.csv").iloc[0].to_dict()
+        mine = _mme_rating(row, aux)
+        for cat, value in mine.items():
+            assert abs(value - float(reported[cat])) < 1e-9, (model, cat)
+        perception = ["OCR", "artwork", "celebrity", "color", "count", "existence"]
+        perception += ["landmark", "position", "posters", "scene"]
+        assert abs(sum(mine[c] for c in perception) - float(reported["perception"])) < 1e-9
+
+
+def test_ocrbench_score_json_skipped_and_refused(imported: tuple[Panel, list[str]]) -> None:
+    panel, notes = imported
+    assert "OCRBench" not in panel.benchmarks
+    for model in MODELS:
+        path = _run(model) / f"{model}_OCRBench_score.json"
+        total = json.loads(path.read_text())["Final Score"]
+        assert any(n.startswith(f"skipped {path}") and f"Final Score {total}" in n for n in notes)
+        with pytest.raises(FormatError, match="aggregate VLMEvalKit score file") as err:
+            read_vlmevalkit(path)
+        assert "\n" not in str(err.value)
+    assert any("read 10 VLMEvalKit result file(s), skipped 4" in n for n in notes)

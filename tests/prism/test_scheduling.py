@@ -1,0 +1,60 @@
+"""``gather_bounded``: the engine's scheduler (results in order, a bounded window, errors propagate)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from benchsift.prism.stage_io import gather_bounded
+
+
+def test_results_in_input_order_with_at_most_window_running() -> None:
+    running, peak, seen = 0, 0, []
+    rng = random.Random(0)
+    delays = [rng.random() * 0.01 for _ in range(200)]
+
+    def job(i: int):
+        async def run() -> int:
+            nonlocal running, peak
+            running += 1
+            peak = max(peak, running)
+            await asyncio.sleep(delays[i])
+            running -= 1
+            return i * i
+
+        return run
+
+    out = asyncio.run(gather_bounded([job(i) for i in range(200)], window=16, on_done=seen.append))
+    assert out == [i * i for i in range(200)]
+    assert peak == 16  # full, never over
+    assert sorted(seen) == out and seen != out  # on_done in completion order, every result once
+    assert asyncio.run(gather_bounded([], window=4)) == []
+
+
+def test_the_first_error_cancels_the_rest_and_propagates() -> None:
+    started, cancelled = [], []
+
+    def job(i: int):
+        async def run() -> int:
+            started.append(i)
+            try:
+                await asyncio.sleep(0.001 if i == 3 else 0.05)
+            except asyncio.CancelledError:
+                cancelled.append(i)
+                raise
+            if i == 3:
+                raise ValueError("item 3")
+            return i
+
+        return run
+
+    async def go() -> None:
+        with pytest.raises(ValueError, match="item 3"):
+            await gather_bounded([job(i) for i in range(100)], window=8)
+        assert all(t.done() for t in asyncio.all_tasks() if t is not asyncio.current_task())
+
+    asyncio.run(go())
+    assert sorted(started) == list(range(8))  # nothing new starts after the failure
+    assert sorted(cancelled) == [0, 1, 2, 4, 5, 6, 7]  # the others in flight were cancelled

@@ -1,0 +1,64 @@
+"""The tests mirror src/: one test folder per package, and the tests stay inside the repository.
+
+* every top-level package ``benchsift.<name>`` has ``tests/<name>/``; every test folder is a package or
+  subpackage of benchsift (``tests/compression/selectors`` <-> ``benchsift.compression.selectors``), except
+  the shared ``fixtures``/``support`` folders and ``badinput`` (one case table over every command);
+* no test skips itself on a benchsift import (``importorskip`` turns an import error into a skip), and no
+  test names a path outside the repository (the papers and data in ``../shared`` are not in a clean clone).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "benchsift"
+TESTS = ROOT / "tests"
+SHARED = {"fixtures", "support", "badinput", "__pycache__"}
+
+
+def _packages() -> set[str]:
+    return {str(p.parent.relative_to(SRC)) for p in SRC.rglob("__init__.py") if p.parent != SRC}
+
+
+def test_every_package_has_a_test_folder() -> None:
+    top = {p for p in _packages() if "/" not in p}
+    assert top, "no packages found"
+    assert sorted(p for p in top if not (TESTS / p).is_dir()) == []
+
+
+def test_every_test_folder_mirrors_a_package() -> None:
+    folders = {
+        str(d.relative_to(TESTS))
+        for d in TESTS.rglob("*")
+        if d.is_dir() and not (set(d.relative_to(TESTS).parts) & SHARED) and any(d.glob("test_*.py"))
+    }
+    assert folders, "no test folders found"
+    assert sorted(folders - _packages()) == []
+
+
+def offending_lines(text: str) -> list[str]:
+    """Lines that skip on a benchsift import or name a path outside the repository."""
+    bad = re.compile(
+        r"importorskip\(\s*['\"]benchsift|\.\./shared|['\"]/work/|parents\[[2-9]\]\s*/\s*['\"]shared"
+    )
+    return [line.strip() for line in text.splitlines() if bad.search(line)]
+
+
+def test_no_test_skips_on_benchsift_or_reads_outside_the_repository() -> None:
+    me = Path(__file__).resolve()
+    found = {
+        str(p.relative_to(ROOT)): offending_lines(p.read_text(encoding="utf-8"))
+        for p in TESTS.rglob("*.py")
+        if p.resolve() != me
+    }
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_line_check_bites() -> None:
+    text = 'pytest.importorskip("benchsift.prism")\nPath("../shared/papers/x.txt")\nimport numpy\n'
+    assert offending_lines(text) == [
+        'pytest.importorskip("benchsift.prism")',
+        'Path("../shared/papers/x.txt")',
+    ]
