@@ -1,9 +1,11 @@
-"""Sweeps on other joblib backends: a real dask LocalCluster gives the bytes of the local run.
+"""Sweeps on other joblib backends: a real dask LocalCluster and a local Ray instance give the bytes of the
+local run.
 
 ``benchsift.parallel.sweep_backend`` is the one switch; ``validate`` (random, end-to-end and same-model
 protocols), ``redundancy instances`` (one benchmark and ``--each-benchmark``) and ``adaptive simulate``
 must print byte-identical
-JSON locally (``--n-jobs 1``, no pool), on local worker processes and on a dask cluster, for the same seed.
+JSON locally (``--n-jobs 1``, no pool), on local worker processes, on a dask cluster and on Ray, for the same
+seed.
 """
 
 from __future__ import annotations
@@ -140,3 +142,25 @@ def test_adaptive_simulate_on_dask_is_byte_identical(panel_file: str, dask_addre
     assert _cli(*args, "--seed", "2", "--backend", "dask", "--address", dask_address) == local
     assert _cli(*args, "--seed", "2", "--backend", "loky", "--n-jobs", "2") == local
     assert _cli(*args, "--seed", "3") != local
+
+
+@pytest.mark.slow
+def test_sweeps_on_ray_are_byte_identical(panel_file: str) -> None:
+    """Ray (in the test extra): ``--backend ray`` without an address starts a local Ray instance (2 CPUs)
+    for the call and shuts it down; then one instance started here serves ``validate`` and ``adaptive
+    simulate`` (``sweep_backend`` uses an initialised Ray as it is). Same seed, same bytes as locally."""
+    import ray
+
+    inst = ["redundancy", "instances", panel_file, "--benchmark", "bench00", "--repeats", "30", "--json"]
+    local = _cli(*inst, "--seed", "5")
+    assert _cli(*inst, "--seed", "5", "--backend", "ray", "--n-jobs", "2") == local
+    assert not ray.is_initialized()  # the instance started for the call was shut down
+    val = ["validate", panel_file, "--protocol", "random", *VALIDATE, "--floor", "5", "--k", "2", "--json"]
+    ada = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--json"]
+    local_val, local_ada = _cli(*val, "--seed", "3"), _cli(*ada, "--seed", "2")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert _cli(*val, "--seed", "3", "--backend", "ray") == local_val
+        assert _cli(*ada, "--seed", "2", "--backend", "ray") == local_ada
+    finally:
+        ray.shutdown()

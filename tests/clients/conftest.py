@@ -1,4 +1,5 @@
-"""The client tests run against the scripted server of tests/support (engine_fixtures.py)."""
+"""The client tests run against the scripted server of tests/support (engine_fixtures.py), and the cache
+tests on both backends, an SQLite file and a real PostgreSQL server (``pg_server``, ``new_cache``)."""
 
 from __future__ import annotations
 
@@ -7,4 +8,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from engine_fixtures import _key, server, world  # noqa: E402, F401  (shared engine fixtures)
+from engine_fixtures import (  # noqa: E402, F401  (shared engine fixtures)
+    _key,
+    new_cache,
+    pg_database,
+    pg_server,
+    server,
+    world,
+)

@@ -75,14 +75,17 @@ def test_flaky_server_gives_the_correct_verdicts(world: dict, server, tmp_path: 
 
 
 @pytest.mark.slow
-def test_sigkill_mid_run_resumes_without_loss_repeating_only_in_flight(world: dict, tmp_path: Path) -> None:
+def test_sigkill_mid_run_resumes_without_loss_repeating_only_in_flight(
+    world: dict, tmp_path: Path, new_cache
+) -> None:
+    """On both backends (an SQLite file, a PostgreSQL database)."""
     from fake_server import FakeServer
 
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
         cfg, items, arts = _prepare(world, tmp_path, srv.url, ["correct", "stubborn"], 24, concurrency=4)
         base = len(srv.requests())
-        cache = tmp_path / "run-cache.sqlite"
+        cache = new_cache()
         out = tmp_path / "rec.jsonl"
         run = run_args(items, arts, world["images"], cfg, out, "--cache", str(cache), "--sc-rules", "--quiet")
         cmd = [sys.executable, "-m", "benchsift.cli.prism_engine", *run, "--json"]

@@ -1,16 +1,20 @@
 """Several ``prism run`` processes on one cache: each distinct request reaches the server once (leases).
 
 Counted at the scripted server (every request it received, with the sha256 of its body). Without leases,
-two processes on one cache sent 1,467 requests for 744 distinct ones (issue 17).
+two processes on one cache sent 1,467 requests for 744 distinct ones (issue 17). Every test runs on both
+backends: an SQLite file, and a database on a real PostgreSQL server started for the session
+(``pg_server`` of tests/support/engine_fixtures.py), through the ``new_cache`` fixture.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,7 +24,8 @@ from engine_world import invoke, run_args, write_config
 from fake_server import API_KEY, FakeServer
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cache import ResponseCache, SQLiteCache
+from benchsift.clients.cache_postgres import PostgresCache
 
 
 def _prepare(world: dict, tmp: Path, url: str, n: int) -> tuple[Path, Path, Path]:
@@ -35,9 +40,7 @@ def _prepare(world: dict, tmp: Path, url: str, n: int) -> tuple[Path, Path, Path
     return cfg, items, arts
 
 
-def _start(
-    world: dict, tmp: Path, inputs: tuple[Path, Path, Path], cache: Path, tag: str
-) -> subprocess.Popen:
+def _start(world: dict, tmp: Path, inputs: tuple[Path, Path, Path], cache: str, tag: str) -> subprocess.Popen:
     cfg, items, arts = inputs
     out = tmp / f"rec-{tag}.jsonl"
     run = run_args(items, arts, world["images"], cfg, out, "--cache", str(cache), "--sc-rules", "--quiet")
@@ -52,13 +55,13 @@ def _records(path: Path) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_path: Path) -> None:
+def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_path: Path, new_cache) -> None:
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
         inputs = _prepare(world, tmp_path, srv.url, 16)
         base = len(srv.requests())
         # one process alone: the distinct requests of the run
-        solo = _start(world, tmp_path, inputs, tmp_path / "solo.sqlite", "solo")
+        solo = _start(world, tmp_path, inputs, new_cache(), "solo")
         _, err = solo.communicate(timeout=180)
         assert solo.returncode == 0, err
         alone = srv.requests()[base:]
@@ -66,17 +69,19 @@ def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_pa
         assert len(alone) == len(unique) > 100
         reference = _records(tmp_path / "rec-solo.jsonl")
         for n_proc in (2, 4):
-            cache = tmp_path / f"shared-{n_proc}.sqlite"
+            cache = new_cache()
             start = len(srv.requests())
             procs = [_start(world, tmp_path, inputs, cache, f"{n_proc}-{i}") for i in range(n_proc)]
-            requests = 0
+            calls = []
             for p in procs:
                 out, err = p.communicate(timeout=240)
                 assert p.returncode == 0, err
-                requests += json.loads(out.strip().splitlines()[-1])["calls"]["requests"]
-            assert requests == len(unique)  # the processes' own counts agree with the server's
+                calls.append(json.loads(out.strip().splitlines()[-1])["calls"])
             sent = srv.requests()[start:]
             counts = Counter(x["key"] for x in sent)
+            repeated = [(x["t"], x["status"], x["attempt"]) for x in sent if counts[x["key"]] > 1]
+            # the processes' own counts agree with the server's
+            assert sum(c["requests"] for c in calls) == len(unique), (calls, repeated)
             # a fresh cache has nothing in flight at the start: at most the distinct requests, each once
             assert set(counts) == unique
             assert len(sent) == len(unique), f"{n_proc} processes: {len(sent)} sent for {len(unique)}"
@@ -90,7 +95,7 @@ def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_pa
 
 
 @pytest.mark.slow
-def test_a_killed_holder_is_taken_over(world: dict, tmp_path: Path) -> None:
+def test_a_killed_holder_is_taken_over(world: dict, tmp_path: Path, new_cache) -> None:
     """SIGKILL one of two processes mid-run: the survivor takes over the dead one's leases (a process of
     this host that no longer exists) and finishes; over both, the only repeats are the requests the dead
     process had in flight (at most its concurrency limits: two endpoints of 4, and 4 for each judge)."""
@@ -98,7 +103,7 @@ def test_a_killed_holder_is_taken_over(world: dict, tmp_path: Path) -> None:
     try:
         inputs = _prepare(world, tmp_path, srv.url, 16)
         base = len(srv.requests())
-        cache = tmp_path / "shared.sqlite"
+        cache = new_cache()
         victim = _start(world, tmp_path, inputs, cache, "victim")
         deadline = time.time() + 60
         while len(srv.requests(status=200)) - base < 40 and time.time() < deadline:
@@ -122,10 +127,12 @@ def test_a_killed_holder_is_taken_over(world: dict, tmp_path: Path) -> None:
         srv.stop()
 
 
-def test_lease_claim_expiry_and_takeover(tmp_path: Path) -> None:
+def test_lease_claim_expiry_and_takeover(new_cache) -> None:
     """One key, two cache handles (two owners): held while live, taken over once expired or released."""
-    a = ResponseCache(tmp_path / "c.sqlite", lease_ttl=0.3)
-    b = ResponseCache(tmp_path / "c.sqlite", lease_ttl=0.3)
+    where = new_cache()
+    a = ResponseCache(where, lease_ttl=0.3)
+    b = ResponseCache(where, lease_ttl=0.3)
+    assert type(a) is (PostgresCache if where.startswith("postgresql://") else SQLiteCache)
     try:
         assert a.claim("k") == "claimed"
         assert b.claim("k") == "held"
@@ -142,8 +149,50 @@ def test_lease_claim_expiry_and_takeover(tmp_path: Path) -> None:
         # a lease of a process of this host that no longer exists is taken over at once
         dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
         owner = f"{a.owner.split(':')[0]}:{int(dead.stdout)}:x"
-        a._conn.execute("INSERT INTO leases VALUES (?, ?, ?)", ("k2", owner, time.time() + 60))
+        a._execute("INSERT INTO leases VALUES (?, ?, ?)", ("k2", owner, time.time() + 60))
         assert a.claim("k2") == "claimed"
     finally:
         a.close()
         b.close()
+
+
+def test_racing_claims_give_each_key_to_one_owner(new_cache) -> None:
+    """Eight handles (eight owners, eight connections) race over the same 150 keys in shuffled orders; a
+    claimed key is answered at once. Each key is claimed exactly once (no key claimed after its answer
+    was stored, none by two owners), every other attempt sees it held or answered."""
+    where = new_cache()
+    handles = [ResponseCache(where, lease_ttl=30) for _ in range(8)]
+    keys = [f"k{i}" for i in range(150)]
+    req = Request(model="m", messages=({"role": "user", "content": "hi"},))
+    claims: list[tuple[str, int]] = []
+    seen: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(len(handles))
+
+    def worker(i: int) -> None:
+        order = keys[:]
+        random.Random(i).shuffle(order)
+        start.wait()
+        for k in order:
+            state = handles[i].claim(k)
+            with lock:
+                seen.append(state)
+            if state == "claimed":
+                with lock:
+                    claims.append((k, i))
+                handles[i].put(k, "u", req, Response(text=f"{k} by {i}"))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(handles))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert Counter(k for k, _ in claims) == Counter(keys)  # every key once, none twice
+        assert len(seen) == 8 * 150 and seen.count("claimed") == 150
+        owner = dict(claims)
+        assert {k: handles[0].get(k).text for k in keys} == {k: f"{k} by {owner[k]}" for k in keys}
+        assert handles[0].leases() == {} and len(handles[0]) == 150
+    finally:
+        for h in handles:
+            h.close()

@@ -30,7 +30,10 @@ _err = Console(stderr=True)
 # options shared by the commands
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 QuietOpt = Annotated[bool, typer.Option(help="No progress bar.")]
-CacheOpt = Annotated[Path | None, typer.Option(help="Response cache (SQLite).")]
+CacheOpt = Annotated[
+    str | None,
+    typer.Option(help="Response cache: an SQLite file, or a postgresql:// URL (benchsift[postgres])."),
+]
 ImagesOpt = Annotated[Path | None, typer.Option(help="Image folder.")]
 ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
 

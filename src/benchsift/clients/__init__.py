@@ -15,7 +15,7 @@ from benchsift.clients.base import (
     canonical_json,
     image_data_url,
 )
-from benchsift.clients.cache import CachedClient, ResponseCache
+from benchsift.clients.cache import CachedClient, ResponseCache, SQLiteCache
 from benchsift.clients.config import EndpointConfig, EngineConfig, config_from_dict, load_config
 from benchsift.clients.limits import LimitedClient
 from benchsift.clients.openai_compat import OpenAICompatClient
@@ -46,6 +46,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "RetryingClient",
+    "SQLiteCache",
     "Transport",
     "canonical_json",
     "config_from_dict",

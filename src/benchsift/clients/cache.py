@@ -21,21 +21,26 @@ possible from the client alone: a request in flight at the kill may or may not h
 server, and the client cannot tell which; journalling keys before sending would only turn those
 repeats into lost answers. An endpoint that deduplicates by an idempotency key could remove them.
 
-Processes sharing one cache (several ``prism run`` at once, on one machine): before sending, a process
-takes a *lease* on the request key (table ``leases``: key, owner, expiry), in one ``BEGIN IMMEDIATE``
-transaction that also checks the answer is not already stored, so at most one process holds a key at a
-time. A process that finds a key leased by another does not send it: that request waits, polling the cache,
-until the answer is committed (then it is a cache hit) or the lease is gone (the holder failed: the
+Processes sharing one cache (several ``prism run`` at once): before sending, a process takes a *lease* on
+the request key (table ``leases``: key, owner, expiry), in one transaction that holds the lease row locked
+while it checks the answer is not already stored, so at most one process holds a key at a time. A
+process that finds a key leased by another does not send it: that request waits, polling the cache, until
+the answer is committed (then it is a cache hit) or the lease is gone (the holder failed: the
 request is claimed again and sent), while the process's other requests go on. The holder commits the answer
 and drops the lease in one transaction; an error drops the lease, so a waiter takes over. A holder's
 leases are renewed by a background thread every ``lease_ttl / 3`` seconds; a holder killed with SIGKILL
 stops renewing, and its leases expire after ``lease_ttl`` (default 30 s), or at once when the owner is a
 process of this machine that no longer exists (owner = host:pid:nonce). So over any set of processes run
 at once on one cache, each distinct request is sent once, plus, after a kill, the requests the killed
-process had in flight (the resume guarantee above is unchanged). Expiry compares wall clocks: processes
-on different machines need synchronised clocks, and a shared SQLite file needs a local disk (WAL does
-not work over NFS), so beyond one machine the cache belongs on a database server (README, "Sharing one
-cache").
+process had in flight (the resume guarantee above is unchanged).
+
+Backends: ``ResponseCache(location)`` is an :class:`SQLiteCache` for a file path (the default) and a
+:class:`~benchsift.clients.cache_postgres.PostgresCache` for a ``postgresql://`` URL. The statements above
+(and the lease rules) are this module's, run by both; a backend gives its connection, its transactions
+(SQLite: ``BEGIN IMMEDIATE``, the whole file; PostgreSQL: the lease row, ``SELECT ... FOR UPDATE``) and its
+clock (expiries are the database's ``now``, so on PostgreSQL the clients' clocks need not agree). A shared
+SQLite file needs a local disk (WAL does not work over NFS) and serialises all writers, so beyond one
+machine the cache belongs on the server (docs/SCALING.md, "Sharing one response cache").
 """
 
 from __future__ import annotations
@@ -43,18 +48,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import sqlite3
+import tempfile
 import threading
-import time
 import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from benchsift.clients.base import ClientStats, ModelClient, Request, Response, canonical_json
 from benchsift.errors import InputError
 
-__all__ = ["CachedClient", "ResponseCache"]
+__all__ = ["CachedClient", "ResponseCache", "SQLiteCache", "is_database_url", "redact_url"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -77,6 +85,9 @@ CREATE TABLE IF NOT EXISTS leases (
 #: Seconds a lease lives without renewal (the holder renews every third of it).
 DEFAULT_LEASE_TTL = 30.0
 
+#: URL schemes of the server-database backends (libpq accepts both spellings).
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
 Claim = Literal["claimed", "answered", "held"]
 
 
@@ -93,6 +104,219 @@ def _owner_gone(owner: str) -> bool:
     except PermissionError:  # alive, another user's
         return False
     return False
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (in ``user:password@`` and in a ``password=`` field),
+    for messages: a cache URL may carry credentials."""
+    out = re.sub(r"(://[^/@:]*):[^/@]*@", r"\1:***@", url)
+    return re.sub(r"(?i)(password=)[^&\s]*", r"\1***", out)
+
+
+def is_database_url(location: str | os.PathLike[str]) -> bool:
+    """True when ``location`` is a URL (``scheme://...``) rather than a file path."""
+    return isinstance(location, str) and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", location) is not None
+
+
+class ResponseCache:
+    """A store of cached responses with per-key leases, shared by threads and processes.
+
+    ``ResponseCache(location)`` opens the backend that ``location`` names: a file path opens an
+    :class:`SQLiteCache` (the default, one machine), a ``postgresql://`` URL a
+    :class:`~benchsift.clients.cache_postgres.PostgresCache` (a database server, several machines; the
+    ``benchsift[postgres]`` extra). Both run the same statements for :meth:`get`, :meth:`put`,
+    :meth:`claim`, :meth:`release` and the renewal of leases, here; a backend supplies only its
+    connection, its transactions, its clock and its row lock.
+
+    Parameters
+    ----------
+    location
+        An SQLite file, or a ``postgresql://user@host:port/dbname`` URL (libpq's connection URI).
+    lease_ttl
+        Seconds a lease on an in-flight request lives without renewal (see the module docstring).
+    """
+
+    #: SQL expression for the database's clock in seconds since the epoch (lease expiries use it, so
+    #: processes on several machines share one clock: the server's)
+    _now_sql: ClassVar[str]
+    #: appended to the SELECT of a lease row inside :meth:`claim` to lock it ("" where the whole
+    #: transaction is already exclusive)
+    _lock_row: ClassVar[str] = ""
+    #: the driver's error classes (a renewal that fails with one of them is retried at the next tick)
+    _errors: tuple[type[BaseException], ...] = ()
+
+    def __new__(cls, location: str | os.PathLike[str], **options: Any) -> ResponseCache:
+        if cls is ResponseCache:
+            cls = _backend_for(location)
+        return super().__new__(cls)
+
+    def __init__(self, location: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
+        if not lease_ttl > 0:
+            raise ValueError(f"lease_ttl must be positive, got {lease_ttl!r}")
+        self.lease_ttl = float(lease_ttl)
+        #: where the cache is, for messages (a URL with its password redacted)
+        self.location = redact_url(os.fspath(location))
+        #: whether this object created the store (a caller may remove a new SQLite cache that stayed empty)
+        self.created = False
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+        self._statements: dict[str, str] = {}
+
+    # --- what a backend supplies -------------------------------------------------------------------
+
+    def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Execute one statement (``?`` placeholders, already formatted) and return its rows."""
+        raise NotImplementedError
+
+    def _transaction(self) -> AbstractContextManager[None]:
+        """A write transaction: committed when the block ends, rolled back when it raises."""
+        raise NotImplementedError
+
+    def _disconnect(self) -> None:
+        raise NotImplementedError
+
+    # --- shared by every backend -------------------------------------------------------------------
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        text = self._statements.get(sql)
+        if text is None:
+            text = self._statements[sql] = sql.format(now=self._now_sql)
+        return self._run(text, params)
+
+    def get(self, key: str) -> Response | None:
+        with self._lock:
+            rows = self._execute("SELECT response FROM responses WHERE key = ?", (key,))
+        if not rows:
+            return None
+        return Response.from_dict(json.loads(rows[0][0]), cached=True)
+
+    def put(self, key: str, endpoint: str, request: Request, response: Response) -> None:
+        """Store one response and drop its lease, in one committed transaction (first writer wins)."""
+        row = (key, endpoint, request.canonical, canonical_json(response.to_dict()))
+        with self._lock, self._transaction():
+            self._execute(
+                "INSERT INTO responses (key, endpoint, request, response, created) "
+                "VALUES (?, ?, ?, ?, {now}) ON CONFLICT (key) DO NOTHING",
+                row,
+            )
+            self._execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+
+    def claim(self, key: str) -> Claim:
+        """Take the lease on ``key`` unless its answer is stored or another live owner holds it.
+
+        Returns ``"claimed"`` (send it, then :meth:`put` or :meth:`release`), ``"answered"`` (read it
+        with :meth:`get`) or ``"held"`` (another process has it in flight: wait, then claim again). An
+        expired lease, or one of a process of this host that no longer exists, is taken over.
+
+        A key already answered, or leased by another live owner, is reported from one read. Otherwise one
+        transaction: insert the lease row if absent, read it back locked (the backend's row lock, or
+        SQLite's exclusive transaction), and only then look for the answer, so an answer committed by the
+        holder before this lock is seen and one committed after it cannot exist (the holder's commit
+        deletes the locked row, so it waits). Hence no key is ever claimed after its answer was stored,
+        and at most one live owner holds it.
+        """
+        while True:
+            with self._lock:
+                # read first, outside a transaction: a key answered, or leased by a live owner, needs no
+                # lock (answers are never removed; "held" only makes the caller wait and ask again)
+                answered, owner, expires, now = self._execute(
+                    "SELECT EXISTS (SELECT 1 FROM responses WHERE key = ?), (SELECT owner FROM leases "
+                    "WHERE key = ?), (SELECT expires FROM leases WHERE key = ?), {now}",
+                    (key, key, key),
+                )[0]
+                if answered:
+                    return "answered"
+                if owner is not None and owner != self.owner and expires > now and not _owner_gone(owner):
+                    return "held"
+                with self._transaction():
+                    self._execute(
+                        "INSERT INTO leases (key, owner, expires) VALUES (?, ?, {now} + ?) "
+                        "ON CONFLICT (key) DO NOTHING",
+                        (key, self.owner, self.lease_ttl),
+                    )
+                    rows = self._execute(
+                        "SELECT owner, expires, {now} FROM leases WHERE key = ?" + self._lock_row, (key,)
+                    )
+                    state: Claim | None
+                    if self._execute("SELECT 1 FROM responses WHERE key = ?", (key,)):
+                        if rows and rows[0][0] == self.owner:
+                            self._execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+                        state = "answered"
+                    elif not rows:  # the holder released it between the insert and the read: again
+                        state = None
+                    elif rows[0][0] != self.owner and rows[0][1] > rows[0][2] and not _owner_gone(rows[0][0]):
+                        state = "held"
+                    else:
+                        if rows[0][0] != self.owner:  # an expired or dead owner's lease: take it over
+                            self._execute(
+                                "UPDATE leases SET owner = ?, expires = {now} + ? WHERE key = ?",
+                                (self.owner, self.lease_ttl, key),
+                            )
+                        state = "claimed"
+                if state == "claimed" and self._renewer is None:
+                    self._renewer = threading.Thread(
+                        target=self._renew, name="benchsift-lease-renewal", daemon=True
+                    )
+                    self._renewer.start()
+            if state is not None:
+                return state
+
+    def release(self, key: str) -> None:
+        """Drop this process's lease on ``key`` (its request failed): a waiting process takes it over."""
+        with self._lock:
+            self._execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+
+    def leases(self) -> dict[str, tuple[str, float]]:
+        """Every lease in the store: key -> (owner, expiry as a Unix time)."""
+        with self._lock:
+            return {k: (o, float(e)) for k, o, e in self._execute("SELECT key, owner, expires FROM leases")}
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.lease_ttl / 3.0):
+            try:
+                with self._lock:
+                    self._execute(
+                        "UPDATE leases SET expires = {now} + ? WHERE owner = ?", (self.lease_ttl, self.owner)
+                    )
+            except self._errors:  # closed under us, or busy past the timeout: retry at the next tick
+                if self._stop.is_set():
+                    return
+
+    def keys(self) -> set[str]:
+        with self._lock:
+            return {r[0] for r in self._execute("SELECT key FROM responses")}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._execute("SELECT COUNT(*) FROM responses")[0][0])
+
+    def close(self) -> None:
+        """Stop renewing, drop this process's leases and close the connection."""
+        self._stop.set()
+        if self._renewer is not None:
+            self._renewer.join()
+        with self._lock:
+            try:
+                self._execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
+            except self._errors:
+                pass
+            self._disconnect()
+
+
+def _backend_for(location: str | os.PathLike[str]) -> type[ResponseCache]:
+    if not is_database_url(location):
+        return SQLiteCache
+    scheme = str(location).split("://", 1)[0].lower()
+    if scheme in POSTGRES_SCHEMES:
+        from benchsift.clients.cache_postgres import PostgresCache
+
+        return PostgresCache
+    raise InputError(
+        f"{redact_url(str(location))}: unsupported cache URL scheme {scheme!r} "
+        "(expected a file path or a postgresql:// URL)"
+    )
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"  # the 16-byte header string of every SQLite 3 database file
@@ -115,8 +339,37 @@ def _check_cache_file(path: Path) -> None:
         raise InputError(f"{path}: not an SQLite file, so not a response cache")
 
 
-class ResponseCache:
-    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes.
+def _create_cache_file(path: Path) -> bool:
+    """Create an empty cache at ``path`` atomically: built under a temporary name, then hard-linked into
+    place unless another process got there first. Returns whether this call created it.
+
+    A plain ``sqlite3.connect`` leaves a 0-byte file until its first write, and a process opening the cache
+    at that moment (several ``prism run`` started at once on a new cache) would refuse it as empty.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    os.close(fd)
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            conn.execute(_LEASES)
+        finally:
+            conn.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here: the plain connect below creates it
+            return True
+        return True
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+
+
+class SQLiteCache(ResponseCache):
+    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes of one machine.
 
     Parameters
     ----------
@@ -126,17 +379,18 @@ class ResponseCache:
         Seconds a lease on an in-flight request lives without renewal (see the module docstring).
     """
 
+    # SQLite's wall clock (julianday('now') is UTC days since -4713-11-24 12:00, in milliseconds)
+    _now_sql = "((julianday('now') - 2440587.5) * 86400.0)"
+    _errors = (sqlite3.Error,)
+
     def __init__(self, path: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
+        super().__init__(path, lease_ttl=lease_ttl)
         self.path = Path(path)
-        #: whether this object created the file (a caller may remove a new cache that stayed empty)
         self.created = not self.path.exists()
         _check_cache_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not lease_ttl > 0:
-            raise ValueError(f"lease_ttl must be positive, got {lease_ttl!r}")
-        self.lease_ttl = float(lease_ttl)
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        self._lock = threading.Lock()
+        if self.created:
+            self.created = _create_cache_file(self.path)
         self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -153,107 +407,23 @@ class ResponseCache:
         except BaseException:
             self._conn.close()
             raise
-        self._stop = threading.Event()
-        self._renewer: threading.Thread | None = None
 
-    def get(self, key: str) -> Response | None:
-        with self._lock:
-            row = self._conn.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        return Response.from_dict(json.loads(row[0]), cached=True)
+    def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return self._conn.execute(sql, params).fetchall()
 
-    def put(self, key: str, endpoint: str, request: Request, response: Response) -> None:
-        """Store one response and drop its lease, in one committed transaction (first writer wins)."""
-        row = (key, endpoint, request.canonical, canonical_json(response.to_dict()), time.time())
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO responses (key, endpoint, request, response, created) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    row,
-                )
-                self._conn.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # BEGIN IMMEDIATE takes the database's write lock at once: the transaction is exclusive
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
 
-    def claim(self, key: str) -> Claim:
-        """Take the lease on ``key`` unless its answer is stored or another live owner holds it.
-
-        Returns ``"claimed"`` (send it, then :meth:`put` or :meth:`release`), ``"answered"`` (read it
-        with :meth:`get`) or ``"held"`` (another process has it in flight: wait, then claim again). An
-        expired lease, or one of a process of this host that no longer exists, is taken over.
-        """
-        now = time.time()
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self._conn.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone():
-                    self._conn.execute("COMMIT")
-                    return "answered"
-                row = self._conn.execute("SELECT owner, expires FROM leases WHERE key = ?", (key,)).fetchone()
-                if row is not None and row[0] != self.owner and row[1] > now and not _owner_gone(row[0]):
-                    self._conn.execute("COMMIT")
-                    return "held"
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO leases (key, owner, expires) VALUES (?, ?, ?)",
-                    (key, self.owner, now + self.lease_ttl),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            if self._renewer is None:
-                self._renewer = threading.Thread(
-                    target=self._renew, name="benchsift-lease-renewal", daemon=True
-                )
-                self._renewer.start()
-        return "claimed"
-
-    def release(self, key: str) -> None:
-        """Drop this process's lease on ``key`` (its request failed): a waiting process takes it over."""
-        with self._lock:
-            self._conn.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
-
-    def leases(self) -> dict[str, tuple[str, float]]:
-        """Every lease in the file: key -> (owner, expiry as a Unix time)."""
-        with self._lock:
-            return {k: (o, e) for k, o, e in self._conn.execute("SELECT key, owner, expires FROM leases")}
-
-    def _renew(self) -> None:
-        while not self._stop.wait(self.lease_ttl / 3.0):
-            try:
-                with self._lock:
-                    self._conn.execute(
-                        "UPDATE leases SET expires = ? WHERE owner = ?",
-                        (time.time() + self.lease_ttl, self.owner),
-                    )
-            except sqlite3.Error:  # closed under us, or busy past the timeout: retry at the next tick
-                if self._stop.is_set():
-                    return
-
-    def keys(self) -> set[str]:
-        with self._lock:
-            return {r[0] for r in self._conn.execute("SELECT key FROM responses")}
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
-
-    def close(self) -> None:
-        """Stop renewing, drop this process's leases and close the file."""
-        self._stop.set()
-        if self._renewer is not None:
-            self._renewer.join()
-        with self._lock:
-            try:
-                self._conn.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
-            except sqlite3.Error:
-                pass
-            self._conn.close()
+    def _disconnect(self) -> None:
+        self._conn.close()
 
 
 class CachedClient:

@@ -2,7 +2,8 @@
 
 Example::
 
-    cache = "prism-cache.sqlite"          # optional, relative to the config file
+    cache = "prism-cache.sqlite"          # optional, relative to the config file, or a database URL
+                                          # ("postgresql://user@host/db": benchsift[postgres])
     timeout = 120                         # seconds per HTTP request (default)
     max_attempts = 6                      # retry budget per request
     retry_initial = 0.5                   # first backoff in seconds (doubles per attempt)
@@ -47,6 +48,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from benchsift.clients.base import canonical_json
+from benchsift.clients.cache import is_database_url
 from benchsift.errors import InputError
 
 __all__ = ["TRANSPORTS", "EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
@@ -149,7 +151,8 @@ class EngineConfig:
     gen_judge: str | None = None
     grade_judge: str | None = None
     audit_judge: str | None = None
-    cache: Path | None = None
+    #: an SQLite file (relative paths resolved against the config file's folder) or a database URL
+    cache: Path | str | None = None
     timeout: float = 120.0
     max_attempts: int = 6
     retry_seed: int = 0
@@ -226,8 +229,10 @@ def config_from_dict(
     for role, name in (("gen", gen), ("grade", grade), ("audit", audit)):
         if name is not None and name not in endpoints:
             raise InputError(f"{where}: [judges] {role} = {name!r} names no endpoint")
-    cache_path = None
-    if top.cache:
+    cache_path: Path | str | None = None
+    if top.cache and is_database_url(top.cache):
+        cache_path = top.cache  # a database URL (postgresql://...), kept as written
+    elif top.cache:
         cache_path = Path(top.cache)
         if not cache_path.is_absolute() and base_dir is not None:
             cache_path = base_dir / cache_path

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.clients import ClientPool, EngineConfig, ResponseCache, load_config
+from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
 from benchsift.prism.judge import Judge
@@ -87,8 +87,9 @@ class StageResult(Result):
         return f"{head}; first cause: {top}"
 
 
-def _pool(cfg: EngineConfig, cache: PathLike | None, out: Path) -> ClientPool:
-    """The client pool of a stage, its cache at ``cache``, the config's, or next to ``out``."""
+def _pool(cfg: EngineConfig, cache: PathLike | str | None, out: Path) -> ClientPool:
+    """The client pool of a stage, its cache at ``cache`` (an SQLite file or a ``postgresql://`` URL), the
+    config's, or next to ``out``."""
     path = cache or cfg.cache or out.parent / "prism-cache.sqlite"
     return ClientPool(cfg, ResponseCache(path))
 
@@ -100,13 +101,14 @@ def _judge(pool: ClientPool, cfg: EngineConfig, name: str) -> Judge:
 
 
 def _release(pool: ClientPool | None) -> None:
-    """Close the pool's cache; a cache this stage created and left empty is removed (with -wal/-shm)."""
+    """Close the pool's cache; an SQLite cache this stage created and left empty is removed (with
+    -wal/-shm). A database cache is never removed."""
     cache = pool.cache if pool is not None else None
     if cache is None:
         return
     empty = cache.created and len(cache) == 0
     cache.close()
-    if empty:
+    if empty and isinstance(cache, SQLiteCache):
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
 
@@ -215,7 +217,7 @@ def build(
     review: PathLike | None = None,
     import_review: PathLike | None = None,
     log: PathLike | None = None,
-    cache: PathLike | None = None,
+    cache: PathLike | str | None = None,
     max_reasks: int = 2,
     progress: Progress | None = None,
 ) -> StageResult:
@@ -238,7 +240,7 @@ def build(
     log
         JSONL of every generation-judge exchange.
     cache
-        Response cache (SQLite; default: the config's, else next to ``out``).
+        Response cache: an SQLite file or a ``postgresql://`` URL (default: the config's, else next to ``out``).
     max_reasks
         Re-asks of an invalid generation-judge reply.
     progress
@@ -310,7 +312,7 @@ def run(
     axes: Sequence[str] = AXES,
     full_dialogue: bool = False,
     sc_rules: bool = False,
-    cache: PathLike | None = None,
+    cache: PathLike | str | None = None,
     progress: Progress | None = None,
 ) -> StageResult:
     """Run every model over every applicable item and axis (temperature 0, per-axis budgets).
@@ -399,7 +401,7 @@ def grade(
     audit_out: PathLike | None = None,
     audit_per_axis: int = 200,
     seed: int = 0,
-    cache: PathLike | None = None,
+    cache: PathLike | str | None = None,
     progress: Progress | None = None,
 ) -> StageResult:
     """Grade run records into the verdict table (.csv or .parquet) read by :func:`score_report`.
@@ -533,7 +535,7 @@ def evaluate(
     if_grader: str = "rules",
     full_dialogue: bool = False,
     sc_rules: bool = False,
-    cache: PathLike | None = None,
+    cache: PathLike | str | None = None,
     max_reasks: int = 2,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Evaluation:
