@@ -240,7 +240,8 @@ def build(
     log
         JSONL of every generation-judge exchange.
     cache
-        Response cache: an SQLite file or a ``postgresql://`` URL (default: the config's, else next to ``out``).
+        Response cache: an SQLite file or a ``postgresql://`` URL (default: the config's, else next to
+        ``out``).
     max_reasks
         Re-asks of an invalid generation-judge reply.
     progress
