@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,60 @@ def test_openvlm_json_by_hand(fixtures: Path) -> None:
     assert p.models["params"].tolist()[1] == 8.0
     assert p.models["language_model"].tolist()[1] == "InternLM2.5-7B"
     assert any("HallusionBench" in n for n in notes)  # no Overall field: left out, and said so
+
+
+SERVED = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "aggregate" / "served" / "out"
+FULL_SCALE = {"MMBench_V11": 100.0, "MMStar": 100.0, "OCRBench": 1000.0, "MME": 2800.0}
+
+
+@pytest.mark.parametrize("name", ["client.json", "value.json", "filter_df.json", "config.json"])
+def test_leaderboard_table_written_by_gradio(name: str) -> None:
+    """The table as Gradio itself serves it (``served/generate.py``, gradio version in ``out/VERSION``):
+    gradio_client's answer, the component value, the API event's outputs, the whole app config. Every
+    per-model score equals the number put into the table; HTML link text is the model; the benchmark no
+    model has is kept as missing, with a warning."""
+    expected = json.loads((SERVED / "expected.json").read_text())
+    notes: list[str] = []
+    p = read_aggregate(SERVED / name, notes=notes)
+    assert sorted(p.model_ids) == sorted(expected)
+    assert sorted(p.benchmarks) == ["HallusionBench", "MMBench_V11", "MME", "MMStar", "OCRBench"]
+    n_checked = 0
+    for i, model in enumerate(p.model_ids):
+        for j, bench in enumerate(p.benchmarks):
+            want = expected[model][bench]
+            if want is None:
+                assert np.isnan(p.scores[i, j]), (model, bench)
+            else:  # brought to [0, 1]: percentages / 100, OCRBench / 1000, MME / 2800
+                got = p.scores[i, j] * FULL_SCALE[bench]
+                assert abs(got - want) <= 1e-9, (model, bench, got, want)
+                n_checked += 1
+    assert n_checked == 11  # 3 models x 4 benchmarks, less GPT-4o's OCRBench
+    assert np.isnan(p.scores[:, p.benchmarks.index("HallusionBench")]).all()
+    params = dict(zip(p.model_ids, p.models["params"], strict=True))
+    assert params["InternVL2-8B"] == 8.1 and params["Qwen2-VL-7B"] == 8.3
+    assert np.isnan(params["GPT-4o & friends"])
+    urls = dict(zip(p.model_ids, p.models["url"], strict=True))
+    assert urls["Qwen2-VL-7B"] == "https://huggingface.co/Qwen/Qwen2-VL-7B-Instruct"
+    assert any(n.startswith("warning: ") and "['HallusionBench']" in n for n in notes)
+    assert any("['Rank', 'Avg Score', 'Avg Rank'] are not benchmarks" in n for n in notes)
+    assert len([n for n in notes if n.startswith("rescaled")]) == 4
+
+
+def test_served_shapes_refused(tmp_path: Path) -> None:
+    table = json.loads((SERVED / "client.json").read_text())
+    j = tmp_path / "lb.json"
+    cases = [
+        ({"value": {"headers": ["Method"]}}, r"lb\.json: 'value' is not a Dataframe value"),
+        ([table, table], r"lb\.json: a list of 2 outputs, tables at \[0, 1\]: expected one Dataframe value"),
+        ({"components": [{"type": "markdown", "props": {}}]}, r"Gradio app config with 0 Dataframe values"),
+        ({"headers": table["headers"], "data": []}, r"lb\.json: the leaderboard table has no rows"),
+        ({"headers": ["Method", "MMStar"], "data": [[None, 1.0]]}, r"data\[0\]: model cell .* is None"),
+        ({"headers": ["Method", "MMStar"], "data": [["m", 1.0, 2.0]]}, r"data\[0\] is not a row of 2 cells"),
+    ]
+    for doc, message in cases:
+        j.write_text(json.dumps(doc))
+        with pytest.raises((FormatError, InputError), match=message):
+            read_aggregate(j)
 
 
 def test_errors(tmp_path: Path) -> None:

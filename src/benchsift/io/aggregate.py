@@ -20,13 +20,14 @@ Two inputs:
   (OCRBench: ``Final Score``, as the leaderboard's ``generate_table`` does); a benchmark entry without one is
   left out, with a note. ``Parameters`` becomes ``params`` (billions).
 
-* **The leaderboard table as the space serves it** (a Gradio ``Dataframe`` value:
-  ``{"value": {"headers": [...], "data": [[...], ...]}}``, or ``{"headers", "data"}`` as ``gradio_client``
-  returns it): the model column is ``Method`` (an HTML link ``<a href="url">name</a>``: the text is the
-  model, the link becomes ``url``), ``Param (B)`` becomes ``params``; the other descriptive columns
-  (:data:`LEADERBOARD_META`) and the leaderboard's own aggregates (``Avg Score``, ``Avg Rank``) are not
-  benchmarks. Empty cells (``""``, ``"-"``, null) are missing; a benchmark column empty for every model is
-  kept as missing, with a warning.
+* **The leaderboard table as the space serves it** (a Gradio ``Dataframe`` value
+  ``{"headers": [...], "data": [[...], ...], "metadata": ...}`` as ``gradio_client`` returns it, or
+  ``{"value": <that>}``, or the one-output ``data`` list of an API event, or the app config of ``GET /config``
+  holding one ``dataframe`` component): the model column is ``Method`` (an HTML link
+  ``<a href="url">name</a>``: the text is the model, the link becomes ``url``), ``Param (B)`` becomes
+  ``params``; the other descriptive columns (:data:`LEADERBOARD_META`) and the leaderboard's own aggregates
+  (``Avg Score``, ``Avg Rank``) are not benchmarks. Empty cells (``""``, ``"-"``, null, ``NaN``) are
+  missing; a benchmark column empty for every model is kept as missing, with a warning.
 
 Scales are brought to [0, 1] per benchmark by :mod:`benchsift.io.rescale` (percentages, MME 0-2800, OCRBench
 0-1000, ...).
@@ -202,7 +203,12 @@ def _leaderboard_to_long(
     for i, row in enumerate(data):
         if not isinstance(row, list) or len(row) != len(headers):
             raise FormatError(f"{path}: data[{i}] is not a row of {len(headers)} cells")
+    if not data:
+        raise FormatError(f"{path}: the leaderboard table has no rows ('data' is empty)")
     df = pd.DataFrame(data, columns=headers, dtype=object)
+    for i, cell in enumerate(df[mcol]):
+        if not isinstance(cell, str | int):
+            raise InputError(f"{path}: data[{i}]: model cell in column {mcol!r} is {cell!r}, expected text")
     raw_names = df[mcol].astype(str)
     names = raw_names.map(lambda t: html.unescape(_TAG_RE.sub("", t)).strip())
     if (names == "").any():
@@ -241,13 +247,61 @@ def _leaderboard_to_long(
     return pd.concat(parts, ignore_index=True), meta.drop_duplicates("model")
 
 
+def _is_table(obj: Any) -> bool:
+    return isinstance(obj, dict) and "headers" in obj and "data" in obj
+
+
+def _served_table(path: Path, data: Any) -> dict[str, Any] | None:
+    """The Gradio ``Dataframe`` value in ``data``, or None when ``data`` is not a served table.
+
+    Accepted, as Gradio serves the value (``gradio/components/dataframe.py``: ``postprocess`` returns
+    ``DataframeData(headers, data, metadata)``): the value itself (what ``gradio_client``'s ``predict``
+    returns), ``{"value": value}`` (a component's props, an update), the ``data`` list of an API event
+    (``/gradio_api/call/<api_name>``: one entry per output, here exactly one table), and the app config
+    (``GET /config``: ``components[i].props.value`` of exactly one ``dataframe`` component).
+    """
+    if _is_table(data):
+        return dict(data)
+    if isinstance(data, list):
+        tables = [i for i, d in enumerate(data) if _is_table(d)]
+        if len(tables) == 1 and len(data) == 1:
+            return dict(data[0])
+        if tables:
+            raise FormatError(
+                f"{path}: a list of {len(data)} outputs, tables at {tables}: expected one Dataframe value "
+                "(save that output alone)"
+            )
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "value" in data and "results" not in data:
+        if not _is_table(data["value"]):
+            raise FormatError(
+                f"{path}: 'value' is not a Dataframe value (an object with 'headers' and 'data')"
+            )
+        return dict(data["value"])
+    components = data.get("components")
+    if isinstance(components, list) and "results" not in data:
+        frames = [
+            c.get("props", {}).get("value")
+            for c in components
+            if isinstance(c, dict) and c.get("type") == "dataframe" and isinstance(c.get("props"), dict)
+        ]
+        frames = [f for f in frames if _is_table(f)]
+        if len(frames) != 1:
+            raise FormatError(
+                f"{path}: a Gradio app config with {len(frames)} Dataframe values: expected exactly one "
+                "(save the table's value alone)"
+            )
+        return dict(frames[0])
+    return None
+
+
 def _json_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     data = read_json(path)
-    if isinstance(data, dict):
-        value = data.get("value")
-        table: dict[str, Any] = value if isinstance(value, dict) else data
-        if "headers" in table and "data" in table:
-            return _leaderboard_to_long(path, table, notes)
+    table = _served_table(path, data)
+    if table is not None:
+        return _leaderboard_to_long(path, table, notes)
     return _openvlm_to_long(path, notes, data)
 
 
