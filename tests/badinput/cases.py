@@ -23,10 +23,8 @@ def case(*args: Any, **kwargs: Any) -> None:
 # --- group 1: image paths stay inside the image folder; only image files are read ----------------------
 
 
-def _run(env: Env, images: list[list[str]], *extra: str) -> list[str]:
-    items = env.items(images)
-    arts = env.empty("artifacts.jsonl")
-    cfg = env.config()
+def _prism_run(items: Path, arts: Path, cfg: Path, images: str, *extra: str) -> list[str]:
+    """``prism run`` of the q axis over ``items`` into ``records.jsonl``, quietly, plus ``extra``."""
     return [
         "prism",
         "run",
@@ -37,7 +35,7 @@ def _run(env: Env, images: list[list[str]], *extra: str) -> list[str]:
         "--config",
         str(cfg),
         "--images",
-        str(env.images),
+        images,
         "--axes",
         "q",
         "--out",
@@ -45,6 +43,13 @@ def _run(env: Env, images: list[list[str]], *extra: str) -> list[str]:
         "--quiet",
         *extra,
     ]
+
+
+def _run(env: Env, images: list[list[str]], *extra: str) -> list[str]:
+    items = env.items(images)
+    arts = env.empty("artifacts.jsonl")
+    cfg = env.config()
+    return _prism_run(items, arts, cfg, str(env.images), *extra)
 
 
 def _build(env: Env, images: list[list[str]]) -> list[str]:
@@ -430,24 +435,7 @@ def _run_with(env: Env, *extra: str, **config: Any) -> list[str]:
     items, arts = env.items(), env.empty("artifacts.jsonl")
     cfg = env.config(**config)
     env.mark = len(env.server.bodies)
-    return [
-        "prism",
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--config",
-        str(cfg),
-        "--images",
-        "images",
-        "--axes",
-        "q",
-        "--out",
-        "records.jsonl",
-        "--quiet",
-        *extra,
-    ]
+    return _prism_run(items, arts, cfg, "images", *extra)
 
 
 def _calls(n_requests: int, n_answered: int = 0) -> Any:
@@ -483,25 +471,7 @@ case(
 def _half_broken(env: Env, *extra: str) -> list[str]:
     items = env.items([[f"shapes_00{i}.png"] for i in range(4)])
     arts, cfg = env.empty("artifacts.jsonl"), env.config(models=("correct", "broken"))
-    return [
-        "prism",
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--config",
-        str(cfg),
-        "--images",
-        "images",
-        "--axes",
-        "q",
-        "--out",
-        "records.jsonl",
-        "--quiet",
-        "--json",
-        *extra,
-    ]
+    return _prism_run(items, arts, cfg, "images", "--json", *extra)
 
 
 def _half_answered(env: Env, res: Any) -> None:
@@ -706,24 +676,7 @@ BASE_EP = (
 def _run_cfg(env: Env, body: str, *extra: str) -> list[str]:
     items, arts = env.items(), env.empty("artifacts.jsonl")
     cfg = env.config(body=body)
-    return [
-        "prism",
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(arts),
-        "--config",
-        str(cfg),
-        "--images",
-        "images",
-        "--axes",
-        "q",
-        "--out",
-        "records.jsonl",
-        "--quiet",
-        *extra,
-    ]
+    return _prism_run(items, arts, cfg, "images", *extra)
 
 
 for _id, _body, _match in (
