@@ -232,7 +232,8 @@ def estimate_new_models(
     if not models:
         raise InputError("new scores: no image-condition model rows")
     notes: list[str] = []
-    coverage = (~np.isnan(X_new)).mean(axis=1)
+    n_scored = (~np.isnan(X_new)).sum(axis=1)
+    coverage = n_scored / X_new.shape[1]
     if not (coverage > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
@@ -241,7 +242,7 @@ def estimate_new_models(
             "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
             f"items.csv{hint}"
         )
-    warnings = _run_warnings(models, coverage, s.n_items, n_ignored)
+    warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
     cats = s.categories
     item_cat = s.items["category"].to_numpy(dtype=object)
     member = [np.flatnonzero(item_cat == c) for c in cats]
@@ -304,13 +305,12 @@ def estimate_new_models(
     )
 
 
-def _run_warnings(models: list[str], coverage: np.ndarray, n_suite: int, n_ignored: int) -> list[str]:
+def _run_warnings(models: list[str], n_scored: np.ndarray, n_suite: int, n_ignored: int) -> list[str]:
     """A run is expected to hold exactly the suite's items: say where it does not (estimates use what is
     there: missing items are missing, never zero; items outside the suite are not used)."""
     out = []
-    for m, c in zip(models, coverage, strict=True):
-        if c < 1.0:
-            n = int(round(float(c) * n_suite))
+    for m, n in zip(models, n_scored, strict=True):
+        if n < n_suite:
             out.append(f"model {m!r} has scores for {n} of the suite's {n_suite} items; estimates use those")
     if n_ignored:
         out.append(f"{n_ignored} scored item(s) of the run are not suite items and were not used")
