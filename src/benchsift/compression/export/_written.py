@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from benchsift.errors import InputError
 
@@ -31,3 +33,9 @@ def check_per_benchmark(
     extra = [b for b in given if b not in items]
     if extra:
         raise InputError(f"{option} names benchmark(s) {extra} that are not in the suite")
+
+
+def write_lists(path: Path, lists: Mapping[str, Sequence[object]]) -> None:
+    """A JSON object of lists, one key per line (readable and diffable: a suite's ids per task)."""
+    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(list(v))}" for k, v in lists.items())
+    path.write_text("{\n" + body + "\n}\n")

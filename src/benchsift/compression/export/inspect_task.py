@@ -13,11 +13,10 @@ suite ids of one task that normalise to the same pattern (``"7"`` and ``"007"``)
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 
-from benchsift.compression.export._written import Written
+from benchsift.compression.export._written import Written, write_lists
 from benchsift.errors import InputError
 
 FOLDER = "inspect_sample_ids"
@@ -68,8 +67,7 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path) -> Written:
             f"inspect eval {shlex.quote(task)} --model MODEL --log-dir RUNS "
             f'--sample-id "$(cat {shlex.quote(str(out / name))})"'
         )
-    body = ",\n".join(f" {json.dumps(t)}: {json.dumps(v)}" for t, v in items.items())
-    (tmp / FILE).write_text("{\n" + body + "\n}\n")
+    write_lists(tmp / FILE, items)
     return Written(
         files=files, items=dict(items), harness_names={t: t for t in items}, commands=commands, warnings=[]
     )

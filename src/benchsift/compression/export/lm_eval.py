@@ -14,12 +14,11 @@ refused: lm-eval could only run some other document under that number.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
 
-from benchsift.compression.export._written import Written
+from benchsift.compression.export._written import Written, write_lists
 from benchsift.errors import InputError
 
 FILE = "lm_eval_samples.json"
@@ -41,8 +40,7 @@ def doc_indices(benchmark: str, items: list[str]) -> list[int]:
 def write(items: dict[str, list[str]], tmp: Path, out: Path) -> Written:
     """Write ``lm_eval_samples.json`` into ``tmp`` (its final home is ``out``)."""
     samples = {bench: doc_indices(bench, ids) for bench, ids in items.items()}
-    body = ",\n".join(f" {json.dumps(b)}: {json.dumps(v)}" for b, v in samples.items())
-    (tmp / FILE).write_text("{\n" + body + "\n}\n")
+    write_lists(tmp / FILE, samples)
     tasks = ",".join(samples)
     command = (
         f"lm_eval run --model MODEL --model_args MODEL_ARGS --tasks {shlex.quote(tasks)} "
