@@ -18,6 +18,7 @@ from __future__ import annotations
 from benchsift.audit._run import DIF_BY, MIN_MODELS, audit
 from benchsift.audit.dif import DifTest, logistic_dif, matching_ability
 from benchsift.audit.discrimination import (
+    conditional_bh,
     fisher_z_interval,
     item_rest_correlation,
     negative_discrimination_pvalue,
@@ -39,6 +40,7 @@ __all__ = [
     "ItemSaturation",
     "audit",
     "benchmark_noise",
+    "conditional_bh",
     "fisher_z_interval",
     "item_rest_correlation",
     "item_saturation",
