@@ -20,7 +20,7 @@ from benchsift._fileio import atomic_dir
 from benchsift.audit import AuditResult
 from benchsift.report.html import write_report
 
-__all__ = ["audit_tables", "write_audit"]
+__all__ = ["audit_tables", "write_audit", "write_audit_files"]
 
 _BENCH_COLUMNS = (
     ("n_items", "items", 0),
@@ -82,11 +82,12 @@ def audit_tables(result: AuditResult, top: int = 20) -> list[Table]:
     return tables
 
 
-def write_audit(result: AuditResult, out: str | Path, run: dict[str, Any] | None = None) -> Path:
-    """Write the audit into folder ``out`` (atomically): ``audit.json`` (:meth:`AuditResult.to_dict`, with
-    ``run`` when given), ``benchmarks.csv``, ``items.csv`` (the flagged items), ``duplicates.csv``, then
-    ``out/index.html``; return the folder."""
-    target = Path(out)
+def write_audit_files(
+    result: AuditResult, folder: str | Path, run: dict[str, Any] | None = None
+) -> list[Path]:
+    """Write ``audit.json`` (:meth:`AuditResult.to_dict`, with ``run`` when given), ``benchmarks.csv``,
+    ``items.csv`` (the flagged items) and ``duplicates.csv`` into ``folder`` (atomically); return them."""
+    target = Path(folder)
     doc = result.to_dict()
     if run:
         doc = {"run": run, **doc}
@@ -97,5 +98,11 @@ def write_audit(result: AuditResult, out: str | Path, run: dict[str, Any] | None
         result.benchmarks.to_csv(tmp / "benchmarks.csv", index=False, lineterminator="\n")
         flagged.to_csv(tmp / "items.csv", index=False, lineterminator="\n")
         result.duplicates.to_csv(tmp / "duplicates.csv", index=False, lineterminator="\n")
-    write_report(target, title="benchsift audit")
-    return target
+    return [target / n for n in ("audit.json", "benchmarks.csv", "items.csv", "duplicates.csv")]
+
+
+def write_audit(result: AuditResult, out: str | Path, run: dict[str, Any] | None = None) -> Path:
+    """:func:`write_audit_files` into folder ``out``, then ``out/index.html``; return the folder."""
+    write_audit_files(result, out, run)
+    write_report(out, title="benchsift audit")
+    return Path(out)
