@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = ["DIF_BY", "MIN_MODELS", "audit"]
 
 #: fewest image-condition models the audit runs on (Fisher z needs n > 3; a ranking of 4 says little)
 MIN_MODELS = 5
+#: most re-tests with a purified criterion (they stop when the flagged items stop changing)
+PURIFY_PASSES = 3
 #: what ``dif_by`` accepts
 DIF_BY = ("auto", "release_date", "family", "none")
 
@@ -314,14 +317,16 @@ def audit(
     dif_group = np.full(n, None, dtype=object)
     if dif_blocks:
         tests, which = _dif_pass(dif_blocks, groups, [None] * len(dif_blocks))
-        q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
-        flagged_first = np.nan_to_num(q1, nan=1.0) <= alpha
-        criteria: list[np.ndarray | None] = []
-        start = 0
-        for cols in dif_cols:
-            criteria.append(~flagged_first[start : start + cols.size])
-            start += cols.size
-        tests, which = _dif_pass(dif_blocks, groups, criteria)
+        flagged_before = np.zeros(sum(c.size for c in dif_cols), dtype=bool)
+        for _ in range(PURIFY_PASSES):
+            q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
+            flagged = np.nan_to_num(q1, nan=1.0) <= alpha
+            if np.array_equal(flagged, flagged_before):
+                break
+            flagged_before = flagged
+            bounds = np.cumsum([0] + [c.size for c in dif_cols])
+            criteria: list[np.ndarray | None] = [~flagged[a:b] for a, b in pairwise(bounds)]
+            tests, which = _dif_pass(dif_blocks, groups, criteria)
         for cols, t, w in zip(dif_cols, tests, which, strict=True):
             dif_coef[cols], dif_p[cols] = t.coef, t.p_greater
             dif_group[cols] = np.where(np.isfinite(t.p_greater), np.array([g for g, _ in groups])[w], None)

@@ -21,8 +21,9 @@ of a correct answer, group versus the others, at equal ability.
 The matching ability is the logit of the model's rest score on the benchmark,
 :math:`\theta_{mi} = \operatorname{logit}\frac{\sum_{j \ne i} x_{mj} + 1/2}{n_{m,-i} + 1}` (other scored
 items :math:`j` of the benchmark; standardised over the models), so the studied item does not match on
-itself. The criterion is purified once (Clauser, Mazor & Hambleton 1993): items flagged in a first pass are
-left out of the rest scores and every item is tested again.
+itself. The criterion is purified (Clauser, Mazor & Hambleton 1993): items flagged in a first pass are left
+out of the rest scores and every item is tested again, until the flagged items stop changing (at most three
+re-tests).
 
 **Groups.** ``by="release_date"``: the newer era is the models released on or after ``cutoff`` (default:
 the median release date of the dated models); undated models are left out. ``by="family"``: each family
