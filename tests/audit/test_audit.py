@@ -34,6 +34,7 @@ def test_json_shape_one_entry_per_flagged_item(small) -> None:
     assert set(doc) >= {"benchmarks", "items", "warnings", "duplicates", "flag_counts", "parameters"}
     assert set(doc["benchmarks"]) == set(sim.panel.benchmarks)
     res = audit(sim.panel)
+    assert doc == json.loads(json.dumps(res.to_dict()))  # the CLI prints the library's result
     assert len(doc["items"]) == res.n_flagged == len({(e["benchmark"], e["item"]) for e in doc["items"]})
     for e in doc["items"]:
         assert e["flags"] and set(e["flags"]) <= set(FLAGS)
@@ -84,6 +85,15 @@ def test_a_benchmark_with_too_few_models_is_skipped_with_a_warning() -> None:
     assert any("'small': 3 image-condition model(s)" in w for w in res.warnings)
     small_items = res.items[res.items["benchmark"] == "small"]
     assert small_items["discrimination"].isna().all() and small_items["n_models"].eq(3).all()
+
+
+def test_ranked_and_unknown_flag(small) -> None:
+    sim, _ = small
+    res = audit(sim.panel)
+    ranked = res.ranked("dif")
+    assert ranked["dif_p"].is_monotonic_increasing and len(ranked) == res.flag_counts["dif"]
+    with pytest.raises(InputError, match="unknown flag"):
+        res.ranked("wrong-key")
 
 
 def test_same_input_same_result(small) -> None:
