@@ -66,3 +66,9 @@ def test_audit_flags_both_kinds() -> None:
     assert "duplicate-text" in flagged["q020"] and "duplicate-text" in flagged["q055"]
     assert res.items.set_index("item").loc["q040", "duplicate_of"] == ("q005",)
     assert set(res.duplicates["kind"]) == {"responses", "text"}
+    assert not any("question" in w for w in res.warnings)
+    bare = Panel(panel.scores, panel.model_ids, panel.items[["benchmark", "item"]])
+    assert (
+        "duplicate-text not computed: the items table has no 'question' text"
+        in audit(bare, dif_by="none").warnings
+    )

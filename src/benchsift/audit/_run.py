@@ -219,6 +219,8 @@ def audit(
     X_all = image.scores
     T_all = text.scores
     has_text = "question" in items_meta.columns and items_meta["question"].notna().any()
+    if not has_text:
+        warnings.append("duplicate-text not computed: the items table has no 'question' text")
     by, groups, group_info = _groups(image.models, dif_by, era_cutoff, min_group, warnings)
 
     n = image.n_items
