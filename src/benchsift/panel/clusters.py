@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -35,7 +35,7 @@ IMAGE_COLUMNS: tuple[str, ...] = ("image_path", "image", "image_id")
 
 #: what a ``clusters=`` parameter accepts: ``"auto"`` (detect), ``None`` / ``False`` (no clusters), a
 #: column name of the item table, or one label per item
-ClusterSpec = str | bool | None | Sequence[Any] | np.ndarray | pd.Series
+ClusterSpec: TypeAlias = str | bool | None | Sequence[Any] | np.ndarray | pd.Series
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _labels(values: Any, n: int, where: str) -> np.ndarray:
         raise InputError(f"{where}: expected one cluster label per item ({n}), got {len(arr)}")
     missing = arr.isna().to_numpy() | (arr.astype(str).str.strip() == "").to_numpy()
     keys = arr.astype(str).to_numpy(dtype=object)
-    keys[missing] = [("\x00singleton", i) for i in np.flatnonzero(missing)]
+    keys[missing] = [f"\x00singleton{i}" for i in np.flatnonzero(missing)]
     return keys
 
 
@@ -148,8 +148,7 @@ def item_clusters(items: pd.DataFrame, clusters: ClusterSpec = "auto") -> ItemCl
         raise InputError("item table: a 'benchmark' column is needed to infer clusters from images")
     values = _labels(items[column], n, f"column {column!r}")
     bench = items["benchmark"].astype(str).to_numpy(dtype=object)
-    keys = np.empty(n, dtype=object)
-    keys[:] = list(zip(bench, values, strict=True))
+    keys = np.array([f"{b}\x00{v}" for b, v in zip(bench, values, strict=True)], dtype=object)
     found = _from_keys(keys, column, True)
     if not found.used:
         return _none(n)
