@@ -157,7 +157,8 @@ def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: P
     assert "cluster" in suite.items.columns
     assert suite.meta["clusters"]["column"] == "image" and suite.meta["clusters"]["inferred"] is True
     # the suite's clusters are the simulator's images of its items
-    pos = [sim.panel.item_keys.index((b, i)) for b, i in zip(suite.items["benchmark"], suite.items["item"])]
+    keys = zip(suite.items["benchmark"], suite.items["item"], strict=True)
+    pos = [sim.panel.item_keys.index(k) for k in keys]
     img = sim.truth.item_image
     assert img is not None
     same = suite.items["cluster"].to_numpy()[:, None] == suite.items["cluster"].to_numpy()[None, :]
