@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from benchsift.cli.main import app
 from benchsift.io.verdicts import build_arrays
-from benchsift.prism.bootstrap import paired_bootstrap
+from benchsift.prism.bootstrap import accuracy_separation, paired_bootstrap
 from benchsift.prism.scoring import score_report
 from benchsift.simulate.verdicts import simulate_verdicts
 from benchsift.stats import cluster_bootstrap_weights
@@ -86,3 +86,24 @@ def test_score_report_and_cli_say_an_inferred_grouping(tmp_path: Path) -> None:
         app, ["prism", "score", str(path), "--bootstrap", "100"], env={"COLUMNS": "300"}
     )
     assert text.exit_code == 0 and "warning: items grouped into" in text.stdout
+
+
+def test_accuracy_separation_and_checkpoint_ceiling_take_clusters() -> None:
+    from benchsift.compression.diagnostics.checkpoints import bootstrap_ceiling
+    from benchsift.panel import item_clusters
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((4, 60)) < 0.6).astype(float)
+    a, _ = accuracy_separation(X, 200, 3)
+    b, _ = accuracy_separation(X, 200, 3, clusters=np.arange(60) * 7)  # all distinct: unchanged
+    assert a.tobytes() == b.tobytes()
+    pairs = np.repeat(np.arange(30), 2)
+    c, _ = accuracy_separation(X, 200, 3, clusters=pairs)
+    W = cluster_bootstrap_weights(pairs, 200, 3)
+    np.testing.assert_allclose(c, (W @ X.T) / W.sum(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    items = pd.DataFrame({"benchmark": ["b"] * 60, "item": [str(i) for i in range(60)], "cluster": pairs})
+    found = item_clusters(items)
+    plain = bootstrap_ceiling(X, 100, 1)[1]
+    assert bootstrap_ceiling(X, 100, 1, item_clusters(items, None))[1].tobytes() == plain.tobytes()
+    clustered = bootstrap_ceiling(X, 100, 1, found)[1]
+    assert clustered.shape == plain.shape and not np.array_equal(clustered, plain)

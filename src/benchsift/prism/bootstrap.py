@@ -408,18 +408,23 @@ def accuracy_separation(
     alpha: float = 0.05,
     n_draw: int | None = None,
     weights: ArrayLike | None = None,
+    clusters: ArrayLike | None = None,
 ) -> tuple[FloatArray, SeparationResult]:
     """The same paired separation test for a plain accuracy matrix (a prior benchmark, Sec. 5.1).
 
     ``scores`` is (n_models, n_items) with NaN for unscored items; each replicate's accuracy is the
-    weighted mean over the model's scored items. Returns the (B, M) replicate accuracies and the
+    weighted mean over the model's scored items. ``clusters`` (one label per item, e.g. the image)
+    makes the replicates draw whole clusters. Returns the (B, M) replicate accuracies and the
     :class:`SeparationResult`.
     """
     X = np.asarray(scores, dtype=float)
     if X.ndim != 2:
         raise InputError(f"scores: expected a (n_models, n_items) matrix, got shape {X.shape}")
     if weights is None:
-        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw)
+        found = None
+        if clusters is not None:
+            found = item_clusters(pd.DataFrame({"benchmark": np.zeros(X.shape[1], dtype=int)}), clusters)
+        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw, found)
     else:
         W = np.asarray(weights, dtype=float)
         if W.ndim != 2 or W.shape[1] != X.shape[1]:
