@@ -55,6 +55,10 @@ STEPS = {
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','long',{long!r},'-o',{long_out!r},'--json']; main()"
     ),
+    "benchsift info (long panel)": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','info',{long_out!r},'--json']; main()"
+    ),
 }
 
 
@@ -73,8 +77,13 @@ def write_wide(path: Path, n_models: int, n_items: int, seed: int) -> None:
             fh.write(b"".join(lines))
 
 
+LONG_MODELS = 1000
+
+
 def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
-    n_models = 1000
+    """``model,benchmark,item,score``: :data:`LONG_MODELS` models x ``n_rows // LONG_MODELS`` items (two
+    benchmarks), model by model, scores 0/1."""
+    n_models = LONG_MODELS
     n_items = n_rows // n_models
     rng = np.random.default_rng(seed)
     with open(path, "w") as fh:
@@ -104,17 +113,37 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated subset of the steps")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--inputs",
+        type=Path,
+        default=None,
+        help="folder for the input CSVs, kept between runs (written when missing; default a temporary one)",
+    )
     args = ap.parse_args()
     print(machine_line())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        wide, long = folder / "wide.csv", folder / "long.csv"
+        inputs = args.inputs or folder
+        inputs.mkdir(parents=True, exist_ok=True)
+        tag = f"s{args.seed}"
+        wide = inputs / f"wide-{args.models}x{args.items}-{tag}.csv"
+        long = inputs / f"long-{args.long_rows}-{tag}.csv"
         t = time.perf_counter()
-        write_wide(wide, args.models, args.items, args.seed)
-        lm, li = write_long(long, args.long_rows, args.seed)
+        steps = args.steps.split(",")
+        if any("wide" in name for name in steps) and not wide.exists():
+            write_wide(wide.with_suffix(".part"), args.models, args.items, args.seed)
+            wide.with_suffix(".part").rename(wide)
+        lm, li = LONG_MODELS, args.long_rows // LONG_MODELS
+        if any("long" in name for name in steps) and not long.exists():
+            write_long(long.with_suffix(".part"), args.long_rows, args.seed)
+            long.with_suffix(".part").rename(long)
+        mb = {
+            k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
+            for k, v in (("w", wide), ("l", long))
+        }
         print(
-            f"inputs written in {time.perf_counter() - t:.0f} s: wide {wide.stat().st_size / 1e6:.0f} MB"
-            f" ({args.models} x {args.items}), long {long.stat().st_size / 1e6:.0f} MB ({lm * li:,} rows)"
+            f"inputs ready in {time.perf_counter() - t:.0f} s: wide {mb['w']} ({args.models} x {args.items}),"
+            f" long {mb['l']} ({lm * li:,} rows)"
         )
         paths = {
             "wide": str(wide),
@@ -124,7 +153,7 @@ def main() -> None:
         }
         sizes = {"wide": args.models * args.items * 8 / 1e9, "long": lm * li * 8 / 1e9}
         rows = []
-        for name in args.steps.split(","):
+        for name in steps:
             rss, wall = measure(STEPS[name].format(**paths))
             kind = "long" if "long" in name else "wide" if "wide" in name else ""
             panel = sizes.get(kind, float("nan"))
