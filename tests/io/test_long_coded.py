@@ -212,3 +212,27 @@ def test_mixed_lean_and_general_files(tmp_path: Path) -> None:
     b.write_text("model,benchmark,item,score,question\nm2,A,1,0,what\nm2,A,3,1,why\n")
     assert read_coded(a, None) is not None and read_coded(b, None) is None
     assert _outcome([a, b], True, tmp_path) == _outcome([a, b], False, tmp_path)
+
+
+def test_parquet_column_types(tmp_path: Path) -> None:
+    """Integer item ids, int64 scores, pandas categoricals and a stored index: the lean reader gives what
+    pandas.read_parquet + the general path give; a bool score or nullable ints take the general path."""
+    base = pd.DataFrame(
+        {
+            "model": pd.Categorical(["m1", "m1", " m2", "m2", "m1"]),
+            "benchmark": ["A", "A", "A", "B", "A"],
+            "item": np.array([7, 8, 7, 7, 7], dtype=np.int64),
+            "score": np.array([1, 0, 1, 0, 1], dtype=np.int64),
+            "category": pd.Categorical(["x", None, "x", "ü", "x"]),
+        },
+        index=pd.Index([10, 11, 12, 13, 14], name="row_id"),
+    )
+    p = tmp_path / "t.parquet"
+    base.to_parquet(p)
+    assert read_coded(p, None) is not None
+    assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path)
+    assert long_mod.read_long(p).item_keys == [("A", "7"), ("A", "8"), ("B", "7")]
+    for score in (np.array([True, False, True, False, True]), pd.array([1, None, 1, 0, 1], dtype="Int64")):
+        base.assign(score=score).to_parquet(p)
+        assert read_coded(p, None) is None
+        assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path)

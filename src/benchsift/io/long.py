@@ -16,6 +16,13 @@ Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``par
     model,benchmark,item,score,category
     llava-1.5-7b,MMStar,17,1,coarse perception
     llava-1.5-7b,MMStar,18,0,coarse perception
+
+Memory: a CSV / TSV / parquet file with only the columns above (no metadata column) is read by pyarrow as
+integer codes and assembled with numpy (:mod:`benchsift.io._coded`): no Python object per row, about 20
+bytes per row while reading, then the panel's matrix; a 10-million-row CSV (80 MB panel) peaks at about
+0.4 GB, below pandas' plain ``read_csv`` of the same file (``benchmarks/bench_import_memory.py``). Any
+other file takes the general reader (pandas, every id cell as text), which names an offending cell; both
+give the same panel.
 """
 
 from __future__ import annotations
