@@ -236,3 +236,24 @@ def test_parquet_column_types(tmp_path: Path) -> None:
         base.assign(score=score).to_parquet(p)
         assert read_coded(p, None) is None
         assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path)
+
+
+def test_many_blocks_and_a_short_row_guess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small reader blocks (many batches, each with its own dictionary) and a first block of long rows,
+    so the row-count guess is short and the buffers grow: the same outcome as the general path."""
+    from benchsift.io import _coded
+
+    monkeypatch.setattr(_coded, "BLOCK", 1 << 12)
+    rng = np.random.default_rng(3)
+    lines = ["model,benchmark,item,score,category"]
+    lines += [f"{'long-model-name-' * 4}{i % 7},A,{i},{i % 2},c{i % 3}" for i in range(300)]
+    lines += [
+        f"m{i % 11},{'AB'[i % 2]},{i},{rng.choice(['0', '1', ''])},{'' if i % 5 else 'z'}"
+        for i in range(6000)
+    ]
+    p = tmp_path / "blocks.csv"
+    p.write_text("\n".join(lines) + "\n")
+    coded = read_coded(p, None)
+    assert coded is not None and len(coded) == 6300
+    lean = _outcome([p], True, tmp_path)
+    assert lean[0] == "ok" and lean == _outcome([p], False, tmp_path)
