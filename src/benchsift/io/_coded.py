@@ -27,6 +27,7 @@ offending cell.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +164,7 @@ class CodedLong:
 
 def _text_dtype() -> object:
     """The dtype :func:`benchsift.io._common.read_table` gives a text column (``str`` on pandas 3)."""
-    return pd.Series(["x"], dtype=str).dtype
+    return pd.read_csv(io.StringIO("a\nx\n"), dtype=str)["a"].dtype
 
 
 class _Buffer:
