@@ -1,0 +1,360 @@
+"""The automatic selector: nested cross-validation over the build models picks the item selector of a pool.
+
+On real panels no selector dominates (benchsift issue 18: point-biserial wins on MMMU at every retention, IRT
+2PL and Random trade places on AI2D, VAW wins on the PRIMEBench panel), so :class:`AutoSelector` chooses one
+per call, i.e. per category pool and budget ``K_C`` (Stage 2 and the held-out protocols call a selector once
+per pool and retention), from the models it is given and nothing else:
+
+1. ``n_inner`` random balanced *inner* splits of the given ``M`` rows (the build models of an outer split in
+   the held-out protocols), drawn as repeated two-fold cross-validation: a uniform permutation cuts the rows
+   into halves of ``floor(M / 2)`` and ``ceil(M / 2)``, and gives two splits, each half building once while
+   the other is held out (so two splits score every model once); further permutations add pairs. The
+   balanced halves are the outer protocol's rule (PRIMEBench D.3,
+   :func:`benchsift.compression.protocols.random_splits`) one level down.
+2. Every candidate selects ``K_C`` items on each inner build set; its *inner fidelity* on that split is the
+   Spearman rho over the inner held-out models between the pool mean and the estimate from the kept items,
+   the fidelity ``benchsift validate`` reports (PRIMEBench D.3, ``rho_C``)::
+
+       rho_s(c) = rho_S( (xbar_{m,C})_{m in H_s}, (xhat^c_{m,S_C})_{m in H_s} )
+
+   ``xhat`` is the plain mean of the kept items (``scoring="mean"``), the mean weighted by the candidate's
+   ``weights_`` (``"weighted"``) or the candidate's :meth:`~ItemSelector.estimate` (``"selector"``): the
+   held-out protocols set ``scoring`` to their own, so the inner fidelity measures what the outer one will.
+   ``rho_s(c)`` is undefined (NaN) with fewer than ``min_heldout`` inner held-out models having both values,
+   or a constant side.
+3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
+   value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
+   selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
+
+The winner is *separated* when its mean beats the runner-up's by more than ``2`` standard errors of the
+paired differences ``rho_s(winner) - rho_s(runner-up)`` over the inner splits both define (``separated_``);
+otherwise the inner evidence cannot tell them apart and ``notes_`` says so (the pick is still the best
+estimate, and any of the tied candidates is about as good). When no candidate has a defined inner fidelity
+(too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
+so.
+
+Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
+build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
+the held-out models' responses leaves every pick and selection unchanged).
+
+Cost. ``n_inner`` (default 3, the measurement in ``benchmarks/bench_auto_selector.py``) selections per
+candidate, plus the winner's on all rows. Selections on the same rows at several budgets share their
+candidate fits through the candidates' own memos (the IRT 2PL fit, :func:`~.irt2pl.fitted_twopl`), which is
+why :attr:`seed_per_pool` asks the protocols for one seed per pool, the same at every retention: the inner
+splits are then the same at every retention of a pool.
+
+Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
+each inner split (keyed by the candidate's name, so adding a candidate changes no other's inner results),
+and the winner's final seed. Same seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
+from benchsift.errors import InputError
+from benchsift.stats import check_random_state, nan_mean, paired_columns
+
+__all__ = ["DEFAULT_CANDIDATES", "AutoSelector"]
+
+#: The fixed selectors auto chooses among by default: cheap (one fit per inner split) and general (no
+#: embeddings, logged answers or benchmark structure needed).
+DEFAULT_CANDIDATES: tuple[str, ...] = ("random", "pointbiserial", "irt2pl", "vaw")
+
+Scoring = Literal["mean", "weighted", "selector"]
+_SCORINGS = ("mean", "weighted", "selector")
+#: Standard errors of the paired inner differences the winner must clear to count as separated.
+SEPARATION_SE = 2.0
+
+
+def _label(spec: str | ItemSelector) -> str:
+    if isinstance(spec, ItemSelector):
+        return str(getattr(spec, "name", type(spec).__name__))
+    return str(spec).strip().lower()
+
+
+def _seed(base: int, *keys: int) -> int:
+    return int(np.random.SeedSequence([int(base), *(int(k) for k in keys)]).generate_state(1)[0] >> 1)
+
+
+class AutoSelector(ItemSelector):
+    """Per pool and budget, the candidate selector with the best inner held-out fidelity (module docstring).
+
+    Parameters
+    ----------
+    candidates
+        Registered selector names or configured :class:`ItemSelector` instances (cloned); default
+        :data:`DEFAULT_CANDIDATES` (random, pointbiserial, irt2pl, vaw). ``"auto"`` itself is refused.
+    n_inner
+        Inner random balanced splits of the given models (default 3).
+    min_heldout
+        Inner held-out models needed for a defined inner rho (default 5; the outer protocol's is 10, the
+        inner held-out half is half the size).
+    scoring
+        How a candidate's kept items estimate the pool mean in the inner fidelity: ``"mean"``,
+        ``"weighted"`` (``weights_``) or ``"selector"`` (its :meth:`~ItemSelector.estimate`). The held-out
+        protocols set it to their own ``scoring``; Stage 2 / ``compress`` score a suite by its mean.
+    random_state
+        Seed of the inner splits, the candidates' inner selections and the final selection.
+
+    Fitted attributes
+    -----------------
+    ``support_``, ``item_scores_``, ``reasons_`` (``"<winner>:<winner's reason>"``), ``weights_`` when the
+    winner has them; ``choice_`` (the winner's name; ``None`` when ``k`` keeps the whole pool),
+    ``selector_`` (the fitted winner), ``inner_rho_`` ``(n_inner, n_candidates)``, ``evidence_`` (one row per
+    candidate: ``candidate``, ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``), ``separated_``,
+    ``notes_`` and ``warnings_`` (tuples of strings).
+    """
+
+    name = "auto"
+    #: Ask the held-out protocols for one seed per (split, pool), the same at every retention: the inner
+    #: splits are shared by the retentions of a pool, so candidate fits memoised on the rows are reused.
+    seed_per_pool: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        candidates: Sequence[str | ItemSelector] = DEFAULT_CANDIDATES,
+        n_inner: int = 3,
+        min_heldout: int = 5,
+        scoring: Scoring = "mean",
+        random_state: int | np.random.Generator | None = 0,
+    ) -> None:
+        self.candidates = candidates
+        self.n_inner = n_inner
+        self.min_heldout = min_heldout
+        self.scoring = scoring
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        if isinstance(self.candidates, str | ItemSelector):
+            raise InputError("auto candidates: expected a list of selector names or ItemSelectors")
+        labels = [_label(c) for c in self.candidates]
+        if not labels:
+            raise InputError("auto candidates: expected at least one candidate selector")
+        if len(set(labels)) != len(labels):
+            raise InputError(f"auto candidates: duplicate names in {labels}")
+        if "auto" in labels:
+            raise InputError("auto candidates: 'auto' cannot be its own candidate")
+        from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+        for spec, label in zip(self.candidates, labels, strict=True):
+            if isinstance(spec, str) and label not in SELECTOR_NAMES:
+                raise InputError(
+                    f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
+                )
+        for name, low in (("n_inner", 1), ("min_heldout", 2)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
+                raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
+        if self.scoring not in _SCORINGS:
+            raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
+
+    def candidate_labels(self) -> list[str]:
+        """The candidates' names, in order."""
+        return [_label(c) for c in self.candidates]
+
+    def _build(self, spec: str | ItemSelector, seed: int) -> ItemSelector:
+        if isinstance(spec, ItemSelector):
+            sel: ItemSelector = clone(spec)
+            if "random_state" in sel.get_params():
+                sel.set_params(random_state=seed)
+            return sel
+        from benchsift.compression.selectors.registry import make_selector
+
+        return make_selector(spec, random_state=seed)
+
+    # ------------------------------------------------------------------ selection
+    def _run(self, sel: ItemSelector, inp: SelectorInput, rows: np.ndarray | None) -> np.ndarray:
+        scores = inp.scores if rows is None else inp.scores[rows]
+        return sel.select(
+            scores,
+            inp.k,
+            embeddings=inp.embeddings,
+            text_embeddings=inp.text_embeddings,
+            item_meta=inp.item_meta,
+        )
+
+    def _estimate(self, sel: ItemSelector, kept_scores: np.ndarray) -> np.ndarray:
+        if self.scoring == "selector":
+            return np.asarray(sel.estimate(kept_scores), dtype=np.float64)
+        w = getattr(sel, "weights_", None) if self.scoring == "weighted" else None
+        x = kept_scores
+        weights = np.ones(x.shape[1]) if w is None else np.asarray(w, dtype=np.float64)
+        valid = ~np.isnan(x)
+        den = valid.astype(np.float64) @ weights
+        num = np.where(valid, x, 0.0) @ weights
+        out = np.full(x.shape[0], np.nan)
+        np.divide(num, den, out=out, where=den > 0)
+        return out
+
+    def inner_splits(self, n_models: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ``(build, heldout)`` row positions of the inner splits for ``n_models`` rows (sorted)."""
+        base = self._base_seed()
+        return self._splits(base, int(n_models))
+
+    def _base_seed(self) -> int:
+        return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
+
+    def _splits(self, base: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        n_inner = int(self.n_inner)
+        rng = np.random.default_rng([base, 0])
+        perms = np.argsort(rng.random(((n_inner + 1) // 2, n)), axis=1)
+        nb = n // 2
+        out = []
+        for p in perms:  # each permutation gives two complementary splits (repeated two-fold CV)
+            a, b = np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)
+            out += [(a, b), (b, a)]
+        return out[:n_inner]
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        labels = self.candidate_labels()
+        base = self._base_seed()
+        n_models, n = inp.scores.shape
+        n_cand = len(labels)
+        keys = [zlib.crc32(lab.encode("utf-8")) for lab in labels]
+        notes: list[str] = []
+        warnings: list[str] = []
+        rho = np.full((int(self.n_inner), n_cand), np.nan)
+        if inp.k >= n:  # the budget keeps the whole pool: nothing to choose
+            self.choice_ = None
+            kept = np.arange(n, dtype=np.int64)
+            out = self._set_fitted(n, kept, np.full(n, "whole", dtype=object), np.full(n, np.nan))
+            self.selector_ = None
+            self.inner_rho_ = rho
+            self.evidence_ = self._evidence(labels, rho, -1)
+            self.separated_ = False
+            self.notes_: tuple[str, ...] = (
+                f"the budget ({inp.k}) keeps the whole pool of {n} items: no selector to choose",
+            )
+            self.warnings_: tuple[str, ...] = ()
+            return out
+        if n_models >= 2:
+            pool_mean = nan_mean(inp.scores, axis=1)
+            for s, (build, held) in enumerate(self._splits(base, n_models)):
+                est = np.full((held.shape[0], n_cand), np.nan)
+                for c, spec in enumerate(self.candidates):
+                    sel = self._build(spec, _seed(base, 1, s, keys[c]))
+                    kept = self._run(sel, inp, build)
+                    est[:, c] = self._estimate(sel, inp.scores[np.ix_(held, kept)])
+                full = np.repeat(pool_mean[held, None], n_cand, axis=1)
+                r = paired_columns(full, est, "srcc")
+                n_ok = (np.isfinite(full) & np.isfinite(est)).sum(axis=0)
+                r[n_ok < int(self.min_heldout)] = np.nan
+                rho[s] = r
+        means = nan_mean(rho, axis=0)
+        if np.isfinite(means).any():
+            w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
+            self.separated_, why = self._separation(rho, w, labels)
+            if why:
+                notes.append(why)
+        else:
+            w = 0
+            self.separated_ = False
+            warnings.append(
+                f"auto: no candidate has a defined inner fidelity ({n_models} models, {self.n_inner} inner "
+                f"splits, at least {self.min_heldout} inner held-out models needed): fell back to the first "
+                f"candidate, {labels[0]}"
+            )
+        winner = self._build(self.candidates[w], _seed(base, 2, keys[w]))
+        kept = self._run(winner, inp, None)
+        self.choice_ = labels[w]
+        self.selector_ = winner
+        self.inner_rho_ = rho
+        self.evidence_ = self._evidence(labels, rho, w)
+        self.notes_ = tuple(notes)
+        self.warnings_ = tuple(warnings)
+        reasons = np.array([f"{labels[w]}:{r}" for r in winner.reasons_], dtype=object)
+        # winner.select returned sorted positions with reasons_ in that order: _set_fitted keeps them aligned
+        out = self._set_fitted(n, kept, reasons, np.asarray(winner.item_scores_, dtype=np.float64))
+        weights = getattr(winner, "weights_", None)
+        if weights is not None:
+            self.weights_ = np.asarray(weights, dtype=np.float64)
+        return out
+
+    def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
+        """Whether the winner ``w`` beats every other candidate by more than :data:`SEPARATION_SE` standard
+        errors of the paired inner differences; the note saying which candidates it cannot be told from."""
+        if rho.shape[1] == 1:
+            return True, ""
+        tied = []
+        for c in range(rho.shape[1]):
+            if c == w:
+                continue
+            d = rho[:, w] - rho[:, c]
+            d = d[np.isfinite(d)]
+            if d.size == 0:
+                continue  # the other candidate has no defined value: it cannot compete
+            if d.size < 2:
+                tied.append(c)
+                continue
+            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+            if not float(d.mean()) > SEPARATION_SE * se:
+                tied.append(c)
+        if not tied:
+            return True, ""
+        means = nan_mean(rho, axis=0)
+        shown = ", ".join(f"{labels[c]} {means[c]:.4f}" for c in tied)
+        return False, (
+            f"auto: the inner evidence cannot separate {labels[w]} (inner rho {means[w]:.4f}) from {shown} "
+            f"(difference within {SEPARATION_SE:g} standard errors over {rho.shape[0]} inner splits)"
+        )
+
+    def _evidence(self, labels: list[str], rho: np.ndarray, w: int) -> pd.DataFrame:
+        ok = np.isfinite(rho)
+        n_ok = ok.sum(axis=0)
+        means = nan_mean(rho, axis=0)
+        sd = np.full(len(labels), np.nan)
+        for c in range(len(labels)):
+            if n_ok[c] > 1:
+                sd[c] = float(np.std(rho[ok[:, c], c], ddof=1))
+        rounded = np.where(ok, np.round(rho, 12), -np.inf)
+        best = rounded.max(axis=1, keepdims=True)
+        wins = ((rounded == best) & ok).sum(axis=0)
+        return pd.DataFrame(
+            {
+                "candidate": labels,
+                "rho_mean": means,
+                "rho_sd": sd,
+                "n_inner": n_ok.astype(np.int64),
+                "wins": wins.astype(np.int64),
+                "winner": [c == w for c in range(len(labels))],
+            }
+        )
+
+    def estimate(self, kept_scores: np.ndarray) -> np.ndarray:
+        """The winner's estimate of the pool mean from the kept items (the base mean before fitting or when
+        the budget kept the whole pool)."""
+        winner = getattr(self, "selector_", None)
+        if winner is None:
+            return super().estimate(kept_scores)
+        return winner.estimate(kept_scores)
+
+    def evidence_record(self) -> dict[str, Any]:
+        """JSON-able: the pick, whether it is separated, and per candidate the inner mean, sd, count, wins."""
+        ev = self.evidence_
+        return {
+            "choice": self.choice_,
+            "separated": bool(self.separated_),
+            "n_inner": int(self.n_inner),
+            "scoring": self.scoring,
+            "candidates": [
+                {
+                    "selector": str(r.candidate),
+                    "rho_mean": None if not np.isfinite(r.rho_mean) else float(r.rho_mean),
+                    "rho_sd": None if not np.isfinite(r.rho_sd) else float(r.rho_sd),
+                    "n_inner": int(r.n_inner),
+                    "wins": int(r.wins),
+                }
+                for r in ev.itertuples(index=False)
+            ],
+            "notes": list(self.notes_),
+            "warnings": list(self.warnings_),
+        }
