@@ -17,11 +17,12 @@ model chosen for what the selectors rank by (``P`` the probability that model ``
     range (``b_i ~ U(-2.5, 2.5)``). Point-biserial and variance rankings crowd the middle difficulty (models
     at either end tie), Random spends half its budget on saturated items; metabench's information filter
     (one most informative item per ability-quantile bin) spreads the items over the whole range.
-``"random"`` -- a two-trait pool. Independent traits ``theta_A, theta_B ~ N(0, 1)``; 30 % of the items
-    measure ``B`` sharply (``a_i = 4``, ``b_i ~ N(0, 0.3)``), 70 % measure ``A`` loosely (``a_i = 0.6``,
-    ``b_i ~ N(0, 1.5)``). The full-pool mean weighs the traits by their item counts; every ranking by
-    discrimination, information or variance over-represents the sharp ``B`` items, while a uniform random
-    sample keeps the mix.
+``"random"`` -- a two-trait pool. Independent traits ``theta_A, theta_B ~ N(0, 1)``; 25 % of the items
+    measure ``B`` sharply at middling difficulty (``a_i = 4``, ``b_i ~ N(0, 0.3)``), 75 % measure ``A``
+    loosely and are hard (``a_i = 0.6``, ``b_i ~ N(2, 0.5)``, solved about a fifth of the time). Both traits
+    move the full-pool mean about equally (few sharp items, many loose ones); every ranking by
+    discrimination, information or variance (``pbar (1 - pbar)`` is highest on the middling ``B`` items)
+    fills the budget with ``B`` items and loses ``A``, while a uniform random sample keeps the mix.
 
 Which selector wins is an empirical fact of these models (the held-out protocol, PRIMEBench D.3), measured in
 ``benchmarks/bench_auto_selector.py`` and checked on small panels in the tests.
@@ -98,9 +99,9 @@ def simulate_planted_winner(
         p = _sigmoid(8.0 * (theta - b))
     else:
         theta = rng.standard_normal((m, 2))
-        sharp = np.arange(n) < round(0.3 * n)
+        sharp = np.arange(n) < round(0.25 * n)
         a = np.where(sharp, 4.0, 0.6)
-        b = np.where(sharp, rng.normal(0.0, 0.3, n), rng.normal(0.0, 1.5, n))
+        b = np.where(sharp, rng.normal(0.0, 0.3, n), rng.normal(2.0, 0.5, n))
         p = _sigmoid(a * (theta[:, sharp.astype(np.int64)] - b))
     scores = (rng.random(p.shape) < p).astype(np.float64)
     width = max(4, len(str(n - 1)))

@@ -26,10 +26,12 @@ per pool and retention), from the models it is given and nothing else:
    value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
    selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
 
-The winner is *separated* when its mean beats the runner-up's by more than ``2`` standard errors of the
-paired differences ``rho_s(winner) - rho_s(runner-up)`` over the inner splits both define (``separated_``);
-otherwise the inner evidence cannot tell them apart and ``notes_`` says so (the pick is still the best
-estimate, and any of the tied candidates is about as good). When no candidate has a defined inner fidelity
+The winner is *separated* when, against every other candidate ``c``, the paired differences
+``rho_s(winner) - rho_s(c)`` over the inner splits both define pass a one-sided paired t test at level 0.95
+(mean above ``t_{0.95, n-1}`` standard errors; ``separated_``); otherwise the inner evidence cannot tell
+them apart and ``notes_`` says which candidates tie (the pick is still the best estimate, and the tied
+candidates are about as good). With few inner splits the test is weak: a non-separated pick is common and
+harmless when the candidates are close. When no candidate has a defined inner fidelity
 (too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
 so.
 
@@ -56,6 +58,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 from sklearn.base import clone
 
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
@@ -70,8 +73,8 @@ DEFAULT_CANDIDATES: tuple[str, ...] = ("random", "pointbiserial", "irt2pl", "vaw
 
 Scoring = Literal["mean", "weighted", "selector"]
 _SCORINGS = ("mean", "weighted", "selector")
-#: Standard errors of the paired inner differences the winner must clear to count as separated.
-SEPARATION_SE = 2.0
+#: One-sided level of the paired t test that separates the winner from another candidate.
+SEPARATION_LEVEL = 0.95
 
 
 def _label(spec: str | ItemSelector) -> str:
@@ -296,7 +299,7 @@ class AutoSelector(ItemSelector):
                 tied.append(c)
                 continue
             se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
-            if not float(d.mean()) > SEPARATION_SE * se:
+            if not float(d.mean()) > float(student_t.ppf(SEPARATION_LEVEL, d.size - 1)) * se:
                 tied.append(c)
         if not tied:
             return True, ""
@@ -304,7 +307,7 @@ class AutoSelector(ItemSelector):
         shown = ", ".join(f"{labels[c]} {means[c]:.4f}" for c in tied)
         return False, (
             f"auto: the inner evidence cannot separate {labels[w]} (inner rho {means[w]:.4f}) from {shown} "
-            f"(difference within {SEPARATION_SE:g} standard errors over {rho.shape[0]} inner splits)"
+            f"(paired t test over {rho.shape[0]} inner splits, one-sided level {SEPARATION_LEVEL:g})"
         )
 
     def _evidence(self, labels: list[str], rho: np.ndarray, w: int) -> pd.DataFrame:
