@@ -1,4 +1,4 @@
-"""The automatic selector (issue 18): nested cross-validation over the build models picks each pool's selector.
+"""The automatic selector (issue 18): nested cross-validation over the build models picks the selector.
 
 Checked on panels with a planted winner (:mod:`benchsift.simulate.winners`), for honesty (the outer held-out
 models never change a pick or a selection), determinism, and the result contract (Stage 2, ``compress``,
@@ -23,6 +23,7 @@ from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
+from benchsift.stats import spearman
 
 
 @pytest.mark.parametrize(
@@ -212,8 +213,29 @@ def test_selector_scoring_follows_the_winner_estimate() -> None:
     panel = simulate_planted_winner("irt2pl", 40, 300, random_state=4).panel
     auto = AutoSelector(candidates=("random", "tinybench"), scoring="selector", random_state=0)
     kept = auto.select(panel.scores, 20)
-    np.testing.assert_array_equal(
-        auto.estimate(panel.scores[:, kept]), auto.selector_.estimate(panel.scores[:, kept])
-    )
-    if auto.choice_ == "tinybench":
+    ev = auto.evidence_
+    # tinyBenchmarks has its own estimator: it competes scored by p-IRT and by the plain mean
+    assert list(zip(ev["candidate"], ev["scoring"], strict=True)) == [
+        ("random", "selector"),
+        ("tinybench", "selector"),
+        ("tinybench", "mean"),
+    ]
+    w = ev.loc[ev["winner"]].iloc[0]
+    assert (auto.choice_, auto.scoring_choice_) == (w["candidate"], w["scoring"])
+    if auto.choice_ == "tinybench" and auto.scoring_choice_ == "selector":
         np.testing.assert_array_equal(auto.weights_, auto.selector_.weights_)
+    else:  # the plain mean (random's is the base mean too)
+        np.testing.assert_array_equal(
+            auto.estimate(panel.scores[:, kept]), np.nanmean(panel.scores[:, kept], axis=1)
+        )
+        assert getattr(auto, "weights_", None) is None
+    # the inner estimate for the "(mean)" option is the plain mean: recompute split 0's rho by hand
+    build, held = auto.inner_splits(40)[0]
+
+    sel = make_selector("tinybench", random_state=auto.inner_seed(0, "tinybench"))
+    k0 = sel.select(panel.scores[build], 20)
+    full = panel.scores[held].mean(axis=1)
+    assert spearman(full, panel.scores[np.ix_(held, k0)].mean(axis=1)) == pytest.approx(auto.inner_rho_[0, 2])
+    assert spearman(full, sel.estimate(panel.scores[np.ix_(held, k0)])) == pytest.approx(
+        auto.inner_rho_[0, 1]
+    )

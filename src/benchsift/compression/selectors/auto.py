@@ -25,6 +25,10 @@ per pool and retention), from the models it is given and nothing else:
 3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
    value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
    selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
+   Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator (``weights_``, an
+   :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the plain mean, and the
+   winning pair says how auto's kept items are scored (``scoring_choice_``; ``weights_`` is set only when the
+   winner's own scoring won). ``compress`` scores a suite by its mean, so there it picks the selector only.
 
 The winner is *separated* when, against every other candidate ``c``, the paired differences
 ``rho_s(winner) - rho_s(c)`` over the inner splits both define pass a one-sided paired t test at level 0.95
@@ -111,9 +115,13 @@ class AutoSelector(ItemSelector):
     -----------------
     ``support_``, ``item_scores_``, ``reasons_`` (``"<winner>:<winner's reason>"``), ``weights_`` when the
     winner has them; ``choice_`` (the winner's name; ``None`` when ``k`` keeps the whole pool),
-    ``selector_`` (the fitted winner), ``inner_rho_`` ``(n_inner, n_candidates)``, ``evidence_`` (one row per
-    candidate: ``candidate``, ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``), ``separated_``,
-    ``notes_`` and ``warnings_`` (tuples of strings).
+    ``scoring_choice_`` (how its kept items are scored: :attr:`scoring`, or ``"mean"`` when the inner
+    evidence preferred the plain mean to the winner's own estimator), ``selector_`` (the fitted winner),
+    ``inner_rho_`` ``(n_inner, n_options)``, ``evidence_`` (one row per option: ``candidate``, ``scoring``,
+    ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``; the options are the candidates scored as
+    :attr:`scoring` says, then, under ``"weighted"`` / ``"selector"``, each candidate that has its own
+    estimator -- ``weights_`` or :meth:`~ItemSelector.estimate`, e.g. AnchorPoints, tinyBenchmarks' p-IRT --
+    scored by the plain mean as well), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
     """
 
     name = "auto"
@@ -203,6 +211,10 @@ class AutoSelector(ItemSelector):
         base = self._base_seed()
         return self._splits(base, int(n_models))
 
+    def inner_seed(self, split: int, candidate: str) -> int:
+        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name)."""
+        return _seed(self._base_seed(), 1, int(split), zlib.crc32(str(candidate).encode("utf-8")))
+
     def _base_seed(self) -> int:
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
 
@@ -217,45 +229,66 @@ class AutoSelector(ItemSelector):
             out += [(a, b), (b, a)]
         return out[:n_inner]
 
+    def _own_estimator(self, sel: ItemSelector) -> bool:
+        """Whether the fitted candidate scores differently from the plain mean under :attr:`scoring`."""
+        if self.scoring == "mean":
+            return False
+        if getattr(sel, "weights_", None) is not None:
+            return True
+        return self.scoring == "selector" and type(sel).estimate is not ItemSelector.estimate
+
     def _select(self, inp: SelectorInput) -> np.ndarray:
         labels = self.candidate_labels()
         base = self._base_seed()
         n_models, n = inp.scores.shape
-        n_cand = len(labels)
         keys = [zlib.crc32(lab.encode("utf-8")) for lab in labels]
         notes: list[str] = []
         warnings: list[str] = []
-        rho = np.full((int(self.n_inner), n_cand), np.nan)
+        # the options: (candidate, "own") scores as the consumer does; a candidate with its own estimator
+        # (weights_ or estimate()) under scoring weighted / selector also gets (candidate, "mean")
+        options: list[tuple[int, str]] = [(c, "own") for c in range(len(labels))]
         if inp.k >= n:  # the budget keeps the whole pool: nothing to choose
+            rho = np.full((int(self.n_inner), len(options)), np.nan)
             self.choice_ = None
+            self.scoring_choice_ = None
             kept = np.arange(n, dtype=np.int64)
             out = self._set_fitted(n, kept, np.full(n, "whole", dtype=object), np.full(n, np.nan))
             self.selector_ = None
             self.inner_rho_ = rho
-            self.evidence_ = self._evidence(labels, rho, -1)
+            self.evidence_ = self._evidence(labels, options, rho, -1)
             self.separated_ = False
             self.notes_: tuple[str, ...] = (
                 f"the budget ({inp.k}) keeps the whole pool of {n} items: no selector to choose",
             )
             self.warnings_: tuple[str, ...] = ()
             return out
+        rows: list[np.ndarray] = []
         if n_models >= 2:
             pool_mean = nan_mean(inp.scores, axis=1)
             for s, (build, held) in enumerate(self._splits(base, n_models)):
-                est = np.full((held.shape[0], n_cand), np.nan)
+                est: dict[tuple[int, str], np.ndarray] = {}
                 for c, spec in enumerate(self.candidates):
                     sel = self._build(spec, _seed(base, 1, s, keys[c]))
-                    kept = self._run(sel, inp, build)
-                    est[:, c] = self._estimate(sel, inp.scores[np.ix_(held, kept)])
-                full = np.repeat(pool_mean[held, None], n_cand, axis=1)
-                r = paired_columns(full, est, "srcc")
-                n_ok = (np.isfinite(full) & np.isfinite(est)).sum(axis=0)
+                    kept_scores = inp.scores[np.ix_(held, self._run(sel, inp, build))]
+                    est[(c, "own")] = self._estimate(sel, kept_scores)
+                    if s == 0 and self._own_estimator(sel):
+                        options.append((c, "mean"))
+                    if (c, "mean") in options:
+                        est[(c, "mean")] = nan_mean(kept_scores, axis=1)
+                E = np.column_stack([est.get(o, np.full(held.shape[0], np.nan)) for o in options])
+                full = np.repeat(pool_mean[held, None], len(options), axis=1)
+                r = paired_columns(full, E, "srcc")
+                n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
                 r[n_ok < int(self.min_heldout)] = np.nan
-                rho[s] = r
+                rows.append(r)
+        rho = np.full((int(self.n_inner), len(options)), np.nan)  # the candidates, then the "(mean)" options
+        for s, r in enumerate(rows):
+            rho[s] = r
+        names = [self._option_label(labels, o) for o in options]
         means = nan_mean(rho, axis=0)
         if np.isfinite(means).any():
             w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
-            self.separated_, why = self._separation(rho, w, labels)
+            self.separated_, why = self._separation(rho, w, names)
             if why:
                 notes.append(why)
         else:
@@ -266,25 +299,31 @@ class AutoSelector(ItemSelector):
                 f"splits, at least {self.min_heldout} inner held-out models needed): fell back to the first "
                 f"candidate, {labels[0]}"
             )
-        winner = self._build(self.candidates[w], _seed(base, 2, keys[w]))
+        c_w, mode = options[w]
+        winner = self._build(self.candidates[c_w], _seed(base, 2, keys[c_w]))
         kept = self._run(winner, inp, None)
-        self.choice_ = labels[w]
+        self.choice_ = labels[c_w]
+        self.scoring_choice_ = self.scoring if mode == "own" else "mean"
         self.selector_ = winner
         self.inner_rho_ = rho
-        self.evidence_ = self._evidence(labels, rho, w)
+        self.evidence_ = self._evidence(labels, options, rho, w)
         self.notes_ = tuple(notes)
         self.warnings_ = tuple(warnings)
-        reasons = np.array([f"{labels[w]}:{r}" for r in winner.reasons_], dtype=object)
+        reasons = np.array([f"{labels[c_w]}:{r}" for r in winner.reasons_], dtype=object)
         # winner.select returned sorted positions with reasons_ in that order: _set_fitted keeps them aligned
         out = self._set_fitted(n, kept, reasons, np.asarray(winner.item_scores_, dtype=np.float64))
         weights = getattr(winner, "weights_", None)
-        if weights is not None:
+        if weights is not None and mode == "own":
             self.weights_ = np.asarray(weights, dtype=np.float64)
         return out
 
+    def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
+        c, mode = option
+        return labels[c] if mode == "own" else f"{labels[c]} (mean)"
+
     def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
-        """Whether the winner ``w`` beats every other candidate by more than :data:`SEPARATION_SE` standard
-        errors of the paired inner differences; the note saying which candidates it cannot be told from."""
+        """Whether the winner ``w`` beats every other option in a one-sided paired t test over inner splits
+        (level :data:`SEPARATION_LEVEL`); the note saying which options it cannot be told from."""
         if rho.shape[1] == 1:
             return True, ""
         tied = []
@@ -310,33 +349,37 @@ class AutoSelector(ItemSelector):
             f"(paired t test over {rho.shape[0]} inner splits, one-sided level {SEPARATION_LEVEL:g})"
         )
 
-    def _evidence(self, labels: list[str], rho: np.ndarray, w: int) -> pd.DataFrame:
+    def _evidence(
+        self, labels: list[str], options: list[tuple[int, str]], rho: np.ndarray, w: int
+    ) -> pd.DataFrame:
         ok = np.isfinite(rho)
         n_ok = ok.sum(axis=0)
         means = nan_mean(rho, axis=0)
-        sd = np.full(len(labels), np.nan)
-        for c in range(len(labels)):
-            if n_ok[c] > 1:
-                sd[c] = float(np.std(rho[ok[:, c], c], ddof=1))
+        sd = np.full(len(options), np.nan)
+        for j in range(len(options)):
+            if n_ok[j] > 1:
+                sd[j] = float(np.std(rho[ok[:, j], j], ddof=1))
         rounded = np.where(ok, np.round(rho, 12), -np.inf)
         best = rounded.max(axis=1, keepdims=True)
         wins = ((rounded == best) & ok).sum(axis=0)
         return pd.DataFrame(
             {
-                "candidate": labels,
+                "candidate": [labels[c] for c, _ in options],
+                "scoring": [self.scoring if mode == "own" else "mean" for _, mode in options],
                 "rho_mean": means,
                 "rho_sd": sd,
                 "n_inner": n_ok.astype(np.int64),
                 "wins": wins.astype(np.int64),
-                "winner": [c == w for c in range(len(labels))],
+                "winner": [j == w for j in range(len(options))],
             }
         )
 
     def estimate(self, kept_scores: np.ndarray) -> np.ndarray:
-        """The winner's estimate of the pool mean from the kept items (the base mean before fitting or when
-        the budget kept the whole pool)."""
+        """The winner's estimate of the pool mean from the kept items, or the plain mean when the inner
+        evidence chose it over the winner's own estimator (``scoring_choice_ == "mean"`` under
+        ``scoring="selector"``), before fitting, or when the budget kept the whole pool."""
         winner = getattr(self, "selector_", None)
-        if winner is None:
+        if winner is None or (self.scoring == "selector" and self.scoring_choice_ == "mean"):
             return super().estimate(kept_scores)
         return winner.estimate(kept_scores)
 
@@ -345,12 +388,13 @@ class AutoSelector(ItemSelector):
         ev = self.evidence_
         return {
             "choice": self.choice_,
+            "scoring": self.scoring_choice_,
             "separated": bool(self.separated_),
             "n_inner": int(self.n_inner),
-            "scoring": self.scoring,
             "candidates": [
                 {
                     "selector": str(r.candidate),
+                    "scoring": str(r.scoring),
                     "rho_mean": None if not np.isfinite(r.rho_mean) else float(r.rho_mean),
                     "rho_sd": None if not np.isfinite(r.rho_sd) else float(r.rho_sd),
                     "n_inner": int(r.n_inner),
