@@ -50,8 +50,9 @@ def test_auto_picks_the_planted_winner(winner: str, size: tuple[int, int]) -> No
 
 
 def test_auto_in_the_heldout_protocol_tracks_the_best_fixed_selector() -> None:
-    """Outer held-out rho of auto against the fixed candidates on the point-biserial plant (4 splits)."""
-    panel = simulate_planted_winner("pointbiserial", 80, 500, random_state=1).panel
+    """Outer held-out rho of auto against the fixed candidates on the point-biserial plant (120 models, 4
+    splits; on 80 models the inner held-out sets of 12 are too noisy for a 0.02 margin in 4 splits)."""
+    panel = simulate_planted_winner("pointbiserial", 120, 500, random_state=1).panel
     res = stage2_heldout(
         panel, selectors=[*DEFAULT_CANDIDATES, "auto"], retentions=[0.04, 0.1], n_splits=4, floor=0
     )
@@ -104,8 +105,8 @@ def test_same_seed_same_bytes_and_seeded_inner_splits() -> None:
     assert a1.inner_rho_.tobytes() == a2.inner_rho_.tobytes()
     assert a1.evidence_.equals(a2.evidence_)
     splits = a1.inner_splits(40)
-    assert [len(b) for b, _ in splits] == [20, 20, 20]
-    np.testing.assert_array_equal(splits[0][0], splits[1][1])  # two-fold: complementary halves
+    assert [(len(b), len(h)) for b, h in splits] == [(28, 12)] * 3  # 70 % of the rows build
+    assert not np.array_equal(splits[0][0], splits[1][0])
     for build, held in splits:
         assert np.intersect1d(build, held).size == 0 and np.union1d(build, held).size == 40
     other = AutoSelector(random_state=12).inner_splits(40)
@@ -174,8 +175,8 @@ def test_notice_when_candidates_cannot_be_separated_and_fallback_warning() -> No
     np.testing.assert_array_equal(auto.inner_rho_[:, 0], auto.inner_rho_[:, 1])
     assert auto.choice_ == "variance"  # the tie goes to the earlier candidate
     assert not auto.separated_ and auto.notes_ and "cannot separate variance" in auto.notes_[0]
-    tiny = AutoSelector(random_state=0)  # 6 models: 3 inner held-out, fewer than min_heldout = 5
-    tiny.select(noise[:6], 30)
+    tiny = AutoSelector(random_state=0)  # 10 models: 3 inner held-out, fewer than min_heldout = 5
+    tiny.select(noise[:10], 30)
     assert tiny.choice_ == "random" and tiny.warnings_ and "fell back" in tiny.warnings_[0]
     assert np.isnan(tiny.inner_rho_).all()
     whole = AutoSelector(random_state=0)
@@ -193,6 +194,8 @@ def test_parameters_checked_and_protocol_hooks() -> None:
         ({"candidates": "random"}, "a list"),
         ({"n_inner": 0}, "n_inner"),
         ({"scoring": "median"}, "scoring"),
+        ({"inner_build": 1.0}, "inner_build"),
+        ({"random_draws": 0}, "random_draws"),
     ):
         with pytest.raises(InputError, match=match):
             AutoSelector(**bad).select(scores, 5)

@@ -5,12 +5,13 @@ On real panels no selector dominates (benchsift issue 18: point-biserial wins on
 per call, i.e. per category pool and budget ``K_C`` (Stage 2 and the held-out protocols call a selector once
 per pool and retention), from the models it is given and nothing else:
 
-1. ``n_inner`` random balanced *inner* splits of the given ``M`` rows (the build models of an outer split in
-   the held-out protocols), drawn as repeated two-fold cross-validation: a uniform permutation cuts the rows
-   into halves of ``floor(M / 2)`` and ``ceil(M / 2)``, and gives two splits, each half building once while
-   the other is held out (so two splits score every model once); further permutations add pairs. The
-   balanced halves are the outer protocol's rule (PRIMEBench D.3,
-   :func:`benchsift.compression.protocols.random_splits`) one level down.
+1. ``n_inner`` random *inner* splits of the given ``M`` rows (the build models of an outer split in the
+   held-out protocols): an independent uniform permutation each, the first ``round(inner_build * M)`` rows
+   build (default 70 %), the rest are inner held-out -- the outer protocol's rule (PRIMEBench D.3,
+   :func:`benchsift.compression.protocols.random_splits`) one level down, with a larger build share: a
+   selector fitted on fewer models ranks items more noisily, i.e. more like Random, so balanced inner halves
+   flatter the fitted candidates against Random (measured: on the panel planted for Random, r = 2 %, halves
+   picked Random in 8 of 20 outer splits and 70 % in 15 of 20; ``benchmarks/bench_auto_selector.py``).
 2. Every candidate selects ``K_C`` items on each inner build set; its *inner fidelity* on that split is the
    Spearman rho over the inner held-out models between the pool mean and the estimate from the kept items,
    the fidelity ``benchsift validate`` reports (PRIMEBench D.3, ``rho_C``)::
@@ -20,6 +21,8 @@ per pool and retention), from the models it is given and nothing else:
    ``xhat`` is the plain mean of the kept items (``scoring="mean"``), the mean weighted by the candidate's
    ``weights_`` (``"weighted"``) or the candidate's :meth:`~ItemSelector.estimate` (``"selector"``): the
    held-out protocols set ``scoring`` to their own, so the inner fidelity measures what the outer one will.
+   A Random candidate's fidelity on a split is the mean over ``random_draws`` seeded draws (its expected
+   fidelity; a single draw is a noisy estimate of it at small budgets).
    ``rho_s(c)`` is undefined (NaN) with fewer than ``min_heldout`` inner held-out models having both values,
    or a constant side.
 3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
@@ -66,6 +69,7 @@ from scipy.stats import t as student_t
 from sklearn.base import clone
 
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
+from benchsift.compression.selectors.random import RandomSelector
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state, nan_mean, paired_columns
 
@@ -100,14 +104,20 @@ class AutoSelector(ItemSelector):
         Registered selector names or configured :class:`ItemSelector` instances (cloned); default
         :data:`DEFAULT_CANDIDATES` (random, pointbiserial, irt2pl, vaw). ``"auto"`` itself is refused.
     n_inner
-        Inner random balanced splits of the given models (default 3).
+        Inner random splits of the given models (default 3).
     min_heldout
         Inner held-out models needed for a defined inner rho (default 5; the outer protocol's is 10, the
-        inner held-out half is half the size).
+        inner held-out set is about a third of its size).
     scoring
         How a candidate's kept items estimate the pool mean in the inner fidelity: ``"mean"``,
         ``"weighted"`` (``weights_``) or ``"selector"`` (its :meth:`~ItemSelector.estimate`). The held-out
         protocols set it to their own ``scoring``; Stage 2 / ``compress`` score a suite by its mean.
+    random_draws
+        Seeded draws of a Random candidate per inner split (default 5): its selection is pure chance, so its
+        inner fidelity on a split is the mean over these draws -- the expected fidelity of a random
+        sample, which one draw estimates poorly at small budgets; the draws cost next to nothing.
+    inner_build
+        Share of the given models that build in each inner split (default 0.7, in (0, 1)).
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -135,12 +145,16 @@ class AutoSelector(ItemSelector):
         n_inner: int = 3,
         min_heldout: int = 5,
         scoring: Scoring = "mean",
+        random_draws: int = 5,
+        inner_build: float = 0.7,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.inner_build = inner_build
         self.candidates = candidates
         self.n_inner = n_inner
         self.min_heldout = min_heldout
         self.scoring = scoring
+        self.random_draws = random_draws
         self.random_state = random_state
 
     # ------------------------------------------------------------------ parameters
@@ -161,10 +175,13 @@ class AutoSelector(ItemSelector):
                 raise InputError(
                     f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
                 )
-        for name, low in (("n_inner", 1), ("min_heldout", 2)):
+        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
                 raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
+        frac = self.inner_build
+        if isinstance(frac, bool) or not isinstance(frac, int | float) or not 0.0 < float(frac) < 1.0:
+            raise InputError(f"auto inner_build: expected a fraction in (0, 1), got {frac!r}")
         if self.scoring not in _SCORINGS:
             raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
 
@@ -219,15 +236,10 @@ class AutoSelector(ItemSelector):
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
 
     def _splits(self, base: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        n_inner = int(self.n_inner)
         rng = np.random.default_rng([base, 0])
-        perms = np.argsort(rng.random(((n_inner + 1) // 2, n)), axis=1)
-        nb = n // 2
-        out = []
-        for p in perms:  # each permutation gives two complementary splits (repeated two-fold CV)
-            a, b = np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)
-            out += [(a, b), (b, a)]
-        return out[:n_inner]
+        perms = np.argsort(rng.random((int(self.n_inner), n)), axis=1)  # one call, as random_splits does
+        nb = min(max(int(round(float(self.inner_build) * n)), 1), n - 1)
+        return [(np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)) for p in perms]
 
     def _own_estimator(self, sel: ItemSelector) -> bool:
         """Whether the fitted candidate scores differently from the plain mean under :attr:`scoring`."""
@@ -266,20 +278,31 @@ class AutoSelector(ItemSelector):
         if n_models >= 2:
             pool_mean = nan_mean(inp.scores, axis=1)
             for s, (build, held) in enumerate(self._splits(base, n_models)):
-                est: dict[tuple[int, str], np.ndarray] = {}
+                est: dict[tuple[int, str], list[np.ndarray]] = {}
                 for c, spec in enumerate(self.candidates):
                     sel = self._build(spec, _seed(base, 1, s, keys[c]))
-                    kept_scores = inp.scores[np.ix_(held, self._run(sel, inp, build))]
-                    est[(c, "own")] = self._estimate(sel, kept_scores)
-                    if s == 0 and self._own_estimator(sel):
-                        options.append((c, "mean"))
-                    if (c, "mean") in options:
-                        est[(c, "mean")] = nan_mean(kept_scores, axis=1)
-                E = np.column_stack([est.get(o, np.full(held.shape[0], np.nan)) for o in options])
-                full = np.repeat(pool_mean[held, None], len(options), axis=1)
-                r = paired_columns(full, E, "srcc")
+                    draws = [sel]
+                    if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
+                        seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
+                        draws += [self._build(spec, seed) for seed in seeds]
+                    for one in draws:
+                        kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
+                        est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
+                        if s == 0 and one is sel and self._own_estimator(sel):
+                            options.append((c, "mean"))
+                        if (c, "mean") in options:
+                            est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
+                cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
+                E = np.column_stack([e for _, e in cols])
+                full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
+                r_all = paired_columns(full, E, "srcc")
                 n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
-                r[n_ok < int(self.min_heldout)] = np.nan
+                r_all[n_ok < int(self.min_heldout)] = np.nan
+                which = np.array([j for j, _ in cols], dtype=np.int64)
+                r = np.full(len(options), np.nan)
+                for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
+                    if (which == j).any():
+                        r[j] = float(np.mean(r_all[which == j]))
                 rows.append(r)
         rho = np.full((int(self.n_inner), len(options)), np.nan)  # the candidates, then the "(mean)" options
         for s, r in enumerate(rows):
