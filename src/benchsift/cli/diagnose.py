@@ -104,6 +104,7 @@ def stage3_command(
     )
     for note in res.notes:
         console.print(f"[dim]note: {note}[/dim]")
+    print_warnings(res.warnings)
 
 
 @app.command("shelf-life")

@@ -24,6 +24,7 @@ from rich.table import Table
 from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
+from benchsift.cli._output import print_warnings
 from benchsift.errors import InputError
 from benchsift.prism.analyses import (
     axis_correlation,
@@ -187,6 +188,7 @@ def score_command(
             f"same test on plain q accuracy: pooled {acc['q']['raw']:.1%}, per benchmark "
             f"{min(by_bench):.1%}-{max(by_bench):.1%}, macro mean {acc['q_macro']['raw']:.1%}"
         )
+    print_warnings(summary.get("warnings", []))
     if out is not None:
         console.print(f"wrote {out}")
 
