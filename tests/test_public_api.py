@@ -16,6 +16,7 @@ PACKAGES = [
     "benchsift.simulate",
     "benchsift.io",
     "benchsift.redundancy",
+    "benchsift.audit",
     "benchsift.compression",
     "benchsift.prism",
     "benchsift.clients",

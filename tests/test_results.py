@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from benchsift.adaptive import fit_bank, next_items, simulate_adaptive
+from benchsift.audit import audit
 from benchsift.compression import CompressionConfig, run_pipeline
 from benchsift.compression.diagnostics import (
     aggregate_stage3,
@@ -69,6 +70,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
             pd.DataFrame({"model": ["a", "b", "c"], "q": [0.2, 0.5, 0.7], "h": [0.3, 0.6, 0.4]})
         ),
         "audit": audit_report(verdicts, verdicts, items=30),
+        "health": audit(panel),
     }
     suite_dir = tmp_path_factory.mktemp("suite") / "suite"
     write_suite(comp, panel, suite_dir)
@@ -82,7 +84,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
 NAMES = [
     "compression", "full_score", "stage2", "dimensions", "instances", "instances_by_benchmark", "benchmarks",
     "validate", "heldout", "bank", "next", "adaptive", "spectrum", "stage3", "shelf_life", "leftout", "score",
-    "bootstrap", "means", "audit", "export", "estimate",
+    "bootstrap", "means", "audit", "health", "export", "estimate",
 ]  # fmt: skip
 
 

@@ -991,6 +991,24 @@ case(
     match=r"spectrum by category: 1 model\(s\)",
 )
 case(
+    "audit-4-models",
+    7,
+    lambda e: ["audit", _small_panel(e, 4), "--out", "a", "--json"],
+    match=r"image-condition models: 4 found, at least 5 needed",
+)
+case(
+    "audit-dif-by-release-date-without-dates",
+    7,
+    lambda e: ["audit", _small_panel(e, 6), "--dif-by", "release_date", "--out", "a"],
+    match=r"DIF by release era: no model has a release_date",
+)
+case(
+    "audit-alpha-above-1",
+    7,
+    lambda e: ["audit", _small_panel(e, 6), "--alpha", "1.5", "--json"],
+    match=r"--alpha: expected a number in \(0, 1\), got 1.5",
+)
+case(
     "score-budget-above-items",
     7,
     lambda e: ["prism", "score", str(e.verdicts()), "--bootstrap", "20", "--budget", "100000"],

@@ -79,6 +79,7 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
     P, root = d["panel"], d["root"]
     return [
         ["info", P],
+        ["audit", P, "--dif-by", "none"],
         ["simulate", "-o", str(root / "sim.parquet"), "--models", "8", "--benchmarks", "3"],
         ["redundancy", "dimensions", P, "--benchmark", d["bench"], "--dimension-column", "dimension"],
         ["redundancy", "instances", P, "--benchmark", d["bench"], "--metric", "srcc,r2"],

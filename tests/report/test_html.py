@@ -28,7 +28,15 @@ def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path
     # Every figure is inlined (one <svg> per SVG file) and has the caption stored with it.
     assert text.count("<svg ") == len(svgs)
     page, sections = collect_report(out)
-    assert [s.key for s in sections] == ["panel", "redundancy", "compression", "loop", "validation", "prism"]
+    assert [s.key for s in sections] == [
+        "panel",
+        "redundancy",
+        "compression",
+        "loop",
+        "validation",
+        "prism",
+        "audit",
+    ]
     figures = [f for s in sections for f in s.figures]
     assert len(figures) == len(svgs)
     for f in figures:

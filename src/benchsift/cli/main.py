@@ -64,6 +64,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "validate_command",
         "Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables.",
     ),
+    "audit": LazyCommand(
+        "benchsift.cli.audit",
+        "audit_command",
+        "Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF.",
+    ),
     "report": LazyCommand(
         "benchsift.cli.report",
         "report_command",

@@ -21,7 +21,7 @@ from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift.report.html import write_report
 
-SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "loop", "validation", "prism")
+SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "loop", "validation", "prism", "audit")
 
 
 def run_demo(

@@ -67,6 +67,14 @@ class SimulationConfig:
             other item has text-only mean <= ``nonblind_beta_max`` (so any tau between the two separates
             them exactly; the paper's tau = 2/3 does).
         n_text_only_models: image-condition models that also get a text-only row (the image-free runs).
+    Audit plants (:mod:`benchsift.audit`; all 0 by default, and then the panel is the same as without them)
+        mislabel_rate: share of items whose key is flipped: ``P = sigmoid(-a (eta - b))``, so stronger models
+            answer them less often (binary items that are neither all-correct nor blind-solvable).
+        contamination_rate: share of items that the contaminated models find easier than their ability says:
+            ``contamination_boost`` is added to their logit (same pool of items, disjoint from the
+            mislabelled ones).
+        contamination_by: who is contaminated: ``"era"`` (the models released in the newest
+            ``contaminated_model_share`` of the true release dates) or ``"family"`` (the largest family).
     Missing data
         missing_rate: share of image-condition cells set to NaN (cell-wise, never on planted all-correct
             items, never leaving an item with fewer than two scored models).
@@ -129,6 +137,12 @@ class SimulationConfig:
     n_text_only_models: int = 6
     blind_beta_min: float = 0.75
     nonblind_beta_max: float = 0.5
+    # audit plants
+    mislabel_rate: float = 0.0
+    contamination_rate: float = 0.0
+    contamination_boost: float = 2.5
+    contamination_by: str = "era"
+    contaminated_model_share: float = 0.5
     # missing data
     missing_rate: float = 0.02
     missing_benchmark_rate: float = 0.0
@@ -310,6 +324,9 @@ class SimulationConfig:
             "missing_benchmark_rate": self.missing_benchmark_rate,
             "blind_beta_min": self.blind_beta_min,
             "nonblind_beta_max": self.nonblind_beta_max,
+            "mislabel_rate": self.mislabel_rate,
+            "contamination_rate": self.contamination_rate,
+            "contaminated_model_share": self.contaminated_model_share,
         }
         for rate_name, rate in rates.items():
             if not 0.0 <= float(rate) <= 1.0:
@@ -341,6 +358,19 @@ class SimulationConfig:
             raise InputError(
                 f"simulation parameters n_dimensions={self.n_dimensions}, n_dimension_groups="
                 f"{self.n_dimension_groups}: expected n_dimensions >= 0 and at most one group per dimension"
+            )
+        if self.contamination_by not in ("era", "family"):
+            raise InputError(
+                f"simulation parameter contamination_by={self.contamination_by!r}: expected 'era' or 'family'"
+            )
+        if self.mislabel_rate + self.contamination_rate > 0.5:
+            raise InputError(
+                f"simulation parameters mislabel_rate={self.mislabel_rate}, contamination_rate="
+                f"{self.contamination_rate}: expected a sum of at most 0.5"
+            )
+        if self.contamination_boost < 0:
+            raise InputError(
+                f"simulation parameter contamination_boost={self.contamination_boost}: expected >= 0"
             )
         lo, hi = self.params_range
         if not 0 < lo <= hi:

@@ -24,6 +24,13 @@ Generative model (multidimensional 2PL; PRIMEBench sections 3-4 give the scale a
    per model, a logit effect (``image_response_sd``) added in step 2, so they are not independent and a
    bootstrap must resample images (:func:`benchsift.panel.item_clusters` infers them from ``image``).
 
+Audit plants (step 2, before the draws; none by default): a share ``mislabel_rate`` of the binary items that
+are neither planted all-correct nor blind-solvable gets its key flipped, ``logit p_mi = -a_i (eta_mi - b_i)``
+(stronger models answer it less often); a disjoint share ``contamination_rate`` is contaminated:
+``contamination_boost`` is added to the logit of the contaminated models (the newest
+``contaminated_model_share`` of release dates, or the largest family) only, an advantage their ability does
+not explain. ``truth.mislabelled``, ``truth.contaminated`` and ``truth.contaminated_models`` hold them.
+
 Panel layout: rows ``0 .. n_models - 1`` are the image-condition models (row ``m`` = ``truth.abilities[m]``),
 followed by the text-only rows in ``truth.text_only_models`` order; item column ``i`` is entry ``i`` of every
 per-item truth array. Items are grouped by benchmark, benchmarks by category.
@@ -76,15 +83,58 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p) - np.log1p(-p)
 
 
+@dataclass(frozen=True)
+class _Defects:
+    """The audit plants: item masks and the contaminated image-condition rows."""
+
+    mislabelled: np.ndarray
+    contaminated: np.ndarray
+    contaminated_rows: np.ndarray
+
+
+def _plant_defects(
+    cfg: SimulationConfig,
+    bench: BenchmarkStructure,
+    models: ModelStructure,
+    items: ItemStructure,
+    rng: np.random.Generator,
+) -> _Defects:
+    """Choose the mislabelled and contaminated items and the contaminated models (draws nothing when both
+    rates are 0, so the rest of the panel is the same as without the plants)."""
+    n = items.benchmark.size
+    mislabelled = np.zeros(n, dtype=bool)
+    contaminated = np.zeros(n, dtype=bool)
+    rows = np.zeros(0, dtype=np.int64)
+    if cfg.mislabel_rate == 0 and cfg.contamination_rate == 0:
+        return _Defects(mislabelled, contaminated, rows)
+    pool = np.flatnonzero(~bench.graded[items.benchmark] & ~items.all_correct & ~items.blind_solvable)
+    k_mis = min(int(round(cfg.mislabel_rate * n)), pool.size)
+    k_con = min(int(round(cfg.contamination_rate * n)), pool.size - k_mis)
+    chosen = rng.permutation(pool)
+    mislabelled[chosen[:k_mis]] = True
+    contaminated[chosen[k_mis : k_mis + k_con]] = True
+    if cfg.contamination_by == "era":
+        dates = models.release_date.astype(np.int64)
+        n_new = int(round(cfg.contaminated_model_share * dates.size))
+        rows = np.sort(np.argsort(-dates, kind="stable")[:n_new])
+    else:
+        names, counts = np.unique(np.asarray(models.family, dtype=object), return_counts=True)
+        largest = names[int(np.argmax(counts))]
+        rows = np.flatnonzero(np.asarray(models.family, dtype=object) == largest)
+    return _Defects(mislabelled, contaminated, rows.astype(np.int64))
+
+
 def _image_scores(
     cfg: SimulationConfig,
     bench: BenchmarkStructure,
     models: ModelStructure,
     items: ItemStructure,
     rng: np.random.Generator,
+    defects: _Defects | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Return ``(scores, p, image_response)`` for the image-condition models, ``(M, N)`` each (steps 2-3;
-    ``image_response`` the (M, n_images) model x image effects of step 7, or None)."""
+    ``image_response`` the (M, n_images) model x image effects of step 7, or None; the audit plants
+    ``defects`` act on the whole logit)."""
     theta = models.abilities
     # items of one benchmark dimension group share their traits and loadings: compute each group's
     # effective ability once, then gather one (M, N) matrix
@@ -100,6 +150,11 @@ def _image_scores(
         n_images = int(items.image.max()) + 1
         response = cfg.image_response_sd * rng.standard_normal((theta.shape[0], n_images))
         eta += response[:, items.image]
+    if defects is not None:
+        eta[:, defects.mislabelled] *= -1.0
+        if defects.contaminated.any() and defects.contaminated_rows.size:
+            cols = np.flatnonzero(defects.contaminated)
+            eta[np.ix_(defects.contaminated_rows, cols)] += cfg.contamination_boost
     graded_items = bench.graded[items.benchmark]
     logit_graded = eta[:, graded_items] + cfg.graded_noise * rng.standard_normal(
         (theta.shape[0], int(graded_items.sum()))
@@ -256,7 +311,8 @@ def simulate_panel(
     items = make_items(cfg, bench, rng)
     models = make_models(cfg, bench, items, rng)
 
-    scores, p, response = _image_scores(cfg, bench, models, items, rng)
+    defects = _plant_defects(cfg, bench, models, items, rng)
+    scores, p, response = _image_scores(cfg, bench, models, items, rng, defects)
     _apply_missing(cfg, bench, items, scores, rng)
     _break_chance_all_correct(items, scores, p)
     del p
@@ -325,5 +381,8 @@ def simulate_panel(
         graded_benchmarks=[name for b, name in enumerate(bench_names) if bench.graded[b]],
         dimension_groups=dimension_groups,
         config=config_dict,
+        mislabelled=defects.mislabelled,
+        contaminated=defects.contaminated,
+        contaminated_models=[models.names[r] for r in defects.contaminated_rows],
     )
     return SimulatedPanel(panel=panel, truth=truth)

@@ -42,7 +42,12 @@ _JSON_FIELDS = (
     "benchmark_specific_weight",
     "central_margin",
     "config",
+    "contaminated_models",
 )
+
+
+# fields added with the audit plants; files written before them load with nothing planted
+_PLANT_FIELDS = ("mislabelled", "contaminated", "contaminated_models")
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +88,11 @@ class GroundTruth:
         dimension_groups: {benchmark: {dimension: group}} for benchmarks with planted correlated
             dimensions (item column ``dimension``; dimensions of one group share a specific trait). Central
             benchmarks are left out: their dimensions are exchangeable (one factor).
+    Audit plants (:mod:`benchsift.audit`; empty unless the config's rates are above 0)
+        mislabelled: items with a flipped key (stronger models answer them less often).
+        contaminated: items the ``contaminated_models`` find easier than their ability says (the
+            contamination signal of differential item functioning).
+        contaminated_models: model ids (image-condition rows) with the advantage on ``contaminated`` items.
     config: the :class:`SimulationConfig` as a dict, plus ``"random_state"``.
     """
 
@@ -112,6 +122,9 @@ class GroundTruth:
     config: dict[str, Any] = field(default_factory=dict)
     item_image: np.ndarray | None = None
     image_response: np.ndarray | None = None
+    mislabelled: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    contaminated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    contaminated_models: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -191,8 +204,12 @@ class GroundTruth:
                 f"{source}: unsupported truth format {meta.get('format')!r}, expected {_FORMAT!r}"
             )
         kwargs: dict[str, Any] = {}
+        n_items = int(arrays["item_discrimination"].shape[0]) if "item_discrimination" in arrays else 0
         for f in fields(cls):
-            if f.name in _JSON_FIELDS:
+            if f.name in _PLANT_FIELDS and f.name not in arrays and f.name not in meta:
+                # written before the audit plants existed: no item was planted
+                kwargs[f.name] = [] if f.name in _JSON_FIELDS else np.zeros(n_items, dtype=bool)
+            elif f.name in _JSON_FIELDS:
                 kwargs[f.name] = meta[f.name]
             elif f.name not in arrays and f.default is None:
                 continue

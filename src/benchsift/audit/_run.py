@@ -1,0 +1,405 @@
+""":func:`audit`: every health signal of every benchmark of a panel, in one call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.audit.dif import DifTest, logistic_dif, matching_ability
+from benchsift.audit.discrimination import (
+    conditional_bh,
+    fisher_z_interval,
+    item_rest_correlation,
+    negative_discrimination_pvalue,
+)
+from benchsift.audit.duplicates import response_duplicates, text_duplicates
+from benchsift.audit.noise import benchmark_noise
+from benchsift.audit.result import FLAGS, AuditResult
+from benchsift.audit.saturation import BLIND_THRESHOLD, CEILING, item_saturation
+from benchsift.errors import DegenerateError, InputError, require_at_least
+from benchsift.panel import Panel
+from benchsift.stats import bh_adjust
+
+__all__ = ["DIF_BY", "MIN_MODELS", "audit"]
+
+#: fewest image-condition models the audit runs on (Fisher z needs n > 3; a ranking of 4 says little)
+MIN_MODELS = 5
+#: most re-tests with a purified criterion (they stop when the flagged items stop changing)
+PURIFY_PASSES = 3
+#: what ``dif_by`` accepts
+DIF_BY = ("auto", "release_date", "family", "none")
+
+
+def _check_fraction(value: float, name: str, lo_open: bool = True, hi_open: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+        raise InputError(f"`{name}`: expected a number, got {value!r}")
+    v = float(value)
+    if (v <= 0 if lo_open else v < 0) or (v >= 1 if hi_open else v > 1):
+        lo, hi = ("(" if lo_open else "["), (")" if hi_open else "]")
+        raise InputError(f"`{name}`: expected a number in {lo}0, 1{hi}, got {value!r}")
+    return v
+
+
+def _is_binary(X: np.ndarray) -> bool:
+    present = X[~np.isnan(X)]
+    return bool(np.isin(present, (0.0, 1.0)).all())
+
+
+def _groups(
+    models: pd.DataFrame, dif_by: str, era_cutoff: Any, min_group: int, warnings: list[str]
+) -> tuple[str | None, list[tuple[str, np.ndarray]], dict[str, Any]]:
+    """The DIF grouping: ``(by, [(group name, 0/1/NaN indicator over the image rows)], info)``; ``by`` is
+    None (DIF skipped, reason in ``warnings``) when the metadata cannot form groups."""
+    info: dict[str, Any] = {}
+    if dif_by == "none":
+        return None, [], info
+    reasons: list[str] = []
+    if dif_by in ("auto", "release_date"):
+        dates = pd.to_datetime(models["release_date"])
+        dated = dates.notna().to_numpy()
+        if era_cutoff is not None:
+            try:
+                cutoff = pd.Timestamp(era_cutoff)
+            except (ValueError, TypeError):
+                raise InputError(f"`era_cutoff`: {era_cutoff!r} is not a date (use YYYY-MM-DD)") from None
+        elif dated.any():
+            ns = dates[dated].to_numpy().astype("datetime64[ns]").astype(np.int64)
+            cutoff = pd.Timestamp(int(np.median(ns))).normalize()
+        else:
+            cutoff = None
+        if cutoff is not None:
+            newer = np.where(dated, (dates >= cutoff).to_numpy(), False)
+            n_new, n_old = int(newer.sum()), int((dated & ~newer).sum())
+            if min(n_new, n_old) >= min_group:
+                g = np.where(dated, newer.astype(np.float64), np.nan)
+                info = {"cutoff": str(cutoff.date()), "n_newer": n_new, "n_older": n_old}
+                if (~dated).any():
+                    warnings.append(
+                        f"DIF by release era: {int((~dated).sum())} model(s) without a release_date left out"
+                    )
+                return "release_date", [(f"released >= {cutoff.date()}", g)], info
+            reasons.append(
+                f"release_date splits the models into {n_new} newer and {n_old} older "
+                f"(at least `min_group`={min_group} each needed)"
+            )
+        else:
+            reasons.append("no model has a release_date")
+        if dif_by == "release_date":
+            raise DegenerateError(f"DIF by release era: {reasons[-1]}")
+    family = models["family"]
+    known = family.notna().to_numpy()
+    counts = family[known].value_counts()
+    n_known = int(known.sum())
+    eligible = [str(f) for f, c in counts.items() if c >= min_group and n_known - c >= min_group]
+    if eligible:
+        fam = family.to_numpy(dtype=object)
+        out = [(f, np.where(known, (fam == f).astype(np.float64), np.nan)) for f in eligible]
+        info = {"families": eligible}
+        if dif_by == "auto" and reasons:
+            warnings.append(f"DIF by family instead of release era: {reasons[-1]}")
+        return "family", out, info
+    reason = (
+        "no model has a family"
+        if n_known == 0
+        else f"no family has at least `min_group`={min_group} models with that many outside it"
+    )
+    if dif_by == "family":
+        raise DegenerateError(f"DIF by family: {reason}")
+    warnings.append(
+        "DIF skipped: the models table cannot form groups ("
+        + "; ".join([*reasons, reason])
+        + "); add release_date or family to the models (benchsift import ... --models FILE)"
+    )
+    return None, [], info
+
+
+def _dif_pass(
+    blocks: list[tuple[np.ndarray, np.ndarray]],
+    groups: list[tuple[str, np.ndarray]],
+    criteria: list[np.ndarray | None],
+) -> tuple[list[DifTest], list[np.ndarray]]:
+    """One DIF pass over the benchmarks ``blocks`` ``[(X, row mask)]``: per benchmark the test of the
+    best group per item and the index of that group (Bonferroni over the groups)."""
+    tests: list[DifTest] = []
+    which: list[np.ndarray] = []
+    for (X, rows), crit in zip(blocks, criteria, strict=True):
+        theta = matching_ability(X, crit)
+        per = [logistic_dif(X, theta, g[rows]) for _, g in groups]
+        P = np.vstack([t.p_greater for t in per])
+        best = np.where(np.isnan(P).all(axis=0), 0, np.nanargmin(np.where(np.isnan(P), np.inf, P), axis=0))
+        cols = np.arange(X.shape[1])
+        p = np.minimum(P[best, cols] * len(groups), 1.0)
+        tests.append(
+            DifTest(
+                coef=np.vstack([t.coef for t in per])[best, cols],
+                g2=np.vstack([t.g2 for t in per])[best, cols],
+                p_greater=p,
+                n_models=np.vstack([t.n_models for t in per])[best, cols],
+            )
+        )
+        which.append(best)
+    return tests, which
+
+
+def audit(
+    panel: Panel,
+    *,
+    benchmarks: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    min_discrimination: float = 0.1,
+    ceiling: float = CEILING,
+    blind_threshold: float = BLIND_THRESHOLD,
+    power: float = 0.8,
+    duplicate_tolerance: float = 0.02,
+    min_minority: int = 3,
+    text_similarity: float = 0.9,
+    dif_by: str = "auto",
+    era_cutoff: Any = None,
+    min_group: int = 5,
+) -> AuditResult:
+    """Audit every benchmark of ``panel``: the signals that tell a benchmark builder what to fix.
+
+    Each signal is defined, with its reference, in its module:
+
+    * :mod:`benchsift.audit.discrimination`: item-rest correlation with a Fisher-z interval and one-sided
+      p-value; ``negative-discrimination`` (BH ``q <= alpha``), ``low-discrimination`` (interval below
+      ``min_discrimination``);
+    * :mod:`benchsift.audit.saturation`: ``all-correct``, ``all-wrong``, ``near-ceiling`` (mean >=
+      ``ceiling``), ``blind-solvable`` (text-only mean >= ``blind_threshold``; needs text-only runs, the
+      panel's ``condition == "text-only"`` model rows);
+    * :mod:`benchsift.audit.noise`: per benchmark signal-to-noise, reliability and the paired minimum
+      detectable difference at ``alpha`` and ``power``;
+    * :mod:`benchsift.audit.duplicates`: ``duplicate-responses`` (response patterns within
+      ``duplicate_tolerance``, both items with ``min_minority`` models on each side) and ``duplicate-text``
+      (TF-IDF character n-gram cosine >= ``text_similarity`` of the item column ``question``);
+    * :mod:`benchsift.audit.dif`: ``dif`` (logistic-regression DIF by ``dif_by``: ``"release_date"`` era
+      split at ``era_cutoff``, default the median date; ``"family"``; ``"auto"``: release era when the
+      dates allow it, else family, else skipped with a warning; ``"none"``), BH ``q <= alpha``.
+
+    Every signal is computed on the image-condition runs, per benchmark.
+
+    Raises
+    ------
+    InputError
+        A parameter out of range or an unknown benchmark.
+    DegenerateError
+        Fewer than :data:`MIN_MODELS` image-condition models, or a ``dif_by`` the models table cannot serve.
+    """
+    alpha = _check_fraction(alpha, "alpha")
+    power = _check_fraction(power, "power")
+    ceiling = _check_fraction(ceiling, "ceiling", hi_open=False)
+    blind_threshold = _check_fraction(blind_threshold, "blind_threshold", hi_open=False)
+    duplicate_tolerance = _check_fraction(duplicate_tolerance, "duplicate_tolerance", lo_open=False)
+    text_similarity = _check_fraction(text_similarity, "text_similarity", hi_open=False)
+    if not -1.0 <= float(min_discrimination) <= 1.0:
+        raise InputError(
+            f"`min_discrimination`: expected a correlation in [-1, 1], got {min_discrimination!r}"
+        )
+    for name, value in (("min_minority", min_minority), ("min_group", min_group)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"`{name}`: expected an integer >= 1, got {value!r}")
+    if dif_by not in DIF_BY:
+        raise InputError(f"`dif_by`: expected one of {list(DIF_BY)}, got {dif_by!r}")
+    warnings: list[str] = []
+    if benchmarks is not None:
+        panel = panel.select_benchmarks(list(benchmarks))
+    image = panel.image_panel()
+    require_at_least(image.n_models, MIN_MODELS, "image-condition models", "the audit ranks items by models")
+    text = panel.text_only_panel()
+    if text.n_models == 0:
+        warnings.append(
+            "blind-solvable share not computed: the panel has no text-only runs "
+            "(model rows with condition 'text-only')"
+        )
+    items_meta = image.items
+    X_all = image.scores
+    T_all = text.scores
+    has_text = "question" in items_meta.columns and items_meta["question"].notna().any()
+    if not has_text:
+        warnings.append("duplicate-text not computed: the items table has no 'question' text")
+    by, groups, group_info = _groups(image.models, dif_by, era_cutoff, min_group, warnings)
+
+    n = image.n_items
+    cols_of = {b: np.flatnonzero((items_meta["benchmark"] == b).to_numpy()) for b in image.benchmarks}
+    disc = np.full(n, np.nan)
+    lo, hi, p_neg = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    n_models = np.zeros(n, dtype=np.int64)
+    mean = np.full(n, np.nan)
+    all_c, all_w, near, blind = (np.zeros(n, dtype=bool) for _ in range(4))
+    blind_mean = np.full(n, np.nan)
+    dup_of: list[list[str]] = [[] for _ in range(n)]
+    dup_resp, dup_text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    pair_frames: list[pd.DataFrame] = []
+    bench_rows: list[dict[str, Any]] = []
+    dif_blocks: list[tuple[np.ndarray, np.ndarray]] = []
+    dif_cols: list[np.ndarray] = []
+    item_ids = items_meta["item"].to_numpy(dtype=object)
+
+    for b, cols in cols_of.items():
+        Xb = X_all[:, cols]
+        rows = (~np.isnan(Xb)).any(axis=1)
+        sat = item_saturation(Xb, T_all[:, cols] if text.n_models else None, ceiling, blind_threshold)
+        mean[cols], n_models[cols] = sat.mean, sat.n_models
+        all_c[cols], all_w[cols], near[cols] = sat.all_correct, sat.all_wrong, sat.near_ceiling
+        blind_mean[cols], blind[cols] = sat.blind_mean, sat.blind_solvable
+        row: dict[str, Any] = {
+            "benchmark": b,
+            "n_items": int(cols.size),
+            "n_models": int(rows.sum()),
+            "mean_score": float(np.nanmean(sat.mean)) if np.isfinite(sat.mean).any() else float("nan"),
+            "share_all_correct": float(sat.all_correct.mean()),
+            "share_near_ceiling": float(sat.near_ceiling.mean()),
+            "share_all_wrong": float(sat.all_wrong.mean()),
+            "share_blind_solvable": (
+                float(sat.blind_solvable[np.isfinite(sat.blind_mean)].mean())
+                if np.isfinite(sat.blind_mean).any()
+                else float("nan")
+            ),
+        }
+        if int(rows.sum()) < MIN_MODELS:
+            warnings.append(
+                f"benchmark {b!r}: {int(rows.sum())} image-condition model(s) scored it, at least "
+                f"{MIN_MODELS} needed: discrimination, signal-to-noise, duplicates and DIF skipped"
+            )
+            bench_rows.append(row)
+            continue
+        Xr = Xb[rows]
+        r, nr = item_rest_correlation(Xr)
+        disc[cols] = r
+        lo[cols], hi[cols] = fisher_z_interval(r, nr, level=1.0 - alpha)
+        p_neg[cols] = negative_discrimination_pvalue(r, nr)
+        noise = benchmark_noise(Xr, alpha=alpha, power=power)
+        if not noise.signal_variance > 0:
+            warnings.append(f"benchmark {b!r}: every model has the same score: signal-to-noise undefined")
+        row.update(
+            snr=noise.snr,
+            reliability=noise.reliability,
+            mean_se=noise.mean_se,
+            mdd=noise.mdd,
+            signal_variance=noise.signal_variance,
+            noise_variance=noise.noise_variance,
+        )
+        pairs = [response_duplicates(Xr, duplicate_tolerance, MIN_MODELS * 2, min_minority)]
+        if has_text:
+            pairs.append(
+                text_duplicates(items_meta["question"].to_numpy(dtype=object)[cols], text_similarity)
+            )
+        for frame in pairs:
+            for a, c, kind in zip(frame["item_a"], frame["item_b"], frame["kind"], strict=True):
+                ia, ic = int(cols[int(a)]), int(cols[int(c)])
+                (dup_resp if kind == "responses" else dup_text)[[ia, ic]] = True
+                for x, y in ((ia, ic), (ic, ia)):
+                    if item_ids[y] not in dup_of[x]:
+                        dup_of[x].append(str(item_ids[y]))
+            if len(frame):
+                out = frame.copy()
+                out["item_a"] = item_ids[cols[out["item_a"].to_numpy(dtype=np.int64)]]
+                out["item_b"] = item_ids[cols[out["item_b"].to_numpy(dtype=np.int64)]]
+                out.insert(0, "benchmark", b)
+                pair_frames.append(out)
+        if by is not None:
+            if _is_binary(Xr):
+                dif_blocks.append((Xr, rows))
+                dif_cols.append(cols)
+            else:
+                warnings.append(
+                    f"benchmark {b!r}: graded scores (not 0/1): DIF skipped (it models 0/1 answers)"
+                )
+        bench_rows.append(row)
+
+    q_neg = conditional_bh(p_neg)
+    negative = np.nan_to_num(q_neg, nan=1.0) <= alpha
+    low = ~negative & (np.nan_to_num(hi, nan=1.0) < min_discrimination)
+
+    dif_coef, dif_p, dif_q = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    dif_group = np.full(n, None, dtype=object)
+    if dif_blocks:
+        tests, which = _dif_pass(dif_blocks, groups, [None] * len(dif_blocks))
+        flagged_before = np.zeros(sum(c.size for c in dif_cols), dtype=bool)
+        for _ in range(PURIFY_PASSES):
+            q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
+            flagged = np.nan_to_num(q1, nan=1.0) <= alpha
+            if np.array_equal(flagged, flagged_before):
+                break
+            flagged_before = flagged
+            bounds = np.cumsum([0] + [c.size for c in dif_cols])
+            criteria: list[np.ndarray | None] = [~flagged[a:b] for a, b in pairwise(bounds)]
+            tests, which = _dif_pass(dif_blocks, groups, criteria)
+        for cols, t, w in zip(dif_cols, tests, which, strict=True):
+            dif_coef[cols], dif_p[cols] = t.coef, t.p_greater
+            dif_group[cols] = np.where(np.isfinite(t.p_greater), np.array([g for g, _ in groups])[w], None)
+        dif_q = bh_adjust(dif_p)
+    dif = np.nan_to_num(dif_q, nan=1.0) <= alpha
+
+    masks = {
+        "negative-discrimination": negative,
+        "low-discrimination": low,
+        "all-correct": all_c,
+        "all-wrong": all_w,
+        "near-ceiling": near,
+        "blind-solvable": blind,
+        "duplicate-responses": dup_resp,
+        "duplicate-text": dup_text,
+        "dif": dif,
+    }
+    stacked = np.vstack([masks[f] for f in FLAGS])
+    flags = [tuple(f for f, on in zip(FLAGS, stacked[:, i], strict=True) if on) for i in range(n)]
+    items = pd.DataFrame(
+        {
+            "benchmark": items_meta["benchmark"].to_numpy(dtype=object),
+            "item": item_ids,
+            "n_models": n_models,
+            "mean_score": mean,
+            "discrimination": disc,
+            "discrimination_low": lo,
+            "discrimination_high": hi,
+            "p_negative": p_neg,
+            "q_negative": q_neg,
+            "all_correct": all_c,
+            "all_wrong": all_w,
+            "near_ceiling": near,
+            "blind_mean": blind_mean,
+            "blind_solvable": blind,
+            "dif_coef": dif_coef,
+            "dif_p": dif_p,
+            "dif_q": dif_q,
+            "dif_group": dif_group,
+            "duplicate_of": [tuple(d) for d in dup_of],
+            "flags": flags,
+        }
+    )
+    bench = pd.DataFrame(bench_rows)
+    for f in FLAGS:
+        per = items.groupby("benchmark", sort=False)["flags"].agg(lambda s, f=f: int(sum(f in x for x in s)))
+        bench[f"n_{f.replace('-', '_')}"] = bench["benchmark"].map(per).fillna(0).astype(np.int64)
+    bench["n_flagged"] = bench["benchmark"].map(
+        items.groupby("benchmark", sort=False)["flags"].agg(lambda s: int(sum(len(x) > 0 for x in s)))
+    )
+    duplicates = (
+        pd.concat(pair_frames, ignore_index=True)
+        if pair_frames
+        else pd.DataFrame(columns=["benchmark", "item_a", "item_b", "kind", "similarity", "n_models"])
+    )
+    parameters = {
+        "alpha": alpha,
+        "min_discrimination": float(min_discrimination),
+        "ceiling": ceiling,
+        "blind_threshold": blind_threshold,
+        "power": power,
+        "duplicate_tolerance": duplicate_tolerance,
+        "min_minority": min_minority,
+        "text_similarity": text_similarity,
+        "dif_by": by if by is not None else "none",
+        "dif_groups": group_info,
+        "min_group": min_group,
+        "n_models": image.n_models,
+        "n_text_only_runs": text.n_models,
+        "n_items": n,
+    }
+    return AuditResult(
+        items=items, benchmarks=bench, duplicates=duplicates, warnings=warnings, parameters=parameters
+    )
