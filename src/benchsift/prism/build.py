@@ -26,7 +26,7 @@ import csv
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -46,6 +46,7 @@ from benchsift.prism.stage_io import (
     user_message,
     write_jsonl,
 )
+from benchsift.progress import ProgressFn
 
 __all__ = [
     "BUILD_AXES",
@@ -280,40 +281,42 @@ async def build_artifacts(
     axes: Sequence[str] = BUILD_AXES,
     max_reasks: int = 2,
     if_seed: int = 0,
-    on_done: Callable[[Artifact], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> tuple[list[Artifact], list[dict[str, Any]]]:
-    """All artifacts (one per item and axis in ``axes``) and the log of every J_gen exchange."""
+    """All artifacts (one per item and axis in ``axes``) and the log of every J_gen exchange.
+
+    ``progress(done, total)`` (:data:`benchsift.progress.ProgressFn`) counts the artifacts made, of
+    ``len(items) * len(axes)``; the ``if`` constraints (drawn, no call) count as soon as the calls start.
+    """
     images = ImageStore(image_root)
     log = BuildLog()
-    arts: list[Artifact] = []
+    drawn: list[Artifact] = []
     jobs = []
     for item in items:
         for axis in axes:
             if axis == "if":
-                a = Artifact(item.id, "if", "ok", data={"constraints": draw_constraints(item.id, if_seed)})
-                arts.append(a)
-                if on_done:
-                    on_done(a)
+                constraints = draw_constraints(item.id, if_seed)
+                drawn.append(Artifact(item.id, "if", "ok", data={"constraints": constraints}))
             else:
                 if gen_client is None:
                     raise FormatError(
                         f"axis {axis!r} needs a generation judge (set [judges] gen in the config)"
                     )
                 jobs.append((item, axis))
+    if jobs:
+        images.check(it for it, _ in jobs)  # every image path checked (and read) before the first request
 
+    async def ready(a: Artifact) -> Artifact:
+        return a
+
+    factories: list[Callable[[], Awaitable[Artifact]]] = [partial(ready, a) for a in drawn]
     if jobs:
         assert gen_client is not None
         client = gen_client
-        images.check(it for it, _ in jobs)  # every image path checked (and read) before the first request
-        arts.extend(
-            await gather_bounded(
-                [
-                    partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log)
-                    for it, ax in jobs
-                ],
-                on_done=on_done,
-            )
-        )
+        factories += [
+            partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log) for it, ax in jobs
+        ]
+    arts = await gather_bounded(factories, progress=progress)
     order = {ax: i for i, ax in enumerate(axes)}
     pos = {it.id: i for i, it in enumerate(items)}
     arts.sort(key=lambda a: (pos[a.item], order[a.axis]))
