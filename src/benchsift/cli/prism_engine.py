@@ -14,11 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
 from benchsift.errors import BenchsiftError, InputError
@@ -86,21 +84,10 @@ def _summary(result: Any, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
         return
-    t = Table(title=f"prism {result.stage}")
-    t.add_column("what")
-    t.add_column("value", justify="right")
-    for k, v in result.counts.items():
-        t.add_row(k, str(v))
-    console.print(t)
-    if result.per_endpoint:
-        cols = ("requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens")
-        c = Table(title="API calls")
-        c.add_column("endpoint")
-        for col in ("requests", "cache hits", "retries", "failures", "prompt tok", "completion tok"):
-            c.add_column(col, justify="right")
-        for name, s in result.per_endpoint.items():
-            c.add_row(name, *(str(s[k]) for k in cols))
-        console.print(c)
+    from benchsift.report.tables.prism import render_stage
+
+    for table in render_stage(result):
+        console.print(table)
 
 
 #: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
@@ -190,13 +177,9 @@ def sources_cmd(
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict()) + "\n")
         return
-    table = result.to_frame()
-    t = Table(title="Items per domain and benchmark (Table 8)")
-    for col in table.columns:
-        t.add_column(col)
-    for row in table.itertuples(index=False):
-        t.add_row(*[str(v) for v in row])
-    console.print(t)
+    from benchsift.report.tables.prism import render_sources
+
+    console.print(render_sources(result.to_frame()))
 
 
 def build_cmd(
@@ -353,14 +336,9 @@ def grade_cmd(
         _fail(err)
     _summary(result, as_json)
     if not as_json:
-        means = pd.DataFrame.from_dict(result.extra["axis_means"], orient="index").astype(float)
-        t = Table(title="Per-axis means (answered items; sc = sc_B, turn-0-correct items)")
-        t.add_column("model")
-        for ax in means.columns:
-            t.add_column(ax, justify="right")
-        for model, row in means.iterrows():
-            t.add_row(str(model), *[f"{v:.3f}" for v in row])
-        console.print(t)
+        from benchsift.report.tables.prism import render_grade_means
+
+        console.print(render_grade_means(result.extra["axis_means"]))
     _incomplete(result, max_lost)
 
 
