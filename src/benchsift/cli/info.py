@@ -7,13 +7,13 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchsift.cli._common import console, fail, print_json
 from benchsift.errors import BenchsiftError
 from benchsift.io.long import read_models_table
 from benchsift.panel import Panel
 from benchsift.report.panel_summary import match_models_table, model_coverage, panel_summary, summary_table
+from benchsift.report.tables.panel import render_model_coverage
 
 
 def info_command(
@@ -45,13 +45,7 @@ def info_command(
         print_json({**summary, "warnings": warnings})
         return
     console.print(summary_table(summary, title=str(panel)))
-    table = Table(title="models")
-    for col in ("model", "condition", "scored", "coverage", "mean score"):
-        table.add_column(col, justify="left" if col in ("model", "condition") else "right")
-    for run in summary["models"]:
-        cov = "n/a" if run["coverage"] is None else f"{run['coverage']:.4f}"
-        mean = "n/a" if run["mean_score"] is None else f"{run['mean_score']:.4f}"
-        table.add_row(escape(run["model"]), run["condition"], str(run["n_scored"]), cov, mean)
+    table = render_model_coverage(summary["models"])
     console.print(table)
     for w in warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}")

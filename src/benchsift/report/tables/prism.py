@@ -1,5 +1,5 @@
-"""Tables of ``benchsift prism score|analyze|audit`` and of the engine stages ``prism sources|build|run|grade``
-(PRISM-VLM Secs. 3-5, App. E-F)."""
+"""Tables of ``benchsift prism score|analyze|audit`` and of the engine stages
+``prism sources|build|run|grade`` (PRISM-VLM Secs. 3-5, App. E-F)."""
 
 from __future__ import annotations
 
