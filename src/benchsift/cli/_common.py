@@ -15,9 +15,9 @@ import typer
 from typer.core import TyperGroup
 
 from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
-from benchsift.cli._progress import close_all
 from benchsift.errors import BenchsiftError, InputError
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
+from benchsift.report.progress import close_all
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
 #: Both render rich tables in the chosen ``--format``, fitted to the terminal

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for, simulate_adaptive
 from benchsift.cli._common import (
@@ -22,7 +21,6 @@ from benchsift.cli._common import (
     N_JOBS_OPT,
     ForceOpt,
     console,
-    err_console,
     outputs,
     print_json,
     split_list,
@@ -30,6 +28,7 @@ from benchsift.cli._common import (
 )
 from benchsift.errors import InputError
 from benchsift.io import read_scores
+from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
 
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
@@ -130,18 +129,16 @@ def simulate_command(
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     loaded = read_scores(panel)
     n_jobs = sweep_workers(ctx, backend, address, n_jobs)
-    with Progress(console=err_console, transient=True) as bar:  # stderr: stdout carries the table or JSON
-        task = bar.add_task("replaying splits", total=splits)
-        res = simulate_adaptive(
-            loaded,
-            holdout=holdout,
-            budget=budget,
-            seed=seed,
-            n_splits=splits,
-            batch=batch,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-            n_jobs=n_jobs,
-        )
+    res = simulate_adaptive(
+        loaded,
+        holdout=holdout,
+        budget=budget,
+        seed=seed,
+        n_splits=splits,
+        batch=batch,
+        progress=progress_bar("replaying splits"),
+        n_jobs=n_jobs,
+    )
     if json_output:
         print_json(res.to_dict())
         return

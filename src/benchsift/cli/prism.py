@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
-from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
+from benchsift.cli._common import ForceOpt, console, outputs, print_json, split_list
 from benchsift.errors import InputError
 from benchsift.prism.analyses import axis_correlation
 from benchsift.prism.scores import SC_VARIANTS
 from benchsift.prism.scoring import audit_report, means_report, score_report
 from benchsift.report.outputs import write_result_dir
 from benchsift.report.prism_figures import write_prism_figures
+from benchsift.report.progress import progress_bar
 from benchsift.report.tables.prism import (
     means_lines,
     render_audit,
@@ -85,19 +85,17 @@ def score_command(
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
     outputs(force, dirs=[out])
-    with Progress(console=err_console, transient=True, disable=json_output) as bar:
-        task = bar.add_task(f"bootstrap B={bootstrap}", total=bootstrap)
-        report = score_report(
-            verdicts,
-            bootstrap=bootstrap,
-            seed=seed,
-            alpha=alpha,
-            sc_variant=sc_variant,
-            mq_partial=mq_partial,
-            near_tie=split_list(near_tie) if near_tie else None,
-            budget=budget,
-            progress=lambda done, total: bar.update(task, completed=done),
-        )
+    report = score_report(
+        verdicts,
+        bootstrap=bootstrap,
+        seed=seed,
+        alpha=alpha,
+        sc_variant=sc_variant,
+        mq_partial=mq_partial,
+        near_tie=split_list(near_tie) if near_tie else None,
+        budget=budget,
+        progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
+    )
     summary, result, means = report.summary, report.bootstrap, report.means
     if out is not None:
         write_result_dir(

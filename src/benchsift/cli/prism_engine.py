@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
 from benchsift.errors import BenchsiftError, InputError
+from benchsift.report.progress import close_all, progress_bar
 
 __all__ = ["register"]
-
-_err = Console(stderr=True)
 
 # options shared by the commands
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -46,37 +41,15 @@ _FLAGS = {
 
 
 def _fail(err: BenchsiftError) -> None:
-    """The library's error as one line, its parameter names spelled as this command's options."""
+    """The library's error as one line, its parameter names spelled as this command's options (after
+    closing a bar still drawn)."""
+    close_all()
     msg = str(err)
     for name, flag in _FLAGS.items():
         if msg.startswith(name):
             msg = flag + msg[len(name) :]
     msg = msg.replace("needs a config", "needs --config").replace("use grader 'rules'", "use --grader rules")
     raise fail(msg)
-
-
-@contextmanager
-def _progress(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr, as a ``(done, total)`` callback for the library; the bar appears at the
-    first call (after the library has checked its inputs) and is closed at the end of the block."""
-    prog = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err, disable=quiet
-    )
-    task = prog.add_task(label, total=None)
-    started = False
-
-    def update(done: int, total: int) -> None:
-        nonlocal started
-        if not started:
-            prog.start()
-            started = True
-        prog.update(task, completed=done, total=total)
-
-    try:
-        yield update
-    finally:
-        if started:
-            prog.stop()
 
 
 def _summary(result: Any, as_json: bool) -> None:
@@ -209,19 +182,19 @@ def build_cmd(
         _check_max_lost(max_lost)
         if import_review is None and config is None:
             raise InputError("build needs --config (the generation judge)")
-        with _progress("build", quiet or as_json) as tick:
-            result = build(
-                items,
-                out,
-                config=config,
-                images=images,
-                review=review,
-                import_review=import_review,
-                log=log,
-                cache=cache,
-                max_reasks=max_reasks,
-                progress=tick,
-            )
+        tick = progress_bar("build", not (quiet or as_json), transient=False, bold=False)
+        result = build(
+            items,
+            out,
+            config=config,
+            images=images,
+            review=review,
+            import_review=import_review,
+            log=log,
+            cache=cache,
+            max_reasks=max_reasks,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)
@@ -264,20 +237,20 @@ def run_cmd(
     try:
         outputs(force, files=[out])
         _check_max_lost(max_lost)
-        with _progress("run", quiet or as_json) as tick:
-            result = run(
-                items,
-                artifacts,
-                config,
-                out,
-                images=images,
-                models=[m.strip() for m in models.split(",")] if models else None,
-                axes=[a.strip() for a in axes.split(",") if a.strip()],
-                full_dialogue=full_dialogue,
-                sc_rules=sc_rules,
-                cache=cache,
-                progress=tick,
-            )
+        tick = progress_bar("run", not (quiet or as_json), transient=False, bold=False)
+        result = run(
+            items,
+            artifacts,
+            config,
+            out,
+            images=images,
+            models=[m.strip() for m in models.split(",")] if models else None,
+            axes=[a.strip() for a in axes.split(",") if a.strip()],
+            full_dialogue=full_dialogue,
+            sc_rules=sc_rules,
+            cache=cache,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)
@@ -316,22 +289,22 @@ def grade_cmd(
     try:
         outputs(force, files=[out, log, audit_out])
         _check_max_lost(max_lost)
-        with _progress("grade", quiet or as_json) as tick:
-            result = grade(
-                items,
-                artifacts,
-                records,
-                out,
-                config=config,
-                grader=grader,
-                if_grader=if_grader,
-                log=log,
-                audit_out=audit_out,
-                audit_per_axis=audit_per_axis,
-                seed=seed,
-                cache=cache,
-                progress=tick,
-            )
+        tick = progress_bar("grade", not (quiet or as_json), transient=False, bold=False)
+        result = grade(
+            items,
+            artifacts,
+            records,
+            out,
+            config=config,
+            grader=grader,
+            if_grader=if_grader,
+            log=log,
+            audit_out=audit_out,
+            audit_per_axis=audit_per_axis,
+            seed=seed,
+            cache=cache,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)

@@ -30,7 +30,6 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
-from benchsift.cli._progress import progress_bar
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
@@ -43,6 +42,7 @@ from benchsift.redundancy import (
     undefined_values,
 )
 from benchsift.report.outputs import write_analysis_dir
+from benchsift.report.progress import progress_bar
 from benchsift.report.redundancy_figures import (
     write_benchmark_figures,
     write_dimension_figures,

@@ -39,11 +39,11 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.cli._output import print_warnings, with_warnings
-from benchsift.cli._progress import progress_bar
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options, validate
 from benchsift.errors import InputError
 from benchsift.io import read_scores as read_new_scores
+from benchsift.report.progress import progress_bar
 from benchsift.report.tables.validation import render_validation
 from benchsift.report.validation_figures import selector_retention_figure
 
