@@ -92,9 +92,9 @@ def write_jsonl(rows: Iterable[dict[str, Any]], path: str | os.PathLike[str]) ->
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    from benchsift.prism.sources import _read_jsonl
+    from benchsift.prism.items import read_jsonl_records
 
-    return _read_jsonl(Path(path))
+    return read_jsonl_records(Path(path))
 
 
 async def gather_bounded(
