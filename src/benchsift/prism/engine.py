@@ -234,8 +234,9 @@ def build(
     progress
         Called as ``progress(done, total)`` while the judge answers.
     """
-    from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
-    from benchsift.prism.build import import_review as apply_review
+    from benchsift.prism.build import build_artifacts, read_artifacts, write_artifacts
+    from benchsift.prism.review import export_review
+    from benchsift.prism.review import import_review as apply_review
     from benchsift.prism.sources import read_items
     from benchsift.prism.stage_io import write_jsonl
 
