@@ -5,8 +5,8 @@ paired bootstrap (App. E) and prints the leaderboard with CIs, rank CIs and pair
 ``analyze`` needs only per-model axis means (e.g. the paper's Table 2). ``audit`` runs the judge audits
 (Sec. 5.3, App. F): the cross-judge leaderboard Spearman with the rho >= 0.95 admission rule from two
 verdict tables, and Cohen's kappa / disagreement between a judge and human labels. ``--json`` prints one
-object; its keys are listed in :func:`benchsift.prism.analyses.means_summary`,
-:func:`benchsift.prism.analyses.score_summary` and :func:`benchsift.prism.audit.audit_summary`.
+object; its keys are listed in :func:`benchsift.prism.summaries.means_summary`,
+:func:`benchsift.prism.summaries.score_summary` and :func:`benchsift.prism.audit.audit_summary`.
 """
 
 from __future__ import annotations
