@@ -8,9 +8,10 @@ JSON). A notebook can print the same table with ``rich.print(render_x(result))``
 * :mod:`~benchsift.report.tables.redundancy`: ``redundancy dimensions|instances|benchmarks``;
 * :mod:`~benchsift.report.tables.compression`: ``compress``, ``estimate``;
 * :mod:`~benchsift.report.tables.validation`: ``validate`` (the protocols' tables);
+* :mod:`~benchsift.report.tables.diagnostics`: ``diagnose stage3|shelf-life|checkpoints``;
 * :mod:`~benchsift.report.tables.adaptive`: ``adaptive bank|next|simulate``;
 * :mod:`~benchsift.report.tables.prism`: ``prism score|analyze|audit`` and the engine stages
   ``prism sources|build|run|grade``;
-* :mod:`~benchsift.report.tables.panel`: ``info``, ``simulate``;
+* :mod:`~benchsift.report.tables.panel`: ``info``, ``simulate``, ``export``;
 * :mod:`~benchsift.report.tables.format`: the number formats they share.
 """
