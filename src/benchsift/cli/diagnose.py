@@ -96,6 +96,7 @@ def stage3_command(
     console.print(render_stage3(res))
     for note in res.notes:
         console.print(f"[dim]note: {note}[/dim]")
+    print_warnings(res.warnings)
 
 
 @app.command("shelf-life")

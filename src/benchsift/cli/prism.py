@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from benchsift.cli._common import ForceOpt, console, outputs, print_json, split_list
+from benchsift.cli._output import print_warnings
 from benchsift.errors import InputError
 from benchsift.prism.analyses import axis_correlation
 from benchsift.prism.scores import SC_VARIANTS
@@ -119,6 +120,7 @@ def score_command(
     console.print(render_axes(summary))
     for line in score_lines(report, alpha):
         console.print(line)
+    print_warnings(summary.get("warnings", []))
     if out is not None:
         console.print(f"wrote {out}")
 

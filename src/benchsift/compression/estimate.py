@@ -17,6 +17,13 @@ rounded down and at the :math:`(1+\text{level})/2` quantile rounded up (numpy's 
 ``"higher"`` methods), i.e. the outward-rounded percentile interval. A new model with no score on any suite
 item has an undefined (NaN) overall score, rank and intervals.
 
+Clustered items (suite items that share an image or a source question: the suite's ``cluster`` column,
+written by ``compress`` when the panel had clusters, see :func:`benchsift.panel.item_clusters`): within
+each category the bootstrap then resamples the clusters of the category's suite items, whole
+(:func:`benchsift.stats.cluster_bootstrap_weights`; Davison & Hinkley 1997, Sec. 3.8); a cluster that
+spans two categories is resampled as two, one per category. Without shared clusters it is exactly the item
+bootstrap above, the same bytes for the same seed.
+
 Those are scores *on the suite*. What a new model would have scored on the full benchmarks comes from the
 suite's fitted full-score estimators (:mod:`benchsift.compression.full_score`, written by ``compress`` as
 ``full_score.json``): per benchmark, per category and overall, the estimate of the chosen method (picked by
@@ -36,12 +43,13 @@ from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import InputError
 from benchsift.io import import_panel, read_scores
-from benchsift.panel import Panel
+from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
 from benchsift.stats import (
     SeedLike,
     bootstrap_weights,
     check_random_state,
+    cluster_bootstrap_weights,
     group_nan_means,
     nan_mean,
     percentile_ci,
@@ -74,6 +82,7 @@ class EstimateResult(Result):
     notes: list[str] = field(default_factory=list)
     full: FullScoreEstimates | None = None
     warnings: list[str] = field(default_factory=list)
+    clusters: dict[str, object] | None = None
 
     def full_table(self) -> pd.DataFrame:
         """One row per (model, group): the full-pool estimate, its interval and the suite-item mean."""
@@ -142,6 +151,7 @@ class EstimateResult(Result):
             "level": self.level,
             "n_reference": self.n_reference,
             "n_boot": self.n_boot,
+            "clusters": self.clusters,
             "categories": self.categories,
             "n_ignored_rows": self.n_ignored_rows,
             "notes": self.notes,
@@ -190,6 +200,7 @@ def estimate_new_models(
     n_boot: int = 2000,
     level: float = 0.95,
     random_state: SeedLike = 0,
+    clusters: ClusterSpec = "auto",
 ) -> EstimateResult:
     """Estimate new models' category means, overall score and rank from their scores on the suite items.
 
@@ -210,6 +221,11 @@ def estimate_new_models(
         position; :func:`benchsift.compression.export.map_run_to_suite`).
     n_boot, level, random_state:
         Bootstrap replicates over suite items (stratified by category), interval level, seed.
+    clusters:
+        Item clusters of the suite items (:func:`benchsift.panel.item_clusters` on the suite's items
+        table): ``"auto"`` uses its ``cluster`` column when there is one, ``None`` resamples single items,
+        a column name or one label per suite item. ``clusters`` of the result says whether clusters were
+        used and how many; a grouping inferred from an image column at compress time is in ``warnings``.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
     if isinstance(new_scores, Panel):
@@ -243,6 +259,8 @@ def estimate_new_models(
             f"items.csv{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
+    found = _suite_clusters(s, clusters)
+    warnings.extend(found.warnings)
     cats = s.categories
     item_cat = s.items["category"].to_numpy(dtype=object)
     member = [np.flatnonzero(item_cat == c) for c in cats]
@@ -266,7 +284,10 @@ def estimate_new_models(
     X0 = np.where(obs_all, X_all, 0.0)
     boot_cm = np.empty((X_all.shape[0], len(member), n_boot))
     for c, idx in enumerate(member):
-        W = bootstrap_weights(int(idx.size), int(n_boot), rng)  # (n_boot, n_c)
+        if found.used:  # whole clusters within the category (one per item when none is shared)
+            W = cluster_bootstrap_weights(found.codes[idx], int(n_boot), rng)
+        else:
+            W = bootstrap_weights(int(idx.size), int(n_boot), rng)  # (n_boot, n_c)
         sums = X0[:, idx] @ W.T
         counts = obs_all[:, idx].astype(np.float64) @ W.T
         boot_cm[:, c, :] = np.nan
@@ -302,7 +323,22 @@ def estimate_new_models(
         notes=notes,
         full=full,
         warnings=warnings,
+        clusters=found.to_dict(),
     )
+
+
+def _suite_clusters(suite: Suite, clusters: ClusterSpec) -> ItemClusters:
+    """The suite items' clusters; an inference made at compress time is said again as a warning."""
+    found = item_clusters(suite.items, clusters)
+    made = suite.meta.get("clusters") if isinstance(suite.meta.get("clusters"), dict) else None
+    if found.used and found.column == "cluster" and made and made.get("inferred") and clusters == "auto":
+        warnings = [
+            f"the suite's item clusters were inferred at compress time from column {made.get('column')!r} "
+            f"of the panel: the bootstrap resamples its {found.n_clusters} clusters of suite items whole "
+            "(clusters=None resamples single items)"
+        ]
+        return ItemClusters(found.codes, found.n_clusters, found.column, True, warnings)
+    return found
 
 
 def _run_warnings(models: list[str], n_scored: np.ndarray, n_suite: int, n_ignored: int) -> list[str]:

@@ -4,7 +4,9 @@ Layout (format ``benchsift-suite/1``)::
 
     SUITE_DIR/
       items.csv             benchmark, item, category, stage1_role, stage2_reason, why (one row per item),
-                            and id_source when the panel came from a harness's logs (which tool numbered it)
+                            and id_source when the panel came from a harness's logs (which tool numbered it),
+                            and cluster when suite items share a cluster (benchsift.panel.item_clusters;
+                            suite.json "clusters" then says from which column): estimate resamples them whole
       suite.json            format, parameters, seed, input fingerprint, panel size, per-stage counts and rho,
                             selected categories, the Stage 1 table, the Stage 3 k-sweep, notes
       stages.csv / stages.md the stage table (like PRIMEBench Table 2)
@@ -40,7 +42,8 @@ from benchsift.compression.full_score import FullScoreModel
 from benchsift.compression.pipeline import CompressionResult
 from benchsift.errors import FormatError, InputError
 from benchsift.io.registry import ID_SOURCE
-from benchsift.panel import Panel
+from benchsift.panel import Panel, item_clusters
+from benchsift.panel.clusters import CLUSTER_COLUMN
 from benchsift.stats import rank_average
 
 __all__ = ["FORMAT", "Suite", "load_suite", "stage_table", "write_suite"]
@@ -174,6 +177,10 @@ def write_suite(
     ]
     if ID_SOURCE in items.columns:  # which harness numbered the items (benchsift export checks it)
         item_table[ID_SOURCE] = items[ID_SOURCE].to_numpy(dtype=object)[pos]
+    clusters = item_clusters(items)
+    suite_clusters = clusters.codes[pos]
+    if clusters.used and np.unique(suite_clusters).size < len(pos):  # estimate resamples them whole
+        item_table[CLUSTER_COLUMN] = [f"c{int(c)}" for c in suite_clusters]
     image = panel.conditions == "image"
     clash = sorted({"benchmark", "item"} & set(result.model_ids))
     if clash:
@@ -238,6 +245,15 @@ def write_suite(
         "notes": result.notes,
         "warnings": result.warnings,
     }
+    if CLUSTER_COLUMN in item_table.columns:  # only then: a suite of a panel without clusters is unchanged
+        info = clusters.to_dict()
+        meta["clusters"] = {
+            "column": info["column"],
+            "inferred": info["inferred"],
+            "n_clusters_panel": info["n_clusters"],
+            "n_clusters_suite": int(np.unique(suite_clusters).size),
+            "warnings": list(clusters.warnings),
+        }
     if frontier is not None:
         meta["frontier"] = {
             "n_items": int(frontier.items.size),

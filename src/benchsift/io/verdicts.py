@@ -25,6 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from benchsift.errors import InputError
+from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS
 
 __all__ = [
     "AXES",
@@ -203,6 +204,10 @@ class VerdictArrays:
         (n_models, n_items) float arrays for the sc axis, NaN where unanswered/absent: turn-0 correctness
         (1/0), flip turn (1, 2, 3; 0 = no flip) and Q3 adoption (1 yes, 0 no, NaN unknown / NA).
         None when the table has no sc axis.
+    item_table:
+        One row per item: ``benchmark``, ``item`` and the cluster columns the table has (``cluster``,
+        ``image_path``, ``image``, ``image_id``; constant within an item), for
+        :func:`benchsift.panel.item_clusters`. None when built without them.
     """
 
     models: list[str]
@@ -215,6 +220,7 @@ class VerdictArrays:
     sc_turn0_correct: NDArray[np.float64] | None
     sc_flip_turn: NDArray[np.float64] | None
     sc_adopted: NDArray[np.float64] | None
+    item_table: pd.DataFrame | None = None
 
     @property
     def n_models(self) -> int:
@@ -251,6 +257,7 @@ class VerdictArrays:
             sc_turn0_correct=cut(self.sc_turn0_correct),
             sc_flip_turn=cut(self.sc_flip_turn),
             sc_adopted=cut(self.sc_adopted),
+            item_table=None if self.item_table is None else self.item_table[m].reset_index(drop=True),
         )
 
 
@@ -310,6 +317,7 @@ def build_arrays(df: pd.DataFrame, validated: bool = False) -> VerdictArrays:
         flip[m_idx[sel], i_idx[sel]] = fv[sel]
         adopt[m_idx[sel], i_idx[sel]] = av[sel]
     return VerdictArrays(
+        item_table=_item_table(v, i_idx, first),
         models=models,
         axes=axes,
         benchmarks=benchmarks,
@@ -321,6 +329,25 @@ def build_arrays(df: pd.DataFrame, validated: bool = False) -> VerdictArrays:
         sc_flip_turn=flip,
         sc_adopted=adopt,
     )
+
+
+def _item_table(v: pd.DataFrame, i_idx: NDArray[np.intp], first: NDArray[np.intp]) -> pd.DataFrame:
+    """``benchmark, item`` and the cluster columns present, one row per item; a cluster column must be
+    constant within an item (:class:`InputError` naming the item otherwise)."""
+    out = v[["benchmark", "item"]].iloc[first].reset_index(drop=True)
+    for col in (CLUSTER_COLUMN, *IMAGE_COLUMNS):
+        if col not in v.columns:
+            continue
+        text = v[col].astype("string")
+        n_val = text.groupby(i_idx).nunique()
+        if (n_val > 1).any():
+            j = int(n_val.index[int(np.flatnonzero((n_val > 1).to_numpy())[0])])
+            raise InputError(
+                f"verdict table: column {col!r} differs between the rows of item "
+                f"({out['benchmark'].iloc[j]!r}, {out['item'].iloc[j]!r}); expected one value per item"
+            )
+        out[col] = v[col].iloc[first].to_numpy(dtype=object)
+    return out
 
 
 def load_axis_means(

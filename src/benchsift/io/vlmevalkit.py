@@ -98,7 +98,7 @@ KNOWN_JUDGES = (
     "gpt-4o",
     "gpt-4o-mini",
 )
-ITEM_META = ("question", "answer", "l2-category", "split")
+ITEM_META = ("question", "answer", "l2-category", "split", "image_path")  # image_path: item clusters
 _SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$")
 EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
 PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from benchsift.panel._panel import CONDITIONS, GroupScores, Panel
+from benchsift.panel.clusters import ClusterSpec, ItemClusters, item_clusters
 
-__all__ = ["CONDITIONS", "GroupScores", "Panel"]
+__all__ = ["CONDITIONS", "ClusterSpec", "GroupScores", "ItemClusters", "Panel", "item_clusters"]

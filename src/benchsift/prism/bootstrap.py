@@ -18,6 +18,13 @@ percentiles of each model's rank, 1 = best, across replicates), and for each mod
 after Benjamini-Hochberg and after Bonferroni (Sec. 5.1, Table 3). The same test applies to any plain
 accuracy matrix (a prior benchmark) and to a matched item budget (``n_draw`` < N items per replicate,
 Table 3 last column).
+
+Clustered items (items that share an image or a source question; :func:`benchsift.panel.item_clusters`
+reads them off the verdict table's ``cluster`` / ``image_path`` / ``image`` / ``image_id`` columns): each
+replicate then draws the item *clusters* with replacement and keeps all items of a drawn cluster
+(:func:`benchsift.stats.cluster_bootstrap_weights`; Davison & Hinkley 1997, Sec. 3.8; Field & Welsh
+2007), still one multiset for every model and axis. With no two items in one cluster this is exactly the
+item bootstrap above, the same bytes for the same seed.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import DegenerateError, InputError
 from benchsift.io.verdicts import VerdictArrays
+from benchsift.panel import ClusterSpec, ItemClusters, item_clusters
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
 from benchsift.progress import ProgressFn
@@ -43,6 +51,7 @@ from benchsift.stats import (
     bonferroni_adjust,
     bootstrap_weights,
     check_random_state,
+    cluster_bootstrap_weights,
     percentile_ci,
     rank_average,
     reject,
@@ -52,6 +61,7 @@ __all__ = [
     "BootstrapResult",
     "SeparationResult",
     "accuracy_separation",
+    "arrays_clusters",
     "benchmark_separation",
     "harmonic_replicates",
     "pairwise_pvalues",
@@ -64,16 +74,37 @@ FloatArray = NDArray[np.float64]
 _CHUNK = 250
 
 
+def arrays_clusters(arrays: VerdictArrays, clusters: ClusterSpec = "auto") -> ItemClusters:
+    """The item clusters of a verdict table's arrays (:func:`benchsift.panel.item_clusters` on its
+    ``item_table``; none when the arrays were built without one)."""
+    table = arrays.item_table
+    if table is None:
+        table = pd.DataFrame({"benchmark": arrays.benchmarks, "item": arrays.item_ids})
+    return item_clusters(table, clusters)
+
+
 def replicate_weights(
-    n_items: int, n_boot: int, random_state: SeedLike = None, n_draw: int | None = None
+    n_items: int,
+    n_boot: int,
+    random_state: SeedLike = None,
+    n_draw: int | None = None,
+    clusters: ItemClusters | None = None,
 ) -> FloatArray:
     """(n_boot, n_items) item counts, one resample per row (PRISM-VLM App. E).
 
     ``n_draw=None`` draws ``n_items`` indices with replacement per replicate
     (:func:`benchsift.stats.bootstrap_weights`); an int draws that many (a matched item budget,
-    Table 3 last column), each row a Multinomial(n_draw, 1 / n_items) count vector.
+    Table 3 last column), each row a Multinomial(n_draw, 1 / n_items) count vector. With ``clusters``
+    that are used, whole clusters are drawn instead (:func:`benchsift.stats.cluster_bootstrap_weights`);
+    a matched budget then draws ``round(n_draw * G / n_items)`` of the ``G`` clusters (at least one), the
+    same share of the clusters as ``n_draw`` is of the items.
     """
+    clustered = clusters is not None and clusters.used
+    if clustered and clusters is not None and clusters.n_items != n_items:
+        raise InputError(f"clusters: {clusters.n_items} item labels for {n_items} items")
     if n_draw is None:
+        if clustered and clusters is not None:
+            return cluster_bootstrap_weights(clusters.codes, int(n_boot), random_state)
         return bootstrap_weights(int(n_items), int(n_boot), random_state)
     if isinstance(n_draw, bool) or int(n_draw) < 1:
         raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
@@ -82,6 +113,11 @@ def replicate_weights(
             f"`budget` {n_draw}: a matched budget must not exceed the {n_items} items of the table"
         )
     rng = check_random_state(random_state)
+    if clustered and clusters is not None:
+        g = clusters.n_clusters
+        g_draw = max(1, round(int(n_draw) * g / int(n_items)))
+        counts = rng.multinomial(g_draw, np.full(g, 1.0 / g), size=int(n_boot)).astype(np.float64)
+        return counts[:, clusters.codes]
     p = np.full(int(n_items), 1.0 / int(n_items))
     return rng.multinomial(int(n_draw), p, size=int(n_boot)).astype(np.float64)
 
@@ -202,6 +238,7 @@ class BootstrapResult(Result):
             "n_draw": self.n_draw,
             "n_boot": self.n_boot,
             "level": self.level,
+            "clusters": self.meta.get("clusters"),
         }
         return to_jsonable(doc)
 
@@ -300,13 +337,18 @@ def paired_bootstrap(
     n_draw: int | None = None,
     weights: ArrayLike | None = None,
     progress: ProgressFn | None = None,
+    clusters: ClusterSpec = "auto",
 ) -> BootstrapResult:
     """Item-level paired bootstrap of PScore (PRISM-VLM App. E); see the module docstring.
 
     ``weights`` (B, n_items) reuses a given set of resamples (e.g. the one applied to a prior benchmark's
     accuracy); otherwise ``n_boot`` replicates are drawn from ``random_state`` (``n_draw`` items each,
-    default all). ``progress(done, total)`` is called after each block of replicates. The point PScore
-    raises :class:`DegenerateError` naming model and axis if an axis mean is 0.
+    default all). ``clusters`` (:func:`benchsift.panel.item_clusters`: ``"auto"`` reads the verdict
+    table's cluster or image column, ``None`` resamples single items, a column name or one label per
+    item) makes the replicates draw whole clusters; ``meta["clusters"]`` (and ``to_dict()["clusters"]``)
+    says whether they were used and how many there are, ``meta["warnings"]`` names an inferred grouping.
+    ``progress(done, total)`` is called after each block of replicates. The point PScore raises
+    :class:`DegenerateError` naming model and axis if an axis mean is 0.
     """
     use_axes = list(arrays.axes if axes is None else axes)
     for a in use_axes:
@@ -323,8 +365,9 @@ def paired_bootstrap(
             "PScore are undefined"
         )
     p_point = pscore(point, arrays.models, use_axes)
+    found = arrays_clusters(arrays, clusters)
     if weights is None:
-        W = replicate_weights(arrays.n_items, n_boot, random_state, n_draw)
+        W = replicate_weights(arrays.n_items, n_boot, random_state, n_draw, found)
     else:
         W = np.asarray(weights, dtype=float)
         if W.ndim != 2 or W.shape[1] != arrays.n_items:
@@ -346,9 +389,14 @@ def paired_bootstrap(
         rank_ci=rank_ci,
         separation=sep,
         n_items=arrays.n_items,
-        n_draw=int(W[0].sum()) if W.shape[0] else 0,
+        n_draw=int(round(float(W.sum(axis=1).mean()))) if W.shape[0] else 0,  # varies with clusters
         level=level,
-        meta={"sc_variant": sc_variant, "mq_partial": mq_partial},
+        meta={
+            "sc_variant": sc_variant,
+            "mq_partial": mq_partial,
+            "clusters": found.to_dict() if weights is None else None,
+            "warnings": list(found.warnings) if weights is None else [],
+        },
     )
 
 
@@ -360,18 +408,23 @@ def accuracy_separation(
     alpha: float = 0.05,
     n_draw: int | None = None,
     weights: ArrayLike | None = None,
+    clusters: ArrayLike | None = None,
 ) -> tuple[FloatArray, SeparationResult]:
     """The same paired separation test for a plain accuracy matrix (a prior benchmark, Sec. 5.1).
 
     ``scores`` is (n_models, n_items) with NaN for unscored items; each replicate's accuracy is the
-    weighted mean over the model's scored items. Returns the (B, M) replicate accuracies and the
+    weighted mean over the model's scored items. ``clusters`` (one label per item, e.g. the image)
+    makes the replicates draw whole clusters. Returns the (B, M) replicate accuracies and the
     :class:`SeparationResult`.
     """
     X = np.asarray(scores, dtype=float)
     if X.ndim != 2:
         raise InputError(f"scores: expected a (n_models, n_items) matrix, got shape {X.shape}")
     if weights is None:
-        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw)
+        found = None
+        if clusters is not None:
+            found = item_clusters(pd.DataFrame({"benchmark": np.zeros(X.shape[1], dtype=int)}), clusters)
+        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw, found)
     else:
         W = np.asarray(weights, dtype=float)
         if W.ndim != 2 or W.shape[1] != X.shape[1]:

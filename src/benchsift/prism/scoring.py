@@ -32,6 +32,7 @@ from benchsift.io.verdicts import (
     load_verdicts,
     split_axis_means,
 )
+from benchsift.panel import ClusterSpec
 from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
     domain_correlation,
@@ -52,6 +53,7 @@ from benchsift.prism.audit import (
 from benchsift.prism.bootstrap import (
     BootstrapResult,
     accuracy_separation,
+    arrays_clusters,
     benchmark_separation,
     paired_bootstrap,
     replicate_weights,
@@ -128,6 +130,7 @@ def score_report(
     near_tie: Sequence[str] | None = None,
     budget: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    clusters: ClusterSpec = "auto",
 ) -> ScoreReport:
     """Leaderboard with CIs, rank CIs and pairwise separation of a verdict table (PRISM-VLM App. E).
 
@@ -152,6 +155,11 @@ def score_report(
         Also test at this matched item budget (a second bootstrap drawing ``budget`` items).
     progress
         Called as ``progress(done, total)`` while the bootstrap runs.
+    clusters
+        Item clusters (:func:`benchsift.panel.item_clusters`): ``"auto"`` reads the table's ``cluster``
+        column or infers them from an image column (with a warning), ``None`` resamples single items. When
+        used, every bootstrap of the report (PScore, accuracy, matched budget) draws whole clusters;
+        ``summary["clusters"]`` says whether and how many, ``summary["warnings"]`` names an inference.
 
     Returns
     -------
@@ -159,11 +167,14 @@ def score_report(
         ``to_dict()`` is the ``--json`` object of ``benchsift prism score``.
     """
     arrays = _arrays(verdicts)
-    W = replicate_weights(arrays.n_items, bootstrap, seed)
+    found = arrays_clusters(arrays, clusters)
+    W = replicate_weights(arrays.n_items, bootstrap, seed, clusters=found)
     result = paired_bootstrap(
         arrays, weights=W, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, progress=progress
     )
     summary = score_summary(result, n_boot=bootstrap, random_state=seed)
+    summary["clusters"] = found.to_dict()
+    summary["warnings"] = list(found.warnings)
     tables: dict[str, pd.DataFrame] = {
         "leaderboard": result.to_frame(),
         "pairs": result.pair_table().set_index(["model_a", "model_b"]),
@@ -181,7 +192,14 @@ def score_report(
         summary.update(_accuracy_tests(arrays, W, alpha, summary["ranges"]["PScore"]))
     if budget is not None:
         matched = paired_bootstrap(
-            arrays, bootstrap, seed, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, n_draw=budget
+            arrays,
+            bootstrap,
+            seed,
+            sc_variant=sc_variant,
+            mq_partial=mq_partial,
+            alpha=alpha,
+            n_draw=budget,
+            clusters=found.codes if found.used else None,
         )
         summary["matched_budget"] = {"n_items": budget, "separation": matched.separation.to_dict()}
     if arrays.sc_flip_turn is not None:

@@ -80,6 +80,13 @@ class SimulationConfig:
         n_dimensions, n_dimension_groups: item sub-dimensions within each benchmark (item column
             ``dimension``); dimensions of one group share one specific trait (0 = no dimension column).
         question_words: words per synthetic question.
+    Shared images (item clusters that are not independent: PRISM / estimate / bootstrap tests)
+        items_per_image: consecutive items of a benchmark share one image, ``items_per_image`` per image
+            (the last image of a benchmark may hold fewer); 1 = every item its own image (no ``image``
+            column, and nothing else drawn, so the panel is the one without this option).
+        image_difficulty_sd: sd of a difficulty offset shared by the items of an image.
+        image_response_sd: sd of a model x image effect on the logit ``a (eta - b)``, shared by the items
+            of an image for one model (a model that misreads an image misses all its questions).
     """
 
     n_models: int = 40
@@ -132,6 +139,10 @@ class SimulationConfig:
     n_dimensions: int = 6
     n_dimension_groups: int = 2
     question_words: int = 8
+    # shared images
+    items_per_image: int = 1
+    image_difficulty_sd: float = 0.0
+    image_response_sd: float = 0.0
 
     # ------------------------------------------------------------------ presets
     @classmethod
@@ -303,6 +314,7 @@ class SimulationConfig:
             "n_dimension_groups": self.n_dimension_groups,
             "question_words": self.question_words,
             "central_max_tries": self.central_max_tries,
+            "items_per_image": self.items_per_image,
         }
         for name, value in positive.items():
             if int(value) < 1:
@@ -369,6 +381,9 @@ class SimulationConfig:
             raise InputError(
                 f"simulation parameter params_range={self.params_range}: expected 0 < low <= high"
             )
+        for name in ("image_difficulty_sd", "image_response_sd"):
+            if getattr(self, name) < 0:
+                raise InputError(f"simulation parameter {name}={getattr(self, name)}: expected >= 0")
         for name in ("discrimination_median", "ability_sd"):
             if getattr(self, name) <= 0:
                 raise InputError(f"simulation parameter {name}={getattr(self, name)}: expected > 0")

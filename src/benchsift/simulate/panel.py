@@ -19,6 +19,10 @@ Generative model (multidimensional 2PL; PRIMEBench sections 3-4 give the scale a
    ``beta_i`` is ``>= blind_beta_min`` on blind-solvable items and ``<= nonblind_beta_max`` on the others;
    graded ones are drawn inside those ranges.
 6. Embeddings and question text (:mod:`benchsift.simulate.embeddings`).
+7. Shared images (``items_per_image > 1``): consecutive items of a benchmark share an image (item column
+   ``image``, ``truth.item_image``); its items share a difficulty offset (``image_difficulty_sd``) and,
+   per model, a logit effect (``image_response_sd``) added in step 2, so they are not independent and a
+   bootstrap must resample images (:func:`benchsift.panel.item_clusters` infers them from ``image``).
 
 Panel layout: rows ``0 .. n_models - 1`` are the image-condition models (row ``m`` = ``truth.abilities[m]``),
 followed by the text-only rows in ``truth.text_only_models`` order; item column ``i`` is entry ``i`` of every
@@ -100,8 +104,9 @@ def _image_scores(
     models: ModelStructure,
     items: ItemStructure,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(scores, p)`` for the image-condition models, ``(M, N)`` each (steps 2-3)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Return ``(scores, p, image_response)`` for the image-condition models, ``(M, N)`` each (steps 2-3;
+    ``image_response`` the (M, n_images) model x image effects of step 7, or None)."""
     theta = models.abilities
     # items of one benchmark dimension group share their traits and loadings: compute each group's
     # effective ability once, then gather one (M, N) matrix
@@ -112,6 +117,11 @@ def _image_scores(
     eta = latent[:, inverse.ravel()]
     eta -= items.difficulty
     eta *= items.discrimination  # eta now holds the logit a (eta - b)
+    response = None
+    if items.image is not None and cfg.image_response_sd > 0:  # model x image effect, shared by an image
+        n_images = int(items.image.max()) + 1
+        response = cfg.image_response_sd * rng.standard_normal((theta.shape[0], n_images))
+        eta += response[:, items.image]
     graded_items = bench.graded[items.benchmark]
     logit_graded = eta[:, graded_items] + cfg.graded_noise * rng.standard_normal(
         (theta.shape[0], int(graded_items.sum()))
@@ -120,7 +130,7 @@ def _image_scores(
     scores = (rng.random(p.shape) < p).astype(np.float64)
     scores[:, graded_items] = np.round(_sigmoid_inplace(logit_graded), 3)
     scores[:, items.all_correct] = 1.0
-    return scores, p
+    return scores, p, response
 
 
 def _apply_missing(
@@ -236,6 +246,11 @@ def _items_frame(
     }
     if cfg.n_dimensions > 0:
         frame["dimension"] = np.strings.add("dim", items.dimension.astype(np.str_)).astype(object)
+    if items.image is not None:  # the shared image file, relative to the benchmark's image folder
+        local_image = items.local_index // cfg.items_per_image
+        frame["image"] = np.strings.add(
+            np.strings.add("img", np.strings.zfill(local_image.astype(np.str_), width)), ".png"
+        ).astype(object)
     return pd.DataFrame(frame)
 
 
@@ -263,7 +278,7 @@ def simulate_panel(
     items = make_items(cfg, bench, rng)
     models = make_models(cfg, bench, items, rng)
 
-    scores, p = _image_scores(cfg, bench, models, items, rng)
+    scores, p, response = _image_scores(cfg, bench, models, items, rng)
     _apply_missing(cfg, bench, items, scores, rng)
     _break_chance_all_correct(items, scores, p)
     del p
@@ -310,6 +325,8 @@ def simulate_panel(
         item_trait_index=items.trait_index,
         item_trait_loading=items.trait_loading,
         item_cluster=items.cluster,
+        item_image=items.image,
+        image_response=response,
         vision_dependence=items.vision_dependence,
         all_correct=items.all_correct,
         blind_solvable=items.blind_solvable,

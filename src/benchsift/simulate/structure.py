@@ -87,6 +87,7 @@ class ItemStructure:
     vision_dependence: np.ndarray
     all_correct: np.ndarray  # bool
     blind_solvable: np.ndarray  # bool
+    image: np.ndarray | None = None  # global shared-image id (None: every item its own image)
 
 
 def _largest_remainder(total: int, weights: np.ndarray) -> np.ndarray:
@@ -414,6 +415,12 @@ def make_items(cfg: SimulationConfig, bench: BenchmarkStructure, rng: np.random.
     cluster_vision = rng.beta(2.0, 2.0, size=n_b * k)
     vision = np.clip(cluster_vision[cluster] + 0.15 * rng.standard_normal(n), 0.0, 1.0)
     vision[blind] *= 0.25  # answerable from the text: the image matters little
+    image = None
+    if cfg.items_per_image > 1:  # drawn only then: without shared images the stream is unchanged
+        per_bench = -(-bench.sizes // cfg.items_per_image)  # images per benchmark (ceil)
+        first_image = np.concatenate([[0], np.cumsum(per_bench)[:-1]])
+        image = first_image[item_bench] + local // cfg.items_per_image
+        difficulty += cfg.image_difficulty_sd * rng.standard_normal(int(per_bench.sum()))[image]
     return ItemStructure(
         benchmark=item_bench,
         local_index=local,
@@ -427,4 +434,5 @@ def make_items(cfg: SimulationConfig, bench: BenchmarkStructure, rng: np.random.
         vision_dependence=vision,
         all_correct=all_correct,
         blind_solvable=blind,
+        image=image,
     )

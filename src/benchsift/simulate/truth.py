@@ -63,6 +63,8 @@ class GroundTruth:
         item_discrimination, item_difficulty: 2PL ``a`` and ``b`` (blind-solvable items are made easier).
         item_trait_index, item_trait_loading: ``(n_items, 3)`` trait columns and loadings (sum of squares 1).
         item_cluster: latent content cluster (global id; clusters never span benchmarks).
+        item_image: shared-image id of each item (global; None without shared images).
+        image_response: ``(n_models, n_images)`` model x image logit effects (None without them).
         vision_dependence: in [0, 1], how much the item needs the image; ``1 - cos(E_text, E_VL)`` rises
             with it.
         all_correct: planted all-correct items (every image-condition model scores exactly 1).
@@ -108,6 +110,8 @@ class GroundTruth:
     graded_benchmarks: list[str]
     dimension_groups: dict[str, dict[str, int]] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    item_image: np.ndarray | None = None
+    image_response: np.ndarray | None = None
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -132,6 +136,8 @@ class GroundTruth:
         ``sigmoid(a_i (eta_mi - b_i))`` (for graded items: the score before logit noise). Planted
         all-correct items are overridden to 1 in the panel and are 1 here too."""
         logit = self.item_discrimination * (self.item_eta() - self.item_difficulty)
+        if self.image_response is not None and self.item_image is not None:
+            logit += self.image_response[:, self.item_image]
         p = 1.0 / (1.0 + np.exp(-logit))
         p[:, self.all_correct] = 1.0
         return p
@@ -153,6 +159,8 @@ class GroundTruth:
         meta: dict[str, Any] = {"format": _FORMAT}
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None:  # optional arrays (shared images) are simply absent
+                continue
             if f.name in _JSON_FIELDS:
                 meta[f.name] = value
             elif f.name == "release_date_true":
@@ -186,6 +194,8 @@ class GroundTruth:
         for f in fields(cls):
             if f.name in _JSON_FIELDS:
                 kwargs[f.name] = meta[f.name]
+            elif f.name not in arrays and f.default is None:
+                continue
             elif f.name == "release_date_true":
                 kwargs[f.name] = arrays[f.name].astype("datetime64[ns]")
             else:
@@ -196,6 +206,10 @@ class GroundTruth:
         """Field-by-field equality (arrays compared exactly, NaN equal to NaN)."""
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
+            if a is None or b is None:
+                if a is not b:
+                    return False
+                continue
             if isinstance(a, np.ndarray):
                 if not isinstance(b, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:
                     return False

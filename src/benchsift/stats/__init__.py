@@ -8,7 +8,9 @@
   :func:`kendall_tau_b`, :func:`r2_score`, :func:`correlation`; column-wise :func:`corr_with_vector`,
   :func:`paired_columns`; matrices :func:`corr_matrix`
 - :func:`zscore`
-- bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`
+- bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`; cluster bootstrap
+  :func:`cluster_bootstrap_indices`, :func:`cluster_bootstrap_weights`,
+  :func:`stratified_cluster_bootstrap_weights`, :func:`cluster_codes`, :func:`cluster_robust_se`
 - multiple testing: :func:`bh_adjust`, :func:`bonferroni_adjust`, :func:`reject`
 - spectrum (PRIMEBench App. F.4): :func:`spectral_energy`, :func:`components_for_energy`,
   :func:`participation_ratio`, :func:`top_k_energy`
@@ -19,6 +21,13 @@ from __future__ import annotations
 from benchsift.stats._checks import METRICS, Metric
 from benchsift.stats._random import SeedLike, check_random_state
 from benchsift.stats.bootstrap import bootstrap_indices, bootstrap_weights, percentile_ci
+from benchsift.stats.cluster import (
+    cluster_bootstrap_indices,
+    cluster_bootstrap_weights,
+    cluster_codes,
+    cluster_robust_se,
+    stratified_cluster_bootstrap_weights,
+)
 from benchsift.stats.correlation import (
     corr_with_vector,
     correlation,
@@ -49,6 +58,10 @@ __all__ = [
     "bootstrap_indices",
     "bootstrap_weights",
     "check_random_state",
+    "cluster_bootstrap_indices",
+    "cluster_bootstrap_weights",
+    "cluster_codes",
+    "cluster_robust_se",
     "components_for_energy",
     "corr_matrix",
     "corr_with_vector",
@@ -68,6 +81,7 @@ __all__ = [
     "reject",
     "spearman",
     "spectral_energy",
+    "stratified_cluster_bootstrap_weights",
     "top_k_energy",
     "zscore",
 ]

@@ -12,6 +12,16 @@ rho of the *selected* subset against the reference on each resample, percentile 
 CI omits the selection uncertainty. The resampled correlations are one vectorised call over a
 ``(n_models, n_boot)`` matrix.
 
+Clustered items (an item-level panel whose items share images or source questions,
+:func:`benchsift.panel.item_clusters`): the benchmark means are then themselves noisy in a way a model-only
+resample cannot see, so by default (``resample_items=None``: exactly when clusters are used) every
+replicate also resamples the item clusters within each benchmark (:func:`benchsift.stats.
+stratified_cluster_bootstrap_weights`), recomputes the benchmark means, their z-scores and the reference
+on the replicate, and only then draws the models: a two-stage bootstrap (Davison & Hinkley 1997, Sec. 3.8,
+resampling both stages; Field & Welsh 2007). The interval then holds item-cluster sampling on top of
+model sampling; ``clusters=None`` (or ``resample_items=False``) gives Table 18's model-only interval, and
+an aggregate matrix has no items, so nothing changes there. Without clusters the result is unchanged.
+
 The last column of Table 18 fills every missing score with the benchmark's mean over *all* models, keeps
 every model and re-selects the subset (``rho_imputed``).
 """
@@ -34,9 +44,16 @@ from benchsift.compression.diagnostics._aggregate import (
 )
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path
 from benchsift.errors import InputError
-from benchsift.panel import Panel
+from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
-from benchsift.stats import check_random_state, nan_mean, paired_columns, percentile_ci
+from benchsift.stats import (
+    check_random_state,
+    nan_mean,
+    paired_columns,
+    percentile_ci,
+    stratified_cluster_bootstrap_weights,
+    zscore,
+)
 
 __all__ = ["AggregateStage3Result", "aggregate_stage3", "stratified_bootstrap_indices"]
 
@@ -78,6 +95,9 @@ class AggregateStage3Result(Result):
     level: float
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    clusters: dict[str, Any] | None = None
+    items_resampled: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -92,6 +112,9 @@ class AggregateStage3Result(Result):
             "level": self.level,
             "rows": self.rows,
             "notes": list(self.notes),
+            "clusters": self.clusters,
+            "items_resampled": self.items_resampled,
+            "warnings": list(self.warnings),
         }
 
     def table(self) -> pd.DataFrame:
@@ -114,13 +137,21 @@ def aggregate_stage3(
     n_boot: int = 10_000,
     level: float = 0.95,
     random_state: int | np.random.Generator | None = 0,
+    clusters: ClusterSpec = "auto",
+    resample_items: bool | None = None,
 ) -> AggregateStage3Result:
     """Stage 3 on an aggregate panel (PRIMEBench H.3, Table 18); see the module docstring.
 
     ``data`` is a panel (benchmark means of its image-condition models; ``families`` from its ``family``
     column) or a ``(models x benchmarks)`` matrix with ``benchmarks`` naming the columns and optional
-    ``families`` (one per row).
+    ``families`` (one per row). ``clusters`` (a panel only; :func:`benchsift.panel.item_clusters`) and
+    ``resample_items`` (None: when clusters are used) choose the two-stage bootstrap of the module
+    docstring; the result's ``clusters`` and ``items_resampled`` say what was done.
     """
+    found = _panel_clusters(data, clusters)
+    two_stage = bool(found is not None and (found.used if resample_items is None else resample_items))
+    if resample_items and found is None:
+        raise InputError("resample_items: an aggregate matrix has no items to resample; pass a Panel")
     X, names, models = matrix_input(data, benchmarks)
     if families is not None:
         fam = list(families)
@@ -149,18 +180,29 @@ def aggregate_stage3(
             "no two models share a family: the bootstrap resamples all models as one stratum "
             "(one stratum per model would give zero-width intervals)"
         )
-    idx = stratified_bootstrap_indices(fam_k, int(n_boot), random_state)
+    rng = check_random_state(random_state)
+    idx = stratified_bootstrap_indices(fam_k, int(n_boot), rng)
     # mean imputation over all models (last column of Table 18)
     col_mean = np.nanmean(np.where(np.isnan(X).all(axis=0), 0.0, X), axis=0) if X.size else X
     Xi = np.where(np.isnan(X), col_mean, X)
     Zi, ref_i = z_reference(Xi)
     rows = []
     greedy = greedy_path(Z, max(check_k(k, n_b) for k in ks), ref)
-    for k in ks:
+    bests = [exhaustive_search(Z, check_k(k, n_b), ref) for k in ks]
+    two = None
+    if two_stage:
+        assert isinstance(data, Panel) and found is not None
+        two = _two_stage_rho(data, found, keep, names, [b.positions for b in bests], idx, rng)
+        notes.append(
+            f"the interval resamples the panel's {found.n_clusters} item clusters within each benchmark "
+            "as well as the models (two-stage bootstrap): it holds item sampling, which Table 18's "
+            "model-only interval (clusters=None) leaves out"
+        )
+    for n_k, k in enumerate(ks):
         k = check_k(k, n_b)
-        best = exhaustive_search(Z, k, ref)
+        best = bests[n_k]
         score = _subset_score(Z, best.positions)
-        boot = _bootstrap_rho(score, ref, idx)
+        boot = _bootstrap_rho(score, ref, idx) if two is None else two[n_k]
         lo, hi = (
             percentile_ci(boot[np.isfinite(boot)], level) if np.isfinite(boot).any() else (np.nan, np.nan)
         )
@@ -186,7 +228,57 @@ def aggregate_stage3(
         level=float(level),
         rows=rows,
         notes=notes,
+        clusters=None if found is None else found.to_dict(),
+        items_resampled=two_stage,
+        warnings=[] if found is None else list(found.warnings),
     )
+
+
+def _panel_clusters(data: Panel | np.ndarray, clusters: ClusterSpec) -> ItemClusters | None:
+    """The item clusters of a panel input (None for an aggregate matrix)."""
+    if not isinstance(data, Panel):
+        return None
+    return item_clusters(data.items, clusters)
+
+
+def _two_stage_rho(
+    panel: Panel,
+    found: ItemClusters,
+    keep: np.ndarray,
+    names: list[str],
+    subsets: Sequence[Sequence[int]],
+    idx: np.ndarray,
+    rng: np.random.Generator,
+    chunk: int = 250,
+) -> list[np.ndarray]:
+    """rho of each subset on every replicate of the two-stage bootstrap: item clusters within benchmarks
+    (weights), then the replicate's benchmark means, z-scores and reference, then the models ``idx``."""
+    image = panel.conditions == "image"
+    S = np.asarray(panel.scores)[image][keep]  # (Mk, N) the kept image-condition models
+    bench = panel.items["benchmark"].astype(str).to_numpy()
+    col_of = {b: j for j, b in enumerate(names)}
+    b_codes = np.array([col_of[b] for b in bench], dtype=np.int64)
+    obs = ~np.isnan(S)
+    S0 = np.where(obs, S, 0.0)
+    n_boot = idx.shape[0]
+    out = [np.empty(n_boot) for _ in subsets]
+    for start in range(0, n_boot, chunk):
+        nb = min(chunk, n_boot - start)
+        W = stratified_cluster_bootstrap_weights(found.codes, b_codes, nb, rng)  # (nb, N)
+        means = np.full((nb, S.shape[0], len(names)), np.nan)
+        for j in range(len(names)):
+            cols = b_codes == j
+            sums, counts = W[:, cols] @ S0[:, cols].T, W[:, cols] @ obs[:, cols].T.astype(np.float64)
+            np.divide(sums, counts, out=means[:, :, j], where=counts > 0)
+        Z = zscore(means, axis=1)  # each benchmark across the kept models, per replicate
+        ref = np.round(nan_mean(Z, axis=2), 12)  # (nb, Mk)
+        rows = idx[start : start + nb]  # (nb, n) model draws of these replicates
+        ref_r = np.take_along_axis(ref, rows, axis=1)
+        for s_i, pos in enumerate(subsets):
+            score = np.round(nan_mean(Z[:, :, list(pos)], axis=2), 12)
+            score_r = np.take_along_axis(score, rows, axis=1)
+            out[s_i][start : start + nb] = paired_columns(ref_r.T, score_r.T, "srcc")
+    return out
 
 
 def _subset_score(Z: np.ndarray, positions: Sequence[int]) -> np.ndarray:

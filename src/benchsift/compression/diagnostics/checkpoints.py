@@ -9,14 +9,17 @@ The items are resampled with replacement ``n_boot`` times (multinomial weights, 
 bootstrap_weights`); on each resample the variants' weighted means give a ranking, and the ceiling is the mean
 over resamples of its Spearman rho with the full-test ranking. Sets below ``threshold`` (0.90) are flagged
 ``passes = False``. All resamples are one pair of matrix products. One adjacent swap in a ranking of ``n``
-variants without ties moves rho by ``12 / (n (n^2 - 1))`` (0.024 for n = 8).
+variants without ties moves rho by ``12 / (n (n^2 - 1))`` (0.024 for n = 8). When the items share
+images or source questions (:func:`benchsift.panel.item_clusters` on the selection panel's items), the
+resamples draw whole clusters (:func:`~benchsift.stats.cluster_bootstrap_weights`); without shared clusters
+the bytes are those of the item bootstrap.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,9 +31,9 @@ from benchsift.compression.protocols.seeds import base_seed, retention_key, sele
 from benchsift.compression.protocols.specs import SelectorSpec, check_retentions, check_selectors
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.errors import InputError
-from benchsift.panel import Panel
+from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
-from benchsift.stats import bootstrap_weights, corr_with_vector, nan_mean, spearman
+from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights, corr_with_vector, nan_mean, spearman
 
 __all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
 
@@ -46,17 +49,26 @@ def _row_means(V: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_ceiling(
-    variant_scores: np.ndarray, n_boot: int = 1000, random_state: int | np.random.Generator | None = 0
+    variant_scores: np.ndarray,
+    n_boot: int = 1000,
+    random_state: int | np.random.Generator | None = 0,
+    clusters: ItemClusters | None = None,
 ) -> tuple[float, np.ndarray]:
     """Mean bootstrap rho of the full-test ranking (PRIMEBench I.4) and the per-resample rhos.
 
-    ``variant_scores`` is ``(n_variants, n_items)``, NaN = missing.
+    ``variant_scores`` is ``(n_variants, n_items)``, NaN = missing; ``clusters`` (used ones) make the
+    resamples draw whole item clusters.
     """
     V = np.asarray(variant_scores, dtype=np.float64)
     if V.ndim != 2 or V.shape[0] < 2 or V.shape[1] < 1:
         raise InputError(f"variant_scores: expected (>= 2 variants, >= 1 item), got shape {V.shape}")
     full = _row_means(V)
-    W = bootstrap_weights(V.shape[1], int(n_boot), random_state)  # (n_boot, n_items)
+    if clusters is not None and clusters.used:
+        if clusters.n_items != V.shape[1]:
+            raise InputError(f"clusters: {clusters.n_items} item labels for {V.shape[1]} items")
+        W = cluster_bootstrap_weights(clusters.codes, int(n_boot), random_state)
+    else:
+        W = bootstrap_weights(V.shape[1], int(n_boot), random_state)  # (n_boot, n_items)
     obs = ~np.isnan(V)
     num = np.where(obs, V, 0.0) @ W.T
     den = obs.astype(np.float64) @ W.T
@@ -77,6 +89,8 @@ class CheckpointResult(Result):
     n_items: int
     budgets: list[int]
     threshold: float
+    clusters: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -97,6 +111,8 @@ class CheckpointResult(Result):
             "threshold": self.threshold,
             "rows": self.rows,
             "means_passing": self.means(),
+            "clusters": self.clusters,
+            "warnings": list(self.warnings),
         }
 
     def table(self) -> pd.DataFrame:
@@ -114,11 +130,14 @@ def checkpoint_ranking(
     threshold: float = 0.90,
     n_boot: int = 1000,
     random_state: int | np.random.Generator | None = 0,
+    clusters: ClusterSpec = "auto",
 ) -> CheckpointResult:
     """Checkpoint-ranking fidelity with the bootstrap ceiling (PRIMEBench I.4, Table 23).
 
     ``selection`` is the panel the items are selected on (all its items form one pool); each variant set
-    is an ``(n_variants, n_items)`` array on the same items in the same order.
+    is an ``(n_variants, n_items)`` array on the same items in the same order. ``clusters``
+    (:func:`benchsift.panel.item_clusters` on ``selection.items``) makes the ceiling's resamples draw whole
+    item clusters.
     """
     labels = check_selectors(selectors)
     rets = check_retentions(retentions)
@@ -131,6 +150,7 @@ def checkpoint_ranking(
     for name, V in variant_sets.items():
         if np.asarray(V).ndim != 2 or np.asarray(V).shape[1] != n:
             raise InputError(f"variant set {name!r}: expected shape (n_variants, {n}), got {np.shape(V)}")
+    found = item_clusters(selection.items, clusters)
     base = base_seed(random_state)
     rows_all = np.arange(pools.n_models)
     cols = pools.columns[0]
@@ -145,7 +165,7 @@ def checkpoint_ranking(
     for v, (name, V) in enumerate(variant_sets.items()):
         Va = np.asarray(V, dtype=np.float64)
         full = _row_means(Va)
-        ceiling, _ = bootstrap_ceiling(Va, n_boot, task_seed(base, 10_000 + v))
+        ceiling, _ = bootstrap_ceiling(Va, n_boot, task_seed(base, 10_000 + v), found)
         row: dict[str, Any] = {
             "variant_set": str(name),
             "n": int(Va.shape[0]),
@@ -163,6 +183,8 @@ def checkpoint_ranking(
         n_items=n,
         budgets=budgets,
         threshold=float(threshold),
+        clusters=found.to_dict(),
+        warnings=list(found.warnings),
     )
 
 
