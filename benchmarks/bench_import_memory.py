@@ -1,27 +1,35 @@
 """Peak memory of the importers and ``info`` against the panel's size, beside pandas' plain ``read_csv``.
 
 Issue 17 target: ``import wide`` of a 2,000-model x 50,000-item CSV under 1.5 GB peak RSS; a 10-million-row
-long CSV; ``info`` on the imported panel. Every step runs in its own fresh subprocess (``python -c``), and
-its peak is that child's maximum resident set (``resource.getrusage(RUSAGE_CHILDREN)`` read after it exits,
-through a one-child wrapper so that each figure is one process's own), so no step inherits another's heap.
-The interpreter with benchsift and pandas imported and nothing read is measured too (``baseline``).
+long CSV within a small multiple of its panel and below pandas' ``read_csv`` of the same file; ``info`` on
+the imported panels. Every step runs in its own fresh subprocess (``python -c``), and its peak is that
+child's maximum resident set (``resource.getrusage(RUSAGE_CHILDREN)`` read after it exits, through a
+one-child wrapper so that each figure is one process's own), so no step inherits another's heap. The
+interpreter with benchsift and pandas imported and nothing read is measured too (``baseline``), and
+``import long`` / ``info`` of a one-row file: the commands' constant, to read the growth against.
 
-Inputs (written once into a temporary folder; 0/1 scores, 3 % of the cells empty):
+Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary folder):
 
 * wide: one row per item (``item`` column, then one column per model), the layout of VLMEvalKit-derived
-  per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB);
+  per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB; 0/1 scores, 3 % of
+  the cells empty);
 * long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
-  items, about 300 MB).
+  items in two benchmarks, model by model, 0/1 scores, about 140 MB).
+
+``--before-src DIR`` also runs every ``benchsift`` step with ``PYTHONPATH=DIR`` (a ``src`` folder of an
+earlier commit: ``git archive COMMIT src | tar -x -C /tmp/before`` gives ``/tmp/before/src``), each right
+after the current code's, so both see the same load; those rows end in ``[before]``.
 
 The panel's size is its float64 score matrix (models x items x 8 bytes), the least any reader that hands
 out a float64 panel holds. Run: ``python benchmarks/bench_import_memory.py [--models 2000] [--items 50000]
-[--long-rows 10000000] [--json FILE]``.
+[--long-rows 10000000] [--steps A,B] [--inputs DIR] [--before-src DIR] [--json FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -55,6 +63,18 @@ STEPS = {
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','long',{long!r},'-o',{long_out!r},'--json']; main()"
     ),
+    "benchsift info (long panel)": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','info',{long_out!r},'--json']; main()"
+    ),
+    "benchsift import long (1 row)": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','long',{tiny!r},'-o',{tiny_out!r},'--json']; main()"
+    ),
+    "benchsift info (1-row panel)": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','info',{tiny_out!r},'--json']; main()"
+    ),
 }
 
 
@@ -73,8 +93,13 @@ def write_wide(path: Path, n_models: int, n_items: int, seed: int) -> None:
             fh.write(b"".join(lines))
 
 
+LONG_MODELS = 1000
+
+
 def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
-    n_models = 1000
+    """``model,benchmark,item,score``: :data:`LONG_MODELS` models x ``n_rows // LONG_MODELS`` items (two
+    benchmarks), model by model, scores 0/1."""
+    n_models = LONG_MODELS
     n_items = n_rows // n_models
     rng = np.random.default_rng(seed)
     with open(path, "w") as fh:
@@ -86,9 +111,15 @@ def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     return n_models, n_items
 
 
-def measure(code: str) -> tuple[float, float]:
+def kind_of(step: str) -> str:
+    """Which input a step reads: ``wide``, ``long``, ``1-row`` or ``""`` (none)."""
+    return next((k for k in ("1-row", "1 row", "long", "wide") if k in step), "").replace(" ", "-")
+
+
+def measure(code: str, src: Path | None = None) -> tuple[float, float]:
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run(
-        [sys.executable, "-c", WRAP, code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", WRAP, code], capture_output=True, text=True, check=True, env=env
     ).stdout.split()
     rss, wall, rc = int(out[-3]), float(out[-2]), int(out[-1])
     if rc != 0:
@@ -104,34 +135,68 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated subset of the steps")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--before-src", type=Path, default=None, help="also run the benchsift steps from this source folder"
+    )
+    ap.add_argument(
+        "--inputs",
+        type=Path,
+        default=None,
+        help="folder for the input CSVs, kept between runs (written when missing; default a temporary one)",
+    )
     args = ap.parse_args()
     print(machine_line())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        wide, long = folder / "wide.csv", folder / "long.csv"
+        inputs = args.inputs or folder
+        inputs.mkdir(parents=True, exist_ok=True)
+        tag = f"s{args.seed}"
+        wide = inputs / f"wide-{args.models}x{args.items}-{tag}.csv"
+        long = inputs / f"long-{args.long_rows}-{tag}.csv"
         t = time.perf_counter()
-        write_wide(wide, args.models, args.items, args.seed)
-        lm, li = write_long(long, args.long_rows, args.seed)
-        print(
-            f"inputs written in {time.perf_counter() - t:.0f} s: wide {wide.stat().st_size / 1e6:.0f} MB"
-            f" ({args.models} x {args.items}), long {long.stat().st_size / 1e6:.0f} MB ({lm * li:,} rows)"
-        )
-        paths = {
-            "wide": str(wide),
-            "long": str(long),
-            "wide_out": str(folder / "wide.parquet"),
-            "long_out": str(folder / "long.parquet"),
+        steps = args.steps.split(",")
+        if any(kind_of(name) == "wide" for name in steps) and not wide.exists():
+            write_wide(wide.with_suffix(".part"), args.models, args.items, args.seed)
+            wide.with_suffix(".part").rename(wide)
+        lm, li = LONG_MODELS, args.long_rows // LONG_MODELS
+        if any(kind_of(name) == "long" for name in steps) and not long.exists():
+            write_long(long.with_suffix(".part"), args.long_rows, args.seed)
+            long.with_suffix(".part").rename(long)
+        mb = {
+            k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
+            for k, v in (("w", wide), ("l", long))
         }
-        sizes = {"wide": args.models * args.items * 8 / 1e9, "long": lm * li * 8 / 1e9}
+        print(
+            f"inputs ready in {time.perf_counter() - t:.0f} s: wide {mb['w']} ({args.models} x {args.items}),"
+            f" long {mb['l']} ({lm * li:,} rows)"
+        )
+        tiny = folder / "tiny.csv"
+        tiny.write_text("model,benchmark,item,score\nm0,A,0,1\n")
+
+        def paths(tag: str) -> dict[str, str]:
+            return {
+                "wide": str(wide),
+                "long": str(long),
+                "tiny": str(tiny),
+                "wide_out": str(folder / f"wide{tag}.parquet"),
+                "long_out": str(folder / f"long{tag}.parquet"),
+                "tiny_out": str(folder / f"tiny{tag}.parquet"),
+            }
+
+        sizes = {"wide": args.models * args.items * 8 / 1e9, "long": lm * li * 8 / 1e9, "1-row": 8e-9}
         rows = []
-        for name in args.steps.split(","):
-            rss, wall = measure(STEPS[name].format(**paths))
-            kind = "long" if "long" in name else "wide" if "wide" in name else ""
-            panel = sizes.get(kind, float("nan"))
-            rows.append({"step": name, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
-            ratio = f"{rss / panel:.2f}x panel" if kind else ""
-            line = f"{name:32s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2f} GB  {ratio}"
-            print(line, flush=True)
+        for name in steps:
+            runs: list[tuple[str, Path | None, str]] = [(name, None, "")]
+            if args.before_src is not None and name.startswith("benchsift"):
+                runs.append((f"{name} [before]", args.before_src, "-before"))
+            for label, src, tag in runs:
+                rss, wall = measure(STEPS[name].format(**paths(tag)), src)
+                kind = kind_of(name)
+                panel = sizes.get(kind, float("nan"))
+                rows.append({"step": label, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
+                ratio = f"{rss / panel:.2f}x panel" if kind in ("long", "wide") else ""
+                line = f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2g} GB  {ratio}"
+                print(line, flush=True)
         print(machine_line())
         if args.json:
             args.json.write_text(json.dumps(rows, indent=2))

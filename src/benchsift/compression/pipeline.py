@@ -187,8 +187,16 @@ class CompressionResult(Result):
     _repr_fields = ("n_items_suite", "selected_categories", "rho_suite_vs_stage0")
 
     def to_frame(self) -> pd.DataFrame:
-        """The stage table (PRIMEBench Table 2): one row per stage."""
+        """The stage table (PRIMEBench Table 2): one row per stage (with ``selector="auto"`` the Stage 2
+        row's ``note`` says what it picked; :meth:`selector_evidence` has the inner evidence)."""
         return self.stage_table()
+
+    def selector_evidence(self) -> pd.DataFrame:
+        """With ``selector="auto"``: one row per (category, candidate) of Stage 2's inner cross-validation
+        (:meth:`~benchsift.compression.stages.prune.Stage2Result.selector_evidence`); empty otherwise."""
+        if self.stage2 is None:
+            return pd.DataFrame()
+        return self.stage2.selector_evidence()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the ``--json`` object of ``benchsift compress`` (:meth:`summary`)."""
@@ -215,6 +223,7 @@ class CompressionResult(Result):
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
             "rho_no_stage3": self.rho_no_stage3,
             "full_score": None if self.full_score is None else self.full_score.summary(),
+            "selector_choices": [] if self.stage2 is None else self.stage2.selector_choices(),
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
@@ -418,6 +427,7 @@ def run_pipeline(
                 pruned_panel.n_items,
                 _rho(stage_row_means(pruned_means), reference),
                 float(finite.mean()) if finite.size else float("nan"),
+                _choice_note(s2),
                 rho_stage_is="mean category rho, in-panel (not held-out)",
             )
         )
@@ -508,6 +518,16 @@ def run_pipeline(
         full_score=full_score,
         warnings=warnings,
     )
+
+
+def _choice_note(s2: Stage2Result) -> str:
+    """``"picked pointbiserial (3 categories), irt2pl (1)"`` for a selector that picks selectors; else ""."""
+    picks = [str(c["choice"]) for c in s2.selector_choices() if c["choice"] is not None]
+    if not picks:
+        return ""
+    counts = {p: picks.count(p) for p in sorted(set(picks), key=lambda p: (-picks.count(p), p))}
+    shown = ", ".join(f"{p} ({n} {'category' if n == 1 else 'categories'})" for p, n in counts.items())
+    return f"picked {shown} by inner cross-validation"
 
 
 def _run_stage2(

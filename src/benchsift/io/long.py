@@ -16,20 +16,24 @@ Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``par
     model,benchmark,item,score,category
     llava-1.5-7b,MMStar,17,1,coarse perception
     llava-1.5-7b,MMStar,18,0,coarse perception
+
+Memory: a CSV / TSV / parquet file with only the columns above (no metadata column) is read by pyarrow as
+integer codes and assembled with numpy (:mod:`benchsift.io._coded`): no Python object per row, about 20
+bytes per row while reading, then the panel's matrix; a 10-million-row CSV (80 MB panel) peaks at about
+0.4 GB, below pandas' plain ``read_csv`` of the same file (``benchmarks/bench_import_memory.py``). Any
+other file takes the general reader (pandas, every id cell as text), which names an offending cell; both
+give the same panel.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pacsv
 
 from benchsift.errors import InputError
+from benchsift.io._coded import CodedLong, assemble_coded, read_coded
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
@@ -39,7 +43,6 @@ from benchsift.io._common import (
     Paths,
     as_paths,
     assemble_panel,
-    check_file,
     id_strings,
     numeric_scores,
     read_table,
@@ -55,101 +58,19 @@ REQUIRED = ("model", "benchmark", "item", "score")
 MODEL_FIELDS = ("family", "release_date", "params")
 
 
-#: pandas' default missing-value texts (``read_csv(keep_default_na=True)``, documented in its ``na_values``).
-PANDAS_NA = (
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
-    "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-)  # fmt: skip
-
-#: The columns the pyarrow path reads (a file with any other column takes the general reader).
-_FAST_COLUMNS = frozenset({*REQUIRED, "condition", "category"})
-
-
-def _text_dtype() -> object:
-    """The dtype :func:`benchsift.io._common.read_table` gives a text column (``str`` on pandas 3)."""
-    return pd.read_csv(io.StringIO("a\nx\n"), dtype=str)["a"].dtype
-
-
 def _fast_one(path: Path, condition: str | None) -> pd.DataFrame | None:
-    """:func:`_read_one` through pyarrow's CSV reader: the id columns dictionary-encoded (each distinct id
-    converted and checked once, no Python string per row), the scores float64. None when the file is not a
-    plain CSV / TSV of the known columns, a score is not a plain number or an id is empty: the general reader
-    then reads it (and names the offending cell)."""
-    if path.suffix.lower() not in (".csv", ".tsv"):
-        return None
-    check_file(path)
-    sep = "\t" if path.suffix.lower() == ".tsv" else ","
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        header = [c.strip() for c in next(csv.reader(fh, delimiter=sep), [])]
-    if not set(REQUIRED) <= set(header) or not set(header) <= _FAST_COLUMNS or len(set(header)) < len(header):
-        return None
-    names = [f"c{j}" for j in range(len(header))]
-    dict_type = pa.dictionary(pa.int32(), pa.string())
-    types = {n: (pa.float64() if h == "score" else dict_type) for n, h in zip(names, header, strict=True)}
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
-            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types,
-                null_values=list(PANDAS_NA),
-                strings_can_be_null=True,
-                quoted_strings_can_be_null=True,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    if table.num_rows == 0:
-        return None
-    col = {h: table.column(n) for n, h in zip(names, header, strict=True)}
-    del table
-    score = col.pop("score").to_numpy()
-    if np.isinf(score).any():
-        return None
-
-    def codes_uniques(name: str) -> tuple[np.ndarray, np.ndarray]:
-        arr = col.pop(name).unify_dictionaries().combine_chunks()
-        codes = arr.indices.to_numpy(zero_copy_only=False)
-        if arr.null_count:
-            codes = np.where(arr.is_null().to_numpy(zero_copy_only=False), -1, codes)
-        return codes.astype(np.intp), np.asarray(arr.dictionary.to_pylist(), dtype=object)
-
-    out: dict[str, object] = {}
-    for name in ("model", "benchmark", "item"):
-        codes, uniques = codes_uniques(name)
-        if (codes < 0).any():
-            return None
-        stripped = pd.Index(uniques, dtype=object).str.strip()
-        if (stripped == "").any():
-            return None
-        # one str object per distinct id, shared by its rows (as id_strings does)
-        out[name] = pd.Series(stripped.to_numpy(dtype=object).take(codes), dtype=object)
-    out["score"] = score
-    text = _text_dtype()
-    fill = condition or "image"
-    if "condition" in col:
-        codes, uniques = codes_uniques("condition")
-        cond = np.asarray([str(u).strip() for u in uniques] + [fill], dtype=object)
-        out["condition"] = pd.Series(pd.array(cond.take(codes), dtype=text))  # -1 (empty): the fill
-    else:
-        out["condition"] = fill
-    if "category" in col:
-        codes, uniques = codes_uniques("category")
-        cats = np.append(uniques, np.nan).astype(object)
-        out["category"] = pd.Series(pd.array(cats.take(codes), dtype=text))
-    else:
-        out["category"] = pd.NA
-    frame = pd.DataFrame(out)
-    frame[FILE_COL] = str(path)
-    frame[ROW_COL] = np.arange(len(frame))
-    return frame
+    """The lean reader's table of one file as the general reader's long DataFrame (None: not plain)."""
+    coded = read_coded(path, condition)
+    return None if coded is None else coded.to_frame()
 
 
-def _read_one(path: Path, condition: str | None) -> pd.DataFrame:
-    fast = _fast_one(path, condition)
-    if fast is not None:
-        return fast
+def _read_one(path: Path, condition: str | None, lean: bool = True) -> CodedLong | pd.DataFrame:
+    """One file: as codes (:mod:`benchsift.io._coded`) when it is a plain table and ``lean``, else as the
+    long DataFrame of the general reader (pandas), which names any offending cell."""
+    if lean:
+        coded = read_coded(path, condition)
+        if coded is not None:
+            return coded
     df = read_table(path, numeric=lambda header: ["score"])
     require_columns(df, REQUIRED, path, "the long format")
     rows = RowNames(path, len(df))
@@ -256,14 +177,55 @@ def read_long(
     duplicate ``(model, condition, benchmark, item)`` row is collapsed, a conflicting one is an error naming
     both places. ``answers``: a list that receives the long table of the ``prediction`` column, if any.
     """
+    return _read_long(
+        paths,
+        models=models,
+        items=items,
+        condition=condition,
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
+        lean=True,
+    )
+
+
+def _read_long(
+    paths: Paths,
+    *,
+    models: PathLike | None,
+    items: PathLike | None,
+    condition: str | None,
+    rescale: RescaleMode,
+    scales: dict[str, float] | None,
+    notes: list[str] | None,
+    answers: list[pd.DataFrame] | None,
+    lean: bool,
+) -> Panel:
+    """:func:`read_long`; ``lean=False`` reads every file with the general (pandas) reader and assembles
+    the panel from the long DataFrame (the reference the lean path is tested against)."""
     parts, files = walk_inputs(
         as_paths(paths),
         TABLE_PATTERNS,
-        lambda p, _notes: _read_one(p, condition),
+        lambda p, _notes: _read_one(p, condition, lean),
         notes=notes,
         what="long table",
     )
-    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    if all(isinstance(part, CodedLong) for part in parts):
+        coded = CodedLong.concat([part for part in parts if isinstance(part, CodedLong)])
+        del parts
+        return assemble_coded(
+            coded,
+            source=source_label(files),
+            models=read_models_table(models) if models is not None else None,
+            items=read_items_table(items) if items is not None else None,
+            rescale=rescale,
+            scales=scales,
+            notes=notes,
+        )
+    frames = [part.to_frame() if isinstance(part, CodedLong) else part for part in parts]
+    del parts
+    long = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     fixed = (*REQUIRED, "condition", "category", FILE_COL, ROW_COL, ANSWER_COL)
     extras = [c for c in long.columns if c not in fixed]
     long, model_meta = split_extra_columns(long, extras, notes)

@@ -31,6 +31,7 @@ A declared or known full scale is checked too: a score above it is an error. Mod
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +43,9 @@ from benchsift.io._rows import row_label
 
 RescaleMode = Literal["auto", "known", "none"]
 RESCALE_MODES: tuple[str, ...] = ("auto", "known", "none")
+
+#: rows per block of :func:`rescale_codes`' passes
+_BLOCK = 1 << 20
 
 #: share of a benchmark's nonzero scores that must lie above 1 for it to be detected as a percentage
 PERCENT_MIN_SHARE = 0.5
@@ -161,43 +165,85 @@ def rescale_long(
     ``long`` carries ``_file`` and ``_row`` so a rejection names where the offending score is.
     """
     scores = long["score"].to_numpy(dtype=np.float64)
-    groups = long.groupby("benchmark", sort=False)["score"]
-    lows, highs = groups.min(), groups.max()
-    nonzero = long["score"].where(long["score"] != 0)
-    share = (nonzero > 1).groupby(long["benchmark"], sort=False).sum() / nonzero.groupby(
-        long["benchmark"], sort=False
-    ).count().clip(lower=1)
-    divisor = pd.Series(1.0, index=lows.index)
-    for bench in lows.index:
+    # benchmarks in order of first appearance (the order of groupby(sort=False), so of the notes)
+    codes, names = pd.factorize(long["benchmark"], use_na_sentinel=False)
+
+    def where(i: int) -> str:
+        file = long["_file"].iloc[i]
+        return f"{file}, {row_label(file, long['_row'].iloc[i])}"
+
+    out_scores = rescale_codes(scores, codes, list(names), where=where, mode=mode, scales=scales, notes=notes)
+    if out_scores is scores:
+        return long
+    out = long.copy()
+    out["score"] = out_scores
+    return out
+
+
+def rescale_codes(
+    scores: np.ndarray,
+    codes: np.ndarray,
+    names: Sequence[object],
+    *,
+    where: Callable[[int], str],
+    mode: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+) -> np.ndarray:
+    """:func:`rescale_long` on arrays: ``scores`` (float64, one per row), ``codes`` (each row's benchmark, an
+    index into ``names``, numbered in order of first appearance, which is the order of the notes).
+
+    Returns ``scores`` itself when no benchmark is rescaled, else a new array (every row divided by its
+    benchmark's divisor, 1.0 for the others). A rejection names ``where(row)`` of the offending score.
+    Per-benchmark minimum, maximum and counts are taken with unbuffered ``ufunc.at`` / ``bincount`` over
+    the codes, so a 10-million-row table needs no per-row object nor grouping frame.
+    """
+    n_bench, n = len(names), len(scores)
+    n_obs = np.zeros(n_bench, dtype=np.int64)
+    above = np.zeros(n_bench, dtype=np.int64)
+    zeros = np.zeros(n_bench, dtype=np.int64)
+    lows = np.full(n_bench, np.inf)
+    highs = np.full(n_bench, -np.inf)
+    for s in range(0, n, _BLOCK):  # blocks of rows: no per-row temporary of the whole table
+        c, x = codes[s : s + _BLOCK], scores[s : s + _BLOCK]
+        n_obs += np.bincount(c[~np.isnan(x)], minlength=n_bench)
+        above += np.bincount(c[x > 1], minlength=n_bench)  # NaN compares False
+        zeros += np.bincount(c[x == 0], minlength=n_bench)
+        np.fmin.at(lows, c, x)
+        np.fmax.at(highs, c, x)
+    lows[n_obs == 0] = np.nan
+    highs[n_obs == 0] = np.nan
+    share = above / np.maximum(n_obs - zeros, 1)
+    divisor = np.ones(n_bench)
+    for b, bench in enumerate(names):
         decision = decide_scale(
             str(bench),
-            float(lows[bench]),
-            float(highs[bench]),
+            float(lows[b]),
+            float(highs[b]),
             mode=mode,
             scales=scales,
-            share_above_one=float(share[bench]),
+            share_above_one=float(share[b]),
         )
         if isinstance(decision, str):
-            in_bench = (long["benchmark"] == bench).to_numpy()
+            in_bench = codes == b
             if decision.startswith("negative"):
                 bad = in_bench & (scores < 0)
             elif decision.startswith("only"):  # the first score above 1 of a 0-1 benchmark
                 bad = in_bench & (scores > 1)
                 decision = f"score {float(scores[np.flatnonzero(bad)[0]])!r} above 1, but {decision}"
             else:
-                bad = in_bench & (scores == float(highs[bench]))
-            i = int(np.flatnonzero(bad)[0])
-            file = long["_file"].iloc[i]
-            raise _reject(str(bench), decision, f"{file}, {row_label(file, long['_row'].iloc[i])}")
+                bad = in_bench & (scores == float(highs[b]))
+            raise _reject(str(bench), decision, where(int(np.flatnonzero(bad)[0])))
         div, why = decision
         if div != 1.0:
-            divisor[bench] = div
+            divisor[b] = div
             if notes is not None:
                 notes.append(f"rescaled {bench!r}: divided by {div:g} ({why})")
     if (divisor == 1.0).all():
-        return long
-    out = long.copy()
-    out["score"] = scores / long["benchmark"].map(divisor).to_numpy(dtype=np.float64)
+        return scores
+    out = np.empty_like(scores)
+    for s in range(0, n, _BLOCK):
+        out[s : s + _BLOCK] = scores[s : s + _BLOCK] / divisor[codes[s : s + _BLOCK]]
     return out
 
 

@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from benchsift.errors import InputError
+from benchsift.io._coded import PANDAS_NA
 from benchsift.io._common import (
     TABLE_PATTERNS,
     PathLike,
@@ -53,7 +54,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._rows import RowNames
 from benchsift.io._walk import walk_inputs
-from benchsift.io.long import PANDAS_NA, read_items_table, read_models_table
+from benchsift.io.long import read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import merge_side

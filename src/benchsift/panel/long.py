@@ -78,7 +78,22 @@ def panel_from_long(
     item_cols, model_cols = _split_metadata(df)
     model_table = df.iloc[model_first][MODEL_KEY + model_cols].reset_index(drop=True)
     item_table = df.iloc[item_first][ITEM_KEY + item_cols].reset_index(drop=True)
+    return panel_from_parts(cls, scores, model_table, item_table, models=models, items=items, source=source)
 
+
+def panel_from_parts(
+    cls: type[Panel],
+    scores: np.ndarray,
+    model_table: pd.DataFrame,
+    item_table: pd.DataFrame,
+    *,
+    models: pd.DataFrame | None,
+    items: pd.DataFrame | None,
+    source: str,
+) -> Panel:
+    """The last step of :func:`panel_from_long` (and of the importers that build the matrix themselves):
+    join the side tables onto the model and item tables and build the panel. ``scores`` is a float64 matrix
+    the caller made for this panel: it is handed over (made read-only), not copied."""
     if models is not None:
         model_table = merge_side(
             model_table, _check_side(models, ["model"], "models side table", source), ["model"]
@@ -87,7 +102,7 @@ def panel_from_long(
         item_table = merge_side(
             item_table, _check_side(items, ITEM_KEY, "items side table", source), ITEM_KEY
         )
-    return cls(scores, model_table, item_table)
+    return cls._from_owned(scores, model_table, item_table)
 
 
 def _split_metadata(df: pd.DataFrame) -> tuple[list[str], list[str]]:

@@ -28,6 +28,7 @@ EXPECTED = (
     "anchorpoints",
     "tinybench",
     "variance-index",
+    "auto",
 )
 
 

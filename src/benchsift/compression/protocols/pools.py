@@ -17,7 +17,7 @@ import pandas as pd
 
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols.seeds import retention_key
-from benchsift.compression.protocols.specs import SelectorSpec, build_selector
+from benchsift.compression.protocols.specs import SelectorSpec, build_selector, seed_per_pool
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.stages.prune import effective_categories
@@ -198,22 +198,27 @@ def selection_weights(
     Returns ``W`` ``(n_items, n_retentions)``: the weight of each item in its category's score at each
     retention (1 for kept items, or the selector's ``weights_`` when ``use_weights``; 0 for dropped items),
     and ``budgets`` ``(n_retentions, n_categories)`` (``K_C``, PRIMEBench section 4.3).
-    ``seeds(retention_key(r), i_category)`` gives each selection's seed (:func:`retention_key`). When
-    ``fitted`` is a dict it receives ``(j, c) -> (kept positions, fitted selector)`` for every selection made
-    (pools kept whole have none).
+    ``seeds(retention_key(r), i_category)`` gives each selection's seed (:func:`retention_key`; ``0`` in
+    place of it for a selector with ``seed_per_pool``, :func:`~.specs.seed_per_pool`, so that it gets the
+    same seed at every retention of a pool). When ``fitted`` is a dict it receives ``(j, c) -> (kept
+    positions, fitted selector)`` for every selection made (pools kept whole have none). The pools run one
+    after the other, all retentions of a pool together, so fits a selector memoises on the rows of a pool
+    (the IRT 2PL fit) serve every retention; the result does not depend on the order.
     """
     cats = range(pools.n_categories) if categories is None else categories
     W = np.zeros((pools.n_items, len(retentions)))
     budgets = np.zeros((len(retentions), pools.n_categories), dtype=np.int64)
-    for j, r in enumerate(retentions):
-        for c in cats:
+    per_pool = seed_per_pool(spec)
+    for c in cats:
+        for j, r in enumerate(retentions):
             cols = pools.columns[c]
             k = category_budget(int(cols.shape[0]), float(r), int(floor))
             budgets[j, c] = k
             if k >= cols.shape[0]:  # the floor keeps a small pool whole: nothing to select
                 W[cols, j] = 1.0
                 continue
-            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(retention_key(r), c))
+            r_key = 0 if per_pool else retention_key(r)
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c))
             if fitted is not None:
                 fitted[(j, c)] = (kept, sel)
             w = getattr(sel, "weights_", None) if use_weights else None

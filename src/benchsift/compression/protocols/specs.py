@@ -24,7 +24,9 @@ __all__ = [
     "check_retentions",
     "check_selectors",
     "disco_warnings",
+    "seed_per_pool",
     "selector_label",
+    "with_scoring",
 ]
 
 
@@ -109,3 +111,35 @@ def build_selector(spec: SelectorSpec, seed: int) -> ItemSelector:
     from benchsift.compression.selectors.registry import make_selector
 
     return make_selector(spec, random_state=seed)
+
+
+def _spec_class(spec: SelectorSpec) -> type[ItemSelector]:
+    if isinstance(spec, ItemSelector):
+        return type(spec)
+    from benchsift.compression.selectors.registry import selector_class
+
+    return selector_class(spec)
+
+
+def seed_per_pool(spec: SelectorSpec) -> bool:
+    """Whether the selector asks for one seed per pool, the same at every retention (``seed_per_pool``
+    class attribute, e.g. :class:`~benchsift.compression.selectors.auto.AutoSelector`, whose inner splits
+    are then shared by the retentions of a pool)."""
+    return bool(getattr(_spec_class(spec), "seed_per_pool", False))
+
+
+def with_scoring(spec: SelectorSpec, scoring: str) -> SelectorSpec:
+    """The spec with the protocol's ``scoring`` set, for a selector that takes a ``scoring`` parameter (the
+    automatic selector measures its candidates' inner fidelity the way the protocol scores); other specs
+    unchanged. A configured instance is cloned, never changed in place."""
+    cls = _spec_class(spec)
+    if "scoring" not in cls._get_param_names():
+        return spec
+    if isinstance(spec, ItemSelector):
+        from sklearn.base import clone
+
+        out: ItemSelector = clone(spec)
+        return out.set_params(scoring=scoring)
+    from benchsift.compression.selectors.registry import make_selector
+
+    return make_selector(spec, scoring=scoring)

@@ -54,6 +54,7 @@ from benchsift.compression.protocols.specs import (
     check_retentions,
     check_selectors,
     disco_warnings,
+    with_scoring,
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
 from benchsift.compression.selectors.budget import category_budget
@@ -127,7 +128,8 @@ class HeldoutResult(Result):
     ``rho`` is ``(n_splits, n_selectors, n_retentions, n_categories)`` (NaN = undefined),
     ``budgets`` ``(n_retentions, n_categories)`` the ``K_C``, ``pool_sizes`` the ``n_C``,
     ``n_heldout_valid`` ``(n_splits, n_categories)`` the held-out models with a full-pool mean, and
-    ``seconds`` the selection + scoring time summed over tasks per selector.
+    ``seconds`` the selection + scoring time summed over tasks per selector, ``extra["picks"]`` the pick of
+    each selector that picks a selector (``auto``) per split, retention and category (:meth:`pick_table`).
     """
 
     protocol: str
@@ -179,6 +181,28 @@ class HeldoutResult(Result):
             frame[name] = per[s]
         return frame
 
+    def pick_table(self, splits: Sequence[int] | None = None) -> pd.DataFrame:
+        """What the selectors that choose a selector (``auto``) picked: one row per (selector, retention,
+        category, pick) with ``n_splits``, the number of splits it was picked in (``extra["picks"]`` holds
+        the ``(n_splits, n_retentions, n_categories)`` grid; pools the floor kept whole have no pick)."""
+        idx = self._default_splits() if splits is None else list(splits)
+        rows = []
+        for name, grid in self.extra.get("picks", {}).items():
+            for j, r in enumerate(self.retentions):
+                for c, cat in enumerate(self.categories):
+                    got = [str(v) for v in grid[idx, j, c] if v]
+                    for pick in sorted(set(got), key=lambda p: (-got.count(p), p)):
+                        rows.append(
+                            {
+                                "selector": name,
+                                "retention": r,
+                                "category": cat,
+                                "pick": pick,
+                                "n_splits": got.count(pick),
+                            }
+                        )
+        return pd.DataFrame(rows, columns=["selector", "retention", "category", "pick", "n_splits"])
+
     def _default_splits(self) -> list[int]:
         """All splits, except for the chronological protocol: its main split only (the others are the
         sensitivity splits, reported apart)."""
@@ -217,6 +241,7 @@ class HeldoutResult(Result):
                 for i, name in enumerate(self.selectors)
             },
             "categories": self.categories,
+            "picks": self.pick_table().to_dict(orient="records"),
             "seconds": self.seconds,
             "params": self.params,
             "notes": list(self.notes),
@@ -240,10 +265,14 @@ def _heldout_task(
     scoring: str,
     full: np.ndarray,
     blocks: CategoryBlocks,
-) -> tuple[np.ndarray, float]:
-    """One (split, selector): select every pool at every retention, then score them all at once."""
+) -> tuple[np.ndarray, float, dict[tuple[int, int], str]]:
+    """One (split, selector): select every pool at every retention, then score them all at once.
+
+    Returns the ``(n_retentions, n_categories)`` rho, the seconds taken and, for a selector that picks a
+    selector (``choice_``, the automatic one), its pick per ``(retention, category)``.
+    """
     t0 = time.perf_counter()
-    fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] | None = {} if scoring == "selector" else None
+    fitted: dict[tuple[int, int], tuple[np.ndarray, Any]] = {}
     with single_thread():  # the package's one thread policy, around the whole task
         W, _ = selection_weights(
             pools,
@@ -258,14 +287,15 @@ def _heldout_task(
         n_cat = pools.n_categories
         n_ret = len(retentions)
         sel = blocks.kept_means(W, split.heldout)  # (n_heldout, n_ret, n_cat)
-        if fitted:  # scoring="selector": each selector's estimate of the pool mean from the kept items
+        if scoring == "selector":  # each selector's estimate of the pool mean from the kept items
             Sh = pools.scores[split.heldout]
             for (j, c), (kept, selector) in fitted.items():
                 sel[:, j, c] = selector.estimate(Sh[:, kept])
         # one rho call for all retentions: column j * n_cat + c is (retention j, category c)
         full_h = np.tile(full[split.heldout], n_ret)
         rho = per_category_rho(full_h, sel.reshape(-1, n_ret * n_cat), min_heldout).reshape(n_ret, n_cat)
-    return rho, time.perf_counter() - t0
+    picks = {key: str(f.choice_) for key, (_, f) in fitted.items() if getattr(f, "choice_", None) is not None}
+    return rho, time.perf_counter() - t0, picks
 
 
 def floor_identical_warnings(retentions: Sequence[float], budgets: np.ndarray, floor: int) -> list[str]:
@@ -371,6 +401,7 @@ def stage2_heldout(
     rets = check_retentions(retentions)
     if scoring not in ("mean", "weighted", "selector"):
         raise InputError(f"scoring: expected 'mean', 'weighted' or 'selector', got {scoring!r}")
+    specs = [with_scoring(spec, scoring) for spec in selectors]
     if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
         raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
@@ -406,7 +437,8 @@ def stage2_heldout(
     full = weighted_group_means(pools.scores, pools.onehot())
     blocks = CategoryBlocks.from_pools(pools)
 
-    jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(selectors)]
+    jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(specs)]
+    picks: dict[str, np.ndarray] = {}
     rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
     seconds = dict.fromkeys(sel_labels, 0.0)
     tick = Ticker(progress, len(jobs))
@@ -417,9 +449,14 @@ def stage2_heldout(
             )
             for i, s, spec in jobs
         )
-        for (i, s, _), (r, sec) in zip(jobs, outputs, strict=True):
+        for (i, s, _), (r, sec, chosen) in zip(jobs, outputs, strict=True):
             rho[i, s] = r
             seconds[sel_labels[s]] += sec
+            for (j, c), name in chosen.items():
+                grid = picks.setdefault(
+                    sel_labels[s], np.full((len(split_list), len(rets), r.shape[1]), "", dtype=object)
+                )
+                grid[i, j, c] = name
             tick()
     pool_sizes = np.array([c.shape[0] for c in pools.columns], dtype=np.int64)
     budgets = np.array([[category_budget(int(n), r, int(floor)) for n in pool_sizes] for r in rets])
@@ -449,5 +486,6 @@ def stage2_heldout(
         seconds={k: round(v, 4) for k, v in seconds.items()},
         params=params,
         notes=tuple(notes),
+        extra={"picks": picks} if picks else {},
         warnings=tuple(warnings),
     )

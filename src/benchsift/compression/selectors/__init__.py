@@ -7,6 +7,7 @@ registers itself here.
 from __future__ import annotations
 
 from benchsift.compression.selectors.anchorpoints import AnchorPointsSelector
+from benchsift.compression.selectors.auto import DEFAULT_CANDIDATES, AutoSelector
 from benchsift.compression.selectors.base import (
     ItemSelector,
     SelectorInput,
@@ -38,10 +39,12 @@ from benchsift.compression.selectors.vaw import VARIANTS, VAWSelector, vaw_score
 SELECTORS: dict[str, type[ItemSelector]] = available_selectors()
 
 __all__ = [
+    "DEFAULT_CANDIDATES",
     "SELECTORS",
     "SELECTOR_NAMES",
     "VARIANTS",
     "AnchorPointsSelector",
+    "AutoSelector",
     "DiscoSelector",
     "IRT2PLSelector",
     "IndexTieVarianceSelector",

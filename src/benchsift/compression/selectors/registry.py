@@ -2,9 +2,11 @@
 
 The names are the ones the CLI's ``--selectors`` option and the validation protocols use::
 
-    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench, variance-index
+    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench, variance-index, auto
 
-(``variance-index``: Variance with ties broken by item index, as in PRIMEBench Tables 12 and 14.)
+(``variance-index``: Variance with ties broken by item index, as in PRIMEBench Tables 12 and 14; ``auto``:
+the selector of each pool and budget chosen by nested cross-validation over the build models,
+:mod:`benchsift.compression.selectors.auto`.)
 
 Classes are imported lazily on first use, so importing the registry costs nothing and a protocol can list the
 names without loading every method. ``make_selector(name, **params)`` builds an instance with the given
@@ -32,10 +34,11 @@ _PATHS: dict[str, tuple[str, str]] = {
     "anchorpoints": ("benchsift.compression.selectors.anchorpoints", "AnchorPointsSelector"),
     "tinybench": ("benchsift.compression.selectors.tinybench", "TinyBenchmarksSelector"),
     "variance-index": ("benchsift.compression.selectors.variance", "IndexTieVarianceSelector"),
+    "auto": ("benchsift.compression.selectors.auto", "AutoSelector"),
 }
 
-#: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks and
-#: the item-index tie-break variant of Variance last.
+#: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks, the
+#: item-index tie-break variant of Variance and the automatic selector last.
 SELECTOR_NAMES: tuple[str, ...] = tuple(_PATHS)
 
 

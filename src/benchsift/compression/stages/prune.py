@@ -87,6 +87,39 @@ class Stage2Result(Result):
     selectors: dict[str, ItemSelector] = field(default_factory=dict, repr=False)
     warnings: tuple[str, ...] = ()
 
+    def selector_choices(self) -> list[dict[str, Any]]:
+        """Per category whose selector picks a selector (``auto``): the category, the retention and the
+        selector's :meth:`~benchsift.compression.selectors.auto.AutoSelector.evidence_record` (the pick,
+        whether the inner evidence separates it, and per candidate the inner fidelity's mean, sd, count and
+        wins). Empty for a fixed selector."""
+        out = []
+        for name, sel in self.selectors.items():
+            record = getattr(sel, "evidence_record", None)
+            if callable(record) and hasattr(sel, "evidence_"):
+                out.append({"category": name, "retention": self.params.get("retention"), **record()})
+        return out
+
+    def selector_evidence(self) -> pd.DataFrame:
+        """:meth:`selector_choices` as a table: one row per (category, candidate) with ``rho_mean``,
+        ``rho_sd``, ``n_inner``, ``wins``, ``winner`` and the category's ``separated``."""
+        rows = [
+            {
+                "category": ch["category"],
+                "retention": ch["retention"],
+                "candidate": cand["selector"],
+                "rho_mean": np.nan if cand["rho_mean"] is None else cand["rho_mean"],
+                "rho_sd": np.nan if cand["rho_sd"] is None else cand["rho_sd"],
+                "n_inner": cand["n_inner"],
+                "wins": cand["wins"],
+                "winner": cand["selector"] == ch["choice"],
+                "separated": ch["separated"],
+            }
+            for ch in self.selector_choices()
+            for cand in ch["candidates"]
+        ]
+        cols = ["category", "retention", "candidate", "rho_mean", "rho_sd", "n_inner", "wins", "winner"]
+        return pd.DataFrame(rows, columns=[*cols, "separated"])
+
     @property
     def n_items_in(self) -> int:
         return int(self.item_q.shape[0])
@@ -115,6 +148,7 @@ class Stage2Result(Result):
                 for row in self.categories.to_dict(orient="records")
             ],
             "why": {str(k): int(v) for k, v in self.items["why"].value_counts().sort_index().items()},
+            "selector_choices": self.selector_choices(),
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
@@ -263,6 +297,7 @@ def stage2_prune(
     cat_rows: list[dict[str, Any]] = []
     bench_frames: list[pd.DataFrame] = []
     fitted: dict[str, ItemSelector] = {}
+    sel_warnings: list[str] = []
 
     def run_category(c: int) -> tuple[ItemSelector, np.ndarray, pd.DataFrame, int]:
         cols = order[bounds[c] : bounds[c + 1]]
@@ -312,6 +347,8 @@ def stage2_prune(
             {"category": name, "n_items": int(cols.shape[0]), "budget": budget, "n_kept": int(pos.shape[0])}
         )
         bench_frames.append(_benchmark_table(name, meta, local, sel))
+        notes.extend(f"{name}: {n}" for n in getattr(sel, "notes_", ()))
+        sel_warnings.extend(f"{name}: {w}" for w in getattr(sel, "warnings_", ()))
 
     kept = np.sort(np.concatenate(kept_parts)) if kept_parts else np.empty(0, dtype=np.int64)
     kept_items = pd.DataFrame(
@@ -352,7 +389,8 @@ def stage2_prune(
         selectors=fitted,
         warnings=tuple(
             w for w in [floor_warning({c["category"]: c["n_items"] for c in cat_rows}, r, floor)] if w
-        ),
+        )
+        + tuple(sel_warnings),
     )
 
 

@@ -1,0 +1,186 @@
+"""The automatic selector (issue 18) against the fixed ones: fidelity on held-out models, inner splits, cost.
+
+Run (from the repository root)::
+
+    .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet   # + a real panel
+    .venv/bin/python benchmarks/bench_auto_selector.py --splits 6 --skip-cost             # a quicker run
+
+What it prints:
+
+1. per panel -- the planted panels of :func:`benchsift.simulate.winners.simulate_planted_winner`
+   (``pointbiserial``, ``irt2pl``, ``random`` planted to win; 120 models x 1,500 items) and every ``--panel``
+   given (e.g. MMMU imported with ``benchsift import wide``) -- the held-out protocol's mean rho
+   (``stage2_heldout``, ``--splits`` random balanced splits, PRIMEBench D.3) of the fixed candidates and of
+   ``auto`` at every retention, the row ``auto - best`` (auto minus the best fixed selector at that
+   retention; acceptance: >= -0.01 everywhere), ``auto - random`` averaged over retentions (acceptance: > 0),
+   what auto picked (splits per pick) and the selection time of auto against each fixed selector;
+2. the inner splits (``--inner``): auto's held-out rho per retention and the share of (split, retention)
+   picks that agree with the pick of the largest ``n_inner``, on each planted panel and ``--panel``;
+3. the cost at the issue's scale: ``stage2_heldout`` wall time on a simulated 169 x 3,088 panel
+   (``SimulationConfig.unidimensional``, the panel of ``bench_validate.py``; 20 splits x 6 retentions) for
+   each fixed candidate alone and for ``auto`` alone (min / median of ``--repeats`` runs, the sides
+   alternated), and the ratios auto / fixed (acceptance: within 5x of IRT 2PL, the costliest candidate, whose
+   fit auto repeats on every inner split).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from _timing import load_average, machine_line, timed
+
+from benchsift.compression.protocols import DEFAULT_RETENTIONS, stage2_heldout
+from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector
+from benchsift.io import read_scores
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
+
+RETENTIONS = (0.02, 0.05, 0.10, 0.20)
+
+
+def fidelity_table(name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int) -> bool:
+    """Section 1 for one panel; returns whether both acceptance checks pass."""
+    sels = [*DEFAULT_CANDIDATES, "auto"]
+    t0 = time.perf_counter()
+    res = stage2_heldout(
+        panel,
+        selectors=sels,
+        retentions=RETENTIONS,
+        n_splits=splits,
+        floor=floor,
+        random_state=seed,
+        n_jobs=n_jobs,
+    )
+    wall = time.perf_counter() - t0
+    table = res.summary().pivot(index="selector", columns="retention", values="rho_mean").loc[sels]
+    fixed = table.loc[list(DEFAULT_CANDIDATES)]
+    table.loc["auto - best"] = table.loc["auto"] - fixed.max(axis=0)
+    best_name = fixed.idxmax(axis=0)
+    gap_random = float((table.loc["auto"] - table.loc["random"]).astype(float).mean())
+    worst = float(table.loc["auto - best"].astype(float).min())
+    ok = worst >= -0.01 and gap_random > 0
+    print(
+        f"\n{name}: {panel.n_models} models x {panel.n_items:,} items, {splits} splits, floor {floor} "
+        f"({wall:.1f} s wall, load {load_average()})"
+    )
+    shown = table.copy()
+    shown.columns = [f"r={100 * r:g}%" for r in table.columns]
+    with pd.option_context("display.float_format", "{:.4f}".format, "display.width", 140):
+        print(shown.to_string())
+    print("  best fixed: " + ", ".join(f"r={100 * r:g}% {n}" for r, n in best_name.items()))
+    print(
+        f"  auto - best fixed: worst {worst:+.4f} (>= -0.01: {worst >= -0.01}); auto - random, mean over "
+        f"retentions: {gap_random:+.4f} (> 0: {gap_random > 0})"
+    )
+    picks = res.pick_table()
+    for r, grp in picks.groupby("retention"):
+        got = ", ".join(f"{p} {n}" for p, n in zip(grp["pick"], grp["n_splits"], strict=True))
+        print(f"  picks at r={100 * float(r):g}%: {got}")
+    sec = res.seconds
+    print(
+        "  selection time (s, summed over tasks): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in sec.items())
+        + f"; auto / irt2pl {sec['auto'] / max(sec['irt2pl'], 1e-9):.2f}x, auto / all four "
+        f"{sec['auto'] / max(sum(sec[k] for k in DEFAULT_CANDIDATES), 1e-9):.2f}x"
+    )
+    return ok
+
+
+def inner_splits(
+    name: str, panel: Panel, splits: int, seed: int, floor: int, inner: list[int], n_jobs: int
+) -> None:
+    """Section 2 for one panel: auto with each ``n_inner``."""
+    autos = [AutoSelector(n_inner=n) for n in inner]
+    labels = [f"auto{n}" for n in inner]
+    for a, lab in zip(autos, labels, strict=True):
+        a.name = lab  # a label per setting: the protocol keys results (and seeds) by it
+    res = stage2_heldout(
+        panel,
+        selectors=autos,
+        retentions=RETENTIONS,
+        n_splits=splits,
+        floor=floor,
+        random_state=seed,
+        n_jobs=n_jobs,
+    )
+    table = res.summary().pivot(index="selector", columns="retention", values="rho_mean").loc[labels]
+    grids = res.extra["picks"]
+    ref = grids[labels[-1]]
+    agree = [float(np.mean(grids[lab] == ref)) for lab in labels]
+    table["mean"] = table.mean(axis=1)
+    table[f"picks = auto{inner[-1]}"] = agree
+    table["seconds"] = [res.seconds[lab] for lab in labels]
+    table.columns = [c if isinstance(c, str) else f"r={100 * c:g}%" for c in table.columns]
+    print(f"\n{name}: auto's held-out rho by number of inner splits ({splits} outer splits)")
+    with pd.option_context("display.float_format", "{:.4f}".format, "display.width", 140):
+        print(table.to_string())
+
+
+def cost(repeats: int, seed: int) -> None:
+    """Section 3."""
+    panel = simulate_panel(SimulationConfig.unidimensional(n_models=169, n_items=3088), seed).panel
+    print(
+        f"\ncost: {panel.n_models} x {panel.n_items:,} (one pool), 20 splits x "
+        f"{len(DEFAULT_RETENTIONS)} retentions"
+    )
+    sides = [*DEFAULT_CANDIDATES, "auto"]
+    runs: dict[str, list[float]] = {s: [] for s in sides}
+    for _ in range(max(1, repeats)):  # the sides alternated, so a load burst hits all of them
+        for s in sides:
+            t = timed(partial(stage2_heldout, panel, selectors=[s], n_splits=20, random_state=seed), 1)
+            runs[s].append(t.seconds[0])
+    med = {s: float(np.median(v)) for s, v in runs.items()}
+    for s in sides:
+        print(f"  validate --selectors {s:14s}: {min(runs[s]):7.1f} / {med[s]:7.1f} s (min / median)")
+    for s in DEFAULT_CANDIDATES:
+        print(f"  auto / {s:14s}: {med['auto'] / med[s]:6.2f}x (medians)")
+    together = sum(med[s] for s in DEFAULT_CANDIDATES)
+    print(f"  auto / all four candidates run together: {med['auto'] / together:.2f}x")
+    print(f"  load {load_average()}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--panel", type=Path, action="append", default=[], help="A real panel file (repeatable).")
+    ap.add_argument("--splits", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--floor", type=int, default=0, help="Item floor of the budget (0: exactly r).")
+    ap.add_argument("--inner", default="1,3,6", help="n_inner values of section 2 (comma-separated).")
+    ap.add_argument("--inner-splits", type=int, default=10, help="Outer splits of section 2.")
+    ap.add_argument("--repeats", type=int, default=1, help="Timed runs per side in section 3.")
+    ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--skip-cost", action="store_true")
+    ap.add_argument("--skip-inner", action="store_true")
+    args = ap.parse_args()
+    print(machine_line())
+    panels = {
+        f"planted {w}": simulate_planted_winner(w, random_state=args.seed).panel for w in PLANTED_WINNERS
+    }
+    for path in args.panel:
+        panels[path.stem] = read_scores(path)
+    verdicts = {
+        name: fidelity_table(name, p, args.splits, args.seed, args.floor, args.n_jobs)
+        for name, p in panels.items()
+    }
+    print(
+        "\nacceptance (within 0.01 of the best fixed selector at every retention, above random on average):"
+    )
+    for name, ok in verdicts.items():
+        print(f"  {name:24s}: {'pass' if ok else 'FAIL'}")
+    if not args.skip_inner:
+        inner = [int(v) for v in args.inner.split(",")]
+        for name, p in panels.items():
+            inner_splits(name, p, args.inner_splits, args.seed, args.floor, inner, args.n_jobs)
+    if not args.skip_cost:
+        cost(args.repeats, args.seed)
+    print(f"\nload average at the end: {load_average()}")
+
+
+if __name__ == "__main__":
+    main()

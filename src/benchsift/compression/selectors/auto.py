@@ -1,0 +1,437 @@
+"""The automatic selector: nested cross-validation over the build models picks the item selector of a pool.
+
+On real panels no selector dominates (benchsift issue 18: point-biserial wins on MMMU at every retention, IRT
+2PL and Random trade places on AI2D, VAW wins on the PRIMEBench panel), so :class:`AutoSelector` chooses one
+per call, i.e. per category pool and budget ``K_C`` (Stage 2 and the held-out protocols call a selector once
+per pool and retention), from the models it is given and nothing else:
+
+1. ``n_inner`` random *inner* splits of the given ``M`` rows (the build models of an outer split in the
+   held-out protocols): an independent uniform permutation each, the first ``round(inner_build * M)`` rows
+   build (default 70 %), the rest are inner held-out -- the outer protocol's rule (PRIMEBench D.3,
+   :func:`benchsift.compression.protocols.random_splits`) one level down, with a larger build share: a
+   selector fitted on fewer models ranks items more noisily, i.e. more like Random, so small inner build sets
+   flatter the fitted candidates against Random. The effect is real but small next to the noise of three
+   inner splits: on the panel planted for Random at r = 2 % (30 of 1,500 items, 60 build models) Random was
+   picked in 8 of 20 outer splits with halves, and in 9 to 15 of 20 with 70 % depending on the inner splits'
+   seed (``benchmarks/bench_auto_selector.py``).
+2. Every candidate selects ``K_C`` items on each inner build set; its *inner fidelity* on that split is the
+   Spearman rho over the inner held-out models between the pool mean and the estimate from the kept items,
+   the fidelity ``benchsift validate`` reports (PRIMEBench D.3, ``rho_C``)::
+
+       rho_s(c) = rho_S( (xbar_{m,C})_{m in H_s}, (xhat^c_{m,S_C})_{m in H_s} )
+
+   ``xhat`` is the plain mean of the kept items (``scoring="mean"``), the mean weighted by the candidate's
+   ``weights_`` (``"weighted"``) or the candidate's :meth:`~ItemSelector.estimate` (``"selector"``): the
+   held-out protocols set ``scoring`` to their own, so the inner fidelity measures what the outer one will.
+   A Random candidate's fidelity on a split is the mean over ``random_draws`` seeded draws (its expected
+   fidelity; a single draw is a noisy estimate of it at small budgets).
+   ``rho_s(c)`` is undefined (NaN) with fewer than ``min_heldout`` inner held-out models having both values,
+   or a constant side.
+3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
+   value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
+   selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
+   Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator (``weights_``, an
+   :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the plain mean, and the
+   winning pair says how auto's kept items are scored (``scoring_choice_``; ``weights_`` is set only when the
+   winner's own scoring won). ``compress`` scores a suite by its mean, so there it picks the selector only.
+
+The winner is *separated* when, against every other candidate ``c``, the paired differences
+``rho_s(winner) - rho_s(c)`` over the inner splits both define pass a one-sided paired t test at level 0.95
+(mean above ``t_{0.95, n-1}`` standard errors; ``separated_``); otherwise the inner evidence cannot tell
+them apart and ``notes_`` says which candidates tie (the pick is still the best estimate, and the tied
+candidates are about as good). With few inner splits the test is weak: a non-separated pick is common and
+harmless when the candidates are close. When no candidate has a defined inner fidelity
+(too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
+so.
+
+Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
+build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
+the held-out models' responses leaves every pick and selection unchanged).
+
+Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Default 3, from
+``benchmarks/bench_auto_selector.py`` (10 outer splits, r = 2-20 %): against 6 inner splits, 3 agree on
+80-95 % of the picks and lose 0.0000-0.0037 of mean held-out rho, 1 agrees on 57-83 % and loses up to
+0.011 (MMMU). Measured there (loaded 2-core machine): ``validate`` with auto takes 2.7-3.5x the time of IRT
+2PL alone on MMMU (168 x 1,050) and on the planted panels (120 x 1,500), but 6.1-6.6x on a simulated
+169 x 3,088 panel, where the budgets reach 1,544 items and the per-budget work (metabench's bins, VAW's
+cells) on every inner split dominates; 4.4x the four candidates run together. Selections on the same
+rows at several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
+:func:`~.irt2pl.fitted_twopl`), which is why :attr:`seed_per_pool` asks the protocols for one seed per pool,
+the same at every retention: the inner splits are then the same at every retention of a pool.
+
+Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
+each inner split (keyed by the candidate's name, so adding a candidate changes no other's inner results),
+and the winner's final seed. Same seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as student_t
+from sklearn.base import clone
+
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
+from benchsift.compression.selectors.random import RandomSelector
+from benchsift.errors import InputError
+from benchsift.stats import check_random_state, nan_mean, paired_columns
+
+__all__ = ["DEFAULT_CANDIDATES", "AutoSelector"]
+
+#: The fixed selectors auto chooses among by default: cheap (one fit per inner split) and general (no
+#: embeddings, logged answers or benchmark structure needed).
+DEFAULT_CANDIDATES: tuple[str, ...] = ("random", "pointbiserial", "irt2pl", "vaw")
+
+Scoring = Literal["mean", "weighted", "selector"]
+_SCORINGS = ("mean", "weighted", "selector")
+#: One-sided level of the paired t test that separates the winner from another candidate.
+SEPARATION_LEVEL = 0.95
+
+
+def _label(spec: str | ItemSelector) -> str:
+    if isinstance(spec, ItemSelector):
+        return str(getattr(spec, "name", type(spec).__name__))
+    return str(spec).strip().lower()
+
+
+def _seed(base: int, *keys: int) -> int:
+    return int(np.random.SeedSequence([int(base), *(int(k) for k in keys)]).generate_state(1)[0] >> 1)
+
+
+class AutoSelector(ItemSelector):
+    """Per pool and budget, the candidate selector with the best inner held-out fidelity (module docstring).
+
+    Parameters
+    ----------
+    candidates
+        Registered selector names or configured :class:`ItemSelector` instances (cloned); default
+        :data:`DEFAULT_CANDIDATES` (random, pointbiserial, irt2pl, vaw). ``"auto"`` itself is refused.
+    n_inner
+        Inner random splits of the given models (default 3).
+    min_heldout
+        Inner held-out models needed for a defined inner rho (default 5; the outer protocol's is 10, the
+        inner held-out set is about a third of its size).
+    scoring
+        How a candidate's kept items estimate the pool mean in the inner fidelity: ``"mean"``,
+        ``"weighted"`` (``weights_``) or ``"selector"`` (its :meth:`~ItemSelector.estimate`). The held-out
+        protocols set it to their own ``scoring``; Stage 2 / ``compress`` score a suite by its mean.
+    random_draws
+        Seeded draws of a Random candidate per inner split (default 5): its selection is pure chance, so its
+        inner fidelity on a split is the mean over these draws -- the expected fidelity of a random
+        sample, which one draw estimates poorly at small budgets; the draws cost next to nothing.
+    inner_build
+        Share of the given models that build in each inner split (default 0.7, in (0, 1)).
+    random_state
+        Seed of the inner splits, the candidates' inner selections and the final selection.
+
+    Fitted attributes
+    -----------------
+    ``support_``, ``item_scores_``, ``reasons_`` (``"<winner>:<winner's reason>"``), ``weights_`` when the
+    winner has them; ``choice_`` (the winner's name; ``None`` when ``k`` keeps the whole pool),
+    ``scoring_choice_`` (how its kept items are scored: :attr:`scoring`, or ``"mean"`` when the inner
+    evidence preferred the plain mean to the winner's own estimator), ``selector_`` (the fitted winner),
+    ``inner_rho_`` ``(n_inner, n_options)``, ``evidence_`` (one row per option: ``candidate``, ``scoring``,
+    ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``; the options are the candidates scored as
+    :attr:`scoring` says, then, under ``"weighted"`` / ``"selector"``, each candidate that has its own
+    estimator -- ``weights_`` or :meth:`~ItemSelector.estimate`, e.g. AnchorPoints, tinyBenchmarks' p-IRT --
+    scored by the plain mean as well), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
+    """
+
+    name = "auto"
+    #: Ask the held-out protocols for one seed per (split, pool), the same at every retention: the inner
+    #: splits are shared by the retentions of a pool, so candidate fits memoised on the rows are reused.
+    seed_per_pool: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        candidates: Sequence[str | ItemSelector] = DEFAULT_CANDIDATES,
+        n_inner: int = 3,
+        min_heldout: int = 5,
+        scoring: Scoring = "mean",
+        random_draws: int = 5,
+        inner_build: float = 0.7,
+        random_state: int | np.random.Generator | None = 0,
+    ) -> None:
+        self.inner_build = inner_build
+        self.candidates = candidates
+        self.n_inner = n_inner
+        self.min_heldout = min_heldout
+        self.scoring = scoring
+        self.random_draws = random_draws
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        if isinstance(self.candidates, str | ItemSelector):
+            raise InputError("auto candidates: expected a list of selector names or ItemSelectors")
+        labels = [_label(c) for c in self.candidates]
+        if not labels:
+            raise InputError("auto candidates: expected at least one candidate selector")
+        if len(set(labels)) != len(labels):
+            raise InputError(f"auto candidates: duplicate names in {labels}")
+        if "auto" in labels:
+            raise InputError("auto candidates: 'auto' cannot be its own candidate")
+        from benchsift.compression.selectors.registry import SELECTOR_NAMES
+
+        for spec, label in zip(self.candidates, labels, strict=True):
+            if isinstance(spec, str) and label not in SELECTOR_NAMES:
+                raise InputError(
+                    f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
+                )
+        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
+                raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
+        frac = self.inner_build
+        if isinstance(frac, bool) or not isinstance(frac, int | float) or not 0.0 < float(frac) < 1.0:
+            raise InputError(f"auto inner_build: expected a fraction in (0, 1), got {frac!r}")
+        if self.scoring not in _SCORINGS:
+            raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
+
+    def candidate_labels(self) -> list[str]:
+        """The candidates' names, in order."""
+        return [_label(c) for c in self.candidates]
+
+    def _build(self, spec: str | ItemSelector, seed: int) -> ItemSelector:
+        if isinstance(spec, ItemSelector):
+            sel: ItemSelector = clone(spec)
+            if "random_state" in sel.get_params():
+                sel.set_params(random_state=seed)
+            return sel
+        from benchsift.compression.selectors.registry import make_selector
+
+        return make_selector(spec, random_state=seed)
+
+    # ------------------------------------------------------------------ selection
+    def _run(self, sel: ItemSelector, inp: SelectorInput, rows: np.ndarray | None) -> np.ndarray:
+        scores = inp.scores if rows is None else inp.scores[rows]
+        return sel.select(
+            scores,
+            inp.k,
+            embeddings=inp.embeddings,
+            text_embeddings=inp.text_embeddings,
+            item_meta=inp.item_meta,
+        )
+
+    def _estimate(self, sel: ItemSelector, kept_scores: np.ndarray) -> np.ndarray:
+        if self.scoring == "selector":
+            return np.asarray(sel.estimate(kept_scores), dtype=np.float64)
+        w = getattr(sel, "weights_", None) if self.scoring == "weighted" else None
+        x = kept_scores
+        weights = np.ones(x.shape[1]) if w is None else np.asarray(w, dtype=np.float64)
+        valid = ~np.isnan(x)
+        den = valid.astype(np.float64) @ weights
+        num = np.where(valid, x, 0.0) @ weights
+        out = np.full(x.shape[0], np.nan)
+        np.divide(num, den, out=out, where=den > 0)
+        return out
+
+    def inner_splits(self, n_models: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ``(build, heldout)`` row positions of the inner splits for ``n_models`` rows (sorted)."""
+        base = self._base_seed()
+        return self._splits(base, int(n_models))
+
+    def inner_seed(self, split: int, candidate: str) -> int:
+        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name)."""
+        return _seed(self._base_seed(), 1, int(split), zlib.crc32(str(candidate).encode("utf-8")))
+
+    def _base_seed(self) -> int:
+        return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
+
+    def _splits(self, base: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng([base, 0])
+        perms = np.argsort(rng.random((int(self.n_inner), n)), axis=1)  # one call, as random_splits does
+        nb = min(max(int(round(float(self.inner_build) * n)), 1), n - 1)
+        return [(np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)) for p in perms]
+
+    def _own_estimator(self, sel: ItemSelector) -> bool:
+        """Whether the fitted candidate scores differently from the plain mean under :attr:`scoring`."""
+        if self.scoring == "mean":
+            return False
+        if getattr(sel, "weights_", None) is not None:
+            return True
+        return self.scoring == "selector" and type(sel).estimate is not ItemSelector.estimate
+
+    def _select(self, inp: SelectorInput) -> np.ndarray:
+        labels = self.candidate_labels()
+        base = self._base_seed()
+        n_models, n = inp.scores.shape
+        keys = [zlib.crc32(lab.encode("utf-8")) for lab in labels]
+        notes: list[str] = []
+        warnings: list[str] = []
+        # the options: (candidate, "own") scores as the consumer does; a candidate with its own estimator
+        # (weights_ or estimate()) under scoring weighted / selector also gets (candidate, "mean")
+        options: list[tuple[int, str]] = [(c, "own") for c in range(len(labels))]
+        if inp.k >= n:  # the budget keeps the whole pool: nothing to choose
+            rho = np.full((int(self.n_inner), len(options)), np.nan)
+            self.choice_ = None
+            self.scoring_choice_ = None
+            kept = np.arange(n, dtype=np.int64)
+            out = self._set_fitted(n, kept, np.full(n, "whole", dtype=object), np.full(n, np.nan))
+            self.selector_ = None
+            self.inner_rho_ = rho
+            self.evidence_ = self._evidence(labels, options, rho, -1)
+            self.separated_ = False
+            self.notes_: tuple[str, ...] = (
+                f"the budget ({inp.k}) keeps the whole pool of {n} items: no selector to choose",
+            )
+            self.warnings_: tuple[str, ...] = ()
+            return out
+        rows: list[np.ndarray] = []
+        if n_models >= 2:
+            pool_mean = nan_mean(inp.scores, axis=1)
+            for s, (build, held) in enumerate(self._splits(base, n_models)):
+                est: dict[tuple[int, str], list[np.ndarray]] = {}
+                for c, spec in enumerate(self.candidates):
+                    sel = self._build(spec, _seed(base, 1, s, keys[c]))
+                    draws = [sel]
+                    if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
+                        seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
+                        draws += [self._build(spec, seed) for seed in seeds]
+                    for one in draws:
+                        kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
+                        est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
+                        if s == 0 and one is sel and self._own_estimator(sel):
+                            options.append((c, "mean"))
+                        if (c, "mean") in options:
+                            est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
+                cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
+                E = np.column_stack([e for _, e in cols])
+                full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
+                r_all = paired_columns(full, E, "srcc")
+                n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
+                r_all[n_ok < int(self.min_heldout)] = np.nan
+                which = np.array([j for j, _ in cols], dtype=np.int64)
+                r = np.full(len(options), np.nan)
+                for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
+                    if (which == j).any():
+                        r[j] = float(np.mean(r_all[which == j]))
+                rows.append(r)
+        rho = np.full((int(self.n_inner), len(options)), np.nan)  # the candidates, then the "(mean)" options
+        for s, r in enumerate(rows):
+            rho[s] = r
+        names = [self._option_label(labels, o) for o in options]
+        means = nan_mean(rho, axis=0)
+        if np.isfinite(means).any():
+            w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
+            self.separated_, why = self._separation(rho, w, names)
+            if why:
+                notes.append(why)
+        else:
+            w = 0
+            self.separated_ = False
+            warnings.append(
+                f"auto: no candidate has a defined inner fidelity ({n_models} models, {self.n_inner} inner "
+                f"splits, at least {self.min_heldout} inner held-out models needed): fell back to the first "
+                f"candidate, {labels[0]}"
+            )
+        c_w, mode = options[w]
+        winner = self._build(self.candidates[c_w], _seed(base, 2, keys[c_w]))
+        kept = self._run(winner, inp, None)
+        self.choice_ = labels[c_w]
+        self.scoring_choice_ = self.scoring if mode == "own" else "mean"
+        self.selector_ = winner
+        self.inner_rho_ = rho
+        self.evidence_ = self._evidence(labels, options, rho, w)
+        self.notes_ = tuple(notes)
+        self.warnings_ = tuple(warnings)
+        reasons = np.array([f"{labels[c_w]}:{r}" for r in winner.reasons_], dtype=object)
+        # winner.select returned sorted positions with reasons_ in that order: _set_fitted keeps them aligned
+        out = self._set_fitted(n, kept, reasons, np.asarray(winner.item_scores_, dtype=np.float64))
+        weights = getattr(winner, "weights_", None)
+        if weights is not None and mode == "own":
+            self.weights_ = np.asarray(weights, dtype=np.float64)
+        return out
+
+    def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
+        c, mode = option
+        return labels[c] if mode == "own" else f"{labels[c]} (mean)"
+
+    def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
+        """Whether the winner ``w`` beats every other option in a one-sided paired t test over inner splits
+        (level :data:`SEPARATION_LEVEL`); the note saying which options it cannot be told from."""
+        if rho.shape[1] == 1:
+            return True, ""
+        tied = []
+        for c in range(rho.shape[1]):
+            if c == w:
+                continue
+            d = rho[:, w] - rho[:, c]
+            d = d[np.isfinite(d)]
+            if d.size == 0:
+                continue  # the other candidate has no defined value: it cannot compete
+            if d.size < 2:
+                tied.append(c)
+                continue
+            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+            if not float(d.mean()) > float(student_t.ppf(SEPARATION_LEVEL, d.size - 1)) * se:
+                tied.append(c)
+        if not tied:
+            return True, ""
+        means = nan_mean(rho, axis=0)
+        shown = ", ".join(f"{labels[c]} {means[c]:.4f}" for c in tied)
+        return False, (
+            f"auto: the inner evidence cannot separate {labels[w]} (inner rho {means[w]:.4f}) from {shown} "
+            f"(paired t test over {rho.shape[0]} inner splits, one-sided level {SEPARATION_LEVEL:g})"
+        )
+
+    def _evidence(
+        self, labels: list[str], options: list[tuple[int, str]], rho: np.ndarray, w: int
+    ) -> pd.DataFrame:
+        ok = np.isfinite(rho)
+        n_ok = ok.sum(axis=0)
+        means = nan_mean(rho, axis=0)
+        sd = np.full(len(options), np.nan)
+        for j in range(len(options)):
+            if n_ok[j] > 1:
+                sd[j] = float(np.std(rho[ok[:, j], j], ddof=1))
+        rounded = np.where(ok, np.round(rho, 12), -np.inf)
+        best = rounded.max(axis=1, keepdims=True)
+        wins = ((rounded == best) & ok).sum(axis=0)
+        return pd.DataFrame(
+            {
+                "candidate": [labels[c] for c, _ in options],
+                "scoring": [self.scoring if mode == "own" else "mean" for _, mode in options],
+                "rho_mean": means,
+                "rho_sd": sd,
+                "n_inner": n_ok.astype(np.int64),
+                "wins": wins.astype(np.int64),
+                "winner": [j == w for j in range(len(options))],
+            }
+        )
+
+    def estimate(self, kept_scores: np.ndarray) -> np.ndarray:
+        """The winner's estimate of the pool mean from the kept items, or the plain mean when the inner
+        evidence chose it over the winner's own estimator (``scoring_choice_ == "mean"`` under
+        ``scoring="selector"``), before fitting, or when the budget kept the whole pool."""
+        winner = getattr(self, "selector_", None)
+        if winner is None or (self.scoring == "selector" and self.scoring_choice_ == "mean"):
+            return super().estimate(kept_scores)
+        return winner.estimate(kept_scores)
+
+    def evidence_record(self) -> dict[str, Any]:
+        """JSON-able: the pick, whether it is separated, and per candidate the inner mean, sd, count, wins."""
+        ev = self.evidence_
+        return {
+            "choice": self.choice_,
+            "scoring": self.scoring_choice_,
+            "separated": bool(self.separated_),
+            "n_inner": int(self.n_inner),
+            "candidates": [
+                {
+                    "selector": str(r.candidate),
+                    "scoring": str(r.scoring),
+                    "rho_mean": None if not np.isfinite(r.rho_mean) else float(r.rho_mean),
+                    "rho_sd": None if not np.isfinite(r.rho_sd) else float(r.rho_sd),
+                    "n_inner": int(r.n_inner),
+                    "wins": int(r.wins),
+                }
+                for r in ev.itertuples(index=False)
+            ],
+            "notes": list(self.notes_),
+            "warnings": list(self.warnings_),
+        }

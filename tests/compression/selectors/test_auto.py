@@ -1,0 +1,244 @@
+"""The automatic selector (issue 18): nested cross-validation over the build models picks the selector.
+
+Checked on panels with a planted winner (:mod:`benchsift.simulate.winners`), for honesty (the outer held-out
+models never change a pick or a selection), determinism, and the result contract (Stage 2, ``compress``,
+``validate``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from benchsift.cli.main import app
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.protocols import Split, stage2_heldout
+from benchsift.compression.protocols.pools import prepare_pools, selection_weights
+from benchsift.compression.protocols.specs import seed_per_pool, with_scoring
+from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, make_selector
+from benchsift.errors import InputError
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
+from benchsift.stats import spearman
+
+
+@pytest.mark.parametrize(
+    ("winner", "size"),
+    [("pointbiserial", (60, 400)), ("irt2pl", (60, 400)), ("random", (80, 600))],
+)
+def test_auto_picks_the_planted_winner(winner: str, size: tuple[int, int]) -> None:
+    """On each planted panel the inner evidence ranks the planted selector first, for three seeds."""
+    picks = []
+    for seed in range(3):
+        panel = simulate_planted_winner(winner, *size, random_state=seed).panel
+        auto = AutoSelector(random_state=seed)
+        kept = auto.select(panel.scores, size[1] // 20)
+        picks.append(auto.choice_)
+        ev = auto.evidence_
+        assert list(ev["candidate"]) == list(DEFAULT_CANDIDATES)
+        best = ev.loc[ev["rho_mean"].idxmax(), "candidate"]
+        assert best == auto.choice_ and ev.loc[ev["winner"], "candidate"].tolist() == [auto.choice_]
+        # the selection is the winner's own on all rows, with its reasons
+        again = make_selector(auto.choice_, random_state=auto.selector_.random_state)
+        np.testing.assert_array_equal(kept, again.select(panel.scores, size[1] // 20))
+        assert all(str(r).startswith(f"{auto.choice_}:") for r in auto.reasons_)
+    assert picks == [winner] * 3, picks
+
+
+def test_auto_in_the_heldout_protocol_tracks_the_best_fixed_selector() -> None:
+    """Outer held-out rho of auto against the fixed candidates on the point-biserial plant (120 models, 4
+    splits; on 80 models the inner held-out sets of 12 are too noisy for a 0.02 margin in 4 splits)."""
+    panel = simulate_planted_winner("pointbiserial", 120, 500, random_state=1).panel
+    res = stage2_heldout(
+        panel, selectors=[*DEFAULT_CANDIDATES, "auto"], retentions=[0.04, 0.1], n_splits=4, floor=0
+    )
+    table = res.summary().pivot(index="selector", columns="retention", values="rho_mean")
+    best_fixed = table.loc[list(DEFAULT_CANDIDATES)].max(axis=0)
+    assert (table.loc["auto"] >= best_fixed - 0.02).all(), table
+    assert table.loc["auto"].mean() > table.loc["random"].mean() + 0.05
+    picks = res.pick_table()
+    assert set(picks["pick"]) <= set(DEFAULT_CANDIDATES)
+    assert picks.groupby("retention")["n_splits"].sum().tolist() == [4, 4]  # one pick per split
+    assert res.to_dict()["picks"] == picks.to_dict(orient="records")
+
+
+def _heldout_changed(panel: Panel, heldout: np.ndarray, seed: int) -> Panel:
+    """``panel`` with the held-out rows' responses replaced by arbitrary ones (fresh coin flips)."""
+    scores = np.array(panel.scores)
+    rng = np.random.default_rng(seed)
+    scores[heldout] = (rng.random((heldout.size, scores.shape[1])) < 0.5).astype(float)
+    return Panel(scores, panel.models, panel.items)
+
+
+def test_outer_heldout_models_never_influence_the_choice() -> None:
+    """Within a validate split, rewriting the held-out models' responses changes no pick, no selection."""
+    cfg = SimulationConfig.small(n_models=44, items_per_benchmark=60, min_items_per_benchmark=30)
+    panel = simulate_panel(cfg, random_state=3).panel
+    n = 44  # the image-condition rows come first (the text-only runs after them)
+    split = Split("fixed", np.arange(0, n, 2, dtype=np.int64), np.arange(1, n, 2, dtype=np.int64))
+    other = _heldout_changed(panel, split.heldout, seed=9)
+    rets = [0.05, 0.2]
+    results, weights = [], []
+    for p in (panel, other):
+        results.append(stage2_heldout(p, selectors=["auto"], retentions=rets, splits=[split], floor=20))
+        pools = prepare_pools(p)
+        W, _ = selection_weights(pools, "auto", split.build, rets, 20, lambda r, c: 1000 * c + r % 997)
+        weights.append(W)
+    np.testing.assert_array_equal(weights[0], weights[1])  # the same kept items in every pool
+    a, b = (r.extra["picks"]["auto"] for r in results)
+    assert a.shape == (1, 2, len(results[0].categories)) and np.array_equal(a, b)
+    assert results[0].rho.tobytes() != results[1].rho.tobytes()  # the held-out rows did change the scores
+
+
+def test_same_seed_same_bytes_and_seeded_inner_splits() -> None:
+    panel = simulate_planted_winner("irt2pl", 40, 300, random_state=0).panel
+    runs = []
+    for _ in range(2):
+        auto = AutoSelector(random_state=11)
+        runs.append((auto.select(panel.scores, 15), auto))
+    (k1, a1), (k2, a2) = runs
+    assert k1.tobytes() == k2.tobytes()
+    assert a1.inner_rho_.tobytes() == a2.inner_rho_.tobytes()
+    assert a1.evidence_.equals(a2.evidence_)
+    splits = a1.inner_splits(40)
+    assert [(len(b), len(h)) for b, h in splits] == [(28, 12)] * 3  # 70 % of the rows build
+    assert not np.array_equal(splits[0][0], splits[1][0])
+    for build, held in splits:
+        assert np.intersect1d(build, held).size == 0 and np.union1d(build, held).size == 40
+    other = AutoSelector(random_state=12).inner_splits(40)
+    assert not np.array_equal(other[0][0], splits[0][0])
+    # the protocol: the same bytes with one or two workers, and r = 5 % alone equals its column
+    both = stage2_heldout(panel, selectors=["auto"], retentions=[0.05, 0.2], n_splits=2, floor=0, n_jobs=2)
+    one = stage2_heldout(panel, selectors=["auto"], retentions=[0.05], n_splits=2, floor=0, n_jobs=1)
+    assert both.rho[:, :, :1].tobytes() == one.rho.tobytes()
+
+
+def test_compress_reports_the_picks_and_inner_evidence(tmp_path) -> None:
+    cfg = SimulationConfig.small(n_models=30, items_per_benchmark=80, min_items_per_benchmark=40)
+    sim = simulate_panel(cfg, random_state=2)
+    res = run_pipeline(
+        sim.panel, CompressionConfig(selector="auto", retention=0.05, k=2, floor=30, full_score=False)
+    )
+    choices = res.to_dict()["selector_choices"]
+    n_cat = len(res.categories)
+    assert len(choices) == n_cat and res.stage2 is not None
+    for ch in choices:
+        assert ch["retention"] == 0.05 and ch["scoring"] == "mean" and ch["n_inner"] == 3
+        assert [c["selector"] for c in ch["candidates"]] == list(DEFAULT_CANDIDATES)
+        assert ch["choice"] in DEFAULT_CANDIDATES
+        best = max(ch["candidates"], key=lambda c: -np.inf if c["rho_mean"] is None else c["rho_mean"])
+        assert best["selector"] == ch["choice"]
+        assert isinstance(ch["separated"], bool)
+    ev = res.selector_evidence()
+    assert len(ev) == n_cat * len(DEFAULT_CANDIDATES) and ev["winner"].sum() == n_cat
+    row = res.to_frame().set_index("stage").loc[2]
+    assert row["name"] == "item pruning (auto)" and row["note"].startswith("picked ")
+    reasons = res.stage2.items["why"]
+    assert all(any(str(r).startswith(f"{c}:") for c in DEFAULT_CANDIDATES) for r in reasons)
+    json.dumps(res.to_dict())  # JSON-ready
+
+    # the CLI picks up the registered selector: compress --selector auto --json carries the same object
+    path = tmp_path / "panel.parquet"
+    sim.panel.save(path)
+    out = CliRunner().invoke(
+        app,
+        [
+            "compress",
+            str(path),
+            "--out",
+            str(tmp_path / "suite"),
+            "--selector",
+            "auto",
+            "--k",
+            "2",
+            "--floor",
+            "30",
+            "--json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert [c["category"] for c in payload["selector_choices"]] == [c["category"] for c in choices]
+
+
+def test_notice_when_candidates_cannot_be_separated_and_fallback_warning() -> None:
+    rng = np.random.default_rng(0)
+    noise = rng.random((40, 300))
+    # continuous scores have no tied variances: the two tie-break rules of Variance select the same items,
+    # so their inner fidelities are equal on every inner split
+    auto = AutoSelector(candidates=("variance", "variance-index"), random_state=0)
+    auto.select(noise, 30)
+    np.testing.assert_array_equal(auto.inner_rho_[:, 0], auto.inner_rho_[:, 1])
+    assert auto.choice_ == "variance"  # the tie goes to the earlier candidate
+    assert not auto.separated_ and auto.notes_ and "cannot separate variance" in auto.notes_[0]
+    tiny = AutoSelector(random_state=0)  # 10 models: 3 inner held-out, fewer than min_heldout = 5
+    tiny.select(noise[:10], 30)
+    assert tiny.choice_ == "random" and tiny.warnings_ and "fell back" in tiny.warnings_[0]
+    assert np.isnan(tiny.inner_rho_).all()
+    whole = AutoSelector(random_state=0)
+    np.testing.assert_array_equal(whole.select(noise, 300), np.arange(300))
+    assert whole.choice_ is None
+
+
+def test_parameters_checked_and_protocol_hooks() -> None:
+    scores = np.zeros((10, 20))
+    for bad, match in (
+        ({"candidates": ()}, "at least one"),
+        ({"candidates": ("random", "auto")}, "cannot be its own"),
+        ({"candidates": ("random", "random")}, "duplicate"),
+        ({"candidates": ("random", "nope")}, "unknown selector"),
+        ({"candidates": "random"}, "a list"),
+        ({"n_inner": 0}, "n_inner"),
+        ({"scoring": "median"}, "scoring"),
+        ({"inner_build": 1.0}, "inner_build"),
+        ({"random_draws": 0}, "random_draws"),
+    ):
+        with pytest.raises(InputError, match=match):
+            AutoSelector(**bad).select(scores, 5)
+    assert seed_per_pool("auto") and not seed_per_pool("irt2pl")
+    spec = with_scoring("auto", "selector")
+    assert isinstance(spec, AutoSelector) and spec.scoring == "selector"
+    assert with_scoring("vaw", "selector") == "vaw"
+    mine = AutoSelector(candidates=("random", "tinybench"))
+    assert with_scoring(mine, "weighted").get_params()["scoring"] == "weighted" and mine.scoring == "mean"
+    assert set(PLANTED_WINNERS) == {"pointbiserial", "irt2pl", "random"}
+    with pytest.raises(InputError, match="winner"):
+        simulate_planted_winner("vaw")
+
+
+def test_selector_scoring_follows_the_winner_estimate() -> None:
+    """With scoring="selector" the inner fidelity uses each candidate's estimate() and auto's estimate is
+    the winner's (here tinyBenchmarks' p-IRT when it wins, else the mean)."""
+    panel = simulate_planted_winner("irt2pl", 40, 300, random_state=4).panel
+    auto = AutoSelector(candidates=("random", "tinybench"), scoring="selector", random_state=0)
+    kept = auto.select(panel.scores, 20)
+    ev = auto.evidence_
+    # tinyBenchmarks has its own estimator: it competes scored by p-IRT and by the plain mean
+    assert list(zip(ev["candidate"], ev["scoring"], strict=True)) == [
+        ("random", "selector"),
+        ("tinybench", "selector"),
+        ("tinybench", "mean"),
+    ]
+    w = ev.loc[ev["winner"]].iloc[0]
+    assert (auto.choice_, auto.scoring_choice_) == (w["candidate"], w["scoring"])
+    if auto.choice_ == "tinybench" and auto.scoring_choice_ == "selector":
+        np.testing.assert_array_equal(auto.weights_, auto.selector_.weights_)
+    else:  # the plain mean (random's is the base mean too)
+        np.testing.assert_array_equal(
+            auto.estimate(panel.scores[:, kept]), np.nanmean(panel.scores[:, kept], axis=1)
+        )
+        assert getattr(auto, "weights_", None) is None
+    # the inner estimate for the "(mean)" option is the plain mean: recompute split 0's rho by hand
+    build, held = auto.inner_splits(40)[0]
+
+    sel = make_selector("tinybench", random_state=auto.inner_seed(0, "tinybench"))
+    k0 = sel.select(panel.scores[build], 20)
+    full = panel.scores[held].mean(axis=1)
+    assert spearman(full, panel.scores[np.ix_(held, k0)].mean(axis=1)) == pytest.approx(auto.inner_rho_[0, 2])
+    assert spearman(full, sel.estimate(panel.scores[np.ix_(held, k0)])) == pytest.approx(
+        auto.inner_rho_[0, 1]
+    )

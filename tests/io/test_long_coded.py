@@ -1,0 +1,259 @@
+"""The long importer's lean path (integer codes, :mod:`benchsift.io._coded`) against the general path
+(pandas long DataFrame, ``assemble_panel`` + ``Panel.from_long``) and against a plain pandas reference
+written here: the same panel file bytes, notes and error messages, on seeded random inputs with unicode and
+blank-padded ids, missing scores, identical and conflicting duplicates, empty conditions and categories,
+several files, TSV and parquet."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.errors import BenchsiftError
+from benchsift.io import long as long_mod
+from benchsift.io._coded import read_coded
+
+MODELS = ["m1", " m1", "m2 ", "模型-α", "llava 1.5", "NA-model"]
+BENCHES = ["A", "B", "Ü bench"]
+ITEMS = ["1", "007", "7", "q é", " 8", "x\ny"]
+SCORES = ["0", "1", "0.5", "0.25", "", "NA", "nan", "1.0"]
+CONDITIONS = ["image", "text-only", "", " image"]
+CATEGORIES = ["x", "", "y, z", "ü"]
+
+
+def _rows(rng: np.random.Generator, n: int, with_cond: bool, with_cat: bool) -> list[dict[str, str]]:
+    rows = []
+    for _ in range(n):
+        row = {
+            "model": str(rng.choice(MODELS)),
+            "benchmark": str(rng.choice(BENCHES)),
+            "item": str(rng.choice(ITEMS)),
+            "score": str(rng.choice(SCORES)),
+        }
+        if with_cond:
+            row["condition"] = str(rng.choice(CONDITIONS))
+        if with_cat:
+            row["category"] = str(rng.choice(CATEGORIES))
+        rows.append(row)
+    return rows
+
+
+def _key(row: dict[str, str]) -> tuple[str, ...]:
+    cond = row.get("condition", "").strip() or "image"
+    return (row["model"].strip(), cond, row["benchmark"].strip(), row["item"].strip())
+
+
+def _unique_cells(rows: list[dict[str, str]], rng: np.random.Generator, n_dup: int) -> list[dict[str, str]]:
+    """Keep the first row of each cell, then repeat ``n_dup`` of them identically (same score text or an
+    equivalent one) at random places: a table without conflicts."""
+    seen: dict[tuple[str, ...], dict[str, str]] = {}
+    for r in rows:
+        seen.setdefault(_key(r), r)
+    out = list(seen.values())
+    for _ in range(n_dup):
+        r = dict(out[int(rng.integers(len(out)))])
+        r["score"] = {"": "NA", "NA": "", "nan": "", "1": "1.0", "1.0": "1"}.get(r["score"], r["score"])
+        out.insert(int(rng.integers(len(out) + 1)), r)
+    return out
+
+
+def _write(path: Path, rows: list[dict[str, str]], columns: list[str]) -> None:
+    if path.suffix == ".parquet":
+        frame = pd.DataFrame([[r[c] for c in columns] for r in rows], columns=columns, dtype=object)
+        missing = {"", "NA", "nan"}
+        for c in columns:
+            frame[c] = frame[c].map(lambda v: None if v in missing else v)
+        frame["score"] = pd.to_numeric(frame["score"])
+        frame.to_parquet(path)
+        return
+    sep = "\t" if path.suffix == ".tsv" else ","
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, delimiter=sep)
+        w.writerow(columns)
+        w.writerows([[r[c] for c in columns] for r in rows])
+
+
+def _outcome(paths: list[Path], lean: bool, tmp: Path, **kw: object) -> tuple[str, list[str], bytes | str]:
+    notes: list[str] = []
+    args = {"models": None, "items": None, "condition": None, "rescale": "auto", "scales": None} | kw
+    try:
+        panel = long_mod._read_long(paths, notes=notes, answers=None, lean=lean, **args)  # type: ignore[arg-type]
+    except BenchsiftError as exc:
+        return type(exc).__name__, notes, str(exc)
+    out = tmp / f"panel-{lean}.parquet"
+    panel.save(out)
+    return "ok", notes, out.read_bytes()
+
+
+def _reference(paths: list[Path]) -> tuple[np.ndarray, list[tuple[str, str]], list[tuple[str, str]], list]:
+    """The panel by hand: read as text with pandas, strip, first row of each cell, first appearance order."""
+    frames = []
+    for p in paths:
+        if p.suffix == ".parquet":
+            frames.append(pd.read_parquet(p))
+        else:
+            frames.append(pd.read_csv(p, sep="\t" if p.suffix == ".tsv" else ",", dtype=str))
+    df = pd.concat(frames, ignore_index=True)
+    if "condition" not in df.columns:
+        df["condition"] = "image"
+    if "category" not in df.columns:
+        df["category"] = None
+    for c in ("model", "benchmark", "item"):
+        df[c] = df[c].astype(str).str.strip()
+    df["condition"] = df["condition"].fillna("image").astype(str).str.strip()
+    df["score"] = pd.to_numeric(df["score"])
+    df = df.drop_duplicates(["model", "condition", "benchmark", "item"])
+    runs = list(dict.fromkeys(zip(df["model"], df["condition"], strict=True)))
+    items = list(dict.fromkeys(zip(df["benchmark"], df["item"], strict=True)))
+    r_at = {k: i for i, k in enumerate(runs)}
+    i_at = {k: i for i, k in enumerate(items)}
+    matrix = np.full((len(runs), len(items)), np.nan)
+    category: dict[tuple[str, str], object] = {}
+    for row in df.itertuples(index=False):
+        matrix[r_at[(row.model, row.condition)], i_at[(row.benchmark, row.item)]] = row.score
+        category.setdefault((row.benchmark, row.item), None if pd.isna(row.category) else row.category)
+    return matrix, runs, items, [category[k] for k in items]
+
+
+CASES = [(seed, suffix) for seed in range(12) for suffix in (".csv", ".tsv", ".parquet")]
+
+
+@pytest.mark.parametrize(("seed", "suffix"), CASES)
+def test_lean_equals_general_and_reference(tmp_path: Path, seed: int, suffix: str) -> None:
+    rng = np.random.default_rng(seed)
+    with_cond, with_cat = bool(seed % 2), bool(seed % 3)
+    columns = ["model", "benchmark", "item", "score"] + ["condition"] * with_cond + ["category"] * with_cat
+    rng.shuffle(columns)
+    rows = _unique_cells(_rows(rng, 60, with_cond, with_cat), rng, n_dup=int(rng.integers(0, 6)))
+    n_files = 1 + seed % 3
+    cut = np.sort(rng.integers(0, len(rows), n_files - 1))
+    paths = []
+    for k, part in enumerate(np.split(np.arange(len(rows)), cut)):
+        if len(part) == 0:
+            continue
+        p = tmp_path / f"part{k}{suffix}"
+        _write(p, [rows[i] for i in part], columns)
+        assert read_coded(p, None) is not None  # plain files: the lean path reads them
+        paths.append(p)
+    lean = _outcome(paths, True, tmp_path)
+    general = _outcome(paths, False, tmp_path)
+    assert lean == general
+    assert lean[0] == "ok", lean
+    panel = long_mod.read_long(paths)
+    matrix, runs, items, category = _reference(paths)
+    np.testing.assert_array_equal(panel.scores, matrix)
+    assert list(zip(panel.models["model"], panel.models["condition"], strict=True)) == runs
+    assert panel.item_keys == items
+    assert panel.items["category"].tolist() == category
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_conflicting_duplicate_same_message(tmp_path: Path, suffix: str) -> None:
+    rng = np.random.default_rng(5)
+    rows = _unique_cells(_rows(rng, 40, True, True), rng, n_dup=0)
+    rows = [r for r in rows if r["score"] in ("0", "1")]
+    bad = dict(rows[3])
+    bad["score"] = "1" if bad["score"] == "0" else "0"
+    rows.insert(10, bad)
+    rows.insert(12, dict(rows[3]))  # an identical repeat of the same cell too
+    p = tmp_path / f"c{suffix}"
+    _write(p, rows, ["model", "benchmark", "item", "score", "condition", "category"])
+    lean, general = _outcome([p], True, tmp_path), _outcome([p], False, tmp_path)
+    assert lean == general
+    assert lean[0] == "InputError"
+    assert f"{p}, " in str(lean[2]) and "conflicting duplicate scores" in str(lean[2])
+
+
+def test_rescale_side_files_and_condition_fill(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text(
+        "model,benchmark,item,score,condition\n"
+        "m1,MMStar,1,50,\nm1,MMStar,2,100,text-only\nm2,MMStar,1,25,\nm1,OCRBench,1,800,\n"
+        "m2,OCRBench,1,1000,\nm1,Z,1,1,\nm1,MMStar,1,50,\n"
+    )
+    models = tmp_path / "models.csv"
+    models.write_text("model,family,params\nm1,fam,7\nm3,other,1\n")
+    items = tmp_path / "items.csv"
+    items.write_text("benchmark,item,category,question\nMMStar,1,perception,what?\nZ,1,,q\n")
+    side = {"models": models, "items": items}
+    for kw in ({}, side, {"condition": "text-only"}, {"rescale": "none"}, {"scales": {"Z": 2.0}}):
+        lean, general = _outcome([p], True, tmp_path, **kw), _outcome([p], False, tmp_path, **kw)
+        assert lean == general, kw
+    assert any("rescaled 'MMStar'" in n for n in _outcome([p], True, tmp_path)[1])
+    assert _outcome([p], True, tmp_path, rescale="none")[0] == "InputError"
+
+
+def test_bad_condition_negative_score_and_fallbacks(tmp_path: Path) -> None:
+    p = tmp_path / "b.csv"
+    cases = [
+        "model,benchmark,item,score,condition\nm1,A,1,1,image\nm1,A,2,0,blind\n",
+        "model,benchmark,item,score\nm1,A,1,1\nm1,A,2,-0.5\n",
+        "model,benchmark,item,score\nm1,A,1,1\nm1,A,2,inf\n",
+        "model,benchmark,item,score\nm1,A,1,1\n , A,2,0\n",
+        "model,benchmark,item,score\nm1,A,1,1\nm1,A,2\n",
+        "model,benchmark,item,score,org\nm1,A,1,1,x\nm2,A,2,0,y\n",
+        "model,benchmark,item,score\nm1,A,1,-0.0\nm1,A,1,0.0\nm2,A,1,0\n",
+    ]
+    for text in cases:
+        p.write_text(text)
+        assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path), text
+        assert _outcome([p], True, tmp_path, condition="blind") == _outcome(
+            [p], False, tmp_path, condition="blind"
+        )
+
+
+def test_mixed_lean_and_general_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("model,benchmark,item,score,category\nm1,A,1,1,x\nm1,A,2,0,\n")
+    b.write_text("model,benchmark,item,score,question\nm2,A,1,0,what\nm2,A,3,1,why\n")
+    assert read_coded(a, None) is not None and read_coded(b, None) is None
+    assert _outcome([a, b], True, tmp_path) == _outcome([a, b], False, tmp_path)
+
+
+def test_parquet_column_types(tmp_path: Path) -> None:
+    """Integer item ids, int64 scores, pandas categoricals and a stored index: the lean reader gives what
+    pandas.read_parquet + the general path give; a bool score or nullable ints take the general path."""
+    base = pd.DataFrame(
+        {
+            "model": pd.Categorical(["m1", "m1", " m2", "m2", "m1"]),
+            "benchmark": ["A", "A", "A", "B", "A"],
+            "item": np.array([7, 8, 7, 7, 7], dtype=np.int64),
+            "score": np.array([1, 0, 1, 0, 1], dtype=np.int64),
+            "category": pd.Categorical(["x", None, "x", "ü", "x"]),
+        },
+        index=pd.Index([10, 11, 12, 13, 14], name="row_id"),
+    )
+    p = tmp_path / "t.parquet"
+    base.to_parquet(p)
+    assert read_coded(p, None) is not None
+    assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path)
+    assert long_mod.read_long(p).item_keys == [("A", "7"), ("A", "8"), ("B", "7")]
+    for score in (np.array([True, False, True, False, True]), pd.array([1, None, 1, 0, 1], dtype="Int64")):
+        base.assign(score=score).to_parquet(p)
+        assert read_coded(p, None) is None
+        assert _outcome([p], True, tmp_path) == _outcome([p], False, tmp_path)
+
+
+def test_many_blocks_and_a_short_row_guess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small reader blocks (many batches, each with its own dictionary) and a first block of long rows,
+    so the row-count guess is short and the buffers grow: the same outcome as the general path."""
+    from benchsift.io import _coded
+
+    monkeypatch.setattr(_coded, "BLOCK", 1 << 12)
+    rng = np.random.default_rng(3)
+    lines = ["model,benchmark,item,score,category"]
+    lines += [f"{'long-model-name-' * 4}{i % 7},A,{i},{i % 2},c{i % 3}" for i in range(300)]
+    lines += [
+        f"m{i % 11},{'AB'[i % 2]},{i},{rng.choice(['0', '1', ''])},{'' if i % 5 else 'z'}"
+        for i in range(6000)
+    ]
+    p = tmp_path / "blocks.csv"
+    p.write_text("\n".join(lines) + "\n")
+    coded = read_coded(p, None)
+    assert coded is not None and len(coded) == 6300
+    lean = _outcome([p], True, tmp_path)
+    assert lean[0] == "ok" and lean == _outcome([p], False, tmp_path)
