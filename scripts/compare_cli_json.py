@@ -4,6 +4,11 @@ Usage::
 
     .venv/bin/python scripts/compare_cli_json.py [--base REV] [--head REV] [--keep DIR]
 
+``--text`` runs the same commands without ``--json`` and compares what they print for a person (stdout
+and stderr as text, ``COLUMNS=120``): durations printed in the text (``demo finished in ...``, selection
+times) are not removed, so those lines differ and are read by hand. ``--only a,b`` runs only the named
+commands (name the ones they read too, e.g. ``simulate``); the written files are then not compared.
+
 ``--base`` defaults to ``git merge-base main HEAD``, ``--head`` to ``HEAD``; ``WORKTREE`` as either side
 means the current working tree (uncommitted changes included). Each revision is checked out with
 ``git worktree add --detach`` into a temporary folder and run with this interpreter (the current venv)
@@ -200,8 +205,13 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def run_revision(checkout: Path, work: Path) -> dict[str, tuple[int, str]]:
-    """Run every command of :data:`COMMANDS` with ``checkout``'s code in ``work``; name -> (rc, output)."""
+def run_revision(
+    checkout: Path, work: Path, text: bool = False, only: set[str] | None = None
+) -> dict[str, tuple[int, str]]:
+    """Run every command of :data:`COMMANDS` with ``checkout``'s code in ``work``; name -> (rc, output).
+
+    ``text``: without ``--json``, the output being stdout then stderr as printed (paths of the checkout
+    replaced)."""
     fixtures = str(checkout / "tests" / "fixtures")
     env = dict(os.environ, PYTHONPATH=str(checkout / "src"), COLUMNS="120", NO_COLOR="1")
     env["BENCHSIFT_FIXTURES"] = fixtures
@@ -209,18 +219,26 @@ def run_revision(checkout: Path, work: Path) -> dict[str, tuple[int, str]]:
     work.mkdir(parents=True, exist_ok=True)
     results: dict[str, tuple[int, str]] = {}
     for name, cmd in COMMANDS:
+        if only is not None and name not in only:
+            continue
         if isinstance(cmd, tuple):
             argv = [sys.executable, "-c", cmd[1]]
         else:
-            argv = [sys.executable, "-m", "benchsift", *(a.replace(FIX, fixtures) for a in cmd)]
+            args = [a.replace(FIX, fixtures) for a in cmd if not (text and a == "--json")]
+            argv = [sys.executable, "-m", "benchsift", *args]
         proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True)
+        if text and not isinstance(cmd, tuple):
+            both = proc.stdout + "\n[stderr]\n" + proc.stderr
+            results[name] = (proc.returncode, both.replace(str(checkout), "<checkout>"))
+            print(f"  {name}: exit {proc.returncode}", file=sys.stderr, flush=True)
+            continue
         out = _normalise(proc.stdout, checkout) if not isinstance(cmd, tuple) else proc.stdout
         if proc.returncode != 0:
             tail = proc.stderr.strip().splitlines()[-1:]  # the one-line error (or a traceback's last line)
             out += "\n[stderr] " + " ".join(tail).replace(str(checkout), "<checkout>")
         results[name] = (proc.returncode, out)
         print(f"  {name}: exit {proc.returncode}", file=sys.stderr, flush=True)
-    for f in FILES:
+    for f in FILES if only is None else []:
         p = work / f
         text = p.read_bytes().decode("utf-8", "replace") if p.exists() else "<missing>"
         results[f"file:{f}"] = (0, _normalise(text, checkout) if f.endswith(".json") else text)
@@ -238,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=None, help="Base revision (default: merge-base of main and HEAD).")
     parser.add_argument("--head", default="HEAD", help="Revision to compare (default HEAD; WORKTREE).")
+    parser.add_argument("--text", action="store_true", help="Compare the text output (no --json).")
+    parser.add_argument(
+        "--only", default=None, help="Comma-separated command names to run (include the ones they read)."
+    )
     parser.add_argument("--keep", type=Path, default=None, help="Keep the work folders under this folder.")
     args = parser.parse_args(argv)
     base = args.base or _git("merge-base", "main", "HEAD")
@@ -249,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         for side, rev in revs.items():
             print(f"{side}: {shas[side]}", file=sys.stderr, flush=True)
             checkout = _checkout(rev, tmp / f"checkout-{side}")
-            outputs[side] = run_revision(checkout, (args.keep or tmp) / f"work-{side}")
+            only = set(args.only.split(",")) if args.only else None
+            outputs[side] = run_revision(checkout, (args.keep or tmp) / f"work-{side}", args.text, only)
     finally:
         for side, rev in revs.items():
             if rev != "WORKTREE" and (tmp / f"checkout-{side}").exists():

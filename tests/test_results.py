@@ -25,6 +25,7 @@ from benchsift.compression.suite import write_suite
 from benchsift.prism import audit_report, means_report, score_report
 from benchsift.redundancy import (
     benchmark_redundancy,
+    compare_instance_redundancy,
     dimension_redundancy,
     instance_redundancy,
     instance_redundancy_by_benchmark,
@@ -55,6 +56,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
             panel, ratios=[0.2, 0.5], repeats=3, random_state=0
         ),
         "benchmarks": benchmark_redundancy(panel),
+        "compare": compare_instance_redundancy(panel, 5, ratios=[0.2, 0.5], repeats=3, random_state=0),
         "validate": validate(panel, splits=2, selectors=["random", "variance"], retentions=[0.1], floor=10),
         "heldout": validate(panel, splits=2, selectors=["random"], retentions=[0.1], floor=10).result,
         "bank": bank,
@@ -83,6 +85,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
 
 NAMES = [
     "compression", "full_score", "stage2", "dimensions", "instances", "instances_by_benchmark", "benchmarks",
+    "compare",
     "validate", "heldout", "bank", "next", "adaptive", "spectrum", "stage3", "shelf_life", "leftout", "score",
     "bootstrap", "means", "audit", "health", "export", "estimate",
 ]  # fmt: skip

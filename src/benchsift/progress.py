@@ -4,7 +4,7 @@ Every long-running library function takes ``progress: ProgressFn | None = None``
 number of finished steps and the number of steps in all: once with ``(0, total)`` when the work starts, then
 after each step (a category pruned, a split scored, a block of bootstrap replicates, a pipeline stage).
 ``None`` (the default) shows nothing. The library never draws a bar itself: the CLI passes a rich bar on
-stderr (:class:`benchsift.cli._output.RichProgress`); a notebook can pass any callable, e.g.
+stderr (:class:`benchsift.report.progress.RichProgress`); a notebook can pass any callable, e.g.
 ``lambda done, total: print(f"{done}/{total}")`` or a tqdm bar's ``update``.
 
 This module is a leaf (it imports nothing of benchsift), like :mod:`benchsift.errors`, so every layer may

@@ -169,3 +169,34 @@ def test_refusals(tmp_path) -> None:
         load_bank(bad)
     with pytest.raises(InputError, match="se_target"):
         StopRule(se_target=0)
+
+
+def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
+    from benchsift.adaptive import next_items_for
+
+    panel, _ = _panel(40, 100, seed=3)
+    bank = fit_bank(panel)
+    # two models' results so far on three bank items, plus one item the bank does not hold
+    rows = [
+        ("m-a", "B0", "3", 1.0),
+        ("m-a", "B1", "70", 0.0),
+        ("m-b", "B0", "5", 1.0),
+        ("m-b", "Z", "q", 1.0),
+    ]
+    results = tmp_path / "results.csv"
+    pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
+    res = next_items_for(bank, results, ["m-new", "m-a"], batch=4, seed=2)
+    assert res.models == ["m-a", "m-b", "m-new"]  # m-a is in the results: not started again
+    assert res.n_ignored_items == 1 and res.to_dict()["n_ignored_items"] == 1
+    assert list(res.n_answered) == [2, 1, 0]
+    # the same step as next_items on the matrix built by hand
+    X = np.full((3, bank.n_items), np.nan)
+    index = bank.key_index()
+    X[0, index[("B0", "3")]], X[0, index[("B1", "70")]], X[1, index[("B0", "5")]] = 1.0, 0.0, 1.0
+    by_hand = next_items(bank, X, ["m-a", "m-b", "m-new"], batch=4, seed=2)
+    assert res.items == by_hand.items
+    np.testing.assert_allclose(res.theta, by_hand.theta)
+    only_new = next_items_for(bank, start=["m-x"], batch=3)
+    assert only_new.models == ["m-x"] and len(only_new.items[0]) == 3 and only_new.n_ignored_items == 0
+    with pytest.raises(InputError, match="responses"):
+        next_items_for(bank)

@@ -56,7 +56,7 @@ def test_version_and_help_import_no_subcommand() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip().splitlines()[-1] == str(
-        ["benchsift.cli._common", "benchsift.cli._output", "benchsift.cli._progress", "benchsift.cli.main"]
+        ["benchsift.cli._common", "benchsift.cli._output", "benchsift.cli.main"]
     )
 
 

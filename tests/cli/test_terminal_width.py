@@ -22,9 +22,9 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsift.cli import _common
-from benchsift.cli._tables import ID_HEADERS
 from benchsift.cli.main import app
 from benchsift.panel import Panel
+from benchsift.report.console import ID_HEADERS
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.simulate.verdicts import simulate_verdicts
 

@@ -24,8 +24,9 @@ from engine_world import invoke, run_args, write_config
 from fake_server import API_KEY, FakeServer
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import ResponseCache, SQLiteCache
+from benchsift.clients.cache import ResponseCache
 from benchsift.clients.cache_postgres import PostgresCache
+from benchsift.clients.cache_sqlite import SQLiteCache
 
 
 def _prepare(world: dict, tmp: Path, url: str, n: int) -> tuple[Path, Path, Path]:

@@ -10,14 +10,8 @@ import pytest
 
 from benchsift.errors import FormatError
 from benchsift.prism.axes import fill
-from benchsift.prism.build import (
-    Artifact,
-    export_review,
-    h_subtype,
-    import_review,
-    read_artifacts,
-    validate_artifact,
-)
+from benchsift.prism.build import Artifact, h_subtype, read_artifacts, validate_artifact
+from benchsift.prism.review import export_review, import_review
 from benchsift.prism.sources import Item
 
 ITEM = Item("okvqa/1", "okvqa", "General-VQA", "What color is the car?", ["blue", "navy"], ["a.png"])

@@ -38,6 +38,7 @@ def test_evaluate_matches_the_cli_chain(world: dict, server, tmp_path: Path) -> 
     )
 
     seen: list[tuple[str, int, int]] = []
+    stage = [""]
     cache = tmp_path / "cache.sqlite"
     ev = evaluate(
         cfg,
@@ -45,10 +46,15 @@ def test_evaluate_matches_the_cli_chain(world: dict, server, tmp_path: Path) -> 
         tmp_path / "eval",
         images=img,
         cache=cache,
-        progress=lambda s, d, t: seen.append((s, d, t)),
+        progress=lambda d, t: seen.append((stage[0], d, t)),
+        on_stage=lambda name: stage.__setitem__(0, name),
     )
-    assert [s for s in ("build", "run", "grade") if any(x[0] == s for x in seen)] == ["build", "run", "grade"]
-    assert all(d <= t for _, d, t in seen)
+    # one ProgressFn, each stage from (0, total) to (total, total), one report per artifact / record
+    n_records = ev.stages["run"].counts["records"]
+    totals = {"build": ev.stages["build"].counts["artifacts"], "run": n_records, "grade": n_records}
+    assert [s for s, _, _ in seen] == [s for s in totals for _ in range(totals[s] + 1)]
+    for s, total in totals.items():
+        assert [(d, t) for x, d, t in seen if x == s] == [(d, total) for d in range(total + 1)]
     arts = [json.loads(x) for x in (tmp_path / "eval" / "artifacts.jsonl").read_text().splitlines()]
     constraints = {a["item"]: a["data"]["constraints"] for a in arts if a["axis"] == "if"}
     check(ev.to_frame(), world["facts"], constraints)

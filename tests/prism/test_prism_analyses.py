@@ -17,7 +17,6 @@ from benchsift.prism.analyses import (
     domain_pscores,
     leave_one_axis_out,
     mean_effective_weights,
-    means_summary,
     near_tie_report,
     nominal_ranges,
     range_widening,
@@ -25,6 +24,7 @@ from benchsift.prism.analyses import (
 )
 from benchsift.prism.bootstrap import paired_bootstrap
 from benchsift.prism.scores import axis_means
+from benchsift.prism.summaries import means_summary
 from benchsift.simulate.verdicts import simulate_verdict_arrays
 
 

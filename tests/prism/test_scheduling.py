@@ -26,10 +26,12 @@ def test_results_in_input_order_with_at_most_window_running() -> None:
 
         return run
 
-    out = asyncio.run(gather_bounded([job(i) for i in range(200)], window=16, on_done=seen.append))
+    out = asyncio.run(
+        gather_bounded([job(i) for i in range(200)], window=16, progress=lambda d, t: seen.append((d, t)))
+    )
     assert out == [i * i for i in range(200)]
     assert peak == 16  # full, never over
-    assert sorted(seen) == out and seen != out  # on_done in completion order, every result once
+    assert seen == [(d, 200) for d in range(201)]  # progress(done, total): the start, then each result
     assert asyncio.run(gather_bounded([], window=4)) == []
 
 

@@ -1,14 +1,15 @@
 """Adaptive testing on an IRT item bank: fit the bank, choose the next items, replay logged runs.
 
 :func:`fit_bank` / :func:`load_bank` (:mod:`benchsift.adaptive.bank`), :func:`next_items` (the stateless
-step, :mod:`benchsift.adaptive.select`), :func:`simulate_adaptive` (held-out replay against a static suite
-and random items, :mod:`benchsift.adaptive.simulate`).
+step, :mod:`benchsift.adaptive.select`; :func:`next_items_for` takes a results file),
+:func:`simulate_adaptive` (held-out replay against a static suite and random items,
+:mod:`benchsift.adaptive.simulate`).
 """
 
 from __future__ import annotations
 
 from benchsift.adaptive.bank import ItemBank, fit_bank, load_bank
-from benchsift.adaptive.select import NextItems, StopRule, next_items
+from benchsift.adaptive.select import NextItems, StopRule, next_items, next_items_for
 from benchsift.adaptive.simulate import AdaptiveSimulation, simulate_adaptive
 
 __all__ = [
@@ -19,5 +20,6 @@ __all__ = [
     "fit_bank",
     "load_bank",
     "next_items",
+    "next_items_for",
     "simulate_adaptive",
 ]

@@ -15,8 +15,11 @@ most ``se_target``; the rank interval among the bank's reference models (ability
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +30,7 @@ from scipy.stats import norm
 from benchsift._jsonutil import to_jsonable
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError
+from benchsift.panel import Panel
 from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
@@ -67,10 +71,11 @@ class NextItems(Result):
     estimates: np.ndarray  # (n, n_benchmarks + 1) full-score estimates
     estimate_names: list[str]
     keys: list[tuple[str, str]] = field(default_factory=list)  # (benchmark, item) of the bank positions
+    n_ignored_items: int = 0  # items of the responses given that are not in the bank (left out)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
-        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}]}``."""
+        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}], "n_ignored_items"}``."""
         doc = {
             "models": [
                 {
@@ -85,7 +90,8 @@ class NextItems(Result):
                     "estimates": {n: self.estimates[j, c] for c, n in enumerate(self.estimate_names)},
                 }
                 for j, m in enumerate(self.models)
-            ]
+            ],
+            "n_ignored_items": int(self.n_ignored_items),
         }
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
@@ -216,3 +222,46 @@ def next_items(
         estimate_names=names,
         keys=keys,
     )
+
+
+def next_items_for(
+    bank: ItemBank,
+    responses: str | os.PathLike[str] | Panel | None = None,
+    start: Sequence[str] = (),
+    *,
+    batch: int = 10,
+    exposure: float = 3.0,
+    stop: StopRule | None = None,
+    seed: int = 0,
+) -> NextItems:
+    """:func:`next_items` for the models of a results file (or panel) and new models with no results yet.
+
+    Parameters
+    ----------
+    responses:
+        The results so far: a panel, or a file :func:`benchsift.io.read_scores` reads (long CSV with
+        ``model, benchmark, item, score``, a panel file); its image-condition rows are the models, its items
+        not in the bank are left out (counted in ``n_ignored_items``).
+    start:
+        Models to start (their first batch): each one not already in ``responses`` is added with no
+        responses.
+    batch, exposure, stop, seed:
+        As in :func:`next_items`.
+    """
+    from benchsift.io import read_scores
+
+    if responses is None and not start:
+        raise InputError("`responses` or `start`: give the results so far, or models to start")
+    models: list[str] = []
+    X = np.empty((0, bank.n_items))
+    ignored = 0
+    if responses is not None:
+        panel = responses if isinstance(responses, Panel) else read_scores(responses)
+        models, X, ignored = bank.responses(panel)
+        if not models:
+            raise InputError(f"{responses}: no image-condition model rows")
+    fresh = [m for m in start if m not in models]
+    models = [*models, *fresh]
+    X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
+    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, seed=seed)
+    return dataclasses.replace(res, n_ignored_items=ignored)

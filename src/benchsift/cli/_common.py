@@ -15,13 +15,14 @@ import typer
 from typer.core import TyperGroup
 
 from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
-from benchsift.cli._progress import close_all
 from benchsift.errors import BenchsiftError, InputError
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
+from benchsift.report.progress import close_all
 
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
-#: Both render rich tables in the chosen ``--format``, fitted to the terminal (:mod:`benchsift.cli._tables`).
-#: They are made on first use (module ``__getattr__``), so ``benchsift --version`` never imports rich.
+#: Both render rich tables in the chosen ``--format``, fitted to the terminal
+#: (:mod:`benchsift.report.console`). They are made on first use (module ``__getattr__``), so
+#: ``benchsift --version`` never imports rich.
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -33,7 +34,7 @@ _CONSOLES: dict[str, dict[str, Any]] = {"console": {}, "err_console": {"stderr":
 
 def __getattr__(name: str) -> Any:
     if name in _CONSOLES:
-        from benchsift.cli._tables import TableConsole
+        from benchsift.report.console import TableConsole
 
         made = TableConsole(**_CONSOLES[name])
         globals()[name] = made

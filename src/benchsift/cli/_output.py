@@ -27,7 +27,7 @@ def print_warnings(warnings: Iterable[str], console: Console | None = None) -> N
     from rich.markup import escape
 
     from benchsift.cli import _common
-    from benchsift.cli._tables import TableConsole
+    from benchsift.report.console import TableConsole
 
     con = console if console is not None else _common.console
     for w in warnings:
@@ -51,7 +51,7 @@ def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:
 def with_format(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` (a typer command) with a ``--format table|csv|markdown|json`` option added.
 
-    The option sets the format of every table the command prints (:mod:`benchsift.cli._tables`); with
+    The option sets the format of every table the command prints (:mod:`benchsift.report.console`); with
     ``json`` the tables and warnings are printed as one JSON object when the command returns.
     """
     # eval_str: the commands' modules use postponed annotations, and typer reads a given __signature__ as
@@ -62,7 +62,7 @@ def with_format(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, output_format: str = "table", **kwargs: Any) -> Any:
-        from benchsift.cli._tables import flush_json, set_format
+        from benchsift.report.console import flush_json, set_format
 
         set_format(output_format)
         result = func(*args, **kwargs)

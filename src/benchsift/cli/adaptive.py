@@ -12,19 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
-from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items, simulate_adaptive
+from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for, simulate_adaptive
 from benchsift.cli._common import (
     ADDRESS_OPT,
     BACKEND_OPT,
     N_JOBS_OPT,
     ForceOpt,
     console,
-    err_console,
     outputs,
     print_json,
     split_list,
@@ -32,6 +28,8 @@ from benchsift.cli._common import (
 )
 from benchsift.errors import InputError
 from benchsift.io import read_scores
+from benchsift.report.progress import progress_bar
+from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
 
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
@@ -63,10 +61,7 @@ def bank_command(
     if json_output:
         print_json(summary)
         return
-    table = Table(title=f"Item bank written to {out}")
-    for col in ("model", "items", "benchmarks", "reference models"):
-        table.add_column(col)
-    table.add_row(bank.kind, str(bank.n_items), str(len(bank.benchmarks)), str(len(bank.reference_models)))
+    table = render_bank(bank, out)
     console.print(table)
 
 
@@ -97,40 +92,24 @@ def next_command(
     bank = load_bank(bank_path)
     if responses is None and start is None:
         raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
-    models: list[str] = []
-    X = np.empty((0, bank.n_items))
-    ignored = 0
-    if responses is not None:
-        models, X, ignored = bank.responses(read_scores(responses))
-        if not models:
-            raise InputError(f"{responses}: no image-condition model rows")
-    fresh = [m for m in (split_list(start) or []) if m not in models]
-    models = [*models, *fresh]
-    X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
-    rule = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
-    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=rule, seed=seed)
-    doc = res.to_dict()
-    doc["n_ignored_items"] = ignored
+    res = next_items_for(
+        bank,
+        responses,
+        split_list(start) or [],
+        batch=batch,
+        exposure=exposure,
+        stop=StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items),
+        seed=seed,
+    )
     if json_output:
-        print_json(doc)
+        print_json(res.to_dict())
         return
-    table = Table(title=f"Next items from {bank_path.name} ({bank.n_items} items)")
-    for col in ("model", "answered", "ability (sd)", "rank [interval]", "overall est.", "next / stop"):
-        table.add_column(col)
-    for row in doc["models"]:
-        nxt = ", ".join(f"{k['benchmark']}/{k['item']}" for k in row["next"]) or f"stop: {row['stop']}"
-        lo, hi = row["rank_interval"]
-        table.add_row(
-            row["model"],
-            str(row["n_answered"]),
-            f"{row['theta']:.2f} ({row['se']:.2f})",
-            f"{row['rank']:.0f} [{lo:.0f}, {hi:.0f}]",
-            f"{row['estimates']['overall']:.3f}",
-            nxt,
-        )
+    table = render_next(res, f"Next items from {bank_path.name} ({bank.n_items} items)")
     console.print(table)
-    if ignored:
-        console.print(f"[dim]{ignored} item(s) of the responses are not in the bank and were ignored[/]")
+    if res.n_ignored_items:
+        console.print(
+            f"[dim]{res.n_ignored_items} item(s) of the responses are not in the bank and were ignored[/]"
+        )
 
 
 @app.command("simulate")
@@ -150,31 +129,22 @@ def simulate_command(
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     loaded = read_scores(panel)
     n_jobs = sweep_workers(ctx, backend, address, n_jobs)
-    with Progress(console=err_console, transient=True) as bar:  # stderr: stdout carries the table or JSON
-        task = bar.add_task("replaying splits", total=splits)
-        res = simulate_adaptive(
-            loaded,
-            holdout=holdout,
-            budget=budget,
-            seed=seed,
-            n_splits=splits,
-            batch=batch,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-            n_jobs=n_jobs,
-        )
+    res = simulate_adaptive(
+        loaded,
+        holdout=holdout,
+        budget=budget,
+        seed=seed,
+        n_splits=splits,
+        batch=batch,
+        progress=progress_bar("replaying splits"),
+        n_jobs=n_jobs,
+    )
     if json_output:
         print_json(res.to_dict())
         return
-    table = Table(title=f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)")
-    for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)"):
-        table.add_column(col)
-    for r in res.rows():
-        table.add_row(
-            r["method"],
-            f"{r['n_items']:.0f}",
-            f"{r['rho_mean']:.3f} ({r['rho_sd']:.3f})",
-            f"{r['mae_mean']:.4f} ({r['mae_sd']:.4f})",
-        )
+    table = render_simulation(
+        res, f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)"
+    )
     console.print(table)
     for note in res.notes:
         console.print(f"[dim]note: {note}[/]")

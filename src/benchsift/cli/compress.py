@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.cli._output import print_warnings
-from benchsift.compression.estimate import EstimateResult, estimate_new_models
+from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
@@ -19,14 +18,7 @@ from benchsift.errors import InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.html import write_report
-
-
-def _fmt(v: float) -> str:
-    return "-" if v != v else f"{v:.3f}"  # NaN check without numpy
-
-
-def _fmt_rank(v: float) -> str:
-    return "-" if v != v else f"{v:.0f}"
+from benchsift.report.tables.compression import render_estimate, render_full_score
 
 
 def compress_command(
@@ -174,60 +166,10 @@ def estimate_command(
     for w in res.warnings:
         err_console.print(f"[yellow]warning: {w}[/]")
     if res.full is not None:
-        console.print(_full_score_table(res, suite_dir.name, suite.n_items))
-    table = Table(
-        title=f"Scores on the suite {suite_dir.name} ({suite.n_items} items, "
-        f"{res.n_reference} reference models)"
-        + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
-    )
-    table.add_column("model")
-    for c in res.categories:
-        table.add_column(c)
-    for col in ("overall", f"{int(level * 100)}% CI", "rank", "rank CI", "coverage"):
-        table.add_column(col)
-    for j, m in enumerate(res.models):
-        table.add_row(
-            m,
-            *(_fmt(float(v)) for v in res.category_means[j]),
-            _fmt(float(res.overall[j])),
-            f"[{_fmt(float(res.overall_ci[j, 0]))}, {_fmt(float(res.overall_ci[j, 1]))}]",
-            f"{_fmt_rank(float(res.rank[j]))} / {res.n_reference + 1}",
-            f"[{_fmt_rank(float(res.rank_ci[j, 0]))}, {_fmt_rank(float(res.rank_ci[j, 1]))}]",
-            f"{res.coverage[j]:.2f}",
-        )
+        console.print(render_full_score(res, suite_dir.name, suite.n_items))
+    table = render_estimate(res, suite_dir.name, suite.n_items, level)
     console.print(table)
     for note in res.notes:
         console.print(f"[dim]note: {note}[/]")
     if res.n_ignored_rows:
         console.print(f"[dim]{res.n_ignored_rows} item column(s) outside the suite were ignored[/]")
-
-
-def _full_score_table(res: EstimateResult, name: str, n_items: int) -> Table:
-    """Estimated full-benchmark scores (benchmarks and overall; categories are in --json)."""
-    f = res.full
-    assert f is not None
-    m = f.method
-    table = Table(
-        title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
-        f"{int(f.level * 100)}% conformal intervals)"
-    )
-    for col in ("model", "benchmark", "estimate", "interval", "suite mean", "rank", "rank interval"):
-        table.add_column(col)
-    # one benchmark: its row is the overall one; several: one row each, then overall (ranks on the last row)
-    benches = [c for c, k in enumerate(f.kinds) if k == "benchmark"]
-    shown = benches if len(benches) == 1 else [*benches, len(f.kinds) - 1]
-    for j, model in enumerate(f.models):
-        for c in shown:
-            overall = c == shown[-1]
-            table.add_row(
-                model,
-                f.groups[c],
-                _fmt(float(f.score[m][j, c])),
-                f"[{_fmt(float(f.low[m][j, c]))}, {_fmt(float(f.high[m][j, c]))}]",
-                _fmt(float(f.suite_mean[j, c])),
-                f"{_fmt_rank(float(f.rank[j]))} / {f.n_reference + 1}" if overall else "",
-                f"[{_fmt_rank(float(f.rank_interval[j, 0]))}, {_fmt_rank(float(f.rank_interval[j, 1]))}]"
-                if overall
-                else "",
-            )
-    return table

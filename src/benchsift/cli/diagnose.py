@@ -27,6 +27,7 @@ from benchsift.compression.diagnostics import (
 )
 from benchsift.errors import InputError
 from benchsift.io import read_scores as read_new_scores
+from benchsift.report.tables.diagnostics import render_checkpoints, render_shelf_life, render_stage3
 from benchsift.report.validation_figures import checkpoint_figure, frame_table, leftout_figure
 
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")
@@ -92,16 +93,7 @@ def stage3_command(
     if json_output:
         print_json(res.to_dict())
         return
-    t = res.table()
-    t["95% CI"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(t["ci_low"], t["ci_high"], strict=True)]
-    frame = t[["k", "rho", "95% CI", "rho_greedy", "rho_imputed", "selected"]]
-    console.print(
-        frame_table(
-            frame,
-            f"Stage 3 on {res.n_models} of {res.n_models_all} models covering "
-            f">= {res.min_coverage} benchmarks (Table 18)",
-        )
-    )
+    console.print(render_stage3(res))
     for note in res.notes:
         console.print(f"[dim]note: {note}[/dim]")
     print_warnings(res.warnings)
@@ -126,12 +118,7 @@ def shelf_life_command(
     if json_output:
         print_json(res.to_dict())
         return
-    frame = res.table()[["panel", "M", "scored", "rho_frozen", "rho_best", "gap", "percentile"]]
-    console.print(
-        frame_table(
-            frame, f"Frozen on the {res.n_build} oldest dated models: {', '.join(res.frozen)} (Table 20)"
-        )
-    )
+    console.print(render_shelf_life(res))
 
 
 @app.command("leftout")
@@ -211,14 +198,7 @@ def checkpoints_command(
     if json_output:
         print_json(with_warnings(res.to_dict(), warnings))
         return
-    table = res.table()
-    console.print(
-        frame_table(
-            table,
-            "Checkpoint-ranking fidelity (Table 23)",
-            row_highlight=[c for c in table.columns if "@" in c],
-        )
-    )
+    console.print(render_checkpoints(res.table()))
     print_warnings(warnings)
 
 

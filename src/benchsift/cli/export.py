@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json
 from benchsift.compression.export import TOOLS, export_suite
 from benchsift.errors import InputError
+from benchsift.report.tables.panel import render_export
 
 
 def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
@@ -81,11 +81,7 @@ def export_command(
         return
     for w in res.warnings:
         err_console.print(f"[yellow]warning: {w}[/]")
-    table = Table(title=f"Exported for {to} to {res.out_dir}: {res.n_items} items, {len(res.files)} files")
-    for col in ("benchmark", "logged as", "items"):
-        table.add_column(col)
-    for bench, ids in res.items.items():
-        table.add_row(bench, res.harness_names[bench], str(len(ids)))
+    table = render_export(res, to)
     console.print(table)
     console.print("run (MODEL and RUNS are yours to fill in):")
     for c in res.commands:

@@ -7,14 +7,15 @@ One sub-command per format of :mod:`benchsift.io.registry`. Each reads its input
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from benchsift.cli._common import FORCE, console, fail, outputs, print_json
+from benchsift.cli._common import ForceOpt, console, fail, outputs, print_json
 from benchsift.errors import BenchsiftError
 from benchsift.io.importing import WARNING, import_files
 from benchsift.io.registry import FORMATS
@@ -41,27 +42,6 @@ app = typer.Typer(
     add_completion=False,
 )
 
-INPUTS = typer.Argument(..., help="Input file(s).", show_default=False)
-OUTPUT = typer.Option(..., "--output", "-o", help="Panel file to write (parquet).")
-CONDITION = typer.Option(None, "--condition", help="Condition of the runs: image (default) or text-only.")
-RESCALE = typer.Option(
-    "auto", "--rescale", help="Out-of-range scores: auto (known scales + percentages), known, none."
-)
-SCALE = typer.Option(
-    None, "--scale", help="Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all)."
-)
-JSON = typer.Option(False, "--json", help="Print one JSON object instead of tables.")
-MODEL = typer.Option(None, "--model", help="Model name, where the files do not say it (overrides them).")
-BENCHMARK = typer.Option(None, "--benchmark", help="Benchmark name (default: taken from the file).")
-MODELS = typer.Option(None, "--models", help="Side file models.csv: model, family, release_date, params.")
-ITEMS = typer.Option(None, "--items", help="Side file items.csv: benchmark, item, category, question, ...")
-METRIC = typer.Option(None, "--metric", help="Per-sample metric to use (default: the task's first).")
-ANSWERS_OUT = typer.Option(
-    None,
-    "--answers-out",
-    help="Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
-)
-
 
 def _run(
     fmt: str,
@@ -75,6 +55,8 @@ def _run(
     answers_out: Path | None = None,
     **options: Any,
 ) -> None:
+    if "filter_name" in options:
+        options["filter"] = options.pop("filter_name")
     try:
         outputs(force, files=[output, answers_out])
         res = import_files(
@@ -102,273 +84,139 @@ def _run(
             console.print(f"  [dim]{escape(note)}[/dim]")
 
 
-@app.command("long")
-def import_long(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    models: Path | None = MODELS,
-    items: Path | None = ITEMS,
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    answers_out: Path | None = ANSWERS_OUT,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """Long table: model, benchmark, item, score (+ category, condition, metadata); CSV/TSV/parquet/Excel."""
-    _run(
-        "long",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        answers_out=answers_out,
-        rescale=rescale,
-        scale=scale,
-        models=models,
-        items=items,
-        condition=condition,
-    )
-
-
-@app.command("wide")
-def import_wide(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    benchmark: str | None = BENCHMARK,
-    item_column: str | None = typer.Option(None, "--item-column", help="Item id column (default: first)."),
-    model_column: str | None = typer.Option(
-        None, "--model-column", help="Model id column with --orient models-rows (default: first)."
+# The options the commands share, declared once (typer reads the Annotated metadata).
+Inputs = Annotated[list[Path], typer.Argument(help="Input file(s).", show_default=False)]
+Output = Annotated[Path, typer.Option("--output", "-o", help="Panel file to write (parquet).")]
+Condition = Annotated[
+    str | None, typer.Option("--condition", help="Condition of the runs: image (default) or text-only.")
+]
+Rescale = Annotated[
+    str,
+    typer.Option("--rescale", help="Out-of-range scores: auto (known scales + percentages), known, none."),
+]
+Scale = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scale", help="Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all)."
     ),
-    category_column: str | None = typer.Option(None, "--category-column", help="Column of item categories."),
-    orient: str = typer.Option("items-rows", "--orient", help="items-rows (default) or models-rows."),
-    models: Path | None = MODELS,
-    items: Path | None = ITEMS,
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """Wide table: one row per item, one column per model (or transposed with --orient models-rows)."""
-    _run(
-        "wide",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        rescale=rescale,
-        scale=scale,
-        benchmark=benchmark,
-        item_column=item_column,
-        model_column=model_column,
-        category_column=category_column,
-        orient=orient,
-        models=models,
-        items=items,
-        condition=condition,
-    )
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+AnswersOut = Annotated[
+    Path | None,
+    typer.Option(
+        "--answers-out",
+        help="Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
+    ),
+]
+Str = str | None
 
 
-def _harness_command(fmt: str, doc: str) -> Any:
-    def command(
-        inputs: list[Path] = INPUTS,
-        output: Path = OUTPUT,
-        model: str | None = MODEL,
-        metric: str | None = METRIC,
-        filter_name: str | None = typer.Option(None, "--filter", help="Filter to keep (e.g. strict-match)."),
-        benchmark: str | None = BENCHMARK,
-        condition: str | None = CONDITION,
-        rescale: str = RESCALE,
-        scale: list[str] | None = SCALE,
-        answers_out: Path | None = ANSWERS_OUT,
-        force: bool = FORCE,
-        json_output: bool = JSON,
-    ) -> None:
-        _run(
-            fmt,
-            inputs,
-            output,
-            json_output=json_output,
-            force=force,
-            answers_out=answers_out,
-            rescale=rescale,
-            scale=scale,
-            model=model,
-            metric=metric,
-            filter=filter_name,
-            benchmark=benchmark,
-            condition=condition,
-        )
+def _opt(flag: str, help: str, kind: Any = Str) -> Any:
+    return Annotated[kind, typer.Option(flag, help=help)]
 
+
+Model = _opt("--model", "Model name, where the files do not say it (overrides them).")
+Benchmark = _opt("--benchmark", "Benchmark name (default: taken from the file).")
+Models = _opt("--models", "Side file models.csv: model, family, release_date, params.", Path | None)
+Items = _opt("--items", "Side file items.csv: benchmark, item, category, question, ...", Path | None)
+Metric = _opt("--metric", "Per-sample metric to use (default: the task's first).")
+ModelColumn = _opt("--model-column", "Model id column (default: first).")
+
+
+def _register(fmt: str, doc: str, *own: tuple[Any, ...], answers: bool = True) -> None:
+    """Add ``benchsift import FMT``: INPUTS, -o OUTPUT, the format's ``own`` options ``(name, annotation)``
+    or ``(name, annotation, default)`` (default None), then the options every format shares."""
+    P = inspect.Parameter
+    params = [P("inputs", P.POSITIONAL_OR_KEYWORD, annotation=Inputs)]
+    params.append(P("output", P.POSITIONAL_OR_KEYWORD, annotation=Output))
+    for name, annotation, *default in own:
+        value = default[0] if default else None
+        params.append(P(name, P.POSITIONAL_OR_KEYWORD, default=value, annotation=annotation))
+    shared: list[tuple[str, Any, Any]] = [("condition", Condition, None), ("rescale", Rescale, "auto")]
+    shared += [("scale", Scale, None)] + ([("answers_out", AnswersOut, None)] if answers else [])
+    shared += [("force", ForceOpt, False), ("json_output", JsonOpt, False)]
+    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=d, annotation=a) for n, a, d in shared]
+
+    def command(**kwargs: Any) -> None:
+        _run(fmt, **kwargs)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = doc
-    return command
+    command.__name__ = "import_" + fmt.replace("-", "_")
+    app.command(fmt)(command)
 
 
-app.command("lmms-eval")(
-    _harness_command("lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).")
+_register(
+    "long",
+    "Long table: model, benchmark, item, score (+ category, condition, metadata); CSV/TSV/parquet/Excel.",
+    ("models", Models),
+    ("items", Items),
 )
-app.command("lm-eval")(
-    _harness_command("lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).")
+_register(
+    "wide",
+    "Wide table: one row per item, one column per model (or transposed with --orient models-rows).",
+    ("benchmark", Benchmark),
+    ("item_column", _opt("--item-column", "Item id column (default: first).")),
+    ("model_column", _opt("--model-column", "Model id column with --orient models-rows (default: first).")),
+    ("category_column", _opt("--category-column", "Column of item categories.")),
+    ("orient", _opt("--orient", "items-rows (default) or models-rows.", str), "items-rows"),
+    ("models", Models),
+    ("items", Items),
+    answers=False,
 )
-
-
-@app.command("vlmevalkit")
-def import_vlmevalkit(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    model: str | None = MODEL,
-    benchmark: str | None = BENCHMARK,
-    score_column: str | None = typer.Option(None, "--score-column", help="Per-item score column."),
-    circular: bool | None = typer.Option(
-        None, "--circular/--no-circular", help="Group circular rotations (default: when present)."
+_HARNESS = (
+    ("model", Model),
+    ("metric", Metric),
+    ("filter_name", _opt("--filter", "Filter to keep (e.g. strict-match).")),
+    ("benchmark", Benchmark),
+)
+_register("lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).", *_HARNESS)
+_register("lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).", *_HARNESS)
+_register(
+    "vlmevalkit",
+    "VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score).",
+    ("model", Model),
+    ("benchmark", Benchmark),
+    ("score_column", _opt("--score-column", "Per-item score column.")),
+    (
+        "circular",
+        Annotated[
+            bool | None,
+            typer.Option(
+                "--circular/--no-circular", help="Group circular rotations (default: when present)."
+            ),
+        ],
     ),
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    answers_out: Path | None = ANSWERS_OUT,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score)."""
-    _run(
-        "vlmevalkit",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        answers_out=answers_out,
-        rescale=rescale,
-        scale=scale,
-        model=model,
-        benchmark=benchmark,
-        score_column=score_column,
-        circular=circular,
-        condition=condition,
-    )
-
-
-@app.command("inspect")
-def import_inspect(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    model: str | None = MODEL,
-    benchmark: str | None = BENCHMARK,
-    scorer: str | None = typer.Option(None, "--scorer", help="Scorer to use when a log has several."),
-    metric: str | None = typer.Option(None, "--metric", help="Field of a dict-valued score."),
-    reducer: str | None = typer.Option(
-        None, "--reducer", help="Epoch reducer to use when a log holds several (e.g. max, mean)."
+)
+_register(
+    "inspect",
+    "inspect_ai eval logs (.eval archives or .json, or folders of them).",
+    ("model", Model),
+    ("benchmark", Benchmark),
+    ("scorer", _opt("--scorer", "Scorer to use when a log has several.")),
+    ("metric", _opt("--metric", "Field of a dict-valued score.")),
+    ("reducer", _opt("--reducer", "Epoch reducer to use when a log holds several (e.g. max, mean).")),
+)
+_register(
+    "aggregate",
+    "Benchmark-level scores (models x benchmarks CSV, or OpenVLM.json): one panel column per benchmark.",
+    ("model_column", ModelColumn),
+    ("models", Models),
+    answers=False,
+)
+_register(
+    "eee",
+    "Every Eval Ever instance-level files (<uuid>_samples.jsonl, or folders of them).",
+    (
+        "filter_name",
+        _opt("--filter", "Aggregate result to keep when a sample has several (evaluation_result_id)."),
     ),
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    answers_out: Path | None = ANSWERS_OUT,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """inspect_ai eval logs (.eval archives or .json, or folders of them)."""
-    _run(
-        "inspect",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        answers_out=answers_out,
-        rescale=rescale,
-        scale=scale,
-        model=model,
-        benchmark=benchmark,
-        scorer=scorer,
-        metric=metric,
-        reducer=reducer,
-        condition=condition,
-    )
-
-
-@app.command("aggregate")
-def import_aggregate(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    model_column: str | None = typer.Option(None, "--model-column", help="Model id column (default: first)."),
-    models: Path | None = MODELS,
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """Benchmark-level scores (models x benchmarks CSV, or OpenVLM.json): one panel column per benchmark."""
-    _run(
-        "aggregate",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        rescale=rescale,
-        scale=scale,
-        model_column=model_column,
-        models=models,
-        condition=condition,
-    )
-
-
-@app.command("eee")
-def import_eee(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    filter_name: str | None = typer.Option(
-        None, "--filter", help="Aggregate result to keep when a sample has several (evaluation_result_id)."
-    ),
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    answers_out: Path | None = ANSWERS_OUT,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """Every Eval Ever instance-level files (<uuid>_samples.jsonl, or folders of them)."""
-    _run(
-        "eee",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        answers_out=answers_out,
-        rescale=rescale,
-        scale=scale,
-        filter=filter_name,
-        condition=condition,
-    )
-
-
-@app.command("lighteval")
-def import_lighteval(
-    inputs: list[Path] = INPUTS,
-    output: Path = OUTPUT,
-    model: str | None = MODEL,
-    metric: str | None = typer.Option(
-        None, "--metric", help="Metric of the details to use (default: acc/em)."
-    ),
-    benchmark: str | None = BENCHMARK,
-    condition: str | None = CONDITION,
-    rescale: str = RESCALE,
-    scale: list[str] | None = SCALE,
-    answers_out: Path | None = ANSWERS_OUT,
-    force: bool = FORCE,
-    json_output: bool = JSON,
-) -> None:
-    """lighteval details (details_<task>_<date>.parquet, or folders of them)."""
-    _run(
-        "lighteval",
-        inputs,
-        output,
-        json_output=json_output,
-        force=force,
-        answers_out=answers_out,
-        rescale=rescale,
-        scale=scale,
-        model=model,
-        metric=metric,
-        benchmark=benchmark,
-        condition=condition,
-    )
+)
+_register(
+    "lighteval",
+    "lighteval details (details_<task>_<date>.parquet, or folders of them).",
+    ("model", Model),
+    ("metric", _opt("--metric", "Metric of the details to use (default: acc/em).")),
+    ("benchmark", Benchmark),
+)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchsift.cli._common import console, fail, print_json
 from benchsift.errors import BenchsiftError
 from benchsift.io.long import read_models_table
 from benchsift.panel import Panel
-from benchsift.report.panel_summary import match_models_table, model_coverage, panel_summary, summary_table
+from benchsift.report.panel_summary import describe_panel, summary_table
+from benchsift.report.tables.panel import render_model_coverage
 
 
 def info_command(
@@ -24,34 +24,17 @@ def info_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
 ) -> None:
     """Describe a panel: models, items, benchmarks, mean score and coverage, per benchmark and per model."""
-    warnings: list[str] = []
     try:
         loaded = Panel.load(panel)
-        summary = panel_summary(loaded)
-        summary["models"] = model_coverage(loaded)
-        if models is not None:
-            match = match_models_table(loaded, read_models_table(models))
-            summary["models_file"] = {"path": str(models), **match}
-            if match["unmatched_rows"]:
-                names = [r["model"] for r in match["unmatched_rows"]]
-                warnings.append(f"{models}: {len(names)} row(s) match no model of the panel: {names}")
+        side = read_models_table(models) if models is not None else None
+        summary = describe_panel(loaded, side, str(models))
     except BenchsiftError as exc:
         raise fail(str(exc)) from None
-    for run in summary["models"]:
-        if run["benchmarks_without_scores"]:
-            where = run["benchmarks_without_scores"]
-            warnings.append(f"model {run['model']!r} ({run['condition']}) has no score on {where}")
     if json_output:
-        print_json({**summary, "warnings": warnings})
+        print_json(summary)
         return
     console.print(summary_table(summary, title=str(panel)))
-    table = Table(title="models")
-    for col in ("model", "condition", "scored", "coverage", "mean score"):
-        table.add_column(col, justify="left" if col in ("model", "condition") else "right")
-    for run in summary["models"]:
-        cov = "n/a" if run["coverage"] is None else f"{run['coverage']:.4f}"
-        mean = "n/a" if run["mean_score"] is None else f"{run['mean_score']:.4f}"
-        table.add_row(escape(run["model"]), run["condition"], str(run["n_scored"]), cov, mean)
+    table = render_model_coverage(summary["models"])
     console.print(table)
-    for w in warnings:
+    for w in summary["warnings"]:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}")

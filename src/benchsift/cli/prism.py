@@ -5,34 +5,33 @@ paired bootstrap (App. E) and prints the leaderboard with CIs, rank CIs and pair
 ``analyze`` needs only per-model axis means (e.g. the paper's Table 2). ``audit`` runs the judge audits
 (Sec. 5.3, App. F): the cross-judge leaderboard Spearman with the rho >= 0.95 admission rule from two
 verdict tables, and Cohen's kappa / disagreement between a judge and human labels. ``--json`` prints one
-object; its keys are listed in :func:`benchsift.prism.analyses.means_summary`,
-:func:`benchsift.prism.analyses.score_summary` and :func:`benchsift.prism.audit.audit_summary`.
+object; its keys are listed in :func:`benchsift.prism.summaries.means_summary`,
+:func:`benchsift.prism.summaries.score_summary` and :func:`benchsift.prism.audit.audit_summary`.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import numpy as np
-import pandas as pd
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
-from benchsift._fileio import atomic_dir
-from benchsift._jsonutil import to_jsonable
-from benchsift.cli._common import ForceOpt, console, err_console, outputs, print_json, split_list
+from benchsift.cli._common import ForceOpt, console, outputs, print_json, split_list
 from benchsift.cli._output import print_warnings
 from benchsift.errors import InputError
-from benchsift.prism.analyses import (
-    axis_correlation,
-)
+from benchsift.prism.analyses import axis_correlation
 from benchsift.prism.scores import SC_VARIANTS
 from benchsift.prism.scoring import audit_report, means_report, score_report
-from benchsift.report.html import write_report
+from benchsift.report.outputs import write_result_dir
 from benchsift.report.prism_figures import write_prism_figures
+from benchsift.report.progress import progress_bar
+from benchsift.report.tables.prism import (
+    means_lines,
+    render_audit,
+    render_axes,
+    render_leaderboard,
+    score_lines,
+)
 
 app = typer.Typer(
     help="Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",
@@ -53,61 +52,6 @@ def _weights(value: str) -> dict[str, float]:
             raise InputError(f"--weights: expected axis=weight pairs like 'h=2,if=2', got {part!r}")
         out[axis.strip()] = weight
     return out
-
-
-def _fmt(v: Any, digits: int = 3) -> str:
-    f = float("nan") if v is None else float(v)
-    return "n/a" if not np.isfinite(f) else f"{f:.{digits}f}"
-
-
-def _leaderboard(summary: dict[str, Any], means: pd.DataFrame, title: str, show_axes: bool = True) -> Table:
-    t = Table(title=title)
-    t.add_column("model", no_wrap=True)
-    shown = list(means.columns) if show_axes else []
-    for a in shown:
-        t.add_column(str(a), justify="right")
-    t.add_column("PScore", justify="right", style="bold")
-    with_ci = "ci" in summary
-    if with_ci:
-        t.add_column("95% CI", justify="right")
-        t.add_column("rank CI", justify="right")
-    order = sorted(summary["pscore"], key=lambda m: -summary["pscore"][m])
-    for m in order:
-        row = [m] + [_fmt(means.loc[m, a]) for a in shown] + [_fmt(summary["pscore"][m])]
-        if with_ci:
-            lo, hi = summary["ci"][m]
-            rlo, rhi = summary["rank_ci"][m]
-            row += [f"[{_fmt(lo)}, {_fmt(hi)}]", f"[{_fmt(rlo, 1)}, {_fmt(rhi, 1)}]"]
-        t.add_row(*row)
-    return t
-
-
-def _axis_table(summary: dict[str, Any]) -> Table:
-    t = Table(title="Axes")
-    for c in ("axis", "range", "eff. weight", "dominant for", "LOAO rho"):
-        t.add_column(c, justify="right" if c != "axis" else "left")
-    for a, w in summary["effective_weights"].items():
-        t.add_row(
-            a,
-            _fmt(summary["ranges"][a]),
-            _fmt(w),
-            str(summary["dominant_axis_counts"][a]),
-            _fmt(summary["leave_one_axis_out"][a]),
-        )
-    t.add_row("PScore", _fmt(summary["ranges"]["PScore"]), "", "", "")
-    return t
-
-
-def _write_out(
-    out: Path, payload: dict[str, Any], frames: dict[str, pd.DataFrame], figures: Any | None = None
-) -> None:
-    with atomic_dir(out) as tmp:
-        (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
-        for name, df in frames.items():
-            df.to_csv(tmp / f"{name}.csv")
-        if figures is not None:
-            figures(tmp / "figures")
-        write_report(tmp, title=f"benchsift results: {out.name}")
 
 
 @app.command("score")
@@ -142,22 +86,20 @@ def score_command(
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
     outputs(force, dirs=[out])
-    with Progress(console=err_console, transient=True, disable=json_output) as bar:
-        task = bar.add_task(f"bootstrap B={bootstrap}", total=bootstrap)
-        report = score_report(
-            verdicts,
-            bootstrap=bootstrap,
-            seed=seed,
-            alpha=alpha,
-            sc_variant=sc_variant,
-            mq_partial=mq_partial,
-            near_tie=split_list(near_tie) if near_tie else None,
-            budget=budget,
-            progress=lambda done, total: bar.update(task, completed=done),
-        )
+    report = score_report(
+        verdicts,
+        bootstrap=bootstrap,
+        seed=seed,
+        alpha=alpha,
+        sc_variant=sc_variant,
+        mq_partial=mq_partial,
+        near_tie=split_list(near_tie) if near_tie else None,
+        budget=budget,
+        progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
+    )
     summary, result, means = report.summary, report.bootstrap, report.means
     if out is not None:
-        _write_out(
+        write_result_dir(
             out,
             summary,
             report.tables,
@@ -174,20 +116,10 @@ def score_command(
         print_json(summary)
         return
     title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
-    console.print(_leaderboard(summary, means, title, show_axes=False))
-    console.print(_axis_table(summary))
-    s = summary["separation"]
-    console.print(
-        f"pairwise separation at alpha={alpha}: raw {s['raw']:.1%}, BH {s['bh']:.1%}, "
-        f"Bonferroni {s['bonferroni']:.1%} of {result.separation.n_pairs} pairs"
-    )
-    if "accuracy_separation" in summary:
-        acc = summary["accuracy_separation"]
-        by_bench = [v["raw"] for v in acc["q_by_benchmark"].values()]
-        console.print(
-            f"same test on plain q accuracy: pooled {acc['q']['raw']:.1%}, per benchmark "
-            f"{min(by_bench):.1%}-{max(by_bench):.1%}, macro mean {acc['q_macro']['raw']:.1%}"
-        )
+    console.print(render_leaderboard(summary, means, title, show_axes=False))
+    console.print(render_axes(summary))
+    for line in score_lines(report, alpha):
+        console.print(line)
     print_warnings(summary.get("warnings", []))
     if out is not None:
         console.print(f"wrote {out}")
@@ -244,7 +176,7 @@ def analyze_command(
     summary, means = report.summary, report.means
     if out is not None:
         corr = axis_correlation(means)
-        _write_out(
+        write_result_dir(
             out,
             summary,
             {"axis_means": means},
@@ -253,16 +185,10 @@ def analyze_command(
     if json_output:
         print_json(summary)
         return
-    console.print(_leaderboard(summary, means, f"PScore from axis means ({len(means)} models)"))
-    console.print(_axis_table(summary))
-    agg = summary["aggregator_pearson_with_q"]
-    console.print("Pearson with q: " + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in agg.items()))
-    if "weighted_pscore" in summary:
-        wps = summary["weighted_pscore"]
-        console.print(
-            f"weighted PScore (Eq. 3): Spearman {_fmt(wps['spearman_vs_harmonic'])} vs PScore, "
-            f"top {', '.join(wps['top'])}"
-        )
+    console.print(render_leaderboard(summary, means, f"PScore from axis means ({len(means)} models)"))
+    console.print(render_axes(summary))
+    for line in means_lines(report):
+        console.print(line)
 
 
 @app.command("audit")
@@ -318,33 +244,15 @@ def audit_command(
         threshold=threshold,
         sc_variant=sc_variant,
     )
-    cross, human, frames = report.cross_judge, report.human_agreement, report.tables
+    frames = report.tables
     summary = report.to_dict()
     if out is not None:
-        _write_out(out, summary, frames)
+        write_result_dir(out, summary, frames)
     if json_output:
         print_json(summary)
         return
-    if cross is not None:
-        t = Table(
-            title=f"Cross-judge audit (Spearman of the model leaderboards, admit iff rho >= {threshold})"
-        )
-        for c in ("axis", "rho", "items", "admitted"):
-            t.add_column(c, justify="left" if c == "axis" else "right")
-        for axis, row in cross.table.iterrows():
-            t.add_row(
-                str(axis), _fmt(row["rho"]), str(int(row["n_items"])), "yes" if row["admitted"] else "NO"
-            )
-        t.add_row("overall (PScore)", _fmt(cross.overall), "", "")
-        console.print(t)
-    if human is not None:
-        t = Table(title="Judge vs human labels")
-        for c in ("axis", "kappa", "disagreement", "n"):
-            t.add_column(c, justify="left" if c == "axis" else "right")
-        for axis, row in human.iterrows():
-            dis = "n/a" if int(row["n"]) == 0 else f"{row['disagreement']:.1%}"
-            t.add_row(str(axis), _fmt(row["kappa"]), dis, str(int(row["n"])))
-        console.print(t)
+    for table in render_audit(report, threshold):
+        console.print(table)
     if out is not None:
         console.print(f"wrote {out}")
 

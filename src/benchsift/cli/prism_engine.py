@@ -9,23 +9,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
 from benchsift.errors import BenchsiftError, InputError
+from benchsift.report.progress import close_all, progress_bar
 
 __all__ = ["register"]
-
-_err = Console(stderr=True)
 
 # options shared by the commands
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -48,7 +41,9 @@ _FLAGS = {
 
 
 def _fail(err: BenchsiftError) -> None:
-    """The library's error as one line, its parameter names spelled as this command's options."""
+    """The library's error as one line, its parameter names spelled as this command's options (after
+    closing a bar still drawn)."""
+    close_all()
     msg = str(err)
     for name, flag in _FLAGS.items():
         if msg.startswith(name):
@@ -57,50 +52,15 @@ def _fail(err: BenchsiftError) -> None:
     raise fail(msg)
 
 
-@contextmanager
-def _progress(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr, as a ``(done, total)`` callback for the library; the bar appears at the
-    first call (after the library has checked its inputs) and is closed at the end of the block."""
-    prog = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err, disable=quiet
-    )
-    task = prog.add_task(label, total=None)
-    started = False
-
-    def update(done: int, total: int) -> None:
-        nonlocal started
-        if not started:
-            prog.start()
-            started = True
-        prog.update(task, completed=done, total=total)
-
-    try:
-        yield update
-    finally:
-        if started:
-            prog.stop()
-
-
 def _summary(result: Any, as_json: bool) -> None:
     """Print a stage's counts and API calls (tables), or its ``--json`` object."""
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
         return
-    t = Table(title=f"prism {result.stage}")
-    t.add_column("what")
-    t.add_column("value", justify="right")
-    for k, v in result.counts.items():
-        t.add_row(k, str(v))
-    console.print(t)
-    if result.per_endpoint:
-        cols = ("requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens")
-        c = Table(title="API calls")
-        c.add_column("endpoint")
-        for col in ("requests", "cache hits", "retries", "failures", "prompt tok", "completion tok"):
-            c.add_column(col, justify="right")
-        for name, s in result.per_endpoint.items():
-            c.add_row(name, *(str(s[k]) for k in cols))
-        console.print(c)
+    from benchsift.report.tables.prism import render_stage
+
+    for table in render_stage(result):
+        console.print(table)
 
 
 #: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
@@ -190,13 +150,9 @@ def sources_cmd(
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict()) + "\n")
         return
-    table = result.to_frame()
-    t = Table(title="Items per domain and benchmark (Table 8)")
-    for col in table.columns:
-        t.add_column(col)
-    for row in table.itertuples(index=False):
-        t.add_row(*[str(v) for v in row])
-    console.print(t)
+    from benchsift.report.tables.prism import render_sources
+
+    console.print(render_sources(result.to_frame()))
 
 
 def build_cmd(
@@ -226,19 +182,19 @@ def build_cmd(
         _check_max_lost(max_lost)
         if import_review is None and config is None:
             raise InputError("build needs --config (the generation judge)")
-        with _progress("build", quiet or as_json) as tick:
-            result = build(
-                items,
-                out,
-                config=config,
-                images=images,
-                review=review,
-                import_review=import_review,
-                log=log,
-                cache=cache,
-                max_reasks=max_reasks,
-                progress=tick,
-            )
+        tick = progress_bar("build", not (quiet or as_json), transient=False, bold=False)
+        result = build(
+            items,
+            out,
+            config=config,
+            images=images,
+            review=review,
+            import_review=import_review,
+            log=log,
+            cache=cache,
+            max_reasks=max_reasks,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)
@@ -281,20 +237,20 @@ def run_cmd(
     try:
         outputs(force, files=[out])
         _check_max_lost(max_lost)
-        with _progress("run", quiet or as_json) as tick:
-            result = run(
-                items,
-                artifacts,
-                config,
-                out,
-                images=images,
-                models=[m.strip() for m in models.split(",")] if models else None,
-                axes=[a.strip() for a in axes.split(",") if a.strip()],
-                full_dialogue=full_dialogue,
-                sc_rules=sc_rules,
-                cache=cache,
-                progress=tick,
-            )
+        tick = progress_bar("run", not (quiet or as_json), transient=False, bold=False)
+        result = run(
+            items,
+            artifacts,
+            config,
+            out,
+            images=images,
+            models=[m.strip() for m in models.split(",")] if models else None,
+            axes=[a.strip() for a in axes.split(",") if a.strip()],
+            full_dialogue=full_dialogue,
+            sc_rules=sc_rules,
+            cache=cache,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)
@@ -333,34 +289,29 @@ def grade_cmd(
     try:
         outputs(force, files=[out, log, audit_out])
         _check_max_lost(max_lost)
-        with _progress("grade", quiet or as_json) as tick:
-            result = grade(
-                items,
-                artifacts,
-                records,
-                out,
-                config=config,
-                grader=grader,
-                if_grader=if_grader,
-                log=log,
-                audit_out=audit_out,
-                audit_per_axis=audit_per_axis,
-                seed=seed,
-                cache=cache,
-                progress=tick,
-            )
+        tick = progress_bar("grade", not (quiet or as_json), transient=False, bold=False)
+        result = grade(
+            items,
+            artifacts,
+            records,
+            out,
+            config=config,
+            grader=grader,
+            if_grader=if_grader,
+            log=log,
+            audit_out=audit_out,
+            audit_per_axis=audit_per_axis,
+            seed=seed,
+            cache=cache,
+            progress=tick,
+        )
     except BenchsiftError as err:
         _fail(err)
     _summary(result, as_json)
     if not as_json:
-        means = pd.DataFrame.from_dict(result.extra["axis_means"], orient="index").astype(float)
-        t = Table(title="Per-axis means (answered items; sc = sc_B, turn-0-correct items)")
-        t.add_column("model")
-        for ax in means.columns:
-            t.add_column(ax, justify="right")
-        for model, row in means.iterrows():
-            t.add_row(str(model), *[f"{v:.3f}" for v in row])
-        console.print(t)
+        from benchsift.report.tables.prism import render_grade_means
+
+        console.print(render_grade_means(result.extra["axis_means"]))
     _incomplete(result, max_lost)
 
 

@@ -12,16 +12,12 @@ benchmark, and averages the curves (Fig. 5; benchmark-specific curves: Fig. 6); 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import typer
-from rich.table import Table
 
-from benchsift._fileio import atomic_dir
 from benchsift.cli._common import (
     ADDRESS_OPT,
     BACKEND_OPT,
@@ -34,25 +30,31 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
-from benchsift.cli._progress import progress_bar
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
     DEFAULT_RATIOS,
-    METRIC_LABELS,
-    InstanceRedundancy,
-    InstanceRedundancyByBenchmark,
     benchmark_redundancy,
+    compare_instance_redundancy,
     dimension_redundancy,
     instance_redundancy,
     instance_redundancy_by_benchmark,
+    undefined_values,
 )
-from benchsift.report.html import write_report
+from benchsift.report.outputs import write_analysis_dir
+from benchsift.report.progress import progress_bar
 from benchsift.report.redundancy_figures import (
     write_benchmark_figures,
     write_dimension_figures,
     write_each_benchmark_figures,
     write_instance_figures,
+)
+from benchsift.report.tables.redundancy import (
+    render_benchmarks,
+    render_dimension_pairs,
+    render_dimensions,
+    render_each_benchmark,
+    render_instances,
 )
 
 app = typer.Typer(
@@ -76,13 +78,6 @@ CONDITION_OPT = typer.Option(
 OUT_OPT = typer.Option(None, "--out", help="Also write <command>.json and PNG + SVG figures here.")
 
 
-def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None:
-        return "n/a"
-    f = float(v)
-    return "n/a" if not np.isfinite(f) else f"{f:.{digits}f}"
-
-
 def _emit(
     result: dict[str, Any],
     out: Path | None,
@@ -95,18 +90,10 @@ def _emit(
     Returns whether the JSON was printed (then the command prints nothing else on stdout).
     """
     if out is not None:
-        with atomic_dir(out, prune=False) as tmp:
-            (tmp / f"{name}.json").write_text(json.dumps(result, indent=2))
-            figures(tmp)
-        write_report(out)
+        write_analysis_dir(out, name, result, figures)
     if json_output:
         print_json(result)
     return json_output
-
-
-def _lowest(labels: list[str], values: np.ndarray) -> str:
-    """Label of the smallest defined value (Appendix C: the most specialised benchmark), or ``n/a``."""
-    return labels[int(np.nanargmin(values))] if np.isfinite(values).any() else "n/a"
 
 
 def _finish(undefined: list[str], notes: list[str], out: Path | None) -> None:
@@ -172,28 +159,8 @@ def dimensions_command(
         json_output,
     ):
         return
-    table = Table(
-        title=f"dimension redundancy ρ(X_i) of {benchmark or panel.name} ({res.selection.label}, "
-        f"{res.n_models} models)"
-    )
-    table.add_column("dimension")
-    table.add_column("items", justify="right")
-    for m in res.metrics:
-        table.add_column(METRIC_LABELS[m], justify="right")
-    for i, d in enumerate(res.dimensions):
-        table.add_row(d, str(int(res.n_items[i])), *[_fmt(res.redundancy[m][i]) for m in res.metrics])
-    table.add_section()
-    table.add_row("ρ_BI (internal)", "", *[_fmt(res.internal_redundancy[m]) for m in res.metrics])
-    console.print(table)
-    first = res.metrics[0]
-    pairs = res.pairs(first).head(5)
-    ptable = Table(title=f"most redundant dimension pairs ({METRIC_LABELS[first]})")
-    ptable.add_column("dimension a")
-    ptable.add_column("dimension b")
-    ptable.add_column(METRIC_LABELS[first], justify="right")
-    for row in pairs.itertuples(index=False):
-        ptable.add_row(str(row[0]), str(row[1]), _fmt(row[2]))
-    console.print(ptable)
+    console.print(render_dimensions(res, benchmark or panel.name))
+    console.print(render_dimension_pairs(res))
     _finish(res.undefined, res.notes, out)
 
 
@@ -242,9 +209,6 @@ def instances_command(
     outputs(force, dirs=[out])
     if compare_k is not None and (top_k is not None or bottom_k is not None):
         raise InputError("give either --compare-k or --top-k / --bottom-k, not both")
-    groups: list[tuple[int | None, int | None]] = [(top_k, bottom_k)]
-    if compare_k is not None:
-        groups = [(None, None), (compare_k, None), (None, compare_k)]
     if each_benchmark and benchmark is not None:
         raise InputError(
             "give either --each-benchmark (every benchmark on its own, averaged) or --benchmark NAME (one"
@@ -254,158 +218,47 @@ def instances_command(
         raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
     data = Panel.load(panel)
     n_jobs = sweep_workers(ctx, backend, address, n_jobs)
-    if each_benchmark:
-        _each_benchmark(
+    common: dict[str, Any] = dict(
+        ratios=_ratios(ratios),
+        repeats=repeats,
+        metrics=metric,
+        threshold=threshold,
+        random_state=seed,
+        condition=_condition(condition),
+        progress=progress_bar("instance redundancy", not json_output),
+        n_jobs=n_jobs,
+    )
+    res: Any
+    if compare_k is not None:
+        res = compare_instance_redundancy(
             data,
-            groups,
-            compare=compare_k is not None,
-            benchmarks=split_list(benchmarks),
-            ratios=_ratios(ratios),
-            repeats=repeats,
-            metric=metric,
-            threshold=threshold,
-            seed=seed,
-            condition=_condition(condition),
-            json_output=json_output,
-            out=out,
-            source=panel.name,
-            n_jobs=n_jobs,
-        )
-        return
-    results = {}
-    for top, bottom in groups:
-        res = instance_redundancy(
-            data,
+            compare_k,
+            each_benchmark=each_benchmark,
             benchmark=benchmark,
-            ratios=_ratios(ratios),
-            repeats=repeats,
-            metrics=metric,
-            threshold=threshold,
-            top_k=top,
-            bottom_k=bottom,
-            random_state=seed,
-            condition=_condition(condition),
-            progress=progress_bar("instance redundancy", not json_output),
-            n_jobs=n_jobs,
+            benchmarks=split_list(benchmarks),
+            **common,
         )
-        results[res.selection.label] = res
-    first = next(iter(results.values()))
-    result = first.to_dict() if compare_k is None else {k: r.to_dict() for k, r in results.items()}
-    if _emit(
-        result,
-        out,
-        "instances",
-        lambda folder: write_instance_figures(results, folder, name=benchmark or panel.stem, data=panel.name),
-        json_output,
-    ):
-        return
-    for res in results.values():
-        console.print(_instances_table(res, benchmark or panel.name))
-    undefined = [f"{label}: {u}" if compare_k else u for label, r in results.items() for u in r.undefined]
-    _finish(undefined, first.notes, out)
-
-
-def _instances_table(res: InstanceRedundancy, name: str) -> Table:
-    """Rich table of one rho(A%) curve: mean ± sd per ratio and metric, then the saturation ratios."""
-    table = Table(
-        title=f"instance redundancy ρ(A%) of {name} ({res.selection.label}: "
-        f"{res.n_models} models, {res.n_items} items, T={res.repeats})"
-    )
-    table.add_column("A (%)", justify="right")
-    table.add_column("items", justify="right")
-    for m in res.metrics:
-        table.add_column(f"{METRIC_LABELS[m]} mean ± sd", justify="right")
-    for r, ratio in enumerate(res.ratios):
-        cells = [f"{_fmt(res.mean[m][r])} ± {_fmt(res.sd[m][r])}" for m in res.metrics]
-        table.add_row(f"{100 * ratio:g}", str(int(res.sample_sizes[r])), *cells)
-    table.add_section()
-    sat = [
-        "not reached" if res.saturation[m] is None else f"{100 * float(res.saturation[m] or 0):g} %"
-        for m in res.metrics
-    ]
-    table.add_row(f"saturation ≥ {res.threshold:g}", "", *sat)
-    return table
-
-
-def _each_benchmark(
-    data: Panel,
-    groups: list[tuple[int | None, int | None]],
-    *,
-    compare: bool,
-    benchmarks: list[str] | None,
-    ratios: list[float],
-    repeats: int,
-    metric: str,
-    threshold: float,
-    seed: int,
-    condition: str | None,
-    json_output: bool,
-    out: Path | None,
-    source: str = "the panel given",
-    n_jobs: int | None = None,
-) -> None:
-    """``instances --each-benchmark``: per-benchmark curves and their average (Figs. 5-6), per model group."""
-    results: dict[str, InstanceRedundancyByBenchmark] = {}
-    for top, bottom in groups:
+        results, undefined = res.results, res.undefined
+    elif each_benchmark:
         res = instance_redundancy_by_benchmark(
-            data,
-            benchmarks=benchmarks,
-            ratios=ratios,
-            repeats=repeats,
-            metrics=metric,
-            threshold=threshold,
-            top_k=top,
-            bottom_k=bottom,
-            random_state=seed,
-            condition=condition,
-            progress=progress_bar("instance redundancy", not json_output),
-            n_jobs=n_jobs,
+            data, benchmarks=split_list(benchmarks), top_k=top_k, bottom_k=bottom_k, **common
         )
-        results[res.selection] = res
-    first = next(iter(results.values()))
-    result = first.to_dict() if not compare else {k: r.to_dict() for k, r in results.items()}
-    if _emit(
-        result,
-        out,
-        "instances_each",
-        lambda folder: write_each_benchmark_figures(results, folder, data=source),
-        json_output,
-    ):
+        results, undefined = {res.selection: res}, undefined_values(res)
+    else:
+        res = instance_redundancy(data, benchmark=benchmark, top_k=top_k, bottom_k=bottom_k, **common)
+        results, undefined = {res.selection.label: res}, undefined_values(res)
+    if each_benchmark:
+        name, figures = "instances_each", lambda d: write_each_benchmark_figures(results, d, data=panel.name)
+    else:
+        name = "instances"
+        figures = lambda d: write_instance_figures(results, d, name=benchmark or panel.stem, data=panel.name)  # noqa: E731
+    if _emit(res.to_dict(), out, name, figures, json_output):
         return
-    for res in results.values():
-        console.print(_each_benchmark_table(res))
-    undefined = [
-        f"{label}: {u}" if compare else u
-        for label, r in results.items()
-        for u in r.undefined + [f"{b}: {x}" for b in r.benchmarks for x in r.per_benchmark[b].undefined]
-    ]
-    _finish(undefined, first.notes, out)
-
-
-def _sat(value: float | None) -> str:
-    return "not reached" if value is None else f"{100 * float(value):g} %"
-
-
-def _each_benchmark_table(res: InstanceRedundancyByBenchmark) -> Table:
-    """One row per benchmark (models, items, saturation ratio per metric), then the averaged curve's row."""
-    table = Table(
-        title=f"instance redundancy per benchmark: saturation ratio (ρ(A%) ≥ {res.threshold:g}; "
-        f"{res.selection} per benchmark, T={res.repeats})"
-    )
-    table.add_column("benchmark")
-    table.add_column("models", justify="right")
-    table.add_column("items", justify="right")
-    for m in res.metrics:
-        table.add_column(METRIC_LABELS[m], justify="right")
-    for b in res.benchmarks:
-        r = res.per_benchmark[b]
-        sat = [_sat(r.saturation[m]) if b in res.included[m] else "undefined" for m in res.metrics]
-        table.add_row(b, str(r.n_models), str(r.n_items), *sat)
-    table.add_section()
-    counts = {len(res.included[m]) for m in res.metrics}
-    n = str(counts.pop()) if len(counts) == 1 else "/".join(str(len(res.included[m])) for m in res.metrics)
-    table.add_row(f"average ({n} benchmarks)", "", "", *[_sat(res.saturation[m]) for m in res.metrics])
-    return table
+    for r in results.values():
+        console.print(
+            render_each_benchmark(r) if each_benchmark else render_instances(r, benchmark or panel.name)
+        )
+    _finish(undefined, res.notes, out)
 
 
 @app.command("benchmarks")
@@ -455,16 +308,5 @@ def benchmarks_command(
         json_output,
     ):
         return
-    table = Table(title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)")
-    table.add_column("benchmark")
-    for m in res.metrics:
-        table.add_column(METRIC_LABELS[m], justify="right")
-    for i, b in enumerate(res.benchmarks):
-        table.add_row(b, *[_fmt(res.redundancy[m][i]) for m in res.metrics])
-    table.add_section()
-    table.add_row("anchor (highest ρ)", *[res.anchor[m] or "n/a" for m in res.metrics])
-    table.add_row(
-        "most distinct (lowest ρ)", *[_lowest(res.benchmarks, res.redundancy[m]) for m in res.metrics]
-    )
-    console.print(table)
+    console.print(render_benchmarks(res))
     _finish(res.undefined, res.notes, out)

@@ -24,7 +24,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
 
 from benchsift.cli._common import (
@@ -40,18 +39,13 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.cli._output import print_warnings, with_warnings
-from benchsift.cli._progress import progress_bar
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
-from benchsift.compression.protocols.validation import check_options, closest_retention, validate
+from benchsift.compression.protocols.validation import check_options, validate
 from benchsift.errors import InputError
 from benchsift.io import read_scores as read_new_scores
-from benchsift.report.validation_figures import (
-    end_to_end_table,
-    frame_table,
-    retention_table,
-    selector_retention_figure,
-    split_table,
-)
+from benchsift.report.progress import progress_bar
+from benchsift.report.tables.validation import render_validation
+from benchsift.report.validation_figures import selector_retention_figure
 
 _SELECTORS = ",".join(DEFAULT_SELECTORS)
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
@@ -177,67 +171,8 @@ def validate_command(
     if json_output:
         print_json(with_warnings(report.to_dict(), warnings))
         return
-    _print_tables(result, protocol, summary, rets, report.chronological)
+    for shown in render_validation(result, protocol, summary, rets, report.chronological):
+        console.print(shown)
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
     print_warnings(warnings)
-
-
-def _print_tables(
-    result: Any, protocol: str, summary: pd.DataFrame, rets: list[float], chrono: pd.Series | None = None
-) -> None:
-    at = closest_retention(rets)
-    if protocol == "random":
-        n = len(result.splits)
-        name = str(chrono.name) if chrono is not None else "chronological"
-        console.print(
-            retention_table(
-                summary,
-                f"Held-out macro Spearman rho, mean over {n} random splits (Table 10)",
-                extra=chrono,
-                extra_name=name,
-            )
-        )
-        console.print(
-            split_table(
-                summary, at, f"Over splits at r={100 * at:g}% (Table 11)", extra=chrono, extra_name=name
-            )
-        )
-        if len(result.categories) > 1:
-            console.print(
-                frame_table(
-                    result.category_table(at),
-                    f"Per category at r={100 * at:g}% (Table 9)",
-                    row_highlight=list(result.selectors),
-                )
-            )
-    elif protocol == "chronological":
-        main = result.splits[0]
-        console.print(retention_table(summary, f"{main.name} (build on the oldest, score the newest)"))
-        for i in range(1, len(result.splits)):
-            console.print(retention_table(result.summary([i]), f"sensitivity: {result.splits[i].name}"))
-    elif protocol == "end-to-end":
-        console.print(
-            end_to_end_table(
-                summary,
-                result.stage3_only(),
-                at,
-                f"End-to-end rho on held-out models, {len(result.splits)} splits, k={result.k} (Table 12)",
-            )
-        )
-    else:
-        console.print(retention_table(summary, "Same-model mean rho over benchmarks (Table 17)"))
-        console.print(
-            frame_table(
-                result.benchmark_table(at),
-                f"Per benchmark at r={100 * at:g}%",
-                row_highlight=list(result.selectors),
-            )
-        )
-    secs = getattr(result, "seconds", None)
-    if isinstance(secs, dict):
-        console.print(
-            "[dim]selection time per selector (s): "
-            + ", ".join(f"{k} {v:.1f}" for k, v in secs.items())
-            + "[/dim]"
-        )

@@ -15,7 +15,9 @@ from benchsift.clients.base import (
     canonical_json,
     image_data_url,
 )
-from benchsift.clients.cache import CachedClient, ResponseCache, SQLiteCache
+from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cache_sqlite import SQLiteCache
+from benchsift.clients.cached_client import CachedClient
 from benchsift.clients.config import EndpointConfig, EngineConfig, config_from_dict, load_config
 from benchsift.clients.limits import LimitedClient
 from benchsift.clients.openai_compat import OpenAICompatClient

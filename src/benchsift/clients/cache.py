@@ -34,55 +34,35 @@ process of this machine that no longer exists (owner = host:pid:nonce). So over 
 at once on one cache, each distinct request is sent once, plus, after a kill, the requests the killed
 process had in flight (the resume guarantee above is unchanged).
 
-Backends: ``ResponseCache(location)`` is an :class:`SQLiteCache` for a file path (the default) and a
+Backends: ``ResponseCache(location)`` is an :class:`~benchsift.clients.cache_sqlite.SQLiteCache` for a
+file path (the default) and a
 :class:`~benchsift.clients.cache_postgres.PostgresCache` for a ``postgresql://`` URL. The statements above
 (and the lease rules) are this module's, run by both; a backend gives its connection, its transactions
 (SQLite: ``BEGIN IMMEDIATE``, the whole file; PostgreSQL: the lease row, ``SELECT ... FOR UPDATE``) and its
-clock (expiries are the database's ``now``, so on PostgreSQL the clients' clocks need not agree). A shared
+clock (expiries are the database's ``now``, so on PostgreSQL the clients' clocks need not agree). The
+client side (single flight, waiting on another process's lease) is
+:class:`~benchsift.clients.cached_client.CachedClient`. A shared
 SQLite file needs a local disk (WAL does not work over NFS) and serialises all writers, so beyond one
 machine the cache belongs on the server (docs/SCALING.md, "Sharing one response cache").
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
 import socket
-import sqlite3
-import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any, ClassVar, Literal
 
-from benchsift.clients.base import ClientStats, ModelClient, Request, Response, canonical_json
+from benchsift.clients.base import Request, Response, canonical_json
 from benchsift.errors import InputError
 
-__all__ = ["CachedClient", "ResponseCache", "SQLiteCache", "is_database_url", "redact_url"]
+__all__ = ["ResponseCache", "is_database_url", "redact_url"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS responses (
-    key TEXT PRIMARY KEY,
-    endpoint TEXT NOT NULL,
-    request TEXT NOT NULL,
-    response TEXT NOT NULL,
-    created REAL NOT NULL
-)
-"""
-
-_LEASES = """
-CREATE TABLE IF NOT EXISTS leases (
-    key TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    expires REAL NOT NULL
-)
-"""
-
-#: Seconds a lease lives without renewal (the holder renews every third of it).
 DEFAULT_LEASE_TTL = 30.0
 
 #: URL schemes of the server-database backends (libpq accepts both spellings).
@@ -307,6 +287,8 @@ class ResponseCache:
 
 def _backend_for(location: str | os.PathLike[str]) -> type[ResponseCache]:
     if not is_database_url(location):
+        from benchsift.clients.cache_sqlite import SQLiteCache
+
         return SQLiteCache
     scheme = str(location).split("://", 1)[0].lower()
     if scheme in POSTGRES_SCHEMES:
@@ -317,187 +299,3 @@ def _backend_for(location: str | os.PathLike[str]) -> type[ResponseCache]:
         f"{redact_url(str(location))}: unsupported cache URL scheme {scheme!r} "
         "(expected a file path or a postgresql:// URL)"
     )
-
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"  # the 16-byte header string of every SQLite 3 database file
-
-
-def _check_cache_file(path: Path) -> None:
-    """Refuse a cache path that is a directory, an empty file or not an SQLite database (one line each).
-
-    An empty file would otherwise open as a new, empty database and silently re-send every request.
-    """
-    if not path.exists():
-        return
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a response cache file")
-    with open(path, "rb") as fh:
-        head = fh.read(len(_SQLITE_MAGIC))
-    if not head:
-        raise InputError(f"{path}: empty file, not a response cache (delete it to start a new cache)")
-    if head != _SQLITE_MAGIC:
-        raise InputError(f"{path}: not an SQLite file, so not a response cache")
-
-
-def _create_cache_file(path: Path) -> bool:
-    """Create an empty cache at ``path`` atomically: built under a temporary name, then hard-linked into
-    place unless another process got there first. Returns whether this call created it.
-
-    A plain ``sqlite3.connect`` leaves a 0-byte file until its first write, and a process opening the cache
-    at that moment (several ``prism run`` started at once on a new cache) would refuse it as empty.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
-    os.close(fd)
-    try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_SCHEMA)
-            conn.execute(_LEASES)
-        finally:
-            conn.close()
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links here: the plain connect below creates it
-            return True
-        return True
-    finally:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-
-
-class SQLiteCache(ResponseCache):
-    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes of one machine.
-
-    Parameters
-    ----------
-    path
-        The SQLite file (created with its folder when missing).
-    lease_ttl
-        Seconds a lease on an in-flight request lives without renewal (see the module docstring).
-    """
-
-    # SQLite's wall clock (julianday('now') is UTC days since -4713-11-24 12:00, in milliseconds)
-    _now_sql = "((julianday('now') - 2440587.5) * 86400.0)"
-    _errors = (sqlite3.Error,)
-
-    def __init__(self, path: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
-        super().__init__(path, lease_ttl=lease_ttl)
-        self.path = Path(path)
-        self.created = not self.path.exists()
-        _check_cache_file(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.created:
-            self.created = _create_cache_file(self.path)
-        self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "responses" not in tables:
-                raise InputError(f"{self.path}: an SQLite file but not a benchsift response cache")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
-            self._conn.execute(_LEASES)
-            self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
-        except sqlite3.DatabaseError as err:
-            self._conn.close()
-            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
-        except BaseException:
-            self._conn.close()
-            raise
-
-    def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        return self._conn.execute(sql, params).fetchall()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        # BEGIN IMMEDIATE takes the database's write lock at once: the transaction is exclusive
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
-
-    def _disconnect(self) -> None:
-        self._conn.close()
-
-
-class CachedClient:
-    """Wrap a client: answer from the cache when possible, store every successful response."""
-
-    def __init__(
-        self,
-        inner: ModelClient,
-        cache: ResponseCache | None,
-        *,
-        endpoint: str = "",
-        stats: ClientStats | None = None,
-    ) -> None:
-        self.inner = inner
-        self.cache = cache
-        self.endpoint = endpoint
-        self.stats = stats if stats is not None else ClientStats()
-        self._in_flight: dict[str, asyncio.Future[Response]] = {}
-
-    async def generate(self, request: Request) -> Response:
-        key = request.key(self.endpoint)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.stats.cache_hits += 1
-                return hit
-        pending = self._in_flight.get(key)
-        if pending is not None:
-            self.stats.cache_hits += 1
-            resp = await asyncio.shield(pending)
-            return Response(**{**resp.__dict__, "cached": True})
-        fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
-        self._in_flight[key] = fut
-        claimed = False
-        try:
-            if self.cache is not None:
-                shared = await self._lease(key)
-                if shared is not None:  # another process sent it and committed its answer
-                    self.stats.cache_hits += 1
-                    fut.set_result(shared)
-                    return shared
-                claimed = True
-            resp = await self.inner.generate(request)
-        except BaseException as err:
-            if claimed and self.cache is not None:
-                self.cache.release(key)
-            if not fut.done():
-                if isinstance(err, Exception):
-                    fut.set_exception(err)
-                    fut.exception()  # mark retrieved: waiters re-raise it themselves
-                else:
-                    fut.cancel()
-            raise
-        else:
-            if self.cache is not None:
-                self.cache.put(key, self.endpoint, request, resp)
-            fut.set_result(resp)
-            return resp
-        finally:
-            self._in_flight.pop(key, None)
-
-    async def _lease(self, key: str) -> Response | None:
-        """Claim ``key`` across processes: ``None`` once claimed (send it), else the answer another process
-        committed while this one waited (polling from 10 ms up to 0.5 s)."""
-        assert self.cache is not None
-        delay = 0.01
-        while True:
-            state = self.cache.claim(key)
-            if state == "claimed":
-                return None
-            if state == "answered":
-                hit = self.cache.get(key)
-                if hit is not None:
-                    return hit
-                continue
-            await asyncio.sleep(delay)
-            delay = min(0.5, delay * 1.5)

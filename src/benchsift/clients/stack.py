@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from benchsift.clients.base import ClientStats, ModelClient
 from benchsift.clients.breaker import StopOnFatalClient
-from benchsift.clients.cache import CachedClient, ResponseCache
+from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cached_client import CachedClient
 from benchsift.clients.config import EndpointConfig, EngineConfig
 from benchsift.clients.limits import LimitedClient
 from benchsift.clients.openai_compat import OpenAICompatClient

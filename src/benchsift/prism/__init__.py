@@ -30,7 +30,6 @@ from benchsift.prism.aggregate import (
     pscore,
     weighted_pscore,
 )
-from benchsift.prism.analyses import means_summary, score_summary
 from benchsift.prism.audit import (
     CrossJudgeAudit,
     audit_summary,
@@ -63,6 +62,7 @@ from benchsift.prism.scoring import (
     score_report,
 )
 from benchsift.prism.sources import Item, read_items, sample_items
+from benchsift.prism.summaries import means_summary, score_summary
 
 __all__ = [
     "AGGREGATORS",

@@ -22,19 +22,15 @@ validated again) and :func:`import_review` applies the decisions.
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from benchsift._fileio import atomic_path
 from benchsift.clients.base import ClientError, ModelClient, Request
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError
 from benchsift.prism.axes import GEN_PROMPTS, H_SUBTYPES, fill, stable_hash
 from benchsift.prism.constraints import draw_constraints
 from benchsift.prism.sources import Item
@@ -46,15 +42,14 @@ from benchsift.prism.stage_io import (
     user_message,
     write_jsonl,
 )
+from benchsift.progress import ProgressFn
 
 __all__ = [
     "BUILD_AXES",
     "GEN_BUDGET",
     "Artifact",
     "build_artifacts",
-    "export_review",
     "h_subtype",
-    "import_review",
     "read_artifacts",
     "validate_artifact",
     "write_artifacts",
@@ -280,40 +275,42 @@ async def build_artifacts(
     axes: Sequence[str] = BUILD_AXES,
     max_reasks: int = 2,
     if_seed: int = 0,
-    on_done: Callable[[Artifact], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> tuple[list[Artifact], list[dict[str, Any]]]:
-    """All artifacts (one per item and axis in ``axes``) and the log of every J_gen exchange."""
+    """All artifacts (one per item and axis in ``axes``) and the log of every J_gen exchange.
+
+    ``progress(done, total)`` (:data:`benchsift.progress.ProgressFn`) counts the artifacts made, of
+    ``len(items) * len(axes)``; the ``if`` constraints (drawn, no call) count as soon as the calls start.
+    """
     images = ImageStore(image_root)
     log = BuildLog()
-    arts: list[Artifact] = []
+    drawn: list[Artifact] = []
     jobs = []
     for item in items:
         for axis in axes:
             if axis == "if":
-                a = Artifact(item.id, "if", "ok", data={"constraints": draw_constraints(item.id, if_seed)})
-                arts.append(a)
-                if on_done:
-                    on_done(a)
+                constraints = draw_constraints(item.id, if_seed)
+                drawn.append(Artifact(item.id, "if", "ok", data={"constraints": constraints}))
             else:
                 if gen_client is None:
                     raise FormatError(
                         f"axis {axis!r} needs a generation judge (set [judges] gen in the config)"
                     )
                 jobs.append((item, axis))
+    if jobs:
+        images.check(it for it, _ in jobs)  # every image path checked (and read) before the first request
 
+    async def ready(a: Artifact) -> Artifact:
+        return a
+
+    factories: list[Callable[[], Awaitable[Artifact]]] = [partial(ready, a) for a in drawn]
     if jobs:
         assert gen_client is not None
         client = gen_client
-        images.check(it for it, _ in jobs)  # every image path checked (and read) before the first request
-        arts.extend(
-            await gather_bounded(
-                [
-                    partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log)
-                    for it, ax in jobs
-                ],
-                on_done=on_done,
-            )
-        )
+        factories += [
+            partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log) for it, ax in jobs
+        ]
+    arts = await gather_bounded(factories, progress=progress)
     order = {ax: i for i, ax in enumerate(axes)}
     pos = {it.id: i for i, it in enumerate(items)}
     arts.sort(key=lambda a: (pos[a.item], order[a.axis]))
@@ -326,107 +323,3 @@ def write_artifacts(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> N
 
 def read_artifacts(path: str | os.PathLike[str]) -> list[Artifact]:
     return [Artifact.from_dict(d, f"{path}, record {i + 1}") for i, d in enumerate(read_jsonl(path))]
-
-
-_REVIEW_COLUMNS = ("item", "axis", "status", "error", "artifact", "decision")
-
-
-def export_review(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> None:
-    """One row per artifact: ``item, axis, status, error, artifact, decision`` (empty).
-
-    JSONL, or CSV when ``path`` ends in ``.csv`` (then ``artifact`` is a JSON text cell, for editing in
-    a spreadsheet).
-    """
-    rows = [
-        {
-            "item": a.item,
-            "axis": a.axis,
-            "status": a.status,
-            "error": a.error,
-            "artifact": a.data,
-            "decision": "",
-        }
-        for a in arts
-    ]
-    if Path(path).suffix.lower() != ".csv":
-        write_jsonl(rows, path)
-        return
-    with atomic_path(path) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=_REVIEW_COLUMNS)
-            w.writeheader()
-            for r in rows:
-                art = r["artifact"]
-                w.writerow(
-                    {**r, "error": r["error"] or "", "artifact": "" if art is None else json.dumps(art)}
-                )
-
-
-def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
-    """The rows of a review file (JSONL or CSV) with where each stands (file and line)."""
-    if p.suffix.lower() != ".csv":
-        return [(f"{p}, line {n}", row) for n, row in enumerate(read_jsonl(p), 1)]
-    try:
-        with open(p, encoding="utf-8", newline="") as fh:
-            raw = list(csv.DictReader(fh))
-    except FileNotFoundError as err:
-        raise InputError(f"{p}: file not found") from err
-    out = []
-    for n, row in enumerate(raw, 2):  # line 1 is the header
-        where = f"{p}, line {n}"
-        cell = (row.get("artifact") or "").strip()
-        try:
-            art = json.loads(cell) if cell else None
-        except ValueError as err:
-            raise FormatError(f"{where}: column 'artifact' is not valid JSON ({err})") from err
-        out.append((where, {**row, "artifact": art}))
-    return out
-
-
-def import_review(
-    arts: Sequence[Artifact], path: str | os.PathLike[str], items: Sequence[Item]
-) -> list[Artifact]:
-    """Apply a reviewed file (JSONL or CSV): ``accept`` keeps, ``reject`` drops, ``fix`` replaces.
-
-    Rows with an empty decision change nothing. A fix of an ``if`` artifact must list known constraint
-    ids; a fix of the other axes is checked by the same validator as J_gen's output (for ``h`` the
-    context field is ``context``; for ``vis`` the A/B order is recomputed from the item's hash).
-    """
-    by_key = {(a.item, a.axis): Artifact(**a.to_dict()) for a in arts}
-    by_item = {it.id: it for it in items}
-    for where, row in _read_review(Path(path)):
-        key = (str(row.get("item")), str(row.get("axis")))
-        if key not in by_key:
-            raise FormatError(f"{where}: no artifact for item {key[0]!r}, axis {key[1]!r}")
-        decision = str(row.get("decision") or "").strip().lower()
-        art = by_key[key]
-        if decision == "":
-            continue
-        if decision == "accept":
-            if art.status != "ok":
-                raise FormatError(f"{where}: cannot accept an artifact with status {art.status!r}; use fix")
-            art.review = "accepted"
-        elif decision == "reject":
-            art.status, art.review = "rejected", "rejected"
-        elif decision == "fix":
-            edited = row.get("artifact")
-            if not isinstance(edited, dict):
-                raise FormatError(f"{where}: decision 'fix' needs the edited 'artifact' object")
-            raw = dict(edited)
-            if key[1] == "h":
-                raw = {
-                    "sub_type": h_subtype(key[0]),
-                    "question": raw.get("question"),
-                    _H_CONTEXT[h_subtype(key[0])]: raw.get("context"),
-                }
-            try:
-                data = validate_artifact(key[1], raw, by_item[key[0]])
-            except ValueError as err:
-                raise FormatError(f"{where}: fixed artifact is invalid: {err}") from err
-            if data is None:
-                art.status, art.data, art.review = "dropped", None, "fixed"
-            else:
-                art.status, art.data, art.error, art.review = "ok", data, None, "fixed"
-        else:
-            raise FormatError(f"{where}: decision must be accept, reject, fix or empty, got {decision!r}")
-    return list(by_key.values())

@@ -32,12 +32,12 @@ from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCac
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
 from benchsift.prism.judge import Judge
+from benchsift.progress import ProgressFn
 from benchsift.results import Result
 
 __all__ = ["Evaluation", "StageResult", "build", "collect_sources", "evaluate", "grade", "run"]
 
 PathLike = str | os.PathLike[str]
-Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
@@ -125,19 +125,6 @@ def _drive(pool: ClientPool, work: Callable[[], Awaitable[T]]) -> T:
     return asyncio.run(go())
 
 
-def _ticker(progress: Progress | None, total: int) -> Callable[[Any], None] | None:
-    if progress is None:
-        return None
-    done = [0]
-    progress(0, total)
-
-    def tick(_: Any) -> None:
-        done[0] += 1
-        progress(done[0], total)
-
-    return tick
-
-
 def _stats(pool: ClientPool | None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     if pool is None:
         return {}, {}
@@ -219,7 +206,7 @@ def build(
     log: PathLike | None = None,
     cache: PathLike | str | None = None,
     max_reasks: int = 2,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
 ) -> StageResult:
     """Build the per-item perturbations with the generation judge (PRISM-VLM Figs. 5-9), write ``out``.
 
@@ -247,8 +234,9 @@ def build(
     progress
         Called as ``progress(done, total)`` while the judge answers.
     """
-    from benchsift.prism.build import build_artifacts, export_review, read_artifacts, write_artifacts
-    from benchsift.prism.build import import_review as apply_review
+    from benchsift.prism.build import build_artifacts, read_artifacts, write_artifacts
+    from benchsift.prism.review import export_review
+    from benchsift.prism.review import import_review as apply_review
     from benchsift.prism.sources import read_items
     from benchsift.prism.stage_io import write_jsonl
 
@@ -278,7 +266,7 @@ def build(
                     gen.model,
                     image_root=images,
                     max_reasks=max_reasks,
-                    on_done=_ticker(progress, len(item_list) * 6),
+                    progress=progress,
                 ),
             )
             write_artifacts(arts, out)
@@ -314,7 +302,7 @@ def run(
     full_dialogue: bool = False,
     sc_rules: bool = False,
     cache: PathLike | str | None = None,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
 ) -> StageResult:
     """Run every model over every applicable item and axis (temperature 0, per-axis budgets).
 
@@ -338,7 +326,7 @@ def run(
         Detect sc flips by rule instead of by the config's grading judge.
     """
     from benchsift.prism.build import read_artifacts
-    from benchsift.prism.run import ModelSpec, applicable, run_models
+    from benchsift.prism.run import ModelSpec, run_models
     from benchsift.prism.sources import read_items
     from benchsift.prism.stage_io import write_jsonl
 
@@ -359,8 +347,6 @@ def run(
         )
     pool = _pool(cfg, cache, out)
     try:
-        amap = {(a.item, a.axis): a for a in arts}
-        total = len(names) * sum(applicable(it, ax, amap) for it in item_list for ax in axis_list)
         specs = [ModelSpec(n, pool.get(n), cfg.endpoint(n).model, cfg.endpoint(n).budgets) for n in names]
         judge = None if sc_rules or cfg.grade_judge is None else _judge(pool, cfg, cfg.grade_judge)
         records = _drive(
@@ -373,7 +359,7 @@ def run(
                 image_root=str(images) if images else None,
                 sc_judge=judge,
                 full_dialogue=full_dialogue,
-                on_done=_ticker(progress, total),
+                progress=progress,
             ),
         )
         write_jsonl(records, out)
@@ -403,7 +389,7 @@ def grade(
     audit_per_axis: int = 200,
     seed: int = 0,
     cache: PathLike | str | None = None,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
 ) -> StageResult:
     """Grade run records into the verdict table (.csv or .parquet) read by :func:`score_report`.
 
@@ -461,7 +447,7 @@ def grade(
             judge=judge,
             grader=grader,
             if_grader=if_grader,
-            on_done=_ticker(progress, len(recs)),
+            progress=progress,
         )
         audit_df = None
         if audit_out is not None and cfg is not None and pool is not None:
@@ -538,22 +524,27 @@ def evaluate(
     sc_rules: bool = False,
     cache: PathLike | str | None = None,
     max_reasks: int = 2,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: ProgressFn | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Evaluation:
     """Build, run and grade an item file end to end: ``out_dir/{artifacts,records}.jsonl`` and
     ``out_dir/verdicts.csv`` (the input of :func:`benchsift.prism.scoring.score_report`).
 
     The stages share one response cache (``cache``, the config's, or ``out_dir/prism-cache.sqlite``), so
     a second call answers from it. Parameters are those of :func:`build`, :func:`run` and :func:`grade`;
-    ``progress`` is called as ``progress(stage, done, total)``.
+    ``progress(done, total)`` (:data:`benchsift.progress.ProgressFn`) reports each stage in turn, from
+    ``(0, total)`` of that stage; ``on_stage(name)`` is called with ``"build"``, ``"run"``, ``"grade"`` as
+    each stage starts (e.g. to relabel a bar).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = config if isinstance(config, EngineConfig) else load_config(config)
     shared = cache or cfg.cache or out / "prism-cache.sqlite"
 
-    def tick(stage: str) -> Progress | None:
-        return None if progress is None else (lambda done, total: progress(stage, done, total))
+    def tick(stage: str) -> ProgressFn | None:
+        if on_stage is not None:
+            on_stage(stage)
+        return progress
 
     stages = {
         "build": build(

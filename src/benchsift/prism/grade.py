@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import expresses_uncertainty, extract_int, extract_letter, match_answer
 from benchsift.prism.sources import Item
 from benchsift.prism.stage_io import gather_bounded, read_jsonl
+from benchsift.progress import ProgressFn
 
 __all__ = [
     "VERDICT_COLUMNS",
@@ -292,7 +293,7 @@ async def grade_records(
     grader: str = "judge",
     if_grader: str = "rules",
     subset: set[tuple[str, str]] | None = None,
-    on_done: Callable[[dict[str, Any]], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Grade run records into the verdict table; also return the per-record grading log.
 
@@ -312,7 +313,7 @@ async def grade_records(
         raise InputError(f"run records name items missing from the item file: {missing[:5]}")
     g = _Grader(by_id, {(a.item, a.axis): a for a in artifacts}, judge, grader, if_grader)
     todo = [r for r in records if subset is None or (r["item"], r["axis"]) in subset]
-    rows = await gather_bounded([partial(g.grade, r) for r in todo], on_done=on_done)
+    rows = await gather_bounded([partial(g.grade, r) for r in todo], progress=progress)
     return verdict_frame(rows), g.log
 
 

@@ -16,7 +16,7 @@ the retries (or returns no text) is recorded as unanswered, never as a wrong ans
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -38,6 +38,7 @@ from benchsift.prism.judge import Judge, JudgeFailure, capture_exchanges
 from benchsift.prism.matching import extract_answer
 from benchsift.prism.sources import Item
 from benchsift.prism.stage_io import ImageStore, gather_bounded, user_message
+from benchsift.progress import ProgressFn
 
 __all__ = ["ModelSpec", "applicable", "evaluee_prompt", "pressure_turn", "run_models"]
 
@@ -208,7 +209,7 @@ async def run_models(
     image_root: str | None = None,
     sc_judge: Judge | None = None,
     full_dialogue: bool = False,
-    on_done: Callable[[dict[str, Any]], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> list[dict[str, Any]]:
     """One record per (model, item, applicable axis): prompt, response(s), answered, error, usage."""
     arts = {(a.item, a.axis): a for a in artifacts}
@@ -226,5 +227,5 @@ async def run_models(
             partial(_run_one, s, it, ax, arts.get((it.id, ax)), images, sc_judge, full_dialogue)
             for s, it, ax in jobs
         ],
-        on_done=on_done,
+        progress=progress,
     )

@@ -37,12 +37,10 @@ from benchsift.prism.aggregate import weighted_pscore
 from benchsift.prism.analyses import (
     domain_correlation,
     domain_pscores,
-    means_summary,
     near_tie_report,
     nominal_ranges,
     range_widening,
     ranking_variants,
-    score_summary,
     split_half,
 )
 from benchsift.prism.audit import (
@@ -61,6 +59,7 @@ from benchsift.prism.bootstrap import (
     replicate_weights,
 )
 from benchsift.prism.scores import sc_scores
+from benchsift.prism.summaries import means_summary, score_summary
 from benchsift.results import Result
 
 __all__ = ["AuditReport", "MeansReport", "ScoreReport", "audit_report", "means_report", "score_report"]
@@ -81,7 +80,7 @@ def _arrays(verdicts: PathLike | pd.DataFrame | VerdictArrays) -> VerdictArrays:
 class ScoreReport(Result):
     """What :func:`score_report` computed.
 
-    ``summary`` is the JSON object (keys of :func:`~benchsift.prism.analyses.score_summary` plus
+    ``summary`` is the JSON object (keys of :func:`~benchsift.prism.summaries.score_summary` plus
     ``split_half``, ``accuracy_separation``, ``range_widening``, ``sc_variants``, ``domain_pscore``,
     ``domain_correlation`` and, when asked for, ``matched_budget`` and ``near_tie``); ``tables`` the
     tables by name (``leaderboard``, ``pairs``, ``split_half``, ``sc_variants``, ``domain_pscore``,

@@ -17,6 +17,7 @@ from benchsift._fileio import atomic_path
 from benchsift.clients.base import image_data_url
 from benchsift.prism._images import read_image
 from benchsift.prism.sources import Item
+from benchsift.progress import ProgressFn, Ticker
 
 T = TypeVar("T")
 
@@ -91,23 +92,26 @@ def write_jsonl(rows: Iterable[dict[str, Any]], path: str | os.PathLike[str]) ->
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    from benchsift.prism.sources import _read_jsonl
+    from benchsift.prism.items import read_jsonl_records
 
-    return _read_jsonl(Path(path))
+    return read_jsonl_records(Path(path))
 
 
 async def gather_bounded(
     factories: Sequence[Callable[[], Awaitable[T]]],
     *,
     window: int = 4096,
-    on_done: Callable[[T], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> list[T]:
     """Run coroutine factories with at most ``window`` running at once; results in input order.
 
     ``window`` workers pull the next factory from one shared iterator as they finish, so the bookkeeping
     is O(1) per factory (waiting on the whole pending set after every completion would be O(window)).
-    The first exception cancels the rest and propagates. ``on_done`` sees each result as it completes.
+    The first exception cancels the rest and propagates. ``progress(done, total)``
+    (:data:`benchsift.progress.ProgressFn`) is called with ``(0, len(factories))`` at the start and after
+    each factory's result, in completion order.
     """
+    tick = Ticker(progress, len(factories))
     results: list[Any] = [None] * len(factories)
     todo = iter(enumerate(factories))
 
@@ -115,8 +119,7 @@ async def gather_bounded(
         for i, factory in todo:  # a shared iterator: next() never yields to the event loop
             r = await factory()
             results[i] = r
-            if on_done is not None:
-                on_done(r)
+            tick()
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(max(int(window), 1), len(factories)))]
     try:

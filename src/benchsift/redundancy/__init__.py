@@ -4,6 +4,7 @@
   internal redundancy :math:`\\rho_{BI}` (Eq. 1-2);
 * :func:`instance_redundancy`: :math:`\\rho(A\\%)` curves over sampling ratios and the saturation ratio
   (Eq. 3); :func:`instance_redundancy_by_benchmark`: each benchmark's curve and their average (Figs. 5-6);
+  :func:`compare_instance_redundancy`: the curves of all models, the top-K and the bottom-K (Figs. 5-6);
 * :func:`benchmark_redundancy`: cross-benchmark redundancy :math:`\\rho(Y_i)` and the anchor benchmark
   (Eq. 4, Appendix C);
 * :func:`select_models`: top-K / bottom-K models by overall score (Section 2.5), offered by all three.
@@ -13,6 +14,12 @@ from __future__ import annotations
 
 from benchsift.redundancy._common import METRIC_LABELS, METRICS, parse_metrics
 from benchsift.redundancy.benchmarks import BenchmarkRedundancy, benchmark_redundancy, benchmark_scores
+from benchsift.redundancy.comparison import (
+    InstanceRedundancyComparison,
+    compare_instance_redundancy,
+    model_groups,
+    undefined_values,
+)
 from benchsift.redundancy.dimensions import DimensionRedundancy, dimension_redundancy
 from benchsift.redundancy.instances import (
     DEFAULT_RATIOS,
@@ -42,13 +49,16 @@ __all__ = [
     "DimensionRedundancy",
     "InstanceRedundancy",
     "InstanceRedundancyByBenchmark",
+    "InstanceRedundancyComparison",
     "ModelSelection",
     "benchmark_redundancy",
     "benchmark_scores",
     "benchmark_seed",
+    "compare_instance_redundancy",
     "dimension_redundancy",
     "instance_redundancy",
     "instance_redundancy_by_benchmark",
+    "model_groups",
     "overall_scores",
     "parse_metrics",
     "sample_sizes",
@@ -56,4 +66,5 @@ __all__ = [
     "saturation_ratio",
     "select_models",
     "selection_matrix",
+    "undefined_values",
 ]

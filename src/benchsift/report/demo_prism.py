@@ -25,9 +25,9 @@ from benchsift.prism.analyses import (
     domain_correlation,
     domain_pscores,
     near_tie_report,
-    score_summary,
 )
 from benchsift.prism.bootstrap import paired_bootstrap
+from benchsift.prism.summaries import score_summary
 from benchsift.report.prism_figures import write_prism_figures
 from benchsift.simulate.verdicts import simulate_verdicts
 

@@ -135,3 +135,25 @@ def match_models_table(panel: Panel, table: pd.DataFrame) -> dict[str, Any]:
         "unmatched_rows": unmatched,
         "models_without_row": sorted(m for m in known if m not in described),
     }
+
+
+def describe_panel(
+    panel: Panel, models_table: pd.DataFrame | None = None, models_file: str = ""
+) -> dict[str, Any]:
+    """What ``benchsift info`` prints: :func:`panel_summary`, ``"models"`` (:func:`model_coverage`), with a
+    models side table its match (``"models_file"``: ``{"path", **match_models_table}``) and ``"warnings"``:
+    side-table rows that match no model, and model runs without a score on some benchmark."""
+    summary = panel_summary(panel)
+    summary["models"] = model_coverage(panel)
+    warnings: list[str] = []
+    if models_table is not None:
+        match = match_models_table(panel, models_table)
+        summary["models_file"] = {"path": models_file, **match}
+        if match["unmatched_rows"]:
+            names = [r["model"] for r in match["unmatched_rows"]]
+            warnings.append(f"{models_file}: {len(names)} row(s) match no model of the panel: {names}")
+    for run in summary["models"]:
+        if run["benchmarks_without_scores"]:
+            where = run["benchmarks_without_scores"]
+            warnings.append(f"model {run['model']!r} ({run['condition']}) has no score on {where}")
+    return {**summary, "warnings": warnings}

@@ -260,6 +260,40 @@ class SimulationConfig:
         config: SimulationConfig = factory(**overrides)
         return config
 
+    @classmethod
+    def sized(
+        cls,
+        name: str,
+        *,
+        models: int | None = None,
+        benchmarks: int | None = None,
+        categories: int | None = None,
+        items_per_benchmark: int | None = None,
+    ) -> SimulationConfig:
+        """The preset ``name`` resized, keeping the sizes that depend on the ones given within them.
+
+        ``models`` also caps the text-only runs at ``models``; ``benchmarks`` (without ``categories``) caps
+        the categories at ``benchmarks``; ``items_per_benchmark`` caps the smallest benchmark's size at it.
+        The options of ``benchsift simulate``.
+        """
+        config = cls.preset(name)
+        overrides: dict[str, Any] = {}
+        if models is not None:
+            overrides["n_models"] = models
+            overrides["n_text_only_models"] = min(config.n_text_only_models, max(models, 0))
+        if benchmarks is not None:
+            overrides["n_benchmarks"] = benchmarks
+            if categories is None:
+                overrides["n_categories"] = min(config.n_categories, max(benchmarks, 1))
+        if categories is not None:
+            overrides["n_categories"] = categories
+        if items_per_benchmark is not None:
+            overrides["items_per_benchmark"] = items_per_benchmark
+            overrides["min_items_per_benchmark"] = min(
+                config.min_items_per_benchmark, max(items_per_benchmark, 1)
+            )
+        return cls.preset(name, **overrides)
+
     # ------------------------------------------------------------------ derived
     @property
     def n_items(self) -> int:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,27 @@ class SimulatedPanel:
 
     panel: Panel
     truth: GroundTruth
+
+    def summary(self) -> dict[str, Any]:
+        """Sizes and planted structure (what ``benchsift simulate`` prints): models, text-only runs, items,
+        benchmarks, categories, all-correct and blind-solvable items, graded benchmarks, and over the
+        image-condition runs the missing fraction and the NaN-aware mean score; the central benchmark of
+        each category."""
+        panel, gt = self.panel, self.truth
+        image = panel.scores[: gt.n_models]
+        return {
+            "n_models": gt.n_models,
+            "n_text_only_runs": len(gt.text_only_models),
+            "n_items": panel.n_items,
+            "n_benchmarks": len(panel.benchmarks),
+            "n_categories": len(panel.categories),
+            "n_all_correct": int(gt.all_correct.sum()),
+            "n_blind_solvable": int(gt.blind_solvable.sum()),
+            "graded_benchmarks": gt.graded_benchmarks,
+            "missing_fraction": float(np.isnan(image).mean()),
+            "mean_score": float(np.nanmean(image)),
+            "central_benchmark": gt.central_benchmark,
+        }
 
 
 def _sigmoid_inplace(x: np.ndarray) -> np.ndarray:

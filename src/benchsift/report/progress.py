@@ -1,4 +1,4 @@
-"""The CLI's progress bars: rich bars on stderr fed through the library's one protocol.
+"""Progress bars: rich bars on stderr fed through the library's one protocol (used by the CLI).
 
 Library functions take ``progress(done, total)`` (:mod:`benchsift.progress`) and draw nothing; a command
 passes :func:`progress_bar` (None under ``--json``, so stdout carries the JSON object only and stderr no
@@ -19,10 +19,16 @@ _OPEN: list[RichProgress] = []
 
 
 class RichProgress:
-    """A :data:`~benchsift.progress.ProgressFn` drawing one rich bar labelled ``label`` on stderr."""
+    """A :data:`~benchsift.progress.ProgressFn` drawing one rich bar labelled ``label`` on stderr.
 
-    def __init__(self, label: str) -> None:
+    ``transient``: the bar disappears when done (default); otherwise its last state stays on stderr.
+    ``bold``: the label in bold.
+    """
+
+    def __init__(self, label: str, transient: bool = True, bold: bool = True) -> None:
         self.label = label
+        self.transient = transient
+        self.bold = bold
         self._bar: Any = None
         self._task: Any = None
 
@@ -32,12 +38,12 @@ class RichProgress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._bar = Progress(
-                TextColumn("[bold]{task.description}"),
+                TextColumn("[bold]{task.description}" if self.bold else self.label),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 console=Console(stderr=True),  # stdout holds the results: tables, CSV, JSON
-                transient=True,
+                transient=self.transient,
             )
             self._task = self._bar.add_task(self.label, total=total)
             self._bar.start()
@@ -55,9 +61,10 @@ class RichProgress:
                 _OPEN.remove(self)
 
 
-def progress_bar(label: str, enabled: bool = True) -> ProgressFn | None:
-    """A rich bar labelled ``label``, or None (no progress reported) when not ``enabled``."""
-    return RichProgress(label) if enabled else None
+def progress_bar(label: str, enabled: bool = True, **style: bool) -> ProgressFn | None:
+    """A rich bar labelled ``label`` (``style``: :class:`RichProgress`'s ``transient``, ``bold``), or None
+    (no progress reported) when not ``enabled``."""
+    return RichProgress(label, **style) if enabled else None
 
 
 def close_all() -> None:

@@ -1,0 +1,147 @@
+"""The SQLite backend of the response cache (the default: one file, one machine; WAL journal).
+
+The statements and the lease rules are :class:`benchsift.clients.cache.ResponseCache`'s; this backend gives
+the connection (refusing a path that is not a benchsift cache), ``BEGIN IMMEDIATE`` transactions over the
+whole file and SQLite's clock.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchsift.clients.cache import DEFAULT_LEASE_TTL, ResponseCache
+from benchsift.errors import InputError
+
+__all__ = ["SQLiteCache"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+_LEASES = """
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires REAL NOT NULL
+)
+"""
+
+#: Seconds a lease lives without renewal (the holder renews every third of it).
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"  # the 16-byte header string of every SQLite 3 database file
+
+
+def _check_cache_file(path: Path) -> None:
+    """Refuse a cache path that is a directory, an empty file or not an SQLite database (one line each).
+
+    An empty file would otherwise open as a new, empty database and silently re-send every request.
+    """
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a response cache file")
+    with open(path, "rb") as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
+    if not head:
+        raise InputError(f"{path}: empty file, not a response cache (delete it to start a new cache)")
+    if head != _SQLITE_MAGIC:
+        raise InputError(f"{path}: not an SQLite file, so not a response cache")
+
+
+def _create_cache_file(path: Path) -> bool:
+    """Create an empty cache at ``path`` atomically: built under a temporary name, then hard-linked into
+    place unless another process got there first. Returns whether this call created it.
+
+    A plain ``sqlite3.connect`` leaves a 0-byte file until its first write, and a process opening the cache
+    at that moment (several ``prism run`` started at once on a new cache) would refuse it as empty.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    os.close(fd)
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            conn.execute(_LEASES)
+        finally:
+            conn.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here: the plain connect below creates it
+            return True
+        return True
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+
+
+class SQLiteCache(ResponseCache):
+    """A file of cached responses (SQLite, WAL mode). Safe across threads and processes of one machine.
+
+    Parameters
+    ----------
+    path
+        The SQLite file (created with its folder when missing).
+    lease_ttl
+        Seconds a lease on an in-flight request lives without renewal (see the module docstring).
+    """
+
+    # SQLite's wall clock (julianday('now') is UTC days since -4713-11-24 12:00, in milliseconds)
+    _now_sql = "((julianday('now') - 2440587.5) * 86400.0)"
+    _errors = (sqlite3.Error,)
+
+    def __init__(self, path: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
+        super().__init__(path, lease_ttl=lease_ttl)
+        self.path = Path(path)
+        self.created = not self.path.exists()
+        _check_cache_file(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.created:
+            self.created = _create_cache_file(self.path)
+        self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+        try:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "responses" not in tables:
+                raise InputError(f"{self.path}: an SQLite file but not a benchsift response cache")
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+            self._conn.execute(_LEASES)
+            self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+        except sqlite3.DatabaseError as err:
+            self._conn.close()
+            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return self._conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # BEGIN IMMEDIATE takes the database's write lock at once: the transaction is exclusive
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _disconnect(self) -> None:
+        self._conn.close()

@@ -1,0 +1,127 @@
+"""The human review of the built artifacts (PRISM-VLM Sec. 4): a file to edit, and applying its decisions.
+
+:func:`export_review` writes one row per artifact with an empty ``decision``; a reviewer sets ``accept``,
+``reject`` or ``fix`` (with the edited artifact) and :func:`import_review` applies the file, checking a
+fix with the same validator as the generation judge's output
+(:func:`benchsift.prism.build.validate_artifact`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchsift._fileio import atomic_path
+from benchsift.errors import FormatError, InputError
+from benchsift.prism.build import _H_CONTEXT, Artifact, h_subtype, validate_artifact
+from benchsift.prism.items import Item
+from benchsift.prism.stage_io import read_jsonl, write_jsonl
+
+__all__ = ["export_review", "import_review"]
+
+_REVIEW_COLUMNS = ("item", "axis", "status", "error", "artifact", "decision")
+
+
+def export_review(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> None:
+    """One row per artifact: ``item, axis, status, error, artifact, decision`` (empty).
+
+    JSONL, or CSV when ``path`` ends in ``.csv`` (then ``artifact`` is a JSON text cell, for editing in
+    a spreadsheet).
+    """
+    rows = [
+        {
+            "item": a.item,
+            "axis": a.axis,
+            "status": a.status,
+            "error": a.error,
+            "artifact": a.data,
+            "decision": "",
+        }
+        for a in arts
+    ]
+    if Path(path).suffix.lower() != ".csv":
+        write_jsonl(rows, path)
+        return
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=_REVIEW_COLUMNS)
+            w.writeheader()
+            for r in rows:
+                art = r["artifact"]
+                w.writerow(
+                    {**r, "error": r["error"] or "", "artifact": "" if art is None else json.dumps(art)}
+                )
+
+
+def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a review file (JSONL or CSV) with where each stands (file and line)."""
+    if p.suffix.lower() != ".csv":
+        return [(f"{p}, line {n}", row) for n, row in enumerate(read_jsonl(p), 1)]
+    try:
+        with open(p, encoding="utf-8", newline="") as fh:
+            raw = list(csv.DictReader(fh))
+    except FileNotFoundError as err:
+        raise InputError(f"{p}: file not found") from err
+    out = []
+    for n, row in enumerate(raw, 2):  # line 1 is the header
+        where = f"{p}, line {n}"
+        cell = (row.get("artifact") or "").strip()
+        try:
+            art = json.loads(cell) if cell else None
+        except ValueError as err:
+            raise FormatError(f"{where}: column 'artifact' is not valid JSON ({err})") from err
+        out.append((where, {**row, "artifact": art}))
+    return out
+
+
+def import_review(
+    arts: Sequence[Artifact], path: str | os.PathLike[str], items: Sequence[Item]
+) -> list[Artifact]:
+    """Apply a reviewed file (JSONL or CSV): ``accept`` keeps, ``reject`` drops, ``fix`` replaces.
+
+    Rows with an empty decision change nothing. A fix of an ``if`` artifact must list known constraint
+    ids; a fix of the other axes is checked by the same validator as J_gen's output (for ``h`` the
+    context field is ``context``; for ``vis`` the A/B order is recomputed from the item's hash).
+    """
+    by_key = {(a.item, a.axis): Artifact(**a.to_dict()) for a in arts}
+    by_item = {it.id: it for it in items}
+    for where, row in _read_review(Path(path)):
+        key = (str(row.get("item")), str(row.get("axis")))
+        if key not in by_key:
+            raise FormatError(f"{where}: no artifact for item {key[0]!r}, axis {key[1]!r}")
+        decision = str(row.get("decision") or "").strip().lower()
+        art = by_key[key]
+        if decision == "":
+            continue
+        if decision == "accept":
+            if art.status != "ok":
+                raise FormatError(f"{where}: cannot accept an artifact with status {art.status!r}; use fix")
+            art.review = "accepted"
+        elif decision == "reject":
+            art.status, art.review = "rejected", "rejected"
+        elif decision == "fix":
+            edited = row.get("artifact")
+            if not isinstance(edited, dict):
+                raise FormatError(f"{where}: decision 'fix' needs the edited 'artifact' object")
+            raw = dict(edited)
+            if key[1] == "h":
+                raw = {
+                    "sub_type": h_subtype(key[0]),
+                    "question": raw.get("question"),
+                    _H_CONTEXT[h_subtype(key[0])]: raw.get("context"),
+                }
+            try:
+                data = validate_artifact(key[1], raw, by_item[key[0]])
+            except ValueError as err:
+                raise FormatError(f"{where}: fixed artifact is invalid: {err}") from err
+            if data is None:
+                art.status, art.data, art.review = "dropped", None, "fixed"
+            else:
+                art.status, art.data, art.error, art.review = "ok", data, None, "fixed"
+        else:
+            raise FormatError(f"{where}: decision must be accept, reject, fix or empty, got {decision!r}")
+    return list(by_key.values())

@@ -1,0 +1,48 @@
+"""The output folders of ``--out DIR``: the result as JSON, its tables as CSV, its figures, an index.html.
+
+Every folder is written atomically (:func:`benchsift._fileio.atomic_dir`): a failed write leaves what was
+there before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchsift._fileio import atomic_dir
+from benchsift._jsonutil import to_jsonable
+from benchsift.report.html import write_report
+
+__all__ = ["write_analysis_dir", "write_result_dir"]
+
+
+def write_analysis_dir(
+    out: Path, name: str, result: dict[str, Any], figures: Callable[[Path], object]
+) -> None:
+    """``out/<name>.json`` and the figures ``figures(folder)`` writes, added to ``out`` (other analyses'
+    files stay), then ``out/index.html`` over everything in it (the redundancy commands)."""
+    with atomic_dir(out, prune=False) as tmp:
+        (tmp / f"{name}.json").write_text(json.dumps(result, indent=2))
+        figures(tmp)
+    write_report(out)
+
+
+def write_result_dir(
+    out: Path,
+    payload: dict[str, Any],
+    frames: Mapping[str, pd.DataFrame],
+    figures: Callable[[Path], object] | None = None,
+) -> None:
+    """``out/result.json``, one ``out/<name>.csv`` per frame, the figures under ``out/figures`` and
+    ``out/index.html``, replacing the folder's earlier contents (the ``prism`` commands)."""
+    with atomic_dir(out) as tmp:
+        (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
+        for name, df in frames.items():
+            df.to_csv(tmp / f"{name}.csv")
+        if figures is not None:
+            figures(tmp / "figures")
+        write_report(tmp, title=f"benchsift results: {out.name}")

@@ -1,0 +1,54 @@
+"""Tables of ``benchsift adaptive bank|next|simulate`` (:mod:`benchsift.adaptive`)."""
+
+from __future__ import annotations
+
+import os
+
+from rich.table import Table
+
+from benchsift.adaptive import AdaptiveSimulation, ItemBank, NextItems
+
+__all__ = ["render_bank", "render_next", "render_simulation"]
+
+
+def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
+    """The bank written: its IRT model, items, benchmarks and reference models."""
+    table = Table(title=f"Item bank written to {out}")
+    for col in ("model", "items", "benchmarks", "reference models"):
+        table.add_column(col)
+    table.add_row(bank.kind, str(bank.n_items), str(len(bank.benchmarks)), str(len(bank.reference_models)))
+    return table
+
+
+def render_next(res: NextItems, title: str) -> Table:
+    """Per model: items answered, ability (sd), rank and interval, overall estimate, next items or stop."""
+    table = Table(title=title)
+    for col in ("model", "answered", "ability (sd)", "rank [interval]", "overall est.", "next / stop"):
+        table.add_column(col)
+    for row in res.to_dict()["models"]:
+        nxt = ", ".join(f"{k['benchmark']}/{k['item']}" for k in row["next"]) or f"stop: {row['stop']}"
+        lo, hi = row["rank_interval"]
+        table.add_row(
+            row["model"],
+            str(row["n_answered"]),
+            f"{row['theta']:.2f} ({row['se']:.2f})",
+            f"{row['rank']:.0f} [{lo:.0f}, {hi:.0f}]",
+            f"{row['estimates']['overall']:.3f}",
+            nxt,
+        )
+    return table
+
+
+def render_simulation(res: AdaptiveSimulation, title: str) -> Table:
+    """Adaptive vs static vs random: items, rank Spearman and score MAE (mean and sd over splits)."""
+    table = Table(title=title)
+    for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)"):
+        table.add_column(col)
+    for r in res.rows():
+        table.add_row(
+            r["method"],
+            f"{r['n_items']:.0f}",
+            f"{r['rho_mean']:.3f} ({r['rho_sd']:.3f})",
+            f"{r['mae_mean']:.4f} ({r['mae_sd']:.4f})",
+        )
+    return table

@@ -1,0 +1,66 @@
+"""Tables of ``benchsift estimate`` (PRIMEBench Sec. 6: new models scored on a suite)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from benchsift.compression.estimate import EstimateResult
+from benchsift.report.tables.format import fmt_dash as _fmt
+from benchsift.report.tables.format import fmt_rank as _fmt_rank
+
+__all__ = ["render_estimate", "render_full_score"]
+
+
+def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) -> Table:
+    """Per new model: category means, overall score with its interval, rank and rank interval, coverage."""
+    table = Table(
+        title=f"Scores on the suite {name} ({n_items} items, {res.n_reference} reference models)"
+        + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
+    )
+    table.add_column("model")
+    for c in res.categories:
+        table.add_column(c)
+    for col in ("overall", f"{int(level * 100)}% CI", "rank", "rank CI", "coverage"):
+        table.add_column(col)
+    for j, m in enumerate(res.models):
+        table.add_row(
+            m,
+            *(_fmt(float(v)) for v in res.category_means[j]),
+            _fmt(float(res.overall[j])),
+            f"[{_fmt(float(res.overall_ci[j, 0]))}, {_fmt(float(res.overall_ci[j, 1]))}]",
+            f"{_fmt_rank(float(res.rank[j]))} / {res.n_reference + 1}",
+            f"[{_fmt_rank(float(res.rank_ci[j, 0]))}, {_fmt_rank(float(res.rank_ci[j, 1]))}]",
+            f"{res.coverage[j]:.2f}",
+        )
+    return table
+
+
+def render_full_score(res: EstimateResult, name: str, n_items: int) -> Table:
+    """Estimated full-benchmark scores (benchmarks and overall; categories are in ``to_dict()``)."""
+    f = res.full
+    assert f is not None
+    m = f.method
+    table = Table(
+        title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
+        f"{int(f.level * 100)}% conformal intervals)"
+    )
+    for col in ("model", "benchmark", "estimate", "interval", "suite mean", "rank", "rank interval"):
+        table.add_column(col)
+    # one benchmark: its row is the overall one; several: one row each, then overall (ranks on the last row)
+    benches = [c for c, k in enumerate(f.kinds) if k == "benchmark"]
+    shown = benches if len(benches) == 1 else [*benches, len(f.kinds) - 1]
+    for j, model in enumerate(f.models):
+        for c in shown:
+            overall = c == shown[-1]
+            table.add_row(
+                model,
+                f.groups[c],
+                _fmt(float(f.score[m][j, c])),
+                f"[{_fmt(float(f.low[m][j, c]))}, {_fmt(float(f.high[m][j, c]))}]",
+                _fmt(float(f.suite_mean[j, c])),
+                f"{_fmt_rank(float(f.rank[j]))} / {f.n_reference + 1}" if overall else "",
+                f"[{_fmt_rank(float(f.rank_interval[j, 0]))}, {_fmt_rank(float(f.rank_interval[j, 1]))}]"
+                if overall
+                else "",
+            )
+    return table
