@@ -48,7 +48,8 @@ def audit_command(
     """Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF."""
     from benchsift.audit import audit
     from benchsift.panel import Panel
-    from benchsift.report.audit import audit_tables, write_audit
+    from benchsift.report.audit import write_audit
+    from benchsift.report.tables.audit import render_audit
 
     outputs(force, dirs=[out])
     result = audit(
@@ -66,7 +67,7 @@ def audit_command(
     if json_output:
         print_json(result.to_dict())
         return
-    for table in audit_tables(result, top=top):
+    for table in render_audit(result, top=top):
         console.print(table)
     print_warnings(result.warnings)
     if out is not None:

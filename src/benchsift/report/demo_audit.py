@@ -17,7 +17,8 @@ from rich.console import Console
 
 from benchsift.audit import audit
 from benchsift.compression.pipeline import panel_fingerprint
-from benchsift.report.audit import audit_tables, write_audit_files
+from benchsift.report.audit import write_audit_files
+from benchsift.report.tables.audit import render_audit
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 PLANTS = {"mislabel_rate": 0.02, "contamination_rate": 0.03, "graded_fraction": 0.0, "n_dimensions": 0}
@@ -40,7 +41,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     panel = sim.panel
     result = audit(panel)
     files = write_audit_files(result, folder)
-    for table in audit_tables(result, top=10):
+    for table in render_audit(result, top=10):
         console.print(table)
     flags = result.items["flags"]
     neg = flags.map(lambda f: "negative-discrimination" in f).to_numpy()

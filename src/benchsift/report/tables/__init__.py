@@ -13,5 +13,6 @@ JSON). A notebook can print the same table with ``rich.print(render_x(result))``
 * :mod:`~benchsift.report.tables.prism`: ``prism score|analyze|audit`` and the engine stages
   ``prism sources|build|run|grade``;
 * :mod:`~benchsift.report.tables.panel`: ``info``, ``simulate``, ``export``;
+* :mod:`~benchsift.report.tables.audit`: ``audit``;
 * :mod:`~benchsift.report.tables.format`: the number formats they share.
 """
