@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from benchsift.compression.export import ExportResult
+if TYPE_CHECKING:  # only for the annotation: `info` and `simulate` need not import compression
+    from benchsift.compression.export import ExportResult
 
 __all__ = ["render_export", "render_model_coverage", "render_simulation"]
 
