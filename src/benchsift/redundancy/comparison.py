@@ -126,38 +126,23 @@ def compare_instance_redundancy(
         ``results`` keyed by each result's selection label.
     """
     results: dict[str, InstanceRedundancy | InstanceRedundancyByBenchmark] = {}
+    shared: dict[str, Any] = dict(
+        ratios=ratios,
+        repeats=repeats,
+        metrics=metrics,
+        threshold=threshold,
+        random_state=random_state,
+        condition=condition,
+        progress=progress,
+        n_jobs=n_jobs,
+    )
     for top, bottom in model_groups(k):
-        res: InstanceRedundancy | InstanceRedundancyByBenchmark
         if each_benchmark:
-            res = instance_redundancy_by_benchmark(
-                panel,
-                benchmarks=benchmarks,
-                ratios=ratios,
-                repeats=repeats,
-                metrics=metrics,
-                threshold=threshold,
-                top_k=top,
-                bottom_k=bottom,
-                random_state=random_state,
-                condition=condition,
-                progress=progress,
-                n_jobs=n_jobs,
+            by = instance_redundancy_by_benchmark(
+                panel, benchmarks=benchmarks, top_k=top, bottom_k=bottom, **shared
             )
-            results[res.selection] = res
+            results[by.selection] = by
         else:
-            res = instance_redundancy(
-                panel,
-                benchmark=benchmark,
-                ratios=ratios,
-                repeats=repeats,
-                metrics=metrics,
-                threshold=threshold,
-                top_k=top,
-                bottom_k=bottom,
-                random_state=random_state,
-                condition=condition,
-                progress=progress,
-                n_jobs=n_jobs,
-            )
-            results[res.selection.label] = res
+            one = instance_redundancy(panel, benchmark=benchmark, top_k=top, bottom_k=bottom, **shared)
+            results[one.selection.label] = one
     return InstanceRedundancyComparison(int(k), bool(each_benchmark), results)
