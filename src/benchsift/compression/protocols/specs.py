@@ -101,16 +101,9 @@ def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
 
 def build_selector(spec: SelectorSpec, seed: int) -> ItemSelector:
     """A fresh selector for one selection: a registered name built with ``random_state=seed``, or a clone."""
-    if isinstance(spec, ItemSelector):
-        from sklearn.base import clone
+    from benchsift.compression.selectors.registry import fresh_selector
 
-        sel: ItemSelector = clone(spec)
-        if "random_state" in sel.get_params():
-            sel.set_params(random_state=seed)
-        return sel
-    from benchsift.compression.selectors.registry import make_selector
-
-    return make_selector(spec, random_state=seed)
+    return fresh_selector(spec, seed)
 
 
 def _spec_class(spec: SelectorSpec) -> type[ItemSelector]:

@@ -73,10 +73,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
-from sklearn.base import clone
 
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.random import RandomSelector
+from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state, nan_mean, paired_columns
 
@@ -196,16 +196,6 @@ class AutoSelector(ItemSelector):
         """The candidates' names, in order."""
         return [_label(c) for c in self.candidates]
 
-    def _build(self, spec: str | ItemSelector, seed: int) -> ItemSelector:
-        if isinstance(spec, ItemSelector):
-            sel: ItemSelector = clone(spec)
-            if "random_state" in sel.get_params():
-                sel.set_params(random_state=seed)
-            return sel
-        from benchsift.compression.selectors.registry import make_selector
-
-        return make_selector(spec, random_state=seed)
-
     # ------------------------------------------------------------------ selection
     def _run(self, sel: ItemSelector, inp: SelectorInput, rows: np.ndarray | None) -> np.ndarray:
         scores = inp.scores if rows is None else inp.scores[rows]
@@ -287,11 +277,11 @@ class AutoSelector(ItemSelector):
             for s, (build, held) in enumerate(self._splits(base, n_models)):
                 est: dict[tuple[int, str], list[np.ndarray]] = {}
                 for c, spec in enumerate(self.candidates):
-                    sel = self._build(spec, _seed(base, 1, s, keys[c]))
+                    sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
                     draws = [sel]
                     if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
                         seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
-                        draws += [self._build(spec, seed) for seed in seeds]
+                        draws += [fresh_selector(spec, seed) for seed in seeds]
                     for one in draws:
                         kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
                         est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
@@ -330,7 +320,7 @@ class AutoSelector(ItemSelector):
                 f"candidate, {labels[0]}"
             )
         c_w, mode = options[w]
-        winner = self._build(self.candidates[c_w], _seed(base, 2, keys[c_w]))
+        winner = fresh_selector(self.candidates[c_w], _seed(base, 2, keys[c_w]))
         kept = self._run(winner, inp, None)
         self.choice_ = labels[c_w]
         self.scoring_choice_ = self.scoring if mode == "own" else "mean"

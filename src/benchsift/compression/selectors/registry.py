@@ -22,7 +22,7 @@ from benchsift._suggest import did_you_mean
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.errors import InputError
 
-__all__ = ["SELECTOR_NAMES", "available_selectors", "make_selector", "selector_class"]
+__all__ = ["SELECTOR_NAMES", "available_selectors", "fresh_selector", "make_selector", "selector_class"]
 
 _PATHS: dict[str, tuple[str, str]] = {
     "random": ("benchsift.compression.selectors.random", "RandomSelector"),
@@ -67,3 +67,16 @@ def make_selector(name: str, **params: Any) -> ItemSelector:
 def available_selectors() -> dict[str, type[ItemSelector]]:
     """Name -> class for every registered selector (imports them all)."""
     return {name: selector_class(name) for name in SELECTOR_NAMES}
+
+
+def fresh_selector(spec: str | ItemSelector, seed: int) -> ItemSelector:
+    """A fresh selector for one selection: a registered name built with ``random_state=seed``, or a clone
+    (scikit-learn's ``clone``) of a configured instance with its ``random_state`` set to ``seed``."""
+    if isinstance(spec, ItemSelector):
+        from sklearn.base import clone
+
+        sel: ItemSelector = clone(spec)
+        if "random_state" in sel.get_params():
+            sel.set_params(random_state=seed)
+        return sel
+    return make_selector(spec, random_state=seed)
