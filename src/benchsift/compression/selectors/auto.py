@@ -90,6 +90,8 @@ Scoring = Literal["mean", "weighted", "selector"]
 _SCORINGS = ("mean", "weighted", "selector")
 #: One-sided level of the paired t test that separates the winner from another candidate.
 SEPARATION_LEVEL = 0.95
+#: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random).
+NULL_LEVEL = 0.9
 
 
 def _label(spec: str | ItemSelector) -> str:
@@ -149,14 +151,18 @@ class AutoSelector(ItemSelector):
     def __init__(
         self,
         candidates: Sequence[str | ItemSelector] = DEFAULT_CANDIDATES,
-        n_inner: int = 3,
+        n_inner: int = 4,
         min_heldout: int = 5,
         scoring: Scoring = "mean",
         random_draws: int = 5,
         inner_build: float = 0.7,
+        null: str | None = "random",
+        null_level: float = NULL_LEVEL,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
         self.inner_build = inner_build
+        self.null = null
+        self.null_level = null_level
         self.candidates = candidates
         self.n_inner = n_inner
         self.min_heldout = min_heldout
@@ -191,6 +197,13 @@ class AutoSelector(ItemSelector):
             raise InputError(f"auto inner_build: expected a fraction in (0, 1), got {frac!r}")
         if self.scoring not in _SCORINGS:
             raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
+        if self.null is not None and _label(self.null) not in labels and self.null != "random":
+            raise InputError(
+                f"auto null: expected one of the candidates ({', '.join(labels)}) or None, got {self.null!r}"
+            )
+        lev = self.null_level
+        if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
+            raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""
@@ -226,8 +239,17 @@ class AutoSelector(ItemSelector):
         return self._splits(base, int(n_models))
 
     def inner_seed(self, split: int, candidate: str) -> int:
-        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name)."""
-        return _seed(self._base_seed(), 1, int(split), zlib.crc32(str(candidate).encode("utf-8")))
+        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name): a Random
+        candidate's first draw has one per split, every other candidate its final seed on every split."""
+        labels = self.candidate_labels()
+        label = _label(candidate)
+        spec = self.candidates[labels.index(label)] if label in labels else label
+        key = zlib.crc32(label.encode("utf-8"))
+        base = self._base_seed()
+        final = _seed(base, 2, key)
+        if isinstance(fresh_selector(spec, final), RandomSelector):
+            return _seed(base, 1, int(split), key)
+        return final
 
     def _base_seed(self) -> int:
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
@@ -270,6 +292,7 @@ class AutoSelector(ItemSelector):
                 f"the budget ({inp.k}) keeps the whole pool of {n} items: no selector to choose",
             )
             self.warnings_: tuple[str, ...] = ()
+            self.null_test_: dict[str, Any] | None = None
             return out
         rows: list[np.ndarray] = []
         if n_models >= 2:
@@ -277,11 +300,14 @@ class AutoSelector(ItemSelector):
             for s, (build, held) in enumerate(self._splits(base, n_models)):
                 est: dict[tuple[int, str], list[np.ndarray]] = {}
                 for c, spec in enumerate(self.candidates):
-                    sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
+                    # the final seed on every inner split: the evidence is about the configuration (cells,
+                    # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
+                    sel = fresh_selector(spec, _seed(base, 2, keys[c]))
                     draws = [sel]
                     if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
+                        sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
                         seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
-                        draws += [fresh_selector(spec, seed) for seed in seeds]
+                        draws = [sel] + [fresh_selector(spec, seed) for seed in seeds]
                     for one in draws:
                         kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
                         est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
@@ -306,8 +332,15 @@ class AutoSelector(ItemSelector):
             rho[s] = r
         names = [self._option_label(labels, o) for o in options]
         means = nan_mean(rho, axis=0)
+        self.null_test_ = None
         if np.isfinite(means).any():
             w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
+            null = self._null_option(labels, options)
+            if null is not None and w != null:
+                self.null_test_ = self._null_test(rho, w, null, names)
+                if not self.null_test_["passed"]:
+                    notes.append(self.null_test_["note"])
+                    w = null
             self.separated_, why = self._separation(rho, w, names)
             if why:
                 notes.append(why)
@@ -340,6 +373,50 @@ class AutoSelector(ItemSelector):
     def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
         c, mode = option
         return labels[c] if mode == "own" else f"{labels[c]} (mean)"
+
+    def _null_option(self, labels: list[str], options: list[tuple[int, str]]) -> int | None:
+        """The option of the null candidate (scored as :attr:`scoring` says), or None without one."""
+        if self.null is None or _label(self.null) not in labels:  # the default null without a Random
+            return None
+        c = labels.index(_label(self.null))
+        return options.index((c, "own"))
+
+    def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
+        """The one-sided paired t test of ``rho_s(w) - rho_s(null)`` over the inner splits both define.
+
+        Passed when the mean difference exceeds ``t_{null_level, n-1}`` standard errors (``n >= 2``
+        defined pairs), or when the null has no defined value on any split (it cannot compete)."""
+        d = rho[:, w] - rho[:, null]
+        d = d[np.isfinite(d)]
+        out: dict[str, Any] = {
+            "selector": labels[w],
+            "null": labels[null],
+            "n": int(d.size),
+            "mean_diff": float(d.mean()) if d.size else None,
+            "t": None,
+            "p": None,
+            "level": float(self.null_level),
+        }
+        if not np.isfinite(rho[:, null]).any():
+            return {**out, "passed": True, "note": ""}
+        passed = False
+        if d.size >= 2:
+            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+            if se > 0:
+                tval = float(d.mean()) / se
+                out["t"] = tval
+                out["p"] = float(student_t.sf(tval, d.size - 1))
+                passed = out["p"] < 1.0 - float(self.null_level)
+            else:  # the same difference on every split
+                passed = float(d.mean()) > 0
+        shown = "undefined" if out["mean_diff"] is None else f"{out['mean_diff']:+.4f}"
+        p_txt = "" if out["p"] is None else f", one-sided p = {out['p']:.3f}"
+        note = (
+            f"auto: {labels[w]} had the best inner rho but did not beat {labels[null]} in a paired one-sided "
+            f"t test over {d.size} inner splits (mean difference {shown}{p_txt}, level {self.null_level:g}): "
+            f"kept {labels[null]}, the null"
+        )
+        return {**out, "passed": passed, "note": "" if passed else note}
 
     def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
         """Whether the winner ``w`` beats every other option in a one-sided paired t test over inner splits
@@ -406,6 +483,7 @@ class AutoSelector(ItemSelector):
     def evidence_record(self) -> dict[str, Any]:
         """JSON-able: the pick, whether it is separated, and per candidate the inner mean, sd, count, wins."""
         ev = self.evidence_
+        test = getattr(self, "null_test_", None)
         return {
             "choice": self.choice_,
             "scoring": self.scoring_choice_,
@@ -422,6 +500,7 @@ class AutoSelector(ItemSelector):
                 }
                 for r in ev.itertuples(index=False)
             ],
+            "null_test": None if test is None else {k: v for k, v in test.items() if k != "note"},
             "notes": list(self.notes_),
             "warnings": list(self.warnings_),
         }
