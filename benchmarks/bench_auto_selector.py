@@ -33,9 +33,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _timing import load_average, machine_line, timed
+from joblib import Parallel, delayed
 
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, stage2_heldout
-from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, clear_memos
+from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, stage2_heldout
+from benchsift.compression.protocols.pools import prepare_pools, selection_weights
+from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
+from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
+from benchsift.compression.selectors.auto import paired_null_test
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -46,9 +50,9 @@ RETENTIONS = (0.02, 0.05, 0.10, 0.20)
 
 def fidelity_table(
     name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int
-) -> tuple[pd.Series, float]:
-    """Section 1 for one panel; returns auto minus the best fixed selector per retention and auto minus
-    random averaged over the retentions."""
+) -> tuple[pd.Series, float, HeldoutResult]:
+    """Section 1 for one panel; returns auto minus the best fixed selector per retention, auto minus random
+    averaged over the retentions, and the protocol's result."""
     sels = [*DEFAULT_CANDIDATES, "auto"]
     t0 = time.perf_counter()
     res = stage2_heldout(
@@ -91,7 +95,7 @@ def fidelity_table(
         + f"; auto / irt2pl {sec['auto'] / max(sec['irt2pl'], 1e-9):.2f}x, auto / all four "
         f"{sec['auto'] / max(sum(sec[k] for k in DEFAULT_CANDIDATES), 1e-9):.2f}x"
     )
-    return table.loc["auto - best"].astype(float), gap_random
+    return table.loc["auto - best"].astype(float), gap_random, res
 
 
 def inner_splits(
@@ -122,6 +126,87 @@ def inner_splits(
     print(f"\n{name}: auto's held-out rho by number of inner splits ({splits} outer splits)")
     with pd.option_context("display.float_format", "{:.4f}".format, "display.width", 140):
         print(table.to_string())
+
+
+def _inner_evidence(
+    panel: Panel, build: np.ndarray, i_split: int, seed: int, floor: int, n_max: int
+) -> np.ndarray:
+    """``(n_retentions, n_max, n_candidates)``: the inner rho auto sees on one outer split's build rows, with
+    the protocol's seeds (one pool)."""
+    pools = prepare_pools(panel)
+    spec = AutoSelector(n_inner=n_max, null=None)
+    base = base_seed(seed)
+    fitted: dict[tuple[int, int], tuple[np.ndarray, ItemSelector]] = {}
+    selection_weights(
+        pools,
+        spec,
+        build,
+        RETENTIONS,
+        floor,
+        lambda r_key, c: task_seed(base, i_split, selector_key("auto"), r_key, c),
+        fitted=fitted,
+    )
+    out = np.full((len(RETENTIONS), n_max, len(DEFAULT_CANDIDATES)), np.nan)
+    for (j, _), (_, sel) in fitted.items():
+        out[j] = np.asarray(sel.inner_rho_)[:, : len(DEFAULT_CANDIDATES)]
+    return out
+
+
+def _decide(rho: np.ndarray, level: float | None) -> int:
+    """Auto's rule on one inner evidence ``(n, n_candidates)``: the best mean, kept only when it beats
+    Random (candidate 0) in :func:`paired_null_test` at ``level`` (``None``: the best mean outright)."""
+    means = np.nanmean(rho, axis=0)
+    w = int(np.nanargmax(means))
+    if level is None or w == 0:
+        return w
+    return w if paired_null_test(rho[:, w], rho[:, 0], level)["passed"] else 0
+
+
+def rules(
+    name: str, panel: Panel, res: HeldoutResult, seed: int, floor: int, n_max: int, n_jobs: int
+) -> None:
+    """Section 2b: the decision rule and the number of inner splits on the same inner evidence.
+
+    For every outer split of section 1 auto's inner evidence with ``n_max`` inner splits is computed once
+    (the first ``n`` inner splits of ``n_max`` are those of ``n_inner = n``); each rule's pick is scored by
+    the outer held-out rho of the fixed selector it names on that split (the fixed runs of section 1), so the
+    rules are compared on the same draws. One-pool panels only (the picks are per pool).
+    """
+    if prepare_pools(panel).n_categories != 1:
+        print(f"\n{name}: the rules section needs a one-pool panel; skipped")
+        return
+    evidence = np.stack(
+        Parallel(n_jobs=n_jobs)(
+            delayed(_inner_evidence)(panel, sp.build, i, seed, floor, n_max)
+            for i, sp in enumerate(res.splits)
+        )
+    )  # (n_splits, n_ret, n_max, n_cand)
+    fixed = res.macro[:, [res.selectors.index(c) for c in DEFAULT_CANDIDATES], :]  # (n_splits, n_cand, n_ret)
+    best = np.nanmean(fixed, axis=0).max(axis=0)
+    rnd = np.nanmean(fixed[:, 0], axis=0)
+    counts = sorted({n for n in (2, 3, 4, 6, n_max) if n <= n_max})
+    rows = {}
+    for level in (None, 0.9, 0.95):
+        for n in counts:
+            picks = np.array(
+                [
+                    [_decide(evidence[s, j, :n], level) for j in range(len(RETENTIONS))]
+                    for s in range(len(fixed))
+                ]
+            )
+            got = np.array(
+                [np.nanmean(fixed[np.arange(len(fixed)), picks[:, j], j]) for j in range(len(RETENTIONS))]
+            )
+            row = {f"r={100 * r:g}%": g for r, g in zip(RETENTIONS, got - best, strict=True)}
+            row["auto - random"] = float(np.mean(got - rnd))
+            row["random picks"] = int((picks == 0).sum())
+            rows[f"{'best mean' if level is None else f'null t {level:g}'}, n_inner={n}"] = row
+    print(
+        f"\n{name}: auto - best fixed per retention by decision rule and inner splits "
+        f"({len(fixed)} outer splits)"
+    )
+    with pd.option_context("display.float_format", "{:+.4f}".format, "display.width", 160):
+        print(pd.DataFrame(rows).T.to_string())
 
 
 def cost(repeats: int, seed: int, sides: list[str]) -> float:
@@ -172,6 +257,8 @@ def main() -> None:
     )
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
+    ap.add_argument("--skip-rules", action="store_true")
+    ap.add_argument("--rules-inner", type=int, default=6, help="Inner splits computed for the rules section.")
     args = ap.parse_args()
     print(machine_line())
     panels = {
@@ -183,6 +270,9 @@ def main() -> None:
         name: fidelity_table(name, p, args.splits, args.seed, args.floor, args.n_jobs)
         for name, p in panels.items()
     }
+    if not args.skip_rules:
+        for name, p in panels.items():
+            rules(name, p, verdicts[name][2], args.seed, args.floor, args.rules_inner, args.n_jobs)
     if not args.skip_inner:
         inner = [int(v) for v in args.inner.split(",")]
         for name, p in panels.items():
@@ -194,12 +284,12 @@ def main() -> None:
     print(f"\nload average at the end: {load_average()}")
 
 
-def acceptance(verdicts: dict[str, tuple[pd.Series, float]], ratio: float) -> None:
+def acceptance(verdicts: dict[str, tuple[pd.Series, float, HeldoutResult]], ratio: float) -> None:
     """The acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01),
     auto minus random averaged over the retentions (> 0), and the cost ratio (<= 5x)."""
     print("\nacceptance (issue 18): auto - best fixed at each retention >= -0.01, auto - random mean > 0")
     rows = {}
-    for name, (gap, vs_random) in verdicts.items():
+    for name, (gap, vs_random, _) in verdicts.items():
         row = {f"r={100 * r:g}%": v for r, v in gap.items()}
         row["auto - random"] = vs_random
         row["within 0.01"] = "yes" if float(gap.min()) >= -0.01 else "NO"

@@ -322,3 +322,19 @@ def test_candidates_keep_their_final_seed_on_every_inner_split() -> None:
     fresh = _kmeans_cells(np.ascontiguousarray(x, dtype=np.float32), 40, 3, 10)
     np.testing.assert_array_equal(again, fresh)
     assert not np.array_equal(kmeans_cells(x, 40, seed=4), fresh)
+
+
+def test_paired_null_test_by_hand() -> None:
+    from benchsift.compression.selectors.auto import paired_null_test
+
+    # d = (0.1, 0.2, 0.3): mean 0.2, sd 0.1, t = 0.2 / (0.1 / sqrt 3) = 2 sqrt 3; p = P(T_2 > 2 sqrt 3)
+    # = (1 - t / sqrt(t^2 + 2)) / 2 (Student's t with 2 df) = (1 - sqrt(12 / 14)) / 2
+    out = paired_null_test(np.array([0.9, 0.8, 0.7, np.nan]), np.array([0.8, 0.6, 0.4, 0.5]), 0.9)
+    assert out["n"] == 3 and out["mean_diff"] == pytest.approx(0.2)
+    assert out["t"] == pytest.approx(2 * np.sqrt(3))
+    assert out["p"] == pytest.approx((1 - np.sqrt(12 / 14)) / 2) and out["passed"]
+    assert not paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.99)["passed"]
+    same = paired_null_test(np.array([0.5, 0.6]), np.array([0.4, 0.5]))  # no spread: the sign decides
+    assert same["passed"] and same["t"] is None
+    assert not paired_null_test(np.array([0.5]), np.array([0.4]))["passed"]  # one pair: no test
+    assert paired_null_test(np.array([0.5, 0.6]), np.array([np.nan, np.nan]))["passed"]  # null undefined

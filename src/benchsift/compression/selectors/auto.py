@@ -10,10 +10,7 @@ per pool and retention), from the models it is given and nothing else:
    build (default 70 %), the rest are inner held-out -- the outer protocol's rule (PRIMEBench D.3,
    :func:`benchsift.compression.protocols.random_splits`) one level down, with a larger build share: a
    selector fitted on fewer models ranks items more noisily, i.e. more like Random, so small inner build sets
-   flatter the fitted candidates against Random. The effect is real but small next to the noise of three
-   inner splits: on the panel planted for Random at r = 2 % (30 of 1,500 items, 60 build models) Random was
-   picked in 8 of 20 outer splits with halves, and in 9 to 15 of 20 with 70 % depending on the inner splits'
-   seed (``benchmarks/bench_auto_selector.py``).
+   flatter the fitted candidates against Random.
 2. Every candidate selects ``K_C`` items on each inner build set; its *inner fidelity* on that split is the
    Spearman rho over the inner held-out models between the pool mean and the estimate from the kept items,
    the fidelity ``benchsift validate`` reports (PRIMEBench D.3, ``rho_C``)::
@@ -27,13 +24,25 @@ per pool and retention), from the models it is given and nothing else:
    fidelity; a single draw is a noisy estimate of it at small budgets).
    ``rho_s(c)`` is undefined (NaN) with fewer than ``min_heldout`` inner held-out models having both values,
    or a constant side.
-3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
-   value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
-   selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
-   Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator (``weights_``, an
-   :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the plain mean, and the
-   winning pair says how auto's kept items are scored (``scoring_choice_``; ``weights_`` is set only when the
-   winner's own scoring won). ``compress`` scores a suite by its mean, so there it picks the selector only.
+3. The candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined value is the
+   best (ties: the earlier candidate). *Random is the null*: a fitted best wins only when it also beats the
+   Random candidate (:attr:`null`) in a paired one-sided t test over the inner splits both define,
+
+       t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),
+
+   ``t > t_{null_level, n-1}`` (default level 0.9); otherwise Random is kept and ``notes_`` says so
+   (``null_test_`` holds ``n``, the mean difference, ``t`` and the one-sided ``p``). Random needs no fit,
+   so it is the default a fitted ranking has to earn its place against: with a few dozen build models
+   the inner held-out sets are small (18 of 60 build models), one inner rho has a standard deviation of
+   several hundredths at small budgets, and the best of four noisy means is biased upwards -- picking it
+   outright lost 0.021 of outer rho at r = 2 % on the panel planted for Random, where every fitted ranking
+   is worse (:mod:`benchsift.simulate.winners`). The winner then selects ``K_C`` items on *all* the given
+   rows: those are the selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are
+   the winner's). Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator
+   (``weights_``, an :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the
+   plain mean, and the winning pair says how auto's kept items are scored (``scoring_choice_``;
+   ``weights_`` is set only when the winner's own scoring won). ``compress`` scores a suite by its mean,
+   so there it picks the selector only.
 
 The winner is *separated* when, against every other candidate ``c``, the paired differences
 ``rho_s(winner) - rho_s(c)`` over the inner splits both define pass a one-sided paired t test at level 0.95
@@ -44,20 +53,33 @@ harmless when the candidates are close. When no candidate has a defined inner fi
 (too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
 so.
 
+How many inner splits, and the level (``benchmarks/bench_auto_selector.py``, 20 outer splits, r = 2-20 %,
+floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050). Auto minus the best fixed
+selector at the worst retention: picking the best inner mean outright with 3 inner splits, -0.022 on the
+Random plant (Random picked in 13 of 20 splits at r = 2 %), within 0.005 elsewhere; with the Random null at
+level 0.9 and 3 inner splits, -0.016 on MMMU at r = 5 % (Random kept on two splits where point-biserial
+wins by 0.12: a t test with 2 degrees of freedom has little power); at level 0.95, -0.03 on the
+point-biserial plant; with 4 inner splits and level 0.9 (the defaults), 0.000 (Random plant), -0.004
+(point-biserial plant), -0.002 (IRT 2PL plant) and -0.009 (MMMU) in the analysis of the same inner
+evidence, and the held-out run's figures are in the benchmark. Six inner splits gain little more
+(-0.005 on MMMU) at half again the cost. On the Random plant auto cannot beat Random on average: Random is
+the best fixed selector at every retention there, so the best auto can do is to pick it every time (auto
+minus Random is then the difference of two random draws, zero in expectation).
+
 Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
 build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
 the held-out models' responses leaves every pick and selection unchanged).
 
-Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Default 3, from
-``benchmarks/bench_auto_selector.py`` (10 outer splits, r = 2-20 %): against 6 inner splits, 3 agree on
-80-95 % of the picks and lose 0.0000-0.0037 of mean held-out rho, 1 agrees on 57-83 % and loses up to
-0.011 (MMMU). Measured there (loaded 2-core machine): ``validate`` with auto takes 2.7-3.5x the time of IRT
-2PL alone on MMMU (168 x 1,050) and on the planted panels (120 x 1,500), but 6.1-6.6x on a simulated
-169 x 3,088 panel, where the budgets reach 1,544 items and the per-budget work (metabench's bins, VAW's
-cells) on every inner split dominates; 4.4x the four candidates run together. Selections on the same
-rows at several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
+Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Selections on the same rows at
+several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
 :func:`~.irt2pl.fitted_twopl`), which is why :attr:`seed_per_pool` asks the protocols for one seed per pool,
-the same at every retention: the inner splits are then the same at every retention of a pool.
+the same at every retention: the inner splits are then the same at every retention of a pool. A fitted
+candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
+draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
+which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
+budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. What remains is the
+IRT 2PL fit and metabench's bins on every inner split: ``validate`` with auto on a simulated 169 x 3,088
+panel takes the time measured in ``benchmarks/bench_auto_selector.py`` against IRT 2PL alone.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
 each inner split (keyed by the candidate's name, so adding a candidate changes no other's inner results),
@@ -80,7 +102,7 @@ from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state, nan_mean, paired_columns
 
-__all__ = ["DEFAULT_CANDIDATES", "AutoSelector"]
+__all__ = ["DEFAULT_CANDIDATES", "AutoSelector", "paired_null_test"]
 
 #: The fixed selectors auto chooses among by default: cheap (one fit per inner split) and general (no
 #: embeddings, logged answers or benchmark structure needed).
@@ -92,6 +114,42 @@ _SCORINGS = ("mean", "weighted", "selector")
 SEPARATION_LEVEL = 0.95
 #: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random).
 NULL_LEVEL = 0.9
+
+
+def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
+    """The one-sided paired t test that the ``best`` option's inner rho exceeds the ``null``'s.
+
+    ``best`` and ``null`` are the inner rho per inner split (NaN = undefined); the test runs over the splits
+    where both are defined: ``d_s = best_s - null_s``, ``t = mean(d) / (sd(d) / sqrt(n))`` (sd with ddof 1),
+    one-sided ``p = P(T_{n-1} > t)`` (Student's t; as ``scipy.stats.ttest_rel(..., alternative="greater")``).
+    ``passed`` when ``p < 1 - level`` (``n >= 2``), when every ``d_s`` is the same positive number (no
+    spread), or when the null has no defined value on any split (it cannot compete). Returns ``n``,
+    ``mean_diff``, ``t``, ``p``, ``level`` and ``passed``.
+    """
+    b = np.asarray(best, dtype=np.float64)
+    z = np.asarray(null, dtype=np.float64)
+    d = b - z
+    d = d[np.isfinite(d)]
+    out: dict[str, Any] = {
+        "n": int(d.size),
+        "mean_diff": float(d.mean()) if d.size else None,
+        "t": None,
+        "p": None,
+        "level": float(level),
+        "passed": False,
+    }
+    if not np.isfinite(z).any():
+        out["passed"] = True
+    elif d.size >= 2:
+        se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+        if se > 0:
+            tval = float(d.mean()) / se
+            out["t"] = tval
+            out["p"] = float(student_t.sf(tval, d.size - 1))
+            out["passed"] = out["p"] < 1.0 - float(level)
+        else:  # the same difference on every split
+            out["passed"] = float(d.mean()) > 0
+    return out
 
 
 def _label(spec: str | ItemSelector) -> str:
@@ -113,7 +171,7 @@ class AutoSelector(ItemSelector):
         Registered selector names or configured :class:`ItemSelector` instances (cloned); default
         :data:`DEFAULT_CANDIDATES` (random, pointbiserial, irt2pl, vaw). ``"auto"`` itself is refused.
     n_inner
-        Inner random splits of the given models (default 3).
+        Inner random splits of the given models (default 4; see the module docstring).
     min_heldout
         Inner held-out models needed for a defined inner rho (default 5; the outer protocol's is 10, the
         inner held-out set is about a third of its size).
@@ -127,6 +185,12 @@ class AutoSelector(ItemSelector):
         sample, which one draw estimates poorly at small budgets; the draws cost next to nothing.
     inner_build
         Share of the given models that build in each inner split (default 0.7, in (0, 1)).
+    null
+        The candidate a fitted best must beat in the paired one-sided t test over the inner splits to win
+        (default ``"random"``; ``None``: the best inner mean wins outright). The default applies only when
+        ``"random"`` is a candidate; another name must be one of the candidates.
+    null_level
+        One-sided level of that test (default 0.9, in [0.5, 1)).
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -140,7 +204,9 @@ class AutoSelector(ItemSelector):
     ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``; the options are the candidates scored as
     :attr:`scoring` says, then, under ``"weighted"`` / ``"selector"``, each candidate that has its own
     estimator -- ``weights_`` or :meth:`~ItemSelector.estimate`, e.g. AnchorPoints, tinyBenchmarks' p-IRT --
-    scored by the plain mean as well), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
+    scored by the plain mean as well), ``null_test_`` (the test of the best against the null: ``selector``,
+    ``null``, ``n``, ``mean_diff``, ``t``, ``p``, ``level``, ``passed``; ``None`` when the null was the best
+    or there is none), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
     """
 
     name = "auto"
@@ -382,41 +448,19 @@ class AutoSelector(ItemSelector):
         return options.index((c, "own"))
 
     def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
-        """The one-sided paired t test of ``rho_s(w) - rho_s(null)`` over the inner splits both define.
-
-        Passed when the mean difference exceeds ``t_{null_level, n-1}`` standard errors (``n >= 2``
-        defined pairs), or when the null has no defined value on any split (it cannot compete)."""
-        d = rho[:, w] - rho[:, null]
-        d = d[np.isfinite(d)]
-        out: dict[str, Any] = {
-            "selector": labels[w],
-            "null": labels[null],
-            "n": int(d.size),
-            "mean_diff": float(d.mean()) if d.size else None,
-            "t": None,
-            "p": None,
-            "level": float(self.null_level),
-        }
-        if not np.isfinite(rho[:, null]).any():
-            return {**out, "passed": True, "note": ""}
-        passed = False
-        if d.size >= 2:
-            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
-            if se > 0:
-                tval = float(d.mean()) / se
-                out["t"] = tval
-                out["p"] = float(student_t.sf(tval, d.size - 1))
-                passed = out["p"] < 1.0 - float(self.null_level)
-            else:  # the same difference on every split
-                passed = float(d.mean()) > 0
-        shown = "undefined" if out["mean_diff"] is None else f"{out['mean_diff']:+.4f}"
-        p_txt = "" if out["p"] is None else f", one-sided p = {out['p']:.3f}"
-        note = (
-            f"auto: {labels[w]} had the best inner rho but did not beat {labels[null]} in a paired one-sided "
-            f"t test over {d.size} inner splits (mean difference {shown}{p_txt}, level {self.null_level:g}): "
-            f"kept {labels[null]}, the null"
+        """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
+        test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level))
+        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test}
+        shown = "undefined" if test["mean_diff"] is None else f"{test['mean_diff']:+.4f}"
+        p_txt = "" if test["p"] is None else f", one-sided p = {test['p']:.3f}"
+        out["note"] = (
+            ""
+            if test["passed"]
+            else f"auto: {labels[w]} had the best inner rho but did not beat {labels[null]} in a paired "
+            f"one-sided t test over {test['n']} inner splits (mean difference {shown}{p_txt}, level "
+            f"{self.null_level:g}): kept {labels[null]}, the null"
         )
-        return {**out, "passed": passed, "note": "" if passed else note}
+        return out
 
     def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
         """Whether the winner ``w`` beats every other option in a one-sided paired t test over inner splits
