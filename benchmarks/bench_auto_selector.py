@@ -152,14 +152,19 @@ def _inner_evidence(
     return out
 
 
-def _decide(rho: np.ndarray, level: float | None) -> int:
-    """Auto's rule on one inner evidence ``(n, n_candidates)``: the best mean, kept only when it beats
-    Random (candidate 0) in :func:`paired_null_test` at ``level`` (``None``: the best mean outright)."""
-    means = np.nanmean(rho, axis=0)
+def _decide(rho: np.ndarray, n: int, level: float | None, n_max: int = 0) -> int:
+    """Auto's rule on the inner evidence ``(n_splits, n_candidates)``: the best mean over the first ``n``
+    inner splits, kept only when it beats Random (candidate 0) in :func:`paired_null_test` at ``level`` on
+    them or, failing that, on the first ``n_max`` (``level`` None: the best mean outright)."""
+    means = np.nanmean(rho[:n], axis=0)
     w = int(np.nanargmax(means))
     if level is None or w == 0:
         return w
-    return w if paired_null_test(rho[:, w], rho[:, 0], level)["passed"] else 0
+    if paired_null_test(rho[:n, w], rho[:n, 0], level)["passed"]:
+        return w
+    if n_max > n and paired_null_test(rho[:n_max, w], rho[:n_max, 0], level)["passed"]:
+        return w
+    return 0
 
 
 def rules(
@@ -185,22 +190,24 @@ def rules(
     best = np.nanmean(fixed, axis=0).max(axis=0)
     rnd = np.nanmean(fixed[:, 0], axis=0)
     counts = sorted({n for n in (2, 3, 4, 6, n_max) if n <= n_max})
+    rules_run: list[tuple[str, int, float | None, int]] = [("best mean", n, None, 0) for n in counts]
+    rules_run += [(f"null t {lev:g}", n, lev, 0) for lev in (0.9, 0.95) for n in (3, 4) if n <= n_max]
+    rules_run += [(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max) for lev in (0.9, 0.95)]
     rows = {}
-    for level in (None, 0.9, 0.95):
-        for n in counts:
-            picks = np.array(
-                [
-                    [_decide(evidence[s, j, :n], level) for j in range(len(RETENTIONS))]
-                    for s in range(len(fixed))
-                ]
-            )
-            got = np.array(
-                [np.nanmean(fixed[np.arange(len(fixed)), picks[:, j], j]) for j in range(len(RETENTIONS))]
-            )
-            row = {f"r={100 * r:g}%": g for r, g in zip(RETENTIONS, got - best, strict=True)}
-            row["auto - random"] = float(np.mean(got - rnd))
-            row["random picks"] = int((picks == 0).sum())
-            rows[f"{'best mean' if level is None else f'null t {level:g}'}, n_inner={n}"] = row
+    for label, n, level, n_ext in rules_run:
+        picks = np.array(
+            [
+                [_decide(evidence[s, j], n, level, n_ext) for j in range(len(RETENTIONS))]
+                for s in range(len(fixed))
+            ]
+        )
+        got = np.array(
+            [np.nanmean(fixed[np.arange(len(fixed)), picks[:, j], j]) for j in range(len(RETENTIONS))]
+        )
+        row = {f"r={100 * r:g}%": g for r, g in zip(RETENTIONS, got - best, strict=True)}
+        row["auto - random"] = float(np.mean(got - rnd))
+        row["random picks"] = int((picks == 0).sum())
+        rows[f"{label}, n_inner={n}"] = row
     print(
         f"\n{name}: auto - best fixed per retention by decision rule and inner splits "
         f"({len(fixed)} outer splits)"
@@ -258,7 +265,7 @@ def main() -> None:
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
     ap.add_argument("--skip-rules", action="store_true")
-    ap.add_argument("--rules-inner", type=int, default=6, help="Inner splits computed for the rules section.")
+    ap.add_argument("--rules-inner", type=int, default=8, help="Inner splits computed for the rules section.")
     args = ap.parse_args()
     print(machine_line())
     panels = {

@@ -263,7 +263,8 @@ def test_selector_scoring_follows_the_winner_estimate() -> None:
 
 def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
     """The pick is the best inner mean only when, for a fitted best, the paired one-sided t test of its inner
-    rho against Random's over the inner splits passes (checked against scipy's ttest_rel); else Random."""
+    rho against Random's passes (checked against scipy's ttest_rel) on the 4 inner splits or, when that is
+    inconclusive, on 8 (4 more, for the best and Random only); else Random."""
     from scipy.stats import ttest_rel
 
     seen = {True: 0, False: 0}
@@ -282,17 +283,29 @@ def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
             assert auto.choice_ == "random" and auto.null_test_ is None
             continue
         j = DEFAULT_CANDIDATES.index(best)
-        ref = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
         test = auto.null_test_
-        assert test["selector"] == best and test["null"] == "random" and test["n"] == 4
-        assert test["t"] == pytest.approx(ref.statistic) and test["p"] == pytest.approx(ref.pvalue)
-        assert test["passed"] == (ref.pvalue < 0.1)
+        first = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
+        assert test["selector"] == best and test["null"] == "random" and test["level"] == 0.95
+        if first.pvalue < 0.05:  # conclusive on the 4 inner splits
+            assert not test["extended"] and test["n"] == 4 and auto.null_rho_ is None
+            assert test["p"] == pytest.approx(first.pvalue) and test["passed"]
+        else:  # inconclusive: 4 more inner splits for the best and Random only, tested once more
+            assert test["extended"] and test["n"] == 8 and auto.null_rho_.shape == (8, 2)
+            np.testing.assert_array_equal(auto.null_rho_[:4], auto.inner_rho_[:, [j, 0]])
+            ref = ttest_rel(auto.null_rho_[:, 0], auto.null_rho_[:, 1], alternative="greater")
+            assert test["t"] == pytest.approx(ref.statistic) and test["p"] == pytest.approx(ref.pvalue)
+            assert test["passed"] == (ref.pvalue < 0.05)
+            # the extra splits are those of n_inner = 8, and the best's rho on them is its rho there
+            wide = AutoSelector(n_inner=8, null=None, random_state=seed)
+            wide.select(panel.scores, 12)
+            np.testing.assert_allclose(auto.null_rho_, wide.inner_rho_[:, [j, 0]])
         assert auto.choice_ == (best if test["passed"] else "random")
         if not test["passed"]:
             assert any("did not beat random" in n for n in auto.notes_)
         assert auto.evidence_record()["null_test"]["passed"] == test["passed"]
         seen[bool(test["passed"])] += 1
     assert seen[False] >= 1, seen  # the planted-Random panel at 3 % does exercise the fallback
+    assert AutoSelector(null_max_inner=0).get_params()["null_max_inner"] == 0
 
     # without a Random candidate the default null does not apply; a named null must be a candidate
     mine = AutoSelector(candidates=("pointbiserial", "irt2pl"), random_state=0)

@@ -113,7 +113,7 @@ _SCORINGS = ("mean", "weighted", "selector")
 #: One-sided level of the paired t test that separates the winner from another candidate.
 SEPARATION_LEVEL = 0.95
 #: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random).
-NULL_LEVEL = 0.9
+NULL_LEVEL = 0.95
 
 
 def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
@@ -224,8 +224,10 @@ class AutoSelector(ItemSelector):
         inner_build: float = 0.7,
         null: str | None = "random",
         null_level: float = NULL_LEVEL,
+        null_max_inner: int = 8,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.null_max_inner = null_max_inner
         self.inner_build = inner_build
         self.null = null
         self.null_level = null_level
@@ -254,7 +256,7 @@ class AutoSelector(ItemSelector):
                 raise InputError(
                     f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
                 )
-        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1)):
+        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1), ("null_max_inner", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
                 raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
@@ -320,9 +322,12 @@ class AutoSelector(ItemSelector):
     def _base_seed(self) -> int:
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
 
-    def _splits(self, base: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _splits(self, base: int, n: int, count: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The first ``count`` (default :attr:`n_inner`) inner splits: row ``s`` of one ``(count, n)`` uniform
+        draw, so the first splits are the same for any ``count`` (the null test's extension adds splits)."""
         rng = np.random.default_rng([base, 0])
-        perms = np.argsort(rng.random((int(self.n_inner), n)), axis=1)  # one call, as random_splits does
+        count = int(self.n_inner) if count is None else int(count)
+        perms = np.argsort(rng.random((count, n)), axis=1)  # one call, as random_splits does
         nb = min(max(int(round(float(self.inner_build) * n)), 1), n - 1)
         return [(np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)) for p in perms]
 
@@ -361,49 +366,36 @@ class AutoSelector(ItemSelector):
             self.null_test_: dict[str, Any] | None = None
             return out
         rows: list[np.ndarray] = []
+        pool_mean = nan_mean(inp.scores, axis=1)
         if n_models >= 2:
-            pool_mean = nan_mean(inp.scores, axis=1)
             for s, (build, held) in enumerate(self._splits(base, n_models)):
-                est: dict[tuple[int, str], list[np.ndarray]] = {}
-                for c, spec in enumerate(self.candidates):
-                    # the final seed on every inner split: the evidence is about the configuration (cells,
-                    # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
-                    sel = fresh_selector(spec, _seed(base, 2, keys[c]))
-                    draws = [sel]
-                    if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
-                        sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
-                        seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
-                        draws = [sel] + [fresh_selector(spec, seed) for seed in seeds]
-                    for one in draws:
-                        kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
-                        est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
-                        if s == 0 and one is sel and self._own_estimator(sel):
-                            options.append((c, "mean"))
-                        if (c, "mean") in options:
-                            est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
-                cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
-                E = np.column_stack([e for _, e in cols])
-                full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
-                r_all = paired_columns(full, E, "srcc")
-                n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
-                r_all[n_ok < int(self.min_heldout)] = np.nan
-                which = np.array([j for j, _ in cols], dtype=np.int64)
-                r = np.full(len(options), np.nan)
-                for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
-                    if (which == j).any():
-                        r[j] = float(np.mean(r_all[which == j]))
-                rows.append(r)
+                rows.append(self._split_rho(inp, base, keys, s, build, held, pool_mean, options, None))
         rho = np.full((int(self.n_inner), len(options)), np.nan)  # the candidates, then the "(mean)" options
         for s, r in enumerate(rows):
             rho[s] = r
         names = [self._option_label(labels, o) for o in options]
         means = nan_mean(rho, axis=0)
         self.null_test_ = None
+        self.null_rho_: np.ndarray | None = None
         if np.isfinite(means).any():
             w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
             null = self._null_option(labels, options)
             if null is not None and w != null:
                 self.null_test_ = self._null_test(rho, w, null, names)
+                n_max = int(self.null_max_inner)
+                if not self.null_test_["passed"] and n_max > int(self.n_inner) and n_models >= 2:
+                    # inconclusive on n_inner splits: more inner splits, for the best and the null only
+                    pair = np.column_stack([rho[:, w], rho[:, null]])
+                    only = {options[w][0], options[null][0]}
+                    more = []
+                    for s, (build, held) in enumerate(self._splits(base, n_models, n_max)):
+                        if s >= int(self.n_inner):
+                            r = self._split_rho(inp, base, keys, s, build, held, pool_mean, options, only)
+                            more.append([r[w], r[null]])
+                    pair = np.vstack([pair, np.asarray(more, dtype=np.float64).reshape(-1, 2)])
+                    self.null_rho_ = pair
+                    self.null_test_ = self._null_test(pair, 0, 1, [names[w], names[null]])
+                    self.null_test_["extended"] = True
                 if not self.null_test_["passed"]:
                     notes.append(self.null_test_["note"])
                     w = null
@@ -436,6 +428,54 @@ class AutoSelector(ItemSelector):
             self.weights_ = np.asarray(weights, dtype=np.float64)
         return out
 
+    def _split_rho(
+        self,
+        inp: SelectorInput,
+        base: int,
+        keys: list[int],
+        s: int,
+        build: np.ndarray,
+        held: np.ndarray,
+        pool_mean: np.ndarray,
+        options: list[tuple[int, str]],
+        only: set[int] | None,
+    ) -> np.ndarray:
+        """The inner rho of every option on inner split ``s``, of the candidates in ``only`` (None: all; then
+        on split 0 the "(mean)" options of candidates with their own estimator are added to ``options``)."""
+        est: dict[tuple[int, str], list[np.ndarray]] = {}
+        for c, spec in enumerate(self.candidates):
+            if only is not None and c not in only:
+                continue
+            # the final seed on every inner split: the evidence is about the configuration (cells,
+            # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
+            sel = fresh_selector(spec, _seed(base, 2, keys[c]))
+            draws = [sel]
+            if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
+                sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
+                seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
+                draws = [sel] + [fresh_selector(spec, seed) for seed in seeds]
+            for one in draws:
+                kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
+                est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
+                if only is None and s == 0 and one is sel and self._own_estimator(sel):
+                    options.append((c, "mean"))
+                if (c, "mean") in options:
+                    est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
+        cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
+        r = np.full(len(options), np.nan)
+        if not cols:
+            return r
+        E = np.column_stack([e for _, e in cols])
+        full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
+        r_all = paired_columns(full, E, "srcc")
+        n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
+        r_all[n_ok < int(self.min_heldout)] = np.nan
+        which = np.array([j for j, _ in cols], dtype=np.int64)
+        for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
+            if (which == j).any():
+                r[j] = float(np.mean(r_all[which == j]))
+        return r
+
     def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
         c, mode = option
         return labels[c] if mode == "own" else f"{labels[c]} (mean)"
@@ -450,7 +490,7 @@ class AutoSelector(ItemSelector):
     def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
         """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
         test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level))
-        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test}
+        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test, "extended": False}
         shown = "undefined" if test["mean_diff"] is None else f"{test['mean_diff']:+.4f}"
         p_txt = "" if test["p"] is None else f", one-sided p = {test['p']:.3f}"
         out["note"] = (
