@@ -26,17 +26,25 @@ per pool and retention), from the models it is given and nothing else:
    or a constant side.
 3. The candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined value is the
    best (ties: the earlier candidate). *Random is the null*: a fitted best wins only when it also beats the
-   Random candidate (:attr:`null`) in a paired one-sided t test over the inner splits both define,
+   Random candidate (:attr:`null`) in a paired one-sided t test over the inner splits both define
+   (:func:`paired_null_test`),
 
-       t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),
+       t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),   p = P(T_{n-1} > t),
 
-   ``t > t_{null_level, n-1}`` (default level 0.9); otherwise Random is kept and ``notes_`` says so
-   (``null_test_`` holds ``n``, the mean difference, ``t`` and the one-sided ``p``). Random needs no fit,
-   so it is the default a fitted ranking has to earn its place against: with a few dozen build models
-   the inner held-out sets are small (18 of 60 build models), one inner rho has a standard deviation of
-   several hundredths at small budgets, and the best of four noisy means is biased upwards -- picking it
-   outright lost 0.021 of outer rho at r = 2 % on the panel planted for Random, where every fitted ranking
-   is worse (:mod:`benchsift.simulate.winners`). The winner then selects ``K_C`` items on *all* the given
+   passed when ``p < 1 - null_level`` (default level 0.95). When it fails on the ``n_inner`` splits, the
+   evidence is extended once: the best and Random alone are run on further inner splits, up to
+   ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
+   on all of them. Two looks at one-sided 0.05 each keep the chance that a fitted candidate no better than
+   Random passes at most 0.10 (Bonferroni). If the test still fails Random is kept and ``notes_`` says so
+   (``null_test_`` holds ``n``, the mean difference, ``t``, ``p`` and whether the evidence was extended;
+   ``null_rho_`` the pairs tested after an extension). Random needs no fit, so it is the default a fitted
+   ranking has to earn its place against: with a few dozen build models the inner held-out sets are small
+   (18 of 60 build models on a 120-model panel), one inner rho has a standard deviation of about 0.1 at
+   small budgets, and the best of four noisy means is biased upwards -- picking it outright lost 0.021 of
+   outer rho at r = 2 % on the panel planted for Random, where every fitted ranking is worse
+   (:mod:`benchsift.simulate.winners`). The extension spends the extra inner splits only where the evidence
+   is inconclusive, i.e. where more of it changes the decision, and on the two candidates the test needs.
+   The winner then selects ``K_C`` items on *all* the given
    rows: those are the selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are
    the winner's). Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator
    (``weights_``, an :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the
@@ -53,18 +61,17 @@ harmless when the candidates are close. When no candidate has a defined inner fi
 (too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
 so.
 
-How many inner splits, and the level (``benchmarks/bench_auto_selector.py``, 20 outer splits, r = 2-20 %,
-floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050). Auto minus the best fixed
-selector at the worst retention: picking the best inner mean outright with 3 inner splits, -0.022 on the
-Random plant (Random picked in 13 of 20 splits at r = 2 %), within 0.005 elsewhere; with the Random null at
-level 0.9 and 3 inner splits, -0.016 on MMMU at r = 5 % (Random kept on two splits where point-biserial
-wins by 0.12: a t test with 2 degrees of freedom has little power); at level 0.95, -0.03 on the
-point-biserial plant; with 4 inner splits and level 0.9 (the defaults), 0.000 (Random plant), -0.004
-(point-biserial plant), -0.002 (IRT 2PL plant) and -0.009 (MMMU) in the analysis of the same inner
-evidence, and the held-out run's figures are in the benchmark. Six inner splits gain little more
-(-0.005 on MMMU) at half again the cost. On the Random plant auto cannot beat Random on average: Random is
-the best fixed selector at every retention there, so the best auto can do is to pick it every time (auto
-minus Random is then the difference of two random draws, zero in expectation).
+How many inner splits, and the level (``benchmarks/bench_auto_selector.py``: 20 outer splits, r = 2-20 %,
+floor 0, the three planted panels of 120 x 1,500 and MMMU, 168 x 1,050; its rules section scores each rule
+on the same inner evidence). Auto minus the best fixed selector at the worst retention, picking the best
+inner mean outright with 3 inner splits: -0.022 on the Random plant (Random picked in 13 of 20 outer splits
+at r = 2 %), within 0.005 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
+little power: with the null at level 0.9 and 4 inner splits the held-out run lost 0.014 on MMMU at r = 5 %
+(Random kept on two splits where point-biserial wins by 0.12), at level 0.95 without the extension up to
+0.016; 6 inner splits for every candidate would cost half again as much. The acceptance run of the
+defaults is in the benchmark's output. On the Random plant auto cannot beat Random on average: Random is
+the best fixed selector at every retention there, so the best auto can do is to pick it every time, and
+auto minus Random is then the difference of two random draws, zero in expectation.
 
 Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
 build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
@@ -112,7 +119,8 @@ Scoring = Literal["mean", "weighted", "selector"]
 _SCORINGS = ("mean", "weighted", "selector")
 #: One-sided level of the paired t test that separates the winner from another candidate.
 SEPARATION_LEVEL = 0.95
-#: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random).
+#: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random), at each
+#: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
 NULL_LEVEL = 0.95
 
 
@@ -190,7 +198,10 @@ class AutoSelector(ItemSelector):
         (default ``"random"``; ``None``: the best inner mean wins outright). The default applies only when
         ``"random"`` is a candidate; another name must be one of the candidates.
     null_level
-        One-sided level of that test (default 0.9, in [0.5, 1)).
+        One-sided level of that test (default 0.95, in [0.5, 1)), at each of its two looks.
+    null_max_inner
+        Inner splits the null test extends to, for the best and the null only, when it fails on the
+        ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -205,8 +216,10 @@ class AutoSelector(ItemSelector):
     :attr:`scoring` says, then, under ``"weighted"`` / ``"selector"``, each candidate that has its own
     estimator -- ``weights_`` or :meth:`~ItemSelector.estimate`, e.g. AnchorPoints, tinyBenchmarks' p-IRT --
     scored by the plain mean as well), ``null_test_`` (the test of the best against the null: ``selector``,
-    ``null``, ``n``, ``mean_diff``, ``t``, ``p``, ``level``, ``passed``; ``None`` when the null was the best
-    or there is none), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
+    ``null``, ``n``, ``mean_diff``, ``t``, ``p``, ``level``, ``passed``, ``extended``; ``None`` when the null
+    was the best or there is none), ``null_rho_`` (``(n, 2)``: the best's and the null's inner rho the
+    extended test used; ``None`` without an extension), ``separated_``, ``notes_`` and ``warnings_`` (tuples
+    of strings).
     """
 
     name = "auto"
