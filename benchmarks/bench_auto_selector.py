@@ -265,6 +265,7 @@ def main() -> None:
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
     ap.add_argument("--skip-rules", action="store_true")
+    ap.add_argument("--skip-fidelity", action="store_true", help="Only the cost section.")
     ap.add_argument("--rules-inner", type=int, default=8, help="Inner splits computed for the rules section.")
     args = ap.parse_args()
     print(machine_line())
@@ -273,6 +274,8 @@ def main() -> None:
     }
     for path in args.panel:
         panels[path.stem] = read_scores(path)
+    if args.skip_fidelity:
+        panels = {}
     verdicts = {
         name: fidelity_table(name, p, args.splits, args.seed, args.floor, args.n_jobs)
         for name, p in panels.items()

@@ -61,17 +61,18 @@ harmless when the candidates are close. When no candidate has a defined inner fi
 (too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
 so.
 
-How many inner splits, and the level (``benchmarks/bench_auto_selector.py``: 20 outer splits, r = 2-20 %,
-floor 0, the three planted panels of 120 x 1,500 and MMMU, 168 x 1,050; its rules section scores each rule
-on the same inner evidence). Auto minus the best fixed selector at the worst retention, picking the best
-inner mean outright with 3 inner splits: -0.022 on the Random plant (Random picked in 13 of 20 outer splits
-at r = 2 %), within 0.005 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
-little power: with the null at level 0.9 and 4 inner splits the held-out run lost 0.014 on MMMU at r = 5 %
-(Random kept on two splits where point-biserial wins by 0.12), at level 0.95 without the extension up to
-0.016; 6 inner splits for every candidate would cost half again as much. The acceptance run of the
-defaults is in the benchmark's output. On the Random plant auto cannot beat Random on average: Random is
-the best fixed selector at every retention there, so the best auto can do is to pick it every time, and
-auto minus Random is then the difference of two random draws, zero in expectation.
+How many inner splits, and the level (``benchmarks/bench_auto_selector.py``: held-out protocol, 20 outer
+splits, r = 2-20 %, floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050; its rules
+section scores other rules on the same inner evidence). Picking the best inner mean outright with 3 inner
+splits: auto minus the best fixed selector -0.021 on the Random plant at r = 2 % (Random picked in 9 to 15 of
+20 outer splits), within 0.007 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
+little power: with the null at level 0.9 and 4 inner splits, and no extension, MMMU lost 0.014 at r = 5 %
+(Random kept on two splits where point-biserial wins by 0.12). With the defaults (4 inner splits, level 0.95,
+extension to 8) the worst retention is -0.004 (point-biserial plant), -0.001 (IRT 2PL plant), -0.006
+(Random plant, where auto picked Random in 79 of 80 (split, retention) cells) and -0.005 (MMMU). On the
+Random plant auto cannot beat Random on average: Random is the best fixed selector at every retention
+there, so the best auto can do is to pick it every time, and auto minus Random is then the difference of
+two random draws, zero in expectation (measured: -0.0003).
 
 Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
 build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
