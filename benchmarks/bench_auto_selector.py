@@ -4,6 +4,7 @@ Run (from the repository root)::
 
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet   # + a real panel
     .venv/bin/python benchmarks/bench_auto_selector.py --splits 6 --skip-cost             # a quicker run
+    .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --repeats 2       # the cost alone
 
 What it prints:
 
@@ -14,13 +15,25 @@ What it prints:
    ``auto`` at every retention, the row ``auto - best`` (auto minus the best fixed selector at that
    retention; acceptance: >= -0.01 everywhere), ``auto - random`` averaged over retentions (acceptance: > 0),
    what auto picked (splits per pick) and the selection time of auto against each fixed selector;
-2. the inner splits (``--inner``): auto's held-out rho per retention and the share of (split, retention)
-   picks that agree with the pick of the largest ``n_inner``, on each planted panel and ``--panel``;
-3. the cost at the issue's scale: ``stage2_heldout`` wall time on a simulated 169 x 3,088 panel
-   (``SimulationConfig.unidimensional``, the panel of ``bench_validate.py``; 20 splits x 6 retentions) for
-   each fixed candidate alone and for ``auto`` alone (min / median of ``--repeats`` runs, the sides
-   alternated), and the ratios auto / fixed (acceptance: within 5x of IRT 2PL, the costliest candidate, whose
-   fit auto repeats on every inner split).
+2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
+   ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
+   Random null at one-sided 0.9 / 0.95 with 3 or 4 splits; the null with the extension to 8 when
+   inconclusive, the default) auto minus the best fixed selector per retention, auto minus random and the
+   number of Random picks, each pick scored by the outer rho of the fixed selector it names on that split;
+3. the inner splits (``--inner``, ``--skip-inner`` skips): auto's held-out rho per retention and the share
+   of (split, retention) picks that agree with the pick of the largest ``n_inner``;
+4. the cost at the issue's scale (``--skip-cost`` skips; ``--skip-fidelity`` runs it alone):
+   ``stage2_heldout`` wall and CPU time on a simulated 169 x 3,088 panel (``SimulationConfig.unidimensional``,
+   the panel of ``bench_validate.py``; 20 splits x 6 retentions) for each of ``--cost-sides`` (default IRT 2PL
+   and auto; min / median of ``--repeats`` runs, the sides alternated, the selectors' memos cleared before
+   each run so no side reuses another's IRT 2PL fits or VAW cells), and the ratio auto / IRT 2PL;
+5. the acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01), auto
+   minus random averaged over the retentions (> 0), and the cost ratio (<= 5x).
+
+Acceptance run (2-core machine, load 7)::
+
+    .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
+        --skip-rules --repeats 2
 """
 
 from __future__ import annotations
@@ -206,7 +219,7 @@ def rules(
         )
         row = {f"r={100 * r:g}%": g for r, g in zip(RETENTIONS, got - best, strict=True)}
         row["auto - random"] = float(np.mean(got - rnd))
-        row["random picks"] = int((picks == 0).sum())
+        row["random picks"] = str(int((picks == 0).sum()))
         rows[f"{label}, n_inner={n}"] = row
     print(
         f"\n{name}: auto - best fixed per retention by decision rule and inner splits "
