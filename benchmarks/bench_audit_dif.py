@@ -15,8 +15,13 @@ with 8 benchmarks x ~500 items. Methods (``--methods``, ``matching/test``): ``ir
 score, plain signed likelihood root); the other two pairs isolate each change. The question text is dropped
 from the panels so the audit does not spend time on text duplicates (DIF does not use it).
 
+``--null-calibration`` prints instead the calibration of the test itself: every non-contaminated item of the
+``standard`` panels tested on the models' *true* abilities (the simulator's latent trait of the benchmark,
+so the null model is exactly right), the share of p-values below 0.001, 0.01 and 0.05 for the plain signed
+likelihood root and for r* (a calibrated test gives the threshold itself).
+
 Usage: ``python benchmarks/bench_audit_dif.py [--seeds 20] [--panels standard,large] [--alphas 0.05,0.1]
-[--methods irt/rstar,rest-score/lr]``.
+[--methods irt/rstar,rest-score/lr] [--null-calibration]``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from _timing import load_average, machine_line
 from rich.console import Console
 from rich.table import Table
 
-from benchsift.audit import audit
+from benchsift.audit import audit, logistic_dif
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -53,15 +58,47 @@ def _panel(name: str, seed: int) -> tuple[Panel, np.ndarray]:
     return Panel(p.scores, p.models, items), sim.truth.contaminated
 
 
+def null_calibration(con: Console, seeds: int) -> None:
+    """The share of null p-values below each threshold, matched on the true abilities (module docstring)."""
+    thresholds = (0.001, 0.01, 0.05)
+    pvals: dict[str, list[np.ndarray]] = {"lr": [], "rstar": []}
+    for seed in range(seeds):
+        sim = simulate_panel(SimulationConfig.small(**STANDARD), random_state=seed)
+        image, truth = sim.panel.image_panel(), sim.truth
+        dates = image.models["release_date"]
+        group = (dates >= dates.median()).to_numpy().astype(np.float64)
+        for b in image.benchmarks:
+            cols = np.flatnonzero((image.items["benchmark"] == b).to_numpy())
+            X = image.scores[:, cols]
+            idx, load = truth.item_trait_index[cols], truth.item_trait_loading[cols]
+            eta = (truth.abilities[:, idx] * load[None]).sum(axis=-1)  # (M, n) true latent trait
+            theta = np.where(np.isnan(X), np.nan, eta)
+            null = ~truth.contaminated[cols]
+            for test, out in pvals.items():
+                p = logistic_dif(X, theta, group, test=test).p_greater[null]
+                out.append(p[np.isfinite(p)])
+    table = Table(title=f"null p-values on the true abilities: {seeds} seeds of the standard panel")
+    for col in ("test", "null items", *(f"share p < {t:g}" for t in thresholds)):
+        table.add_column(col, justify="right")
+    for test, parts in pvals.items():
+        p = np.concatenate(parts)
+        table.add_row(test, str(p.size), *(f"{(p < t).mean():.4f}" for t in thresholds))
+    con.print(table)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--panels", default="standard,large")
     ap.add_argument("--alphas", default="0.05,0.1")
     ap.add_argument("--methods", default="irt/rstar,rest-score/lr,irt/lr,rest-score/rstar")
+    ap.add_argument("--null-calibration", action="store_true")
     args = ap.parse_args()
     con = Console(width=150)
     con.print(machine_line())
+    if args.null_calibration:
+        null_calibration(con, args.seeds)
+        return
     alphas = [float(a) for a in args.alphas.split(",")]
     methods = [tuple(m.split("/")) for m in args.methods.split(",")]
     table = Table(title=f"DIF on planted panels: {args.seeds} seeds (0..{args.seeds - 1})")
