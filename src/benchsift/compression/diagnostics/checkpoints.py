@@ -204,11 +204,11 @@ def variant_sets(panel: Panel, variants: str) -> tuple[Panel, dict[str, np.ndarr
     try:
         pattern = re.compile(variants)
     except re.error as exc:
-        raise InputError(f"variants: not a valid regular expression: {exc}") from None
+        raise InputError(f"`variants`: not a valid regular expression: {exc}") from None
     is_var = np.array([bool(pattern.search(m)) for m in p.model_ids])
     if is_var.sum() < 2 or (~is_var).sum() < 2:
         raise InputError(
-            f"variants {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
+            f"`variants` {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
             ">= 2 other models"
         )
     fam = p.models["family"].to_numpy(dtype=object)
@@ -229,11 +229,18 @@ def checkpoint_ranking_by_pattern(
     retentions: Sequence[float] = (0.05, 0.10),
     n_boot: int = 1000,
     random_state: int | np.random.Generator | None = 0,
+    clusters: ClusterSpec = "auto",
 ) -> CheckpointResult:
     """:func:`checkpoint_ranking` with the variant sets of :func:`variant_sets` (``benchsift diagnose
     checkpoints``): rank the variants whose id matches ``variants`` on items selected on the other models
-    (PRIMEBench I.4, Table 23)."""
+    (PRIMEBench I.4, Table 23); ``clusters`` as there."""
     selection, sets = variant_sets(panel, variants)
     return checkpoint_ranking(
-        selection, sets, selectors=selectors, retentions=retentions, n_boot=n_boot, random_state=random_state
+        selection,
+        sets,
+        selectors=selectors,
+        retentions=retentions,
+        n_boot=n_boot,
+        random_state=random_state,
+        clusters=clusters,
     )
