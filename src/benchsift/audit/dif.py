@@ -44,9 +44,10 @@ linear exponential family (Pierce & Peters 1992; Brazzale, Davison & Reid 2007, 
 :math:`j` the observed information of the full fit :math:`\hat\beta` and :math:`j_{\lambda\lambda}` that of
 the nuisance :math:`(\beta_0, \beta_1)` at the null fit :math:`\tilde\beta` (the penalised log-likelihood
 and informations throughout). It approximates the conditional (exact) test of :math:`\beta_2` given the
-sufficient statistics of the nuisance, the same p-value as logistic regression's exact test without its
-enumeration. The p-value is :math:`1 - \Phi(r^*)` (``test="lr"``: :math:`1 - \Phi(r)`, the plain signed
-root of the unpenalised :math:`G^2`). For :math:`|r| < 0.05` the formula is 0/0 and :math:`r` is used.
+sufficient statistics of the nuisance (for 0/1 data its mid-p; Pierce & Peters 1992), without the
+enumeration of an exact test. The p-value is :math:`1 - \Phi(r^*)` (``test="lr"``: :math:`1 - \Phi(r)`,
+the plain signed root of the unpenalised :math:`G^2`). For :math:`|r| < 0.05` the formula is 0/0 and
+:math:`r` is used.
 
 The criterion is purified (Clauser, Mazor & Hambleton 1993): items flagged in a first pass are left out of
 the matching (the abilities are re-scored without them) and every item is tested again, until the flagged
