@@ -9,7 +9,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift.audit.dif import DifTest, logistic_dif, matching_ability
+from benchsift.audit.dif import (
+    DIF_MATCHING,
+    DIF_TESTS,
+    IRT_TOL,
+    DifTest,
+    irt_ability,
+    logistic_dif,
+    matching_ability,
+)
 from benchsift.audit.discrimination import (
     conditional_bh,
     fisher_z_interval,
@@ -20,16 +28,20 @@ from benchsift.audit.duplicates import response_duplicates, text_duplicates
 from benchsift.audit.noise import benchmark_noise
 from benchsift.audit.result import FLAGS, AuditResult
 from benchsift.audit.saturation import BLIND_THRESHOLD, CEILING, item_saturation
+from benchsift.audit.slopes import twopl_slopes
 from benchsift.errors import DegenerateError, InputError, require_at_least
+from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 from benchsift.stats import bh_adjust
 
-__all__ = ["DIF_BY", "MIN_MODELS", "audit"]
+__all__ = ["DIF_BY", "DISCRIMINATION", "MIN_MODELS", "audit"]
 
 #: fewest image-condition models the audit runs on (Fisher z needs n > 3; a ranking of 4 says little)
 MIN_MODELS = 5
 #: most re-tests with a purified criterion (they stop when the flagged items stop changing)
 PURIFY_PASSES = 3
+#: what ``discrimination`` accepts: the item-rest correlation, or the fitted 2PL slope
+DISCRIMINATION = ("item-rest", "2pl")
 #: what ``dif_by`` accepts
 DIF_BY = ("auto", "release_date", "family", "none")
 
@@ -121,14 +133,23 @@ def _dif_pass(
     blocks: list[tuple[np.ndarray, np.ndarray]],
     groups: list[tuple[str, np.ndarray]],
     criteria: list[np.ndarray | None],
+    matching: str,
+    test: str,
+    fits: dict[int, TwoPL],
 ) -> tuple[list[DifTest], list[np.ndarray]]:
     """One DIF pass over the benchmarks ``blocks`` ``[(X, row mask)]``: per benchmark the test of the
-    best group per item and the index of that group (Bonferroni over the groups)."""
+    best group per item and the index of that group (Bonferroni over the groups). ``fits`` caches the
+    matching 2PL of each benchmark (``matching="irt"``) over the passes."""
     tests: list[DifTest] = []
     which: list[np.ndarray] = []
-    for (X, rows), crit in zip(blocks, criteria, strict=True):
-        theta = matching_ability(X, crit)
-        per = [logistic_dif(X, theta, g[rows]) for _, g in groups]
+    for k, ((X, rows), crit) in enumerate(zip(blocks, criteria, strict=True)):
+        if matching == "irt":
+            if k not in fits:
+                fits[k] = TwoPL(tol=IRT_TOL).fit(X)
+            theta = irt_ability(X, crit, fits[k])
+        else:
+            theta = matching_ability(X, crit)
+        per = [logistic_dif(X, theta, g[rows], test=test) for _, g in groups]
         P = np.vstack([t.p_greater for t in per])
         best = np.where(np.isnan(P).all(axis=0), 0, np.nanargmin(np.where(np.isnan(P), np.inf, P), axis=0))
         cols = np.arange(X.shape[1])
@@ -150,7 +171,9 @@ def audit(
     *,
     benchmarks: Sequence[str] | None = None,
     alpha: float = 0.05,
+    discrimination: str = "item-rest",
     min_discrimination: float = 0.1,
+    min_slope: float = 0.3,
     ceiling: float = CEILING,
     blind_threshold: float = BLIND_THRESHOLD,
     power: float = 0.8,
@@ -160,14 +183,20 @@ def audit(
     dif_by: str = "auto",
     era_cutoff: Any = None,
     min_group: int = 5,
+    dif_matching: str = "irt",
+    dif_test: str = "rstar",
 ) -> AuditResult:
     """Audit every benchmark of ``panel``: the signals that tell a benchmark builder what to fix.
 
     Each signal is defined, with its reference, in its module:
 
-    * :mod:`benchsift.audit.discrimination`: item-rest correlation with a Fisher-z interval and one-sided
-      p-value; ``negative-discrimination`` (BH ``q <= alpha``), ``low-discrimination`` (interval below
-      ``min_discrimination``);
+    * :mod:`benchsift.audit.discrimination` (``discrimination="item-rest"``, default): item-rest correlation
+      with a Fisher-z interval and one-sided p-value; ``negative-discrimination`` (conditional BH
+      ``q <= alpha``), ``low-discrimination`` (interval below ``min_discrimination``);
+      :mod:`benchsift.audit.slopes` (``discrimination="2pl"``): the fitted 2PL slope (normal slope prior,
+      negative slopes allowed) with a Wald interval and one-sided p-value, the same flags with the
+      interval below ``min_slope``; the columns ``discrimination``, ``discrimination_low`` / ``_high`` and
+      ``p_negative`` then hold the slope, its interval and its p-value;
     * :mod:`benchsift.audit.saturation`: ``all-correct``, ``all-wrong``, ``near-ceiling`` (mean >=
       ``ceiling``), ``blind-solvable`` (text-only mean >= ``blind_threshold``; needs text-only runs, the
       panel's ``condition == "text-only"`` model rows);
@@ -178,7 +207,10 @@ def audit(
       (TF-IDF character n-gram cosine >= ``text_similarity`` of the item column ``question``);
     * :mod:`benchsift.audit.dif`: ``dif`` (logistic-regression DIF by ``dif_by``: ``"release_date"`` era
       split at ``era_cutoff``, default the median date; ``"family"``; ``"auto"``: release era when the
-      dates allow it, else family, else skipped with a warning; ``"none"``), BH ``q <= alpha``.
+      dates allow it, else family, else skipped with a warning; ``"none"``), BH ``q <= alpha``; matched on
+      ``dif_matching`` (``"irt"``: a 2PL ability, default; ``"rest-score"``: the logit of the rest score)
+      and tested by ``dif_test`` (``"rstar"``: the modified signed likelihood root, default; ``"lr"``: the
+      plain signed root, whose one-sided tail is too heavy with few models).
 
     Every signal is computed on the image-condition runs, per benchmark.
 
@@ -195,6 +227,10 @@ def audit(
     blind_threshold = _check_fraction(blind_threshold, "blind_threshold", hi_open=False)
     duplicate_tolerance = _check_fraction(duplicate_tolerance, "duplicate_tolerance", lo_open=False)
     text_similarity = _check_fraction(text_similarity, "text_similarity", hi_open=False)
+    if discrimination not in DISCRIMINATION:
+        raise InputError(f"`discrimination`: expected one of {list(DISCRIMINATION)}, got {discrimination!r}")
+    if isinstance(min_slope, bool) or not isinstance(min_slope, int | float) or not np.isfinite(min_slope):
+        raise InputError(f"`min_slope`: expected a number, got {min_slope!r}")
     if not -1.0 <= float(min_discrimination) <= 1.0:
         raise InputError(
             f"`min_discrimination`: expected a correlation in [-1, 1], got {min_discrimination!r}"
@@ -204,6 +240,10 @@ def audit(
             raise InputError(f"`{name}`: expected an integer >= 1, got {value!r}")
     if dif_by not in DIF_BY:
         raise InputError(f"`dif_by`: expected one of {list(DIF_BY)}, got {dif_by!r}")
+    if dif_matching not in DIF_MATCHING:
+        raise InputError(f"`dif_matching`: expected one of {list(DIF_MATCHING)}, got {dif_matching!r}")
+    if dif_test not in DIF_TESTS:
+        raise InputError(f"`dif_test`: expected one of {list(DIF_TESTS)}, got {dif_test!r}")
     warnings: list[str] = []
     if benchmarks is not None:
         panel = panel.select_benchmarks(list(benchmarks))
@@ -268,10 +308,14 @@ def audit(
             bench_rows.append(row)
             continue
         Xr = Xb[rows]
-        r, nr = item_rest_correlation(Xr)
-        disc[cols] = r
-        lo[cols], hi[cols] = fisher_z_interval(r, nr, level=1.0 - alpha)
-        p_neg[cols] = negative_discrimination_pvalue(r, nr)
+        if discrimination == "2pl":
+            sl = twopl_slopes(Xr, level=1.0 - alpha)
+            disc[cols], lo[cols], hi[cols], p_neg[cols] = sl.slope, sl.low, sl.high, sl.p_negative
+        else:
+            r, nr = item_rest_correlation(Xr)
+            disc[cols] = r
+            lo[cols], hi[cols] = fisher_z_interval(r, nr, level=1.0 - alpha)
+            p_neg[cols] = negative_discrimination_pvalue(r, nr)
         noise = benchmark_noise(Xr, alpha=alpha, power=power)
         if not noise.signal_variance > 0:
             warnings.append(f"benchmark {b!r}: every model has the same score: signal-to-noise undefined")
@@ -313,12 +357,14 @@ def audit(
 
     q_neg = conditional_bh(p_neg)
     negative = np.nan_to_num(q_neg, nan=1.0) <= alpha
-    low = ~negative & (np.nan_to_num(hi, nan=1.0) < min_discrimination)
+    threshold = float(min_slope) if discrimination == "2pl" else float(min_discrimination)
+    low = ~negative & (np.nan_to_num(hi, nan=np.inf) < threshold)
 
     dif_coef, dif_p, dif_q = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
     dif_group = np.full(n, None, dtype=object)
     if dif_blocks:
-        tests, which = _dif_pass(dif_blocks, groups, [None] * len(dif_blocks))
+        fits: dict[int, TwoPL] = {}
+        tests, which = _dif_pass(dif_blocks, groups, [None] * len(dif_blocks), dif_matching, dif_test, fits)
         flagged_before = np.zeros(sum(c.size for c in dif_cols), dtype=bool)
         for _ in range(PURIFY_PASSES):
             q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
@@ -328,7 +374,7 @@ def audit(
             flagged_before = flagged
             bounds = np.cumsum([0] + [c.size for c in dif_cols])
             criteria: list[np.ndarray | None] = [~flagged[a:b] for a, b in pairwise(bounds)]
-            tests, which = _dif_pass(dif_blocks, groups, criteria)
+            tests, which = _dif_pass(dif_blocks, groups, criteria, dif_matching, dif_test, fits)
         for cols, t, w in zip(dif_cols, tests, which, strict=True):
             dif_coef[cols], dif_p[cols] = t.coef, t.p_greater
             dif_group[cols] = np.where(np.isfinite(t.p_greater), np.array([g for g, _ in groups])[w], None)
@@ -386,7 +432,9 @@ def audit(
     )
     parameters = {
         "alpha": alpha,
+        "discrimination": discrimination,
         "min_discrimination": float(min_discrimination),
+        "min_slope": float(min_slope),
         "ceiling": ceiling,
         "blind_threshold": blind_threshold,
         "power": power,
@@ -396,6 +444,8 @@ def audit(
         "dif_by": by if by is not None else "none",
         "dif_groups": group_info,
         "min_group": min_group,
+        "dif_matching": dif_matching,
+        "dif_test": dif_test,
         "n_models": image.n_models,
         "n_text_only_runs": text.n_models,
         "n_items": n,

@@ -53,7 +53,8 @@ class AuditResult(Result):
     items:
         One row per audited item: ``benchmark``, ``item``, ``n_models``, ``mean_score``, the
         discrimination signal (``discrimination`` = item-rest correlation, its Fisher-z interval
-        ``discrimination_low`` / ``discrimination_high``, ``p_negative`` and its adjusted ``q_negative``),
+        ``discrimination_low`` / ``discrimination_high``, ``p_negative`` and its adjusted ``q_negative``;
+        with ``discrimination="2pl"`` the fitted 2PL slope, its Wald interval and p-value instead),
         saturation (``all_correct``, ``all_wrong``, ``near_ceiling``, ``blind_mean``, ``blind_solvable``),
         DIF (``dif_coef`` log odds ratio, ``dif_p``, ``dif_q``, ``dif_group``), ``duplicate_of`` (the other
         items of its duplicate pairs) and

@@ -55,7 +55,9 @@ def render_audit(result: AuditResult, top: int = 20) -> list[Table]:
     ranked = result.ranked("negative-discrimination").head(top)
     if len(ranked):
         neg = Table(title=f"negative discrimination (top {len(ranked)}, most confident first)")
-        for col in ("benchmark", "item", "mean", "r (item-rest)", "95% CI", "p", "q"):
+        measure = "a (2PL slope)" if result.parameters.get("discrimination") == "2pl" else "r (item-rest)"
+        level = f"{100 * (1 - float(result.parameters.get('alpha', 0.05))):g}% CI"
+        for col in ("benchmark", "item", "mean", measure, level, "p", "q"):
             neg.add_column(col, justify="left" if col in ("benchmark", "item") else "right")
         for row in ranked.to_dict(orient="records"):
             ci = f"[{_fmt(row['discrimination_low'], 3)}, {_fmt(row['discrimination_high'], 3)}]"
