@@ -44,6 +44,27 @@ def test_json_shape_one_entry_per_flagged_item(small) -> None:
     assert bench["snr"] > 1 and 0 < bench["mdd"] < 1
 
 
+def test_measure_and_dif_options_are_the_library_parameters(small) -> None:
+    sim, path = small
+    opts = [
+        "--discrimination",
+        "2pl",
+        "--min-slope",
+        "0.5",
+        "--dif-matching",
+        "rest-score",
+        "--dif-test",
+        "lr",
+    ]
+    r = runner.invoke(app, ["audit", str(path), *opts, "--json"])
+    assert r.exit_code == 0, r.output
+    res = audit(sim.panel, discrimination="2pl", min_slope=0.5, dif_matching="rest-score", dif_test="lr")
+    assert json.loads(r.stdout) == json.loads(json.dumps(res.to_dict()))
+    assert json.loads(r.stdout) != json.loads(json.dumps(audit(sim.panel).to_dict()))
+    bad = runner.invoke(app, ["audit", str(path), "--dif-test", "wald", "--json"])
+    assert bad.exit_code == 2 and "--dif-test: expected one of" in bad.stderr and bad.stdout == ""
+
+
 def test_table_mode_and_out_folder(small, tmp_path) -> None:
     _, path = small
     out = tmp_path / "audit"

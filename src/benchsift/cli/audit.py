@@ -20,13 +20,25 @@ def audit_command(
     benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default all).")] = None,
     alpha: Annotated[float, opt("False discovery rate of the flags; test level of MDD.")] = 0.05,
     power: Annotated[float, opt("Power of the minimum detectable difference.")] = 0.8,
+    discrimination: Annotated[
+        str, opt("Discrimination measure: item-rest (correlation) or 2pl (fitted 2PL slope, Wald interval).")
+    ] = "item-rest",
     min_discrimination: Annotated[
         float, opt("Flag low-discrimination when the CI lies below this correlation.")
     ] = 0.1,
+    min_slope: Annotated[
+        float, opt("With --discrimination 2pl: flag low-discrimination when the slope's CI lies below this.")
+    ] = 0.3,
     ceiling: Annotated[float, opt("Mean score from which an item is near-ceiling.")] = 0.95,
     dif_by: Annotated[
         str, opt("DIF groups: auto, release_date, family or none (auto: era, else family).")
     ] = "auto",
+    dif_matching: Annotated[
+        str, opt("DIF matching ability: irt (2PL EAP ability) or rest-score (logit of the rest score).")
+    ] = "irt",
+    dif_test: Annotated[
+        str, opt("DIF test: rstar (modified signed likelihood root, calibrated with few models) or lr.")
+    ] = "rstar",
     era_cutoff: Annotated[
         str | None, opt("Release date (YYYY-MM-DD) from which a model is newer (default: median).")
     ] = None,
@@ -47,7 +59,11 @@ def audit_command(
         benchmarks=split_list(benchmarks),
         alpha=alpha,
         power=power,
+        discrimination=discrimination,
         min_discrimination=min_discrimination,
+        min_slope=min_slope,
+        dif_matching=dif_matching,
+        dif_test=dif_test,
         ceiling=ceiling,
         dif_by=dif_by,
         era_cutoff=era_cutoff,
