@@ -328,6 +328,11 @@ def answer_labels(values: Any) -> pd.Series:
     return pd.Series(out, dtype=object)
 
 
+def dropped_columns_note(columns: Sequence[str]) -> str:
+    """The note of a long table's per-score columns that no panel table can hold."""
+    return f"dropped per-score column(s) {list(columns)} (a panel keeps item and model metadata only)"
+
+
 def source_label(paths: Sequence[Path]) -> str:
     """Short description of the inputs for messages: the file, or the first file and a count."""
     if len(paths) == 1:
