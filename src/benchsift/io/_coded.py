@@ -501,9 +501,9 @@ class Keys:
 
     ``run_pairs[r]`` is run ``r``'s ``model * n_conditions + condition`` and ``item_pairs[i]`` item ``i``'s
     ``benchmark * n_items + item`` (value codes); ``run_first`` / ``item_first`` / ``model_first``: the first
-    row of each run, item and model; ``bad_condition``: the first row whose condition is not one of
-    :data:`~benchsift.panel.CONDITIONS` and that condition (raised by :func:`assemble_coded`, after the
-    metadata notes, as the general path does)."""
+    row of each run, item and model (runs and models: only for a table with metadata columns);
+    ``bad_condition``: the first row whose condition is not one of :data:`~benchsift.panel.CONDITIONS` and
+    that condition (raised by :func:`assemble_coded`, after the metadata notes, as the general path does)."""
 
     runs: np.ndarray
     run_pairs: np.ndarray
@@ -529,7 +529,8 @@ def long_keys(coded: CodedLong) -> Keys:
             i = int(np.flatnonzero(bad)[0])
             bad_condition = (i, cond.values[int(cond.codes[i])])
         del bad
-    model_first = _first_rows(model.codes, len(model.values))
+    meta = bool(coded.metadata)  # the first rows of models and runs serve the metadata columns only
+    model_first = _first_rows(model.codes, len(model.values)) if meta else np.empty(0, dtype=np.int64)
     model_first = np.sort(model_first[model_first < n])
     runs, run_pairs = _pair_codes(model.codes, len(model.values), cond.codes, len(cond.values))
     model.codes = cond.codes = _EMPTY
@@ -549,7 +550,7 @@ def long_keys(coded: CodedLong) -> Keys:
         run_pairs=run_pairs,
         items=items,
         item_pairs=item_pairs,
-        run_first=_first_rows(runs, len(run_pairs)),
+        run_first=_first_rows(runs, len(run_pairs)) if meta else np.empty(0, dtype=np.int64),
         item_first=_first_rows(items, len(item_pairs)),
         model_first=model_first,
         bad_condition=bad_condition,
