@@ -16,7 +16,7 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
 * long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
   items in two benchmarks, model by model, 0/1 scores, about 140 MB);
 * long-meta: the same rows with metadata columns ``question`` (a text per item), ``family`` and
-  ``release_date`` (per model): the layout of a long export with item and model metadata (about 510 MB at
+  ``release_date`` (per model): the layout of a long export with item and model metadata (about 610 MB at
   10 million rows).
 
 ``--before-src DIR`` also runs every ``benchsift`` step with ``PYTHONPATH=DIR`` (a ``src`` folder of an

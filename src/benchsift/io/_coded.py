@@ -560,7 +560,8 @@ def long_keys(coded: CodedLong) -> Keys:
 def split_metadata(coded: CodedLong, keys: Keys, notes: list[str] | None) -> pd.DataFrame | None:
     """Sort the metadata columns of ``coded`` into item and model metadata and give the models table of the
     latter (:func:`benchsift.io._coded_meta.split_coded_extras`, the rule of
-    :func:`benchsift.io.long.split_extra_columns`); the dropped ones are released."""
+    :func:`benchsift.io.long.split_extra_columns`). Only the per-row codes of ``prediction`` stay: an item
+    (run) column keeps the code of each item's (run's) first row, the others are released."""
     n_cond = len(coded.condition.values)
     names = np.asarray(coded.model.values, dtype=object)
     model_of_run = keys.run_pairs[keys.runs[keys.model_first]] // n_cond
@@ -575,6 +576,9 @@ def split_metadata(coded: CodedLong, keys: Keys, notes: list[str] | None) -> pd.
         notes=notes,
     )
     coded.extras = [e for e in coded.extras if e.role in ("item", "run") or e.name == PREDICTION]
+    for e in coded.extras:
+        if e.role:
+            e.codes = np.ascontiguousarray(e.codes[keys.item_first if e.role == "item" else keys.run_first])
     return table
 
 
@@ -689,11 +693,11 @@ def assemble_coded(
         item_table["category"] = pd.Series(pd.array(cats.take(cat_codes), dtype=text_dtype()))
     else:
         item_table["category"] = pd.Series([pd.NA] * n_items, dtype=object)
-    for extra in coded.metadata:
+    for extra in coded.metadata:  # after split_metadata: codes per item / per run
         if extra.role == "item":
-            item_table[extra.name] = extra.series(extra.codes[keys.item_first])
+            item_table[extra.name] = extra.series(extra.codes)
         elif extra.role == "run":
-            model_table[extra.name] = extra.series(extra.codes[keys.run_first])
+            model_table[extra.name] = extra.series(extra.codes)
         extra.codes = _EMPTY
     return panel_from_parts(Panel, matrix, model_table, item_table, models=models, items=items, source=source)
 
