@@ -472,3 +472,27 @@ def test_metadata_parquet_types_and_fallbacks(tmp_path: Path) -> None:
     assert models["year"].tolist() == [2024, 2023] and models["year"].dtype == np.int64
     assert models["params"].tolist()[0] == 7.0 and np.isnan(models["params"].tolist()[1])
     assert items["question"].tolist()[0] == "q1" and pd.isna(items["question"].tolist()[1])
+
+
+def test_metadata_text_cells(tmp_path: Path) -> None:
+    """Text cells as pandas reads them: CRLF line ends (a quoted CRLF kept), quoted and bare NA texts
+    missing, blanks kept, an all-empty column, a byte-order mark; a ``prediction`` in one of two files (the
+    frames are concatenated, the missing answers of the other file NaN)."""
+    p = tmp_path / "crlf.csv"
+    p.write_bytes(
+        b"model,benchmark,item,score,question,empty,family\r\n"
+        b'm1,A,1,1,"q\r\n1",,"NA"\r\nm1,A,2,0,q2 ,,n/a\r\nm2,A,1,1,"q\r\n1",, x\r\n'
+    )
+    assert read_coded(p, None) is not None
+    status, _, _, models, items, _ = _assert_same([p], tmp_path)
+    assert status == "ok" and isinstance(items, pd.DataFrame) and isinstance(models, pd.DataFrame)
+    assert items["question"].tolist() == ["q\r\n1", "q2 "]
+    assert items["empty"].isna().all()
+    assert models["family"].tolist() == [None, " x"]
+    b = tmp_path / "bom.csv"
+    b.write_bytes("\ufeffmodel,benchmark,item,score,prediction\nm1,A,1,1, x\n".encode())
+    c = tmp_path / "c.csv"
+    c.write_text("model,benchmark,item,score\nm2,A,1,1\n")
+    status, notes, _, _, _, answers = _assert_same([b, c], tmp_path)
+    assert status == "ok" and notes == []
+    assert answers[0]["answer"].tolist()[0] == "x" and pd.isna(answers[0]["answer"].tolist()[1])
