@@ -8,8 +8,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from typer.core import TyperGroup
@@ -84,6 +85,7 @@ class BenchsiftGroup(TyperGroup):
         except (typer.Exit, typer.Abort):
             raise
         except BenchsiftError as exc:
+            close_all()  # a bar still drawn must not cover the error line
             typer.echo(one_line(str(exc)), err=True)
             raise typer.Exit(code=2) from None
         except _ClickException as exc:
@@ -111,9 +113,41 @@ class BenchsiftGroup(TyperGroup):
             close_all()  # a bar left open by a failed command must not cover the error line
 
 
-FORCE_HELP = "Overwrite existing files that benchsift did not write (it never deletes any)."
-ForceOpt = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]
-FORCE = typer.Option(False, "--force", help=FORCE_HELP)
+def opt(help: str, *flags: str, **kw: Any) -> Any:
+    """``typer.Option(*flags, help=help, **kw)``: an option declared on one line (``Annotated[T, opt(...)]``;
+    without ``flags`` typer names it after the parameter, ``max_lost`` -> ``--max-lost``)."""
+    return typer.Option(*flags, help=help, **kw)
+
+
+def arg(help: str, **kw: Any) -> Any:
+    """``typer.Argument(help=help, **kw)``."""
+    return typer.Argument(help=help, **kw)
+
+
+# The options and arguments several commands share, declared once.
+ForceOpt = Annotated[
+    bool, opt("Overwrite existing files that benchsift did not write (it never deletes any).", "--force")
+]
+JsonOpt = Annotated[bool, opt("Print one JSON object instead of tables.", "--json")]
+PanelArg = Annotated[Path, arg("Panel file (benchsift parquet) or a long CSV/parquet table.")]
+PanelFileArg = Annotated[Path, arg("A panel file (parquet) written by `benchsift import` or `simulate`.")]
+SuiteArg = Annotated[Path, arg("A suite directory written by `benchsift compress`.")]
+BackendOpt = Annotated[
+    str | None,
+    opt(
+        f"Where the sweep's tasks run: {', '.join(BACKENDS)} (dask, ray: pip install 'benchsift[dask]' /"
+        " '[ray]'; without --address a local cluster is started). Results do not depend on it.",
+        "--backend",
+    ),
+]
+AddressOpt = Annotated[
+    str | None,
+    opt("With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
+        "--address"),
+]  # fmt: skip
+NJobsOpt = Annotated[
+    int | None, opt("Concurrent tasks (-1: all cores; default 1 without --backend, every worker with one).")
+]
 
 
 def outputs(
@@ -143,14 +177,96 @@ def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:
     return [] if stem is None else [f"{os.fspath(stem)}.{fmt}" for fmt in FORMATS]
 
 
-def split_list(value: str | None) -> list[str] | None:
-    """A comma-separated option as a list of stripped names (``None`` stays ``None``); empty is an error."""
+def wrote_figure(paths: Iterable[os.PathLike[str] | str]) -> str:
+    """The warning line of a ``--figure`` option: the files written."""
+    return f"--figure: wrote {', '.join(str(p) for p in paths)}"
+
+
+@overload
+def split_list(value: str, option: str | None = None) -> list[str]: ...
+@overload
+def split_list(value: None, option: str | None = None) -> None: ...
+@overload
+def split_list(value: str | None, option: str | None = None) -> list[str] | None: ...
+def split_list(value: str | None, option: str | None = None) -> list[str] | None:
+    """A comma-separated option as a list of stripped names (``None`` stays ``None``); empty is an error
+    (naming ``option`` when given)."""
     if value is None:
         return None
     parts = [p.strip() for p in value.split(",") if p.strip()]
     if not parts:
-        raise InputError(f"expected a comma-separated list, got {value!r}")
+        where = f"{option}: " if option else ""
+        raise InputError(f"{where}expected a comma-separated list, got {value!r}")
     return parts
+
+
+def numbers(value: str, option: str, kind: type = float, percent: bool = False) -> list[Any]:
+    """A comma-separated option of numbers (``kind`` int or float; with ``percent``, ``5%`` is 0.05)."""
+    out: list[Any] = []
+    for part in split_list(value, option):
+        pct = percent and part.endswith("%")
+        try:
+            number = kind(part.removesuffix("%") if pct else part)
+        except ValueError:
+            if kind is int:
+                raise InputError(f"{option}: expected comma-separated integers, got {value!r}") from None
+            raise InputError(
+                f"{option}: {part!r} is not a number (expected fractions like 0.05,0.5)"
+            ) from None
+        out.append(number / 100.0 if pct else number)
+    return out
+
+
+def pairs(values: Iterable[str] | None, option: str, what: str = "BENCHMARK=VALUE") -> list[tuple[str, str]]:
+    """Repeated ``NAME=VALUE`` options as ``(name, value)`` pairs; one line naming the option when one has
+    no ``=`` or an empty side."""
+    out: list[tuple[str, str]] = []
+    for v in values or []:
+        name, sep, value = v.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InputError(f"{option} {v!r}: expected {what}")
+        out.append((name.strip(), value.strip()))
+    return out
+
+
+def unique_pairs(values: Iterable[str] | None, option: str) -> dict[str, str]:
+    """:func:`pairs` as a dict; a name given twice is an error."""
+    out: dict[str, str] = {}
+    for name, value in pairs(values, option):
+        if name in out:
+            raise InputError(f"{option}: benchmark {name!r} given twice")
+        out[name] = value
+    return out
+
+
+def emit(
+    json_output: bool,
+    obj: Any,
+    *shown: Callable[[], Any],
+    notes: Iterable[str] = (),
+    warnings: Iterable[str] = (),
+    after: Iterable[str] = (),
+) -> None:
+    """Print a command's result: with ``--json`` the object ``obj`` (a dict, or a result with
+    ``to_dict()``); else what each of ``shown`` returns (a table, a line, or a list of them), then each
+    note (dim), each warning (yellow) and the ``after`` lines."""
+    if json_output:
+        print_json(obj.to_dict() if hasattr(obj, "to_dict") else obj)
+        return
+    from rich.markup import escape
+
+    from benchsift.cli._output import print_warnings
+
+    con = globals().get("console") or __getattr__("console")
+    for make in shown:
+        made = make()
+        for item in made if isinstance(made, list | tuple) else [made]:
+            con.print(item)
+    for n in notes:
+        con.print(f"[dim]note: {escape(str(n))}[/]")
+    print_warnings(warnings)
+    for line in after:
+        con.print(line)
 
 
 def print_json(obj: Any) -> None:
@@ -165,24 +281,6 @@ def fail(message: str) -> typer.Exit:
     """Print a one-line error and return an Exit(2) to raise."""
     typer.echo(one_line(message), err=True)
     return typer.Exit(code=2)
-
-
-BACKEND_OPT = typer.Option(
-    None,
-    "--backend",
-    help=f"Where the sweep's tasks run: {', '.join(BACKENDS)} (dask, ray: pip install 'benchsift[dask]' /"
-    " '[ray]'; without --address a local cluster is started). Results do not depend on it.",
-)
-ADDRESS_OPT = typer.Option(
-    None,
-    "--address",
-    help="With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
-)
-N_JOBS_OPT = typer.Option(
-    None,
-    "--n-jobs",
-    help="Concurrent tasks (-1: all cores; default 1 without --backend, every worker with one).",
-)
 
 
 def sweep_workers(

@@ -10,40 +10,30 @@ item], "duplicates": [...], "flag_counts": {...}, "warnings": [...], "parameters
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-import typer
-
-from benchsift.cli._common import FORCE, console, outputs, print_json, split_list
-from benchsift.cli._output import print_warnings
+from benchsift.cli._common import ForceOpt, JsonOpt, PanelFileArg, emit, opt, outputs, split_list
 
 
 def audit_command(
-    panel: Path = typer.Argument(
-        ..., help="A panel file (parquet) written by `benchsift import` or `simulate`."
-    ),
-    benchmarks: str | None = typer.Option(
-        None, "--benchmarks", help="Comma-separated benchmarks (default all)."
-    ),
-    alpha: float = typer.Option(
-        0.05, "--alpha", help="False discovery rate of the flags; test level of MDD."
-    ),
-    power: float = typer.Option(0.8, "--power", help="Power of the minimum detectable difference."),
-    min_discrimination: float = typer.Option(
-        0.1, "--min-discrimination", help="Flag low-discrimination when the CI lies below this correlation."
-    ),
-    ceiling: float = typer.Option(0.95, "--ceiling", help="Mean score from which an item is near-ceiling."),
-    dif_by: str = typer.Option(
-        "auto", "--dif-by", help="DIF groups: auto, release_date, family or none (auto: era, else family)."
-    ),
-    era_cutoff: str | None = typer.Option(
-        None, "--era-cutoff", help="Release date (YYYY-MM-DD) from which a model is newer (default: median)."
-    ),
-    top: int = typer.Option(20, "--top", help="Negative-discrimination items listed in the table."),
-    out: Path | None = typer.Option(
-        None, "--out", help="Also write audit.json, CSV tables and index.html here."
-    ),
-    json_output: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
-    force: bool = FORCE,
+    panel: PanelFileArg,
+    benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default all).")] = None,
+    alpha: Annotated[float, opt("False discovery rate of the flags; test level of MDD.")] = 0.05,
+    power: Annotated[float, opt("Power of the minimum detectable difference.")] = 0.8,
+    min_discrimination: Annotated[
+        float, opt("Flag low-discrimination when the CI lies below this correlation.")
+    ] = 0.1,
+    ceiling: Annotated[float, opt("Mean score from which an item is near-ceiling.")] = 0.95,
+    dif_by: Annotated[
+        str, opt("DIF groups: auto, release_date, family or none (auto: era, else family).")
+    ] = "auto",
+    era_cutoff: Annotated[
+        str | None, opt("Release date (YYYY-MM-DD) from which a model is newer (default: median).")
+    ] = None,
+    top: Annotated[int, opt("Negative-discrimination items listed in the table.")] = 20,
+    out: Annotated[Path | None, opt("Also write audit.json, CSV tables and index.html here.")] = None,
+    json_output: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF."""
     from benchsift.audit import audit
@@ -64,11 +54,5 @@ def audit_command(
     )
     if out is not None:
         write_audit(result, out, run={"command": "benchsift audit", "panel": str(panel)})
-    if json_output:
-        print_json(result.to_dict())
-        return
-    for table in render_audit(result, top=top):
-        console.print(table)
-    print_warnings(result.warnings)
-    if out is not None:
-        console.print(f"audit written to {out}/ (open {out}/index.html)")
+    written = [f"audit written to {out}/ (open {out}/index.html)"] if out is not None else []
+    emit(json_output, result, lambda: render_audit(result, top=top), warnings=result.warnings, after=written)

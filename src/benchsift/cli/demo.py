@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-import typer
-
-from benchsift.cli._common import FORCE, console, outputs, print_json
+from benchsift.cli._common import ForceOpt, console, emit, opt, outputs
 from benchsift.report.demo import run_demo
 
 
 def demo_command(
-    out: Path = typer.Option(Path("benchsift-demo"), "--out", help="Folder for everything the demo makes."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the simulated data and every random choice."),
-    long_csv: bool = typer.Option(
-        False, "--long-csv", help="Also write the simulated panel as a long CSV (panel/long.csv, ~23 MB)."
-    ),
-    json_output: bool = typer.Option(False, "--json", help="Print the demo summary as JSON at the end."),
-    force: bool = FORCE,
+    out: Annotated[Path, opt("Folder for everything the demo makes.", "--out")] = Path("benchsift-demo"),
+    seed: Annotated[int, opt("Seed for the simulated data and every random choice.")] = 0,
+    long_csv: Annotated[
+        bool, opt("Also write the simulated panel as a long CSV (panel/long.csv, ~23 MB).", "--long-csv")
+    ] = False,
+    json_output: Annotated[bool, opt("Print the demo summary as JSON at the end.", "--json")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
     summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
-    if json_output:
-        print_json(summary)
-    else:
-        console.print(f"[bold green]demo finished[/] in {summary['seconds']:.1f} s; outputs in {out}/")
-        console.print(f"open the report: {summary['report']}")
+    done = f"[bold green]demo finished[/] in {summary['seconds']:.1f} s; outputs in {out}/"
+    emit(json_output, summary, after=[done, f"open the report: {summary['report']}"])

@@ -16,8 +16,8 @@ from typing import Annotated
 
 import typer
 
-from benchsift.cli._common import ForceOpt, console, outputs, print_json, split_list
-from benchsift.cli._output import print_warnings
+from benchsift.cli._common import ForceOpt, JsonOpt, arg, emit, opt, outputs, pairs, split_list
+from benchsift.cli.prism_engine import register as _register_engine
 from benchsift.errors import InputError
 from benchsift.prism.analyses import axis_correlation
 from benchsift.prism.scores import SC_VARIANTS
@@ -25,63 +25,48 @@ from benchsift.prism.scoring import audit_report, means_report, score_report
 from benchsift.report.outputs import write_result_dir
 from benchsift.report.prism_figures import write_prism_figures
 from benchsift.report.progress import progress_bar
-from benchsift.report.tables.prism import (
-    means_lines,
-    render_audit,
-    render_axes,
-    render_leaderboard,
-    score_lines,
-)
+from benchsift.report.tables import prism as tables
 
 app = typer.Typer(
     help="Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",
     no_args_is_help=True,
 )
 
+Bootstrap = Annotated[int, opt("Bootstrap replicates B (App. E).", "--bootstrap", min=1)]
+Seed = Annotated[int, opt("Seed of the item resamples.", "--seed", min=0)]
+ScVariant = Annotated[str, opt(f"sc axis definition: {', '.join(SC_VARIANTS)}.", "--sc-variant")]
+
 
 def _weights(value: str) -> dict[str, float]:
     """``--weights h=2,if=2`` -> {"h": 2.0, "if": 2.0}."""
-    out: dict[str, float] = {}
-    for part in split_list(value) or []:
-        axis, _, w = part.partition("=")
-        try:
-            weight = float(w)
-        except ValueError:
-            weight = None
-        if weight is None or not axis.strip():
-            raise InputError(f"--weights: expected axis=weight pairs like 'h=2,if=2', got {part!r}")
-        out[axis.strip()] = weight
-    return out
+    try:
+        return {
+            axis: float(w) for axis, w in pairs(split_list(value, "--weights"), "--weights", "axis=weight")
+        }
+    except ValueError:
+        raise InputError(f"--weights: expected axis=weight pairs like 'h=2,if=2', got {value!r}") from None
+
+
+def _written(out: Path | None) -> list[str]:
+    return [f"wrote {out}"] if out is not None else []
 
 
 @app.command("score")
 def score_command(
-    verdicts: Annotated[
-        Path, typer.Argument(help="Verdict table (CSV or parquet), docs/CONTRACTS.md format.")
-    ],
-    bootstrap: Annotated[
-        int, typer.Option("--bootstrap", min=1, help="Bootstrap replicates B (App. E).")
-    ] = 2000,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the item resamples.")] = 0,
-    alpha: Annotated[float, typer.Option("--alpha", help="Test level of the pairwise separation.")] = 0.05,
-    sc_variant: Annotated[
-        str, typer.Option("--sc-variant", help=f"sc axis definition: {', '.join(SC_VARIANTS)}.")
-    ] = "B",
+    verdicts: Annotated[Path, arg("Verdict table (CSV or parquet), docs/CONTRACTS.md format.")],
+    bootstrap: Bootstrap = 2000,
+    seed: Seed = 0,
+    alpha: Annotated[float, opt("Test level of the pairwise separation.", "--alpha")] = 0.05,
+    sc_variant: ScVariant = "B",
     mq_partial: Annotated[
-        bool, typer.Option("--mq-partial", help="Score mq with partial credit (App. E robustness check).")
+        bool, opt("Score mq with partial credit (App. E robustness check).", "--mq-partial")
     ] = False,
     near_tie: Annotated[
-        str | None, typer.Option("--near-tie", help="Comma-separated models for a near-tie report.")
+        str | None, opt("Comma-separated models for a near-tie report.", "--near-tie")
     ] = None,
-    budget: Annotated[
-        int | None, typer.Option("--budget", min=1, help="Also test at a matched item budget.")
-    ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Also write result.json, CSV tables and figures here.")
-    ] = None,
+    budget: Annotated[int | None, opt("Also test at a matched item budget.", "--budget", min=1)] = None,
+    json_output: JsonOpt = False,
+    out: Annotated[Path | None, opt("Also write result.json, CSV tables and figures here.", "--out")] = None,
     force: ForceOpt = False,
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
@@ -99,66 +84,47 @@ def score_command(
     )
     summary, result, means = report.summary, report.bootstrap, report.means
     if out is not None:
-        write_result_dir(
-            out,
-            summary,
-            report.tables,
-            lambda d: write_prism_figures(
-                d,
-                means,
-                axis_correlation(means),
-                result.to_frame(),
-                domain_corr=report.domain_correlation,
-                data=f"{verdicts.name}, B = {bootstrap}",
-            ),
-        )
-    if json_output:
-        print_json(summary)
-        return
+        data = f"{verdicts.name}, B = {bootstrap}"
+        corr, frame, domains = axis_correlation(means), result.to_frame(), report.domain_correlation
+        figures = lambda d: write_prism_figures(d, means, corr, frame, domain_corr=domains, data=data)  # noqa: E731
+        write_result_dir(out, summary, report.tables, figures)
     title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
-    console.print(render_leaderboard(summary, means, title, show_axes=False))
-    console.print(render_axes(summary))
-    for line in score_lines(report, alpha):
-        console.print(line)
-    print_warnings(summary.get("warnings", []))
-    if out is not None:
-        console.print(f"wrote {out}")
+    emit(
+        json_output,
+        summary,
+        lambda: [
+            tables.render_leaderboard(summary, means, title, show_axes=False),
+            tables.render_axes(summary),
+        ],
+        lambda: tables.score_lines(report, alpha),
+        warnings=summary.get("warnings", []),
+        after=_written(out),
+    )
 
 
 @app.command("analyze")
 def analyze_command(
     axis_means: Annotated[
-        Path, typer.Option("--axis-means", help="CSV/parquet: a 'model' column and one column per axis.")
+        Path, opt("CSV/parquet: a 'model' column and one column per axis.", "--axis-means")
     ],
     axes: Annotated[
-        str | None, typer.Option("--axes", help="Comma-separated axis columns (default: q,if,h,mq,sc,c,vis).")
+        str | None, opt("Comma-separated axis columns (default: q,if,h,mq,sc,c,vis).", "--axes")
     ] = None,
-    q_axis: Annotated[
-        str, typer.Option("--q-axis", help="The single-prompt accuracy axis of Table 6.")
-    ] = "q",
-    group: Annotated[
-        str | None, typer.Option("--group", help="Column with model groups for per-group ranges.")
-    ] = None,
+    q_axis: Annotated[str, opt("The single-prompt accuracy axis of Table 6.", "--q-axis")] = "q",
+    group: Annotated[str | None, opt("Column with model groups for per-group ranges.", "--group")] = None,
     references: Annotated[
-        str | None,
-        typer.Option("--references", help="Comma-separated accuracy columns for range widening (Sec. 5.1)."),
+        str | None, opt("Comma-separated accuracy columns for range widening (Sec. 5.1).", "--references")
     ] = None,
     weights: Annotated[
         str | None,
-        typer.Option(
-            "--weights", help="Also a weighted PScore (Eq. 3): axis=w pairs, others keep 1, e.g. h=2,if=2."
-        ),
+        opt("Also a weighted PScore (Eq. 3): axis=w pairs, others keep 1, e.g. h=2,if=2.", "--weights"),
     ] = None,
     bootstrap: Annotated[
-        int, typer.Option("--bootstrap", min=1, help="Model resamples for the correlation CIs (App. E).")
+        int, opt("Model resamples for the correlation CIs (App. E).", "--bootstrap", min=1)
     ] = 2000,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the model resamples.")] = 0,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Also write result.json and figures here.")
-    ] = None,
+    seed: Annotated[int, opt("Seed of the model resamples.", "--seed", min=0)] = 0,
+    json_output: JsonOpt = False,
+    out: Annotated[Path | None, opt("Also write result.json and figures here.", "--out")] = None,
     force: ForceOpt = False,
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
@@ -176,53 +142,38 @@ def analyze_command(
     summary, means = report.summary, report.means
     if out is not None:
         corr = axis_correlation(means)
-        write_result_dir(
-            out,
-            summary,
-            {"axis_means": means},
-            lambda d: write_prism_figures(d, means, corr, data=axis_means.name),
-        )
-    if json_output:
-        print_json(summary)
-        return
-    console.print(render_leaderboard(summary, means, f"PScore from axis means ({len(means)} models)"))
-    console.print(render_axes(summary))
-    for line in means_lines(report):
-        console.print(line)
+        figures = lambda d: write_prism_figures(d, means, corr, data=axis_means.name)  # noqa: E731
+        write_result_dir(out, summary, {"axis_means": means}, figures)
+    title = f"PScore from axis means ({len(means)} models)"
+    emit(
+        json_output,
+        summary,
+        lambda: [tables.render_leaderboard(summary, means, title), tables.render_axes(summary)],
+        lambda: tables.means_lines(report),
+    )
 
 
 @app.command("audit")
 def audit_command(
     primary: Annotated[
-        Path | None,
-        typer.Argument(help="Verdict table graded by the build-time judge (the leaderboard's verdicts)."),
+        Path | None, arg("Verdict table graded by the build-time judge (the leaderboard's verdicts).")
     ] = None,
     secondary: Annotated[
-        Path | None,
-        typer.Argument(help="Verdict table re-graded by the audit judge (e.g. `prism grade --audit-out`)."),
+        Path | None, arg("Verdict table re-graded by the audit judge (e.g. `prism grade --audit-out`).")
     ] = None,
     labels: Annotated[
-        Path | None,
-        typer.Option("--labels", help="CSV/parquet of paired judge / human labels (Table 21)."),
+        Path | None, opt("CSV/parquet of paired judge / human labels (Table 21).", "--labels")
     ] = None,
-    judge_col: Annotated[str, typer.Option("--judge-col", help="Judge label column of --labels.")] = "judge",
-    human_col: Annotated[str, typer.Option("--human-col", help="Human label column of --labels.")] = "human",
-    items: Annotated[
-        int, typer.Option("--items", min=1, help="Items per axis drawn for the cross-judge audit (S).")
-    ] = 200,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the per-axis item draw.")] = 0,
+    judge_col: Annotated[str, opt("Judge label column of --labels.", "--judge-col")] = "judge",
+    human_col: Annotated[str, opt("Human label column of --labels.", "--human-col")] = "human",
+    items: Annotated[int, opt("Items per axis drawn for the cross-judge audit (S).", "--items", min=1)] = 200,
+    seed: Annotated[int, opt("Seed of the per-axis item draw.", "--seed", min=0)] = 0,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Admission rule: an axis is admitted iff rho >= this.")
+        float, opt("Admission rule: an axis is admitted iff rho >= this.", "--threshold")
     ] = 0.95,
-    sc_variant: Annotated[
-        str, typer.Option("--sc-variant", help=f"sc axis definition: {', '.join(SC_VARIANTS)}.")
-    ] = "B",
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Also write result.json and CSV tables here.")
-    ] = None,
+    sc_variant: ScVariant = "B",
+    json_output: JsonOpt = False,
+    out: Annotated[Path | None, opt("Also write result.json and CSV tables here.", "--out")] = None,
     force: ForceOpt = False,
 ) -> None:
     """Judge audits: cross-judge Spearman with the admission rule, judge-human Cohen's kappa."""
@@ -244,21 +195,10 @@ def audit_command(
         threshold=threshold,
         sc_variant=sc_variant,
     )
-    frames = report.tables
     summary = report.to_dict()
     if out is not None:
-        write_result_dir(out, summary, frames)
-    if json_output:
-        print_json(summary)
-        return
-    for table in render_audit(report, threshold):
-        console.print(table)
-    if out is not None:
-        console.print(f"wrote {out}")
+        write_result_dir(out, summary, report.tables)
+    emit(json_output, summary, lambda: tables.render_audit(report, threshold), after=_written(out))
 
 
-# Extension point: the evaluation-engine commands (sources / build / run / grade, issue 7) register on
-# this same `app` with one line appended below this comment.
-from benchsift.cli.prism_engine import register as _register_engine  # noqa: E402
-
-_register_engine(app)  # noqa: E402, E702, I001
+_register_engine(app)  # sources / build / run / grade, after the scoring commands

@@ -14,77 +14,56 @@ from typing import Annotated, Any
 
 import typer
 
-from benchsift.cli._common import ForceOpt, console, fail, one_line, outputs
-from benchsift.errors import BenchsiftError, InputError
-from benchsift.report.progress import close_all, progress_bar
+from benchsift.cli._common import ForceOpt, console, numbers, one_line, opt, outputs, pairs, split_list
+from benchsift.errors import InputError
+from benchsift.report.progress import progress_bar
 
 __all__ = ["register"]
 
 # options shared by the commands
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-QuietOpt = Annotated[bool, typer.Option(help="No progress bar.")]
+JsonOpt = Annotated[bool, opt("Print one JSON object.", "--json")]
+QuietOpt = Annotated[bool, opt("No progress bar.")]
 CacheOpt = Annotated[
-    str | None,
-    typer.Option(help="Response cache: an SQLite file, or a postgresql:// URL (benchsift[postgres])."),
+    str | None, opt("Response cache: an SQLite file, or a postgresql:// URL (benchsift[postgres]).")
 ]
-ImagesOpt = Annotated[Path | None, typer.Option(help="Image folder.")]
-ItemsOpt = Annotated[Path, typer.Option(help="Item file from `prism sources`.")]
-
-#: the library's parameter names as the CLI spells them, for its error messages
-_FLAGS = {
-    "max_reasks": "--max-reasks",
-    "axes": "--axes",
-    "k and seeds": "--k and --seeds",
-    "audit_out": "--audit-out",
-    "grader 'judge'": "--grader judge",
-}
-
-
-def _fail(err: BenchsiftError) -> None:
-    """The library's error as one line, its parameter names spelled as this command's options (after
-    closing a bar still drawn)."""
-    close_all()
-    msg = str(err)
-    for name, flag in _FLAGS.items():
-        if msg.startswith(name):
-            msg = flag + msg[len(name) :]
-    msg = msg.replace("needs a config", "needs --config").replace("use grader 'rules'", "use --grader rules")
-    raise fail(msg)
-
-
-def _summary(result: Any, as_json: bool) -> None:
-    """Print a stage's counts and API calls (tables), or its ``--json`` object."""
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
-        return
-    from benchsift.report.tables.prism import render_stage
-
-    for table in render_stage(result):
-        console.print(table)
-
+ImagesOpt = Annotated[Path | None, opt("Image folder.")]
+ItemsOpt = Annotated[Path, opt("Item file from `prism sources`.")]
+ConfigOpt = Annotated[Path, opt("Models/judges config (TOML).")]
+MaxLostOpt = Annotated[
+    float,
+    opt(
+        "Exit with code 3 (after writing the output) when more than this fraction of the requests got "
+        "no answer, or when none did.",
+        "--max-lost",
+    ),
+]
 
 #: exit code of an engine command that ran and wrote what it has, but lost too many answers (issue 12)
 EXIT_INCOMPLETE = 3
 MAX_LOST_DEFAULT = 0.1
 
-MaxLostOpt = Annotated[
-    float,
-    typer.Option(
-        "--max-lost",
-        help="Exit with code 3 (after writing the output) when more than this fraction of the requests got "
-        "no answer, or when none did.",
-    ),
-]
+
+def _start(force: bool, files: list[Path | None], max_lost: float, stage: str, quiet: bool) -> Any:
+    """Check the outputs and ``--max-lost`` before any call; return the stage's progress bar (or None)."""
+    outputs(force, files=files)
+    if not 0.0 <= max_lost <= 1.0:
+        raise InputError(f"--max-lost: expected a fraction in [0, 1], got {max_lost!r}")
+    return progress_bar(stage, not quiet, transient=False, bold=False)
 
 
-def _check_max_lost(value: float) -> None:
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"--max-lost: expected a fraction in [0, 1], got {value!r}")
+def _finish(result: Any, as_json: bool, max_lost: float) -> None:
+    """Print the stage's counts and API calls (tables) or its ``--json`` object; then exit with
+    :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests, was answered (the
+    output is written: a rerun sends only what is missing)."""
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
+    else:
+        from benchsift.report.tables.prism import render_grade_means, render_stage
 
-
-def _incomplete(result: Any, max_lost: float) -> None:
-    """Exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests, was
-    answered (after the output and the summary are written: a rerun sends only what is missing)."""
+        for table in render_stage(result):
+            console.print(table)
+        if result.stage == "grade":
+            console.print(render_grade_means(result.extra["axis_means"]))
     why = result.incomplete(max_lost)
     if why is None:
         return
@@ -95,80 +74,54 @@ def _incomplete(result: Any, max_lost: float) -> None:
 
 
 def sources_cmd(
-    out: Annotated[Path, typer.Option(help="Item file to write (canonical JSONL).")],
+    out: Annotated[Path, opt("Item file to write (canonical JSONL).")],
     raw: Annotated[
-        list[str] | None,
-        typer.Option(help="BENCHMARK=PATH: raw records in the benchmark's own schema (repeatable)."),
+        list[str] | None, opt("BENCHMARK=PATH: raw records in the benchmark's own schema (repeatable).")
     ] = None,
-    items: Annotated[list[Path] | None, typer.Option(help="Canonical item JSONL (repeatable).")] = None,
+    items: Annotated[list[Path] | None, opt("Canonical item JSONL (repeatable).")] = None,
     hf: Annotated[
-        list[str] | None,
-        typer.Option(help="Benchmark to load from the Hugging Face Hub (needs benchsift[hf])."),
+        list[str] | None, opt("Benchmark to load from the Hugging Face Hub (needs benchsift[hf]).")
     ] = None,
-    images: Annotated[
-        Path | None, typer.Option(help="Image folder (in-memory images are written here).")
-    ] = None,
-    k: Annotated[int, typer.Option(help="Items per benchmark per seed (K).")] = 100,
-    seeds: Annotated[
-        str, typer.Option(help="Comma-separated sampling seeds (R of them).")
-    ] = "0,1,42,1234,2026",
-    no_sample: Annotated[
-        bool, typer.Option("--no-sample", help="Keep every item (no R x K sampling).")
-    ] = False,
+    images: Annotated[Path | None, opt("Image folder (in-memory images are written here).")] = None,
+    k: Annotated[int, opt("Items per benchmark per seed (K).")] = 100,
+    seeds: Annotated[str, opt("Comma-separated sampling seeds (R of them).")] = "0,1,42,1234,2026",
+    no_sample: Annotated[bool, opt("Keep every item (no R x K sampling).", "--no-sample")] = False,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Collect source items and draw the R x K per-benchmark sample (PRISM-VLM Sec. 4, Table 8)."""
     from benchsift.prism.engine import collect_sources
-
-    try:
-        outputs(force, files=[out])
-        pairs = []
-        for spec in raw or []:
-            if "=" not in spec:
-                raise InputError(f"--raw expects BENCHMARK=PATH, got {spec!r}")
-            bench, path = spec.split("=", 1)
-            pairs.append((bench, path))
-        try:
-            seed_list = [int(s) for s in seeds.split(",") if s.strip()]
-        except ValueError:
-            raise InputError(f"--seeds: expected comma-separated integers, got {seeds!r}") from None
-        if not no_sample and (k < 1 or not seed_list):
-            raise InputError(f"--k and --seeds: expected K >= 1 and at least one seed, got K={k}, {seeds!r}")
-        result = collect_sources(
-            out,
-            raw=pairs,
-            items=items or [],
-            hf=hf or [],
-            images=images,
-            k=k,
-            seeds=seed_list,
-            sample=not no_sample,
-        )
-    except BenchsiftError as err:
-        _fail(err)
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
-        return
     from benchsift.report.tables.prism import render_sources
 
-    console.print(render_sources(result.to_frame()))
+    outputs(force, files=[out])
+    result = collect_sources(
+        out,
+        raw=pairs(raw, "--raw", "BENCHMARK=PATH"),
+        items=items or [],
+        hf=hf or [],
+        images=images,
+        k=k,
+        seeds=numbers(seeds, "--seeds", int),
+        sample=not no_sample,
+    )
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
+    else:
+        console.print(render_sources(result.to_frame()))
 
 
 def build_cmd(
     items: ItemsOpt,
-    out: Annotated[Path, typer.Option(help="Artifact file to write (JSONL).")],
-    config: Annotated[Path | None, typer.Option(help="Models/judges config (TOML).")] = None,
+    out: Annotated[Path, opt("Artifact file to write (JSONL).")],
+    config: Annotated[Path | None, opt("Models/judges config (TOML).")] = None,
     images: ImagesOpt = None,
     review: Annotated[
-        Path | None, typer.Option(help="Also write a review file to edit (JSONL, or CSV by a .csv suffix).")
+        Path | None, opt("Also write a review file to edit (JSONL, or CSV by a .csv suffix).")
     ] = None,
-    import_review: Annotated[
-        Path | None, typer.Option(help="Apply a reviewed file to --out (no API calls).")
-    ] = None,
-    log: Annotated[Path | None, typer.Option(help="JSONL of every J_gen exchange.")] = None,
+    import_review: Annotated[Path | None, opt("Apply a reviewed file to --out (no API calls).")] = None,
+    log: Annotated[Path | None, opt("JSONL of every J_gen exchange.")] = None,
     cache: CacheOpt = None,
-    max_reasks: Annotated[int, typer.Option(help="Re-asks of an invalid J_gen reply.")] = 2,
+    max_reasks: Annotated[int, opt("Re-asks of an invalid J_gen reply.")] = 2,
     max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -177,46 +130,32 @@ def build_cmd(
     """Build the per-item perturbations with the generation judge (Figs. 5-9) and the if constraints."""
     from benchsift.prism.engine import build
 
-    try:
-        outputs(force, files=[out, review, log])
-        _check_max_lost(max_lost)
-        if import_review is None and config is None:
-            raise InputError("build needs --config (the generation judge)")
-        tick = progress_bar("build", not (quiet or as_json), transient=False, bold=False)
-        result = build(
-            items,
-            out,
-            config=config,
-            images=images,
-            review=review,
-            import_review=import_review,
-            log=log,
-            cache=cache,
-            max_reasks=max_reasks,
-            progress=tick,
-        )
-    except BenchsiftError as err:
-        _fail(err)
-    _summary(result, as_json)
-    _incomplete(result, max_lost)
+    tick = _start(force, [out, review, log], max_lost, "build", quiet or as_json)
+    result = build(
+        items,
+        out,
+        config=config,
+        images=images,
+        review=review,
+        import_review=import_review,
+        log=log,
+        cache=cache,
+        max_reasks=max_reasks,
+        progress=tick,
+    )
+    _finish(result, as_json, max_lost)
 
 
 def run_cmd(
     items: ItemsOpt,
-    artifacts: Annotated[Path, typer.Option(help="Artifact file from `prism build`.")],
-    config: Annotated[Path, typer.Option(help="Models/judges config (TOML).")],
-    out: Annotated[Path, typer.Option(help="Run records to write (JSONL: every prompt and response).")],
+    artifacts: Annotated[Path, opt("Artifact file from `prism build`.")],
+    config: ConfigOpt,
+    out: Annotated[Path, opt("Run records to write (JSONL: every prompt and response).")],
     images: ImagesOpt = None,
-    models: Annotated[
-        str | None, typer.Option(help="Comma-separated endpoint names (default: every role=model).")
-    ] = None,
-    axes: Annotated[str, typer.Option(help="Comma-separated axes.")] = "q,if,h,mq,sc,c,vis",
-    full_dialogue: Annotated[
-        bool, typer.Option("--full-dialogue", help="Play all three sc pressure turns.")
-    ] = False,
-    sc_rules: Annotated[
-        bool, typer.Option("--sc-rules", help="Detect sc flips by rule, not by the judge.")
-    ] = False,
+    models: Annotated[str | None, opt("Comma-separated endpoint names (default: every role=model).")] = None,
+    axes: Annotated[str, opt("Comma-separated axes.")] = "q,if,h,mq,sc,c,vis",
+    full_dialogue: Annotated[bool, opt("Play all three sc pressure turns.", "--full-dialogue")] = False,
+    sc_rules: Annotated[bool, opt("Detect sc flips by rule, not by the judge.", "--sc-rules")] = False,
     cache: CacheOpt = None,
     max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
@@ -234,49 +173,37 @@ def run_cmd(
     """
     from benchsift.prism.engine import run
 
-    try:
-        outputs(force, files=[out])
-        _check_max_lost(max_lost)
-        tick = progress_bar("run", not (quiet or as_json), transient=False, bold=False)
-        result = run(
-            items,
-            artifacts,
-            config,
-            out,
-            images=images,
-            models=[m.strip() for m in models.split(",")] if models else None,
-            axes=[a.strip() for a in axes.split(",") if a.strip()],
-            full_dialogue=full_dialogue,
-            sc_rules=sc_rules,
-            cache=cache,
-            progress=tick,
-        )
-    except BenchsiftError as err:
-        _fail(err)
-    _summary(result, as_json)
-    _incomplete(result, max_lost)
+    tick = _start(force, [out], max_lost, "run", quiet or as_json)
+    result = run(
+        items,
+        artifacts,
+        config,
+        out,
+        images=images,
+        models=split_list(models, "--models"),
+        axes=[a.strip() for a in axes.split(",") if a.strip()],
+        full_dialogue=full_dialogue,
+        sc_rules=sc_rules,
+        cache=cache,
+        progress=tick,
+    )
+    _finish(result, as_json, max_lost)
 
 
 def grade_cmd(
     items: ItemsOpt,
-    artifacts: Annotated[Path, typer.Option(help="Artifact file.")],
-    records: Annotated[Path, typer.Option(help="Run records from `prism run`.")],
-    out: Annotated[Path, typer.Option(help="Verdict table (.csv or .parquet).")],
-    config: Annotated[
-        Path | None, typer.Option(help="Models/judges config (needed unless --grader rules).")
-    ] = None,
-    grader: Annotated[str, typer.Option(help="'judge' (Figs. 11-17) or 'rules' (no judge).")] = "judge",
-    if_grader: Annotated[
-        str, typer.Option(help="'rules' (constraint verifiers) or 'judge' (Fig. 12).")
-    ] = "rules",
-    log: Annotated[
-        Path | None, typer.Option(help="JSONL of every grading decision and judge exchange.")
-    ] = None,
+    artifacts: Annotated[Path, opt("Artifact file.")],
+    records: Annotated[Path, opt("Run records from `prism run`.")],
+    out: Annotated[Path, opt("Verdict table (.csv or .parquet).")],
+    config: Annotated[Path | None, opt("Models/judges config (needed unless --grader rules).")] = None,
+    grader: Annotated[str, opt("'judge' (Figs. 11-17) or 'rules' (no judge).")] = "judge",
+    if_grader: Annotated[str, opt("'rules' (constraint verifiers) or 'judge' (Fig. 12).")] = "rules",
+    log: Annotated[Path | None, opt("JSONL of every grading decision and judge exchange.")] = None,
     audit_out: Annotated[
-        Path | None, typer.Option(help="Re-grade a resampled subset with [judges] audit into this table.")
+        Path | None, opt("Re-grade a resampled subset with [judges] audit into this table.")
     ] = None,
-    audit_per_axis: Annotated[int, typer.Option(help="Items per axis for the audit re-grade (S).")] = 200,
-    seed: Annotated[int, typer.Option(help="Seed of the audit subset.")] = 0,
+    audit_per_axis: Annotated[int, opt("Items per axis for the audit re-grade (S).")] = 200,
+    seed: Annotated[int, opt("Seed of the audit subset.")] = 0,
     cache: CacheOpt = None,
     max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,
@@ -286,41 +213,34 @@ def grade_cmd(
     """Grade run records into the verdict table read by `prism score`."""
     from benchsift.prism.engine import grade
 
-    try:
-        outputs(force, files=[out, log, audit_out])
-        _check_max_lost(max_lost)
-        tick = progress_bar("grade", not (quiet or as_json), transient=False, bold=False)
-        result = grade(
-            items,
-            artifacts,
-            records,
-            out,
-            config=config,
-            grader=grader,
-            if_grader=if_grader,
-            log=log,
-            audit_out=audit_out,
-            audit_per_axis=audit_per_axis,
-            seed=seed,
-            cache=cache,
-            progress=tick,
-        )
-    except BenchsiftError as err:
-        _fail(err)
-    _summary(result, as_json)
-    if not as_json:
-        from benchsift.report.tables.prism import render_grade_means
-
-        console.print(render_grade_means(result.extra["axis_means"]))
-    _incomplete(result, max_lost)
+    tick = _start(force, [out, log, audit_out], max_lost, "grade", quiet or as_json)
+    result = grade(
+        items,
+        artifacts,
+        records,
+        out,
+        config=config,
+        grader=grader,
+        if_grader=if_grader,
+        log=log,
+        audit_out=audit_out,
+        audit_per_axis=audit_per_axis,
+        seed=seed,
+        cache=cache,
+        progress=tick,
+    )
+    _finish(result, as_json, max_lost)
 
 
 def register(app: typer.Typer) -> None:
     """Add ``sources``, ``build``, ``run`` and ``grade`` to the ``prism`` typer group."""
-    app.command("sources")(sources_cmd)
-    app.command("build")(build_cmd)
-    app.command("run")(run_cmd)
-    app.command("grade")(grade_cmd)
+    for name, command in (
+        ("sources", sources_cmd),
+        ("build", build_cmd),
+        ("run", run_cmd),
+        ("grade", grade_cmd),
+    ):
+        app.command(name)(command)
 
 
 def _standalone() -> typer.Typer:

@@ -14,19 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from benchsift.cli._common import (
-    ADDRESS_OPT,
-    BACKEND_OPT,
-    FORCE,
-    N_JOBS_OPT,
+    AddressOpt,
+    BackendOpt,
+    ForceOpt,
+    JsonOpt,
+    NJobsOpt,
+    PanelFileArg,
     console,
+    emit,
     err_console,
+    numbers,
+    opt,
     outputs,
-    print_json,
     split_list,
     sweep_workers,
 )
@@ -41,69 +45,48 @@ from benchsift.redundancy import (
     instance_redundancy_by_benchmark,
     undefined_values,
 )
+from benchsift.report import redundancy_figures as figs
 from benchsift.report.outputs import write_analysis_dir
 from benchsift.report.progress import progress_bar
-from benchsift.report.redundancy_figures import (
-    write_benchmark_figures,
-    write_dimension_figures,
-    write_each_benchmark_figures,
-    write_instance_figures,
-)
-from benchsift.report.tables.redundancy import (
-    render_benchmarks,
-    render_dimension_pairs,
-    render_dimensions,
-    render_each_benchmark,
-    render_instances,
-)
+from benchsift.report.tables import redundancy as tables
 
 app = typer.Typer(
     help="Redundancy analysis: dimensions (Eq. 1-2), instances (Eq. 3), benchmarks (Eq. 4).",
     no_args_is_help=True,
 )
 
-PANEL_ARG = typer.Argument(..., help="A panel file (parquet) written by `benchsift import` or `simulate`.")
-METRIC_OPT = typer.Option(
-    "srcc,plcc,r2,kendall", "--metric", help="Comma-separated: srcc, plcc, r2, kendall."
-)
-TOP_OPT = typer.Option(None, "--top-k", help="Only the K models with the highest overall score.")
-BOTTOM_OPT = typer.Option(None, "--bottom-k", help="Only the K models with the lowest overall score.")
-JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of tables.")
-BENCHMARK_OPT = typer.Option(
-    None, "--benchmark", help="Benchmark to analyse (default: all items, pooled; noted)."
-)
-CONDITION_OPT = typer.Option(
-    "image", "--condition", help="Model runs analysed: image (default), text-only, or all."
-)
-OUT_OPT = typer.Option(None, "--out", help="Also write <command>.json and PNG + SVG figures here.")
+Metric = Annotated[str, opt("Comma-separated: srcc, plcc, r2, kendall.", "--metric")]
+TopK = Annotated[int | None, opt("Only the K models with the highest overall score.", "--top-k")]
+BottomK = Annotated[int | None, opt("Only the K models with the lowest overall score.", "--bottom-k")]
+Benchmark = Annotated[
+    str | None, opt("Benchmark to analyse (default: all items, pooled; noted).", "--benchmark")
+]
+Condition = Annotated[str, opt("Model runs analysed: image (default), text-only, or all.", "--condition")]
+Out = Annotated[Path | None, opt("Also write <command>.json and PNG + SVG figures here.", "--out")]
+METRICS = "srcc,plcc,r2,kendall"
 
 
-def _emit(
-    result: dict[str, Any],
+def _show(
+    res: Any,
+    undefined: list[str],
     out: Path | None,
     name: str,
     figures: Callable[[Path], object],
-    json_output: bool,
-) -> bool:
-    """Write ``out/<name>.json`` and the figures (with ``--out``), print the JSON (with ``--json``).
-
-    Returns whether the JSON was printed (then the command prints nothing else on stdout).
-    """
+    as_json: bool,
+    *shown: Callable[[], Any],
+) -> None:
+    """Write ``out/<name>.json`` and the figures (with ``--out``), then print the JSON (``--json``), or the
+    tables, the notes and undefined values (stderr) and where the files went."""
     if out is not None:
-        write_analysis_dir(out, name, result, figures)
-    if json_output:
-        print_json(result)
-    return json_output
-
-
-def _finish(undefined: list[str], notes: list[str], out: Path | None) -> None:
-    """Notes and undefined values on stderr, then where the files went (table mode only)."""
-    for n in notes:
-        err_console.print(f"[dim]note: {n}[/]")
-    for n in undefined:
-        err_console.print(f"[yellow]undefined: {n}[/]")
-    if out is not None:
-        console.print(f"results and figures written to {out}/")
+        write_analysis_dir(out, name, res.to_dict(), figures)
+    emit(as_json, res, *shown)
+    if not as_json:
+        for n in res.notes:
+            err_console.print(f"[dim]note: {n}[/]")
+        for n in undefined:
+            err_console.print(f"[yellow]undefined: {n}[/]")
+        if out is not None:
+            console.print(f"results and figures written to {out}/")
 
 
 def _condition(value: str) -> str | None:
@@ -113,32 +96,18 @@ def _condition(value: str) -> str | None:
     return None if value == "all" else value
 
 
-def _ratios(value: str | None) -> list[float]:
-    if value is None:
-        return list(DEFAULT_RATIOS)
-    out: list[float] = []
-    for part in split_list(value) or []:
-        try:
-            out.append(float(part.rstrip("%")) / (100.0 if part.endswith("%") else 1.0))
-        except ValueError:
-            raise InputError(f"--ratios: {part!r} is not a number (use fractions like 0.05,0.5)") from None
-    return out
-
-
 @app.command("dimensions")
 def dimensions_command(
-    panel: Path = PANEL_ARG,
-    benchmark: str | None = BENCHMARK_OPT,
-    dimension_column: str = typer.Option(
-        "category", "--dimension-column", help="Item column of the dimensions."
-    ),
-    metric: str = METRIC_OPT,
-    top_k: int | None = TOP_OPT,
-    bottom_k: int | None = BOTTOM_OPT,
-    condition: str = CONDITION_OPT,
-    json_output: bool = JSON_OPT,
-    out: Path | None = OUT_OPT,
-    force: bool = FORCE,
+    panel: PanelFileArg,
+    benchmark: Benchmark = None,
+    dimension_column: Annotated[str, opt("Item column of the dimensions.")] = "category",
+    metric: Metric = METRICS,
+    top_k: TopK = None,
+    bottom_k: BottomK = None,
+    condition: Condition = "image",
+    json_output: JsonOpt = False,
+    out: Out = None,
+    force: ForceOpt = False,
 ) -> None:
     """Dimension redundancy (Eq. 1-2): correlation heatmap, rho(X_i) and internal redundancy rho_BI."""
     outputs(force, dirs=[out])
@@ -151,59 +120,51 @@ def dimensions_command(
         bottom_k=bottom_k,
         condition=_condition(condition),
     )
-    if _emit(
-        res.to_dict(),
-        out,
-        "dimensions",
-        lambda folder: write_dimension_figures(res, folder, data=panel.name),
-        json_output,
-    ):
-        return
-    console.print(render_dimensions(res, benchmark or panel.name))
-    console.print(render_dimension_pairs(res))
-    _finish(res.undefined, res.notes, out)
+    figures = lambda d: figs.write_dimension_figures(res, d, data=panel.name)  # noqa: E731
+    title = benchmark or panel.name
+    shown = (lambda: tables.render_dimensions(res, title), lambda: tables.render_dimension_pairs(res))
+    _show(res, res.undefined, out, "dimensions", figures, json_output, *shown)
 
 
 @app.command("instances")
 def instances_command(
     ctx: typer.Context,
-    panel: Path = PANEL_ARG,
-    benchmark: str | None = BENCHMARK_OPT,
-    metric: str = METRIC_OPT,
-    top_k: int | None = TOP_OPT,
-    bottom_k: int | None = BOTTOM_OPT,
-    compare_k: int | None = typer.Option(
-        None,
-        "--compare-k",
-        help="Run all models, the top-K and the bottom-K (as the paper's Figs. 5-6) and overlay the curves;"
-        " --json then prints {label: result}.",
-    ),
-    ratios: str | None = typer.Option(
-        None,
-        "--ratios",
-        help="Comma-separated sampling ratios in (0, 1] (default 0.01,0.02,0.05,0.1,...,0.9).",
-    ),
-    repeats: int = typer.Option(100, "--repeats", help="T: samples per ratio."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the item sampling."),
-    threshold: float = typer.Option(
-        0.95, "--threshold", help="Saturation threshold on the mean correlation."
-    ),
-    condition: str = CONDITION_OPT,
-    each_benchmark: bool = typer.Option(
-        False,
-        "--each-benchmark",
-        help="Analyse each benchmark on its own (top/bottom-K per benchmark) and average the curves"
-        " (the paper's Figs. 5-6); not with --benchmark.",
-    ),
-    benchmarks: str | None = typer.Option(
-        None, "--benchmarks", help="With --each-benchmark: comma-separated benchmarks (default: all)."
-    ),
-    json_output: bool = JSON_OPT,
-    out: Path | None = OUT_OPT,
-    force: bool = FORCE,
-    n_jobs: int | None = N_JOBS_OPT,
-    backend: str | None = BACKEND_OPT,
-    address: str | None = ADDRESS_OPT,
+    panel: PanelFileArg,
+    benchmark: Benchmark = None,
+    metric: Metric = METRICS,
+    top_k: TopK = None,
+    bottom_k: BottomK = None,
+    compare_k: Annotated[
+        int | None,
+        opt(
+            "Run all models, the top-K and the bottom-K (as the paper's Figs. 5-6) and overlay the curves;"
+            " --json then prints {label: result}."
+        ),
+    ] = None,
+    ratios: Annotated[
+        str | None, opt("Comma-separated sampling ratios in (0, 1] (default 0.01,0.02,0.05,0.1,...,0.9).")
+    ] = None,
+    repeats: Annotated[int, opt("T: samples per ratio.")] = 100,
+    seed: Annotated[int, opt("Seed of the item sampling.")] = 0,
+    threshold: Annotated[float, opt("Saturation threshold on the mean correlation.")] = 0.95,
+    condition: Condition = "image",
+    each_benchmark: Annotated[
+        bool,
+        opt(
+            "Analyse each benchmark on its own (top/bottom-K per benchmark) and average the curves"
+            " (the paper's Figs. 5-6); not with --benchmark.",
+            "--each-benchmark",
+        ),
+    ] = False,
+    benchmarks: Annotated[
+        str | None, opt("With --each-benchmark: comma-separated benchmarks (default: all).")
+    ] = None,
+    json_output: JsonOpt = False,
+    out: Out = None,
+    force: ForceOpt = False,
+    n_jobs: NJobsOpt = None,
+    backend: BackendOpt = None,
+    address: AddressOpt = None,
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
     outputs(force, dirs=[out])
@@ -217,74 +178,65 @@ def instances_command(
     if benchmarks is not None and not each_benchmark:
         raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
     data = Panel.load(panel)
-    n_jobs = sweep_workers(ctx, backend, address, n_jobs)
     common: dict[str, Any] = dict(
-        ratios=_ratios(ratios),
+        ratios=numbers(ratios, "--ratios", percent=True) if ratios is not None else list(DEFAULT_RATIOS),
         repeats=repeats,
         metrics=metric,
         threshold=threshold,
         random_state=seed,
         condition=_condition(condition),
         progress=progress_bar("instance redundancy", not json_output),
-        n_jobs=n_jobs,
+        n_jobs=sweep_workers(ctx, backend, address, n_jobs),
     )
+    chosen = split_list(benchmarks)
     res: Any
     if compare_k is not None:
         res = compare_instance_redundancy(
-            data,
-            compare_k,
-            each_benchmark=each_benchmark,
-            benchmark=benchmark,
-            benchmarks=split_list(benchmarks),
-            **common,
+            data, compare_k, each_benchmark=each_benchmark, benchmark=benchmark, benchmarks=chosen, **common
         )
         results, undefined = res.results, res.undefined
     elif each_benchmark:
-        res = instance_redundancy_by_benchmark(
-            data, benchmarks=split_list(benchmarks), top_k=top_k, bottom_k=bottom_k, **common
-        )
+        res = instance_redundancy_by_benchmark(data, chosen, top_k=top_k, bottom_k=bottom_k, **common)
         results, undefined = {res.selection: res}, undefined_values(res)
     else:
         res = instance_redundancy(data, benchmark=benchmark, top_k=top_k, bottom_k=bottom_k, **common)
         results, undefined = {res.selection.label: res}, undefined_values(res)
-    if each_benchmark:
-        name, figures = "instances_each", lambda d: write_each_benchmark_figures(results, d, data=panel.name)
-    else:
-        name = "instances"
-        figures = lambda d: write_instance_figures(results, d, name=benchmark or panel.stem, data=panel.name)  # noqa: E731
-    if _emit(res.to_dict(), out, name, figures, json_output):
-        return
-    for r in results.values():
-        console.print(
-            render_each_benchmark(r) if each_benchmark else render_instances(r, benchmark or panel.name)
-        )
-    _finish(undefined, res.notes, out)
+    name = "instances_each" if each_benchmark else "instances"
+
+    def figures(folder: Path) -> object:
+        if each_benchmark:
+            return figs.write_each_benchmark_figures(results, folder, data=panel.name)
+        return figs.write_instance_figures(results, folder, name=benchmark or panel.stem, data=panel.name)
+
+    title = benchmark or panel.name
+    shown = [
+        (lambda r=r: tables.render_each_benchmark(r) if each_benchmark else tables.render_instances(r, title))
+        for r in results.values()
+    ]
+    _show(res, undefined, out, name, figures, json_output, *shown)
 
 
 @app.command("benchmarks")
 def benchmarks_command(
-    panel: Path = PANEL_ARG,
-    benchmarks: str | None = typer.Option(
-        None, "--benchmarks", help="Comma-separated benchmarks (default: all)."
-    ),
-    domain: str | None = typer.Option(
-        None,
-        "--domain",
-        help="Only items of this category: on an aggregate panel the benchmarks of that domain; on an"
-        " item-level panel each benchmark scored on its items of that category.",
-    ),
-    level: str = typer.Option(
-        "auto",
-        "--level",
-        help="benchmark (item-level panel), item (aggregate panel: a column per benchmark), auto.",
-    ),
-    metric: str = METRIC_OPT,
-    top_k: int | None = TOP_OPT,
-    bottom_k: int | None = BOTTOM_OPT,
-    condition: str = CONDITION_OPT,
-    json_output: bool = JSON_OPT,
-    out: Path | None = OUT_OPT,
-    force: bool = FORCE,
+    panel: PanelFileArg,
+    benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default: all).")] = None,
+    domain: Annotated[
+        str | None,
+        opt(
+            "Only items of this category: on an aggregate panel the benchmarks of that domain; on an"
+            " item-level panel each benchmark scored on its items of that category."
+        ),
+    ] = None,
+    level: Annotated[
+        str, opt("benchmark (item-level panel), item (aggregate panel: a column per benchmark), auto.")
+    ] = "auto",
+    metric: Metric = METRICS,
+    top_k: TopK = None,
+    bottom_k: BottomK = None,
+    condition: Condition = "image",
+    json_output: JsonOpt = False,
+    out: Out = None,
+    force: ForceOpt = False,
 ) -> None:
     """Cross-benchmark redundancy (Eq. 4): rho(Y_i) per benchmark and the anchor benchmark (Appendix C)."""
     outputs(force, dirs=[out])
@@ -300,13 +252,5 @@ def benchmarks_command(
         level=level,  # type: ignore[arg-type]
         condition=_condition(condition),
     )
-    if _emit(
-        res.to_dict(),
-        out,
-        "benchmarks",
-        lambda folder: write_benchmark_figures(res, folder, data=panel.name),
-        json_output,
-    ):
-        return
-    console.print(render_benchmarks(res))
-    _finish(res.undefined, res.notes, out)
+    figures = lambda d: figs.write_benchmark_figures(res, d, data=panel.name)  # noqa: E731
+    _show(res, res.undefined, out, "benchmarks", figures, json_output, lambda: tables.render_benchmarks(res))

@@ -27,95 +27,59 @@ from typing import Annotated, Any
 import typer
 
 from benchsift.cli._common import (
-    ADDRESS_OPT,
-    BACKEND_OPT,
-    N_JOBS_OPT,
+    AddressOpt,
+    BackendOpt,
     ForceOpt,
-    console,
+    JsonOpt,
+    NJobsOpt,
+    PanelArg,
+    emit,
     figure_files,
+    numbers,
+    opt,
     option_names,
     outputs,
-    print_json,
+    split_list,
     sweep_workers,
+    wrote_figure,
 )
-from benchsift.cli._output import print_warnings, with_warnings
+from benchsift.cli._output import with_warnings
+from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options, validate
-from benchsift.errors import InputError
-from benchsift.io import read_scores as read_new_scores
+from benchsift.io import read_scores
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.validation import render_validation
-from benchsift.report.validation_figures import selector_retention_figure
+from benchsift.report.validation_figures import save_selector_figure
 
-_SELECTORS = ",".join(DEFAULT_SELECTORS)
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
-
-
-def parse_list(text: str, what: str) -> list[str]:
-    vals = [v.strip() for v in text.split(",") if v.strip()]
-    if not vals:
-        raise InputError(f"--{what}: expected a comma-separated list, got {text!r}")
-    return vals
-
-
-def parse_retentions(text: str) -> list[float]:
-    out = []
-    for v in parse_list(text, "retentions"):
-        try:
-            out.append(float(v))
-        except ValueError:
-            raise InputError(
-                f"--retentions: {v!r} is not a number (expected fractions like 0.02,0.05)"
-            ) from None
-    return out
-
-
-def _load_embeddings(vision_text: Path | None, text: Path | None) -> Any:
-    if vision_text is None and text is None:
-        return None
-    from benchsift.compression.embeddings import ItemEmbeddings
-
-    return ItemEmbeddings.load(vision_text=vision_text, text=text)
 
 
 def validate_command(
     ctx: typer.Context,
-    panel: Annotated[
-        Path, typer.Argument(help="Panel file (benchsift parquet) or a long CSV/parquet table.")
-    ],
-    protocol: Annotated[
-        str, typer.Option(help="random, chronological, end-to-end or same-model.")
-    ] = "random",
-    selectors: Annotated[str, typer.Option(help="Comma-separated selector names.")] = _SELECTORS,
-    retentions: Annotated[str, typer.Option(help="Comma-separated retentions (fractions).")] = _RETENTIONS,
-    splits: Annotated[int, typer.Option("--splits", help="Number of random splits.")] = 20,
-    seed: Annotated[int, typer.Option(help="Seed of the splits and every selection.")] = 0,
-    n_jobs: int | None = N_JOBS_OPT,
-    backend: str | None = BACKEND_OPT,
-    address: str | None = ADDRESS_OPT,
-    k: Annotated[int, typer.Option("--k", help="End-to-end: Stage 3 category count.")] = 5,
-    floor: Annotated[int, typer.Option(help="Item floor of the category budget K_C.")] = 100,
-    min_heldout: Annotated[
-        int, typer.Option(help="Held-out models (same-model: models) needed for a defined rho.")
-    ] = 10,
+    panel: PanelArg,
+    protocol: Annotated[str, opt("random, chronological, end-to-end or same-model.")] = "random",
+    selectors: Annotated[str, opt("Comma-separated selector names.")] = ",".join(DEFAULT_SELECTORS),
+    retentions: Annotated[str, opt("Comma-separated retentions (fractions).")] = _RETENTIONS,
+    splits: Annotated[int, opt("Number of random splits.")] = 20,
+    seed: Annotated[int, opt("Seed of the splits and every selection.")] = 0,
+    n_jobs: NJobsOpt = None,
+    backend: BackendOpt = None,
+    address: AddressOpt = None,
+    k: Annotated[int, opt("End-to-end: Stage 3 category count.", "--k")] = 5,
+    floor: Annotated[int, opt("Item floor of the category budget K_C.")] = 100,
+    min_heldout: Annotated[int, opt("Held-out models (same-model: models) needed for a defined rho.")] = 10,
     scoring: Annotated[
-        str, typer.Option(help="mean (D.3), weighted (selector weights_) or selector (its estimate()).")
+        str, opt("mean (D.3), weighted (selector weights_) or selector (its estimate()).")
     ] = "mean",
-    embeddings: Annotated[Path | None, typer.Option(help="Vision-text item embeddings.")] = None,
-    text_embeddings: Annotated[Path | None, typer.Option(help="Text-only item embeddings.")] = None,
+    embeddings: Annotated[Path | None, opt("Vision-text item embeddings.")] = None,
+    text_embeddings: Annotated[Path | None, opt("Text-only item embeddings.")] = None,
     answers: Annotated[
-        Path | None,
-        typer.Option(help="Logged model answers (long table: model, benchmark, item, answer) for DISCO."),
+        Path | None, opt("Logged model answers (long table: model, benchmark, item, answer) for DISCO.")
     ] = None,
-    answer_column: Annotated[
-        str, typer.Option("--answer-column", help="Column of --answers holding the answer.")
-    ] = "answer",
-    figure: Annotated[
-        Path | None, typer.Option(help="Write the selector-vs-retention figure to FIGURE.png/.svg.")
-    ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of tables.")
-    ] = False,
+    answer_column: Annotated[str, opt("Column of --answers holding the answer.")] = "answer",
+    figure: Annotated[Path | None, opt("Write the selector-vs-retention figure to FIGURE.png/.svg.")] = None,
+    json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Validate Stage 2 selectors on held-out models (PRIMEBench D.3) and print the paper's tables.
@@ -128,51 +92,39 @@ def validate_command(
     outputs(force, files=figure_files(figure))
     with option_names(n_jobs="--n-jobs", protocol="--protocol"):
         check_options(protocol, n_jobs)  # before the panel is read
-        sels = parse_list(selectors, "selectors")
-        rets = parse_retentions(retentions)
-        loaded = read_new_scores(panel)
-        n_jobs = sweep_workers(ctx, backend, address, n_jobs)
+        sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
         report = validate(
-            loaded,
+            read_scores(panel),
             protocol=protocol,
             selectors=sels,
             retentions=rets,
             splits=splits,
             seed=seed,
-            n_jobs=n_jobs,
+            n_jobs=sweep_workers(ctx, backend, address, n_jobs),
             k=k,
             floor=floor,
             min_heldout=min_heldout,
             scoring=scoring,
-            embeddings=_load_embeddings(embeddings, text_embeddings),
+            embeddings=load_embeddings(embeddings, text_embeddings),
             answers=answers,
             answer_column=answer_column,
             chronological_column=not json_output,
             progress=progress_bar(f"validate: {protocol} protocol", not json_output),
         )
     result: Any = report.result
-    summary = result.summary()
     warnings = list(report.warnings)
+    summary = result.summary()
     if figure is not None and protocol != "end-to-end":
-        from benchsift.report.figures import save_figure
-        from benchsift.report.validation_figures import selector_retention_caption
-
-        written = save_figure(
-            selector_retention_figure(summary, title=f"{protocol} protocol"),
-            figure,
-            caption=selector_retention_caption(f"{panel.name}, {protocol} protocol", len(result.splits)),
-            data=f"{panel.name}, {protocol} protocol",
-        )
-        warnings.append(f"--figure: wrote {', '.join(str(p) for p in written)}")
+        paths = save_selector_figure(summary, figure, protocol, panel.name, len(result.splits))
+        warnings.append(wrote_figure(paths))
     elif figure is not None:
         warnings.append(
             "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
         )
-    if json_output:
-        print_json(with_warnings(report.to_dict(), warnings))
-        return
-    for shown in render_validation(result, protocol, summary, rets, report.chronological):
-        console.print(shown)
-    for note in report.notes:
-        console.print(f"[dim]note: {note}[/dim]")
-    print_warnings(warnings)
+    emit(
+        json_output,
+        with_warnings(report.to_dict(), warnings),
+        lambda: render_validation(result, protocol, summary, rets, report.chronological),
+        notes=report.notes,
+        warnings=warnings,
+    )

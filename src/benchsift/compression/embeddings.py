@@ -44,7 +44,7 @@ import pandas as pd
 from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError
 
-__all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "random_projection"]
+__all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "load_embeddings", "random_projection"]
 
 KEY_COLUMNS: tuple[str, str] = ("benchmark", "item")
 
@@ -556,3 +556,12 @@ def _gather(arr: np.ndarray | None, pos: np.ndarray) -> np.ndarray | None:
     hit = pos >= 0
     out[hit] = arr[pos[hit]]
     return out
+
+
+def load_embeddings(
+    vision_text: str | os.PathLike[str] | None = None, text: str | os.PathLike[str] | None = None
+) -> ItemEmbeddings | None:
+    """:meth:`ItemEmbeddings.load` of the files given, or ``None`` when neither is."""
+    if vision_text is None and text is None:
+        return None
+    return ItemEmbeddings.load(vision_text=vision_text, text=text)

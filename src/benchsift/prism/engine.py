@@ -185,7 +185,7 @@ def collect_sources(
     check_item_images(pool, images or (out.parent / "images" if hf else None))
     seed_list = [int(s) for s in seeds]
     if sample and (k < 1 or not seed_list):
-        raise InputError(f"k and seeds: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
+        raise InputError(f"`k` and `seeds`: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
     sampled = sample_items(pool, k=k, seeds=seed_list) if sample else pool
     ids = [it.id for it in sampled]
     if len(set(ids)) != len(ids):
@@ -242,7 +242,7 @@ def build(
 
     out = Path(out)
     if max_reasks < 0:
-        raise InputError(f"max_reasks: expected an integer >= 0, got {max_reasks}")
+        raise InputError(f"`max_reasks`: expected an integer >= 0, got {max_reasks}")
     item_list = read_items(items)
     pool: ClientPool | None = None
     try:
@@ -252,7 +252,7 @@ def build(
             logs: list[dict[str, Any]] = []
         else:
             if config is None:
-                raise InputError("build needs a config (the generation judge)")
+                raise InputError("build needs `config` (the generation judge)")
             cfg = config if isinstance(config, EngineConfig) else load_config(config)
             if cfg.gen_judge is None:
                 raise InputError(f"{config}: [judges] gen is not set")
@@ -341,7 +341,7 @@ def run(
     unknown = [a for a in axis_list if a not in AXES]
     if unknown or not axis_list:
         raise InputError(
-            f"axes: unknown axis {unknown[0]!r}; expected some of {','.join(AXES)}"
+            f"`axes`: unknown axis {unknown[0]!r}; expected some of {','.join(AXES)}"
             if unknown
             else "axes: expected at least one axis"
         )
@@ -431,9 +431,9 @@ def grade(
     recs = read_run_records(records)
     cfg = config if isinstance(config, EngineConfig) or config is None else load_config(config)
     if grader == "judge" and (cfg is None or cfg.grade_judge is None):
-        raise InputError("grader 'judge' needs a config with [judges] grade (or gen); or use grader 'rules'")
+        raise InputError("`grader` judge needs `config` with [judges] grade (or gen); or use `grader` rules")
     if audit_out is not None and (cfg is None or cfg.audit_judge is None):
-        raise InputError("audit_out needs a config with [judges] audit")
+        raise InputError("`audit_out` needs `config` with [judges] audit")
     pool = _pool(cfg, cache, out) if cfg is not None else None
 
     async def work() -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame | None]:

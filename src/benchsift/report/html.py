@@ -43,6 +43,7 @@ __all__ = [
     "ReportSection",
     "ReportTable",
     "collect_report",
+    "report_contents",
     "render_report",
     "write_report",
 ]
@@ -415,3 +416,17 @@ def write_report(directory: str | Path, title: str | None = None) -> Path:
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return target
+
+
+def report_contents(directory: str | Path, path: Path) -> dict[str, Any]:
+    """What ``benchsift report --json`` prints of the page ``path`` written for ``directory``: the page's
+    path, each section's name and its numbers of figures, tables and files, and every warning."""
+    page, sections = collect_report(directory)
+    return {
+        "report": str(path),
+        "sections": [
+            {"name": s.title, "figures": len(s.figures), "tables": len(s.tables), "files": len(s.files)}
+            for s in sections
+        ],
+        "warnings": [*page["warnings"], *(w for s in sections for w in s.warnings)],
+    }

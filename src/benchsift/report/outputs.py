@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -17,7 +17,12 @@ from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import to_jsonable
 from benchsift.report.html import write_report
 
-__all__ = ["write_analysis_dir", "write_result_dir"]
+if TYPE_CHECKING:
+    from benchsift.compression.pipeline import CompressionConfig, CompressionResult
+    from benchsift.panel import Panel
+    from benchsift.progress import ProgressFn
+
+__all__ = ["compress_to_suite", "write_analysis_dir", "write_result_dir"]
 
 
 def write_analysis_dir(
@@ -46,3 +51,28 @@ def write_result_dir(
         if figures is not None:
             figures(tmp / "figures")
         write_report(tmp, title=f"benchsift results: {out.name}")
+
+
+def compress_to_suite(
+    panel: Panel,
+    out: Path,
+    config: CompressionConfig,
+    *,
+    embeddings: Any = None,
+    frontier: bool = False,
+    frontier_gain: float | None = None,
+    progress: ProgressFn | None = None,
+) -> CompressionResult:
+    """``benchsift compress``: PRIMEBench Stages 0-3 on ``panel``
+    (:func:`~benchsift.compression.pipeline.run_pipeline`), then the suite directory ``out``
+    (:func:`~benchsift.compression.suite.write_suite`, with the Capability Frontier of the Stage 0-cleaned
+    pool when ``frontier``) and its ``index.html``."""
+    from benchsift.compression.frontier import capability_frontier
+    from benchsift.compression.pipeline import run_pipeline
+    from benchsift.compression.suite import write_suite
+
+    result = run_pipeline(panel, config, embeddings=embeddings, progress=progress)
+    fr = capability_frontier(result.stage0.panel, gain=frontier_gain) if frontier else None
+    write_suite(result, panel, out, frontier=fr)
+    write_report(out, title=f"benchsift suite: {out.name}")
+    return result

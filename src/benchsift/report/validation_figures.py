@@ -20,6 +20,7 @@ Figures (matplotlib ``Figure`` on the Agg canvas, written with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from rich.table import Table
 
-from benchsift.report.figures import new_figure
+from benchsift.report.figures import new_figure, save_figure
 
 __all__ = [
     "checkpoint_figure",
@@ -35,6 +36,7 @@ __all__ = [
     "frame_table",
     "leftout_figure",
     "retention_table",
+    "save_selector_figure",
     "selector_retention_figure",
     "split_table",
 ]
@@ -211,6 +213,20 @@ def selector_retention_figure(summary: pd.DataFrame, title: str = "Held-out rank
     band_key = Patch(facecolor="grey", alpha=0.2, label="shaded: ±1 sd over splits")
     ax.legend(handles=[*handles, band_key], fontsize=8, ncols=2)
     return fig
+
+
+def save_selector_figure(
+    summary: pd.DataFrame, stem: Path, protocol: str, data: str, n_splits: int | None = None
+) -> list[Path]:
+    """Figure 3 of a validation protocol's ``summary`` (over ``n_splits`` splits of the panel ``data``)
+    written to ``stem.png`` / ``stem.svg`` with its caption; returns the paths written."""
+    where = f"{data}, {protocol} protocol"
+    return save_figure(
+        selector_retention_figure(summary, title=f"{protocol} protocol"),
+        stem,
+        caption=selector_retention_caption(where, n_splits),
+        data=where,
+    )
 
 
 def leftout_figure(table: pd.DataFrame, title: str = "Left-out benchmark prediction") -> Figure:

@@ -204,11 +204,11 @@ def variant_sets(panel: Panel, variants: str) -> tuple[Panel, dict[str, np.ndarr
     try:
         pattern = re.compile(variants)
     except re.error as exc:
-        raise InputError(f"variants: not a valid regular expression: {exc}") from None
+        raise InputError(f"`variants`: not a valid regular expression: {exc}") from None
     is_var = np.array([bool(pattern.search(m)) for m in p.model_ids])
     if is_var.sum() < 2 or (~is_var).sum() < 2:
         raise InputError(
-            f"variants {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
+            f"`variants` {variants!r} matches {int(is_var.sum())} models; need >= 2 variants and "
             ">= 2 other models"
         )
     fam = p.models["family"].to_numpy(dtype=object)
