@@ -67,15 +67,17 @@ class Extra:
     pandas_meta: dict[str, Any] | None = None
     role: str = ""
     _dtype: Any = field(default=None, init=False, repr=False)
+    _table: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def series(self, positions: np.ndarray) -> pd.Series:
         """The values at ``positions`` (codes; -1 = missing) as the general reader's column holds them."""
         positions = np.asarray(positions)
         if self.arrow_field is None:
-            table = np.empty(len(self.values) + 1, dtype=object)
-            table[:-1] = self.values
-            table[-1] = np.nan
-            return pd.Series(pd.array(table[positions], dtype=text_dtype()))
+            if self._table is None or len(self._table) != len(self.values) + 1:
+                self._table = np.empty(len(self.values) + 1, dtype=object)
+                self._table[:-1] = self.values
+                self._table[-1] = np.nan
+            return pd.Series(pd.array(self._table[positions], dtype=text_dtype()))
         uniq, inverse = np.unique(positions, return_inverse=True)
         picked = [None if u < 0 else self.values[u] for u in uniq.tolist()]
         padded = self.has_null and not (len(uniq) and uniq[0] < 0)
