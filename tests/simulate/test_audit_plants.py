@@ -3,8 +3,15 @@ the ground truth says they are."""
 
 from __future__ import annotations
 
-import numpy as np
+import json
 
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from benchsift.cli.main import app
+from benchsift.errors import InputError
+from benchsift.panel import Panel
 from benchsift.simulate import GroundTruth, SimulationConfig, simulate_panel
 
 
@@ -53,3 +60,36 @@ def test_seeded_and_planted_as_the_truth_says(tmp_path) -> None:
     assert gain > base + 0.1
     path = t.save(tmp_path / "truth.npz")
     assert GroundTruth.load(path).equals(t)
+
+
+def test_cli_plants_are_the_library_plants(tmp_path) -> None:
+    args = ["simulate", "--preset", "small", "--models", "30", "--items-per-benchmark", "60", "--seed", "3"]
+    plants = ["--mislabel-rate", "0.05", "--contamination-rate", "0.04", "--contamination-by", "family"]
+    r = CliRunner().invoke(
+        app, [*args, *plants, "-o", str(tmp_path / "p.parquet"), "--truth", str(tmp_path / "t.npz"), "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    cfg = SimulationConfig.sized(
+        "small",
+        models=30,
+        items_per_benchmark=60,
+        mislabel_rate=0.05,
+        contamination_rate=0.04,
+        contamination_by="family",
+    )
+    sim = simulate_panel(cfg, random_state=3)
+    assert Panel.load(tmp_path / "p.parquet") == sim.panel
+    assert GroundTruth.load(tmp_path / "t.npz").equals(sim.truth)
+    assert summary["n_mislabelled"] == int(sim.truth.mislabelled.sum()) == round(0.05 * sim.truth.n_items)
+    assert summary["n_contaminated"] == int(sim.truth.contaminated.sum()) == round(0.04 * sim.truth.n_items)
+    assert summary["n_contaminated_models"] == len(sim.truth.contaminated_models) > 0
+    # nothing planted: no plant keys (the plain summary is unchanged)
+    plain = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "q.parquet"), "--json"])
+    assert plain.exit_code == 0 and "n_mislabelled" not in json.loads(plain.stdout)
+    bad = CliRunner().invoke(
+        app, [*args, "--mislabel-rate", "0.4", "--contamination-rate", "0.2", "-o", str(tmp_path / "x.pq")]
+    )
+    assert bad.exit_code == 2 and "expected a sum of at most 0.5" in bad.output
+    with pytest.raises(InputError, match="'n_modelz': not a SimulationConfig field"):
+        SimulationConfig.sized("small", n_modelz=3)

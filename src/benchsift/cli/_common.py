@@ -145,6 +145,14 @@ AddressOpt = Annotated[
     opt("With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
         "--address"),
 ]  # fmt: skip
+ClustersOpt = Annotated[
+    str,
+    opt(
+        "Item clusters the bootstraps resample whole: auto (a 'cluster' item column, else items sharing an"
+        " image), none (every item on its own), or the name of an item column.",
+        "--clusters",
+    ),
+]
 NJobsOpt = Annotated[
     int | None, opt("Concurrent tasks (-1: all cores; default 1 without --backend, every worker with one).")
 ]
@@ -175,6 +183,11 @@ def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:
     from benchsift.report.figures import FORMATS
 
     return [] if stem is None else [f"{os.fspath(stem)}.{fmt}" for fmt in FORMATS]
+
+
+def cluster_spec(value: str) -> str | None:
+    """``--clusters``: ``none`` -> ``None`` (no clusters); ``auto`` or a column name as given."""
+    return None if value == "none" else value
 
 
 def wrote_figure(paths: Iterable[os.PathLike[str] | str]) -> str:

@@ -5,7 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchsift.cli._common import ForceOpt, JsonOpt, PanelArg, SuiteArg, arg, emit, opt, outputs
+from benchsift.cli._common import (
+    ClustersOpt,
+    ForceOpt,
+    JsonOpt,
+    PanelArg,
+    SuiteArg,
+    arg,
+    cluster_spec,
+    emit,
+    opt,
+    outputs,
+)
 from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
@@ -107,6 +118,7 @@ def estimate_command(
     n_boot: Annotated[int, opt("Bootstrap replicates over suite items.", "--n-boot")] = 2000,
     level: Annotated[float, opt("Interval level.")] = 0.95,
     seed: Annotated[int, opt("Bootstrap seed.")] = 0,
+    clusters: ClustersOpt = "auto",
     json_output: JsonOpt = False,
 ) -> None:
     """Estimate new models' category means, overall score and rank from their scores on a suite."""
@@ -121,6 +133,7 @@ def estimate_command(
         n_boot=n_boot,
         level=level,
         random_state=seed,
+        clusters=cluster_spec(clusters),
     )
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
     ignored = f"[dim]{res.n_ignored_rows} item column(s) outside the suite were ignored[/]"

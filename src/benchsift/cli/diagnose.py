@@ -13,9 +13,11 @@ from typing import Annotated, Literal, cast
 import typer
 
 from benchsift.cli._common import (
+    ClustersOpt,
     ForceOpt,
     JsonOpt,
     PanelArg,
+    cluster_spec,
     emit,
     figure_files,
     numbers,
@@ -78,12 +80,27 @@ def stage3_command(
     min_coverage: Coverage = None,
     n_boot: Annotated[int, opt("Bootstrap resamples.")] = 10_000,
     seed: Annotated[int, opt("Bootstrap seed.")] = 0,
+    clusters: ClustersOpt = "auto",
+    resample_items: Annotated[
+        bool | None,
+        opt(
+            "Also resample item clusters within each benchmark (default: when clusters exist);"
+            " --no-resample-items: models only, Table 18's interval.",
+            "--resample-items/--no-resample-items",
+        ),
+    ] = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Stage 3 on the benchmark means with the coverage rule and bootstrap CIs (PRIMEBench H.3, Table 18)."""
     ks = numbers(k, "--k", int)
     res = diag.aggregate_stage3(
-        read_scores(panel), ks=ks, min_coverage=min_coverage, n_boot=n_boot, random_state=seed
+        read_scores(panel),
+        ks=ks,
+        min_coverage=min_coverage,
+        n_boot=n_boot,
+        random_state=seed,
+        clusters=cluster_spec(clusters),
+        resample_items=resample_items,
     )
     emit(json_output, res, lambda: tables.render_stage3(res), notes=res.notes, warnings=res.warnings)
 
@@ -147,6 +164,7 @@ def checkpoints_command(
     retentions: Annotated[str, opt("Comma-separated retentions.")] = "0.05,0.1",
     n_boot: Annotated[int, opt("Bootstrap resamples of the ceiling.")] = 1000,
     seed: Annotated[int, opt("Seed.")] = 0,
+    clusters: ClustersOpt = "auto",
     figure: Annotated[Path | None, opt("Write Figure 4(b) to FIGURE.png/.svg.")] = None,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -164,6 +182,7 @@ def checkpoints_command(
         retentions=numbers(retentions, "--retentions"),
         n_boot=n_boot,
         random_state=seed,
+        clusters=cluster_spec(clusters),
     )
     warnings = []
     if figure is not None:

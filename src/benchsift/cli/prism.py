@@ -16,7 +16,18 @@ from typing import Annotated
 
 import typer
 
-from benchsift.cli._common import ForceOpt, JsonOpt, arg, emit, opt, outputs, pairs, split_list
+from benchsift.cli._common import (
+    ClustersOpt,
+    ForceOpt,
+    JsonOpt,
+    arg,
+    cluster_spec,
+    emit,
+    opt,
+    outputs,
+    pairs,
+    split_list,
+)
 from benchsift.cli.prism_engine import register as _register_engine
 from benchsift.errors import InputError
 from benchsift.prism.analyses import axis_correlation
@@ -65,6 +76,7 @@ def score_command(
         str | None, opt("Comma-separated models for a near-tie report.", "--near-tie")
     ] = None,
     budget: Annotated[int | None, opt("Also test at a matched item budget.", "--budget", min=1)] = None,
+    clusters: ClustersOpt = "auto",
     json_output: JsonOpt = False,
     out: Annotated[Path | None, opt("Also write result.json, CSV tables and figures here.", "--out")] = None,
     force: ForceOpt = False,
@@ -80,6 +92,7 @@ def score_command(
         mq_partial=mq_partial,
         near_tie=split_list(near_tie) if near_tie else None,
         budget=budget,
+        clusters=cluster_spec(clusters),
         progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
     )
     summary, result, means = report.summary, report.bootstrap, report.means

@@ -20,15 +20,34 @@ def simulate_command(
     items_per_benchmark: Annotated[int | None, opt("Mean number of items per benchmark.")] = None,
     seed: Annotated[int, opt("Random seed; the same seed gives the same panel.")] = 0,
     truth: Annotated[Path | None, opt("Also write the ground truth (.npz).")] = None,
+    mislabel_rate: Annotated[
+        float, opt("Audit plant: share of items with a flipped key (stronger models fail them more).")
+    ] = 0.0,
+    contamination_rate: Annotated[
+        float, opt("Audit plant: share of items the contaminated models find easier than their ability.")
+    ] = 0.0,
+    contamination_boost: Annotated[
+        float, opt("Logit advantage of the contaminated models on those items.")
+    ] = 2.5,
+    contamination_by: Annotated[
+        str, opt("Who is contaminated: era (the newest models) or family (the largest family).")
+    ] = "era",
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Simulate a panel with known ground truth (multidimensional 2PL; see benchsift.simulate)."""
     outputs(force, files=[output, truth])
-    sizes = dict(
-        models=models, benchmarks=benchmarks, categories=categories, items_per_benchmark=items_per_benchmark
+    config = SimulationConfig.sized(
+        preset,
+        models=models,
+        benchmarks=benchmarks,
+        categories=categories,
+        items_per_benchmark=items_per_benchmark,
+        mislabel_rate=mislabel_rate,
+        contamination_rate=contamination_rate,
+        contamination_boost=contamination_boost,
+        contamination_by=contamination_by,
     )
-    config = SimulationConfig.sized(preset, **sizes)
     config.validate()
     start = time.perf_counter()
     with err_console.status(f"simulating {config.n_models} models x {config.n_items:,} items ..."):

@@ -134,7 +134,7 @@ def item_clusters(items: pd.DataFrame, clusters: ClusterSpec = "auto") -> ItemCl
     if isinstance(clusters, str) and clusters != "auto":
         if clusters not in items.columns:
             raise InputError(
-                f"clusters: column {clusters!r} not in the item table (columns are {list(items.columns)})"
+                f"`clusters`: column {clusters!r} not in the item table (columns are {list(items.columns)})"
             )
         return _from_keys(_labels(items[clusters], n, f"column {clusters!r}"), clusters, False)
     if not isinstance(clusters, str):

@@ -269,15 +269,22 @@ class SimulationConfig:
         benchmarks: int | None = None,
         categories: int | None = None,
         items_per_benchmark: int | None = None,
+        **fields: Any,
     ) -> SimulationConfig:
         """The preset ``name`` resized, keeping the sizes that depend on the ones given within them.
 
         ``models`` also caps the text-only runs at ``models``; ``benchmarks`` (without ``categories``) caps
         the categories at ``benchmarks``; ``items_per_benchmark`` caps the smallest benchmark's size at it.
-        The options of ``benchsift simulate``.
+        ``fields`` set other parameters as given (e.g. the audit plants ``mislabel_rate``,
+        ``contamination_rate``); an unknown name is an :class:`~benchsift.errors.InputError`. The options
+        of ``benchsift simulate``.
         """
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(fields) - known)
+        if unknown:
+            raise InputError(f"simulation parameter {unknown[0]!r}: not a SimulationConfig field")
         config = cls.preset(name)
-        overrides: dict[str, Any] = {}
+        overrides: dict[str, Any] = dict(fields)
         if models is not None:
             overrides["n_models"] = models
             overrides["n_text_only_models"] = min(config.n_text_only_models, max(models, 0))

@@ -89,6 +89,19 @@ class SimulatedPanel:
             "missing_fraction": float(np.isnan(image).mean()),
             "mean_score": float(np.nanmean(image)),
             "central_benchmark": gt.central_benchmark,
+            **self._plant_summary(),
+        }
+
+    def _plant_summary(self) -> dict[str, Any]:
+        """The audit plants' counts (mislabelled and contaminated items, contaminated models); empty when
+        nothing is planted, so a plain simulation's summary is unchanged."""
+        gt = self.truth
+        if not (gt.mislabelled.any() or gt.contaminated.any()):
+            return {}
+        return {
+            "n_mislabelled": int(gt.mislabelled.sum()),
+            "n_contaminated": int(gt.contaminated.sum()),
+            "n_contaminated_models": len(gt.contaminated_models),
         }
 
 

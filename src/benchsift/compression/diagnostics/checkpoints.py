@@ -229,11 +229,18 @@ def checkpoint_ranking_by_pattern(
     retentions: Sequence[float] = (0.05, 0.10),
     n_boot: int = 1000,
     random_state: int | np.random.Generator | None = 0,
+    clusters: ClusterSpec = "auto",
 ) -> CheckpointResult:
     """:func:`checkpoint_ranking` with the variant sets of :func:`variant_sets` (``benchsift diagnose
     checkpoints``): rank the variants whose id matches ``variants`` on items selected on the other models
-    (PRIMEBench I.4, Table 23)."""
+    (PRIMEBench I.4, Table 23); ``clusters`` as there."""
     selection, sets = variant_sets(panel, variants)
     return checkpoint_ranking(
-        selection, sets, selectors=selectors, retentions=retentions, n_boot=n_boot, random_state=random_state
+        selection,
+        sets,
+        selectors=selectors,
+        retentions=retentions,
+        n_boot=n_boot,
+        random_state=random_state,
+        clusters=clusters,
     )

@@ -26,6 +26,8 @@ SIMULATION_ROWS = (
     "mean_score",
     "seconds",
 )
+#: the audit plants' rows, shown when planted
+PLANT_ROWS = ("n_mislabelled", "n_contaminated", "n_contaminated_models")
 
 
 def render_model_coverage(models: list[dict[str, Any]]) -> Table:
@@ -51,6 +53,9 @@ def render_simulation(
     for key in SIMULATION_ROWS:
         value = summary[key]
         table.add_row(key, f"{value:.3f}" if isinstance(value, float) else f"{value:,}")
+    for key in PLANT_ROWS:
+        if key in summary:
+            table.add_row(key, f"{summary[key]:,}")
     central = summary["central_benchmark"]
     table.add_row("central benchmarks", ", ".join(f"{c}: {b}" for c, b in central.items()))
     if truth is not None:
