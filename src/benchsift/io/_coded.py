@@ -24,7 +24,8 @@ messages:
 Memory: about 20 bytes per row (three int32 codes, the float64 score) plus 4 per metadata column while the
 file is read, then the panel's matrix and a bit array of its cells; everything per row is processed in
 blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects, once each: a column with
-a different text in every row (a free-text ``prediction``) costs about 100 bytes per row plus its text. A
+a different text in every row (a free-text ``prediction``) costs a few hundred bytes per row (about 350
+for 40-character answers, docs/SCALING.md). A
 file the lean reader does not take (a score pyarrow does not read as a number, an empty id, a parse error,
 a column named like the general reader's bookkeeping, a parquet metadata column that is not text nor
 numbers) returns None from the readers and takes the general reader, which names the offending cell.
