@@ -4,6 +4,7 @@ Run (from the repository root)::
 
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet   # + a real panel
     .venv/bin/python benchmarks/bench_auto_selector.py --splits 6 --skip-cost             # a quicker run
+    .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --repeats 2       # the cost alone
 
 What it prints:
 
@@ -14,13 +15,25 @@ What it prints:
    ``auto`` at every retention, the row ``auto - best`` (auto minus the best fixed selector at that
    retention; acceptance: >= -0.01 everywhere), ``auto - random`` averaged over retentions (acceptance: > 0),
    what auto picked (splits per pick) and the selection time of auto against each fixed selector;
-2. the inner splits (``--inner``): auto's held-out rho per retention and the share of (split, retention)
-   picks that agree with the pick of the largest ``n_inner``, on each planted panel and ``--panel``;
-3. the cost at the issue's scale: ``stage2_heldout`` wall time on a simulated 169 x 3,088 panel
-   (``SimulationConfig.unidimensional``, the panel of ``bench_validate.py``; 20 splits x 6 retentions) for
-   each fixed candidate alone and for ``auto`` alone (min / median of ``--repeats`` runs, the sides
-   alternated), and the ratios auto / fixed (acceptance: within 5x of IRT 2PL, the costliest candidate, whose
-   fit auto repeats on every inner split).
+2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
+   ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
+   Random null at one-sided 0.9 / 0.95 with 3 or 4 splits; the null with the extension to 8 when
+   inconclusive, the default) auto minus the best fixed selector per retention, auto minus random and the
+   number of Random picks, each pick scored by the outer rho of the fixed selector it names on that split;
+3. the inner splits (``--inner``, ``--skip-inner`` skips): auto's held-out rho per retention and the share
+   of (split, retention) picks that agree with the pick of the largest ``n_inner``;
+4. the cost at the issue's scale (``--skip-cost`` skips; ``--skip-fidelity`` runs it alone):
+   ``stage2_heldout`` wall and CPU time on a simulated 169 x 3,088 panel (``SimulationConfig.unidimensional``,
+   the panel of ``bench_validate.py``; 20 splits x 6 retentions) for each of ``--cost-sides`` (default IRT 2PL
+   and auto; min / median of ``--repeats`` runs, the sides alternated, the selectors' memos cleared before
+   each run so no side reuses another's IRT 2PL fits or VAW cells), and the ratio auto / IRT 2PL;
+5. the acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01), auto
+   minus random averaged over the retentions (> 0), and the cost ratio (<= 5x).
+
+Acceptance run (2-core machine, load 7)::
+
+    .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
+        --skip-rules --repeats 2
 """
 
 from __future__ import annotations
@@ -33,9 +46,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _timing import load_average, machine_line, timed
+from joblib import Parallel, delayed
 
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, stage2_heldout
-from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector
+from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, stage2_heldout
+from benchsift.compression.protocols.pools import prepare_pools, selection_weights
+from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
+from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
+from benchsift.compression.selectors.auto import paired_null_test
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -44,8 +61,11 @@ from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
 RETENTIONS = (0.02, 0.05, 0.10, 0.20)
 
 
-def fidelity_table(name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int) -> bool:
-    """Section 1 for one panel; returns whether both acceptance checks pass."""
+def fidelity_table(
+    name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int
+) -> tuple[pd.Series, float, HeldoutResult]:
+    """Section 1 for one panel; returns auto minus the best fixed selector per retention, auto minus random
+    averaged over the retentions, and the protocol's result."""
     sels = [*DEFAULT_CANDIDATES, "auto"]
     t0 = time.perf_counter()
     res = stage2_heldout(
@@ -64,7 +84,6 @@ def fidelity_table(name: str, panel: Panel, splits: int, seed: int, floor: int, 
     best_name = fixed.idxmax(axis=0)
     gap_random = float((table.loc["auto"] - table.loc["random"]).astype(float).mean())
     worst = float(table.loc["auto - best"].astype(float).min())
-    ok = worst >= -0.01 and gap_random > 0
     print(
         f"\n{name}: {panel.n_models} models x {panel.n_items:,} items, {splits} splits, floor {floor} "
         f"({wall:.1f} s wall, load {load_average()})"
@@ -89,7 +108,7 @@ def fidelity_table(name: str, panel: Panel, splits: int, seed: int, floor: int, 
         + f"; auto / irt2pl {sec['auto'] / max(sec['irt2pl'], 1e-9):.2f}x, auto / all four "
         f"{sec['auto'] / max(sum(sec[k] for k in DEFAULT_CANDIDATES), 1e-9):.2f}x"
     )
-    return ok
+    return table.loc["auto - best"].astype(float), gap_random, res
 
 
 def inner_splits(
@@ -122,27 +141,123 @@ def inner_splits(
         print(table.to_string())
 
 
-def cost(repeats: int, seed: int) -> None:
-    """Section 3."""
+def _inner_evidence(
+    panel: Panel, build: np.ndarray, i_split: int, seed: int, floor: int, n_max: int
+) -> np.ndarray:
+    """``(n_retentions, n_max, n_candidates)``: the inner rho auto sees on one outer split's build rows, with
+    the protocol's seeds (one pool)."""
+    pools = prepare_pools(panel)
+    spec = AutoSelector(n_inner=n_max, null=None)
+    base = base_seed(seed)
+    fitted: dict[tuple[int, int], tuple[np.ndarray, ItemSelector]] = {}
+    selection_weights(
+        pools,
+        spec,
+        build,
+        RETENTIONS,
+        floor,
+        lambda r_key, c: task_seed(base, i_split, selector_key("auto"), r_key, c),
+        fitted=fitted,
+    )
+    out = np.full((len(RETENTIONS), n_max, len(DEFAULT_CANDIDATES)), np.nan)
+    for (j, _), (_, sel) in fitted.items():
+        out[j] = np.asarray(sel.inner_rho_)[:, : len(DEFAULT_CANDIDATES)]
+    return out
+
+
+def _decide(rho: np.ndarray, n: int, level: float | None, n_max: int = 0) -> int:
+    """Auto's rule on the inner evidence ``(n_splits, n_candidates)``: the best mean over the first ``n``
+    inner splits, kept only when it beats Random (candidate 0) in :func:`paired_null_test` at ``level`` on
+    them or, failing that, on the first ``n_max`` (``level`` None: the best mean outright)."""
+    means = np.nanmean(rho[:n], axis=0)
+    w = int(np.nanargmax(means))
+    if level is None or w == 0:
+        return w
+    if paired_null_test(rho[:n, w], rho[:n, 0], level)["passed"]:
+        return w
+    if n_max > n and paired_null_test(rho[:n_max, w], rho[:n_max, 0], level)["passed"]:
+        return w
+    return 0
+
+
+def rules(
+    name: str, panel: Panel, res: HeldoutResult, seed: int, floor: int, n_max: int, n_jobs: int
+) -> None:
+    """Section 2b: the decision rule and the number of inner splits on the same inner evidence.
+
+    For every outer split of section 1 auto's inner evidence with ``n_max`` inner splits is computed once
+    (the first ``n`` inner splits of ``n_max`` are those of ``n_inner = n``); each rule's pick is scored by
+    the outer held-out rho of the fixed selector it names on that split (the fixed runs of section 1), so the
+    rules are compared on the same draws. One-pool panels only (the picks are per pool).
+    """
+    if prepare_pools(panel).n_categories != 1:
+        print(f"\n{name}: the rules section needs a one-pool panel; skipped")
+        return
+    evidence = np.stack(
+        Parallel(n_jobs=n_jobs)(
+            delayed(_inner_evidence)(panel, sp.build, i, seed, floor, n_max)
+            for i, sp in enumerate(res.splits)
+        )
+    )  # (n_splits, n_ret, n_max, n_cand)
+    fixed = res.macro[:, [res.selectors.index(c) for c in DEFAULT_CANDIDATES], :]  # (n_splits, n_cand, n_ret)
+    best = np.nanmean(fixed, axis=0).max(axis=0)
+    rnd = np.nanmean(fixed[:, 0], axis=0)
+    counts = sorted({n for n in (2, 3, 4, 6, n_max) if n <= n_max})
+    rules_run: list[tuple[str, int, float | None, int]] = [("best mean", n, None, 0) for n in counts]
+    rules_run += [(f"null t {lev:g}", n, lev, 0) for lev in (0.9, 0.95) for n in (3, 4) if n <= n_max]
+    rules_run += [(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max) for lev in (0.9, 0.95)]
+    rows = {}
+    for label, n, level, n_ext in rules_run:
+        picks = np.array(
+            [
+                [_decide(evidence[s, j], n, level, n_ext) for j in range(len(RETENTIONS))]
+                for s in range(len(fixed))
+            ]
+        )
+        got = np.array(
+            [np.nanmean(fixed[np.arange(len(fixed)), picks[:, j], j]) for j in range(len(RETENTIONS))]
+        )
+        row = {f"r={100 * r:g}%": g for r, g in zip(RETENTIONS, got - best, strict=True)}
+        row["auto - random"] = float(np.mean(got - rnd))
+        row["random picks"] = str(int((picks == 0).sum()))
+        rows[f"{label}, n_inner={n}"] = row
+    print(
+        f"\n{name}: auto - best fixed per retention by decision rule and inner splits "
+        f"({len(fixed)} outer splits)"
+    )
+    with pd.option_context("display.float_format", "{:+.4f}".format, "display.width", 160):
+        print(pd.DataFrame(rows).T.to_string())
+
+
+def cost(repeats: int, seed: int, sides: list[str]) -> float:
+    """Section 3; returns the ratio of the medians, auto / irt2pl."""
     panel = simulate_panel(SimulationConfig.unidimensional(n_models=169, n_items=3088), seed).panel
     print(
         f"\ncost: {panel.n_models} x {panel.n_items:,} (one pool), 20 splits x "
         f"{len(DEFAULT_RETENTIONS)} retentions"
     )
-    sides = [*DEFAULT_CANDIDATES, "auto"]
     runs: dict[str, list[float]] = {s: [] for s in sides}
+    cpu: dict[str, list[float]] = {s: [] for s in sides}
     for _ in range(max(1, repeats)):  # the sides alternated, so a load burst hits all of them
         for s in sides:
+            clear_memos()  # no side reuses another's IRT 2PL fits or VAW cells
             t = timed(partial(stage2_heldout, panel, selectors=[s], n_splits=20, random_state=seed), 1)
             runs[s].append(t.seconds[0])
+            cpu[s].append(t.cpu_seconds[0])
     med = {s: float(np.median(v)) for s, v in runs.items()}
     for s in sides:
-        print(f"  validate --selectors {s:14s}: {min(runs[s]):7.1f} / {med[s]:7.1f} s (min / median)")
-    for s in DEFAULT_CANDIDATES:
-        print(f"  auto / {s:14s}: {med['auto'] / med[s]:6.2f}x (medians)")
-    together = sum(med[s] for s in DEFAULT_CANDIDATES)
-    print(f"  auto / all four candidates run together: {med['auto'] / together:.2f}x")
-    print(f"  load {load_average()}")
+        print(
+            f"  validate --selectors {s:14s}: {min(runs[s]):7.1f} / {med[s]:7.1f} s wall (min / median), "
+            f"{min(cpu[s]):7.1f} / {float(np.median(cpu[s])):7.1f} s CPU (load {load_average()})"
+        )
+    for s in sides:
+        if s != "auto":
+            print(f"  auto / {s:14s}: {med['auto'] / med[s]:6.2f}x (medians of wall time)")
+    fixed = [s for s in sides if s in DEFAULT_CANDIDATES]
+    if len(fixed) == len(DEFAULT_CANDIDATES):
+        together = sum(med[s] for s in DEFAULT_CANDIDATES)
+        print(f"  auto / all four candidates run together: {med['auto'] / together:.2f}x")
+    return med["auto"] / med["irt2pl"] if "irt2pl" in med else float("nan")
 
 
 def main() -> None:
@@ -151,12 +266,20 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--floor", type=int, default=0, help="Item floor of the budget (0: exactly r).")
-    ap.add_argument("--inner", default="1,3,6", help="n_inner values of section 2 (comma-separated).")
+    ap.add_argument("--inner", default="2,3,4,6", help="n_inner values of section 2 (comma-separated).")
     ap.add_argument("--inner-splits", type=int, default=10, help="Outer splits of section 2.")
     ap.add_argument("--repeats", type=int, default=1, help="Timed runs per side in section 3.")
     ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument(
+        "--cost-sides",
+        default="irt2pl,auto",
+        help="Selectors timed in section 3 (comma-separated; the four candidates and auto: the full table).",
+    )
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
+    ap.add_argument("--skip-rules", action="store_true")
+    ap.add_argument("--skip-fidelity", action="store_true", help="Only the cost section.")
+    ap.add_argument("--rules-inner", type=int, default=8, help="Inner splits computed for the rules section.")
     args = ap.parse_args()
     print(machine_line())
     panels = {
@@ -164,22 +287,41 @@ def main() -> None:
     }
     for path in args.panel:
         panels[path.stem] = read_scores(path)
+    if args.skip_fidelity:
+        panels = {}
     verdicts = {
         name: fidelity_table(name, p, args.splits, args.seed, args.floor, args.n_jobs)
         for name, p in panels.items()
     }
-    print(
-        "\nacceptance (within 0.01 of the best fixed selector at every retention, above random on average):"
-    )
-    for name, ok in verdicts.items():
-        print(f"  {name:24s}: {'pass' if ok else 'FAIL'}")
+    if not args.skip_rules:
+        for name, p in panels.items():
+            rules(name, p, verdicts[name][2], args.seed, args.floor, args.rules_inner, args.n_jobs)
     if not args.skip_inner:
         inner = [int(v) for v in args.inner.split(",")]
         for name, p in panels.items():
             inner_splits(name, p, args.inner_splits, args.seed, args.floor, inner, args.n_jobs)
+    ratio = float("nan")
     if not args.skip_cost:
-        cost(args.repeats, args.seed)
+        ratio = cost(args.repeats, args.seed, [s.strip() for s in args.cost_sides.split(",")])
+    acceptance(verdicts, ratio)
     print(f"\nload average at the end: {load_average()}")
+
+
+def acceptance(verdicts: dict[str, tuple[pd.Series, float, HeldoutResult]], ratio: float) -> None:
+    """The acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01),
+    auto minus random averaged over the retentions (> 0), and the cost ratio (<= 5x)."""
+    print("\nacceptance (issue 18): auto - best fixed at each retention >= -0.01, auto - random mean > 0")
+    rows = {}
+    for name, (gap, vs_random, _) in verdicts.items():
+        row = {f"r={100 * r:g}%": v for r, v in gap.items()}
+        row["auto - random"] = vs_random
+        row["within 0.01"] = "yes" if float(gap.min()) >= -0.01 else "NO"
+        row["beats random"] = "yes" if vs_random > 0 else "NO"
+        rows[name] = row
+    with pd.option_context("display.float_format", "{:+.4f}".format, "display.width", 160):
+        print(pd.DataFrame(rows).T.to_string())
+    if np.isfinite(ratio):
+        print(f"cost: validate with auto / IRT 2PL alone on 169 x 3,088 = {ratio:.2f}x (<= 5x: {ratio <= 5})")
 
 
 if __name__ == "__main__":

@@ -37,13 +37,17 @@ class RichProgress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)  # stdout holds the results: tables, CSV, JSON
             self._bar = Progress(
                 TextColumn("[bold]{task.description}" if self.bold else self.label),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                console=Console(stderr=True),  # stdout holds the results: tables, CSV, JSON
+                console=console,
                 transient=self.transient,
+                # a transient bar in a pipe or a log: nothing (not a stray blank line); a kept one leaves its
+                # last state there
+                disable=self.transient and not console.is_terminal,
             )
             self._task = self._bar.add_task(self.label, total=total)
             self._bar.start()

@@ -41,7 +41,10 @@ def test_auto_picks_the_planted_winner(winner: str, size: tuple[int, int]) -> No
         ev = auto.evidence_
         assert list(ev["candidate"]) == list(DEFAULT_CANDIDATES)
         best = ev.loc[ev["rho_mean"].idxmax(), "candidate"]
-        assert best == auto.choice_ and ev.loc[ev["winner"], "candidate"].tolist() == [auto.choice_]
+        # the best inner mean wins unless it is a fitted selector that fails the paired test against Random
+        kept_null = auto.null_test_ is not None and not auto.null_test_["passed"]
+        assert auto.choice_ == ("random" if kept_null else best)
+        assert ev.loc[ev["winner"], "candidate"].tolist() == [auto.choice_]
         # the selection is the winner's own on all rows, with its reasons
         again = make_selector(auto.choice_, random_state=auto.selector_.random_state)
         np.testing.assert_array_equal(kept, again.select(panel.scores, size[1] // 20))
@@ -51,18 +54,28 @@ def test_auto_picks_the_planted_winner(winner: str, size: tuple[int, int]) -> No
 
 def test_auto_in_the_heldout_protocol_tracks_the_best_fixed_selector() -> None:
     """Outer held-out rho of auto against the fixed candidates on the point-biserial plant (120 models, 4
-    splits; on 80 models the inner held-out sets of 12 are too noisy for a 0.02 margin in 4 splits)."""
+    splits; on 80 models the inner held-out sets of 12 are too noisy for a 0.02 margin in 4 splits).
+
+    Without the Random null (``null=None``) auto is within 0.02 of the best fixed selector at both retentions.
+    With it (the default) a fitted winner must also beat Random in a paired test over only three inner
+    splits, which one noisy inner split can fail: Random is then kept on that outer split (here once in the
+    four at r = 10 %, costing ``(0.913 - 0.749) / 4 = 0.04``), so the default is held to 0.05 and to beating
+    Random by 0.05 on average; the 20-split figures are in ``benchmarks/bench_auto_selector.py``."""
     panel = simulate_planted_winner("pointbiserial", 120, 500, random_state=1).panel
+    plain = AutoSelector(null=None)
+    plain.name = "auto-argmax"
     res = stage2_heldout(
-        panel, selectors=[*DEFAULT_CANDIDATES, "auto"], retentions=[0.04, 0.1], n_splits=4, floor=0
+        panel, selectors=[*DEFAULT_CANDIDATES, "auto", plain], retentions=[0.04, 0.1], n_splits=4, floor=0
     )
     table = res.summary().pivot(index="selector", columns="retention", values="rho_mean")
     best_fixed = table.loc[list(DEFAULT_CANDIDATES)].max(axis=0)
-    assert (table.loc["auto"] >= best_fixed - 0.02).all(), table
+    assert (table.loc["auto-argmax"] >= best_fixed - 0.02).all(), table
+    assert (table.loc["auto"] >= best_fixed - 0.05).all(), table
     assert table.loc["auto"].mean() > table.loc["random"].mean() + 0.05
     picks = res.pick_table()
     assert set(picks["pick"]) <= set(DEFAULT_CANDIDATES)
-    assert picks.groupby("retention")["n_splits"].sum().tolist() == [4, 4]  # one pick per split
+    per = picks[picks["selector"] == "auto"].groupby("retention")["n_splits"].sum()
+    assert per.tolist() == [4, 4]  # one pick per split
     assert res.to_dict()["picks"] == picks.to_dict(orient="records")
 
 
@@ -105,7 +118,7 @@ def test_same_seed_same_bytes_and_seeded_inner_splits() -> None:
     assert a1.inner_rho_.tobytes() == a2.inner_rho_.tobytes()
     assert a1.evidence_.equals(a2.evidence_)
     splits = a1.inner_splits(40)
-    assert [(len(b), len(h)) for b, h in splits] == [(28, 12)] * 3  # 70 % of the rows build
+    assert [(len(b), len(h)) for b, h in splits] == [(28, 12)] * 4  # 70 % of the rows build
     assert not np.array_equal(splits[0][0], splits[1][0])
     for build, held in splits:
         assert np.intersect1d(build, held).size == 0 and np.union1d(build, held).size == 40
@@ -127,11 +140,15 @@ def test_compress_reports_the_picks_and_inner_evidence(tmp_path) -> None:
     n_cat = len(res.categories)
     assert len(choices) == n_cat and res.stage2 is not None
     for ch in choices:
-        assert ch["retention"] == 0.05 and ch["scoring"] == "mean" and ch["n_inner"] == 3
+        assert ch["retention"] == 0.05 and ch["scoring"] == "mean" and ch["n_inner"] == 4
         assert [c["selector"] for c in ch["candidates"]] == list(DEFAULT_CANDIDATES)
         assert ch["choice"] in DEFAULT_CANDIDATES
         best = max(ch["candidates"], key=lambda c: -np.inf if c["rho_mean"] is None else c["rho_mean"])
-        assert best["selector"] == ch["choice"]
+        test = ch["null_test"]
+        if test is not None and not test["passed"]:  # a fitted best that did not beat Random: Random kept
+            assert ch["choice"] == "random" and test["selector"] == best["selector"]
+        else:
+            assert best["selector"] == ch["choice"]
         assert isinstance(ch["separated"], bool)
     ev = res.selector_evidence()
     assert len(ev) == n_cat * len(DEFAULT_CANDIDATES) and ev["winner"].sum() == n_cat
@@ -242,3 +259,95 @@ def test_selector_scoring_follows_the_winner_estimate() -> None:
     assert spearman(full, sel.estimate(panel.scores[np.ix_(held, k0)])) == pytest.approx(
         auto.inner_rho_[0, 1]
     )
+
+
+def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
+    """The pick is the best inner mean only when, for a fitted best, the paired one-sided t test of its inner
+    rho against Random's passes (checked against scipy's ttest_rel) on the 4 inner splits or, when that is
+    inconclusive, on 8 (4 more, for the best and Random only); else Random."""
+    from scipy.stats import ttest_rel
+
+    seen = {True: 0, False: 0}
+    for seed in range(6):
+        panel = simulate_planted_winner("random", 60, 400, random_state=seed).panel
+        auto = AutoSelector(random_state=seed)
+        auto.select(panel.scores, 12)
+        plain = AutoSelector(null=None, random_state=seed)
+        plain.select(panel.scores, 12)
+        # the same inner evidence with or without the null: only the decision differs
+        np.testing.assert_array_equal(auto.inner_rho_, plain.inner_rho_)
+        means = np.nanmean(auto.inner_rho_, axis=0)
+        best = DEFAULT_CANDIDATES[int(np.argmax(means))]
+        assert plain.choice_ == best and plain.null_test_ is None
+        if best == "random":
+            assert auto.choice_ == "random" and auto.null_test_ is None
+            continue
+        j = DEFAULT_CANDIDATES.index(best)
+        test = auto.null_test_
+        first = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
+        assert test["selector"] == best and test["null"] == "random" and test["level"] == 0.95
+        if first.pvalue < 0.05:  # conclusive on the 4 inner splits
+            assert not test["extended"] and test["n"] == 4 and auto.null_rho_ is None
+            assert test["p"] == pytest.approx(first.pvalue) and test["passed"]
+        else:  # inconclusive: 4 more inner splits for the best and Random only, tested once more
+            assert test["extended"] and test["n"] == 8 and auto.null_rho_.shape == (8, 2)
+            np.testing.assert_array_equal(auto.null_rho_[:4], auto.inner_rho_[:, [j, 0]])
+            ref = ttest_rel(auto.null_rho_[:, 0], auto.null_rho_[:, 1], alternative="greater")
+            assert test["t"] == pytest.approx(ref.statistic) and test["p"] == pytest.approx(ref.pvalue)
+            assert test["passed"] == (ref.pvalue < 0.05)
+            # the extra splits are those of n_inner = 8, and the best's rho on them is its rho there
+            wide = AutoSelector(n_inner=8, null=None, random_state=seed)
+            wide.select(panel.scores, 12)
+            np.testing.assert_allclose(auto.null_rho_, wide.inner_rho_[:, [j, 0]])
+        assert auto.choice_ == (best if test["passed"] else "random")
+        if not test["passed"]:
+            assert any("did not beat random" in n for n in auto.notes_)
+        assert auto.evidence_record()["null_test"]["passed"] == test["passed"]
+        seen[bool(test["passed"])] += 1
+    assert seen[False] >= 1, seen  # the planted-Random panel at 3 % does exercise the fallback
+    assert AutoSelector(null_max_inner=0).get_params()["null_max_inner"] == 0
+
+    # without a Random candidate the default null does not apply; a named null must be a candidate
+    mine = AutoSelector(candidates=("pointbiserial", "irt2pl"), random_state=0)
+    mine.select(simulate_planted_winner("random", 40, 200).panel.scores, 10)
+    assert mine.null_test_ is None
+    with pytest.raises(InputError, match="auto null"):
+        AutoSelector(candidates=("pointbiserial", "irt2pl"), null="vaw").select(np.zeros((10, 20)), 5)
+    with pytest.raises(InputError, match="null_level"):
+        AutoSelector(null_level=1.0).select(np.zeros((10, 20)), 5)
+
+
+def test_candidates_keep_their_final_seed_on_every_inner_split() -> None:
+    """A fitted candidate selects with its final seed on every inner split (so VAW's cells are computed once
+    per budget and memoised); Random's draws differ per split."""
+    from benchsift.compression.selectors._cells import kmeans_cells
+
+    auto = AutoSelector(random_state=5)
+    seeds = {c: {auto.inner_seed(s, c) for s in range(4)} for c in DEFAULT_CANDIDATES}
+    assert len(seeds["random"]) == 4
+    assert all(len(seeds[c]) == 1 for c in ("pointbiserial", "irt2pl", "vaw"))
+    x = np.random.default_rng(0).standard_normal((300, 8))
+    first = kmeans_cells(x, 40, seed=3)
+    first[:] = -1  # the memo hands out copies: changing one leaves the memo intact
+    again = kmeans_cells(x, 40, seed=3)
+    from benchsift.compression.selectors._cells import _kmeans_cells
+
+    fresh = _kmeans_cells(np.ascontiguousarray(x, dtype=np.float32), 40, 3, 10)
+    np.testing.assert_array_equal(again, fresh)
+    assert not np.array_equal(kmeans_cells(x, 40, seed=4), fresh)
+
+
+def test_paired_null_test_by_hand() -> None:
+    from benchsift.compression.selectors.auto import paired_null_test
+
+    # d = (0.1, 0.2, 0.3): mean 0.2, sd 0.1, t = 0.2 / (0.1 / sqrt 3) = 2 sqrt 3; p = P(T_2 > 2 sqrt 3)
+    # = (1 - t / sqrt(t^2 + 2)) / 2 (Student's t with 2 df) = (1 - sqrt(12 / 14)) / 2
+    out = paired_null_test(np.array([0.9, 0.8, 0.7, np.nan]), np.array([0.8, 0.6, 0.4, 0.5]), 0.9)
+    assert out["n"] == 3 and out["mean_diff"] == pytest.approx(0.2)
+    assert out["t"] == pytest.approx(2 * np.sqrt(3))
+    assert out["p"] == pytest.approx((1 - np.sqrt(12 / 14)) / 2) and out["passed"]
+    assert not paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.99)["passed"]
+    same = paired_null_test(np.array([0.5, 0.6]), np.array([0.4, 0.5]))  # no spread: the sign decides
+    assert same["passed"] and same["t"] is None
+    assert not paired_null_test(np.array([0.5]), np.array([0.4]))["passed"]  # one pair: no test
+    assert paired_null_test(np.array([0.5, 0.6]), np.array([np.nan, np.nan]))["passed"]  # null undefined

@@ -35,6 +35,17 @@ from benchsift.compression.selectors.tinybench import TinyBenchmarksSelector
 from benchsift.compression.selectors.variance import IndexTieVarianceSelector, VarianceSelector
 from benchsift.compression.selectors.vaw import VARIANTS, VAWSelector, vaw_scores
 
+
+def clear_memos() -> None:
+    """Empty the selectors' in-process memos (the IRT 2PL fits, VAW's k-means cells): results never depend
+    on them, only the time does; benchmarks call this before each timed run."""
+    from benchsift.compression.selectors._cells import clear_cell_memo
+    from benchsift.compression.selectors.irt2pl import clear_fit_memo
+
+    clear_fit_memo()
+    clear_cell_memo()
+
+
 #: Name -> class of every registered selector (the registry, :mod:`~.registry`, is the one list).
 SELECTORS: dict[str, type[ItemSelector]] = available_selectors()
 
@@ -56,6 +67,7 @@ __all__ = [
     "SelectorInput",
     "VAWSelector",
     "category_budget",
+    "clear_memos",
     "floor_warning",
     "check_retention",
     "check_selector_input",

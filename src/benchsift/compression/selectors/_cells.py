@@ -16,12 +16,17 @@ Vectorized building blocks, each working on one benchmark's items:
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from benchsift._threads import single_thread
 
 __all__ = [
     "cell_winners",
+    "clear_cell_memo",
     "greedy_dpp",
     "kmeans_cells",
     "kmeanspp_init",
@@ -90,6 +95,14 @@ LEAF_CELLS = 128
 BRANCH = 16
 
 
+# A few recent partitions, keyed by the exact embedding bytes, cell count, seed and iterations: the cells do
+# not depend on the models, so the automatic selector's inner splits (each candidate keeps its seed on every
+# inner split) and its final selection share one partition per budget instead of computing it each time.
+_CELL_CACHE: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
+_CELL_CACHE_SIZE = 16
+_CELL_LOCK = threading.Lock()
+
+
 def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> np.ndarray:
     """Cell label (``0 .. n_cells-1``) of each row of ``x``: seeded k-means cells in time near-linear in rows.
 
@@ -115,7 +128,8 @@ def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> 
     ``x`` must have no NaN rows. With ``n_cells >= n`` every item is its own cell. Exact duplicates can leave
     fewer distinct cells than ``n_cells`` (a group of identical rows is one cell); the caller completes the
     share from the remaining items. The same ``seed`` gives the same labels (one generator, nodes visited in a
-    fixed order, one BLAS thread).
+    fixed order, one BLAS thread). The labels are memoised on the exact bytes of ``x`` with ``n_cells``,
+    ``seed`` and ``max_iter`` (a few recent calls; a copy is returned).
     """
     n = x.shape[0]
     if n_cells >= n:
@@ -123,6 +137,30 @@ def kmeans_cells(x: np.ndarray, n_cells: int, seed: int, max_iter: int = 10) -> 
     if n_cells <= 1:
         return np.zeros(n, dtype=np.int64)
     xf = np.ascontiguousarray(x, dtype=np.float32)
+    digest = hashlib.blake2b(xf.tobytes(), digest_size=16).hexdigest()
+    key = (xf.shape, digest, int(n_cells), int(seed), int(max_iter))
+    with _CELL_LOCK:
+        hit = _CELL_CACHE.get(key)
+        if hit is not None:
+            _CELL_CACHE.move_to_end(key)
+            return hit.copy()
+    labels = _kmeans_cells(xf, int(n_cells), int(seed), int(max_iter))
+    with _CELL_LOCK:
+        _CELL_CACHE[key] = labels.copy()
+        while len(_CELL_CACHE) > _CELL_CACHE_SIZE:
+            _CELL_CACHE.popitem(last=False)
+    return labels
+
+
+def clear_cell_memo() -> None:
+    """Empty the memo of :func:`kmeans_cells` (benchmarks clear it so no timed run reuses another's cells)."""
+    with _CELL_LOCK:
+        _CELL_CACHE.clear()
+
+
+def _kmeans_cells(xf: np.ndarray, n_cells: int, seed: int, max_iter: int) -> np.ndarray:
+    """:func:`kmeans_cells` without the memo (``xf`` float32, C-contiguous, ``1 < n_cells < n``)."""
+    n = xf.shape[0]
     rng = np.random.default_rng(seed)
     labels = np.empty(n, dtype=np.int64)
     with single_thread():

@@ -10,10 +10,7 @@ per pool and retention), from the models it is given and nothing else:
    build (default 70 %), the rest are inner held-out -- the outer protocol's rule (PRIMEBench D.3,
    :func:`benchsift.compression.protocols.random_splits`) one level down, with a larger build share: a
    selector fitted on fewer models ranks items more noisily, i.e. more like Random, so small inner build sets
-   flatter the fitted candidates against Random. The effect is real but small next to the noise of three
-   inner splits: on the panel planted for Random at r = 2 % (30 of 1,500 items, 60 build models) Random was
-   picked in 8 of 20 outer splits with halves, and in 9 to 15 of 20 with 70 % depending on the inner splits'
-   seed (``benchmarks/bench_auto_selector.py``).
+   flatter the fitted candidates against Random.
 2. Every candidate selects ``K_C`` items on each inner build set; its *inner fidelity* on that split is the
    Spearman rho over the inner held-out models between the pool mean and the estimate from the kept items,
    the fidelity ``benchsift validate`` reports (PRIMEBench D.3, ``rho_C``)::
@@ -27,13 +24,33 @@ per pool and retention), from the models it is given and nothing else:
    fidelity; a single draw is a noisy estimate of it at small budgets).
    ``rho_s(c)`` is undefined (NaN) with fewer than ``min_heldout`` inner held-out models having both values,
    or a constant side.
-3. The winner is the candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined
-   value (ties: the earlier candidate). It then selects ``K_C`` items on *all* the given rows: those are the
-   selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are the winner's).
-   Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator (``weights_``, an
-   :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the plain mean, and the
-   winning pair says how auto's kept items are scored (``scoring_choice_``; ``weights_`` is set only when the
-   winner's own scoring won). ``compress`` scores a suite by its mean, so there it picks the selector only.
+3. The candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined value is the
+   best (ties: the earlier candidate). *Random is the null*: a fitted best wins only when it also beats the
+   Random candidate (:attr:`null`) in a paired one-sided t test over the inner splits both define
+   (:func:`paired_null_test`),
+
+       t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),   p = P(T_{n-1} > t),
+
+   passed when ``p < 1 - null_level`` (default level 0.95). When it fails on the ``n_inner`` splits, the
+   evidence is extended once: the best and Random alone are run on further inner splits, up to
+   ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
+   on all of them. Two looks at one-sided 0.05 each keep the chance that a fitted candidate no better than
+   Random passes at most 0.10 (Bonferroni). If the test still fails Random is kept and ``notes_`` says so
+   (``null_test_`` holds ``n``, the mean difference, ``t``, ``p`` and whether the evidence was extended;
+   ``null_rho_`` the pairs tested after an extension). Random needs no fit, so it is the default a fitted
+   ranking has to earn its place against: with a few dozen build models the inner held-out sets are small
+   (18 of 60 build models on a 120-model panel), one inner rho has a standard deviation of about 0.1 at
+   small budgets, and the best of four noisy means is biased upwards -- picking it outright lost 0.021 of
+   outer rho at r = 2 % on the panel planted for Random, where every fitted ranking is worse
+   (:mod:`benchsift.simulate.winners`). The extension spends the extra inner splits only where the evidence
+   is inconclusive, i.e. where more of it changes the decision, and on the two candidates the test needs.
+   The winner then selects ``K_C`` items on *all* the given
+   rows: those are the selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are
+   the winner's). Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator
+   (``weights_``, an :meth:`~ItemSelector.estimate` of its own) competes twice, scored by it and by the
+   plain mean, and the winning pair says how auto's kept items are scored (``scoring_choice_``;
+   ``weights_`` is set only when the winner's own scoring won). ``compress`` scores a suite by its mean,
+   so there it picks the selector only.
 
 The winner is *separated* when, against every other candidate ``c``, the paired differences
 ``rho_s(winner) - rho_s(c)`` over the inner splits both define pass a one-sided paired t test at level 0.95
@@ -44,20 +61,40 @@ harmless when the candidates are close. When no candidate has a defined inner fi
 (too few models, or a pool every model scores the same) the first candidate is used and ``warnings_`` says
 so.
 
+How many inner splits, and the level (``benchmarks/bench_auto_selector.py``: held-out protocol, 20 outer
+splits, r = 2-20 %, floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050; its rules
+section scores other rules on the same inner evidence). Picking the best inner mean outright with 3 inner
+splits: auto minus the best fixed selector -0.021 on the Random plant at r = 2 % (Random picked in 9 to 15 of
+20 outer splits), within 0.007 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
+little power: with the null at level 0.9 and 4 inner splits, and no extension, MMMU lost 0.014 at r = 5 %
+(Random kept on two splits where point-biserial wins by 0.12). With the defaults (4 inner splits, level 0.95,
+extension to 8) the worst retention is -0.004 (point-biserial plant), -0.001 (IRT 2PL plant), -0.006
+(Random plant, where auto picked Random in 79 of 80 (split, retention) cells) and -0.005 (MMMU). On the
+Random plant auto cannot beat Random on average: Random is the best fixed selector at every retention
+there, so the best auto can do is to pick it every time, and auto minus Random is then the difference of
+two random draws, zero in expectation (measured: -0.0003).
+
 Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
 build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
 the held-out models' responses leaves every pick and selection unchanged).
 
-Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Default 3, from
-``benchmarks/bench_auto_selector.py`` (10 outer splits, r = 2-20 %): against 6 inner splits, 3 agree on
-80-95 % of the picks and lose 0.0000-0.0037 of mean held-out rho, 1 agrees on 57-83 % and loses up to
-0.011 (MMMU). Measured there (loaded 2-core machine): ``validate`` with auto takes 2.7-3.5x the time of IRT
-2PL alone on MMMU (168 x 1,050) and on the planted panels (120 x 1,500), but 6.1-6.6x on a simulated
-169 x 3,088 panel, where the budgets reach 1,544 items and the per-budget work (metabench's bins, VAW's
-cells) on every inner split dominates; 4.4x the four candidates run together. Selections on the same
-rows at several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
+Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Selections on the same rows at
+several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
 :func:`~.irt2pl.fitted_twopl`), which is why :attr:`seed_per_pool` asks the protocols for one seed per pool,
-the same at every retention: the inner splits are then the same at every retention of a pool.
+the same at every retention: the inner splits are then the same at every retention of a pool. A fitted
+candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
+draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
+which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
+budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. What remains is the
+IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up to 4 more inner
+IRT 2PL fits when the best is IRT 2PL and it is close to Random). Measured in
+``benchmarks/bench_auto_selector.py`` (2-core machine at load 7): ``validate`` with auto on a simulated
+169 x 3,088 panel (20 splits x 6 retentions) took 511.8 s against 55.7 s for IRT 2PL alone (medians of 2
+alternated runs; 9.2x wall, 7.8x CPU), above the 5x the issue asks; the selection time summed over the
+held-out tasks was 4.8x IRT 2PL on the point-biserial plant and on MMMU, where the test is mostly
+conclusive on 4 splits, and 7.0x on the IRT 2PL plant, where IRT 2PL and Random are within 0.01 at
+r >= 5 % and the test is extended (3.3x there with 4 inner splits and no extension, at level 0.9).
+``null_max_inner=0`` turns the extension off.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
 each inner split (keyed by the candidate's name, so adding a candidate changes no other's inner results),
@@ -80,7 +117,7 @@ from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state, nan_mean, paired_columns
 
-__all__ = ["DEFAULT_CANDIDATES", "AutoSelector"]
+__all__ = ["DEFAULT_CANDIDATES", "AutoSelector", "paired_null_test"]
 
 #: The fixed selectors auto chooses among by default: cheap (one fit per inner split) and general (no
 #: embeddings, logged answers or benchmark structure needed).
@@ -90,6 +127,45 @@ Scoring = Literal["mean", "weighted", "selector"]
 _SCORINGS = ("mean", "weighted", "selector")
 #: One-sided level of the paired t test that separates the winner from another candidate.
 SEPARATION_LEVEL = 0.95
+#: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random), at each
+#: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
+NULL_LEVEL = 0.95
+
+
+def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
+    """The one-sided paired t test that the ``best`` option's inner rho exceeds the ``null``'s.
+
+    ``best`` and ``null`` are the inner rho per inner split (NaN = undefined); the test runs over the splits
+    where both are defined: ``d_s = best_s - null_s``, ``t = mean(d) / (sd(d) / sqrt(n))`` (sd with ddof 1),
+    one-sided ``p = P(T_{n-1} > t)`` (Student's t; as ``scipy.stats.ttest_rel(..., alternative="greater")``).
+    ``passed`` when ``p < 1 - level`` (``n >= 2``), when every ``d_s`` is the same positive number (no
+    spread), or when the null has no defined value on any split (it cannot compete). Returns ``n``,
+    ``mean_diff``, ``t``, ``p``, ``level`` and ``passed``.
+    """
+    b = np.asarray(best, dtype=np.float64)
+    z = np.asarray(null, dtype=np.float64)
+    d = b - z
+    d = d[np.isfinite(d)]
+    out: dict[str, Any] = {
+        "n": int(d.size),
+        "mean_diff": float(d.mean()) if d.size else None,
+        "t": None,
+        "p": None,
+        "level": float(level),
+        "passed": False,
+    }
+    if not np.isfinite(z).any():
+        out["passed"] = True
+    elif d.size >= 2:
+        se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+        if se > 0:
+            tval = float(d.mean()) / se
+            out["t"] = tval
+            out["p"] = float(student_t.sf(tval, d.size - 1))
+            out["passed"] = out["p"] < 1.0 - float(level)
+        else:  # the same difference on every split
+            out["passed"] = float(d.mean()) > 0
+    return out
 
 
 def _label(spec: str | ItemSelector) -> str:
@@ -111,7 +187,7 @@ class AutoSelector(ItemSelector):
         Registered selector names or configured :class:`ItemSelector` instances (cloned); default
         :data:`DEFAULT_CANDIDATES` (random, pointbiserial, irt2pl, vaw). ``"auto"`` itself is refused.
     n_inner
-        Inner random splits of the given models (default 3).
+        Inner random splits of the given models (default 4; see the module docstring).
     min_heldout
         Inner held-out models needed for a defined inner rho (default 5; the outer protocol's is 10, the
         inner held-out set is about a third of its size).
@@ -125,6 +201,15 @@ class AutoSelector(ItemSelector):
         sample, which one draw estimates poorly at small budgets; the draws cost next to nothing.
     inner_build
         Share of the given models that build in each inner split (default 0.7, in (0, 1)).
+    null
+        The candidate a fitted best must beat in the paired one-sided t test over the inner splits to win
+        (default ``"random"``; ``None``: the best inner mean wins outright). The default applies only when
+        ``"random"`` is a candidate; another name must be one of the candidates.
+    null_level
+        One-sided level of that test (default 0.95, in [0.5, 1)), at each of its two looks.
+    null_max_inner
+        Inner splits the null test extends to, for the best and the null only, when it fails on the
+        ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -138,7 +223,11 @@ class AutoSelector(ItemSelector):
     ``rho_mean``, ``rho_sd``, ``n_inner``, ``wins``, ``winner``; the options are the candidates scored as
     :attr:`scoring` says, then, under ``"weighted"`` / ``"selector"``, each candidate that has its own
     estimator -- ``weights_`` or :meth:`~ItemSelector.estimate`, e.g. AnchorPoints, tinyBenchmarks' p-IRT --
-    scored by the plain mean as well), ``separated_``, ``notes_`` and ``warnings_`` (tuples of strings).
+    scored by the plain mean as well), ``null_test_`` (the test of the best against the null: ``selector``,
+    ``null``, ``n``, ``mean_diff``, ``t``, ``p``, ``level``, ``passed``, ``extended``; ``None`` when the null
+    was the best or there is none), ``null_rho_`` (``(n, 2)``: the best's and the null's inner rho the
+    extended test used; ``None`` without an extension), ``separated_``, ``notes_`` and ``warnings_`` (tuples
+    of strings).
     """
 
     name = "auto"
@@ -149,14 +238,20 @@ class AutoSelector(ItemSelector):
     def __init__(
         self,
         candidates: Sequence[str | ItemSelector] = DEFAULT_CANDIDATES,
-        n_inner: int = 3,
+        n_inner: int = 4,
         min_heldout: int = 5,
         scoring: Scoring = "mean",
         random_draws: int = 5,
         inner_build: float = 0.7,
+        null: str | None = "random",
+        null_level: float = NULL_LEVEL,
+        null_max_inner: int = 8,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.null_max_inner = null_max_inner
         self.inner_build = inner_build
+        self.null = null
+        self.null_level = null_level
         self.candidates = candidates
         self.n_inner = n_inner
         self.min_heldout = min_heldout
@@ -182,7 +277,7 @@ class AutoSelector(ItemSelector):
                 raise InputError(
                     f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
                 )
-        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1)):
+        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1), ("null_max_inner", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
                 raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
@@ -191,6 +286,13 @@ class AutoSelector(ItemSelector):
             raise InputError(f"auto inner_build: expected a fraction in (0, 1), got {frac!r}")
         if self.scoring not in _SCORINGS:
             raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
+        if self.null is not None and _label(self.null) not in labels and self.null != "random":
+            raise InputError(
+                f"auto null: expected one of the candidates ({', '.join(labels)}) or None, got {self.null!r}"
+            )
+        lev = self.null_level
+        if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
+            raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""
@@ -226,15 +328,27 @@ class AutoSelector(ItemSelector):
         return self._splits(base, int(n_models))
 
     def inner_seed(self, split: int, candidate: str) -> int:
-        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name)."""
-        return _seed(self._base_seed(), 1, int(split), zlib.crc32(str(candidate).encode("utf-8")))
+        """The seed ``candidate`` selects with on inner split ``split`` (keyed by its name): a Random
+        candidate's first draw has one per split, every other candidate its final seed on every split."""
+        labels = self.candidate_labels()
+        label = _label(candidate)
+        spec = self.candidates[labels.index(label)] if label in labels else label
+        key = zlib.crc32(label.encode("utf-8"))
+        base = self._base_seed()
+        final = _seed(base, 2, key)
+        if isinstance(fresh_selector(spec, final), RandomSelector):
+            return _seed(base, 1, int(split), key)
+        return final
 
     def _base_seed(self) -> int:
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
 
-    def _splits(self, base: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _splits(self, base: int, n: int, count: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The first ``count`` (default :attr:`n_inner`) inner splits: row ``s`` of one ``(count, n)`` uniform
+        draw, so the first splits are the same for any ``count`` (the null test's extension adds splits)."""
         rng = np.random.default_rng([base, 0])
-        perms = np.argsort(rng.random((int(self.n_inner), n)), axis=1)  # one call, as random_splits does
+        count = int(self.n_inner) if count is None else int(count)
+        perms = np.argsort(rng.random((count, n)), axis=1)  # one call, as random_splits does
         nb = min(max(int(round(float(self.inner_build) * n)), 1), n - 1)
         return [(np.sort(p[:nb]).astype(np.int64), np.sort(p[nb:]).astype(np.int64)) for p in perms]
 
@@ -270,44 +384,42 @@ class AutoSelector(ItemSelector):
                 f"the budget ({inp.k}) keeps the whole pool of {n} items: no selector to choose",
             )
             self.warnings_: tuple[str, ...] = ()
+            self.null_test_: dict[str, Any] | None = None
             return out
         rows: list[np.ndarray] = []
+        pool_mean = nan_mean(inp.scores, axis=1)
         if n_models >= 2:
-            pool_mean = nan_mean(inp.scores, axis=1)
             for s, (build, held) in enumerate(self._splits(base, n_models)):
-                est: dict[tuple[int, str], list[np.ndarray]] = {}
-                for c, spec in enumerate(self.candidates):
-                    sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
-                    draws = [sel]
-                    if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
-                        seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
-                        draws += [fresh_selector(spec, seed) for seed in seeds]
-                    for one in draws:
-                        kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
-                        est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
-                        if s == 0 and one is sel and self._own_estimator(sel):
-                            options.append((c, "mean"))
-                        if (c, "mean") in options:
-                            est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
-                cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
-                E = np.column_stack([e for _, e in cols])
-                full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
-                r_all = paired_columns(full, E, "srcc")
-                n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
-                r_all[n_ok < int(self.min_heldout)] = np.nan
-                which = np.array([j for j, _ in cols], dtype=np.int64)
-                r = np.full(len(options), np.nan)
-                for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
-                    if (which == j).any():
-                        r[j] = float(np.mean(r_all[which == j]))
-                rows.append(r)
+                rows.append(self._split_rho(inp, base, keys, s, build, held, pool_mean, options, None))
         rho = np.full((int(self.n_inner), len(options)), np.nan)  # the candidates, then the "(mean)" options
         for s, r in enumerate(rows):
             rho[s] = r
         names = [self._option_label(labels, o) for o in options]
         means = nan_mean(rho, axis=0)
+        self.null_test_ = None
+        self.null_rho_: np.ndarray | None = None
         if np.isfinite(means).any():
             w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
+            null = self._null_option(labels, options)
+            if null is not None and w != null:
+                self.null_test_ = self._null_test(rho, w, null, names)
+                n_max = int(self.null_max_inner)
+                if not self.null_test_["passed"] and n_max > int(self.n_inner) and n_models >= 2:
+                    # inconclusive on n_inner splits: more inner splits, for the best and the null only
+                    pair = np.column_stack([rho[:, w], rho[:, null]])
+                    only = {options[w][0], options[null][0]}
+                    more = []
+                    for s, (build, held) in enumerate(self._splits(base, n_models, n_max)):
+                        if s >= int(self.n_inner):
+                            r = self._split_rho(inp, base, keys, s, build, held, pool_mean, options, only)
+                            more.append([r[w], r[null]])
+                    pair = np.vstack([pair, np.asarray(more, dtype=np.float64).reshape(-1, 2)])
+                    self.null_rho_ = pair
+                    self.null_test_ = self._null_test(pair, 0, 1, [names[w], names[null]])
+                    self.null_test_["extended"] = True
+                if not self.null_test_["passed"]:
+                    notes.append(self.null_test_["note"])
+                    w = null
             self.separated_, why = self._separation(rho, w, names)
             if why:
                 notes.append(why)
@@ -337,9 +449,79 @@ class AutoSelector(ItemSelector):
             self.weights_ = np.asarray(weights, dtype=np.float64)
         return out
 
+    def _split_rho(
+        self,
+        inp: SelectorInput,
+        base: int,
+        keys: list[int],
+        s: int,
+        build: np.ndarray,
+        held: np.ndarray,
+        pool_mean: np.ndarray,
+        options: list[tuple[int, str]],
+        only: set[int] | None,
+    ) -> np.ndarray:
+        """The inner rho of every option on inner split ``s``, of the candidates in ``only`` (None: all; then
+        on split 0 the "(mean)" options of candidates with their own estimator are added to ``options``)."""
+        est: dict[tuple[int, str], list[np.ndarray]] = {}
+        for c, spec in enumerate(self.candidates):
+            if only is not None and c not in only:
+                continue
+            # the final seed on every inner split: the evidence is about the configuration (cells,
+            # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
+            sel = fresh_selector(spec, _seed(base, 2, keys[c]))
+            draws = [sel]
+            if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
+                sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
+                seeds = [_seed(base, 3, s, keys[c], d) for d in range(1, int(self.random_draws))]
+                draws = [sel] + [fresh_selector(spec, seed) for seed in seeds]
+            for one in draws:
+                kept_scores = inp.scores[np.ix_(held, self._run(one, inp, build))]
+                est.setdefault((c, "own"), []).append(self._estimate(one, kept_scores))
+                if only is None and s == 0 and one is sel and self._own_estimator(sel):
+                    options.append((c, "mean"))
+                if (c, "mean") in options:
+                    est.setdefault((c, "mean"), []).append(nan_mean(kept_scores, axis=1))
+        cols = [(j, e) for j, o in enumerate(options) for e in est.get(o, [])]
+        r = np.full(len(options), np.nan)
+        if not cols:
+            return r
+        E = np.column_stack([e for _, e in cols])
+        full = np.repeat(pool_mean[held, None], E.shape[1], axis=1)
+        r_all = paired_columns(full, E, "srcc")
+        n_ok = (np.isfinite(full) & np.isfinite(E)).sum(axis=0)
+        r_all[n_ok < int(self.min_heldout)] = np.nan
+        which = np.array([j for j, _ in cols], dtype=np.int64)
+        for j in range(len(options)):  # an option's rho: its draws' mean (NaN if one is undefined)
+            if (which == j).any():
+                r[j] = float(np.mean(r_all[which == j]))
+        return r
+
     def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
         c, mode = option
         return labels[c] if mode == "own" else f"{labels[c]} (mean)"
+
+    def _null_option(self, labels: list[str], options: list[tuple[int, str]]) -> int | None:
+        """The option of the null candidate (scored as :attr:`scoring` says), or None without one."""
+        if self.null is None or _label(self.null) not in labels:  # the default null without a Random
+            return None
+        c = labels.index(_label(self.null))
+        return options.index((c, "own"))
+
+    def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
+        """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
+        test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level))
+        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test, "extended": False}
+        shown = "undefined" if test["mean_diff"] is None else f"{test['mean_diff']:+.4f}"
+        p_txt = "" if test["p"] is None else f", one-sided p = {test['p']:.3f}"
+        out["note"] = (
+            ""
+            if test["passed"]
+            else f"auto: {labels[w]} had the best inner rho but did not beat {labels[null]} in a paired "
+            f"one-sided t test over {test['n']} inner splits (mean difference {shown}{p_txt}, level "
+            f"{self.null_level:g}): kept {labels[null]}, the null"
+        )
+        return out
 
     def _separation(self, rho: np.ndarray, w: int, labels: list[str]) -> tuple[bool, str]:
         """Whether the winner ``w`` beats every other option in a one-sided paired t test over inner splits
@@ -406,6 +588,7 @@ class AutoSelector(ItemSelector):
     def evidence_record(self) -> dict[str, Any]:
         """JSON-able: the pick, whether it is separated, and per candidate the inner mean, sd, count, wins."""
         ev = self.evidence_
+        test = getattr(self, "null_test_", None)
         return {
             "choice": self.choice_,
             "scoring": self.scoring_choice_,
@@ -422,6 +605,7 @@ class AutoSelector(ItemSelector):
                 }
                 for r in ev.itertuples(index=False)
             ],
+            "null_test": None if test is None else {k: v for k, v in test.items() if k != "note"},
             "notes": list(self.notes_),
             "warnings": list(self.warnings_),
         }

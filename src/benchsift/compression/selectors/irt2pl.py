@@ -56,7 +56,14 @@ from benchsift.errors import InputError
 from benchsift.irt import TwoPL
 from benchsift.stats import check_random_state
 
-__all__ = ["IRT2PLSelector", "binarize_scores", "fitted_twopl", "metabench_select", "selector_twopl"]
+__all__ = [
+    "IRT2PLSelector",
+    "binarize_scores",
+    "clear_fit_memo",
+    "fitted_twopl",
+    "metabench_select",
+    "selector_twopl",
+]
 
 Rule = Literal["metabench", "information"]
 _HALF_TYPES = frozenset({"soft", "judge", "vqa", "half", "binary"})
@@ -106,6 +113,12 @@ def fitted_twopl(
         while len(_FIT_CACHE) > _FIT_CACHE_SIZE:
             _FIT_CACHE.popitem(last=False)
     return model
+
+
+def clear_fit_memo() -> None:
+    """Empty the memo of :func:`fitted_twopl` (benchmarks clear it so no timed run reuses another's fits)."""
+    with _FIT_LOCK:
+        _FIT_CACHE.clear()
 
 
 class TwoPLSettings(Protocol):
