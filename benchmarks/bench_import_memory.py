@@ -14,7 +14,10 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
   per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB; 0/1 scores, 3 % of
   the cells empty);
 * long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
-  items in two benchmarks, model by model, 0/1 scores, about 140 MB).
+  items in two benchmarks, model by model, 0/1 scores, about 140 MB);
+* long-meta: the same rows with metadata columns ``question`` (a text per item), ``family`` and
+  ``release_date`` (per model): the layout of a long export with item and model metadata (about 610 MB at
+  10 million rows).
 
 ``--before-src DIR`` also runs every ``benchsift`` step with ``PYTHONPATH=DIR`` (a ``src`` folder of an
 earlier commit: ``git archive COMMIT src | tar -x -C /tmp/before`` gives ``/tmp/before/src``), each right
@@ -67,6 +70,11 @@ STEPS = {
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','info',{long_out!r},'--json']; main()"
     ),
+    "pandas.read_csv long-meta": "import pandas as pd; pd.read_csv({long_meta!r})",
+    "benchsift import long-meta": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','long',{long_meta!r},'-o',{long_meta_out!r},'--json']; main()"
+    ),
     "benchsift import long (1 row)": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','long',{tiny!r},'-o',{tiny_out!r},'--json']; main()"
@@ -111,9 +119,32 @@ def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     return n_models, n_items
 
 
+def write_long_meta(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
+    """:func:`write_long`'s rows with ``question`` (per item), ``family`` and ``release_date`` (per model)."""
+    n_models = LONG_MODELS
+    n_items = n_rows // n_models
+    rng = np.random.default_rng(seed)
+    bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
+    questions = [f"what does image {i} show?" for i in range(n_items)]
+    with open(path, "w") as fh:
+        fh.write("model,benchmark,item,score,question,family,release_date\n")
+        for m in range(n_models):
+            s = (rng.random(n_items) < 0.6).astype(int).astype(str)
+            tail = f",family-{m % 25},2024-{1 + m % 12:02d}-{1 + m % 28:02d}\n"
+            fh.write(
+                "".join(
+                    f"m{m},{b},{i},{v},{q}{tail}"
+                    for i, (b, v, q) in enumerate(zip(bench, s, questions, strict=True))
+                )
+            )
+    return n_models, n_items
+
+
 def kind_of(step: str) -> str:
-    """Which input a step reads: ``wide``, ``long``, ``1-row`` or ``""`` (none)."""
-    return next((k for k in ("1-row", "1 row", "long", "wide") if k in step), "").replace(" ", "-")
+    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``1-row`` or ``""`` (none)."""
+    return next((k for k in ("1-row", "1 row", "long-meta", "long", "wide") if k in step), "").replace(
+        " ", "-"
+    )
 
 
 def measure(code: str, src: Path | None = None) -> tuple[float, float]:
@@ -153,6 +184,7 @@ def main() -> None:
         tag = f"s{args.seed}"
         wide = inputs / f"wide-{args.models}x{args.items}-{tag}.csv"
         long = inputs / f"long-{args.long_rows}-{tag}.csv"
+        long_meta = inputs / f"long-meta-{args.long_rows}-{tag}.csv"
         t = time.perf_counter()
         steps = args.steps.split(",")
         if any(kind_of(name) == "wide" for name in steps) and not wide.exists():
@@ -162,13 +194,16 @@ def main() -> None:
         if any(kind_of(name) == "long" for name in steps) and not long.exists():
             write_long(long.with_suffix(".part"), args.long_rows, args.seed)
             long.with_suffix(".part").rename(long)
+        if any(kind_of(name) == "long-meta" for name in steps) and not long_meta.exists():
+            write_long_meta(long_meta.with_suffix(".part"), args.long_rows, args.seed)
+            long_meta.with_suffix(".part").rename(long_meta)
         mb = {
             k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
-            for k, v in (("w", wide), ("l", long))
+            for k, v in (("w", wide), ("l", long), ("m", long_meta))
         }
         print(
             f"inputs ready in {time.perf_counter() - t:.0f} s: wide {mb['w']} ({args.models} x {args.items}),"
-            f" long {mb['l']} ({lm * li:,} rows)"
+            f" long {mb['l']}, long-meta {mb['m']} ({lm * li:,} rows)"
         )
         tiny = folder / "tiny.csv"
         tiny.write_text("model,benchmark,item,score\nm0,A,0,1\n")
@@ -177,13 +212,20 @@ def main() -> None:
             return {
                 "wide": str(wide),
                 "long": str(long),
+                "long_meta": str(long_meta),
+                "long_meta_out": str(folder / f"long-meta{tag}.parquet"),
                 "tiny": str(tiny),
                 "wide_out": str(folder / f"wide{tag}.parquet"),
                 "long_out": str(folder / f"long{tag}.parquet"),
                 "tiny_out": str(folder / f"tiny{tag}.parquet"),
             }
 
-        sizes = {"wide": args.models * args.items * 8 / 1e9, "long": lm * li * 8 / 1e9, "1-row": 8e-9}
+        sizes = {
+            "wide": args.models * args.items * 8 / 1e9,
+            "long": lm * li * 8 / 1e9,
+            "long-meta": lm * li * 8 / 1e9,
+            "1-row": 8e-9,
+        }
         rows = []
         for name in steps:
             runs: list[tuple[str, Path | None, str]] = [(name, None, "")]
@@ -194,7 +236,7 @@ def main() -> None:
                 kind = kind_of(name)
                 panel = sizes.get(kind, float("nan"))
                 rows.append({"step": label, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
-                ratio = f"{rss / panel:.2f}x panel" if kind in ("long", "wide") else ""
+                ratio = f"{rss / panel:.2f}x panel" if kind in ("long", "long-meta", "wide") else ""
                 line = f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2g} GB  {ratio}"
                 print(line, flush=True)
         print(machine_line())

@@ -15,7 +15,7 @@ import pytest
 
 from benchsift.errors import BenchsiftError
 from benchsift.io import long as long_mod
-from benchsift.io._coded import read_coded
+from benchsift.io._coded import CodedLong, read_coded
 
 MODELS = ["m1", " m1", "m2 ", "模型-α", "llava 1.5", "NA-model"]
 BENCHES = ["A", "B", "Ü bench"]
@@ -207,11 +207,18 @@ def test_bad_condition_negative_score_and_fallbacks(tmp_path: Path) -> None:
 
 
 def test_mixed_lean_and_general_files(tmp_path: Path) -> None:
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    """Files whose metadata columns differ are concatenated as DataFrames (the codes of each file turned
+    back into the general reader's frame); a file the lean reader refuses mixes in the same way."""
+    a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
     a.write_text("model,benchmark,item,score,category\nm1,A,1,1,x\nm1,A,2,0,\n")
     b.write_text("model,benchmark,item,score,question\nm2,A,1,0,what\nm2,A,3,1,why\n")
-    assert read_coded(a, None) is not None and read_coded(b, None) is None
+    c.write_text("model,benchmark,item,score,question\nm3,A,1,0,what\n  ,A,3,1,why\n")
+    assert read_coded(a, None) is not None and read_coded(b, None) is not None
+    assert read_coded(c, None) is None  # an empty model id: the general reader names it
     assert _outcome([a, b], True, tmp_path) == _outcome([a, b], False, tmp_path)
+    assert _outcome([a, b], True, tmp_path)[0] == "ok"
+    assert _outcome([a, c], True, tmp_path) == _outcome([a, c], False, tmp_path)
+    assert "empty model" in str(_outcome([a, c], True, tmp_path)[2])
 
 
 def test_parquet_column_types(tmp_path: Path) -> None:
@@ -257,3 +264,235 @@ def test_many_blocks_and_a_short_row_guess(tmp_path: Path, monkeypatch: pytest.M
     assert coded is not None and len(coded) == 6300
     lean = _outcome([p], True, tmp_path)
     assert lean[0] == "ok" and lean == _outcome([p], False, tmp_path)
+
+
+# ---------------------------------------------------------------- metadata columns (lean path since issue 17)
+
+QUESTIONS = ["what?", "wie viel?", " padded ", "NA", "", "a, b", "x\ny"]
+FAMILIES = ["llava", "qwen", "", "NaN", "intern vl"]
+DATES = ["2024-01-01", "2023-06-30", ""]
+PREDICTIONS = ["A", " B", "", "C ", "NA", "long answer, with comma", "  "]
+
+
+def _meta_rows(rng: np.random.Generator, n: int, conflict: bool) -> list[dict[str, str]]:
+    """Long rows with per-item ``question``/``answer``/``level``, per-model ``family``/``release_date``/
+    ``params``/``org``, per-row ``prediction``/``note``, a ``family2`` that is per item (not per model) and,
+    with ``conflict``, one item whose question differs between two rows."""
+    rows = _unique_cells(_rows(rng, n, with_cond=bool(rng.integers(2)), with_cat=True), rng, n_dup=3)
+    q_of: dict[str, str] = {}
+    fam_of: dict[str, tuple[str, str, str]] = {}
+    for r in rows:
+        key = r["benchmark"].strip() + "|" + r["item"].strip()
+        q_of.setdefault(key, str(rng.choice(QUESTIONS)))
+        m = r["model"].strip()
+        fam_of.setdefault(
+            m, (str(rng.choice(FAMILIES)), str(rng.choice(DATES)), str(rng.choice(["7", "", "13.5"])))
+        )
+        r["question"] = q_of[key]
+        r["answer"] = q_of[key].upper()
+        r["level"] = str(len(q_of[key]) % 3)
+        r["family"], r["release_date"], r["params"] = fam_of[m]
+        r["org"] = fam_of[m][0] + "-org"
+        r["family2"] = q_of[key][:2]
+        r["prediction"] = str(rng.choice(PREDICTIONS))
+        r["note"] = str(rng.integers(100))
+    if conflict:
+        rows[1] = dict(rows[1], question=rows[1]["question"] + "!")
+        rows.insert(5, dict(rows[0], model=rows[0]["model"] + "-x", question="other"))
+    return rows
+
+
+META_COLUMNS = ["question", "answer", "level", "family", "release_date", "params", "org", "family2"]
+
+
+def _write_meta(path: Path, rows: list[dict[str, str]], columns: list[str]) -> None:
+    _write(path, rows, columns)
+    if path.suffix == ".parquet":  # numbers as numbers: params float (with NaN), level int64
+        frame = pd.read_parquet(path)
+        if "params" in frame:
+            frame["params"] = pd.to_numeric(frame["params"])
+        if "level" in frame:
+            frame["level"] = frame["level"].astype(np.int64)
+        frame.to_parquet(path)
+
+
+def _full(paths: list[Path], lean: bool, tmp: Path, **kw: object) -> tuple[object, ...]:
+    """Outcome (status, notes, panel bytes / message), the panel's tables and the answers tables."""
+    notes: list[str] = []
+    answers: list[pd.DataFrame] = []
+    args = {"models": None, "items": None, "condition": None, "rescale": "auto", "scales": None} | kw
+    try:
+        panel = long_mod._read_long(paths, notes=notes, answers=answers, lean=lean, **args)  # type: ignore[arg-type]
+    except BenchsiftError as exc:
+        return type(exc).__name__, notes, str(exc), None, None, answers
+    out = tmp / f"panel-{lean}.parquet"
+    panel.save(out)
+    return "ok", notes, out.read_bytes(), panel.models, panel.items, answers
+
+
+def _assert_same(paths: list[Path], tmp: Path, **kw: object) -> tuple[object, ...]:
+    lean, general = _full(paths, True, tmp, **kw), _full(paths, False, tmp, **kw)
+    assert lean[:3] == general[:3]
+    for a, b in zip(lean[3:5], general[3:5], strict=True):
+        if a is None or b is None:
+            assert a is b
+        else:
+            pd.testing.assert_frame_equal(a, b)
+    assert len(lean[5]) == len(general[5])
+    for a, b in zip(lean[5], general[5], strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    # without an answers list: the same note of answers not kept
+    assert _outcome(paths, True, tmp, **kw) == _outcome(paths, False, tmp, **kw)
+    return lean
+
+
+META_CASES = [(seed, suffix) for seed in range(10) for suffix in (".csv", ".tsv", ".parquet")]
+
+
+@pytest.mark.parametrize(("seed", "suffix"), META_CASES)
+def test_metadata_columns_lean_equals_general(tmp_path: Path, seed: int, suffix: str) -> None:
+    """Seeded long tables with a random subset of metadata columns (missing cells, an item whose question
+    conflicts, per-row columns), one to three files: the lean path reads them and gives the general path's
+    panel bytes, models and items tables (dtypes included), notes and answers table."""
+    rng = np.random.default_rng(100 + seed)
+    rows = _meta_rows(rng, 50, conflict=seed % 3 == 0)
+    base = ["model", "benchmark", "item", "score", "category"] + ["condition"] * ("condition" in rows[0])
+    chosen = (
+        [c for c in META_COLUMNS if rng.random() < 0.6]
+        + ["prediction"] * (seed % 2)
+        + ["note"] * (seed % 4 == 1)
+    )
+    columns = base + chosen
+    rng.shuffle(columns)
+    n_files = 1 + seed % 3
+    cut = np.sort(rng.integers(1, len(rows), n_files - 1))
+    paths = []
+    for k, part in enumerate(np.split(np.arange(len(rows)), cut)):
+        p = tmp_path / f"part{k}{suffix}"
+        _write_meta(p, [rows[i] for i in part], columns)
+        paths.append(p)
+    parts = [read_coded(p, None) for p in paths]
+    assert all(part is not None for part in parts)
+    assert CodedLong.concat([part for part in parts if part is not None]) is not None  # all codes, no frame
+    lean = _assert_same(paths, tmp_path)
+    assert lean[0] == "ok", lean[2]
+
+
+def test_metadata_by_hand(tmp_path: Path) -> None:
+    """A small file checked by hand: question per item, family / release_date per model, a per-row column
+    dropped with the note, prediction handed out as answers (stripped, empty -> None), a duplicate row."""
+    p = tmp_path / "h.csv"
+    p.write_text(
+        "model,benchmark,item,score,question,family,release_date,prediction,seed\n"
+        "m1,A,1,1,what?,llava,2024-01-01, B ,1\n"
+        "m1,A,2,0,why?,llava,2024-01-01,,2\n"
+        "m2,A,1,0,what?,,2023-05-02,C,3\n"
+        "m2,A,2,1,why?,,2023-05-02,A,4\n"
+        "m1,A,1,1,what?,llava,2024-01-01, B ,1\n"
+    )
+    assert read_coded(p, None) is not None
+    status, notes, _, models, items, answers = _assert_same([p], tmp_path)
+    assert status == "ok"
+    assert notes == [
+        "dropped per-score column(s) ['seed'] (a panel keeps item and model metadata only)",
+        "collapsed 1 identical duplicate row(s)",
+    ]
+    assert isinstance(items, pd.DataFrame) and isinstance(models, pd.DataFrame)
+    assert items["question"].tolist() == ["what?", "why?"]
+    assert models["family"].tolist() == ["llava", None]
+    assert models["release_date"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-01", "2023-05-02"]
+    (table,) = answers
+    assert table.columns.tolist() == ["model", "condition", "benchmark", "item", "answer"]
+    assert table["model"].tolist() == ["m1", "m1", "m2", "m2"]
+    assert [None if pd.isna(a) else a for a in table["answer"]] == ["B", None, "C", "A"]
+    lean_notes = _outcome([p], True, tmp_path)[1]
+    assert "3 logged model answers not kept" in lean_notes[-1]
+
+
+def test_metadata_conflicts_and_rules(tmp_path: Path) -> None:
+    """By hand: a question that differs within an item but is constant per model run goes to the models
+    table; one that varies both ways is dropped with the note; ``family`` constant per item but not per
+    model stays a model column (each run's first row); a models side file outer-joins the file's
+    metadata (both ``family`` columns kept, as the general path's merge does)."""
+    p = tmp_path / "c.csv"
+    p.write_text(
+        "model,benchmark,item,score,q_run,q_row,family\n"
+        "m1,A,1,1,x,a,f1\nm1,A,2,0,x,b,f2\nm2,A,1,0,y,b,f1\nm2,A,2,1,y,a,f2\n"
+    )
+    side = tmp_path / "models.csv"
+    side.write_text("model,family,params\nm1,fam,7\nm3,other,1\n")
+    status, notes, _, models, items, _ = _assert_same([p], tmp_path)
+    assert status == "ok"
+    assert notes == ["dropped per-score column(s) ['q_row'] (a panel keeps item and model metadata only)"]
+    assert isinstance(models, pd.DataFrame) and isinstance(items, pd.DataFrame)
+    assert models["q_run"].tolist() == ["x", "y"] and "q_row" not in items and "q_row" not in models
+    assert models["family"].tolist() == ["f1", "f1"]
+    assert _assert_same([p], tmp_path, models=side)[0] == "ok"
+    # a bad condition is refused after the note, on both paths
+    p.write_text(
+        "model,benchmark,item,score,condition,q_row\n"
+        "m1,A,1,1,image,a\nm1,A,2,0,blind,b\nm2,A,1,0,,b\nm1,A,3,1,image,c\n"
+    )
+    status, notes, message, *_ = _assert_same([p], tmp_path)
+    assert status == "InputError" and "condition 'blind'" in str(message) and f"{p}, line 3" in str(message)
+    assert notes == ["dropped per-score column(s) ['q_row'] (a panel keeps item and model metadata only)"]
+
+
+def test_metadata_parquet_types_and_fallbacks(tmp_path: Path) -> None:
+    """Parquet metadata of text, int64, float64 (NaN) lean; timestamps, categoricals, -0.0 and a numeric
+    prediction take the general reader; every case gives the general path's outcome."""
+    base = pd.DataFrame(
+        {
+            "model": ["m1", "m1", "m2", "m2"],
+            "benchmark": "A",
+            "item": ["1", "2", "1", "2"],
+            "score": [1.0, 0.0, np.nan, 1.0],
+            "question": ["q1", None, "q1", None],
+            "params": [7.0, 7.0, np.nan, np.nan],
+            "year": np.array([2024, 2024, 2023, 2023], dtype=np.int64),
+            "prediction": ["A", "B", None, " "],
+        },
+        index=pd.Index([3, 4, 5, 6], name="rid"),
+    )
+    p = tmp_path / "t.parquet"
+    lean_cases = [base, base.assign(params=[1.5, 1.5, 2.0, 2.0])]
+    general_cases = [
+        base.assign(release=pd.to_datetime(["2024-01-01"] * 2 + ["2023-01-01"] * 2)),
+        base.assign(question=pd.Categorical(["q1", "q2", "q1", "q2"])),
+        base.assign(params=[-0.0, -0.0, 1.0, 1.0]),
+        base.assign(prediction=[1, 2, 3, 4]),
+    ]
+    for frame, lean in [(f, True) for f in lean_cases] + [(f, False) for f in general_cases]:
+        frame.to_parquet(p)
+        assert (read_coded(p, None) is not None) == lean
+        assert _assert_same([p], tmp_path)[0] == "ok"
+    base.to_parquet(p)
+    _, _, _, models, items, _ = _full([p], True, tmp_path)
+    assert isinstance(models, pd.DataFrame) and isinstance(items, pd.DataFrame)
+    assert models["year"].tolist() == [2024, 2023] and models["year"].dtype == np.int64
+    assert models["params"].tolist()[0] == 7.0 and np.isnan(models["params"].tolist()[1])
+    assert items["question"].tolist()[0] == "q1" and pd.isna(items["question"].tolist()[1])
+
+
+def test_metadata_text_cells(tmp_path: Path) -> None:
+    """Text cells as pandas reads them: CRLF line ends (a quoted CRLF kept), quoted and bare NA texts
+    missing, blanks kept, an all-empty column, a byte-order mark; a ``prediction`` in one of two files (the
+    frames are concatenated, the missing answers of the other file NaN)."""
+    p = tmp_path / "crlf.csv"
+    p.write_bytes(
+        b"model,benchmark,item,score,question,empty,family\r\n"
+        b'm1,A,1,1,"q\r\n1",,"NA"\r\nm1,A,2,0,q2 ,,n/a\r\nm2,A,1,1,"q\r\n1",, x\r\n'
+    )
+    assert read_coded(p, None) is not None
+    status, _, _, models, items, _ = _assert_same([p], tmp_path)
+    assert status == "ok" and isinstance(items, pd.DataFrame) and isinstance(models, pd.DataFrame)
+    assert items["question"].tolist() == ["q\r\n1", "q2 "]
+    assert items["empty"].isna().all()
+    assert models["family"].tolist() == [None, " x"]
+    b = tmp_path / "bom.csv"
+    b.write_bytes("\ufeffmodel,benchmark,item,score,prediction\nm1,A,1,1, x\n".encode())
+    c = tmp_path / "c.csv"
+    c.write_text("model,benchmark,item,score\nm2,A,1,1\n")
+    status, notes, _, _, _, answers = _assert_same([b, c], tmp_path)
+    assert status == "ok" and notes == []
+    assert answers[0]["answer"].tolist()[0] == "x" and pd.isna(answers[0]["answer"].tolist()[1])

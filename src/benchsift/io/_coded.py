@@ -1,11 +1,14 @@
 """The ``long`` importer's lean path: a long table held as integer codes, assembled into a panel with numpy.
 
-A long CSV / TSV / parquet file of the plain columns (``model, benchmark, item, score`` and optionally
-``condition``, ``category``) is read by pyarrow batch by batch: each text column is dictionary-encoded and
+A long CSV / TSV / parquet file (``model, benchmark, item, score``, optionally ``condition``, ``category``,
+and any metadata columns) is read by pyarrow batch by batch: each text column is dictionary-encoded and
 kept as one int32 code per row plus its distinct values (each converted, stripped and checked once), the
-scores as float64. No Python object is made per row. :func:`assemble_coded` then does on those arrays what
-:func:`benchsift.io._common.assemble_panel` and :meth:`benchsift.panel.Panel.from_long` do on a long
-DataFrame, in the same order and with the same messages:
+scores as float64. No Python object is made per row. The metadata columns (``question``, ``family``,
+``prediction``, ...) are coded the same way and sorted by the general path's rules on the codes
+(:mod:`benchsift.io._coded_meta`, called between :func:`long_keys` and :func:`assemble_coded`).
+:func:`assemble_coded` then does on those arrays what :func:`benchsift.io._common.assemble_panel` and
+:meth:`benchsift.panel.Panel.from_long` do on a long DataFrame, in the same order and with the same
+messages:
 
 1. every ``condition`` is ``image`` or ``text-only`` (:func:`~benchsift.io._common.check_conditions`);
 2. out-of-range benchmarks are rescaled (:func:`benchsift.io.rescale.rescale_codes`, the code of
@@ -14,20 +17,23 @@ DataFrame, in the same order and with the same messages:
    appearance, each row's cell is ``run * n_items + item``; an identical repeated cell is collapsed (the
    first row kept), a conflicting one is an error naming both rows
    (:func:`~benchsift.io._common.collapse_duplicates`);
-4. the scores are scattered into the dense float64 matrix, the item metadata (``category``) is taken from
-   each item's first row, and :func:`benchsift.panel.long.panel_from_parts` joins the side tables.
+4. the scores are scattered into the dense float64 matrix, the item metadata (``category`` and the item
+   metadata columns) is taken from each item's first row, the ``prediction`` column becomes the answers
+   table, and :func:`benchsift.panel.long.panel_from_parts` joins the side tables.
 
-Memory: about 20 bytes per row (three int32 codes, the float64 score) while the file is read, then the
-panel's matrix and a bit array of its cells; everything per row is processed in blocks of
-:data:`CHUNK` rows. A file that is not plain (another column, a score pyarrow does not read as a number, an
-empty id, a parse error) returns None from the readers and takes the general reader, which names the
-offending cell.
+Memory: about 20 bytes per row (three int32 codes, the float64 score) plus 4 per metadata column while the
+file is read, then the panel's matrix and a bit array of its cells; everything per row is processed in
+blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects, once each: a column with
+a different text in every row (a free-text ``prediction``) costs a few hundred bytes per row (about 350
+for 40-character answers, docs/SCALING.md). A
+file the lean reader does not take (a score pyarrow does not read as a number, an empty id, a parse error,
+a column named like the general reader's bookkeeping, a parquet metadata column that is not text nor
+numbers) returns None from the readers and takes the general reader, which names the offending cell.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,15 +46,26 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io._common import FILE_COL, ROW_COL, check_file
+from benchsift.io._coded_meta import (
+    PREDICTION,
+    Extra,
+    answers_table,
+    count_answers,
+    merge_extras,
+    split_coded_extras,
+    text_dtype,
+)
+from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, check_file
 from benchsift.io._rows import row_label
 from benchsift.io.rescale import RescaleMode, rescale_codes
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import panel_from_parts
 
-#: The columns the lean path reads (a file with any other column takes the general reader).
+#: The columns the lean path reads; any other one is a metadata column (:mod:`benchsift.io._coded_meta`).
 REQUIRED = ("model", "benchmark", "item", "score")
 COLUMNS = frozenset({*REQUIRED, "condition", "category"})
+#: Column names the general reader uses for its bookkeeping: a file with one takes that reader.
+RESERVED = frozenset({FILE_COL, ROW_COL, ANSWER_COL})
 IDS = ("model", "benchmark", "item")
 #: Bytes per block of pyarrow's CSV reader, which runs on one thread: its buffers stay about 40 MB (4 MB
 #: blocks: 130 MB), and on the 2-core machine one thread read a 2M-row file faster than two.
@@ -94,6 +111,7 @@ class CodedLong:
     has_condition: bool = False
     has_category: bool = False
     fill: str = "image"
+    extras: list[Extra] = field(default_factory=list)
     _n: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +119,16 @@ class CodedLong:
 
     def __len__(self) -> int:
         return self._n
+
+    @property
+    def prediction(self) -> Extra | None:
+        """The ``prediction`` column (the models' logged answers), if any."""
+        return next((e for e in self.extras if e.name == PREDICTION), None)
+
+    @property
+    def metadata(self) -> list[Extra]:
+        """The extra columns but ``prediction``, in the file's order."""
+        return [e for e in self.extras if e.name != PREDICTION]
 
     def where(self, i: int) -> tuple[str, object]:
         """The file and the data-row index of row ``i`` (what ``_file`` and ``_row`` hold)."""
@@ -113,10 +141,14 @@ class CodedLong:
         return f"{file}, {row_label(file, row)}"
 
     @classmethod
-    def concat(cls, parts: Sequence[CodedLong]) -> CodedLong:
-        """The rows of several files, one after the other, their codes renumbered over the union of values."""
+    def concat(cls, parts: Sequence[CodedLong]) -> CodedLong | None:
+        """The rows of several files, one after the other, their codes renumbered over the union of values;
+        None when their extra columns differ (:func:`~benchsift.io._coded_meta.merge_extras`)."""
         if len(parts) == 1:
             return parts[0]
+        extras = merge_extras([p.extras for p in parts])
+        if extras is None:
+            return None
 
         def merge(columns: list[Coded]) -> Coded:
             index: dict[str, int] = {}
@@ -136,6 +168,7 @@ class CodedLong:
             score=np.concatenate([p.score for p in parts]),
             files=[f for p in parts for f in p.files],
             starts=np.concatenate([[0], np.cumsum(sizes)[:-1]]),
+            extras=extras,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -145,7 +178,7 @@ class CodedLong:
             col: Coded = getattr(self, name)
             out[name] = pd.Series(np.asarray(col.values, dtype=object).take(col.codes), dtype=object)
         out["score"] = self.score
-        text = _text_dtype()
+        text = text_dtype()
         if self.has_condition:
             cond = np.asarray(self.condition.values, dtype=object).take(self.condition.codes)
             out["condition"] = pd.Series(pd.array(cond, dtype=text))
@@ -156,15 +189,15 @@ class CodedLong:
             out["category"] = pd.Series(pd.array(cats.take(self.category.codes), dtype=text))
         else:
             out["category"] = pd.NA
+        prediction = self.prediction
+        if prediction is not None:
+            out[ANSWER_COL] = prediction.series(prediction.codes).astype(object)
+        for e in self.metadata:
+            out[e.name] = e.series(e.codes)
         frame = pd.DataFrame(out)
         frame[FILE_COL] = self.files[0]
         frame[ROW_COL] = np.arange(len(frame))
         return frame
-
-
-def _text_dtype() -> object:
-    """The dtype :func:`benchsift.io._common.read_table` gives a text column (``str`` on pandas 3)."""
-    return pd.read_csv(io.StringIO("a\nx\n"), dtype=str)["a"].dtype
 
 
 class _Buffer:
@@ -193,25 +226,48 @@ class _Buffer:
 
 
 class _Column:
-    """Collects one dictionary-encoded text column batch by batch: each batch's dictionary is mapped onto
-    the values seen so far (one Python dict look-up per distinct value per batch, none per row)."""
+    """Collects one dictionary-encoded column batch by batch: each batch's dictionary is mapped onto
+    the values seen so far (one Python dict look-up per distinct value per batch, none per row).
 
-    def __init__(self, capacity: int) -> None:
-        self.index: dict[str, int] = {}
+    ``numbers``: a parquet metadata column of integers or floats, coded by value (a NaN is missing, as in
+    pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general reader); otherwise
+    text (integers become their text: ids)."""
+
+    def __init__(self, capacity: int, numbers: bool = False) -> None:
+        self.index: dict[object, int] = {}
         self.codes = _Buffer(np.int32, capacity)
         self.nulls = False
+        self.numbers = numbers
+
+    def _encode_numbers(self, arr: pa.Array) -> pa.Array | None:
+        if pa.types.is_floating(arr.type):
+            arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
+        elif not pa.types.is_integer(arr.type):
+            return None
+        arr = pc.dictionary_encode(arr)
+        if pa.types.is_floating(arr.type.value_type):
+            d = arr.dictionary.to_numpy(zero_copy_only=False)
+            if np.any((d == 0) & np.signbit(d)):
+                return None
+        return arr
 
     def add(self, arr: pa.Array) -> bool:
-        """Add a batch's column; False when it cannot be coded (not text)."""
-        if pa.types.is_integer(arr.type):
-            arr = pc.cast(arr, pa.string())
-        if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-            arr = pc.dictionary_encode(arr)
-        if not pa.types.is_dictionary(arr.type):
-            return False
+        """Add a batch's column; False when it cannot be coded (not text, or not numbers)."""
+        if self.numbers:
+            encoded = self._encode_numbers(arr)
+            if encoded is None:
+                return False
+            arr = encoded
+        else:
+            if pa.types.is_integer(arr.type):
+                arr = pc.cast(arr, pa.string())
+            if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+                arr = pc.dictionary_encode(arr)
+            if not pa.types.is_dictionary(arr.type):
+                return False
+            if not (pa.types.is_string(arr.type.value_type) or pa.types.is_large_string(arr.type.value_type)):
+                return False
         dictionary = arr.dictionary
-        if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
-            return False
         index = self.index
         lut = np.fromiter((index.setdefault(v, len(index)) for v in dictionary.to_pylist()), np.int32)
         out = self.codes.slot(len(arr))
@@ -224,7 +280,10 @@ class _Column:
         return True
 
     def result(self) -> Coded:
-        return Coded(self.codes.result(), list(self.index))
+        return Coded(self.codes.result(), [str(v) for v in self.index])
+
+    def extra(self, name: str, fld: pa.Field | None, pandas_meta: dict[str, object] | None) -> Extra:
+        return Extra(name, self.codes.result(), list(self.index), self.nulls, fld, pandas_meta)
 
 
 def _restrip(col: Coded, extra: str | None = None) -> Coded:
@@ -241,7 +300,12 @@ def _restrip(col: Coded, extra: str | None = None) -> Coded:
 
 
 def _finish(
-    columns: dict[str, _Column], scores: _Buffer, path: Path, condition: str | None
+    columns: dict[str, _Column],
+    scores: _Buffer,
+    path: Path,
+    condition: str | None,
+    fields: dict[str, pa.Field] | None = None,
+    pandas_meta: dict[str, object] | None = None,
 ) -> CodedLong | None:
     # the reader's blocks are freed: give back the memory pyarrow's allocator keeps for reuse
     pa.default_memory_pool().release_unused()
@@ -279,11 +343,16 @@ def _finish(
         has_condition="condition" in columns,
         has_category="category" in columns,
         fill=fill,
+        extras=[
+            col.extra(h, None if fields is None else fields[h], pandas_meta)
+            for h, col in columns.items()
+            if h not in COLUMNS
+        ],
     )
 
 
 def read_coded(path: Path, condition: str | None) -> CodedLong | None:
-    """Read a plain long CSV / TSV / parquet file as codes, or None (the general reader decides)."""
+    """Read a long CSV / TSV / parquet file as codes, or None (the general reader decides)."""
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         return _read_csv(path, condition)
@@ -292,8 +361,10 @@ def read_coded(path: Path, condition: str | None) -> CodedLong | None:
     return None
 
 
-def _plain_header(header: list[str]) -> bool:
-    return set(REQUIRED) <= set(header) and set(header) <= COLUMNS and len(set(header)) == len(header)
+def _lean_header(header: list[str]) -> bool:
+    """The required columns, no name twice, none empty nor one of the general reader's own."""
+    names = set(header)
+    return set(REQUIRED) <= names and len(names) == len(header) and "" not in names and not names & RESERVED
 
 
 def _read_csv(path: Path, condition: str | None) -> CodedLong | None:
@@ -301,7 +372,7 @@ def _read_csv(path: Path, condition: str | None) -> CodedLong | None:
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     with open(path, encoding="utf-8-sig", newline="") as fh:
         header = [c.strip() for c in next(csv.reader(fh, delimiter=sep), [])]
-    if not _plain_header(header):
+    if not _lean_header(header):
         return None
     names = [f"c{j}" for j in range(len(header))]
     dict_type = pa.dictionary(pa.int32(), pa.string())
@@ -350,8 +421,9 @@ def _read_parquet(path: Path, condition: str | None) -> CodedLong | None:
     index_columns = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
     fields = [f for f in schema if f.name not in index_columns]
     header = [f.name.strip() for f in fields]
-    if not _plain_header(header):
+    if not _lean_header(header):
         return None
+    numbers = set()
     for f, h in zip(fields, header, strict=True):
         t = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
         text = pa.types.is_string(t) or pa.types.is_large_string(t)
@@ -359,12 +431,17 @@ def _read_parquet(path: Path, condition: str | None) -> CodedLong | None:
             ok = pa.types.is_floating(f.type) or pa.types.is_integer(f.type)
         elif h in IDS:
             ok = text or (pa.types.is_integer(f.type) and not pa.types.is_dictionary(f.type))
-        else:
+        elif h in COLUMNS:
             ok = text
+        else:  # metadata: pandas reads a dictionary column as a categorical; dates and others: general path
+            ok = text and not pa.types.is_dictionary(f.type)
+            if h != PREDICTION and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)):
+                ok = True
+                numbers.add(h)
         if not ok:
             return None
     n_rows = pf.metadata.num_rows
-    columns = {h: _Column(n_rows) for h in header if h != "score"}
+    columns = {h: _Column(n_rows, numbers=h in numbers) for h in header if h != "score"}
     scores = _Buffer(np.float64, n_rows)
     try:
         for batch in pf.iter_batches(batch_size=CHUNK, columns=[f.name for f in fields]):
@@ -379,7 +456,8 @@ def _read_parquet(path: Path, condition: str | None) -> CodedLong | None:
             del batch
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
-    return _finish(columns, scores, path, condition)
+    by_name = dict(zip(header, fields, strict=True))
+    return _finish(columns, scores, path, condition, by_name, schema.pandas_metadata)
 
 
 def _first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -418,43 +496,46 @@ def _pair_codes(a: np.ndarray, n_a: int, b: np.ndarray, n_b: int) -> tuple[np.nd
     return codes.astype(np.int32), np.asarray(uniques, dtype=np.int64)
 
 
-def assemble_coded(
-    coded: CodedLong,
-    *,
-    source: str,
-    models: pd.DataFrame | None = None,
-    items: pd.DataFrame | None = None,
-    rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
-    notes: list[str] | None = None,
-) -> Panel:
-    """Check a coded long table, rescale, collapse duplicates and build the panel (module docstring).
+@dataclass
+class Keys:
+    """Each row's model run and item, numbered in order of first appearance (:func:`long_keys`).
 
-    Gives the panel, notes and errors of :func:`benchsift.io._common.assemble_panel` on the same table as a
-    DataFrame. ``coded`` is consumed: its per-row arrays are released as soon as they are no longer needed.
-    """
+    ``run_pairs[r]`` is run ``r``'s ``model * n_conditions + condition`` and ``item_pairs[i]`` item ``i``'s
+    ``benchmark * n_items + item`` (value codes); ``run_first`` / ``item_first`` / ``model_first``: the first
+    row of each run, item and model (runs and models: only for a table with metadata columns);
+    ``bad_condition``: the first row whose condition is not one of :data:`~benchsift.panel.CONDITIONS` and
+    that condition (raised by :func:`assemble_coded`, after the metadata notes, as the general path does)."""
+
+    runs: np.ndarray
+    run_pairs: np.ndarray
+    items: np.ndarray
+    item_pairs: np.ndarray
+    run_first: np.ndarray
+    item_first: np.ndarray
+    model_first: np.ndarray
+    bad_condition: tuple[int, str] | None
+
+
+def long_keys(coded: CodedLong) -> Keys:
+    """Number the runs and items of ``coded`` (and renumber its benchmarks in order of first appearance:
+    the order of rescale_long's groups and notes). The per-row model, condition and item codes are released;
+    the benchmark codes stay (rescaling reads them)."""
     n = len(coded)
-    if n == 0:
-        raise FormatError(f"{source}: no scores found")
-    model, cond, bench, item, category = (
-        coded.model,
-        coded.condition,
-        coded.benchmark,
-        coded.item,
-        coded.category,
-    )
+    model, cond, bench, item = coded.model, coded.condition, coded.benchmark, coded.item
+    bad_condition = None
     bad_values = [k for k, v in enumerate(cond.values) if v not in CONDITIONS]
     if bad_values:
         bad = np.isin(cond.codes, bad_values)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            value = cond.values[int(cond.codes[i])]
-            raise InputError(f"{coded.place(i)}: condition {value!r} is not one of {list(CONDITIONS)}")
+            bad_condition = (i, cond.values[int(cond.codes[i])])
         del bad
+    meta = bool(coded.metadata)  # the first rows of models and runs serve the metadata columns only
+    model_first = _first_rows(model.codes, len(model.values)) if meta else np.empty(0, dtype=np.int64)
+    model_first = np.sort(model_first[model_first < n])
     runs, run_pairs = _pair_codes(model.codes, len(model.values), cond.codes, len(cond.values))
     model.codes = cond.codes = _EMPTY
 
-    # benchmarks renumbered in order of first appearance: the order of rescale_long's groups and notes
     first_bench = _first_rows(bench.codes, len(bench.values))
     by_first = np.argsort(first_bench, kind="stable")
     by_first = by_first[first_bench[by_first] < n]
@@ -462,6 +543,81 @@ def assemble_coded(
     rank[by_first] = np.arange(len(by_first), dtype=np.int32)
     bench = Coded(rank[bench.codes], [bench.values[k] for k in by_first])
     coded.benchmark = bench
+
+    items, item_pairs = _pair_codes(bench.codes, len(bench.values), item.codes, len(item.values))
+    item.codes = _EMPTY
+    return Keys(
+        runs=runs,
+        run_pairs=run_pairs,
+        items=items,
+        item_pairs=item_pairs,
+        run_first=_first_rows(runs, len(run_pairs)) if meta else np.empty(0, dtype=np.int64),
+        item_first=_first_rows(items, len(item_pairs)),
+        model_first=model_first,
+        bad_condition=bad_condition,
+    )
+
+
+def split_metadata(coded: CodedLong, keys: Keys, notes: list[str] | None) -> pd.DataFrame | None:
+    """Sort the metadata columns of ``coded`` into item and model metadata and give the models table of the
+    latter (:func:`benchsift.io._coded_meta.split_coded_extras`, the rule of
+    :func:`benchsift.io.long.split_extra_columns`). Only the per-row codes of ``prediction`` stay: an item
+    (run) column keeps the code of each item's (run's) first row, the others are released."""
+    n_cond = len(coded.condition.values)
+    names = np.asarray(coded.model.values, dtype=object)
+    model_of_run = keys.run_pairs[keys.runs[keys.model_first]] // n_cond
+    table = split_coded_extras(
+        coded.metadata,
+        runs=keys.runs,
+        run_first=keys.run_first,
+        items=keys.items,
+        item_first=keys.item_first,
+        model_first=keys.model_first,
+        model_names=names[model_of_run],
+        notes=notes,
+    )
+    coded.extras = [e for e in coded.extras if e.role in ("item", "run") or e.name == PREDICTION]
+    for e in coded.extras:
+        if e.role:
+            e.codes = np.ascontiguousarray(e.codes[keys.item_first if e.role == "item" else keys.run_first])
+    return table
+
+
+def assemble_coded(
+    coded: CodedLong,
+    *,
+    source: str,
+    keys: Keys | None = None,
+    models: pd.DataFrame | None = None,
+    items: pd.DataFrame | None = None,
+    rescale: RescaleMode = "auto",
+    scales: dict[str, float] | None = None,
+    notes: list[str] | None = None,
+    answers: list[pd.DataFrame] | None = None,
+) -> Panel:
+    """Check a coded long table, rescale, collapse duplicates and build the panel (module docstring).
+
+    Gives the panel, notes and errors of :func:`benchsift.io._common.assemble_panel` on the same table as a
+    DataFrame. ``keys``: the table's :func:`long_keys`, if made already (and its metadata sorted by
+    :func:`split_metadata`; else the metadata columns are left out). ``answers``: a list that receives the
+    long answers table of the ``prediction`` column, if any. ``coded`` is consumed: its per-row arrays are
+    released as soon as they are no longer needed.
+    """
+    n = len(coded)
+    if n == 0:
+        raise FormatError(f"{source}: no scores found")
+    if keys is None:
+        keys = long_keys(coded)
+    if keys.bad_condition is not None:
+        i, value = keys.bad_condition
+        raise InputError(f"{coded.place(i)}: condition {value!r} is not one of {list(CONDITIONS)}")
+    model, cond, bench, item, category = (
+        coded.model,
+        coded.condition,
+        coded.benchmark,
+        coded.item,
+        coded.category,
+    )
     score = rescale_codes(
         coded.score,
         bench.codes,
@@ -472,9 +628,8 @@ def assemble_coded(
         notes=notes,
     )
     coded.score = np.empty(0)
-
-    items_of_rows, item_pairs = _pair_codes(bench.codes, len(bench.values), item.codes, len(item.values))
-    bench.codes = item.codes = _EMPTY
+    bench.codes = _EMPTY
+    runs, items_of_rows, run_pairs, item_pairs = keys.runs, keys.items, keys.run_pairs, keys.item_pairs
     n_runs, n_items = len(run_pairs), len(item_pairs)
 
     def cells(s: int, e: int) -> np.ndarray:
@@ -500,11 +655,24 @@ def assemble_coded(
         else:
             k = keep[s:e]
             flat[cells(s, e)[k]] = score[s:e][k]
-    del score, keep
-    runs = _EMPTY  # the closure's arrays, released
+    del score
+    prediction = coded.prediction
+    if prediction is not None:
+        rows = None if keep is None else np.flatnonzero(keep)
+        if answers is not None:
+            answers.append(answers_table(prediction, rows, _row_ids(coded, keys, rows)))
+        elif notes is not None:
+            count = count_answers(prediction, rows)
+            if count:
+                notes.append(
+                    f"{count} logged model answers not kept (a panel holds scores; "
+                    "--answers-out FILE writes them for DISCO)"
+                )
+        prediction.codes = _EMPTY
+    del keep
+    keys.runs = keys.items = runs = items_of_rows = _EMPTY  # the closure's arrays, released
 
-    cat_codes = np.asarray(category.codes)[_first_rows(items_of_rows, n_items)]
-    items_of_rows = _EMPTY
+    cat_codes = np.asarray(category.codes)[keys.item_first]
     category.codes = _EMPTY
     n_cond, n_item_values = len(cond.values), len(item.values)
     model_table = pd.DataFrame(
@@ -523,10 +691,30 @@ def assemble_coded(
     ).astype(str)
     if category.values:
         cats = np.append(np.asarray(category.values, dtype=object), np.nan).astype(object)
-        item_table["category"] = pd.Series(pd.array(cats.take(cat_codes), dtype=_text_dtype()))
+        item_table["category"] = pd.Series(pd.array(cats.take(cat_codes), dtype=text_dtype()))
     else:
         item_table["category"] = pd.Series([pd.NA] * n_items, dtype=object)
+    for extra in coded.metadata:  # after split_metadata: codes per item / per run
+        if extra.role == "item":
+            item_table[extra.name] = extra.series(extra.codes)
+        elif extra.role == "run":
+            model_table[extra.name] = extra.series(extra.codes)
+        extra.codes = _EMPTY
     return panel_from_parts(Panel, matrix, model_table, item_table, models=models, items=items, source=source)
+
+
+def _row_ids(coded: CodedLong, keys: Keys, rows: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The ``model, condition, benchmark, item`` texts of ``rows`` (None: all) as object arrays."""
+    runs = keys.runs if rows is None else keys.runs[rows]
+    items = keys.items if rows is None else keys.items[rows]
+    run_pairs, item_pairs = keys.run_pairs[runs], keys.item_pairs[items]
+    n_cond, n_item = len(coded.condition.values), len(coded.item.values)
+    return {
+        "model": np.asarray(coded.model.values, dtype=object)[run_pairs // n_cond],
+        "condition": np.asarray(coded.condition.values, dtype=object)[run_pairs % n_cond],
+        "benchmark": np.asarray(coded.benchmark.values, dtype=object)[item_pairs // n_item],
+        "item": np.asarray(coded.item.values, dtype=object)[item_pairs % n_item],
+    }
 
 
 _EMPTY = np.empty(0, dtype=np.int32)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import os
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -133,7 +134,10 @@ def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataF
         elif suffix == ".parquet":
             df = pd.read_parquet(path)
         elif suffix in (".xlsx", ".xls"):
-            df = pd.read_excel(path)
+            try:
+                df = pd.read_excel(path)
+            except (KeyError, zipfile.BadZipFile) as exc:  # openpyxl on a damaged archive (a member missing)
+                raise ValueError(str(exc).strip("'\"")) from None
         else:
             raise FormatError(
                 f"{path}: unsupported table type {suffix!r}; expected one of {list(TABLE_SUFFIXES)}"
@@ -326,6 +330,11 @@ def answer_labels(values: Any) -> pd.Series:
         text = None if pd.api.types.is_scalar(v) and pd.isna(v) else str(v).strip()
         out.append(text or None)
     return pd.Series(out, dtype=object)
+
+
+def dropped_columns_note(columns: Sequence[str]) -> str:
+    """The note of a long table's per-score columns that no panel table can hold."""
+    return f"dropped per-score column(s) {list(columns)} (a panel keeps item and model metadata only)"
 
 
 def source_label(paths: Sequence[Path]) -> str:

@@ -17,12 +17,13 @@ Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``par
     llava-1.5-7b,MMStar,17,1,coarse perception
     llava-1.5-7b,MMStar,18,0,coarse perception
 
-Memory: a CSV / TSV / parquet file with only the columns above (no metadata column) is read by pyarrow as
-integer codes and assembled with numpy (:mod:`benchsift.io._coded`): no Python object per row, about 20
-bytes per row while reading, then the panel's matrix; a 10-million-row CSV (80 MB panel) peaks at about
-0.4 GB, below pandas' plain ``read_csv`` of the same file (``benchmarks/bench_import_memory.py``). Any
-other file takes the general reader (pandas, every id cell as text), which names an offending cell; both
-give the same panel.
+Memory: a CSV / TSV / parquet file is read by pyarrow as integer codes and assembled with numpy
+(:mod:`benchsift.io._coded`; the metadata rules above run on the codes, :mod:`benchsift.io._coded_meta`): no
+Python object per row, about 20 bytes per row while reading plus 4 per metadata column, then the panel's
+matrix; a 10-million-row CSV (80 MB panel) peaks at about 0.4 GB, below pandas' plain ``read_csv`` of the
+same file (``benchmarks/bench_import_memory.py``). A file the lean reader cannot take (a parse error, an
+empty id, a score that is not a number, a parquet metadata column of dates or categoricals, ...) takes the
+general reader (pandas, every id cell as text), which names an offending cell; both give the same panel.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import InputError
-from benchsift.io._coded import CodedLong, assemble_coded, read_coded
+from benchsift.io._coded import CodedLong, assemble_coded, long_keys, read_coded, split_metadata
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
@@ -43,6 +44,7 @@ from benchsift.io._common import (
     Paths,
     as_paths,
     assemble_panel,
+    dropped_columns_note,
     id_strings,
     numeric_scores,
     read_table,
@@ -53,9 +55,10 @@ from benchsift.io._rows import RowNames
 from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
+from benchsift.panel.long import MODEL_META
 
 REQUIRED = ("model", "benchmark", "item", "score")
-MODEL_FIELDS = ("family", "release_date", "params")
+MODEL_FIELDS = MODEL_META  # family, release_date, params
 
 
 def _fast_one(path: Path, condition: str | None) -> pd.DataFrame | None:
@@ -123,7 +126,7 @@ def split_extra_columns(
         models = long.drop_duplicates(["model", "condition"])[["model", *model_cols]].reset_index(drop=True)
         models = models.drop_duplicates("model")
     if dropped and notes is not None:
-        notes.append(f"dropped per-score column(s) {dropped} (a panel keeps item and model metadata only)")
+        notes.append(dropped_columns_note(dropped))
     return long.drop(columns=model_cols + dropped), models
 
 
@@ -190,6 +193,15 @@ def read_long(
     )
 
 
+def _models_table(model_meta: pd.DataFrame | None, models: PathLike | None) -> pd.DataFrame | None:
+    """The long table's model metadata (:func:`split_extra_columns`) outer-joined with the models side
+    file, if any."""
+    models_table = read_models_table(models) if models is not None else None
+    if model_meta is None:
+        return models_table
+    return model_meta if models_table is None else model_meta.merge(models_table, on="model", how="outer")
+
+
 def _read_long(
     paths: Paths,
     *,
@@ -211,17 +223,23 @@ def _read_long(
         notes=notes,
         what="long table",
     )
+    coded = None
     if all(isinstance(part, CodedLong) for part in parts):
         coded = CodedLong.concat([part for part in parts if isinstance(part, CodedLong)])
+    if coded is not None:
         del parts
+        keys = long_keys(coded)
+        model_meta = split_metadata(coded, keys, notes)
         return assemble_coded(
             coded,
             source=source_label(files),
-            models=read_models_table(models) if models is not None else None,
+            keys=keys,
+            models=_models_table(model_meta, models),
             items=read_items_table(items) if items is not None else None,
             rescale=rescale,
             scales=scales,
             notes=notes,
+            answers=answers,
         )
     frames = [part.to_frame() if isinstance(part, CodedLong) else part for part in parts]
     del parts
@@ -229,16 +247,11 @@ def _read_long(
     fixed = (*REQUIRED, "condition", "category", FILE_COL, ROW_COL, ANSWER_COL)
     extras = [c for c in long.columns if c not in fixed]
     long, model_meta = split_extra_columns(long, extras, notes)
-    models_table = read_models_table(models) if models is not None else None
-    if model_meta is not None:
-        models_table = (
-            model_meta if models_table is None else model_meta.merge(models_table, on="model", how="outer")
-        )
     items_table = read_items_table(items) if items is not None else None
     return assemble_panel(
         long,
         source=source_label(files),
-        models=models_table,
+        models=_models_table(model_meta, models),
         items=items_table,
         rescale=rescale,
         scales=scales,

@@ -1,0 +1,226 @@
+"""The metadata columns of a coded long table (:mod:`benchsift.io._coded`): codes, rules, answers.
+
+A long file's columns other than ``model, benchmark, item, score, condition, category`` (``question``,
+``family``, ``release_date``, a per-score ``prediction``, ...) are read like the id columns: one int32 code
+per row (-1 = missing) and the list of distinct values, each value a Python object once (:class:`Extra`).
+What the general reader does on the long DataFrame is done here on the codes, with the same outcome:
+
+* :func:`split_coded_extras` is :func:`benchsift.io.long.split_extra_columns` followed by the metadata rule
+  of :meth:`benchsift.panel.Panel.from_long` (``benchsift.panel.long._split_metadata``): a column is
+  "constant within" a key when every row holds the code of its group's first row (``nunique(dropna=False)
+  <= 1`` per group: missing counts as one value); ``family``, ``release_date``, ``params`` constant per
+  model run, or other columns constant per run but not per item, go to the models table (the values of each
+  model's first row); columns constant per item stay item metadata (each item's first row) except
+  ``family``/``release_date``/``params``, which the panel puts in its model table (each run's first row);
+  the rest is dropped with the note of the general path.
+* ``prediction`` becomes the answers table (:func:`answers_table`) or the "not kept" note.
+
+Values come out as the pandas Series the general reader would hold: text columns of a CSV with the dtype of
+``read_csv(dtype=str)``; parquet columns through ``pandas.read_parquet`` of a one-column parquet buffer
+holding just the values needed, with the file's field type and pandas metadata (and a missing value when the
+column has one, which decides e.g. ``int64`` against ``float64``), so the dtype is the one
+``read_parquet`` gives the whole column.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchsift.io._common import KEY, answer_labels, dropped_columns_note
+from benchsift.panel.long import MODEL_META
+
+#: The column read as the models' logged answers (``_answer`` of the general reader).
+PREDICTION = "prediction"
+#: Rows per block of the per-row passes.
+CHUNK = 1 << 20
+
+
+def text_dtype() -> Any:
+    """The dtype :func:`benchsift.io._common.read_table` gives a text column (``str`` on pandas 3)."""
+    return pd.read_csv(io.StringIO("a\nx\n"), dtype=str)["a"].dtype
+
+
+@dataclass
+class Extra:
+    """One metadata column: ``codes`` (int32 per row, an index into ``values``; -1 = missing), ``values``
+    (the distinct values as Python objects), ``has_null`` (some cell is missing).
+
+    ``arrow_field`` / ``pandas_meta``: the parquet field and the file's pandas metadata (None for a CSV / TSV
+    column, which is text). ``role`` is set by :func:`split_coded_extras`: ``"item"`` (item metadata),
+    ``"run"`` (the panel's model table, each run's first row), ``"model"`` (the models table), ``"drop"``.
+    """
+
+    name: str
+    codes: np.ndarray
+    values: list[Any]
+    has_null: bool
+    arrow_field: pa.Field | None = None
+    pandas_meta: dict[str, Any] | None = None
+    role: str = ""
+    _dtype: Any = field(default=None, init=False, repr=False)
+    _table: np.ndarray | None = field(default=None, init=False, repr=False)
+
+    def series(self, positions: np.ndarray) -> pd.Series:
+        """The values at ``positions`` (codes; -1 = missing) as the general reader's column holds them."""
+        positions = np.asarray(positions)
+        if self.arrow_field is None:
+            if self._table is None or len(self._table) != len(self.values) + 1:
+                self._table = np.empty(len(self.values) + 1, dtype=object)
+                self._table[:-1] = self.values
+                self._table[-1] = np.nan
+            return pd.Series(pd.array(self._table[positions], dtype=text_dtype()))
+        uniq, inverse = np.unique(positions, return_inverse=True)
+        picked = [None if u < 0 else self.values[u] for u in uniq.tolist()]
+        padded = self.has_null and not (len(uniq) and uniq[0] < 0)
+        base = _parquet_series(picked + [None] * padded, self.arrow_field, self.pandas_meta)
+        return base.take(inverse.reshape(-1)).reset_index(drop=True)
+
+    @property
+    def dtype(self) -> Any:
+        """The dtype of the whole column as the general reader reads it."""
+        if self._dtype is None:
+            self._dtype = self.series(np.full(int(self.has_null), -1, dtype=np.int32)).dtype
+        return self._dtype
+
+
+def _parquet_series(values: list[Any], fld: pa.Field, pandas_meta: dict[str, Any] | None) -> pd.Series:
+    """``values`` (Python objects of ``fld``'s type) as :func:`pandas.read_parquet` reads that column."""
+    table = pa.table([pa.array(values, type=fld.type)], names=[fld.name])
+    if pandas_meta is not None:
+        meta = dict(pandas_meta)
+        meta["index_columns"] = []
+        meta["columns"] = [c for c in pandas_meta.get("columns", []) if c.get("field_name") == fld.name]
+        table = table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    sink.seek(0)
+    out = pd.read_parquet(sink).iloc[:, 0]
+    out.name = None
+    return out.reset_index(drop=True)
+
+
+def merge_extras(parts: Sequence[Sequence[Extra]]) -> list[Extra] | None:
+    """The extra columns of several files' rows one after the other, their codes renumbered over the union
+    of values; None when the files do not have the same columns of the same dtypes in the same order (the
+    general path then concatenates the DataFrames, which decides those cases)."""
+    first = parts[0]
+    for other in parts[1:]:
+        if [e.name for e in other] != [e.name for e in first]:
+            return None
+        if any(a.dtype != b.dtype for a, b in zip(first, other, strict=True)):
+            return None
+    out = []
+    for j, col in enumerate(first):
+        index: dict[Any, int] = {}
+        codes = []
+        for part in parts:
+            e = part[j]
+            lut = np.fromiter((index.setdefault(v, len(index)) for v in e.values), np.int32, len(e.values))
+            codes.append(np.append(lut, np.int32(-1))[e.codes])
+        has_null = any(part[j].has_null for part in parts)
+        out.append(
+            Extra(col.name, np.concatenate(codes), list(index), has_null, col.arrow_field, col.pandas_meta)
+        )
+    return out
+
+
+def constant_within(codes: np.ndarray, groups: np.ndarray, first: np.ndarray) -> bool:
+    """Whether every row's code equals the code of its group's first row (``first[group]``)."""
+    for s in range(0, len(groups), CHUNK):
+        e = min(len(groups), s + CHUNK)
+        if np.any(codes[s:e] != codes[first[groups[s:e]]]):
+            return False
+    return True
+
+
+def split_coded_extras(
+    extras: Sequence[Extra],
+    *,
+    runs: np.ndarray,
+    run_first: np.ndarray,
+    items: np.ndarray,
+    item_first: np.ndarray,
+    model_first: np.ndarray,
+    model_names: np.ndarray,
+    notes: list[str] | None,
+) -> pd.DataFrame | None:
+    """Set each column's ``role`` (module docstring) and return the models table of the ``"model"`` ones:
+    ``model`` (each model's first row, models in order of first appearance) and those columns, as
+    :func:`benchsift.io.long.split_extra_columns` returns it; None when there is none.
+
+    ``runs`` / ``items``: each row's model run and item; ``run_first`` / ``item_first``: each one's first
+    row; ``model_first``: the first row of each model; ``model_names``: their ids. The per-row codes of the
+    columns that are not needed any more (all but ``"item"`` / ``"run"`` ones' first rows) are released.
+    """
+    dropped: list[str] = []
+    for e in extras:
+        per_run = None
+        if e.name in MODEL_META:
+            per_run = constant_within(e.codes, runs, run_first)
+            if per_run:
+                e.role = "model"
+                continue
+        if constant_within(e.codes, items, item_first):
+            e.role = "run" if e.name in MODEL_META else "item"
+            continue
+        if per_run is None:
+            per_run = constant_within(e.codes, runs, run_first)
+        e.role = "model" if per_run else "drop"
+        if not per_run:
+            dropped.append(e.name)
+    if dropped and notes is not None:
+        notes.append(dropped_columns_note(dropped))
+    model_cols = [e for e in extras if e.role == "model"]
+    table = None
+    if model_cols:
+        # long.drop_duplicates(["model", "condition"]).reset_index(drop=True).drop_duplicates("model"): the
+        # first run of each model (the run of its first row), indexed by its run number
+        table = pd.DataFrame({"model": pd.Series(model_names, dtype=object)})
+        for e in model_cols:
+            table[e.name] = e.series(e.codes[model_first])
+        table.index = pd.Index(runs[model_first].astype(np.int64))
+    return table
+
+
+def answers_table(prediction: Extra, rows: np.ndarray | None, ids: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The long answers table of :func:`benchsift.io._common.assemble_panel`: ``model, condition,
+    benchmark, item`` of the kept rows (``ids``: object arrays of those rows) and the stripped answer
+    label of each (:func:`~benchsift.io._common.answer_labels`). ``rows``: the kept rows (None: all)."""
+    codes = prediction.codes if rows is None else prediction.codes[rows]
+    labels = _labels(prediction)
+    frame = pd.DataFrame(
+        {
+            "model": pd.Series(ids["model"], dtype=object),
+            "condition": pd.Series(pd.array(ids["condition"], dtype=text_dtype())),
+            "benchmark": pd.Series(ids["benchmark"], dtype=object),
+            "item": pd.Series(ids["item"], dtype=object),
+        }
+    )
+    with_missing = np.empty(len(labels) + 1, dtype=object)
+    with_missing[:-1] = labels
+    return frame[KEY].assign(answer=with_missing[codes])
+
+
+def _labels(prediction: Extra) -> np.ndarray:
+    """The answer label (stripped text, None when empty) of each distinct value, as an object array."""
+    out = np.empty(len(prediction.values), dtype=object)
+    for s in range(0, len(out), CHUNK):
+        chunk = prediction.series(np.arange(s, min(len(out), s + CHUNK), dtype=np.int64))
+        out[s : s + len(chunk)] = answer_labels(chunk.astype(object)).to_numpy()
+    return out
+
+
+def count_answers(prediction: Extra, rows: np.ndarray | None) -> int:
+    """How many of the kept rows (``rows``; None: all) hold a non-empty answer label."""
+    present = np.append(np.array([v is not None for v in _labels(prediction)], dtype=bool), False)
+    codes = prediction.codes if rows is None else prediction.codes[rows]
+    return int(np.count_nonzero(present[codes]))
