@@ -142,9 +142,11 @@ BackendOpt = Annotated[
 ]
 AddressOpt = Annotated[
     str | None,
-    opt("With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
-        "--address"),
-]  # fmt: skip
+    opt(
+        "With --backend dask / ray: the address of a running cluster (tcp://host:8786, ray://host:10001).",
+        "--address",
+    ),
+]
 ClustersOpt = Annotated[
     str,
     opt(
