@@ -15,7 +15,7 @@ import pytest
 
 from benchsift.errors import BenchsiftError
 from benchsift.io import long as long_mod
-from benchsift.io._coded import CodedLong, read_coded
+from benchsift.io._coded import ANSWER_PRESENT, CodedLong, read_coded
 
 MODELS = ["m1", " m1", "m2 ", "模型-α", "llava 1.5", "NA-model"]
 BENCHES = ["A", "B", "Ü bench"]
@@ -496,3 +496,39 @@ def test_metadata_text_cells(tmp_path: Path) -> None:
     status, notes, _, _, _, answers = _assert_same([b, c], tmp_path)
     assert status == "ok" and notes == []
     assert answers[0]["answer"].tolist()[0] == "x" and pd.isna(answers[0]["answer"].tolist()[1])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_answers_counted_not_kept_hold_no_text(tmp_path: Path, suffix: str) -> None:
+    """Without an answers list the ``prediction`` column is only counted: the lean reader keeps one
+    placeholder value, not each row's text, and the note's count equals the general reader's (blanks, NA
+    texts and whitespace that ``str.strip`` removes, ``\\x1c`` and an ideographic space included, count as
+    no answer); with an answers list the texts are kept as before."""
+    texts = ["the answer is 1", " B ", "", "NA", "   ", "\x1c", "\u3000", "free text, with a comma", "x"]
+
+    def text(m: int, i: int) -> str:  # a few rows get a text of their own
+        return texts[(m * 3 + i) % 9] + (f" #{m}.{i}" if (m + i) % 4 == 0 else "")
+
+    rows = [
+        {
+            "model": f"m{m}",
+            "benchmark": "A",
+            "item": str(i),
+            "score": str((m + i) % 2),
+            "prediction": text(m, i),
+        }
+        for m in range(6)
+        for i in range(30)
+    ]
+    path = tmp_path / f"pred{suffix}"
+    _write(path, rows, ["model", "benchmark", "item", "score", "prediction"])
+    counted = read_coded(path, None, keep_answers=False)
+    kept = read_coded(path, None)
+    assert counted is not None and kept is not None
+    assert counted.prediction is not None and counted.prediction.values == [ANSWER_PRESENT]
+    assert kept.prediction is not None and len(kept.prediction.values) > 30
+    lean, general = _outcome([path], True, tmp_path), _outcome([path], False, tmp_path)
+    assert lean == general
+    n_answers = sum(1 for r in rows if r["prediction"].strip() not in ("", "NA"))
+    assert any(f"{n_answers} logged model answers not kept" in n for n in lean[1])
+    _assert_same([path], tmp_path)  # the answers table, when asked for, as before

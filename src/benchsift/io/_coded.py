@@ -55,11 +55,14 @@ from benchsift.io._coded_meta import (
     split_coded_extras,
     text_dtype,
 )
-from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, check_file
+from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, answer_labels, check_file
 from benchsift.io._rows import row_label
 from benchsift.io.rescale import RescaleMode, rescale_codes
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import panel_from_parts
+
+#: the one value of a ``prediction`` column read for its count only (``_Column(presence=True)``)
+ANSWER_PRESENT = "<answer>"
 
 #: The columns the lean path reads; any other one is a metadata column (:mod:`benchsift.io._coded_meta`).
 REQUIRED = ("model", "benchmark", "item", "score")
@@ -231,13 +234,18 @@ class _Column:
 
     ``numbers``: a parquet metadata column of integers or floats, coded by value (a NaN is missing, as in
     pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general reader); otherwise
-    text (integers become their text: ids)."""
+    text (integers become their text: ids). ``presence``: only whether each cell holds an answer (the
+    ``prediction`` column when the answers are counted, not kept): code 0 (the one value
+    :data:`ANSWER_PRESENT`) where :func:`~benchsift.io._common.answer_labels` gives a label, -1 where it
+    gives None; each batch's distinct texts are dropped after that test, so a free-text answer per row costs
+    4 bytes, not a Python string."""
 
-    def __init__(self, capacity: int, numbers: bool = False) -> None:
-        self.index: dict[object, int] = {}
+    def __init__(self, capacity: int, numbers: bool = False, presence: bool = False) -> None:
+        self.index: dict[object, int] = {ANSWER_PRESENT: 0} if presence else {}
         self.codes = _Buffer(np.int32, capacity)
         self.nulls = False
         self.numbers = numbers
+        self.presence = presence
 
     def _encode_numbers(self, arr: pa.Array) -> pa.Array | None:
         if pa.types.is_floating(arr.type):
@@ -269,7 +277,12 @@ class _Column:
                 return False
         dictionary = arr.dictionary
         index = self.index
-        lut = np.fromiter((index.setdefault(v, len(index)) for v in dictionary.to_pylist()), np.int32)
+        if self.presence:
+            labels = answer_labels(dictionary.to_pylist())
+            lut = np.where(labels.notna().to_numpy(), 0, -1).astype(np.int32)
+            self.nulls = self.nulls or bool(arr.null_count) or bool((lut < 0).any())
+        else:
+            lut = np.fromiter((index.setdefault(v, len(index)) for v in dictionary.to_pylist()), np.int32)
         out = self.codes.slot(len(arr))
         if arr.null_count:
             self.nulls = True
@@ -351,13 +364,15 @@ def _finish(
     )
 
 
-def read_coded(path: Path, condition: str | None) -> CodedLong | None:
-    """Read a long CSV / TSV / parquet file as codes, or None (the general reader decides)."""
+def read_coded(path: Path, condition: str | None, keep_answers: bool = True) -> CodedLong | None:
+    """Read a long CSV / TSV / parquet file as codes, or None (the general reader decides).
+    ``keep_answers=False``: the ``prediction`` column is read for its count only (``_Column``'s
+    ``presence``)."""
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        return _read_csv(path, condition)
+        return _read_csv(path, condition, keep_answers)
     if suffix == ".parquet":
-        return _read_parquet(path, condition)
+        return _read_parquet(path, condition, keep_answers)
     return None
 
 
@@ -367,7 +382,7 @@ def _lean_header(header: list[str]) -> bool:
     return set(REQUIRED) <= names and len(names) == len(header) and "" not in names and not names & RESERVED
 
 
-def _read_csv(path: Path, condition: str | None) -> CodedLong | None:
+def _read_csv(path: Path, condition: str | None, keep_answers: bool = True) -> CodedLong | None:
     check_file(path)
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -396,7 +411,10 @@ def _read_csv(path: Path, condition: str | None) -> CodedLong | None:
         for batch in reader:
             if not columns:  # the rows of a block of BLOCK bytes: the file's rows, about
                 guess = batch.num_rows * path.stat().st_size // BLOCK * 21 // 20 + batch.num_rows
-                columns = {h: _Column(guess) for h in header if h != "score"}
+                counted = not keep_answers
+                columns = {
+                    h: _Column(guess, presence=counted and h == PREDICTION) for h in header if h != "score"
+                }
                 scores = _Buffer(np.float64, guess)
             for n, h in zip(names, header, strict=True):
                 if h == "score":
@@ -411,7 +429,7 @@ def _read_csv(path: Path, condition: str | None) -> CodedLong | None:
     return _finish(columns, scores, path, condition)
 
 
-def _read_parquet(path: Path, condition: str | None) -> CodedLong | None:
+def _read_parquet(path: Path, condition: str | None, keep_answers: bool = True) -> CodedLong | None:
     check_file(path)
     try:
         pf = pq.ParquetFile(path)
@@ -441,7 +459,12 @@ def _read_parquet(path: Path, condition: str | None) -> CodedLong | None:
         if not ok:
             return None
     n_rows = pf.metadata.num_rows
-    columns = {h: _Column(n_rows, numbers=h in numbers) for h in header if h != "score"}
+    counted = not keep_answers
+    columns = {
+        h: _Column(n_rows, numbers=h in numbers, presence=counted and h == PREDICTION)
+        for h in header
+        if h != "score"
+    }
     scores = _Buffer(np.float64, n_rows)
     try:
         for batch in pf.iter_batches(batch_size=CHUNK, columns=[f.name for f in fields]):

@@ -67,11 +67,14 @@ def _fast_one(path: Path, condition: str | None) -> pd.DataFrame | None:
     return None if coded is None else coded.to_frame()
 
 
-def _read_one(path: Path, condition: str | None, lean: bool = True) -> CodedLong | pd.DataFrame:
+def _read_one(
+    path: Path, condition: str | None, lean: bool = True, keep_answers: bool = True
+) -> CodedLong | pd.DataFrame:
     """One file: as codes (:mod:`benchsift.io._coded`) when it is a plain table and ``lean``, else as the
-    long DataFrame of the general reader (pandas), which names any offending cell."""
+    long DataFrame of the general reader (pandas), which names any offending cell. ``keep_answers=False``:
+    the answers are only counted (the lean reader then keeps no answer text)."""
     if lean:
-        coded = read_coded(path, condition)
+        coded = read_coded(path, condition, keep_answers)
         if coded is not None:
             return coded
     df = read_table(path, numeric=lambda header: ["score"])
@@ -219,7 +222,7 @@ def _read_long(
     parts, files = walk_inputs(
         as_paths(paths),
         TABLE_PATTERNS,
-        lambda p, _notes: _read_one(p, condition, lean),
+        lambda p, _notes: _read_one(p, condition, lean, keep_answers=answers is not None),
         notes=notes,
         what="long table",
     )
