@@ -17,7 +17,10 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
   items in two benchmarks, model by model, 0/1 scores, about 140 MB);
 * long-meta: the same rows with metadata columns ``question`` (a text per item), ``family`` and
   ``release_date`` (per model): the layout of a long export with item and model metadata (about 610 MB at
-  10 million rows).
+  10 million rows);
+* long-pred: the long rows with a ``prediction`` column holding a different 40-character answer in every
+  row (a long export with the models' free-text answers; about 550 MB at 10 million rows), imported with
+  the answers only counted, and with ``--answers-out`` (the answers table, which holds every text).
 
 ``--before-src DIR`` also runs every ``benchsift`` step with ``PYTHONPATH=DIR`` (a ``src`` folder of an
 earlier commit: ``git archive COMMIT src | tar -x -C /tmp/before`` gives ``/tmp/before/src``), each right
@@ -74,6 +77,15 @@ STEPS = {
     "benchsift import long-meta": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','long',{long_meta!r},'-o',{long_meta_out!r},'--json']; main()"
+    ),
+    "pandas.read_csv long-pred": "import pandas as pd; pd.read_csv({long_pred!r})",
+    "benchsift import long-pred": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','long',{long_pred!r},'-o',{long_pred_out!r},'--json']; main()"
+    ),
+    "benchsift import long-pred --answers-out": (
+        "from benchsift.cli.main import main; import sys; sys.argv=['benchsift','import','long',"
+        "{long_pred!r},'-o',{long_pred_out!r},'--answers-out',{answers_out!r},'--json']; main()"
     ),
     "benchsift import long (1 row)": (
         "from benchsift.cli.main import main; import sys;"
@@ -140,11 +152,29 @@ def write_long_meta(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     return n_models, n_items
 
 
+def write_long_pred(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
+    """:func:`write_long`'s rows with a ``prediction``: a different answer text in every row."""
+    n_models = LONG_MODELS
+    n_items = n_rows // n_models
+    rng = np.random.default_rng(seed)
+    bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
+    with open(path, "w") as fh:
+        fh.write("model,benchmark,item,score,prediction\n")
+        for m in range(n_models):
+            s = (rng.random(n_items) < 0.6).astype(int).astype(str)
+            fh.write(
+                "".join(
+                    f"m{m},{b},{i},{v},the answer of model {m} to item {i} is {v}\n"
+                    for i, (b, v) in enumerate(zip(bench, s, strict=True))
+                )
+            )
+    return n_models, n_items
+
+
 def kind_of(step: str) -> str:
-    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``1-row`` or ``""`` (none)."""
-    return next((k for k in ("1-row", "1 row", "long-meta", "long", "wide") if k in step), "").replace(
-        " ", "-"
-    )
+    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``long-pred``, ``1-row`` or ``""``."""
+    kinds = ("1-row", "1 row", "long-meta", "long-pred", "long", "wide")
+    return next((k for k in kinds if k in step), "").replace(" ", "-")
 
 
 def measure(code: str, src: Path | None = None) -> tuple[float, float]:
@@ -185,6 +215,7 @@ def main() -> None:
         wide = inputs / f"wide-{args.models}x{args.items}-{tag}.csv"
         long = inputs / f"long-{args.long_rows}-{tag}.csv"
         long_meta = inputs / f"long-meta-{args.long_rows}-{tag}.csv"
+        long_pred = inputs / f"long-pred-{args.long_rows}-{tag}.csv"
         t = time.perf_counter()
         steps = args.steps.split(",")
         if any(kind_of(name) == "wide" for name in steps) and not wide.exists():
@@ -197,13 +228,16 @@ def main() -> None:
         if any(kind_of(name) == "long-meta" for name in steps) and not long_meta.exists():
             write_long_meta(long_meta.with_suffix(".part"), args.long_rows, args.seed)
             long_meta.with_suffix(".part").rename(long_meta)
+        if any(kind_of(name) == "long-pred" for name in steps) and not long_pred.exists():
+            write_long_pred(long_pred.with_suffix(".part"), args.long_rows, args.seed)
+            long_pred.with_suffix(".part").rename(long_pred)
         mb = {
             k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
-            for k, v in (("w", wide), ("l", long), ("m", long_meta))
+            for k, v in (("w", wide), ("l", long), ("m", long_meta), ("p", long_pred))
         }
         print(
             f"inputs ready in {time.perf_counter() - t:.0f} s: wide {mb['w']} ({args.models} x {args.items}),"
-            f" long {mb['l']}, long-meta {mb['m']} ({lm * li:,} rows)"
+            f" long {mb['l']}, long-meta {mb['m']}, long-pred {mb['p']} ({lm * li:,} rows)"
         )
         tiny = folder / "tiny.csv"
         tiny.write_text("model,benchmark,item,score\nm0,A,0,1\n")
@@ -214,6 +248,9 @@ def main() -> None:
                 "long": str(long),
                 "long_meta": str(long_meta),
                 "long_meta_out": str(folder / f"long-meta{tag}.parquet"),
+                "long_pred": str(long_pred),
+                "long_pred_out": str(folder / f"long-pred{tag}.parquet"),
+                "answers_out": str(folder / f"answers{tag}.parquet"),
                 "tiny": str(tiny),
                 "wide_out": str(folder / f"wide{tag}.parquet"),
                 "long_out": str(folder / f"long{tag}.parquet"),
@@ -224,6 +261,7 @@ def main() -> None:
             "wide": args.models * args.items * 8 / 1e9,
             "long": lm * li * 8 / 1e9,
             "long-meta": lm * li * 8 / 1e9,
+            "long-pred": lm * li * 8 / 1e9,
             "1-row": 8e-9,
         }
         rows = []
@@ -236,7 +274,9 @@ def main() -> None:
                 kind = kind_of(name)
                 panel = sizes.get(kind, float("nan"))
                 rows.append({"step": label, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
-                ratio = f"{rss / panel:.2f}x panel" if kind in ("long", "long-meta", "wide") else ""
+                ratio = (
+                    f"{rss / panel:.2f}x panel" if kind in ("long", "long-meta", "long-pred", "wide") else ""
+                )
                 line = f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2g} GB  {ratio}"
                 print(line, flush=True)
         print(machine_line())
