@@ -20,7 +20,11 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
   10 million rows);
 * long-pred: the long rows with a ``prediction`` column holding a different 40-character answer in every
   row (a long export with the models' free-text answers; about 550 MB at 10 million rows), imported with
-  the answers only counted, and with ``--answers-out`` (the answers table, which holds every text).
+  the answers only counted, and with ``--answers-out`` (the answers table, which holds every text);
+* lm-eval: a folder of lm-evaluation-harness logs, one per model (``results_*.json`` and a
+  ``samples_arith_gen_*.jsonl`` of 5,000 documents; ``--long-rows`` / 5,000,000 x 1,000 models): the lines
+  of the real fixture ``tests/fixtures/io/lm_eval/real`` (written by lm-eval 0.4.13) with their ``doc_id``,
+  ``qid`` and ``exact_match`` varied; imported with ``--filter strict-match`` (half the lines).
 
 ``--before-src DIR`` also runs every ``benchsift`` step with ``PYTHONPATH=DIR`` (a ``src`` folder of an
 earlier commit: ``git archive COMMIT src | tar -x -C /tmp/before`` gives ``/tmp/before/src``), each right
@@ -86,6 +90,10 @@ STEPS = {
     "benchsift import long-pred --answers-out": (
         "from benchsift.cli.main import main; import sys; sys.argv=['benchsift','import','long',"
         "{long_pred!r},'-o',{long_pred_out!r},'--answers-out',{answers_out!r},'--json']; main()"
+    ),
+    "benchsift import lm-eval": (
+        "from benchsift.cli.main import main; import sys; sys.argv=['benchsift','import','lm-eval',"
+        "{lm_eval!r},'-o',{lm_eval_out!r},'--filter','strict-match','--json']; main()"
     ),
     "benchsift import long (1 row)": (
         "from benchsift.cli.main import main; import sys;"
@@ -171,9 +179,39 @@ def write_long_pred(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     return n_models, n_items
 
 
+LM_EVAL_FIXTURE = Path(__file__).resolve().parents[1] / "tests/fixtures/io/lm_eval/real/logs/tree/org__beta"
+LM_EVAL_STAMP = "2026-12-01T12-09-01.322052"
+LM_EVAL_DOCS = 5000
+
+
+def write_lm_eval(folder: Path, n_models: int, seed: int) -> None:
+    """``n_models`` lm-eval log folders of :data:`LM_EVAL_DOCS` samples each (see the module docstring)."""
+    lines = (LM_EVAL_FIXTURE / f"samples_arith_gen_{LM_EVAL_STAMP}.jsonl").read_text().splitlines()
+    base = [json.loads(line) for line in lines if line.strip()]
+    results = json.loads((LM_EVAL_FIXTURE / f"results_{LM_EVAL_STAMP}.json").read_text())
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True)
+    for m in range(n_models):
+        name = f"org/model{m:04d}"
+        d = folder / name.replace("/", "__")
+        d.mkdir()
+        config = {**results.get("config", {}), "model_args": f"pretrained={name}"}
+        (d / f"results_{LM_EVAL_STAMP}.json").write_text(
+            json.dumps({**results, "model_name": name, "config": config})
+        )
+        scores = (rng.random(LM_EVAL_DOCS) < 0.6).astype(float)
+        with open(d / f"samples_arith_gen_{LM_EVAL_STAMP}.jsonl", "w") as fh:
+            for i in range(LM_EVAL_DOCS):
+                rec = json.loads(json.dumps(base[i % len(base)]))
+                rec["doc_id"], rec["exact_match"] = i, scores[i]
+                rec["doc"]["qid"] = f"q{i}"
+                fh.write(json.dumps(rec) + "\n")
+
+
 def kind_of(step: str) -> str:
-    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``long-pred``, ``1-row`` or ``""``."""
-    kinds = ("1-row", "1 row", "long-meta", "long-pred", "long", "wide")
+    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``long-pred``, ``lm-eval``, ``1-row`` or
+    ``""``."""
+    kinds = ("1-row", "1 row", "long-meta", "long-pred", "lm-eval", "long", "wide")
     return next((k for k in kinds if k in step), "").replace(" ", "-")
 
 
@@ -216,6 +254,8 @@ def main() -> None:
         long = inputs / f"long-{args.long_rows}-{tag}.csv"
         long_meta = inputs / f"long-meta-{args.long_rows}-{tag}.csv"
         long_pred = inputs / f"long-pred-{args.long_rows}-{tag}.csv"
+        n_lm = max(1, args.long_rows // 5000)
+        lm_eval = inputs / f"lm-eval-{n_lm}x{LM_EVAL_DOCS}-{tag}"
         t = time.perf_counter()
         steps = args.steps.split(",")
         if any(kind_of(name) == "wide" for name in steps) and not wide.exists():
@@ -231,6 +271,9 @@ def main() -> None:
         if any(kind_of(name) == "long-pred" for name in steps) and not long_pred.exists():
             write_long_pred(long_pred.with_suffix(".part"), args.long_rows, args.seed)
             long_pred.with_suffix(".part").rename(long_pred)
+        if any(kind_of(name) == "lm-eval" for name in steps) and not lm_eval.exists():
+            write_lm_eval(lm_eval.with_suffix(".part"), n_lm, args.seed)
+            lm_eval.with_suffix(".part").rename(lm_eval)
         mb = {
             k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
             for k, v in (("w", wide), ("l", long), ("m", long_meta), ("p", long_pred))
@@ -251,6 +294,8 @@ def main() -> None:
                 "long_pred": str(long_pred),
                 "long_pred_out": str(folder / f"long-pred{tag}.parquet"),
                 "answers_out": str(folder / f"answers{tag}.parquet"),
+                "lm_eval": str(lm_eval),
+                "lm_eval_out": str(folder / f"lm-eval{tag}.parquet"),
                 "tiny": str(tiny),
                 "wide_out": str(folder / f"wide{tag}.parquet"),
                 "long_out": str(folder / f"long{tag}.parquet"),
@@ -262,6 +307,7 @@ def main() -> None:
             "long": lm * li * 8 / 1e9,
             "long-meta": lm * li * 8 / 1e9,
             "long-pred": lm * li * 8 / 1e9,
+            "lm-eval": n_lm * LM_EVAL_DOCS / 2 * 8 / 1e9,  # strict-match: half the documents are items
             "1-row": 8e-9,
         }
         rows = []
@@ -274,9 +320,7 @@ def main() -> None:
                 kind = kind_of(name)
                 panel = sizes.get(kind, float("nan"))
                 rows.append({"step": label, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
-                ratio = (
-                    f"{rss / panel:.2f}x panel" if kind in ("long", "long-meta", "long-pred", "wide") else ""
-                )
+                ratio = f"{rss / panel:.2f}x panel" if kind not in ("", "1-row") else ""
                 line = f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2g} GB  {ratio}"
                 print(line, flush=True)
         print(machine_line())
