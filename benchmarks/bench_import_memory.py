@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -124,59 +125,42 @@ def write_wide(path: Path, n_models: int, n_items: int, seed: int) -> None:
 LONG_MODELS = 1000
 
 
-def write_long(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
+def write_long(
+    path: Path, n_rows: int, seed: int, extra: str = "", tail: Callable[[int, int, str], str] | None = None
+) -> tuple[int, int]:
     """``model,benchmark,item,score``: :data:`LONG_MODELS` models x ``n_rows // LONG_MODELS`` items (two
-    benchmarks), model by model, scores 0/1."""
+    benchmarks), model by model, scores 0/1; ``extra`` (``",question,family"``) names more columns and
+    ``tail(model, item, score)`` gives each row's text of them (from its leading comma)."""
     n_models = LONG_MODELS
     n_items = n_rows // n_models
     rng = np.random.default_rng(seed)
+    bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
     with open(path, "w") as fh:
-        fh.write("model,benchmark,item,score\n")
+        fh.write(f"model,benchmark,item,score{extra}\n")
         for m in range(n_models):
             s = (rng.random(n_items) < 0.6).astype(int).astype(str)
-            bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
-            fh.write("".join(f"m{m},{b},{i},{v}\n" for i, (b, v) in enumerate(zip(bench, s, strict=True))))
+            rows = enumerate(zip(bench, s, strict=True))
+            if tail is None:
+                fh.write("".join(f"m{m},{b},{i},{v}\n" for i, (b, v) in rows))
+            else:
+                fh.write("".join(f"m{m},{b},{i},{v}{tail(m, i, v)}\n" for i, (b, v) in rows))
     return n_models, n_items
 
 
 def write_long_meta(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     """:func:`write_long`'s rows with ``question`` (per item), ``family`` and ``release_date`` (per model)."""
-    n_models = LONG_MODELS
-    n_items = n_rows // n_models
-    rng = np.random.default_rng(seed)
-    bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
-    questions = [f"what does image {i} show?" for i in range(n_items)]
-    with open(path, "w") as fh:
-        fh.write("model,benchmark,item,score,question,family,release_date\n")
-        for m in range(n_models):
-            s = (rng.random(n_items) < 0.6).astype(int).astype(str)
-            tail = f",family-{m % 25},2024-{1 + m % 12:02d}-{1 + m % 28:02d}\n"
-            fh.write(
-                "".join(
-                    f"m{m},{b},{i},{v},{q}{tail}"
-                    for i, (b, v, q) in enumerate(zip(bench, s, questions, strict=True))
-                )
-            )
-    return n_models, n_items
+
+    def tail(m: int, i: int, v: str) -> str:
+        return f",what does image {i} show?,family-{m % 25},2024-{1 + m % 12:02d}-{1 + m % 28:02d}"
+
+    return write_long(path, n_rows, seed, ",question,family,release_date", tail)
 
 
 def write_long_pred(path: Path, n_rows: int, seed: int) -> tuple[int, int]:
     """:func:`write_long`'s rows with a ``prediction``: a different answer text in every row."""
-    n_models = LONG_MODELS
-    n_items = n_rows // n_models
-    rng = np.random.default_rng(seed)
-    bench = np.where(np.arange(n_items) < n_items // 2, "A", "B")
-    with open(path, "w") as fh:
-        fh.write("model,benchmark,item,score,prediction\n")
-        for m in range(n_models):
-            s = (rng.random(n_items) < 0.6).astype(int).astype(str)
-            fh.write(
-                "".join(
-                    f"m{m},{b},{i},{v},the answer of model {m} to item {i} is {v}\n"
-                    for i, (b, v) in enumerate(zip(bench, s, strict=True))
-                )
-            )
-    return n_models, n_items
+    return write_long(
+        path, n_rows, seed, ",prediction", lambda m, i, v: f",the answer of model {m} to item {i} is {v}"
+    )
 
 
 LM_EVAL_FIXTURE = Path(__file__).resolve().parents[1] / "tests/fixtures/io/lm_eval/real/logs/tree/org__beta"
@@ -258,22 +242,18 @@ def main() -> None:
         lm_eval = inputs / f"lm-eval-{n_lm}x{LM_EVAL_DOCS}-{tag}"
         t = time.perf_counter()
         steps = args.steps.split(",")
-        if any(kind_of(name) == "wide" for name in steps) and not wide.exists():
-            write_wide(wide.with_suffix(".part"), args.models, args.items, args.seed)
-            wide.with_suffix(".part").rename(wide)
         lm, li = LONG_MODELS, args.long_rows // LONG_MODELS
-        if any(kind_of(name) == "long" for name in steps) and not long.exists():
-            write_long(long.with_suffix(".part"), args.long_rows, args.seed)
-            long.with_suffix(".part").rename(long)
-        if any(kind_of(name) == "long-meta" for name in steps) and not long_meta.exists():
-            write_long_meta(long_meta.with_suffix(".part"), args.long_rows, args.seed)
-            long_meta.with_suffix(".part").rename(long_meta)
-        if any(kind_of(name) == "long-pred" for name in steps) and not long_pred.exists():
-            write_long_pred(long_pred.with_suffix(".part"), args.long_rows, args.seed)
-            long_pred.with_suffix(".part").rename(long_pred)
-        if any(kind_of(name) == "lm-eval" for name in steps) and not lm_eval.exists():
-            write_lm_eval(lm_eval.with_suffix(".part"), n_lm, args.seed)
-            lm_eval.with_suffix(".part").rename(lm_eval)
+        writers: list[tuple[str, Path, Callable[[Path], object]]] = [
+            ("wide", wide, lambda out: write_wide(out, args.models, args.items, args.seed)),
+            ("long", long, lambda out: write_long(out, args.long_rows, args.seed)),
+            ("long-meta", long_meta, lambda out: write_long_meta(out, args.long_rows, args.seed)),
+            ("long-pred", long_pred, lambda out: write_long_pred(out, args.long_rows, args.seed)),
+            ("lm-eval", lm_eval, lambda out: write_lm_eval(out, n_lm, args.seed)),
+        ]
+        for kind, target, write in writers:  # each input once, written under a temporary name
+            if any(kind_of(name) == kind for name in steps) and not target.exists():
+                write(target.with_suffix(".part"))
+                target.with_suffix(".part").rename(target)
         mb = {
             k: f"{v.stat().st_size / 1e6:.0f} MB" if v.exists() else "-"
             for k, v in (("w", wide), ("l", long), ("m", long_meta), ("p", long_pred))
