@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -51,19 +52,17 @@ def _start(force: bool, files: list[Path | None], max_lost: float, stage: str, q
     return progress_bar(stage, not quiet, transient=False, bold=False)
 
 
-def _finish(result: Any, as_json: bool, max_lost: float) -> None:
-    """Print the stage's counts and API calls (tables) or its ``--json`` object; then exit with
-    :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests, was answered (the
-    output is written: a rerun sends only what is missing)."""
+def _finish(result: Any, as_json: bool, max_lost: float, *more: Callable[[], Any]) -> None:
+    """Print the stage's counts and API calls (tables), then what each of ``more`` makes, or its ``--json``
+    object; then exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests,
+    was answered (the output is written: a rerun sends only what is missing)."""
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
     else:
-        from benchsift.report.tables.prism import render_grade_means, render_stage
+        from benchsift.report.tables.prism import render_stage
 
-        for table in render_stage(result):
+        for table in [*render_stage(result), *(make() for make in more)]:
             console.print(table)
-        if result.stage == "grade":
-            console.print(render_grade_means(result.extra["axis_means"]))
     why = result.incomplete(max_lost)
     if why is None:
         return
@@ -229,7 +228,13 @@ def grade_cmd(
         cache=cache,
         progress=tick,
     )
-    _finish(result, as_json, max_lost)
+
+    def axis_means() -> Any:  # tables only: --json imports no table module
+        from benchsift.report.tables.prism import render_grade_means
+
+        return render_grade_means(result.extra["axis_means"])
+
+    _finish(result, as_json, max_lost, axis_means)
 
 
 def register(app: typer.Typer) -> None:
