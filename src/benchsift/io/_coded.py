@@ -280,7 +280,7 @@ class _Column:
         if self.presence:
             labels = answer_labels(dictionary.to_pylist())
             lut = np.where(labels.notna().to_numpy(), 0, -1).astype(np.int32)
-            self.nulls = self.nulls or bool(arr.null_count) or bool((lut < 0).any())
+            self.nulls = self.nulls or bool((lut < 0).any())  # a blank answer; a null cell: below
         else:
             lut = np.fromiter((index.setdefault(v, len(index)) for v in dictionary.to_pylist()), np.int32)
         out = self.codes.slot(len(arr))
