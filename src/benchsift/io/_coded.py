@@ -27,8 +27,9 @@ blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects
 a different text in every row (a free-text ``prediction``) costs a few hundred bytes per row (about 350
 for 40-character answers, docs/SCALING.md). A
 file the lean reader does not take (a score pyarrow does not read as a number, an empty id, a parse error,
-a column named like the general reader's bookkeeping, a parquet metadata column that is not text nor
-numbers) returns None from the readers and takes the general reader, which names the offending cell.
+a column named like the general reader's bookkeeping, a parquet metadata column that is not text (plain
+or a categorical), numbers, dates nor timestamps) returns None from the readers and takes the general
+reader, which names the offending cell.
 """
 
 from __future__ import annotations
@@ -239,12 +240,18 @@ class _Buffer:
         return out
 
 
+def _temporal(t: pa.DataType) -> bool:
+    """A date or timestamp type (coded by value, as numbers are)."""
+    return pa.types.is_timestamp(t) or pa.types.is_date(t)
+
+
 class _Column:
     """Collects one dictionary-encoded column batch by batch: each batch's dictionary is mapped onto
     the values seen so far (one Python dict look-up per distinct value per batch, none per row).
 
-    ``numbers``: a parquet metadata column of integers or floats, coded by value (a NaN is missing, as in
-    pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general reader); otherwise
+    ``numbers``: a parquet metadata column of integers, floats, dates or timestamps, coded by value (a NaN
+    is missing, as in pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general
+    reader); otherwise
     text (integers become their text: ids). ``presence``: only whether each cell holds an answer (the
     ``prediction`` column when the answers are counted, not kept): code 0 (the one value
     :data:`ANSWER_PRESENT`) where :func:`~benchsift.io._common.answer_labels` gives a label, -1 where it
@@ -261,7 +268,7 @@ class _Column:
     def _encode_numbers(self, arr: pa.Array) -> pa.Array | None:
         if pa.types.is_floating(arr.type):
             arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
-        elif not pa.types.is_integer(arr.type):
+        elif not (pa.types.is_integer(arr.type) or _temporal(arr.type)):
             return None
         arr = pc.dictionary_encode(arr)
         if pa.types.is_floating(arr.type.value_type):
@@ -462,9 +469,10 @@ def _read_parquet(path: Path, condition: str | None, keep_answers: bool = True) 
             ok = text or (pa.types.is_integer(f.type) and not pa.types.is_dictionary(f.type))
         elif h in COLUMNS:
             ok = text
-        else:  # metadata: pandas reads a dictionary column as a categorical; dates and others: general path
-            ok = text and not pa.types.is_dictionary(f.type)
-            if h != PREDICTION and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)):
+        else:  # metadata: text (a dictionary one is a categorical), numbers, dates; others: general path
+            ok = text and not (h == PREDICTION and pa.types.is_dictionary(f.type))
+            numeric = pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or _temporal(f.type)
+            if h != PREDICTION and numeric:
                 ok = True
                 numbers.add(h)
         if not ok:

@@ -78,6 +78,10 @@ class Extra:
                 self._table[:-1] = self.values
                 self._table[-1] = np.nan
             return pd.Series(pd.array(self._table[positions], dtype=text_dtype()))
+        if pa.types.is_dictionary(self.arrow_field.type):
+            # a categorical: its categories are all the column's values (the file's dictionary, in order)
+            base = _parquet_series([*self.values, None], self.arrow_field, self.pandas_meta)
+            return base.take(np.where(positions < 0, len(self.values), positions)).reset_index(drop=True)
         uniq, inverse = np.unique(positions, return_inverse=True)
         picked = [None if u < 0 else self.values[u] for u in uniq.tolist()]
         padded = self.has_null and not (len(uniq) and uniq[0] < 0)
