@@ -224,8 +224,6 @@ def benchmarks_command(
 ) -> None:
     """Cross-benchmark redundancy (Eq. 4): rho(Y_i) per benchmark and the anchor benchmark (Appendix C)."""
     outputs(force, dirs=[out])
-    if level not in ("auto", "benchmark", "item"):
-        raise InputError(f"--level must be auto, benchmark or item, got {level!r}")
     res = benchmark_redundancy(
         Panel.load(panel),
         benchmarks=split_list(benchmarks),
