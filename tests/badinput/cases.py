@@ -913,6 +913,18 @@ case(
     lambda e: (_suite(e), ["estimate", "suite", "panel.parquet", "--level", "2"])[1],
     match=r"level",
 )
+case(
+    "estimate-n-boot-0",
+    6,
+    lambda e: (_suite(e), ["estimate", "suite", "panel.parquet", "--n-boot", "0"])[1],
+    match=r"--n-boot: expected an int >= 1, got 0",
+)
+case(
+    "redundancy-benchmarks-level",
+    6,
+    lambda e: ["redundancy", "benchmarks", str(e.panel()), "--level", "domain"],
+    match=r"--level must be auto, benchmark or item, got 'domain'",
+)
 
 
 # --- group 7: degenerate data is refused with the reason -------------------------------------------------
