@@ -214,3 +214,18 @@ def test_condition_option_and_bad_condition_row(tmp_path: Path) -> None:
     assert out["panel"].models["condition"].tolist() == ["text-only"]
     with pytest.raises(InputError, match=r"line 1: condition 'blind' is not one of"):
         read_lm_eval([a], condition="blind")
+
+
+def test_vlmevalkit_rows_named_by_line(tmp_path: Path) -> None:
+    """A VLMEvalKit CSV row is named by its line (the data-row index the frame keeps, after the circular
+    regrouping's reordering too): a score the rescale rules reject, the same message on both paths."""
+    folder = tmp_path / "GPT4o"
+    folder.mkdir()
+    src = pd.read_csv(F / "vlmevalkit/GPT4o/GPT4o_MMStar_openai_result.csv", dtype=str)
+    src.loc[2, "hit"] = "150"
+    src.to_csv(folder / "GPT4o_MMStar_openai_result.csv", index=False)
+    shutil.copy(F / "vlmevalkit/GPT4o/GPT4o_MMBench_DEV_EN_openai_result.tsv", folder)
+    out = _same(read_vlmevalkit, [folder], tmp_path, False)
+    bad = folder / "GPT4o_MMStar_openai_result.csv"
+    expected = f"InputError: {bad}, line 4: benchmark 'MMStar': score 150.0 outside [0, 1]"
+    assert out["error"].startswith(expected)

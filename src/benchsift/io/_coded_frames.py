@@ -152,6 +152,8 @@ class FrameCoder:
         if (n and len(files) != 1) or any(frame[c].dtype != text_dtype() for c in extras):
             raise _Uncodable
         numbers, fmt = _row_numbers(frame[ROW_COL])
+        if len(numbers) and 0 <= numbers.min() and numbers.max() < np.iinfo(np.int32).max:
+            numbers = numbers.astype(np.int32)  # 4 bytes per row (a part in int64 makes the whole int64)
         for name in (*IDS, "condition"):
             if not _texts(frame[name]) or frame[name].isna().any():
                 raise _Uncodable
@@ -193,10 +195,8 @@ class FrameCoder:
     def result(self) -> CodedLong:
         """The coded long table of the frames added, in order (consumes the coder)."""
         sizes = np.asarray(self.sizes, dtype=np.int64)
-        numbers = np.concatenate(self.numbers) if self.numbers else np.empty(0, dtype=np.int64)
+        numbers = np.concatenate(self.numbers) if self.numbers else np.empty(0, dtype=np.int32)
         self.numbers = []
-        if len(numbers) and numbers.max() < np.iinfo(np.int32).max:
-            numbers = numbers.astype(np.int32)
         ids = {name: Coded(g.codes(), [str(v) for v in g.index]) for name, g in self.ids.items()}
         extras = [g.extra(name) for name, g in self.extras.items()]
         if self.has_answers:
