@@ -182,9 +182,9 @@ def export_suite(
     _check_id_source(s, to, ids_from, warnings)
     items = _items_by_benchmark(s)
     if to != "vlmevalkit" and (dataset_tsv or dataset_class):
-        raise InputError(f"dataset_tsv and dataset_class are for vlmevalkit, not {to}")
+        raise InputError(f"`dataset_tsv` and `dataset_class` are for vlmevalkit, not {to}")
     if to != "lmms-eval" and task_yaml:
-        raise InputError(f"task_yaml is for lmms-eval, not {to}")
+        raise InputError(f"`task_yaml` is for lmms-eval, not {to}")
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         if to == "lm-eval":

@@ -244,7 +244,7 @@ def end_to_end(
     ``progress(done, total)`` (:mod:`benchsift.progress`) is called after each split.
     """
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
-        raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
+        raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
