@@ -886,7 +886,7 @@ case(
     "stage3-min-coverage-negative",
     6,
     lambda e: ["diagnose", "stage3", str(e.panel()), "--k", "2", "--min-coverage", "-1"],
-    match=r"min_coverage: expected 1 to 6 benchmarks a model must cover, got -1",
+    match=r"--min-coverage: expected 1 to 6 benchmarks a model must cover, got -1",
 )
 case(
     "analyze-unknown-axis",
@@ -1197,7 +1197,7 @@ case(
     "shelf-life-min-coverage",
     6,
     lambda e: ["diagnose", "shelf-life", str(e.panel()), "--k", "2", "--min-coverage", "99"],
-    match=r"min_coverage: expected 1 to 6 benchmarks",
+    match=r"--min-coverage: expected 1 to 6 benchmarks",
 )
 case(
     "checkpoints-bad-regex",
