@@ -12,41 +12,18 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_world import invoke, run_args, write_config
+from engine_world import invoke, prepare_run, run_args
 from fake_server import API_KEY
 
 from benchsift.clients.cache import ResponseCache
 from benchsift.clients.config import TRANSPORTS
 
 
-def _prepare(
-    world: dict, tmp: Path, url: str, models: list[str], n: int, **cfg_kw
-) -> tuple[Path, Path, Path]:
-    root, img = world["root"], world["images"]
-    cfg = write_config(tmp / "models.toml", url, models, **cfg_kw)
-    items = tmp / "items.jsonl"
-    invoke(
-        "sources",
-        "--raw",
-        f"okvqa={root / 'okvqa.jsonl'}",
-        "--raw",
-        f"ai2d={root / 'ai2d.jsonl'}",
-        "--no-sample",
-        "--out",
-        str(items),
-    )
-    lines = items.read_text().splitlines()[:n]
-    items.write_text("\n".join(lines) + "\n")
-    arts = tmp / "artifacts.jsonl"
-    invoke("build", "--items", str(items), "--images", str(img), "--config", str(cfg), "--out", str(arts))
-    return cfg, items, arts
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_flaky_server_gives_the_correct_verdicts(world: dict, server, tmp_path: Path, transport: str) -> None:
     server.slow = 2.0  # past the 1 s client timeout
-    cfg, items, arts = _prepare(
+    cfg, items, arts = prepare_run(
         world, tmp_path, server.url, ["flaky", "correct"], 8, timeout=1.0, extra=f'transport = "{transport}"'
     )
     recs = tmp_path / "records.jsonl"
@@ -83,7 +60,7 @@ def test_sigkill_mid_run_resumes_without_loss_repeating_only_in_flight(
 
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
-        cfg, items, arts = _prepare(world, tmp_path, srv.url, ["correct", "stubborn"], 24, concurrency=4)
+        cfg, items, arts = prepare_run(world, tmp_path, srv.url, ["correct", "stubborn"], 24, concurrency=4)
         base = len(srv.requests())
         cache = new_cache()
         out = tmp_path / "rec.jsonl"
@@ -138,7 +115,7 @@ def test_full_dialogue_plays_all_turns_and_budgets(world: dict, server, tmp_path
     from benchsift.prism.run import ModelSpec, run_models
     from benchsift.prism.sources import read_items
 
-    cfg_path, items_path, arts_path = _prepare(world, tmp_path, server.url, ["sycophant", "adopter"], 6)
+    cfg_path, items_path, arts_path = prepare_run(world, tmp_path, server.url, ["sycophant", "adopter"], 6)
     cfg = load_config(cfg_path)
     items, arts = read_items(items_path), read_artifacts(arts_path)
 

@@ -20,33 +20,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from engine_world import invoke, run_args, write_config
+from engine_world import prepare_run, run_args
 from fake_server import API_KEY, FakeServer
 
 from benchsift.clients.base import Request, Response
 from benchsift.clients.cache import ResponseCache
 from benchsift.clients.cache_postgres import PostgresCache
 from benchsift.clients.cache_sqlite import SQLiteCache
-
-
-def _prepare(world: dict, tmp: Path, url: str, n: int) -> tuple[Path, Path, Path]:
-    root, img = world["root"], world["images"]
-    cfg = write_config(tmp / "models.toml", url, ["correct", "stubborn"], concurrency=4)
-    items = tmp / "items.jsonl"
-    invoke(
-        "sources",
-        "--raw",
-        f"okvqa={root / 'okvqa.jsonl'}",
-        "--raw",
-        f"ai2d={root / 'ai2d.jsonl'}",
-        "--no-sample",
-        "--out",
-        str(items),
-    )
-    items.write_text("\n".join(items.read_text().splitlines()[:n]) + "\n")
-    arts = tmp / "artifacts.jsonl"
-    invoke("build", "--items", str(items), "--images", str(img), "--config", str(cfg), "--out", str(arts))
-    return cfg, items, arts
 
 
 def _start(world: dict, tmp: Path, inputs: tuple[Path, Path, Path], cache: str, tag: str) -> subprocess.Popen:
@@ -67,7 +47,7 @@ def _records(path: Path) -> list[tuple]:
 def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_path: Path, new_cache) -> None:
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
-        inputs = _prepare(world, tmp_path, srv.url, 16)
+        inputs = prepare_run(world, tmp_path, srv.url, ["correct", "stubborn"], 16, concurrency=4)
         base = len(srv.requests())
         # one process alone: the distinct requests of the run
         solo = _start(world, tmp_path, inputs, new_cache(), "solo")
@@ -110,7 +90,7 @@ def test_a_killed_holder_is_taken_over(world: dict, tmp_path: Path, new_cache) -
     process had in flight (at most its concurrency limits: two endpoints of 4, and 4 for each judge)."""
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
-        inputs = _prepare(world, tmp_path, srv.url, 16)
+        inputs = prepare_run(world, tmp_path, srv.url, ["correct", "stubborn"], 16, concurrency=4)
         base = len(srv.requests())
         cache = new_cache()
         victim = _start(world, tmp_path, inputs, cache, "victim")

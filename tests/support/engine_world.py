@@ -185,3 +185,28 @@ __all__ = [
     "run_args",
     "write_config",
 ]
+
+
+def prepare_run(
+    world: dict[str, Any], tmp: Path, url: str, models: list[str], n: int, **cfg_kw: Any
+) -> tuple[Path, Path, Path]:
+    """A config of ``models`` served at ``url``, the first ``n`` source items of the world and their built
+    artifacts (``prism sources`` and ``prism build``): ``(config, items, artifacts)`` for ``prism run``."""
+    cfg = write_config(tmp / "models.toml", url, models, **cfg_kw)
+    items = tmp / "items.jsonl"
+    raw = [f"okvqa={world['root'] / 'okvqa.jsonl'}", f"ai2d={world['root'] / 'ai2d.jsonl'}"]
+    invoke("sources", "--raw", raw[0], "--raw", raw[1], "--no-sample", "--out", str(items))
+    items.write_text("\n".join(items.read_text().splitlines()[:n]) + "\n")
+    arts = tmp / "artifacts.jsonl"
+    invoke(
+        "build",
+        "--items",
+        str(items),
+        "--images",
+        str(world["images"]),
+        "--config",
+        str(cfg),
+        "--out",
+        str(arts),
+    )
+    return cfg, items, arts

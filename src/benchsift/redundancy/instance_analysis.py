@@ -12,6 +12,7 @@ take.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,6 +89,16 @@ def analyse_instances(
         )
     if benchmarks is not None and not each_benchmark:
         raise InputError("`benchmarks` needs `each_benchmark` (for one benchmark use `benchmark` NAME)")
+    shared: dict[str, Any] = dict(
+        ratios=ratios,
+        repeats=repeats,
+        metrics=metrics,
+        threshold=threshold,
+        random_state=random_state,
+        condition=condition,
+        progress=progress,
+        n_jobs=n_jobs,
+    )
     if compare_k is not None:
         return compare_instance_redundancy(
             panel,
@@ -95,44 +106,11 @@ def analyse_instances(
             each_benchmark=each_benchmark,
             benchmark=benchmark,
             benchmarks=benchmarks,
-            ratios=ratios,
-            repeats=repeats,
-            metrics=metrics,
-            threshold=threshold,
-            random_state=random_state,
-            condition=condition,
-            progress=progress,
-            n_jobs=n_jobs,
+            **shared,
         )
     if each_benchmark:
-        return instance_redundancy_by_benchmark(
-            panel,
-            benchmarks,
-            ratios=ratios,
-            repeats=repeats,
-            metrics=metrics,
-            threshold=threshold,
-            top_k=top_k,
-            bottom_k=bottom_k,
-            random_state=random_state,
-            condition=condition,
-            progress=progress,
-            n_jobs=n_jobs,
-        )
-    return instance_redundancy(
-        panel,
-        benchmark,
-        ratios=ratios,
-        repeats=repeats,
-        metrics=metrics,
-        threshold=threshold,
-        top_k=top_k,
-        bottom_k=bottom_k,
-        random_state=random_state,
-        condition=condition,
-        progress=progress,
-        n_jobs=n_jobs,
-    )
+        return instance_redundancy_by_benchmark(panel, benchmarks, top_k=top_k, bottom_k=bottom_k, **shared)
+    return instance_redundancy(panel, benchmark, top_k=top_k, bottom_k=bottom_k, **shared)
 
 
 def curves(res: InstanceAnalysis) -> dict[str, InstanceRedundancy | InstanceRedundancyByBenchmark]:
