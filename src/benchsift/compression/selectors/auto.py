@@ -130,6 +130,9 @@ SEPARATION_LEVEL = 0.95
 #: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random), at each
 #: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
 NULL_LEVEL = 0.95
+#: Inner rho by which a fitted best must be able to beat the null for the null test to be extended: when the
+#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, Random is kept at once.
+NULL_MARGIN = 0.005
 
 
 def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
@@ -139,8 +142,10 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
     where both are defined: ``d_s = best_s - null_s``, ``t = mean(d) / (sd(d) / sqrt(n))`` (sd with ddof 1),
     one-sided ``p = P(T_{n-1} > t)`` (Student's t; as ``scipy.stats.ttest_rel(..., alternative="greater")``).
     ``passed`` when ``p < 1 - level`` (``n >= 2``), when every ``d_s`` is the same positive number (no
-    spread), or when the null has no defined value on any split (it cannot compete). Returns ``n``,
-    ``mean_diff``, ``t``, ``p``, ``level`` and ``passed``.
+    spread), or when the null has no defined value on any split (it cannot compete). ``upper`` is the
+    one-sided upper confidence bound of the mean difference at ``level``, ``mean(d) + t_{level, n-1} sd(d) /
+    sqrt(n)`` (the mean itself without spread; ``None`` with fewer than 2 pairs). Returns ``n``,
+    ``mean_diff``, ``t``, ``p``, ``upper``, ``level`` and ``passed``.
     """
     b = np.asarray(best, dtype=np.float64)
     z = np.asarray(null, dtype=np.float64)
@@ -151,6 +156,7 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
         "mean_diff": float(d.mean()) if d.size else None,
         "t": None,
         "p": None,
+        "upper": None,
         "level": float(level),
         "passed": False,
     }
@@ -163,8 +169,10 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
             out["t"] = tval
             out["p"] = float(student_t.sf(tval, d.size - 1))
             out["passed"] = out["p"] < 1.0 - float(level)
+            out["upper"] = float(d.mean()) + float(student_t.ppf(float(level), d.size - 1)) * se
         else:  # the same difference on every split
             out["passed"] = float(d.mean()) > 0
+            out["upper"] = float(d.mean())
     return out
 
 
@@ -210,6 +218,11 @@ class AutoSelector(ItemSelector):
     null_max_inner
         Inner splits the null test extends to, for the best and the null only, when it fails on the
         ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
+    null_margin
+        The extension runs only when the one-sided upper confidence bound (at ``null_level``) of the best's
+        mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.005, half
+        the issue's tolerance of 0.01): below it the best cannot be shown to beat the null by more than the
+        margin, so the null is kept without the extra fits (``0``: extend whenever the test fails).
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -246,9 +259,11 @@ class AutoSelector(ItemSelector):
         null: str | None = "random",
         null_level: float = NULL_LEVEL,
         null_max_inner: int = 8,
+        null_margin: float = NULL_MARGIN,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
         self.null_max_inner = null_max_inner
+        self.null_margin = null_margin
         self.inner_build = inner_build
         self.null = null
         self.null_level = null_level
@@ -293,6 +308,9 @@ class AutoSelector(ItemSelector):
         lev = self.null_level
         if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
             raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
+        mar = self.null_margin
+        if isinstance(mar, bool) or not isinstance(mar, int | float) or not 0.0 <= float(mar) < 1.0:
+            raise InputError(f"auto null_margin: expected an inner rho difference in [0, 1), got {mar!r}")
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""
@@ -404,7 +422,14 @@ class AutoSelector(ItemSelector):
             if null is not None and w != null:
                 self.null_test_ = self._null_test(rho, w, null, names)
                 n_max = int(self.null_max_inner)
-                if not self.null_test_["passed"] and n_max > int(self.n_inner) and n_models >= 2:
+                upper = self.null_test_["upper"]
+                material = upper is None or upper >= float(self.null_margin)
+                if not self.null_test_["passed"] and not material:
+                    self.null_test_["note"] += (
+                        f"; not extended: the upper {self.null_level:g} bound of the difference, "
+                        f"{upper:+.4f}, is below the margin {float(self.null_margin):g}"
+                    )
+                if not self.null_test_["passed"] and material and n_max > int(self.n_inner) and n_models >= 2:
                     # inconclusive on n_inner splits: more inner splits, for the best and the null only
                     pair = np.column_stack([rho[:, w], rho[:, null]])
                     only = {options[w][0], options[null][0]}
@@ -511,7 +536,13 @@ class AutoSelector(ItemSelector):
     def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
         """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
         test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level))
-        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test, "extended": False}
+        out: dict[str, Any] = {
+            "selector": labels[w],
+            "null": labels[null],
+            **test,
+            "margin": float(self.null_margin),
+            "extended": False,
+        }
         shown = "undefined" if test["mean_diff"] is None else f"{test['mean_diff']:+.4f}"
         p_txt = "" if test["p"] is None else f", one-sided p = {test['p']:.3f}"
         out["note"] = (

@@ -70,9 +70,12 @@ _HALF_TYPES = frozenset({"soft", "judge", "vqa", "half", "binary"})
 _MEDIAN_TYPES = frozenset({"graded", "caption", "captioning", "referring", "median"})
 
 # A few recent fits, keyed by the exact response matrix and fitter settings: the held-out protocols select at
-# several retentions on the same build matrix, and the 2PL fit does not depend on the budget.
+# several retentions on the same build matrix, and the 2PL fit does not depend on the budget. The automatic
+# selector fits up to 9 matrices per pool (8 inner build sets and all the rows) and revisits them at every
+# retention of the pool: with room for 8 the least recently used one was refitted at every retention that
+# needed it (one extra fit per outer split on the 169 x 3,088 cost panel), so the memo keeps 16.
 _FIT_CACHE: OrderedDict[tuple[object, ...], TwoPL] = OrderedDict()
-_FIT_CACHE_SIZE = 8
+_FIT_CACHE_SIZE = 16
 _FIT_LOCK = threading.Lock()
 
 
