@@ -112,6 +112,7 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
+from benchsift.compression.selectors.irt2pl import IRT2PLSelector
 from benchsift.compression.selectors.random import RandomSelector
 from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
@@ -131,8 +132,10 @@ SEPARATION_LEVEL = 0.95
 #: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
 NULL_LEVEL = 0.95
 #: Inner rho by which a fitted best must be able to beat the null for the null test to be extended: when the
-#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, Random is kept at once.
+#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, the null is kept.
 NULL_MARGIN = 0.005
+#: Cap on the EM iterations of IRT 2PL's fits on the inner splits (None: no cap; an opt-in approximation).
+INNER_EM_ITER: int | None = None
 
 
 def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
@@ -223,6 +226,11 @@ class AutoSelector(ItemSelector):
         mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.005, half
         the issue's tolerance of 0.01): below it the best cannot be shown to beat the null by more than the
         margin, so the null is kept without the extra fits (``0``: extend whenever the test fails).
+    inner_em_iter
+        EM iterations of an IRT 2PL candidate's fit on an inner split, at most its own ``max_iter`` (default
+        ``None``: its own; 4 is one EM step and one SQUAREM cycle). The winner's fit on all the rows runs to
+        its own tolerance, and other 2PL fitters (tinyBenchmarks, whose p-IRT estimate moves with the fit)
+        are not capped. See the module docstring (Cost) for the measured agreement with converged fits.
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -260,8 +268,10 @@ class AutoSelector(ItemSelector):
         null_level: float = NULL_LEVEL,
         null_max_inner: int = 8,
         null_margin: float = NULL_MARGIN,
+        inner_em_iter: int | None = INNER_EM_ITER,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.inner_em_iter = inner_em_iter
         self.null_max_inner = null_max_inner
         self.null_margin = null_margin
         self.inner_build = inner_build
@@ -308,6 +318,9 @@ class AutoSelector(ItemSelector):
         lev = self.null_level
         if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
             raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
+        it = self.inner_em_iter
+        if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or int(it) < 1):
+            raise InputError(f"auto inner_em_iter: expected an integer >= 1 or None, got {it!r}")
         mar = self.null_margin
         if isinstance(mar, bool) or not isinstance(mar, int | float) or not 0.0 <= float(mar) < 1.0:
             raise InputError(f"auto null_margin: expected an inner rho difference in [0, 1), got {mar!r}")
@@ -319,6 +332,12 @@ class AutoSelector(ItemSelector):
     # ------------------------------------------------------------------ selection
     def _run(self, sel: ItemSelector, inp: SelectorInput, rows: np.ndarray | None) -> np.ndarray:
         scores = inp.scores if rows is None else inp.scores[rows]
+        if type(sel).select is ItemSelector.select:
+            # the rows of input validated once, by this selector's select: the candidate's own select would
+            # only check them again (check_selector_input), so its parameters are checked and it selects
+            sel._check_params()
+            sub = SelectorInput(scores, inp.k, inp.embeddings, inp.text_embeddings, inp.item_meta)
+            return sel._select(sub)
         return sel.select(
             scores,
             inp.k,
@@ -494,7 +513,7 @@ class AutoSelector(ItemSelector):
                 continue
             # the final seed on every inner split: the evidence is about the configuration (cells,
             # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
-            sel = fresh_selector(spec, _seed(base, 2, keys[c]))
+            sel = self._inner_config(fresh_selector(spec, _seed(base, 2, keys[c])))
             draws = [sel]
             if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
                 sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
@@ -521,6 +540,14 @@ class AutoSelector(ItemSelector):
             if (which == j).any():
                 r[j] = float(np.mean(r_all[which == j]))
         return r
+
+    def _inner_config(self, sel: ItemSelector) -> ItemSelector:
+        """The candidate as it selects on an inner split: IRT 2PL with at most :attr:`inner_em_iter` EM
+        iterations, any other candidate unchanged."""
+        if self.inner_em_iter is not None and isinstance(sel, IRT2PLSelector):
+            if int(sel.max_iter) > int(self.inner_em_iter):
+                sel.set_params(max_iter=int(self.inner_em_iter))
+        return sel
 
     def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
         c, mode = option
