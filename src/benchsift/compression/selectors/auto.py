@@ -32,7 +32,10 @@ per pool and retention), from the models it is given and nothing else:
        t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),   p = P(T_{n-1} > t),
 
    passed when ``p < 1 - null_level`` (default level 0.95). When it fails on the ``n_inner`` splits, the
-   evidence is extended once: the best and Random alone are run on further inner splits, up to
+   evidence is extended once, provided the best could still beat Random by a material amount -- the
+   one-sided upper confidence bound ``mean_s(d_s) + t_{0.95, n-1} sd_s(d_s) / sqrt(n)`` reaches
+   ``null_margin`` (default 0.005, half the issue's tolerance; below it Random is kept at once, at an
+   expected cost below the margin): the best and Random alone are run on further inner splits, up to
    ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
    on all of them. Two looks at one-sided 0.05 each keep the chance that a fitted candidate no better than
    Random passes at most 0.10 (Bonferroni). If the test still fails Random is kept and ``notes_`` says so
@@ -68,8 +71,14 @@ splits: auto minus the best fixed selector -0.021 on the Random plant at r = 2 %
 20 outer splits), within 0.007 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
 little power: with the null at level 0.9 and 4 inner splits, and no extension, MMMU lost 0.014 at r = 5 %
 (Random kept on two splits where point-biserial wins by 0.12). With the defaults (4 inner splits, level 0.95,
-extension to 8) the worst retention is -0.004 (point-biserial plant), -0.001 (IRT 2PL plant), -0.006
-(Random plant, where auto picked Random in 79 of 80 (split, retention) cells) and -0.005 (MMMU). On the
+extension to 8 when the bound reaches the margin of 0.005) the worst retention is -0.0038 (point-biserial
+plant), -0.0008 (IRT 2PL plant), -0.0063 (Random plant, where auto picked Random in 79 of 80 (split,
+retention) cells) and -0.0050 (MMMU): the same table, cell for cell, as without the margin, which never
+applies at r <= 20 % on these panels (it spares extensions at r = 20-50 % of the cost panel below, where
+every candidate is within 0.003 of Random). Three inner splits (same extension) stay within the tolerance
+(worst -0.0038, -0.0020, -0.0063, -0.0068) but cost more, not less: a first look with 2 degrees of freedom
+is inconclusive more often, and each extension then adds 5 inner splits (6.0x IRT 2PL's CPU time on the
+cost panel below). On the
 Random plant auto cannot beat Random on average: Random is the best fixed selector at every retention
 there, so the best auto can do is to pick it every time, and auto minus Random is then the difference of
 two random draws, zero in expectation (measured: -0.0003).
@@ -85,15 +94,27 @@ the same at every retention: the inner splits are then the same at every retenti
 candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
 draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
 which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
-budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. What remains is the
-IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up to 4 more inner
-IRT 2PL fits when the best is IRT 2PL and it is close to Random). Measured in
-``benchmarks/bench_auto_selector.py`` (2-core machine at load 7): ``validate`` with auto on a simulated
-169 x 3,088 panel (20 splits x 6 retentions) took 511.8 s against 55.7 s for IRT 2PL alone (medians of 2
-alternated runs; 9.2x wall, 7.8x CPU), above the 5x the issue asks; the selection time summed over the
-held-out tasks was 4.8x IRT 2PL on the point-biserial plant and on MMMU, where the test is mostly
-conclusive on 4 splits, and 7.0x on the IRT 2PL plant, where IRT 2PL and Random are within 0.01 at
-r >= 5 % and the test is extended (3.3x there with 4 inner splits and no extension, at level 0.9).
+budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps
+16 fits (auto revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room
+for 8 the least recently used one was refitted each time), the test information is computed once per fit
+(:func:`~.irt2pl.fit_test_information`), and candidates select on inner rows without validating them again.
+What remains is the IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up
+to 4 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
+the margin). Measured with ``benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner
+--skip-rules --repeats 2`` (2-core machine shared with other jobs, load 3.8-4.8): ``validate`` with auto on a
+simulated 169 x 3,088 panel (20 splits x 6 retentions) took 156.8 / 168.5 s wall (min / median of 2
+alternated runs) and 108.8 s CPU against 16.9 / 22.9 s wall and 16.9 s CPU for IRT 2PL alone: 7.4x wall
+at the medians (the IRT 2PL side ran once on a quiet machine), 6.4x CPU. Before the margin and the memo fixes
+it was 511.8 s against 55.7 s (load 7; 9.2x wall, 7.8x CPU), with 8.4 inner IRT 2PL fits per outer split
+(5.8 now; seed 0). Still above the 5x the issue asks: four inner splits and the winner's selection are five
+IRT 2PL fits and about 4.3 times metabench's bins per outer split against one fit and one set of bins for
+IRT 2PL alone, VAW, point-biserial and the Random draws come on top, and a faster fit or faster bins speed
+both sides alike. ``inner_em_iter=4`` caps the inner fits at 4 EM iterations (7 to convergence on this
+panel): 5.6x wall, 5.3x CPU (one run, load 4, before the test-information memo), with 17 of 18 picks the
+same as with converged inner fits on the planted panels (80 x 500, three seeds, k = 10 and 50; the other at
+k = 10), so it is opt-in. Three inner splits cost more, not less (6.0x CPU, see above). The selection time
+summed over the held-out tasks of the fidelity runs is 4.6x IRT 2PL's on the point-biserial plant, 4.2x on
+the IRT 2PL plant (7.3x before), 3.8x on the Random plant and 3.9x on MMMU (4.5x before).
 ``null_max_inner=0`` turns the extension off.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
