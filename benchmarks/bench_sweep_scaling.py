@@ -94,8 +94,11 @@ def main() -> None:
         for n in (1000, 16000):
             cases.append((f"instances models=100   items={n}", "instances", 100, n, 0, "none", 1))
         for size in ((100, 4000), (400, 16000)):
-            for backend, jobs, what in (("none", 1, "n_jobs=1"), ("loky", 2, "loky 2 workers"),
-                                        ("dask", 2, "dask LocalCluster(2), started")):  # fmt: skip
+            for backend, jobs, what in (
+                ("none", 1, "n_jobs=1"),
+                ("loky", 2, "loky 2 workers"),
+                ("dask", 2, "dask LocalCluster(2), started"),
+            ):
                 label = f"validate  {size[0]} x {size[1]}, 8 splits, {what}"
                 cases.append((label, "validate", size[0], size[1], 8, backend, jobs))
         for label, kind, m, n, splits, backend, jobs in cases:

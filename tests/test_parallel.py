@@ -83,16 +83,29 @@ def test_instances_chunks_draw_exactly_the_sequential_stream(sim_panel: Panel) -
     gen = np.random.default_rng(11)
     for n_jobs, backend in [(1, None), (2, "threading"), (2, "loky")]:
         res = instance_redundancy(
-            sub, ratios=ratios, repeats=repeats, metrics="srcc", random_state=11, keep_values=True,
-            n_jobs=n_jobs, backend=backend, condition=None,
-        )  # fmt: skip
+            sub,
+            ratios=ratios,
+            repeats=repeats,
+            metrics="srcc",
+            random_state=11,
+            keep_values=True,
+            n_jobs=n_jobs,
+            backend=backend,
+            condition=None,
+        )
         assert res.values is not None
         np.testing.assert_array_equal(res.values["srcc"], np.stack(expected))
     # a caller's Generator is left where the sequential loop leaves it
     instance_redundancy(
-        sub, ratios=ratios, repeats=repeats, metrics="srcc", random_state=gen, n_jobs=2, backend="threading",
+        sub,
+        ratios=ratios,
+        repeats=repeats,
+        metrics="srcc",
+        random_state=gen,
+        n_jobs=2,
+        backend="threading",
         condition=None,
-    )  # fmt: skip
+    )
     assert gen.bit_generator.state == rng.bit_generator.state
 
 

@@ -17,6 +17,7 @@ from benchsift.compression.diagnostics import (
     leftout_prediction,
     panel_spectrum,
     shelf_life,
+    spectrum_report,
 )
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.export import export_suite
@@ -63,6 +64,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "next": next_items(bank, X, models, batch=3),
         "adaptive": simulate_adaptive(panel, n_splits=2, seed=0),
         "spectrum": panel_spectrum(panel),
+        "spectrum_report": spectrum_report(panel, "benchmark"),
         "stage3": aggregate_stage3(panel, ks=[1, 2], n_boot=50),
         "shelf_life": shelf_life(panel, k=2),
         "leftout": leftout_prediction(panel, sizes=[2, 4], n_splits=2),
@@ -84,11 +86,32 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
 
 
 NAMES = [
-    "compression", "full_score", "stage2", "dimensions", "instances", "instances_by_benchmark", "benchmarks",
+    "compression",
+    "full_score",
+    "stage2",
+    "dimensions",
+    "instances",
+    "instances_by_benchmark",
+    "benchmarks",
     "compare",
-    "validate", "heldout", "bank", "next", "adaptive", "spectrum", "stage3", "shelf_life", "leftout", "score",
-    "bootstrap", "means", "audit", "health", "export", "estimate",
-]  # fmt: skip
+    "validate",
+    "heldout",
+    "bank",
+    "next",
+    "adaptive",
+    "spectrum",
+    "spectrum_report",
+    "stage3",
+    "shelf_life",
+    "leftout",
+    "score",
+    "bootstrap",
+    "means",
+    "audit",
+    "health",
+    "export",
+    "estimate",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -886,7 +886,7 @@ case(
     "stage3-min-coverage-negative",
     6,
     lambda e: ["diagnose", "stage3", str(e.panel()), "--k", "2", "--min-coverage", "-1"],
-    match=r"min_coverage: expected 1 to 6 benchmarks a model must cover, got -1",
+    match=r"--min-coverage: expected 1 to 6 benchmarks a model must cover, got -1",
 )
 case(
     "analyze-unknown-axis",
@@ -912,6 +912,18 @@ case(
     6,
     lambda e: (_suite(e), ["estimate", "suite", "panel.parquet", "--level", "2"])[1],
     match=r"level",
+)
+case(
+    "estimate-n-boot-0",
+    6,
+    lambda e: (_suite(e), ["estimate", "suite", "panel.parquet", "--n-boot", "0"])[1],
+    match=r"--n-boot: expected an int >= 1, got 0",
+)
+case(
+    "redundancy-benchmarks-level",
+    6,
+    lambda e: ["redundancy", "benchmarks", str(e.panel()), "--level", "domain"],
+    match=r"--level must be auto, benchmark or item, got 'domain'",
 )
 
 
@@ -1185,7 +1197,7 @@ case(
     "shelf-life-min-coverage",
     6,
     lambda e: ["diagnose", "shelf-life", str(e.panel()), "--k", "2", "--min-coverage", "99"],
-    match=r"min_coverage: expected 1 to 6 benchmarks",
+    match=r"--min-coverage: expected 1 to 6 benchmarks",
 )
 case(
     "checkpoints-bad-regex",

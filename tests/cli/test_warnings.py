@@ -67,7 +67,9 @@ def test_compress_floor_overriding_retention_is_a_warning(one_category: Path, tm
     table0, js0 = _run("compress", str(one_category), "--out", str(tmp_path / "s0"), "--floor", "0")
     pool = next(s for s in js0["stages"] if s["stage"] == 2)["items_in"]
     assert js0["n_items_suite"] == int(np.floor(0.05 * pool + 1e-9)) < 100
-    assert js0["warnings"] == [] and "warning:" not in table0
+    # no floor warning; one category still skips Stages 1 and 3, which is a warning of its own
+    assert js0["warnings"] == ["the panel has one category: Stages 1 and 3 are skipped"]
+    assert "warning: the panel has one category" in table0 and "item floor" not in table0
 
 
 def test_validate_floor_making_columns_identical(tmp_path: Path) -> None:

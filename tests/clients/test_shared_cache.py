@@ -33,8 +33,16 @@ def _prepare(world: dict, tmp: Path, url: str, n: int) -> tuple[Path, Path, Path
     root, img = world["root"], world["images"]
     cfg = write_config(tmp / "models.toml", url, ["correct", "stubborn"], concurrency=4)
     items = tmp / "items.jsonl"
-    invoke("sources", "--raw", f"okvqa={root / 'okvqa.jsonl'}", "--raw", f"ai2d={root / 'ai2d.jsonl'}",
-           "--no-sample", "--out", str(items))  # fmt: skip
+    invoke(
+        "sources",
+        "--raw",
+        f"okvqa={root / 'okvqa.jsonl'}",
+        "--raw",
+        f"ai2d={root / 'ai2d.jsonl'}",
+        "--no-sample",
+        "--out",
+        str(items),
+    )
     items.write_text("\n".join(items.read_text().splitlines()[:n]) + "\n")
     arts = tmp / "artifacts.jsonl"
     invoke("build", "--items", str(items), "--images", str(img), "--config", str(cfg), "--out", str(arts))

@@ -308,7 +308,7 @@ def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
     assert set(suite.items[ID_SOURCE]) == {"vlmevalkit"}
     with pytest.raises(InputError, match="are vlmevalkit's ids; lm-eval numbers its documents"):
         export_suite(suite, "lm-eval", tmp_path / "a")
-    with pytest.raises(InputError, match="not 'lm-eval' as ids_from says"):
+    with pytest.raises(InputError, match="not 'lm-eval' as `ids_from` says"):
         export_suite(suite, "lm-eval", tmp_path / "a", ids_from="lm-eval")
     runner = CliRunner()
     r = runner.invoke(app, ["export", str(suite.path), "--to", "inspect", "-o", str(tmp_path / "b")])

@@ -86,7 +86,7 @@ def test_one_category_panel_skips_stages_1_and_3() -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=3, n_categories=1, items_per_benchmark=200), 2)
     res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim))
     assert [s.stage for s in res.stages] == [0, 2]
-    assert any("one category" in n for n in res.notes)
+    assert any("one category" in w for w in res.warnings)  # a skipped stage is a warning (brief)
     assert res.stage1 is None and res.stage3 is None
     assert res.selected_categories == res.categories and len(res.categories) == 1
     assert 0 < res.n_items_suite < res.stage0.n_out

@@ -74,7 +74,7 @@ def test_no_text_only_runs_skips_blind_filter_with_a_note() -> None:
     panel = _hand_panel().image_panel()
     res = stage0_clean(panel)
     assert not res.blind_solvable.any()
-    assert any("blind-solvability filter was skipped" in n for n in res.notes)
+    assert any("blind-solvability filter was skipped" in w for w in res.warnings)
     assert res.n_out == 6
 
 

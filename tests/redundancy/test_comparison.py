@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from benchsift import Panel
+from benchsift.errors import InputError
 from benchsift.redundancy import (
+    InstanceRedundancy,
+    InstanceRedundancyComparison,
+    analyse_instances,
     compare_instance_redundancy,
+    curves,
     instance_redundancy,
     instance_redundancy_by_benchmark,
     model_groups,
     overall_scores,
+    undefined_values,
 )
 
 RATIOS = [0.1, 0.5, 1.0]
@@ -83,3 +92,32 @@ def test_each_benchmark_and_undefined_per_benchmark() -> None:
     for label in cmp.results:
         assert any(u.startswith(f"{label}: C: ") for u in cmp.undefined)
     assert cmp.results["all"].included["srcc"] == ["L"]
+
+
+def test_analyse_instances_runs_the_analysis_its_options_name(planted) -> None:  # type: ignore[no-untyped-def]
+    panel, _ = planted
+    opts = dict(ratios=RATIOS, repeats=4, metrics="srcc", random_state=2)
+    one = analyse_instances(panel, top_k=10, **opts)  # type: ignore[arg-type]
+    assert isinstance(one, InstanceRedundancy)
+    assert one.to_dict() == instance_redundancy(panel, top_k=10, **opts).to_dict()  # type: ignore[arg-type]
+    assert list(curves(one)) == ["top-10"] and undefined_values(one) == one.undefined
+    each = analyse_instances(panel, each_benchmark=True, **opts)  # type: ignore[arg-type]
+    assert each.to_dict() == instance_redundancy_by_benchmark(panel, **opts).to_dict()  # type: ignore[arg-type]
+    assert list(curves(each)) == ["all"]
+    cmp = analyse_instances(panel, compare_k=10, **opts)  # type: ignore[arg-type]
+    assert cmp.to_dict() == compare_instance_redundancy(panel, 10, **opts).to_dict()  # type: ignore[arg-type]
+    assert list(curves(cmp)) == ["all", "top-10", "bottom-10"]
+    assert isinstance(cmp, InstanceRedundancyComparison) and undefined_values(cmp) == cmp.undefined
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"compare_k": 5, "top_k": 5}, "give either `compare_k` or `top_k` / `bottom_k`, not both"),
+        ({"each_benchmark": True, "benchmark": "b0"}, "give either `each_benchmark`"),
+        ({"benchmarks": ["b0"]}, "`benchmarks` needs `each_benchmark`"),
+    ],
+)
+def test_analyse_instances_refuses_contradicting_options(planted, options, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match=re.escape(message)):
+        analyse_instances(planted[0], **options)

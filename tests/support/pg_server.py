@@ -83,9 +83,17 @@ class PostgresServer:
 
     def start(self) -> PostgresServer:
         self._run(
-            str(self.bin / "initdb"), "-D", str(self.data), "-U", "bench", "--auth=trust",
-            "-E", "UTF8", "--locale=C", "--no-sync",
-        )  # fmt: skip
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "bench",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
         settings = f"-c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=50"
         if not self.fsync:
             settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -93,9 +101,18 @@ class PostgresServer:
             self.port = _free_port()
             try:
                 self._run(
-                    str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "server.log"),
-                    "-w", "-t", "60", "-o", f"-p {self.port} {settings}", "start",
-                )  # fmt: skip
+                    str(self.bin / "pg_ctl"),
+                    "-D",
+                    str(self.data),
+                    "-l",
+                    str(self.root / "server.log"),
+                    "-w",
+                    "-t",
+                    "60",
+                    "-o",
+                    f"-p {self.port} {settings}",
+                    "start",
+                )
                 return self
             except RuntimeError:
                 if attempt == 4:

@@ -47,11 +47,11 @@ class StopRule:
 
     def __post_init__(self) -> None:
         if self.se_target is not None and not self.se_target > 0:
-            raise InputError(f"se_target: expected a positive number, got {self.se_target!r}")
+            raise InputError(f"`se_target`: expected a positive number, got {self.se_target!r}")
         if self.rank_width is not None and not self.rank_width >= 0:
-            raise InputError(f"rank_width: expected a number >= 0, got {self.rank_width!r}")
+            raise InputError(f"`rank_width`: expected a number >= 0, got {self.rank_width!r}")
         if self.max_items is not None and (isinstance(self.max_items, bool) or int(self.max_items) < 1):
-            raise InputError(f"max_items: expected an int >= 1, got {self.max_items!r}")
+            raise InputError(f"`max_items`: expected an int >= 1, got {self.max_items!r}")
         if not 0.0 < float(self.level) < 1.0:
             raise InputError(f"level: expected a number in (0, 1), got {self.level!r}")
 

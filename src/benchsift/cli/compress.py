@@ -21,7 +21,6 @@ from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
-from benchsift.errors import InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.outputs import compress_to_suite
@@ -123,8 +122,6 @@ def estimate_command(
 ) -> None:
     """Estimate new models' category means, overall score and rank from their scores on a suite."""
     suite = load_suite(suite_dir)
-    if n_boot < 1:
-        raise InputError(f"--n-boot: expected a positive integer, got {n_boot}")
     res = estimate_new_models(
         suite,
         new_scores,

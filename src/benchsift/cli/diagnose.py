@@ -8,7 +8,7 @@ panel file and ``--json``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, cast
+from typing import Annotated
 
 import typer
 
@@ -28,7 +28,6 @@ from benchsift.cli._common import (
 )
 from benchsift.cli._output import with_warnings
 from benchsift.compression import diagnostics as diag
-from benchsift.errors import InputError
 from benchsift.io import read_scores
 from benchsift.report.figures import save_figure
 from benchsift.report.tables import diagnostics as tables
@@ -51,25 +50,22 @@ def spectrum_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Spectrum of the z-normalised model x category (or x benchmark) matrix (PRIMEBench F.4, Table 19)."""
-    if missing not in ("impute", "complete"):
-        raise InputError(f"--missing: expected impute or complete, got {missing!r}")
-    miss = cast(Literal["impute", "complete"], missing)
-    p = read_scores(panel)
-    results = [diag.panel_spectrum(p, by, missing=miss)]
-    if eras:
-        boundaries = split_list(eras, "--eras") or []
-        results += diag.era_spectra(
-            p, by, boundaries=boundaries, include_undated=include_undated, missing=miss
-        )
-    title = f"Spectrum of the z-normalised model x {by} matrix"
-    dropped = [
-        f"[dim]{r.label}: dropped (no scores or constant): {', '.join(r.dropped)}[/dim]" for r in results
-    ]
+    res = diag.spectrum_report(
+        read_scores(panel),
+        by,
+        eras=split_list(eras, "--eras"),
+        include_undated=include_undated,
+        missing=missing,
+    )
     emit(
         json_output,
-        {"by": by, "spectra": [r.to_dict() for r in results]},
-        lambda: frame_table(diag.spectrum_table(results), title),
-        after=[d for d, r in zip(dropped, results, strict=True) if r.dropped],
+        res,
+        lambda: frame_table(res.to_frame(), f"Spectrum of the z-normalised model x {by} matrix"),
+        after=[
+            f"[dim]{r.label}: dropped (no scores or constant): {', '.join(r.dropped)}[/dim]"
+            for r in res.spectra
+            if r.dropped
+        ],
     )
 
 

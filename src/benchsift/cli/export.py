@@ -49,7 +49,7 @@ def export_command(
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
-    """Write what TOOL needs to run exactly the suite's items, and print the command line to run them."""
+    """Write what the harness (--to) needs to run exactly the suite's items, and the command to run them."""
     outputs(force, dirs=[out])
     res = export_suite(
         suite_dir,

@@ -60,9 +60,14 @@ def _run(
     try:
         outputs(force, files=[output, answers_out])
         res = import_files(
-            fmt, inputs, output, rescale=rescale, scales=parse_scales(scale) or None, answers_out=answers_out,
+            fmt,
+            inputs,
+            output,
+            rescale=rescale,
+            scales=parse_scales(scale) or None,
+            answers_out=answers_out,
             **options,
-        )  # fmt: skip
+        )
     except BenchsiftError as exc:
         raise fail(str(exc)) from None
     summary = panel_summary(res.panel)

@@ -52,7 +52,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "export": LazyCommand(
         "benchsift.cli.export",
         "export_command",
-        "Write what TOOL needs to run exactly the suite's items, and print the command line to run them.",
+        "Write what the harness (--to) needs to run exactly the suite's items, and the command to run them.",
     ),
     "estimate": LazyCommand(
         "benchsift.cli.compress",

@@ -30,11 +30,9 @@ from benchsift.cli._common import (
 )
 from benchsift.cli.prism_engine import register as _register_engine
 from benchsift.errors import InputError
-from benchsift.prism.analyses import axis_correlation
 from benchsift.prism.scores import SC_VARIANTS
 from benchsift.prism.scoring import audit_report, means_report, score_report
-from benchsift.report.outputs import write_result_dir
-from benchsift.report.prism_figures import write_prism_figures
+from benchsift.report.outputs import write_means_dir, write_result_dir, write_score_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import prism as tables
 
@@ -95,12 +93,9 @@ def score_command(
         clusters=cluster_spec(clusters),
         progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
     )
-    summary, result, means = report.summary, report.bootstrap, report.means
+    summary, means = report.summary, report.means
     if out is not None:
-        data = f"{verdicts.name}, B = {bootstrap}"
-        corr, frame, domains = axis_correlation(means), result.to_frame(), report.domain_correlation
-        figures = lambda d: write_prism_figures(d, means, corr, frame, domain_corr=domains, data=data)  # noqa: E731
-        write_result_dir(out, summary, report.tables, figures)
+        write_score_dir(out, report, f"{verdicts.name}, B = {bootstrap}")
     title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
     emit(
         json_output,
@@ -154,9 +149,7 @@ def analyze_command(
     )
     summary, means = report.summary, report.means
     if out is not None:
-        corr = axis_correlation(means)
-        figures = lambda d: write_prism_figures(d, means, corr, data=axis_means.name)  # noqa: E731
-        write_result_dir(out, summary, {"axis_means": means}, figures)
+        write_means_dir(out, report, axis_means.name)
     title = f"PScore from axis means ({len(means)} models)"
     emit(
         json_output,

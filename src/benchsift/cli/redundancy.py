@@ -38,11 +38,10 @@ from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.redundancy import (
     DEFAULT_RATIOS,
+    analyse_instances,
     benchmark_redundancy,
-    compare_instance_redundancy,
+    curves,
     dimension_redundancy,
-    instance_redundancy,
-    instance_redundancy_by_benchmark,
     undefined_values,
 )
 from benchsift.report import redundancy_figures as figs
@@ -168,18 +167,15 @@ def instances_command(
 ) -> None:
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
     outputs(force, dirs=[out])
-    if compare_k is not None and (top_k is not None or bottom_k is not None):
-        raise InputError("give either --compare-k or --top-k / --bottom-k, not both")
-    if each_benchmark and benchmark is not None:
-        raise InputError(
-            "give either --each-benchmark (every benchmark on its own, averaged) or --benchmark NAME (one"
-            " benchmark), not both; use --benchmarks a,b to choose the benchmarks of --each-benchmark"
-        )
-    if benchmarks is not None and not each_benchmark:
-        raise InputError("--benchmarks needs --each-benchmark (for one benchmark use --benchmark NAME)")
-    data = Panel.load(panel)
-    common: dict[str, Any] = dict(
-        ratios=numbers(ratios, "--ratios", percent=True) if ratios is not None else list(DEFAULT_RATIOS),
+    res = analyse_instances(
+        Panel.load(panel),
+        benchmark=benchmark,
+        each_benchmark=each_benchmark,
+        benchmarks=split_list(benchmarks),
+        compare_k=compare_k,
+        top_k=top_k,
+        bottom_k=bottom_k,
+        ratios=numbers(ratios, "--ratios", percent=True) if ratios is not None else DEFAULT_RATIOS,
         repeats=repeats,
         metrics=metric,
         threshold=threshold,
@@ -188,19 +184,7 @@ def instances_command(
         progress=progress_bar("instance redundancy", not json_output),
         n_jobs=sweep_workers(ctx, backend, address, n_jobs),
     )
-    chosen = split_list(benchmarks)
-    res: Any
-    if compare_k is not None:
-        res = compare_instance_redundancy(
-            data, compare_k, each_benchmark=each_benchmark, benchmark=benchmark, benchmarks=chosen, **common
-        )
-        results, undefined = res.results, res.undefined
-    elif each_benchmark:
-        res = instance_redundancy_by_benchmark(data, chosen, top_k=top_k, bottom_k=bottom_k, **common)
-        results, undefined = {res.selection: res}, undefined_values(res)
-    else:
-        res = instance_redundancy(data, benchmark=benchmark, top_k=top_k, bottom_k=bottom_k, **common)
-        results, undefined = {res.selection.label: res}, undefined_values(res)
+    results: dict[str, Any] = curves(res)  # one kind of result: by_benchmark with --each-benchmark
     name = "instances_each" if each_benchmark else "instances"
 
     def figures(folder: Path) -> object:
@@ -213,7 +197,7 @@ def instances_command(
         (lambda r=r: tables.render_each_benchmark(r) if each_benchmark else tables.render_instances(r, title))
         for r in results.values()
     ]
-    _show(res, undefined, out, name, figures, json_output, *shown)
+    _show(res, undefined_values(res), out, name, figures, json_output, *shown)
 
 
 @app.command("benchmarks")
@@ -240,8 +224,6 @@ def benchmarks_command(
 ) -> None:
     """Cross-benchmark redundancy (Eq. 4): rho(Y_i) per benchmark and the anchor benchmark (Appendix C)."""
     outputs(force, dirs=[out])
-    if level not in ("auto", "benchmark", "item"):
-        raise InputError(f"--level must be auto, benchmark or item, got {level!r}")
     res = benchmark_redundancy(
         Panel.load(panel),
         benchmarks=split_list(benchmarks),

@@ -348,6 +348,7 @@ def run_pipeline(
     )
     s0 = stage0_clean(work, tau=cfg.tau)
     notes.extend(f"stage 0: {n}" for n in s0.notes)
+    warnings.extend(f"stage 0: {w}" for w in s0.warnings)
     clean = s0.panel
     if clean.n_items == 0:
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
@@ -376,7 +377,7 @@ def run_pipeline(
             f"k: the panel has {len(categories)} categories after Stage 0, cannot keep k={cfg.k}"
         )
     if single:
-        notes.append("the panel has one category: Stages 1 and 3 are skipped")
+        warnings.append("the panel has one category: Stages 1 and 3 are skipped")
 
     # positions of the current pool in the input panel, with per-item Stage 1 role
     kept_pos = s0.kept_positions

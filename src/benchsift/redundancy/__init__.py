@@ -5,6 +5,7 @@
 * :func:`instance_redundancy`: :math:`\\rho(A\\%)` curves over sampling ratios and the saturation ratio
   (Eq. 3); :func:`instance_redundancy_by_benchmark`: each benchmark's curve and their average (Figs. 5-6);
   :func:`compare_instance_redundancy`: the curves of all models, the top-K and the bottom-K (Figs. 5-6);
+  :func:`analyse_instances`: whichever of the three its options name (``redundancy instances``);
 * :func:`benchmark_redundancy`: cross-benchmark redundancy :math:`\\rho(Y_i)` and the anchor benchmark
   (Eq. 4, Appendix C);
 * :func:`select_models`: top-K / bottom-K models by overall score (Section 2.5), offered by all three.
@@ -21,6 +22,7 @@ from benchsift.redundancy.comparison import (
     undefined_values,
 )
 from benchsift.redundancy.dimensions import DimensionRedundancy, dimension_redundancy
+from benchsift.redundancy.instance_analysis import InstanceAnalysis, analyse_instances, curves
 from benchsift.redundancy.instances import (
     DEFAULT_RATIOS,
     DEFAULT_REPEATS,
@@ -47,14 +49,17 @@ __all__ = [
     "METRIC_LABELS",
     "BenchmarkRedundancy",
     "DimensionRedundancy",
+    "InstanceAnalysis",
     "InstanceRedundancy",
     "InstanceRedundancyByBenchmark",
     "InstanceRedundancyComparison",
     "ModelSelection",
+    "analyse_instances",
     "benchmark_redundancy",
     "benchmark_scores",
     "benchmark_seed",
     "compare_instance_redundancy",
+    "curves",
     "dimension_redundancy",
     "instance_redundancy",
     "instance_redundancy_by_benchmark",

@@ -120,7 +120,7 @@ def benchmark_scores(
     level is decided on the panel before the category filter.
     """
     if level not in ("auto", "benchmark", "item"):
-        raise InputError(f"level must be 'auto', 'benchmark' or 'item', got {level!r}")
+        raise InputError(f"`level` must be auto, benchmark or item, got {level!r}")
     if level == "auto":
         # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
         # turn that benchmark's items into "benchmarks".

@@ -79,8 +79,13 @@ class InstanceRedundancyComparison(Result):
         return list(next(iter(self.results.values())).notes)
 
 
-def undefined_values(res: InstanceRedundancy | InstanceRedundancyByBenchmark) -> list[str]:
-    """``res.undefined``, and for a per-benchmark result each benchmark's own as ``"<benchmark>: <why>"``."""
+def undefined_values(
+    res: InstanceRedundancy | InstanceRedundancyByBenchmark | InstanceRedundancyComparison,
+) -> list[str]:
+    """``res.undefined``, and for a per-benchmark result each benchmark's own as ``"<benchmark>: <why>"``
+    (a comparison's are already each group's, labelled)."""
+    if isinstance(res, InstanceRedundancyComparison):
+        return res.undefined
     if isinstance(res, InstanceRedundancyByBenchmark):
         return res.undefined + [f"{b}: {x}" for b in res.benchmarks for x in res.per_benchmark[b].undefined]
     return list(res.undefined)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 import textwrap
 from contextvars import ContextVar
@@ -174,6 +175,11 @@ def _abbreviate(
             continue
         stem = h[: max(w, 4) - 1].rstrip(" _-(")
         short = stem + "."
+        words = [x for x in re.split(r"[ _-]+", h) if x]
+        if (short in used or short in headers) and len(words) > 1:
+            # "all-wrong" after "all-correct" took "all.": its words' initials ("a-w.") name it better
+            # than a number would
+            short = "-".join(x[0] for x in words) + "."
         k = 2
         while short in used or short in headers:
             short = f"{stem[: max(len(stem) - 1, 1)]}{k}."

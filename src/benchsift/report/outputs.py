@@ -20,9 +20,16 @@ from benchsift.report.html import write_report
 if TYPE_CHECKING:
     from benchsift.compression.pipeline import CompressionConfig, CompressionResult
     from benchsift.panel import Panel
+    from benchsift.prism.scoring import MeansReport, ScoreReport
     from benchsift.progress import ProgressFn
 
-__all__ = ["compress_to_suite", "write_analysis_dir", "write_result_dir"]
+__all__ = [
+    "compress_to_suite",
+    "write_analysis_dir",
+    "write_means_dir",
+    "write_result_dir",
+    "write_score_dir",
+]
 
 
 def write_analysis_dir(
@@ -51,6 +58,30 @@ def write_result_dir(
         if figures is not None:
             figures(tmp / "figures")
         write_report(tmp, title=f"benchsift results: {out.name}")
+
+
+def write_score_dir(out: Path, report: ScoreReport, data: str) -> None:
+    """``prism score --out``: :func:`write_result_dir` of the summary and the report's tables, with the
+    profile, axis-correlation, forest and domain figures (:func:`~benchsift.report.prism_figures.
+    write_prism_figures`); ``data`` names the input in the captions."""
+    from benchsift.prism.analyses import axis_correlation
+    from benchsift.report.prism_figures import write_prism_figures
+
+    means, frame, domains = report.means, report.bootstrap.to_frame(), report.domain_correlation
+    corr = axis_correlation(means)
+    figures = lambda d: write_prism_figures(d, means, corr, frame, domain_corr=domains, data=data)  # noqa: E731
+    write_result_dir(out, report.summary, report.tables, figures)
+
+
+def write_means_dir(out: Path, report: MeansReport, data: str) -> None:
+    """``prism analyze --out``: :func:`write_result_dir` of the summary and the axis means, with the
+    profile and axis-correlation figures."""
+    from benchsift.prism.analyses import axis_correlation
+    from benchsift.report.prism_figures import write_prism_figures
+
+    means = report.means
+    figures = lambda d: write_prism_figures(d, means, axis_correlation(means), data=data)  # noqa: E731
+    write_result_dir(out, report.summary, {"axis_means": means}, figures)
 
 
 def compress_to_suite(

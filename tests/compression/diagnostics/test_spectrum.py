@@ -7,7 +7,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchsift.compression.diagnostics import era_spectra, panel_spectrum, spectrum, spectrum_table
+from benchsift.compression.diagnostics import (
+    era_spectra,
+    panel_spectrum,
+    spectrum,
+    spectrum_report,
+    spectrum_table,
+)
+from benchsift.errors import InputError
 from benchsift.panel import Panel
 
 
@@ -68,3 +75,27 @@ def test_era_spectra_split_models_by_release_date() -> None:
     assert [e.n_models for e in eras] == [4, 4, 3]
     table = spectrum_table([panel_spectrum(p, "category"), *eras])
     assert table["models"].tolist() == [12, 4, 4, 3] and table["groups"].tolist()[0] == 4
+
+
+def test_spectrum_report_is_the_panel_row_then_the_eras() -> None:
+    rng = np.random.default_rng(4)
+    p = Panel.from_matrix(
+        rng.random((10, 30)),
+        [f"m{i}" for i in range(10)],
+        [f"i{j}" for j in range(30)],
+        benchmark="b",
+        categories=[f"c{j % 3}" for j in range(30)],
+    )
+    models = p.models
+    models["release_date"] = pd.to_datetime(pd.Series(["2024-01-01"] * 5 + ["2025-03-01"] * 4 + [None]))
+    p = Panel(p.scores, models, p.items)
+    rep = spectrum_report(p, "category", eras=["2024-06-01"], include_undated=True, missing="complete")
+    alone = [panel_spectrum(p, "category", missing="complete")]
+    alone += era_spectra(p, "category", boundaries=["2024-06-01"], include_undated=True, missing="complete")
+    assert [r.label for r in rep.spectra] == ["all", "before Jun 2024", "from Jun 2024", "undated"]
+    # the undated era has one model: its spectrum is undefined (NaN), which assert_equal takes as equal
+    np.testing.assert_equal(rep.to_dict(), {"by": "category", "spectra": [r.to_dict() for r in alone]})
+    pd.testing.assert_frame_equal(rep.to_frame(), spectrum_table(alone))
+    assert [r.label for r in spectrum_report(p).spectra] == ["all"]  # no eras: the panel's row only
+    with pytest.raises(InputError, match="`missing`: expected impute or complete, got 'some'"):
+        spectrum_report(p, missing="some")

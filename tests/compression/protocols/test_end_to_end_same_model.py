@@ -26,6 +26,9 @@ def test_without_pruning_end_to_end_equals_stage3_only(sim_panel: Panel) -> None
 def test_keeping_every_category_equals_no_stage3(sim_panel: Panel) -> None:
     res = end_to_end(sim_panel, selectors=["variance", "random"], retentions=[0.1, 0.3], k=99, n_splits=2)
     assert res.k == 3
+    # k=99 asked, 3 kept: a default that changes what was asked is a warning, not a note
+    assert "k=99 exceeds the 3 categories: Stage 3 keeps all of them" in res.warnings
+    assert not any("exceeds" in n for n in res.notes)
     assert np.allclose(res.rho, res.rho_no_stage3, equal_nan=True)
     summ = res.summary()
     assert summ.shape[0] == 4 and set(summ.columns) >= {"no_stage3", "beats_stage3_only", "wins"}

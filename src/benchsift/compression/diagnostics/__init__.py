@@ -1,7 +1,8 @@
 """Diagnostics of PRIMEBench (section 7, Appendices D.4, F.4, H.3-H.4, I.1-I.4).
 
-* :func:`panel_spectrum`, :func:`era_spectra` -- spectrum of the z-normalised model x category (or x
-  benchmark) matrix: components for 95 % energy, participation ratio, top-5 energy (Fig. 2, Table 19);
+* :func:`panel_spectrum`, :func:`era_spectra`, :func:`spectrum_report` (both) -- spectrum of the
+  z-normalised model x category (or x benchmark) matrix: components for 95 % energy, participation ratio,
+  top-5 energy (Fig. 2, Table 19);
 * :func:`aggregate_stage3` -- Stage 3 on an aggregate panel with the coverage rule and family-stratified
   bootstrap CIs (H.3, Table 18);
 * :func:`shelf_life` -- a frozen Stage 3 selection as models arrive in release order, with its percentile
@@ -32,11 +33,13 @@ from benchsift.compression.diagnostics.families import family_agreement, family_
 from benchsift.compression.diagnostics.leftout import DEFAULT_SIZES, LeftoutResult, leftout_prediction
 from benchsift.compression.diagnostics.shelf_life import ShelfLifeResult, all_subset_rhos, shelf_life
 from benchsift.compression.diagnostics.spectrum import (
+    SpectrumReport,
     SpectrumResult,
     era_spectra,
     group_matrix,
     panel_spectrum,
     spectrum,
+    spectrum_report,
     spectrum_table,
 )
 
@@ -46,6 +49,7 @@ __all__ = [
     "CheckpointResult",
     "LeftoutResult",
     "ShelfLifeResult",
+    "SpectrumReport",
     "SpectrumResult",
     "adjacent_swap",
     "aggregate_stage3",
@@ -61,6 +65,7 @@ __all__ = [
     "panel_spectrum",
     "shelf_life",
     "spectrum",
+    "spectrum_report",
     "spectrum_table",
     "variant_sets",
     "stratified_bootstrap_indices",

@@ -151,7 +151,7 @@ def aggregate_stage3(
     found = _panel_clusters(data, clusters)
     two_stage = bool(found is not None and (found.used if resample_items is None else resample_items))
     if resample_items and found is None:
-        raise InputError("resample_items: an aggregate matrix has no items to resample; pass a Panel")
+        raise InputError("`resample_items`: an aggregate matrix has no items to resample; pass a Panel")
     X, names, models = matrix_input(data, benchmarks)
     if families is not None:
         fam = list(families)
@@ -160,11 +160,11 @@ def aggregate_stage3(
     if len(names) != X.shape[1] or len(fam) != X.shape[0]:
         raise InputError("benchmarks / families: expected one name per column and one family per row")
     if int(n_boot) < 1 or not 0 < float(level) < 1:
-        raise InputError(f"n_boot >= 1 and level in (0, 1) expected, got {n_boot!r}, {level!r}")
+        raise InputError(f"`n_boot` >= 1 and `level` in (0, 1) expected, got {n_boot!r}, {level!r}")
     n_b = X.shape[1]
     cov = default_coverage(n_b) if min_coverage is None else int(min_coverage)
     if not 1 <= cov <= n_b:
-        raise InputError(f"min_coverage: expected 1 to {n_b} benchmarks a model must cover, got {cov}")
+        raise InputError(f"`min_coverage`: expected 1 to {n_b} benchmarks a model must cover, got {cov}")
     keep = covered(X, cov)
     if keep.sum() < 3:
         raise InputError(f"only {int(keep.sum())} models cover at least {cov} benchmarks; need at least 3")

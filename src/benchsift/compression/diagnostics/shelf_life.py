@@ -144,18 +144,20 @@ def shelf_life(
         raise InputError(f"shelf life needs at least 3 dated models, got {n_dated}")
     nb = max(3, round(2 * n_dated / 3)) if n_build is None else int(n_build)
     if not 3 <= nb <= n_dated:
-        raise InputError(f"n_build: expected between 3 and the {n_dated} dated models, got {nb}")
+        raise InputError(f"`n_build`: expected between 3 and the {n_dated} dated models, got {nb}")
     if checkpoints is None:
         cps = sorted({int(round(v)) for v in np.linspace(nb, n_dated, 4)})
     else:
         cps = sorted({int(c) for c in checkpoints})
         if cps[0] < nb or cps[-1] > n_dated:
             raise InputError(
-                f"checkpoints: expected panel sizes between n_build={nb} and {n_dated}, got {cps}"
+                f"checkpoints: expected panel sizes between `n_build`={nb} and {n_dated}, got {cps}"
             )
     cov = default_coverage(X.shape[1]) if min_coverage is None else int(min_coverage)
     if not 1 <= cov <= X.shape[1]:
-        raise InputError(f"min_coverage: expected 1 to {X.shape[1]} benchmarks a model must cover, got {cov}")
+        raise InputError(
+            f"`min_coverage`: expected 1 to {X.shape[1]} benchmarks a model must cover, got {cov}"
+        )
     Xb = X[order[:nb]]
     keep = covered(Xb, cov)
     if keep.sum() < 3:

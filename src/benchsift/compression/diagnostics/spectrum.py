@@ -11,7 +11,8 @@ keeps only the models scored on every group instead. A group no model was scored
 a constant column is dropped and named in ``dropped``.
 
 :func:`era_spectra` recomputes the spectrum per release era (Table 19); models without a release date are
-left out, or form their own row with ``include_undated``.
+left out, or form their own row with ``include_undated``. :func:`spectrum_report` is the whole table
+(the panel's row, then one per era), what ``benchsift diagnose spectrum`` prints.
 """
 
 from __future__ import annotations
@@ -29,7 +30,16 @@ from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import components_for_energy, participation_ratio, spectral_energy, top_k_energy, zscore
 
-__all__ = ["SpectrumResult", "era_spectra", "group_matrix", "panel_spectrum", "spectrum", "spectrum_table"]
+__all__ = [
+    "SpectrumReport",
+    "SpectrumResult",
+    "era_spectra",
+    "group_matrix",
+    "panel_spectrum",
+    "spectrum",
+    "spectrum_report",
+    "spectrum_table",
+]
 
 Missing = Literal["impute", "complete"]
 
@@ -233,3 +243,60 @@ def spectrum_table(results: Sequence[SpectrumResult]) -> pd.DataFrame:
             "imputed": [r.n_imputed for r in results],
         }
     )
+
+
+@dataclass(frozen=True, repr=False)
+class SpectrumReport(Result):
+    """Result of :func:`spectrum_report`: the rows of PRIMEBench Table 19.
+
+    Attributes
+    ----------
+    by:
+        ``"category"`` or ``"benchmark"``: the matrix's columns.
+    spectra:
+        The whole panel's spectrum, then one per era (when eras were given).
+    """
+
+    by: str
+    spectra: tuple[SpectrumResult, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"by": ..., "spectra": [each spectrum's to_dict()]}``."""
+        return {"by": self.by, "spectra": [r.to_dict() for r in self.spectra]}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table in Table 19's layout (:func:`spectrum_table`)."""
+        return spectrum_table(self.spectra)
+
+
+def spectrum_report(
+    panel: Panel,
+    by: str = "category",
+    *,
+    eras: Sequence[str] | None = None,
+    include_undated: bool = False,
+    missing: Missing | str = "impute",
+) -> SpectrumReport:
+    """The panel's spectrum (:func:`panel_spectrum`) and, with ``eras``, one per release era
+    (:func:`era_spectra`): PRIMEBench F.4 / H.4, Table 19.
+
+    Parameters
+    ----------
+    panel:
+        Item-level or aggregate score panel.
+    by:
+        ``"category"`` or ``"benchmark"``: the matrix's columns.
+    eras:
+        Era boundaries as dates (``YYYY-MM-DD``, increasing); ``None`` or empty: the panel's row only.
+    include_undated:
+        With ``eras``: add an era of the models without a release date.
+    missing:
+        ``"impute"`` (a missing cell is z = 0) or ``"complete"`` (complete models only).
+    """
+    if missing not in ("impute", "complete"):
+        raise InputError(f"`missing`: expected impute or complete, got {missing!r}")
+    how: Missing = "impute" if missing == "impute" else "complete"
+    spectra = [panel_spectrum(panel, by, missing=how)]
+    if eras:
+        spectra += era_spectra(panel, by, boundaries=eras, include_undated=include_undated, missing=how)
+    return SpectrumReport(by, tuple(spectra))

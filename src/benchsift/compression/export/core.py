@@ -89,7 +89,7 @@ class ExportResult(Result):
 def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list[str]) -> None:
     """Refuse to select ``to``'s documents by ids another tool numbered, or by ids of unknown origin."""
     if ids_from is not None and ids_from not in TOOLS:
-        raise InputError(f"ids_from {ids_from!r}: expected one of {list(TOOLS)}")
+        raise InputError(f"`ids_from` {ids_from!r}: expected one of {list(TOOLS)}")
     recorded = set()
     if ID_SOURCE in suite.items.columns:
         recorded = {str(v) for v in suite.items[ID_SOURCE] if str(v)}
@@ -97,14 +97,14 @@ def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list
         if len(recorded) > 1 or (ids_from is not None and recorded != {ids_from}):
             raise InputError(
                 f"{suite.path / 'items.csv'}: the items were numbered by {sorted(recorded)}"
-                + (f", not {ids_from!r} as ids_from says" if ids_from is not None else "")
+                + (f", not {ids_from!r} as `ids_from` says" if ids_from is not None else "")
             )
         source = recorded.pop()
     elif ids_from is None:
         raise InputError(
             f"{suite.path}: the suite does not record which tool numbered its items (its panel came from a "
             f"plain table, not a harness's logs): {to} would run whatever its own ids name; if they are "
-            f"{to}'s ids, say so with ids_from={to!r}"
+            f"{to}'s ids, say so with `ids_from` {to}"
         )
     else:
         source = ids_from
@@ -182,9 +182,9 @@ def export_suite(
     _check_id_source(s, to, ids_from, warnings)
     items = _items_by_benchmark(s)
     if to != "vlmevalkit" and (dataset_tsv or dataset_class):
-        raise InputError(f"dataset_tsv and dataset_class are for vlmevalkit, not {to}")
+        raise InputError(f"`dataset_tsv` and `dataset_class` are for vlmevalkit, not {to}")
     if to != "lmms-eval" and task_yaml:
-        raise InputError(f"task_yaml is for lmms-eval, not {to}")
+        raise InputError(f"`task_yaml` is for lmms-eval, not {to}")
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         if to == "lm-eval":

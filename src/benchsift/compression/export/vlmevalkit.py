@@ -78,7 +78,7 @@ def write(
     check_per_benchmark("vlmevalkit", "dataset_class", classes, items)
     for bench, cls in classes.items():
         if not cls.isidentifier():
-            raise InputError(f"dataset_class for {bench!r}: {cls!r} is not a class name")
+            raise InputError(f"`dataset_class` for {bench!r}: {cls!r} is not a class name")
     (tmp / DATA).mkdir()
     files, data = [], {}
     for bench, ids in items.items():

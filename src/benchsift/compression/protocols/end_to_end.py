@@ -244,7 +244,7 @@ def end_to_end(
     ``progress(done, total)`` (:mod:`benchsift.progress`) is called after each split.
     """
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
-        raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
+        raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
@@ -263,11 +263,12 @@ def end_to_end(
     reference = row_mean(ref_cat)
     single = pools.n_categories == 1
     notes = list(pools.notes)
+    skipped: list[str] = []  # stages the user asked for that do not run as asked: warnings
     if single:
-        notes.append("the panel has one category: Stages 1 and 3 are skipped (end-to-end = Stage 2 only)")
+        skipped.append("the panel has one category: Stages 1 and 3 are skipped (end-to-end = Stage 2 only)")
     k_eff = min(int(k), pools.n_categories)
     if k_eff < int(k):
-        notes.append(f"k={k} exceeds the {pools.n_categories} categories: Stage 3 keeps all of them")
+        skipped.append(f"k={k} exceeds the {pools.n_categories} categories: Stage 3 keeps all of them")
     base = base_seed(random_state)
     if splits is not None:
         split_list, proto = list(splits), "custom"
@@ -334,5 +335,5 @@ def end_to_end(
             "random_state": random_state if isinstance(random_state, int | None) else "generator",
         },
         notes=tuple(notes),
-        warnings=tuple(disco_warnings(sel_labels, predictions)),
+        warnings=(*skipped, *disco_warnings(sel_labels, predictions)),
     )

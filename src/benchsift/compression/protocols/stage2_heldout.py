@@ -405,7 +405,7 @@ def stage2_heldout(
     if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
         raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
-        raise InputError(f"min_heldout: expected an integer >= 2, got {min_heldout!r}")
+        raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     pools = prepare_pools(panel, embeddings, predictions)
     base = base_seed(random_state)
     if splits is not None:

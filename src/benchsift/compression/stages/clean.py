@@ -69,7 +69,10 @@ class Stage0Result:
     counts:
         One row per benchmark (columns :data:`COUNT_COLUMNS`), in panel order.
     notes:
-        Human-readable remarks (e.g. "no text-only runs: blind filter skipped").
+        Human-readable remarks.
+    warnings:
+        What did not run as asked: the blind-solvability filter skipped (no text-only runs) or applied to
+        only the items a text-only run scored.
     """
 
     panel: Panel
@@ -81,6 +84,7 @@ class Stage0Result:
     tau: float
     counts: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def n_in(self) -> int:
@@ -136,6 +140,7 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
     if not image_rows.any():
         raise InputError("stage0_clean: the panel has no image-condition model rows (models.condition)")
     notes: list[str] = []
+    warnings: list[str] = []
     scores = panel.scores
 
     img = scores[image_rows]
@@ -161,9 +166,11 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
         beta = np.full(panel.n_items, np.nan)
         has_text = np.zeros(panel.n_items, dtype=bool)
         blind = np.zeros(panel.n_items, dtype=bool)
-        notes.append("no text-only runs in the panel: the blind-solvability filter was skipped")
+        warnings.append("no text-only runs in the panel: the blind-solvability filter was skipped")
     if text_rows.any() and not has_text.all():
-        notes.append(f"{int((~has_text).sum())} item(s) have no text-only score and were not blind-filtered")
+        warnings.append(
+            f"{int((~has_text).sum())} item(s) have no text-only score and were not blind-filtered"
+        )
     if not scored.all():
         notes.append(f"{int((~scored).sum())} item(s) have no image-condition score; kept")
 
@@ -198,4 +205,5 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
         tau=t,
         counts=counts,
         notes=notes,
+        warnings=warnings,
     )
