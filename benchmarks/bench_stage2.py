@@ -137,9 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     kept = base.result
     table.add_row(
-        "baseline: top variance", base.cell(), "1", f"{peak:.0f}", f"{kept.shape[0]:,}",
-        f"{category_fidelity(panel, kept):.3f}", load_average(),
-    )  # fmt: skip
+        "baseline: top variance",
+        base.cell(),
+        "1",
+        f"{peak:.0f}",
+        f"{kept.shape[0]:,}",
+        f"{category_fidelity(panel, kept):.3f}",
+        load_average(),
+    )
     for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
         t, peak = _measure(
             lambda v=variant: stage2_prune(  # type: ignore[misc]
@@ -151,9 +156,14 @@ def main(argv: list[str] | None = None) -> int:
         res = t.result
         slower = f"{t.min / base.min:.1f} / {t.median / base.median:.1f}"
         table.add_row(
-            f"vaw/{variant}", t.cell(), slower, f"{peak:.0f}", f"{res.n_kept:,}",
-            f"{category_fidelity(panel, res.kept):.3f}", load_average(),
-        )  # fmt: skip
+            f"vaw/{variant}",
+            t.cell(),
+            slower,
+            f"{peak:.0f}",
+            f"{res.n_kept:,}",
+            f"{category_fidelity(panel, res.kept):.3f}",
+            load_average(),
+        )
     if "question" in panel.items.columns:
         t0 = time.perf_counter()
         ItemEmbeddings.from_text(panel.items)

@@ -7,6 +7,7 @@ several files, TSV and parquet."""
 from __future__ import annotations
 
 import csv
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -439,8 +440,10 @@ def test_metadata_conflicts_and_rules(tmp_path: Path) -> None:
 
 
 def test_metadata_parquet_types_and_fallbacks(tmp_path: Path) -> None:
-    """Parquet metadata of text, int64, float64 (NaN) lean; timestamps, categoricals, -0.0 and a numeric
-    prediction take the general reader; every case gives the general path's outcome."""
+    """Parquet metadata of text, int64, float64 (NaN), timestamps (naive, with a time zone, NaT), dates and
+    categoricals (unused categories, ordered, several row groups, integer categories) lean; -0.0 and a
+    numeric or categorical prediction take the general reader; every case gives the general path's
+    outcome."""
     base = pd.DataFrame(
         {
             "model": ["m1", "m1", "m2", "m2"],
@@ -455,17 +458,30 @@ def test_metadata_parquet_types_and_fallbacks(tmp_path: Path) -> None:
         index=pd.Index([3, 4, 5, 6], name="rid"),
     )
     p = tmp_path / "t.parquet"
-    lean_cases = [base, base.assign(params=[1.5, 1.5, 2.0, 2.0])]
-    general_cases = [
+    day = pd.to_datetime(["2024-01-01 10:00", "2024-01-02 00:00"] * 2)
+    lean_cases = [
+        base,
+        base.assign(params=[1.5, 1.5, 2.0, 2.0]),
         base.assign(release=pd.to_datetime(["2024-01-01"] * 2 + ["2023-01-01"] * 2)),
+        base.assign(release_date=pd.to_datetime(["2024-01-01", "2024-01-01", None, None])),
+        base.assign(seen=day.tz_localize("Europe/Paris"), at=day.astype("datetime64[us]")),
+        base.assign(release_date=[date(2024, 1, 1)] * 2 + [date(2023, 5, 2), None], d=[date(2024, 1, 1)] * 4),
         base.assign(question=pd.Categorical(["q1", "q2", "q1", "q2"])),
+        base.assign(question=pd.Categorical(["q1", "q2", "q1", "q2"], categories=["z", "q2", "q1", "u"])),
+        base.assign(family=pd.Categorical(["f", "f", None, None], categories=["g", "f"], ordered=True)),
+        base.assign(x=pd.Categorical(["a", "b", "c", "a"])),
+        base.assign(level=pd.Categorical([1, 2, 1, 2])),  # pyarrow stores integer categories as int64
+    ]
+    general_cases = [
         base.assign(params=[-0.0, -0.0, 1.0, 1.0]),
         base.assign(prediction=[1, 2, 3, 4]),
+        base.assign(prediction=pd.Categorical(["A", "B", "A", None])),
     ]
     for frame, lean in [(f, True) for f in lean_cases] + [(f, False) for f in general_cases]:
-        frame.to_parquet(p)
-        assert (read_coded(p, None) is not None) == lean
-        assert _assert_same([p], tmp_path)[0] == "ok"
+        for groups in (None, 2):  # one row group, or two (a dictionary per row group)
+            frame.to_parquet(p, row_group_size=groups)
+            assert (read_coded(p, None) is not None) == lean
+            assert _assert_same([p], tmp_path)[0] == "ok"
     base.to_parquet(p)
     _, _, _, models, items, _ = _full([p], True, tmp_path)
     assert isinstance(models, pd.DataFrame) and isinstance(items, pd.DataFrame)

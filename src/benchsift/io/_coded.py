@@ -27,8 +27,9 @@ blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects
 a different text in every row (a free-text ``prediction``) costs a few hundred bytes per row (about 350
 for 40-character answers, docs/SCALING.md). A
 file the lean reader does not take (a score pyarrow does not read as a number, an empty id, a parse error,
-a column named like the general reader's bookkeeping, a parquet metadata column that is not text nor
-numbers) returns None from the readers and takes the general reader, which names the offending cell.
+a column named like the general reader's bookkeeping, a parquet metadata column that is not text (plain
+or a categorical), numbers, dates nor timestamps) returns None from the readers and takes the general
+reader, which names the offending cell.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ from benchsift.io._coded_meta import (
     answers_table,
     count_answers,
     merge_extras,
+    panel_roles,
+    remap,
     split_coded_extras,
     text_dtype,
 )
@@ -78,9 +81,26 @@ CHUNK = 1 << 20
 
 #: pandas' default missing-value texts (``read_csv(keep_default_na=True)``, documented in its ``na_values``).
 PANDAS_NA = (
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
-    "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-)  # fmt: skip
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
 
 
 @dataclass
@@ -101,7 +121,11 @@ class CodedLong:
     """A long table as codes (see the module docstring); ``starts[k]`` is the first row of ``files[k]``.
 
     ``has_condition`` / ``has_category``: whether the (one) file had those columns, which decides how
-    :meth:`to_frame` spells them."""
+    :meth:`to_frame` spells them. ``row_numbers`` / ``row_formats``: how messages name a row when it is not
+    the data-row index in its file (the sample importers', :mod:`benchsift.io._coded_frames`): each row's
+    number and, per file, None (the number is a data-row index), a prefix (``"line "``: the row is
+    ``"line <number>"``) or a list of labels (the number indexes it). ``id_dtypes``: the dtypes of the
+    answers table's id columns (:func:`~benchsift.io._coded_meta.answers_table`; None: the long reader's)."""
 
     model: Coded
     benchmark: Coded
@@ -115,6 +139,9 @@ class CodedLong:
     has_category: bool = False
     fill: str = "image"
     extras: list[Extra] = field(default_factory=list)
+    row_numbers: np.ndarray | None = None
+    row_formats: list[str | list[str] | None] | None = None
+    id_dtypes: dict[str, object] | None = None
     _n: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -136,7 +163,12 @@ class CodedLong:
     def where(self, i: int) -> tuple[str, object]:
         """The file and the data-row index of row ``i`` (what ``_file`` and ``_row`` hold)."""
         k = int(np.searchsorted(self.starts, i, side="right")) - 1
-        return self.files[k], i - int(self.starts[k])
+        if self.row_numbers is None or self.row_formats is None:
+            return self.files[k], i - int(self.starts[k])
+        number, fmt = int(self.row_numbers[i]), self.row_formats[k]
+        if fmt is None:
+            return self.files[k], number
+        return self.files[k], f"{fmt}{number}" if isinstance(fmt, str) else fmt[number]
 
     def place(self, i: int) -> str:
         """``"FILE, line N"`` of row ``i``, as the importers' messages name a place."""
@@ -155,10 +187,7 @@ class CodedLong:
 
         def merge(columns: list[Coded]) -> Coded:
             index: dict[str, int] = {}
-            codes = []
-            for col in columns:
-                lut = np.fromiter((index.setdefault(v, len(index)) for v in col.values), np.int32)
-                codes.append(np.append(lut, np.int32(-1))[col.codes])  # -1 (missing) stays -1
+            codes = [remap(index, col.values, col.codes) for col in columns]  # -1 (missing) stays -1
             return Coded(np.concatenate(codes), list(index))
 
         sizes = np.array([len(p) for p in parts], dtype=np.int64)
@@ -228,12 +257,18 @@ class _Buffer:
         return out
 
 
+def _temporal(t: pa.DataType) -> bool:
+    """A date or timestamp type (coded by value, as numbers are)."""
+    return pa.types.is_timestamp(t) or pa.types.is_date(t)
+
+
 class _Column:
     """Collects one dictionary-encoded column batch by batch: each batch's dictionary is mapped onto
     the values seen so far (one Python dict look-up per distinct value per batch, none per row).
 
-    ``numbers``: a parquet metadata column of integers or floats, coded by value (a NaN is missing, as in
-    pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general reader); otherwise
+    ``numbers``: a parquet metadata column of integers, floats, dates or timestamps, coded by value (a NaN
+    is missing, as in pandas; a -0.0, which pandas counts equal to 0.0 but keeps apart, takes the general
+    reader); otherwise
     text (integers become their text: ids). ``presence``: only whether each cell holds an answer (the
     ``prediction`` column when the answers are counted, not kept): code 0 (the one value
     :data:`ANSWER_PRESENT`) where :func:`~benchsift.io._common.answer_labels` gives a label, -1 where it
@@ -250,7 +285,7 @@ class _Column:
     def _encode_numbers(self, arr: pa.Array) -> pa.Array | None:
         if pa.types.is_floating(arr.type):
             arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
-        elif not pa.types.is_integer(arr.type):
+        elif not (pa.types.is_integer(arr.type) or _temporal(arr.type)):
             return None
         arr = pc.dictionary_encode(arr)
         if pa.types.is_floating(arr.type.value_type):
@@ -451,9 +486,10 @@ def _read_parquet(path: Path, condition: str | None, keep_answers: bool = True) 
             ok = text or (pa.types.is_integer(f.type) and not pa.types.is_dictionary(f.type))
         elif h in COLUMNS:
             ok = text
-        else:  # metadata: pandas reads a dictionary column as a categorical; dates and others: general path
-            ok = text and not pa.types.is_dictionary(f.type)
-            if h != PREDICTION and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)):
+        else:  # metadata: text (a dictionary one is a categorical), numbers, dates; others: general path
+            ok = text and not (h == PREDICTION and pa.types.is_dictionary(f.type))
+            numeric = pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or _temporal(f.type)
+            if h != PREDICTION and numeric:
                 ok = True
                 numbers.add(h)
         if not ok:
@@ -581,24 +617,38 @@ def long_keys(coded: CodedLong) -> Keys:
     )
 
 
-def split_metadata(coded: CodedLong, keys: Keys, notes: list[str] | None) -> pd.DataFrame | None:
+def split_metadata(
+    coded: CodedLong, keys: Keys, notes: list[str] | None, panel_rule: bool = False
+) -> pd.DataFrame | None:
     """Sort the metadata columns of ``coded`` into item and model metadata and give the models table of the
     latter (:func:`benchsift.io._coded_meta.split_coded_extras`, the rule of
-    :func:`benchsift.io.long.split_extra_columns`). Only the per-row codes of ``prediction`` stay: an item
-    (run) column keeps the code of each item's (run's) first row, the others are released."""
-    n_cond = len(coded.condition.values)
-    names = np.asarray(coded.model.values, dtype=object)
-    model_of_run = keys.run_pairs[keys.runs[keys.model_first]] // n_cond
-    table = split_coded_extras(
-        coded.metadata,
-        runs=keys.runs,
-        run_first=keys.run_first,
-        items=keys.items,
-        item_first=keys.item_first,
-        model_first=keys.model_first,
-        model_names=names[model_of_run],
-        notes=notes,
-    )
+    :func:`benchsift.io.long.split_extra_columns`). ``panel_rule``: the rule of
+    :meth:`benchsift.panel.Panel.from_long` alone (:func:`~benchsift.io._coded_meta.panel_roles`; no models
+    table). Only the per-row codes of ``prediction`` stay: an item (run) column keeps the code of each
+    item's (run's) first row, the others are released."""
+    table = None
+    if panel_rule:
+        panel_roles(
+            coded.metadata,
+            runs=keys.runs,
+            run_first=keys.run_first,
+            items=keys.items,
+            item_first=keys.item_first,
+        )
+    else:
+        n_cond = len(coded.condition.values)
+        names = np.asarray(coded.model.values, dtype=object)
+        model_of_run = keys.run_pairs[keys.runs[keys.model_first]] // n_cond
+        table = split_coded_extras(
+            coded.metadata,
+            runs=keys.runs,
+            run_first=keys.run_first,
+            items=keys.items,
+            item_first=keys.item_first,
+            model_first=keys.model_first,
+            model_names=names[model_of_run],
+            notes=notes,
+        )
     coded.extras = [e for e in coded.extras if e.role in ("item", "run") or e.name == PREDICTION]
     for e in coded.extras:
         if e.role:
@@ -683,7 +733,7 @@ def assemble_coded(
     if prediction is not None:
         rows = None if keep is None else np.flatnonzero(keep)
         if answers is not None:
-            answers.append(answers_table(prediction, rows, _row_ids(coded, keys, rows)))
+            answers.append(answers_table(prediction, rows, _row_ids(coded, keys, rows), coded.id_dtypes))
         elif notes is not None:
             count = count_answers(prediction, rows)
             if count:

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchsift.io._common import KEY, answer_labels, dropped_columns_note
-from benchsift.panel.long import MODEL_META
+from benchsift.panel.long import ITEM_META, MODEL_META
 
 #: The column read as the models' logged answers (``_answer`` of the general reader).
 PREDICTION = "prediction"
@@ -78,6 +78,10 @@ class Extra:
                 self._table[:-1] = self.values
                 self._table[-1] = np.nan
             return pd.Series(pd.array(self._table[positions], dtype=text_dtype()))
+        if pa.types.is_dictionary(self.arrow_field.type):
+            # a categorical: its categories are all the column's values (the file's dictionary, in order)
+            base = _parquet_series([*self.values, None], self.arrow_field, self.pandas_meta)
+            return base.take(np.where(positions < 0, len(self.values), positions)).reset_index(drop=True)
         uniq, inverse = np.unique(positions, return_inverse=True)
         picked = [None if u < 0 else self.values[u] for u in uniq.tolist()]
         padded = self.has_null and not (len(uniq) and uniq[0] < 0)
@@ -108,6 +112,13 @@ def _parquet_series(values: list[Any], fld: pa.Field, pandas_meta: dict[str, Any
     return out.reset_index(drop=True)
 
 
+def remap(index: dict[Any, int], values: Sequence[Any], codes: np.ndarray) -> np.ndarray:
+    """``codes`` (into ``values``; -1 = missing) renumbered into ``index``, the union of values seen so far
+    (each new value is added to it): one dict look-up per distinct value, none per row."""
+    lut = np.fromiter((index.setdefault(v, len(index)) for v in values), np.int32, len(values))
+    return np.append(lut, np.int32(-1))[codes]
+
+
 def merge_extras(parts: Sequence[Sequence[Extra]]) -> list[Extra] | None:
     """The extra columns of several files' rows one after the other, their codes renumbered over the union
     of values; None when the files do not have the same columns of the same dtypes in the same order (the
@@ -123,9 +134,7 @@ def merge_extras(parts: Sequence[Sequence[Extra]]) -> list[Extra] | None:
         index: dict[Any, int] = {}
         codes = []
         for part in parts:
-            e = part[j]
-            lut = np.fromiter((index.setdefault(v, len(index)) for v in e.values), np.int32, len(e.values))
-            codes.append(np.append(lut, np.int32(-1))[e.codes])
+            codes.append(remap(index, part[j].values, part[j].codes))
         has_null = any(part[j].has_null for part in parts)
         out.append(
             Extra(col.name, np.concatenate(codes), list(index), has_null, col.arrow_field, col.pandas_meta)
@@ -191,20 +200,45 @@ def split_coded_extras(
     return table
 
 
-def answers_table(prediction: Extra, rows: np.ndarray | None, ids: dict[str, np.ndarray]) -> pd.DataFrame:
+def panel_roles(
+    extras: Sequence[Extra],
+    *,
+    runs: np.ndarray,
+    run_first: np.ndarray,
+    items: np.ndarray,
+    item_first: np.ndarray,
+) -> None:
+    """Set each column's ``role`` by the rule of :meth:`benchsift.panel.Panel.from_long` alone
+    (``benchsift.panel.long._split_metadata``, what :func:`~benchsift.io._common.assemble_panel` applies to
+    the sample importers' long tables): ``family``/``release_date``/``params`` are model metadata (each
+    run's first row, ``"run"``), ``category``/``question``/``answer``/``answers``/``image`` item metadata
+    (``"item"``); another column is item metadata when constant within every item, else model metadata when
+    constant within every run, else left out (``"drop"``, without a note, as there)."""
+    for e in extras:
+        if e.name in MODEL_META:
+            e.role = "run"
+        elif e.name in ITEM_META or constant_within(e.codes, items, item_first):
+            e.role = "item"
+        else:
+            e.role = "run" if constant_within(e.codes, runs, run_first) else "drop"
+
+
+def answers_table(
+    prediction: Extra,
+    rows: np.ndarray | None,
+    ids: dict[str, np.ndarray],
+    dtypes: dict[str, Any] | None = None,
+) -> pd.DataFrame:
     """The long answers table of :func:`benchsift.io._common.assemble_panel`: ``model, condition,
     benchmark, item`` of the kept rows (``ids``: object arrays of those rows) and the stripped answer
-    label of each (:func:`~benchsift.io._common.answer_labels`). ``rows``: the kept rows (None: all)."""
+    label of each (:func:`~benchsift.io._common.answer_labels`). ``rows``: the kept rows (None: all).
+    ``dtypes``: the dtypes of the id columns in the general path's long table (default: the ``long``
+    reader's, ``model``/``benchmark``/``item`` object and ``condition`` text)."""
     codes = prediction.codes if rows is None else prediction.codes[rows]
     labels = _labels(prediction)
-    frame = pd.DataFrame(
-        {
-            "model": pd.Series(ids["model"], dtype=object),
-            "condition": pd.Series(pd.array(ids["condition"], dtype=text_dtype())),
-            "benchmark": pd.Series(ids["benchmark"], dtype=object),
-            "item": pd.Series(ids["item"], dtype=object),
-        }
-    )
+    if dtypes is None:
+        dtypes = {"model": object, "condition": text_dtype(), "benchmark": object, "item": object}
+    frame = pd.DataFrame({c: pd.Series(ids[c], dtype=dtypes[c]) for c in KEY})
     with_missing = np.empty(len(labels) + 1, dtype=object)
     with_missing[:-1] = labels
     return frame[KEY].assign(answer=with_missing[codes])

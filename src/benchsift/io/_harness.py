@@ -37,15 +37,14 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
+from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
     ROW_COL,
     Paths,
     as_paths,
-    assemble_panel,
     check_file,
-    source_label,
 )
 from benchsift.io._lmms_rules import (
     ITEM_MEAN_ALTERNATIVE,
@@ -54,7 +53,6 @@ from benchsift.io._lmms_rules import (
     other_aggregate,
     seed_correct,
 )
-from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -492,8 +490,6 @@ def read_harness_panel(
         return reader(path, layout, notes=notes, **options)
 
     found = patterns or (layout.samples_glob,)
-    parts, files = walk_inputs(as_paths(paths), found, one, notes=notes, what=what)
-    long = pd.concat(parts, ignore_index=True)
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    return read_sample_panel(
+        as_paths(paths), found, one, what=what, rescale=rescale, scales=scales, notes=notes, answers=answers
     )

@@ -40,9 +40,10 @@ import pandas as pd
 
 from benchsift._fileio import atomic_dir
 from benchsift.errors import FormatError, InputError
-from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths, assemble_panel, source_label
+from benchsift.io._coded_frames import read_sample_panel
+from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
 from benchsift.io._harness import read_jsonl
-from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -144,10 +145,15 @@ def read_eee(
     def one(path: Path, file_notes: list[str] | None) -> pd.DataFrame:
         return _read_one(path, filter_name=filter, condition=condition, notes=file_notes)
 
-    parts, files = walk_inputs(as_paths(paths), PATTERNS, one, notes=notes, what="Every Eval Ever samples")
-    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    return read_sample_panel(
+        as_paths(paths),
+        PATTERNS,
+        one,
+        what="Every Eval Ever samples",
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
     )
 
 

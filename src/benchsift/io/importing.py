@@ -103,9 +103,14 @@ def import_files(
     answers: list[pd.DataFrame] | None = [] if out_answers is not None else None
     paths = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
     panel = import_panel(
-        fmt, paths, rescale=rescale, scales=dict(scales) if scales else None, notes=notes, answers=answers,
+        fmt,
+        paths,
+        rescale=rescale,
+        scales=dict(scales) if scales else None,
+        notes=notes,
+        answers=answers,
         **options,
-    )  # fmt: skip
+    )
     table = None
     if out_answers is not None:
         if not answers:

@@ -49,18 +49,17 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
+from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
     ROW_COL,
     Paths,
     as_paths,
-    assemble_panel,
     check_file,
-    source_label,
 )
 from benchsift.io._harness import read_json
-from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import read_member
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -415,10 +414,13 @@ def read_inspect(
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
     options.update(reducer=reducer, condition=condition)
-    parts, files = walk_inputs(
-        given, LOG_PATTERNS, lambda p, n: _read_one(p, notes=n, **options), notes=notes, what="inspect log"
-    )
-    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    return read_sample_panel(
+        given,
+        LOG_PATTERNS,
+        lambda p, n: _read_one(p, notes=n, **options),
+        what="inspect log",
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
     )

@@ -25,17 +25,16 @@ from typing import Any
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
+from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
     ROW_COL,
     Paths,
     as_paths,
-    assemble_panel,
     check_file,
-    source_label,
 )
-from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -153,8 +152,13 @@ def read_lighteval(
             path, model=model, benchmark=benchmark, metric=metric, condition=condition, notes=file_notes
         )
 
-    parts, files = walk_inputs(as_paths(paths), PATTERNS, one, notes=notes, what="lighteval details")
-    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    return read_sample_panel(
+        as_paths(paths),
+        PATTERNS,
+        one,
+        what="lighteval details",
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
     )

@@ -22,7 +22,7 @@ Memory: a CSV / TSV / parquet file is read by pyarrow as integer codes and assem
 Python object per row, about 20 bytes per row while reading plus 4 per metadata column, then the panel's
 matrix; a 10-million-row CSV (80 MB panel) peaks at about 0.4 GB, below pandas' plain ``read_csv`` of the
 same file (``benchmarks/bench_import_memory.py``). A file the lean reader cannot take (a parse error, an
-empty id, a score that is not a number, a parquet metadata column of dates or categoricals, ...) takes the
+empty id, a score that is not a number, a parquet metadata column of lists or structs, ...) takes the
 general reader (pandas, every id cell as text), which names an offending cell; both give the same panel.
 """
 

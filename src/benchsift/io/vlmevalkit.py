@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError
+from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
@@ -71,15 +72,13 @@ from benchsift.io._common import (
     Paths,
     answer_labels,
     as_paths,
-    assemble_panel,
     id_strings,
     numeric_scores,
     read_table,
     require_columns,
-    source_label,
 )
 from benchsift.io._rows import RowNames
-from benchsift.io._walk import NotThisFormat, walk_inputs
+from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -338,8 +337,13 @@ def read_vlmevalkit(
     def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
         return _read_one(path, notes=notes, **options)
 
-    parts, files = walk_inputs(as_paths(paths), RESULT_PATTERNS, one, notes=notes, what="VLMEvalKit result")
-    long = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return assemble_panel(
-        long, source=source_label(files), rescale=rescale, scales=scales, notes=notes, answers=answers
+    return read_sample_panel(
+        as_paths(paths),
+        RESULT_PATTERNS,
+        one,
+        what="VLMEvalKit result",
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
     )
