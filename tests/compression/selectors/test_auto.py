@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy.stats import t as student_t
 from typer.testing import CliRunner
 
 from benchsift.cli.main import app
@@ -263,8 +264,9 @@ def test_selector_scoring_follows_the_winner_estimate() -> None:
 
 def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
     """The pick is the best inner mean only when, for a fitted best, the paired one-sided t test of its inner
-    rho against Random's passes (checked against scipy's ttest_rel) on the 4 inner splits or, when that is
-    inconclusive, on 8 (4 more, for the best and Random only); else Random."""
+    rho against Random's passes (checked against scipy's ttest_rel) on the ``n_inner`` inner splits or, when
+    that is inconclusive and the best could beat Random by the margin, on 8 (the best and Random only); else
+    Random."""
     from scipy.stats import ttest_rel
 
     seen = {True: 0, False: 0}
@@ -286,12 +288,18 @@ def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
         test = auto.null_test_
         first = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
         assert test["selector"] == best and test["null"] == "random" and test["level"] == 0.95
-        if first.pvalue < 0.05:  # conclusive on the 4 inner splits
-            assert not test["extended"] and test["n"] == 4 and auto.null_rho_ is None
+        n0 = int(auto.n_inner)
+        d = auto.inner_rho_[:, j] - auto.inner_rho_[:, 0]
+        upper = d.mean() + student_t.ppf(0.95, n0 - 1) * d.std(ddof=1) / np.sqrt(n0)  # one-sided 0.95 bound
+        if first.pvalue < 0.05:  # conclusive on the n_inner inner splits
+            assert not test["extended"] and test["n"] == n0 and auto.null_rho_ is None
             assert test["p"] == pytest.approx(first.pvalue) and test["passed"]
-        else:  # inconclusive: 4 more inner splits for the best and Random only, tested once more
+        elif upper < 0.005:  # inconclusive, but the best cannot beat Random by the margin: not extended
+            assert not test["extended"] and test["n"] == n0 and not test["passed"]
+            assert test["upper"] == pytest.approx(upper) and "below the margin" in test["note"]
+        else:  # inconclusive: more inner splits (to 8) for the best and Random only, tested once more
             assert test["extended"] and test["n"] == 8 and auto.null_rho_.shape == (8, 2)
-            np.testing.assert_array_equal(auto.null_rho_[:4], auto.inner_rho_[:, [j, 0]])
+            np.testing.assert_array_equal(auto.null_rho_[:n0], auto.inner_rho_[:, [j, 0]])
             ref = ttest_rel(auto.null_rho_[:, 0], auto.null_rho_[:, 1], alternative="greater")
             assert test["t"] == pytest.approx(ref.statistic) and test["p"] == pytest.approx(ref.pvalue)
             assert test["passed"] == (ref.pvalue < 0.05)
@@ -346,8 +354,90 @@ def test_paired_null_test_by_hand() -> None:
     assert out["n"] == 3 and out["mean_diff"] == pytest.approx(0.2)
     assert out["t"] == pytest.approx(2 * np.sqrt(3))
     assert out["p"] == pytest.approx((1 - np.sqrt(12 / 14)) / 2) and out["passed"]
+    # upper bound: mean + t_{0.9, 2} sd / sqrt 3, t_{0.9, 2} = 1.885618 (Student's t table, 2 df)
+    assert out["upper"] == pytest.approx(0.2 + 1.8856181 * 0.1 / np.sqrt(3), abs=1e-6)
     assert not paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.99)["passed"]
     same = paired_null_test(np.array([0.5, 0.6]), np.array([0.4, 0.5]))  # no spread: the sign decides
-    assert same["passed"] and same["t"] is None
+    assert same["passed"] and same["t"] is None and same["upper"] == pytest.approx(0.1)
     assert not paired_null_test(np.array([0.5]), np.array([0.4]))["passed"]  # one pair: no test
     assert paired_null_test(np.array([0.5, 0.6]), np.array([np.nan, np.nan]))["passed"]  # null undefined
+
+
+def test_null_margin_spares_the_extension_only_where_the_best_cannot_gain_the_margin() -> None:
+    """``null_margin`` only removes extensions: the first look, the inner evidence and every pick where the
+    first test passes (or the bound reaches the margin) are those of ``null_margin=0``; where the one-sided
+    upper bound is below the margin Random is kept on the 4 splits. A margin of 1 never extends."""
+    seen = 0
+    for seed in range(6):
+        panel = simulate_planted_winner("random", 60, 400, random_state=seed).panel
+        for k in (12, 40):
+            fits = {m: AutoSelector(null_margin=m, random_state=seed) for m in (0.0, 0.005, 0.9)}
+            for a in fits.values():
+                a.select(panel.scores, k)
+            ref = fits[0.0]
+            for m, a in fits.items():
+                np.testing.assert_array_equal(a.inner_rho_, ref.inner_rho_)
+                t, t0 = a.null_test_, ref.null_test_
+                if t0 is None or t0["n"] == a.n_inner:  # no test, or decided on the first look: the same
+                    assert a.choice_ == ref.choice_
+                    continue
+                assert ref.null_rho_ is not None  # extended with margin 0: the first look failed
+                w = list(a.evidence_["candidate"]).index(t0["selector"])
+                d = a.inner_rho_[:, w] - a.inner_rho_[:, 0]
+                n0 = int(a.n_inner)
+                upper = d.mean() + student_t.ppf(0.95, n0 - 1) * d.std(ddof=1) / np.sqrt(n0)
+                if upper < m:
+                    assert not t["extended"] and a.choice_ == "random" and a.null_rho_ is None
+                    assert any("below the margin" in n for n in a.notes_)
+                    seen += 1
+                else:
+                    assert t["extended"] and a.choice_ == ref.choice_
+                    np.testing.assert_array_equal(a.null_rho_, ref.null_rho_)
+    assert seen >= 1  # the margin of 0.9 does skip an extension
+    with pytest.raises(InputError, match="null_margin"):
+        AutoSelector(null_margin=-0.1).select(np.zeros((10, 20)), 5)
+
+
+def test_inner_em_cap_is_opt_in_and_close_to_converged_fits() -> None:
+    """``inner_em_iter`` (off by default) caps the EM iterations of IRT 2PL's inner fits; at 5 % of a 500-item
+    pool the capped inner fits give the picks of converged ones on the three planted panels (three seeds
+    each), IRT 2PL's inner rho within 0.025 and every other candidate's unchanged; the winner's own fit is not
+    capped. (At k = 10 one of nine cases picks differently: the cap is an approximation, hence opt-in.)"""
+    irt = DEFAULT_CANDIDATES.index("irt2pl")
+    assert AutoSelector().inner_em_iter is None
+    for winner in PLANTED_WINNERS:
+        for seed in range(3):
+            panel = simulate_planted_winner(winner, 80, 500, random_state=seed).panel
+            capped = AutoSelector(inner_em_iter=4, random_state=seed)
+            capped.select(panel.scores, 25)
+            full = AutoSelector(random_state=seed)
+            full.select(panel.scores, 25)
+            assert capped.choice_ == full.choice_, (winner, seed)
+            others = [c for c in range(len(DEFAULT_CANDIDATES)) if c != irt]
+            np.testing.assert_array_equal(capped.inner_rho_[:, others], full.inner_rho_[:, others])
+            assert np.nanmax(np.abs(capped.inner_rho_[:, irt] - full.inner_rho_[:, irt])) < 0.025
+            if capped.choice_ == "irt2pl":
+                assert capped.selector_.max_iter == 500
+    inner = AutoSelector(inner_em_iter=4)._inner_config(make_selector("irt2pl", random_state=0))
+    assert inner.max_iter == 4
+    vaw = make_selector("vaw", random_state=0)
+    assert AutoSelector(inner_em_iter=4)._inner_config(vaw).get_params() == vaw.get_params()
+    tiny = AutoSelector(inner_em_iter=4)._inner_config(make_selector("tinybench", random_state=0))
+    assert tiny.max_iter == 500  # p-IRT's estimate moves with the fit: never capped
+    with pytest.raises(InputError, match="inner_em_iter"):
+        AutoSelector(inner_em_iter=0).select(np.zeros((10, 20)), 5)
+
+
+def test_inner_selections_skip_only_the_repeated_input_check() -> None:
+    """auto runs a candidate on inner rows without re-validating them; the selection is the candidate's own
+    ``select`` on those rows (same positions and fitted attributes)."""
+    panel = simulate_planted_winner("irt2pl", 40, 200, random_state=1).panel
+    from benchsift.compression.selectors.base import check_selector_input
+
+    auto = AutoSelector()
+    inp = check_selector_input(panel.scores, 15)
+    rows = np.arange(0, 40, 2)
+    for name in DEFAULT_CANDIDATES:
+        a, b = make_selector(name, random_state=3), make_selector(name, random_state=3)
+        np.testing.assert_array_equal(auto._run(a, inp, rows), b.select(panel.scores[rows], 15))
+        np.testing.assert_array_equal(a.item_scores_, b.item_scores_)

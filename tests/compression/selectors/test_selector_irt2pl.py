@@ -10,6 +10,8 @@ from selector_sim import sim_2pl
 from benchsift.compression.selectors.irt2pl import (
     IRT2PLSelector,
     binarize_scores,
+    clear_fit_memo,
+    fit_test_information,
     fitted_twopl,
     metabench_select,
 )
@@ -112,6 +114,31 @@ def test_fit_is_memoised_and_rule_checked(planted: tuple[np.ndarray, np.ndarray]
     assert fitted_twopl(x) is fitted_twopl(x.copy())
     with pytest.raises(InputError, match="rule"):
         IRT2PLSelector(rule="fisher").select(x, 3)  # type: ignore[arg-type]
+
+
+def test_fit_memo_holds_the_nine_fits_auto_revisits_and_the_test_information() -> None:
+    """The automatic selector revisits up to 9 fits per pool (8 inner build sets and all rows) at every
+    retention: the memo keeps them all; the memoised test information is the plain formula's, bit for bit."""
+    clear_fit_memo()
+    rng = np.random.default_rng(0)
+    mats = [(rng.random((12, 30)) < 0.5).astype(float) for _ in range(9)]
+    fits = [fitted_twopl(m) for m in mats]
+    assert all(fitted_twopl(m.copy()) is f for m, f in zip(mats, fits, strict=True))
+    for f in fits:
+        z = np.outer(f.theta_, f.discrimination_) + f.intercept_
+        p = 0.5 * (1.0 + np.tanh(0.5 * z))
+        ref = (f.discrimination_**2 * p * (1.0 - p)).mean(axis=0)
+        info = fit_test_information(f)
+        np.testing.assert_array_equal(info, ref)
+        assert fit_test_information(f) is info and not info.flags.writeable
+    # the selector's item scores are that information, NaN where an item has no valid score
+    x = mats[0].copy()
+    x[:, 3] = NAN
+    sel = IRT2PLSelector(random_state=0)
+    sel.select(x, 5)
+    assert np.isnan(sel.item_scores_[3])
+    keep = np.arange(30) != 3
+    np.testing.assert_array_equal(sel.item_scores_[keep], fit_test_information(fitted_twopl(x[:, keep])))
 
 
 def test_too_few_build_models_is_degenerate() -> None:

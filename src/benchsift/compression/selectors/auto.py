@@ -32,7 +32,10 @@ per pool and retention), from the models it is given and nothing else:
        t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),   p = P(T_{n-1} > t),
 
    passed when ``p < 1 - null_level`` (default level 0.95). When it fails on the ``n_inner`` splits, the
-   evidence is extended once: the best and Random alone are run on further inner splits, up to
+   evidence is extended once, provided the best could still beat Random by a material amount -- the
+   one-sided upper confidence bound ``mean_s(d_s) + t_{0.95, n-1} sd_s(d_s) / sqrt(n)`` reaches
+   ``null_margin`` (default 0.005, half the issue's tolerance; below it Random is kept at once, at an
+   expected cost below the margin): the best and Random alone are run on further inner splits, up to
    ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
    on all of them. Two looks at one-sided 0.05 each keep the chance that a fitted candidate no better than
    Random passes at most 0.10 (Bonferroni). If the test still fails Random is kept and ``notes_`` says so
@@ -68,8 +71,14 @@ splits: auto minus the best fixed selector -0.021 on the Random plant at r = 2 %
 20 outer splits), within 0.007 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
 little power: with the null at level 0.9 and 4 inner splits, and no extension, MMMU lost 0.014 at r = 5 %
 (Random kept on two splits where point-biserial wins by 0.12). With the defaults (4 inner splits, level 0.95,
-extension to 8) the worst retention is -0.004 (point-biserial plant), -0.001 (IRT 2PL plant), -0.006
-(Random plant, where auto picked Random in 79 of 80 (split, retention) cells) and -0.005 (MMMU). On the
+extension to 8 when the bound reaches the margin of 0.005) the worst retention is -0.0038 (point-biserial
+plant), -0.0008 (IRT 2PL plant), -0.0063 (Random plant, where auto picked Random in 79 of 80 (split,
+retention) cells) and -0.0050 (MMMU): the same table, cell for cell, as without the margin, which never
+applies at r <= 20 % on these panels (it spares extensions at r = 20-50 % of the cost panel below, where
+every candidate is within 0.003 of Random). Three inner splits (same extension) stay within the tolerance
+(worst -0.0038, -0.0020, -0.0063, -0.0068) but cost more, not less: a first look with 2 degrees of freedom
+is inconclusive more often, and each extension then adds 5 inner splits (6.0x IRT 2PL's CPU time on the
+cost panel below). On the
 Random plant auto cannot beat Random on average: Random is the best fixed selector at every retention
 there, so the best auto can do is to pick it every time, and auto minus Random is then the difference of
 two random draws, zero in expectation (measured: -0.0003).
@@ -85,15 +94,27 @@ the same at every retention: the inner splits are then the same at every retenti
 candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
 draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
 which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
-budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. What remains is the
-IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up to 4 more inner
-IRT 2PL fits when the best is IRT 2PL and it is close to Random). Measured in
-``benchmarks/bench_auto_selector.py`` (2-core machine at load 7): ``validate`` with auto on a simulated
-169 x 3,088 panel (20 splits x 6 retentions) took 511.8 s against 55.7 s for IRT 2PL alone (medians of 2
-alternated runs; 9.2x wall, 7.8x CPU), above the 5x the issue asks; the selection time summed over the
-held-out tasks was 4.8x IRT 2PL on the point-biserial plant and on MMMU, where the test is mostly
-conclusive on 4 splits, and 7.0x on the IRT 2PL plant, where IRT 2PL and Random are within 0.01 at
-r >= 5 % and the test is extended (3.3x there with 4 inner splits and no extension, at level 0.9).
+budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps
+16 fits (auto revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room
+for 8 the least recently used one was refitted each time), the test information is computed once per fit
+(:func:`~.irt2pl.fit_test_information`), and candidates select on inner rows without validating them again.
+What remains is the IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up
+to 4 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
+the margin). Measured with ``benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner
+--skip-rules --repeats 2`` (2-core machine shared with other jobs, load 3.8-4.8): ``validate`` with auto on a
+simulated 169 x 3,088 panel (20 splits x 6 retentions) took 156.8 / 168.5 s wall (min / median of 2
+alternated runs) and 108.8 s CPU against 16.9 / 22.9 s wall and 16.9 s CPU for IRT 2PL alone: 7.4x wall
+at the medians (the IRT 2PL side ran once on a quiet machine), 6.4x CPU. Before the margin and the memo fixes
+it was 511.8 s against 55.7 s (load 7; 9.2x wall, 7.8x CPU), with 8.4 inner IRT 2PL fits per outer split
+(5.8 now; seed 0). Still above the 5x the issue asks: four inner splits and the winner's selection are five
+IRT 2PL fits and about 4.3 times metabench's bins per outer split against one fit and one set of bins for
+IRT 2PL alone, VAW, point-biserial and the Random draws come on top, and a faster fit or faster bins speed
+both sides alike. ``inner_em_iter=4`` caps the inner fits at 4 EM iterations (7 to convergence on this
+panel): 5.6x wall, 5.3x CPU (one run, load 4, before the test-information memo), with 17 of 18 picks the
+same as with converged inner fits on the planted panels (80 x 500, three seeds, k = 10 and 50; the other at
+k = 10), so it is opt-in. Three inner splits cost more, not less (6.0x CPU, see above). The selection time
+summed over the held-out tasks of the fidelity runs is 4.6x IRT 2PL's on the point-biserial plant, 4.2x on
+the IRT 2PL plant (7.3x before), 3.8x on the Random plant and 3.9x on MMMU (4.5x before).
 ``null_max_inner=0`` turns the extension off.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
@@ -112,6 +133,7 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
+from benchsift.compression.selectors.irt2pl import IRT2PLSelector
 from benchsift.compression.selectors.random import RandomSelector
 from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
@@ -130,6 +152,11 @@ SEPARATION_LEVEL = 0.95
 #: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random), at each
 #: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
 NULL_LEVEL = 0.95
+#: Inner rho by which a fitted best must be able to beat the null for the null test to be extended: when the
+#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, the null is kept.
+NULL_MARGIN = 0.005
+#: Cap on the EM iterations of IRT 2PL's fits on the inner splits (None: no cap; an opt-in approximation).
+INNER_EM_ITER: int | None = None
 
 
 def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
@@ -139,8 +166,10 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
     where both are defined: ``d_s = best_s - null_s``, ``t = mean(d) / (sd(d) / sqrt(n))`` (sd with ddof 1),
     one-sided ``p = P(T_{n-1} > t)`` (Student's t; as ``scipy.stats.ttest_rel(..., alternative="greater")``).
     ``passed`` when ``p < 1 - level`` (``n >= 2``), when every ``d_s`` is the same positive number (no
-    spread), or when the null has no defined value on any split (it cannot compete). Returns ``n``,
-    ``mean_diff``, ``t``, ``p``, ``level`` and ``passed``.
+    spread), or when the null has no defined value on any split (it cannot compete). ``upper`` is the
+    one-sided upper confidence bound of the mean difference at ``level``, ``mean(d) + t_{level, n-1} sd(d) /
+    sqrt(n)`` (the mean itself without spread; ``None`` with fewer than 2 pairs). Returns ``n``,
+    ``mean_diff``, ``t``, ``p``, ``upper``, ``level`` and ``passed``.
     """
     b = np.asarray(best, dtype=np.float64)
     z = np.asarray(null, dtype=np.float64)
@@ -151,6 +180,7 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
         "mean_diff": float(d.mean()) if d.size else None,
         "t": None,
         "p": None,
+        "upper": None,
         "level": float(level),
         "passed": False,
     }
@@ -163,8 +193,10 @@ def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEV
             out["t"] = tval
             out["p"] = float(student_t.sf(tval, d.size - 1))
             out["passed"] = out["p"] < 1.0 - float(level)
+            out["upper"] = float(d.mean()) + float(student_t.ppf(float(level), d.size - 1)) * se
         else:  # the same difference on every split
             out["passed"] = float(d.mean()) > 0
+            out["upper"] = float(d.mean())
     return out
 
 
@@ -210,6 +242,16 @@ class AutoSelector(ItemSelector):
     null_max_inner
         Inner splits the null test extends to, for the best and the null only, when it fails on the
         ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
+    null_margin
+        The extension runs only when the one-sided upper confidence bound (at ``null_level``) of the best's
+        mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.005, half
+        the issue's tolerance of 0.01): below it the best cannot be shown to beat the null by more than the
+        margin, so the null is kept without the extra fits (``0``: extend whenever the test fails).
+    inner_em_iter
+        EM iterations of an IRT 2PL candidate's fit on an inner split, at most its own ``max_iter`` (default
+        ``None``: its own; 4 is one EM step and one SQUAREM cycle). The winner's fit on all the rows runs to
+        its own tolerance, and other 2PL fitters (tinyBenchmarks, whose p-IRT estimate moves with the fit)
+        are not capped. See the module docstring (Cost) for the measured agreement with converged fits.
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
@@ -246,9 +288,13 @@ class AutoSelector(ItemSelector):
         null: str | None = "random",
         null_level: float = NULL_LEVEL,
         null_max_inner: int = 8,
+        null_margin: float = NULL_MARGIN,
+        inner_em_iter: int | None = INNER_EM_ITER,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.inner_em_iter = inner_em_iter
         self.null_max_inner = null_max_inner
+        self.null_margin = null_margin
         self.inner_build = inner_build
         self.null = null
         self.null_level = null_level
@@ -293,6 +339,12 @@ class AutoSelector(ItemSelector):
         lev = self.null_level
         if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
             raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
+        it = self.inner_em_iter
+        if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or int(it) < 1):
+            raise InputError(f"auto inner_em_iter: expected an integer >= 1 or None, got {it!r}")
+        mar = self.null_margin
+        if isinstance(mar, bool) or not isinstance(mar, int | float) or not 0.0 <= float(mar) < 1.0:
+            raise InputError(f"auto null_margin: expected an inner rho difference in [0, 1), got {mar!r}")
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""
@@ -301,6 +353,12 @@ class AutoSelector(ItemSelector):
     # ------------------------------------------------------------------ selection
     def _run(self, sel: ItemSelector, inp: SelectorInput, rows: np.ndarray | None) -> np.ndarray:
         scores = inp.scores if rows is None else inp.scores[rows]
+        if type(sel).select is ItemSelector.select:
+            # the rows of input validated once, by this selector's select: the candidate's own select would
+            # only check them again (check_selector_input), so its parameters are checked and it selects
+            sel._check_params()
+            sub = SelectorInput(scores, inp.k, inp.embeddings, inp.text_embeddings, inp.item_meta)
+            return sel._select(sub)
         return sel.select(
             scores,
             inp.k,
@@ -404,7 +462,14 @@ class AutoSelector(ItemSelector):
             if null is not None and w != null:
                 self.null_test_ = self._null_test(rho, w, null, names)
                 n_max = int(self.null_max_inner)
-                if not self.null_test_["passed"] and n_max > int(self.n_inner) and n_models >= 2:
+                upper = self.null_test_["upper"]
+                material = upper is None or upper >= float(self.null_margin)
+                if not self.null_test_["passed"] and not material:
+                    self.null_test_["note"] += (
+                        f"; not extended: the upper {self.null_level:g} bound of the difference, "
+                        f"{upper:+.4f}, is below the margin {float(self.null_margin):g}"
+                    )
+                if not self.null_test_["passed"] and material and n_max > int(self.n_inner) and n_models >= 2:
                     # inconclusive on n_inner splits: more inner splits, for the best and the null only
                     pair = np.column_stack([rho[:, w], rho[:, null]])
                     only = {options[w][0], options[null][0]}
@@ -469,7 +534,7 @@ class AutoSelector(ItemSelector):
                 continue
             # the final seed on every inner split: the evidence is about the configuration (cells,
             # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
-            sel = fresh_selector(spec, _seed(base, 2, keys[c]))
+            sel = self._inner_config(fresh_selector(spec, _seed(base, 2, keys[c])))
             draws = [sel]
             if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
                 sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
@@ -497,6 +562,14 @@ class AutoSelector(ItemSelector):
                 r[j] = float(np.mean(r_all[which == j]))
         return r
 
+    def _inner_config(self, sel: ItemSelector) -> ItemSelector:
+        """The candidate as it selects on an inner split: IRT 2PL with at most :attr:`inner_em_iter` EM
+        iterations, any other candidate unchanged."""
+        if self.inner_em_iter is not None and isinstance(sel, IRT2PLSelector):
+            if int(sel.max_iter) > int(self.inner_em_iter):
+                sel.set_params(max_iter=int(self.inner_em_iter))
+        return sel
+
     def _option_label(self, labels: list[str], option: tuple[int, str]) -> str:
         c, mode = option
         return labels[c] if mode == "own" else f"{labels[c]} (mean)"
@@ -511,7 +584,13 @@ class AutoSelector(ItemSelector):
     def _null_test(self, rho: np.ndarray, w: int, null: int, labels: list[str]) -> dict[str, Any]:
         """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
         test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level))
-        out: dict[str, Any] = {"selector": labels[w], "null": labels[null], **test, "extended": False}
+        out: dict[str, Any] = {
+            "selector": labels[w],
+            "null": labels[null],
+            **test,
+            "margin": float(self.null_margin),
+            "extended": False,
+        }
         shown = "undefined" if test["mean_diff"] is None else f"{test['mean_diff']:+.4f}"
         p_txt = "" if test["p"] is None else f", one-sided p = {test['p']:.3f}"
         out["note"] = (

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Literal, Protocol
@@ -60,6 +61,7 @@ __all__ = [
     "IRT2PLSelector",
     "binarize_scores",
     "clear_fit_memo",
+    "fit_test_information",
     "fitted_twopl",
     "metabench_select",
     "selector_twopl",
@@ -70,9 +72,12 @@ _HALF_TYPES = frozenset({"soft", "judge", "vqa", "half", "binary"})
 _MEDIAN_TYPES = frozenset({"graded", "caption", "captioning", "referring", "median"})
 
 # A few recent fits, keyed by the exact response matrix and fitter settings: the held-out protocols select at
-# several retentions on the same build matrix, and the 2PL fit does not depend on the budget.
+# several retentions on the same build matrix, and the 2PL fit does not depend on the budget. The automatic
+# selector fits up to 9 matrices per pool (8 inner build sets and all the rows) and revisits them at every
+# retention of the pool: with room for 8 the least recently used one was refitted at every retention that
+# needed it (one extra fit per outer split on the 169 x 3,088 cost panel), so the memo keeps 16.
 _FIT_CACHE: OrderedDict[tuple[object, ...], TwoPL] = OrderedDict()
-_FIT_CACHE_SIZE = 8
+_FIT_CACHE_SIZE = 16
 _FIT_LOCK = threading.Lock()
 
 
@@ -115,10 +120,33 @@ def fitted_twopl(
     return model
 
 
+# The test information of a memoised fit, computed once: every selection on the fit's rows (each retention,
+# and every inner split's candidate in the automatic selector) needs it; it depends on the fit alone.
+_INFO_CACHE: weakref.WeakKeyDictionary[TwoPL, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def fit_test_information(model: TwoPL) -> np.ndarray:
+    """The test information ``(1/M) sum_m I_j(theta_m)`` of each fitted item over the fitted abilities,
+    ``I_j = a_j^2 P_j (1 - P_j)``; memoised per fitted model (a read-only array shared by later calls)."""
+    with _FIT_LOCK:
+        hit = _INFO_CACHE.get(model)
+    if hit is not None:
+        return hit
+    a = model.discrimination_
+    z = np.outer(model.theta_, a) + model.intercept_
+    p = 0.5 * (1.0 + np.tanh(0.5 * z))
+    info = (a**2 * p * (1.0 - p)).mean(axis=0)
+    info.setflags(write=False)
+    with _FIT_LOCK:
+        _INFO_CACHE[model] = info
+    return info
+
+
 def clear_fit_memo() -> None:
     """Empty the memo of :func:`fitted_twopl` (benchmarks clear it so no timed run reuses another's fits)."""
     with _FIT_LOCK:
         _FIT_CACHE.clear()
+        _INFO_CACHE.clear()
 
 
 class TwoPLSettings(Protocol):
@@ -333,19 +361,14 @@ class IRT2PLSelector(ItemSelector):
         d = np.full(n, np.nan)
         theta = np.zeros(0)
         converged = False
+        test_info = np.full(n, np.nan)  # NaN for items with no valid build score
         if observed.any() and inp.k > 0:
             fit = selector_twopl(self, binary[:, observed])
             a[observed] = fit.discrimination_
             d[observed] = fit.intercept_
             theta = fit.theta_
             converged = bool(fit.converged_)
-        if theta.size:
-            z = np.outer(theta, np.where(observed, a, 0.0)) + np.where(observed, d, 0.0)
-            p = 0.5 * (1.0 + np.tanh(0.5 * z))
-            test_info = (np.where(observed, a, 0.0) ** 2 * p * (1.0 - p)).mean(axis=0)
-            test_info[~observed] = np.nan
-        else:
-            test_info = np.full(n, np.nan)
+            test_info[observed] = fit_test_information(fit)
 
         if self.rule == "information" or inp.k == 0 or not theta.size:
             kept = top_k_positions(test_info, inp.k, rng)
