@@ -263,7 +263,8 @@ def end_to_end(
     reference = row_mean(ref_cat)
     single = pools.n_categories == 1
     notes = list(pools.notes)
-    skipped: list[str] = []  # stages the user asked for that do not run as asked: warnings
+    # stages the user asked for that do not run as asked: warnings (Stage 0's as compress reports them)
+    skipped = [f"stage 0: {w}" for w in s0.warnings]
     if single:
         skipped.append("the panel has one category: Stages 1 and 3 are skipped (end-to-end = Stage 2 only)")
     k_eff = min(int(k), pools.n_categories)
