@@ -251,6 +251,7 @@ def read_sample_panel(
         try:
             _, files = walk_inputs(given, patterns, code, notes=notes, what=what)
         except _Uncodable:
+            del coder  # its codes of the files before: not held while the general path reads them all
             if notes is not None:
                 del notes[start:]  # the general path reads the files again and says it all again
         else:
