@@ -91,7 +91,7 @@ def sweep_backend(
     """
     check_backend(backend, address)
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
-        raise InputError(f"n_jobs: expected a non-zero integer or None, got {n_jobs!r}")
+        raise InputError(f"`n_jobs`: expected a non-zero integer or None, got {n_jobs!r}")
     if backend is None:
         yield n_jobs
         return

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, overload
 
@@ -304,18 +303,3 @@ def sweep_workers(
     """Enter :func:`benchsift.parallel.sweep_backend` for the rest of the running command (closed, and a
     local cluster it started shut down, when the command ends); returns the ``n_jobs`` to pass on."""
     return ctx.with_resource(sweep_backend(backend, address, n_jobs))
-
-
-@contextlib.contextmanager
-def option_names(**flags: str) -> Iterator[None]:
-    """Re-raise a library :class:`~benchsift.errors.InputError` that starts with one of the parameter names
-    ``flags`` (``n_jobs="--n-jobs"``) with the command's option name instead (the library's messages name
-    its parameters, never CLI flags)."""
-    try:
-        yield
-    except InputError as exc:
-        msg = str(exc)
-        for name, flag in flags.items():
-            if msg.startswith(name) and msg[len(name) : len(name) + 1] in (":", " ", ""):
-                raise type(exc)(flag + msg[len(name) :]) from None
-        raise

@@ -37,7 +37,6 @@ from benchsift.cli._common import (
     figure_files,
     numbers,
     opt,
-    option_names,
     outputs,
     split_list,
     sweep_workers,
@@ -90,27 +89,26 @@ def validate_command(
     benchmark median; default half scale).
     """
     outputs(force, files=figure_files(figure))
-    with option_names(n_jobs="--n-jobs", protocol="--protocol"):
-        check_options(protocol, n_jobs)  # before the panel is read
-        sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
-        report = validate(
-            read_scores(panel),
-            protocol=protocol,
-            selectors=sels,
-            retentions=rets,
-            splits=splits,
-            seed=seed,
-            n_jobs=sweep_workers(ctx, backend, address, n_jobs),
-            k=k,
-            floor=floor,
-            min_heldout=min_heldout,
-            scoring=scoring,
-            embeddings=load_embeddings(embeddings, text_embeddings),
-            answers=answers,
-            answer_column=answer_column,
-            chronological_column=not json_output,
-            progress=progress_bar(f"validate: {protocol} protocol", not json_output),
-        )
+    check_options(protocol, n_jobs)  # before the panel is read
+    sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
+    report = validate(
+        read_scores(panel),
+        protocol=protocol,
+        selectors=sels,
+        retentions=rets,
+        splits=splits,
+        seed=seed,
+        n_jobs=sweep_workers(ctx, backend, address, n_jobs),
+        k=k,
+        floor=floor,
+        min_heldout=min_heldout,
+        scoring=scoring,
+        embeddings=load_embeddings(embeddings, text_embeddings),
+        answers=answers,
+        answer_column=answer_column,
+        chronological_column=not json_output,
+        progress=progress_bar(f"validate: {protocol} protocol", not json_output),
+    )
     result: Any = report.result
     warnings = list(report.warnings)
     summary = result.summary()

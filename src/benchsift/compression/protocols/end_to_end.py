@@ -278,7 +278,7 @@ def end_to_end(
     elif protocol == "chronological":
         split_list, proto = chronological_splits(pools.models["release_date"]), "end-to-end chronological"
     else:
-        raise InputError(f"protocol: expected 'random' or 'chronological', got {protocol!r}")
+        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
 
     n_s, n_sel, n_ret = len(split_list), len(sel_labels), len(rets)
     rho = np.full((n_s, n_sel, n_ret), np.nan)

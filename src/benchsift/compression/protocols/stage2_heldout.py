@@ -418,7 +418,7 @@ def stage2_heldout(
         split_list = chronological_splits(pools.models["release_date"])
         proto_name = "chronological"
     else:
-        raise InputError(f"protocol: expected 'random' or 'chronological', got {protocol!r}")
+        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
     for sp in split_list:
         if (
             sp.build.size == 0

@@ -97,10 +97,10 @@ def _chronological_column(
 def check_options(protocol: str, n_jobs: int | None = None) -> None:
     """Refuse an unknown ``protocol`` or an ``n_jobs`` that is neither positive nor -1 (before any work)."""
     if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
-        raise InputError(f"n_jobs: expected a positive number of workers or -1 (all cores), got {n_jobs}")
+        raise InputError(f"`n_jobs`: expected a positive number of workers or -1 (all cores), got {n_jobs}")
     if protocol not in PROTOCOLS:
         hint = did_you_mean(protocol, PROTOCOLS)
-        raise InputError(f"protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
+        raise InputError(f"`protocol`: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
 
 
 def validate(
