@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from benchsift import Panel
-from benchsift.errors import InputError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.redundancy import benchmark_redundancy, benchmark_scores
 
 # Same numbers as the dimension case: columns Y1 = [.1 .2 .3 .4], Y2 = [.2 .1 .4 .3], Y3 = [.4 .3 .2 .1].
@@ -18,7 +18,7 @@ MODELS = ["m0", "m1", "m2", "m3"]
 
 def test_aggregate_panel_one_column_per_benchmark():
     panel = Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"])
-    res = benchmark_redundancy(panel, metrics="srcc,r2")
+    res = benchmark_redundancy(panel, metrics="srcc,r2", level="item")
     assert res.level == "item"
     assert res.benchmarks == ["Y1", "Y2", "Y3"]
     np.testing.assert_allclose(res.redundancy["srcc"], [-0.2, 0.0, -0.8], atol=1e-12)
@@ -55,19 +55,23 @@ def test_domain_category_on_aggregate_panel():
         {"benchmark": "agg", "item": ["Y1", "Y2", "Y3", "Z"], "category": ["math", "math", "math", "ocr"]}
     )
     scores = np.column_stack([AGG, np.array([0.9, 0.1, 0.5, 0.5])])
-    res = benchmark_redundancy(Panel(scores, MODELS, items), category="math", metrics="srcc")
+    res = benchmark_redundancy(Panel(scores, MODELS, items), category="math", metrics="srcc", level="item")
     assert res.benchmarks == ["Y1", "Y2", "Y3"]
     assert res.anchor["srcc"] == "Y2"
 
 
 def test_constant_benchmark_undefined_and_anchor_skips_it():
     scores = np.column_stack([AGG[:, :2], np.full(4, 0.7)])
-    res = benchmark_redundancy(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "K"]), metrics="srcc")
+    res = benchmark_redundancy(
+        Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "K"]), metrics="srcc", level="item"
+    )
     assert np.isnan(res.redundancy["srcc"][2])
     assert res.redundancy["srcc"][0] == pytest.approx(0.6)
     assert res.anchor["srcc"] in {"Y1", "Y2"}
     assert any("benchmark 'K' undefined" in n for n in res.undefined)
-    flat = benchmark_redundancy(Panel.from_matrix(np.full((4, 2), 0.5), MODELS, ["A", "B"]), metrics="srcc")
+    flat = benchmark_redundancy(
+        Panel.from_matrix(np.full((4, 2), 0.5), MODELS, ["A", "B"]), metrics="srcc", level="item"
+    )
     assert flat.anchor["srcc"] is None
     assert flat.to_dict()["anchor"]["srcc"] is None
 
@@ -75,10 +79,12 @@ def test_constant_benchmark_undefined_and_anchor_skips_it():
 def test_missing_scores_pairwise_complete():
     scores = AGG.copy()
     scores[0, 2] = np.nan
-    res = benchmark_redundancy(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc")
+    res = benchmark_redundancy(
+        Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc", level="item"
+    )
     # Y1 vs Y3 over models 1-3 only: [.2 .3 .4] vs [.3 .2 .1] -> -1.
     assert res.matrix["srcc"][0, 2] == pytest.approx(-1.0)
-    names, s, level = benchmark_scores(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "Y3"]))
+    names, s, level = benchmark_scores(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "Y3"]), level="item")
     assert level == "item" and names == ["Y1", "Y2", "Y3"] and np.isnan(s[0, 2])
 
 
@@ -113,7 +119,7 @@ def test_hand_computed_eq4_ties_kendall_and_constant_benchmark():
     # "prediction" would give a number), so rho(Y1) = CORR(Y1, Y2).
     y1, y2 = np.array([0.1, 0.1, 0.3, 0.4]), np.array([0.2, 0.1, 0.4, 0.4])
     scores = np.column_stack([y1, y2, np.full(4, 0.25)])
-    res = benchmark_redundancy(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "K"]))
+    res = benchmark_redundancy(Panel.from_matrix(scores, MODELS, ["Y1", "Y2", "K"]), level="item")
     d1, d2 = y1 - y1.mean(), y2 - y2.mean()
     plcc = (d1 @ d2) / np.sqrt((d1 @ d1) * (d2 @ d2))
     r2_12 = 1 - ((y1 - y2) ** 2).sum() / (d1 @ d1)  # Y1 the truth, Y2 the prediction
@@ -153,18 +159,25 @@ def test_domain_on_item_level_panel_scores_each_benchmark_on_its_domain_items():
     assert only.level == "benchmark" and only.benchmarks == ["A", "C"]
 
 
-def test_single_benchmark_panel_read_as_aggregate_is_noted():
-    res = benchmark_redundancy(Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc")
-    assert res.level == "item"
-    assert any("single benchmark" in n for n in res.notes)
-    quiet = benchmark_redundancy(
-        Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc", level="item"
-    )
-    assert not any("single benchmark" in n for n in quiet.notes)
+def test_single_benchmark_panel_is_refused_unless_read_as_columns():
+    # One benchmark: its items may be questions (an item-level MMMU) or benchmark columns; auto guesses
+    # neither, it refuses and names both ways out.
+    panel = Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"], benchmark="MMMU")
+    with pytest.raises(DegenerateError, match=r"single benchmark \('MMMU', 3 items\).*`level` 'item'"):
+        benchmark_redundancy(panel, metrics="srcc")
+    with pytest.raises(DegenerateError, match="single benchmark"):
+        benchmark_scores(panel)
+    as_columns = benchmark_redundancy(panel, metrics="srcc", level="item")
+    assert as_columns.benchmarks == ["Y1", "Y2", "Y3"] and as_columns.notes == []
+    # The benchmark level reads it as what it is: one benchmark, too few to compare.
+    with pytest.raises(DegenerateError, match="benchmarks: 1 found, at least 2"):
+        benchmark_redundancy(panel, metrics="srcc", level="benchmark")
 
 
 def test_labelled_frames():
-    res = benchmark_redundancy(Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc,plcc")
+    res = benchmark_redundancy(
+        Panel.from_matrix(AGG, MODELS, ["Y1", "Y2", "Y3"]), metrics="srcc,plcc", level="item"
+    )
     frame = res.matrix_frame("srcc")
     assert list(frame.index) == ["Y1", "Y2", "Y3"] and frame.loc["Y1", "Y3"] == pytest.approx(-1.0)
     rho = res.redundancy_frame()

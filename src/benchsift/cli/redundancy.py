@@ -212,7 +212,11 @@ def benchmarks_command(
         ),
     ] = None,
     level: Annotated[
-        str, opt("benchmark (item-level panel), item (aggregate panel: a column per benchmark), auto.")
+        str,
+        opt(
+            "benchmark (benchmark means), item (each item column a benchmark's score), auto (benchmark;"
+            " a one-benchmark panel is refused: pass item if its columns are benchmarks)."
+        ),
     ] = "auto",
     metric: Metric = METRICS,
     top_k: TopK = None,

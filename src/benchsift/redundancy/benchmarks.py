@@ -30,7 +30,7 @@ import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
-from benchsift.errors import MIN_MODELS, InputError, require_at_least
+from benchsift.errors import MIN_MODELS, DegenerateError, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
     MatrixResultMixin,
@@ -111,8 +111,12 @@ def benchmark_scores(
 ) -> tuple[list[str], np.ndarray, str]:
     """Per-model scores on each benchmark of the set: ``(names, (n_models, l) scores, level used)``.
 
-    ``level="auto"`` reads a panel with a single benchmark as an aggregate panel (each item column is a
-    benchmark) and a panel with several benchmarks as item-level (benchmark means). ``category`` first
+    ``level="auto"`` reads a panel with several benchmarks as item-level (benchmark means; a panel of
+    ``benchsift import aggregate`` has one item per benchmark, so its means are its scores) and refuses a
+    panel with a single benchmark: its items may be one benchmark's questions (an item-level MMMU, where
+    reading every question as a "benchmark" would answer a question nobody asked) or the columns of a
+    models x benchmarks table imported as one benchmark, and only the user knows which -- ``level="item"``
+    reads each item column as a benchmark. ``category`` first
     restricts the panel to the items of that category: on an aggregate panel, the benchmarks (columns) of
     that domain; on an item-level panel, each benchmark is then scored on its items of that category only
     (as the paper's MathVista refinement, Section 3.3), and a benchmark without such items drops out.
@@ -124,7 +128,14 @@ def benchmark_scores(
     if level == "auto":
         # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
         # turn that benchmark's items into "benchmarks".
-        level = "item" if len(panel.benchmarks) == 1 else "benchmark"
+        if len(panel.benchmarks) == 1:
+            raise DegenerateError(
+                f"cross-benchmark redundancy: the panel holds a single benchmark ({panel.benchmarks[0]!r}, "
+                f"{panel.n_items} items) and it needs at least 2; if each item column is a benchmark's score "
+                "(a models x benchmarks table), pass `level` 'item' or import the table with "
+                "`benchsift import aggregate`"
+            )
+        level = "benchmark"
     if category is not None:
         panel = panel.select_categories(category)
     wanted = None if benchmarks is None else [str(b) for b in benchmarks]
@@ -188,7 +199,7 @@ def benchmark_redundancy(
         raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
     panel, notes = keep_condition(panel, condition)
     names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
-    notes += _level_notes(panel, category, level, used)
+    notes += _category_notes(panel, category, used)
     if len(set(names)) != len(names):
         raise InputError(f"benchmark names must be unique, got {names}")
     basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
@@ -225,14 +236,9 @@ def benchmark_redundancy(
     )
 
 
-def _level_notes(panel: Panel, category: str | None, level: str, used: str) -> list[str]:
-    """How the panel was read, where that may surprise: auto-detected aggregate panel, dropped benchmarks."""
+def _category_notes(panel: Panel, category: str | None, used: str) -> list[str]:
+    """How a category filter read an item-level panel: each benchmark on its items of it, some dropped."""
     notes: list[str] = []
-    if level == "auto" and used == "item":
-        notes.append(
-            f"the panel holds a single benchmark ({panel.benchmarks[0]!r}): each of its item columns is read "
-            "as one benchmark's score (aggregate panel); pass level 'benchmark' for an item-level panel"
-        )
     if category is not None and used == "benchmark":
         kept = set(panel.select_categories(category).benchmarks)
         dropped = [b for b in panel.benchmarks if b not in kept]
