@@ -985,6 +985,24 @@ case(
     match=r"cross-benchmark redundancy: benchmarks: 1 found, at least 2 needed",
 )
 case(
+    "benchmarks-one-benchmark-auto",
+    7,
+    lambda e: ["redundancy", "benchmarks", _small_panel(e, 5, n_bench=1)],
+    match=r"single benchmark \('B0', 12 items\) and it needs at least 2; .*pass --level 'item'",
+)
+case(
+    "stage3-one-benchmark",
+    7,
+    lambda e: ["diagnose", "stage3", _small_panel(e, 5, n_bench=1), "--k", "1"],
+    match=r"Stage 3 on benchmark means: benchmarks: 1 found, at least 2 needed",
+)
+case(
+    "spectrum-one-category",
+    7,
+    lambda e: ["diagnose", "spectrum", _small_panel(e, 5, n_bench=1)],
+    match=r"spectrum by category: 5 model\(s\) and 1 usable column\(s\)",
+)
+case(
     "benchmarks-2-models",
     7,
     lambda e: ["redundancy", "benchmarks", _small_panel(e, 2)],

@@ -14,7 +14,7 @@ from benchsift.compression.diagnostics import (
     spectrum_report,
     spectrum_table,
 )
-from benchsift.errors import InputError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 
 
@@ -54,6 +54,18 @@ def test_missing_cells_imputed_and_constant_columns_dropped() -> None:
 def test_degenerate_matrix_is_undefined_not_a_crash() -> None:
     res = spectrum(np.ones((5, 3)))
     assert np.isnan(res.components) and res.note
+
+
+def test_one_usable_group_is_undefined_and_a_one_category_panel_is_refused() -> None:
+    # One column always has one component with all the energy: undefined, not an answer of 1 / 100 %.
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.normal(size=20), np.full(20, 0.5)])  # the constant column is dropped
+    res = spectrum(X, groups=["a", "b"])
+    assert res.n_groups == 1 and np.isnan(res.components) and "fewer than 2 usable groups" in res.note
+    items = pd.DataFrame({"benchmark": "B", "item": [f"q{j}" for j in range(30)], "category": "math"})
+    panel = Panel((rng.random((12, 30)) < 0.5).astype(float), [f"m{i}" for i in range(12)], items)
+    with pytest.raises(DegenerateError, match="1 usable column.*at least 2 models and 2 non-constant"):
+        panel_spectrum(panel)
 
 
 def test_era_spectra_split_models_by_release_date() -> None:

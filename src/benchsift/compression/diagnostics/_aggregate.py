@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError
+from benchsift.errors import InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import nan_mean, zscore
 
@@ -77,6 +77,8 @@ def combinations_chunks(n: int, k: int, chunk: int = 8192) -> Iterator[np.ndarra
 
 
 def check_k(k: int, n: int) -> int:
+    """``k`` of Stage 3 on aggregates: 1 to the ``n`` benchmarks, of which there must be 2 or more."""
+    require_at_least(n, 2, "Stage 3 on benchmark means: benchmarks", "it keeps a subset of them")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= int(k) <= n:
-        raise InputError(f"k: expected an integer between 1 and the number of benchmarks ({n}), got {k!r}")
+        raise InputError(f"`k`: expected an integer between 1 and the number of benchmarks ({n}), got {k!r}")
     return int(k)

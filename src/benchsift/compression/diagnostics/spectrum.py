@@ -124,8 +124,9 @@ def spectrum(
             label, n_models, n_groups, nan, nan, nan, np.empty(0), n_imputed, dropped, level, top_k, note=note
         )
 
-    if n_models < 2 or n_groups < 1:
-        return undefined("fewer than 2 models or no usable group: spectrum undefined")
+    if n_models < 2 or n_groups < 2:
+        # one column has one component holding all the energy whatever the data: not a measurement
+        return undefined("fewer than 2 models or fewer than 2 usable groups: spectrum undefined")
     try:
         comps = float(components_for_energy(Z, level))
     except DegenerateError:
@@ -166,7 +167,7 @@ def panel_spectrum(
     if res.note:
         raise DegenerateError(
             f"spectrum by {by}: {res.n_models} model(s) and {res.n_groups} usable column(s) ({res.note}); "
-            "it needs at least 2 models and one non-constant column"
+            "it needs at least 2 models and 2 non-constant columns"
         )
     return res
 
