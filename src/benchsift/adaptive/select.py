@@ -53,7 +53,7 @@ class StopRule:
         if self.max_items is not None and (isinstance(self.max_items, bool) or int(self.max_items) < 1):
             raise InputError(f"`max_items`: expected an int >= 1, got {self.max_items!r}")
         if not 0.0 < float(self.level) < 1.0:
-            raise InputError(f"level: expected a number in (0, 1), got {self.level!r}")
+            raise InputError(f"`level`: expected a number in (0, 1), got {self.level!r}")
 
 
 @dataclass(frozen=True, repr=False)

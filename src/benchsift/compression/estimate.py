@@ -243,7 +243,7 @@ def estimate_new_models(
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise InputError(f"`n_boot`: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+        raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
     models, X_new, n_ignored = _scores_on_suite(s, new)
     if not models:
         raise InputError("new scores: no image-condition model rows")

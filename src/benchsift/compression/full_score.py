@@ -490,7 +490,7 @@ def fit_full_score(
     """
     ref = panel.image_panel()
     if not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+        raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
     pos = np.asarray(suite_items)
     if pos.dtype == bool:
         if pos.shape[0] != ref.n_items:

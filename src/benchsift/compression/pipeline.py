@@ -112,15 +112,15 @@ class CompressionConfig:
 
     def __post_init__(self) -> None:
         if self.retention is not None and not (0.0 < float(self.retention) <= 1.0):
-            raise InputError(f"retention: expected a fraction in (0, 1], got {self.retention!r}")
+            raise InputError(f"`retention`: expected a fraction in (0, 1], got {self.retention!r}")
         if self.k is not None and (isinstance(self.k, bool) or int(self.k) < 1):
-            raise InputError(f"k: expected a positive number of categories, got {self.k!r}")
+            raise InputError(f"`k`: expected a positive number of categories, got {self.k!r}")
         if not 0 <= int(self.stop_after) <= 3:
             raise InputError(f"stop_after: expected a stage number 0-3, got {self.stop_after!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise InputError(f"seed: expected an int >= 0, got {self.seed!r}")
+            raise InputError(f"`seed`: expected an int >= 0, got {self.seed!r}")
         if float(self.alpha) < 0:
-            raise InputError(f"alpha: expected a number >= 0, got {self.alpha!r}")
+            raise InputError(f"`alpha`: expected a number >= 0, got {self.alpha!r}")
         if isinstance(self.full_score_folds, bool) or int(self.full_score_folds) < 2:
             raise InputError(f"full_score_folds: expected an int >= 2, got {self.full_score_folds!r}")
 

@@ -248,7 +248,7 @@ def end_to_end(
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise InputError(f"k: expected a positive number of categories, got {k!r}")
+        raise InputError(f"`k`: expected a positive number of categories, got {k!r}")
     t0 = time.perf_counter()
     if predictions is not None:
         predictions = check_predictions(predictions, panel)

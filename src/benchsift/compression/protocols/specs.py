@@ -49,9 +49,9 @@ SelectorSpec = str | ItemSelector
 def check_retentions(retentions: Sequence[float]) -> list[float]:
     vals = [check_retention(r) for r in retentions]
     if not vals:
-        raise InputError("retentions: expected at least one retention in (0, 1]")
+        raise InputError("`retentions`: expected at least one retention in (0, 1]")
     if len(set(vals)) != len(vals):
-        raise InputError(f"retentions: duplicate values in {list(retentions)}")
+        raise InputError(f"`retentions`: duplicate values in {list(retentions)}")
     return vals
 
 
@@ -93,9 +93,9 @@ def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
             )
         labels.append(label)
     if not labels:
-        raise InputError("selectors: expected at least one selector")
+        raise InputError("`selectors`: expected at least one selector")
     if len(set(labels)) != len(labels):
-        raise InputError(f"selectors: duplicate names in {labels}")
+        raise InputError(f"`selectors`: duplicate names in {labels}")
     return labels
 
 

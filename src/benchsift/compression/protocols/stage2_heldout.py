@@ -400,10 +400,10 @@ def stage2_heldout(
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     if scoring not in ("mean", "weighted", "selector"):
-        raise InputError(f"scoring: expected 'mean', 'weighted' or 'selector', got {scoring!r}")
+        raise InputError(f"`scoring`: expected 'mean', 'weighted' or 'selector', got {scoring!r}")
     specs = [with_scoring(spec, scoring) for spec in selectors]
     if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
-        raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
+        raise InputError(f"`floor`: expected an integer >= 0, got {floor!r}")
     if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
         raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     pools = prepare_pools(panel, embeddings, predictions)

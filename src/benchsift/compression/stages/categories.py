@@ -215,7 +215,7 @@ def stage3_select(
     X, names = _as_matrix(data, categories)
     n = X.shape[1]
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= int(k) <= n:
-        raise InputError(f"k: expected an integer between 1 and the number of categories ({n}), got {k!r}")
+        raise InputError(f"`k`: expected an integer between 1 and the number of categories ({n}), got {k!r}")
     if int(max_combinations) < 1:
         raise InputError(f"max_combinations: expected a positive integer, got {max_combinations!r}")
     k = int(k)

@@ -108,9 +108,9 @@ def _check_tau(tau: float) -> float:
     try:
         t = float(tau)
     except (TypeError, ValueError):
-        raise InputError(f"tau: expected a number in (0, 1], got {tau!r}") from None
+        raise InputError(f"`tau`: expected a number in (0, 1], got {tau!r}") from None
     if not (0.0 < t <= 1.0):
-        raise InputError(f"tau: expected a number in (0, 1], got {t!r}")
+        raise InputError(f"`tau`: expected a number in (0, 1], got {t!r}")
     return t
 
 

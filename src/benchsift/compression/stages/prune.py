@@ -181,7 +181,7 @@ def _resolve_selector(
             f"selector: unknown {selector!r}{hint}; expected one of {', '.join(sorted(SELECTORS))}"
         )
     if variant not in VARIANTS:
-        raise InputError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}")
     cls = SELECTORS[name]
     if cls is VAWSelector:
         return VAWSelector(alpha=alpha, variant=variant, random_state=random_state), name  # type: ignore[arg-type]
@@ -272,7 +272,7 @@ def stage2_prune(
         raise InputError(f"stage2_prune: expected a Panel, got {type(panel).__name__}")
     r = check_retention(retention)
     if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
-        raise InputError(f"floor: expected an integer >= 0, got {floor!r}")
+        raise InputError(f"`floor`: expected an integer >= 0, got {floor!r}")
     proto, sel_name = _resolve_selector(selector, alpha, variant, random_state)
     _n_workers(n_jobs, 1)  # validate early
     image_rows = (panel.models["condition"] == "image").to_numpy()
@@ -402,7 +402,7 @@ def _n_workers(n_jobs: int | None, n_tasks: int) -> int:
     if n_jobs is None:
         n_jobs = os.cpu_count() or 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise InputError(f"n_jobs: expected a positive integer or None, got {n_jobs!r}")
+        raise InputError(f"`n_jobs`: expected a positive integer or None, got {n_jobs!r}")
     return max(1, min(n_jobs, n_tasks))
 
 
