@@ -17,3 +17,12 @@ def test_a_clash_of_several_words_takes_their_initials() -> None:
     # all-correct takes "all."; all-wrong would clash: its initials; a one-word clash is numbered
     assert out == ["all.", "nea.", "a-w.", "al2."]
     assert legend == ["all. = all-correct", "nea. = near-ceiling", "a-w. = all-wrong", "al2. = allocation"]
+
+
+def test_headers_of_several_words_keep_whole_words() -> None:
+    headers = ["r (item-rest)", "SRCC mean ± sd", "top5_energy_pct"]
+    out, legend = _abbreviate(headers, [6, 13, 7], [False] * 3)
+    # cut inside a word, a header of words keeps the words that fit, less a trailing "±" or "(";
+    # a header of one word (underscores) is cut by characters as before
+    assert out == ["r.", "SRCC mean.", "top5_e."]
+    assert legend == ["r. = r (item-rest)", "SRCC mean. = SRCC mean ± sd", "top5_e. = top5_energy_pct"]

@@ -160,6 +160,20 @@ def _wrap_words(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, max(width, 1), break_long_words=False, break_on_hyphens=False)
 
 
+def _stem(header: str, limit: int) -> str:
+    """The first ``limit`` characters of ``header``; for a header of several words cut inside a word, its
+    whole words that fit instead, less trailing symbols (``"SRCC mean ± sd"`` -> ``"SRCC mean"``,
+    ``"r (item-rest)"`` -> ``"r"``), where any is left."""
+    cut = header[:limit]
+    if " " in cut and header[limit : limit + 1] not in ("", " "):
+        words = cut.rsplit(" ", 1)[0].split(" ")
+        while words and not any(ch.isalnum() for ch in words[-1]):
+            words.pop()
+        if words:
+            return " ".join(words)
+    return cut.rstrip(" _-(")
+
+
 def _abbreviate(
     headers: list[str], cell_widths: list[int], protect: list[bool]
 ) -> tuple[list[str], list[str]]:
@@ -173,7 +187,7 @@ def _abbreviate(
             out.append(h)
             used.add(h)
             continue
-        stem = h[: max(w, 4) - 1].rstrip(" _-(")
+        stem = _stem(h, max(w, 4) - 1)
         short = stem + "."
         words = [x for x in re.split(r"[ _-]+", h) if x]
         if (short in used or short in headers) and len(words) > 1:
