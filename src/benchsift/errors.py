@@ -14,6 +14,9 @@ message and exit code 2.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 class BenchsiftError(Exception):
     """Base class of every error benchsift raises on purpose."""
@@ -40,3 +43,21 @@ def require_at_least(count: int, minimum: int, what: str, why: str) -> None:
     ``count < minimum``: each method states its minimum input and refuses below it (issue 12)."""
     if count < minimum:
         raise DegenerateError(f"{what}: {count} found, at least {minimum} needed ({why})")
+
+
+def listed(values: Iterable[Any], limit: int = 10) -> str:
+    """``values`` as a list for a one-line message: the first ``limit`` reprs, then how many more
+    (``"['a', 'b', ... 167 more]"``), so a wide table's 169 column names do not fill the screen."""
+    seq = list(values)
+    shown = ", ".join(repr(v) for v in seq[:limit])
+    more = f", ... {len(seq) - limit} more" if len(seq) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def wide_table_hint(columns: Iterable[Any]) -> str:
+    """``"; one column per model? ..."`` for a table with no ``score`` column and many columns (a models x
+    items table read as a long one), else ``""``."""
+    cols = [str(c) for c in columns]
+    if "score" in cols or len(cols) < 5:
+        return ""
+    return "; a table with one column per model (or per item) is read by `benchsift import wide`"

@@ -153,3 +153,23 @@ def test_side_file_errors(tmp_path: Path, fixtures: Path) -> None:
     items.write_text("benchmark,question\nMMStar,q\n")
     with pytest.raises(FormatError, match=r"items\.csv: missing column 'item' for the items side file"):
         read_long(fixtures / "long" / "scores.csv", items=items)
+
+
+def test_a_wide_table_read_as_long_names_a_few_columns_and_the_wide_importer(tmp_path: Path) -> None:
+    # 1 item column + 40 model columns: the message lists 10 columns, says how many more, and points to
+    # `import wide`; a long table missing only `score` gets no such hint.
+    wide = tmp_path / "wide.csv"
+    pd.DataFrame({"item": ["q1", "q2"], **{f"model{j}": [1, 0] for j in range(40)}}).to_csv(wide, index=False)
+    with pytest.raises(FormatError) as err:
+        read_long(wide)
+    msg = str(err.value)
+    assert "'model8', ... 31 more])" in msg and "'model9'" not in msg
+    assert msg.endswith("is read by `benchsift import wide`")
+    nearly = tmp_path / "nearly.csv"
+    pd.DataFrame({"model": ["m"], "benchmark": ["B"], "item": ["q"], "value": [1]}).to_csv(
+        nearly, index=False
+    )
+    with pytest.raises(
+        FormatError, match=r"missing column 'score' .*\['model', 'benchmark', 'item', 'value'\]\)$"
+    ):
+        read_long(nearly)

@@ -194,8 +194,13 @@ def test_load_errors(tmp_path) -> None:
         Panel.load(tmp_path / "missing.parquet")
     junk = tmp_path / "junk.parquet"
     junk.write_text("not parquet")
-    with pytest.raises(FormatError, match="junk.parquet: not a parquet file"):
+    with pytest.raises(FormatError, match="junk.parquet: not a parquet file") as err:
         Panel.load(junk)
+    assert "import the results first" not in str(err.value)
+    table = tmp_path / "results.csv"
+    table.write_text("model,benchmark,item,score\nm,B,q,1\n")
+    with pytest.raises(FormatError, match=r"results\.csv: not a parquet file .*import the results first"):
+        Panel.load(table)
     plain = tmp_path / "plain.parquet"
     pd.DataFrame({"a": [1]}).to_parquet(plain)
     with pytest.raises(FormatError, match="not a benchsift panel"):

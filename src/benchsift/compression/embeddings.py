@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._threads import single_thread
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError, InputError, listed
 
 __all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "load_embeddings", "random_projection"]
 
@@ -126,7 +126,7 @@ def _read_table(path: Path, what: str) -> pd.DataFrame:
 def _keys_from_frame(df: pd.DataFrame, source: str) -> pd.DataFrame:
     for col in KEY_COLUMNS:
         if col not in df.columns:
-            raise FormatError(f"{source}: missing column {col!r} (columns are {list(df.columns)})")
+            raise FormatError(f"{source}: missing column {col!r} (columns are {listed(df.columns)})")
         if df[col].isna().any():
             row = int(df[col].isna().to_numpy().argmax())
             raise FormatError(f"{source}, row {row}: empty {col!r}")
@@ -181,7 +181,9 @@ def _read_embedding_file(
         others = [c for c in df.columns if c not in KEY_COLUMNS]
         if column is not None:
             if column not in df.columns:
-                raise FormatError(f"embeddings {path}: no column {column!r} (columns are {list(df.columns)})")
+                raise FormatError(
+                    f"embeddings {path}: no column {column!r} (columns are {listed(df.columns)})"
+                )
             others = [column]
         if not others:
             raise FormatError(f"embeddings {path}: no embedding column besides benchmark, item")

@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError, InputError, listed, wide_table_hint
 from benchsift.io._rows import row_label, row_name
 from benchsift.io.rescale import RescaleMode, rescale_long
 from benchsift.panel import CONDITIONS, Panel
@@ -162,7 +162,10 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], path: Path | str, 
         kind = f" for {what}" if what else ""
         names = ", ".join(repr(c) for c in missing)
         plural = "s" if len(missing) > 1 else ""
-        raise FormatError(f"{path}: missing column{plural} {names}{kind} (columns are {list(df.columns)})")
+        raise FormatError(
+            f"{path}: missing column{plural} {names}{kind} (columns are {listed(df.columns)})"
+            + wide_table_hint(df.columns)
+        )
 
 
 _BOOL_TEXT = {"true": 1.0, "false": 0.0}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError, InputError, wide_table_hint
 from benchsift.io._common import check_field_counts
 from benchsift.panel import Panel
 
@@ -59,5 +59,6 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
     if missing:
         raise FormatError(
             f"{p}: missing column(s) {missing} (long table needs model, benchmark, item, score)"
+            + wide_table_hint(df.columns)
         )
     return Panel.from_long(df, source=str(p))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS
 
 __all__ = [
@@ -378,7 +378,7 @@ def split_axis_means(
             axes = [c for c in df.columns if c != "model" and pd.api.types.is_numeric_dtype(df[c])]
     absent = [a for a in axes if a not in df.columns]
     if absent:
-        raise InputError(f"{p}: axis column(s) {absent} not found; columns are {list(df.columns)}")
+        raise InputError(f"{p}: axis column(s) {absent} not found; columns are {listed(df.columns)}")
     if len(axes) == 0:
         raise InputError(f"{p}: no axis columns found; expected one numeric column per axis")
     means = pd.DataFrame(index=pd.Index(df["model"].astype(str), name="model"))

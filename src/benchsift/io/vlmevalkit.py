@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError, InputError, listed
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
@@ -236,7 +236,7 @@ def _read_one(
         if score_column is None:
             raise FormatError(
                 f"{path}: missing a per-item score column ('hit' for multiple choice or 'score'); "
-                f"columns are {list(df.columns)}"
+                f"columns are {listed(df.columns)}"
             )
     require_columns(df, ["index", score_column], path, "a VLMEvalKit result file")
     if auto_column and score_column == "eval_score" and "eval_match" in df.columns:

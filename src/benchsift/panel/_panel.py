@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._suggest import did_you_mean
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 
 CONDITIONS: tuple[str, ...] = ("image", "text-only")
 MODEL_COLUMNS: tuple[str, ...] = ("model", "condition", "family", "release_date", "params")
@@ -82,7 +82,7 @@ def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.D
         models = pd.DataFrame({"model": [str(m) for m in models]})
     df = models.reset_index(drop=True).copy()
     if "model" not in df.columns:
-        raise InputError(f"panel models table: missing column 'model' (columns are {list(df.columns)})")
+        raise InputError(f"panel models table: missing column 'model' (columns are {listed(df.columns)})")
     if len(df) != n_rows:
         raise InputError(
             f"panel models table has {len(df)} rows but the score matrix has {n_rows} model rows"
@@ -130,7 +130,7 @@ def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
     df = items.reset_index(drop=True).copy()
     for col in ("benchmark", "item"):
         if col not in df.columns:
-            raise InputError(f"panel items table: missing column {col!r} (columns are {list(df.columns)})")
+            raise InputError(f"panel items table: missing column {col!r} (columns are {listed(df.columns)})")
         if df[col].isna().any():
             row = int(df[col].isna().to_numpy().argmax())
             raise InputError(f"panel items table, row {row}: empty {col!r}")
@@ -432,7 +432,7 @@ class Panel:
         """
         if by not in self._items.columns:
             raise InputError(
-                f"group_means: no item column {by!r} (item columns are {list(self._items.columns)})"
+                f"group_means: no item column {by!r} (item columns are {listed(self._items.columns)})"
             )
         labels = self._items[by]
         present = labels.notna().to_numpy()

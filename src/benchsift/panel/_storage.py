@@ -76,7 +76,10 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
         pf = pq.ParquetFile(source)
         schema = pf.schema_arrow
     except (pa.ArrowInvalid, OSError) as exc:
-        raise FormatError(f"{source}: not a parquet file ({exc})") from None
+        hint = ""
+        if source.suffix.lower() in (".csv", ".tsv", ".txt", ".xlsx", ".json", ".jsonl"):
+            hint = "; expected a panel file: import the results first (`benchsift import long|wide|...`)"
+        raise FormatError(f"{source}: not a parquet file ({' '.join(str(exc).split())}){hint}") from None
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise FormatError(f"{source}: not a benchsift panel (no 'benchsift' metadata); import it first")

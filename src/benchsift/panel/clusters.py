@@ -26,7 +26,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 
 __all__ = ["CLUSTER_COLUMN", "IMAGE_COLUMNS", "ClusterSpec", "ItemClusters", "item_clusters"]
 
@@ -134,7 +134,7 @@ def item_clusters(items: pd.DataFrame, clusters: ClusterSpec = "auto") -> ItemCl
     if isinstance(clusters, str) and clusters != "auto":
         if clusters not in items.columns:
             raise InputError(
-                f"`clusters`: column {clusters!r} not in the item table (columns are {list(items.columns)})"
+                f"`clusters`: column {clusters!r} not in the item table (columns are {listed(items.columns)})"
             )
         return _from_keys(_labels(items[clusters], n, f"column {clusters!r}"), clusters, False)
     if not isinstance(clusters, str):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.io.verdicts import VerdictArrays, read_table
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_means, axis_terms
@@ -214,7 +214,9 @@ def judge_human_agreement(
     """
     for c in (judge, human):
         if c not in labels.columns:
-            raise InputError(f"judge/human labels: missing column {c!r}; columns are {list(labels.columns)}")
+            raise InputError(
+                f"judge/human labels: missing column {c!r}; columns are {listed(labels.columns)}"
+            )
     groups: dict[str, pd.DataFrame] = {}
     if axis in labels.columns:
         groups.update({str(k): g for k, g in labels.groupby(axis, sort=False)})
@@ -235,7 +237,7 @@ def load_labels(path: str | os.PathLike[str], judge: str = "judge", human: str =
     if missing:
         raise InputError(
             f"{p}: missing column(s) {missing}; expected one row per paired verdict with columns "
-            f"{judge!r} and {human!r} (and optionally 'axis'); columns are {list(df.columns)}"
+            f"{judge!r} and {human!r} (and optionally 'axis'); columns are {listed(df.columns)}"
         )
     if len(df) == 0:
         raise InputError(f"{p}: the label table has no rows")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.io.verdicts import (
     VerdictArrays,
     build_arrays,
@@ -321,7 +321,7 @@ def means_report(
     ref_cols = list(references or [])
     missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
     if missing:
-        raise InputError(f"{where}: column(s) {missing} not found; columns are {list(extra.columns)}")
+        raise InputError(f"{where}: column(s) {missing} not found; columns are {listed(extra.columns)}")
     if group or ref_cols:
         table = pd.concat([means, extra[ref_cols]], axis=1)
         table["PScore"] = ps.to_numpy()
