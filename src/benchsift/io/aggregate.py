@@ -337,7 +337,7 @@ def read_aggregate(
     long = pd.concat(longs, ignore_index=True)
     meta = pd.concat(metas, ignore_index=True).drop_duplicates("model")
     if models is not None:
-        side = read_models_table(models)
+        side = read_models_table(models, notes)
         meta = meta.merge(side, on="model", how="outer", suffixes=("__file", ""))
         for c in [c for c in meta.columns if c.endswith("__file")]:
             base = c.removesuffix("__file")

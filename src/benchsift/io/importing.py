@@ -18,8 +18,10 @@ import pandas as pd
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift.errors import InputError
+from benchsift.io.long import read_models_table
 from benchsift.io.registry import import_panel
 from benchsift.io.rescale import RESCALE_MODES
+from benchsift.io.side_files import side_file_warnings
 from benchsift.panel import Panel
 from benchsift.results import Result
 
@@ -92,7 +94,9 @@ def import_files(
     answers_out
         Also write the models' logged answers (long table, ``.parquet`` or ``.csv``).
     **options
-        The importer's own options (``model``, ``benchmark``, ``metric``, ``filter`` ...).
+        The importer's own options (``model``, ``benchmark``, ``metric``, ``filter`` ...). With ``models``
+        (a models side file) the warnings also name its rows that match no model and the panel's models
+        it does not describe (:func:`benchsift.io.side_files.side_file_warnings`).
     """
     if rescale not in RESCALE_MODES:
         raise InputError(f"`rescale` {rescale!r} is not one of {list(RESCALE_MODES)}")
@@ -111,6 +115,9 @@ def import_files(
         answers=answers,
         **options,
     )
+    if options.get("models") is not None:
+        side = Path(options["models"])
+        notes += [WARNING + w for w in side_file_warnings(panel, read_models_table(side), str(side))]
     table = None
     if out_answers is not None:
         if not answers:

@@ -55,6 +55,7 @@ from benchsift.io._rows import RowNames
 from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
+from benchsift.panel.dates import parse_release_dates
 from benchsift.panel.long import MODEL_META
 
 REQUIRED = ("model", "benchmark", "item", "score")
@@ -133,7 +134,7 @@ def split_extra_columns(
     return long.drop(columns=model_cols + dropped), models
 
 
-def _read_side(path: PathLike, key: list[str], what: str) -> pd.DataFrame:
+def _read_side(path: PathLike, key: list[str], what: str, notes: list[str] | None = None) -> pd.DataFrame:
     p = Path(path)
     df = read_table(p)
     require_columns(df, key, p, f"the {what} side file")
@@ -147,18 +148,16 @@ def _read_side(path: PathLike, key: list[str], what: str) -> pd.DataFrame:
     if "params" in df.columns:
         df["params"] = numeric_scores(df["params"], p, "params", rows)
     if "release_date" in df.columns:
-        parsed = pd.to_datetime(df["release_date"], errors="coerce")
-        bad = parsed.isna() & df["release_date"].notna()
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(f"{p}, {rows[i]}: release_date {df['release_date'].iloc[i]!r} is not a date")
-        df["release_date"] = parsed
+        df["release_date"], said = parse_release_dates(df["release_date"], str(p), rows)
+        if notes is not None:
+            notes.extend(f"warning: {n}" for n in said)
     return df
 
 
-def read_models_table(path: PathLike) -> pd.DataFrame:
-    """Read a models side file (``model`` + ``family``, ``release_date``, ``params``, ...)."""
-    return _read_side(path, ["model"], "models")
+def read_models_table(path: PathLike, notes: list[str] | None = None) -> pd.DataFrame:
+    """Read a models side file (``model`` + ``family``, ``release_date``, ``params``, ...); the dates'
+    warnings (:func:`benchsift.panel.dates.parse_release_dates`) go to ``notes``."""
+    return _read_side(path, ["model"], "models", notes)
 
 
 def read_items_table(path: PathLike) -> pd.DataFrame:
@@ -196,10 +195,12 @@ def read_long(
     )
 
 
-def _models_table(model_meta: pd.DataFrame | None, models: PathLike | None) -> pd.DataFrame | None:
+def _models_table(
+    model_meta: pd.DataFrame | None, models: PathLike | None, notes: list[str] | None
+) -> pd.DataFrame | None:
     """The long table's model metadata (:func:`split_extra_columns`) outer-joined with the models side
     file, if any."""
-    models_table = read_models_table(models) if models is not None else None
+    models_table = read_models_table(models, notes) if models is not None else None
     if model_meta is None:
         return models_table
     return model_meta if models_table is None else model_meta.merge(models_table, on="model", how="outer")
@@ -237,7 +238,7 @@ def _read_long(
             coded,
             source=source_label(files),
             keys=keys,
-            models=_models_table(model_meta, models),
+            models=_models_table(model_meta, models, notes),
             items=read_items_table(items) if items is not None else None,
             rescale=rescale,
             scales=scales,
@@ -254,7 +255,7 @@ def _read_long(
     return assemble_panel(
         long,
         source=source_label(files),
-        models=_models_table(model_meta, models),
+        models=_models_table(model_meta, models, notes),
         items=items_table,
         rescale=rescale,
         scales=scales,

@@ -378,7 +378,7 @@ def read_wide(
         )
     model_table = pd.DataFrame({"model": all_models, "condition": condition or "image"})
     model_table = merge_side(
-        model_table, read_models_table(models) if models is not None else None, ["model"]
+        model_table, read_models_table(models, notes) if models is not None else None, ["model"]
     )
     item_table = merge_side(
         item_table, read_items_table(items) if items is not None else None, ["benchmark", "item"]

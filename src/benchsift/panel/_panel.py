@@ -25,6 +25,7 @@ import pandas as pd
 
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError, listed
+from benchsift.panel.dates import parse_release_dates
 
 CONDITIONS: tuple[str, ...] = ("image", "text-only")
 MODEL_COLUMNS: tuple[str, ...] = ("model", "condition", "family", "release_date", "params")
@@ -105,10 +106,8 @@ def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.D
     df["family"] = _as_str_series(df["family"])
     if "release_date" not in df.columns:
         df["release_date"] = pd.NaT
-    try:
-        df["release_date"] = pd.to_datetime(df["release_date"], errors="raise").astype("datetime64[ns]")
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"panel models table: column 'release_date' is not a date: {exc}") from None
+    # the readings' warnings are the importers' to give (a side file's are; see benchsift.panel.dates)
+    df["release_date"] = parse_release_dates(df["release_date"], "panel models table")[0]
     if "params" not in df.columns:
         df["params"] = np.nan
     try:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from benchsift.io.side_files import match_models_table, side_file_warnings
 from benchsift.panel import Panel
 
 
@@ -121,37 +122,19 @@ def model_coverage(panel: Panel) -> list[dict[str, Any]]:
     return out
 
 
-def match_models_table(panel: Panel, table: pd.DataFrame) -> dict[str, Any]:
-    """Which rows of a models side table (``model`` column) match a model of ``panel``: the matched count,
-    the table's rows that match no model (``row`` is the data-row index), and the panel's models that no
-    row describes."""
-    names = table["model"].astype(str).str.strip()
-    known = set(panel.models["model"].astype(str))
-    unmatched = [{"row": int(i), "model": m} for i, m in enumerate(names) if m not in known]
-    described = set(names)
-    return {
-        "n_rows": len(table),
-        "n_matched": len(table) - len(unmatched),
-        "unmatched_rows": unmatched,
-        "models_without_row": sorted(m for m in known if m not in described),
-    }
-
-
 def describe_panel(
     panel: Panel, models_table: pd.DataFrame | None = None, models_file: str = ""
 ) -> dict[str, Any]:
     """What ``benchsift info`` prints: :func:`panel_summary`, ``"models"`` (:func:`model_coverage`), with a
     models side table its match (``"models_file"``: ``{"path", **match_models_table}``) and ``"warnings"``:
-    side-table rows that match no model, and model runs without a score on some benchmark."""
+    side-table rows that match no model, models without a row, and model runs without a score on some
+    benchmark."""
     summary = panel_summary(panel)
     summary["models"] = model_coverage(panel)
     warnings: list[str] = []
     if models_table is not None:
-        match = match_models_table(panel, models_table)
-        summary["models_file"] = {"path": models_file, **match}
-        if match["unmatched_rows"]:
-            names = [r["model"] for r in match["unmatched_rows"]]
-            warnings.append(f"{models_file}: {len(names)} row(s) match no model of the panel: {names}")
+        summary["models_file"] = {"path": models_file, **match_models_table(panel, models_table)}
+        warnings += side_file_warnings(panel, models_table, models_file)
     for run in summary["models"]:
         if run["benchmarks_without_scores"]:
             where = run["benchmarks_without_scores"]
