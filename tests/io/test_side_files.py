@@ -32,8 +32,8 @@ def test_import_warns_of_unmatched_rows_and_undescribed_models(tmp_path: Path) -
         "(did you mean 'Qwen2-VL-7B-Instruct'?)"
     )
     assert warnings[2] == (
-        f"{side}: 2 of the panel's 4 models have no row, so no family, release date or size: "
-        "['Qwen2-VL-7B-Instruct', 'llava_v1.5_7b']"
+        f"{side}: 2 of the panel's 4 models have no row in it (their family, release date and size come "
+        "from the results alone): ['Qwen2-VL-7B-Instruct', 'llava_v1.5_7b']"
     )
     dates = res.panel.models.set_index("model")["release_date"]
     assert dates["InternVL2-8B"] == pd.Timestamp("2024-07-01") and pd.isna(dates["llava_v1.5_7b"])
@@ -55,5 +55,5 @@ def test_match_lists_the_first_ten_of_many() -> None:
     table = pd.DataFrame({"model": ["m00"]})
     assert match_models_table(panel, table)["n_matched"] == 1
     (said,) = side_file_warnings(panel, table, "models.csv")
-    assert said.startswith("models.csv: 24 of the panel's 25 models have no row")
+    assert said.startswith("models.csv: 24 of the panel's 25 models have no row in it")
     assert said.endswith("'m10', ... 14 more]")
