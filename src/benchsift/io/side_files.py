@@ -45,7 +45,7 @@ def side_file_warnings(panel: Panel, table: pd.DataFrame, path: str) -> list[str
     if missing:
         n_models = panel.models["model"].nunique()
         out.append(
-            f"{path}: {len(missing)} of the panel's {n_models} models have no row in it (their family, release "
-            f"date and size come from the results alone): {listed(missing)}"
+            f"{path}: {len(missing)} of the panel's {n_models} models have no row in it (their family, "
+            f"release date and size come from the results alone): {listed(missing)}"
         )
     return out
