@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from benchsift.report.console import _abbreviate
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchsift.report.console import _abbreviate, fit_tables
 
 
 def test_headers_are_cut_to_their_cells_with_a_legend() -> None:
@@ -26,3 +30,19 @@ def test_headers_of_several_words_keep_whole_words() -> None:
     # a header of one word (underscores) is cut by characters as before
     assert out == ["r.", "SRCC mean.", "top5_e."]
     assert legend == ["r. = r (item-rest)", "SRCC mean. = SRCC mean ± sd", "top5_e. = top5_energy_pct"]
+
+
+def test_a_title_wider_than_its_table_is_a_line_above_it() -> None:
+    console = Console(width=80, record=True)
+    narrow = Table(title="wide -> panel.parquet: 168 models (168 runs) x 1050 items, mean 0.3993")
+    narrow.add_column("benchmark")
+    narrow.add_row("MMMU")
+    shown = fit_tables(console, narrow)
+    assert [type(r) for r in shown] == [Text, Table] and shown[1].title is None
+    assert shown[0].plain == "wide -> panel.parquet: 168 models (168 runs) x 1050 items, mean 0.3993"
+    assert narrow.title is not None  # the caller's table is not changed
+    fitting = Table(title="short")
+    fitting.add_column("benchmark")
+    fitting.add_row("MMMU")
+    (only,) = fit_tables(console, fitting)
+    assert isinstance(only, Table) and only.title == "short"

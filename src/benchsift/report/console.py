@@ -204,8 +204,27 @@ def _abbreviate(
     return out, legend
 
 
+def _titles_above(console: Console, shown: list[Any]) -> list[Any]:
+    """Each table of ``shown`` whose title is wider than the table itself with the title as a line of its
+    own above it: rich would wrap it, centred, to the table's width (a 3-column summary under a one-line
+    description of the panel took three ragged lines)."""
+    out: list[Any] = []
+    for r in shown:
+        title = _plain(r.title) if isinstance(r, Table) and r.title else ""
+        if title and len(title) > _width(console, r):
+            out.append(Text.from_markup(r.title) if isinstance(r.title, str) else Text(title))
+            out[-1].stylize(r.title_style or "table.title")
+            r.title = None
+        out.append(r)
+    return out
+
+
 def fit_tables(console: Console, table: Table) -> list[Any]:
     """The renderables that show ``table`` within ``console.width`` without cutting a cell (see module)."""
+    return _titles_above(console, _fit(console, table))
+
+
+def _fit(console: Console, table: Table) -> list[Any]:
     width = console.width
     cols = list(range(len(table.columns)))
     headers = [_plain(c.header) for c in table.columns]
