@@ -56,6 +56,14 @@ def test_mistyped_names(panel_path: Path, tmp_path: Path) -> None:
             "(did you mean 'variance' or 'variance-index'?)",
         ),
         (["validate", str(panel_path), "--protocol", "chronologic"], "(did you mean 'chronological'?)"),
+        (
+            ["compress", str(panel_path), "--out", str(tmp_path / "s"), "--selector", "autoo"],
+            "(did you mean 'auto'?)",
+        ),
+        (
+            ["compress", str(panel_path), "--out", str(tmp_path / "s"), "--variant", "cell"],
+            "(did you mean 'cells'",
+        ),
         (["redundancy", "dimensions", str(panel_path), "--benchmark", "bench_03"], "(did you mean 'bench03'"),
         (["redundancy", "benchmarks", str(panel_path), "--metric", "srcs"], "(did you mean 'srcc'?)"),
         (["info", str(panel_path), "--format", "markdwn"], "(did you mean 'markdown'?)"),
@@ -68,3 +76,11 @@ def test_mistyped_names(panel_path: Path, tmp_path: Path) -> None:
         r = runner.invoke(app, args)
         assert r.exit_code == 2, (args, r.output)
         assert hint in r.output, (args, r.output)
+    # one message for an unknown selector, naming the option it came from
+    for args, option in (
+        (["validate", str(panel_path), "--selectors", "varaince"], "--selectors"),
+        (["compress", str(panel_path), "--out", str(tmp_path / "s"), "--selector", "autoo"], "--selector"),
+    ):
+        r = runner.invoke(app, args)
+        assert f"benchsift: error: {option}: unknown selector " in r.output, r.output
+        assert not (tmp_path / "s").exists()

@@ -94,7 +94,7 @@ def test_user_selector_and_errors() -> None:
     assert res.params["variant"] == "random-cells" and set(res.items["why"]) == {"cell"}
     with pytest.raises(InputError, match="retention"):
         stage2_prune(panel, retention=0)
-    with pytest.raises(InputError, match="unknown 'nope'"):
+    with pytest.raises(InputError, match="^`selector`: unknown selector 'nope'; expected one of random, "):
         stage2_prune(panel, retention=0.1, selector="nope")
     with pytest.raises(InputError, match="variant"):
         stage2_prune(panel, retention=0.1, variant="bad")

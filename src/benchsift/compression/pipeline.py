@@ -47,12 +47,15 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import (
     MAX_FULL_SCORE_ITEMS,
     MIN_REFERENCE_MODELS,
     FullScoreModel,
     fit_full_score,
 )
+from benchsift.compression.selectors.registry import check_selector_name
+from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
 from benchsift.compression.stages.means import stage_means, stage_row_means
@@ -119,6 +122,13 @@ class CompressionConfig:
             raise InputError(f"stop_after: expected a stage number 0-3, got {self.stop_after!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
             raise InputError(f"`seed`: expected an int >= 0, got {self.seed!r}")
+        if isinstance(self.selector, str):  # before any stage runs: a typo is not found after Stage 0
+            check_selector_name(self.selector)
+        if self.variant not in VARIANTS:
+            raise InputError(
+                f"`variant`: expected one of {', '.join(VARIANTS)}, got {self.variant!r}"
+                + did_you_mean(self.variant, VARIANTS)
+            )
         if float(self.alpha) < 0:
             raise InputError(f"`alpha`: expected a number >= 0, got {self.alpha!r}")
         if isinstance(self.full_score_folds, bool) or int(self.full_score_folds) < 2:
@@ -374,7 +384,8 @@ def run_pipeline(
     single = len(categories) == 1
     if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
         raise InputError(
-            f"k: the panel has {len(categories)} categories after Stage 0, cannot keep k={cfg.k}"
+            f"`k`: the panel has {len(categories)} categories after Stage 0, cannot keep k={cfg.k} (keep at "
+            f"most {len(categories)})"
         )
     if single:
         warnings.append("the panel has one category: Stages 1 and 3 are skipped")

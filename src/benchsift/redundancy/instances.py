@@ -144,10 +144,10 @@ def check_ratios(ratios: Sequence[float] | np.ndarray) -> np.ndarray:
     """Ratios as a sorted, de-duplicated float array, each in (0, 1]."""
     arr = np.asarray(list(ratios), dtype=np.float64)
     if arr.ndim != 1 or arr.size == 0:
-        raise InputError("ratios: expected a non-empty list of sampling ratios in (0, 1]")
+        raise InputError("`ratios`: expected a non-empty list of sampling ratios in (0, 1]")
     bad = arr[~((arr > 0.0) & (arr <= 1.0))]
     if bad.size:
-        raise InputError(f"ratios must lie in (0, 1] (fractions, 0.05 = 5 %); got {bad.tolist()}")
+        raise InputError(f"`ratios` must lie in (0, 1] (fractions, 0.05 = 5 %); got {bad.tolist()}")
     return np.unique(arr)
 
 

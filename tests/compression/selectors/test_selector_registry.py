@@ -59,7 +59,7 @@ def test_names_and_classes() -> None:
 
 
 def test_unknown_name_and_bad_params() -> None:
-    with pytest.raises(InputError, match="unknown name 'nope'"):
+    with pytest.raises(InputError, match=r"^`selector`: unknown selector 'nope'; expected one of random, "):
         selector_class("nope")
     with pytest.raises(InputError, match="bad parameters"):
         make_selector("variance", no_such_param=1)

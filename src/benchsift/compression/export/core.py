@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from benchsift._fileio import atomic_dir
+from benchsift._suggest import did_you_mean
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
@@ -177,7 +178,8 @@ def export_suite(
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
     if to not in TOOLS:
-        raise InputError(f"unknown export target {to!r}; expected one of {list(TOOLS)}")
+        hint = did_you_mean(to, TOOLS)
+        raise InputError(f"`to`: unknown export target {to!r}{hint}; expected one of {list(TOOLS)}")
     warnings: list[str] = []
     _check_id_source(s, to, ids_from, warnings)
     items = _items_by_benchmark(s)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from benchsift._suggest import did_you_mean
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.selectors.budget import check_retention
 from benchsift.errors import InputError
@@ -81,16 +80,13 @@ def disco_warnings(labels: Sequence[str], predictions: Any) -> list[str]:
 
 def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
     """Validate the selector list (names must be registered); returns their labels."""
-    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+    from benchsift.compression.selectors.registry import check_selector_name
 
     labels = []
     for spec in selectors:
         label = selector_label(spec)
-        if isinstance(spec, str) and label not in SELECTOR_NAMES:
-            hint = did_you_mean(label, SELECTOR_NAMES)
-            raise InputError(
-                f"selector: unknown name {spec!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
-            )
+        if isinstance(spec, str):
+            check_selector_name(label, "selectors")
         labels.append(label)
     if not labels:
         raise InputError("`selectors`: expected at least one selector")

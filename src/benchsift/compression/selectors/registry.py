@@ -42,15 +42,21 @@ _PATHS: dict[str, tuple[str, str]] = {
 SELECTOR_NAMES: tuple[str, ...] = tuple(_PATHS)
 
 
-def selector_class(name: str) -> type[ItemSelector]:
-    """The selector class registered under ``name`` (one of :data:`SELECTOR_NAMES`)."""
+def check_selector_name(name: str, parameter: str = "selector") -> str:
+    """``name`` as registered (stripped, lower case); an unknown name is an error naming ``parameter``, the
+    closest names and every registered one."""
     key = str(name).strip().lower()
     if key not in _PATHS:
         hint = did_you_mean(name, SELECTOR_NAMES)
         raise InputError(
-            f"selector: unknown name {name!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
+            f"`{parameter}`: unknown selector {name!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
         )
-    module, attr = _PATHS[key]
+    return key
+
+
+def selector_class(name: str) -> type[ItemSelector]:
+    """The selector class registered under ``name`` (one of :data:`SELECTOR_NAMES`)."""
+    module, attr = _PATHS[check_selector_name(name)]
     cls: type[ItemSelector] = getattr(importlib.import_module(module), attr)
     return cls
 

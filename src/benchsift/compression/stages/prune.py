@@ -31,6 +31,7 @@ from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors.budget import category_budget, check_retention, floor_warning
+from benchsift.compression.selectors.registry import check_selector_name
 from benchsift.compression.selectors.vaw import VARIANTS
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
@@ -174,14 +175,10 @@ def _resolve_selector(
         return selector, getattr(selector, "name", type(selector).__name__)
     if not isinstance(selector, str):
         raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
-    name = selector.lower()
-    if name not in SELECTORS:
-        hint = did_you_mean(selector, SELECTORS)
-        raise InputError(
-            f"selector: unknown {selector!r}{hint}; expected one of {', '.join(sorted(SELECTORS))}"
-        )
+    name = check_selector_name(selector)
     if variant not in VARIANTS:
-        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+        hint = did_you_mean(variant, VARIANTS)
+        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}{hint}")
     cls = SELECTORS[name]
     if cls is VAWSelector:
         return VAWSelector(alpha=alpha, variant=variant, random_state=random_state), name  # type: ignore[arg-type]
