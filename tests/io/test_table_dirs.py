@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchsift.errors import InputError
+from benchsift.errors import FormatError, InputError
 from benchsift.io import import_panel, read_aggregate, read_long, read_wide
 
 
@@ -93,3 +93,21 @@ def test_folder_without_tables_and_link_outside(tmp_path: Path) -> None:
     p = read_long(root, notes=notes)
     assert "Z" not in p.model_ids
     assert any(n.startswith(f"warning: skipped {root / 'link.csv'}: links outside") for n in notes)
+    assert f"{root}: read 2 long table file(s), skipped 2" in notes  # models.csv and the link
+    # a folder whose only table links outside it: the error says what was skipped and why
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / "link.csv").symlink_to(outside)
+    with pytest.raises(
+        InputError, match=r"lone: no readable long table .*; skipped 1, first link\.csv: links outside"
+    ):
+        read_long(lone)
+
+
+def test_header_only_tables_are_refused_not_imported_as_empty_panels(tmp_path: Path) -> None:
+    # the wide reader's fast CSV path read 'item,m1' with no rows as a panel of 1 model x 0 items
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("item,m1,m2\n")
+    for fmt, options in (("wide", {}), ("wide", {"orient": "models-rows"}), ("aggregate", {}), ("long", {})):
+        with pytest.raises(FormatError, match=r"header\.csv: no data rows \(only a header\)"):
+            import_panel(fmt, header_only, **options)

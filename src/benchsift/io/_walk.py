@@ -27,21 +27,17 @@ class NotThisFormat(FormatError):
     """A file found in a folder walk that is not a result file of the format being imported."""
 
 
-def find_files(root: Path, patterns: Sequence[str], notes: list[str] | None) -> list[Path]:
-    """Files under ``root`` whose name matches one of the glob ``patterns`` (case-insensitive), sorted,
-    that resolve to a place inside ``root``."""
+def find_files(root: Path, patterns: Sequence[str]) -> tuple[list[Path], list[Path]]:
+    """Files under ``root`` whose name matches one of the glob ``patterns`` (case-insensitive), sorted:
+    those that resolve to a place inside ``root``, and those that link outside it (never read)."""
     base = root.resolve()
     found: list[Path] = []
+    outside: list[Path] = []
     for p in sorted(root.rglob("*")):
         if not any(fnmatch.fnmatch(p.name.lower(), pat.lower()) for pat in patterns) or not p.is_file():
             continue
-        real = p.resolve()
-        if not real.is_relative_to(base):
-            if notes is not None:
-                notes.append(f"warning: skipped {p}: links outside the folder {root} (not read)")
-            continue
-        found.append(p)
-    return found
+        (found if p.resolve().is_relative_to(base) else outside).append(p)
+    return found, outside
 
 
 def walk_inputs(
@@ -68,8 +64,13 @@ def walk_inputs(
                 parts.append(table)
                 files.append(path)
             continue
-        n_read, skipped = 0, 0
-        for found in find_files(path, patterns, notes):
+        n_read = 0
+        matching, outside = find_files(path, patterns)
+        # why each file was skipped, for the summary note and for the error when nothing was read
+        why = [(p, f"links outside the folder {path} (not read)") for p in outside]
+        if notes is not None:
+            notes.extend(f"warning: skipped {p}: {reason}" for p, reason in why)
+        for found in matching:
             real = found.resolve()
             if real in seen:
                 continue
@@ -77,25 +78,28 @@ def walk_inputs(
             try:
                 table = read(found, notes)
             except NotThisFormat as exc:
-                skipped += 1
+                why.append((found, _reason(exc, found)))
                 if notes is not None:
-                    notes.append(f"skipped {found}: {_reason(exc, found)}")
+                    notes.append(f"skipped {found}: {why[-1][1]}")
                 continue
             except FormatError as exc:
-                skipped += 1
+                why.append((found, _reason(exc, found)))
                 if notes is not None:
-                    notes.append(f"warning: skipped {found}: {_reason(exc, found)}")
+                    notes.append(f"warning: skipped {found}: {why[-1][1]}")
                 continue
             if table is None:
-                skipped += 1
+                why.append((found, "nothing to import"))
                 continue
             parts.append(table)
             files.append(found)
             n_read += 1
         if notes is not None:
-            notes.append(f"{path}: read {n_read} {what} file(s), skipped {skipped}")
+            notes.append(f"{path}: read {n_read} {what} file(s), skipped {len(why)}")
         if n_read == 0:
-            raise InputError(f"{path}: no readable {what} in this folder (looked for {list(patterns)})")
+            first = f"; skipped {len(why)}, first {why[0][0].name}: {why[0][1]}" if why else ""
+            raise InputError(
+                f"{path}: no readable {what} in this folder (looked for {list(patterns)}){first}"
+            )
     if not parts:
         raise InputError(f"{given[0]}: no {what} to import")
     return parts, files

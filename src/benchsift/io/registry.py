@@ -104,6 +104,11 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
         shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
         detail = " ".join(f"{type(err).__name__}: {err}".split())[:160]
         raise FormatError(f"{shown}: not a readable {name} input ({detail})") from None
+    if panel.n_models == 0 or panel.n_items == 0:
+        shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
+        raise FormatError(
+            f"{shown}: nothing to import ({panel.n_models} models x {panel.n_items} items were read)"
+        )
     if name in HARNESS_FORMATS and ID_SOURCE not in panel.items.columns:
         items = panel.items.copy()
         items[ID_SOURCE] = name

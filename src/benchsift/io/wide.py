@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from benchsift.errors import InputError
+from benchsift.errors import FormatError, InputError
 from benchsift.io._coded import PANDAS_NA
 from benchsift.io._common import (
     TABLE_PATTERNS,
@@ -231,6 +231,8 @@ def _read_one(
         texts, block = fast
         header = raw
         rows = RowNames(path, block.shape[0] if orient == "models-rows" else block.shape[1])
+        if len(rows) == 0:
+            raise FormatError(f"{path}: no data rows (only a header)")  # as read_table says it
         id_pos = header.index(id_col)
         id_values = pd.Series(texts[id_pos], dtype=object)
         score_names = [c for j, c in enumerate(header) if j not in texts]
