@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io import import_panel, read_aggregate, read_long, read_wide
+from benchsift.io import import_panel, read_aggregate, read_long, read_scores, read_wide
 
 
 def _tree_long(root: Path) -> list[Path]:
@@ -111,3 +111,24 @@ def test_header_only_tables_are_refused_not_imported_as_empty_panels(tmp_path: P
     for fmt, options in (("wide", {}), ("wide", {"orient": "models-rows"}), ("aggregate", {}), ("long", {})):
         with pytest.raises(FormatError, match=r"header\.csv: no data rows \(only a header\)"):
             import_panel(fmt, header_only, **options)
+
+
+def test_a_table_split_by_another_separator_is_named(tmp_path: Path) -> None:
+    # a European spreadsheet's CSV export uses semicolons: read as CSV it was one text column, no scores
+    semi = tmp_path / "semi.csv"
+    semi.write_text("item;m1;m2\nq1;1;0\nq2;0;1\n")
+    tabs = tmp_path / "tabs.csv"
+    tabs.write_text("model\tbenchmark\titem\tscore\nm\tB\tq\t1\n")
+    commas = tmp_path / "commas.tsv"
+    commas.write_text("model,benchmark,item,score\nm,B,q,1\n")
+    for fmt, path, found, wanted in (
+        ("wide", semi, "semicolons", "commas"),
+        ("long", tabs, "tabs", "commas"),
+        ("long", commas, "commas", "tabs"),
+    ):
+        with pytest.raises(
+            FormatError, match=rf"{path.name}: the header .* is split by {found}, not {wanted}"
+        ):
+            import_panel(fmt, path)
+    with pytest.raises(FormatError, match="semi.csv: the header 'item;m1;m2' is split by semicolons"):
+        read_scores(semi)

@@ -69,6 +69,23 @@ def check_file(path: Path) -> None:
 NumericColumns = Callable[[list[str]], Iterable[str]]
 
 
+_SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "vertical bars"}
+
+
+def check_separator(path: Path, sep: str, header: Sequence[str]) -> None:
+    """Refuse a delimited table whose header is one field holding another separator (a semicolon-separated
+    export of a European spreadsheet read as CSV would be one text column, and no scores)."""
+    if len(header) != 1:
+        return
+    for other, name in _SEPARATORS.items():
+        if other != sep and other in header[0]:
+            kind = "comma-separated .csv" if sep == "," else "tab-separated .tsv"
+            raise FormatError(
+                f"{path}: the header {header[0][:60]!r} is split by {name}, not {_SEPARATORS[sep]}: expected "
+                f"a {kind} file (save it comma-separated as .csv, or tab-separated as .tsv)"
+            )
+
+
 def check_field_counts(path: Path, sep: str) -> None:
     """Refuse a CSV/TSV row with fewer or more fields than the header, naming its line.
 
@@ -83,6 +100,7 @@ def check_field_counts(path: Path, sep: str) -> None:
             header = next(csv.reader(fh, delimiter=sep), None)
         if not header:
             return
+        check_separator(path, sep, header)
         try:
             reader = pacsv.open_csv(
                 path,

@@ -47,6 +47,7 @@ from benchsift.io._common import (
     Paths,
     as_paths,
     check_file,
+    check_separator,
     id_strings,
     numeric_scores,
     read_table,
@@ -126,8 +127,10 @@ def _raw_header(path: Path) -> list[str] | None:
     """The CSV / TSV header as written (stripped), or None for other tables."""
     if path.suffix.lower() not in (".csv", ".tsv"):
         return None
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
     with open(path, encoding="utf-8-sig", newline="") as fh:
-        first = next(csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ","), [])
+        first = next(csv.reader(fh, delimiter=sep), [])
+    check_separator(path, sep, first)
     return [c.strip() for c in first]
 
 
