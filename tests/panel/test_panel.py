@@ -107,7 +107,7 @@ def test_subset_and_selects() -> None:
 @pytest.mark.parametrize(
     ("scores", "match"),
     [
-        (np.array([[0.5, 1.5]]), r"\[0, 1\].*item column 1"),
+        (np.array([[0.5, 1.5]]), r"\[0, 1\].*model 'm' \(image\), benchmark 'b', item '2' has 1.5$"),
         (np.array([[0.5, np.inf]]), "infinite"),
         (np.array([0.5, 0.2]), "2-D"),
     ],
@@ -205,3 +205,14 @@ def test_load_errors(tmp_path) -> None:
     pd.DataFrame({"a": [1]}).to_parquet(plain)
     with pytest.raises(FormatError, match="not a benchsift panel"):
         Panel.load(plain)
+
+
+def test_a_long_table_out_of_range_names_its_row_and_says_percentages() -> None:
+    long = pd.DataFrame({"model": ["m", "m"], "benchmark": "B", "item": ["q1", "q2"], "score": [100.0, 0.0]})
+    with pytest.raises(
+        InputError, match=r"^runs\.csv, row 0: score 100 of model 'm', benchmark 'B', item 'q1'.*percentages"
+    ):
+        Panel.from_long(long, source="runs.csv")
+    long["score"] = [-0.5, 0.0]
+    with pytest.raises(InputError, match=r"row 0: score -0.5 .* is outside \[0, 1\] \(NaN = missing\)$"):
+        Panel.from_long(long, source="runs.csv")

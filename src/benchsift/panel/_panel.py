@@ -162,15 +162,21 @@ def _validate_scores(scores: Any) -> np.ndarray:
     if np.isinf(arr).any():
         m, i = np.argwhere(np.isinf(arr))[0]
         raise InputError(f"panel scores: infinite value at model row {m}, item column {i}")
+    return arr
+
+
+def _check_range(block: np.ndarray, start: int, models: pd.DataFrame, items: pd.DataFrame) -> None:
+    """Refuse a score outside [0, 1] in rows ``start:start + len(block)``, naming its model and item."""
     with np.errstate(invalid="ignore"):
-        bad = (arr < 0) | (arr > 1)
+        bad = (block < 0) | (block > 1)
     if bad.any():
         m, i = np.argwhere(bad)[0]
+        model, item = models.iloc[start + m], items.iloc[i]
         raise InputError(
-            "panel scores must lie in [0, 1] (NaN = missing); "
-            f"model row {m}, item column {i} is {arr[m, i]!r}"
+            f"panel scores must lie in [0, 1] (NaN = missing); model {model['model']!r} "
+            f"({model['condition']}), benchmark {item['benchmark']!r}, item {item['item']!r} has "
+            f"{float(block[m, i]):g}"
         )
-    return arr
 
 
 class Panel:
@@ -198,6 +204,7 @@ class Panel:
         arr = _validate_scores(scores)
         self._models = _normalise_models(models, arr.shape[0])
         self._items = _normalise_items(items, arr.shape[1])
+        _check_range(arr, 0, self._models, self._items)
         arr.flags.writeable = False
         self._scores = arr
 
@@ -213,23 +220,18 @@ class Panel:
         if not isinstance(scores, np.ndarray) or scores.dtype != np.float64 or scores.ndim != 2:
             return cls(scores, models, items)
         arr = np.ascontiguousarray(scores)
+        model_table = _normalise_models(models, arr.shape[0])
+        item_table = _normalise_items(items, arr.shape[1])
         step = max(1, (1 << 22) // max(1, arr.shape[1]))
         for start in range(0, arr.shape[0], step):
             block = arr[start : start + step]
             if np.isinf(block).any():
                 m, i = np.argwhere(np.isinf(block))[0]
                 raise InputError(f"panel scores: infinite value at model row {start + m}, item column {i}")
-            with np.errstate(invalid="ignore"):
-                bad = (block < 0) | (block > 1)
-            if bad.any():
-                m, i = np.argwhere(bad)[0]
-                raise InputError(
-                    "panel scores must lie in [0, 1] (NaN = missing); "
-                    f"model row {start + m}, item column {i} is {block[m, i]!r}"
-                )
+            _check_range(block, start, model_table, item_table)
         obj = cls.__new__(cls)
-        obj._models = _normalise_models(models, arr.shape[0])
-        obj._items = _normalise_items(items, arr.shape[1])
+        obj._models = model_table
+        obj._items = item_table
         arr.flags.writeable = False
         obj._scores = arr
         return obj

@@ -52,6 +52,21 @@ def panel_from_long(
             row = int(bad.index[bad.to_numpy().argmax()])
             raise InputError(f"{source}, row {row}: score {raw.iloc[row]!r} is not a number")
     df["score"] = score.astype(float)
+    outside = ((df["score"] < 0) | (df["score"] > 1)).to_numpy()
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        r = df.iloc[row]
+        top = float(df["score"].max())
+        hint = (
+            f"; the scores reach {top:g}: percentages? `benchsift import long` rescales them (and known "
+            "scales such as MME's)"
+            if 1 < top <= 100
+            else ""
+        )
+        raise InputError(
+            f"{source}, row {row}: score {float(r['score']):g} of model {r['model']!r}, benchmark "
+            f"{r['benchmark']!r}, item {r['item']!r} is outside [0, 1] (NaN = missing){hint}"
+        )
 
     model_codes, model_first = key_codes(df["model"], df["condition"])
     item_codes, item_first = key_codes(df["benchmark"], df["item"])
