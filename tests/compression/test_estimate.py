@@ -47,6 +47,22 @@ def test_reference_models_as_new_models(suite_and_panel: tuple[Suite, Panel]) ->
     np.testing.assert_allclose(res.coverage, (~np.isnan(suite.reference_scores[picks])).mean(axis=1))
 
 
+def test_a_reference_model_given_as_new_is_warned_of(suite_and_panel: tuple[Suite, Panel]) -> None:
+    # Under its own name a reference model's estimate is in-sample: the suite was selected on it.
+    suite, _ = suite_and_panel
+    picks = [0, 5]
+    named = [suite.reference_models[j] for j in picks]
+    res = estimate_new_models(suite, _new_panel(suite, suite.reference_scores[picks], named), n_boot=50)
+    (said,) = [w for w in res.warnings if "reference models" in w]
+    assert said.startswith(f"2 of these models are among the suite's {len(suite.reference_models)} reference")
+    assert str(named) in said and "in-sample" in said
+    copies = estimate_new_models(
+        suite, _new_panel(suite, suite.reference_scores[picks], ["a", "b"]), n_boot=50
+    )
+    assert not any("reference models" in w for w in copies.warnings)
+    np.testing.assert_array_equal(res.overall, copies.overall)  # a warning, the numbers are the same
+
+
 def test_perfect_and_hopeless_models(suite_and_panel: tuple[Suite, Panel]) -> None:
     suite, _ = suite_and_panel
     X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items)])

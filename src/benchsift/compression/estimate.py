@@ -41,7 +41,7 @@ import pandas as pd
 
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.io import import_panel, read_scores
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
@@ -259,6 +259,13 @@ def estimate_new_models(
             f"items.csv{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
+    known = [m for m in models if m in set(s.reference_models)]
+    if known:
+        warnings.append(
+            f"{len(known)} of these models are among the suite's {len(s.reference_models)} reference models "
+            f"{listed(known)}: the suite was selected on their scores, so their estimates are in-sample "
+            "(optimistic) and each is ranked against its own reference row"
+        )
     found = _suite_clusters(s, clusters)
     warnings.extend(found.warnings)
     cats = s.categories
