@@ -132,3 +132,16 @@ def test_a_table_split_by_another_separator_is_named(tmp_path: Path) -> None:
             import_panel(fmt, path)
     with pytest.raises(FormatError, match="semi.csv: the header 'item;m1;m2' is split by semicolons"):
         read_scores(semi)
+
+
+def test_a_workbook_of_several_sheets_is_refused_naming_them(tmp_path: Path) -> None:
+    # pandas reads the first sheet alone, silently: the scores may be on another
+    book = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(book) as writer:
+        pd.DataFrame({"item": ["q1", "q2"], "m1": [1, 0]}).to_excel(writer, sheet_name="summary", index=False)
+        pd.DataFrame({"item": ["q1", "q2"], "m2": [0, 1]}).to_excel(writer, sheet_name="details", index=False)
+    with pytest.raises(FormatError, match=r"book\.xlsx: the workbook has 2 sheets \['summary', 'details'\]"):
+        import_panel("wide", book)
+    single = tmp_path / "single.xlsx"
+    pd.DataFrame({"item": ["q1", "q2"], "m1": [1, 0]}).to_excel(single, index=False)
+    assert import_panel("wide", single).model_ids == ["m1"]

@@ -153,7 +153,15 @@ def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataF
             df = pd.read_parquet(path)
         elif suffix in (".xlsx", ".xls"):
             try:
-                df = pd.read_excel(path)
+                with pd.ExcelFile(path) as book:
+                    sheets = [str(n) for n in book.sheet_names]
+                    if len(sheets) > 1:
+                        # the first sheet alone would be read, silently: which one holds the scores?
+                        raise FormatError(
+                            f"{path}: the workbook has {len(sheets)} sheets {listed(sheets, 5)}; benchsift "
+                            "reads one table per file: save the sheet to import as its own .xlsx or .csv"
+                        )
+                    df = pd.read_excel(book, sheet_name=sheets[0])
             except (KeyError, zipfile.BadZipFile) as exc:  # openpyxl on a damaged archive (a member missing)
                 raise ValueError(str(exc).strip("'\"")) from None
         else:
