@@ -136,9 +136,15 @@ def test_compress_tables_without_embeddings_and_errors(files: dict[str, Path], t
     assert res.exit_code == 0, res.output
     assert "suite written to" in res.stdout and "PRIMEBench compression" in res.stdout
     assert "no-stage3" in res.stdout and "in-panel" in res.stdout  # the Table 12 row, the honest label
-    bad = runner.invoke(app, ["compress", str(files["panel"]), "--k", "9", "--out", str(tmp_path / "t")])
+    bad = runner.invoke(
+        app, ["compress", str(files["panel"]), "--retention", "0", "--out", str(tmp_path / "t")]
+    )
     assert bad.exit_code == 2
-    assert "k=9" in bad.output and not (tmp_path / "t").exists()
+    assert "--retention: expected a fraction in (0, 1]" in bad.output and not (tmp_path / "t").exists()
+    # more categories than there are: all kept, said in a warning (as validate's end-to-end protocol)
+    many = runner.invoke(app, ["compress", str(files["panel"]), "--k", "9", "--out", str(tmp_path / "w")])
+    assert many.exit_code == 0, many.output
+    assert "warning: k=9 exceeds the" in many.stdout and "Stage 3 keeps all of them" in many.stdout
     missing = runner.invoke(app, ["compress", str(tmp_path / "nope.parquet"), "--out", str(tmp_path / "u")])
     assert missing.exit_code == 2 and "no such file" in missing.output
     est = runner.invoke(app, ["estimate", str(tmp_path / "nowhere"), str(files["panel"])])

@@ -104,10 +104,14 @@ def test_missing_categories_use_the_benchmark() -> None:
     assert set(res.suite_category) <= set(panel.benchmarks)
 
 
-def test_k_larger_than_categories_is_an_input_error() -> None:
+def test_k_larger_than_categories_keeps_all_of_them_with_a_warning() -> None:
+    # as the end-to-end protocol: k=3 of 2 categories is Stage 3 with k=2 (both kept), said in a warning
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=4, n_categories=2, items_per_benchmark=100), 0)
-    with pytest.raises(InputError, match="k"):
-        run_pipeline(sim.panel, CompressionConfig(retention=None, k=3))
+    res = run_pipeline(sim.panel, CompressionConfig(retention=None, k=3))
+    assert res.warnings == ["k=3 exceeds the 2 categories left after Stage 0: Stage 3 keeps all of them"]
+    exact = run_pipeline(sim.panel, CompressionConfig(retention=None, k=2))
+    assert exact.warnings == [] and res.selected_categories == exact.selected_categories
+    np.testing.assert_array_equal(res.suite_items, exact.suite_items)
 
 
 @pytest.mark.parametrize(

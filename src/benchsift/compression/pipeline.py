@@ -383,9 +383,9 @@ def run_pipeline(
     ]
     single = len(categories) == 1
     if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
-        raise InputError(
-            f"`k`: the panel has {len(categories)} categories after Stage 0, cannot keep k={cfg.k} (keep at "
-            f"most {len(categories)})"
+        # as the end-to-end protocol does: more categories asked for than there are keeps all of them
+        warnings.append(
+            f"k={cfg.k} exceeds the {len(categories)} categories left after Stage 0: Stage 3 keeps all of them"
         )
     if single:
         warnings.append("the panel has one category: Stages 1 and 3 are skipped")
@@ -452,7 +452,7 @@ def run_pipeline(
         tick()
         X, _ = pooled_category_means(pool_panel, categories)
         rho_no_stage3 = _rho(stage_row_means(X), reference)
-        k = int(cfg.k)
+        k = min(int(cfg.k), len(categories))
         s3 = stage3_select(
             X,
             k,

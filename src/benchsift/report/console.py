@@ -189,7 +189,7 @@ def _abbreviate(
             continue
         stem = _stem(h, max(w, 4) - 1)
         short = stem + "."
-        words = [x for x in re.split(r"[ _-]+", h) if x]
+        words = re.findall(r"[^\W_]+", h)  # letters and digits: "rho (stage)" -> rho, stage
         if (short in used or short in headers) and len(words) > 1:
             # "all-wrong" after "all-correct" took "all.": its words' initials ("a-w.") name it better
             # than a number would
