@@ -89,7 +89,8 @@ class CompressionConfig:
 
     retention: Stage 2 retention ``r`` (None = no Stage 2). alpha: VAW tilt. tau: Stage 0 threshold.
     floor: Stage 2 category floor (100). target: Stage 1 supplementation target. selector / variant: Stage 2
-    selector name and VAW cell variant. k: Stage 3 category count (None = no Stage 3). stage3_method /
+    selector name and VAW cell variant. k: Stage 3 category count (None = no Stage 3; above the categories
+    left after Stage 0 it keeps all of them, with a warning). stage3_method /
     max_combinations: Stage 3 search. seed: every random choice. stop_after: last stage to run (0-3).
     full_score / full_score_folds: fit the full-pool score estimators of
     :mod:`benchsift.compression.full_score` on the input panel (cross-validated over ``full_score_folds``
