@@ -386,7 +386,8 @@ def run_pipeline(
     if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
         # as the end-to-end protocol does: more categories asked for than there are keeps all of them
         warnings.append(
-            f"k={cfg.k} exceeds the {len(categories)} categories left after Stage 0: Stage 3 keeps all of them"
+            f"k={cfg.k} exceeds the {len(categories)} categories left after Stage 0: Stage 3 keeps all of "
+            "them"
         )
     if single:
         warnings.append("the panel has one category: Stages 1 and 3 are skipped")
