@@ -128,7 +128,8 @@ def chronological_split(
     n = order.shape[0]
     if n_dated == 0:
         raise InputError(
-            "release_date: no model has a release date; a chronological split needs dated models"
+            "release_date: no model has a release date; a chronological split needs dated models (add "
+            "them with benchsift import ... --models FILE)"
         )
     nb = min(n // 2, n_dated) if n_build is None else _check_count(n_build, "n_build", 1)
     if nb > n_dated:
