@@ -55,8 +55,8 @@ def listed(values: Iterable[Any], limit: int = 10) -> str:
 
 
 def wide_table_hint(columns: Iterable[Any]) -> str:
-    """``"; one column per model? ..."`` for a table with no ``score`` column and many columns (a models x
-    items table read as a long one), else ``""``."""
+    """A pointer to ``benchsift import wide`` for a table with no ``score`` column and 5 or more columns (a
+    models x items table read as a long one), else ``""``."""
     cols = [str(c) for c in columns]
     if "score" in cols or len(cols) < 5:
         return ""

@@ -52,6 +52,14 @@ def test_numbers_are_year_month_or_year() -> None:
     assert len(notes) == 1 and "like '2024.1' read as January" in notes[0]
 
 
+def test_missing_of_every_kind_is_missing() -> None:
+    values = pd.Series(["2024-07", None, np.nan, pd.NaT, pd.NA, "NaN"], dtype=object)
+    parsed, notes = parse_release_dates(values, "x")
+    assert parsed.iloc[0] == pd.Timestamp("2024-07-01") and parsed.iloc[1:].isna().all() and notes == []
+    dates = pd.Series([pd.Timestamp("2024-01-02").date(), None], dtype=object)  # parquet date32 values
+    assert parse_release_dates(dates, "x")[0].iloc[0] == pd.Timestamp("2024-01-02")
+
+
 def test_datetimes_pass_through() -> None:
     dates = pd.Series(pd.to_datetime(["2024-02-29", None]))
     parsed, notes = parse_release_dates(dates, "x")

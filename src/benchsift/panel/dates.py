@@ -55,7 +55,7 @@ def parse_release_dates(
     january: list[str] = []
     guessed: list[tuple[str, pd.Timestamp]] = []
     for i, value in enumerate(values.tolist()):
-        if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NaT:
+        if value is None or (not isinstance(value, str) and bool(pd.isna(value))):  # None, NaN, NaT, pd.NA
             continue
         if isinstance(value, pd.Timestamp):
             out[i] = value.to_datetime64()
