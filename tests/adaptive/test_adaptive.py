@@ -189,6 +189,17 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     assert res.models == ["m-a", "m-b", "m-new"]  # m-a is in the results: not started again
     assert res.n_ignored_items == 1 and res.to_dict()["n_ignored_items"] == 1
     assert list(res.n_answered) == [2, 1, 0]
+    assert res.to_dict()["warnings"] == [
+        "1 item(s) of the responses are not in the bank and were ignored: ['Z/q']"
+    ]
+    # a model whose only responses are outside the bank starts from a first batch, by name
+    rows.append(("m-c", "Z", "q2", 0.0))
+    pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
+    lost = next_items_for(bank, results, batch=4, seed=2)
+    assert lost.warnings[1].startswith(
+        "1 model(s) have no response on a bank item, so they get a first batch: ['m-c']"
+    )
+    assert lost.n_answered[lost.models.index("m-c")] == 0
     # the same step as next_items on the matrix built by hand
     X = np.full((3, bank.n_items), np.nan)
     index = bank.key_index()

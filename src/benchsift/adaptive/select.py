@@ -29,7 +29,7 @@ from scipy.stats import norm
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.adaptive.bank import ItemBank
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
 from benchsift.results import Result
 
@@ -72,10 +72,12 @@ class NextItems(Result):
     estimate_names: list[str]
     keys: list[tuple[str, str]] = field(default_factory=list)  # (benchmark, item) of the bank positions
     n_ignored_items: int = 0  # items of the responses given that are not in the bank (left out)
+    warnings: list[str] = field(default_factory=list)  # responses left out, models restarted because of it
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
-        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}], "n_ignored_items"}``."""
+        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}], "n_ignored_items",
+        "warnings"}``."""
         doc = {
             "models": [
                 {
@@ -92,6 +94,7 @@ class NextItems(Result):
                 for j, m in enumerate(self.models)
             ],
             "n_ignored_items": int(self.n_ignored_items),
+            "warnings": list(self.warnings),
         }
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
@@ -255,13 +258,29 @@ def next_items_for(
     models: list[str] = []
     X = np.empty((0, bank.n_items))
     ignored = 0
+    warnings: list[str] = []
     if responses is not None:
         panel = responses if isinstance(responses, Panel) else read_scores(responses)
         models, X, ignored = bank.responses(panel)
         if not models:
             raise InputError(f"{responses}: no image-condition model rows")
+        if ignored:
+            image, index = panel.image_panel(), bank.key_index()
+            outside = [f"{b}/{i}" for b, i in image.item_keys if (str(b), str(i)) not in index]
+            warnings.append(
+                f"{ignored} item(s) of the responses are not in the bank and were ignored: "
+                f"{listed(outside, 5)}"
+            )
+            # a model whose every response was left out starts again from a first batch: say so by name
+            answered = (~np.isnan(image.scores)).any(axis=1)
+            lost = [m for j, m in enumerate(models) if answered[j] and not np.isfinite(X[j]).any()]
+            if lost:
+                warnings.append(
+                    f"{len(lost)} model(s) have no response on a bank item, so they get a first batch: "
+                    f"{listed(lost, 5)} (are the benchmark and item ids the bank's?)"
+                )
     fresh = [m for m in start if m not in models]
     models = [*models, *fresh]
     X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
     res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, seed=seed)
-    return dataclasses.replace(res, n_ignored_items=ignored)
+    return dataclasses.replace(res, n_ignored_items=ignored, warnings=warnings)

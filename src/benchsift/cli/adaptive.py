@@ -82,12 +82,11 @@ def next_command(
     res = next_items_for(
         bank, responses, split_list(start) or [], batch=batch, exposure=exposure, stop=stop, seed=seed
     )
-    ignored = f"[dim]{res.n_ignored_items} item(s) of the responses are not in the bank and were ignored[/]"
     emit(
         json_output,
         res,
         lambda: render_next(res, f"Next items from {bank_path.name} ({bank.n_items} items)"),
-        after=[ignored] if res.n_ignored_items else [],
+        warnings=res.warnings,
     )
 
 
