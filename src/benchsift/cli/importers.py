@@ -12,19 +12,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from typer.core import TyperGroup
 
-from benchsift.cli._common import ForceOpt, console, fail, outputs, print_json
-from benchsift.errors import BenchsiftError
+from benchsift.cli._common import BenchsiftGroup, ForceOpt, JsonOpt, arg, emit, fail, opt, outputs
 from benchsift.io.importing import WARNING, import_files
 from benchsift.io.registry import FORMATS
 from benchsift.io.rescale import parse_scales
 from benchsift.report.panel_summary import panel_summary, summary_table
 
 
-class ImportGroup(TyperGroup):
-    """``benchsift import``: an unknown format is a one-line error (exit 2), like every other input error."""
+class ImportGroup(BenchsiftGroup):
+    """``benchsift import``: an unknown format is a one-line error (exit 2), like every other input error;
+    the group is the error boundary of its commands when it runs on its own too (the tests run it so)."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name = args[0] if args else None
@@ -57,67 +55,54 @@ def _run(
 ) -> None:
     if "filter_name" in options:
         options["filter"] = options.pop("filter_name")
-    try:
-        outputs(force, files=[output, answers_out])
-        res = import_files(
-            fmt,
-            inputs,
-            output,
-            rescale=rescale,
-            scales=parse_scales(scale) or None,
-            answers_out=answers_out,
-            **options,
-        )
-    except BenchsiftError as exc:
-        raise fail(str(exc)) from None
+    outputs(force, files=[output, answers_out])
+    res = import_files(
+        fmt,
+        inputs,
+        output,
+        rescale=rescale,
+        scales=parse_scales(scale) or None,
+        answers_out=answers_out,
+        **options,
+    )
     summary = panel_summary(res.panel)
+    after = []
     if res.answers is not None:
-        summary["answers_output"] = str(answers_out)
-        summary["n_answers"] = res.n_answers
-    if json_output:
-        print_json(
-            {"output": str(output), "format": fmt, **summary, "notes": res.notes, "warnings": res.warnings}
-        )
-        return
-    console.print(summary_table(summary, title=f"{fmt} -> {output}"))
-    if res.answers is not None:
-        console.print(f"  {summary['n_answers']} logged answers -> {answers_out}")
-    for note in res.notes:
-        if note.startswith(WARNING):
-            console.print(f"  [yellow]warning:[/yellow] {escape(note.removeprefix(WARNING))}")
-        else:
-            console.print(f"  [dim]{escape(note)}[/dim]")
+        summary.update(answers_output=str(answers_out), n_answers=res.n_answers)
+        after.append(f"{res.n_answers} logged answers -> {answers_out}")
+    emit(
+        json_output,
+        {"output": str(output), "format": fmt, **summary, "notes": res.notes, "warnings": res.warnings},
+        lambda: summary_table(summary, title=f"{fmt} -> {output}"),
+        notes=[n for n in res.notes if not n.startswith(WARNING)],
+        warnings=res.warnings,
+        after=after,
+    )
 
 
 # The options the commands share, declared once (typer reads the Annotated metadata).
-Inputs = Annotated[list[Path], typer.Argument(help="Input file(s).", show_default=False)]
-Output = Annotated[Path, typer.Option("--output", "-o", help="Panel file to write (parquet).")]
-Condition = Annotated[
-    str | None, typer.Option("--condition", help="Condition of the runs: image (default) or text-only.")
-]
+Inputs = Annotated[list[Path], arg("Input file(s).", show_default=False)]
+Output = Annotated[Path, opt("Panel file to write (parquet).", "--output", "-o")]
+Condition = Annotated[str | None, opt("Condition of the runs: image (default) or text-only.", "--condition")]
 Rescale = Annotated[
-    str,
-    typer.Option("--rescale", help="Out-of-range scores: auto (known scales + percentages), known, none."),
+    str, opt("Out-of-range scores: auto (known scales + percentages), known, none.", "--rescale")
 ]
 Scale = Annotated[
     list[str] | None,
-    typer.Option(
-        "--scale", help="Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all)."
-    ),
+    opt("Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all).", "--scale"),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 AnswersOut = Annotated[
     Path | None,
-    typer.Option(
+    opt(
+        "Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
         "--answers-out",
-        help="Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
     ),
 ]
 Str = str | None
 
 
 def _opt(flag: str, help: str, kind: Any = Str) -> Any:
-    return Annotated[kind, typer.Option(flag, help=help)]
+    return Annotated[kind, opt(help, flag)]
 
 
 Model = _opt("--model", "Model name, where the files do not say it (overrides them).")
@@ -186,12 +171,7 @@ _register(
     ("score_column", _opt("--score-column", "Per-item score column.")),
     (
         "circular",
-        Annotated[
-            bool | None,
-            typer.Option(
-                "--circular/--no-circular", help="Group circular rotations (default: when present)."
-            ),
-        ],
+        _opt("--circular/--no-circular", "Group circular rotations (default: when present).", bool | None),
     ),
 )
 _register(
