@@ -31,7 +31,7 @@ What it prints:
 5. the acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01), auto
    minus random averaged over the retentions (> 0), and the cost ratio (<= 5x).
 
-Acceptance run (2-core machine shared with other jobs, load 4-5; the numbers are in the module docstring of
+Acceptance run (2-core machine shared with other jobs, load 2-2.5; the numbers are in the module docstring of
 :mod:`benchsift.compression.selectors.auto`)::
 
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
