@@ -99,47 +99,49 @@ Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Selec
 several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
 :func:`~.irt2pl.fitted_twopl`), which is why :attr:`seed_per_pool` asks the protocols for one seed per pool,
 the same at every retention: the inner splits are then the same at every retention of a pool. A fitted
-candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
-draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
-which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
-budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps
-16 fits (auto revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room
-for 8 the least recently used one was refitted each time), the test information is computed once per fit
+candidate selects with its final seed on every inner split (Random's draws keep one seed per split and draw),
+so the evidence is about the very configuration the winner selects with, and VAW's k-means cells, which depend
+on the item embeddings, the budget and the seed but not on the models, are computed once per budget (memoised
+in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps 16 fits (auto
+revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room for 8 the least
+recently used one was refitted each time), the test information is computed once per fit
 (:func:`~.irt2pl.fit_test_information`), and candidates select on inner rows without validating them again.
 What remains is the IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up
 to 4 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
 the margin). Two defaults cut it: the inner fits stop after one SQUAREM cycle (``inner_em_iter=3``, 3 EM
-iterations against 7 to 10 to convergence on the cost panel below), and the margin is 0.01 (fewer
-extensions at r = 10-50 %). On the cost panel auto now runs 102 IRT 2PL fits (88 inner ones, 4.4 per outer
-split; 14 on all the rows, where IRT 2PL won at some retention) and 365 EM iterations in all, against 133
-fits and 1,036 iterations with converged inner fits and the margin of 0.005. The capped fits' picks: on the
-four inner build sets of 4 outer splits of the cost panel, 99.9 % (mean; lowest 98.4 %) of metabench's kept
-items at r = 2-20 % are those of the converged fit (99.2-99.8 % after 2 iterations; 3 take 0.085 s per fit
-against 0.20 s converged); on the planted panels (80 x 500, three seeds, k = 10, 25 and 50) 25 of 27 picks
-are those of converged inner fits (26 with 4 iterations), IRT 2PL's inner rho within 0.10 at k = 10 and
-0.032 at k = 25 (tests/compression/selectors/test_auto.py checks k = 25), and the held-out fidelity above
-stays within the tolerance. Warm-starting the inner fits from the fit on all the given rows
-(:meth:`TwoPL.from_parameters <benchsift.irt.TwoPL.from_parameters>` with ``warm_start``) was tried and is
-not used: it saves no EM iterations (7, 7, 10 and 10 from either start on the four inner build sets of the
-cost panel's first outer split; after the first warm EM step the largest item-parameter change is still
-1.2-1.4, from items every inner build model gets right or wrong), capped warm fits are no closer to
-converged ones than capped cold ones (kept-item overlap after one iteration 0.957-0.993 warm, 0.962-0.989
-cold), and the start would carry the inner held-out models into the inner fits. Measured with
-``benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto2.parquet --skip-inner --skip-rules --repeats 2``
-(2-core machine shared with other jobs, load 1.9-2.5): ``validate`` with auto on a simulated 169 x 3,088
-panel (20 splits x 6 retentions) took 26.0 / 27.0 s wall (min / median of 2 alternated runs) and 26.9 s CPU
-(median) against 5.9 / 6.6 s wall and 6.6 s CPU for IRT 2PL alone: 4.1x wall at the medians, 4.1x CPU. In
-one session with the previous defaults alongside (2 alternated runs each, load 1.2-1.9): IRT 2PL 7.4 / 8.8
-s, the previous defaults 55.2 / 58.4 s (7.0x at the medians), the current ones 34.1 / 35.7 s (4.3x wall and
-CPU). Each change alone is not enough (same panel and script, load 1.1-2.2, medians of 1-2 alternated runs):
-the cap at 4 iterations alone 5.8x, at 3 alone 4.8-5.3x; with the margin of 0.01, the cap at 4 4.5-4.9x and
-at 3 4.4-4.6x. Earlier: 156.8 / 168.5 s against 16.9 / 22.9 s (load 3.8-4.8; 7.4x wall,
-6.4x CPU) after the margin of 0.005 and the memo fixes, 511.8 s against 55.7 s (load 7; 9.2x) before them.
-Three inner splits cost more, not less (6.0x CPU, see above). The selection time summed over the held-out
-tasks of the fidelity runs (the acceptance run above; there auto's fit on all the rows can be the memoised
-fit of the IRT 2PL selector run beside it) is 3.9x IRT 2PL's on the point-biserial plant, 2.0x on the
-IRT 2PL plant, 1.6x on the Random plant and 3.3x on MMMU (4.6x, 4.5x, 4.3x and 4.3x with the previous
-defaults in the same session).
+iterations against 7 to 10 to convergence on the cost panel below), and the margin is 0.01 (fewer extensions
+at r = 10-50 %). On the cost panel auto now runs 102 IRT 2PL fits (counted by wrapping ``TwoPL.fit``; 88 inner
+ones, 4.4 per outer split; 14 on all the rows, where IRT 2PL won at some retention) and 365 EM iterations in
+all, against 133 fits and 1,036 iterations with converged inner fits and the margin of 0.005. The capped fits'
+picks (``benchmarks/bench_auto_selector.py --skip-fidelity --skip-cost --inner-fits 4``, load 1.7-2.0: the 16
+inner build sets of 4 outer splits of the cost panel): after 3 EM iterations at least 99.8 % (mean; lowest
+98.7 %) of metabench's kept items at r = 2-20 % are those of the converged fit (99.4-99.8 %, lowest 96.8 %,
+after 2; 100.0 % after 4), at 0.124 s per fit against 0.267 s converged; on the planted panels (80 x 500,
+three seeds, k = 10, 25 and 50) 25 of 27 picks are those of converged inner fits (26 with 4 iterations), IRT
+2PL's inner rho within 0.10 at k = 10 and 0.032 at k = 25 (tests/compression/selectors/test_auto.py checks k =
+25), and the held-out fidelity above stays within the tolerance. Warm-starting the inner fits from the fit on
+all the given rows (:meth:`TwoPL.from_parameters <benchsift.irt.TwoPL.from_parameters>` with ``warm_start``)
+was tried and is not used: to convergence it saves one SQUAREM cycle on 2 of the 16 inner build sets (10 EM
+iterations to 7; 7 from either start on the other 14), capped warm fits are no closer to converged ones than
+capped cold ones (after one iteration 96.3-99.3 % of the kept items, lowest 90.3 %, against 96.5-98.9 %,
+lowest 93.5 %, cold; after 4 the lowest is 99.4 % warm, 100 % cold), and the start would carry the inner
+held-out models into the inner fits. Measured with ``benchmarks/bench_auto_selector.py --panel
+/tmp/mmmu_auto2.parquet --skip-inner --skip-rules --repeats 2`` (2-core machine shared with other jobs, load
+1.9-2.5): ``validate`` with auto on a simulated 169 x 3,088 panel (20 splits x 6 retentions) took 26.0 / 27.0
+s wall (min / median of 2 alternated runs) and 26.9 s CPU (median) against 5.9 / 6.6 s wall and 6.6 s CPU for
+IRT 2PL alone: 4.1x wall at the medians, 4.1x CPU; a second run 27.7 / 28.0 s against 6.2 / 6.3 s (load
+2.0-2.5; 4.4x wall and CPU). With the previous defaults alongside (``--skip-fidelity --repeats 2 --cost-sides
+irt2pl,auto,auto:inner_em_iter=None:null_margin=0.005``, load 0.7-2.3): IRT 2PL 8.6 / 9.1 s wall, auto 35.9 /
+38.0 s (4.2x wall and CPU), the previous defaults 64.6 / 65.0 s (7.1x wall, 7.0x CPU). Each change alone is
+not enough (timed as the cost section times a side, with those parameters; load 1.1-2.2, medians of 1-2
+alternated runs): the cap at 4 iterations alone 5.8x, at 3 alone 4.8-5.3x; with the margin of 0.01, the cap at
+4 4.5-4.9x and at 3 4.4-4.6x. Earlier: 156.8 / 168.5 s against 16.9 / 22.9 s (load 3.8-4.8; 7.4x wall, 6.4x
+CPU) after the margin of 0.005 and the memo fixes, 511.8 s against 55.7 s (load 7; 9.2x) before them. Three
+inner splits cost more, not less (6.0x CPU, see above). The selection time summed over the held-out tasks of
+the fidelity runs (the acceptance run above; there auto's fit on all the rows can be the memoised fit of the
+IRT 2PL selector run beside it) is 3.9x IRT 2PL's on the point-biserial plant, 2.0x on the IRT 2PL plant, 1.6x
+on the Random plant and 3.3x on MMMU (4.6x, 4.5x, 4.3x and 4.3x with the previous defaults in the same
+session).
 ``null_max_inner=0`` turns the extension off.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
