@@ -5,6 +5,7 @@ Run (from the repository root)::
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet   # + a real panel
     .venv/bin/python benchmarks/bench_auto_selector.py --splits 6 --skip-cost             # a quicker run
     .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --repeats 2       # the cost alone
+    .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --skip-cost --inner-fits 4  # 2PL fits
 
 What it prints:
 
@@ -27,11 +28,18 @@ What it prints:
    ``stage2_heldout`` wall and CPU time on a simulated 169 x 3,088 panel (``SimulationConfig.unidimensional``,
    the panel of ``bench_validate.py``; 20 splits x 6 retentions) for each of ``--cost-sides`` (default IRT 2PL
    and auto; min / median of ``--repeats`` runs, the sides alternated, the selectors' memos cleared before
-   each run so no side reuses another's IRT 2PL fits or VAW cells), and the ratio auto / IRT 2PL;
+   each run so no side reuses another's IRT 2PL fits or VAW cells), and the ratio auto / IRT 2PL (a side
+   ``auto:inner_em_iter=None:null_margin=0.005`` is auto with those parameters, its ratio printed too);
 5. the acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01), auto
-   minus random averaged over the retentions (> 0), and the cost ratio (<= 5x).
+   minus random averaged over the retentions (> 0), and the cost ratio (<= 5x);
+6. the inner IRT 2PL fits (``--inner-fits N`` runs it on the first N outer splits of the cost panel, drawn
+   as :func:`~benchsift.compression.protocols.random_splits` draws them): on each of auto's inner build sets,
+   the EM iterations of a fit to convergence from the default (cold) start and warm-started from the fit on
+   all the outer build rows, and for fits capped at 1-4 EM iterations (cold, and warm at 1 and 4) the
+   seconds per fit and the share of metabench's kept items at r = 2, 5, 10 and 20 % that the converged cold
+   fit keeps too (mean and lowest over the inner build sets).
 
-Acceptance run (2-core machine shared with other jobs, load 4-5; the numbers are in the module docstring of
+Acceptance run (2-core machine shared with other jobs, load 2-2.5; the numbers are in the module docstring of
 :mod:`benchsift.compression.selectors.auto`)::
 
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
@@ -41,6 +49,7 @@ Acceptance run (2-core machine shared with other jobs, load 4-5; the numbers are
 from __future__ import annotations
 
 import argparse
+import ast
 import time
 from functools import partial
 from pathlib import Path
@@ -50,12 +59,14 @@ import pandas as pd
 from _timing import load_average, machine_line, timed
 from joblib import Parallel, delayed
 
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, stage2_heldout
+from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, random_splits, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
 from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
 from benchsift.compression.selectors.auto import NULL_MARGIN, paired_null_test
+from benchsift.compression.selectors.irt2pl import binarize_scores, metabench_select
 from benchsift.io import read_scores
+from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
@@ -246,6 +257,20 @@ def rules(
         print(pd.DataFrame(rows).T.to_string())
 
 
+def _side(spec: str) -> str | AutoSelector:
+    """A cost side: a selector name, or ``auto:key=value:...`` -- auto with those parameters (Python literals,
+    e.g. ``auto:inner_em_iter=None:null_margin=0.005``), labelled by the spec."""
+    if not spec.startswith("auto:"):
+        return spec
+    params = {}
+    for item in spec.split(":")[1:]:
+        key, _, value = item.partition("=")
+        params[key.strip()] = ast.literal_eval(value.strip())
+    auto = AutoSelector(**params)
+    auto.name = spec  # the protocol keys results by name
+    return auto
+
+
 def cost(repeats: int, seed: int, sides: list[str]) -> float:
     """Section 3; returns the ratio of the medians, auto / irt2pl."""
     panel = simulate_panel(SimulationConfig.unidimensional(n_models=169, n_items=3088), seed).panel
@@ -258,7 +283,8 @@ def cost(repeats: int, seed: int, sides: list[str]) -> float:
     for _ in range(max(1, repeats)):  # the sides alternated, so a load burst hits all of them
         for s in sides:
             clear_memos()  # no side reuses another's IRT 2PL fits or VAW cells
-            t = timed(partial(stage2_heldout, panel, selectors=[s], n_splits=20, random_state=seed), 1)
+            run = partial(stage2_heldout, panel, selectors=[_side(s)], n_splits=20, random_state=seed)
+            t = timed(run, 1)
             runs[s].append(t.seconds[0])
             cpu[s].append(t.cpu_seconds[0])
     med = {s: float(np.median(v)) for s, v in runs.items()}
@@ -268,13 +294,74 @@ def cost(repeats: int, seed: int, sides: list[str]) -> float:
             f"{min(cpu[s]):7.1f} / {float(np.median(cpu[s])):7.1f} s CPU (load {load_average()})"
         )
     for s in sides:
-        if s != "auto":
+        if s != "auto" and "auto" in med:
             print(f"  auto / {s:14s}: {med['auto'] / med[s]:6.2f}x (medians of wall time)")
+    for s in sides:
+        if s.startswith("auto:") and "irt2pl" in med:
+            cpu_ratio = float(np.median(cpu[s]) / np.median(cpu["irt2pl"]))
+            print(f"  {s} / irt2pl: {med[s] / med['irt2pl']:.2f}x wall, {cpu_ratio:.2f}x CPU (medians)")
     fixed = [s for s in sides if s in DEFAULT_CANDIDATES]
     if len(fixed) == len(DEFAULT_CANDIDATES):
         together = sum(med[s] for s in DEFAULT_CANDIDATES)
         print(f"  auto / all four candidates run together: {med['auto'] / together:.2f}x")
     return med["auto"] / med["irt2pl"] if "irt2pl" in med else float("nan")
+
+
+def _twopl(x: np.ndarray, start: TwoPL | None, max_iter: int = 500) -> tuple[TwoPL, float]:
+    """A 2PL fit of ``x`` from the default start or warm-started from ``start``'s items; its seconds."""
+    t0 = time.perf_counter()
+    if start is None:
+        model = TwoPL(max_iter=max_iter).fit(x)
+    else:
+        model = TwoPL.from_parameters(
+            start.discrimination_, start.intercept_, max_iter=max_iter, warm_start=True
+        ).fit(x)
+    return model, time.perf_counter() - t0
+
+
+def _kept(model: TwoPL, k: int) -> set[int]:
+    rng = np.random.default_rng(0)
+    return set(metabench_select(model.discrimination_, model.intercept_, model.theta_, k, rng)[0].tolist())
+
+
+def inner_fits(n_outer: int, seed: int) -> None:
+    """Section 6: inner IRT 2PL fits capped, warm-started and converged, on the cost panel."""
+    panel = simulate_panel(SimulationConfig.unidimensional(n_models=169, n_items=3088), seed).panel
+    scores = np.asarray(panel.scores, dtype=np.float64)
+    ks = [max(1, round(r * panel.n_items)) for r in RETENTIONS]
+    configs = [("cold", c) for c in (1, 2, 3, 4)] + [("warm", c) for c in (1, 4)]
+    rows: dict[str, list[list[float]]] = {f"{start} {cap} it": [] for start, cap in configs}
+    rows["cold converged"] = []
+    iters: list[tuple[int, int]] = []
+    for i, split in enumerate(random_splits(panel.n_models, 20, random_state=seed)[:n_outer]):
+        build = binarize_scores(scores[split.build])[0]
+        every, _ = _twopl(build, None)
+        for inner_build, _ in AutoSelector(random_state=seed + i).inner_splits(len(build)):
+            x = build[inner_build]
+            cold, t_cold = _twopl(x, None)
+            warm, _ = _twopl(x, every)
+            iters.append((int(cold.n_iter_), int(warm.n_iter_)))
+            ref = [_kept(cold, k) for k in ks]
+            rows["cold converged"].append([t_cold] + [1.0] * len(ks))
+            for start, cap in configs:
+                fit, sec = _twopl(x, None if start == "cold" else every, cap)
+                share = [len(_kept(fit, k) & r) / k for k, r in zip(ks, ref, strict=True)]
+                rows[f"{start} {cap} it"].append([sec, *share])
+    print(
+        f"\ninner IRT 2PL fits: {len(iters)} inner build sets of {n_outer} outer splits of the cost panel "
+        f"(load {load_average()}); EM iterations to convergence, cold / warm: "
+        + ", ".join(f"{c}/{w}" for c, w in iters)
+    )
+    table = {}
+    for label, vals in rows.items():
+        v = np.asarray(vals)
+        row = {"s per fit": float(v[:, 0].mean())}
+        for j, r in enumerate(RETENTIONS):
+            row[f"kept r={100 * r:g}% mean"] = float(v[:, j + 1].mean())
+            row[f"min r={100 * r:g}%"] = float(v[:, j + 1].min())
+        table[label] = row
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 200):
+        print(pd.DataFrame(table).T.to_string())
 
 
 def main() -> None:
@@ -290,13 +377,17 @@ def main() -> None:
     ap.add_argument(
         "--cost-sides",
         default="irt2pl,auto",
-        help="Selectors timed in section 3 (comma-separated; the four candidates and auto: the full table).",
+        help="Selectors timed in section 3 (comma-separated; the four candidates and auto: the full table; "
+        "auto:key=value:... is auto with those parameters).",
     )
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
     ap.add_argument("--skip-rules", action="store_true")
     ap.add_argument("--skip-fidelity", action="store_true", help="Only the cost section.")
     ap.add_argument("--rules-inner", type=int, default=8, help="Inner splits computed for the rules section.")
+    ap.add_argument(
+        "--inner-fits", type=int, default=0, help="Outer splits of the inner-fits section (0: skip it)."
+    )
     args = ap.parse_args()
     print(machine_line())
     panels = {
@@ -317,6 +408,8 @@ def main() -> None:
         inner = [int(v) for v in args.inner.split(",")]
         for name, p in panels.items():
             inner_splits(name, p, args.inner_splits, args.seed, args.floor, inner, args.n_jobs)
+    if args.inner_fits > 0:
+        inner_fits(args.inner_fits, args.seed)
     ratio = float("nan")
     if not args.skip_cost:
         ratio = cost(args.repeats, args.seed, [s.strip() for s in args.cost_sides.split(",")])

@@ -294,7 +294,7 @@ def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
         if first.pvalue < 0.05:  # conclusive on the n_inner inner splits
             assert not test["extended"] and test["n"] == n0 and auto.null_rho_ is None
             assert test["p"] == pytest.approx(first.pvalue) and test["passed"]
-        elif upper < 0.005:  # inconclusive, but the best cannot beat Random by the margin: not extended
+        elif upper < auto.null_margin:  # inconclusive, but the best cannot beat Random by the margin
             assert not test["extended"] and test["n"] == n0 and not test["passed"]
             assert test["upper"] == pytest.approx(upper) and "below the margin" in test["note"]
         else:  # inconclusive: more inner splits (to 8) for the best and Random only, tested once more
@@ -398,28 +398,37 @@ def test_null_margin_spares_the_extension_only_where_the_best_cannot_gain_the_ma
         AutoSelector(null_margin=-0.1).select(np.zeros((10, 20)), 5)
 
 
-def test_inner_em_cap_is_opt_in_and_close_to_converged_fits() -> None:
-    """``inner_em_iter`` (off by default) caps the EM iterations of IRT 2PL's inner fits; at 5 % of a 500-item
-    pool the capped inner fits give the picks of converged ones on the three planted panels (three seeds
-    each), IRT 2PL's inner rho within 0.025 and every other candidate's unchanged; the winner's own fit is not
-    capped. (At k = 10 one of nine cases picks differently: the cap is an approximation, hence opt-in.)"""
+def test_inner_em_cap_by_default_and_close_to_converged_fits() -> None:
+    """``inner_em_iter`` (default 3: one SQUAREM cycle) caps the EM iterations of IRT 2PL's inner fits and
+    nothing else: at 5 % of a 500-item pool, on the three planted panels (three seeds each), every other
+    candidate's inner rho is the one with converged inner fits (``inner_em_iter=None``), IRT 2PL's is within
+    0.04 of it (measured 0.032), and the pick is the same in at least 8 of the 9 cases (measured 8: on the
+    point-biserial plant, seed 2, the capped fits pick point-biserial, the converged ones IRT 2PL); the
+    winner's own fit is not capped."""
     irt = DEFAULT_CANDIDATES.index("irt2pl")
-    assert AutoSelector().inner_em_iter is None
+    others = [c for c in range(len(DEFAULT_CANDIDATES)) if c != irt]
+    assert AutoSelector().inner_em_iter == 3
+    same = 0
     for winner in PLANTED_WINNERS:
         for seed in range(3):
             panel = simulate_planted_winner(winner, 80, 500, random_state=seed).panel
-            capped = AutoSelector(inner_em_iter=4, random_state=seed)
+            capped = AutoSelector(random_state=seed)
             capped.select(panel.scores, 25)
-            full = AutoSelector(random_state=seed)
+            full = AutoSelector(inner_em_iter=None, random_state=seed)
             full.select(panel.scores, 25)
-            assert capped.choice_ == full.choice_, (winner, seed)
-            others = [c for c in range(len(DEFAULT_CANDIDATES)) if c != irt]
+            same += capped.choice_ == full.choice_
             np.testing.assert_array_equal(capped.inner_rho_[:, others], full.inner_rho_[:, others])
-            assert np.nanmax(np.abs(capped.inner_rho_[:, irt] - full.inner_rho_[:, irt])) < 0.025
+            assert np.nanmax(np.abs(capped.inner_rho_[:, irt] - full.inner_rho_[:, irt])) < 0.04
             if capped.choice_ == "irt2pl":
                 assert capped.selector_.max_iter == 500
-    inner = AutoSelector(inner_em_iter=4)._inner_config(make_selector("irt2pl", random_state=0))
-    assert inner.max_iter == 4
+    assert same >= 8, same
+    inner = AutoSelector()._inner_config(make_selector("irt2pl", random_state=0))
+    assert inner.max_iter == 3
+    x = simulate_planted_winner("irt2pl", 40, 200, random_state=0).panel.scores
+    inner.select(x, 10)
+    assert not inner.converged_  # three EM iterations do not reach the tolerance here: the cap binds
+    assert AutoSelector(inner_em_iter=4)._inner_config(make_selector("irt2pl", random_state=0)).max_iter == 4
+    assert AutoSelector(inner_em_iter=None)._inner_config(make_selector("irt2pl")).max_iter == 500
     vaw = make_selector("vaw", random_state=0)
     assert AutoSelector(inner_em_iter=4)._inner_config(vaw).get_params() == vaw.get_params()
     tiny = AutoSelector(inner_em_iter=4)._inner_config(make_selector("tinybench", random_state=0))

@@ -34,8 +34,8 @@ per pool and retention), from the models it is given and nothing else:
    passed when ``p < 1 - null_level`` (default level 0.95). When it fails on the ``n_inner`` splits, the
    evidence is extended once, provided the best could still beat Random by a material amount -- the
    one-sided upper confidence bound ``mean_s(d_s) + t_{0.95, n-1} sd_s(d_s) / sqrt(n)`` reaches
-   ``null_margin`` (default 0.005, half the issue's tolerance; below it Random is kept at once, at an
-   expected cost below the margin): the best and Random alone are run on further inner splits, up to
+   ``null_margin`` (default 0.01, the issue's tolerance; below it Random is kept at once, at an expected
+   cost below the margin): the best and Random alone are run on further inner splits, up to
    ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
    on all of them. Two looks at one-sided 0.05 each keep the chance that a fitted candidate no better than
    Random passes at most 0.10 (Bonferroni). If the test still fails Random is kept and ``notes_`` says so
@@ -71,14 +71,22 @@ splits: auto minus the best fixed selector -0.021 on the Random plant at r = 2 %
 20 outer splits), within 0.007 elsewhere. A t test over only 3 or 4 inner splits (2-3 degrees of freedom) has
 little power: with the null at level 0.9 and 4 inner splits, and no extension, MMMU lost 0.014 at r = 5 %
 (Random kept on two splits where point-biserial wins by 0.12). With the defaults (4 inner splits, level 0.95,
-extension to 8 when the bound reaches the margin of 0.005) the worst retention is -0.0038 (point-biserial
-plant), -0.0008 (IRT 2PL plant), -0.0063 (Random plant, where auto picked Random in 79 of 80 (split,
-retention) cells) and -0.0050 (MMMU): the same table, cell for cell, as without the margin, which never
-applies at r <= 20 % on these panels (it spares extensions at r = 20-50 % of the cost panel below, where
-every candidate is within 0.003 of Random). Three inner splits (same extension) stay within the tolerance
-(worst -0.0038, -0.0020, -0.0063, -0.0068) but cost more, not less: a first look with 2 degrees of freedom
-is inconclusive more often, and each extension then adds 5 inner splits (6.0x IRT 2PL's CPU time on the
-cost panel below). On the
+extension to 8 when the bound reaches the margin of 0.01, IRT 2PL's inner fits capped at 3 EM iterations)
+the worst retention is -0.0036 (point-biserial plant), -0.0008 (IRT 2PL plant), -0.0063 (Random plant,
+where auto picked Random in 79 of 80 (split, retention) cells) and -0.0050 (MMMU). The previous defaults
+(margin 0.005, converged inner fits) gave -0.0038, -0.0008, -0.0063 and -0.0050: the Random plant and MMMU
+are the same cell for cell, and 6 of the 8 cells of the two other plants moved by at most 0.0013 (r = 2 %
+on the point-biserial plant: -0.0001 to -0.0014). With ``--seed 1`` (other panels and splits) the worst
+retentions are -0.0020 / -0.0021 (point-biserial plant, old / new), -0.0014, -0.0143 and -0.0030 under
+both: the Random plant at r = 2 % is outside the tolerance under either (a fitted candidate picked on 2 of
+20 outer splits, losing about 0.07 there against Random), so that is the decision rule's, not the new
+defaults'. The margin of 0.005 never applied at r <= 20 % on these panels (it spared extensions at
+r = 20-50 % of the cost panel below, where every candidate is within 0.003 of Random); 0.01 does: on the
+IRT 2PL plant (r = 10 %: -0.0002 to -0.0006; r = 20 %: -0.0002 to -0.0005; with either inner cap) and
+at r = 10 % of the cost panel (Random kept on 8 instead of 5 of the 20 outer splits). Three inner splits
+(same extension) stay within the tolerance (worst -0.0038, -0.0020, -0.0063, -0.0068; converged fits, margin
+0.005) but cost more, not less: a first look with 2 degrees of freedom is inconclusive more often, and each
+extension then adds 5 inner splits (6.0x IRT 2PL's CPU time on the cost panel below). On the
 Random plant auto cannot beat Random on average: Random is the best fixed selector at every retention
 there, so the best auto can do is to pick it every time, and auto minus Random is then the difference of
 two random draws, zero in expectation (measured: -0.0003).
@@ -91,30 +99,49 @@ Cost. ``n_inner`` selections per candidate, plus the winner's on all rows. Selec
 several budgets share their candidate fits through the candidates' own memos (the IRT 2PL fit,
 :func:`~.irt2pl.fitted_twopl`), which is why :attr:`seed_per_pool` asks the protocols for one seed per pool,
 the same at every retention: the inner splits are then the same at every retention of a pool. A fitted
-candidate selects with its final seed on every inner split (Random's draws keep one seed per split and
-draw), so the evidence is about the very configuration the winner selects with, and VAW's k-means cells,
-which depend on the item embeddings, the budget and the seed but not on the models, are computed once per
-budget (memoised in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps
-16 fits (auto revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room
-for 8 the least recently used one was refitted each time), the test information is computed once per fit
+candidate selects with its final seed on every inner split (Random's draws keep one seed per split and draw),
+so the evidence is about the very configuration the winner selects with, and VAW's k-means cells, which depend
+on the item embeddings, the budget and the seed but not on the models, are computed once per budget (memoised
+in :func:`~._cells.kmeans_cells`) instead of once per inner split. The IRT 2PL memo keeps 16 fits (auto
+revisits up to 9 per pool, 8 inner build sets and all the rows, at every retention; with room for 8 the least
+recently used one was refitted each time), the test information is computed once per fit
 (:func:`~.irt2pl.fit_test_information`), and candidates select on inner rows without validating them again.
 What remains is the IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up
 to 4 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
-the margin). Measured with ``benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner
---skip-rules --repeats 2`` (2-core machine shared with other jobs, load 3.8-4.8): ``validate`` with auto on a
-simulated 169 x 3,088 panel (20 splits x 6 retentions) took 156.8 / 168.5 s wall (min / median of 2
-alternated runs) and 108.8 s CPU against 16.9 / 22.9 s wall and 16.9 s CPU for IRT 2PL alone: 7.4x wall
-at the medians (the IRT 2PL side ran once on a quiet machine), 6.4x CPU. Before the margin and the memo fixes
-it was 511.8 s against 55.7 s (load 7; 9.2x wall, 7.8x CPU), with 8.4 inner IRT 2PL fits per outer split
-(5.8 now; seed 0). Still above the 5x the issue asks: four inner splits and the winner's selection are five
-IRT 2PL fits and about 4.3 times metabench's bins per outer split against one fit and one set of bins for
-IRT 2PL alone, VAW, point-biserial and the Random draws come on top, and a faster fit or faster bins speed
-both sides alike. ``inner_em_iter=4`` caps the inner fits at 4 EM iterations (7 to convergence on this
-panel): 5.6x wall, 5.3x CPU (one run, load 4, before the test-information memo), with 17 of 18 picks the
-same as with converged inner fits on the planted panels (80 x 500, three seeds, k = 10 and 50; the other at
-k = 10), so it is opt-in. Three inner splits cost more, not less (6.0x CPU, see above). The selection time
-summed over the held-out tasks of the fidelity runs is 4.6x IRT 2PL's on the point-biserial plant, 4.2x on
-the IRT 2PL plant (7.3x before), 3.8x on the Random plant and 3.9x on MMMU (4.5x before).
+the margin). Two defaults cut it: the inner fits stop after one SQUAREM cycle (``inner_em_iter=3``, 3 EM
+iterations against 7 to 10 to convergence on the cost panel below), and the margin is 0.01 (fewer extensions
+at r = 10-50 %). On the cost panel auto now runs 102 IRT 2PL fits (counted by wrapping ``TwoPL.fit``; 88 inner
+ones, 4.4 per outer split; 14 on all the rows, where IRT 2PL won at some retention) and 365 EM iterations in
+all, against 133 fits and 1,036 iterations with converged inner fits and the margin of 0.005. The capped fits'
+picks (``benchmarks/bench_auto_selector.py --skip-fidelity --skip-cost --inner-fits 4``, load 1.7-2.0: the 16
+inner build sets of 4 outer splits of the cost panel): after 3 EM iterations at least 99.8 % (mean; lowest
+98.7 %) of metabench's kept items at r = 2-20 % are those of the converged fit (99.4-99.8 %, lowest 96.8 %,
+after 2; 100.0 % after 4), at 0.124 s per fit against 0.267 s converged; on the planted panels (80 x 500,
+three seeds, k = 10, 25 and 50) 25 of 27 picks are those of converged inner fits (26 with 4 iterations), IRT
+2PL's inner rho within 0.10 at k = 10 and 0.032 at k = 25 (tests/compression/selectors/test_auto.py checks k =
+25), and the held-out fidelity above stays within the tolerance. Warm-starting the inner fits from the fit on
+all the given rows (:meth:`TwoPL.from_parameters <benchsift.irt.TwoPL.from_parameters>` with ``warm_start``)
+was tried and is not used: to convergence it saves one SQUAREM cycle on 2 of the 16 inner build sets (10 EM
+iterations to 7; 7 from either start on the other 14), capped warm fits are no closer to converged ones than
+capped cold ones (after one iteration 96.3-99.3 % of the kept items, lowest 90.3 %, against 96.5-98.9 %,
+lowest 93.5 %, cold; after 4 the lowest is 99.4 % warm, 100 % cold), and the start would carry the inner
+held-out models into the inner fits. Measured with ``benchmarks/bench_auto_selector.py --panel
+/tmp/mmmu_auto2.parquet --skip-inner --skip-rules --repeats 2`` (2-core machine shared with other jobs, load
+1.9-2.5): ``validate`` with auto on a simulated 169 x 3,088 panel (20 splits x 6 retentions) took 26.0 / 27.0
+s wall (min / median of 2 alternated runs) and 26.9 s CPU (median) against 5.9 / 6.6 s wall and 6.6 s CPU for
+IRT 2PL alone: 4.1x wall at the medians, 4.1x CPU; a second run 27.7 / 28.0 s against 6.2 / 6.3 s (load
+2.0-2.5; 4.4x wall and CPU). With the previous defaults alongside (``--skip-fidelity --repeats 2 --cost-sides
+irt2pl,auto,auto:inner_em_iter=None:null_margin=0.005``, load 0.7-2.3): IRT 2PL 8.6 / 9.1 s wall, auto 35.9 /
+38.0 s (4.2x wall and CPU), the previous defaults 64.6 / 65.0 s (7.1x wall, 7.0x CPU). Each change alone is
+not enough (timed as the cost section times a side, with those parameters; load 1.1-2.2, medians of 1-2
+alternated runs): the cap at 4 iterations alone 5.8x, at 3 alone 4.8-5.3x; with the margin of 0.01, the cap at
+4 4.5-4.9x and at 3 4.4-4.6x. Earlier: 156.8 / 168.5 s against 16.9 / 22.9 s (load 3.8-4.8; 7.4x wall, 6.4x
+CPU) after the margin of 0.005 and the memo fixes, 511.8 s against 55.7 s (load 7; 9.2x) before them. Three
+inner splits cost more, not less (6.0x CPU, see above). The selection time summed over the held-out tasks of
+the fidelity runs (the acceptance run above; there auto's fit on all the rows can be the memoised fit of the
+IRT 2PL selector run beside it) is 3.9x IRT 2PL's on the point-biserial plant, 2.0x on the IRT 2PL plant, 1.6x
+on the Random plant and 3.3x on MMMU (4.6x, 4.5x, 4.3x and 4.3x with the previous defaults in the same
+session).
 ``null_max_inner=0`` turns the extension off.
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
@@ -153,10 +180,12 @@ SEPARATION_LEVEL = 0.95
 #: of its two looks (the ``n_inner`` splits, then ``null_max_inner``).
 NULL_LEVEL = 0.95
 #: Inner rho by which a fitted best must be able to beat the null for the null test to be extended: when the
-#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, the null is kept.
-NULL_MARGIN = 0.005
-#: Cap on the EM iterations of IRT 2PL's fits on the inner splits (None: no cap; an opt-in approximation).
-INNER_EM_ITER: int | None = None
+#: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, the null is kept
+#: (the issue's tolerance; 0.005 before, see the module docstring for what it changes).
+NULL_MARGIN = 0.01
+#: Cap on the EM iterations of IRT 2PL's fits on the inner splits (None: no cap): one SQUAREM cycle, an
+#: approximation measured against converged inner fits in the module docstring (Cost).
+INNER_EM_ITER: int | None = 3
 
 
 def paired_null_test(best: np.ndarray, null: np.ndarray, level: float = NULL_LEVEL) -> dict[str, Any]:
@@ -244,14 +273,15 @@ class AutoSelector(ItemSelector):
         ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
     null_margin
         The extension runs only when the one-sided upper confidence bound (at ``null_level``) of the best's
-        mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.005, half
-        the issue's tolerance of 0.01): below it the best cannot be shown to beat the null by more than the
-        margin, so the null is kept without the extra fits (``0``: extend whenever the test fails).
+        mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.01, the
+        issue's tolerance): below it the best cannot be shown to beat the null by more than the margin, so
+        the null is kept without the extra fits (``0``: extend whenever the test fails).
     inner_em_iter
         EM iterations of an IRT 2PL candidate's fit on an inner split, at most its own ``max_iter`` (default
-        ``None``: its own; 4 is one EM step and one SQUAREM cycle). The winner's fit on all the rows runs to
-        its own tolerance, and other 2PL fitters (tinyBenchmarks, whose p-IRT estimate moves with the fit)
-        are not capped. See the module docstring (Cost) for the measured agreement with converged fits.
+        3: one SQUAREM cycle, i.e. two EM steps, the extrapolation along them and one EM step from there;
+        ``None``: its own ``max_iter`` and tolerance). The winner's fit on all the rows runs to its own
+        tolerance, and other 2PL fitters (tinyBenchmarks, whose p-IRT estimate moves with the fit) are not
+        capped. See the module docstring (Cost) for the measured agreement with converged fits.
     random_state
         Seed of the inner splits, the candidates' inner selections and the final selection.
 
