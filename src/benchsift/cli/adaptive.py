@@ -59,7 +59,7 @@ def bank_command(
 
 @app.command("next")
 def next_command(
-    bank_path: Annotated[Path, arg("Item bank written by `adaptive bank`.", metavar="BANK")],
+    bank_path: Annotated[Path, arg("Item bank written by `adaptive bank`.", metavar="bank")],
     responses: Annotated[
         Path | None, arg("Responses so far: long CSV (model, benchmark, item, score) or a panel.")
     ] = None,
