@@ -19,9 +19,10 @@ What it prints:
 2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
    ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
    Random null at one-sided 0.9 / 0.95 with 3 or 4 splits; the null with the extension to 8 when
-   inconclusive; the default, which extends only when the upper bound reaches ``null_margin``)
-   auto minus the best fixed selector per retention, auto minus random and the
-   number of Random picks, each pick scored by the outer rho of the fixed selector it names on that split;
+   inconclusive; the default, which extends only when the upper bound reaches ``null_margin``, and that
+   rule at the other levels of 0.95 / 0.975 / 0.99) auto minus the best fixed selector per retention, auto
+   minus random and the number of Random picks, each pick scored by the outer rho of the fixed selector it
+   names on that split;
 3. the inner splits (``--inner``, ``--skip-inner`` skips): auto's held-out rho per retention and the share
    of (split, retention) picks that agree with the pick of the largest ``n_inner``;
 4. the cost at the issue's scale (``--skip-cost`` skips; ``--skip-fidelity`` runs it alone):
@@ -63,7 +64,7 @@ from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, r
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
 from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
-from benchsift.compression.selectors.auto import NULL_MARGIN, paired_null_test
+from benchsift.compression.selectors.auto import NULL_LEVEL, NULL_MARGIN, paired_null_test
 from benchsift.compression.selectors.irt2pl import binarize_scores, metabench_select
 from benchsift.io import read_scores
 from benchsift.irt import TwoPL
@@ -226,13 +227,18 @@ def rules(
     rules_run += [(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max, 0.0) for lev in (0.9, 0.95)]
     rules_run += [
         (
-            f"null t 0.95 ({n_max} if inconclusive, margin {NULL_MARGIN:g}; default)",
+            f"null t {NULL_LEVEL:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g}; default)",
             n,
-            0.95,
+            NULL_LEVEL,
             n_max,
             NULL_MARGIN,
         )
         for n in (3, 4)
+    ]
+    rules_run += [
+        (f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
+        for lev in (0.95, 0.975, 0.99)
+        if lev != NULL_LEVEL
     ]
     rows = {}
     for label, n, level, n_ext, margin in rules_run:
