@@ -80,3 +80,18 @@ def test_atomic_dir_replaces_only_when_complete(tmp_path) -> None:
         raise RuntimeError("boom")
     assert (target / "a.txt").read_text() == "1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
+
+
+def test_info_and_redundancy_read_a_long_table_as_they_read_its_panel(panel_file, tmp_path) -> None:
+    # like compress, validate and diagnose, the panel argument may be a long CSV (no import step needed)
+    from benchsift.panel.long import panel_to_long
+
+    panel, path = panel_file
+    long = tmp_path / "scores.csv"
+    panel_to_long(panel)[["model", "benchmark", "item", "score"]].to_csv(long, index=False)
+    for command in (["info"], ["redundancy", "benchmarks"]):
+        from_panel = runner.invoke(app, [*command, str(path), "--json"])
+        from_long = runner.invoke(app, [*command, str(long), "--json"])
+        assert from_panel.exit_code == 0 and from_long.exit_code == 0, from_long.output
+        a, b = json.loads(from_panel.stdout), json.loads(from_long.stdout)
+        assert a == b

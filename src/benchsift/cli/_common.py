@@ -129,7 +129,6 @@ ForceOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, opt("Print one JSON object instead of tables.", "--json")]
 PanelArg = Annotated[Path, arg("Panel file (benchsift parquet) or a long CSV/parquet table.")]
-PanelFileArg = Annotated[Path, arg("A panel file (parquet) written by `benchsift import` or `simulate`.")]
 SuiteArg = Annotated[Path, arg("A suite directory written by `benchsift compress`.")]
 BackendOpt = Annotated[
     str | None,

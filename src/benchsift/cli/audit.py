@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchsift.cli._common import ForceOpt, JsonOpt, PanelFileArg, emit, opt, outputs, split_list
+from benchsift.cli._common import ForceOpt, JsonOpt, PanelArg, emit, opt, outputs, split_list
 
 
 def audit_command(
-    panel: PanelFileArg,
+    panel: PanelArg,
     benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default all).")] = None,
     alpha: Annotated[float, opt("False discovery rate of the flags; test level of MDD.")] = 0.05,
     power: Annotated[float, opt("Power of the minimum detectable difference.")] = 0.8,
@@ -49,13 +49,13 @@ def audit_command(
 ) -> None:
     """Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF."""
     from benchsift.audit import audit
-    from benchsift.panel import Panel
+    from benchsift.io import read_scores
     from benchsift.report.audit import write_audit
     from benchsift.report.tables.audit import render_audit
 
     outputs(force, dirs=[out])
     result = audit(
-        Panel.load(panel),
+        read_scores(panel),
         benchmarks=split_list(benchmarks),
         alpha=alpha,
         power=power,

@@ -1,4 +1,4 @@
-"""``benchsift info PANEL``: sizes, coverage and per-benchmark means of a saved panel; per-model coverage;
+"""``benchsift info PANEL``: sizes, coverage and per-benchmark means of a panel (or a long table); per-model
 with ``--models FILE``, which rows of a models side file match no model of the panel."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from typing import Annotated
 
 from rich.markup import escape
 
-from benchsift.cli._common import JsonOpt, arg, emit, opt
+from benchsift.cli._common import JsonOpt, PanelArg, emit, opt
+from benchsift.io import read_scores
 from benchsift.io.long import read_models_table
-from benchsift.panel import Panel
 from benchsift.report.panel_summary import describe_panel, summary_table
 from benchsift.report.tables.panel import render_model_coverage
 
 
 def info_command(
-    panel: Annotated[Path, arg("A panel file written by `benchsift import` or `simulate`.")],
+    panel: PanelArg,
     models: Annotated[
         Path | None, opt("A models side file (model, family, ...): report rows that match no model.")
     ] = None,
@@ -24,7 +24,7 @@ def info_command(
 ) -> None:
     """Describe a panel: models, items, benchmarks, mean score and coverage, per benchmark and per model."""
     side = read_models_table(models) if models is not None else None
-    summary = describe_panel(Panel.load(panel), side, str(models))
+    summary = describe_panel(read_scores(panel), side, str(models))
     emit(
         json_output,
         summary,

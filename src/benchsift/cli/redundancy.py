@@ -24,7 +24,7 @@ from benchsift.cli._common import (
     ForceOpt,
     JsonOpt,
     NJobsOpt,
-    PanelFileArg,
+    PanelArg,
     console,
     emit,
     err_console,
@@ -35,7 +35,7 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.errors import InputError
-from benchsift.panel import Panel
+from benchsift.io import read_scores
 from benchsift.redundancy import (
     DEFAULT_RATIOS,
     analyse_instances,
@@ -97,7 +97,7 @@ def _condition(value: str) -> str | None:
 
 @app.command("dimensions")
 def dimensions_command(
-    panel: PanelFileArg,
+    panel: PanelArg,
     benchmark: Benchmark = None,
     dimension_column: Annotated[str, opt("Item column of the dimensions.")] = "category",
     metric: Metric = METRICS,
@@ -111,7 +111,7 @@ def dimensions_command(
     """Dimension redundancy (Eq. 1-2): correlation heatmap, rho(X_i) and internal redundancy rho_BI."""
     outputs(force, dirs=[out])
     res = dimension_redundancy(
-        Panel.load(panel),
+        read_scores(panel),
         benchmark=benchmark,
         column=dimension_column,
         metrics=metric,
@@ -128,7 +128,7 @@ def dimensions_command(
 @app.command("instances")
 def instances_command(
     ctx: typer.Context,
-    panel: PanelFileArg,
+    panel: PanelArg,
     benchmark: Benchmark = None,
     metric: Metric = METRICS,
     top_k: TopK = None,
@@ -168,7 +168,7 @@ def instances_command(
     """Instance redundancy (Eq. 3): rho(A%) per sampling ratio (mean and sd over T repeats), saturation."""
     outputs(force, dirs=[out])
     res = analyse_instances(
-        Panel.load(panel),
+        read_scores(panel),
         benchmark=benchmark,
         each_benchmark=each_benchmark,
         benchmarks=split_list(benchmarks),
@@ -202,7 +202,7 @@ def instances_command(
 
 @app.command("benchmarks")
 def benchmarks_command(
-    panel: PanelFileArg,
+    panel: PanelArg,
     benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default: all).")] = None,
     domain: Annotated[
         str | None,
@@ -229,7 +229,7 @@ def benchmarks_command(
     """Cross-benchmark redundancy (Eq. 4): rho(Y_i) per benchmark and the anchor benchmark (Appendix C)."""
     outputs(force, dirs=[out])
     res = benchmark_redundancy(
-        Panel.load(panel),
+        read_scores(panel),
         benchmarks=split_list(benchmarks),
         category=domain,
         metrics=metric,
