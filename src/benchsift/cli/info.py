@@ -1,5 +1,5 @@
 """``benchsift info PANEL``: sizes, coverage and per-benchmark means of a panel (or a long table); per-model
-with ``--models FILE``, which rows of a models side file match no model of the panel."""
+coverage; with ``--models FILE``, which rows of a models side file match no model of the panel."""
 
 from __future__ import annotations
 
