@@ -47,7 +47,6 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import (
     MAX_FULL_SCORE_ITEMS,
     MIN_REFERENCE_MODELS,
@@ -55,7 +54,7 @@ from benchsift.compression.full_score import (
     fit_full_score,
 )
 from benchsift.compression.selectors.registry import check_selector_name
-from benchsift.compression.selectors.vaw import VARIANTS
+from benchsift.compression.selectors.vaw import check_variant
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
 from benchsift.compression.stages.means import stage_means, stage_row_means
@@ -125,11 +124,7 @@ class CompressionConfig:
             raise InputError(f"`seed`: expected an int >= 0, got {self.seed!r}")
         if isinstance(self.selector, str):  # before any stage runs: a typo is not found after Stage 0
             check_selector_name(self.selector)
-        if self.variant not in VARIANTS:
-            raise InputError(
-                f"`variant`: expected one of {', '.join(VARIANTS)}, got {self.variant!r}"
-                + did_you_mean(self.variant, VARIANTS)
-            )
+        check_variant(self.variant)
         if float(self.alpha) < 0:
             raise InputError(f"`alpha`: expected a number >= 0, got {self.alpha!r}")
         if isinstance(self.full_score_folds, bool) or int(self.full_score_folds) < 2:

@@ -45,6 +45,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._suggest import did_you_mean
 from benchsift.compression.embeddings import delta_vl, random_projection
 from benchsift.compression.selectors._cells import (
     cell_winners,
@@ -61,10 +62,18 @@ from benchsift.compression.selectors.budget import largest_remainder_shares
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
-__all__ = ["VARIANTS", "VAWSelector", "vaw_scores"]
+__all__ = ["VARIANTS", "VAWSelector", "check_variant", "vaw_scores"]
 
 Variant = Literal["cells", "text-cells", "random-cells", "shares", "dpp"]
 VARIANTS: tuple[str, ...] = ("cells", "text-cells", "random-cells", "shares", "dpp")
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` if it is one of :data:`VARIANTS`; else an error naming ``variant`` and the closest."""
+    if variant not in VARIANTS:
+        hint = did_you_mean(variant, VARIANTS)
+        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}{hint}")
+    return variant
 
 
 def vaw_scores(

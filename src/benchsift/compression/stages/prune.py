@@ -26,13 +26,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from benchsift._suggest import did_you_mean
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors.budget import category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.registry import check_selector_name
-from benchsift.compression.selectors.vaw import VARIANTS
+from benchsift.compression.selectors.vaw import check_variant
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -176,9 +175,7 @@ def _resolve_selector(
     if not isinstance(selector, str):
         raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
     name = check_selector_name(selector)
-    if variant not in VARIANTS:
-        hint = did_you_mean(variant, VARIANTS)
-        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}{hint}")
+    check_variant(variant)
     cls = SELECTORS[name]
     if cls is VAWSelector:
         return VAWSelector(alpha=alpha, variant=variant, random_state=random_state), name  # type: ignore[arg-type]
