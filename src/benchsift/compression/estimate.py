@@ -259,7 +259,8 @@ def estimate_new_models(
             f"items.csv{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
-    known = [m for m in models if m in set(s.reference_models)]
+    reference = set(s.reference_models)
+    known = [m for m in models if m in reference]
     if known:
         warnings.append(
             f"{len(known)} of these models are among the suite's {len(s.reference_models)} reference models "

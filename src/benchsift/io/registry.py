@@ -94,6 +94,7 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     unknown = sorted(set(given) - accepted)
     if unknown:
         raise InputError(f"format {name!r} does not take option(s) {unknown}; it takes {sorted(accepted)}")
+    shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))  # in messages
     try:
         panel = reader(paths, **given)
     except BenchsiftError:
@@ -101,11 +102,9 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     except (ValueError, UnicodeError, EOFError, zipfile.BadZipFile, csv.Error, zlib.error) as err:
         # a damaged or foreign file the reader could not parse (JSON, CSV, zip, parquet, Excel): one line
         # naming the input, never a traceback (issue 12)
-        shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
         detail = " ".join(f"{type(err).__name__}: {err}".split())[:160]
         raise FormatError(f"{shown}: not a readable {name} input ({detail})") from None
     if panel.n_models == 0 or panel.n_items == 0:
-        shown = paths if isinstance(paths, str | os.PathLike) else ", ".join(map(str, paths))
         raise FormatError(
             f"{shown}: nothing to import ({panel.n_models} models x {panel.n_items} items were read)"
         )

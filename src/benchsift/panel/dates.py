@@ -81,12 +81,13 @@ def parse_release_dates(
             except ValueError:
                 raise InputError(f"{where}, {names[i]}: release_date {value!r} is not a date") from None
             continue
+        iso = _ISO.match(text) is not None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pandas' "could not infer format": the warning below says it
-            parsed = pd.to_datetime(text, errors="coerce", format="ISO8601" if _ISO.match(text) else None)
+            parsed = pd.to_datetime(text, errors="coerce", format="ISO8601" if iso else None)
         if pd.isna(parsed):
             raise InputError(f"{where}, {names[i]}: release_date {value!r} is not a date")
-        if not _ISO.match(text) and re.fullmatch(r"[\d\s./-]+", text):
+        if not iso and re.fullmatch(r"[\d\s./-]+", text):
             guessed.append((text, parsed))  # digits only: day and month may be either way round
         out[i] = pd.Timestamp(parsed).tz_localize(None).to_datetime64()
     notes: list[str] = []
