@@ -54,6 +54,6 @@ def test_match_lists_the_first_ten_of_many() -> None:
     panel = Panel.from_matrix(pd.DataFrame({"x": [1.0] * 25}).to_numpy(), models, ["x"])
     table = pd.DataFrame({"model": ["m00"]})
     assert match_models_table(panel, table)["n_matched"] == 1
-    (said,) = side_file_warnings(panel, table, "models.csv")
+    (said,) = side_file_warnings(panel, match_models_table(panel, table), "models.csv")
     assert said.startswith("models.csv: 24 of the panel's 25 models have no row in it")
     assert said.endswith("'m10', ... 14 more]")

@@ -21,7 +21,7 @@ from benchsift.errors import InputError
 from benchsift.io.long import read_models_table
 from benchsift.io.registry import import_panel
 from benchsift.io.rescale import RESCALE_MODES
-from benchsift.io.side_files import side_file_warnings
+from benchsift.io.side_files import match_models_table, side_file_warnings
 from benchsift.panel import Panel
 from benchsift.results import Result
 
@@ -117,7 +117,8 @@ def import_files(
     )
     if options.get("models") is not None:
         side = Path(options["models"])
-        notes += [WARNING + w for w in side_file_warnings(panel, read_models_table(side), str(side))]
+        match = match_models_table(panel, read_models_table(side))
+        notes += [WARNING + w for w in side_file_warnings(panel, match, str(side))]
     table = None
     if out_answers is not None:
         if not answers:

@@ -31,10 +31,10 @@ def match_models_table(panel: Panel, table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def side_file_warnings(panel: Panel, table: pd.DataFrame, path: str) -> list[str]:
-    """The warnings of :func:`match_models_table`: rows that match no model (the first with the closest
-    model ids), and the panel's models the file does not describe."""
-    match = match_models_table(panel, table)
+def side_file_warnings(panel: Panel, match: dict[str, Any], path: str) -> list[str]:
+    """The warnings of ``match`` (:func:`match_models_table` of ``panel`` and the file ``path``): rows that
+    match no model (the first with the closest model ids), and the panel's models the file does not
+    describe."""
     out: list[str] = []
     if match["unmatched_rows"]:
         names = [r["model"] for r in match["unmatched_rows"]]

@@ -133,8 +133,9 @@ def describe_panel(
     summary["models"] = model_coverage(panel)
     warnings: list[str] = []
     if models_table is not None:
-        summary["models_file"] = {"path": models_file, **match_models_table(panel, models_table)}
-        warnings += side_file_warnings(panel, models_table, models_file)
+        match = match_models_table(panel, models_table)
+        summary["models_file"] = {"path": models_file, **match}
+        warnings += side_file_warnings(panel, match, models_file)
     for run in summary["models"]:
         if run["benchmarks_without_scores"]:
             where = run["benchmarks_without_scores"]
