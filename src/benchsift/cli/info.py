@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from rich.markup import escape
-
 from benchsift.cli._common import JsonOpt, PanelArg, emit, opt
 from benchsift.io import read_scores
 from benchsift.io.long import read_models_table
@@ -29,5 +27,5 @@ def info_command(
         json_output,
         summary,
         lambda: [summary_table(summary, title=str(panel)), render_model_coverage(summary["models"])],
-        after=[f"  [yellow]warning:[/yellow] {escape(w)}" for w in summary["warnings"]],
+        warnings=summary["warnings"],
     )
