@@ -345,6 +345,40 @@ def test_candidates_keep_their_final_seed_on_every_inner_split() -> None:
     assert not np.array_equal(kmeans_cells(x, 40, seed=4), fresh)
 
 
+def test_the_winner_selects_with_the_seed_its_fixed_selector_gets() -> None:
+    """Common random numbers: ``auto`` with seed ``s`` that picks X keeps what X with seed ``s`` keeps, and in
+    the held-out protocol auto's outer rho is, cell for cell, that of the fixed selector it picked (the
+    protocol hands auto the seed it gives each fixed selector), so a comparison with it is paired."""
+    panel = simulate_planted_winner("random", 80, 600, random_state=0).panel
+    auto = AutoSelector(random_state=7)
+    kept = auto.select(panel.scores, 30)
+    assert auto.choice_ == "random" and auto.final_seed("random") == 7
+    np.testing.assert_array_equal(kept, make_selector("random", random_state=7).select(panel.scores, 30))
+    given = AutoSelector(random_state=7, candidate_seeds={"random": 123})
+    np.testing.assert_array_equal(
+        given.select(panel.scores, 30), make_selector("random", random_state=123).select(panel.scores, 30)
+    )
+    assert given.final_seed("random") == 123 and given.final_seed("vaw") == 7
+    # a generator's draws are no seed: the final seed is then derived from it, the same for the same state
+    gen = [AutoSelector(random_state=np.random.default_rng(3)).final_seed("random") for _ in range(2)]
+    assert gen[0] == gen[1]
+    sels = ["auto", *DEFAULT_CANDIDATES]
+    res = stage2_heldout(panel, selectors=sels, retentions=[0.02, 0.05], n_splits=3, floor=0)
+    picks = res.extra["picks"]["auto"]
+    assert {"random", "vaw"} <= set(picks.ravel())  # both kinds of pick occur here
+    for s in range(3):
+        for j in range(2):
+            pick = sels.index(str(picks[s, j, 0]))
+            assert res.rho[s, 0, j, 0] == res.rho[s, pick, j, 0], (s, j, picks[s, j, 0])
+    for bad, match in (
+        ({"candidate_seeds": {"nope": 1}}, "not a candidate"),
+        ({"candidate_seeds": {"random": -1}}, "seed >= 0"),
+        ({"candidate_seeds": [1]}, "mapping"),
+    ):
+        with pytest.raises(InputError, match=match):
+            AutoSelector(**bad).select(panel.scores, 5)
+
+
 def test_paired_null_test_by_hand() -> None:
     from benchsift.compression.selectors.auto import paired_null_test
 

@@ -17,7 +17,12 @@ import pandas as pd
 
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols.seeds import retention_key
-from benchsift.compression.protocols.specs import SelectorSpec, build_selector, seed_per_pool
+from benchsift.compression.protocols.specs import (
+    SelectorSpec,
+    build_selector,
+    candidate_labels,
+    seed_per_pool,
+)
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.stages.prune import effective_categories
@@ -163,9 +168,15 @@ def select_pool(
     cols: np.ndarray,
     k: int,
     seed: int,
+    params: dict[str, Any] | None = None,
 ) -> tuple[np.ndarray, ItemSelector]:
-    """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted)."""
+    """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted).
+
+    ``params`` are set on the fresh selector before it selects (the automatic selector's
+    ``candidate_seeds``)."""
     sel = build_selector(spec, seed)
+    if params:
+        sel.set_params(**params)
     meta = pools.items.iloc[cols].reset_index(drop=True)
     extra: dict[str, Any] = {}
     if pools.predictions is not None and "predictions" in inspect.signature(sel.select).parameters:
@@ -192,6 +203,7 @@ def selection_weights(
     use_weights: bool = False,
     categories: Sequence[int] | None = None,
     fitted: dict[tuple[int, int], tuple[np.ndarray, ItemSelector]] | None = None,
+    candidate_seeds: Callable[[str, int, int], int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Select every category pool at every retention on the build ``rows``.
 
@@ -200,7 +212,12 @@ def selection_weights(
     and ``budgets`` ``(n_retentions, n_categories)`` (``K_C``, PRIMEBench section 4.3).
     ``seeds(retention_key(r), i_category)`` gives each selection's seed (:func:`retention_key`; ``0`` in
     place of it for a selector with ``seed_per_pool``, :func:`~.specs.seed_per_pool`, so that it gets the
-    same seed at every retention of a pool). When ``fitted`` is a dict it receives ``(j, c) -> (kept
+    same seed at every retention of a pool). ``candidate_seeds(label, retention_key(r), i_category)``, when
+    given, is the seed the protocol gives the fixed selector ``label`` in the same selection: a selector
+    that picks among candidates (``candidate_seeds`` parameter, :func:`~.specs.takes_candidate_seeds`)
+    selects with it when ``label`` wins, so its comparison with that fixed selector is paired (common random
+    numbers: when the automatic selector picks Random, it keeps the items Random keeps). When ``fitted`` is
+    a dict it receives ``(j, c) -> (kept
     positions, fitted selector)`` for every selection made (pools kept whole have none). The pools run one
     after the other, all retentions of a pool together, so fits a selector memoises on the rows of a pool
     (the IRT 2PL fit) serve every retention; the result does not depend on the order.
@@ -209,6 +226,7 @@ def selection_weights(
     W = np.zeros((pools.n_items, len(retentions)))
     budgets = np.zeros((len(retentions), pools.n_categories), dtype=np.int64)
     per_pool = seed_per_pool(spec)
+    labels = candidate_labels(spec) if candidate_seeds is not None else None
     for c in cats:
         for j, r in enumerate(retentions):
             cols = pools.columns[c]
@@ -218,7 +236,12 @@ def selection_weights(
                 W[cols, j] = 1.0
                 continue
             r_key = 0 if per_pool else retention_key(r)
-            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c))
+            params = None
+            if labels is not None and candidate_seeds is not None:
+                params = {
+                    "candidate_seeds": {lab: candidate_seeds(lab, retention_key(r), c) for lab in labels}
+                }
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c), params)
             if fitted is not None:
                 fitted[(j, c)] = (kept, sel)
             w = getattr(sel, "weights_", None) if use_weights else None

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_SELECTORS",
     "SelectorSpec",
     "build_selector",
+    "candidate_labels",
     "check_retentions",
     "check_selectors",
     "disco_warnings",
@@ -115,6 +116,17 @@ def seed_per_pool(spec: SelectorSpec) -> bool:
     class attribute, e.g. :class:`~benchsift.compression.selectors.auto.AutoSelector`, whose inner splits
     are then shared by the retentions of a pool)."""
     return bool(getattr(_spec_class(spec), "seed_per_pool", False))
+
+
+def candidate_labels(spec: SelectorSpec) -> list[str] | None:
+    """The candidates' names of a selector that picks among candidates and takes the seed each would be
+    given (a ``candidate_seeds`` parameter, e.g. the automatic selector), or None for any other selector."""
+    cls = _spec_class(spec)
+    if "candidate_seeds" not in cls._get_param_names():
+        return None
+    sel = spec if isinstance(spec, ItemSelector) else build_selector(spec, 0)
+    labels: list[str] = sel.candidate_labels()
+    return labels
 
 
 def with_scoring(spec: SelectorSpec, scoring: str) -> SelectorSpec:

@@ -283,6 +283,7 @@ def _heldout_task(
             lambda r_key, c: task_seed(base, i_split, selector_key(spec), r_key, c),
             use_weights=scoring == "weighted",
             fitted=fitted,
+            candidate_seeds=lambda label, r_key, c: task_seed(base, i_split, selector_key(label), r_key, c),
         )
         n_cat = pools.n_categories
         n_ret = len(retentions)

@@ -163,13 +163,23 @@ session).
 
 Seeds. Every random choice derives from ``random_state``: the inner splits and each candidate's seed on
 each inner split (keyed by the candidate's name, so adding a candidate changes no other's inner results),
-and the winner's final seed. Same seed, same bytes.
+and the winner's final seed. Same seed, same bytes. The final seed of a candidate (:meth:`final_seed`, also
+a fitted candidate's seed on every inner split) is its entry in ``candidate_seeds`` when given, else an
+integer ``random_state`` itself: ``auto`` with seed ``s`` that picks X keeps exactly what X with seed ``s``
+keeps. The held-out protocols (:func:`~benchsift.compression.protocols.pools.selection_weights`) give auto,
+as ``candidate_seeds``, the seed they give each fixed selector in the same split, pool and retention, and a
+per-pool seed for its inner splits. So ``validate --selectors auto,random,...`` compares auto with the
+selector it picked on common random numbers: where auto picks Random, it keeps Random's very draw and the
+two outer rho are equal, instead of differing by one random draw against another (on the Random plant with
+``--seed 2``, auto picked Random on all 20 outer splits at r = 5 % and its mean outer rho was 0.8985 against
+Random's 0.9086 with independent draws). The pairing changes no distribution: each of auto's selections is
+still a draw of the selector it picked.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -299,8 +309,14 @@ class AutoSelector(ItemSelector):
         ``None``: its own ``max_iter`` and tolerance). The winner's fit on all the rows runs to its own
         tolerance, and other 2PL fitters (tinyBenchmarks, whose p-IRT estimate moves with the fit) are not
         capped. See the module docstring (Cost) for the measured agreement with converged fits.
+    candidate_seeds
+        The seed each candidate (by name) selects with on all the given rows when it wins, and a fitted
+        candidate on every inner split (default None: an integer ``random_state`` itself, so auto picking X
+        keeps what X with the same seed keeps). The held-out protocols set it to the seeds they give the fixed
+        selectors, so auto's outer rho equals that of the fixed selector it picked (module docstring, Seeds).
     random_state
-        Seed of the inner splits, the candidates' inner selections and the final selection.
+        Seed of the inner splits, the Random candidates' inner draws and, unless ``candidate_seeds`` says
+        otherwise, the final selection.
 
     Fitted attributes
     -----------------
@@ -337,8 +353,10 @@ class AutoSelector(ItemSelector):
         null_max_inner: int = 8,
         null_margin: float = NULL_MARGIN,
         inner_em_iter: int | None = INNER_EM_ITER,
+        candidate_seeds: Mapping[str, int] | None = None,
         random_state: int | np.random.Generator | None = 0,
     ) -> None:
+        self.candidate_seeds = candidate_seeds
         self.inner_em_iter = inner_em_iter
         self.null_max_inner = null_max_inner
         self.null_margin = null_margin
@@ -392,6 +410,21 @@ class AutoSelector(ItemSelector):
         mar = self.null_margin
         if isinstance(mar, bool) or not isinstance(mar, int | float) or not 0.0 <= float(mar) < 1.0:
             raise InputError(f"auto null_margin: expected an inner rho difference in [0, 1), got {mar!r}")
+        seeds = self.candidate_seeds
+        if seeds is not None:
+            if not isinstance(seeds, Mapping):
+                raise InputError(
+                    f"auto candidate_seeds: expected a mapping of candidate names to seeds, got {seeds!r}"
+                )
+            for key, val in seeds.items():
+                if key not in labels:
+                    raise InputError(
+                        f"auto candidate_seeds: {key!r} is not a candidate (candidates: {', '.join(labels)})"
+                    )
+                if isinstance(val, bool) or not isinstance(val, int | np.integer) or int(val) < 0:
+                    raise InputError(
+                        f"auto candidate_seeds[{key!r}]: expected an integer seed >= 0, got {val!r}"
+                    )
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""
@@ -440,10 +473,26 @@ class AutoSelector(ItemSelector):
         spec = self.candidates[labels.index(label)] if label in labels else label
         key = zlib.crc32(label.encode("utf-8"))
         base = self._base_seed()
-        final = _seed(base, 2, key)
+        final = self._final_seed(base, label, key)
         if isinstance(fresh_selector(spec, final), RandomSelector):
             return _seed(base, 1, int(split), key)
         return final
+
+    def final_seed(self, candidate: str) -> int:
+        """The seed ``candidate`` selects with on all the given rows when it wins: its entry in
+        :attr:`candidate_seeds`, else an integer :attr:`random_state` itself (so ``auto`` with seed ``s``
+        that picks X selects what X with seed ``s`` selects), else one derived from the random state."""
+        label = _label(candidate)
+        return self._final_seed(self._base_seed(), label, zlib.crc32(label.encode("utf-8")))
+
+    def _final_seed(self, base: int, label: str, key: int) -> int:
+        given = self.candidate_seeds
+        if given is not None and label in given:
+            return int(given[label])
+        rs = self.random_state
+        if isinstance(rs, int | np.integer) and not isinstance(rs, bool):
+            return int(rs)
+        return _seed(base, 2, key)
 
     def _base_seed(self) -> int:
         return int(check_random_state(self.random_state).integers(0, 2**31 - 1))
@@ -544,7 +593,7 @@ class AutoSelector(ItemSelector):
                 f"candidate, {labels[0]}"
             )
         c_w, mode = options[w]
-        winner = fresh_selector(self.candidates[c_w], _seed(base, 2, keys[c_w]))
+        winner = fresh_selector(self.candidates[c_w], self._final_seed(base, labels[c_w], keys[c_w]))
         kept = self._run(winner, inp, None)
         self.choice_ = labels[c_w]
         self.scoring_choice_ = self.scoring if mode == "own" else "mean"
@@ -581,7 +630,7 @@ class AutoSelector(ItemSelector):
                 continue
             # the final seed on every inner split: the evidence is about the configuration (cells,
             # tie-breaking order) the winner selects with, and seed-keyed memos (VAW's cells) hit
-            sel = self._inner_config(fresh_selector(spec, _seed(base, 2, keys[c])))
+            sel = self._inner_config(fresh_selector(spec, self._final_seed(base, _label(spec), keys[c])))
             draws = [sel]
             if isinstance(sel, RandomSelector):  # pure chance: average its fidelity over draws
                 sel = fresh_selector(spec, _seed(base, 1, s, keys[c]))
