@@ -205,7 +205,9 @@ def _split_task(
                 retentions,
                 floor,
                 _seeder(base, i_split, selector_key(spec)),
-                candidate_seeds=lambda label, r_key, c: _seeder(base, i_split, selector_key(label))(r_key, c),
+                candidate_seeds=lambda label, r_key, c: task_seed(
+                    base, i_split, selector_key(label), r_key, c
+                ),
             )
             for j in range(len(retentions)):
                 X = weighted_group_means(pool.scores, W[:, j, None] * onehot)

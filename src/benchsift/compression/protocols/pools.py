@@ -214,11 +214,11 @@ def selection_weights(
     place of it for a selector with ``seed_per_pool``, :func:`~.specs.seed_per_pool`, so that it gets the
     same seed at every retention of a pool). ``candidate_seeds(label, retention_key(r), i_category)``, when
     given, is the seed the protocol gives the fixed selector ``label`` in the same selection: a selector
-    that picks among candidates (``candidate_seeds`` parameter, :func:`~.specs.takes_candidate_seeds`)
+    that picks among candidates (a ``candidate_seeds`` parameter, :func:`~.specs.candidate_labels`)
     selects with it when ``label`` wins, so its comparison with that fixed selector is paired (common random
     numbers: when the automatic selector picks Random, it keeps the items Random keeps). When ``fitted`` is
-    a dict it receives ``(j, c) -> (kept
-    positions, fitted selector)`` for every selection made (pools kept whole have none). The pools run one
+    a dict it receives ``(j, c) -> (kept positions, fitted selector)`` for every selection made (pools kept
+    whole have none). The pools run one
     after the other, all retentions of a pool together, so fits a selector memoises on the rows of a pool
     (the IRT 2PL fit) serve every retention; the result does not depend on the order.
     """
