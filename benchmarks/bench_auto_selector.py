@@ -6,6 +6,8 @@ Run (from the repository root)::
     .venv/bin/python benchmarks/bench_auto_selector.py --splits 6 --skip-cost             # a quicker run
     .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --repeats 2       # the cost alone
     .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --skip-cost --inner-fits 4  # 2PL fits
+    .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu.parquet --skip-inner --skip-cost \
+        --rules-inner 12 --seed 1 --only "planted random,mmmu"   # the decision rules on two panels
 
 What it prints:
 
@@ -18,11 +20,13 @@ What it prints:
    what auto picked (splits per pick) and the selection time of auto against each fixed selector;
 2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
    ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
-   Random null at one-sided 0.9 / 0.95 with 3 or 4 splits; the null with the extension to 8 when
-   inconclusive; the default, which extends only when the upper bound reaches ``null_margin``, and that
-   rule at the other levels of 0.95 / 0.975 / 0.99) auto minus the best fixed selector per retention, auto
-   minus random and the number of Random picks, each pick scored by the outer rho of the fixed selector it
-   names on that split;
+   Random null as the plain paired t test at one-sided 0.9 / 0.95 with 3 or 4 splits, with the extension to
+   ``--rules-inner`` when inconclusive, and with the extension only when the upper bound reaches
+   ``null_margin``, at levels 0.95 / 0.975 / 0.99; the corrected resampled t test, auto's default, at levels
+   0.75-0.95; with ``--rules-inner`` above 8, those rules with the extension to 8 as well; and rules whose
+   level depends on the budget ``K``) auto minus the best fixed selector per retention, auto minus random and
+   the number of Random picks, each pick scored by the outer rho of the fixed selector it names on that split
+   (auto's own outer rho under the protocols' common random numbers);
 3. the inner splits (``--inner``, ``--skip-inner`` skips): auto's held-out rho per retention and the share
    of (split, retention) picks that agree with the pick of the largest ``n_inner``;
 4. the cost at the issue's scale (``--skip-cost`` skips; ``--skip-fidelity`` runs it alone):
@@ -32,7 +36,8 @@ What it prints:
    each run so no side reuses another's IRT 2PL fits or VAW cells), and the ratio auto / IRT 2PL (a side
    ``auto:inner_em_iter=None:null_margin=0.005`` is auto with those parameters, its ratio printed too);
 5. the acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01), auto
-   minus random averaged over the retentions (> 0), and the cost ratio (<= 5x);
+   minus random averaged over the retentions (> 0; n/a on a panel where Random is the best fixed selector at
+   every retention), and the cost ratio (<= 5x);
 6. the inner IRT 2PL fits (``--inner-fits N`` runs it on the first N outer splits of the cost panel, drawn
    as :func:`~benchsift.compression.protocols.random_splits` draws them): on each of auto's inner build sets,
    the EM iterations of a fit to convergence from the default (cold) start and warm-started from the fit on
@@ -59,12 +64,14 @@ import numpy as np
 import pandas as pd
 from _timing import load_average, machine_line, timed
 from joblib import Parallel, delayed
+from scipy.stats import t as student_t
 
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, random_splits, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
 from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
 from benchsift.compression.selectors.auto import NULL_LEVEL, NULL_MARGIN, paired_null_test
+from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.selectors.irt2pl import binarize_scores, metabench_select
 from benchsift.io import read_scores
 from benchsift.irt import TwoPL
@@ -172,6 +179,7 @@ def _inner_evidence(
         floor,
         lambda r_key, c: task_seed(base, i_split, selector_key("auto"), r_key, c),
         fitted=fitted,
+        candidate_seeds=lambda label, r_key, c: task_seed(base, i_split, selector_key(label), r_key, c),
     )
     out = np.full((len(RETENTIONS), n_max, len(DEFAULT_CANDIDATES)), np.nan)
     for (j, _), (_, sel) in fitted.items():
@@ -179,20 +187,55 @@ def _inner_evidence(
     return out
 
 
-def _decide(rho: np.ndarray, n: int, level: float | None, n_max: int = 0, margin: float = 0.0) -> int:
+def _corrected_test(d: np.ndarray, level: float, ratio: float) -> tuple[bool, float]:
+    """The one-sided corrected resampled t test (Nadeau & Bengio 2003, Machine Learning 52, eq. 9-10): the
+    variance of the mean of ``n`` random-split differences is ``(1/n + n_test/n_train) s^2``, not ``s^2/n``,
+    because the splits share their models. Returns (passed, upper bound at ``level``)."""
+    d = d[np.isfinite(d)]
+    if d.size < 2:
+        return False, float("inf")
+    se = float(np.std(d, ddof=1)) * np.sqrt(1.0 / d.size + ratio)
+    if se == 0:
+        return bool(d.mean() > 0), float(d.mean())
+    q = float(student_t.ppf(level, d.size - 1))
+    return bool(d.mean() / se > q), float(d.mean()) + q * se
+
+
+def _level(level: float | tuple[float, float, int] | None, k: int) -> float | None:
+    """A rule's null level at budget ``k``: a number, or ``(small, large, k0)`` (``small`` at ``k <= k0``)."""
+    if isinstance(level, tuple):
+        return level[0] if k <= level[2] else level[1]
+    return level
+
+
+def _decide(
+    rho: np.ndarray,
+    n: int,
+    level: float | None,
+    n_max: int = 0,
+    margin: float = 0.0,
+    corrected: float = 0.0,
+) -> int:
     """Auto's rule on the inner evidence ``(n_splits, n_candidates)``: the best mean over the first ``n``
     inner splits, kept only when it beats Random (candidate 0) in :func:`paired_null_test` at ``level`` on
     them or, failing that and when the test's upper bound reaches ``margin``, on the first ``n_max``
-    (``level`` None: the best mean outright)."""
+    (``level`` None: the best mean outright; ``corrected`` > 0: the corrected resampled t test with that
+    ratio of inner held-out to inner build models instead)."""
     means = np.nanmean(rho[:n], axis=0)
     w = int(np.nanargmax(means))
     if level is None or w == 0:
         return w
-    first = paired_null_test(rho[:n, w], rho[:n, 0], level)
-    if first["passed"]:
+
+    def test(m: int) -> tuple[bool, float]:
+        if corrected > 0:
+            return _corrected_test(rho[:m, w] - rho[:m, 0], level, corrected)
+        t = paired_null_test(rho[:m, w], rho[:m, 0], level)
+        return bool(t["passed"]), float("inf") if t["upper"] is None else float(t["upper"])
+
+    passed, upper = test(n)
+    if passed:
         return w
-    material = first["upper"] is None or first["upper"] >= margin
-    if material and n_max > n and paired_null_test(rho[:n_max, w], rho[:n_max, 0], level)["passed"]:
+    if upper >= margin and n_max > n and test(n_max)[0]:
         return w
     return 0
 
@@ -220,16 +263,16 @@ def rules(
     best = np.nanmean(fixed, axis=0).max(axis=0)
     rnd = np.nanmean(fixed[:, 0], axis=0)
     counts = sorted({n for n in (2, 3, 4, 6, n_max) if n <= n_max})
-    rules_run: list[tuple[str, int, float | None, int, float]] = [
+    rules_run: list[tuple[str, int, float | tuple[float, float, int] | None, int, float]] = [
         ("best mean", n, None, 0, 0.0) for n in counts
     ]
     rules_run += [(f"null t {lev:g}", n, lev, 0, 0.0) for lev in (0.9, 0.95) for n in (3, 4) if n <= n_max]
     rules_run += [(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max, 0.0) for lev in (0.9, 0.95)]
     rules_run += [
         (
-            f"null t {NULL_LEVEL:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g}; default)",
+            f"null t 0.95 ({n_max} if inconclusive, margin {NULL_MARGIN:g}; the previous default with 8)",
             n,
-            NULL_LEVEL,
+            0.95,
             n_max,
             NULL_MARGIN,
         )
@@ -237,14 +280,76 @@ def rules(
     ]
     rules_run += [
         (f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
-        for lev in (0.95, 0.975, 0.99)
-        if lev != NULL_LEVEL
+        for lev in (0.975, 0.99)
     ]
+    ratio = 0.3 / 0.7  # auto's inner held-out / inner build models
+    rules_run += [
+        (f"corrected t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
+        for lev in (0.9, 0.95)
+    ]
+    for small, large, k0 in ((0.975, 0.9, 50), (0.975, 0.95, 50), (0.99, 0.9, 50), (0.975, 0.9, 100)):
+        rules_run += [
+            (
+                f"null t {small:g} at K <= {k0}, else {large:g} ({n_max} if inconclusive, margin "
+                f"{NULL_MARGIN:g})",
+                4,
+                (small, large, k0),
+                n_max,
+                NULL_MARGIN,
+            )
+        ]
+    if n_max > 8:
+        rules_run += [
+            (f"null t {lev:g} (8 if inconclusive, margin {NULL_MARGIN:g})", 4, lev, 8, NULL_MARGIN)
+            for lev in (0.95, 0.975)
+        ]
+        rules_run += [
+            (f"corrected t {lev:g} (8 if inconclusive, margin {NULL_MARGIN:g})", 4, lev, 8, NULL_MARGIN)
+            for lev in (0.9, 0.95)
+        ]
+    budgets = [category_budget(panel.n_items, r, floor) for r in RETENTIONS]
+    # (label, n, level, n_ext, margin, k_corrected): the corrected test at budgets K <= k_corrected
+    runs = [(*run, 10**9 if run[0].startswith("corrected") else -1) for run in rules_run]
+    for n_ext in sorted({8, n_max}):
+        runs += [
+            (
+                f"corrected t {lev:g} ({n_ext} if inconclusive, margin {NULL_MARGIN:g})"
+                + ("; default" if lev == NULL_LEVEL and n_ext == 8 else ""),
+                4,
+                lev,
+                n_ext,
+                NULL_MARGIN,
+                10**9,
+            )
+            for lev in (0.75, 0.8, 0.85)
+        ]
+        runs += [
+            (
+                f"corrected t {lev:g} at K <= 50, else null t 0.95 ({n_ext} if inconclusive, "
+                f"margin {NULL_MARGIN:g})",
+                4,
+                (lev, 0.95, 50),
+                n_ext,
+                NULL_MARGIN,
+                50,
+            )
+            for lev in (0.9, 0.95)
+        ]
     rows = {}
-    for label, n, level, n_ext, margin in rules_run:
+    for label, n, level, n_ext, margin, k_corr in runs:
         picks = np.array(
             [
-                [_decide(evidence[s, j], n, level, n_ext, margin) for j in range(len(RETENTIONS))]
+                [
+                    _decide(
+                        evidence[s, j],
+                        n,
+                        _level(level, budgets[j]),
+                        n_ext,
+                        margin,
+                        ratio if budgets[j] <= k_corr else 0.0,
+                    )
+                    for j in range(len(RETENTIONS))
+                ]
                 for s in range(len(fixed))
             ]
         )
@@ -386,6 +491,9 @@ def main() -> None:
         help="Selectors timed in section 3 (comma-separated; the four candidates and auto: the full table; "
         "auto:key=value:... is auto with those parameters).",
     )
+    ap.add_argument(
+        "--only", default="", help="Panels to run, comma-separated (e.g. 'planted random,mmmu'; default all)."
+    )
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--skip-inner", action="store_true")
     ap.add_argument("--skip-rules", action="store_true")
@@ -401,6 +509,9 @@ def main() -> None:
     }
     for path in args.panel:
         panels[path.stem] = read_scores(path)
+    if args.only:
+        keep = {v.strip() for v in args.only.split(",")}
+        panels = {k: v for k, v in panels.items() if k in keep}
     if args.skip_fidelity:
         panels = {}
     verdicts = {
@@ -425,17 +536,22 @@ def main() -> None:
 
 def acceptance(verdicts: dict[str, tuple[pd.Series, float, HeldoutResult]], ratio: float) -> None:
     """The acceptance table: per panel, auto minus the best fixed selector at each retention (>= -0.01),
-    auto minus random averaged over the retentions (> 0), and the cost ratio (<= 5x)."""
+    auto minus random averaged over the retentions (> 0; "n/a" where Random is the best fixed selector at
+    every retention: there the best auto can do is to keep what Random keeps, a difference of 0), and the
+    cost ratio (<= 5x)."""
     print("\nacceptance (issue 18): auto - best fixed at each retention >= -0.01, auto - random mean > 0")
     rows = {}
-    for name, (gap, vs_random, _) in verdicts.items():
+    for name, (gap, vs_random, res) in verdicts.items():
         row = {f"r={100 * r:g}%": v for r, v in gap.items()}
         row["auto - random"] = vs_random
         row["within 0.01"] = "yes" if float(gap.min()) >= -0.01 else "NO"
-        row["beats random"] = "yes" if vs_random > 0 else "NO"
+        table = res.summary().pivot(index="selector", columns="retention", values="rho_mean")
+        random_best = bool((table.loc[list(DEFAULT_CANDIDATES)].idxmax(axis=0) == "random").all())
+        row["beats random"] = "n/a (random best)" if random_best else ("yes" if vs_random > 0 else "NO")
         rows[name] = row
-    with pd.option_context("display.float_format", "{:+.4f}".format, "display.width", 160):
-        print(pd.DataFrame(rows).T.to_string())
+    if rows:
+        with pd.option_context("display.float_format", "{:+.4f}".format, "display.width", 160):
+            print(pd.DataFrame(rows).T.to_string())
     if np.isfinite(ratio):
         print(f"cost: validate with auto / IRT 2PL alone on 169 x 3,088 = {ratio:.2f}x (<= 5x: {ratio <= 5})")
 

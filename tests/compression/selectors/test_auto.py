@@ -262,18 +262,32 @@ def test_selector_scoring_follows_the_winner_estimate() -> None:
     )
 
 
-def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
-    """The pick is the best inner mean only when, for a fitted best, the paired one-sided t test of its inner
-    rho against Random's passes (checked against scipy's ttest_rel) on the ``n_inner`` inner splits or, when
-    that is inconclusive and the best could beat Random by the margin, on 8 (the best and Random only); else
-    Random."""
+def _resampled_t(d: np.ndarray, ratio: float, level: float) -> tuple[float, float, float]:
+    """By hand: ``(t, p, upper)`` of the one-sided corrected resampled t test (Nadeau & Bengio 2003, eq. 9-10:
+    se = sd sqrt(1/n + n_heldout/n_build); ratio 0: the plain paired t test)."""
+    n = d.size
+    se = d.std(ddof=1) * np.sqrt(1 / n + ratio)
+    t = d.mean() / se
+    return t, float(student_t.sf(t, n - 1)), d.mean() + student_t.ppf(level, n - 1) * se
+
+
+@pytest.mark.parametrize("corrected", [True, False])
+def test_random_is_the_null_a_fitted_winner_must_beat(corrected: bool) -> None:
+    """The pick is the best inner mean only when, for a fitted best, the one-sided test of its inner rho
+    against Random's passes on the ``n_inner`` inner splits or, when that is inconclusive and the best could
+    beat Random by the margin, on 8 (the best and Random only); else Random. The default test is the
+    corrected resampled t test at level 0.85 (60 models: 42 inner build, 18 inner held-out, ratio 18/42,
+    checked by hand); ``null_corrected=False`` the paired t test (checked against scipy's ttest_rel)."""
     from scipy.stats import ttest_rel
 
     seen = {True: 0, False: 0}
+    level = 0.85 if corrected else 0.95
+    ratio = 18 / 42 if corrected else 0.0
     for seed in range(6):
         panel = simulate_planted_winner("random", 60, 400, random_state=seed).panel
-        auto = AutoSelector(random_state=seed)
+        auto = AutoSelector(random_state=seed, null_corrected=corrected, null_level=level)
         auto.select(panel.scores, 12)
+        assert auto.heldout_ratio(60) == pytest.approx(ratio)
         plain = AutoSelector(null=None, random_state=seed)
         plain.select(panel.scores, 12)
         # the same inner evidence with or without the null: only the decision differs
@@ -286,34 +300,40 @@ def test_random_is_the_null_a_fitted_winner_must_beat() -> None:
             continue
         j = DEFAULT_CANDIDATES.index(best)
         test = auto.null_test_
-        first = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
-        assert test["selector"] == best and test["null"] == "random" and test["level"] == 0.95
+        assert test["selector"] == best and test["null"] == "random" and test["level"] == level
+        assert test["heldout_ratio"] == pytest.approx(ratio)
         n0 = int(auto.n_inner)
         d = auto.inner_rho_[:, j] - auto.inner_rho_[:, 0]
-        upper = d.mean() + student_t.ppf(0.95, n0 - 1) * d.std(ddof=1) / np.sqrt(n0)  # one-sided 0.95 bound
-        if first.pvalue < 0.05:  # conclusive on the n_inner inner splits
+        t0, p0, upper = _resampled_t(d, ratio, level)
+        if not corrected:
+            ref = ttest_rel(auto.inner_rho_[:, j], auto.inner_rho_[:, 0], alternative="greater")
+            assert t0 == pytest.approx(ref.statistic) and p0 == pytest.approx(ref.pvalue)
+        if p0 < 1 - level:  # conclusive on the n_inner inner splits
             assert not test["extended"] and test["n"] == n0 and auto.null_rho_ is None
-            assert test["p"] == pytest.approx(first.pvalue) and test["passed"]
+            assert test["p"] == pytest.approx(p0) and test["passed"]
         elif upper < auto.null_margin:  # inconclusive, but the best cannot beat Random by the margin
             assert not test["extended"] and test["n"] == n0 and not test["passed"]
             assert test["upper"] == pytest.approx(upper) and "below the margin" in test["note"]
         else:  # inconclusive: more inner splits (to 8) for the best and Random only, tested once more
             assert test["extended"] and test["n"] == 8 and auto.null_rho_.shape == (8, 2)
             np.testing.assert_array_equal(auto.null_rho_[:n0], auto.inner_rho_[:, [j, 0]])
-            ref = ttest_rel(auto.null_rho_[:, 0], auto.null_rho_[:, 1], alternative="greater")
-            assert test["t"] == pytest.approx(ref.statistic) and test["p"] == pytest.approx(ref.pvalue)
-            assert test["passed"] == (ref.pvalue < 0.05)
+            t8, p8, _ = _resampled_t(auto.null_rho_[:, 0] - auto.null_rho_[:, 1], ratio, level)
+            assert test["t"] == pytest.approx(t8) and test["p"] == pytest.approx(p8)
+            assert test["passed"] == (p8 < 1 - level)
             # the extra splits are those of n_inner = 8, and the best's rho on them is its rho there
             wide = AutoSelector(n_inner=8, null=None, random_state=seed)
             wide.select(panel.scores, 12)
             np.testing.assert_allclose(auto.null_rho_, wide.inner_rho_[:, [j, 0]])
         assert auto.choice_ == (best if test["passed"] else "random")
         if not test["passed"]:
-            assert any("did not beat random" in n for n in auto.notes_)
+            kind = "corrected resampled" if corrected else "paired"
+            assert any(f"did not beat random in a {kind}" in n for n in auto.notes_)
         assert auto.evidence_record()["null_test"]["passed"] == test["passed"]
         seen[bool(test["passed"])] += 1
     assert seen[False] >= 1, seen  # the planted-Random panel at 3 % does exercise the fallback
     assert AutoSelector(null_max_inner=0).get_params()["null_max_inner"] == 0
+    with pytest.raises(InputError, match="null_corrected"):
+        AutoSelector(null_corrected="yes").select(np.zeros((10, 20)), 5)
 
     # without a Random candidate the default null does not apply; a named null must be a candidate
     mine = AutoSelector(candidates=("pointbiserial", "irt2pl"), random_state=0)
@@ -391,6 +411,13 @@ def test_paired_null_test_by_hand() -> None:
     # upper bound: mean + t_{0.9, 2} sd / sqrt 3, t_{0.9, 2} = 1.885618 (Student's t table, 2 df)
     assert out["upper"] == pytest.approx(0.2 + 1.8856181 * 0.1 / np.sqrt(3), abs=1e-6)
     assert not paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.99)["passed"]
+    # corrected resampled (Nadeau & Bengio), n_heldout / n_build = 1/2: se = 0.1 sqrt(1/3 + 1/2), so
+    # t = 2 sqrt(6/5), t^2 = 4.8, p = (1 - sqrt(4.8 / 6.8)) / 2 = 0.0799: passes at 0.9, not at 0.95
+    cor = paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.9, heldout_ratio=0.5)
+    assert cor["t"] == pytest.approx(2 * np.sqrt(6 / 5)) and cor["heldout_ratio"] == 0.5
+    assert cor["p"] == pytest.approx((1 - np.sqrt(4.8 / 6.8)) / 2) and cor["passed"]
+    assert cor["upper"] == pytest.approx(0.2 + 1.8856181 * 0.1 * np.sqrt(5 / 6), abs=1e-6)
+    assert not paired_null_test(np.array([0.9, 0.8, 0.7]), np.array([0.8, 0.6, 0.4]), 0.95, 0.5)["passed"]
     same = paired_null_test(np.array([0.5, 0.6]), np.array([0.4, 0.5]))  # no spread: the sign decides
     assert same["passed"] and same["t"] is None and same["upper"] == pytest.approx(0.1)
     assert not paired_null_test(np.array([0.5]), np.array([0.4]))["passed"]  # one pair: no test
@@ -418,8 +445,7 @@ def test_null_margin_spares_the_extension_only_where_the_best_cannot_gain_the_ma
                 assert ref.null_rho_ is not None  # extended with margin 0: the first look failed
                 w = list(a.evidence_["candidate"]).index(t0["selector"])
                 d = a.inner_rho_[:, w] - a.inner_rho_[:, 0]
-                n0 = int(a.n_inner)
-                upper = d.mean() + student_t.ppf(0.95, n0 - 1) * d.std(ddof=1) / np.sqrt(n0)
+                upper = _resampled_t(d, a.heldout_ratio(60), a.null_level)[2]
                 if upper < m:
                     assert not t["extended"] and a.choice_ == "random" and a.null_rho_ is None
                     assert any("below the margin" in n for n in a.notes_)
