@@ -64,7 +64,6 @@ import numpy as np
 import pandas as pd
 from _timing import load_average, machine_line, timed
 from joblib import Parallel, delayed
-from scipy.stats import t as student_t
 
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, random_splits, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
@@ -187,20 +186,6 @@ def _inner_evidence(
     return out
 
 
-def _corrected_test(d: np.ndarray, level: float, ratio: float) -> tuple[bool, float]:
-    """The one-sided corrected resampled t test (Nadeau & Bengio 2003, Machine Learning 52, eq. 9-10): the
-    variance of the mean of ``n`` random-split differences is ``(1/n + n_test/n_train) s^2``, not ``s^2/n``,
-    because the splits share their models. Returns (passed, upper bound at ``level``)."""
-    d = d[np.isfinite(d)]
-    if d.size < 2:
-        return False, float("inf")
-    se = float(np.std(d, ddof=1)) * np.sqrt(1.0 / d.size + ratio)
-    if se == 0:
-        return bool(d.mean() > 0), float(d.mean())
-    q = float(student_t.ppf(level, d.size - 1))
-    return bool(d.mean() / se > q), float(d.mean()) + q * se
-
-
 def _level(level: float | tuple[float, float, int] | None, k: int) -> float | None:
     """A rule's null level at budget ``k``: a number, or ``(small, large, k0)`` (``small`` at ``k <= k0``)."""
     if isinstance(level, tuple):
@@ -227,9 +212,7 @@ def _decide(
         return w
 
     def test(m: int) -> tuple[bool, float]:
-        if corrected > 0:
-            return _corrected_test(rho[:m, w] - rho[:m, 0], level, corrected)
-        t = paired_null_test(rho[:m, w], rho[:m, 0], level)
+        t = paired_null_test(rho[:m, w], rho[:m, 0], level, heldout_ratio=corrected)
         return bool(t["passed"]), float("inf") if t["upper"] is None else float(t["upper"])
 
     passed, upper = test(n)
@@ -282,7 +265,8 @@ def rules(
         (f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
         for lev in (0.975, 0.99)
     ]
-    ratio = 0.3 / 0.7  # auto's inner held-out / inner build models
+    # auto's inner held-out / inner build models on each outer split's build rows
+    ratios = [AutoSelector().heldout_ratio(len(sp.build)) for sp in res.splits]
     rules_run += [
         (f"corrected t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
         for lev in (0.9, 0.95)
@@ -346,7 +330,7 @@ def rules(
                         _level(level, budgets[j]),
                         n_ext,
                         margin,
-                        ratio if budgets[j] <= k_corr else 0.0,
+                        ratios[s] if budgets[j] <= k_corr else 0.0,
                     )
                     for j in range(len(RETENTIONS))
                 ]
