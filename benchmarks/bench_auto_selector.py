@@ -59,6 +59,7 @@ import ast
 import time
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -186,6 +187,24 @@ def _inner_evidence(
     return out
 
 
+#: ``Rule.k_corrected`` for a rule that uses the corrected test at every budget.
+ALWAYS = 10**9
+
+
+class Rule(NamedTuple):
+    """A decision rule of the rules section (:func:`_decide`): its label, the inner splits of its first look,
+    its null level (a number, ``(small, large, k0)`` by budget, or None: the best mean outright), the inner
+    splits it extends to, the margin for the extension, and the budgets ``K <= k_corrected`` at which the
+    test is the corrected resampled one (-1: never; :data:`ALWAYS`: at every budget)."""
+
+    label: str
+    n: int
+    level: float | tuple[float, float, int] | None
+    n_ext: int = 0
+    margin: float = 0.0
+    k_corrected: int = -1
+
+
 def _level(level: float | tuple[float, float, int] | None, k: int) -> float | None:
     """A rule's null level at budget ``k``: a number, or ``(small, large, k0)`` (``small`` at ``k <= k0``)."""
     if isinstance(level, tuple):
@@ -246,13 +265,11 @@ def rules(
     best = np.nanmean(fixed, axis=0).max(axis=0)
     rnd = np.nanmean(fixed[:, 0], axis=0)
     counts = sorted({n for n in (2, 3, 4, 6, n_max) if n <= n_max})
-    rules_run: list[tuple[str, int, float | tuple[float, float, int] | None, int, float]] = [
-        ("best mean", n, None, 0, 0.0) for n in counts
-    ]
-    rules_run += [(f"null t {lev:g}", n, lev, 0, 0.0) for lev in (0.9, 0.95) for n in (3, 4) if n <= n_max]
-    rules_run += [(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max, 0.0) for lev in (0.9, 0.95)]
+    rules_run = [Rule("best mean", n, None) for n in counts]
+    rules_run += [Rule(f"null t {lev:g}", n, lev) for lev in (0.9, 0.95) for n in (3, 4) if n <= n_max]
+    rules_run += [Rule(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max) for lev in (0.9, 0.95)]
     rules_run += [
-        (
+        Rule(
             f"null t 0.95 ({n_max} if inconclusive, margin {NULL_MARGIN:g}; the previous default with 8)",
             n,
             0.95,
@@ -262,18 +279,12 @@ def rules(
         for n in (3, 4)
     ]
     rules_run += [
-        (f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
+        Rule(f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
         for lev in (0.975, 0.99)
     ]
-    # auto's inner held-out / inner build models on each outer split's build rows
-    ratios = [AutoSelector().heldout_ratio(len(sp.build)) for sp in res.splits]
-    rules_run += [
-        (f"corrected t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
-        for lev in (0.9, 0.95)
-    ]
     for small, large, k0 in ((0.975, 0.9, 50), (0.975, 0.95, 50), (0.99, 0.9, 50), (0.975, 0.9, 100)):
-        rules_run += [
-            (
+        rules_run.append(
+            Rule(
                 f"null t {small:g} at K <= {k0}, else {large:g} ({n_max} if inconclusive, margin "
                 f"{NULL_MARGIN:g})",
                 4,
@@ -281,34 +292,27 @@ def rules(
                 n_max,
                 NULL_MARGIN,
             )
-        ]
+        )
     if n_max > 8:
         rules_run += [
-            (f"null t {lev:g} (8 if inconclusive, margin {NULL_MARGIN:g})", 4, lev, 8, NULL_MARGIN)
+            Rule(f"null t {lev:g} (8 if inconclusive, margin {NULL_MARGIN:g})", 4, lev, 8, NULL_MARGIN)
             for lev in (0.95, 0.975)
         ]
-        rules_run += [
-            (f"corrected t {lev:g} (8 if inconclusive, margin {NULL_MARGIN:g})", 4, lev, 8, NULL_MARGIN)
-            for lev in (0.9, 0.95)
-        ]
-    budgets = [category_budget(panel.n_items, r, floor) for r in RETENTIONS]
-    # (label, n, level, n_ext, margin, k_corrected): the corrected test at budgets K <= k_corrected
-    runs = [(*run, 10**9 if run[0].startswith("corrected") else -1) for run in rules_run]
     for n_ext in sorted({8, n_max}):
-        runs += [
-            (
+        rules_run += [
+            Rule(
                 f"corrected t {lev:g} ({n_ext} if inconclusive, margin {NULL_MARGIN:g})"
                 + ("; default" if lev == NULL_LEVEL and n_ext == 8 else ""),
                 4,
                 lev,
                 n_ext,
                 NULL_MARGIN,
-                10**9,
+                ALWAYS,
             )
-            for lev in (0.75, 0.8, 0.85)
+            for lev in (0.75, 0.8, 0.85, 0.9, 0.95)
         ]
-        runs += [
-            (
+        rules_run += [
+            Rule(
                 f"corrected t {lev:g} at K <= 50, else null t 0.95 ({n_ext} if inconclusive, "
                 f"margin {NULL_MARGIN:g})",
                 4,
@@ -319,8 +323,11 @@ def rules(
             )
             for lev in (0.9, 0.95)
         ]
+    budgets = [category_budget(panel.n_items, r, floor) for r in RETENTIONS]
+    # auto's inner held-out / inner build models on each outer split's build rows
+    ratios = [AutoSelector().heldout_ratio(len(sp.build)) for sp in res.splits]
     rows = {}
-    for label, n, level, n_ext, margin, k_corr in runs:
+    for label, n, level, n_ext, margin, k_corr in rules_run:
         picks = np.array(
             [
                 [
