@@ -1,7 +1,8 @@
 """Every command at 80 columns: tables fit and no identifier (model, benchmark, selector, ...) is cut.
 
-The data use long identifiers on purpose (``Glacier-m001-Qwen2.5-VL-72B-Instruct-AWQ``,
-``bench00_MMBench_DEV_EN_V11``). For each command the tables are read twice: with ``--format json`` (every
+The data use long identifiers on purpose (``Glacier-m001-Qwen2.5-VL-72B-Instruct[awq]``,
+``bench00_MMBench_DEV_EN[v11]``), with a bracketed word that rich would read as a style tag and drop
+(``bench00_MMBench_DEV_EN``): every place that shows one must show it whole, in every format. For each command the tables are read twice: with ``--format json`` (every
 cell in full) and as the terminal table at 80 columns. Every cell of an identifier column, and every cell
 anywhere that is a model or benchmark name, must appear whole on one line of the terminal output; every
 header must appear whole or in a ``legend:`` line; no line of a table is wider than 80; no ellipsis.
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from rich.text import Text
 from typer.testing import CliRunner
 
 from benchsift.cli import _common
@@ -29,7 +31,7 @@ from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.simulate.verdicts import simulate_verdicts
 
 WIDTH = 80
-SUFFIX = "-Qwen2.5-VL-72B-Instruct-AWQ"
+SUFFIX = "-Qwen2.5-VL-72B-Instruct[awq]"
 runner = CliRunner()
 
 
@@ -41,7 +43,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     models = p.models.copy()
     models["model"] = models["model"] + SUFFIX
     items = p.items.copy()
-    items["benchmark"] = items["benchmark"] + "_MMBench_DEV_EN_V11"
+    items["benchmark"] = items["benchmark"] + "_MMBench_DEV_EN[v11]"
     panel = Panel(p.scores, models, items)
     panel_path = root / "panel.parquet"
     panel.save(panel_path)
@@ -139,8 +141,17 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+def _tagless(name: str) -> str:
+    """``name`` as rich markup would print it: ``bench00_MMBench_DEV_EN[v11]`` -> ``bench00_MMBench_DEV_EN``."""
+    return Text.from_markup(name).plain
+
+
 def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:
     lines = text.splitlines()
+    cells = [c for t in tables for c in [t["title"], *t["columns"], *(v for r in t["rows"] for v in r)]]
+    for piece in [*lines, *cells]:  # no identifier printed without its bracketed word
+        for name in ids:
+            assert _tagless(name) not in piece.replace(name, ""), (name, piece)
     assert "…" not in text and "..." not in "".join(ln for ln in lines if "│" in ln)
     for ln in lines:
         if any(ch in ln for ch in "│┃━─┏┗└┌"):

@@ -46,3 +46,53 @@ def test_a_title_wider_than_its_table_is_a_line_above_it() -> None:
     fitting.add_row("MMMU")
     (only,) = fit_tables(console, fitting)
     assert isinstance(only, Table) and only.title == "short"
+
+
+def _render(table: Table, fmt: str, width: int = 200) -> str:
+    """What a TableConsole prints for ``table`` in format ``fmt`` (json: the collected tables)."""
+    import io
+    import json
+
+    from benchsift.report.console import TableConsole, flush_json, set_format
+
+    buf = io.StringIO()
+    set_format(fmt)
+    try:
+        TableConsole(file=buf, width=width).print(table)
+        if fmt == "json":
+            flush_json(buf)
+            return json.dumps(json.loads(buf.getvalue())["tables"])
+    finally:
+        set_format("table")
+    return buf.getvalue()
+
+
+def test_a_data_table_prints_bracketed_words_as_written() -> None:
+    from benchsift.report.console import DataTable
+
+    t = DataTable(title="scores of run[v2].parquet")
+    t.add_column("benchmark")
+    t.add_column("mean [bold]")
+    t.add_row("MMBench[en]", "0.5")
+    t.add_row("MMBench[cn]", Text("0.4", style="bold"))  # a styled cell keeps its style, not its text
+    for fmt in ("table", "csv", "markdown", "json"):
+        out = _render(t, fmt)
+        for text in ("run[v2].parquet", "mean [bold]", "MMBench[en]", "MMBench[cn]", "0.4"):
+            assert text in out, (fmt, text)
+    plain = Table(title="scores of run[v2].parquet")  # what rich does with the same strings
+    plain.add_column("benchmark")
+    plain.add_row("MMBench[en]")
+    assert "MMBench[en]" not in _render(plain, "csv") and "MMBench" in _render(plain, "csv")
+
+
+def test_a_split_table_keeps_bracketed_headers() -> None:
+    from benchsift.report.console import DataTable
+
+    t = DataTable(title="wide")
+    t.add_column("model")
+    for k in range(12):
+        t.add_column(f"MMBench[s{k}] accuracy")
+    t.add_row("m[1]", *(f"{k / 10:.3f}" for k in range(12)))
+    out = _render(t, "table", width=60)
+    assert "part 2 of" in out and "m[1]" in out
+    assert all(f"MMBench[s{k}]" in out for k in range(12))  # in a header or the legend line

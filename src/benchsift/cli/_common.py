@@ -258,11 +258,13 @@ def emit(
     *shown: Callable[[], Any],
     notes: Iterable[str] = (),
     warnings: Iterable[str] = (),
-    after: Iterable[str] = (),
+    after: Iterable[Any] = (),
 ) -> None:
     """Print a command's result: with ``--json`` the object ``obj`` (a dict, or a result with
     ``to_dict()``); else what each of ``shown`` returns (a table, a line, or a list of them), then each
-    note (dim), each warning (yellow) and the ``after`` lines."""
+    note (dim), each warning (yellow) and the ``after`` lines (a string as written, a
+    :class:`rich.text.Text` with its style): none of them is read as markup, so a file or model name with a
+    bracketed word (``suite[v2]``) prints whole."""
     if json_output:
         print_json(obj.to_dict() if hasattr(obj, "to_dict") else obj)
         return
@@ -279,7 +281,7 @@ def emit(
         con.print(f"[dim]note: {escape(str(n))}[/]")
     print_warnings(warnings)
     for line in after:
-        con.print(line)
+        con.print(escape(line) if isinstance(line, str) else line)
 
 
 def print_json(obj: Any) -> None:

@@ -98,6 +98,29 @@ def add_format_option(app: typer.Typer, skip: Iterable[str] = ()) -> None:
             add_format_option(group.typer_instance, skipped)
 
 
+def literal_help(command: Any) -> Any:
+    """``command`` and its sub-commands (a click command built by typer), their help shown as written.
+
+    typer renders help as rich markup, where a bracketed word is a style tag and vanishes: ``pip install
+    'benchsift[dask]'`` read ``pip install 'benchsift'``. Every help text is escaped
+    (:func:`rich.markup.escape`), so ``--help`` prints it verbatim. A flag's type column is left blank:
+    typer shows ``<bool>`` there, which reads as if ``--json`` took a value (``--json true`` is an error).
+    """
+    from rich.markup import escape
+
+    command.help = escape(command.help) if command.help else command.help
+    command.short_help = escape(command.short_help) if command.short_help else command.short_help
+    helper = command.get_help_option(typer.Context(command))  # made once, kept by the command
+    for param in [*command.params, *([helper] if helper is not None else [])]:
+        if getattr(param, "help", None):
+            param.help = escape(param.help)
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        literal_help(sub)
+    return command
+
+
 class SuggestingGroup(BenchsiftGroup):
     """A command group whose "no such command" error names the closest commands (did you mean ...?)."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from rich.text import Text
+
 from benchsift.cli._common import (
     ClustersOpt,
     ForceOpt,
@@ -133,7 +135,7 @@ def estimate_command(
         clusters=cluster_spec(clusters),
     )
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
-    ignored = f"[dim]{res.n_ignored_rows} item column(s) outside the suite were ignored[/]"
+    ignored = Text(f"{res.n_ignored_rows} item column(s) outside the suite were ignored", style="dim")
     emit(
         json_output,
         res,

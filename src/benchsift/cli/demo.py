@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from rich.text import Text
+
 from benchsift.cli._common import ForceOpt, console, emit, opt, outputs
 from benchsift.report.demo import run_demo
 
@@ -21,5 +23,7 @@ def demo_command(
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
     summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
-    done = f"[bold green]demo finished[/] in {summary['seconds']:.1f} s; outputs in {out}/"
+    done = Text.assemble(
+        ("demo finished", "bold green"), f" in {summary['seconds']:.1f} s; outputs in {out}/"
+    )
     emit(json_output, summary, after=[done, f"open the report: {summary['report']}"])

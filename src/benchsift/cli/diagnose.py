@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from benchsift.cli._common import (
     ClustersOpt,
@@ -62,7 +63,7 @@ def spectrum_command(
         res,
         lambda: frame_table(res.to_frame(), f"Spectrum of the z-normalised model x {by} matrix"),
         after=[
-            f"[dim]{r.label}: dropped (no scores or constant): {', '.join(r.dropped)}[/dim]"
+            Text(f"{r.label}: dropped (no scores or constant): {', '.join(r.dropped)}", style="dim")
             for r in res.spectra
             if r.dropped
         ],

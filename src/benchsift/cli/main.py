@@ -17,7 +17,7 @@ import typer
 import typer.core
 
 from benchsift._version import __version__
-from benchsift.cli._output import SuggestingGroup, add_format_option, with_format
+from benchsift.cli._output import SuggestingGroup, add_format_option, literal_help, with_format
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,9 @@ def build_command(name: str) -> Any:
             holder.add_typer(target, name=name, cls=SuggestingGroup)
         else:
             holder.add_typer(target, name=name)
-        return typer.main.get_command(holder).commands[name]  # type: ignore[attr-defined]
+        return literal_help(typer.main.get_command(holder).commands[name])  # type: ignore[attr-defined]
     holder.command(name)(with_format(target) if spec.tables else target)
-    return typer.main.get_command(holder)
+    return literal_help(typer.main.get_command(holder))
 
 
 class LazyGroup(SuggestingGroup):
@@ -150,6 +150,12 @@ class LazyGroup(SuggestingGroup):
         if cmd_name not in self.commands:
             self.commands[cmd_name] = build_command(cmd_name)
         return self.commands[cmd_name]
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""  # a flag: no <bool> type column (see literal_help)
+        return option
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in COMMANDS:
@@ -176,7 +182,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit.", metavar=""
     ),
 ) -> None:
     """Cheaper, sharper VLM evaluation: redundancy analysis, benchmark compression, multi-axis scoring."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.text import Text
 
 from benchsift.cli._common import (
     AddressOpt,
@@ -81,11 +82,11 @@ def _show(
     emit(as_json, res, *shown)
     if not as_json:
         for n in res.notes:
-            err_console.print(f"[dim]note: {n}[/]")
+            err_console.print(Text(f"note: {n}", style="dim"))
         for n in undefined:
-            err_console.print(f"[yellow]undefined: {n}[/]")
+            err_console.print(Text(f"undefined: {n}", style="yellow"))
         if out is not None:
-            console.print(f"results and figures written to {out}/")
+            console.print(Text(f"results and figures written to {out}/"))
 
 
 def _condition(value: str) -> str | None:

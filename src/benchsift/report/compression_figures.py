@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from rich.table import Table
 
+from benchsift.report.console import DataTable
 from benchsift.report.figures import new_figure, save_figure
 
 __all__ = [
@@ -113,7 +114,7 @@ def stage_table_figure(table: pd.DataFrame, title: str = "PRIMEBench stages") ->
 
 def stage_rich_table(table: pd.DataFrame, title: str = "PRIMEBench stages") -> Table:
     """The stage table for the terminal; what each ``rho (stage)`` measures and the notes are the caption."""
-    out = Table(title=title, caption_justify="left")
+    out = DataTable(title=title, caption_justify="left")
     for col in ("stage", "name", "items in", "items out", "change", "rho vs Stage 0", "rho (stage)"):
         out.add_column(col)
     defs: list[str] = []

@@ -36,7 +36,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["FORMATS", "ID_HEADERS", "TableConsole", "fit_tables", "plain_table", "set_format"]
+__all__ = ["FORMATS", "ID_HEADERS", "DataTable", "TableConsole", "fit_tables", "plain_table", "set_format"]
 
 FORMATS: tuple[str, ...] = ("table", "csv", "markdown", "json")
 #: Headers of identifier columns: never wrapped or abbreviated, repeated in every part of a split table.
@@ -67,6 +67,32 @@ ID_HEADERS = frozenset(
 _FORMAT: ContextVar[str] = ContextVar("benchsift_format", default="table")
 _COLLECTED: ContextVar[list[dict[str, Any]] | None] = ContextVar("benchsift_tables", default=None)
 _WARNINGS: ContextVar[list[str] | None] = ContextVar("benchsift_table_warnings", default=None)
+
+
+def _literal(value: Any) -> Any:
+    """A string as rich markup that prints it as written (``bench[en]`` -> ``bench\\[en]``); else as is."""
+    return escape(value) if isinstance(value, str) else value
+
+
+class DataTable(Table):
+    """A :class:`rich.table.Table` whose title, caption, headers and cells are text printed as written.
+
+    rich reads every string of a table as markup, so a name with a bracketed word lost it: the benchmark
+    ``bench[en]`` printed as ``bench``, in the terminal and in ``--format csv`` / ``json`` alike, and two
+    benchmarks ``MMBench[en]`` and ``MMBench[cn]`` as one name twice. Every ``str`` given here is escaped
+    (:func:`rich.markup.escape`); a cell meant to be styled is a :class:`rich.text.Text` (``Text(s,
+    style="bold")``) or takes the row's or column's ``style``. Every table benchsift prints is one.
+    """
+
+    def __init__(self, *headers: Any, title: Any = None, caption: Any = None, **kwargs: Any) -> None:
+        # rich's __init__ adds each header through add_column below, which escapes it
+        super().__init__(*headers, title=_literal(title), caption=_literal(caption), **kwargs)
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        super().add_column(_literal(header), *args, **kwargs)
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        super().add_row(*(_literal(r) for r in renderables), **kwargs)
 
 
 def set_format(fmt: str) -> None:
@@ -133,7 +159,7 @@ def _copy(table: Table, columns: list[int], headers: list[str], title: Any, comp
         col = table.columns[i]
         ident = _is_id(_plain(col.header), i)
         new.add_column(
-            headers[k],
+            escape(headers[k]),  # plain text (_plain of the header): as written
             justify=col.justify,
             style=col.style,
             header_style=col.header_style,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
+from rich.text import Text
 
 from benchsift._fileio import atomic_path
 from benchsift.compression.embeddings import ItemEmbeddings
@@ -77,7 +78,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     files.append(str(folder / "estimate.csv"))
     console.print(stage_rich_table(table, title="PRIMEBench compression (simulated panel)"))
     for w in result.warnings:  # also in suite/suite.json, and so in the page
-        console.print(f"[yellow]warning: {w}[/]", soft_wrap=True)
+        console.print(Text(f"warning: {w}", style="yellow"), soft_wrap=True)
     console.print(
         f"suite: {result.n_items_suite} of {build.n_items} items, categories "
         f"{', '.join(result.selected_categories)}; rho vs Stage 0 = {result.rho_suite_vs_stage0:.3f}; "

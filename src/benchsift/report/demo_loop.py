@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from rich.console import Console
-from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift.compression.estimate import estimate_new_models
@@ -27,6 +26,7 @@ from benchsift.compression.export import export_suite
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import write_suite
 from benchsift.panel import Panel
+from benchsift.report.console import DataTable
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 LOOP_CONFIG = SimulationConfig.small(
@@ -114,7 +114,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     mae_unseen = float(err[~has].mean()) if (~has).any() else float("nan")
     coverage = float(table["covered"].mean())
 
-    shown = Table(title=f"Full-benchmark estimates of {N_HELD_OUT} held-out models (method {m})")
+    shown = DataTable(title=f"Full-benchmark estimates of {N_HELD_OUT} held-out models (method {m})")
     for col in ("model", "benchmark", "estimate", "95% interval", "suite mean", "truth"):
         shown.add_column(col)
     for r in table.itertuples():

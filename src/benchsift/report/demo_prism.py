@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from rich.console import Console
-from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
@@ -28,6 +27,7 @@ from benchsift.prism.analyses import (
 )
 from benchsift.prism.bootstrap import paired_bootstrap
 from benchsift.prism.summaries import score_summary
+from benchsift.report.console import DataTable
 from benchsift.report.prism_figures import write_prism_figures
 from benchsift.simulate.verdicts import simulate_verdicts
 
@@ -84,7 +84,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     with atomic_path(folder / "result.json") as tmp:
         tmp.write_text(json.dumps(to_jsonable(summary), indent=2))
 
-    table = Table(title=f"PScore (B={N_BOOT}, {N_ITEMS} simulated items)")
+    table = DataTable(title=f"PScore (B={N_BOOT}, {N_ITEMS} simulated items)")
     for c in ("model", "true", "PScore", "95% CI", "rank CI", "dominant"):
         table.add_column(c, justify="left" if c == "model" else "right")
     frame = result.to_frame()

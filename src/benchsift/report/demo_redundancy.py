@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
@@ -28,6 +27,7 @@ from benchsift.redundancy import (
     dimension_redundancy,
     instance_redundancy,
 )
+from benchsift.report.console import DataTable
 from benchsift.report.redundancy_figures import (
     bar_figure,
     bars_caption,
@@ -124,7 +124,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         data=data,
     )
 
-    table = Table(title="redundancy (simulated panel)")
+    table = DataTable(title="redundancy (simulated panel)")
     table.add_column("analysis")
     table.add_column("result", justify="right")
     table.add_row(f"ρ_BI of {bench} (SRCC)", f"{dims.internal_redundancy['srcc']:.3f}")

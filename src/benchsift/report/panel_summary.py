@@ -10,6 +10,7 @@ from rich.table import Table
 
 from benchsift.io.side_files import match_models_table, side_file_warnings
 from benchsift.panel import Panel
+from benchsift.report.console import DataTable
 
 
 def panel_summary(panel: Panel) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def _benchmark_sums(
 
 def summary_table(summary: dict[str, Any], title: str = "panel") -> Table:
     """A rich table of the per-benchmark part of :func:`panel_summary`."""
-    table = Table(
+    table = DataTable(
         title=(
             f"{title}: {summary['n_models']} models ({summary['n_model_runs']} runs) "
             f"x {summary['n_items']} items, "

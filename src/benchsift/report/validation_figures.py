@@ -27,7 +27,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from rich.table import Table
+from rich.text import Text
 
+from benchsift.report.console import DataTable
 from benchsift.report.figures import new_figure, save_figure
 
 __all__ = [
@@ -62,12 +64,12 @@ def _ranks(values: Sequence[float]) -> tuple[float, float]:
     return best, second
 
 
-def _styled(v: float, best: float, second: float, digits: int = 3) -> str:
+def _styled(v: float, best: float, second: float, digits: int = 3) -> Text | str:
     text = _fmt(v, digits)
     if np.isfinite(v) and round(float(v), 12) == best:
-        return f"[bold]{text}[/bold]"
+        return Text(text, style="bold")
     if np.isfinite(v) and round(float(v), 12) == second:
-        return f"[underline]{text}[/underline]"
+        return Text(text, style="underline")
     return text
 
 
@@ -85,7 +87,7 @@ def frame_table(
 
     ``row_highlight`` marks the best and second best across those columns within each row instead.
     """
-    table = Table(title=title, caption=caption, caption_justify="left")
+    table = DataTable(title=title, caption=caption, caption_justify="left")
     for col in frame.columns:
         numeric = pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
         table.add_column(str(col), justify="right" if numeric else "left")
@@ -98,7 +100,7 @@ def frame_table(
         else:
             marks[col] = _ranks(vals)
     for _, row in frame.iterrows():
-        cells = []
+        cells: list[Text | str] = []
         here = dict(marks)
         if row_highlight:  # best / second best across these columns, per row
             vals = row[list(row_highlight)].to_numpy(dtype=float)

@@ -7,13 +7,14 @@ import os
 from rich.table import Table
 
 from benchsift.adaptive import AdaptiveSimulation, ItemBank, NextItems
+from benchsift.report.console import DataTable
 
 __all__ = ["render_bank", "render_next", "render_simulation"]
 
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks and reference models."""
-    table = Table(title=f"Item bank written to {out}")
+    table = DataTable(title=f"Item bank written to {out}")
     for col in ("model", "items", "benchmarks", "reference models"):
         table.add_column(col)
     table.add_row(bank.kind, str(bank.n_items), str(len(bank.benchmarks)), str(len(bank.reference_models)))
@@ -22,7 +23,7 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
 
 def render_next(res: NextItems, title: str) -> Table:
     """Per model: items answered, ability (sd), rank and interval, overall estimate, next items or stop."""
-    table = Table(title=title)
+    table = DataTable(title=title)
     for col in ("model", "answered", "ability (sd)", "rank [interval]", "overall est.", "next / stop"):
         table.add_column(col)
     for row in res.to_dict()["models"]:
@@ -41,7 +42,7 @@ def render_next(res: NextItems, title: str) -> Table:
 
 def render_simulation(res: AdaptiveSimulation, title: str) -> Table:
     """Adaptive vs static vs random: items, rank Spearman and score MAE (mean and sd over splits)."""
-    table = Table(title=title)
+    table = DataTable(title=title)
     for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)"):
         table.add_column(col)
     for r in res.rows():

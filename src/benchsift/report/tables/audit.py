@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
 
 from benchsift.audit import AuditResult
+from benchsift.report.console import DataTable
 
 __all__ = ["render_audit"]
 
@@ -40,21 +40,21 @@ def _fmt(v: Any, digits: int) -> str:
 def render_audit(result: AuditResult, top: int = 20) -> list[Table]:
     """The audit as rich tables: per benchmark (sizes, SNR, MDD, saturation shares), flag counts, and the
     ``top`` items most confidently negative in discrimination."""
-    bench = Table(title="benchmark health")
+    bench = DataTable(title="benchmark health")
     bench.add_column("benchmark", justify="left")
     for _, label, _ in _BENCH_COLUMNS:
         bench.add_column(label, justify="right")
     for row in result.benchmarks.to_dict(orient="records"):
-        bench.add_row(escape(str(row["benchmark"])), *(_fmt(row.get(k), d) for k, _, d in _BENCH_COLUMNS))
-    counts = Table(title="flagged items")
+        bench.add_row(str(row["benchmark"]), *(_fmt(row.get(k), d) for k, _, d in _BENCH_COLUMNS))
+    counts = DataTable(title="flagged items")
     counts.add_column("flag", justify="left")
     counts.add_column("items", justify="right")
     for flag, n in result.flag_counts.items():
         counts.add_row(flag, str(n))
-    tables = [bench, counts]
+    tables: list[Table] = [bench, counts]
     ranked = result.ranked("negative-discrimination").head(top)
     if len(ranked):
-        neg = Table(title=f"negative discrimination (top {len(ranked)}, most confident first)")
+        neg = DataTable(title=f"negative discrimination (top {len(ranked)}, most confident first)")
         measure = "a (2PL slope)" if result.parameters.get("discrimination") == "2pl" else "r (item-rest)"
         level = f"{100 * (1 - float(result.parameters.get('alpha', 0.05))):g}% CI"
         for col in ("benchmark", "item", "mean", measure, level, "p", "q"):
@@ -62,8 +62,8 @@ def render_audit(result: AuditResult, top: int = 20) -> list[Table]:
         for row in ranked.to_dict(orient="records"):
             ci = f"[{_fmt(row['discrimination_low'], 3)}, {_fmt(row['discrimination_high'], 3)}]"
             neg.add_row(
-                escape(str(row["benchmark"])),
-                escape(str(row["item"])),
+                str(row["benchmark"]),
+                str(row["item"]),
                 _fmt(row["mean_score"], 3),
                 _fmt(row["discrimination"], 3),
                 ci,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from benchsift.compression.estimate import EstimateResult
+from benchsift.report.console import DataTable
 from benchsift.report.tables.format import fmt_dash as _fmt
 from benchsift.report.tables.format import fmt_rank as _fmt_rank
 
@@ -13,7 +14,7 @@ __all__ = ["render_estimate", "render_full_score"]
 
 def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) -> Table:
     """Per new model: category means, overall score with its interval, rank and rank interval, coverage."""
-    table = Table(
+    table = DataTable(
         title=f"Scores on the suite {name} ({n_items} items, {res.n_reference} reference models)"
         + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
     )
@@ -40,7 +41,7 @@ def render_full_score(res: EstimateResult, name: str, n_items: int) -> Table:
     f = res.full
     assert f is not None
     m = f.method
-    table = Table(
+    table = DataTable(
         title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
         f"{int(f.level * 100)}% conformal intervals)"
     )

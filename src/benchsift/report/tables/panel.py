@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from rich.table import Table
+
+from benchsift.report.console import DataTable
 
 if TYPE_CHECKING:  # only for the annotation: `info` and `simulate` need not import compression
     from benchsift.compression.export import ExportResult
@@ -33,13 +34,13 @@ PLANT_ROWS = ("n_mislabelled", "n_contaminated", "n_contaminated_models")
 def render_model_coverage(models: list[dict[str, Any]]) -> Table:
     """One row per model run: condition, items scored, coverage and mean score
     (:func:`benchsift.report.panel_summary.model_coverage`)."""
-    table = Table(title="models")
+    table = DataTable(title="models")
     for col in ("model", "condition", "scored", "coverage", "mean score"):
         table.add_column(col, justify="left" if col in ("model", "condition") else "right")
     for run in models:
         cov = "n/a" if run["coverage"] is None else f"{run['coverage']:.4f}"
         mean = "n/a" if run["mean_score"] is None else f"{run['mean_score']:.4f}"
-        table.add_row(escape(run["model"]), run["condition"], str(run["n_scored"]), cov, mean)
+        table.add_row(run["model"], run["condition"], str(run["n_scored"]), cov, mean)
     return table
 
 
@@ -47,7 +48,7 @@ def render_simulation(
     summary: dict[str, Any], output: os.PathLike[str] | str, truth: os.PathLike[str] | str | None
 ) -> Table:
     """The simulated panel's sizes (:meth:`benchsift.simulate.SimulatedPanel.summary` plus ``seconds``)."""
-    table = Table(title=f"simulated panel -> {output}")
+    table = DataTable(title=f"simulated panel -> {output}")
     table.add_column("quantity")
     table.add_column("value", justify="right")
     for key in SIMULATION_ROWS:
@@ -65,7 +66,9 @@ def render_simulation(
 
 def render_export(res: ExportResult, to: str) -> Table:
     """Per benchmark of an exported suite: the name the harness logs it under and the items."""
-    table = Table(title=f"Exported for {to} to {res.out_dir}: {res.n_items} items, {len(res.files)} files")
+    table = DataTable(
+        title=f"Exported for {to} to {res.out_dir}: {res.n_items} items, {len(res.files)} files"
+    )
     for col in ("benchmark", "logged as", "items"):
         table.add_column(col)
     for bench, ids in res.items.items():

@@ -9,6 +9,7 @@ import pandas as pd
 from rich.table import Table
 
 from benchsift.prism.scoring import AuditReport, MeansReport, ScoreReport
+from benchsift.report.console import DataTable
 from benchsift.report.tables.format import fmt
 
 __all__ = [
@@ -27,7 +28,7 @@ def render_leaderboard(
     summary: dict[str, Any], means: pd.DataFrame, title: str, show_axes: bool = True
 ) -> Table:
     """Models by PScore (Eq. 1), with the axis means (``show_axes``) and the bootstrap CIs when present."""
-    t = Table(title=title)
+    t = DataTable(title=title)
     t.add_column("model", no_wrap=True)
     shown = list(means.columns) if show_axes else []
     for a in shown:
@@ -50,7 +51,7 @@ def render_leaderboard(
 
 def render_axes(summary: dict[str, Any]) -> Table:
     """Per axis: range, effective weight, how often dominant, leave-one-axis-out rho."""
-    t = Table(title="Axes")
+    t = DataTable(title="Axes")
     for c in ("axis", "range", "eff. weight", "dominant for", "LOAO rho"):
         t.add_column(c, justify="right" if c != "axis" else "left")
     for a, w in summary["effective_weights"].items():
@@ -100,10 +101,10 @@ def means_lines(report: MeansReport) -> list[str]:
 
 def render_audit(report: AuditReport, threshold: float) -> list[Table]:
     """The cross-judge audit (Spearman per axis, admission rule) and the judge-vs-human table, as given."""
-    tables = []
+    tables: list[Table] = []
     cross, human = report.cross_judge, report.human_agreement
     if cross is not None:
-        t = Table(
+        t = DataTable(
             title=f"Cross-judge audit (Spearman of the model leaderboards, admit iff rho >= {threshold})"
         )
         for c in ("axis", "rho", "items", "admitted"):
@@ -115,7 +116,7 @@ def render_audit(report: AuditReport, threshold: float) -> list[Table]:
         t.add_row("overall (PScore)", fmt(cross.overall), "", "")
         tables.append(t)
     if human is not None:
-        t = Table(title="Judge vs human labels")
+        t = DataTable(title="Judge vs human labels")
         for c in ("axis", "kappa", "disagreement", "n"):
             t.add_column(c, justify="left" if c == "axis" else "right")
         for axis, row in human.iterrows():
@@ -127,7 +128,7 @@ def render_audit(report: AuditReport, threshold: float) -> list[Table]:
 
 def render_sources(frame: pd.DataFrame) -> Table:
     """Items per domain and benchmark (Table 8), from ``SourcesResult.to_frame()``."""
-    t = Table(title="Items per domain and benchmark (Table 8)")
+    t = DataTable(title="Items per domain and benchmark (Table 8)")
     for col in frame.columns:
         t.add_column(col)
     for row in frame.itertuples(index=False):
@@ -137,15 +138,15 @@ def render_sources(frame: pd.DataFrame) -> Table:
 
 def render_stage(result: Any) -> list[Table]:
     """An engine stage's counts, and its API calls per endpoint when it made any."""
-    t = Table(title=f"prism {result.stage}")
+    t = DataTable(title=f"prism {result.stage}")
     t.add_column("what")
     t.add_column("value", justify="right")
     for k, v in result.counts.items():
         t.add_row(k, str(v))
-    tables = [t]
+    tables: list[Table] = [t]
     if result.per_endpoint:
         cols = ("requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens")
-        c = Table(title="API calls")
+        c = DataTable(title="API calls")
         c.add_column("endpoint")
         for col in ("requests", "cache hits", "retries", "failures", "prompt tok", "completion tok"):
             c.add_column(col, justify="right")
@@ -158,7 +159,7 @@ def render_stage(result: Any) -> list[Table]:
 def render_grade_means(axis_means: dict[str, dict[str, float]]) -> Table:
     """``prism grade``: per-model axis means of the answered items (sc as sc_B)."""
     means = pd.DataFrame.from_dict(axis_means, orient="index").astype(float)
-    t = Table(title="Per-axis means (answered items; sc = sc_B, turn-0-correct items)")
+    t = DataTable(title="Per-axis means (answered items; sc = sc_B, turn-0-correct items)")
     t.add_column("model")
     for ax in means.columns:
         t.add_column(ax, justify="right")

@@ -12,6 +12,7 @@ from benchsift.redundancy import (
     InstanceRedundancy,
     InstanceRedundancyByBenchmark,
 )
+from benchsift.report.console import DataTable
 from benchsift.report.tables.format import fmt
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
 
 def render_dimensions(res: DimensionRedundancy, name: str) -> Table:
     """rho(X_i) per dimension and metric, then the internal redundancy rho_BI (Eqs. 1-2)."""
-    table = Table(
+    table = DataTable(
         title=f"dimension redundancy ρ(X_i) of {name} ({res.selection.label}, {res.n_models} models)"
     )
     table.add_column("dimension")
@@ -42,7 +43,7 @@ def render_dimensions(res: DimensionRedundancy, name: str) -> Table:
 def render_dimension_pairs(res: DimensionRedundancy, n: int = 5) -> Table:
     """The ``n`` most correlated dimension pairs under the first metric."""
     first = res.metrics[0]
-    table = Table(title=f"most redundant dimension pairs ({METRIC_LABELS[first]})")
+    table = DataTable(title=f"most redundant dimension pairs ({METRIC_LABELS[first]})")
     table.add_column("dimension a")
     table.add_column("dimension b")
     table.add_column(METRIC_LABELS[first], justify="right")
@@ -57,7 +58,7 @@ def _sat(value: float | None) -> str:
 
 def render_instances(res: InstanceRedundancy, name: str) -> Table:
     """One rho(A%) curve (Eq. 3): mean ± sd per ratio and metric, then the saturation ratios."""
-    table = Table(
+    table = DataTable(
         title=f"instance redundancy ρ(A%) of {name} ({res.selection.label}: "
         f"{res.n_models} models, {res.n_items} items, T={res.repeats})"
     )
@@ -75,7 +76,7 @@ def render_instances(res: InstanceRedundancy, name: str) -> Table:
 
 def render_each_benchmark(res: InstanceRedundancyByBenchmark) -> Table:
     """One row per benchmark (models, items, saturation ratio per metric), then the averaged curve's row."""
-    table = Table(
+    table = DataTable(
         title=f"instance redundancy per benchmark: saturation ratio (ρ(A%) ≥ {res.threshold:g}; "
         f"{res.selection} per benchmark, T={res.repeats})"
     )
@@ -102,7 +103,9 @@ def _lowest(labels: list[str], values: np.ndarray) -> str:
 
 def render_benchmarks(res: BenchmarkRedundancy) -> Table:
     """rho(Y_i) per benchmark (Eq. 4), the anchor (highest) and the most distinct (lowest) benchmark."""
-    table = Table(title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)")
+    table = DataTable(
+        title=f"cross-benchmark redundancy ρ(Y_i) ({res.selection.label}, {res.n_models} models)"
+    )
     table.add_column("benchmark")
     for m in res.metrics:
         table.add_column(METRIC_LABELS[m], justify="right")
