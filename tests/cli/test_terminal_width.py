@@ -2,8 +2,9 @@
 
 The data use long identifiers on purpose (``Glacier-m001-Qwen2.5-VL-72B-Instruct[awq]``,
 ``bench00_MMBench_DEV_EN[v11]``), with a bracketed word that rich would read as a style tag and drop
-(``bench00_MMBench_DEV_EN``): every place that shows one must show it whole, in every format. For each command the tables are read twice: with ``--format json`` (every
-cell in full) and as the terminal table at 80 columns. Every cell of an identifier column, and every cell
+(``bench00_MMBench_DEV_EN``): every place that shows one must show it whole, in every format. For each
+command the tables are read twice: with ``--format json`` (every cell in full) and as the terminal table at
+80 columns. Every cell of an identifier column, and every cell
 anywhere that is a model or benchmark name, must appear whole on one line of the terminal output; every
 header must appear whole or in a ``legend:`` line; no line of a table is wider than 80; no ellipsis.
 """
@@ -142,7 +143,7 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
 
 
 def _tagless(name: str) -> str:
-    """``name`` as rich markup would print it: ``bench00_MMBench_DEV_EN[v11]`` -> ``bench00_MMBench_DEV_EN``."""
+    """``name`` as rich markup prints it: ``bench00_MMBench_DEV_EN[v11]`` -> ``bench00_MMBench_DEV_EN``."""
     return Text.from_markup(name).plain
 
 
