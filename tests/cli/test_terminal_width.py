@@ -1,8 +1,9 @@
 """Every command at 80 columns: tables fit and no identifier (model, benchmark, selector, ...) is cut.
 
-The data use long identifiers on purpose (``Glacier-m001-Qwen2.5-VL-72B-Instruct[awq]``,
-``bench00_MMBench_DEV_EN[v11]``), with a bracketed word that rich would read as a style tag and drop
-(``bench00_MMBench_DEV_EN``): every place that shows one must show it whole, in every format. For each
+The data use long identifiers on purpose (``Glacier-m001-Qwen2.5-VL-72B-Inst:cat:[awq]``,
+``bench00_MMBench_DEV:100:[v11]``). Each holds a bracketed word, which rich reads as a style tag and drops,
+and an emoji code, which it replaces (``bench00_MMBench_DEV💯``): every place that shows one must show it
+whole, in every format. For each
 command the tables are read twice: with ``--format json`` (every cell in full) and as the terminal table at
 80 columns. Every cell of an identifier column, and every cell
 anywhere that is a model or benchmark name, must appear whole on one line of the terminal output; every
@@ -32,7 +33,7 @@ from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.simulate.verdicts import simulate_verdicts
 
 WIDTH = 80
-SUFFIX = "-Qwen2.5-VL-72B-Instruct[awq]"
+SUFFIX = "-Qwen2.5-VL-72B-Inst:cat:[awq]"
 runner = CliRunner()
 
 
@@ -44,7 +45,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     models = p.models.copy()
     models["model"] = models["model"] + SUFFIX
     items = p.items.copy()
-    items["benchmark"] = items["benchmark"] + "_MMBench_DEV_EN[v11]"
+    items["benchmark"] = items["benchmark"] + "_MMBench_DEV:100:[v11]"
     panel = Panel(p.scores, models, items)
     panel_path = root / "panel.parquet"
     panel.save(panel_path)
@@ -143,8 +144,8 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
 
 
 def _tagless(name: str) -> str:
-    """``name`` as rich markup prints it: ``bench00_MMBench_DEV_EN[v11]`` -> ``bench00_MMBench_DEV_EN``."""
-    return Text.from_markup(name).plain
+    """``name`` as rich prints markup: ``bench00_MMBench_DEV:100:[v11]`` -> ``bench00_MMBench_DEV💯``."""
+    return Text.from_markup(name, emoji=True).plain
 
 
 def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:

@@ -81,7 +81,8 @@ class DataTable(Table):
     ``bench[en]`` printed as ``bench``, in the terminal and in ``--format csv`` / ``json`` alike, and two
     benchmarks ``MMBench[en]`` and ``MMBench[cn]`` as one name twice. Every ``str`` given here is escaped
     (:func:`rich.markup.escape`); a cell meant to be styled is a :class:`rich.text.Text` (``Text(s,
-    style="bold")``) or takes the row's or column's ``style``. Every table benchsift prints is one.
+    style="bold")``) or takes the row's or column's ``style``. Every table benchsift prints is one. (Emoji
+    codes such as ``:cat:`` are left as written by :class:`TableConsole` and the other formats.)
     """
 
     def __init__(self, *headers: Any, title: Any = None, caption: Any = None, **kwargs: Any) -> None:
@@ -118,7 +119,7 @@ def _plain(cell: Any) -> str:
         return cell.plain
     if isinstance(cell, str):
         try:
-            return Text.from_markup(cell).plain
+            return Text.from_markup(cell, emoji=False).plain
         except Exception:  # not valid markup: the text as it is
             return cell
     return str(cell)
@@ -238,7 +239,7 @@ def _titles_above(console: Console, shown: list[Any]) -> list[Any]:
     for r in shown:
         title = _plain(r.title) if isinstance(r, Table) and r.title else ""
         if title and len(title) > _width(console, r):
-            out.append(Text.from_markup(r.title) if isinstance(r.title, str) else Text(title))
+            out.append(Text.from_markup(r.title, emoji=False) if isinstance(r.title, str) else Text(title))
             out[-1].stylize(r.title_style or "table.title")
             r.title = None
         out.append(r)
@@ -327,7 +328,15 @@ def _markdown(title: str, headers: list[str], rows: list[list[str]]) -> str:
 
 
 class TableConsole(Console):
-    """A rich console that renders tables in the chosen ``--format`` (module docstring)."""
+    """A rich console that renders tables in the chosen ``--format`` (module docstring).
+
+    Emoji codes are not replaced (``emoji=False`` unless asked): rich would print the model
+    ``ollama:cat:7b`` as ``ollama🐱7b`` and the benchmark ``set:100:`` as ``set💯``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         fmt = _FORMAT.get()
