@@ -72,3 +72,20 @@ def test_profile_names_the_axes_and_why_these_models() -> None:
     assert "shown: the first 3 models of the table" in default
     table = pd.DataFrame({"pscore": [0.5, 0.6], "ci_lo": [0.4, 0.5], "ci_hi": [0.6, 0.7]}, index=["a", "b"])
     assert _legend(forest_figure(table)) == ["dot: PScore; bar: 95 % item-bootstrap CI"]
+
+
+def test_names_with_dollar_signs_are_drawn_as_written(tmp_path: Path) -> None:
+    """A benchmark named ``price$5$`` is text, not mathtext (which drew it as ``price5`` in italics)."""
+    from matplotlib.text import Text
+
+    names = ["price$5$", "plain"]
+    fig = heatmap_figure(np.eye(2), names, "cost $1 vs $2", "SRCC")
+    save_figure(fig, tmp_path / "h", data="runs$v2$.csv")
+    texts = [t for t in fig.findobj(Text) if "$" in t.get_text()]
+    assert {"price$5$", "cost $1 vs $2", "Data: runs$v2$.csv"} <= {t.get_text() for t in texts}
+    assert not any(t.get_parse_math() for t in texts)
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    label = next(t for t in fig.axes[0].get_yticklabels() if t.get_text() == "price$5$")
+    as_math = Text(text="price$5$", fontproperties=label.get_fontproperties(), figure=fig)
+    # drawn with its dollar signs, it is wider than the same string set as math
+    assert label.get_window_extent(renderer).width > as_math.get_window_extent(renderer).width

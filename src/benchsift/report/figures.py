@@ -5,11 +5,13 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
+from matplotlib.text import Text as MplText
 
 from benchsift._fileio import atomic_path
 
@@ -26,6 +28,9 @@ def new_figure(width: float, height: float) -> Figure:
 #: Salt of the ids matplotlib gives SVG elements (clip paths, markers): fixed, so that the same figure gives
 #: the same bytes (matplotlib draws a random salt per file when ``svg.hashsalt`` is unset).
 SVG_HASH_SALT = "benchsift"
+
+#: matplotlib settings while a figure is written: the fixed SVG salt, and no mathtext in texts made then.
+SAVE_RC: dict[Any, Any] = {"svg.hashsalt": SVG_HASH_SALT, "text.parse_math": False}
 
 
 #: Font size and colour of the footer that names the data on every figure.
@@ -70,17 +75,21 @@ def save_figure(
     bands and abbreviations mean, and which data) is stored in the file's metadata (SVG
     ``dc:description``, PNG ``Description``), where :mod:`benchsift.report.html` reads it back for the
     figure's caption in ``index.html``. ``data`` (a file name, or "simulated ...") is written on the figure
-    itself as a footer ``Data: ...`` (:func:`add_footer`).
+    itself as a footer ``Data: ...`` (:func:`add_footer`). Every text of the figure is drawn as written,
+    not as mathtext: model and benchmark names with two ``$`` signs would print in math italics, less the
+    signs.
     """
     if data:
         add_footer(fig, f"Data: {data}")
+    for text in fig.findobj(MplText):  # names are text: a benchmark 'price$5$' is not math ('price5')
+        text.set_parse_math(False)
     paths: list[Path] = []
     for fmt in formats:
         target = stem.with_name(f"{stem.name}.{fmt}")
         meta: dict[str, str | None] = {"Date": None} if fmt == "svg" else {}
         if caption and fmt in ("svg", "png"):
             meta["Description"] = caption
-        with atomic_path(target) as tmp, mpl.rc_context({"svg.hashsalt": SVG_HASH_SALT}):
+        with atomic_path(target) as tmp, mpl.rc_context(SAVE_RC):
             fig.savefig(tmp, format=fmt, dpi=dpi, metadata=meta)
         paths.append(target)
         fig.set_layout_engine("none")
