@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from rich.text import Text
-
 from benchsift.cli._common import (
     ClustersOpt,
     ForceOpt,
@@ -135,13 +133,11 @@ def estimate_command(
         clusters=cluster_spec(clusters),
     )
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
-    ignored = Text(f"{res.n_ignored_rows} item column(s) outside the suite were ignored", style="dim")
     emit(
         json_output,
         res,
         *full,
         lambda: render_estimate(res, suite_dir.name, suite.n_items, level),
         notes=res.notes,
-        warnings=res.warnings,
-        after=[ignored] if res.n_ignored_rows else [],
+        warnings=res.warnings,  # items outside the suite: one of them
     )
