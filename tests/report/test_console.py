@@ -79,6 +79,11 @@ def test_a_data_table_prints_bracketed_words_as_written() -> None:
         out = _render(t, fmt)
         for text in ("run[v2].parquet", "mean [bold]", "MMBench[en]", "MMBench[cn]", "0.4"):
             assert text in out, (fmt, text)
+    notebook = Console(width=200, record=True)  # rich.print's console: markup and emoji codes on
+    t.add_row("ollama:cat:7b", "0.3")
+    notebook.print(t)
+    shown = notebook.export_text()
+    assert all(s in shown for s in ("run[v2].parquet", "mean [bold]", "MMBench[en]", "ollama:cat:7b"))
     plain = Table(title="scores of run[v2].parquet")  # what rich does with the same strings
     plain.add_column("benchmark")
     plain.add_row("MMBench[en]")

@@ -32,7 +32,6 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -70,8 +69,8 @@ _WARNINGS: ContextVar[list[str] | None] = ContextVar("benchsift_table_warnings",
 
 
 def _literal(value: Any) -> Any:
-    """A string as rich markup that prints it as written (``bench[en]`` -> ``bench\\[en]``); else as is."""
-    return escape(value) if isinstance(value, str) else value
+    """A string as a plain :class:`~rich.text.Text`, which no console reads as markup or emoji codes."""
+    return Text(value) if isinstance(value, str) else value
 
 
 class DataTable(Table):
@@ -79,14 +78,15 @@ class DataTable(Table):
 
     rich reads every string of a table as markup, so a name with a bracketed word lost it: the benchmark
     ``bench[en]`` printed as ``bench``, in the terminal and in ``--format csv`` / ``json`` alike, and two
-    benchmarks ``MMBench[en]`` and ``MMBench[cn]`` as one name twice. Every ``str`` given here is escaped
-    (:func:`rich.markup.escape`); a cell meant to be styled is a :class:`rich.text.Text` (``Text(s,
-    style="bold")``) or takes the row's or column's ``style``. Every table benchsift prints is one. (Emoji
-    codes such as ``:cat:`` are left as written by :class:`TableConsole` and the other formats.)
+    benchmarks ``MMBench[en]`` and ``MMBench[cn]`` as one name twice; and emoji codes were replaced (the
+    model ``ollama:cat:7b`` printed ``ollama🐱7b``). Every ``str`` given here becomes a plain
+    :class:`rich.text.Text`, printed as written by any console (a notebook's ``rich.print`` too); a cell
+    meant to be styled is a styled ``Text`` (``Text(s, style="bold")``) or takes the row's or column's
+    ``style``. Every table benchsift prints is one.
     """
 
     def __init__(self, *headers: Any, title: Any = None, caption: Any = None, **kwargs: Any) -> None:
-        # rich's __init__ adds each header through add_column below, which escapes it
+        # rich's __init__ adds each header through add_column below, which makes it plain text
         super().__init__(*headers, title=_literal(title), caption=_literal(caption), **kwargs)
 
     def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
@@ -160,7 +160,7 @@ def _copy(table: Table, columns: list[int], headers: list[str], title: Any, comp
         col = table.columns[i]
         ident = _is_id(_plain(col.header), i)
         new.add_column(
-            escape(headers[k]),  # plain text (_plain of the header): as written
+            Text(headers[k]),  # plain text (_plain of the header): as written
             justify=col.justify,
             style=col.style,
             header_style=col.header_style,
@@ -300,7 +300,7 @@ def _fit(console: Console, table: Table) -> list[Any]:
         for k, part in enumerate(parts):
             chosen = sorted(ids + part)
             label = f"{title} (part {k + 1} of {len(parts)})" if title else f"part {k + 1} of {len(parts)}"
-            out.append(_copy(table, chosen, [short[j] for j in chosen], escape(label), compact=True))
+            out.append(_copy(table, chosen, [short[j] for j in chosen], Text(label), compact=True))
     if legend:
         out.append(Text("legend: " + "; ".join(legend), style="dim"))
     return out
