@@ -101,7 +101,7 @@ def test_audit_2pl_finds_the_planted_wrong_keys() -> None:
         assert (items.loc[low, "discrimination_high"] < 0.3).all()
     # measured: precision 1.0, 1.0, 1.0, recall 0.875, 0.906, 0.938
     assert np.mean(prec) >= 0.9 and np.mean(rec) >= 0.8
-    headers = [c.header for c in render_audit(res)[-1].columns]
+    headers = [str(c.header) for c in render_audit(res)[-1].columns]
     assert "a (2PL slope)" in headers and "95% CI" in headers
 
 
