@@ -16,8 +16,9 @@ What it prints:
    given (e.g. MMMU imported with ``benchsift import wide``) -- the held-out protocol's mean rho
    (``stage2_heldout``, ``--splits`` random balanced splits, PRIMEBench D.3) of the fixed candidates and of
    ``auto`` at every retention, the row ``auto - best`` (auto minus the best fixed selector at that
-   retention; acceptance: >= -0.01 everywhere), ``auto - random`` averaged over retentions (acceptance: > 0),
-   what auto picked (splits per pick) and the selection time of auto against each fixed selector;
+   retention; acceptance: >= -0.01 everywhere) and its paired standard error over the outer splits,
+   ``auto - random`` averaged over retentions (acceptance: > 0), what auto picked (splits per pick) and the
+   selection time of auto against each fixed selector;
 2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
    ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
    Random null as the plain paired t test at one-sided 0.9 / 0.95 with 3 or 4 splits, with the extension to
@@ -50,6 +51,9 @@ Acceptance run (2-core machine shared with other jobs, load 2-2.5; the numbers a
 
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
         --skip-rules --repeats 2
+
+The decision rules out of sample (``--skip-inner --skip-cost --rules-inner 12 --seed S`` for seeds 5-19) are
+summarised in the same docstring (How many inner splits, and the level).
 """
 
 from __future__ import annotations
@@ -114,6 +118,14 @@ def fidelity_table(
     with pd.option_context("display.float_format", "{:.4f}".format, "display.width", 140):
         print(shown.to_string())
     print("  best fixed: " + ", ".join(f"r={100 * r:g}% {n}" for r, n in best_name.items()))
+    macro = res.macro  # (n_splits, n_selectors, n_retentions)
+    ses = []
+    for r, n in best_name.items():  # the paired standard error of auto - best fixed over the outer splits
+        j = res.retentions.index(r)
+        d = macro[:, res.selectors.index("auto"), j] - macro[:, res.selectors.index(n), j]
+        d = d[np.isfinite(d)]
+        ses.append(f"r={100 * r:g}% {np.std(d, ddof=1) / np.sqrt(d.size):.4f}" if d.size > 1 else "n/a")
+    print("  auto - best fixed, standard error over the outer splits: " + ", ".join(ses))
     print(
         f"  auto - best fixed: worst {worst:+.4f} (>= -0.01: {worst >= -0.01}); auto - random, mean over "
         f"retentions: {gap_random:+.4f} (> 0: {gap_random > 0})"
