@@ -101,3 +101,22 @@ def test_a_split_table_keeps_bracketed_headers() -> None:
     out = _render(t, "table", width=60)
     assert "part 2 of" in out and "m[1]" in out
     assert all(f"MMBench[s{k}]" in out for k in range(12))  # in a header or the legend line
+
+
+def test_every_table_is_a_data_table() -> None:
+    """A rich ``Table(...)`` built anywhere but the console's own copies would read its names as markup."""
+    import re
+    from pathlib import Path
+
+    import benchsift
+
+    root = Path(benchsift.__file__).parent
+    plain = re.compile(r"(?<![\w.])Table\(")
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "console.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if plain.search(line)
+    ]
+    assert found == []
