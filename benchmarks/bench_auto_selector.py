@@ -7,7 +7,7 @@ Run (from the repository root)::
     .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --repeats 2       # the cost alone
     .venv/bin/python benchmarks/bench_auto_selector.py --skip-fidelity --skip-cost --inner-fits 4  # 2PL fits
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu.parquet --skip-inner --skip-cost \
-        --rules-inner 12 --seed 1 --only "planted random,mmmu"   # the decision rules on two panels
+        --seed 1 --only "planted random,mmmu"   # the decision rules on two panels
 
 What it prints:
 
@@ -20,14 +20,16 @@ What it prints:
    ``auto - random`` averaged over retentions (acceptance: > 0), what auto picked (splits per pick) and the
    selection time of auto against each fixed selector;
 2. the decision rules (``--skip-rules`` skips): on every outer split of section 1, auto's inner evidence with
-   ``--rules-inner`` (8) inner splits, and per rule (the best inner mean outright with 2-8 inner splits; the
-   Random null as the plain paired t test at one-sided 0.9 / 0.95 with 3 or 4 splits, with the extension to
-   ``--rules-inner`` when inconclusive, and with the extension only when the upper bound reaches
-   ``null_margin``, at levels 0.95 / 0.975 / 0.99; the corrected resampled t test, auto's default, at levels
-   0.75-0.95; with ``--rules-inner`` above 8, those rules with the extension to 8 as well; and rules whose
-   level depends on the budget ``K``) auto minus the best fixed selector per retention, auto minus random and
-   the number of Random picks, each pick scored by the outer rho of the fixed selector it names on that split
-   (auto's own outer rho under the protocols' common random numbers);
+   ``--rules-inner`` (12, the splits auto's null test extends to) inner splits, and per rule (the best inner
+   mean outright with 2-12 inner splits; the Random null as the plain paired t test at one-sided 0.9 / 0.95
+   with 3 or 4 splits, with the extension to ``--rules-inner`` when inconclusive, and with the extension
+   only when the upper bound reaches ``null_margin``, at levels 0.95 / 0.975 / 0.99; rules whose level
+   depends on the budget ``K``, among them auto's default, the plain test at 0.99 for ``K <= 50`` and 0.9
+   above; the corrected resampled t test at levels 0.75-0.95, among them the previous default, 0.85 extended
+   to 8; with ``--rules-inner`` above 8, those rules with the extension to 8 as well) auto minus the best
+   fixed selector per retention, auto minus random and the number of Random picks, each pick scored by the
+   outer rho of the fixed selector it names on that split (auto's own outer rho under the protocols' common
+   random numbers);
 3. the inner splits (``--inner``, ``--skip-inner`` skips): auto's held-out rho per retention and the share
    of (split, retention) picks that agree with the pick of the largest ``n_inner``;
 4. the cost at the issue's scale (``--skip-cost`` skips; ``--skip-fidelity`` runs it alone):
@@ -52,8 +54,8 @@ Acceptance run (2-core machine shared with other jobs, load 2-2.5; the numbers a
     .venv/bin/python benchmarks/bench_auto_selector.py --panel /tmp/mmmu_auto.parquet --skip-inner \
         --skip-rules --repeats 2
 
-The decision rules out of sample (``--skip-inner --skip-cost --rules-inner 12 --seed S`` for seeds 5-19) are
-summarised in the same docstring (How many inner splits, and the level).
+The decision rules (``--skip-inner --skip-cost --rules-inner 12 --seed S``; seeds 0-19 to choose the
+default, 20-29 fresh) are summarised in the same docstring (How many inner splits, and the level).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, r
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
 from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
-from benchsift.compression.selectors.auto import NULL_LEVEL, NULL_MARGIN, paired_null_test
+from benchsift.compression.selectors.auto import NULL_MARGIN, paired_null_test
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.selectors.irt2pl import binarize_scores, metabench_select
 from benchsift.io import read_scores
@@ -282,7 +284,7 @@ def rules(
     rules_run += [Rule(f"null t {lev:g} ({n_max} if inconclusive)", 4, lev, n_max) for lev in (0.9, 0.95)]
     rules_run += [
         Rule(
-            f"null t 0.95 ({n_max} if inconclusive, margin {NULL_MARGIN:g}; the previous default with 8)",
+            f"null t 0.95 ({n_max} if inconclusive, margin {NULL_MARGIN:g}; an earlier default with 8)",
             n,
             0.95,
             n_max,
@@ -294,11 +296,18 @@ def rules(
         Rule(f"null t {lev:g} ({n_max} if inconclusive, margin {NULL_MARGIN:g})", 4, lev, n_max, NULL_MARGIN)
         for lev in (0.975, 0.99)
     ]
+    default = AutoSelector()
     for small, large, k0 in ((0.975, 0.9, 50), (0.975, 0.95, 50), (0.99, 0.9, 50), (0.975, 0.9, 100)):
+        is_default = not default.null_corrected and (small, large, k0, n_max) == (
+            default.null_level,
+            default.null_level_above,
+            default.null_budget,
+            default.null_max_inner,
+        )
         rules_run.append(
             Rule(
                 f"null t {small:g} at K <= {k0}, else {large:g} ({n_max} if inconclusive, margin "
-                f"{NULL_MARGIN:g})",
+                f"{NULL_MARGIN:g})" + ("; default" if is_default else ""),
                 4,
                 (small, large, k0),
                 n_max,
@@ -314,7 +323,7 @@ def rules(
         rules_run += [
             Rule(
                 f"corrected t {lev:g} ({n_ext} if inconclusive, margin {NULL_MARGIN:g})"
-                + ("; default" if lev == NULL_LEVEL and n_ext == 8 else ""),
+                + ("; the previous default" if lev == 0.85 and n_ext == 8 else ""),
                 4,
                 lev,
                 n_ext,
@@ -337,7 +346,7 @@ def rules(
         ]
     budgets = [category_budget(panel.n_items, r, floor) for r in RETENTIONS]
     # auto's inner held-out / inner build models on each outer split's build rows
-    ratios = [AutoSelector().heldout_ratio(len(sp.build)) for sp in res.splits]
+    ratios = [AutoSelector(null_corrected=True).heldout_ratio(len(sp.build)) for sp in res.splits]
     rows = {}
     for label, n, level, n_ext, margin, k_corr in rules_run:
         picks = np.array(
@@ -501,7 +510,9 @@ def main() -> None:
     ap.add_argument("--skip-inner", action="store_true")
     ap.add_argument("--skip-rules", action="store_true")
     ap.add_argument("--skip-fidelity", action="store_true", help="Only the cost section.")
-    ap.add_argument("--rules-inner", type=int, default=8, help="Inner splits computed for the rules section.")
+    ap.add_argument(
+        "--rules-inner", type=int, default=12, help="Inner splits computed for the rules section."
+    )
     ap.add_argument(
         "--inner-fits", type=int, default=0, help="Outer splits of the inner-fits section (0: skip it)."
     )

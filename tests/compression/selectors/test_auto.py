@@ -275,21 +275,20 @@ def _resampled_t(d: np.ndarray, ratio: float, level: float) -> tuple[float, floa
 def test_random_is_the_null_a_fitted_winner_must_beat(corrected: bool) -> None:
     """The pick is the best inner mean only when, for a fitted best, the one-sided test of its inner rho
     against Random's passes on the ``n_inner`` inner splits or, when that is inconclusive and the best could
-    beat Random by the margin, on 8 (the best and Random only); else Random. The default test is the
-    corrected resampled t test at level 0.85 (60 models: 42 inner build, 18 inner held-out, ratio 18/42,
-    checked by hand); ``null_corrected=False`` the paired t test (checked against scipy's ttest_rel)."""
+    beat Random by the margin, on ``null_max_inner`` (the best and Random only); else Random. The default
+    test at this budget (12 <= 50) is the paired t test at level 0.99, extended to 12 (checked against
+    scipy's ttest_rel); ``null_corrected=True`` the corrected resampled t test, here the previous default at
+    0.85 extended to 8 (60 models: 42 inner build, 18 inner held-out, ratio 18/42, checked by hand)."""
     from scipy.stats import ttest_rel
 
     seen = {True: 0, False: 0}
-    level = 0.85 if corrected else 0.95
+    level = 0.85 if corrected else 0.99
     ratio = 18 / 42 if corrected else 0.0
-    plain_params = {"null_corrected": False, "null_level": 0.95}
+    n_ext = 8 if corrected else 12
+    previous = {"null_corrected": True, "null_level": 0.85, "null_budget": None, "null_max_inner": 8}
     for seed in range(6):
         panel = simulate_planted_winner("random", 60, 400, random_state=seed).panel
-        # the default is the corrected test at 0.85; the plain one is asked for with its level of 0.95
-        auto = (
-            AutoSelector(random_state=seed) if corrected else AutoSelector(**plain_params, random_state=seed)
-        )
+        auto = AutoSelector(**previous, random_state=seed) if corrected else AutoSelector(random_state=seed)
         auto.select(panel.scores, 12)
         assert auto.heldout_ratio(60) == pytest.approx(ratio)
         plain = AutoSelector(null=None, random_state=seed)
@@ -318,14 +317,14 @@ def test_random_is_the_null_a_fitted_winner_must_beat(corrected: bool) -> None:
         elif upper < auto.null_margin:  # inconclusive, but the best cannot beat Random by the margin
             assert not test["extended"] and test["n"] == n0 and not test["passed"]
             assert test["upper"] == pytest.approx(upper) and "below the margin" in test["note"]
-        else:  # inconclusive: more inner splits (to 8) for the best and Random only, tested once more
-            assert test["extended"] and test["n"] == 8 and auto.null_rho_.shape == (8, 2)
+        else:  # inconclusive: more inner splits (to n_ext) for the best and Random only, tested once more
+            assert test["extended"] and test["n"] == n_ext and auto.null_rho_.shape == (n_ext, 2)
             np.testing.assert_array_equal(auto.null_rho_[:n0], auto.inner_rho_[:, [j, 0]])
             t8, p8, _ = _resampled_t(auto.null_rho_[:, 0] - auto.null_rho_[:, 1], ratio, level)
             assert test["t"] == pytest.approx(t8) and test["p"] == pytest.approx(p8)
             assert test["passed"] == (p8 < 1 - level)
-            # the extra splits are those of n_inner = 8, and the best's rho on them is its rho there
-            wide = AutoSelector(n_inner=8, null=None, random_state=seed)
+            # the extra splits are those of n_inner = n_ext, and the best's rho on them is its rho there
+            wide = AutoSelector(n_inner=n_ext, null=None, random_state=seed)
             wide.select(panel.scores, 12)
             np.testing.assert_allclose(auto.null_rho_, wide.inner_rho_[:, [j, 0]])
         assert auto.choice_ == (best if test["passed"] else "random")
@@ -347,6 +346,76 @@ def test_random_is_the_null_a_fitted_winner_must_beat(corrected: bool) -> None:
         AutoSelector(candidates=("pointbiserial", "irt2pl"), null="vaw").select(np.zeros((10, 20)), 5)
     with pytest.raises(InputError, match="null_level"):
         AutoSelector(null_level=1.0).select(np.zeros((10, 20)), 5)
+
+
+#: Inner evidence for :func:`test_the_default_null_test_by_budget_computed_by_hand`: the inner rho of
+#: (random, pointbiserial, irt2pl, vaw) on inner splits 0-11; pointbiserial minus random is ``d``.
+_D_SMALL = (0.03, 0.01, 0.03, 0.01, 0.02, -0.02, 0.02, -0.02, 0.02, -0.02, 0.02, -0.02)
+_D_LARGE = (0.03, 0.0, 0.03, 0.0, 0.01, -0.01, 0.01, -0.01, 0.01, -0.01, 0.01, -0.01)
+
+
+@pytest.mark.parametrize(
+    ("k", "d", "new", "old"),
+    [(20, _D_SMALL, "random", "pointbiserial"), (60, _D_LARGE, "pointbiserial", "random")],
+)
+def test_the_default_null_test_by_budget_computed_by_hand(
+    monkeypatch: pytest.MonkeyPatch, k: int, d: tuple[float, ...], new: str, old: str
+) -> None:
+    """The default null test on given inner evidence (random 0.90, pointbiserial 0.90 + d, IRT 2PL and VAW
+    0.80 on every inner split; 60 models: 42 inner build, 18 inner held-out), by hand (t quantiles to 3
+    places):
+
+    - K = 20 <= 50, the plain paired t test at one-sided 0.99: on 4 splits d = .03 .01 .03 .01, mean 0.02,
+      sd 0.011547, se = sd / 2 = 0.005774, t = 3.464 < t_{0.99,3} = 4.541; the upper bound 0.02 + 4.541 se =
+      0.046 reaches the margin 0.01, so 8 more splits (d = .02 -.02 ...): mean 0.00667, t = 1.121 <
+      t_{0.99,11} = 2.718: Random is kept. The previous default (the corrected test at 0.85, Nadeau & Bengio:
+      se = sd sqrt(1/4 + 18/42) = 0.009512, t = 2.103 > t_{0.85,3} = 1.250) picks point-biserial.
+    - K = 60 > 50, the plain test at 0.9: d = .03 0 .03 0, mean 0.015, sd 0.017321, se 0.008660, t = 1.732 >
+      t_{0.9,3} = 1.638: point-biserial. The previous default: se 0.014269, t = 1.051 < 1.250, the bound
+      0.033 reaches the margin, 4 more splits (d = .01 -.01 .01 -.01): mean 0.00875, t = 0.638 < t_{0.85,7}
+      = 1.119: Random.
+    """
+    rho = np.column_stack([np.full(12, 0.9), 0.9 + np.asarray(d), np.full(12, 0.8), np.full(12, 0.8)])
+    monkeypatch.setattr(AutoSelector, "_split_rho", lambda self, *args: rho[args[3]].copy())
+    scores = simulate_planted_winner("random", 60, 400, random_state=0).panel.scores
+    auto = AutoSelector(random_state=0)
+    auto.select(scores, k)
+    assert auto.choice_ == new
+    test = auto.null_test_
+    assert test["heldout_ratio"] == 0 and test["level"] == (0.99 if k <= 50 else 0.9)
+    if k <= 50:
+        assert test["extended"] and test["n"] == 12
+        assert test["t"] == pytest.approx(1.1212, abs=1e-4)
+        assert student_t.ppf(0.99, 11) == pytest.approx(2.718, abs=1e-3)
+    else:
+        assert not test["extended"] and test["n"] == 4
+        assert test["t"] == pytest.approx(1.7321, abs=1e-4)
+        assert student_t.ppf(0.9, 3) == pytest.approx(1.638, abs=1e-3)
+    # the previous default decides the other way on the same evidence
+    previous = AutoSelector(
+        null_level=0.85, null_budget=None, null_corrected=True, null_max_inner=8, random_state=0
+    )
+    previous.select(scores, k)
+    assert previous.choice_ == old
+    assert previous.null_test_["t"] == pytest.approx(2.1026 if k <= 50 else 0.6375, abs=1e-4)
+
+
+def test_null_parameters_are_checked() -> None:
+    """The null test's parameters are validated when selecting, with a one-line message naming them."""
+    assert AutoSelector().null_level_at(50) == 0.99 and AutoSelector().null_level_at(51) == 0.9
+    assert AutoSelector(null_budget=None).null_level_at(10**6) == 0.99
+    for bad, name in (
+        ({"null_level": 1.0}, "null_level"),
+        ({"null_level_above": 0.4}, "null_level_above"),
+        ({"null_level_above": "0.9"}, "null_level_above"),
+        ({"null_budget": 0}, "null_budget"),
+        ({"null_budget": True}, "null_budget"),
+        ({"null_budget": 50.0}, "null_budget"),
+        ({"null_corrected": "yes"}, "null_corrected"),
+    ):
+        with pytest.raises(InputError, match=f"`{name}`") as err:
+            AutoSelector(**bad).select(np.zeros((10, 20)), 5)
+        assert "\n" not in str(err.value)
 
 
 def test_candidates_keep_their_final_seed_on_every_inner_split() -> None:
@@ -449,7 +518,7 @@ def test_null_margin_spares_the_extension_only_where_the_best_cannot_gain_the_ma
                 assert ref.null_rho_ is not None  # extended with margin 0: the first look failed
                 w = list(a.evidence_["candidate"]).index(t0["selector"])
                 d = a.inner_rho_[:, w] - a.inner_rho_[:, 0]
-                upper = _resampled_t(d, a.heldout_ratio(60), a.null_level)[2]
+                upper = _resampled_t(d, a.heldout_ratio(60), a.null_level_at(k))[2]
                 if upper < m:
                     assert not t["extended"] and a.choice_ == "random" and a.null_rho_ is None
                     assert any("below the margin" in n for n in a.notes_)

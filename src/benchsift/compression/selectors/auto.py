@@ -26,31 +26,40 @@ per pool and retention), from the models it is given and nothing else:
    or a constant side.
 3. The candidate with the highest mean of ``rho_s(c)`` over the inner splits with a defined value is the
    best (ties: the earlier candidate). *Random is the null*: a fitted best wins only when it also beats the
-   Random candidate (:attr:`null`) in a one-sided *corrected resampled t test* over the inner splits both
-   define (Nadeau & Bengio 2003, Machine Learning 52, eq. 9-10; :func:`paired_null_test`),
+   Random candidate (:attr:`null`) in a one-sided paired t test over the inner splits both define
+   (:func:`paired_null_test`),
 
-       t = mean_s(d_s) / (sd_s(d_s) sqrt(1/n + n_H/n_B)),   d_s = rho_s(best) - rho_s(random),
+       t = mean_s(d_s) / (sd_s(d_s) / sqrt(n)),   d_s = rho_s(best) - rho_s(random),
        p = P(T_{n-1} > t),
 
-   ``n_H / n_B`` the inner held-out over inner build models (0.3 / 0.7 by default): the inner splits are
-   drawn from the same ``M`` models and share most of them, so the ``d_s`` are positively correlated and
-   the plain paired test (``sd^2 / n``; ``null_corrected=False``) passes too often -- on the panel planted
-   for Random it let a fitted ranking through on outer splits where it then lost about 0.16 of outer rho at
-   r = 2 % against Random (measured below). Passed when ``p < 1 - null_level`` (default level 0.85). When it
-   fails on the ``n_inner`` splits, the evidence is extended once, provided the best could still beat
-   Random by a material amount -- the one-sided upper confidence bound ``mean_s(d_s) + t_{level, n-1} se``
-   reaches ``null_margin`` (default 0.01, the issue's tolerance; below it Random is kept at once, at an
-   expected cost below the margin): the best and Random alone are run on further inner splits, up to
-   ``null_max_inner`` in all (default 8; the splits ``n_inner = 8`` would have), and the test is repeated
-   on all of them. If the test still fails Random is kept and ``notes_`` says so (``null_test_`` holds
-   ``n``, the mean difference, ``t``, ``p``, the ratio and whether the evidence was extended; ``null_rho_``
-   the pairs tested after an extension). Random needs no fit, so it is the default a fitted ranking has to
-   earn its place against: with a few dozen build models the inner held-out sets are small (18 of 60 build
-   models on a 120-model panel), one inner rho has a standard deviation of about 0.1 at small budgets, and
-   the best of four noisy means is biased upwards -- picking it outright lost 0.024-0.034 of outer rho at r
-   = 2 % on the panel planted for Random, where every fitted ranking is worse
-   (:mod:`benchsift.simulate.winners`). The extension spends the extra inner splits only where the evidence
-   is inconclusive, i.e. where more of it changes the decision, and on the two candidates the test needs.
+   passed when ``p < 1 - level``. The level depends on the budget: strict at small budgets, ``null_level``
+   (default 0.99) for ``K_C <= null_budget`` (default 50), liberal above, ``null_level_above`` (default
+   0.9). The two errors cost differently. At small budgets a fitted ranking that wins the inner splits by
+   chance where Random is the better selector loses about 0.16 of outer rho on that split (the panel
+   planted for Random at r = 2 %, below); at large budgets every selector's rho is close to 1, and keeping
+   Random where a fitted selector wins costs about 0.02 (MMMU at r = 20 %: point-biserial 0.966 against
+   Random 0.945), while a wrong fitted pick costs little. When the test fails on the ``n_inner`` splits, the
+   evidence is extended once, provided the best could still beat Random by a material amount -- the
+   one-sided upper confidence bound ``mean_s(d_s) + t_{level, n-1} se`` reaches ``null_margin`` (default
+   0.01, the issue's tolerance; below it Random is kept at once, at an expected cost below the margin): the
+   best and Random alone are run on further inner splits, up to ``null_max_inner`` in all (default 12; the
+   splits ``n_inner = 12`` would have), and the test is repeated on all of them. If the test still fails
+   Random is kept and ``notes_`` says so (``null_test_`` holds ``n``, the mean difference, ``t``, ``p``,
+   the level, the ratio below and whether the evidence was extended; ``null_rho_`` the pairs tested after
+   an extension). The inner splits are drawn from the same ``M`` models and share most of them, so the
+   ``d_s`` are positively correlated and ``sd^2 / n`` understates the variance of their mean: the
+   *corrected resampled t test* (Nadeau & Bengio 2003, Machine Learning 52, eq. 9-10), with ``(1/n + n_H /
+   n_B) sd^2``, ``n_H / n_B`` the inner held-out over inner build models (0.3 / 0.7 by default), is
+   available as ``null_corrected=True``; it was the default (at 0.85 at every budget, extended to 8) until
+   the measurements below, which it loses on MMMU at r = 10-20 %, where it keeps Random too often. The
+   strict level at small budgets does the correction's work where it matters. Random needs no fit, so it is
+   the default a fitted ranking has to earn its place against: with a few dozen build models the inner
+   held-out sets are small (18 of 60 build models on a 120-model panel), one inner rho has a standard
+   deviation of about 0.1 at small budgets, and the best of four noisy means is biased upwards -- picking it
+   outright lost 0.024-0.034 of outer rho at r = 2 % on the panel planted for Random, where every fitted
+   ranking is worse (:mod:`benchsift.simulate.winners`). The extension spends the extra inner splits only
+   where the evidence is inconclusive, i.e. where more of it changes the decision, and on the two
+   candidates the test needs.
    The winner then selects ``K_C`` items on *all* the given
    rows: those are the selection (``support_``, ``item_scores_``, ``weights_`` and :meth:`estimate` are
    the winner's). Scoring mode: under ``"weighted"`` and ``"selector"`` a candidate with its own estimator
@@ -69,50 +78,58 @@ harmless when the candidates are close. When no candidate has a defined inner fi
 so.
 
 How many inner splits, and the level (``benchmarks/bench_auto_selector.py``: held-out protocol, 20 outer
-splits, r = 2-20 %, floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050, at seeds
-0-3; its rules section computes auto's inner evidence on 12 inner splits of every outer split once and scores
-each rule's pick by the outer rho of the fixed selector it names, which under the protocols' common random
-numbers is auto's own outer rho; ``--skip-inner --skip-cost --rules-inner 12 --seed S``). Worst retention,
-auto minus the best fixed selector, over the 16 (seed, panel) tables:
+splits, r = 2-20 %, floor 0, on the three planted panels of 120 x 1,500 and on MMMU, 168 x 1,050; its rules
+section, ``--skip-inner --skip-cost --rules-inner 12 --seed S``, computes auto's inner evidence on 12 inner
+splits of every outer split once and scores each rule's pick by the outer rho of the fixed selector it names,
+which under the protocols' common random numbers is auto's own outer rho). A *table* is one (seed, panel); a
+*miss* is a table whose worst retention of auto minus the best fixed selector is below -0.01. Seeds 0-19 (80
+tables) were used to choose the rule, seeds 20-29 (40 tables) were run after it was chosen, as a fresh check.
+Misses, seeds 0-19 / 20-29:
 
-- the best inner mean outright, 4 inner splits: -0.0308 (seed 1, Random plant, r = 2 %; -0.0242 with 12);
-- the plain paired t test at 0.95, 4 inner splits, extended to 8 when the bound reaches the margin (the
-  previous default): -0.0162 (seed 1, Random plant, r = 2 %: a fitted candidate passed on 2 of the 20 outer
-  splits and lost about 0.16 of outer rho on each) and -0.0123 (seed 2, MMMU, r = 20 %); extended to 12:
-  -0.0108 (seed 1, Random plant); level 0.975: -0.0167 (seed 3, MMMU, r = 20 %); 0.99, extended to 12:
-  -0.0130;
-- the corrected test, extended to 8: level 0.75 -0.0224, 0.8 -0.0173 (both seed 1, Random plant), **0.85
-  -0.0092** (seed 2, MMMU, r = 20 %; all 16 within 0.01), 0.9 -0.0128, 0.95 -0.0213 (both MMMU, r = 20 %:
-  the stricter the test, the more often Random is kept where point-biserial or VAW wins); extended to 12,
-  0.85 -0.0162;
-- a test by budget, the corrected test at 0.9 for ``K <= 50`` and the plain one at 0.95 above (at these
-  retentions the corrected test at r = 2 % only), extended to 12: -0.0079.
+- the best inner mean outright, 4 inner splits: 11 / 4, all on the Random plant (down to -0.0377);
+- the corrected test at 0.85, extended to 8 (the previous default): 4 / 2 -- MMMU at seeds 4, 5, 15 and 29
+  (-0.0117, -0.0102, -0.0116, -0.0111, at r = 10-20 %: it keeps Random where point-biserial wins, on 11 of
+  the 20 outer splits at seed 5; at seeds 5 and 15 the loss is 3.9 and 2.3 paired standard errors over the
+  outer splits, i.e. systematic), the Random plant at seeds 17 (-0.0140) and 21 (-0.0304);
+- the corrected test at 0.9 for ``K <= 50`` and the plain one at 0.95 above, extended to 12: 2 / 1 (Random
+  plant, seeds 9, 17 and 21);
+- **the plain test at 0.99 for** ``K <= 50`` **and 0.9 above, extended to 12 (the default)**: 1 / 1 -- the
+  Random plant at seed 1 (-0.0108, r = 2 %) and seed 21 (-0.0243, r = 2 %). At seed 21 VAW, a ranking planted
+  to lose, beats Random by 0.024 at r = 2 % over the 20 outer splits (standard error 0.021); auto keeps
+  Random on all 80 (split, retention) cells, so its outer rho is Random's: every rule of the section that
+  keeps Random misses there (the previous default, which let VAW through on 2 splits where it lost to
+  Random, -0.0304).
 
-The level was chosen on those four seeds, so seed 4 was the first check out of sample (the fidelity section,
-``--skip-inner --skip-rules --skip-cost --seed 4``), and there the default misses: -0.0117 on MMMU at r = 20 %
-(Random kept on 8 of the 20 outer splits, where point-biserial's outer rho is 0.966 against Random's 0.945;
-the previous rule has -0.0096); the test by budget is the only rule within 0.01 on seeds 0-4 (worst -0.0091).
+Worst retention per panel over the fresh seeds 20-29, default / previous default: point-biserial plant
+-0.0073 / -0.0073, IRT 2PL plant -0.0024 / -0.0021, Random plant -0.0243 / -0.0304, MMMU -0.0080 / -0.0111;
+auto minus Random, mean over retentions and seeds: +0.1251 / +0.1250, +0.0096 / +0.0095, 0.0000 / -0.0006,
++0.1067 / +0.1056. Per (seed, panel), default / previous default (worst retention)::
 
-Neither rule holds on fresh seeds 5-19 (60 tables; the rules section as above, whose rows for the default
-equal the fidelity section's actual runs cell for cell on all 60), so the default stays. The default misses 3:
-MMMU at seed 5 (r = 20 %, -0.0102) and seed 15 (r = 10 %, -0.0116), and the Random plant at seed 17 (r = 2 %,
--0.0140: a fitted ranking passed on 3 of the 20 outer splits). The test by budget misses 2, both on the Random
-plant at r = 2 %: seed 9 (-0.0171; VAW is the best fixed selector there, 0.0094 above Random, so auto minus
-Random, -0.0019, is negative too) and seed 17 (-0.0101). Worst retention per panel over seeds 5-19, default /
-by budget: point-biserial plant -0.0054 / -0.0054, IRT 2PL plant -0.0045 / -0.0038, Random plant -0.0140 /
--0.0171, MMMU -0.0116 / -0.0070. The standard error of auto minus the best fixed selector over the 20 outer
-splits is 0.007-0.023 at the Random-plant misses (each is within two of them; VAW's lead over Random at seed 9
-is 0.0094 with a standard error of 0.0247) but 0.0026 and 0.0051 at the default's MMMU misses (3.9 and 2.3 of
-them): on MMMU the default's losses are systematic (at seed 5, r = 20 %, it kept Random on 11 of the 20 outer
-splits). No rule of the section is within 0.01 on all 20 seeds (the closest, the plain test at 0.99 for
-``K <= 50`` and 0.9 above, extended to 12, misses one: -0.0108, seed 1, Random plant).
+    seed  pointbiserial      irt2pl             random             mmmu
+    20    -0.0033 / -0.0033  -0.0024 / -0.0016   0.0000 / -0.0095  -0.0067 / -0.0067
+    21    -0.0019 / -0.0019  -0.0016 / -0.0018  -0.0243 / -0.0304  -0.0043 / -0.0051
+    22    -0.0034 / -0.0034  -0.0007 / -0.0007   0.0000 /  0.0000  -0.0041 / -0.0071
+    23    -0.0073 / -0.0073  -0.0008 / -0.0010   0.0000 /  0.0000  -0.0034 / -0.0061
+    24    -0.0013 / -0.0036  -0.0012 / -0.0011   0.0000 /  0.0000  -0.0080 / -0.0080
+    25    -0.0044 / -0.0044  -0.0003 / -0.0006   0.0000 / -0.0097  -0.0044 / -0.0050
+    26    -0.0021 / -0.0021  -0.0010 / -0.0012   0.0000 /  0.0000  -0.0064 / -0.0085
+    27    -0.0018 / -0.0018  -0.0015 / -0.0021   0.0000 /  0.0000  -0.0037 / -0.0037
+    28    -0.0052 / -0.0052  -0.0008 / -0.0008   0.0000 /  0.0000  -0.0061 / -0.0061
+    29    -0.0016 / -0.0016  -0.0011 / -0.0018   0.0000 /  0.0000  -0.0046 / -0.0111
+
+The rules section's rows are auto's actual runs: for the previous default they equal the fidelity section's
+(``--skip-inner --skip-rules --skip-cost --seed S``) cell for cell on seeds 5-19, and for the default on
+seeds 20 and 30 (8 tables; seed 30, fresh too: worst -0.0054 on the point-biserial plant, -0.0020 on MMMU,
+against -0.0057 on both with the previous default). Cost: the default and the previous default cost the
+same, 4.20x and 4.26x IRT 2PL alone on the cost panel (Cost, below).
 
 The margin of 0.01 spares extensions where every candidate is within it of Random (r = 10-50 % of the cost
 panel below). Three inner splits cost more, not less: a first look with 2 degrees of freedom is inconclusive
 more often, and each extension then adds 5 inner splits. On the Random plant auto cannot beat Random on
 average: Random is the best fixed selector at every retention there, so the best auto can do is to pick it
 every time and keep Random's very items (common random numbers, below): auto minus Random is then 0, and each
-fitted pick makes it negative (seeds 0-4: -0.0010, -0.0014, -0.0018, 0, 0 with the default).
+fitted pick makes it negative (seeds 20-29: 0 on all ten with the default; -0.0006 on average, down to
+-0.0024, with the previous default).
 
 Honesty. The selector sees only the rows passed to :meth:`select`; in the held-out protocols those are the
 build models of the outer split, so the outer held-out models never influence the choice (tested: rewriting
@@ -130,7 +147,7 @@ revisits up to 9 per pool, 8 inner build sets and all the rows, at every retenti
 recently used one was refitted each time), the test information is computed once per fit
 (:func:`~.irt2pl.fit_test_information`), and candidates select on inner rows without validating them again.
 What remains is the IRT 2PL fit and metabench's bins on every inner split, and the null test's extension (up
-to 4 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
+to 8 more inner IRT 2PL fits when the best is IRT 2PL, the first look is inconclusive and the bound reaches
 the margin). Two defaults cut it: the inner fits stop after one SQUAREM cycle (``inner_em_iter=3``, 3 EM
 iterations against 7 to 10 to convergence on the cost panel below), and the margin is 0.01 (fewer extensions
 at r = 10-50 %). On the cost panel auto now runs 102 IRT 2PL fits (counted by wrapping ``TwoPL.fit``; 88 inner
@@ -148,12 +165,17 @@ was tried and is not used: to convergence it saves one SQUAREM cycle on 2 of the
 iterations to 7; 7 from either start on the other 14), capped warm fits are no closer to converged ones than
 capped cold ones (after one iteration 96.3-99.3 % of the kept items, lowest 90.3 %, against 96.5-98.9 %,
 lowest 93.5 %, cold; after 4 the lowest is 99.4 % warm, 100 % cold), and the start would carry the inner
-held-out models into the inner fits. With the corrected null test at 0.85 (``--skip-fidelity --repeats 2
---cost-sides irt2pl,auto,auto:null_corrected=False:null_level=0.95``, load 1.0-1.4): ``validate`` with auto on
-the simulated 169 x 3,088 panel (20 splits x 6 retentions) took 61.1 / 61.8 s wall and CPU (min / median of 2
-alternated runs) against 13.1 / 13.8 s for IRT 2PL alone, 4.49x at the medians; the plain paired test at 0.95
-(the previous rule) 61.5 / 62.8 s, 4.56x: the two cost the same within 2 % there.
-The measurements that follow, and the fit counts above, are of the previous rule. Measured with
+held-out models into the inner fits. With the default null test by budget (``--skip-fidelity --repeats 2
+--cost-sides "irt2pl,auto,auto:null_level=0.85:null_budget=None:null_corrected=True:null_max_inner=8"``,
+load 0.8-2.0, no other job running): ``validate`` with auto on the simulated 169 x 3,088 panel (20 splits x 6
+retentions) took 22.8 / 23.0 s wall and CPU (min / median of 2 alternated runs) against 5.4 / 5.5 s for IRT
+2PL alone, 4.20x at the medians (4.18x CPU); the previous default 23.3 / 23.4 s, 4.26x: the extension to 12
+splits costs nothing measurable there. Earlier, with the corrected null test at 0.85 (``--skip-fidelity
+--repeats 2 --cost-sides irt2pl,auto,auto:null_corrected=False:null_level=0.95``, load 1.0-1.4): 61.1 / 61.8 s
+wall and CPU (min / median of 2 alternated runs) against 13.1 / 13.8 s for IRT 2PL alone, 4.49x at the
+medians; the plain paired test at 0.95 (the rule before it) 61.5 / 62.8 s, 4.56x: the two cost the same within
+2 % there.
+The measurements that follow, and the fit counts above, are of that plain test at 0.95. Measured with
 ``benchmarks/bench_auto_selector.py --panel
 /tmp/mmmu_auto2.parquet --skip-inner --skip-rules --repeats 2`` (2-core machine shared with other jobs, load
 1.9-2.5): ``validate`` with auto on a simulated 169 x 3,088 panel (20 splits x 6 retentions) took 26.0 / 27.0
@@ -215,10 +237,17 @@ Scoring = Literal["mean", "weighted", "selector"]
 _SCORINGS = ("mean", "weighted", "selector")
 #: One-sided level of the paired t test that separates the winner from another candidate.
 SEPARATION_LEVEL = 0.95
-#: One-sided level of the corrected resampled t test a fitted winner must pass against the null candidate
-#: (Random), at each of its two looks (the ``n_inner`` splits, then ``null_max_inner``); chosen in the module
-#: docstring (How many inner splits, and the level).
-NULL_LEVEL = 0.85
+#: One-sided level of the paired t test a fitted winner must pass against the null candidate (Random) at
+#: budgets ``K <= NULL_BUDGET``, at each of its two looks (the ``n_inner`` splits, then ``null_max_inner``);
+#: chosen in the module docstring (How many inner splits, and the level).
+NULL_LEVEL = 0.99
+#: The largest budget ``K`` at which the null test is at :data:`NULL_LEVEL`; above it, at
+#: :data:`NULL_LEVEL_ABOVE`.
+NULL_BUDGET: int | None = 50
+#: One-sided level of the null test at budgets above :data:`NULL_BUDGET`.
+NULL_LEVEL_ABOVE = 0.9
+#: Inner splits the null test extends to when its first look is inconclusive.
+NULL_MAX_INNER = 12
 #: Inner rho by which a fitted best must be able to beat the null for the null test to be extended: when the
 #: upper confidence bound of the mean difference on the ``n_inner`` splits is below it, the null is kept
 #: (the issue's tolerance; 0.005 before, see the module docstring for what it changes).
@@ -318,19 +347,31 @@ class AutoSelector(ItemSelector):
         (default ``"random"``; ``None``: the best inner mean wins outright). The default applies only when
         ``"random"`` is a candidate; another name must be one of the candidates.
     null_level
-        One-sided level of that test (default 0.85, in [0.5, 1)), at each of its two looks.
+        One-sided level of that test at budgets ``K <= null_budget`` (default 0.99, in [0.5, 1)), at each of
+        its two looks: strict, because at small budgets a fitted pick that wins the inner splits by chance
+        loses about 0.16 of outer rho against Random where Random is the better selector.
+    null_budget
+        The largest budget ``K`` (items kept from the pool) tested at ``null_level`` (default 50); larger
+        budgets are tested at ``null_level_above``. ``None``: ``null_level`` at every budget.
+    null_level_above
+        One-sided level of the null test at budgets ``K > null_budget`` (default 0.9, in [0.5, 1)): liberal,
+        because there keeping Random where a fitted selector wins costs about 0.02 of outer rho, and a
+        wrongly fitted pick costs little. See the module docstring (How many inner splits, and the level).
     null_max_inner
         Inner splits the null test extends to, for the best and the null only, when it fails on the
-        ``n_inner`` splits (default 8; ``<= n_inner``: no extension).
+        ``n_inner`` splits (default 12; ``<= n_inner``: no extension).
     null_margin
-        The extension runs only when the one-sided upper confidence bound (at ``null_level``) of the best's
-        mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default 0.01, the
-        issue's tolerance): below it the best cannot be shown to beat the null by more than the margin, so
-        the null is kept without the extra fits (``0``: extend whenever the test fails).
+        The extension runs only when the one-sided upper confidence bound (at the level of the test in force)
+        of the best's mean inner rho minus the null's on the ``n_inner`` splits reaches this margin (default
+        0.01, the issue's tolerance): below it the best cannot be shown to beat the null by more than the
+        margin, so the null is kept without the extra fits (``0``: extend whenever the test fails).
     null_corrected
-        Whether the null test is the corrected resampled t test (default True: its variance of the mean
-        difference is ``(1/n + n_heldout/n_build) sd^2``, Nadeau & Bengio 2003, as the inner splits share
-        their models; :func:`paired_null_test`) or the plain paired t test (False).
+        Whether the null test is the plain paired t test (default False: ``sd^2 / n``) or the *corrected
+        resampled t test* (True: its variance of the mean difference is ``(1/n + n_heldout/n_build) sd^2``,
+        Nadeau & Bengio 2003, "Inference for the generalization error", Machine Learning 52, as the inner
+        splits share their models; :func:`paired_null_test`), at every budget. The previous default was the
+        corrected test at 0.85 at every budget, extended to 8 (``null_level=0.85, null_budget=None,
+        null_corrected=True, null_max_inner=8``).
     inner_em_iter
         EM iterations of an IRT 2PL candidate's fit on an inner split, at most its own ``max_iter`` (default
         3: one SQUAREM cycle, i.e. two EM steps, the extrapolation along them and one EM step from there;
@@ -378,9 +419,11 @@ class AutoSelector(ItemSelector):
         inner_build: float = 0.7,
         null: str | None = "random",
         null_level: float = NULL_LEVEL,
-        null_max_inner: int = 8,
+        null_budget: int | None = NULL_BUDGET,
+        null_level_above: float = NULL_LEVEL_ABOVE,
+        null_max_inner: int = NULL_MAX_INNER,
         null_margin: float = NULL_MARGIN,
-        null_corrected: bool = True,
+        null_corrected: bool = False,
         inner_em_iter: int | None = INNER_EM_ITER,
         candidate_seeds: Mapping[str, int] | None = None,
         random_state: int | np.random.Generator | None = 0,
@@ -393,6 +436,8 @@ class AutoSelector(ItemSelector):
         self.inner_build = inner_build
         self.null = null
         self.null_level = null_level
+        self.null_budget = null_budget
+        self.null_level_above = null_level_above
         self.candidates = candidates
         self.n_inner = n_inner
         self.min_heldout = min_heldout
@@ -431,11 +476,15 @@ class AutoSelector(ItemSelector):
             raise InputError(
                 f"auto null: expected one of the candidates ({', '.join(labels)}) or None, got {self.null!r}"
             )
-        lev = self.null_level
-        if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
-            raise InputError(f"auto null_level: expected a one-sided level in [0.5, 1), got {lev!r}")
+        for name in ("null_level", "null_level_above"):
+            lev = getattr(self, name)
+            if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
+                raise InputError(f"auto `{name}`: expected a one-sided level in [0.5, 1), got {lev!r}")
+        kb = self.null_budget
+        if kb is not None and (isinstance(kb, bool) or not isinstance(kb, int | np.integer) or int(kb) < 1):
+            raise InputError(f"auto `null_budget`: expected an integer budget >= 1 or None, got {kb!r}")
         if not isinstance(self.null_corrected, bool | np.bool_):
-            raise InputError(f"auto null_corrected: expected True or False, got {self.null_corrected!r}")
+            raise InputError(f"auto `null_corrected`: expected True or False, got {self.null_corrected!r}")
         it = self.inner_em_iter
         if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or int(it) < 1):
             raise InputError(f"auto inner_em_iter: expected an integer >= 1 or None, got {it!r}")
@@ -588,13 +637,14 @@ class AutoSelector(ItemSelector):
             w = int(np.argmax(np.where(np.isfinite(means), means, -np.inf)))  # first of the tied best
             null = self._null_option(labels, options)
             if null is not None and w != null:
-                self.null_test_ = self._null_test(rho, w, null, names, n_models)
+                level, ratio = self.null_level_at(inp.k), self.heldout_ratio(n_models)
+                self.null_test_ = self._null_test(rho, w, null, names, level, ratio)
                 n_max = int(self.null_max_inner)
                 upper = self.null_test_["upper"]
                 material = upper is None or upper >= float(self.null_margin)
                 if not self.null_test_["passed"] and not material:
                     self.null_test_["note"] += (
-                        f"; not extended: the upper {self.null_level:g} bound of the difference, "
+                        f"; not extended: the upper {level:g} bound of the difference, "
                         f"{upper:+.4f}, is below the margin {float(self.null_margin):g}"
                     )
                 if not self.null_test_["passed"] and material and n_max > int(self.n_inner) and n_models >= 2:
@@ -608,7 +658,7 @@ class AutoSelector(ItemSelector):
                             more.append([r[w], r[null]])
                     pair = np.vstack([pair, np.asarray(more, dtype=np.float64).reshape(-1, 2)])
                     self.null_rho_ = pair
-                    self.null_test_ = self._null_test(pair, 0, 1, [names[w], names[null]], n_models)
+                    self.null_test_ = self._null_test(pair, 0, 1, [names[w], names[null]], level, ratio)
                     self.null_test_["extended"] = True
                 if not self.null_test_["passed"]:
                     notes.append(self.null_test_["note"])
@@ -717,15 +767,22 @@ class AutoSelector(ItemSelector):
         nb = self._n_build(n_models)
         return (n_models - nb) / nb
 
+    def null_level_at(self, k: int) -> float:
+        """The one-sided level of the null test at budget ``k``: :attr:`null_level` when ``k <=``
+        :attr:`null_budget` (or that is None), else :attr:`null_level_above`."""
+        kb = self.null_budget
+        return float(self.null_level if kb is None or int(k) <= int(kb) else self.null_level_above)
+
     def _n_build(self, n: int) -> int:
         """The inner build models of an inner split of ``n`` rows (at least one, and one left out)."""
         return min(max(int(round(float(self.inner_build) * n)), 1), n - 1)
 
     def _null_test(
-        self, rho: np.ndarray, w: int, null: int, labels: list[str], n_models: int
+        self, rho: np.ndarray, w: int, null: int, labels: list[str], level: float, ratio: float
     ) -> dict[str, Any]:
-        """:func:`paired_null_test` of option ``w`` against the null option, with its labels and note."""
-        test = paired_null_test(rho[:, w], rho[:, null], float(self.null_level), self.heldout_ratio(n_models))
+        """:func:`paired_null_test` of option ``w`` against the null option at ``level`` with ``ratio``
+        (:meth:`null_level_at`, :meth:`heldout_ratio`), with its labels and note."""
+        test = paired_null_test(rho[:, w], rho[:, null], level, ratio)
         out: dict[str, Any] = {
             "selector": labels[w],
             "null": labels[null],
@@ -741,7 +798,7 @@ class AutoSelector(ItemSelector):
             if test["passed"]
             else f"auto: {labels[w]} had the best inner rho but did not beat {labels[null]} in a {kind} "
             f"one-sided t test over {test['n']} inner splits (mean difference {shown}{p_txt}, level "
-            f"{self.null_level:g}): kept {labels[null]}, the null"
+            f"{level:g}): kept {labels[null]}, the null"
         )
         return out
 
