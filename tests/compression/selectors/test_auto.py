@@ -20,6 +20,7 @@ from benchsift.compression.protocols import Split, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.specs import seed_per_pool, with_scoring
 from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, make_selector
+from benchsift.compression.selectors.auto import paired_null_test
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -348,56 +349,54 @@ def test_random_is_the_null_a_fitted_winner_must_beat(corrected: bool) -> None:
         AutoSelector(null_level=1.0).select(np.zeros((10, 20)), 5)
 
 
-#: Inner evidence for :func:`test_the_default_null_test_by_budget_computed_by_hand`: the inner rho of
-#: (random, pointbiserial, irt2pl, vaw) on inner splits 0-11; pointbiserial minus random is ``d``.
+#: Inner evidence for :func:`test_the_default_null_test_by_budget_computed_by_hand`: point-biserial's inner
+#: rho minus Random's, ``d``, on inner splits 0-11 (the first four are the first look).
 _D_SMALL = (0.03, 0.01, 0.03, 0.01, 0.02, -0.02, 0.02, -0.02, 0.02, -0.02, 0.02, -0.02)
 _D_LARGE = (0.03, 0.0, 0.03, 0.0, 0.01, -0.01, 0.01, -0.01, 0.01, -0.01, 0.01, -0.01)
 
 
-@pytest.mark.parametrize(
-    ("k", "d", "new", "old"),
-    [(20, _D_SMALL, "random", "pointbiserial"), (60, _D_LARGE, "pointbiserial", "random")],
-)
+def _null_decision(auto: AutoSelector, d: tuple[float, ...], k: int, n_models: int = 60) -> tuple[bool, dict]:
+    """The documented rule on given differences: the test on the first ``n_inner`` splits at the budget's
+    level; when it fails and the upper bound reaches ``null_margin``, once more on ``null_max_inner``."""
+    level, ratio = auto.null_level_at(k), auto.heldout_ratio(n_models)
+    rho = 0.9 + np.asarray(d)
+    first = paired_null_test(rho[: auto.n_inner], np.full(auto.n_inner, 0.9), level, ratio)
+    if first["passed"] or first["upper"] < auto.null_margin:
+        return first["passed"], first
+    more = paired_null_test(rho[: auto.null_max_inner], np.full(auto.null_max_inner, 0.9), level, ratio)
+    return more["passed"], more
+
+
+@pytest.mark.parametrize(("k", "d", "new", "old"), [(20, _D_SMALL, False, True), (60, _D_LARGE, True, False)])
 def test_the_default_null_test_by_budget_computed_by_hand(
-    monkeypatch: pytest.MonkeyPatch, k: int, d: tuple[float, ...], new: str, old: str
+    k: int, d: tuple[float, ...], new: bool, old: bool
 ) -> None:
-    """The default null test on given inner evidence (random 0.90, pointbiserial 0.90 + d, IRT 2PL and VAW
-    0.80 on every inner split; 60 models: 42 inner build, 18 inner held-out), by hand (t quantiles to 3
-    places):
+    """The default rule and the previous one on the same inner evidence (60 models: 42 inner build, 18
+    inner held-out), by hand (t quantiles to 3 places); ``True``: the fitted best (point-biserial) wins.
 
     - K = 20 <= 50, the plain paired t test at one-sided 0.99: on 4 splits d = .03 .01 .03 .01, mean 0.02,
       sd 0.011547, se = sd / 2 = 0.005774, t = 3.464 < t_{0.99,3} = 4.541; the upper bound 0.02 + 4.541 se =
-      0.046 reaches the margin 0.01, so 8 more splits (d = .02 -.02 ...): mean 0.00667, t = 1.121 <
-      t_{0.99,11} = 2.718: Random is kept. The previous default (the corrected test at 0.85, Nadeau & Bengio:
-      se = sd sqrt(1/4 + 18/42) = 0.009512, t = 2.103 > t_{0.85,3} = 1.250) picks point-biserial.
+      0.046 reaches the margin 0.01, so all 12 splits: mean 0.00667, t = 1.121 < t_{0.99,11} = 2.718: Random
+      is kept. The previous default (the corrected test at 0.85, Nadeau & Bengio: se = sd sqrt(1/4 + 18/42)
+      = 0.009512, t = 2.103 > t_{0.85,3} = 1.250) takes point-biserial.
     - K = 60 > 50, the plain test at 0.9: d = .03 0 .03 0, mean 0.015, sd 0.017321, se 0.008660, t = 1.732 >
       t_{0.9,3} = 1.638: point-biserial. The previous default: se 0.014269, t = 1.051 < 1.250, the bound
-      0.033 reaches the margin, 4 more splits (d = .01 -.01 .01 -.01): mean 0.00875, t = 0.638 < t_{0.85,7}
-      = 1.119: Random.
+      0.033 reaches the margin, 8 splits (d = .01 -.01 .01 -.01 more): mean 0.00875, t = 0.638 <
+      t_{0.85,7} = 1.119: Random.
+
+    That :meth:`AutoSelector.select` follows this rule on real inner evidence is
+    :func:`test_random_is_the_null_a_fitted_winner_must_beat`.
     """
-    rho = np.column_stack([np.full(12, 0.9), 0.9 + np.asarray(d), np.full(12, 0.8), np.full(12, 0.8)])
-    monkeypatch.setattr(AutoSelector, "_split_rho", lambda self, *args: rho[args[3]].copy())
-    scores = simulate_planted_winner("random", 60, 400, random_state=0).panel.scores
-    auto = AutoSelector(random_state=0)
-    auto.select(scores, k)
-    assert auto.choice_ == new
-    test = auto.null_test_
-    assert test["heldout_ratio"] == 0 and test["level"] == (0.99 if k <= 50 else 0.9)
-    if k <= 50:
-        assert test["extended"] and test["n"] == 12
-        assert test["t"] == pytest.approx(1.1212, abs=1e-4)
-        assert student_t.ppf(0.99, 11) == pytest.approx(2.718, abs=1e-3)
-    else:
-        assert not test["extended"] and test["n"] == 4
-        assert test["t"] == pytest.approx(1.7321, abs=1e-4)
-        assert student_t.ppf(0.9, 3) == pytest.approx(1.638, abs=1e-3)
-    # the previous default decides the other way on the same evidence
-    previous = AutoSelector(
-        null_level=0.85, null_budget=None, null_corrected=True, null_max_inner=8, random_state=0
-    )
-    previous.select(scores, k)
-    assert previous.choice_ == old
-    assert previous.null_test_["t"] == pytest.approx(2.1026 if k <= 50 else 0.6375, abs=1e-4)
+    passed, test = _null_decision(AutoSelector(), d, k)
+    assert passed is new and test["heldout_ratio"] == 0 and test["level"] == (0.99 if k <= 50 else 0.9)
+    assert test["t"] == pytest.approx(1.1212 if k <= 50 else 1.7321, abs=1e-4)
+    assert test["n"] == (12 if k <= 50 else 4)
+    assert student_t.ppf(0.99, 11) == pytest.approx(2.718, abs=1e-3)
+    assert student_t.ppf(0.9, 3) == pytest.approx(1.638, abs=1e-3)
+    previous = AutoSelector(null_level=0.85, null_budget=None, null_corrected=True, null_max_inner=8)
+    passed_before, before = _null_decision(previous, d, k)
+    assert passed_before is old and before["heldout_ratio"] == pytest.approx(18 / 42)
+    assert before["t"] == pytest.approx(2.1026 if k <= 50 else 0.6375, abs=1e-4)
 
 
 def test_null_parameters_are_checked() -> None:
@@ -473,7 +472,6 @@ def test_the_winner_selects_with_the_seed_its_fixed_selector_gets() -> None:
 
 
 def test_paired_null_test_by_hand() -> None:
-    from benchsift.compression.selectors.auto import paired_null_test
 
     # d = (0.1, 0.2, 0.3): mean 0.2, sd 0.1, t = 0.2 / (0.1 / sqrt 3) = 2 sqrt 3; p = P(T_2 > 2 sqrt 3)
     # = (1 - t / sqrt(t^2 + 2)) / 2 (Student's t with 2 df) = (1 - sqrt(12 / 14)) / 2
