@@ -25,6 +25,7 @@ from benchsift.report.progress import close_all
 #: ``benchsift --version`` never imports rich.
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     console: Console
     err_console: Console
@@ -258,7 +259,7 @@ def emit(
     *shown: Callable[[], Any],
     notes: Iterable[str] = (),
     warnings: Iterable[str] = (),
-    after: Iterable[Any] = (),
+    after: Iterable[str | Text] = (),
 ) -> None:
     """Print a command's result: with ``--json`` the object ``obj`` (a dict, or a result with
     ``to_dict()``); else what each of ``shown`` returns (a table, a line, or a list of them), then each
