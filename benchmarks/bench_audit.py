@@ -93,7 +93,8 @@ def main() -> None:
             f"{row['q_negative']:.2g}",
         )
     con.print(neg)
-    con.print(res.benchmarks.to_string(index=False))
+    # one row per measure, one column per benchmark: the wide frame wraps into an unreadable block
+    con.print(res.benchmarks.set_index("benchmark").astype(object).T.to_string(), soft_wrap=True)
     for w in res.warnings:
         con.print(f"warning: {w}")
     if truth is not None:
