@@ -112,3 +112,41 @@ def test_repeated_model_columns(tmp_path: Path) -> None:
         InputError, match=r"dup\.csv, column 4: conflicting duplicate model 'm1' \(differs from column 2\)"
     ):
         read_wide(f)
+
+
+def test_trailing_empty_columns_without_header_are_left_out(tmp_path: Path) -> None:
+    # a spreadsheet's CSV export often ends every line with empty cells under an empty header: before, they
+    # became a model named "" with no score at all
+    f = tmp_path / "excel.csv"
+    f.write_text("index,m1,m2,,\r\n1,1,0,,\r\n2,0,1,,\r\n3,1,1,,\r\n")
+    notes: list[str] = []
+    p = read_wide(f, notes=notes)
+    assert p.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 1, 1]])
+    assert notes == [f"{f}: left out 2 empty column(s) without a header (column 4, 5)"]
+    q = read_wide(f, orient="models-rows")  # the transpose: no item named ""
+    assert [k[1] for k in q.item_keys] == ["m1", "m2"]
+
+
+def test_empty_columns_of_a_workbook_are_left_out(tmp_path: Path) -> None:
+    import pandas as pd
+
+    df = pd.DataFrame({"index": [1, 2], "m1": [1, 0], "m2": [0, 0]})
+    df[" "] = None  # a header cell holding a blank; pandas reads it back as "Unnamed: 3"
+    df["  "] = None
+    path = tmp_path / "book.xlsx"
+    df.to_excel(path, index=False)
+    notes: list[str] = []
+    p = read_wide(path, notes=notes)
+    assert p.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(p.scores, [[1, 0], [0, 0]])
+    assert notes == [f"{path}: left out 2 empty column(s) without a header (column 4, 5)"]
+
+
+def test_a_score_under_no_header_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "gap.csv"
+    f.write_text("index,m1,,m2\n1,1,,0\n2,0,1,1\n")
+    with pytest.raises(
+        InputError, match=r"gap\.csv, line 3, column 3: a value \('1\.0'\) in a column without a header; "
+    ):
+        read_wide(f)

@@ -13,7 +13,8 @@ Orient ``models-rows`` is the transpose: one row per model, the first column (or
 model id and every other column header is an item id.
 
 Empty cells are missing scores (NaN), never zero. A repeated item (or model) row is collapsed when identical
-and an error when it disagrees.
+and an error when it disagrees. A column without a header (a spreadsheet's trailing empty columns) is left
+out, with a note, when all its cells are empty, and is an error when it holds a value.
 
 A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first header: that column (pandas
 reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
@@ -53,7 +54,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
-from benchsift.io._rows import RowNames
+from benchsift.io._rows import RowNames, row_name
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
@@ -121,6 +122,43 @@ def _block(
 
 
 _UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
+
+
+def _headerless_columns(
+    df: pd.DataFrame,
+    header: list[str],
+    named: tuple[str | None, ...],
+    spreadsheet: bool,
+    path: Path,
+    what: str,
+    notes: list[str] | None,
+) -> bool:
+    """Blank the header of every score column written without one (``""`` in a CSV, pandas' ``Unnamed: N``
+    in a spreadsheet) so that it is left out, when all its cells are empty too (a spreadsheet's trailing
+    empty columns, noted); a header-less column holding a value is an error: whose scores are they?
+    Returns whether any column was left out. The first column (the id, or pandas' index) is not looked at.
+    """
+    blank = [
+        j
+        for j in range(1, len(header))
+        if header[j] not in named and (header[j] == "" or (spreadsheet and _UNNAMED.fullmatch(header[j])))
+    ]
+    for j in blank:
+        column = df.iloc[:, j]
+        filled = column.notna() & ~column.map(lambda v: isinstance(v, str) and v.strip() == "")
+        if filled.any():
+            i = int(np.flatnonzero(filled.to_numpy())[0])
+            raise InputError(
+                f"{path}, {row_name(path, i)}, column {j + 1}: a value ({str(column.iloc[i])!r}) in a column "
+                f"without a header; expected the {what} id as the column's header"
+            )
+        header[j] = ""
+    if blank and notes is not None:
+        notes.append(
+            f"{path}: left out {len(blank)} empty column(s) without a header "
+            f"(column {', '.join(str(j + 1) for j in blank)})"
+        )
+    return bool(blank)
 
 
 def _raw_header(path: Path) -> list[str] | None:
@@ -271,7 +309,11 @@ def _read_one(
             id_col = id_column if id_column is not None else header[0]
         rows = RowNames(path, len(df))
         require_columns(df, [id_col], path, "the id column")
-        skip = (id_col, category_column, "") if index_col else (id_col, category_column)
+        what = "model" if orient == "items-rows" else "item"
+        headerless = _headerless_columns(
+            df, header, (id_col, category_column), raw is None, path, what, notes
+        )
+        skip = (id_col, category_column, "") if index_col or headerless else (id_col, category_column)
         if orient == "items-rows":
             if category_column is not None:
                 require_columns(df, [category_column], path, "the category column")
