@@ -332,8 +332,57 @@ def _read_one(
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
             items = pd.DataFrame({"benchmark": bench, "item": item_ids})
             model_ids = [str(m) for m in ids]
+    item_ids = [str(i) for i in items["item"]]
+    if orient == "items-rows":
+        lines = ((item_ids, scores.T, "row", "item", "column"), (model_ids, scores, "column", "model", "row"))
+    else:
+        lines = ((model_ids, scores, "row", "model", "column"), (item_ids, scores.T, "column", "item", "row"))
+    for ids, matrix, line, what, across in lines:
+        found = _summary_line(ids, matrix)
+        if found is not None:
+            name, kind = found
+            article = "an" if what == "item" else "a"
+            raise InputError(
+                f"{path}: the {line} {name!r} holds the {kind} of the other {line}s in every {across}: a "
+                f"summary {line} (a spreadsheet's total), not {article} {what}; remove it"
+            )
     scores = _rescale_in_place(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
     return scores, model_ids, items
+
+
+#: names a spreadsheet gives its summary row or column
+_SUMMARY_NAME = re.compile(r"(average|avg\.?|mean|total|sum|overall)( ?(score|accuracy|acc))?", re.IGNORECASE)
+
+#: a summary agrees with the mean (or sum) it was computed from when it is within this share of the scale
+#: (two decimals of a 0-1 score, an integer percentage)
+_SUMMARY_TOLERANCE = 0.01
+
+
+def _summary_line(ids: Sequence[str], matrix: np.ndarray) -> tuple[str, str] | None:
+    """The first line (a row of ``matrix``, named by ``ids``) named like a spreadsheet's summary (``Average``,
+    ``Total``, ...) whose values are, in every column where it and another line have one, the mean or the
+    sum of the other lines' values (within :data:`_SUMMARY_TOLERANCE` of the scale): ``(name, "mean" |
+    "sum")``, else None. The name alone is not enough (a model may be called ``Overall``), nor are values
+    (a 0/1 row may equal the others' mean by chance)."""
+    for i, name in enumerate(ids):
+        if not _SUMMARY_NAME.fullmatch(name.strip()) or matrix.shape[0] < 3:
+            continue
+        v = matrix[i]
+        before, after = matrix[:i], matrix[i + 1 :]  # views: the other lines, never copied
+        counts = (~np.isnan(before)).sum(axis=0) + (~np.isnan(after)).sum(axis=0)
+        sums = np.nansum(before, axis=0) + np.nansum(after, axis=0)
+        ok = ~np.isnan(v) & (counts > 0)
+        if ok.sum() < 2:
+            continue
+        with np.errstate(invalid="ignore", all="ignore"):
+            scale = max(1.0, *(float(np.nanmax(np.abs(part))) for part in (before, after) if part.size))
+            means = sums[ok] / counts[ok]
+        tol = _SUMMARY_TOLERANCE * scale
+        if np.all(np.abs(v[ok] - means) <= tol):
+            return name, "mean"
+        if np.all(np.abs(v[ok] - sums[ok]) <= np.maximum(tol, _SUMMARY_TOLERANCE / 2 * np.abs(sums[ok]))):
+            return name, "sum"
+    return None
 
 
 def _rescale_in_place(
