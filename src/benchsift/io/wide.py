@@ -14,7 +14,9 @@ model id and every other column header is an item id.
 
 Empty cells are missing scores (NaN), never zero. A repeated item (or model) row is collapsed when identical
 and an error when it disagrees. A column without a header (a spreadsheet's trailing empty columns) is left
-out, with a note, when all its cells are empty, and is an error when it holds a value.
+out, with a note, when all its cells are empty, and is an error when it holds a value. A spreadsheet's summary
+row or column (named ``Average``, ``Total``, ``Mean``, ... and holding the mean or sum of the others) is an
+error naming it.
 
 A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first header: that column (pandas
 reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
