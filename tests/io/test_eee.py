@@ -89,7 +89,9 @@ def test_errors_missing_and_choices(tmp_path: Path) -> None:
     assert any("1 record(s) with an error counted as missing" in n for n in notes)
     two = [_record(evaluation_result_id="acc"), _record(evaluation_result_id="f1", evaluation={"score": 0.0})]
     f = _write(tmp_path / "x_samples.jsonl", two)
-    with pytest.raises(InputError, match=r"several aggregate results \['acc', 'f1'\].*--filter"):
+    with pytest.raises(
+        InputError, match=r"several aggregate results \['acc', 'f1'\].*; choose one with `filter`$"
+    ):
         read_eee(f)
     assert read_eee(f, filter="f1").scores.tolist() == [[0.0]]
     agg = tmp_path / "x.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -112,3 +113,31 @@ def test_errors(tmp_path: Path) -> None:
     bad.write_text('{"doc_id": 0, "acc": 1}\n')
     with pytest.raises(InputError, match="no metric 'acc_norm'"):
         read_lmms_eval(bad, model="m", metric="acc_norm")
+
+
+@pytest.mark.parametrize(
+    ("read", "results", "pattern"),
+    [
+        (
+            read_lm_eval,
+            "lm_eval/real/logs/tree/org__alpha/results_2026-12-01T12-08-08.495379.json",
+            "samples_*",
+        ),
+        (read_lm_eval, "lm_eval/real/logs/single/run_2026-12-01T12-09-58.913231.json", "samples_*"),
+        (read_lm_eval, "lm_eval/real/logs/legacy/alpha/results.json", "samples_*"),
+        (read_lmms_eval, "lmms_eval/real/logs/org__alpha/20261201_225730_results.json", "*_samples_*"),
+    ],
+)
+def test_a_results_file_given_as_the_log_says_where_the_samples_are(
+    fixtures: Path, read: Any, results: str, pattern: str
+) -> None:
+    # the harness's own results json (aggregate scores) named instead of its sample logs: before, lm-eval's
+    # and lmms-eval's said "line 1: not valid JSON (Expecting property name ...)"
+    path = fixtures / results
+    with pytest.raises(FormatError) as err:
+        read(path)
+    assert str(err.value) == (
+        f"{path}: the run's results file (aggregate scores per task), not a per-sample log; the per-item "
+        f"scores are in the sample files beside it ({pattern}.jsonl, written when the harness runs with "
+        "--log_samples)"
+    )

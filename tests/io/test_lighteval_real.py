@@ -56,7 +56,9 @@ def test_errors(tmp_path: Path) -> None:
     src = next(OUT.glob("details/org/alpha/*/details_arith_mc*.parquet"))
     loose = tmp_path / "details_arith_mc.parquet"
     loose.write_bytes(src.read_bytes())
-    with pytest.raises(InputError, match="cannot tell the model"):
+    with pytest.raises(
+        InputError, match=r"cannot tell the model \(not under details/<model>/<date>/\); give `model`$"
+    ):
         read_lighteval(loose)
     assert read_lighteval(loose, model="m").model_ids == ["m"]
     table = pd.read_parquet(src)
@@ -66,7 +68,7 @@ def test_errors(tmp_path: Path) -> None:
     assert read_lighteval(two, model="m").mean_score == 1.0  # acc preferred
     table["metric"] = [{"rouge": 1.0, "f1": 0.5}] * len(table)
     table.to_parquet(two)
-    with pytest.raises(InputError, match=r"several metrics \['rouge', 'f1'\]; choose one with --metric"):
+    with pytest.raises(InputError, match=r"several metrics \['rouge', 'f1'\]; choose one with `metric`$"):
         read_lighteval(two, model="m")
     assert read_lighteval(two, model="m", metric="f1").mean_score == 0.5
     other = tmp_path / "details_other.parquet"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchsift.errors import InputError
-from benchsift.io import read_long
+from benchsift.io import read_long, read_wide
 from benchsift.io.rescale import decide_scale, known_scale, parse_scales
 
 
@@ -73,3 +73,39 @@ def test_long_table_rescaled_and_rejected(tmp_path: Path) -> None:
     assert "`scale`" in msg  # the parameter (the CLI prints it as --scale)
     p = read_long(f, scales={"Likert": 500})
     assert p.scores[0, p.item_keys.index(("Likert", "total"))] == pytest.approx(0.5)
+
+
+def test_detected_percentage_warns_of_scores_at_most_one(tmp_path: Path) -> None:
+    # a sheet where one model was pasted on the 0-1 scale and the others as percentages: the 1.0 cells end
+    # up as 0.01 (the documented rule); before, the only trace was the note "divided by 100"
+    f = tmp_path / "mixed.csv"
+    f.write_text(
+        "model,benchmark,item,score\n"
+        "m1,B,1,100\nm1,B,2,0\nm1,B,3,100\n"
+        "m2,B,1,100\nm2,B,2,100\nm2,B,3,0\n"
+        "m3,B,1,1\nm3,B,2,0\nm3,B,3,1\n"
+    )
+    notes: list[str] = []
+    p = read_long(f, notes=notes)
+    np.testing.assert_allclose(p.scores, [[1, 0, 1], [1, 1, 0], [0.01, 0, 0.01]])
+    assert notes[-1] == (
+        f"warning: benchmark 'B': 2 of its 6 nonzero scores are at most 1 (first: {f}, line 8) and were "
+        "divided by 100 with the percentages (now at most 0.01); if they were on the 0-1 scale, the input "
+        "mixes scales: write them as percentages too"
+    )
+    wide = tmp_path / "B.csv"  # the same sheet as a wide table
+    wide.write_text("item,m1,m2,m3\n1,100,100,1\n2,0,100,0\n3,100,0,1\n")
+    notes = []
+    q = read_wide(wide, notes=notes)
+    np.testing.assert_allclose(q.scores, p.scores)
+    assert notes[-1].startswith(
+        f"warning: benchmark 'B': 2 of its 6 nonzero scores are at most 1 (in {wide})"
+    )
+    # a plain percentage table (zeros and values above 1 only) gets the note alone
+    wide.write_text("item,m1,m2\n1,100,50\n2,0,25\n")
+    notes = []
+    read_wide(wide, notes=notes)
+    assert notes == [
+        "rescaled 'B': divided by 100 (detected percentage (all scores in [0, 100], most nonzero ones "
+        "above 1))"
+    ]

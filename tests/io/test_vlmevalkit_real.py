@@ -96,7 +96,10 @@ def test_docvqa_without_eval_match_refused(tmp_path: Path) -> None:
     run = tmp_path / "ScriptedB"
     run.mkdir()
     pd.read_csv(src, sep="\t").drop(columns=["eval_match"]).to_csv(run / src.name, sep="\t", index=False)
-    with pytest.raises(FormatError, match="no 'eval_match' column: for 'DocVQA_VAL'"):
+    with pytest.raises(
+        FormatError,
+        match=r"no 'eval_match' column: for 'DocVQA_VAL'.*; pass `score_column` to use another column\)$",
+    ):
         read_vlmevalkit(run / src.name)
     p = read_vlmevalkit(run / src.name, score_column="eval_score")  # the user's explicit choice is kept
     assert float(np.mean(p.scores)) < 0.2

@@ -112,3 +112,83 @@ def test_repeated_model_columns(tmp_path: Path) -> None:
         InputError, match=r"dup\.csv, column 4: conflicting duplicate model 'm1' \(differs from column 2\)"
     ):
         read_wide(f)
+
+
+def test_trailing_empty_columns_without_header_are_left_out(tmp_path: Path) -> None:
+    # a spreadsheet's CSV export often ends every line with empty cells under an empty header: before, they
+    # became a model named "" with no score at all
+    f = tmp_path / "excel.csv"
+    f.write_text("index,m1,m2,,\r\n1,1,0,,\r\n2,0,1,,\r\n3,1,1,,\r\n")
+    notes: list[str] = []
+    p = read_wide(f, notes=notes)
+    assert p.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 1, 1]])
+    assert notes == [f"{f}: left out 2 empty column(s) without a header (column 4, 5)"]
+    q = read_wide(f, orient="models-rows")  # the transpose: no item named ""
+    assert [k[1] for k in q.item_keys] == ["m1", "m2"]
+
+
+def test_empty_columns_of_a_workbook_are_left_out(tmp_path: Path) -> None:
+    import pandas as pd
+
+    df = pd.DataFrame({"index": [1, 2], "m1": [1, 0], "m2": [0, 0]})
+    df[" "] = None  # a header cell holding a blank; pandas reads it back as "Unnamed: 3"
+    df["  "] = None
+    path = tmp_path / "book.xlsx"
+    df.to_excel(path, index=False)
+    notes: list[str] = []
+    p = read_wide(path, notes=notes)
+    assert p.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(p.scores, [[1, 0], [0, 0]])
+    assert notes == [f"{path}: left out 2 empty column(s) without a header (column 4, 5)"]
+
+
+def test_a_score_under_no_header_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "gap.csv"
+    f.write_text("index,m1,,m2\n1,1,,0\n2,0,1,1\n")
+    with pytest.raises(
+        InputError, match=r"gap\.csv, line 3, column 3: a value \('1\.0'\) in a column without a header; "
+    ):
+        read_wide(f)
+
+
+def test_a_spreadsheet_summary_row_or_column_is_refused(tmp_path: Path) -> None:
+    import pandas as pd
+
+    body = "index,m1,m2,m3\n1,1,0,1\n2,0,0,1\n3,1,1,1\n4,1,0,0\n"
+    f = tmp_path / "avg.csv"
+    # an "Average" row as a spreadsheet writes it (two decimals): before, it was imported as an item
+    f.write_text(body + "Average,0.75,0.25,0.75\n")
+    with pytest.raises(
+        InputError,
+        match=r"avg\.csv: the row 'Average' holds the mean of the other rows in every column: a summary row",
+    ):
+        read_wide(f)
+    f.write_text(body + "Total,3,1,3\n")  # sums
+    with pytest.raises(InputError, match=r"the row 'Total' holds the sum of the other rows"):
+        read_wide(f)
+    # a workbook on a percentage scale with a rounded "Avg Score" column
+    pct = pd.DataFrame(
+        {"index": [1, 2, 3, 4], "m1": [100, 0, 100, 100], "m2": [0, 0, 100, 0], "m3": [100, 100, 100, 0]}
+    )
+    pct["Avg Score"] = [67, 33, 100, 33]
+    book = tmp_path / "pct.xlsx"
+    pct.to_excel(book, index=False)
+    with pytest.raises(
+        InputError, match=r"the column 'Avg Score' holds the mean of the other columns in every row"
+    ):
+        read_wide(book)
+    # models as rows: the summary row is not a model
+    f.write_text("model,1,2,3,4\nm1,1,0,1,1\nm2,0,0,1,0\nm3,1,1,1,0\nMean,0.67,0.33,1,0.33\n")
+    with pytest.raises(InputError, match=r"the row 'Mean' holds the mean .* not a model; remove it"):
+        read_wide(f, orient="models-rows")
+
+
+def test_a_line_named_like_a_summary_is_kept_when_it_is_not_one(tmp_path: Path) -> None:
+    f = tmp_path / "named.csv"
+    # a model called "Overall" and an item called "total" whose scores are not the others' mean or sum
+    f.write_text("index,m1,Overall,m3\n1,1,0,1\n2,0,0,1\ntotal,1,1,0\n")
+    p = read_wide(f)
+    assert p.model_ids == ["m1", "Overall", "m3"]
+    assert [k[1] for k in p.item_keys] == ["1", "2", "total"]
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 0, 1], [1, 1, 0]])

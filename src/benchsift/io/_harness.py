@@ -433,6 +433,24 @@ class HarnessLayout:
         return sorted(path.parent.glob(self.results_glob), reverse=True)
 
 
+def refuse_results_file(path: Path, layout: HarnessLayout) -> None:
+    """Refuse, naming where the per-item scores are, a harness's results file given as a sample log: a
+    ``.json`` holding one object with a ``results`` key (read as JSON lines, its first line is ``{``, and
+    the error would say "not valid JSON")."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return
+    if isinstance(data, dict) and "results" in data:
+        raise FormatError(
+            f"{path}: the run's results file (aggregate scores per task), not a per-sample log; the "
+            f"per-item scores are in the sample files beside it ({layout.samples_glob}, written when the "
+            "harness runs with --log_samples)"
+        )
+
+
 def read_harness_file(
     path: Path,
     layout: HarnessLayout,
@@ -445,6 +463,7 @@ def read_harness_file(
     notes: list[str] | None,
 ) -> pd.DataFrame:
     """The long table of one sample file written in ``layout``."""
+    refuse_results_file(path, layout)
     m = layout.name_re.match(path.name)
     task = m.group("task") if m else path.stem
     results = _results_json(layout.results_candidates(path, m.group("date") if m else None))

@@ -94,7 +94,7 @@ def _read_one(
         if filter_name is None:
             raise InputError(
                 f"{path}: records for several aggregate results {choices} under one evaluation_name "
-                "(evaluation_result_id / metadata.filter); choose one with --filter"
+                "(evaluation_result_id / metadata.filter); choose one with `filter`"
             )
         if filter_name not in choices:
             raise InputError(f"{path}: no aggregate result {filter_name!r} in the records (found {choices})")

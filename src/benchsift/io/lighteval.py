@@ -63,7 +63,7 @@ def _choose_metric(keys: list[str], path: Path, metric: str | None) -> str:
     for m in PREFERRED:
         if m in keys:
             return m
-    raise InputError(f"{path}: several metrics {keys}; choose one with --metric")
+    raise InputError(f"{path}: several metrics {keys}; choose one with `metric`")
 
 
 def _read_one(
@@ -94,7 +94,7 @@ def _read_one(
         raise FormatError(f"{path}: no rows")
     name = model or model_from_path(path)
     if name is None:
-        raise InputError(f"{path}: cannot tell the model (not under details/<model>/<date>/); give --model")
+        raise InputError(f"{path}: cannot tell the model (not under details/<model>/<date>/); give `model`")
     first_metric = rows[0]["metric"]
     if not isinstance(first_metric, dict):
         raise FormatError(f"{path}, row 0: 'metric' is not a struct of metric values")

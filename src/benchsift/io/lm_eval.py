@@ -46,6 +46,7 @@ from benchsift.io._harness import (
     read_harness_panel,
     read_json,
     read_jsonl,
+    refuse_results_file,
     samples_to_long,
 )
 from benchsift.io._walk import NotThisFormat
@@ -79,6 +80,7 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
 
 
 def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFrame:
+    refuse_results_file(path, layout)
     if LAYOUT.name_re.match(path.name) or not (path.parent / LEGACY_RESULTS).is_file():
         return read_harness_file(path, layout, **options)
     results = read_json(path.parent / LEGACY_RESULTS)

@@ -20,7 +20,9 @@ benchmark's scores in the input at once, so every model of a benchmark is treate
    percentage and divided by 100 only when its scores are consistent with that scale: at least half of its
    nonzero scores (:data:`PERCENT_MIN_SHARE`) lie above 1. Zeros are left out of the count, as they read
    the same on both scales (an item-level 0/100 file at 30 % accuracy is still a percentage). A 0/1 file
-   with one stray ``2`` or ``1.5`` is not: it is rejected, naming the row and the value (issue 12).
+   with one stray ``2`` or ``1.5`` is not: it is rejected, naming the row and the value (issue 12). The
+   nonzero scores of at most 1 that a detected percentage also holds are divided with the rest, with a
+   warning naming the first: in a table that mixes 0-1 and 0-100 scores they would read as 1 % or less.
 6. Anything else is rejected with an :class:`~benchsift.errors.InputError` naming the file, row, benchmark
    and value, and how to declare a scale.
 
@@ -142,8 +144,21 @@ def decide_scale(
                 f"only {share_above_one:.0%} of its nonzero scores are above 1, so it is not on a "
                 "percentage scale"
             )
-        return 100.0, "detected percentage (all scores in [0, 100], most nonzero ones above 1)"
+        return 100.0, f"{_DETECTED} (all scores in [0, 100], most nonzero ones above 1)"
     return f"score {high!r} outside [0, 1] and no rescaling rule"
+
+
+_DETECTED = "detected percentage"
+
+
+def _mixed_warning(benchmark: str, n_small: int, n_nonzero: int, where: str) -> str:
+    """The warning of a benchmark detected as a percentage that also holds nonzero scores of at most 1:
+    divided by 100 with the rest, they are now at most 0.01, which is wrong if they were on the 0-1 scale."""
+    return (
+        f"warning: benchmark {benchmark!r}: {n_small} of its {n_nonzero} nonzero scores are at most 1{where} "
+        "and were divided by 100 with the percentages (now at most 0.01); if they were on the 0-1 scale, the "
+        "input mixes scales: write them as percentages too"
+    )
 
 
 def _reject(benchmark: str, why: str, where: str) -> InputError:
@@ -239,6 +254,14 @@ def rescale_codes(
             divisor[b] = div
             if notes is not None:
                 notes.append(f"rescaled {bench!r}: divided by {div:g} ({why})")
+                n_small = int(n_obs[b] - zeros[b] - above[b])
+                if why.startswith(_DETECTED) and n_small:
+                    first = int(np.flatnonzero((codes == b) & (scores > 0) & (scores <= 1))[0])
+                    notes.append(
+                        _mixed_warning(
+                            str(bench), n_small, int(n_obs[b] - zeros[b]), f" (first: {where(first)})"
+                        )
+                    )
     if (divisor == 1.0).all():
         return scores
     out = np.empty_like(scores)
@@ -277,6 +300,8 @@ def matrix_divisor(
     div, why = decision
     if div != 1.0 and notes is not None:
         notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
+        if why.startswith(_DETECTED) and nonzero > above:
+            notes.append(_mixed_warning(benchmark, nonzero - above, nonzero, f" (in {where})"))
     return float(div)
 
 

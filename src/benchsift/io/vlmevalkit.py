@@ -253,7 +253,7 @@ def _read_one(
     ):
         raise FormatError(
             f"{path}: no 'eval_match' column: for {bench!r} VLMEvalKit's reported score is not eval_score "
-            "(hit_calculate in vqa_eval.py needs eval_match; pass --score-column to use another column)"
+            "(hit_calculate in vqa_eval.py needs eval_match; pass `score_column` to use another column)"
         )
     else:
         scores = numeric_scores(df[score_column], path, score_column, rows)

@@ -13,7 +13,10 @@ Orient ``models-rows`` is the transpose: one row per model, the first column (or
 model id and every other column header is an item id.
 
 Empty cells are missing scores (NaN), never zero. A repeated item (or model) row is collapsed when identical
-and an error when it disagrees.
+and an error when it disagrees. A column without a header (a spreadsheet's trailing empty columns) is left
+out, with a note, when all its cells are empty, and is an error when it holds a value. A spreadsheet's summary
+row or column (named ``Average``, ``Total``, ``Mean``, ... and holding the mean or sum of the others) is an
+error naming it.
 
 A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first header: that column (pandas
 reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
@@ -53,7 +56,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
-from benchsift.io._rows import RowNames
+from benchsift.io._rows import RowNames, row_name
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
@@ -121,6 +124,43 @@ def _block(
 
 
 _UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
+
+
+def _headerless_columns(
+    df: pd.DataFrame,
+    header: list[str],
+    named: tuple[str | None, ...],
+    spreadsheet: bool,
+    path: Path,
+    what: str,
+    notes: list[str] | None,
+) -> bool:
+    """Blank the header of every score column written without one (``""`` in a CSV, pandas' ``Unnamed: N``
+    in a spreadsheet) so that it is left out, when all its cells are empty too (a spreadsheet's trailing
+    empty columns, noted); a header-less column holding a value is an error: whose scores are they?
+    Returns whether any column was left out. The first column (the id, or pandas' index) is not looked at.
+    """
+    blank = [
+        j
+        for j in range(1, len(header))
+        if header[j] not in named and (header[j] == "" or (spreadsheet and _UNNAMED.fullmatch(header[j])))
+    ]
+    for j in blank:
+        column = df.iloc[:, j]
+        filled = column.notna() & ~column.map(lambda v: isinstance(v, str) and v.strip() == "")
+        if filled.any():
+            i = int(np.flatnonzero(filled.to_numpy())[0])
+            raise InputError(
+                f"{path}, {row_name(path, i)}, column {j + 1}: a value ({str(column.iloc[i])!r}) in a column "
+                f"without a header; expected the {what} id as the column's header"
+            )
+        header[j] = ""
+    if blank and notes is not None:
+        notes.append(
+            f"{path}: left out {len(blank)} empty column(s) without a header "
+            f"(column {', '.join(str(j + 1) for j in blank)})"
+        )
+    return bool(blank)
 
 
 def _raw_header(path: Path) -> list[str] | None:
@@ -271,7 +311,11 @@ def _read_one(
             id_col = id_column if id_column is not None else header[0]
         rows = RowNames(path, len(df))
         require_columns(df, [id_col], path, "the id column")
-        skip = (id_col, category_column, "") if index_col else (id_col, category_column)
+        what = "model" if orient == "items-rows" else "item"
+        headerless = _headerless_columns(
+            df, header, (id_col, category_column), raw is None, path, what, notes
+        )
+        skip = (id_col, category_column, "") if index_col or headerless else (id_col, category_column)
         if orient == "items-rows":
             if category_column is not None:
                 require_columns(df, [category_column], path, "the category column")
@@ -290,8 +334,57 @@ def _read_one(
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
             items = pd.DataFrame({"benchmark": bench, "item": item_ids})
             model_ids = [str(m) for m in ids]
+    item_ids = [str(i) for i in items["item"]]
+    if orient == "items-rows":
+        lines = ((item_ids, scores.T, "row", "item", "column"), (model_ids, scores, "column", "model", "row"))
+    else:
+        lines = ((model_ids, scores, "row", "model", "column"), (item_ids, scores.T, "column", "item", "row"))
+    for ids, matrix, line, what, across in lines:
+        found = _summary_line(ids, matrix)
+        if found is not None:
+            name, kind = found
+            article = "an" if what == "item" else "a"
+            raise InputError(
+                f"{path}: the {line} {name!r} holds the {kind} of the other {line}s in every {across}: a "
+                f"summary {line} (a spreadsheet's total), not {article} {what}; remove it"
+            )
     scores = _rescale_in_place(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
     return scores, model_ids, items
+
+
+#: names a spreadsheet gives its summary row or column
+_SUMMARY_NAME = re.compile(r"(average|avg\.?|mean|total|sum|overall)( ?(score|accuracy|acc))?", re.IGNORECASE)
+
+#: a summary agrees with the mean (or sum) it was computed from when it is within this share of the scale
+#: (two decimals of a 0-1 score, an integer percentage)
+_SUMMARY_TOLERANCE = 0.01
+
+
+def _summary_line(ids: Sequence[str], matrix: np.ndarray) -> tuple[str, str] | None:
+    """The first line (a row of ``matrix``, named by ``ids``) named like a spreadsheet's summary (``Average``,
+    ``Total``, ...) whose values are, in every column where it and another line have one, the mean or the
+    sum of the other lines' values (within :data:`_SUMMARY_TOLERANCE` of the scale): ``(name, "mean" |
+    "sum")``, else None. The name alone is not enough (a model may be called ``Overall``), nor are values
+    (a 0/1 row may equal the others' mean by chance)."""
+    for i, name in enumerate(ids):
+        if not _SUMMARY_NAME.fullmatch(name.strip()) or matrix.shape[0] < 3:
+            continue
+        v = matrix[i]
+        before, after = matrix[:i], matrix[i + 1 :]  # views: the other lines, never copied
+        counts = (~np.isnan(before)).sum(axis=0) + (~np.isnan(after)).sum(axis=0)
+        sums = np.nansum(before, axis=0) + np.nansum(after, axis=0)
+        ok = ~np.isnan(v) & (counts > 0)
+        if ok.sum() < 2:
+            continue
+        with np.errstate(invalid="ignore", all="ignore"):
+            scale = max(1.0, *(float(np.nanmax(np.abs(part))) for part in (before, after) if part.size))
+            means = sums[ok] / counts[ok]
+        tol = _SUMMARY_TOLERANCE * scale
+        if np.all(np.abs(v[ok] - means) <= tol):
+            return name, "mean"
+        if np.all(np.abs(v[ok] - sums[ok]) <= np.maximum(tol, _SUMMARY_TOLERANCE / 2 * np.abs(sums[ok]))):
+            return name, "sum"
+    return None
 
 
 def _rescale_in_place(
