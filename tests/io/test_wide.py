@@ -182,6 +182,11 @@ def test_a_spreadsheet_summary_row_or_column_is_refused(tmp_path: Path) -> None:
     f.write_text("model,1,2,3,4\nm1,1,0,1,1\nm2,0,0,1,0\nm3,1,1,1,0\nMean,0.67,0.33,1,0.33\n")
     with pytest.raises(InputError, match=r"the row 'Mean' holds the mean .* not a model; remove it"):
         read_wide(f, orient="models-rows")
+    # an empty first row before the summary: every score above it is missing, which used to raise numpy's
+    # "All-NaN slice" RuntimeWarning (an internal error under warnings-as-errors) before the refusal
+    f.write_text("index,m1,m2,m3\n0,,,\nAverage,0.5,0.5,1\n1,1,0,1\n2,0,1,1\n")
+    with pytest.raises(InputError, match=r"the row 'Average' holds the mean of the other rows"):
+        read_wide(f)
 
 
 def test_a_line_named_like_a_summary_is_kept_when_it_is_not_one(tmp_path: Path) -> None:

@@ -376,9 +376,11 @@ def _summary_line(ids: Sequence[str], matrix: np.ndarray) -> tuple[str, str] | N
         ok = ~np.isnan(v) & (counts > 0)
         if ok.sum() < 2:
             continue
-        with np.errstate(invalid="ignore", all="ignore"):
-            scale = max(1.0, *(float(np.nanmax(np.abs(part))) for part in (before, after) if part.size))
-            means = sums[ok] / counts[ok]
+        # the largest observed |value| of the other lines (fmax skips NaN, and an all-NaN part, e.g. an empty
+        # first row, gives NaN instead of nanmax's RuntimeWarning)
+        peaks = [float(np.fmax.reduce(np.abs(part), axis=None)) for part in (before, after) if part.size]
+        scale = max([1.0, *(p for p in peaks if not np.isnan(p))])
+        means = sums[ok] / counts[ok]
         tol = _SUMMARY_TOLERANCE * scale
         if np.all(np.abs(v[ok] - means) <= tol):
             return name, "mean"
