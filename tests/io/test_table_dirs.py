@@ -94,6 +94,20 @@ def test_folder_without_tables_and_link_outside(tmp_path: Path) -> None:
     assert "Z" not in p.model_ids
     assert any(n.startswith(f"warning: skipped {root / 'link.csv'}: links outside") for n in notes)
     assert f"{root}: read 2 long table file(s), skipped 2" in notes  # models.csv and the link
+    # a linked folder outside the root: not walked, and said (before, it vanished: "skipped 2")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "more.csv").write_text("model,benchmark,item,score\nY,B,1,1\n")
+    (root / "run3").symlink_to(elsewhere, target_is_directory=True)
+    # and a linked folder inside the root: its files are read once, through the real folder
+    (root / "again").symlink_to(root / "run1", target_is_directory=True)
+    notes = []
+    p2 = read_long(root, notes=notes)
+    assert "Y" not in p2.model_ids and "Z" not in p2.model_ids
+    np.testing.assert_array_equal(p2.scores, p.scores)
+    assert any(n.startswith(f"warning: skipped {root / 'run3'}: links outside") for n in notes)
+    assert not any(str(root / "again") in n for n in notes)
+    assert f"{root}: read 2 long table file(s), skipped 3" in notes
     # a folder whose only table links outside it: the error says what was skipped and why
     lone = tmp_path / "lone"
     lone.mkdir()

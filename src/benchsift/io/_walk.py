@@ -1,14 +1,14 @@
 """Directory import: walk the folders given for a tool's result files, read each, say what was skipped.
 
-Every importer takes files and folders. A file named by the user must be readable in the format (else
-the usual one-line error). A folder is walked (sorted, recursively) for file names matching the format's
-patterns; each found file is resolved (symlinks followed) and read only when it lies inside the resolved
-folder (else skipped with a warning) and was not read already (VLMEvalKit links its result files from
-``<model>/<eval_id>/`` into ``<model>/``). A found file that is not of the format (:class:`NotThisFormat`,
-e.g. inspect's ``logs.json`` listing) is skipped with a note; one that is of the format but unreadable
-(:class:`~benchsift.errors.FormatError`) is skipped with a warning naming it and why. Errors that need the
-user's choice (:class:`~benchsift.errors.InputError`: several scorers, metrics, filters) stop the import as
-for a file. The summary note says how many files were read and skipped.
+Every importer takes files and folders. A file named by the user must be readable in the format (else the
+usual one-line error). A folder is walked (sorted, recursively) for file names matching the format's patterns;
+each found file is resolved (symlinks followed) and read only when it lies inside the resolved folder (else
+skipped with a warning; so is a linked folder whose target lies outside) and was not read already (VLMEvalKit
+links its result files from ``<model>/<eval_id>/`` into ``<model>/``). A found file that is not of the format
+(:class:`NotThisFormat`, e.g. inspect's ``logs.json`` listing) is skipped with a note; one that is of the
+format but unreadable (:class:`~benchsift.errors.FormatError`) is skipped with a warning naming it and why.
+Errors that need the user's choice (:class:`~benchsift.errors.InputError`: several scorers, metrics, filters)
+stop the import as for a file. The summary note says how many files were read and skipped.
 """
 
 from __future__ import annotations
@@ -29,11 +29,18 @@ class NotThisFormat(FormatError):
 
 def find_files(root: Path, patterns: Sequence[str]) -> tuple[list[Path], list[Path]]:
     """Files under ``root`` whose name matches one of the glob ``patterns`` (case-insensitive), sorted:
-    those that resolve to a place inside ``root``, and those that link outside it (never read)."""
+    those that resolve to a place inside ``root``, and those that link outside it (never read), with every
+    symbolic link to a folder outside ``root`` among the latter (the walk does not descend into linked
+    folders; one whose target is inside ``root`` is walked there, one outside would otherwise vanish
+    without a word)."""
     base = root.resolve()
     found: list[Path] = []
     outside: list[Path] = []
     for p in sorted(root.rglob("*")):
+        if p.is_symlink() and p.is_dir():
+            if not p.resolve().is_relative_to(base):
+                outside.append(p)
+            continue
         if not any(fnmatch.fnmatch(p.name.lower(), pat.lower()) for pat in patterns) or not p.is_file():
             continue
         (found if p.resolve().is_relative_to(base) else outside).append(p)
