@@ -104,9 +104,18 @@ def test_xlsx_input(tmp_path: Path, fixtures: Path) -> None:
 def test_repeated_model_columns(tmp_path: Path) -> None:
     f = tmp_path / "dup.csv"
     f.write_text("index,m1,m2,m1\n1,1,0,1\n2,0,1,0\n")
-    p = read_wide(f)  # the repeated column is identical: one model
+    notes: list[str] = []
+    p = read_wide(f, notes=notes)  # the repeated column is identical: one model, and said (before: silent)
     assert p.model_ids == ["m1", "m2"]
     np.testing.assert_array_equal(p.scores, [[1, 0], [0, 1]])
+    assert f"{f}: collapsed 1 identical repeated model column(s)" in notes
+    # models as rows: a repeated item column
+    f.write_text("model,1,2,1\nm1,1,0,1\nm2,0,1,0\n")
+    notes = []
+    p = read_wide(f, orient="models-rows", notes=notes)
+    assert [k[1] for k in p.item_keys] == ["1", "2"]
+    assert f"{f}: collapsed 1 identical repeated item column(s)" in notes
+    f.write_text("index,m1,m2,m1\n1,1,0,1\n2,0,1,0\n")
     f.write_text("index,m1,m2,m1\n1,1,0,1\n2,0,1,1\n")
     with pytest.raises(
         InputError, match=r"dup\.csv, column 4: conflicting duplicate model 'm1' \(differs from column 2\)"

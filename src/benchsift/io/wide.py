@@ -68,9 +68,16 @@ ORIENTS: tuple[str, ...] = ("items-rows", "models-rows")
 
 
 def _collapse_repeats(
-    ids: pd.Series, scores: np.ndarray, path: Path, rows: Sequence[str], what: str, notes: list[str] | None
+    ids: pd.Series,
+    scores: np.ndarray,
+    path: Path,
+    rows: Sequence[str],
+    what: str,
+    notes: list[str] | None,
+    line: str = "row",
 ) -> tuple[pd.Series, np.ndarray, np.ndarray]:
-    """Drop identical repeated rows; a repeated id with different scores is an error naming both rows."""
+    """Drop identical repeated rows of ``scores`` (the file's rows, or its columns: ``line``), noted; a
+    repeated id with different scores is an error naming both."""
     dup = ids.duplicated(keep=False).to_numpy()
     keep = ~ids.duplicated(keep="first").to_numpy()
     if not dup.any():
@@ -88,7 +95,7 @@ def _collapse_repeats(
                 f"(differs from {rows[first_pos[i]]})"
             )
         if notes is not None:
-            notes.append(f"{path}: collapsed {int((~keep).sum())} identical repeated {what} row(s)")
+            notes.append(f"{path}: collapsed {int((~keep).sum())} identical repeated {what} {line}(s)")
     return ids[keep].reset_index(drop=True), scores[keep], keep
 
 
@@ -109,8 +116,10 @@ def _block(
     path: Path,
     rows: Sequence[str],
     what: str,
+    notes: list[str] | None,
 ) -> tuple[list[str], np.ndarray]:
-    """The score columns (all but ``skip``) as a float matrix; repeated headers collapse when identical."""
+    """The score columns (all but ``skip``) as a float matrix; repeated headers collapse when identical
+    (noted)."""
     positions = [j for j, c in enumerate(header) if c not in skip]
     if not positions:
         raise InputError(f"{path}: no {what} columns besides {[c for c in skip if c]}")
@@ -119,7 +128,7 @@ def _block(
         block[:, k] = numeric_scores(df.iloc[:, j], path, f"score in column {header[j]!r}", rows)
     names = pd.Series([header[j] for j in positions])
     labels = [f"column {j + 1}" for j in positions]
-    names, columns, _ = _collapse_repeats(names, block.T, path, labels, what, None)
+    names, columns, _ = _collapse_repeats(names, block.T, path, labels, what, notes, line="column")
     return [str(n) for n in names], columns.T
 
 
@@ -319,7 +328,7 @@ def _read_one(
         if orient == "items-rows":
             if category_column is not None:
                 require_columns(df, [category_column], path, "the category column")
-            model_ids, block = _block(df, header, skip, path, rows, "model")
+            model_ids, block = _block(df, header, skip, path, rows, "model", notes)
             ids = id_strings(df[id_col], path, f"item id ({id_col!r})", rows)
             ids, scores, keep = _collapse_repeats(ids, block, path, rows, "item", notes)
             items = pd.DataFrame({"benchmark": bench, "item": ids.to_numpy()})
@@ -329,7 +338,7 @@ def _read_one(
         else:
             if category_column is not None:
                 raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
-            item_ids, block = _block(df, header, skip[:1] + skip[2:], path, rows, "item")
+            item_ids, block = _block(df, header, skip[:1] + skip[2:], path, rows, "item", notes)
             ids = id_strings(df[id_col], path, f"model id ({id_col!r})", rows)
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
             items = pd.DataFrame({"benchmark": bench, "item": item_ids})
