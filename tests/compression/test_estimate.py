@@ -189,3 +189,92 @@ def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: P
     # a strong model x image effect: the items of one image move together (1.14 measured at this seed;
     # Stage 2 keeps only some items of each image, so the suite is less clustered than the panel)
     assert width > 1.05
+
+
+@pytest.fixture(scope="module")
+def numbered_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Suite, Panel]:
+    """A suite whose item ids are document numbers ("1", "2", ...), as a harness logs them."""
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=2, items_per_benchmark=150), 3)
+    items = sim.panel.items.copy()
+    items["item"] = [str(j + 1) for j in range(len(items))]
+    panel = Panel(sim.panel.scores, sim.panel.models, items)
+    res = run_pipeline(panel, CompressionConfig(retention=None, k=2, floor=20))
+    out = tmp_path_factory.mktemp("numbered") / "suite"
+    write_suite(res, panel, out)
+    return load_suite(out), panel
+
+
+def _run_csv(path: Path, suite: Suite, panel: Panel, model: int, ids: list[str]) -> float:
+    """A held-out run of ``panel``'s model row ``model`` on the suite's items under ``ids``; returns its
+    suite score by hand (the mean over the suite's categories of the mean of each one's scored items)."""
+    col = {k: j for j, k in enumerate(panel.item_keys)}
+    keys = list(zip(suite.items["benchmark"], suite.items["item"], strict=True))
+    scores = np.array([panel.scores[model, col[k]] for k in keys])
+    bench = [b for b, _ in keys]
+    pd.DataFrame({"model": "new", "benchmark": bench, "item": ids, "score": scores}).to_csv(path, index=False)
+    cats = suite.items["category"].to_numpy()
+    return float(np.mean([np.nanmean(scores[cats == c]) for c in dict.fromkeys(cats)]))
+
+
+def test_ids_written_as_other_numbers_are_refused_not_half_matched(
+    numbered_suite: tuple[Suite, Panel], tmp_path: Path
+) -> None:
+    # A run whose ids are the suite's zero-padded ("0007" for "7") matched only the ids that needed no
+    # padding: the estimate used a few items and said only that most were missing. Now: refused, naming
+    # the file and the pairs.
+    suite, panel = numbered_suite
+    ids = suite.items["item"].astype(str).tolist()
+    assert all(i.isdigit() for i in ids) and len({len(i) for i in ids}) > 1  # 1- to 3-digit ids
+    exact = tmp_path / "exact.csv"
+    mean = _run_csv(exact, suite, panel, 0, ids)
+    res = estimate_new_models(suite, exact, n_boot=50)
+    assert res.overall[0] == pytest.approx(mean)
+    assert not any("written another way" in w or "not suite items" in w for w in res.warnings)
+    padded = tmp_path / "padded.csv"
+    _run_csv(padded, suite, panel, 0, [i.zfill(3) for i in ids])
+    n_padded = sum(len(i) < 3 for i in ids)
+    first = next(i for i in ids if len(i) < 3)
+    with pytest.raises(InputError) as err:
+        estimate_new_models(suite, padded, n_boot=50)
+    msg = str(err.value)
+    assert msg.startswith(f"{padded}: {n_padded} item id(s) of the run are suite items written another way")
+    assert f"{first.zfill(3)!r} for {first!r}" in msg and str(suite.path / "items.csv") in msg
+    floats = tmp_path / "floats.csv"  # a float column written out: "7.0"
+    _run_csv(floats, suite, panel, 0, [f"{i}.0" for i in ids])
+    with pytest.raises(InputError, match=f"{len(ids)} item id\\(s\\) of the run are suite items written"):
+        estimate_new_models(suite, floats, n_boot=50)
+
+
+def test_a_full_run_with_ids_as_the_suite_writes_them_is_not_refused(
+    numbered_suite: tuple[Suite, Panel],
+) -> None:
+    # every item of the pool, suite or not, under the panel's own ids: no twin, the suite's items used
+    suite, panel = numbered_suite
+    res = estimate_new_models(suite, panel.subset(models=[0, 1]), n_boot=50)
+    assert res.n_ignored_rows == panel.n_items - suite.n_items
+    in_suite = panel.items["item"].isin(set(suite.items["item"])).to_numpy()
+    np.testing.assert_allclose(res.coverage, (~np.isnan(panel.scores[:2][:, in_suite])).mean(axis=1))
+
+
+def test_a_benchmark_named_otherwise_is_named_with_the_suites(
+    numbered_suite: tuple[Suite, Panel], tmp_path: Path
+) -> None:
+    suite, panel = numbered_suite
+    ids = suite.items["item"].astype(str).tolist()
+    path = tmp_path / "lower.csv"
+    _run_csv(path, suite, panel, 0, ids)
+    table = pd.read_csv(path, dtype=str)
+    table["benchmark"] = table["benchmark"].str.upper()
+    table.to_csv(path, index=False)
+    benches = list(dict.fromkeys(suite.items["benchmark"]))
+    with pytest.raises(InputError) as err:
+        estimate_new_models(suite, path, n_boot=50)
+    assert f"the suite's {benches}" in str(err.value) and f"did you mean {benches[0]!r}" in str(err.value)
+    # one benchmark right, one not: an estimate, and the stray benchmark named in the warnings
+    table.loc[table["benchmark"] == benches[0].upper(), "benchmark"] = benches[0]
+    table.to_csv(path, index=False)
+    res = estimate_new_models(suite, path, n_boot=50)
+    stray = [w for w in res.warnings if "are not in the suite" in w]
+    assert len(stray) == 1
+    assert stray[0].startswith(f"the run's benchmark(s) [{benches[1].upper()!r}] are not in the suite")
+    assert f"did you mean {benches[1]!r}" in stray[0]
