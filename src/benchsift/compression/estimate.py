@@ -327,7 +327,7 @@ def estimate_new_models(
     rank_ci = _rank_interval(boot_rank, float(level))
     full = None
     if s.full_score is not None:
-        full = s.full_score.predict(X_new, models)
+        full = s.full_score.predict(X_new, models, reference=s.reference_scores)
         notes.extend(n for n in full.notes if n not in notes)
     else:
         notes.append(
