@@ -211,3 +211,27 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     assert only_new.models == ["m-x"] and len(only_new.items[0]) == 3 and only_new.n_ignored_items == 0
     with pytest.raises(InputError, match="responses"):
         next_items_for(bank)
+
+
+def test_responses_under_zero_padded_ids_are_refused_not_asked_again(tmp_path) -> None:
+    # "003" for the bank's "3" was left out as an item outside the bank, so item "3" counted as
+    # unanswered and could be chosen again; now the responses are refused, naming the file and the pairs
+    from benchsift.adaptive import next_items_for
+
+    panel, _ = _panel(40, 100, seed=3)
+    bank = fit_bank(panel)
+    rows = [("m-a", "B0", "003", 1.0), ("m-a", "B0", "12.0", 0.0), ("m-a", "B1", "70", 0.0)]
+    results = tmp_path / "results.csv"
+    pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
+    with pytest.raises(InputError) as err:
+        next_items_for(bank, results, batch=4)
+    assert str(err.value).startswith(
+        f"{results}: 2 item id(s) of the responses are bank items written another way ('003' for '3', "
+        "'12.0' for '12')"
+    )
+    fixed = [("m-a", "B0", "3", 1.0), ("m-a", "B0", "12", 0.0), ("m-a", "B1", "70", 0.0)]
+    pd.DataFrame(fixed, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
+    res = next_items_for(bank, results, batch=4)
+    assert list(res.n_answered) == [3] and res.warnings == []
+    index = bank.key_index()
+    assert not {index[("B0", "3")], index[("B0", "12")], index[("B1", "70")]} & set(res.items[0])

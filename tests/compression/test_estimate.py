@@ -189,3 +189,125 @@ def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: P
     # a strong model x image effect: the items of one image move together (1.14 measured at this seed;
     # Stage 2 keeps only some items of each image, so the suite is less clustered than the panel)
     assert width > 1.05
+
+
+@pytest.fixture(scope="module")
+def numbered_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Suite, Panel]:
+    """A suite whose item ids are document numbers ("1", "2", ...), as a harness logs them."""
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=2, items_per_benchmark=150), 3)
+    items = sim.panel.items.copy()
+    items["item"] = [str(j + 1) for j in range(len(items))]
+    panel = Panel(sim.panel.scores, sim.panel.models, items)
+    res = run_pipeline(panel, CompressionConfig(retention=None, k=2, floor=20))
+    out = tmp_path_factory.mktemp("numbered") / "suite"
+    write_suite(res, panel, out)
+    return load_suite(out), panel
+
+
+def _run_csv(path: Path, suite: Suite, panel: Panel, model: int, ids: list[str]) -> float:
+    """A held-out run of ``panel``'s model row ``model`` on the suite's items under ``ids``; returns its
+    suite score by hand (the mean over the suite's categories of the mean of each one's scored items)."""
+    col = {k: j for j, k in enumerate(panel.item_keys)}
+    keys = list(zip(suite.items["benchmark"], suite.items["item"], strict=True))
+    scores = np.array([panel.scores[model, col[k]] for k in keys])
+    bench = [b for b, _ in keys]
+    pd.DataFrame({"model": "new", "benchmark": bench, "item": ids, "score": scores}).to_csv(path, index=False)
+    cats = suite.items["category"].to_numpy()
+    return float(np.mean([np.nanmean(scores[cats == c]) for c in dict.fromkeys(cats)]))
+
+
+def test_ids_written_as_other_numbers_are_refused_not_half_matched(
+    numbered_suite: tuple[Suite, Panel], tmp_path: Path
+) -> None:
+    # A run whose ids are the suite's zero-padded ("0007" for "7") matched only the ids that needed no
+    # padding: the estimate used a few items and said only that most were missing. Now: refused, naming
+    # the file and the pairs.
+    suite, panel = numbered_suite
+    ids = suite.items["item"].astype(str).tolist()
+    assert all(i.isdigit() for i in ids) and len({len(i) for i in ids}) > 1  # 1- to 3-digit ids
+    exact = tmp_path / "exact.csv"
+    mean = _run_csv(exact, suite, panel, 0, ids)
+    res = estimate_new_models(suite, exact, n_boot=50)
+    assert res.overall[0] == pytest.approx(mean)
+    assert not any("written another way" in w or "not suite items" in w for w in res.warnings)
+    padded = tmp_path / "padded.csv"
+    _run_csv(padded, suite, panel, 0, [i.zfill(3) for i in ids])
+    n_padded = sum(len(i) < 3 for i in ids)
+    first = next(i for i in ids if len(i) < 3)
+    with pytest.raises(InputError) as err:
+        estimate_new_models(suite, padded, n_boot=50)
+    msg = str(err.value)
+    assert msg.startswith(f"{padded}: {n_padded} item id(s) of the run are suite items written another way")
+    assert f"{first.zfill(3)!r} for {first!r}" in msg and str(suite.path / "items.csv") in msg
+    floats = tmp_path / "floats.csv"  # a float column written out: "7.0"
+    _run_csv(floats, suite, panel, 0, [f"{i}.0" for i in ids])
+    with pytest.raises(InputError, match=f"{len(ids)} item id\\(s\\) of the run are suite items written"):
+        estimate_new_models(suite, floats, n_boot=50)
+
+
+def test_a_full_run_with_ids_as_the_suite_writes_them_is_not_refused(
+    numbered_suite: tuple[Suite, Panel],
+) -> None:
+    # every item of the pool, suite or not, under the panel's own ids: no twin, the suite's items used
+    suite, panel = numbered_suite
+    res = estimate_new_models(suite, panel.subset(models=[0, 1]), n_boot=50)
+    assert res.n_ignored_rows == panel.n_items - suite.n_items
+    in_suite = panel.items["item"].isin(set(suite.items["item"])).to_numpy()
+    np.testing.assert_allclose(res.coverage, (~np.isnan(panel.scores[:2][:, in_suite])).mean(axis=1))
+
+
+def test_a_benchmark_named_otherwise_is_named_with_the_suites(
+    numbered_suite: tuple[Suite, Panel], tmp_path: Path
+) -> None:
+    suite, panel = numbered_suite
+    ids = suite.items["item"].astype(str).tolist()
+    path = tmp_path / "lower.csv"
+    _run_csv(path, suite, panel, 0, ids)
+    table = pd.read_csv(path, dtype=str)
+    table["benchmark"] = table["benchmark"].str.upper()
+    table.to_csv(path, index=False)
+    benches = list(dict.fromkeys(suite.items["benchmark"]))
+    with pytest.raises(InputError) as err:
+        estimate_new_models(suite, path, n_boot=50)
+    assert f"the suite's {benches}" in str(err.value) and f"did you mean {benches[0]!r}" in str(err.value)
+    # one benchmark right, one not: an estimate, and the stray benchmark named in the warnings
+    table.loc[table["benchmark"] == benches[0].upper(), "benchmark"] = benches[0]
+    table.to_csv(path, index=False)
+    res = estimate_new_models(suite, path, n_boot=50)
+    stray = [w for w in res.warnings if "are not in the suite" in w]
+    assert len(stray) == 1
+    assert stray[0].startswith(f"the run's benchmark(s) [{benches[1].upper()!r}] are not in the suite")
+    assert f"did you mean {benches[1]!r}" in stray[0]
+
+
+def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items_add(
+    suite_and_panel: tuple[Suite, Panel],
+) -> None:
+    # The conformal half-width was measured on reference models that answered every suite item; a run
+    # with 5 of them got the same +-hw (held-out MMMU runs with 10 % of the suite: 75 % coverage at 95 %).
+    suite, _ = suite_and_panel
+    fs = suite.full_score
+    assert fs is not None
+    R = suite.reference_scores
+    x = np.nanmean(R, axis=0, keepdims=True).round()  # a plausible complete run
+    part = x.copy()
+    keep = np.arange(0, suite.n_items, 6)
+    part[:, np.setdiff1d(np.arange(suite.n_items), keep)] = np.nan
+    new = _new_panel(suite, np.vstack([x, part]), ["complete", "partial"])
+    res = estimate_new_models(suite, new, n_boot=20).full
+    assert res is not None
+    m, g = res.method, len(res.groups) - 1  # overall
+    hw = fs.halfwidth[m][g]
+    # a complete run: the stored conformal half-width, unchanged
+    assert res.high[m][0, g] - res.score[m][0, g] == pytest.approx(hw) or res.high[m][0, g] == 1.0
+    # the partial run, by hand: the references' estimates without the items it lacks, against with them
+    lacks = np.isnan(part[0]) & (~np.isnan(R)).any(axis=0)
+    full_ref = fs.predict(R).score[m][:, g]
+    masked_ref = fs.predict(np.where(lacks, np.nan, R)).score[m][:, g]
+    gaps = np.sort(np.abs(masked_ref - full_ref))
+    q = gaps[int(np.ceil((len(gaps) + 1) * fs.level)) - 1]
+    assert q > 0.01
+    s = res.score[m][1, g]
+    assert res.low[m][1, g] == pytest.approx(max(0.0, s - np.hypot(hw, q)))
+    assert res.high[m][1, g] == pytest.approx(min(1.0, s + np.hypot(hw, q)))
+    assert res.high[m][1, g] - res.low[m][1, g] > res.high[m][0, g] - res.low[m][0, g]

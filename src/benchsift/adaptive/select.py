@@ -31,6 +31,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
+from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
@@ -262,8 +263,16 @@ def next_items_for(
     if responses is not None:
         panel = responses if isinstance(responses, Panel) else read_scores(responses)
         models, X, ignored = bank.responses(panel)
+        source = "responses" if isinstance(responses, Panel) else str(responses)
         if not models:
-            raise InputError(f"{responses}: no image-condition model rows")
+            raise InputError(f"{source}: no image-condition model rows")
+        twins = numeric_twins(panel.image_panel().item_keys, list(bank.key_index()))
+        if twins:  # else those items would count as unanswered and be asked again
+            raise InputError(
+                f"{source}: {len(twins)} item id(s) of the responses are bank items written another way "
+                f"({twins_text(twins)}); ids are compared as text: write them as the bank's item ids (as "
+                "the next items are named)"
+            )
         if ignored:
             image, index = panel.image_panel(), bank.key_index()
             outside = [f"{b}/{i}" for b, i in image.item_keys if (str(b), str(i)) not in index]

@@ -39,11 +39,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import InputError, listed
 from benchsift.io import import_panel, read_scores
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
+from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
 from benchsift.stats import (
     SeedLike,
@@ -244,21 +246,38 @@ def estimate_new_models(
         raise InputError(f"`n_boot`: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
+    source = "new scores" if isinstance(new_scores, Panel) else str(new_scores)
     models, X_new, n_ignored = _scores_on_suite(s, new)
     if not models:
-        raise InputError("new scores: no image-condition model rows")
+        raise InputError(f"{source}: no image-condition model rows")
+    suite_keys = list(zip(s.items["benchmark"].astype(str), s.items["item"].astype(str), strict=True))
+    twins = numeric_twins(new.image_panel().item_keys, suite_keys)
+    if twins:
+        raise InputError(
+            f"{source}: {len(twins)} item id(s) of the run are suite items written another way "
+            f"({twins_text(twins)}); ids are compared as text: write them as in "
+            f"{s.path / 'items.csv'}"
+        )
     notes: list[str] = []
     n_scored = (~np.isnan(X_new)).sum(axis=1)
     coverage = n_scored / X_new.shape[1]
+    suite_benches = list(dict.fromkeys(b for b, _ in suite_keys))
+    foreign = [b for b in dict.fromkeys(new.image_panel().items["benchmark"]) if b not in suite_benches]
     if not (coverage > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
             hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
+        elif foreign:
+            hint = f"; the run's benchmarks {listed(foreign)}, the suite's {listed(suite_benches)}"
+            hint += did_you_mean(foreign[0], suite_benches)
         raise InputError(
-            "new scores: no score matches a suite item; keys are (benchmark, item) as in the suite's "
-            f"items.csv{hint}"
+            f"{source}: no score matches a suite item; keys are (benchmark, item) as in "
+            f"{s.path / 'items.csv'}{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
+    if foreign:  # its scores are among the items not used; say which benchmark and what it may be
+        hint = "".join(did_you_mean(b, suite_benches) for b in foreign[:3])
+        warnings.append(f"the run's benchmark(s) {listed(foreign, 5)} are not in the suite{hint}")
     reference = set(s.reference_models)
     known = [m for m in models if m in reference]
     if known:
@@ -308,7 +327,7 @@ def estimate_new_models(
     rank_ci = _rank_interval(boot_rank, float(level))
     full = None
     if s.full_score is not None:
-        full = s.full_score.predict(X_new, models)
+        full = s.full_score.predict(X_new, models, reference=s.reference_scores)
         notes.extend(n for n in full.notes if n not in notes)
     else:
         notes.append(

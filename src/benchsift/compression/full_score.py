@@ -278,19 +278,54 @@ class FullScoreModel(Result):
         nb = self.n_benchmarks
         return np.column_stack([a, nan_mean(a[:, :nb], axis=1)])
 
-    def predict(self, X_suite: np.ndarray, models: list[str] | None = None) -> FullScoreEstimates:
-        """Estimates for new models from their scores on the suite items (``(n, n_suite)``, NaN = not run)."""
+    def _missing_widths(self, X: np.ndarray, reference: np.ndarray) -> dict[str, np.ndarray]:
+        """Per method ``(n, n_groups + 1)``: for each new model, the conformal quantile over the reference
+        models of ``|estimate from their suite responses masked to the items the new model lacks - estimate
+        from all of them|``; 0 for a model with every suite item the references have."""
+        R = np.atleast_2d(np.asarray(reference, dtype=np.float64))
+        if R.shape[1] != X.shape[1]:
+            raise InputError(f"reference scores: {R.shape[1]} suite columns, expected {X.shape[1]}")
+        full = {m: self._with_overall(v) for m, v in self._predict_all(R)[0].items()}
+        out = {m: np.zeros((X.shape[0], len(self.groups) + 1)) for m in METHODS}
+        answered = np.asarray(~np.isnan(R).all(axis=0), dtype=bool)
+        lacks = np.isnan(X) & answered[None, :]
+        patterns, inverse = np.unique(lacks, axis=0, return_inverse=True)
+        for p, lack in enumerate(patterns):
+            if not lack.any():
+                continue
+            est = self._predict_all(np.where(lack, np.nan, R))[0]
+            rows = np.flatnonzero(inverse.ravel() == p)
+            for m in METHODS:
+                gap = self._with_overall(est[m]) - full[m]
+                out[m][rows] = [_conformal_halfwidth(gap[:, g], self.level) for g in range(gap.shape[1])]
+        return out
+
+    def predict(
+        self, X_suite: np.ndarray, models: list[str] | None = None, reference: np.ndarray | None = None
+    ) -> FullScoreEstimates:
+        """Estimates for new models from their scores on the suite items (``(n, n_suite)``, NaN = not run).
+
+        ``reference``: the reference models' scores on the suite items (the suite's ``reference_scores``).
+        The conformal half-widths hold for a model run on every suite item, as the reference models were;
+        with ``reference`` given, the interval of a model that lacks suite items is widened by the spread
+        that lacking them adds: the conformal quantile ``q`` over the reference models of ``|estimate from
+        their responses without those items - estimate from all|``, combined as ``sqrt(hw^2 + q^2)``
+        (the two errors taken as independent). Without it (or for a complete run) the half-width is ``hw``.
+        """
         X = np.atleast_2d(np.asarray(X_suite, dtype=np.float64))
         if X.shape[1] != self.a_suite.shape[0]:
             raise InputError(f"new scores: {X.shape[1]} suite columns, expected {self.a_suite.shape[0]}")
         names = models if models is not None else [f"model_{j}" for j in range(X.shape[0])]
         raw, suite, theta = self._predict_all(X)
+        extra = self._missing_widths(X, reference) if reference is not None else None
         score: dict[str, np.ndarray] = {}
         low: dict[str, np.ndarray] = {}
         high: dict[str, np.ndarray] = {}
         for m in METHODS:
             s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
-            hw = self.halfwidth[m][None, :]
+            hw = np.broadcast_to(self.halfwidth[m][None, :], s.shape)
+            if extra is not None:
+                hw = np.where(extra[m] > 0, np.hypot(hw, extra[m]), hw)
             score[m] = s
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw, 0.0, 1.0)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError, wide_table_hint
-from benchsift.io._common import check_field_counts
+from benchsift.io._common import check_field_counts, id_strings
+from benchsift.io._rows import RowNames
 from benchsift.panel import Panel
 
 __all__ = ["read_scores"]
@@ -61,4 +62,11 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
             f"{p}: missing column(s) {missing} (long table needs model, benchmark, item, score)"
             + wide_table_hint(df.columns)
         )
+    # the keys as `benchsift import long` reads them: stripped, an integral float id (a parquet column
+    # of 12.0) as "12", an empty one refused with its line; else a run's "12 " or 12.0 silently misses
+    # the suite's or bank's "12"
+    df = df.reset_index(drop=True)
+    rows = RowNames(p, len(df))
+    for col in ("model", "benchmark", "item"):
+        df[col] = id_strings(df[col], p, col, rows).to_numpy()
     return Panel.from_long(df, source=str(p))
