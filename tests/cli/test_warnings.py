@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from benchsift.cli._common import as_options
 from benchsift.cli.main import app
 from benchsift.compression.selectors import floor_warning
 from benchsift.panel import Panel
@@ -35,6 +36,12 @@ def test_floor_warning_hand_computed() -> None:
     assert w is not None
     assert "in 1 of 2 categories: a keeps 100 of 1,050 (9.5 %; r alone: 52)" in w
     assert "in all 250 of 4,050 items (6.2 %) are kept instead of 5 %" in w
+    # the library names its parameter, the CLI its flag (as errors do): no "--floor" in a notebook
+    assert w.startswith("the item floor of 100 (`floor`) overrides") and w.endswith(
+        "(`floor` 0 keeps exactly r)"
+    )
+    assert as_options(w).startswith("the item floor of 100 (--floor) overrides")
+    assert as_options(w).endswith("(--floor 0 keeps exactly r)")
     assert floor_warning({"a": 1050}, 0.05, 0) is None
     assert floor_warning({"b": 3000}, 0.05, 100) is None
 
@@ -59,10 +66,12 @@ def test_compress_floor_overriding_retention_is_a_warning(one_category: Path, tm
     )
     assert f"warning: {w}" in table
     assert js["n_items_suite"] == 100
-    # The same warning reaches suite.json, and so the suite's index.html.
+    # The same warning reaches suite.json, and so the suite's index.html, in the library's words (written by
+    # the library, read in a notebook too): `floor` where the command line says --floor.
     suite = json.loads((out / "suite.json").read_text())
-    assert w in suite["warnings"]
-    assert w in (out / "index.html").read_text()
+    (lib,) = [x for x in suite["warnings"] if "item floor" in x]
+    assert "(`floor`)" in lib and as_options(lib) == w
+    assert lib in (out / "index.html").read_text()
     # --floor 0: exactly floor(r n_C) items, no warning.
     table0, js0 = _run("compress", str(one_category), "--out", str(tmp_path / "s0"), "--floor", "0")
     pool = next(s for s in js0["stages"] if s["stage"] == 2)["items_in"]

@@ -62,6 +62,20 @@ def as_options(message: str) -> str:
     return _PARAMETER.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
+def said(obj: Any) -> Any:
+    """``obj`` (a command's JSON object) with its top-level ``"warnings"`` and ``"notes"`` lines written as
+    this CLI says them (:func:`as_options`): the library names parameters, ``--json`` the command's flags, as
+    the printed lines do."""
+    if not isinstance(obj, dict):
+        return obj
+    out = dict(obj)
+    for key in ("warnings", "notes"):
+        lines = out.get(key)
+        if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
+            out[key] = [as_options(x) for x in lines]
+    return out
+
+
 def one_line(message: str) -> str:
     """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space
     and the parameters the message names written as options (:func:`as_options`)."""
@@ -279,7 +293,7 @@ def emit(
         for item in made if isinstance(made, list | tuple) else [made]:
             con.print(item)
     for n in notes:
-        con.print(f"[dim]note: {escape(str(n))}[/]")
+        con.print(f"[dim]note: {escape(as_options(str(n)))}[/]")
     print_warnings(warnings)
     for line in after:
         con.print(escape(line) if isinstance(line, str) else line)
@@ -289,7 +303,7 @@ def print_json(obj: Any) -> None:
     """Print one JSON object on stdout (NaN as null)."""
     from benchsift._jsonutil import to_jsonable  # numpy: imported when a command prints JSON
 
-    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2) + "\n")
+    sys.stdout.write(json.dumps(to_jsonable(said(obj)), indent=2) + "\n")
     sys.stdout.flush()
 
 

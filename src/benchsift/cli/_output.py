@@ -23,17 +23,18 @@ if TYPE_CHECKING:
 
 
 def print_warnings(warnings: Iterable[str], console: Console | None = None) -> None:
-    """Print each warning as one yellow ``warning: ...`` line."""
+    """Print each warning as one yellow ``warning: ...`` line, the parameters it names in backticks written
+    as options (:func:`~benchsift.cli._common.as_options`)."""
     from rich.markup import escape
 
     from benchsift.cli import _common
     from benchsift.report.console import TableConsole
 
     con = console if console is not None else _common.console
-    for w in warnings:
-        if isinstance(con, TableConsole) and con.warn(str(w)):
+    for w in map(_common.as_options, map(str, warnings)):  # the library's `floor` is the CLI's --floor
+        if isinstance(con, TableConsole) and con.warn(w):
             continue  # --format json: in the JSON object's "warnings"
-        con.print(f"[yellow]warning: {escape(str(w))}[/]", soft_wrap=True)
+        con.print(f"[yellow]warning: {escape(w)}[/]", soft_wrap=True)
 
 
 def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:

@@ -191,7 +191,7 @@ def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str |
     if notes is not None and rest != stem[len(prefix) :]:
         notes.append(
             f"warning: {path.name}: no prediction file {prefix}<dataset>.<ext> beside it to confirm the "
-            f"dataset; named it {rest!r} (pass --benchmark if a judge name is part of it)"
+            f"dataset; named it {rest!r} (pass `benchmark` if a judge name is part of it)"
         )
     return model, rest
 

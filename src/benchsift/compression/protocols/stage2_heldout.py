@@ -314,9 +314,9 @@ def floor_identical_warnings(retentions: Sequence[float], budgets: np.ndarray, f
         if len(rs) > 1:
             shown = ", ".join(f"{100 * r:g} %" for r in rs)
             out.append(
-                f"the item floor of {floor} (--floor) gives retentions {shown} the same budget in every "
+                f"the item floor of {floor} (`floor`) gives retentions {shown} the same budget in every "
                 f"category ({sum(row):,} items in all): their columns differ only by the selection's "
-                f"randomness, not by retention (--floor 0 keeps exactly r)"
+                f"randomness, not by retention (`floor` 0 keeps exactly r)"
             )
     return out
 

@@ -65,10 +65,10 @@ def floor_warning(sizes: dict[str, int], retention: float, floor: int) -> str | 
         return None
     shown = "; ".join(bound[:6]) + (f"; and {len(bound) - 6} more" if len(bound) > 6 else "")
     return (
-        f"the item floor of {floor} (--floor) overrides retention {r:g} in {len(bound)} of {len(sizes)} "
+        f"the item floor of {floor} (`floor`) overrides retention {r:g} in {len(bound)} of {len(sizes)} "
         f"categor{'y' if len(sizes) == 1 else 'ies'}: {shown}; in all {kept_all:,} of {n_all:,} items "
         f"({100 * kept_all / max(n_all, 1):.1f} %) are kept instead of {100 * r:g} % "
-        "(--floor 0 keeps exactly r)"
+        "(`floor` 0 keeps exactly r)"
     )
 
 
