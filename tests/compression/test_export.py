@@ -168,10 +168,23 @@ def test_vlmevalkit_needs_its_inputs(suite: Suite, tmp_path: Path) -> None:
     for b in benches:
         _dataset_tsv(tsvs[b], suite, b)
     classes = dict.fromkeys(benches, "MMMUDataset")
-    with pytest.raises(InputError, match="needs dataset_tsv"):
+    with pytest.raises(InputError, match="needs `dataset_tsv`"):
         _exp(suite, "vlmevalkit", tmp_path / "a", dataset_class=classes)
-    with pytest.raises(InputError, match="needs dataset_class"):
+    with pytest.raises(InputError, match="needs `dataset_class`"):
         _exp(suite, "vlmevalkit", tmp_path / "a", dataset_tsv=tsvs)
+    # the library names its parameter, the command line its flag
+    args = [
+        "export",
+        str(suite.path),
+        "--to",
+        "vlmevalkit",
+        "--ids-from",
+        "vlmevalkit",
+        "-o",
+        str(tmp_path / "cli"),
+    ]
+    r = CliRunner().invoke(app, [*args, *(f"--dataset-class={b}=MMMUDataset" for b in benches)])
+    assert r.exit_code == 2 and "vlmevalkit export needs --dataset-tsv for benchmark(s)" in r.output
     with pytest.raises(InputError, match="not a class name"):
         _exp(
             suite,
@@ -279,7 +292,7 @@ def test_lmms_eval_subset_tasks(suite: Suite, tmp_path: Path) -> None:
         assert f"process_docs: !function benchsift_subset.process_docs_{n}" in text
         assert f"def process_docs_{n}(dataset):\n    return _subset({json.dumps(b)}, dataset)" in source
     assert "--include_path" in res.commands[0] and f"{benches[0]}_benchsift" in res.commands[0]
-    with pytest.raises(InputError, match="needs task_yaml"):
+    with pytest.raises(InputError, match="needs `task_yaml`"):
         _exp(suite, "lmms-eval", tmp_path / "x", task_yaml={benches[0]: yamls[benches[0]]})
     with pytest.raises(InputError, match="existing .yaml"):
         _exp(suite, "lmms-eval", tmp_path / "x", task_yaml={**yamls, benches[0]: tmp_path / "nope.yaml"})
@@ -320,5 +333,5 @@ def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
         export_suite(tmp_path / "plain", "inspect", tmp_path / "c")
     done = export_suite(tmp_path / "plain", "inspect", tmp_path / "c", ids_from="inspect")
     assert done.warnings == [
-        "the suite does not record which tool numbered its items; taken as inspect's ids, as ids_from says"
+        "the suite does not record which tool numbered its items; taken as inspect's ids, as `ids_from` says"
     ]

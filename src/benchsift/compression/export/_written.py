@@ -26,7 +26,8 @@ class Written:
 def check_per_benchmark(
     tool: str, option: str, given: Mapping[str, object], items: Mapping[str, object]
 ) -> None:
-    """A per-benchmark option (``task_yaml``, ``dataset_tsv``, ...) names exactly the suite's benchmarks."""
+    """A per-benchmark option (``task_yaml``, ``dataset_tsv``, ...) names exactly the suite's benchmarks;
+    ``option`` is named in backticks, which the CLI writes as its flag."""
     missing = [b for b in items if b not in given]
     if missing:
         raise InputError(f"{tool} export needs {option} for benchmark(s) {missing}")

@@ -111,7 +111,7 @@ def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list
         source = ids_from
         warnings.append(
             f"the suite does not record which tool numbered its items; taken as {ids_from}'s ids, as "
-            "ids_from says"
+            "`ids_from` says"
         )
     if source != to:
         raise InputError(

@@ -59,7 +59,7 @@ def _subset(task, dataset):
 
 def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str, str | Path]) -> Written:
     """Write the derived task YAMLs and their ``process_docs`` module into ``tmp/lmms_eval_tasks``."""
-    check_per_benchmark("lmms-eval", "task_yaml (the task's own YAML file)", task_yaml, items)
+    check_per_benchmark("lmms-eval", "`task_yaml` (the task's own YAML file)", task_yaml, items)
     original = {}
     for task, path in task_yaml.items():
         p = Path(path).resolve()

@@ -74,8 +74,8 @@ def write(
     items: dict[str, list[str]], tmp: Path, out: Path, tsv: dict[str, str | Path], classes: dict[str, str]
 ) -> Written:
     """Write the subset TSVs under ``LMUData/`` and ``config.json`` into ``tmp``."""
-    check_per_benchmark("vlmevalkit", "dataset_tsv", tsv, items)
-    check_per_benchmark("vlmevalkit", "dataset_class", classes, items)
+    check_per_benchmark("vlmevalkit", "`dataset_tsv`", tsv, items)
+    check_per_benchmark("vlmevalkit", "`dataset_class`", classes, items)
     for bench, cls in classes.items():
         if not cls.isidentifier():
             raise InputError(f"`dataset_class` for {bench!r}: {cls!r} is not a class name")
