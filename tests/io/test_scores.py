@@ -3,6 +3,7 @@ keys are read as ``benchsift import long`` reads them, so the same file gives th
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -48,3 +49,32 @@ def test_an_empty_id_is_refused_naming_its_line(tmp_path: Path, body: str, where
         read_scores(path)
     with pytest.raises(InputError, match=f"run.csv, {where}"):
         import_panel("long", path)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("m,B,1,1\nm,B,2,abc\n", r"^{p}, line 3: score 'abc' is not a number$"),
+        (
+            "m,B,1,1\nm,B,2,-0.5\n",
+            r"^{p}, line 3: score -0.5 of model 'm', benchmark 'B', item '2' is outside",
+        ),
+        (
+            "m,B,1,1\nm,B,1,0\n",
+            r"^{p}: conflicting scores for model 'm' \(image\), .* item '1' in line 2, line 3$",
+        ),
+    ],
+)
+def test_a_bad_score_is_named_by_its_line_as_import_long_names_it(
+    tmp_path: Path, body: str, message: str
+) -> None:
+    # the panel layer counted data rows from 0 ("row 1"), where every importer names the file's line
+    path = tmp_path / "run.csv"
+    path.write_text("model,benchmark,item,score\n" + body)
+    with pytest.raises(InputError, match=message.format(p=re.escape(str(path)))):
+        read_scores(path)
+    # a parquet table has no lines: its rows are named by index
+    pq = tmp_path / "run.parquet"
+    pd.read_csv(path, dtype=str).to_parquet(pq)
+    with pytest.raises(InputError, match=r"row 1|rows \[0, 1\]|row 0, row 1"):
+        read_scores(pq)

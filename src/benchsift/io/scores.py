@@ -69,4 +69,4 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
     rows = RowNames(p, len(df))
     for col in ("model", "benchmark", "item"):
         df[col] = id_strings(df[col], p, col, rows).to_numpy()
-    return Panel.from_long(df, source=str(p))
+    return Panel.from_long(df, source=str(p), rows=rows)

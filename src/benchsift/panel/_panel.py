@@ -271,6 +271,7 @@ class Panel:
         items: pd.DataFrame | None = None,
         *,
         source: str = "long table",
+        rows: Sequence[str] | None = None,
     ) -> Panel:
         """Build a panel from a long table with columns ``model, benchmark, item, score``.
 
@@ -278,11 +279,12 @@ class Panel:
         (``question``, ``answer``, ``image``, ...). Optional side tables ``models`` (``model``, ``family``,
         ``release_date``, ``params``; ``condition`` optional) and ``items`` (``benchmark``, ``item``,
         ``category``, ...) add metadata. Identical duplicate rows are collapsed; conflicting duplicates of one
-        ``(model, condition, benchmark, item)`` are an error naming ``source`` and the row.
+        ``(model, condition, benchmark, item)`` are an error naming ``source`` and the row: ``rows[i]`` names
+        ``df``'s i-th row (e.g. ``"line 7"`` of a CSV file; default ``"row i"``).
         """
         from benchsift.panel.long import panel_from_long
 
-        return panel_from_long(cls, df, models=models, items=items, source=source)
+        return panel_from_long(cls, df, models=models, items=items, source=source, rows=rows)
 
     # ------------------------------------------------------------------ basic properties
     @property

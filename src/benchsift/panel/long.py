@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,8 +27,13 @@ def panel_from_long(
     models: pd.DataFrame | None,
     items: pd.DataFrame | None,
     source: str,
+    rows: Sequence[str] | None = None,
 ) -> Panel:
     """See :meth:`Panel.from_long`."""
+
+    def row(i: int) -> str:  # the name of df's i-th row in a message
+        return rows[i] if rows is not None else f"row {i}"
+
     if len(df) == 0:
         raise InputError(f"{source}: no rows")
     missing = [c for c in LONG_REQUIRED if c not in df.columns]
@@ -37,7 +43,7 @@ def panel_from_long(
     for col in ("model", "benchmark", "item"):
         empty = df[col].isna()
         if empty.any():
-            raise InputError(f"{source}, row {int(empty.to_numpy().argmax())}: empty {col!r}")
+            raise InputError(f"{source}, {row(int(empty.to_numpy().argmax()))}: empty {col!r}")
         df[col] = df[col].astype(str)
     if "condition" not in df.columns:
         df["condition"] = "image"
@@ -49,13 +55,13 @@ def panel_from_long(
         text = raw[suspect].astype(str).str.strip().str.lower()
         bad = ~text.isin(["", "nan", "na", "none"])
         if bad.any():
-            row = int(bad.index[bad.to_numpy().argmax()])
-            raise InputError(f"{source}, row {row}: score {raw.iloc[row]!r} is not a number")
+            i = int(bad.index[bad.to_numpy().argmax()])
+            raise InputError(f"{source}, {row(i)}: score {raw.iloc[i]!r} is not a number")
     df["score"] = score.astype(float)
     outside = ((df["score"] < 0) | (df["score"] > 1)).to_numpy()
     if outside.any():
-        row = int(np.flatnonzero(outside)[0])
-        r = df.iloc[row]
+        i = int(np.flatnonzero(outside)[0])
+        r = df.iloc[i]
         top = float(df["score"].max())
         hint = (
             f"; the scores reach {top:g}: percentages? `benchsift import long` rescales them (and known "
@@ -64,7 +70,7 @@ def panel_from_long(
             else ""
         )
         raise InputError(
-            f"{source}, row {row}: score {float(r['score']):g} of model {r['model']!r}, benchmark "
+            f"{source}, {row(i)}: score {float(r['score']):g} of model {r['model']!r}, benchmark "
             f"{r['benchmark']!r}, item {r['item']!r} is outside [0, 1] (NaN = missing){hint}"
         )
 
@@ -81,11 +87,12 @@ def panel_from_long(
         differs = ~((a == b) | (np.isnan(a) & np.isnan(b)))
         if differs.any():
             first_bad = repeat[np.argmax(differs)]
-            rows = sorted(order[sorted_cell == sorted_cell[first_bad]].tolist())
-            r = df.iloc[rows[0]]
+            where = sorted(order[sorted_cell == sorted_cell[first_bad]].tolist())
+            r = df.iloc[where[0]]
+            named = f"rows {where[:5]}" if rows is None else ", ".join(rows[i] for i in where[:5])
             raise InputError(
                 f"{source}: conflicting scores for model {r['model']!r} ({r['condition']}), benchmark "
-                f"{r['benchmark']!r}, item {r['item']!r} in rows {rows[:5]}"
+                f"{r['benchmark']!r}, item {r['item']!r} in {named}"
             )
     scores = np.full((len(model_first), n_items), np.nan)
     scores[model_codes, item_codes] = score_values
