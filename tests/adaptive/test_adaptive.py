@@ -167,6 +167,8 @@ def test_refusals(tmp_path) -> None:
     bad.write_text('{"format": "other"}')
     with pytest.raises(FormatError, match="format"):
         load_bank(bad)
+    with pytest.raises(InputError, match=r"a folder, not an item bank"):  # it said "no such file"
+        load_bank(tmp_path)
     with pytest.raises(InputError, match="se_target"):
         StopRule(se_target=0)
 
@@ -211,6 +213,14 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     assert only_new.models == ["m-x"] and len(only_new.items[0]) == 3 and only_new.n_ignored_items == 0
     with pytest.raises(InputError, match="responses"):
         next_items_for(bank)
+    # a reference model of the bank is in-sample: said, as estimate says it of a suite's
+    ref = bank.reference_models[0]
+    known = next_items_for(bank, start=[ref, "m-x"], batch=3)
+    assert known.warnings == [
+        f"1 of these models are among the bank's 40 reference models ['{ref}']: the bank was fitted on their "
+        "responses, so their abilities and ranks are in-sample (optimistic)"
+    ]
+    assert res.warnings == ["1 item(s) of the responses are not in the bank and were ignored: ['Z/q']"]
 
 
 def test_responses_under_zero_padded_ids_are_refused_not_asked_again(tmp_path) -> None:

@@ -186,6 +186,10 @@ class ItemBank(Result):
 def load_bank(path: str | os.PathLike[str]) -> ItemBank:
     """Read a bank written by :meth:`ItemBank.save`."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(
+            f"{p}: a folder, not an item bank (expected the JSON file `benchsift adaptive bank` writes)"
+        )
     if not p.is_file():
         raise InputError(f"{p}: no such file (expected an item bank written by `benchsift adaptive bank`)")
     try:

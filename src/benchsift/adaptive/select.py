@@ -290,6 +290,14 @@ def next_items_for(
                 )
     fresh = [m for m in start if m not in models]
     models = [*models, *fresh]
+    reference = set(bank.reference_models)
+    known = [m for m in models if m in reference]
+    if known:  # as estimate says of a suite's reference models
+        warnings.append(
+            f"{len(known)} of these models are among the bank's {len(bank.reference_models)} reference "
+            f"models {listed(known, 5)}: the bank was fitted on their responses, so their abilities and "
+            "ranks are in-sample (optimistic)"
+        )
     X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
     res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, seed=seed)
     return dataclasses.replace(res, n_ignored_items=ignored, warnings=warnings)
