@@ -141,3 +141,26 @@ def test_a_results_file_given_as_the_log_says_where_the_samples_are(
         f"scores are in the sample files beside it ({pattern}.jsonl, written when the harness runs with "
         "--log_samples)"
     )
+
+
+def test_a_file_not_named_as_the_harness_names_its_samples_is_said(fixtures: Path) -> None:
+    # lm-eval's own sample file (written by lm-eval 0.4, tests/fixtures/roundtrip) read as lmms-eval: it
+    # parses, but its task is not in the name lmms-eval would give it, so the benchmark is the whole file
+    # name; before, nothing said so
+    logs = fixtures.parent / "roundtrip" / "logs" / "lm-eval" / "Ember-m027"
+    path = sorted(logs.glob("samples_bench00_*.jsonl"))[0]
+    notes: list[str] = []
+    p = read_lmms_eval(path, notes=notes)
+    assert p.benchmarks == [path.stem]
+    assert (
+        f"warning: {path}: not named as this harness names its sample files (*_samples_*.jsonl), so its "
+        in (" ".join(notes))
+    )
+    assert f"its benchmark is the file name {path.stem!r} (`benchmark` names it)" in " ".join(notes)
+    notes = []
+    assert read_lmms_eval(path, notes=notes, benchmark="bench00").benchmarks == ["bench00"]
+    assert not any(n.startswith("warning:") for n in notes)
+    # named as lm-eval names it, read as lm-eval: nothing to say
+    notes = []
+    assert read_lm_eval(path, notes=notes).benchmarks == ["bench00"]
+    assert not any("not named as" in n for n in notes)

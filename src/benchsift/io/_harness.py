@@ -466,6 +466,13 @@ def read_harness_file(
     refuse_results_file(path, layout)
     m = layout.name_re.match(path.name)
     task = m.group("task") if m else path.stem
+    if m is None and benchmark is None and notes is not None:
+        # another harness's file, or one renamed: its task is not in the name, so the benchmark is the
+        # whole file name (a run of lm-eval's samples_<task>_<date>.jsonl would be a benchmark of one run)
+        notes.append(
+            f"warning: {path}: not named as this harness names its sample files ({layout.samples_glob}), so "
+            f"its benchmark is the file name {task!r} (`benchmark` names it)"
+        )
     results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
     name = model or model_from_results(results) or path.parent.name.replace("__", "/")
     return samples_to_long(
