@@ -35,6 +35,32 @@ def test_table_by_hand(fixtures: Path) -> None:
     assert len([n for n in notes if n.startswith("rescaled")]) == 4
     means = p.benchmark_means()
     np.testing.assert_allclose(means.means, p.scores)  # a benchmark's mean is its one score
+    assert not any(n.startswith("warning:") for n in notes)  # a plain leaderboard: nothing suspicious
+
+
+def test_a_per_item_table_or_an_average_column_read_as_benchmarks_is_said(tmp_path: Path) -> None:
+    # an items x models 0/1 table (MMMU_DEV_VAL.csv's shape) given to the aggregate importer: before, its
+    # item ids silently became 6 models of 3 "benchmarks"
+    per_item = tmp_path / "per_item.csv"
+    per_item.write_text("index,GPT4V,Qwen,LLaVA\n0,1,0,1\n1,0,0,1\n2,1,1,1\n3,0,1,0\n4,1,0,0\n5,1,1,0\n")
+    notes: list[str] = []
+    p = read_aggregate(per_item, notes=notes)
+    assert p.model_ids == ["0", "1", "2", "3", "4", "5"]  # still read as asked
+    (w,) = [n for n in notes if n.startswith("warning:")]
+    assert w == (
+        f"warning: {per_item}: every score is 0 or 1, as in a per-item table (items x models), which the "
+        "wide importer reads; here its 6 rows are read as models and its 3 columns as benchmarks"
+    )
+    # a spreadsheet's average column is read as a benchmark of its own: said
+    avg = tmp_path / "avg.csv"
+    avg.write_text("model,MMStar,MMMU,Avg Score\nA,61.5,50.2,55.9\nB,40.0,41.0,40.5\n")
+    notes = []
+    p = read_aggregate(avg, notes=notes)
+    assert p.benchmarks == ["MMStar", "MMMU", "Avg Score"]
+    assert (
+        f"warning: {avg}: column(s) ['Avg Score'] are read as benchmarks; if they are the table's own "
+        in (" ".join(notes))
+    )
 
 
 def test_openvlm_json_by_hand(fixtures: Path) -> None:

@@ -76,7 +76,46 @@ OPENVLM_META = {
 }
 
 
-def _table_to_long(path: Path, model_column: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+#: a benchmark column named like a table's own aggregate (a spreadsheet's average, a leaderboard's rank)
+_SUMMARY_NAME = re.compile(
+    r"(average|avg\.?|mean|total|sum|overall|rank)( ?(score|accuracy|acc|rank))?", re.IGNORECASE
+)
+
+
+def _suspicious_columns(
+    path: Path, bench_cols: list[str], long: pd.DataFrame, notes: list[str] | None
+) -> None:
+    """Warn of what a models x benchmarks table rarely holds: a column named like the table's own aggregate
+    (``Average``, ``Avg Score``, ``Rank``: read as a benchmark of its own), and only scores of 0 and 1 (a
+    per-item table, items x models, whose item ids would become models)."""
+    if notes is None:
+        return
+    named = [c for c in bench_cols if _SUMMARY_NAME.fullmatch(str(c).strip())]
+    if named:
+        notes.append(
+            f"warning: {path}: column(s) {named} are read as benchmarks; if they are the table's own "
+            "average or rank, leave them out of the file"
+        )
+    score = long["score"].to_numpy(dtype=np.float64)
+    seen = score[~np.isnan(score)]
+    n_rows = int(long[ROW_COL].nunique())
+    if (
+        n_rows >= 5
+        and len(bench_cols) >= 2
+        and seen.size
+        and np.isin(seen, (0.0, 1.0)).all()
+        and np.ptp(seen)
+    ):
+        notes.append(
+            f"warning: {path}: every score is 0 or 1, as in a per-item table (items x models), which the "
+            f"wide importer reads; here its {n_rows} rows are read as models and its {len(bench_cols)} "
+            "columns as benchmarks"
+        )
+
+
+def _table_to_long(
+    path: Path, model_column: str | None, notes: list[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     def numeric(header: list[str]) -> list[str]:
         first = model_column if model_column is not None else header[0]
         return [c for c in header if c != first and c.lower() not in ("family", "release_date", "condition")]
@@ -104,6 +143,7 @@ def _table_to_long(path: Path, model_column: str | None) -> tuple[pd.DataFrame, 
             )
         )
     long = pd.concat(parts, ignore_index=True)
+    _suspicious_columns(path, bench_cols, long, notes)
     meta = pd.DataFrame({"model": models.to_numpy()})
     for c in meta_cols:
         meta[c.lower()] = df[c].to_numpy()
@@ -323,7 +363,7 @@ def read_aggregate(
                 raise InputError(f"{p}: model_column applies to tables, not to the OpenVLM JSON")
             long, meta = _json_to_long(p, file_notes)
         else:
-            long, meta = _table_to_long(p, model_column)
+            long, meta = _table_to_long(p, model_column, file_notes)
         long[FILE_COL] = str(p)
         if "condition" not in long.columns:
             long["condition"] = condition or "image"
