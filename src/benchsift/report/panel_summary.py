@@ -10,6 +10,7 @@ from rich.table import Table
 
 from benchsift.io.side_files import match_models_table, side_file_warnings
 from benchsift.panel import Panel
+from benchsift.panel.identical import identical_runs
 from benchsift.report.console import DataTable
 
 
@@ -128,8 +129,8 @@ def describe_panel(
 ) -> dict[str, Any]:
     """What ``benchsift info`` prints: :func:`panel_summary`, ``"models"`` (:func:`model_coverage`), with a
     models side table its match (``"models_file"``: ``{"path", **match_models_table}``) and ``"warnings"``:
-    side-table rows that match no model, models without a row, and model runs without a score on some
-    benchmark."""
+    side-table rows that match no model, models without a row, model runs with identical scores
+    (:func:`benchsift.panel.identical.identical_runs`) and model runs without a score on some benchmark."""
     summary = panel_summary(panel)
     summary["models"] = model_coverage(panel)
     warnings: list[str] = []
@@ -137,6 +138,11 @@ def describe_panel(
         match = match_models_table(panel, models_table)
         summary["models_file"] = {"path": models_file, **match}
         warnings += side_file_warnings(panel, match, models_file)
+    for group in identical_runs(panel):
+        warnings.append(
+            f"model runs {group} have identical scores on every item (the same run under {len(group)} "
+            "names?): each counts in every ranking, fit and correlation"
+        )
     for run in summary["models"]:
         if run["benchmarks_without_scores"]:
             where = run["benchmarks_without_scores"]
