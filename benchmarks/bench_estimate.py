@@ -18,6 +18,13 @@ the Spearman correlation of estimated and true scores; beside them, in the same 
 subset** of the same number of items: its plain mean (the unbiased baseline the acceptance compares with)
 and the same estimators fitted on it (what a random anchor set would give instead of the compressed suite).
 
+With ``--incomplete 0.5,0.25,0.1``, a second table per panel: each held-out model keeps only that share of
+the suite items (a random subset per model and seed, as a run that failed or skipped the others), and the
+chosen estimator's 95 % interval is taken two ways: as before the fix, the complete run's conformal
+half-width (``predict`` without ``reference``), and widened by the spread the missing items add on the
+reference models (``predict(..., reference=...)``, what ``estimate`` does); printed: coverage, mean width
+and MAE.
+
 Panels: ``--panel`` (a real one, optional) and simulated ones (``simulate_panel`` defaults: 40 models,
 8 benchmarks; and 160 models, 8 benchmarks).
 """
@@ -42,8 +49,11 @@ def full_overall(panel: Panel) -> np.ndarray:
     return nan_mean(panel.benchmark_means().means, axis=1)
 
 
-def one_split(panel: Panel, retention: float, seed: int) -> dict[str, tuple[float, float, float, float]]:
-    """``{row: (mae, coverage, width, spearman)}`` for one build / held-out split."""
+def one_split(
+    panel: Panel, retention: float, seed: int, keeps: tuple[float, ...] = ()
+) -> dict[str, tuple[float, float, float, float]]:
+    """``{row: (mae, coverage, width, spearman)}`` for one build / held-out split (with ``keeps``, the rows
+    ``incomplete <keep>: <how>`` too, spearman left NaN)."""
     rng = np.random.default_rng(seed)
     perm = rng.permutation(panel.n_models)
     n_build = int(round(0.6 * panel.n_models))
@@ -71,6 +81,22 @@ def one_split(panel: Panel, retention: float, seed: int) -> dict[str, tuple[floa
             if m == fs.method:
                 out[f"{label}: chosen"] = out[f"{label}: {m}"]
                 out[tag] = out[f"{label}: {m}"]
+    fs = fit_full_score(build, suite, random_state=seed)
+    X = held.scores[:, suite]
+    for keep in keeps:
+        drop = np.ones(X.shape, dtype=bool)
+        for i in range(X.shape[0]):  # each model keeps its own random share of the suite
+            drop[i, rng.choice(X.shape[1], size=max(1, int(round(keep * X.shape[1]))), replace=False)] = False
+        part = np.where(drop, np.nan, X)
+        for how, ref in (("complete-run width", None), ("widened", build.scores[:, suite])):
+            est = fs.predict(part, held.model_ids, reference=ref)
+            s, lo, hi = (v[fs.method][:, -1] for v in (est.score, est.low, est.high))
+            out[f"incomplete {keep:.0%}: {how}"] = (
+                float(np.mean(np.abs(s - truth))),
+                float(np.mean((lo <= truth) & (truth <= hi))),
+                float(np.mean(hi - lo)),
+                float("nan"),
+            )
     plain = np.nanmean(held.scores[:, rand], axis=1)
     out["random subset: plain mean"] = (
         float(np.mean(np.abs(plain - truth))),
@@ -87,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--panel", default=None, help="a real panel (benchsift parquet)")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--retention", type=float, default=0.05)
+    ap.add_argument(
+        "--incomplete", default="", help="shares of the suite each held-out model keeps, e.g. 0.5,0.25,0.1"
+    )
     args = ap.parse_args(argv)
     print(machine_line())
     panels: list[tuple[str, Panel]] = []
@@ -101,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             simulate_panel(SimulationConfig(n_models=160), random_state=1).panel.image_panel(),
         )
     )
+    keeps = tuple(float(v) for v in args.incomplete.split(",") if v.strip())
     for name, panel in panels:
         t0 = time.perf_counter()
-        runs = [one_split(panel, args.retention, seed) for seed in range(args.seeds)]
+        runs = [one_split(panel, args.retention, seed, keeps) for seed in range(args.seeds)]
         size = runs[0]["_size"]
         print(
             f"\n{name}: {panel.n_models} models x {panel.n_items} items; suite {int(size[0])} items "
