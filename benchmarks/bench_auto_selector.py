@@ -96,13 +96,12 @@ from benchsift.simulate.winners import PLANTED_WINNERS, simulate_planted_winner
 RETENTIONS = (0.02, 0.05, 0.10, 0.20)
 
 
-def fidelity_table(
-    name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int
-) -> tuple[pd.Series, float, HeldoutResult]:
-    """Section 1 for one panel; returns auto minus the best fixed selector per retention, auto minus random
-    averaged over the retentions, and the protocol's result."""
+def rho_table(
+    panel: Panel, splits: int, seed: int, floor: int, n_jobs: int
+) -> tuple[pd.DataFrame, HeldoutResult]:
+    """The held-out protocol's mean rho of the fixed candidates and auto (rows) per retention (columns),
+    and the protocol's result."""
     sels = [*DEFAULT_CANDIDATES, "auto"]
-    t0 = time.perf_counter()
     res = stage2_heldout(
         panel,
         selectors=sels,
@@ -112,8 +111,17 @@ def fidelity_table(
         random_state=seed,
         n_jobs=n_jobs,
     )
+    return res.summary().pivot(index="selector", columns="retention", values="rho_mean").loc[sels], res
+
+
+def fidelity_table(
+    name: str, panel: Panel, splits: int, seed: int, floor: int, n_jobs: int
+) -> tuple[pd.Series, float, HeldoutResult]:
+    """Section 1 for one panel; returns auto minus the best fixed selector per retention, auto minus random
+    averaged over the retentions, and the protocol's result."""
+    t0 = time.perf_counter()
+    table, res = rho_table(panel, splits, seed, floor, n_jobs)
     wall = time.perf_counter() - t0
-    table = res.summary().pivot(index="selector", columns="retention", values="rho_mean").loc[sels]
     fixed = table.loc[list(DEFAULT_CANDIDATES)]
     table.loc["auto - best"] = table.loc["auto"] - fixed.max(axis=0)
     best_name = fixed.idxmax(axis=0)
@@ -524,16 +532,7 @@ def seed_sweep(
         for name, panel in panels.items():
             if only and name not in only:
                 continue
-            res = stage2_heldout(
-                panel,
-                selectors=sels,
-                retentions=RETENTIONS,
-                n_splits=splits,
-                floor=floor,
-                random_state=seed,
-                n_jobs=n_jobs,
-            )
-            table = res.summary().pivot(index="selector", columns="retention", values="rho_mean").loc[sels]
+            table, _ = rho_table(panel, splits, seed, floor, n_jobs)
             rho.setdefault(name, []).append(table.to_numpy(dtype=float))
             gap = table.loc["auto"] - table.loc[list(DEFAULT_CANDIDATES)].max(axis=0)
             worst.append(f"{name} {float(gap.min()):+.4f}")
@@ -568,7 +567,7 @@ def seed_sweep(
         misses = int((per_seed_gap.min(axis=1) < -0.01).sum())
         rows[name] = {
             **{c: float(v) for c, v in zip(cols, d.mean(axis=0), strict=True)},
-            "worst SE": float(np.nanmax(se)),
+            "worst SE": float(np.nanmax(se)) if np.isfinite(se).any() else float("nan"),
             "auto - random": vs_random,
             "within 0.01": "yes" if float(d.mean(axis=0).min()) >= -0.01 else "NO",
             "beats random": "n/a (random best)" if random_best else ("yes" if vs_random > 0 else "NO"),
