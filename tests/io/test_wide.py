@@ -206,3 +206,28 @@ def test_a_line_named_like_a_summary_is_kept_when_it_is_not_one(tmp_path: Path) 
     assert p.model_ids == ["m1", "Overall", "m3"]
     assert [k[1] for k in p.item_keys] == ["1", "2", "total"]
     np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 0, 1], [1, 1, 0]])
+
+
+def test_empty_rows_at_the_end_are_left_out_with_a_note(tmp_path: Path) -> None:
+    # a spreadsheet's CSV export often ends with lines of empty cells (",,,"): they were refused as an empty
+    # item id; now they are left out, said in a note; an empty row between data rows is still refused
+    body = "index,m1,m2,m3\n1,1,0,1\n2,0,1,0\n3,1,1,1\n"
+    f = tmp_path / "tail.csv"
+    f.write_text(body + ",,,\n,,,\n")  # read by the fast (pyarrow) path
+    notes: list[str] = []
+    p = read_wide(f, notes=notes)
+    assert [k[1] for k in p.item_keys] == ["1", "2", "3"]
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 1, 1], [1, 0, 1]])
+    assert f"{f}: left out 2 empty row(s) at the end (no id and no score)" in notes
+    # models as rows, and through the general reader (a cell that is not a plain number: "TRUE")
+    g = tmp_path / "models.csv"
+    g.write_text("model,1,2\nm1,TRUE,0\nm2,0,1\n , ,\n")
+    notes = []
+    q = read_wide(g, orient="models-rows", notes=notes)
+    assert q.model_ids == ["m1", "m2"]
+    np.testing.assert_array_equal(q.scores, [[1, 0], [0, 1]])
+    assert f"{g}: left out 1 empty row(s) at the end (no id and no score)" in notes
+    # between data rows: still an error naming its line
+    f.write_text("index,m1,m2,m3\n1,1,0,1\n,,,\n3,1,1,1\n")
+    with pytest.raises(InputError, match=r"tail\.csv, line 3: empty item id"):
+        read_wide(f)

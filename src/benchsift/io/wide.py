@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -240,6 +240,27 @@ def _fast_csv(
     return texts, scores
 
 
+def _blank(value: object) -> bool:
+    """An empty cell: missing (None, NaN) or only whitespace."""
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _empty_tail(n: int, row_is_blank: Callable[[int], bool]) -> int:
+    """How many of the last rows of ``n`` are blank (a spreadsheet's trailing ``,,,`` lines), read from the
+    end until the first row with a value; 0 when every row is blank (the usual "no data" error decides)."""
+    k = 0
+    while k < n and row_is_blank(n - 1 - k):
+        k += 1
+    return 0 if k == n else k
+
+
+def _tail_note(path: Path, k: int, notes: list[str] | None) -> None:
+    if k and notes is not None:
+        notes.append(f"{path}: left out {k} empty row(s) at the end (no id and no score)")
+
+
 def _read_one(
     path: Path,
     *,
@@ -286,6 +307,17 @@ def _read_one(
         if len(rows) == 0:
             raise FormatError(f"{path}: no data rows (only a header)")  # as read_table says it
         id_pos = header.index(id_col)
+        cells = block.T if orient == "items-rows" else block  # (n_rows, n_score_columns)
+        tail = _empty_tail(
+            cells.shape[0],
+            lambda i: bool(np.isnan(cells[i]).all()) and all(_blank(t[i]) for t in texts.values()),
+        )
+        if tail:  # blank rows at the end: left out, so that they are not refused as empty ids
+            n_keep = cells.shape[0] - tail
+            block = block[:, :n_keep] if orient == "items-rows" else block[:n_keep]
+            texts = {j: t[:n_keep] for j, t in texts.items()}
+            rows = RowNames(path, n_keep)
+            _tail_note(path, tail, notes)
         id_values = pd.Series(texts[id_pos], dtype=object)
         score_names = [c for j, c in enumerate(header) if j not in texts]
         if orient == "items-rows":
@@ -312,6 +344,10 @@ def _read_one(
             return [c for c in header[int(index_col) :] if c not in (first, category_column)]
 
         df = read_table(path, numeric=numeric)
+        tail = _empty_tail(len(df), lambda i: all(_blank(v) for v in df.iloc[i].tolist()))
+        if tail:
+            df = df.iloc[: len(df) - tail]
+            _tail_note(path, tail, notes)
         header = _header(path, df)
         if index_col:
             header[0] = str(df.columns[0]) if id_column == "" else ""
