@@ -60,6 +60,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._harness import read_json
 from benchsift.io._rows import RowNames
+from benchsift.io._spreadsheet import SUMMARY_NAME
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_models_table
 from benchsift.io.rescale import RescaleMode
@@ -77,9 +78,7 @@ OPENVLM_META = {
 
 
 #: a benchmark column named like a table's own aggregate (a spreadsheet's average, a leaderboard's rank)
-_SUMMARY_NAME = re.compile(
-    r"(average|avg\.?|mean|total|sum|overall|rank)( ?(score|accuracy|acc|rank))?", re.IGNORECASE
-)
+_SUMMARY_NAME = re.compile(rf"(?:{SUMMARY_NAME.pattern})|(?:(avg\.? )?rank)", re.IGNORECASE)
 
 
 def _suspicious_columns(

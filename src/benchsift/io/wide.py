@@ -32,8 +32,7 @@ accepts the same inputs as before and names the offending cell; both give the sa
 from __future__ import annotations
 
 import csv
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -56,7 +55,15 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
-from benchsift.io._rows import RowNames, row_name
+from benchsift.io._rows import RowNames
+from benchsift.io._spreadsheet import (
+    UNNAMED,
+    blank,
+    empty_tail,
+    headerless_columns,
+    summary_line,
+    tail_note,
+)
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, matrix_divisor
@@ -132,46 +139,6 @@ def _block(
     return [str(n) for n in names], columns.T
 
 
-_UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
-
-
-def _headerless_columns(
-    df: pd.DataFrame,
-    header: list[str],
-    named: tuple[str | None, ...],
-    spreadsheet: bool,
-    path: Path,
-    what: str,
-    notes: list[str] | None,
-) -> bool:
-    """Blank the header of every score column written without one (``""`` in a CSV, pandas' ``Unnamed: N``
-    in a spreadsheet) so that it is left out, when all its cells are empty too (a spreadsheet's trailing
-    empty columns, noted); a header-less column holding a value is an error: whose scores are they?
-    Returns whether any column was left out. The first column (the id, or pandas' index) is not looked at.
-    """
-    blank = [
-        j
-        for j in range(1, len(header))
-        if header[j] not in named and (header[j] == "" or (spreadsheet and _UNNAMED.fullmatch(header[j])))
-    ]
-    for j in blank:
-        column = df.iloc[:, j]
-        filled = column.notna() & ~column.map(lambda v: isinstance(v, str) and v.strip() == "")
-        if filled.any():
-            i = int(np.flatnonzero(filled.to_numpy())[0])
-            raise InputError(
-                f"{path}, {row_name(path, i)}, column {j + 1}: a value ({str(column.iloc[i])!r}) in a column "
-                f"without a header; expected the {what} id as the column's header"
-            )
-        header[j] = ""
-    if blank and notes is not None:
-        notes.append(
-            f"{path}: left out {len(blank)} empty column(s) without a header "
-            f"(column {', '.join(str(j + 1) for j in blank)})"
-        )
-    return bool(blank)
-
-
 def _raw_header(path: Path) -> list[str] | None:
     """The CSV / TSV header as written (stripped), or None for other tables."""
     if path.suffix.lower() not in (".csv", ".tsv"):
@@ -240,27 +207,6 @@ def _fast_csv(
     return texts, scores
 
 
-def _blank(value: object) -> bool:
-    """An empty cell: missing (None, NaN) or only whitespace."""
-    if isinstance(value, str):
-        return not value.strip()
-    return value is None or (isinstance(value, float) and np.isnan(value))
-
-
-def _empty_tail(n: int, row_is_blank: Callable[[int], bool]) -> int:
-    """How many of the last rows of ``n`` are blank (a spreadsheet's trailing ``,,,`` lines), read from the
-    end until the first row with a value; 0 when every row is blank (the usual "no data" error decides)."""
-    k = 0
-    while k < n and row_is_blank(n - 1 - k):
-        k += 1
-    return 0 if k == n else k
-
-
-def _tail_note(path: Path, k: int, notes: list[str] | None) -> None:
-    if k and notes is not None:
-        notes.append(f"{path}: left out {k} empty row(s) at the end (no id and no score)")
-
-
 def _read_one(
     path: Path,
     *,
@@ -277,7 +223,7 @@ def _read_one(
     index_col = raw is not None and len(raw) > 1 and raw[0] == ""
     if index_col:
         what = "item" if orient == "items-rows" else "model"
-        if id_column is None or _UNNAMED.fullmatch(id_column) or id_column == "":
+        if id_column is None or UNNAMED.fullmatch(id_column) or id_column == "":
             id_column = ""
             if notes is not None:
                 notes.append(
@@ -308,16 +254,16 @@ def _read_one(
             raise FormatError(f"{path}: no data rows (only a header)")  # as read_table says it
         id_pos = header.index(id_col)
         cells = block.T if orient == "items-rows" else block  # (n_rows, n_score_columns)
-        tail = _empty_tail(
+        tail = empty_tail(
             cells.shape[0],
-            lambda i: bool(np.isnan(cells[i]).all()) and all(_blank(t[i]) for t in texts.values()),
+            lambda i: bool(np.isnan(cells[i]).all()) and all(blank(t[i]) for t in texts.values()),
         )
         if tail:  # blank rows at the end: left out, so that they are not refused as empty ids
             n_keep = cells.shape[0] - tail
             block = block[:, :n_keep] if orient == "items-rows" else block[:n_keep]
             texts = {j: t[:n_keep] for j, t in texts.items()}
             rows = RowNames(path, n_keep)
-            _tail_note(path, tail, notes)
+            tail_note(path, tail, notes)
         id_values = pd.Series(texts[id_pos], dtype=object)
         score_names = [c for j, c in enumerate(header) if j not in texts]
         if orient == "items-rows":
@@ -344,10 +290,10 @@ def _read_one(
             return [c for c in header[int(index_col) :] if c not in (first, category_column)]
 
         df = read_table(path, numeric=numeric)
-        tail = _empty_tail(len(df), lambda i: all(_blank(v) for v in df.iloc[i].tolist()))
+        tail = empty_tail(len(df), lambda i: all(blank(v) for v in df.iloc[i].tolist()))
         if tail:
             df = df.iloc[: len(df) - tail]
-            _tail_note(path, tail, notes)
+            tail_note(path, tail, notes)
         header = _header(path, df)
         if index_col:
             header[0] = str(df.columns[0]) if id_column == "" else ""
@@ -357,9 +303,7 @@ def _read_one(
         rows = RowNames(path, len(df))
         require_columns(df, [id_col], path, "the id column")
         what = "model" if orient == "items-rows" else "item"
-        headerless = _headerless_columns(
-            df, header, (id_col, category_column), raw is None, path, what, notes
-        )
+        headerless = headerless_columns(df, header, (id_col, category_column), raw is None, path, what, notes)
         skip = (id_col, category_column, "") if index_col or headerless else (id_col, category_column)
         if orient == "items-rows":
             if category_column is not None:
@@ -385,7 +329,7 @@ def _read_one(
     else:
         lines = ((model_ids, scores, "row", "model", "column"), (item_ids, scores.T, "column", "item", "row"))
     for ids, matrix, line, what, across in lines:
-        found = _summary_line(ids, matrix)
+        found = summary_line(ids, matrix)
         if found is not None:
             name, kind = found
             article = "an" if what == "item" else "a"
@@ -395,43 +339,6 @@ def _read_one(
             )
     scores = _rescale_in_place(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
     return scores, model_ids, items
-
-
-#: names a spreadsheet gives its summary row or column
-_SUMMARY_NAME = re.compile(r"(average|avg\.?|mean|total|sum|overall)( ?(score|accuracy|acc))?", re.IGNORECASE)
-
-#: a summary agrees with the mean (or sum) it was computed from when it is within this share of the scale
-#: (two decimals of a 0-1 score, an integer percentage)
-_SUMMARY_TOLERANCE = 0.01
-
-
-def _summary_line(ids: Sequence[str], matrix: np.ndarray) -> tuple[str, str] | None:
-    """The first line (a row of ``matrix``, named by ``ids``) named like a spreadsheet's summary (``Average``,
-    ``Total``, ...) whose values are, in every column where it and another line have one, the mean or the
-    sum of the other lines' values (within :data:`_SUMMARY_TOLERANCE` of the scale): ``(name, "mean" |
-    "sum")``, else None. The name alone is not enough (a model may be called ``Overall``), nor are values
-    (a 0/1 row may equal the others' mean by chance)."""
-    for i, name in enumerate(ids):
-        if not _SUMMARY_NAME.fullmatch(name.strip()) or matrix.shape[0] < 3:
-            continue
-        v = matrix[i]
-        before, after = matrix[:i], matrix[i + 1 :]  # views: the other lines, never copied
-        counts = (~np.isnan(before)).sum(axis=0) + (~np.isnan(after)).sum(axis=0)
-        sums = np.nansum(before, axis=0) + np.nansum(after, axis=0)
-        ok = ~np.isnan(v) & (counts > 0)
-        if ok.sum() < 2:
-            continue
-        # the largest observed |value| of the other lines (fmax skips NaN, and an all-NaN part, e.g. an empty
-        # first row, gives NaN instead of nanmax's RuntimeWarning)
-        peaks = [float(np.fmax.reduce(np.abs(part), axis=None)) for part in (before, after) if part.size]
-        scale = max([1.0, *(p for p in peaks if not np.isnan(p))])
-        means = sums[ok] / counts[ok]
-        tol = _SUMMARY_TOLERANCE * scale
-        if np.all(np.abs(v[ok] - means) <= tol):
-            return name, "mean"
-        if np.all(np.abs(v[ok] - sums[ok]) <= np.maximum(tol, _SUMMARY_TOLERANCE / 2 * np.abs(sums[ok]))):
-            return name, "sum"
-    return None
 
 
 def _rescale_in_place(
