@@ -11,6 +11,8 @@ The ``model`` field picks a scripted behaviour:
 * ``flaky``: ``correct``, but the first attempt of every distinct request fails (429 with
   Retry-After, 500, a malformed JSON body, or a reply slower than the client timeout);
 * ``broken``: always HTTP 400;
+* ``mute``: HTTP 200 whose message has ``content: null`` (``finish_reason: "length"``, as a reasoning
+  model that spent its whole budget thinking) and no ``usage``;
 * ``gen``: the generation judge (Figs. 5-9 replies); ``judge``: the grading judge (Figs. 11-17).
 
 The world: images are identified by the sha256 of their bytes (decoded from the data URL); ``world``
@@ -407,6 +409,11 @@ class FakeServer:
             if mode == 2:
                 return 200, b'{"id": "x", "choices": [', {}
             time.sleep(self.slow)
+        if model == "mute":
+            message = {"role": "assistant", "content": None}
+            choice = {"index": 0, "message": message, "finish_reason": "length"}
+            reply = {"id": "chatcmpl-" + key[:12], "model": model, "choices": [choice]}
+            return 200, json.dumps(reply).encode(), {}
         messages = req["messages"]
         sha = _image_sha(messages)
         meta = self.world.get(sha) if sha else None
