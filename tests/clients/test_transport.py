@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,18 @@ def test_each_failure_is_classified_the_same_way(server, transport: str) -> None
     broken = _client(server.url, "broken", transport)
     err = _fails(broken, Request(model="broken", messages=({"role": "user", "content": "x"},)))
     assert (err.kind, err.status, err.retryable) == ("400", 400, False) and API_KEY not in str(err)
+
+
+@each_transport
+def test_the_timeout_bounds_the_whole_request_on_a_trickling_reply(server, transport: str) -> None:
+    # a ~150-byte body at one byte per 0.05 s: every gap is far below the 1 s timeout, the reply is not
+    server.trickle = 0.05
+    client = _client(server.url, "trickle", transport, timeout=1.0)
+    t0 = time.monotonic()
+    err = _fails(client, Request(model="trickle", messages=({"role": "user", "content": "x"},)))
+    assert (err.kind, err.retryable) == ("timeout", True) and str(err) == "e: request timed out"
+    assert time.monotonic() - t0 < 3.0
+    assert client.stats.errors == {"timeout": 1} and client.stats.succeeded == 0
 
 
 @each_transport

@@ -11,6 +11,10 @@ The ``model`` field picks a scripted behaviour:
 * ``flaky``: ``correct``, but the first attempt of every distinct request fails (429 with
   Retry-After, 500, a malformed JSON body, or a reply slower than the client timeout);
 * ``broken``: always HTTP 400;
+* ``trickle``: a short reply ("ok") whose body is sent one byte every ``trickle`` seconds (each gap
+  shorter than a client timeout, the whole reply longer);
+* ``mute``: HTTP 200 whose message has ``content: null`` (``finish_reason: "length"``, as a reasoning
+  model that spent its whole budget thinking) and no ``usage``;
 * ``gen``: the generation judge (Figs. 5-9 replies); ``judge``: the grading judge (Figs. 11-17).
 
 The world: images are identified by the sha256 of their bytes (decoded from the data URL); ``world``
@@ -291,6 +295,7 @@ class FakeServer:
         self.world = world
         self.latency = latency
         self.slow = slow
+        self.trickle = 0.05
         self.log: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.attempts: dict[str, int] = {}
@@ -321,7 +326,13 @@ class FakeServer:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 try:
-                    self.wfile.write(body)
+                    if headers.get("X-Fake-Trickle"):
+                        for i in range(len(body)):
+                            self.wfile.write(body[i : i + 1])
+                            self.wfile.flush()
+                            time.sleep(server.trickle)
+                    else:
+                        self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -407,6 +418,15 @@ class FakeServer:
             if mode == 2:
                 return 200, b'{"id": "x", "choices": [', {}
             time.sleep(self.slow)
+        if model == "trickle":
+            ok: dict[str, Any] = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+            slow = {"id": "chatcmpl-" + key[:12], "model": model, "choices": [ok]}
+            return 200, json.dumps(slow).encode(), {"X-Fake-Trickle": "1"}
+        if model == "mute":
+            message = {"role": "assistant", "content": None}
+            choice = {"index": 0, "message": message, "finish_reason": "length"}
+            reply = {"id": "chatcmpl-" + key[:12], "model": model, "choices": [choice]}
+            return 200, json.dumps(reply).encode(), {}
         messages = req["messages"]
         sha = _image_sha(messages)
         meta = self.world.get(sha) if sha else None

@@ -12,6 +12,9 @@ Two transports, chosen per endpoint in the config (``transport = "aiohttp" | "op
 * ``openai``: the ``openai`` SDK's ``AsyncOpenAI`` client (its default httpx transport), with
   ``max_retries=0``, through its low-level ``post`` with a plain JSON body and a plain dict result.
 
+On both, ``timeout`` bounds the whole request (connection, upload and the complete reply), so a server
+that trickles its reply byte by byte times out like one that never answers.
+
 Both classify failures the same way, as a :class:`~benchsift.clients.base.ClientError` whose ``kind``
 names the counter it feeds (``"timeout"``, ``"connection"``, the HTTP status, ``"malformed"``):
 
@@ -287,6 +290,7 @@ class OpenAISDKTransport(_OneEventLoop):
         import openai
 
         self.name = endpoint.name
+        self.timeout = float(timeout)
         self._openai = openai
         self._client = openai.AsyncOpenAI(
             api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=timeout, max_retries=0
@@ -296,7 +300,12 @@ class OpenAISDKTransport(_OneEventLoop):
         self._enter_loop()
         oa, name = self._openai, self.name
         try:
-            return await self._client.post(path, cast_to=object, body=body)
+            # the SDK's timeout bounds each connect / read / write, so a server that trickles its reply
+            # could hold a request far past `timeout`; this bounds the whole request, as aiohttp's total does
+            async with asyncio.timeout(self.timeout):
+                return await self._client.post(path, cast_to=object, body=body)
+        except TimeoutError as err:
+            raise _timed_out(name) from err
         except oa.APITimeoutError as err:
             raise _timed_out(name) from err
         except oa.APIConnectionError as err:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,9 @@ class StageResult(Result):
         lost, total = self.lost, self.total
         if total == 0 or (lost < total and lost <= max_lost * total):
             return None
-        top = max(set(self.errors), key=self.errors.count) if self.errors else "no reply"
+        # the most common cause; among equally common ones the first to occur (a set's order would
+        # change with the interpreter's string hashing, so the same run would print another line)
+        top = Counter(self.errors).most_common(1)[0][0] if self.errors else "no reply"
         head = "nothing was answered" if lost == total else f"{lost} of {total} got no answer"
         return f"{head}; first cause: {top}"
 

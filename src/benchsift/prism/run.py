@@ -133,13 +133,20 @@ async def _run_one(
     messages: list[dict[str, Any]] = [user_message(text, images.urls(item))]
     budget = spec.budget(axis)
 
+    finish: list[str | None] = [None]  # finish_reason of the last reply (named when it had no text)
+
     async def ask() -> str | None:
         resp = await spec.client.generate(
             Request(model=spec.model_id, messages=tuple(messages), max_tokens=budget)
         )
         rec["usage"]["prompt_tokens"] += resp.prompt_tokens
         rec["usage"]["completion_tokens"] += resp.completion_tokens
+        finish[0] = resp.finish_reason
         return resp.text if resp.text and resp.text.strip() else None
+
+    def empty() -> str:
+        # named like a ClientError ("<endpoint>: ..."), so the stage's most common cause says which model
+        return f"{spec.name}: reply has no text (finish_reason {finish[0]!r})"
 
     try:
         first = await ask()
@@ -148,7 +155,7 @@ async def _run_one(
         return rec
     rec["response"] = first
     if first is None:
-        rec["error"] = "empty response"
+        rec["error"] = empty()
         return rec
     if axis != "sc":
         rec["answered"] = True
@@ -171,7 +178,7 @@ async def _run_one(
             rec["turns"] = turns
             return rec
         if cur is None:
-            rec["error"] = f"turn {t}: empty response"
+            rec["error"] = f"turn {t}: {empty()}"
             rec["turns"] = turns
             return rec
         changed, how, exchanges = await _changed(item, prev, cur, judge)
