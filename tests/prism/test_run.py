@@ -31,3 +31,35 @@ def test_a_reply_without_text_is_unanswered_and_names_its_model(world: dict, ser
     assert df.loc[df["model"] == "mute", "score"].isna().all()
     assert not df.loc[df["model"] == "mute", "answered"].any()
     assert df.loc[df["model"] == "correct", "score"].eq(1.0).all()
+
+
+def test_sc_turns_the_judge_could_not_decide_are_a_warning(
+    world: dict, server, tmp_path: Path, monkeypatch
+) -> None:
+    # the grading judge answers 401 (a wrong key): each sc turn falls back to the answer-extraction rule;
+    # before, the run said nothing of it (exit 0, visible only as change_by "rules" in the records)
+    cfg, items, arts = prepare_run(world, tmp_path, server.url, ["correct"], 8)
+    text = cfg.read_text()
+    judge_block = 'name = "judge"\n'
+    start = text.index(judge_block)
+    end = text.index("[[endpoint]]", start) if "[[endpoint]]" in text[start:] else len(text)
+    block = text[start:end].replace('api_key_env = "BENCHSIFT_TEST_KEY"', 'api_key_env = "BENCHSIFT_BAD_KEY"')
+    cfg.write_text(text[:start] + block + text[end:])
+    monkeypatch.setenv("BENCHSIFT_BAD_KEY", "not-the-key")
+    recs = tmp_path / "records.jsonl"
+    res = run(items, arts, cfg, recs, images=world["images"], axes=["sc"], cache=tmp_path / "c.sqlite")
+    rows = [json.loads(x) for x in recs.read_text().splitlines()]
+    turns = [t for r in rows for t in r.get("turns") or () if "change_by" in t]  # the pressure turns
+    assert turns and all(t["change_by"] == "rules" for t in turns)
+    assert res.warnings == [
+        f"{len(turns)} of {len(turns)} sc turns were decided by the answer-extraction rule, not the judge "
+        "'judge', because the judge's call failed (its failures are in the API calls table)"
+    ]
+    assert res.to_dict()["warnings"] == res.warnings
+    # the judge answering: nothing to say
+    (tmp_path / "ok").mkdir()
+    good, _, _ = prepare_run(world, tmp_path / "ok", server.url, ["correct"], 8)
+    res2 = run(
+        items, arts, good, tmp_path / "r2.jsonl", images=world["images"], axes=["sc"], cache=tmp_path / "c2"
+    )
+    assert res2.warnings == [] and res2.to_dict()["warnings"] == []

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from benchsift.cli._common import ForceOpt, console, numbers, one_line, opt, outputs, pairs, split_list
+from benchsift.cli._output import print_warnings
 from benchsift.errors import InputError
 from benchsift.report.progress import progress_bar
 
@@ -63,6 +64,7 @@ def _finish(result: Any, as_json: bool, max_lost: float, *more: Callable[[], Any
 
         for table in [*render_stage(result), *(make() for make in more)]:
             console.print(table)
+        print_warnings(result.warnings)
     why = result.incomplete(max_lost)
     if why is None:
         return

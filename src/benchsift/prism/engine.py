@@ -50,7 +50,8 @@ class StageResult(Result):
     records, rows ...); ``calls`` / ``per_endpoint`` the API-call statistics (requests, cache hits, retries,
     failures, tokens) of the whole pool and per endpoint; ``lost`` of ``total`` requests got no answer
     (``errors`` their causes); ``extra`` stage-specific JSON (``grade``: per-model axis means);
-    ``table`` the stage's table (``sources``: items per domain and benchmark; ``grade``: the verdicts).
+    ``table`` the stage's table (``sources``: items per domain and benchmark; ``grade``: the verdicts);
+    ``warnings`` what changed what was asked (``run``: sc turns decided by the rule because the judge failed).
     """
 
     stage: str
@@ -63,6 +64,7 @@ class StageResult(Result):
     errors: list[str] = field(default_factory=list, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     table: pd.DataFrame | None = field(default=None, repr=False)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object of ``benchsift prism <stage>``."""
@@ -71,7 +73,7 @@ class StageResult(Result):
             doc["counts"] = [] if self.table is None else self.table.to_dict(orient="records")
             return to_jsonable(doc)
         doc = {"command": self.stage, **self.counts, "calls": self.calls, "per_endpoint": self.per_endpoint}
-        return to_jsonable({**doc, **self.extra})
+        return to_jsonable({**doc, **self.extra, "warnings": list(self.warnings)})
 
     def to_frame(self) -> pd.DataFrame:
         """The stage's table (see the class docstring), else its counts as one row."""
@@ -375,7 +377,17 @@ def run(
     }
     errors = [str(r["error"]) for r in records if not r["answered"]]
     calls, per = _stats(pool)
-    return StageResult("run", out, counts, calls, per, len(errors), len(records), errors)
+    warnings = []
+    if judge is not None:  # a failed judge call falls back to the rule: the user asked for the judge
+        turns = [t for r in records for t in r.get("turns") or () if "change_by" in t]  # pressure turns
+        by_rules = sum(t.get("change_by") == "rules" for t in turns)
+        if by_rules:
+            warnings.append(
+                f"{by_rules} of {len(turns)} sc turns were decided by the answer-extraction rule, not the "
+                f"judge {cfg.grade_judge!r}, because the judge's call failed (its failures are in the API "
+                "calls table)"
+            )
+    return StageResult("run", out, counts, calls, per, len(errors), len(records), errors, warnings=warnings)
 
 
 def grade(
