@@ -270,3 +270,22 @@ def test_floor_overriding_a_retention_is_a_warning() -> None:
     )
     # a retention no floor binds: nothing said
     assert stage2_heldout(panel, selectors=["random"], retentions=[0.5], n_splits=2, floor=50).warnings == ()
+
+
+def test_a_category_every_model_scores_the_same_is_said() -> None:
+    """Category A all-correct for every model: its held-out rho is NaN in every split and the macro average is
+    B's alone, which is said in the notes (before: silently)."""
+    base = _panel()
+    S = base.scores.copy()
+    S[:, :120] = 1.0  # category A
+    panel = Panel(S, base.models, base.items)
+    split = Split("half", np.arange(15), np.arange(15, 30))
+    res = stage2_heldout(panel, selectors=["random"], retentions=[0.5], splits=[split], floor=0)
+    assert np.isnan(res.rho[0, 0, 0, 0]) and np.isfinite(res.rho[0, 0, 0, 1])
+    assert res.macro[0, 0, 0] == res.rho[0, 0, 0, 1]
+    assert (
+        "1 of 2 categories give every model the same pool mean ('A'): their rho is undefined in every split "
+        "and left out of the macro average"
+    ) in res.notes
+    plain = stage2_heldout(base, selectors=["random"], retentions=[0.5], splits=[split], floor=0)
+    assert not any("same pool mean" in n for n in plain.notes)

@@ -467,6 +467,18 @@ def stage2_heldout(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
         )
     full = weighted_group_means(pools.scores, pools.onehot())
+    flat = [
+        name
+        for name, col in zip(pools.categories, full.T, strict=True)
+        if np.unique(col[np.isfinite(col)]).size < 2
+    ]
+    if flat:  # a pool mean that does not vary ranks no model: its rho is NaN in every split
+        notes.append(
+            f"{len(flat)} of {pools.n_categories} categories give every model the same pool mean ("
+            + ", ".join(repr(c) for c in flat[:6])
+            + (f", ... {len(flat) - 6} more" if len(flat) > 6 else "")
+            + "): their rho is undefined in every split and left out of the macro average"
+        )
     blocks = CategoryBlocks.from_pools(pools)
 
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(specs)]
