@@ -121,3 +121,26 @@ def test_same_input_same_result(small) -> None:
     sim, _ = small
     a, b = audit(sim.panel).to_dict(), audit(sim.panel).to_dict()
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_counts_of_signals_not_computed_are_missing_not_zero() -> None:
+    """No text-only runs, no `question` column, `dif_by` "none": the blind-solvable, duplicate-text and DIF
+    counts of a benchmark are missing (None in JSON), as its blind-solvable share already was, never 0
+    (before: `share_blind_solvable` None beside `n_blind_solvable` 0). A benchmark with too few models also
+    has no discrimination or duplicate-response count; the counts that were computed stay integers."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((12, 40)) < 0.5).astype(float)
+    X[:, 0] = 1.0  # one all-correct item of "big"
+    X[3:, 30:] = np.nan  # benchmark "small": three models only
+    items = pd.DataFrame({"benchmark": ["big"] * 30 + ["small"] * 10, "item": [str(i) for i in range(40)]})
+    res = audit(Panel(X, [f"m{i}" for i in range(12)], items), dif_by="none")
+    doc = res.to_dict()["benchmarks"]
+    for b in ("big", "small"):
+        assert doc[b]["share_blind_solvable"] is None
+        assert doc[b]["n_blind_solvable"] is None
+        assert doc[b]["n_duplicate_text"] is None and doc[b]["n_dif"] is None
+    assert doc["big"]["n_all_correct"] == 1 and isinstance(doc["big"]["n_negative_discrimination"], int)
+    assert doc["small"]["n_negative_discrimination"] is None and doc["small"]["n_duplicate_responses"] is None
+    # saturation is computed on any number of models: the items the three models all solve, counted by hand
+    assert doc["small"]["n_all_correct"] == int((X[:3, 30:] == 1.0).all(axis=0).sum())
+    json.dumps(doc)

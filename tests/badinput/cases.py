@@ -973,6 +973,12 @@ case(
     match=r"instance redundancy on the panel: models with scores: 2 found, at least 3 needed",
 )
 case(
+    "instances-threshold-above-one",
+    7,
+    lambda e: ["redundancy", "instances", _small_panel(e, 5), "--repeats", "5", "--threshold", "1.5"],
+    match=r"--threshold must be at most 1 \(SRCC, PLCC, R\^2 and Kendall's tau never exceed 1",
+)
+case(
     "dimensions-one-dimension",
     7,
     lambda e: ["redundancy", "dimensions", _small_panel(e, 5, n_bench=1), "--benchmark", "B0"],

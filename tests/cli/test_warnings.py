@@ -95,7 +95,9 @@ def test_validate_floor_making_columns_identical(tmp_path: Path) -> None:
         "3",
     ]
     table, js = _run(*args)
-    (w,) = js["warnings"]
+    over, w = js["warnings"]
+    assert over.startswith("the item floor of 100 (--floor) overrides retention 2 % in ")
+    assert f"warning: {over}" in table
     assert w.startswith("the item floor of 100 (--floor) gives retentions 2 %, 5 % the same budget in every")
     assert f"warning: {w}" in table
     # Same budgets in every category at 2 % and 5 % (the floor), not at 50 %: the columns match up to the
@@ -148,7 +150,19 @@ def test_disco_without_logged_answers(tmp_path: Path) -> None:
     panel = simulate_panel(SimulationConfig.small(items_per_benchmark=120), random_state=0).panel
     path = tmp_path / "p.parquet"
     panel.save(path)
-    args = ["validate", str(path), "--selectors", "disco", "--retentions", "0.5", "--splits", "2"]
+    # --floor 0: at 50 % the floor would bind in cat00 (110 items), a warning of its own
+    args = [
+        "validate",
+        str(path),
+        "--selectors",
+        "disco",
+        "--retentions",
+        "0.5",
+        "--splits",
+        "2",
+        "--floor",
+        "0",
+    ]
     table, js = _run(*args)
     (w,) = js["warnings"]
     assert w.startswith("DISCO ran without logged answers (--answers FILE, predictions=)")

@@ -140,3 +140,22 @@ def test_degenerate_inputs_refused() -> None:
         fit_full_score(panel, np.arange(5), level=1.5)
     with pytest.raises(InputError, match="distinct"):
         fit_full_score(panel, np.array([1, 1, 2]))
+
+
+def test_a_model_run_without_any_score_is_no_reference_model() -> None:
+    """A run with every cell missing carries nothing to fit or cross-validate: the fit equals the fit without
+    it (same folds, widths, lines), and it counts neither toward `n_reference` nor toward the 5 needed
+    (before: counted, 21 reference models reported for 20, and the folds shifted by the extra row)."""
+    panel, _ = _panel(20, 20, seed=3)
+    pos = np.arange(0, panel.n_items, 4)
+    empty = np.vstack([panel.scores[:7], np.full((1, panel.n_items), np.nan), panel.scores[7:]])
+    with_empty = Panel(empty, [f"m{j}" for j in range(21)], panel.items)
+    a = fit_full_score(panel, pos, random_state=0)
+    b = fit_full_score(with_empty, pos, random_state=0)
+    assert a.n_reference == b.n_reference == 20
+    assert json.dumps(a.to_dict(), sort_keys=True) == json.dumps(b.to_dict(), sort_keys=True)
+    # four scored runs and one without any score: four reference models, refused
+    small, _ = _panel(4, 20, seed=6)
+    five = Panel(np.vstack([small.scores, np.full((1, small.n_items), np.nan)]), list("abcde"), small.items)
+    with pytest.raises(DegenerateError, match="at least 5 reference .* got 4"):
+        fit_full_score(five, np.arange(5))

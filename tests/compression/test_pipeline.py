@@ -121,3 +121,29 @@ def test_k_larger_than_categories_keeps_all_of_them_with_a_warning() -> None:
 def test_config_validation(kwargs: dict[str, object]) -> None:
     with pytest.raises(InputError):
         CompressionConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_full_score_counts_only_image_runs_with_scores() -> None:
+    """Four scored image runs and one without any score: four reference models, fewer than the 5 the
+    full-score fit needs, so it is not fitted and the warning says so (before: five were counted and the fit
+    ran on four)."""
+    sim = simulate_panel(
+        SimulationConfig.small(
+            n_models=5,
+            n_text_only_models=0,
+            blind_solvable_rate=0.0,
+            n_benchmarks=2,
+            n_categories=1,
+            items_per_benchmark=60,
+        ),
+        random_state=0,
+    )
+    scores = sim.panel.scores.copy()
+    scores[2] = np.nan
+    panel = Panel(scores, sim.panel.models, sim.panel.items)
+    res = run_pipeline(panel, CompressionConfig(retention=0.5, k=1, floor=0, seed=0))
+    assert res.full_score is None
+    assert (
+        "full-score estimators not fitted: they need at least 5 image models with scores to cross-validate, "
+        "the panel has 4; estimate will report suite means only"
+    ) in res.warnings

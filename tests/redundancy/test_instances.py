@@ -218,3 +218,22 @@ def _drew_item0(panel: Panel, repeats: int) -> np.ndarray:
     """For the test above: which of the seed-1 one-item samples at 5 % of 20 items drew item 0."""
     sel = selection_matrix(panel.n_items, 1, repeats, check_random_state(1))
     return sel[:, 0] == 1.0
+
+
+def test_threshold_above_one_is_refused_and_errors_name_parameters() -> None:
+    """No metric exceeds 1, so a threshold above 1 could never be reached: refused, not answered with "no
+    saturation" (before: saturation None for every metric). At exactly 1 the full ratio reaches it (rho = 1 on
+    the whole benchmark). Errors name the parameters in backticks, which the CLI writes as its options."""
+    panel = _binary_panel()
+    with pytest.raises(InputError, match=r"^`threshold` must be at most 1 .*got 1\.5$"):
+        instance_redundancy(panel, ratios=[0.5, 1.0], repeats=3, threshold=1.5)
+    res = instance_redundancy(panel, ratios=[0.5, 1.0], repeats=3, threshold=1.0, random_state=0)
+    assert all(res.saturation[m] == 1.0 for m in res.metrics)
+    with pytest.raises(InputError, match=r"^`repeats` must be a positive integer, got 0$"):
+        instance_redundancy(panel, repeats=0)
+    with pytest.raises(InputError, match=r"^`threshold` must be a finite number"):
+        instance_redundancy(panel, threshold=float("nan"))
+    with pytest.raises(InputError, match=r"^`top_k` must be a positive integer, got 0$"):
+        instance_redundancy(panel, top_k=0)
+    with pytest.raises(InputError, match=r"^give either `top_k` or `bottom_k`, not both$"):
+        instance_redundancy(panel, top_k=3, bottom_k=3)

@@ -278,6 +278,8 @@ def audit(
     dif_blocks: list[tuple[np.ndarray, np.ndarray]] = []
     dif_cols: list[np.ndarray] = []
     item_ids = items_meta["item"].to_numpy(dtype=object)
+    # per benchmark, the flags whose signal was not computed: their count is missing (NaN), never 0
+    not_computed: dict[str, set[str]] = {}
 
     for b, cols in cols_of.items():
         Xb = X_all[:, cols]
@@ -300,7 +302,12 @@ def audit(
                 else float("nan")
             ),
         }
+        skipped = not_computed.setdefault(b, set())
+        if not np.isfinite(sat.blind_mean).any():
+            skipped.add("blind-solvable")
         if int(rows.sum()) < MIN_MODELS:
+            skipped.update(("negative-discrimination", "low-discrimination", "duplicate-responses"))
+            skipped.update(("duplicate-text", "dif"))
             warnings.append(
                 f"benchmark {b!r}: {int(rows.sum())} image-condition model(s) scored it, at least "
                 f"{MIN_MODELS} needed: discrimination, signal-to-noise, duplicates and DIF skipped"
@@ -328,6 +335,10 @@ def audit(
             noise_variance=noise.noise_variance,
         )
         pairs = [response_duplicates(Xr, duplicate_tolerance, MIN_MODELS * 2, min_minority)]
+        if not has_text:
+            skipped.add("duplicate-text")
+        if by is None or not _is_binary(Xr):
+            skipped.add("dif")
         if has_text:
             pairs.append(
                 text_duplicates(items_meta["question"].to_numpy(dtype=object)[cols], text_similarity)
@@ -421,7 +432,15 @@ def audit(
     bench = pd.DataFrame(bench_rows)
     for f in FLAGS:
         per = items.groupby("benchmark", sort=False)["flags"].agg(lambda s, f=f: int(sum(f in x for x in s)))
-        bench[f"n_{f.replace('-', '_')}"] = bench["benchmark"].map(per).fillna(0).astype(np.int64)
+        counts = bench["benchmark"].map(per).fillna(0).astype(np.int64)
+        bench[f"n_{f.replace('-', '_')}"] = pd.Series(
+            [
+                np.nan if f in not_computed.get(b, ()) else int(c)
+                for b, c in zip(bench["benchmark"], counts, strict=True)
+            ],
+            index=bench.index,
+            dtype=object,
+        )
     bench["n_flagged"] = bench["benchmark"].map(
         items.groupby("benchmark", sort=False)["flags"].agg(lambda s: int(sum(len(x) > 0 for x in s)))
     )

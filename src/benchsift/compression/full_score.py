@@ -524,6 +524,9 @@ def fit_full_score(
         Seed of the fold assignment.
     """
     ref = panel.image_panel()
+    scored = np.isfinite(ref.scores).any(axis=1)
+    if not scored.all():  # a run without any score is no reference: it would count, and shift the folds
+        ref = ref.subset(models=scored)
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
     pos = np.asarray(suite_items)

@@ -487,7 +487,7 @@ def run_pipeline(
     full_score = None
     if cfg.full_score:
         tick()
-        n_image = int(image_rows.sum())
+        n_image = int(np.isfinite(work.scores[image_rows]).any(axis=1).sum())  # the reference models
         if work.n_items > MAX_FULL_SCORE_ITEMS:
             warnings.append(
                 f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
@@ -497,7 +497,8 @@ def run_pipeline(
         elif n_image < MIN_REFERENCE_MODELS:
             warnings.append(
                 f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
-                f"to cross-validate, the panel has {n_image}; estimate will report suite means only"
+                f"with scores to cross-validate, the panel has {n_image}; estimate will report suite means "
+                "only"
             )
         else:
             full_score = fit_full_score(

@@ -296,11 +296,17 @@ def instance_redundancy(
     names = parse_metrics(metrics)
     grid = check_ratios(ratios)
     if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or int(repeats) < 1:
-        raise InputError(f"repeats must be a positive integer, got {repeats!r}")
+        raise InputError(f"`repeats` must be a positive integer, got {repeats!r}")
     repeats = int(repeats)
     threshold = float(threshold)
     if not np.isfinite(threshold):
-        raise InputError(f"threshold must be a finite number, got {threshold!r}")
+        raise InputError(f"`threshold` must be a finite number, got {threshold!r}")
+    if threshold > 1.0:
+        # every metric is at most 1: no ratio could reach it, and "no saturation" would be the answer
+        raise InputError(
+            f"`threshold` must be at most 1 (SRCC, PLCC, R^2 and Kendall's tau never exceed 1, so no "
+            f"ratio could reach it), got {threshold!r}"
+        )
     rng = check_random_state(random_state)
     seed = int(random_state) if isinstance(random_state, int | np.integer) else None
     panel, notes = prepare_panel(panel, benchmark, condition)

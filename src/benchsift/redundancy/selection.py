@@ -73,13 +73,13 @@ def overall_scores(panel: Panel, group_means: np.ndarray | None = None) -> np.nd
 def validate_k(top_k: int | None, bottom_k: int | None) -> tuple[SelectionMode, int | None]:
     """Check that at most one of ``top_k`` / ``bottom_k`` is given and that it is a positive integer."""
     if top_k is not None and bottom_k is not None:
-        raise InputError("give either top-k (top_k) or bottom-k (bottom_k), not both")
+        raise InputError("give either `top_k` or `bottom_k`, not both")
     k = top_k if top_k is not None else bottom_k
     if k is None:
         return "all", None
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or int(k) < 1:
         name = "top_k" if top_k is not None else "bottom_k"
-        raise InputError(f"{name} must be a positive integer, got {k!r}")
+        raise InputError(f"`{name}` must be a positive integer, got {k!r}")
     return ("top" if top_k is not None else "bottom"), int(k)
 
 

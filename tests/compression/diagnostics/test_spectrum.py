@@ -64,7 +64,7 @@ def test_one_usable_group_is_undefined_and_a_one_category_panel_is_refused() -> 
     assert res.n_groups == 1 and np.isnan(res.components) and "fewer than 2 usable groups" in res.note
     items = pd.DataFrame({"benchmark": "B", "item": [f"q{j}" for j in range(30)], "category": "math"})
     panel = Panel((rng.random((12, 30)) < 0.5).astype(float), [f"m{i}" for i in range(12)], items)
-    with pytest.raises(DegenerateError, match="1 usable column.*at least 2 models and 2 non-constant"):
+    with pytest.raises(DegenerateError, match="1 usable column.*at least 3 models .* and 2 non-constant"):
         panel_spectrum(panel)
 
 
@@ -111,3 +111,23 @@ def test_spectrum_report_is_the_panel_row_then_the_eras() -> None:
     assert [r.label for r in spectrum_report(p).spectra] == ["all"]  # no eras: the panel's row only
     with pytest.raises(InputError, match="`missing`: expected impute or complete, got 'some'"):
         spectrum_report(p, missing="some")
+
+
+def test_two_models_are_undefined_not_one_component() -> None:
+    """Two z-scored models are mirror images (each column is (+1, -1) or (-1, +1)): the matrix has rank 1
+    whatever the data, so "1 component, participation ratio 1" measured nothing (before: answered so)."""
+    rng = np.random.default_rng(5)
+    X = rng.random((2, 6))
+    Z = stats.zscore(X, axis=0)
+    assert np.allclose(Z[0], -Z[1])  # the degeneracy, checked by hand
+    res = spectrum(X)
+    assert res.n_models == 2 and np.isnan(res.components) and np.isnan(res.participation_ratio)
+    assert "fewer than 3 models" in res.note
+    three = spectrum(rng.random((3, 6)))  # three models: two components possible, a measurement
+    assert three.components == 2 and not three.note
+    items = pd.DataFrame(
+        {"benchmark": ["B0", "B1", "B2", "B3"] * 10, "item": [f"q{j}" for j in range(40)], "category": "x"}
+    )
+    panel = Panel(rng.random((2, 40)), ["m0", "m1"], items)  # continuous scores: no tied column
+    with pytest.raises(DegenerateError, match=r"2 model\(s\) and 4 usable column\(s\).*at least 3 models"):
+        panel_spectrum(panel, by="benchmark")

@@ -68,10 +68,13 @@ def test_end_to_end_needs_ten_heldout_models(sim_panel: Panel) -> None:
     res = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0)
     assert np.isnan(res.rho).all() and np.isnan(res.rho_no_stage3).all()
     assert np.isnan(res.rho_stage3_only).all()
+    # said, as the Stage 2 protocol says it (before: every rho NaN without a word)
+    assert "1 split(s) hold out fewer than 10 models: every rho is undefined" in res.notes
     ok = end_to_end(
         sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0, min_heldout=9
     )
     assert np.isfinite(ok.rho).all() and np.isfinite(ok.rho_stage3_only).all()
+    assert not any("hold out fewer" in n for n in ok.notes)
 
 
 def test_logged_answers_follow_stage0_in_end_to_end(sim_panel: Panel) -> None:

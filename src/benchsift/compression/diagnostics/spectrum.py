@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.compression.pipeline import pooled_category_means
-from benchsift.errors import DegenerateError, InputError
+from benchsift.errors import MIN_MODELS, DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import components_for_energy, participation_ratio, spectral_energy, top_k_energy, zscore
@@ -124,9 +124,10 @@ def spectrum(
             label, n_models, n_groups, nan, nan, nan, np.empty(0), n_imputed, dropped, level, top_k, note=note
         )
 
-    if n_models < 2 or n_groups < 2:
-        # one column has one component holding all the energy whatever the data: not a measurement
-        return undefined("fewer than 2 models or fewer than 2 usable groups: spectrum undefined")
+    if n_models < MIN_MODELS or n_groups < 2:
+        # one column has one component holding all the energy whatever the data: not a measurement; nor
+        # have two models (z-scored, the second row is minus the first: rank 1 whatever the data)
+        return undefined(f"fewer than {MIN_MODELS} models or fewer than 2 usable groups: spectrum undefined")
     try:
         comps = float(components_for_energy(Z, level))
     except DegenerateError:
@@ -167,7 +168,8 @@ def panel_spectrum(
     if res.note:
         raise DegenerateError(
             f"spectrum by {by}: {res.n_models} model(s) and {res.n_groups} usable column(s) ({res.note}); "
-            "it needs at least 2 models and 2 non-constant columns"
+            f"it needs at least {MIN_MODELS} models (two z-scored models mirror each other: one component "
+            "whatever the data) and 2 non-constant columns"
         )
     return res
 

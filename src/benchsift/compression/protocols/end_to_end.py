@@ -282,6 +282,11 @@ def end_to_end(
         split_list, proto = chronological_splits(pools.models["release_date"]), "end-to-end chronological"
     else:
         raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
+    if small:  # as stage2_heldout says it
+        notes.append(
+            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
+        )
 
     n_s, n_sel, n_ret = len(split_list), len(sel_labels), len(rets)
     rho = np.full((n_s, n_sel, n_ret), np.nan)

@@ -321,6 +321,37 @@ def floor_identical_warnings(retentions: Sequence[float], budgets: np.ndarray, f
     return out
 
 
+def floor_override_warnings(
+    retentions: Sequence[float], budgets: np.ndarray, pool_sizes: np.ndarray | Sequence[int], floor: int
+) -> list[str]:
+    """One warning when the item floor keeps more than a retention asks in some category, else none.
+
+    ``budgets`` is ``(n_retentions, n_categories)`` (:func:`category_budget`), ``pool_sizes`` the
+    categories' pool sizes ``n_C``. A retention is overridden where a budget exceeds ``floor(r n_C)``; the
+    line names each such retention with the categories it is overridden in and the items kept in all
+    against what ``r`` alone keeps (:func:`~benchsift.compression.selectors.floor_warning` says the same
+    for one suite).
+    """
+    sizes = np.asarray(pool_sizes, dtype=np.int64)
+    parts = []
+    for r, row in zip(retentions, np.asarray(budgets), strict=True):
+        asked = np.floor(float(r) * sizes + 1e-9).astype(np.int64)
+        bound = np.asarray(row) > asked
+        if bound.any():
+            kept = int(np.sum(row))
+            parts.append(
+                f"{100 * float(r):g} % in {int(bound.sum())} of {sizes.size} "
+                f"categor{'y' if sizes.size == 1 else 'ies'} ({kept:,} of {int(sizes.sum()):,} items, "
+                f"{100 * kept / max(int(sizes.sum()), 1):.1f} %; r alone: {int(asked.sum()):,})"
+            )
+    if not parts:
+        return []
+    return [
+        f"the item floor of {floor} (`floor`) overrides retention {'; '.join(parts)}: those columns "
+        "measure more items than the retention asked (`floor` 0 keeps exactly r)"
+    ]
+
+
 def partial_dates_warnings(release_dates: pd.Series) -> list[str]:
     """A warning when only some models have a release date (chronological protocol, PRIMEBench D.3).
 
@@ -436,6 +467,18 @@ def stage2_heldout(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
         )
     full = weighted_group_means(pools.scores, pools.onehot())
+    flat = [
+        name
+        for name, col in zip(pools.categories, full.T, strict=True)
+        if np.unique(col[np.isfinite(col)]).size < 2
+    ]
+    if flat:  # a pool mean that does not vary ranks no model: its rho is NaN in every split
+        notes.append(
+            f"{len(flat)} of {pools.n_categories} categories give every model the same pool mean ("
+            + ", ".join(repr(c) for c in flat[:6])
+            + (f", ... {len(flat) - 6} more" if len(flat) > 6 else "")
+            + "): their rho is undefined in every split and left out of the macro average"
+        )
     blocks = CategoryBlocks.from_pools(pools)
 
     jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(specs)]
@@ -462,6 +505,7 @@ def stage2_heldout(
     pool_sizes = np.array([c.shape[0] for c in pools.columns], dtype=np.int64)
     budgets = np.array([[category_budget(int(n), r, int(floor)) for n in pool_sizes] for r in rets])
     warnings = disco_warnings(sel_labels, predictions)
+    warnings += floor_override_warnings(rets, budgets, pool_sizes, int(floor))
     warnings += floor_identical_warnings(rets, budgets, int(floor))
     if proto_name == "chronological" and splits is None:
         warnings += partial_dates_warnings(pools.models["release_date"])
