@@ -233,6 +233,13 @@ def numeric_scores(
     return out
 
 
+def blank(value: object) -> bool:
+    """An empty cell: missing (None, NaN, NaT, ``pd.NA``) or text of whitespace only."""
+    if isinstance(value, str):
+        return not value.strip()
+    return bool(pd.api.types.is_scalar(value) and pd.isna(value))
+
+
 def id_strings(
     values: pd.Series, path: Path | str, column: str, rows: Sequence[str] | None = None
 ) -> pd.Series:
@@ -258,7 +265,7 @@ def id_strings(
             if not empty.any():
                 return pd.Series(stripped.take(codes).to_numpy(dtype=object), dtype=object)
         else:
-            empty = s.isna() | s.map(lambda v: isinstance(v, str) and v.strip() == "")
+            empty = s.map(blank).astype(bool)
     if empty.any():
         i = int(np.flatnonzero(empty.to_numpy())[0])
         where = rows[i] if rows is not None else row_name(path, i)

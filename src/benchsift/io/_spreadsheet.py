@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import InputError
+from benchsift.io._common import blank
 from benchsift.io._rows import row_name
 
 __all__ = [
     "SUMMARY_NAME",
     "SUMMARY_TOLERANCE",
     "UNNAMED",
-    "blank",
     "empty_tail",
     "headerless_columns",
     "summary_line",
@@ -55,7 +55,7 @@ def headerless_columns(
     ]
     for j in empty_cols:
         column = df.iloc[:, j]
-        filled = column.notna() & ~column.map(lambda v: isinstance(v, str) and v.strip() == "")
+        filled = ~column.map(blank).astype(bool)
         if filled.any():
             i = int(np.flatnonzero(filled.to_numpy())[0])
             raise InputError(
@@ -69,13 +69,6 @@ def headerless_columns(
             f"(column {', '.join(str(j + 1) for j in empty_cols)})"
         )
     return bool(empty_cols)
-
-
-def blank(value: object) -> bool:
-    """An empty cell: missing (None, NaN) or only whitespace."""
-    if isinstance(value, str):
-        return not value.strip()
-    return value is None or (isinstance(value, float) and np.isnan(value))
 
 
 def empty_tail(n: int, row_is_blank: Callable[[int], bool]) -> int:

@@ -80,9 +80,9 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
 
 
 def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFrame:
-    refuse_results_file(path, layout)
     if LAYOUT.name_re.match(path.name) or not (path.parent / LEGACY_RESULTS).is_file():
-        return read_harness_file(path, layout, **options)
+        return read_harness_file(path, layout, **options)  # refuses a results file given as the log
+    refuse_results_file(path, layout)
     results = read_json(path.parent / LEGACY_RESULTS)
     if not isinstance(results, dict):
         raise NotThisFormat(f"{path.parent / LEGACY_RESULTS}: not an lm-eval results json")

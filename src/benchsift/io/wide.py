@@ -48,6 +48,7 @@ from benchsift.io._common import (
     PathLike,
     Paths,
     as_paths,
+    blank,
     check_file,
     check_separator,
     id_strings,
@@ -58,7 +59,6 @@ from benchsift.io._common import (
 from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import (
     UNNAMED,
-    blank,
     empty_tail,
     headerless_columns,
     summary_line,
