@@ -335,7 +335,7 @@ def floor_override_warnings(
     sizes = np.asarray(pool_sizes, dtype=np.int64)
     parts = []
     for r, row in zip(retentions, np.asarray(budgets), strict=True):
-        asked = np.floor(float(r) * sizes + 1e-9).astype(np.int64)
+        asked = np.array([category_budget(int(n), float(r), 0) for n in sizes])  # r alone
         bound = np.asarray(row) > asked
         if bound.any():
             kept = int(np.sum(row))

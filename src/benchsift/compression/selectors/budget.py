@@ -55,7 +55,7 @@ def floor_warning(sizes: dict[str, int], retention: float, floor: int) -> str | 
     n_all = kept_all = 0
     for name, n in sizes.items():
         n = int(n)
-        asked = math.floor(r * n + 1e-9)
+        asked = category_budget(n, r, 0)  # r alone
         budget = category_budget(n, r, floor)
         n_all += n
         kept_all += budget
