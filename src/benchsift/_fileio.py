@@ -19,6 +19,17 @@ The one rule for every output (issue 12):
   the ones an earlier run of benchsift wrote (unchanged, per the manifest) and this run did not write
   again. A file benchsift did not write is never deleted, with or without ``--force``;
 * new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600.
+
+A manifest is never trusted (issue 32): anyone who hands the user a folder can plant one. Of a manifest,
+benchsift acts only on entries whose name is a plain file name of the manifest's own folder (no ``/``,
+``\\``, NUL, ``.``/``..``, not the manifest itself) with an integer ``size`` and a 64-hex ``sha256``; a file
+is then treated as benchsift's only when :func:`os.lstat` finds a regular file (not a symbolic link) of
+that size and its bytes hash to that sha256. Files are written and pruned only in real directories inside
+the output folder: a symbolic link on the way from the output folder to a file is refused. Every other
+entry, and a manifest that is not a JSON object ``{"files": {...}}`` (a symbolic link, a FIFO, bad or too
+deeply nested JSON, a list, over :data:`MAX_MANIFEST_BYTES`), is ignored with a
+:class:`~benchsift.errors.BenchsiftWarning`, and nothing it names is removed or overwritten. A manifest
+path that is a directory refuses the write before anything is moved in.
 """
 
 from __future__ import annotations
@@ -27,17 +38,21 @@ import contextvars
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchsift.errors import InputError
+from benchsift.errors import BenchsiftWarning, InputError, listed
 
 __all__ = [
     "MANIFEST",
+    "MAX_MANIFEST_BYTES",
     "allow_overwrite",
     "atomic_dir",
     "atomic_path",
@@ -48,6 +63,12 @@ __all__ = [
 
 #: Name of the manifest benchsift keeps in every directory it writes into.
 MANIFEST = ".benchsift-manifest.json"
+
+#: Largest manifest benchsift reads (one entry takes about 120 bytes: 8 MiB lists some 70,000 files);
+#: a larger one is ignored with a warning.
+MAX_MANIFEST_BYTES = 8 << 20
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("benchsift_force_overwrite", default=False)
 
@@ -76,20 +97,86 @@ def _umask() -> int:
 
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
 
 
-def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
-    """``{file name: {"size", "sha256"}}`` from ``folder``'s manifest ({} when absent or unreadable)."""
+def _plain_name(name: object) -> bool:
+    """Whether a manifest key is what :func:`_record` writes: a plain file name of the manifest's folder."""
+    if not isinstance(name, str) or name in ("", ".", "..", MANIFEST):
+        return False
+    if "/" in name or "\\" in name or "\0" in name:
+        return False
     try:
-        raw = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        files = raw["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+        os.fsencode(name)  # a lone surrogate has no file name
+    except UnicodeError:
+        return False
+    return True
+
+
+def _plain_entry(value: object) -> bool:
+    """Whether a manifest value is ``{"size": <int >= 0>, "sha256": <64 hex digits>}``."""
+    if not isinstance(value, dict):
+        return False
+    size, digest = value.get("size"), value.get("sha256")
+    return (
+        type(size) is int and size >= 0 and isinstance(digest, str) and _SHA256.fullmatch(digest) is not None
+    )
+
+
+def _ignored(path: Path, why: str) -> None:
+    warnings.warn(
+        f"{path}: {why}; ignored (nothing it names is removed or overwritten)", BenchsiftWarning, stacklevel=3
+    )
+
+
+def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
+    """``{file name: {"size", "sha256"}}`` from ``folder``'s manifest: its valid entries only ({} when it is
+    absent); whatever else it holds is ignored with a :class:`~benchsift.errors.BenchsiftWarning`."""
+    path = folder / MANIFEST
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
         return {}
-    return {str(k): v for k, v in files.items() if isinstance(v, dict)} if isinstance(files, dict) else {}
+    except OSError as exc:
+        _ignored(path, f"not read ({exc.strerror})")
+        return {}
+    if stat.S_ISLNK(st.st_mode):
+        _ignored(path, "is a symbolic link, not benchsift's manifest")
+        return {}
+    if not stat.S_ISREG(st.st_mode):
+        _ignored(path, "is not a regular file, not benchsift's manifest")
+        return {}
+    if st.st_size > MAX_MANIFEST_BYTES:
+        _ignored(path, f"is {st.st_size} bytes, over the {MAX_MANIFEST_BYTES} a manifest may have")
+        return {}
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            raw = json.loads(fh.read(MAX_MANIFEST_BYTES + 1).decode("utf-8"))
+    except OSError as exc:
+        _ignored(path, f"not read ({exc.strerror})")
+        return {}
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        _ignored(path, "is not valid JSON (or nested too deeply)")
+        return {}
+    files = raw.get("files") if isinstance(raw, dict) else None
+    if not isinstance(files, dict):
+        _ignored(path, 'is not a JSON object with a "files" object, not benchsift\'s manifest')
+        return {}
+    good = {k: v for k, v in files.items() if _plain_name(k) and _plain_entry(v)}
+    bad = [k for k in files if k not in good]
+    if bad:
+        what = "entry" if len(bad) == 1 else "entries"
+        _ignored(
+            path,
+            f"{len(bad)} {what} {listed(bad, 3)} {'is' if len(bad) == 1 else 'are'} not a plain file name of"
+            " this folder with an integer size and a sha256",
+        )
+    return good
 
 
 def _write_manifest(folder: Path, files: dict[str, dict[str, Any]]) -> None:
@@ -100,12 +187,53 @@ def _write_manifest(folder: Path, files: dict[str, dict[str, Any]]) -> None:
     os.replace(name, folder / MANIFEST)
 
 
+def _owned_entry(path: Path, entry: dict[str, Any] | None) -> bool:
+    """Whether ``path`` is a regular file (:func:`os.lstat`: not a symbolic link) of the size and sha256 of
+    the manifest entry ``entry`` (a valid one, from :func:`_read_manifest`)."""
+    if entry is None:
+        return False
+    try:
+        st = os.lstat(path)
+        return stat.S_ISREG(st.st_mode) and st.st_size == entry["size"] and _sha256(path) == entry["sha256"]
+    except OSError:
+        return False
+
+
 def _owned(path: Path, manifest: dict[str, dict[str, Any]] | None = None) -> bool:
     """Whether ``path`` is a regular file that benchsift wrote and nobody changed since."""
-    entry = (manifest if manifest is not None else _read_manifest(path.parent)).get(path.name)
-    if entry is None or path.is_symlink() or not path.is_file():
-        return False
-    return entry.get("size") == path.stat().st_size and entry.get("sha256") == _sha256(path)
+    files = manifest if manifest is not None else _read_manifest(path.parent)
+    return _owned_entry(path, files.get(path.name))
+
+
+def _check_manifest_slot(folder: Path) -> None:
+    """Refuse a folder whose manifest path is a directory (benchsift could not record what it writes)."""
+    path = folder / MANIFEST
+    try:
+        is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return
+    if is_dir:
+        raise InputError(f"{path}: is a directory where benchsift keeps its manifest; nothing was written")
+
+
+def _check_real_dirs(target: Path, rel: Path) -> None:
+    """Refuse a symbolic link (or a file) on the way from the output folder ``target`` to ``target / rel``:
+    benchsift writes and prunes only in real directories inside the folder it was given."""
+    here = target
+    for part in rel.parent.parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return  # created by this write, as a real directory
+        if stat.S_ISLNK(mode):
+            raise InputError(
+                f"{here}: is a symbolic link inside the output folder {target}; benchsift writes only into"
+                " real directories there; nothing was written"
+            )
+        if not stat.S_ISDIR(mode):
+            raise InputError(f"{target / rel}: {here} is a file, not a directory")
+        _check_manifest_slot(here)
 
 
 def _record(folder: Path, names: list[str]) -> None:
@@ -137,6 +265,7 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
     _check_parents(target)
     if target.name == MANIFEST:
         raise InputError(f"{target}: this name is reserved for benchsift's manifest")
+    _check_manifest_slot(target.parent)
     if (target.exists() or target.is_symlink()) and not _FORCE.get() and not _owned(target):
         raise InputError(f"{target}: exists and was not written by benchsift; not overwritten (see `force`)")
     return target
@@ -206,9 +335,11 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         rels = [r for r in _files_under(tmp) if r.name != MANIFEST]
         force = _FORCE.get()
         manifests: dict[Path, dict[str, dict[str, Any]]] = {}
+        _check_manifest_slot(target)
         for rel in rels:
             dest = target / rel
             _check_parents(dest)
+            _check_real_dirs(target, rel)
             if dest.is_dir() and not dest.is_symlink():
                 raise InputError(f"{dest}: is a directory where benchsift writes a file; nothing was written")
             if dest.exists() or dest.is_symlink():
@@ -226,11 +357,11 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         target.mkdir(parents=True, exist_ok=True)
         by_dir.setdefault(target, [])
         for folder, names in by_dir.items():
-            old = _read_manifest(folder)
+            old = manifests[folder] if folder in manifests else _read_manifest(folder)
             fresh = set(names)
             for stale in sorted(set(old) - fresh) if prune else []:
-                p = folder / stale
-                if _owned(p, old):
+                p = folder / stale  # a plain name (_read_manifest) in a real directory (_check_real_dirs)
+                if _owned_entry(p, old[stale]):
                     p.unlink()
                 del old[stale]
             _write_manifest(folder, old)

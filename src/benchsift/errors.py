@@ -7,6 +7,8 @@
     │   └── FormatError     a file that is not in the format its importer reads
     └── DegenerateError     a statistic that is undefined on this data (too few models, a constant column)
 
+    BenchsiftWarning        (a UserWarning) something benchsift ignored or changed on purpose
+
 Catch :class:`BenchsiftError` to handle everything benchsift raises on purpose. ``InputError`` is also a
 ``ValueError`` so that generic callers keep working. The CLI turns any ``BenchsiftError`` into a one-line
 message and exit code 2.
@@ -32,6 +34,11 @@ class FormatError(InputError):
 
 class DegenerateError(BenchsiftError, ValueError):
     """A statistic that is undefined on this data (a constant column, too few models, ...)."""
+
+
+class BenchsiftWarning(UserWarning):
+    """A warning benchsift issues on purpose (a notebook shows it; the CLI prints it as one
+    ``benchsift: warning: ...`` line on stderr), e.g. a manifest entry that was ignored."""
 
 
 #: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1

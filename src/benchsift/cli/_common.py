@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, overload
@@ -15,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
-from benchsift.errors import BenchsiftError, InputError
+from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
 from benchsift.report.progress import close_all
 
@@ -82,9 +83,32 @@ def one_line(message: str) -> str:
     return "benchsift: error: " + " ".join(as_options(str(message)).split())
 
 
+def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)``, each :class:`~benchsift.errors.BenchsiftWarning` it issues printed once as one line
+    ``benchsift: warning: ...`` on stderr when issued (stdout stays one JSON object with ``--json``); other
+    warnings go where they went."""
+    seen: set[str] = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", BenchsiftWarning)
+        shown = warnings.showwarning
+
+        def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
+            if not issubclass(category, BenchsiftWarning):
+                shown(message, category, *rest, **kw)
+                return
+            text = " ".join(as_options(str(message)).split())
+            if text not in seen:
+                seen.add(text)
+                typer.echo(f"benchsift: warning: {text}", err=True)
+
+        warnings.showwarning = show
+        return func(*args)
+
+
 class BenchsiftGroup(TyperGroup):
     """Root command group: the CLI's error boundary.
 
+    * a :class:`~benchsift.errors.BenchsiftWarning` becomes one line ``benchsift: warning: ...`` on stderr;
     * a :class:`~benchsift.errors.BenchsiftError` raised by a command becomes one line
       ``benchsift: error: ...`` on stderr and exit code 2;
     * a usage error (unknown option, bad integer, missing argument) becomes the same one line, exit 2;
@@ -95,7 +119,7 @@ class BenchsiftGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             # a fresh context per command: --force (benchsift._fileio.force_overwrite) ends with it
-            return contextvars.copy_context().run(super().invoke, ctx)
+            return contextvars.copy_context().run(_printing_warnings, super().invoke, ctx)
         except (typer.Exit, typer.Abort):
             raise
         except BenchsiftError as exc:
