@@ -502,7 +502,7 @@ def read_harness_panel(
     scales: dict[str, float] | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
-    read_file: Callable[..., pd.DataFrame] | None = None,
+    read_file: Callable[..., pd.DataFrame | None] | None = None,
     patterns: Sequence[str] | None = None,
     what: str = "sample",
 ) -> Panel:
@@ -512,7 +512,7 @@ def read_harness_panel(
         model=model, metric=metric, filter_name=filter_name, benchmark=benchmark, condition=condition
     )
 
-    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame | None:
         return reader(path, layout, notes=notes, **options)
 
     found = patterns or (layout.samples_glob,)
