@@ -217,3 +217,11 @@ _register(
     ("metric", _opt("--metric", "Metric of the details to use (default: acc/em).")),
     ("benchmark", Benchmark),
 )
+_register(
+    "helm",
+    "HELM runs (benchmark_output/runs/<suite> or run folders with per_instance_stats.json).",
+    ("model", Model),
+    ("benchmark", Benchmark),
+    ("metric", _opt("--metric", "Per-instance stat (default: the group's main metric in schema.json).")),
+    ("split", _opt("--split", "Split of the stat (default: the schema's main split, else test).")),
+)
