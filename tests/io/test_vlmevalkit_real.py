@@ -9,6 +9,7 @@ predictions over local stand-in TSVs, laid out as ``run.py`` does (``outputs/<mo
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,7 @@ def test_fixture_layout() -> None:
 
 def test_means_equal_vlmevalkit_acc(imported: tuple[Panel, list[str]]) -> None:
     panel, notes = imported
-    assert panel.model_ids == MODELS
+    assert panel.model_ids == [*MODELS, "ScriptedC"]
     assert set(ACC_SCALE) <= set(panel.benchmarks)
     checked = 0
     for model in MODELS:
@@ -144,4 +145,38 @@ def test_ocrbench_score_json_skipped_and_refused(imported: tuple[Panel, list[str
         with pytest.raises(FormatError, match="aggregate VLMEvalKit score file") as err:
             read_vlmevalkit(path)
         assert "\n" not in str(err.value)
-    assert any("read 10 VLMEvalKit result file(s), skipped 4" in n for n in notes)
+    assert any("read 11 VLMEvalKit result file(s), skipped 4" in n for n in notes)
+
+
+def test_judge_name_vlmevalkit_does_not_list_in_benchsift(tmp_path: Path) -> None:
+    """``evaluate(..., model="gpt-4.1-mini")`` names the result file after a judge benchsift never heard of;
+    given alone (no prediction file beside it), the dataset is the longest name in VLMEvalKit's own list."""
+    src = _run("ScriptedC") / "ScriptedC_MMStar_gpt-4.1-mini_result.xlsx"
+    folder = tmp_path / "ScriptedC"
+    folder.mkdir()
+    shutil.copy(src, folder / src.name)
+    notes: list[str] = []
+    panel = read_vlmevalkit(folder / src.name, notes=notes)
+    assert panel.model_ids == ["ScriptedC"] and panel.benchmarks == ["MMStar"]
+    reported = float(pd.read_csv(_run("ScriptedC") / "ScriptedC_MMStar_acc.csv")["Overall"].iloc[0])
+    assert float(np.mean(panel.scores)) == pytest.approx(reported, abs=1e-12)
+    assert not any(n.startswith("warning") for n in notes)
+
+
+def test_bare_file_name_from_inside_the_model_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchsift import vlmevalkit ScriptedA_MMStar_exact_matching_result.xlsx`` inside the run folder."""
+    monkeypatch.chdir(_run("ScriptedA"))
+    panel = read_vlmevalkit("ScriptedA_MMStar_exact_matching_result.xlsx")
+    assert panel.model_ids == ["ScriptedA"] and panel.benchmarks == ["MMStar"]
+
+
+def test_folder_import_warns_of_every_benchmark_left_out(imported: tuple[Panel, list[str]]) -> None:
+    """OCRBench keeps only its _score.json: the folder import says, as a warning, that it left it out."""
+    panel, notes = imported
+    assert "OCRBench" not in panel.benchmarks
+    for model in MODELS:
+        (pred,) = _run(model).glob(f"{model}_OCRBench.*")
+        (warning,) = [n for n in notes if n.startswith(f"warning: {pred}: ")]
+        assert f"predictions of model {model!r} on 'OCRBench', but no per-item score" in warning
+        assert f"{model}_OCRBench_score.json" in warning
+    assert sum("no per-item score of them was imported" in n for n in notes) == 2

@@ -28,8 +28,12 @@ suffix)``, the prediction file ``<model>_<dataset>.<ext>`` with ``suffix`` inser
 (``_<judge>_result`` for multiple choice, with ``judge = judge_kwargs['model']`` or ``exact_matching``,
 ``_results`` for VQA, ``_<judge>_score``, ``_auxmatch``, ...). So the dataset is read off the prediction
 file lying beside the result file: the longest sibling ``<model>_<dataset>.<ext>`` whose stem starts the
-result's stem. Without it, the suffix is stripped and a judge name from :data:`KNOWN_JUDGES` removed, with
-a warning that the name could not be confirmed. The score column is ``score_column`` if given, else the
+result's stem. Without it, the suffix is stripped and the rest is read as ``<dataset>_<judge>`` with the
+longest dataset name of VLMEvalKit's own list (``SUPPORTED_DATASETS``, read from its source into
+:mod:`benchsift.io._vlmevalkit_names`), whatever the judge; a dataset VLMEvalKit does not list loses a
+judge name from :data:`KNOWN_JUDGES`, with a warning that the name could not be confirmed. The file's path
+is resolved first, so a bare file name given from inside ``outputs/<model>/`` names its model.
+The score column is ``score_column`` if given, else the
 first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``).
 
 * **VQA scores** (``vlmeval/dataset/image_vqa.py`` ``ImageVQADataset.evaluate_heuristic``): the
@@ -49,7 +53,10 @@ first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``
   both questions of an image right), summed over the perception and the reasoning categories. Imported as
   correctness with a warning that the panel's mean is not that number.
 
-Folders are walked for the per-item files (:data:`RESULT_PATTERNS`).
+Folders are walked for the per-item files (:data:`RESULT_PATTERNS`). A prediction file
+``<model>_<dataset>.<ext>`` found there whose dataset got no imported score (OCRBench; a judge-scored
+dataset such as MathVista, whose per-item judge file holds no score column) is named in a warning
+(:func:`dropped_benchmarks`), so a folder import never leaves a benchmark out silently.
 """
 
 from __future__ import annotations
@@ -78,6 +85,7 @@ from benchsift.io._common import (
     require_columns,
 )
 from benchsift.io._rows import RowNames
+from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -165,7 +173,11 @@ def _aggregate_json(path: Path) -> NotThisFormat:
 
 
 def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str | None, str]:
-    """``(model or None, benchmark)`` of a result file ``<model>_<dataset><suffix>.<ext>`` (module doc)."""
+    """``(model or None, benchmark)`` of a result file ``<model>_<dataset><suffix>.<ext>`` (module doc).
+
+    The path is resolved first, so a bare file name given from inside ``outputs/<model>/`` names its model.
+    """
+    path = path.resolve()
     stem = path.stem
     folder = path.parent.name
     if EVAL_ID_RE.match(folder) and path.parent.parent.name:
@@ -185,6 +197,11 @@ def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str |
     if siblings:
         return model, max(siblings, key=len)[len(prefix) :]
     rest = _SUFFIX_RE.sub("", stem[len(prefix) :])
+    if rest in VLMEVALKIT_DATASETS:
+        return model, rest
+    known = [d for d in VLMEVALKIT_DATASETS if rest.startswith(d + "_")]
+    if known:  # <dataset>_<judge>: the longest dataset name VLMEvalKit knows, whatever the judge
+        return model, max(known, key=len)
     for judge in sorted(KNOWN_JUDGES, key=len, reverse=True):
         if rest.endswith("_" + judge):
             return model, rest[: -len(judge) - 1]
@@ -337,8 +354,9 @@ def read_vlmevalkit(
     def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
         return _read_one(path, notes=notes, **options)
 
-    return read_sample_panel(
-        as_paths(paths),
+    given = as_paths(paths)
+    panel = read_sample_panel(
+        given,
         RESULT_PATTERNS,
         one,
         what="VLMEvalKit result",
@@ -347,3 +365,40 @@ def read_vlmevalkit(
         notes=notes,
         answers=answers,
     )
+    if notes is not None and model is None and benchmark is None:
+        notes.extend(dropped_benchmarks(given, panel))
+    return panel
+
+
+def dropped_benchmarks(given: list[Path], panel: Panel) -> list[str]:
+    """Warnings for the prediction files ``<model>_<dataset>.<ext>`` (``<dataset>`` one VLMEvalKit lists)
+    found in the folders given whose model has no imported score on that dataset: a folder import never
+    leaves a benchmark out without a word (OCRBench keeps only ``_score.json``; a judge-scored dataset
+    such as MathVista keeps its per-item judge file ``<model>_<dataset>_<judge>.xlsx`` without a score)."""
+    imported: set[tuple[str, str]] = set()
+    bench = panel.items["benchmark"].astype(str).to_numpy()
+    for i, name in enumerate(panel.model_ids):
+        imported.update((str(name), str(b)) for b in set(bench[~np.isnan(panel.scores[i])]))
+    out: list[str] = []
+    seen: set[Path] = set()
+    for root in given:
+        if not root.is_dir():
+            continue
+        for p in sorted(root.rglob("*")):
+            real = p.resolve()
+            if real in seen or p.suffix.lower() not in PRED_SUFFIXES or not p.is_file():
+                continue
+            seen.add(real)
+            if not real.is_relative_to(root.resolve()):
+                continue
+            folder = real.parent.parent.name if EVAL_ID_RE.match(real.parent.name) else real.parent.name
+            dataset = p.stem[len(folder) + 1 :] if p.stem.startswith(folder + "_") else None
+            if dataset not in VLMEVALKIT_DATASETS or (folder, dataset) in imported:
+                continue
+            beside = sorted(q.name for q in real.parent.glob(f"{p.stem}_*") if q.suffix.lower() != ".pkl")
+            out.append(
+                f"warning: {p}: predictions of model {folder!r} on {dataset!r}, but no per-item score of "
+                f"them was imported, so {dataset!r} is left out for this model (files beside it: "
+                f"{beside or 'none'}; a per-item file with 'index' and 'hit' / 'score' is needed)"
+            )
+    return out
