@@ -245,3 +245,23 @@ def test_given_files_of_one_task_supersede_too() -> None:
     panel = read_inspect([REAL / failed, REAL / retry], notes=notes)
     assert panel.model_ids == [new["model"]]
     assert any("superseded" in n for n in notes)
+
+
+def test_per_sample_mean_checked_against_the_log_metric(tmp_path: Path) -> None:
+    """Every inspect log reproduces its own accuracy (no warning); a log whose results say another number
+    gets a warning naming both."""
+    notes: list[str] = []
+    for name, exp in EXPECTED.items():
+        if exp["metrics"]:
+            read_inspect(REAL / name, notes=notes)
+    assert not any("aggregate beside it" in n for n in notes)
+    name = next(k for k in EXPECTED if k.startswith("json_format/"))
+    log = json.loads((REAL / name).read_text())
+    (entry,) = log["results"]["scores"]
+    true = entry["metrics"]["accuracy"]["value"]
+    entry["metrics"]["accuracy"]["value"] = 0.9
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    notes = []
+    read_inspect(tmp_path / "log.json", notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert f"the per-item mean is {true:.10g} but the tool's own aggregate beside it says 0.9" in warning

@@ -167,3 +167,25 @@ def test_rerun_keep_all_runs() -> None:
     gen = first["results"]["arith_gen"]["exact_match,flexible-extract"]
     assert _mean(panel, one, "arith_gen") == pytest.approx(gen)
     assert np.isnan(panel.scores[1, [k[0] == "arith_gen" for k in panel.item_keys]]).all()
+
+
+def test_per_item_means_checked_against_the_results_json(tmp_path: Path) -> None:
+    """Every task of lm-eval's own logs reproduces its results json (no warning); where the aggregate beside
+    the samples says another number, a warning names both."""
+    notes: list[str] = []
+    read_lm_eval([REAL / "tree", REAL / "single"], filter="strict-match", notes=notes)
+    assert not any("aggregate beside it" in n for n in notes)
+    run = tmp_path / "org__alpha"
+    shutil.copytree(REAL / "tree" / "org__alpha", run)
+    (results_path,) = run.glob("results_*.json")
+    results = json.loads(results_path.read_text())
+    true_acc = results["results"]["arith_mc"]["acc,none"]
+    results["results"]["arith_mc"]["acc,none"] = 0.125
+    results_path.write_text(json.dumps(results))
+    notes = []
+    read_lm_eval(sorted(run.glob("samples_arith_mc_*.jsonl")), notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert (
+        f"the per-item mean is {true_acc:.10g} but the tool's own aggregate beside it says 0.125" in warning
+    )
+    assert warning.startswith("warning: samples_arith_mc_") and "model 'org/alpha'" in warning

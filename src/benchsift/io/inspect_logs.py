@@ -62,7 +62,7 @@ from benchsift.io._common import (
     as_paths,
     check_file,
 )
-from benchsift.io._harness import read_json
+from benchsift.io._harness import check_reported, read_json
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import read_member
@@ -408,7 +408,31 @@ def _read_one(
         failed = f", {len(errored)} errored (missing)" if errored else ""
         about = f"task {task!r}, model {name!r}, scorer {chosen!r}"
         notes.append(f"{path.name}: {about}, {len(by_id)} samples{how}{failed}")
+        reported = _reported_mean(raw.header, chosen, reducer_name)
+        if reported is not None:
+            reduced_values = np.asarray([v for *_, v in rows], dtype=np.float64)
+            notes.extend(
+                check_reported(reduced_values, reported, f"{path.name}: scorer {chosen!r}", str(name))
+            )
     return _frame(rows, path, name, task, condition)
+
+
+def _reported_mean(header: dict[str, Any], scorer: str, reducer: str | None) -> float | None:
+    """The log's own ``accuracy`` (or ``mean``) of ``scorer`` under ``reducer`` (``results.scores``)."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    for entry in scores if isinstance(scores, list) else []:
+        if not isinstance(entry, dict) or entry.get("scorer", entry.get("name")) != scorer:
+            continue
+        if (entry.get("reducer") or "mean") != (reducer or "mean"):
+            continue
+        metrics = entry.get("metrics") or {}
+        for key in ("accuracy", "mean"):
+            metric = metrics.get(key) if isinstance(metrics, dict) else None
+            value = metric.get("value") if isinstance(metric, dict) else None
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+    return None
 
 
 def _frame(rows: list[Row], path: Path, name: str, task: str, condition: str | None) -> pd.DataFrame:

@@ -128,6 +128,9 @@ def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFram
         configured_metrics=metrics_from_results(results, task),
         configured_filters=filters_from_results(results, task),
         notes=options["notes"],
+        reported=(results.get("results") or {}).get(task)
+        if isinstance(results.get("results"), dict)
+        else None,
     )
 
 
