@@ -18,6 +18,7 @@ import pytest
 
 from benchsift.errors import FormatError
 from benchsift.io import read_vlmevalkit
+from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io.vlmevalkit import EVAL_ID_RE, FAIL_MARK, vqa_hit
 from benchsift.panel import Panel
 
@@ -57,7 +58,7 @@ def test_fixture_layout() -> None:
 
 def test_means_equal_vlmevalkit_acc(imported: tuple[Panel, list[str]]) -> None:
     panel, notes = imported
-    assert panel.model_ids == [*MODELS, "ScriptedC"]
+    assert panel.model_ids == [*MODELS, "ScriptedC", "ScriptedD"]
     assert set(ACC_SCALE) <= set(panel.benchmarks)
     checked = 0
     for model in MODELS:
@@ -145,7 +146,7 @@ def test_ocrbench_score_json_skipped_and_refused(imported: tuple[Panel, list[str
         with pytest.raises(FormatError, match="aggregate VLMEvalKit score file") as err:
             read_vlmevalkit(path)
         assert "\n" not in str(err.value)
-    assert any("read 11 VLMEvalKit result file(s), skipped 4" in n for n in notes)
+    assert any("read 12 VLMEvalKit result file(s), skipped 6" in n for n in notes)
 
 
 def test_judge_name_vlmevalkit_does_not_list_in_benchsift(tmp_path: Path) -> None:
@@ -180,3 +181,52 @@ def test_folder_import_warns_of_every_benchmark_left_out(imported: tuple[Panel, 
         assert f"predictions of model {model!r} on 'OCRBench', but no per-item score" in warning
         assert f"{model}_OCRBench_score.json" in warning
     assert sum("no per-item score of them was imported" in n for n in notes) == 2
+
+
+def test_mathvista_judge_file_scored_by_vlmevalkits_post_check(imported: tuple[Panel, list[str]]) -> None:
+    """MathVista.evaluate (judge gpt-4o-mini, scripted) wrote the judge file with 'res' and only totals in
+    _score.csv; the per-item scores are its post_check, whose mean is that acc (4 of 6)."""
+    panel, notes = imported
+    run = _run("ScriptedD")
+    reported = pd.read_csv(run / "ScriptedD_MathVista_MINI_gpt-4o-mini_score.csv").set_index("Task&Skill")
+    row = _row(panel, "ScriptedD", "MathVista_MINI")
+    assert float(np.mean(row)) == pytest.approx(reported.loc["Overall", "acc"] / 100, abs=1e-12)
+    # by hand: 'B' = option of 'square' (right); 7 == 7; 2.5 == 2.5; 'A' (12) is not '15' (B): wrong;
+    # 5 != 4: wrong; 30 == 30.0 as floats
+    np.testing.assert_array_equal(row, [1, 1, 1, 0, 0, 1])
+    assert any(
+        n.startswith("skipped ") and n.endswith("ScriptedD_MathVista_MINI_<judge>.xlsx") for n in notes
+    )
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"question_type": "multi_choice", "choices": "['1', '2']", "answer_option": "B", "res": "B"}, 1.0),
+        (
+            {
+                "question_type": "multi_choice",
+                "choices": "['cat', 'dog']",
+                "answer_option": "B",
+                "res": "a dog",
+            },
+            1.0,
+        ),
+        (
+            {
+                "question_type": "multi_choice",
+                "choices": "['cat', 'dog']",
+                "answer_option": "B",
+                "res": "A or B",
+            },
+            0.0,
+        ),
+        ({"question_type": "free_form", "answer_type": "integer", "answer": "3", "res": "3.0"}, 0.0),
+        ({"question_type": "free_form", "answer_type": "float", "answer": "3", "res": "3.0"}, 1.0),
+        ({"question_type": "free_form", "answer_type": "text", "answer": "red", "res": "red"}, 0.0),
+    ],
+)
+def test_mathvista_post_check_hand_cases(row: dict, expected: float) -> None:  # type: ignore[type-arg]
+    """VLMEvalKit's post_check as it is: int('3.0') fails (wrong), and a free-form text answer is never
+    right (it compares str(None))."""
+    assert mathvista_correct({"answer": None, **row}) == expected

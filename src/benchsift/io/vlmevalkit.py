@@ -48,6 +48,11 @@ first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``
   of right answers, ``Final Score``, out of 1,000 questions); such files, and score tables without an
   ``index`` column (``_acc``, MME's ``_score.csv``), are skipped in a folder walk with a note saying why
   and refused when named.
+* **Judge-scored MathVista** (``image_vqa.py`` ``MathVista.evaluate``): the judge file
+  ``<model>_<dataset>_<judge>.xlsx`` holds the judge's extracted answer ``res`` and no score; the per-item
+  score is VLMEvalKit's own ``post_check`` on it (:mod:`benchsift.io._vlmevalkit_judged`), whose mean is
+  the ``acc`` of its ``_score.csv``. Other judge-scored datasets whose file holds no score column are
+  refused with the missing column named (and warned of in a folder import).
 * **MME** (``image_yorn.py``, ``utils/yorn.py`` ``MME_rating``): the ``_auxmatch`` file's ``score`` is
   per-question correctness; VLMEvalKit reports per category ``100 * (accuracy + accuracy+)`` (accuracy+:
   both questions of an image right), summed over the perception and the reasoning categories. Imported as
@@ -85,6 +90,7 @@ from benchsift.io._common import (
     require_columns,
 )
 from benchsift.io._rows import RowNames
+from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
@@ -110,7 +116,12 @@ _SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$
 EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
 PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")
 _KINDS = ("result", "results", "score", "auxmatch")
-RESULT_PATTERNS = (*(f"*_{k}{ext}" for k in _KINDS for ext in (".xlsx", ".csv", ".tsv")), "*_score.json")
+RESULT_PATTERNS = (
+    *(f"*_{k}{ext}" for k in _KINDS for ext in (".xlsx", ".csv", ".tsv")),
+    "*_score.json",
+    *(f"*_MathVista*{ext}" for ext in (".xlsx", ".csv", ".tsv")),  # the judge file <model>_<dataset>_<judge>
+)
+JUDGED = "MathVista"  # judge-scored datasets whose post-check benchsift ports (_vlmevalkit_judged)
 # hit_calculate (vlmeval/dataset/utils/vqa_eval.py): dataset-name substrings -> per-item hit from eval_match
 ANLS_DATASETS = ("DocVQA", "InfoVQA")
 MAX_MATCH_DATASETS = ("ChartQA", "OCRVQA")
@@ -156,6 +167,22 @@ def _vqa_scores(df: pd.DataFrame, path: Path, bench: str, rows: RowNames) -> np.
             raise FormatError(
                 f"{path}, {rows[k]}: eval_match {str(cell)[:40]!r} holds a value that is not a number"
             ) from None
+    return out
+
+
+def _mathvista_scores(df: pd.DataFrame, path: Path, rows: RowNames) -> np.ndarray:
+    needed = ["res", "answer", "question_type", "answer_type", "choices", "answer_option"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise FormatError(
+            f"{path}: a MathVista judge file without {missing}: VLMEvalKit's post_check needs {needed}"
+        )
+    out = np.empty(len(df), dtype=np.float64)
+    for k, row in enumerate(df[needed].to_dict("records")):
+        try:
+            out[k] = mathvista_correct(row)
+        except ValueError as exc:
+            raise FormatError(f"{path}, {rows[k]}: {exc}") from None
     return out
 
 
@@ -248,6 +275,19 @@ def _read_one(
             f"{path}: no 'index' column: not a per-item VLMEvalKit file (an aggregate table?)"
         )
     auto_column = score_column is None
+    judged = auto_column and bench.startswith(JUDGED) and not any(c in df.columns for c in SCORE_COLUMNS)
+    if judged and "res" not in df.columns:
+        raise NotThisFormat(
+            f"{path}: a {bench} file without the judge's extracted answer 'res' (a prediction file?); "
+            f"its per-item correctness is computed from the judge file {path.stem}_<judge>{path.suffix}"
+        )
+    if judged:
+        df = df.assign(hit=_mathvista_scores(df, path, rows))
+        if notes is not None:
+            notes.append(
+                f"{path.name}: per-item score = VLMEvalKit's MathVista post_check on the judge's 'res' "
+                "(utils/mathvista.py), the rule behind its _score.csv acc"
+            )
     if score_column is None:
         score_column = next((c for c in SCORE_COLUMNS if c in df.columns), None)
         if score_column is None:
