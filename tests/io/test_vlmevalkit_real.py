@@ -230,3 +230,22 @@ def test_mathvista_post_check_hand_cases(row: dict, expected: float) -> None:  #
     """VLMEvalKit's post_check as it is: int('3.0') fails (wrong), and a free-form text answer is never
     right (it compares str(None))."""
     assert mathvista_correct({"answer": None, **row}) == expected
+
+
+def test_per_item_mean_checked_against_acc_csv(imported: tuple[Panel, list[str]], tmp_path: Path) -> None:
+    """Every result file VLMEvalKit wrote reproduces its _acc.csv Overall (failed answers counted wrong, as
+    there): no warning; an _acc.csv that says another number gets a warning naming both."""
+    _, notes = imported
+    assert not any("aggregate beside it" in n for n in notes)
+    run = tmp_path / "ScriptedA"
+    run.mkdir()
+    src = _run("ScriptedA")
+    shutil.copy(src / "ScriptedA_MMStar_exact_matching_result.xlsx", run)
+    acc = pd.read_csv(src / "ScriptedA_MMStar_acc.csv")
+    true = float(acc["Overall"].iloc[0])
+    acc["Overall"] = 0.25
+    acc.to_csv(run / "ScriptedA_MMStar_acc.csv", index=False)
+    notes = []
+    read_vlmevalkit(run / "ScriptedA_MMStar_exact_matching_result.xlsx", notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert f"the per-item mean is {true:.10g} but the tool's own aggregate beside it says 0.25" in warning

@@ -89,6 +89,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
+from benchsift.io._harness import check_reported
 from benchsift.io._rows import RowNames
 from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
@@ -362,11 +363,34 @@ def _read_one(
         table["score"] = group_score.loc[g[first]].to_numpy()
         if notes is not None:
             notes.append(f"{path.name}: {len(order)} rows grouped into {len(table)} circular items")
+    if notes is not None and auto_column:
+        notes.extend(_check_acc(path, name, bench, table["score"].to_numpy(dtype=np.float64)))
     table["model"] = name
     table["condition"] = condition or "image"
     table["benchmark"] = bench
     table[FILE_COL] = str(path)
     return table
+
+
+def _check_acc(path: Path, model: str, bench: str, scores: np.ndarray) -> list[str]:
+    """Compare the per-item mean with the ``Overall`` of VLMEvalKit's ``<model>_<dataset>_acc.csv`` beside
+    the result file (one row; a fraction for multiple choice, ``report_acc``; percent for VQA's
+    ``_results``), counting failed answers (missing here) as VLMEvalKit does, wrong; a warning names both
+    numbers when they differ."""
+    acc = path.resolve().parent / f"{model}_{bench}_acc.csv"
+    if not acc.is_file():
+        return []
+    try:
+        table = pd.read_csv(acc)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    if len(table) != 1 or "Overall" not in table.columns:
+        return []
+    value = pd.to_numeric(table["Overall"], errors="coerce").iloc[0]
+    if not np.isfinite(value):
+        return []
+    reported = float(value) / (100.0 if path.stem.endswith("_results") else 1.0)
+    return check_reported(np.nan_to_num(scores, nan=0.0), reported, f"{path.name} ({acc.name})", model)
 
 
 def read_vlmevalkit(
