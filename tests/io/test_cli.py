@@ -42,6 +42,7 @@ def test_every_format_writes_a_panel(tmp_path: Path, fixtures: Path) -> None:
         "aggregate": [str(fixtures / "aggregate" / "leaderboard.csv")],
         "eee": [str(fixtures / "eee" / "real" / "data")],
         "lighteval": [str(fixtures / "lighteval" / "real" / "out")],
+        "helm": [str(fixtures / "helm" / "real" / "out" / "benchmark_output" / "runs" / "v1")],
     }
     assert set(cases) == set(FORMATS)
     for fmt, args in cases.items():

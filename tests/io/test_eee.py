@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchsift.errors import FormatError, InputError
-from benchsift.io import read_eee, read_vlmevalkit, write_eee
+from benchsift.io import read_eee, read_lm_eval, read_vlmevalkit, write_eee
 from benchsift.panel import Panel
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "io"
@@ -117,7 +117,11 @@ def test_export_valid_under_eee_schema_and_reads_back(tmp_path: Path) -> None:
     agg_v, inst_v = _validators()
     aggs = [p for p in written if p.suffix == ".json"]
     samples = [p for p in written if p.name.endswith("_samples.jsonl")]
-    assert len(aggs) == len(samples) == 2 * len(panel.benchmarks)
+    bench = panel.items["benchmark"].to_numpy()
+    pairs = sum(bool(np.isfinite(row[bench == b]).any()) for row in panel.scores for b in panel.benchmarks)
+    # ScriptedA, ScriptedB: every benchmark but MathVista_MINI; ScriptedC: MMStar; ScriptedD: MathVista_MINI
+    assert pairs == 2 * (len(panel.benchmarks) - 1) + 2
+    assert len(aggs) == len(samples) == pairs
     for p in aggs:
         data = json.loads(p.read_text())
         errors = sorted(agg_v.iter_errors(data), key=str)
@@ -130,9 +134,10 @@ def test_export_valid_under_eee_schema_and_reads_back(tmp_path: Path) -> None:
             assert not errors, (p, errors[0].message)
     back = read_eee(tmp_path / "data")
     assert back.model_ids == panel.model_ids and sorted(back.benchmarks) == sorted(panel.benchmarks)
-    for model in panel.model_ids:
-        for bench in panel.benchmarks:
-            assert _mean(back, model, bench) == pytest.approx(_mean(panel, model, bench), abs=1e-12)
+    for i, model in enumerate(panel.model_ids):
+        for b in panel.benchmarks:
+            if np.isfinite(panel.scores[i, bench == b]).any():
+                assert _mean(back, model, b) == pytest.approx(_mean(panel, model, b), abs=1e-12)
     # the failed API answer (NaN) is left out, not written as 0
     n_items = int(np.isfinite(panel.scores).sum())
     assert sum(len(p.read_text().splitlines()) for p in samples) == n_items
@@ -140,3 +145,33 @@ def test_export_valid_under_eee_schema_and_reads_back(tmp_path: Path) -> None:
     again = write_eee(panel, tmp_path / "again", retrieved_timestamp="1796000000")
     for a, b in zip(written, again, strict=True):
         assert a.read_bytes() == b.read_bytes()
+
+
+GROUP = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "eee" / "real" / "group" / "data"
+LM_GROUP = Path(__file__).resolve().parents[1] / "fixtures" / "io" / "lm_eval" / "real" / "logs" / "group"
+
+
+def test_samples_that_do_not_reproduce_the_aggregate_beside_them_are_named() -> None:
+    """every_eval_ever 0.3.0's lm-eval converter on lm-eval's group run (arith_mc, arith_mc_rev) fills
+    arith_mc's samples file with arith_mc_rev's samples: the per-item mean is 1 where the aggregate beside
+    it (and lm-eval's own results json) say 2/3. The import warns naming both numbers; arith_mc_rev, whose
+    samples are its own, reproduces its aggregate without a word."""
+    assert GROUP.joinpath("VERSION").read_text().startswith("every_eval_ever 0.3.0")
+    (results_path,) = LM_GROUP.glob("org__alpha/results_*.json")
+    lm = json.loads(results_path.read_text())["results"]
+    notes: list[str] = []
+    panel = read_eee(GROUP, filter="acc", notes=notes)
+    assert sorted(panel.benchmarks) == ["arith_mc", "arith_mc_rev"]
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    want = lm["arith_mc"]["acc,none"]
+    assert want == pytest.approx(2 / 3)
+    said = f"the per-item mean is 1 but the tool's own aggregate beside it says {want:.10g}"
+    assert f"evaluation 'arith_mc' result 'acc': {said}" in warning
+    cols = panel.items["benchmark"].to_numpy() == "arith_mc_rev"
+    assert float(np.mean(panel.scores[0, cols])) == pytest.approx(lm["arith_mc_rev"]["acc,none"])
+    # lm-eval's own samples of the same run reproduce its numbers (no warning)
+    notes = []
+    lm_panel = read_lm_eval(LM_GROUP, notes=notes)
+    assert not any("aggregate beside it" in n for n in notes)
+    lm_cols = lm_panel.items["benchmark"].to_numpy() == "arith_mc"
+    assert float(np.mean(lm_panel.scores[0, lm_cols])) == pytest.approx(want)

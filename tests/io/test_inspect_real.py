@@ -197,3 +197,71 @@ def test_reduce_epochs_hand_computed(values: list[object], reducer: str, expecte
 def test_unknown_reducer_without_reductions() -> None:
     with pytest.raises(InputError, match="epoch reducer 'best_of' is not one of inspect's built-in"):
         reduce_epochs(["C"], "best_of", "here", None)
+
+
+def _logs_of(sub: str) -> list[tuple[str, dict]]:
+    """(relative path, expected entry) of every log in ``sub``, oldest first (``eval.created``)."""
+    found = [(k, v) for k, v in EXPECTED.items() if k.startswith(sub + "/")]
+    return sorted(found, key=lambda kv: kv[1]["created"])
+
+
+@pytest.mark.parametrize("sub", ["retried", "eval_set"])
+def test_retry_supersedes_the_failed_log_of_its_task(sub: str) -> None:
+    """A failed log and its retry (``eval_retry``; an eval set's second attempt) in one folder: the two have
+    the same ``eval.task_id``; the import takes the newest, as inspect's eval set does, and gives inspect's
+    own accuracy and per-sample scores of that log; a warning names the superseded log."""
+    (failed, old), (retry, new) = _logs_of(sub)
+    assert old["task_id"] == new["task_id"]
+    assert (old["status"], new["status"]) == ("error", "success")
+    notes: list[str] = []
+    panel = read_inspect(REAL / sub, notes=notes)
+    assert panel.model_ids == [new["model"]]
+    assert float(np.nanmean(panel.scores[0])) == pytest.approx(
+        new["metrics"]["match/None"]["accuracy"], abs=1e-12
+    )
+    reduced = new["reductions"]["match/None"]
+    np.testing.assert_array_equal(panel.scores[0], [_as_float(reduced[k[1]]) for k in panel.item_keys])
+    (warning,) = [n for n in notes if "superseded" in n]
+    assert warning.startswith(f"warning: {REAL / failed}: superseded by {Path(retry).name}")
+    assert any("read 1 inspect log file(s)" in n for n in notes)
+
+
+def test_keep_all_runs_makes_each_attempt_a_model_run() -> None:
+    (failed, old), (retry, new) = _logs_of("retried")
+    notes: list[str] = []
+    panel = read_inspect(REAL / "retried", keep_all_runs=True, notes=notes)
+    runs = [f"{new['model']} (run {e['created']})" for e in (old, new)]
+    assert panel.model_ids == runs
+    # the failed run: its scored samples only (5 logged, 2 errored: missing); the retry: all six
+    assert int(np.isfinite(panel.scores[0]).sum()) == old["n_samples"] - old["n_errored"]
+    assert float(np.nanmean(panel.scores[1])) == pytest.approx(new["metrics"]["match/None"]["accuracy"])
+    assert not any("superseded" in n for n in notes)
+
+
+def test_given_files_of_one_task_supersede_too() -> None:
+    """Naming both logs (not their folder) is the same choice."""
+    (failed, _), (retry, new) = _logs_of("retried")
+    notes: list[str] = []
+    panel = read_inspect([REAL / failed, REAL / retry], notes=notes)
+    assert panel.model_ids == [new["model"]]
+    assert any("superseded" in n for n in notes)
+
+
+def test_per_sample_mean_checked_against_the_log_metric(tmp_path: Path) -> None:
+    """Every inspect log reproduces its own accuracy (no warning); a log whose results say another number
+    gets a warning naming both."""
+    notes: list[str] = []
+    for name, exp in EXPECTED.items():
+        if exp["metrics"]:
+            read_inspect(REAL / name, notes=notes)
+    assert not any("aggregate beside it" in n for n in notes)
+    name = next(k for k in EXPECTED if k.startswith("json_format/"))
+    log = json.loads((REAL / name).read_text())
+    (entry,) = log["results"]["scores"]
+    true = entry["metrics"]["accuracy"]["value"]
+    entry["metrics"]["accuracy"]["value"] = 0.9
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    notes = []
+    read_inspect(tmp_path / "log.json", notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert f"the per-item mean is {true:.10g} but the tool's own aggregate beside it says 0.9" in warning

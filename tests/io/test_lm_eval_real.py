@@ -66,7 +66,8 @@ def test_tree_and_single_file_means_equal_lm_eval(filt: str) -> None:
 
 
 def test_acc_norm_on_request() -> None:
-    panel = read_lm_eval(sorted(REAL.rglob("samples_arith_mc_*.jsonl")), metric="acc_norm")
+    found = [*REAL.glob("tree/*/samples_arith_mc_*.jsonl"), *REAL.glob("single/samples_arith_mc_*.jsonl")]
+    panel = read_lm_eval(sorted(found), metric="acc_norm")
     for model, task, metric, _, value in _reported():
         if metric == "acc_norm":
             assert abs(_mean(panel, model, task) - value) < 1e-9
@@ -129,3 +130,62 @@ def test_details_parquet_means_equal_lm_eval() -> None:
         assert abs(_mean(panel, "org/alpha", "arith_mc") - results["arith_mc"]["acc,none"]) < 1e-9
     jsonl = read_lm_eval(FIXTURE / "tree" / "org__alpha", filter="strict-match")
     np.testing.assert_array_equal(read_lm_eval(DETAILS, filter="strict-match").scores, jsonl.scores)
+
+
+def _rerun_results() -> list[tuple[str, dict]]:
+    """(date, results json) of the two runs of org/alpha in ``rerun/org__alpha``, oldest first."""
+    files = sorted((REAL / "rerun" / "org__alpha").glob("results_*.json"))
+    return [(p.stem.removeprefix("results_"), json.loads(p.read_text())) for p in files]
+
+
+def test_rerun_into_one_folder_takes_the_latest_run_per_task() -> None:
+    """org/alpha run twice into one output folder (the second run: arith_mc only, other answers): as lm-eval's
+    ``get_latest_filename``, arith_mc comes from the second run and arith_gen from the first, each equal
+    to the results json of its run; a warning names the superseded sample file."""
+    (first_date, first), (second_date, second) = _rerun_results()
+    assert sorted(second["results"]) == ["arith_mc"]
+    assert second["results"]["arith_mc"]["acc,none"] != first["results"]["arith_mc"]["acc,none"]
+    notes: list[str] = []
+    panel = read_lm_eval(REAL / "rerun", filter="flexible-extract", notes=notes)
+    assert panel.model_ids == ["org/alpha"]
+    assert _mean(panel, "org/alpha", "arith_mc") == pytest.approx(second["results"]["arith_mc"]["acc,none"])
+    gen = first["results"]["arith_gen"]["exact_match,flexible-extract"]
+    assert _mean(panel, "org/alpha", "arith_gen") == pytest.approx(gen)
+    (warning,) = [n for n in notes if "superseded" in n]
+    assert (
+        f"samples_arith_mc_{first_date}.jsonl: superseded by samples_arith_mc_{second_date}.jsonl" in warning
+    )
+
+
+def test_rerun_keep_all_runs() -> None:
+    (first_date, first), (second_date, second) = _rerun_results()
+    panel = read_lm_eval(REAL / "rerun", filter="flexible-extract", keep_all_runs=True)
+    one, two = f"org/alpha (run {first_date})", f"org/alpha (run {second_date})"
+    assert panel.model_ids == [one, two]
+    assert _mean(panel, one, "arith_mc") == pytest.approx(first["results"]["arith_mc"]["acc,none"])
+    assert _mean(panel, two, "arith_mc") == pytest.approx(second["results"]["arith_mc"]["acc,none"])
+    gen = first["results"]["arith_gen"]["exact_match,flexible-extract"]
+    assert _mean(panel, one, "arith_gen") == pytest.approx(gen)
+    assert np.isnan(panel.scores[1, [k[0] == "arith_gen" for k in panel.item_keys]]).all()
+
+
+def test_per_item_means_checked_against_the_results_json(tmp_path: Path) -> None:
+    """Every task of lm-eval's own logs reproduces its results json (no warning); where the aggregate beside
+    the samples says another number, a warning names both."""
+    notes: list[str] = []
+    read_lm_eval([REAL / "tree", REAL / "single"], filter="strict-match", notes=notes)
+    assert not any("aggregate beside it" in n for n in notes)
+    run = tmp_path / "org__alpha"
+    shutil.copytree(REAL / "tree" / "org__alpha", run)
+    (results_path,) = run.glob("results_*.json")
+    results = json.loads(results_path.read_text())
+    true_acc = results["results"]["arith_mc"]["acc,none"]
+    results["results"]["arith_mc"]["acc,none"] = 0.125
+    results_path.write_text(json.dumps(results))
+    notes = []
+    read_lm_eval(sorted(run.glob("samples_arith_mc_*.jsonl")), notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert (
+        f"the per-item mean is {true_acc:.10g} but the tool's own aggregate beside it says 0.125" in warning
+    )
+    assert warning.startswith("warning: samples_arith_mc_") and "model 'org/alpha'" in warning

@@ -63,6 +63,7 @@ def test_public_names() -> None:
             "read_aggregate",
             "read_answers",
             "read_eee",
+            "read_helm",
             "read_inspect",
             "read_items_table",
             "read_lighteval",
@@ -87,6 +88,7 @@ def test_public_names() -> None:
         "aggregate",
         "eee",
         "lighteval",
+        "helm",
     )
     for name in bio.__all__:
         assert hasattr(bio, name)

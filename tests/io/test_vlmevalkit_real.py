@@ -9,6 +9,7 @@ predictions over local stand-in TSVs, laid out as ``run.py`` does (``outputs/<mo
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 
 from benchsift.errors import FormatError
 from benchsift.io import read_vlmevalkit
+from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io.vlmevalkit import EVAL_ID_RE, FAIL_MARK, vqa_hit
 from benchsift.panel import Panel
 
@@ -56,7 +58,7 @@ def test_fixture_layout() -> None:
 
 def test_means_equal_vlmevalkit_acc(imported: tuple[Panel, list[str]]) -> None:
     panel, notes = imported
-    assert panel.model_ids == MODELS
+    assert panel.model_ids == [*MODELS, "ScriptedC", "ScriptedD"]
     assert set(ACC_SCALE) <= set(panel.benchmarks)
     checked = 0
     for model in MODELS:
@@ -144,4 +146,106 @@ def test_ocrbench_score_json_skipped_and_refused(imported: tuple[Panel, list[str
         with pytest.raises(FormatError, match="aggregate VLMEvalKit score file") as err:
             read_vlmevalkit(path)
         assert "\n" not in str(err.value)
-    assert any("read 10 VLMEvalKit result file(s), skipped 4" in n for n in notes)
+    assert any("read 12 VLMEvalKit result file(s), skipped 6" in n for n in notes)
+
+
+def test_judge_name_vlmevalkit_does_not_list_in_benchsift(tmp_path: Path) -> None:
+    """``evaluate(..., model="gpt-4.1-mini")`` names the result file after a judge benchsift never heard of;
+    given alone (no prediction file beside it), the dataset is the longest name in VLMEvalKit's own list."""
+    src = _run("ScriptedC") / "ScriptedC_MMStar_gpt-4.1-mini_result.xlsx"
+    folder = tmp_path / "ScriptedC"
+    folder.mkdir()
+    shutil.copy(src, folder / src.name)
+    notes: list[str] = []
+    panel = read_vlmevalkit(folder / src.name, notes=notes)
+    assert panel.model_ids == ["ScriptedC"] and panel.benchmarks == ["MMStar"]
+    reported = float(pd.read_csv(_run("ScriptedC") / "ScriptedC_MMStar_acc.csv")["Overall"].iloc[0])
+    assert float(np.mean(panel.scores)) == pytest.approx(reported, abs=1e-12)
+    assert not any(n.startswith("warning") for n in notes)
+
+
+def test_bare_file_name_from_inside_the_model_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchsift import vlmevalkit ScriptedA_MMStar_exact_matching_result.xlsx`` inside the run folder."""
+    monkeypatch.chdir(_run("ScriptedA"))
+    panel = read_vlmevalkit("ScriptedA_MMStar_exact_matching_result.xlsx")
+    assert panel.model_ids == ["ScriptedA"] and panel.benchmarks == ["MMStar"]
+
+
+def test_folder_import_warns_of_every_benchmark_left_out(imported: tuple[Panel, list[str]]) -> None:
+    """OCRBench keeps only its _score.json: the folder import says, as a warning, that it left it out."""
+    panel, notes = imported
+    assert "OCRBench" not in panel.benchmarks
+    for model in MODELS:
+        (pred,) = _run(model).glob(f"{model}_OCRBench.*")
+        (warning,) = [n for n in notes if n.startswith(f"warning: {pred}: ")]
+        assert f"predictions of model {model!r} on 'OCRBench', but no per-item score" in warning
+        assert f"{model}_OCRBench_score.json" in warning
+    assert sum("no per-item score of them was imported" in n for n in notes) == 2
+
+
+def test_mathvista_judge_file_scored_by_vlmevalkits_post_check(imported: tuple[Panel, list[str]]) -> None:
+    """MathVista.evaluate (judge gpt-4o-mini, scripted) wrote the judge file with 'res' and only totals in
+    _score.csv; the per-item scores are its post_check, whose mean is that acc (4 of 6)."""
+    panel, notes = imported
+    run = _run("ScriptedD")
+    reported = pd.read_csv(run / "ScriptedD_MathVista_MINI_gpt-4o-mini_score.csv").set_index("Task&Skill")
+    row = _row(panel, "ScriptedD", "MathVista_MINI")
+    assert float(np.mean(row)) == pytest.approx(reported.loc["Overall", "acc"] / 100, abs=1e-12)
+    # by hand: 'B' = option of 'square' (right); 7 == 7; 2.5 == 2.5; 'A' (12) is not '15' (B): wrong;
+    # 5 != 4: wrong; 30 == 30.0 as floats
+    np.testing.assert_array_equal(row, [1, 1, 1, 0, 0, 1])
+    assert any(
+        n.startswith("skipped ") and n.endswith("ScriptedD_MathVista_MINI_<judge>.xlsx") for n in notes
+    )
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"question_type": "multi_choice", "choices": "['1', '2']", "answer_option": "B", "res": "B"}, 1.0),
+        (
+            {
+                "question_type": "multi_choice",
+                "choices": "['cat', 'dog']",
+                "answer_option": "B",
+                "res": "a dog",
+            },
+            1.0,
+        ),
+        (
+            {
+                "question_type": "multi_choice",
+                "choices": "['cat', 'dog']",
+                "answer_option": "B",
+                "res": "A or B",
+            },
+            0.0,
+        ),
+        ({"question_type": "free_form", "answer_type": "integer", "answer": "3", "res": "3.0"}, 0.0),
+        ({"question_type": "free_form", "answer_type": "float", "answer": "3", "res": "3.0"}, 1.0),
+        ({"question_type": "free_form", "answer_type": "text", "answer": "red", "res": "red"}, 0.0),
+    ],
+)
+def test_mathvista_post_check_hand_cases(row: dict, expected: float) -> None:  # type: ignore[type-arg]
+    """VLMEvalKit's post_check as it is: int('3.0') fails (wrong), and a free-form text answer is never
+    right (it compares str(None))."""
+    assert mathvista_correct({"answer": None, **row}) == expected
+
+
+def test_per_item_mean_checked_against_acc_csv(imported: tuple[Panel, list[str]], tmp_path: Path) -> None:
+    """Every result file VLMEvalKit wrote reproduces its _acc.csv Overall (failed answers counted wrong, as
+    there): no warning; an _acc.csv that says another number gets a warning naming both."""
+    _, notes = imported
+    assert not any("aggregate beside it" in n for n in notes)
+    run = tmp_path / "ScriptedA"
+    run.mkdir()
+    src = _run("ScriptedA")
+    shutil.copy(src / "ScriptedA_MMStar_exact_matching_result.xlsx", run)
+    acc = pd.read_csv(src / "ScriptedA_MMStar_acc.csv")
+    true = float(acc["Overall"].iloc[0])
+    acc["Overall"] = 0.25
+    acc.to_csv(run / "ScriptedA_MMStar_acc.csv", index=False)
+    notes = []
+    read_vlmevalkit(run / "ScriptedA_MMStar_exact_matching_result.xlsx", notes=notes)
+    (warning,) = [n for n in notes if "aggregate beside it" in n]
+    assert f"the per-item mean is {true:.10g} but the tool's own aggregate beside it says 0.25" in warning

@@ -111,6 +111,15 @@ Models = _opt("--models", "Side file models.csv: model, family, release_date, pa
 Items = _opt("--items", "Side file items.csv: benchmark, item, category, question, ...", Path | None)
 Metric = _opt("--metric", "Per-sample metric to use (default: the task's first).")
 ModelColumn = _opt("--model-column", "Model id column (default: first).")
+KeepAllRuns = (
+    "keep_all_runs",
+    _opt(
+        "--keep-all-runs",
+        "Import every run of a task as its own model run (default: the newest run, as the tool takes it).",
+        bool,
+    ),
+    False,
+)
 
 
 def _register(fmt: str, doc: str, *own: tuple[Any, ...], answers: bool = True) -> None:
@@ -162,7 +171,9 @@ _HARNESS = (
     ("benchmark", Benchmark),
 )
 _register("lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).", *_HARNESS)
-_register("lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).", *_HARNESS)
+_register(
+    "lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).", *_HARNESS, KeepAllRuns
+)
 _register(
     "vlmevalkit",
     "VLMEvalKit per-item results (*_result.xlsx|csv|tsv with hit, or a per-item score).",
@@ -182,6 +193,7 @@ _register(
     ("scorer", _opt("--scorer", "Scorer to use when a log has several.")),
     ("metric", _opt("--metric", "Field of a dict-valued score.")),
     ("reducer", _opt("--reducer", "Epoch reducer to use when a log holds several (e.g. max, mean).")),
+    KeepAllRuns,
 )
 _register(
     "aggregate",
@@ -204,4 +216,12 @@ _register(
     ("model", Model),
     ("metric", _opt("--metric", "Metric of the details to use (default: acc/em).")),
     ("benchmark", Benchmark),
+)
+_register(
+    "helm",
+    "HELM runs (benchmark_output/runs/<suite> or run folders with per_instance_stats.json).",
+    ("model", Model),
+    ("benchmark", Benchmark),
+    ("metric", _opt("--metric", "Per-instance stat (default: the group's main metric in schema.json).")),
+    ("split", _opt("--split", "Split of the stat (default: the schema's main split, else test).")),
 )

@@ -1,8 +1,8 @@
 """Importers: each turns one tool's result files into a :class:`~benchsift.panel.Panel`.
 
 One module per source (``long``, ``wide``, ``lmms_eval``, ``lm_eval``, ``vlmevalkit``, ``inspect_logs``,
-``aggregate``, ``eee``, ``lighteval``), the rescaling rules in :mod:`benchsift.io.rescale` and the name ->
-reader table in :mod:`benchsift.io.registry`; the multi-axis verdict table of PRISM-VLM in
+``aggregate``, ``eee``, ``lighteval``, ``helm``), the rescaling rules in :mod:`benchsift.io.rescale` and the
+name -> reader table in :mod:`benchsift.io.registry`; the multi-axis verdict table of PRISM-VLM in
 :mod:`benchsift.io.verdicts` (read by :mod:`benchsift.prism`, written by :mod:`benchsift.simulate`).
 Importers only make panels and verdict tables; nothing here imports a method package.
 """
@@ -13,6 +13,7 @@ from benchsift.io._common import check_field_counts
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.answers import LoggedAnswers, read_answers
 from benchsift.io.eee import read_eee, write_eee
+from benchsift.io.helm import read_helm
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
@@ -37,6 +38,7 @@ __all__ = [
     "read_aggregate",
     "read_answers",
     "read_eee",
+    "read_helm",
     "read_inspect",
     "read_items_table",
     "read_lighteval",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import glob
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -331,6 +332,31 @@ def logged_answer(rec: dict[str, Any]) -> str | None:
     return None if first is None else str(first)
 
 
+def check_reported(
+    scores: np.ndarray, value: Any, where: str, model: str, tolerance: float = 1e-9
+) -> list[str]:
+    """A warning when the mean of the observed per-item ``scores`` is not the tool's own aggregate ``value``
+    (a number; anything else is not checked), naming both numbers. Equal means: within ``tolerance``, or,
+    when ``value`` has fewer than 9 decimals (a tool that rounds), equal once rounded as it is."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return []
+    observed = scores[~np.isnan(scores)]
+    if not len(observed):
+        return []
+    mean = float(np.mean(observed))
+    if abs(mean - float(value)) <= tolerance + 1e-12 * abs(float(value)):
+        return []
+    text = repr(float(value))
+    if "e" not in text and len(text.split(".")[1]) < 9:  # a rounded number (lmms-eval's MMMU: 5 decimals)
+        digits = len(text.split(".")[1])
+        if abs(round(mean, digits) - float(value)) <= 10.0**-digits / 2:
+            return []
+    return [
+        f"warning: {where}: the per-item mean is {mean:.10g} but the tool's own aggregate beside it says "
+        f"{float(value):.10g} for model {model!r} (the panel holds the per-item scores)"
+    ]
+
+
 def samples_to_long(
     records: list[tuple[int, dict[str, Any]]],
     path: Path,
@@ -343,8 +369,13 @@ def samples_to_long(
     configured_metrics: Sequence[str] = (),
     configured_filters: Sequence[str] = (),
     notes: list[str] | None = None,
+    reported: Any = None,
 ) -> pd.DataFrame:
-    """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric."""
+    """One long-table row per document: item = ``doc_id``, benchmark = task, score = the chosen metric.
+
+    ``reported``: the results json's entry of the task (``{"acc,none": 0.5, ...}``); when it holds the
+    chosen ``<metric>,<filter>`` and the metric is a mean over items, the per-item mean is checked
+    against it (:func:`check_reported`)."""
     records = label_filters(records, configured_filters)
     chosen_filter = choose_filter(records, path, filter_name)
     if chosen_filter is not None:
@@ -387,6 +418,9 @@ def samples_to_long(
         notes.append(
             f"{path.name}: task {task!r}, model {model!r}, metric {name!r}{how}, {len(records)} samples"
         )
+        if aggregate is None and isinstance(reported, dict):
+            value = reported.get(f"{name},{chosen_filter or 'none'}")
+            notes.extend(check_reported(scores, value, f"{path.name}: task {task!r} metric {name!r}", model))
     return pd.DataFrame(
         {
             "model": model,
@@ -486,6 +520,9 @@ def read_harness_file(
         configured_metrics=metrics_from_results(results, task),
         configured_filters=filters_from_results(results, task),
         notes=notes,
+        reported=(results.get("results") or {}).get(task)
+        if isinstance(results.get("results"), dict)
+        else None,
     )
 
 
@@ -502,7 +539,7 @@ def read_harness_panel(
     scales: dict[str, float] | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
-    read_file: Callable[..., pd.DataFrame] | None = None,
+    read_file: Callable[..., pd.DataFrame | None] | None = None,
     patterns: Sequence[str] | None = None,
     what: str = "sample",
 ) -> Panel:
@@ -512,7 +549,7 @@ def read_harness_panel(
         model=model, metric=metric, filter_name=filter_name, benchmark=benchmark, condition=condition
     )
 
-    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame | None:
         return reader(path, layout, notes=notes, **options)
 
     found = patterns or (layout.samples_glob,)

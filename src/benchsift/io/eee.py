@@ -16,7 +16,11 @@ writes it) under the same ``evaluation_name``, ``filter`` picks one; without it 
 with the choices. (EEE's lm-eval converter names a filtered result ``<task>/<filter>``, so its files
 import as one benchmark per filter.) The answer is the
 terminal ``answer_attribution``'s ``extracted_value``. Aggregate ``.json`` files hold no per-item scores
-and are refused when named (skipped in a walk).
+and are refused when named (skipped in a walk); the aggregate file beside a samples file
+(``<uuid>.json``) is read to check, per model and evaluation, that the per-item mean reproduces its
+score (a warning names both numbers when not: EEE 0.3.0's lm-eval converter fills the samples file of
+task ``arith_mc`` with the samples of ``arith_mc_rev`` when both ran, its ``samples_arith_mc_*`` pattern
+matching both files).
 
 **Export** (:func:`write_eee`) writes a panel as that layout: per model and benchmark one aggregate file
 (the mean of the observed items as its score, the count of them as ``num_samples``) and its samples file
@@ -42,7 +46,7 @@ from benchsift._fileio import atomic_dir
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
-from benchsift.io._harness import read_jsonl
+from benchsift.io._harness import check_reported, read_jsonl
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -125,9 +129,40 @@ def _read_one(
     if errored and notes is not None:
         notes.append(f"{path.name}: {errored} record(s) with an error counted as missing")
     table = pd.DataFrame(rows)
+    if notes is not None:
+        chosen = {k: (filter_name if k in shared else v[0]) for k, v in by_name.items()}
+        notes.extend(_check_aggregate(path, table, chosen))
     table["condition"] = condition or "image"
     table[FILE_COL] = str(path)
     return table
+
+
+def _check_aggregate(path: Path, table: pd.DataFrame, keys: dict[Any, str | None]) -> list[str]:
+    """Warnings where the per-item mean of a model and evaluation differs from the score of the aggregate
+    file beside the samples (``<uuid>.json``, ``evaluation_results[].score_details.score`` of the same
+    ``evaluation_name`` and ``evaluation_result_id``)."""
+    aggregate = path.with_name(path.name.removesuffix("_samples.jsonl") + ".json")
+    if aggregate == path or not aggregate.is_file():
+        return []
+    try:
+        doc = json.loads(aggregate.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    results = doc.get("evaluation_results") if isinstance(doc, dict) else None
+    entries = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
+    out: list[str] = []
+    for (model, name), group in table.groupby(["model", "benchmark"], sort=False):
+        key = keys.get((model, name))
+        found = [
+            r
+            for r in entries
+            if r.get("evaluation_name") == name and (key is None or r.get("evaluation_result_id", key) == key)
+        ]
+        details = found[0].get("score_details") if len(found) == 1 else None
+        value = details.get("score") if isinstance(details, dict) else None
+        where = f"{path.name}: evaluation {name!r}" + (f" result {key!r}" if key else "")
+        out += check_reported(group["score"].to_numpy(dtype=np.float64), value, where, str(model))
+    return out
 
 
 def read_eee(

@@ -24,6 +24,10 @@ Epochs: the per-sample score is inspect's own reduced score from ``reductions`` 
 (an unfinished run) is reduced here with the reducer named in ``eval.config.epochs_reducer`` (default
 ``mean``), ported in :func:`reduce_epochs`.
 
+Retries and re-runs: of several logs of one ``eval.task_id`` only the newest is read (warning naming the
+others), as inspect's eval sets take it; ``keep_all_runs`` keeps each as its own model run (see
+:mod:`benchsift.io._runs`).
+
 Refusals and warnings: a log whose ``status`` is not ``success`` (``started``: a run still going or killed;
 ``error``; ``cancelled``) is imported with a warning: its samples count, the samples it lacks are missing.
 (Importing rather than refusing keeps the work of a long run that died; the warning and the missing cells
@@ -58,7 +62,8 @@ from benchsift.io._common import (
     as_paths,
     check_file,
 )
-from benchsift.io._harness import read_json
+from benchsift.io._harness import check_reported, read_json
+from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import read_member
 from benchsift.io.rescale import RescaleMode
@@ -206,6 +211,46 @@ def _load_json_log(path: Path) -> RawLog:
     if not isinstance(samples, list):
         raise FormatError(f"{path}: 'samples' is not a list")
     return RawLog(log, [(f"samples[{i}]", s) for i, s in enumerate(samples)], log.get("reductions"))
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The header of one log (``header.json`` or ``_journal/start.json`` of an ``.eval`` archive, the
+    whole ``EvalLog`` of a ``.json`` log), or None when the file is not an inspect log."""
+    try:
+        if path.suffix.lower() == ".eval":
+            with zipfile.ZipFile(path) as zf:
+                infos = {i.filename: i for i in zf.infolist()}
+                name = HEADER_JSON if HEADER_JSON in infos else JOURNAL_START
+                if name not in infos:
+                    return None
+                header = json.loads(read_member(zf, path, infos[name]))
+        else:
+            header = read_json(path)
+    except (zipfile.BadZipFile, OSError, ValueError, UnicodeDecodeError, FormatError):
+        return None
+    return header if isinstance(header, dict) and isinstance(header.get("eval"), dict) else None
+
+
+def log_runs(paths: list[Path]) -> list[RunFile]:
+    """Each log's task as inspect groups retries and eval-set attempts: ``eval.task_id`` (with the model),
+    newest by ``eval.created`` (:mod:`benchsift.io._runs`)."""
+    runs = []
+    for path in paths:
+        header = read_header(path)
+        if header is None:
+            continue
+        spec = header["eval"]
+        task_id = spec.get("task_id")
+        if not isinstance(task_id, str) or not task_id:
+            continue
+        created = str(spec.get("created") or "")
+        status = header.get("status", "started" if path.suffix.lower() == ".eval" else None)
+        run = created or str(spec.get("eval_id"))  # one per log: eval-set attempts share the run_id
+        about = f"status {status!r}, created {created}"
+        runs.append(
+            RunFile(path, (task_id, spec.get("model")), (created, str(spec.get("eval_id"))), run, about)
+        )
+    return runs
 
 
 def load_log(path: Path) -> RawLog:
@@ -363,7 +408,31 @@ def _read_one(
         failed = f", {len(errored)} errored (missing)" if errored else ""
         about = f"task {task!r}, model {name!r}, scorer {chosen!r}"
         notes.append(f"{path.name}: {about}, {len(by_id)} samples{how}{failed}")
+        reported = _reported_mean(raw.header, chosen, reducer_name)
+        if reported is not None:
+            reduced_values = np.asarray([v for *_, v in rows], dtype=np.float64)
+            notes.extend(
+                check_reported(reduced_values, reported, f"{path.name}: scorer {chosen!r}", str(name))
+            )
     return _frame(rows, path, name, task, condition)
+
+
+def _reported_mean(header: dict[str, Any], scorer: str, reducer: str | None) -> float | None:
+    """The log's own ``accuracy`` (or ``mean``) of ``scorer`` under ``reducer`` (``results.scores``)."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    for entry in scores if isinstance(scores, list) else []:
+        if not isinstance(entry, dict) or entry.get("scorer", entry.get("name")) != scorer:
+            continue
+        if (entry.get("reducer") or "mean") != (reducer or "mean"):
+            continue
+        metrics = entry.get("metrics") or {}
+        for key in ("accuracy", "mean"):
+            metric = metrics.get(key) if isinstance(metrics, dict) else None
+            value = metric.get("value") if isinstance(metric, dict) else None
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+    return None
 
 
 def _frame(rows: list[Row], path: Path, name: str, task: str, condition: str | None) -> pd.DataFrame:
@@ -402,6 +471,7 @@ def read_inspect(
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
+    keep_all_runs: bool = False,
 ) -> Panel:
     """Read inspect_ai logs (``.eval`` / ``.json`` files, or folders of them) into a panel.
 
@@ -410,14 +480,24 @@ def read_inspect(
     log (inspect's own ``logs.json`` listing, say) is skipped and named in ``notes``.
     ``answers``: a list that receives the long table of logged answers (the scorer's ``answer``, else the
     output's ``completion``; the first epoch's when a sample ran several), see :mod:`benchsift.io.answers`.
+
+    Retries: of the logs of one ``eval.task_id`` (a failed log and its ``eval-retry``, eval-set attempts)
+    only the newest is read, as inspect takes it; a warning names the others. ``keep_all_runs`` reads them
+    all, each as its own model run ``<model> (run <eval.created>)`` (:mod:`benchsift.io._runs`).
     """
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
     options.update(reducer=reducer, condition=condition)
+    read = choose_runs(
+        log_runs(candidate_files(given, LOG_PATTERNS)),
+        lambda p, n: _read_one(p, notes=n, **options),
+        keep_all_runs=keep_all_runs,
+        tool="inspect (eval-retry, eval-set)",
+    )
     return read_sample_panel(
         given,
         LOG_PATTERNS,
-        lambda p, n: _read_one(p, notes=n, **options),
+        read,
         what="inspect log",
         rescale=rescale,
         scales=scales,

@@ -22,6 +22,11 @@ json's ``model_name`` (or ``pretrained=`` in ``config.model_args``), else the fo
 ``/`` (lm-eval's sanitising of ``org/name``). Inputs may be sample files or folders (searched for
 ``samples_*.jsonl`` and, beside a ``results.json``, ``*.jsonl``).
 
+Re-runs: a model evaluated again into the same output folder leaves two runs' files there; of the sample
+files of one task and model in one folder only the latest ``<date>`` is read (lm-eval's own
+``get_latest_filename``), with a warning naming the others; ``keep_all_runs`` keeps every run as its own
+model run (:mod:`benchsift.io._runs`).
+
 Details parquet: a ``samples_<task>_<date>.parquet`` (or any ``.parquet`` file given by name) holding
 lm-eval's sample records as the ``datasets`` library stores them (the Open LLM Leaderboard's details: its
 details repositories hold lm-eval's sample files, one dataset config per task, read back with
@@ -36,9 +41,11 @@ from typing import Any
 
 import pandas as pd
 
-from benchsift.io._common import Paths
+from benchsift.errors import FormatError
+from benchsift.io._common import Paths, as_paths
 from benchsift.io._harness import (
     HarnessLayout,
+    _results_json,
     filters_from_results,
     metrics_from_results,
     model_from_results,
@@ -49,6 +56,7 @@ from benchsift.io._harness import (
     refuse_results_file,
     samples_to_long,
 )
+from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -79,6 +87,25 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
     return max(ends, key=len) if ends else None
 
 
+def sample_runs(paths: list[Path]) -> list[RunFile]:
+    """Each ``samples_<task>_<date>`` file's task as lm-eval picks the latest run (``get_latest_filename``):
+    its folder, model (results json) and task; newest by ``<date>`` (:mod:`benchsift.io._runs`)."""
+    runs = []
+    for path in paths:
+        m = LAYOUT.name_re.match(path.name)
+        if m is None:
+            continue
+        date = m.group("date")
+        try:
+            results = _results_json(LAYOUT.results_candidates(path, date))
+        except (FormatError, OSError):
+            results = {}
+        name = model_from_results(results) or path.parent.name
+        key = (path.parent.resolve(), name, m.group("task"))
+        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2]))
+    return runs
+
+
 def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFrame:
     if LAYOUT.name_re.match(path.name) or not (path.parent / LEGACY_RESULTS).is_file():
         return read_harness_file(path, layout, **options)  # refuses a results file given as the log
@@ -101,6 +128,9 @@ def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFram
         configured_metrics=metrics_from_results(results, task),
         configured_filters=filters_from_results(results, task),
         notes=options["notes"],
+        reported=(results.get("results") or {}).get(task)
+        if isinstance(results.get("results"), dict)
+        else None,
     )
 
 
@@ -116,6 +146,7 @@ def read_lm_eval(
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
+    keep_all_runs: bool = False,
 ) -> Panel:
     """Read lm-evaluation-harness ``samples_<task>_<date>.jsonl`` files (or folders of them) into a panel.
 
@@ -123,9 +154,21 @@ def read_lm_eval(
     renames the task; ``model`` overrides the recorded model name.
     ``answers``: a list that receives the long table of logged answers (the first filtered response,
     or the most likely option of a log-likelihood task), see :mod:`benchsift.io.answers`.
+    Re-runs: of the sample files of one task and model in one folder only the latest ``<date>`` is read,
+    as lm-eval takes it; a warning names the others. ``keep_all_runs`` reads them all, each run of such a
+    model as its own model run ``<model> (run <date>)`` (:mod:`benchsift.io._runs`).
     """
+    patterns = ("*.jsonl", "samples_*.parquet")
+    given = as_paths(paths)
+    options = dict(model=model, metric=metric, filter_name=filter, benchmark=benchmark, condition=condition)
+    choose = choose_runs(
+        sample_runs(candidate_files(given, patterns)),
+        lambda p, n: _read_file(p, LAYOUT, notes=n, **options),
+        keep_all_runs=keep_all_runs,
+        tool="lm-eval (get_latest_filename)",
+    )
     return read_harness_panel(
-        paths,
+        given,
         LAYOUT,
         model=model,
         metric=metric,
@@ -136,6 +179,6 @@ def read_lm_eval(
         scales=scales,
         notes=notes,
         answers=answers,
-        read_file=_read_file,
-        patterns=("*.jsonl", "samples_*.parquet"),
+        read_file=lambda path, layout, notes, **_: choose(path, notes),
+        patterns=patterns,
     )

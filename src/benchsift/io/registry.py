@@ -12,6 +12,7 @@ format         reader                                      input
 ``aggregate``  :func:`benchsift.io.aggregate.read_aggregate`  models x benchmarks table, OpenVLM JSON
 ``eee``        :func:`benchsift.io.eee.read_eee`            Every Eval Ever ``<uuid>_samples.jsonl``
 ``lighteval``  :func:`benchsift.io.lighteval.read_lighteval`  ``details_<task>_<date>.parquet``
+``helm``       :func:`benchsift.io.helm.read_helm`          HELM run folders (``per_instance_stats.json``)
 =============  ==========================================  ==============================================
 
 Every reader takes the input path(s) first and keyword options after; all accept ``condition``,
@@ -33,6 +34,7 @@ from benchsift.errors import BenchsiftError, FormatError, InputError
 from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
 from benchsift.io.eee import read_eee
+from benchsift.io.helm import read_helm
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
@@ -54,6 +56,7 @@ READERS: dict[str, Reader] = {
     "aggregate": read_aggregate,
     "eee": read_eee,
     "lighteval": read_lighteval,
+    "helm": read_helm,
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
 #: Item column recording which harness numbered a panel's items (``import_panel`` of a harness format sets
@@ -61,7 +64,7 @@ FORMATS: tuple[str, ...] = tuple(READERS)
 ID_SOURCE = "id_source"
 #: The formats whose item ids are a harness's own (document index, sample id, dataset index). An Every Eval
 #: Ever file keeps the ids of whichever harness it was converted from, so it records none.
-HARNESS_FORMATS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit", "lighteval")
+HARNESS_FORMATS: tuple[str, ...] = ("lm-eval", "lmms-eval", "inspect", "vlmevalkit", "lighteval", "helm")
 
 
 def get_reader(name: str) -> Reader:

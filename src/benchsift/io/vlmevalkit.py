@@ -28,8 +28,12 @@ suffix)``, the prediction file ``<model>_<dataset>.<ext>`` with ``suffix`` inser
 (``_<judge>_result`` for multiple choice, with ``judge = judge_kwargs['model']`` or ``exact_matching``,
 ``_results`` for VQA, ``_<judge>_score``, ``_auxmatch``, ...). So the dataset is read off the prediction
 file lying beside the result file: the longest sibling ``<model>_<dataset>.<ext>`` whose stem starts the
-result's stem. Without it, the suffix is stripped and a judge name from :data:`KNOWN_JUDGES` removed, with
-a warning that the name could not be confirmed. The score column is ``score_column`` if given, else the
+result's stem. Without it, the suffix is stripped and the rest is read as ``<dataset>_<judge>`` with the
+longest dataset name of VLMEvalKit's own list (``SUPPORTED_DATASETS``, read from its source into
+:mod:`benchsift.io._vlmevalkit_names`), whatever the judge; a dataset VLMEvalKit does not list loses a
+judge name from :data:`KNOWN_JUDGES`, with a warning that the name could not be confirmed. The file's path
+is resolved first, so a bare file name given from inside ``outputs/<model>/`` names its model.
+The score column is ``score_column`` if given, else the
 first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``).
 
 * **VQA scores** (``vlmeval/dataset/image_vqa.py`` ``ImageVQADataset.evaluate_heuristic``): the
@@ -44,12 +48,20 @@ first of :data:`SCORE_COLUMNS` present (``hit``, ``score``, VQA's ``eval_score``
   of right answers, ``Final Score``, out of 1,000 questions); such files, and score tables without an
   ``index`` column (``_acc``, MME's ``_score.csv``), are skipped in a folder walk with a note saying why
   and refused when named.
+* **Judge-scored MathVista** (``image_vqa.py`` ``MathVista.evaluate``): the judge file
+  ``<model>_<dataset>_<judge>.xlsx`` holds the judge's extracted answer ``res`` and no score; the per-item
+  score is VLMEvalKit's own ``post_check`` on it (:mod:`benchsift.io._vlmevalkit_judged`), whose mean is
+  the ``acc`` of its ``_score.csv``. Other judge-scored datasets whose file holds no score column are
+  refused with the missing column named (and warned of in a folder import).
 * **MME** (``image_yorn.py``, ``utils/yorn.py`` ``MME_rating``): the ``_auxmatch`` file's ``score`` is
   per-question correctness; VLMEvalKit reports per category ``100 * (accuracy + accuracy+)`` (accuracy+:
   both questions of an image right), summed over the perception and the reasoning categories. Imported as
   correctness with a warning that the panel's mean is not that number.
 
-Folders are walked for the per-item files (:data:`RESULT_PATTERNS`).
+Folders are walked for the per-item files (:data:`RESULT_PATTERNS`). A prediction file
+``<model>_<dataset>.<ext>`` found there whose dataset got no imported score (OCRBench; a judge-scored
+dataset such as MathVista, whose per-item judge file holds no score column) is named in a warning
+(:func:`dropped_benchmarks`), so a folder import never leaves a benchmark out silently.
 """
 
 from __future__ import annotations
@@ -77,7 +89,10 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
+from benchsift.io._harness import check_reported
 from benchsift.io._rows import RowNames
+from benchsift.io._vlmevalkit_judged import mathvista_correct
+from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -102,7 +117,12 @@ _SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$
 EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
 PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")
 _KINDS = ("result", "results", "score", "auxmatch")
-RESULT_PATTERNS = (*(f"*_{k}{ext}" for k in _KINDS for ext in (".xlsx", ".csv", ".tsv")), "*_score.json")
+RESULT_PATTERNS = (
+    *(f"*_{k}{ext}" for k in _KINDS for ext in (".xlsx", ".csv", ".tsv")),
+    "*_score.json",
+    *(f"*_MathVista*{ext}" for ext in (".xlsx", ".csv", ".tsv")),  # the judge file <model>_<dataset>_<judge>
+)
+JUDGED = "MathVista"  # judge-scored datasets whose post-check benchsift ports (_vlmevalkit_judged)
 # hit_calculate (vlmeval/dataset/utils/vqa_eval.py): dataset-name substrings -> per-item hit from eval_match
 ANLS_DATASETS = ("DocVQA", "InfoVQA")
 MAX_MATCH_DATASETS = ("ChartQA", "OCRVQA")
@@ -151,6 +171,22 @@ def _vqa_scores(df: pd.DataFrame, path: Path, bench: str, rows: RowNames) -> np.
     return out
 
 
+def _mathvista_scores(df: pd.DataFrame, path: Path, rows: RowNames) -> np.ndarray:
+    needed = ["res", "answer", "question_type", "answer_type", "choices", "answer_option"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise FormatError(
+            f"{path}: a MathVista judge file without {missing}: VLMEvalKit's post_check needs {needed}"
+        )
+    out = np.empty(len(df), dtype=np.float64)
+    for k, row in enumerate(df[needed].to_dict("records")):
+        try:
+            out[k] = mathvista_correct(row)
+        except ValueError as exc:
+            raise FormatError(f"{path}, {rows[k]}: {exc}") from None
+    return out
+
+
 def _aggregate_json(path: Path) -> NotThisFormat:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -165,7 +201,11 @@ def _aggregate_json(path: Path) -> NotThisFormat:
 
 
 def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str | None, str]:
-    """``(model or None, benchmark)`` of a result file ``<model>_<dataset><suffix>.<ext>`` (module doc)."""
+    """``(model or None, benchmark)`` of a result file ``<model>_<dataset><suffix>.<ext>`` (module doc).
+
+    The path is resolved first, so a bare file name given from inside ``outputs/<model>/`` names its model.
+    """
+    path = path.resolve()
     stem = path.stem
     folder = path.parent.name
     if EVAL_ID_RE.match(folder) and path.parent.parent.name:
@@ -185,6 +225,11 @@ def parse_result_name(path: Path, notes: list[str] | None = None) -> tuple[str |
     if siblings:
         return model, max(siblings, key=len)[len(prefix) :]
     rest = _SUFFIX_RE.sub("", stem[len(prefix) :])
+    if rest in VLMEVALKIT_DATASETS:
+        return model, rest
+    known = [d for d in VLMEVALKIT_DATASETS if rest.startswith(d + "_")]
+    if known:  # <dataset>_<judge>: the longest dataset name VLMEvalKit knows, whatever the judge
+        return model, max(known, key=len)
     for judge in sorted(KNOWN_JUDGES, key=len, reverse=True):
         if rest.endswith("_" + judge):
             return model, rest[: -len(judge) - 1]
@@ -231,6 +276,19 @@ def _read_one(
             f"{path}: no 'index' column: not a per-item VLMEvalKit file (an aggregate table?)"
         )
     auto_column = score_column is None
+    judged = auto_column and bench.startswith(JUDGED) and not any(c in df.columns for c in SCORE_COLUMNS)
+    if judged and "res" not in df.columns:
+        raise NotThisFormat(
+            f"{path}: a {bench} file without the judge's extracted answer 'res' (a prediction file?); "
+            f"its per-item correctness is computed from the judge file {path.stem}_<judge>{path.suffix}"
+        )
+    if judged:
+        df = df.assign(hit=_mathvista_scores(df, path, rows))
+        if notes is not None:
+            notes.append(
+                f"{path.name}: per-item score = VLMEvalKit's MathVista post_check on the judge's 'res' "
+                "(utils/mathvista.py), the rule behind its _score.csv acc"
+            )
     if score_column is None:
         score_column = next((c for c in SCORE_COLUMNS if c in df.columns), None)
         if score_column is None:
@@ -305,11 +363,34 @@ def _read_one(
         table["score"] = group_score.loc[g[first]].to_numpy()
         if notes is not None:
             notes.append(f"{path.name}: {len(order)} rows grouped into {len(table)} circular items")
+    if notes is not None and auto_column:
+        notes.extend(_check_acc(path, name, bench, table["score"].to_numpy(dtype=np.float64)))
     table["model"] = name
     table["condition"] = condition or "image"
     table["benchmark"] = bench
     table[FILE_COL] = str(path)
     return table
+
+
+def _check_acc(path: Path, model: str, bench: str, scores: np.ndarray) -> list[str]:
+    """Compare the per-item mean with the ``Overall`` of VLMEvalKit's ``<model>_<dataset>_acc.csv`` beside
+    the result file (one row; a fraction for multiple choice, ``report_acc``; percent for VQA's
+    ``_results``), counting failed answers (missing here) as VLMEvalKit does, wrong; a warning names both
+    numbers when they differ."""
+    acc = path.resolve().parent / f"{model}_{bench}_acc.csv"
+    if not acc.is_file():
+        return []
+    try:
+        table = pd.read_csv(acc)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    if len(table) != 1 or "Overall" not in table.columns:
+        return []
+    value = pd.to_numeric(table["Overall"], errors="coerce").iloc[0]
+    if not np.isfinite(value):
+        return []
+    reported = float(value) / (100.0 if path.stem.endswith("_results") else 1.0)
+    return check_reported(np.nan_to_num(scores, nan=0.0), reported, f"{path.name} ({acc.name})", model)
 
 
 def read_vlmevalkit(
@@ -337,8 +418,9 @@ def read_vlmevalkit(
     def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
         return _read_one(path, notes=notes, **options)
 
-    return read_sample_panel(
-        as_paths(paths),
+    given = as_paths(paths)
+    panel = read_sample_panel(
+        given,
         RESULT_PATTERNS,
         one,
         what="VLMEvalKit result",
@@ -347,3 +429,40 @@ def read_vlmevalkit(
         notes=notes,
         answers=answers,
     )
+    if notes is not None and model is None and benchmark is None:
+        notes.extend(dropped_benchmarks(given, panel))
+    return panel
+
+
+def dropped_benchmarks(given: list[Path], panel: Panel) -> list[str]:
+    """Warnings for the prediction files ``<model>_<dataset>.<ext>`` (``<dataset>`` one VLMEvalKit lists)
+    found in the folders given whose model has no imported score on that dataset: a folder import never
+    leaves a benchmark out without a word (OCRBench keeps only ``_score.json``; a judge-scored dataset
+    such as MathVista keeps its per-item judge file ``<model>_<dataset>_<judge>.xlsx`` without a score)."""
+    imported: set[tuple[str, str]] = set()
+    bench = panel.items["benchmark"].astype(str).to_numpy()
+    for i, name in enumerate(panel.model_ids):
+        imported.update((str(name), str(b)) for b in set(bench[~np.isnan(panel.scores[i])]))
+    out: list[str] = []
+    seen: set[Path] = set()
+    for root in given:
+        if not root.is_dir():
+            continue
+        for p in sorted(root.rglob("*")):
+            real = p.resolve()
+            if real in seen or p.suffix.lower() not in PRED_SUFFIXES or not p.is_file():
+                continue
+            seen.add(real)
+            if not real.is_relative_to(root.resolve()):
+                continue
+            folder = real.parent.parent.name if EVAL_ID_RE.match(real.parent.name) else real.parent.name
+            dataset = p.stem[len(folder) + 1 :] if p.stem.startswith(folder + "_") else None
+            if dataset not in VLMEVALKIT_DATASETS or (folder, dataset) in imported:
+                continue
+            beside = sorted(q.name for q in real.parent.glob(f"{p.stem}_*") if q.suffix.lower() != ".pkl")
+            out.append(
+                f"warning: {p}: predictions of model {folder!r} on {dataset!r}, but no per-item score of "
+                f"them was imported, so {dataset!r} is left out for this model (files beside it: "
+                f"{beside or 'none'}; a per-item file with 'index' and 'hit' / 'score' is needed)"
+            )
+    return out

@@ -1,0 +1,125 @@
+"""Which run of a task is the current one, as the tool itself decides it (re-runs, retries).
+
+A folder written by a real evaluation often holds the same task of the same model twice: a failed
+inspect log and the log ``inspect eval-retry`` wrote after it, the attempts of an eval set run with
+``retry_cleanup=False``, or lm-eval run twice into one output folder. Imported side by side they are
+conflicting duplicate scores. Each tool has its own notion of the current result, and the importers follow
+it:
+
+* inspect (``inspect_ai/_eval/evalset.py``, ``latest_completed_task_eval_logs``): the logs of one
+  ``eval.task_id`` (``eval_retry`` reuses the failed log's ``task_id``; every eval-set attempt of a task has
+  the same one) are one task, and its newest log is the current one; inspect orders them by the file's
+  modification time, which a copy or a checkout changes, so here by the log's own start time
+  ``eval.created`` (then its ``eval_id``).
+* lm-eval (``lm_eval/utils.py``, ``get_latest_filename`` as ``EvaluationTracker.recreate_metadata_card``
+  uses it): of the sample files of one task in one model's output folder, the one with the latest
+  ``<date>`` in its name.
+
+The superseded files are not read; a warning names each and the file that superseded it. ``keep_all_runs``
+reads every file and makes each run its own model run, named ``<model> (run <id>)``: with lm-eval every
+file of a model that ran more than once into the folder (the run is the ``<date>``), with inspect every log
+of a task that ran more than once (the run is the log's ``eval.created``: eval-set attempts share one
+``run_id``).
+
+:func:`candidate_files` lists the files an import would read (the given files, and the files a walk of
+the given folders would find), so that the choice is made before any file is read in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchsift.io._walk import find_files
+
+#: the model name of a run kept by ``keep_all_runs``
+RUN_LABEL = "{model} (run {run})"
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One result file: its ``task`` (the key its tool groups runs by), ``order`` (larger is newer),
+    ``run`` (the id of the run that wrote it), what the warning says of it (``about``) and ``owner``: the
+    model whose files ``keep_all_runs`` labels by run when it ran more than once (default: the task)."""
+
+    path: Path
+    task: Hashable
+    order: tuple[Any, ...]
+    run: str
+    about: str
+    owner: Hashable = None
+
+    @property
+    def model_key(self) -> Hashable:
+        return self.task if self.owner is None else self.owner
+
+
+def candidate_files(given: Sequence[Path], patterns: Sequence[str]) -> list[Path]:
+    """The given files and the files below the given folders that match ``patterns`` (inside them)."""
+    out: list[Path] = []
+    for path in given:
+        if path.is_dir():
+            out.extend(find_files(path, patterns)[0])
+        elif path.is_file():
+            out.append(path)
+    return out
+
+
+def superseded(runs: Sequence[RunFile]) -> dict[Path, RunFile]:
+    """Each superseded file (resolved) -> the newest run of its task (module docstring)."""
+    groups: dict[Hashable, list[RunFile]] = {}
+    seen: set[Path] = set()
+    for r in runs:
+        real = r.path.resolve()
+        if real not in seen:  # a file linked twice (VLMEvalKit-style links) is one run
+            seen.add(real)
+            groups.setdefault(r.task, []).append(r)
+    out: dict[Path, RunFile] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        newest = max(group, key=lambda r: r.order)
+        for r in group:
+            if r is not newest:
+                out[r.path.resolve()] = newest
+    return out
+
+
+def choose_runs(
+    runs: Sequence[RunFile],
+    read: Callable[[Path, list[str] | None], pd.DataFrame | None],
+    *,
+    keep_all_runs: bool,
+    tool: str,
+) -> Callable[[Path, list[str] | None], pd.DataFrame | None]:
+    """``read`` that skips superseded files with a warning, or, with ``keep_all_runs``, labels the model
+    of every file whose task ran more than once with its run (``RUN_LABEL``)."""
+    by_path = {r.path.resolve(): r for r in runs}
+    newer = superseded(runs)
+    rerun = {by_path[p].model_key for p in newer}
+    repeated = {p for p, r in by_path.items() if r.model_key in rerun}  # every file of a model run again
+
+    def one(path: Path, notes: list[str] | None) -> pd.DataFrame | None:
+        real = path.resolve()
+        if real in newer and not keep_all_runs:
+            if notes is not None:
+                old, new = by_path[real], newer[real]
+                notes.append(
+                    f"warning: {path}: superseded by {new.path.name} ({new.about}), the newer run of the "
+                    f"same task as {tool} takes it; not read ({old.about}; --keep-all-runs imports every "
+                    "run as its own model run)"
+                )
+            return None
+        frame = read(path, notes)
+        if frame is not None and keep_all_runs and real in repeated:
+            run = by_path[real].run
+            frame = frame.assign(model=[RUN_LABEL.format(model=m, run=run) for m in frame["model"]])
+            if notes is not None:
+                notes.append(f"{path.name}: kept as its own model run (run {run}; --keep-all-runs)")
+        return frame
+
+    return one
