@@ -94,8 +94,9 @@ def _section(
     score = np.where(answered > 0, np.nansum(X, axis=1) / np.maximum(answered, 1), np.nan)
     boot = paired_bootstrap_pairs(X, W, level=level, progress=progress)
     ia, ib = np.triu_indices(M, 1)
-    n, mean, _ = paired_moments(X)
-    t, p_t, _ = paired_t_test(X)
+    moments = paired_moments(X)
+    n, mean, _ = moments
+    t, p_t, _ = paired_t_test(X, moments)
     present = X[~np.isnan(X)]
     binary = bool(present.size) and bool(np.isin(present, (0.0, 1.0)).all())
     nan_pairs = np.full(ia.size, np.nan)

@@ -67,7 +67,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps
 
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
@@ -116,10 +115,15 @@ def paired_moments(X: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     return n, mean, var
 
 
-def paired_t_test(X: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+def paired_t_test(
+    X: ArrayLike, moments: tuple[FloatArray, FloatArray, FloatArray] | None = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(t, p, df)`` ``(M, M)``: the two-sided paired t test of ``x_a - x_b`` on the common items (module
-    docstring). ``t`` is NaN when the differences are all equal (zero variance) or fewer than 2 items."""
-    n, mean, var = paired_moments(X)
+    docstring). ``t`` is NaN when the differences are all equal (zero variance) or fewer than 2 items.
+    ``moments``: :func:`paired_moments` of ``X`` when already computed."""
+    from scipy import stats as sps  # scipy on use: `import benchsift.stats` stays light
+
+    n, mean, var = paired_moments(X) if moments is None else moments
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(var / n)
         t = np.where(se > 0, mean / se, np.nan)
@@ -134,6 +138,8 @@ def mcnemar_exact(X: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(b, c, p)`` ``(M, M)`` for 0/1 scores: ``b[a, k]`` items only row ``a`` solved among the common
     items, ``c = b.T``, and the exact two-sided McNemar p-value (module docstring). Raises
     :class:`InputError` when a present score is not 0 or 1."""
+    from scipy import stats as sps
+
     A = _matrix(X)
     present = A[~np.isnan(A)]
     if present.size and not np.isin(present, (0.0, 1.0)).all():
@@ -156,7 +162,10 @@ def replicate_means(X: ArrayLike, W: ArrayLike) -> FloatArray:
     Wt = np.asarray(W, dtype=np.float64)
     obs = ~np.isnan(A)
     num = Wt @ np.where(obs, A, 0.0).T
-    den = Wt @ obs.T.astype(np.float64)
+    if obs.all():  # every row answered every item: one denominator, the replicate's size
+        den = np.broadcast_to(Wt.sum(axis=1)[:, None], num.shape)
+    else:
+        den = Wt @ obs.T.astype(np.float64)
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
@@ -174,26 +183,47 @@ class PairBootstrap:
     means: FloatArray
 
 
+def _quantiles(D: FloatArray, q: tuple[float, float]) -> tuple[FloatArray, FloatArray]:
+    """Rows' ``q`` quantiles (numpy's default ``linear`` method, same numbers as ``np.quantile``) from one
+    ``np.partition`` at the four order statistics needed, on NaN-free rows of equal length."""
+    B = D.shape[1]
+    pos = [qq * (B - 1) for qq in q]
+    lo = [int(np.floor(p)) for p in pos]
+    kth = sorted({k for lo_k in lo for k in (lo_k, min(lo_k + 1, B - 1))})
+    part = np.partition(D, kth, axis=1)
+    out = []
+    for p, k in zip(pos, lo, strict=True):
+        a, b = part[:, k], part[:, min(k + 1, B - 1)]
+        t = p - k
+        diff = b - a
+        # numpy's _lerp: a + t (b - a), computed from b's side when t >= 0.5
+        out.append(a + diff * t if t < 0.5 else b - diff * (1.0 - t))
+    return out[0], out[1]
+
+
 def _summaries(D: FloatArray, level: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """SE, percentile interval and percentile p-value of each row of ``D`` (pairs x replicates)."""
     q = ((1.0 - level) / 2.0, (1.0 + level) / 2.0)
     if np.isnan(D).any():
         valid = ~np.isnan(D)
-        nv = valid.sum(axis=0)
+        nv = valid.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            se = np.where(nv >= 2, np.nanstd(np.where(nv >= 1, D, 0.0), axis=0, ddof=1), np.nan)
+            mean = np.where(valid, D, 0.0).sum(axis=1) / nv
+            ss = np.where(valid, (D - mean[:, None]) ** 2, 0.0).sum(axis=1)
+            se = np.where(nv >= 2, np.sqrt(ss / (nv - 1)), np.nan)
         from benchsift.stats.bootstrap import percentile_ci
 
-        lo, hi = percentile_ci(D, level, axis=0)
-        le = ((D <= 0) & valid).sum(axis=0)
-        ge = ((D >= 0) & valid).sum(axis=0)
-        p = np.full(D.shape[1], np.nan)
+        lo, hi = percentile_ci(D, level, axis=1)
+        le = ((D <= 0) & valid).sum(axis=1)
+        ge = ((D >= 0) & valid).sum(axis=1)
+        p = np.full(D.shape[0], np.nan)
         np.divide(2.0 * np.minimum(le, ge), nv, out=p, where=nv > 0)
         return se, lo, hi, np.minimum(p, 1.0)
-    B = D.shape[0]
-    se = D.std(axis=0, ddof=1) if B >= 2 else np.full(D.shape[1], np.nan)
-    lo, hi = np.quantile(D, q, axis=0)
-    le = (D <= 0).sum(axis=0)
-    ge = (D >= 0).sum(axis=0)
+    B = D.shape[1]
+    se = D.std(axis=1, ddof=1) if B >= 2 else np.full(D.shape[0], np.nan)
+    lo, hi = _quantiles(D, q)
+    le = (D <= 0).sum(axis=1)
+    ge = (D >= 0).sum(axis=1)
     return se, lo, hi, np.minimum(1.0, 2.0 * np.minimum(le, ge) / B)
 
 
@@ -230,29 +260,35 @@ def paired_bootstrap_pairs(
     obs = ~np.isnan(A)
     means = replicate_means(A, Wt)
     # rows with the same answered mask: their replicate difference is a difference of replicate means
-    _, mask_id = np.unique(obs, axis=0, return_inverse=True)
-    mask_id = mask_id.reshape(-1)
+    if obs.all():
+        mask_id = np.zeros(M, dtype=np.intp)
+    else:
+        _, mask_id = np.unique(np.packbits(obs, axis=1), axis=0, return_inverse=True)
+        mask_id = mask_id.reshape(-1)
     same = mask_id[ia] == mask_id[ib]
     P, B = ia.size, Wt.shape[0]
     se, low, high, pp = (np.full(P, np.nan) for _ in range(4))
     step = max(1, int(block) // max(B, 1))
     order = np.concatenate([np.flatnonzero(same), np.flatnonzero(~same)])
     X0 = np.where(obs, A, 0.0)
+    means_t = np.ascontiguousarray(means.T)  # (M, B): a pair's replicates are two contiguous rows
     done = 0
     for start in range(0, P, step):
         idx = order[start : start + step]
         a, b = ia[idx], ib[idx]
         fast = same[idx]
-        D = np.empty((B, idx.size))
-        D[:, fast] = means[:, a[fast]] - means[:, b[fast]]
-        if (~fast).any():
+        if fast.all():
+            D = means_t[a] - means_t[b]
+        else:
+            D = np.empty((idx.size, B))
+            D[fast] = means_t[a[fast]] - means_t[b[fast]]
             sa, sb = a[~fast], b[~fast]
             common = obs[sa] & obs[sb]
-            num = Wt @ (np.where(common, X0[sa] - X0[sb], 0.0)).T
-            den = Wt @ common.T.astype(np.float64)
+            num = np.where(common, X0[sa] - X0[sb], 0.0) @ Wt.T
+            den = common.astype(np.float64) @ Wt.T
             slow = np.full(num.shape, np.nan)
             np.divide(num, den, out=slow, where=den > 0)
-            D[:, ~fast] = slow
+            D[~fast] = slow
         se[idx], low[idx], high[idx], pp[idx] = _summaries(D, float(level))
         done += idx.size
         if callable(progress):
@@ -263,6 +299,8 @@ def paired_bootstrap_pairs(
 def wald_pvalue(delta: ArrayLike, se: ArrayLike) -> FloatArray:
     """Two-sided ``2 Phi(-|delta| / se)``; 1 where ``delta == 0`` and ``se == 0``, 0 where only ``se == 0``,
     NaN where either is NaN."""
+    from scipy import stats as sps
+
     d = np.asarray(delta, dtype=np.float64)
     s = np.asarray(se, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -273,6 +311,8 @@ def wald_pvalue(delta: ArrayLike, se: ArrayLike) -> FloatArray:
 
 
 def _z(alpha: float, power: float) -> tuple[float, float]:
+    from scipy import stats as sps
+
     if not 0.0 < float(alpha) < 1.0:
         raise InputError(f"alpha: expected a number in (0, 1), got {alpha!r}")
     if not 0.0 < float(power) < 1.0:
@@ -283,6 +323,8 @@ def _z(alpha: float, power: float) -> tuple[float, float]:
 def paired_power(delta: ArrayLike, se: ArrayLike, alpha: float = 0.05) -> FloatArray:
     """Power of the two-sided level-``alpha`` test of ``d / se`` at a true difference ``delta`` (module
     docstring, both tails)."""
+    from scipy import stats as sps
+
     za, _ = _z(alpha, 0.5)
     d = np.abs(np.asarray(delta, dtype=np.float64))
     s = np.asarray(se, dtype=np.float64)
