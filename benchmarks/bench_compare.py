@@ -229,7 +229,7 @@ def acceptance(args) -> None:  # type: ignore[no-untyped-def]
     ):
         worst = 0.0
         rows = []
-        for dtheta in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3):
+        for dtheta in (0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6):
             th = np.array([dtheta, 0.0])
             emp = float(np.mean(pvalues(th, n, **kw) <= 0.05))
             big = simulate_leaderboard(th, 400_000, random_state=7, **kw)
