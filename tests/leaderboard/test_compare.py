@@ -187,3 +187,8 @@ def test_rank_intervals_cover_the_true_ranks() -> None:
         ci = rank_interval(pb.means, 0.95)
         hits.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
     assert np.mean(hits) >= 0.95 - 0.024
+
+
+def test_weights_too_large_are_refused_before_any_work(sim) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match="resampling weights would take"):
+        compare(sim.panel, n_boot=1_000_000)

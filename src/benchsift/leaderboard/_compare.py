@@ -68,6 +68,8 @@ __all__ = ["CORRECTIONS", "compare"]
 #: what ``correction`` accepts: Holm (family-wise error), Benjamini-Hochberg (false discovery), none
 CORRECTIONS = ("holm", "bh", "none")
 OVERALL = "overall"
+#: most entries of the (n_boot, n_items) resampling weights held at once (2 GB of float64)
+MAX_WEIGHTS = 250_000_000
 
 
 def _fraction(value: float, name: str) -> float:
@@ -290,6 +292,12 @@ def compare(
             raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
     if len(models) < 2:
         raise DegenerateError(f"compare: need at least 2 models, got {len(models)}")
+    if int(n_boot) * image.n_items > MAX_WEIGHTS:
+        raise InputError(
+            f"`n_boot` {int(n_boot)} x {image.n_items} items: the resampling weights would take "
+            f"{int(n_boot) * image.n_items * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:.0f} GB); "
+            "compare fewer benchmarks at a time (`benchmarks`) or use fewer replicates"
+        )
     found = item_clusters(image.items, clusters)
     warnings += found.warnings
     bench = image.items["benchmark"].to_numpy(dtype=object)

@@ -28,8 +28,8 @@ items need no product of their own: then :math:`\bar d^{(r)}_{ab} = \bar x^{(r)}
 :math:`\bar x^{(r)}_m = (W X^\top)_{rm} / (W O^\top)_{rm}` (``O`` the answered mask), the same number
 exactly; so a complete panel costs one ``(B, N) @ (N, M)`` product, and only pairs with different answered
 sets pay a product of their own, streamed in blocks of pairs. The summaries are computed block by block
-(at most ``block`` replicate values in memory at once): the bootstrap standard error (ddof 1), the
-percentile interval, the percentile p-value :math:`2 \min(\Pr(\bar d^* \le 0), \Pr(\bar d^* \ge 0))`
+(at most ``block`` replicate values, and as many masked item differences, in memory at once): the
+bootstrap standard error (ddof 1), the percentile interval, the percentile p-value :math:`2 \min(\Pr(\bar d^* \le 0), \Pr(\bar d^* \ge 0))`
 (the PRISM-VLM App. E test), and the Wald p-value :math:`2 \Phi(-|\bar d| / \mathrm{se}^*)`.
 
 The Wald form is the one to correct across pairs: the percentile p-value moves in steps of :math:`2/B`, so
@@ -268,7 +268,9 @@ def paired_bootstrap_pairs(
     same = mask_id[ia] == mask_id[ib]
     P, B = ia.size, Wt.shape[0]
     se, low, high, pp = (np.full(P, np.nan) for _ in range(4))
-    step = max(1, int(block) // max(B, 1))
+    # a block holds its pairs' replicates (step x B) and, for pairs answered on different items, their
+    # masked differences (step x N): both stay within `block` values
+    step = max(1, int(block) // max(B, A.shape[1], 1))
     order = np.concatenate([np.flatnonzero(same), np.flatnonzero(~same)])
     X0 = np.where(obs, A, 0.0)
     means_t = np.ascontiguousarray(means.T)  # (M, B): a pair's replicates are two contiguous rows
