@@ -29,8 +29,9 @@ items need no product of their own: then :math:`\bar d^{(r)}_{ab} = \bar x^{(r)}
 exactly; so a complete panel costs one ``(B, N) @ (N, M)`` product, and only pairs with different answered
 sets pay a product of their own, streamed in blocks of pairs. The summaries are computed block by block
 (at most ``block`` replicate values, and as many masked item differences, in memory at once): the
-bootstrap standard error (ddof 1), the percentile interval, the percentile p-value :math:`2 \min(\Pr(\bar d^* \le 0), \Pr(\bar d^* \ge 0))`
-(the PRISM-VLM App. E test), and the Wald p-value :math:`2 \Phi(-|\bar d| / \mathrm{se}^*)`.
+bootstrap standard error (ddof 1), the percentile interval, the percentile p-value
+:math:`2 \min(\Pr(\bar d^* \le 0), \Pr(\bar d^* \ge 0))` (the PRISM-VLM App. E test), and the Wald
+p-value :math:`2 \Phi(-|\bar d| / \mathrm{se}^*)`.
 
 The Wald form is the one to correct across pairs: the percentile p-value moves in steps of :math:`2/B`, so
 with 2,000 replicates none of it falls below 0.001 and Holm over 14,000 pairs (threshold
