@@ -172,3 +172,21 @@ def test_tie_groups_follow_their_leaders() -> None:
     # nothing separated: one group; everything separated: one group per model, in score order
     assert (tie_groups(scores, np.zeros((6, 6), bool))[[0, 1, 2, 4, 5]] == 0).all()
     np.testing.assert_array_equal(tie_groups(scores, ~np.eye(6, dtype=bool)), [2, 4, 0, -1, 3, 1])
+
+
+def test_replicates_without_a_common_item_are_left_out() -> None:
+    # two rows share only 2 of 12 items: about (10/12)^12 ~ 11 % of the replicates draw neither, their
+    # difference is undefined (NaN) and the summaries use the others, as a loop that drops them does
+    X = np.full((2, 12), np.nan)
+    X[0, :7] = [1, 0, 1, 1, 0, 1, 0]
+    X[1, 5:] = [0, 1, 1, 0, 1, 1, 0]
+    W = bootstrap_weights(12, 400, 10)
+    got = paired_bootstrap_pairs(X, W)
+    common = ~np.isnan(X[0]) & ~np.isnan(X[1])
+    d = np.where(common, X[0] - X[1], 0.0)
+    den = W @ common
+    reps = (W @ d)[den > 0] / den[den > 0]
+    assert 0 < (den == 0).sum() < 100
+    assert got.se[0] == pytest.approx(reps.std(ddof=1))
+    np.testing.assert_allclose([got.low[0], got.high[0]], np.quantile(reps, [0.025, 0.975]))
+    assert got.p_percentile[0] == pytest.approx(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean())))

@@ -41,11 +41,11 @@ def rank_figure(board: pd.DataFrame, title: str) -> Figure:
         rows = np.flatnonzero(groups == g)
         ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color=_SHADES[k % 2], zorder=0, lw=0)
         ax.text(
-            0.995,
+            1.01,
             (rows.min() + rows.max()) / 2,
             f"group {g}: {board['group_ranks'].iloc[rows[0]]}",
             transform=ax.get_yaxis_transform(),
-            ha="right",
+            ha="left",
             va="center",
             fontsize=6,
             color="dimgrey",
