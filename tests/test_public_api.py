@@ -13,6 +13,7 @@ PACKAGES = [
     "benchsift.panel",
     "benchsift.stats",
     "benchsift.irt",
+    "benchsift.leaderboard",
     "benchsift.simulate",
     "benchsift.io",
     "benchsift.redundancy",
@@ -32,6 +33,7 @@ def test_top_level_names() -> None:
         "InputError",
         "Panel",
         "__version__",
+        "compare",
     }
 
 

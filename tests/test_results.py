@@ -23,6 +23,7 @@ from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.export import export_suite
 from benchsift.compression.protocols import validate
 from benchsift.compression.suite import write_suite
+from benchsift.leaderboard import compare, compare_suite
 from benchsift.prism import audit_report, means_report, score_report
 from benchsift.redundancy import (
     benchmark_redundancy,
@@ -75,6 +76,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         ),
         "audit": audit_report(verdicts, verdicts, items=30),
         "health": audit(panel),
+        "leaderboard": compare(panel, n_boot=50),
     }
     suite_dir = tmp_path_factory.mktemp("suite") / "suite"
     write_suite(comp, panel, suite_dir)
@@ -82,6 +84,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         suite_dir, "inspect", tmp_path_factory.mktemp("export") / "x", ids_from="inspect"
     )
     out["estimate"] = estimate_new_models(suite_dir, image.subset(models=[0, 1]), n_boot=20)
+    out["suite_compare"] = compare_suite(suite_dir, image.subset(models=[0, 1, 2]), n_boot=20)
     return out
 
 
@@ -111,6 +114,8 @@ NAMES = [
     "health",
     "export",
     "estimate",
+    "leaderboard",
+    "suite_compare",
 ]
 
 

@@ -2,7 +2,8 @@
 
 ``import benchsift`` is cheap: it loads the exception tree and the version only. The subpackages
 (``benchsift.panel``, ``benchsift.stats``, ``benchsift.compression``, ...) and the top-level names
-:class:`Panel` and :class:`GroupScores` are imported on first use (PEP 562 module ``__getattr__``), so a
+:class:`Panel`, :class:`GroupScores` and the leaderboard call :func:`compare`
+(:func:`benchsift.leaderboard.compare`) are imported on first use (PEP 562 module ``__getattr__``), so a
 script that needs ``benchsift.stats`` never pays for pandas, and ``benchsift --help`` starts fast.
 """
 
@@ -15,6 +16,7 @@ from benchsift._version import __version__
 from benchsift.errors import BenchsiftError, DegenerateError, FormatError, InputError
 
 if TYPE_CHECKING:
+    from benchsift.leaderboard import compare
     from benchsift.panel import GroupScores, Panel
 
 __all__ = [
@@ -24,11 +26,16 @@ __all__ = [
     "GroupScores",
     "InputError",
     "Panel",
+    "compare",
     "__version__",
 ]
 
 #: public names imported on first use, and the module holding each
-_LAZY_NAMES = {"GroupScores": "benchsift.panel", "Panel": "benchsift.panel"}
+_LAZY_NAMES = {
+    "GroupScores": "benchsift.panel",
+    "Panel": "benchsift.panel",
+    "compare": "benchsift.leaderboard",
+}
 #: the public subpackages and modules, importable as attributes (``benchsift.stats.pearson``)
 _SUBMODULES = frozenset(
     {
@@ -39,6 +46,7 @@ _SUBMODULES = frozenset(
         "errors",
         "io",
         "irt",
+        "leaderboard",
         "panel",
         "parallel",
         "prism",

@@ -163,3 +163,19 @@ def test_prism_score_clusters_match_the_library(tmp_path: Path) -> None:
     assert off["clusters"]["used"] is False
     assert off == _plain(score_report(path, bootstrap=80, seed=0, clusters=None).summary)
     assert off["ci"] != auto["ci"]
+
+
+def test_compare_clusters_match_the_library(clustered_panel: Path) -> None:
+    from benchsift.leaderboard import compare
+
+    panel = Panel.load(clustered_panel)
+    common = ["compare", str(clustered_panel), "--n-boot", "60", "--benchmarks", panel.benchmarks[0]]
+    kw: dict[str, Any] = dict(n_boot=60, random_state=0, benchmarks=[panel.benchmarks[0]])
+    auto = _cli(*common)
+    assert auto["clusters"]["used"] is True
+    lib = compare(panel, **kw).to_dict()
+    assert auto == _plain({**lib, "warnings": [as_options(w) for w in lib["warnings"]]})
+    off = _cli(*common, "--clusters", "none")
+    assert off["clusters"]["used"] is False
+    assert off == _plain(compare(panel, clusters=None, **kw).to_dict())
+    assert off["sections"] != auto["sections"]

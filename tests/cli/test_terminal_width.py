@@ -84,6 +84,7 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
     return [
         ["info", P],
         ["audit", P, "--dif-by", "none"],
+        ["compare", P, "--n-boot", "100"],
         ["simulate", "-o", str(root / "sim.parquet"), "--models", "8", "--benchmarks", "3"],
         ["redundancy", "dimensions", P, "--benchmark", d["bench"], "--dimension-column", "dimension"],
         ["redundancy", "instances", P, "--benchmark", d["bench"], "--metric", "srcc,r2"],
@@ -174,7 +175,7 @@ def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:
                     assert whole(cell), (t["title"], h, cell)
 
 
-@pytest.mark.parametrize("index", range(23))
+@pytest.mark.parametrize("index", range(24))
 def test_every_command_fits_80_columns(
     index: int, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -37,7 +37,19 @@ CONTRACT = {
     "cluster_robust_se",
     "bh_adjust",
     "bonferroni_adjust",
+    "holm_adjust",
     "reject",
+    "paired_moments",
+    "paired_t_test",
+    "mcnemar_exact",
+    "paired_bootstrap_pairs",
+    "replicate_means",
+    "wald_pvalue",
+    "paired_power",
+    "minimum_detectable_difference",
+    "items_for_power",
+    "rank_interval",
+    "tie_groups",
     "spectral_energy",
     "components_for_energy",
     "participation_ratio",
@@ -46,7 +58,7 @@ CONTRACT = {
 
 
 def test_all_exports_the_contract() -> None:
-    assert set(stats.__all__) == CONTRACT | {"METRICS", "Metric", "SeedLike"}
+    assert set(stats.__all__) == CONTRACT | {"METRICS", "Metric", "SeedLike", "PairBootstrap"}
     for name in stats.__all__:
         assert hasattr(stats, name)
     assert stats.METRICS == ("srcc", "plcc", "r2", "kendall")

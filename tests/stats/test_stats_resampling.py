@@ -105,8 +105,10 @@ def test_reject() -> None:
     np.testing.assert_array_equal(reject(p, 0.05, "bh"), [True, True, True, False, False])
     np.testing.assert_array_equal(reject(p, 0.05, "bonferroni"), [True, False, False, False, False])
     np.testing.assert_array_equal(reject(p, 0.025, "none"), [True, True, False, False, False])
+    # Holm: 0.01 * 4 = 0.04 <= 0.05, then 0.02 * 3 = 0.06 > 0.05 stops the step-down
+    np.testing.assert_array_equal(reject(p, 0.05, "holm"), [True, False, False, False, False])
     with pytest.raises(InputError, match="method"):
-        reject(p, 0.05, "holm")
+        reject(p, 0.05, "hochberg")
     with pytest.raises(InputError, match="alpha"):
         reject(p, 5)
     with pytest.raises(InputError, match=r"\[0, 1\]"):

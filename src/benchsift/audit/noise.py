@@ -43,7 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from benchsift.stats import minimum_detectable_difference, paired_moments
 
 __all__ = ["BenchmarkNoise", "benchmark_noise", "paired_mdd"]
 
@@ -65,19 +66,13 @@ class BenchmarkNoise:
 def paired_mdd(X: np.ndarray, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
     """``(M, M)`` matrix of paired minimum detectable differences :math:`\\mathrm{MDD}_{ab}` (module
     docstring) of the rows of ``X`` (models x items, NaN missing); NaN on the diagonal and for pairs with
-    fewer than two common items."""
-    X = np.asarray(X, dtype=np.float64)
-    obs = (~np.isnan(X)).astype(np.float64)
-    X0 = np.where(obs > 0, X, 0.0)
-    X2 = X0 * X0
-    n = obs @ obs.T
-    sum_d = X0 @ obs.T - obs @ X0.T  # sum over common items of x_a - x_b
-    sum_d2 = X2 @ obs.T + obs @ X2.T - 2.0 * (X0 @ X0.T)
+    fewer than two common items. The pairs' moments and the formula are :mod:`benchsift.stats.paired`'s
+    (:func:`~benchsift.stats.paired_moments`, :func:`~benchsift.stats.minimum_detectable_difference`),
+    shared with ``benchsift compare``."""
+    n, _, var = paired_moments(np.asarray(X, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
-        var = (sum_d2 - sum_d * sum_d / n) / (n - 1)
-        se = np.sqrt(np.maximum(var, 0.0) / n)
-    factor = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
-    out = np.where(n >= 2, factor * se, np.nan)
+        se = np.sqrt(var / n)
+    out = np.where(n >= 2, minimum_detectable_difference(se, alpha, power), np.nan)
     np.fill_diagonal(out, np.nan)
     return out
 

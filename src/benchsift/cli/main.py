@@ -69,6 +69,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "audit_command",
         "Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF.",
     ),
+    "compare": LazyCommand(
+        "benchsift.cli.compare",
+        "compare_command",
+        "Which models are really apart (pairwise tests, rank intervals, tie groups) and the benchmark's MDD.",
+    ),
     "report": LazyCommand(
         "benchsift.cli.report",
         "report_command",

@@ -11,7 +11,12 @@
 - bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`; cluster bootstrap
   :func:`cluster_bootstrap_indices`, :func:`cluster_bootstrap_weights`,
   :func:`stratified_cluster_bootstrap_weights`, :func:`cluster_codes`, :func:`cluster_robust_se`
-- multiple testing: :func:`bh_adjust`, :func:`bonferroni_adjust`, :func:`reject`
+- multiple testing: :func:`bh_adjust`, :func:`holm_adjust`, :func:`bonferroni_adjust`, :func:`reject`
+- paired comparisons of every pair of rows: :func:`paired_moments`, :func:`paired_t_test`,
+  :func:`mcnemar_exact`, the streamed paired bootstrap :func:`paired_bootstrap_pairs`
+  (:func:`replicate_means`, :func:`wald_pvalue`), power :func:`paired_power`,
+  :func:`minimum_detectable_difference`, :func:`items_for_power`; leaderboards :func:`rank_interval`,
+  :func:`tie_groups`
 - spectrum (PRIMEBench App. F.4): :func:`spectral_energy`, :func:`components_for_energy`,
   :func:`participation_ratio`, :func:`top_k_energy`
 """
@@ -39,9 +44,21 @@ from benchsift.stats.correlation import (
 )
 from benchsift.stats.matrix import corr_matrix
 from benchsift.stats.means import group_nan_means, group_nan_sums, nan_mean, ratio_or_nan
-from benchsift.stats.multitest import bh_adjust, bonferroni_adjust, reject
+from benchsift.stats.multitest import bh_adjust, bonferroni_adjust, holm_adjust, reject
 from benchsift.stats.normalize import zscore
-from benchsift.stats.ranks import rank_among, rank_average
+from benchsift.stats.paired import (
+    PairBootstrap,
+    items_for_power,
+    mcnemar_exact,
+    minimum_detectable_difference,
+    paired_bootstrap_pairs,
+    paired_moments,
+    paired_power,
+    paired_t_test,
+    replicate_means,
+    wald_pvalue,
+)
+from benchsift.stats.ranks import rank_among, rank_average, rank_interval, tie_groups
 from benchsift.stats.spectrum import (
     components_for_energy,
     participation_ratio,
@@ -52,6 +69,7 @@ from benchsift.stats.spectrum import (
 __all__ = [
     "METRICS",
     "Metric",
+    "PairBootstrap",
     "SeedLike",
     "bh_adjust",
     "bonferroni_adjust",
@@ -83,5 +101,17 @@ __all__ = [
     "spectral_energy",
     "stratified_cluster_bootstrap_weights",
     "top_k_energy",
+    "holm_adjust",
+    "items_for_power",
+    "mcnemar_exact",
+    "minimum_detectable_difference",
+    "paired_bootstrap_pairs",
+    "paired_moments",
+    "paired_power",
+    "paired_t_test",
+    "replicate_means",
+    "wald_pvalue",
+    "rank_interval",
+    "tie_groups",
     "zscore",
 ]

@@ -1,4 +1,4 @@
-"""Multiple-testing corrections: Benjamini-Hochberg (FDR) and Bonferroni (FWER), NaN kept in place."""
+"""Multiple-testing corrections: Benjamini-Hochberg (FDR), Holm and Bonferroni (FWER), NaN kept in place."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
 
-__all__ = ["bh_adjust", "bonferroni_adjust", "reject"]
+__all__ = ["bh_adjust", "bonferroni_adjust", "holm_adjust", "reject"]
 
-Method = Literal["bh", "bonferroni", "none"]
+Method = Literal["bh", "holm", "bonferroni", "none"]
 
 
 def _pvalues(p: ArrayLike) -> NDArray[np.float64]:
@@ -59,20 +59,50 @@ def bonferroni_adjust(p: ArrayLike) -> NDArray[np.float64]:
     return np.minimum(P * m, 1.0)
 
 
+def holm_adjust(p: ArrayLike) -> NDArray[np.float64]:
+    r"""Holm (1979) step-down adjusted p-values (family-wise error), same shape as ``p``.
+
+    With the :math:`m` present p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`,
+
+    .. math:: \tilde p_{(i)} = \min\Bigl(1, \max_{j \le i} (m - j + 1)\, p_{(j)}\Bigr).
+
+    Rejecting where :math:`\tilde p \le \alpha` controls the family-wise error rate at :math:`\alpha`
+    under any dependence, and rejects at least what Bonferroni rejects. NaN entries stay NaN and do not
+    count in :math:`m`. Equals ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``
+    (Holm, S. 1979, "A simple sequentially rejective multiple test procedure", Scand. J. Statist. 6).
+    """
+    P = _pvalues(p)
+    flat = P.reshape(-1)
+    out = np.full(flat.shape, np.nan)
+    present = np.flatnonzero(~np.isnan(flat))
+    m = present.size
+    if m == 0:
+        return out.reshape(P.shape)
+    order = np.argsort(flat[present], kind="stable")
+    scaled = flat[present][order] * (m - np.arange(m))
+    adjusted = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    values = np.empty(m)
+    values[order] = adjusted
+    out[present] = values
+    return out.reshape(P.shape)
+
+
 def reject(p: ArrayLike, alpha: float = 0.05, method: Method | str = "bh") -> NDArray[np.bool_]:
     """Boolean mask of rejected hypotheses: adjusted p-value ``<= alpha``; NaN is never rejected.
 
-    ``method``: ``"bh"`` (Benjamini-Hochberg), ``"bonferroni"`` or ``"none"`` (raw p-values).
+    ``method``: ``"bh"`` (Benjamini-Hochberg), ``"holm"``, ``"bonferroni"`` or ``"none"`` (raw p-values).
     """
     if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0.0 < float(alpha) < 1.0:
         raise InputError(f"alpha: expected a number strictly between 0 and 1, got {alpha!r}")
     if method == "bh":
         adj = bh_adjust(p)
+    elif method == "holm":
+        adj = holm_adjust(p)
     elif method == "bonferroni":
         adj = bonferroni_adjust(p)
     elif method == "none":
         adj = _pvalues(p)
     else:
-        raise InputError(f"method: expected 'bh', 'bonferroni' or 'none', got {method!r}")
+        raise InputError(f"method: expected 'bh', 'holm', 'bonferroni' or 'none', got {method!r}")
     with np.errstate(invalid="ignore"):
         return np.asarray(adj <= alpha) & ~np.isnan(adj)

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
 
-__all__ = ["rank_among", "rank_average"]
+__all__ = ["rank_among", "rank_average", "rank_interval", "tie_groups"]
 
 
 def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
@@ -61,3 +61,61 @@ def rank_among(reference: np.ndarray, values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     higher = (reference[None, ...] > values[:, None, ...]).sum(axis=1)
     return np.where(np.isnan(values), np.nan, 1.0 + higher)
+
+
+def rank_interval(samples: ArrayLike, level: float = 0.95) -> NDArray[np.float64]:
+    """``(M, 2)`` rank intervals from ``(B, M)`` replicate scores (higher = better, rank 1 = best).
+
+    Each replicate's scores are ranked (:func:`rank_average` of the negated scores: ties share the mean of
+    their ranks) and each model's interval ends are its replicate ranks at the :math:`(1-\\text{level})/2`
+    quantile rounded down and at the :math:`(1+\\text{level})/2` quantile rounded up (numpy's ``"lower"`` /
+    ``"higher"`` methods: the outward-rounded percentile interval, as :mod:`benchsift.compression.estimate`
+    takes it). Replicates where a model's score is NaN are left out for it; NaN ends when none is left.
+    """
+    S = as_float_array(samples, "samples", ndim=2)
+    if not isinstance(level, float | int) or isinstance(level, bool) or not 0.0 < float(level) < 1.0:
+        raise InputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
+    ranks = rank_last_axis(np.ascontiguousarray(-S))
+    out = np.full((S.shape[1], 2), np.nan)
+    ok = (~np.isnan(ranks)).any(axis=0)
+    if ok.any():
+        q = ((1.0 - level) / 2.0, (1.0 + level) / 2.0)
+        out[ok, 0] = np.nanquantile(ranks[:, ok], q[0], axis=0, method="lower")
+        out[ok, 1] = np.nanquantile(ranks[:, ok], q[1], axis=0, method="higher")
+    return out
+
+
+def tie_groups(scores: ArrayLike, separated: ArrayLike) -> NDArray[np.intp]:
+    """Tie groups of a leaderboard: ``(M,)`` group numbers, 0 for the top group; -1 for a NaN score.
+
+    The models are sorted by score, best first (stable: equal scores keep their row order). The first
+    group is led by the best model and runs down the leaderboard until the first model that is separated
+    from that leader (``separated[i, j]`` True: a symmetric boolean matrix, e.g. a corrected pairwise
+    test); that model leads the next group, and so on. So every model of a group is *not separated from
+    its group's leader*, and each leader is separated from the leader above it: a group is "the models that
+    cannot be told apart from the best model still unplaced". Two members of one group may still be
+    separated from each other (the leader's neighbours above and below can be far apart).
+
+    Why not a stricter rule: on a dense leaderboard (MMMU's 168 models, neighbours 0.003 apart) almost no
+    neighbouring pair is separated, so grouping by "runs of adjacent unseparated models", by connected
+    components of the unseparated graph, or by "cuts that separate everything above from everything below"
+    all give a single group of every model, while the top and the bottom are plainly apart. The leader
+    rule keeps the statement a group makes exact and checkable, and stays informative there.
+    """
+    s = as_float_array(scores, "scores", ndim=1)
+    sep = np.asarray(separated, dtype=bool)
+    if sep.shape != (s.size, s.size):
+        raise InputError(f"separated: expected a ({s.size}, {s.size}) matrix, got shape {sep.shape}")
+    out = np.full(s.size, -1, dtype=np.intp)
+    present = np.flatnonzero(~np.isnan(s))
+    if present.size == 0:
+        return out
+    order = present[np.argsort(-s[present], kind="stable")]
+    sep_sorted = sep[np.ix_(order, order)] | sep[np.ix_(order, order)].T
+    m, i, g = order.size, 0, 0
+    while i < m:
+        apart = np.flatnonzero(sep_sorted[i, i + 1 :])
+        j = i + 1 + int(apart[0]) if apart.size else m
+        out[order[i:j]] = g
+        i, g = j, g + 1
+    return out

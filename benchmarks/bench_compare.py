@@ -1,0 +1,251 @@
+"""Benchmark: ``benchsift compare`` (issue 35): speed against the one-matrix-product baseline, and the
+acceptance checks on simulated leaderboards with known true scores.
+
+**Speed.** All pairs of 168 models x 1,050 items (MMMU with ``--panel``, else a simulated panel of that
+size) with 2,000 replicates. Both sides start from the same ``(B, N)`` resampling weights and compute the
+same per-pair summaries (bootstrap SE, percentile interval, percentile p-value) and the Wald p-values,
+timed alternately (``_timing.timed_pair``, min and median of ``--repeats``):
+
+* benchsift: :func:`benchsift.stats.paired_bootstrap_pairs` (one ``W @ X.T`` for the models, the pair
+  differences streamed in blocks of at most 2M replicate values);
+* baseline, ``one matrix product``: what a good numpy programmer writes: the ``(N, P)`` matrix of all
+  14,028 pairs' item differences, ``W @ D / n`` in one product (``(B, P)``, 224 MB), then the same
+  summaries on the whole matrix.
+
+Their SEs, intervals and p-values are asserted equal. The whole ``benchsift.compare`` call (t test,
+McNemar, Holm / BH, ranks, tie groups, tables) is timed too.
+
+**Acceptance** (``simulate_leaderboard``: 0/1 items drawn afresh from a 2PL population; the truth is each
+model's expected score over it). Each rate is printed with its Monte Carlo standard error:
+
+1. rank-interval coverage: share of (model, panel) whose true rank lies in its 95 % bootstrap rank
+   interval (nominal 0.95), on a spread leaderboard and on one of near-tied pairs;
+2. false separation: under the global null (8 equal models) the share of panels with any pair separated
+   after Holm (family-wise error) and after BH (under the global null the FDR equals it), nominal 0.05;
+   on a leaderboard of 5 tied pairs among 10 models, Holm's family-wise error over the 5 null pairs and
+   BH's false discovery proportion;
+3. power curve: rejection rate of the level-0.05 bootstrap test of a pair at true differences from 0 to
+   about 0.06, against the formula ``Phi(delta/se - z) + Phi(-delta/se - z)`` with the true se (a
+   400,000-item draw), items independent and in clusters of 4 (cluster bootstrap).
+
+    .venv/bin/python benchmarks/bench_compare.py [--panel mmmu.parquet] [--threads 2] [--repeats 3]
+        [--reps 1000] [--boot 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--panel", default=None, help="a panel file (MMMU: 168 x 1050); default simulated")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--boot", type=int, default=2000, help="replicates of the speed run")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=1000, help="simulated panels per acceptance check")
+    parser.add_argument("--sim-boot", type=int, default=1000, help="replicates per simulated panel")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-acceptance", action="store_true")
+    args = parser.parse_args()
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+
+    from _timing import load_average, machine_line, ratio_cell, timed, timed_pair
+    from threadpoolctl import threadpool_limits
+
+    print("benchsift compare: paired bootstrap leaderboards (issue 35)")
+    print(machine_line())
+    threadpool_limits(args.threads)
+    if not args.skip_speed:
+        speed(args, timed, timed_pair, ratio_cell)
+    if not args.skip_acceptance:
+        acceptance(args)
+    print(f"load average after: {load_average()}")
+
+
+def speed(args, timed, timed_pair, ratio_cell) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    import benchsift
+    from benchsift.io import read_scores
+    from benchsift.simulate import simulate_leaderboard
+    from benchsift.stats import bootstrap_weights, paired_bootstrap_pairs, wald_pvalue
+
+    if args.panel:
+        panel = read_scores(args.panel)
+        what = f"{args.panel}"
+    else:
+        theta = np.random.default_rng(0).normal(0.0, 1.0, 168)
+        panel = simulate_leaderboard(theta, 1050, random_state=0).panel
+        what = "simulated (168 models, N(0,1) abilities)"
+    X = panel.scores
+    M, N = X.shape
+    B = args.boot
+    W = bootstrap_weights(N, B, 123)
+    ia, ib = np.triu_indices(M, 1)
+    q = (0.025, 0.975)
+    assert not np.isnan(X).any(), "the speed run takes a complete panel (the baseline has no missing items)"
+
+    def ours():  # type: ignore[no-untyped-def]
+        pb = paired_bootstrap_pairs(X, W)
+        delta = X[ia].mean(axis=1) - X[ib].mean(axis=1)
+        return pb.se, pb.low, pb.high, pb.p_percentile, wald_pvalue(delta, pb.se)
+
+    def baseline():  # type: ignore[no-untyped-def]
+        D = (X[ia] - X[ib]).T  # (N, P)
+        R = (W @ D) / W.sum(axis=1, keepdims=True)  # (B, P): every pair's replicate mean difference
+        se = R.std(axis=0, ddof=1)
+        lo, hi = np.quantile(R, q, axis=0)
+        pp = np.minimum(1.0, 2.0 * np.minimum((R <= 0).sum(axis=0), (R >= 0).sum(axis=0)) / B)
+        delta = D.mean(axis=0)
+        return se, lo, hi, pp, wald_pvalue(delta, se)
+
+    t_ours, t_base = timed_pair(ours, baseline, args.repeats)
+    for name, a, b in zip(
+        ("se", "low", "high", "p_percentile", "p"), t_ours.result, t_base.result, strict=True
+    ):
+        diff = float(np.max(np.abs(a - b)))
+        assert diff < 1e-9, f"{name}: benchsift and the baseline differ by {diff}"
+    t_full = timed(lambda: benchsift.compare(panel, n_boot=B, random_state=0), args.repeats)
+    P = ia.size
+    print(f"\nspeed: {what}: {M} models x {N} items, {P} pairs, B = {B}, {args.threads} threads")
+    print(f"{'method':<52}{'min / median s':>18}{'speed-up':>16}")
+    label = "benchsift paired_bootstrap_pairs (streamed)"
+    print(f"{label:<52}{t_ours.cell():>18}{ratio_cell(t_ours, t_base):>16}")
+    print(f"{'baseline: one W @ D over all pairs (224 MB)':<52}{t_base.cell():>18}{'1x':>16}")
+    print(f"{'benchsift.compare (everything, end to end)':<52}{t_full.cell():>18}{'':>16}")
+    res = t_full.result
+    row = res.resolution.iloc[0]
+    print(
+        f"compare: MDD {row['mdd']:.4f} (adjacent {row['mdd_adjacent']:.4f}), separated after Holm "
+        f"{row['separated_holm']:.1%}, BH {row['separated_bh']:.1%}, {row['n_groups']} tie groups"
+    )
+
+
+def _stacked(theta, n, reps, rng, boot, chunk=100, **kw):  # type: ignore[no-untyped-def]
+    """``reps`` independent panels stacked as rows, in chunks of ``chunk`` panels that share one fresh
+    draw of resampling weights (item or, with clusters, cluster bootstrap): yields ``(sims, X, W)``."""
+    import numpy as np
+
+    from benchsift.simulate import simulate_leaderboard
+    from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights
+
+    for start in range(0, reps, chunk):
+        sims = [
+            simulate_leaderboard(theta, n, random_state=rng, **kw) for _ in range(min(chunk, reps - start))
+        ]
+        W = cluster_bootstrap_weights(sims[0].clusters, boot, rng) if kw else bootstrap_weights(n, boot, rng)
+        yield sims, np.vstack([s.scores for s in sims]), W
+
+
+def _mc(p: float, n: int) -> str:
+    return f"{p:.4f} (MC se {(p * (1 - p) / n) ** 0.5:.4f}, n = {n})"
+
+
+def acceptance(args) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from benchsift.simulate import simulate_leaderboard
+    from benchsift.stats import (
+        bh_adjust,
+        holm_adjust,
+        paired_bootstrap_pairs,
+        paired_power,
+        rank_interval,
+        wald_pvalue,
+    )
+
+    rng = np.random.default_rng(2026)
+    R, Bs = args.reps, args.sim_boot
+    t0 = time.perf_counter()
+
+    def pairs_of(M: int, reps: int):  # type: ignore[no-untyped-def]
+        ia, ib = np.triu_indices(M, 1)
+        off = (np.arange(reps) * M)[:, None]
+        return (ia[None, :] + off).reshape(-1), (ib[None, :] + off).reshape(-1)
+
+    print(f"\nacceptance on simulated leaderboards ({R} panels per check, B = {Bs} each, seed 2026)")
+    # 1. rank-interval coverage
+    n = 500
+    configs = {
+        "spread: 10 models, theta -1..1 evenly": np.linspace(-1.0, 1.0, 10),
+        "near ties: 5 pairs 0.02 apart in theta": np.repeat(np.linspace(-1.0, 1.0, 5), 2)
+        + np.tile([0.02, 0.0], 5),
+        "dense: 10 models 0.05 apart in theta": np.linspace(-0.225, 0.225, 10),
+    }
+    for label, theta in configs.items():
+        M = theta.size
+        hit = []
+        for sims, X, W in _stacked(theta, n, R, rng, Bs):
+            pb = paired_bootstrap_pairs(X, W, pairs=pairs_of(M, 1))  # only the model means are needed
+            for r, s in enumerate(sims):
+                ci = rank_interval(pb.means[:, r * M : (r + 1) * M], 0.95)
+                hit.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
+        cov = float(np.mean(hit))
+        print(f"rank coverage, {label}, n = {n}: {_mc(cov, R * M)}; nominal 0.95")
+
+    def pvalues(theta, n, **kw):  # type: ignore[no-untyped-def]
+        M = len(theta)
+        out = []
+        for sims, X, W in _stacked(theta, n, R, rng, Bs, **kw):
+            a, b = pairs_of(M, len(sims))
+            pb = paired_bootstrap_pairs(X, W, pairs=(a, b))
+            out.append(wald_pvalue(X[a].mean(1) - X[b].mean(1), pb.se).reshape(len(sims), -1))
+        return np.vstack(out)
+
+    # 2. false separation
+    M, n = 8, 400
+    p = pvalues(np.zeros(M), n)
+    fwer_holm = float(np.mean([(holm_adjust(r) <= 0.05).any() for r in p]))
+    fwer_bh = float(np.mean([(bh_adjust(r) <= 0.05).any() for r in p]))
+    print(f"global null, {M} equal models, n = {n}: any pair separated after Holm {_mc(fwer_holm, R)}")
+    print(
+        f"    after BH {_mc(fwer_bh, R)}; per pair uncorrected {float(np.mean(p <= 0.05)):.4f}; nominal 0.05"
+    )
+    theta = np.repeat(np.linspace(-1.0, 1.0, 5), 2)
+    M = theta.size
+    p = pvalues(theta, n)
+    ia, ib = np.triu_indices(M, 1)
+    null = theta[ia] == theta[ib]
+    holm_any, fdp = [], []
+    for r in p:
+        rej_h, rej_b = holm_adjust(r) <= 0.05, bh_adjust(r) <= 0.05
+        holm_any.append(bool((rej_h & null).any()))
+        fdp.append(float((rej_b & null).sum() / max(1, rej_b.sum())))
+    print(
+        f"5 tied pairs among {M} models, n = {n}: Holm family-wise error over the 5 null pairs "
+        f"{_mc(float(np.mean(holm_any)), R)}; BH false discovery rate {np.mean(fdp):.4f} "
+        f"(MC se {np.std(fdp) / np.sqrt(R):.4f}); nominal 0.05"
+    )
+    # 3. power curve
+    for label, kw in (
+        ("independent items", {}),
+        ("clusters of 4 (cluster bootstrap)", {"cluster_size": 4, "cluster_sd": 0.5, "interaction_sd": 0.5}),
+    ):
+        worst = 0.0
+        rows = []
+        for dtheta in (0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6):
+            th = np.array([dtheta, 0.0])
+            emp = float(np.mean(pvalues(th, n, **kw) <= 0.05))
+            big = simulate_leaderboard(th, 400_000, random_state=7, **kw)
+            d = big.scores[0] - big.scores[1]
+            sums = np.bincount(big.clusters, weights=d - d.mean())
+            var_mean = float(np.sum(sums**2)) / d.size**2  # Var of the mean of 400,000 items, clusters whole
+            se = float(np.sqrt(var_mean * d.size / n))
+            delta = float(big.true_scores[0] - big.true_scores[1])
+            pred = float(paired_power(delta, se))
+            worst = max(worst, abs(emp - pred))
+            rows.append(f"delta {delta:.4f}: simulated {emp:.3f}, formula {pred:.3f}")
+        print(f"power curve, {label}, n = {n}, {R} pairs per point: largest gap {worst:.3f} (MC se <= 0.016)")
+        for line in rows:
+            print("    " + line)
+    print(f"acceptance checks: {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""``benchsift compare PANEL``: an honest leaderboard (:func:`benchsift.leaderboard.compare`).
+
+Per benchmark and overall: every pair of models compared on the items both answered (paired bootstrap,
+Holm or BH across pairs), rank intervals, tie groups and the minimum detectable difference; ``--pair A,B``
+adds the items that would separate two models at ``--power``. With ``--suite DIR``, PANEL holds new models'
+scores on that compressed suite and the command says which of their differences the suite resolves
+(:func:`benchsift.leaderboard.compare_suite`). ``--json`` prints the result's ``to_dict()``; ``--out DIR``
+also writes the CSV tables, the rank figures and ``DIR/index.html``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from benchsift.cli._common import (
+    ClustersOpt,
+    ForceOpt,
+    JsonOpt,
+    PanelArg,
+    cluster_spec,
+    emit,
+    opt,
+    outputs,
+    split_list,
+)
+from benchsift.errors import InputError
+
+
+def compare_command(
+    panel: PanelArg,
+    benchmarks: Annotated[str | None, opt("Comma-separated benchmarks (default all).")] = None,
+    n_boot: Annotated[int, opt("Bootstrap replicates.", "--n-boot")] = 2000,
+    alpha: Annotated[float, opt("Test level of each pairwise comparison (after the correction).")] = 0.05,
+    correction: Annotated[
+        str, opt("Correction across pairs: holm (family-wise), bh (false discovery) or none.")
+    ] = "holm",
+    level: Annotated[float, opt("Level of the score, difference and rank intervals.")] = 0.95,
+    power: Annotated[float, opt("Power of the minimum detectable difference and the items needed.")] = 0.8,
+    pair: Annotated[
+        str | None, opt("Two model ids A,B: their power now and the items that would separate them.")
+    ] = None,
+    clusters: ClustersOpt = "auto",
+    suite: Annotated[
+        Path | None,
+        opt(
+            "A suite directory (`benchsift compress --out`): PANEL holds new models' scores on it.", "--suite"
+        ),
+    ] = None,
+    seed: Annotated[int, opt("Bootstrap seed.")] = 0,
+    top: Annotated[int, opt("Models listed per leaderboard table (0: all).")] = 0,
+    out: Annotated[Path | None, opt("Also write CSV tables, rank figures and index.html here.")] = None,
+    json_output: JsonOpt = False,
+    force: ForceOpt = False,
+) -> None:
+    """Which models are really apart (pairwise tests, rank intervals, tie groups) and the benchmark's MDD."""
+    from benchsift.report.progress import progress_bar
+
+    outputs(force, dirs=[out])
+    if top < 0:
+        raise InputError(f"--top: expected 0 (all) or more, got {top}")
+    if suite is not None:
+        from benchsift.leaderboard import compare_suite
+        from benchsift.report.leaderboard import write_suite_compare
+        from benchsift.report.tables.leaderboard import render_suite_compare
+
+        if pair is not None or benchmarks is not None:
+            raise InputError("--pair and --benchmarks apply to a panel, not to --suite")
+        sres = compare_suite(
+            suite,
+            panel,
+            alpha=alpha,
+            power=power,
+            correction=correction,
+            n_boot=n_boot,
+            level=level,
+            clusters=cluster_spec(clusters),
+            random_state=seed,
+        )
+        if out is not None:
+            write_suite_compare(sres, out, run={"command": "benchsift compare --suite", "panel": str(panel)})
+        after = [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
+        emit(
+            json_output,
+            sres,
+            lambda: render_suite_compare(sres),
+            notes=sres.notes,
+            warnings=sres.warnings,
+            after=after,
+        )
+        return
+    from benchsift.io import read_scores
+    from benchsift.leaderboard import compare
+    from benchsift.report.leaderboard import write_compare
+    from benchsift.report.tables.leaderboard import render_compare
+
+    named = split_list(pair, "--pair") if pair is not None else None
+    if named is not None and len(named) != 2:
+        raise InputError(f"--pair: expected two model ids A,B, got {pair!r}")
+    result = compare(
+        read_scores(panel),
+        benchmarks=split_list(benchmarks, "--benchmarks"),
+        n_boot=n_boot,
+        alpha=alpha,
+        level=level,
+        power=power,
+        correction=correction,
+        clusters=cluster_spec(clusters),
+        pair=named,
+        random_state=seed,
+        progress=progress_bar("pairs", enabled=not json_output),
+    )
+    if out is not None:
+        write_compare(result, out, run={"command": "benchsift compare", "panel": str(panel)}, data=panel.name)
+    after = [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
+    emit(
+        json_output,
+        result,
+        lambda: render_compare(result, top=top or None),
+        warnings=result.warnings,
+        after=after,
+    )

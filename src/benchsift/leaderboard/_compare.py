@@ -1,0 +1,370 @@
+r""":func:`compare`: which models of a panel are really apart, per benchmark and overall, and how many items
+it takes to tell.
+
+For each *section* (each benchmark, and ``overall`` = all the panel's items when there are several
+benchmarks) and every pair of models, on the items both answered:
+
+1. **Paired bootstrap** over items (:func:`benchsift.stats.paired_bootstrap_pairs`): one set of ``n_boot``
+   resamples for the whole panel, stratified by benchmark (each benchmark resamples its own items, so a
+   benchmark's columns of the weights are a bootstrap of that benchmark alone and the overall replicates
+   keep every benchmark's size), resampling whole item clusters where the panel knows them
+   (:func:`benchsift.panel.item_clusters`: a ``cluster`` item column, or items sharing an image;
+   :func:`benchsift.stats.stratified_cluster_bootstrap_weights`, as the PRISM-VLM bootstrap does). The same
+   resamples serve every pair, every model's score interval and the rank intervals (paired throughout).
+   The pair's p-value is the bootstrap Wald ``2 Phi(-|delta| / se*)`` (why not the percentile p-value:
+   :mod:`benchsift.stats.paired`); Holm (family-wise) and Benjamini-Hochberg (false discovery) adjust it
+   over the section's pairs, and ``correction`` picks the one that decides ``separated``.
+2. **Cross-checks** beside it: the paired t test (``scipy.stats.ttest_rel`` on the common items; lmms-eval's
+   paired t) and, for 0/1 scores, the exact McNemar test.
+3. **Ranks and tie groups**: each model's rank interval is the outward-rounded percentile interval of its
+   rank over the replicates (:func:`benchsift.stats.rank_interval`); tie groups run down the leaderboard
+   from the best model until the first model separated from it, which leads the next group
+   (:func:`benchsift.stats.tie_groups`: every member is unseparated from its group's leader, each leader
+   separated from the one above), printed ``"1-3: A, B, C (not separable)"``.
+4. **Resolution**: each pair's minimum detectable difference at ``alpha`` and ``power``,
+   ``(z_{1-alpha/2} + z_power) se*``, the section's median over all pairs and over neighbours on the
+   leaderboard, and the items that would detect each pair's observed difference at ``power``
+   (:func:`benchsift.stats.items_for_power`).
+
+A model's score is its mean over the items it answered; a pair's ``delta`` is over the items both answered
+(the two differ only when scores are missing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift.errors import DegenerateError, InputError, listed
+from benchsift.leaderboard.result import ComparisonResult, tie_label
+from benchsift.panel import ClusterSpec, Panel, item_clusters
+from benchsift.progress import ProgressFn
+from benchsift.stats import (
+    SeedLike,
+    bh_adjust,
+    check_random_state,
+    cluster_codes,
+    holm_adjust,
+    items_for_power,
+    mcnemar_exact,
+    minimum_detectable_difference,
+    paired_bootstrap_pairs,
+    paired_moments,
+    paired_power,
+    paired_t_test,
+    percentile_ci,
+    rank_average,
+    rank_interval,
+    stratified_cluster_bootstrap_weights,
+    tie_groups,
+    wald_pvalue,
+)
+
+__all__ = ["CORRECTIONS", "compare"]
+
+#: what ``correction`` accepts: Holm (family-wise error), Benjamini-Hochberg (false discovery), none
+CORRECTIONS = ("holm", "bh", "none")
+OVERALL = "overall"
+#: most entries of the (n_boot, n_items) resampling weights held at once (2 GB of float64)
+MAX_WEIGHTS = 250_000_000
+
+
+def _fraction(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < float(value) < 1.0:
+        raise InputError(f"`{name}`: expected a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _section(
+    name: str,
+    models: list[str],
+    X: np.ndarray,
+    W: np.ndarray,
+    *,
+    alpha: float,
+    level: float,
+    power: float,
+    correction: str,
+    progress: ProgressFn | None,
+) -> dict[str, Any]:
+    """Leaderboard rows, pair rows, resolution row and tie labels of one section's score matrix."""
+    M = len(models)
+    answered = (~np.isnan(X)).sum(axis=1)
+    score = np.where(answered > 0, np.nansum(X, axis=1) / np.maximum(answered, 1), np.nan)
+    boot = paired_bootstrap_pairs(X, W, level=level, progress=progress)
+    ia, ib = np.triu_indices(M, 1)
+    moments = paired_moments(X)
+    n, mean, _ = moments
+    t, p_t, _ = paired_t_test(X, moments)
+    present = X[~np.isnan(X)]
+    binary = bool(present.size) and bool(np.isin(present, (0.0, 1.0)).all())
+    nan_pairs = np.full(ia.size, np.nan)
+    if binary:
+        only, _, p_mc = mcnemar_exact(X)
+        only_a, only_b, p_mcnemar = only[ia, ib], only[ib, ia], p_mc[ia, ib]
+    else:
+        only_a, only_b, p_mcnemar = nan_pairs, nan_pairs, nan_pairs
+    delta = mean[ia, ib]
+    p = wald_pvalue(delta, boot.se)
+    p_holm, p_bh = holm_adjust(p), bh_adjust(p)
+    decide = {"holm": p_holm, "bh": p_bh, "none": p}[correction]
+    with np.errstate(invalid="ignore"):
+        separated = (decide <= alpha) & ~np.isnan(decide)
+    # orient every pair so that model_a scores higher (ties: the row order)
+    flip = score[ib] > score[ia]
+    sign = np.where(flip, -1.0, 1.0)
+    a_idx, b_idx = np.where(flip, ib, ia), np.where(flip, ia, ib)
+    low = np.where(flip, -boot.high, boot.low)
+    high = np.where(flip, -boot.low, boot.high)
+    mdd = minimum_detectable_difference(boot.se, alpha, power)
+    need = items_for_power(delta, boot.se, n[ia, ib], alpha, power)
+    pairs = pd.DataFrame(
+        {
+            "section": name,
+            "model_a": [models[i] for i in a_idx],
+            "model_b": [models[i] for i in b_idx],
+            "n_common": n[ia, ib].astype(np.int64),
+            "delta": sign * delta,
+            "se": boot.se,
+            "low": low,
+            "high": high,
+            "p": p,
+            "p_percentile": boot.p_percentile,
+            "p_holm": p_holm,
+            "p_bh": p_bh,
+            "separated": separated,
+            "t": sign * t[ia, ib],
+            "p_t": p_t[ia, ib],
+            "only_a": np.where(flip, only_b, only_a),
+            "only_b": np.where(flip, only_a, only_b),
+            "p_mcnemar": p_mcnemar,
+            "mdd": mdd,
+            "items_needed": need,
+        }
+    )
+    sep = np.zeros((M, M), dtype=bool)
+    sep[ia, ib] = separated
+    sep |= sep.T
+    groups = tie_groups(score, sep)
+    rank = rank_average(-score)
+    rank_ci = rank_interval(boot.means, level)
+    score_ci = percentile_ci(boot.means, level, axis=0).T
+    order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")
+    order = order[~np.isnan(score[order])]
+    labels: list[str] = []
+    group_ranks: dict[int, str] = {}
+    for g in range(int(groups.max()) + 1 if (groups >= 0).any() else 0):
+        pos = np.flatnonzero(groups[order] == g)
+        lo, hi = int(pos.min()) + 1, int(pos.max()) + 1
+        group_ranks[g] = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        labels.append(tie_label(lo, hi, [models[order[k]] for k in pos]))
+    board = pd.DataFrame(
+        {
+            "section": name,
+            "model": [models[i] for i in order],
+            "score": score[order],
+            "n_items": answered[order].astype(np.int64),
+            "score_low": score_ci[order, 0],
+            "score_high": score_ci[order, 1],
+            "rank": rank[order],
+            "rank_low": rank_ci[order, 0],
+            "rank_high": rank_ci[order, 1],
+            "group": groups[order] + 1,
+            "group_ranks": [group_ranks[int(g)] for g in groups[order]],
+        }
+    )
+    pos_of = np.empty(M, dtype=np.intp)
+    pos_of[order] = np.arange(order.size)
+    adjacent = np.abs(pos_of[ia] - pos_of[ib]) == 1
+    finite = np.isfinite(mdd)
+    resolution = {
+        "section": name,
+        "n_items": int(X.shape[1]),
+        "n_models": int(order.size),
+        "n_pairs": int(ia.size),
+        "mdd": float(np.median(mdd[finite])) if finite.any() else float("nan"),
+        "mdd_adjacent": float(np.median(mdd[finite & adjacent]))
+        if (finite & adjacent).any()
+        else float("nan"),
+        "separated_raw": float(np.mean((p <= alpha) & ~np.isnan(p))) if ia.size else float("nan"),
+        "separated_holm": float(np.mean(p_holm <= alpha)) if ia.size else float("nan"),
+        "separated_bh": float(np.mean(p_bh <= alpha)) if ia.size else float("nan"),
+        "n_groups": len(labels),
+        "largest_group": int(np.bincount(groups[groups >= 0]).max()) if (groups >= 0).any() else 0,
+    }
+    return {"board": board, "pairs": pairs, "resolution": resolution, "ties": labels}
+
+
+def _pair_power(pairs: pd.DataFrame, pair: tuple[str, str], alpha: float, power: float) -> pd.DataFrame:
+    a, b = pair
+    hit = ((pairs["model_a"] == a) & (pairs["model_b"] == b)) | (
+        (pairs["model_a"] == b) & (pairs["model_b"] == a)
+    )
+    rows = pairs[hit]
+    out = pd.DataFrame(
+        {
+            "section": rows["section"].to_numpy(),
+            "model_a": rows["model_a"].to_numpy(),
+            "model_b": rows["model_b"].to_numpy(),
+            "n_common": rows["n_common"].to_numpy(),
+            "delta": rows["delta"].to_numpy(),
+            "se": rows["se"].to_numpy(),
+            "p": rows["p"].to_numpy(),
+            "power": paired_power(rows["delta"].to_numpy(), rows["se"].to_numpy(), alpha),
+            "items_needed": rows["items_needed"].to_numpy(),
+            "target_power": power,
+        }
+    )
+    return out
+
+
+def compare(
+    panel: Panel,
+    *,
+    benchmarks: Sequence[str] | None = None,
+    n_boot: int = 2000,
+    alpha: float = 0.05,
+    level: float = 0.95,
+    power: float = 0.8,
+    correction: str = "holm",
+    clusters: ClusterSpec = "auto",
+    pair: Sequence[str] | None = None,
+    random_state: SeedLike = 0,
+    progress: ProgressFn | None = None,
+) -> ComparisonResult:
+    """Compare every pair of models of ``panel``, per benchmark and overall (module docstring).
+
+    Parameters
+    ----------
+    panel:
+        The score panel; its image-condition runs are compared (text-only runs are left out, with a
+        warning).
+    benchmarks:
+        The benchmarks to compare (default all).
+    n_boot, random_state:
+        Bootstrap replicates and seed (same seed, same bytes).
+    alpha, correction:
+        Test level, and the correction across a section's pairs that decides ``separated`` and the tie
+        groups: ``"holm"`` (family-wise error, default), ``"bh"`` (false discovery rate) or ``"none"``.
+    level:
+        Level of the score, difference and rank intervals.
+    power:
+        Power of the minimum detectable difference and of the items needed.
+    clusters:
+        Item clusters resampled whole (:func:`benchsift.panel.item_clusters`): ``"auto"``, ``None``, a
+        column name or one label per item.
+    pair:
+        Two model ids: also report that pair's power now and the items that would separate it
+        (:attr:`ComparisonResult.pair_power`).
+    progress:
+        ``progress(done, total)`` over the pairs of all sections.
+
+    Returns
+    -------
+    ComparisonResult
+    """
+    if not isinstance(panel, Panel):
+        raise InputError(f"panel: expected a benchsift Panel, got {type(panel).__name__}")
+    alpha, level, power = _fraction(alpha, "alpha"), _fraction(level, "level"), _fraction(power, "power")
+    if correction not in CORRECTIONS:
+        raise InputError(f"`correction`: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
+        raise InputError(f"`n_boot`: expected an int >= 2, got {n_boot!r}")
+    warnings: list[str] = []
+    image = panel.image_panel()
+    if image.n_models < panel.n_models:
+        warnings.append(
+            f"{panel.n_models - image.n_models} text-only run(s) left out: the leaderboard compares the "
+            "image-condition runs"
+        )
+    if benchmarks is not None:
+        image = image.select_benchmarks(list(benchmarks))
+    models = image.model_ids
+    if pair is not None:
+        pair = tuple(str(p) for p in pair)
+        if len(pair) != 2 or pair[0] == pair[1]:
+            raise InputError(f"`pair`: expected two different model ids, got {list(pair)!r}")
+        missing = [p for p in pair if p not in models]
+        if missing:
+            raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
+    if len(models) < 2:
+        raise DegenerateError(f"compare: need at least 2 models, got {len(models)}")
+    if int(n_boot) * image.n_items > MAX_WEIGHTS:
+        raise InputError(
+            f"`n_boot` {int(n_boot)} x {image.n_items} items: the resampling weights would take "
+            f"{int(n_boot) * image.n_items * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:.0f} GB); "
+            "compare fewer benchmarks at a time (`benchmarks`) or use fewer replicates"
+        )
+    found = item_clusters(image.items, clusters)
+    warnings += found.warnings
+    bench = image.items["benchmark"].to_numpy(dtype=object)
+    strata, _ = cluster_codes(pd.factorize(pd.Series(bench, dtype=object), sort=False)[0])
+    rng = check_random_state(random_state)
+    W = stratified_cluster_bootstrap_weights(found.codes, strata, int(n_boot), rng)
+    X = image.scores
+    sections: list[tuple[str, np.ndarray]] = [(b, np.flatnonzero(bench == b)) for b in image.benchmarks]
+    if len(sections) > 1:
+        sections.append((OVERALL, np.arange(image.n_items)))
+    plans = []
+    for name, cols in sections:
+        keep = (~np.isnan(X[:, cols])).any(axis=1)
+        if keep.sum() < 2:
+            warnings.append(f"section {name!r} skipped: {int(keep.sum())} model(s) answered any of its items")
+            continue
+        if (~keep).any():
+            warnings.append(
+                f"section {name!r}: {int((~keep).sum())} model(s) with no answered item left out "
+                f"({listed([m for m, k in zip(models, keep, strict=True) if not k])})"
+            )
+        plans.append((name, cols, np.flatnonzero(keep)))
+    if not plans:
+        raise DegenerateError("compare: no benchmark has 2 models with answered items")
+    total = sum(len(r) * (len(r) - 1) // 2 for _, _, r in plans)
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    outs = []
+    for name, cols, rows in plans:
+        base = done
+
+        def tick(k: int, _total: int, base: int = base) -> None:
+            if progress is not None:
+                progress(base + k, total)
+
+        outs.append(
+            _section(
+                name,
+                [models[i] for i in rows],
+                X[np.ix_(rows, cols)],
+                W[:, cols],
+                alpha=alpha,
+                level=level,
+                power=power,
+                correction=correction,
+                progress=tick,
+            )
+        )
+        done += len(rows) * (len(rows) - 1) // 2
+    pairs = pd.concat([o["pairs"] for o in outs], ignore_index=True)
+    pair_power = _pair_power(pairs, (pair[0], pair[1]), alpha, power) if pair is not None else None
+    return ComparisonResult(
+        leaderboard=pd.concat([o["board"] for o in outs], ignore_index=True),
+        pairs=pairs,
+        resolution=pd.DataFrame([o["resolution"] for o in outs]),
+        ties={o["resolution"]["section"]: o["ties"] for o in outs},
+        pair_power=pair_power,
+        warnings=warnings,
+        parameters={
+            "n_boot": int(n_boot),
+            "alpha": alpha,
+            "level": level,
+            "power": power,
+            "correction": correction,
+            "random_state": random_state if isinstance(random_state, int | None) else "Generator",
+            "p_value": "bootstrap Wald 2 Phi(-|delta| / se*)",
+        },
+        clusters=found.to_dict(),
+    )

@@ -1,0 +1,194 @@
+"""benchsift.compare: pairs against scipy (paired t, exact McNemar), the leaderboard, tie groups, resolution,
+the named pair, clusters, several benchmarks, refusals; and the acceptance checks on simulated leaderboards
+with known true scores (small, seeded, tolerances from the Monte Carlo error)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import benchsift
+from benchsift.errors import DegenerateError, InputError
+from benchsift.leaderboard import compare
+from benchsift.panel import Panel
+from benchsift.simulate import simulate_leaderboard
+from benchsift.stats import (
+    bootstrap_weights,
+    holm_adjust,
+    paired_bootstrap_pairs,
+    paired_power,
+    rank_interval,
+    wald_pvalue,
+)
+
+
+@pytest.fixture(scope="module")
+def sim():  # type: ignore[no-untyped-def]
+    return simulate_leaderboard(np.linspace(-1.0, 1.0, 6), 300, random_state=0)
+
+
+def test_pairs_match_scipy_and_are_oriented(sim) -> None:  # type: ignore[no-untyped-def]
+    res = benchsift.compare(sim.panel, n_boot=500, random_state=1)
+    X = sim.panel.scores
+    ids = sim.panel.model_ids
+    pairs = res.pairs
+    assert len(pairs) == 15 and (pairs["section"] == "sim").all()
+    for row in pairs.to_dict(orient="records"):
+        a, b = X[ids.index(row["model_a"])], X[ids.index(row["model_b"])]
+        assert a.mean() >= b.mean()  # model_a is the higher-scoring
+        assert row["delta"] == pytest.approx(a.mean() - b.mean())
+        ref = sps.ttest_rel(a, b)
+        assert row["t"] == pytest.approx(ref.statistic) and row["p_t"] == pytest.approx(ref.pvalue)
+        only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+        assert (row["only_a"], row["only_b"]) == (only_a, only_b)
+        assert row["p_mcnemar"] == pytest.approx(sps.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+        assert row["low"] <= row["delta"] <= row["high"]
+        assert row["p"] == pytest.approx(2 * sps.norm.sf(abs(row["delta"]) / row["se"]))
+    np.testing.assert_allclose(pairs["p_holm"], holm_adjust(pairs["p"].to_numpy()))
+    assert (pairs["separated"] == (pairs["p_holm"] <= 0.05)).all()
+
+
+def test_same_seed_same_result_and_the_result_protocol(sim) -> None:  # type: ignore[no-untyped-def]
+    a = compare(sim.panel, n_boot=200, random_state=3)
+    b = compare(sim.panel, n_boot=200, random_state=3)
+    assert a.to_dict() == b.to_dict()
+    assert compare(sim.panel, n_boot=200, random_state=4).to_dict() != a.to_dict()
+    assert len(repr(a).splitlines()) <= 6 and "<table" in a._repr_html_()
+    frame = a.to_frame()
+    assert list(frame["score"]) == sorted(frame["score"], reverse=True)
+    assert (frame["rank_low"] <= frame["rank"]).all() and (frame["rank"] <= frame["rank_high"]).all()
+
+
+def test_tie_groups_and_resolution_follow_the_pairs(sim) -> None:  # type: ignore[no-untyped-def]
+    res = compare(sim.panel, n_boot=400, random_state=5)
+    board = res.section("sim")
+    sep = {(r["model_a"], r["model_b"]) for r in res.pairs.to_dict(orient="records") if r["separated"]}
+    apart = lambda x, y: (x, y) in sep or (y, x) in sep  # noqa: E731
+    models = list(board["model"])
+    for g in board["group"].unique():
+        members = list(board.loc[board["group"] == g, "model"])
+        leader = members[0]
+        assert not any(apart(leader, m) for m in members[1:])  # nobody is apart from the group's leader
+        nxt = models.index(members[-1]) + 1
+        if nxt < len(models):
+            assert apart(leader, models[nxt])  # the next group starts at the first model apart from it
+    labels = res.ties["sim"]
+    assert len(labels) == board["group"].nunique()
+    first = board[board["group"] == 1]
+    assert labels[0].startswith(f"1-{len(first)}: " if len(first) > 1 else "1: ")
+    row = res.resolution.iloc[0]
+    assert row["mdd"] == pytest.approx(np.median(res.pairs["mdd"]))
+    assert row["separated_holm"] == pytest.approx(np.mean(res.pairs["p_holm"] <= 0.05))
+    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
+    np.testing.assert_allclose(res.pairs["mdd"], z * res.pairs["se"])
+
+
+def test_named_pair_power_and_items_needed(sim) -> None:  # type: ignore[no-untyped-def]
+    ids = sim.panel.model_ids
+    res = compare(sim.panel, n_boot=400, random_state=6, pair=(ids[2], ids[3]), power=0.9)
+    (row,) = res.pair_power.to_dict(orient="records")
+    assert {row["model_a"], row["model_b"]} == {ids[2], ids[3]}
+    assert row["power"] == pytest.approx(float(paired_power(row["delta"], row["se"])))
+    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.9)
+    assert row["items_needed"] == np.ceil(300 * (z * row["se"] / row["delta"]) ** 2)
+    with pytest.raises(InputError, match="no model 'nope'"):
+        compare(sim.panel, pair=(ids[0], "nope"))
+
+
+def test_several_benchmarks_missing_items_and_clusters() -> None:
+    rng = np.random.default_rng(7)
+    X = (rng.random((4, 90)) < np.linspace(0.3, 0.7, 4)[:, None]).astype(float)
+    X[0, :20] = np.nan  # model 0 skipped 20 items of benchmark A
+    items = pd.DataFrame(
+        {
+            "benchmark": ["A"] * 60 + ["B"] * 30,
+            "item": [str(i) for i in range(90)],
+            "image": [f"img{i // 3}" for i in range(90)],  # three questions per image
+        }
+    )
+    panel = Panel(X, ["m0", "m1", "m2", "m3"], items)
+    res = compare(panel, n_boot=300, random_state=8)
+    assert res.sections == ["A", "B", "overall"]
+    assert res.clusters["used"] and res.clusters["n_clusters"] == 30
+    assert any("image" in w for w in res.warnings)  # the inferred grouping is named
+    a = res.pairs[(res.pairs["section"] == "A")]
+    with_m0 = a[(a["model_a"] == "m0") | (a["model_b"] == "m0")]
+    assert (with_m0["n_common"] == 40).all()
+    ov = res.pairs[res.pairs["section"] == "overall"]
+    assert (ov[(ov["model_a"] != "m0") & (ov["model_b"] != "m0")]["n_common"] == 90).all()
+    board = res.section("A").set_index("model")
+    assert board.loc["m0", "n_items"] == 40
+    assert board.loc["m0", "score"] == pytest.approx(np.nanmean(X[0, :60]))
+    plain = compare(panel, n_boot=300, random_state=8, clusters=None)
+    assert not plain.clusters["used"]
+    assert plain.to_dict()["sections"]["B"] != res.to_dict()["sections"]["B"]
+
+
+def test_refusals(sim) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match="correction"):
+        compare(sim.panel, correction="bonf")
+    with pytest.raises(InputError, match="alpha"):
+        compare(sim.panel, alpha=1.5)
+    with pytest.raises(DegenerateError, match="at least 2 models"):
+        compare(sim.panel.subset(models=[0]))
+
+
+# -- acceptance, small: simulated leaderboards with known true scores --------------------------------------
+
+
+def _stacked_pvalues(theta: np.ndarray, n: int, reps: int, seed: int) -> np.ndarray:
+    """(reps, pairs) bootstrap Wald p-values of ``reps`` independent panels (stacked as rows)."""
+    rng = np.random.default_rng(seed)
+    M = theta.size
+    X = np.vstack([simulate_leaderboard(theta, n, random_state=rng).scores for _ in range(reps)])
+    ia, ib = np.triu_indices(M, 1)
+    off = (np.arange(reps) * M)[:, None]
+    a, b = (ia[None] + off).reshape(-1), (ib[None] + off).reshape(-1)
+    pb = paired_bootstrap_pairs(X, bootstrap_weights(n, 400, rng), pairs=(a, b))
+    return wald_pvalue(X[a].mean(1) - X[b].mean(1), pb.se).reshape(reps, -1)
+
+
+def test_false_separation_after_holm_is_at_most_nominal() -> None:
+    # global null, 6 equal models (15 pairs), 300 panels: the family-wise error after Holm is <= 0.05 up to
+    # Monte Carlo error (binomial se at 0.05: 0.0126; 0.05 + 3 se = 0.088). Without a correction the same
+    # panels separate some pair far more often (about 1 - 0.95^15 ~ 0.4 for independent pairs).
+    p = _stacked_pvalues(np.zeros(6), 200, 300, seed=11)
+    fwer = np.mean([(holm_adjust(r) <= 0.05).any() for r in p])
+    raw = np.mean((p <= 0.05).any(axis=1))
+    assert fwer <= 0.088
+    assert raw > 0.15
+    assert abs(np.mean(p <= 0.05) - 0.05) < 0.02  # per pair: 4500 pairs (correlated), se ~ 0.006
+
+
+def test_power_curve_matches_the_formula() -> None:
+    # one pair, 300 panels at a true difference with predicted power ~ 0.5: |simulated - formula| within
+    # 3 binomial se (sqrt(0.25 / 300) = 0.029 -> 0.087)
+    theta = np.array([0.4, 0.0])
+    p = _stacked_pvalues(theta, 300, 300, seed=12)
+    big = simulate_leaderboard(theta, 200_000, random_state=1)
+    d = big.scores[0] - big.scores[1]
+    se = d.std(ddof=1) / np.sqrt(300)
+    pred = float(paired_power(big.true_scores[0] - big.true_scores[1], se))
+    assert 0.3 < pred < 0.7
+    assert abs(np.mean(p <= 0.05) - pred) < 0.087
+
+
+def test_rank_intervals_cover_the_true_ranks() -> None:
+    # 100 panels x 8 models, 95 % intervals: coverage >= 0.95 - 3 se (se = sqrt(0.95 * 0.05 / 800) = 0.008)
+    rng = np.random.default_rng(13)
+    theta = np.repeat(np.linspace(-0.6, 0.6, 4), 2) + np.tile([0.02, 0.0], 4)
+    hits = []
+    W = bootstrap_weights(300, 400, rng)
+    for _ in range(100):
+        s = simulate_leaderboard(theta, 300, random_state=rng)
+        pb = paired_bootstrap_pairs(s.scores, W, pairs=(np.array([0]), np.array([1])))
+        ci = rank_interval(pb.means, 0.95)
+        hits.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
+    assert np.mean(hits) >= 0.95 - 0.024
+
+
+def test_weights_too_large_are_refused_before_any_work(sim) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match="resampling weights would take"):
+        compare(sim.panel, n_boot=1_000_000)

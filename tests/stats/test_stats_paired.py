@@ -1,0 +1,192 @@
+"""Paired comparisons of every pair of rows (benchsift.stats.paired), Holm, rank intervals and tie groups:
+against scipy, hand-computed cases and a plain per-pair loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from benchsift.errors import InputError
+from benchsift.stats import (
+    bootstrap_weights,
+    cluster_bootstrap_weights,
+    holm_adjust,
+    items_for_power,
+    mcnemar_exact,
+    minimum_detectable_difference,
+    paired_bootstrap_pairs,
+    paired_moments,
+    paired_power,
+    paired_t_test,
+    rank_interval,
+    reject,
+    tie_groups,
+    wald_pvalue,
+)
+
+
+def _binary(M: int, N: int, seed: int, missing: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = (rng.random((M, N)) < np.linspace(0.3, 0.7, M)[:, None]).astype(float)
+    X[rng.random((M, N)) < missing] = np.nan
+    return X
+
+
+def test_paired_t_matches_scipy_ttest_rel_on_common_items() -> None:
+    X = _binary(5, 200, 0, missing=0.1)
+    X[3] = np.round(np.random.default_rng(1).random(200), 2)  # a graded row too
+    t, p, df = paired_t_test(X)
+    for a in range(5):
+        for b in range(5):
+            if a == b:
+                continue
+            common = ~np.isnan(X[a]) & ~np.isnan(X[b])
+            ref = sps.ttest_rel(X[a, common], X[b, common])
+            assert t[a, b] == pytest.approx(ref.statistic, rel=1e-10)
+            assert p[a, b] == pytest.approx(ref.pvalue, rel=1e-9)
+            assert df[a, b] == common.sum() - 1
+
+
+def test_mcnemar_exact_matches_binomtest_and_a_hand_case() -> None:
+    X = _binary(4, 150, 2, missing=0.05)
+    b, c, p = mcnemar_exact(X)
+    for i in range(4):
+        for j in range(4):
+            if i == j:
+                continue
+            common = ~np.isnan(X[i]) & ~np.isnan(X[j])
+            only_i = int(((X[i] == 1) & (X[j] == 0) & common).sum())
+            only_j = int(((X[i] == 0) & (X[j] == 1) & common).sum())
+            assert (b[i, j], c[i, j]) == (only_i, only_j)
+            assert p[i, j] == pytest.approx(sps.binomtest(only_i, only_i + only_j, 0.5).pvalue, rel=1e-10)
+    # 1 item only A solved, 5 only B: p = 2 * P(Bin(6, 1/2) <= 1) = 2 * 7 / 64
+    hand = np.array([[1, 0, 0, 0, 0, 0, 1, 0], [0, 1, 1, 1, 1, 1, 1, 0]], dtype=float)
+    assert mcnemar_exact(hand)[2][0, 1] == pytest.approx(14 / 64)
+    assert mcnemar_exact(np.ones((2, 5)))[2][0, 1] == 1.0  # no discordant item
+    with pytest.raises(InputError, match="0/1"):
+        mcnemar_exact(np.array([[0.5, 1.0], [0.0, 1.0]]))
+
+
+def test_holm_hand_computed_and_against_a_loop() -> None:
+    # sorted 0.005 * 4 = 0.02, 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, 0.04 * 1 = 0.04 -> running max 0.06
+    np.testing.assert_allclose(holm_adjust([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    rng = np.random.default_rng(3)
+    p = rng.random(40) ** 3
+    p[[4, 9]] = np.nan
+    present = p[~np.isnan(p)]
+    order = np.argsort(present)
+    m = present.size
+    loop = np.empty(m)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, (m - k) * present[i])
+        loop[i] = min(1.0, running)
+    out = holm_adjust(p)
+    assert np.isnan(out[[4, 9]]).all()
+    np.testing.assert_allclose(out[~np.isnan(p)], loop)
+    assert (reject(p, 0.05, "holm") == (out <= 0.05)).all()
+
+
+def _loop_bootstrap(X: np.ndarray, W: np.ndarray, level: float) -> tuple[np.ndarray, ...]:
+    """Every pair on its own: the replicate mean difference on its common items, summarised."""
+    M = X.shape[0]
+    out = []
+    for a, b in zip(*np.triu_indices(M, 1), strict=True):
+        common = ~np.isnan(X[a]) & ~np.isnan(X[b])
+        d = np.where(common, X[a] - X[b], 0.0)
+        reps = np.array([(w * d).sum() / (w * common).sum() for w in W])
+        lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+        pp = min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean()))
+        out.append((reps.std(ddof=1), lo, hi, pp))
+    return tuple(np.array(col) for col in zip(*out, strict=True))
+
+
+@pytest.mark.parametrize("block", [7, 2_000_000])
+def test_streamed_bootstrap_matches_a_per_pair_loop(block: int) -> None:
+    # rows 0-2 complete (fast path: differences of replicate means), rows 3-4 with missing items
+    X = _binary(5, 60, 4)
+    X[3, :6] = np.nan
+    X[4, 10:13] = np.nan
+    W = bootstrap_weights(60, 300, 5)
+    got = paired_bootstrap_pairs(X, W, level=0.9, block=block)
+    se, lo, hi, pp = _loop_bootstrap(X, W, 0.9)
+    np.testing.assert_allclose(got.se, se, rtol=1e-12)
+    np.testing.assert_allclose(got.low, lo, rtol=1e-12)
+    np.testing.assert_allclose(got.high, hi, rtol=1e-12)
+    np.testing.assert_allclose(got.p_percentile, pp)
+
+
+def test_cluster_weights_give_the_cluster_bootstrap() -> None:
+    X = _binary(3, 40, 6)
+    clusters = np.repeat(np.arange(10), 4)
+    W = cluster_bootstrap_weights(clusters, 200, 7)
+    got = paired_bootstrap_pairs(X, W)
+    se, lo, hi, _ = _loop_bootstrap(X, W, 0.95)
+    np.testing.assert_allclose(got.se, se, rtol=1e-12)
+    np.testing.assert_allclose(got.low, lo, rtol=1e-12)
+
+
+def test_bootstrap_se_is_the_paired_standard_error() -> None:
+    # B = 4000: the SD of B replicates has relative Monte Carlo error ~ 1 / sqrt(2 B) = 1.1 %; the bootstrap
+    # variance is the plug-in one (factor (n - 1) / n, 0.1 % here); 4 % is over 3 Monte Carlo SEs
+    X = _binary(4, 800, 8)
+    got = paired_bootstrap_pairs(X, bootstrap_weights(800, 4000, 9))
+    n, _, var = paired_moments(X)
+    ia, ib = np.triu_indices(4, 1)
+    np.testing.assert_allclose(got.se, np.sqrt(var[ia, ib] / n[ia, ib]), rtol=0.04)
+
+
+def test_wald_power_mdd_and_items_needed() -> None:
+    z = sps.norm.ppf(0.975)
+    assert wald_pvalue(0.03, 0.015) == pytest.approx(2 * sps.norm.sf(2.0))
+    assert wald_pvalue(0.0, 0.0) == 1.0 and wald_pvalue(0.2, 0.0) == 0.0
+    assert paired_power(0.0, 0.02) == pytest.approx(0.05)
+    mdd = minimum_detectable_difference(0.02, 0.05, 0.8)
+    assert mdd == pytest.approx((z + sps.norm.ppf(0.8)) * 0.02)
+    assert paired_power(mdd, 0.02) == pytest.approx(0.8, abs=1e-4)  # the far tail is below 1e-4
+    # 100 items give se 0.02; delta 0.05 needs ceil(100 * (2.8016 * 0.02 / 0.05)^2) = ceil(125.58) = 126
+    need = float(items_for_power(0.05, 0.02, 100, 0.05, 0.8))
+    assert need == 126
+    assert (
+        paired_power(0.05, 0.02 * np.sqrt(100 / need)) >= 0.8 > paired_power(0.05, 0.02 * np.sqrt(100 / 125))
+    )
+    assert items_for_power(0.0, 0.02, 100) == np.inf
+
+
+def test_rank_interval_order_statistics() -> None:
+    # 40 replicates: model 0 above model 1 in 39 of them
+    S = np.column_stack([np.r_[np.ones(39), 0.0], np.r_[np.zeros(39), 1.0]])
+    ci = rank_interval(S, 0.95)
+    np.testing.assert_array_equal(ci, [[1, 2], [1, 2]])
+    np.testing.assert_array_equal(rank_interval(S, 0.9), [[1, 1], [2, 2]])  # 1 of 40 is outside 90 %
+
+
+def test_tie_groups_follow_their_leaders() -> None:
+    # scores (sorted) 0.9, 0.8, 0.7, 0.5, 0.1: the leader 0.9 is apart from 0.5 and 0.1 only; 0.5 from 0.1
+    scores = np.array([0.7, 0.1, 0.9, np.nan, 0.5, 0.8])
+    sep = np.zeros((6, 6), dtype=bool)
+    for i, j in [(2, 4), (2, 1), (4, 1), (0, 1), (5, 1)]:
+        sep[i, j] = sep[j, i] = True
+    np.testing.assert_array_equal(tie_groups(scores, sep), [0, 2, 0, -1, 1, 0])
+    # nothing separated: one group; everything separated: one group per model, in score order
+    assert (tie_groups(scores, np.zeros((6, 6), bool))[[0, 1, 2, 4, 5]] == 0).all()
+    np.testing.assert_array_equal(tie_groups(scores, ~np.eye(6, dtype=bool)), [2, 4, 0, -1, 3, 1])
+
+
+def test_replicates_without_a_common_item_are_left_out() -> None:
+    # two rows share only 2 of 12 items: about (10/12)^12 ~ 11 % of the replicates draw neither, their
+    # difference is undefined (NaN) and the summaries use the others, as a loop that drops them does
+    X = np.full((2, 12), np.nan)
+    X[0, :7] = [1, 0, 1, 1, 0, 1, 0]
+    X[1, 5:] = [0, 1, 1, 0, 1, 1, 0]
+    W = bootstrap_weights(12, 400, 10)
+    got = paired_bootstrap_pairs(X, W)
+    common = ~np.isnan(X[0]) & ~np.isnan(X[1])
+    d = np.where(common, X[0] - X[1], 0.0)
+    den = W @ common
+    reps = (W @ d)[den > 0] / den[den > 0]
+    assert 0 < (den == 0).sum() < 100
+    assert got.se[0] == pytest.approx(reps.std(ddof=1))
+    np.testing.assert_allclose([got.low[0], got.high[0]], np.quantile(reps, [0.025, 0.975]))
+    assert got.p_percentile[0] == pytest.approx(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean())))
