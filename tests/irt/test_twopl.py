@@ -234,3 +234,40 @@ def test_bad_settings() -> None:
     for kwargs in ({"n_quadrature": 3}, {"a_prior": "uniform"}, {"prior_a_sd": 0.0}, {"tol": 0.0}):
         with pytest.raises(InputError):
             TwoPL(**kwargs).fit(X)  # type: ignore[arg-type]
+
+
+def test_start_scores_tabulated_match_map_scores_on_complete_panels() -> None:
+    """The starting grid's abilities come from item sums tabulated on 401 abilities (complete panels); they
+    agree with the full Newton MAP (:meth:`_Responses.map_scores`, the previous start) to interpolation
+    error, and with missing cells they are that MAP exactly."""
+    from benchsift.irt.twopl import _Responses
+
+    X, _, a, b = simulate(300, 500, seed=3)
+    d = -a * b
+    data = _Responses(X)
+    fast, full = data.start_scores(a, d, n_steps=30), data.map_scores(a, d, n_steps=30)
+    np.testing.assert_allclose(fast.theta, full.theta, atol=2e-3)
+    np.testing.assert_allclose(fast.se, full.se, rtol=2e-3)
+    Xm = X.copy()
+    Xm[0, :5] = np.nan
+    data = _Responses(Xm)
+    got, want = data.start_scores(a, d), data.map_scores(a, d, n_steps=10)
+    np.testing.assert_array_equal(got.theta, want.theta)
+
+
+def test_fit_unchanged_by_the_tabulated_start() -> None:
+    """The fitted items and abilities from the tabulated start equal those from the full-Newton start (the
+    EM fixed point does not depend on where the grid starts, up to the fit's tolerance)."""
+    X, *_ = simulate(200, 800, seed=5)
+    new = TwoPL().fit(X)
+
+    class OldStart(TwoPL):
+        def _initial_grid(self, data, a, d):  # type: ignore[no-untyped-def]
+            from benchsift.irt.quadrature import adaptive_grid
+
+            start = data.map_scores(a, d, n_steps=10)
+            return adaptive_grid(start.theta, start.se, self.points_per_sd)
+
+    old = OldStart().fit(X)
+    np.testing.assert_allclose(new.discrimination_, old.discrimination_, atol=1e-4)
+    np.testing.assert_allclose(new.intercept_, old.intercept_, atol=1e-4)

@@ -114,6 +114,33 @@ class _Responses:
             return lin - softplus.sum(axis=0)
         return lin - self.obs @ softplus
 
+    def start_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 10) -> AbilityEstimate:
+        """Approximate MAP abilities and SEs for the starting grid, in ``O((M + N) G)`` on a complete panel.
+
+        With every cell observed, the score equation ``x_m . a - sum_j a_j P_j(theta) - theta = 0`` and the
+        information ``sum_j a_j^2 P_j (1 - P_j) + 1`` depend on the respondent only through ``x_m . a``: the
+        item sums are tabulated once on ``G = 401`` abilities over [-10, 10] (step 0.05) and every
+        respondent's Newton steps read them by linear interpolation (error ~ step^2 / 8 times the curvature,
+        far below what a starting grid needs: :func:`~benchsift.irt.quadrature.follow_posteriors` rebuilds
+        the grid from the exact posteriors of the first E-step anyway). Before, ten full Newton passes of
+        ``expit`` over the (M, N) matrix were ~45 % of a fit. With missing cells: :meth:`map_scores`.
+        """
+        if not self.complete:
+            return self.map_scores(a, d, n_steps=n_steps)
+        table = np.linspace(-10.0, 10.0, 401)
+        p = expit(np.outer(a, table) + d[:, None])  # (N, G)
+        expected = a @ p  # sum_j a_j P_j(t)
+        info_t = (a * a) @ (p * (1.0 - p)) + 1.0
+        theta = np.zeros(self.x.shape[0])
+        xa = self.x @ a
+        for _ in range(n_steps):
+            grad = xa - np.interp(theta, table, expected) - theta
+            step = np.clip(grad / np.interp(theta, table, info_t), -1.0, 1.0)
+            theta = np.clip(theta + step, -10.0, 10.0)
+            if np.abs(step).max(initial=0.0) < 1e-10:
+                break
+        return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(np.interp(theta, table, info_t)))
+
     def map_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 30) -> AbilityEstimate:
         """MAP abilities under the N(0, 1) prior by Newton's method, SE ``1 / sqrt(I(theta) + 1)``."""
         theta = np.zeros(self.x.shape[0])
@@ -400,7 +427,7 @@ class TwoPL:
     def _initial_grid(self, data: _Responses, a: np.ndarray, d: np.ndarray) -> Grid:
         if self.n_quadrature is not None:
             return gauss_hermite_grid(int(self.n_quadrature))
-        start = data.map_scores(a, d, n_steps=10)
+        start = data.start_scores(a, d, n_steps=10)
         return adaptive_grid(start.theta, start.se, self.points_per_sd)
 
     def _prior_centres(self, a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
