@@ -5,7 +5,13 @@ commands, each a fresh process, timed wall-clock from spawn to exit:
 
 * ``benchsift --help`` and ``benchsift --version`` (the console script installed next to the interpreter);
 * ``python -c 'import benchsift'``;
+* the strongest simple baseline for ``--version``: a bare one-command click app with click's
+  ``version_option`` (``python -c``);
 * ``python -c pass``: the interpreter's own start-up, the floor every command pays.
+
+``benchsift --version`` is answered by :func:`benchsift.cli.entry` before typer is imported (the console
+script points there since issue 36; an environment installed before then still runs the typer app until
+it is reinstalled).
 
 The commands run alternately (one of each per round, ``--repeats`` rounds), so a burst of load hits all of
 them; the table shows min / median seconds (benchmarks/_timing.py) and the load average before and after.
@@ -31,8 +37,14 @@ COMMANDS = {
     "benchsift --help": ["--help"],
     "benchsift --version": ["--version"],
     "python -c 'import benchsift'": None,
+    "baseline: bare click app --version": None,
     "python -c pass": None,
 }
+#: the strongest simple baseline for ``--version``: a one-command click app with click's version option
+_CLICK_APP = (
+    "import click\n@click.command()\n@click.version_option('0', prog_name='benchsift')\n"
+    "def cli():\n    pass\ncli(['--version'])"
+)
 
 
 def _argv(python: str, label: str) -> list[str]:
@@ -40,6 +52,8 @@ def _argv(python: str, label: str) -> list[str]:
         return [python, "-c", "pass"]
     if label == "python -c 'import benchsift'":
         return [python, "-c", "import benchsift"]
+    if label == "baseline: bare click app --version":
+        return [python, "-c", _CLICK_APP]
     script = Path(python).parent / "benchsift"
     head = [str(script)] if script.exists() else [python, "-m", "benchsift"]
     return head + list(COMMANDS[label] or [])

@@ -1,5 +1,5 @@
 """``python -m benchsift``."""
 
-from benchsift.cli.main import main
+from benchsift.cli import entry
 
-main()
+entry()

@@ -91,3 +91,29 @@ def test_panel_commands_load_no_method_package(command: str) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_version_entry_imports_no_typer() -> None:
+    """The console script's ``--version`` answers before the typer app is built: the same line as the
+    app's own ``--version``, and neither typer nor click is imported."""
+    code = (
+        "import sys\nfrom benchsift.cli import entry\nsys.argv = ['benchsift', '--version']\nentry()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    from benchsift._version import __version__
+
+    assert out.stdout.splitlines() == [f"benchsift {__version__}", "[]"]
+    app_out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom benchsift.cli.main import main\nsys.argv = ['b', '--version']\nmain()",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert app_out.stdout.splitlines() == [f"benchsift {__version__}"]

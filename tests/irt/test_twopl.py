@@ -234,3 +234,66 @@ def test_bad_settings() -> None:
     for kwargs in ({"n_quadrature": 3}, {"a_prior": "uniform"}, {"prior_a_sd": 0.0}, {"tol": 0.0}):
         with pytest.raises(InputError):
             TwoPL(**kwargs).fit(X)  # type: ignore[arg-type]
+
+
+def test_start_scores_tabulated_match_map_scores_on_complete_panels() -> None:
+    """The starting grid's abilities come from item sums tabulated on 401 abilities (complete panels); they
+    agree with the full Newton MAP (:meth:`_Responses.map_scores`, the previous start) to interpolation
+    error, and with missing cells they are that MAP exactly."""
+    from benchsift.irt.twopl import _Responses
+
+    X, _, a, b = simulate(300, 500, seed=3)
+    d = -a * b
+    data = _Responses(X)
+    fast, full = data.start_scores(a, d, n_steps=30), data.map_scores(a, d, n_steps=30)
+    np.testing.assert_allclose(fast.theta, full.theta, atol=2e-3)
+    np.testing.assert_allclose(fast.se, full.se, rtol=2e-3)
+    Xm = X.copy()
+    Xm[0, :5] = np.nan
+    data = _Responses(Xm)
+    got, want = data.start_scores(a, d), data.map_scores(a, d, n_steps=10)
+    np.testing.assert_array_equal(got.theta, want.theta)
+
+
+def test_fit_unchanged_by_the_tabulated_start() -> None:
+    """The fitted items and abilities from the tabulated start equal those from the full-Newton start (the
+    EM fixed point does not depend on where the grid starts, up to the fit's tolerance)."""
+    X, *_ = simulate(200, 800, seed=5)
+    new = TwoPL().fit(X)
+
+    class OldStart(TwoPL):
+        def _initial_grid(self, data, a, d):  # type: ignore[no-untyped-def]
+            from benchsift.irt.quadrature import adaptive_grid
+
+            start = data.map_scores(a, d, n_steps=10)
+            return adaptive_grid(start.theta, start.se, self.points_per_sd)
+
+    old = OldStart().fit(X)
+    np.testing.assert_allclose(new.discrimination_, old.discrimination_, atol=1e-4)
+    np.testing.assert_allclose(new.intercept_, old.intercept_, atol=1e-4)
+
+
+def test_coarse_item_sums_match_the_fine_grid() -> None:
+    """On a complete panel with a grid finer than 0.025 the item-side sums run on a 0.05 grid: the E-step's
+    log-likelihood (Hermite interpolation of the item sum) matches the direct (N, K) softplus sum to 1e-8
+    per item, and the binned node weights keep mass, mean and second moment exactly."""
+    from scipy.special import log_expit
+
+    from benchsift.irt.twopl import _bin_to_coarse, _coarse_nodes, _Responses
+
+    X, _, a, b = simulate(50, 3000, seed=4)
+    d = -a * b
+    nodes = np.linspace(-4.0, 4.5, 851)  # step 0.01
+    data = _Responses(X)
+    direct = (
+        np.outer(X @ a, nodes) + (X @ d)[:, None] + log_expit(-(np.outer(a, nodes) + d[:, None])).sum(axis=0)
+    )
+    got = data.loglik(a, d, nodes)
+    assert np.abs(got - direct).max() < 1e-8 * 3000
+    coarse = _coarse_nodes(nodes)
+    assert coarse is not None and coarse[0] == nodes[0] and coarse[-1] >= nodes[-1] - 1e-12
+    n_k = np.exp(-0.5 * (nodes - 0.3) ** 2) * np.random.default_rng(0).uniform(0.5, 1.5, nodes.size)
+    binned = _bin_to_coarse(n_k, nodes, coarse)
+    for power in (0, 1, 2):
+        assert binned @ coarse**power == pytest.approx(n_k @ nodes**power, rel=1e-12)
+    assert _coarse_nodes(np.linspace(-4, 4, 161)) is None  # step 0.05: the grid is used as it is

@@ -4,12 +4,15 @@ hand cases, and calibration on simulated verdicts with planted gaps."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchsift.errors import DegenerateError
 from benchsift.io.verdicts import VerdictArrays
+from benchsift.panel import item_clusters
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.bootstrap import (
+    _stacked_terms,
     accuracy_separation,
     benchmark_separation,
     paired_bootstrap,
@@ -164,3 +167,22 @@ def test_benchmark_separation_per_benchmark_and_macro_on_shared_resamples() -> N
         accs.append(acc)
     np.testing.assert_allclose(macro.pvalues, pairwise_pvalues(np.mean(accs, axis=0)))
     assert 0.0 <= macro.raw <= 1.0
+
+
+def test_streamed_draws_are_the_replicate_weights() -> None:
+    """A seeded call draws its counts in blocks; they are the rows of ``replicate_weights`` for that seed
+    (items, clusters, matched budget), so the replicates equal the call on the materialised matrix, and
+    both equal the plain float64 product ``W @ NUM / W @ DEN`` to rounding."""
+    arrays, _, _ = simulate_verdict_arrays(5, 300, unanswered_rate=0.05, random_state=2)
+    labels = np.arange(300) // 3
+    found = item_clusters(pd.DataFrame({"benchmark": np.zeros(300, dtype=int)}), labels)
+    for n_draw, clusters in ((None, None), (120, None), (None, labels), (120, labels)):
+        seeded = paired_bootstrap(arrays, 700, 4, n_draw=n_draw, clusters=clusters)
+        W = replicate_weights(300, 700, 4, n_draw=n_draw, clusters=found if clusters is not None else None)
+        given = paired_bootstrap(arrays, weights=W)
+        np.testing.assert_array_equal(seeded.axis_samples, given.axis_samples)
+        np.testing.assert_array_equal(seeded.separation.pvalues, given.separation.pvalues)
+        assert seeded.n_draw == round(W.sum(axis=1).mean())
+        num, den = _stacked_terms(arrays, list(arrays.axes), "B", False)
+        plain = ((W @ num) / (W @ den)).reshape(700, arrays.n_models, arrays.n_axes)
+        np.testing.assert_allclose(seeded.axis_samples, plain, rtol=1e-14, atol=0)

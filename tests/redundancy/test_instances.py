@@ -17,7 +17,7 @@ from benchsift.redundancy import (
     selection_matrix,
 )
 from benchsift.redundancy import instances as instances_module
-from benchsift.stats import check_random_state
+from benchsift.stats import check_random_state, corr_with_vector
 
 
 def _binary_panel(seed: int = 1, n_models: int = 15, n_items: int = 40, n_missing: int = 0) -> Panel:
@@ -237,3 +237,28 @@ def test_threshold_above_one_is_refused_and_errors_name_parameters() -> None:
         instance_redundancy(panel, top_k=0)
     with pytest.raises(InputError, match=r"^give either `top_k` or `bottom_k`, not both$"):
         instance_redundancy(panel, top_k=3, bottom_k=3)
+
+
+def test_float32_products_equal_the_float64_selection_product():
+    """0/1 and integer scores run the selection products in float32 (exact below 2^24): the per-repeat
+    values are those of the plain float64 product ``S @ Z.T`` on the same draws, with and without NaN."""
+    rng = np.random.default_rng(5)
+    for scores in (
+        (rng.random((30, 400)) < 0.6).astype(float),
+        rng.integers(0, 5, size=(30, 400)) / 4.0,  # quarters: not integers, float64 products
+        np.where(rng.random((30, 400)) < 0.05, np.nan, (rng.random((30, 400)) < 0.6).astype(float)),
+    ):
+        panel = Panel.from_matrix(scores, [f"m{i}" for i in range(30)], [f"i{j}" for j in range(400)])
+        ratios, repeats = [0.05, 0.5, 0.9], 20
+        res = instance_redundancy(panel, ratios=ratios, repeats=repeats, random_state=9, keep_values=True)
+        assert res.values is not None
+        obs = ~np.isnan(scores)
+        zeroed, observed = np.where(obs, scores, 0.0), (None if obs.all() else obs.astype(float))
+        full = np.nanmean(scores, axis=1)
+        draws = check_random_state(9)
+        for r, k in enumerate(sample_sizes(400, np.array(ratios))):
+            sampled = sampled_scores(zeroed, observed, selection_matrix(400, int(k), repeats, draws))
+            for m in res.metrics:
+                np.testing.assert_allclose(
+                    res.values[m][r], corr_with_vector(sampled, full, m), rtol=0, atol=1e-15
+                )

@@ -30,6 +30,8 @@ CONTRACT = {
     "bootstrap_indices",
     "bootstrap_weights",
     "percentile_ci",
+    "bootstrap_weight_blocks",
+    "paired_bootstrap_means",
     "cluster_codes",
     "cluster_bootstrap_indices",
     "cluster_bootstrap_weights",

@@ -45,7 +45,15 @@ posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus 
 
 Cost per EM iteration: ``O(N K)`` for N items and K grid points when no cell is missing, ``O(M N K)`` (one
 matrix product) otherwise; K grows as the narrowest posterior sd shrinks (one point per sd over the span of
-the posteriors: ~200 points for 200 respondents x 3,000 items).
+the posteriors: ~200 points for 200 respondents x 3,000 items, ~650 for 1,000 x 20,000). On a complete
+panel whose grid is finer than ``_COARSE_STEP / 2``, the item-side work runs on an even grid of step
+``_COARSE_STEP = 0.05`` instead (:func:`_coarse_nodes`), so it does not grow with K: the E-step's item sum
+``S(q) = sum_j softplus(a_j q + d_j)`` is evaluated there with its derivative and carried to the fine nodes
+by cubic Hermite interpolation (error at most ``h^4 / 384`` times the largest fourth derivative of ``S``,
+below ``1e-8 N`` for slopes up to 2.2), and the M-step's shared node weights are moved onto it by
+quadratic binning (mass, mean and second moment kept; the item integrands are smooth in q, error
+``O(h^3)``). The respondents' posteriors stay on the fine grid. On simulated 1,000 x 5,000 panels the
+fitted slopes moved by at most 1.5e-5 and the abilities by 1.2e-6 against the fine-grid item sums.
 
 Checked against: the EAP mean and sd against ``scipy.integrate.quad`` (tests/irt); parameter recovery against
 girth's ``twopl_jml`` and ``twopl_mml`` on the same simulated panels (benchmarks/bench_irt.py).
@@ -108,11 +116,41 @@ class _Responses:
 
     def loglik(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """``(M, K)`` log-likelihood of each respondent's observed responses at each node."""
-        softplus = -log_expit(-(np.outer(a, nodes) + d[:, None]))  # (N, K)
         lin = np.outer(self.x @ a, nodes) + (self.x @ d)[:, None]
+        coarse = _coarse_nodes(nodes) if self.complete else None
+        if coarse is not None:
+            return lin - _item_sum_interpolated(a, d, coarse, nodes)
+        softplus = -log_expit(-(np.outer(a, nodes) + d[:, None]))  # (N, K)
         if self.complete:
             return lin - softplus.sum(axis=0)
         return lin - self.obs @ softplus
+
+    def start_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 10) -> AbilityEstimate:
+        """Approximate MAP abilities and SEs for the starting grid, in ``O((M + N) G)`` on a complete panel.
+
+        With every cell observed, the score equation ``x_m . a - sum_j a_j P_j(theta) - theta = 0`` and the
+        information ``sum_j a_j^2 P_j (1 - P_j) + 1`` depend on the respondent only through ``x_m . a``: the
+        item sums are tabulated once on ``G = 401`` abilities over [-10, 10] (step 0.05) and every
+        respondent's Newton steps read them by linear interpolation (error ~ step^2 / 8 times the curvature,
+        far below what a starting grid needs: :func:`~benchsift.irt.quadrature.follow_posteriors` rebuilds
+        the grid from the exact posteriors of the first E-step anyway). Before, ten full Newton passes of
+        ``expit`` over the (M, N) matrix were ~45 % of a fit. With missing cells: :meth:`map_scores`.
+        """
+        if not self.complete:
+            return self.map_scores(a, d, n_steps=n_steps)
+        table = np.linspace(-10.0, 10.0, 401)
+        p = expit(np.outer(a, table) + d[:, None])  # (N, G)
+        expected = a @ p  # sum_j a_j P_j(t)
+        info_t = (a * a) @ (p * (1.0 - p)) + 1.0
+        theta = np.zeros(self.x.shape[0])
+        xa = self.x @ a
+        for _ in range(n_steps):
+            grad = xa - np.interp(theta, table, expected) - theta
+            step = np.clip(grad / np.interp(theta, table, info_t), -1.0, 1.0)
+            theta = np.clip(theta + step, -10.0, 10.0)
+            if np.abs(step).max(initial=0.0) < 1e-10:
+                break
+        return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(np.interp(theta, table, info_t)))
 
     def map_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 30) -> AbilityEstimate:
         """MAP abilities under the N(0, 1) prior by Newton's method, SE ``1 / sqrt(I(theta) + 1)``."""
@@ -129,6 +167,53 @@ class _Responses:
         p = expit(np.outer(theta, a) + d)
         info = (self.obs * (p * (1.0 - p))) @ (a * a) + 1.0
         return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(info))
+
+
+_COARSE_STEP = 0.05
+
+
+def _coarse_nodes(nodes: np.ndarray) -> np.ndarray | None:
+    """An even grid of step ``_COARSE_STEP`` spanning ``nodes``, when they are evenly spaced and at least
+    twice as fine (else None: the item-side sums run on ``nodes`` themselves)."""
+    if nodes.size < 3:
+        return None
+    step = float(nodes[1] - nodes[0])
+    if not 0 < step < _COARSE_STEP / 2 or not np.allclose(np.diff(nodes), step, rtol=1e-9, atol=0):
+        return None
+    n = int(np.ceil((float(nodes[-1]) - float(nodes[0])) / _COARSE_STEP - 1e-9)) + 1
+    return float(nodes[0]) + _COARSE_STEP * np.arange(max(n, 2))
+
+
+def _item_sum_interpolated(a: np.ndarray, d: np.ndarray, coarse: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes``, by cubic Hermite interpolation of ``S`` and
+    ``S' = sum_j a_j expit(a_j q + d_j)`` from the ``coarse`` grid (module docstring)."""
+    z = np.outer(a, coarse) + d[:, None]  # (N, Kc)
+    S = -log_expit(-z).sum(axis=0)
+    S1 = a @ expit(z)
+    h = float(coarse[1] - coarse[0])
+    i = np.clip(np.floor((nodes - coarse[0]) / h).astype(np.intp), 0, coarse.size - 2)
+    t = (nodes - coarse[i]) / h
+    t2, t3 = t * t, t * t * t
+    return (
+        (2 * t3 - 3 * t2 + 1) * S[i]
+        + (t3 - 2 * t2 + t) * h * S1[i]
+        + (-2 * t3 + 3 * t2) * S[i + 1]
+        + (t3 - t2) * h * S1[i + 1]
+    )
+
+
+def _bin_to_coarse(n_k: np.ndarray, nodes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """Node weights ``n_k`` moved onto ``coarse`` by quadratic (Lagrange) binning: each weight is shared by
+    the nearest coarse node and its two neighbours with the weights that reproduce 1, q and q^2, so the
+    mass, mean and second moment are kept and a smooth integrand's sum changes by ``O(h^3)``."""
+    h = float(coarse[1] - coarse[0])
+    pos = (nodes - coarse[0]) / h
+    j = np.clip(np.rint(pos).astype(np.intp), 1, coarse.size - 2)
+    t = pos - j
+    out = np.bincount(j - 1, weights=0.5 * t * (t - 1.0) * n_k, minlength=coarse.size)
+    out += np.bincount(j, weights=(1.0 - t * t) * n_k, minlength=coarse.size)
+    out += np.bincount(j + 1, weights=0.5 * t * (t + 1.0) * n_k, minlength=coarse.size)
+    return out
 
 
 def _px_rescale(
@@ -400,7 +485,7 @@ class TwoPL:
     def _initial_grid(self, data: _Responses, a: np.ndarray, d: np.ndarray) -> Grid:
         if self.n_quadrature is not None:
             return gauss_hermite_grid(int(self.n_quadrature))
-        start = data.map_scores(a, d, n_steps=10)
+        start = data.start_scores(a, d, n_steps=10)
         return adaptive_grid(start.theta, start.se, self.points_per_sd)
 
     def _prior_centres(self, a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
@@ -456,6 +541,9 @@ class TwoPL:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Newton steps on each item's expected log posterior (``n_jk`` is ``(K,)`` when shared by items)."""
         if n_jk.ndim == 1:
+            coarse = _coarse_nodes(nodes)
+            if coarse is not None:  # item-side sums on the coarse grid (module docstring)
+                n_jk, nodes = _bin_to_coarse(n_jk, nodes, coarse), coarse
             # Nodes that no respondent's posterior reaches add nothing to any item's sums: drop them.
             keep = n_jk > 1e-12 * n_jk.max(initial=0.0)
             nodes, n_jk = nodes[keep], n_jk[keep]

@@ -29,7 +29,7 @@ item bootstrap above, the same bytes for the same seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,9 +49,8 @@ from benchsift.stats import (
     SeedLike,
     bh_adjust,
     bonferroni_adjust,
-    bootstrap_weights,
-    check_random_state,
-    cluster_bootstrap_weights,
+    bootstrap_weight_blocks,
+    paired_bootstrap_means,
     percentile_ci,
     rank_average,
     reject,
@@ -71,7 +70,6 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
-_CHUNK = 250
 
 
 def arrays_clusters(arrays: VerdictArrays, clusters: ClusterSpec = "auto") -> ItemClusters:
@@ -99,27 +97,39 @@ def replicate_weights(
     a matched budget then draws ``round(n_draw * G / n_items)`` of the ``G`` clusters (at least one), the
     same share of the clusters as ``n_draw`` is of the items.
     """
+    return np.concatenate(list(_weight_blocks(n_items, n_boot, random_state, n_draw, clusters)))
+
+
+def _draw_args(
+    n_items: int, n_draw: int | None, clusters: ItemClusters | None
+) -> tuple[NDArray[np.intp] | None, int | None]:
+    """``(cluster codes or None, units drawn per replicate or None)`` of :func:`replicate_weights`."""
     clustered = clusters is not None and clusters.used
     if clustered and clusters is not None and clusters.n_items != n_items:
         raise InputError(f"clusters: {clusters.n_items} item labels for {n_items} items")
+    codes = clusters.codes if clustered and clusters is not None else None
     if n_draw is None:
-        if clustered and clusters is not None:
-            return cluster_bootstrap_weights(clusters.codes, int(n_boot), random_state)
-        return bootstrap_weights(int(n_items), int(n_boot), random_state)
+        return codes, None
     if isinstance(n_draw, bool) or int(n_draw) < 1:
         raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
     if int(n_draw) > n_items:
         raise InputError(
             f"`budget` {n_draw}: a matched budget must not exceed the {n_items} items of the table"
         )
-    rng = check_random_state(random_state)
-    if clustered and clusters is not None:
-        g = clusters.n_clusters
-        g_draw = max(1, round(int(n_draw) * g / int(n_items)))
-        counts = rng.multinomial(g_draw, np.full(g, 1.0 / g), size=int(n_boot)).astype(np.float64)
-        return counts[:, clusters.codes]
-    p = np.full(int(n_items), 1.0 / int(n_items))
-    return rng.multinomial(int(n_draw), p, size=int(n_boot)).astype(np.float64)
+    if codes is not None and clusters is not None:
+        return codes, max(1, round(int(n_draw) * clusters.n_clusters / int(n_items)))
+    return None, int(n_draw)
+
+
+def _weight_blocks(
+    n_items: int,
+    n_boot: int,
+    random_state: SeedLike,
+    n_draw: int | None,
+    clusters: ItemClusters | None,
+) -> Iterator[FloatArray]:
+    codes, units = _draw_args(n_items, n_draw, clusters)
+    return bootstrap_weight_blocks(int(n_items), int(n_boot), random_state, clusters=codes, n_draw=units)
 
 
 def harmonic_replicates(axis_samples: FloatArray) -> FloatArray:
@@ -285,43 +295,47 @@ def _summaries(samples: FloatArray, level: float) -> tuple[FloatArray, FloatArra
 def _stacked_terms(
     arrays: VerdictArrays, axes: Sequence[str], sc_variant: str, mq_partial: bool
 ) -> tuple[FloatArray, FloatArray]:
-    """NUM, DEN of shape (n_items, n_models * n_axes), column ``m * n_axes + a``."""
+    """NUM, DEN of shape (n_items, n_models * n_axes), column ``m * n_axes + a`` (transposed views of
+    C-ordered (n_models * n_axes, n_items) matrices, the layout the replicate product reads)."""
     M, N, A = arrays.n_models, arrays.n_items, len(axes)
-    num = np.empty((N, M, A))
-    den = np.empty((N, M, A))
+    num = np.empty((M, A, N))
+    den = np.empty((M, A, N))
     for a, axis in enumerate(axes):
-        n_, d_ = axis_terms(arrays, axis, sc_variant, mq_partial)
-        num[:, :, a] = n_.T
-        den[:, :, a] = d_.T
-    return num.reshape(N, M * A), den.reshape(N, M * A)
-
-
-def _unique_columns(X: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
-    """Distinct columns of ``X`` and the index map back (``X == U[:, inv]``), found by a random-projection
-    hash and verified exactly. Denominator columns repeat (every non-sc axis of a model shares its
-    answered mask), so the replicate denominators cost one product per distinct column."""
-    h = np.random.default_rng(0).random(X.shape[0]) @ X
-    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
-    U = X[:, first]
-    if np.array_equal(U[:, inv], X):
-        return U, inv.reshape(-1)
-    return X, np.arange(X.shape[1])
+        num[:, a, :], den[:, a, :] = axis_terms(arrays, axis, sc_variant, mq_partial)
+    return num.reshape(M * A, N).T, den.reshape(M * A, N).T
 
 
 def _replicate_axis_means(
-    num: FloatArray, den: FloatArray, W: FloatArray, M: int, A: int, progress: ProgressFn | None = None
-) -> FloatArray:
-    out = np.empty((W.shape[0], M * A))
-    den_u, inv = _unique_columns(den)
-    for start in range(0, W.shape[0], _CHUNK):  # chunks over replicates bound memory; each is a matmul
-        w = W[start : start + _CHUNK]
-        wn, wd = w @ num, (w @ den_u)[:, inv]
-        block = np.full(wn.shape, np.nan)
-        np.divide(wn, wd, out=block, where=wd > 0)
-        out[start : start + _CHUNK] = block
-        if progress is not None:
-            progress(min(start + _CHUNK, W.shape[0]), W.shape[0])
-    return out.reshape(W.shape[0], M, A)
+    num: FloatArray,
+    den: FloatArray,
+    W: FloatArray | None,
+    M: int,
+    A: int,
+    progress: ProgressFn | None = None,
+    draw: tuple[int, SeedLike, int | None, ItemClusters | None] | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """(B, M, A) replicate axis means ``W @ num / W @ den`` and the (B,) replicate sizes, by
+    :func:`benchsift.stats.paired_bootstrap_means` on given counts ``W`` or on counts it draws in blocks
+    (``draw = (n_boot, random_state, n_draw, clusters)``, the replicates of :func:`replicate_weights`)."""
+    if W is not None:
+        means, sizes = paired_bootstrap_means(
+            num.T, denominators=den.T, weights=W, progress=progress, return_sizes=True
+        )
+    else:
+        assert draw is not None
+        n_boot, seed, n_draw, clusters = draw
+        codes, units = _draw_args(num.shape[0], n_draw, clusters)
+        means, sizes = paired_bootstrap_means(
+            num.T,
+            int(n_boot),
+            seed,
+            denominators=den.T,
+            clusters=codes,
+            n_draw=units,
+            progress=progress,
+            return_sizes=True,
+        )
+    return means.reshape(-1, M, A), sizes
 
 
 def paired_bootstrap(
@@ -366,13 +380,14 @@ def paired_bootstrap(
         )
     p_point = pscore(point, arrays.models, use_axes)
     found = arrays_clusters(arrays, clusters)
-    if weights is None:
-        W = replicate_weights(arrays.n_items, n_boot, random_state, n_draw, found)
-    else:
+    W = None
+    if weights is not None:
         W = np.asarray(weights, dtype=float)
         if W.ndim != 2 or W.shape[1] != arrays.n_items:
             raise InputError(f"weights: expected shape (n_boot, {arrays.n_items}), got {W.shape}")
-    axis_samples = _replicate_axis_means(num, den, W, M, A, progress)
+    axis_samples, sizes = _replicate_axis_means(
+        num, den, W, M, A, progress, (n_boot, random_state, n_draw, found)
+    )
     samples = harmonic_replicates(axis_samples)
     ci, ranks, rank_ci = _summaries(samples, level)
     sep = separation(pairwise_pvalues(samples), alpha)
@@ -389,7 +404,7 @@ def paired_bootstrap(
         rank_ci=rank_ci,
         separation=sep,
         n_items=arrays.n_items,
-        n_draw=int(round(float(W.sum(axis=1).mean()))) if W.shape[0] else 0,  # varies with clusters
+        n_draw=int(round(float(sizes.mean()))) if sizes.size else 0,  # varies with clusters
         level=level,
         meta={
             "sc_variant": sc_variant,
@@ -424,14 +439,13 @@ def accuracy_separation(
         found = None
         if clusters is not None:
             found = item_clusters(pd.DataFrame({"benchmark": np.zeros(X.shape[1], dtype=int)}), clusters)
-        W = replicate_weights(X.shape[1], n_boot, random_state, n_draw, found)
-    else:
-        W = np.asarray(weights, dtype=float)
-        if W.ndim != 2 or W.shape[1] != X.shape[1]:
-            raise InputError(f"weights: expected shape (n_boot, {X.shape[1]}), got {W.shape}")
-    present = ~np.isnan(X)
-    samples = _replicate_axis_means(np.where(present, X, 0.0).T, present.T.astype(float), W, X.shape[0], 1)
-    samples = samples[:, :, 0]
+        codes, units = _draw_args(X.shape[1], n_draw, found)
+        samples = paired_bootstrap_means(X, n_boot, random_state, clusters=codes, n_draw=units)
+        return samples, separation(pairwise_pvalues(samples), alpha)
+    W = np.asarray(weights, dtype=float)
+    if W.ndim != 2 or W.shape[1] != X.shape[1]:
+        raise InputError(f"weights: expected shape (n_boot, {X.shape[1]}), got {W.shape}")
+    samples = paired_bootstrap_means(X, weights=W)
     return samples, separation(pairwise_pvalues(samples), alpha)
 
 

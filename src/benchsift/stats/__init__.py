@@ -8,7 +8,9 @@
   :func:`kendall_tau_b`, :func:`r2_score`, :func:`correlation`; column-wise :func:`corr_with_vector`,
   :func:`paired_columns`; matrices :func:`corr_matrix`
 - :func:`zscore`
-- bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`; cluster bootstrap
+- bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`; paired bootstrap
+  means of many series, streamed in blocks: :func:`paired_bootstrap_means`, :func:`bootstrap_weight_blocks`;
+  cluster bootstrap
   :func:`cluster_bootstrap_indices`, :func:`cluster_bootstrap_weights`,
   :func:`stratified_cluster_bootstrap_weights`, :func:`cluster_codes`, :func:`cluster_robust_se`
 - multiple testing: :func:`bh_adjust`, :func:`holm_adjust`, :func:`bonferroni_adjust`, :func:`reject`
@@ -59,6 +61,7 @@ from benchsift.stats.paired import (
     wald_pvalue,
 )
 from benchsift.stats.ranks import rank_among, rank_average, rank_interval, tie_groups
+from benchsift.stats.resample import bootstrap_weight_blocks, paired_bootstrap_means
 from benchsift.stats.spectrum import (
     components_for_energy,
     participation_ratio,
@@ -74,6 +77,7 @@ __all__ = [
     "bh_adjust",
     "bonferroni_adjust",
     "bootstrap_indices",
+    "bootstrap_weight_blocks",
     "bootstrap_weights",
     "check_random_state",
     "cluster_bootstrap_indices",
@@ -88,6 +92,7 @@ __all__ = [
     "correlation",
     "kendall_tau_b",
     "nan_mean",
+    "paired_bootstrap_means",
     "paired_columns",
     "participation_ratio",
     "pearson",
