@@ -92,8 +92,19 @@ def build_mmmu_sized(out: Path, seed: int = 0) -> Path:
     commands = [
         ["compress", str(panel_path), "--out", str(results / "suite"), "--force"],
         ["audit", str(panel_path), "--out", str(results / "audit"), "--force"],
-        ["validate", str(panel_path), "--splits", "3", "--selectors", "random,variance,vaw",
-         "--retentions", "0.05,0.1", "--out", str(results / "validate"), "--force"],
+        [
+            "validate",
+            str(panel_path),
+            "--splits",
+            "3",
+            "--selectors",
+            "random,variance,vaw",
+            "--retentions",
+            "0.05,0.1",
+            "--out",
+            str(results / "validate"),
+            "--force",
+        ],
         ["adaptive", "simulate", str(panel_path), "--splits", "2", "--out", str(results / "adaptive")],
         ["report", str(results), "--panel", str(panel_path), "--images", str(images)],
     ]

@@ -112,7 +112,8 @@ def _f(v: float, digits: int = 2) -> str:
 
 
 def _n(v: float | int) -> str:
-    return f"{int(v):,}"
+    """A count with thousands separators; a mean count that is not whole keeps one decimal."""
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:,.1f}"
 
 
 def _pct(part: float, whole: float) -> str:
@@ -155,7 +156,9 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
                 f"categor{'y' if len(cats) == 1 else 'ies'}."
             )
             numbers.append(
-                Number("items kept", f"{_n(n)} of {_n(pool)}", "fewer is cheaper, as long as the ranking holds")
+                Number(
+                    "items kept", f"{_n(n)} of {_n(pool)}", "fewer is cheaper, as long as the ranking holds"
+                )
             )
         if rho is not None:
             who = f"the {_n(n_models)} panel models" if n_models else "the panel's models"
@@ -164,7 +167,9 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
                 "(measured in-panel, on the models the suite was built from; `benchsift validate` measures "
                 "it on held-out models)."
             )
-            numbers.append(Number("rank fidelity (rho, in-panel)", _f(rho), "1 = same order; 0.9 or more is good"))
+            numbers.append(
+                Number("rank fidelity (rho, in-panel)", _f(rho), "1 = same order; 0.9 or more is good")
+            )
         fs = s.get("full_score") or {}
         method = fs.get("method")
         mae = _num((fs.get("cv_mae_overall") or {}).get(method))
@@ -179,10 +184,16 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
                 f"{method}){extra}."
             )
             numbers.append(
-                Number("expected estimate error (MAE)", _f(mae, 3), "score points on a 0-1 scale; below 0.03 is good")
+                Number(
+                    "expected estimate error (MAE)",
+                    _f(mae, 3),
+                    "score points on a 0-1 scale; below 0.03 is good",
+                )
             )
             if half is not None:
-                numbers.append(Number(f"interval half-width ({lvl})", f"+-{_f(half, 3)}", "narrower is sharper"))
+                numbers.append(
+                    Number(f"interval half-width ({lvl})", f"+-{_f(half, 3)}", "narrower is sharper")
+                )
         where = _where(files, rel)
         card = []
         for tool in TOOLS:
@@ -206,14 +217,17 @@ def audit_answers(files: SectionFiles) -> list[Answer]:
             continue
         benches = a.get("benchmarks") or {}
         n_items = sum(int(b.get("n_items") or 0) for b in benches.values() if isinstance(b, dict))
-        n_models = max((int(b.get("n_models") or 0) for b in benches.values() if isinstance(b, dict)), default=0)
+        n_models = max(
+            (int(b.get("n_models") or 0) for b in benches.values() if isinstance(b, dict)), default=0
+        )
         counts = a.get("flag_counts") or {}
         flagged = len(a.get("items") or [])
         neg = _num(counts.get("negative-discrimination"))
         dups = len(a.get("duplicates") or [])
         low = _num(counts.get("low-discrimination"))
         sentences = [
-            f"The audit checked {_n(n_items)} items of {len(benches)} benchmark{'s' if len(benches) != 1 else ''} "
+            f"The audit checked {_n(n_items)} items of {len(benches)} "
+            f"benchmark{'s' if len(benches) != 1 else ''} "
             f"on {_n(n_models)} models and flagged {_n(flagged)} of them ({_pct(flagged, n_items)})."
         ]
         if neg is not None:
@@ -223,7 +237,9 @@ def audit_answers(files: SectionFiles) -> list[Answer]:
             )
         if dups:
             sentences.append(f"{_n(dups)} pairs of items look like duplicates.")
-        numbers = [Number("items flagged", f"{_n(flagged)} of {_n(n_items)}", "few; each flag names its reason")]
+        numbers = [
+            Number("items flagged", f"{_n(flagged)} of {_n(n_items)}", "few; each flag names its reason")
+        ]
         if neg is not None:
             numbers.append(Number("negatively discriminating", _n(neg), "0; each one is likely a wrong key"))
         if low is not None:
@@ -276,7 +292,8 @@ def validation_answers(files: SectionFiles) -> list[Answer]:
         kept = f" (about {_n(round(ret * n_items))} of {_n(n_items)} items)" if n_items else ""
         split_text = f" over {_n(n_splits)} splits" if n_splits else ""
         sentences = [
-            f"On held-out models ({v['protocol']} protocol{split_text}), the {row.get('selector')} selector keeps "
+            f"On held-out models ({v['protocol']} protocol{split_text}), "
+            f"the {row.get('selector')} selector keeps "
             f"{ret * 100:g} % of the items{kept} and ranks the held-out models at Spearman rho {_f(rho or 0)}"
             + (f" +- {_f(sd)}" if sd is not None else "")
             + "."
@@ -314,7 +331,8 @@ def adaptive_answers(files: SectionFiles) -> list[Answer]:
         first = next(iter(rows.values()))
         n_items = _num(first.get("n_items"))
         parts = [
-            f"{m} rho {_f(_num(r.get('rho_mean')) or math.nan)} (error {_f(_num(r.get('mae_mean')) or math.nan, 3)})"
+            f"{m} rho {_f(_num(r.get('rho_mean')) or math.nan)} "
+            f"(error {_f(_num(r.get('mae_mean')) or math.nan, 3)})"
             for m, r in rows.items()
         ]
         sentences = [
@@ -323,7 +341,11 @@ def adaptive_answers(files: SectionFiles) -> list[Answer]:
             "rho is the rank agreement with the full benchmark; error the mean absolute score error.",
         ]
         numbers = [
-            Number(f"{m}: rank fidelity (rho)", _f(_num(r.get("rho_mean")) or math.nan), "higher is better; 1 = same order")
+            Number(
+                f"{m}: rank fidelity (rho)",
+                _f(_num(r.get("rho_mean")) or math.nan),
+                "higher is better; 1 = same order",
+            )
             for m, r in list(rows.items())[:4]
         ]
         if n_items:
@@ -336,7 +358,8 @@ def adaptive_answers(files: SectionFiles) -> list[Answer]:
 
 
 def estimate_answers(files: SectionFiles) -> list[Answer]:
-    """``estimate --out`` (``estimate.json``): how many models were estimated, how wide their intervals are."""
+    """``estimate --out`` (``estimate.json``): how many models were estimated, how wide their intervals
+    are."""
     out: list[Answer] = []
     for rel, e in files.named("estimate.json"):
         models = [m for m in (e.get("models") or []) if isinstance(m, dict)]
@@ -352,7 +375,8 @@ def estimate_answers(files: SectionFiles) -> list[Answer]:
         level = _num(e.get("level"))
         lvl = f"{level * 100:.0f} %" if level else "the"
         sentences = [
-            f"{_n(len(models))} new model{'s' if len(models) != 1 else ''} estimated from their scores on the "
+            f"{_n(len(models))} new model{'s' if len(models) != 1 else ''} estimated from their scores "
+            "on the "
             f"suite (method {e.get('method')}, against {e.get('n_reference', '?')} reference models)."
         ]
         numbers = [Number("models estimated", _n(len(models)), "every model you ran")]
@@ -386,29 +410,47 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
         sentences = [f"Across {len(names)} benchmarks on {d.get('n_models', '?')} models,"]
         numbers = [Number("benchmarks compared", _n(len(names)), "")]
         if best[1]:
-            sentences[0] += f" the most similar pair is {best[1]} and {best[2]} (rank correlation {_f(best[0])})."
-            numbers.append(Number("most similar pair (SRCC)", _f(best[0]), "below 0.9: each adds its own signal"))
+            sentences[0] += (
+                f" the most similar pair is {best[1]} and {best[2]} (rank correlation {_f(best[0])})."
+            )
+            numbers.append(
+                Number("most similar pair (SRCC)", _f(best[0]), "below 0.9: each adds its own signal")
+            )
         else:
             sentences[0] += " no pair has a defined correlation."
         if anchor:
-            sentences.append(f"{anchor} ranks the models most like the others together (the anchor benchmark).")
+            sentences.append(
+                f"{anchor} ranks the models most like the others together (the anchor benchmark)."
+            )
             numbers.append(Number("anchor benchmark", str(anchor), "the one that stands for the rest"))
-        out.append(Answer("redundancy", f"Benchmark redundancy {_where(files, rel)}", sentences, numbers, rel))
+        out.append(
+            Answer("redundancy", f"Benchmark redundancy {_where(files, rel)}", sentences, numbers, rel)
+        )
     for rel, d in files.named("dimensions.json"):
         internal = _num((d.get("internal_redundancy") or {}).get("srcc"))
         pairs = (d.get("top_pairs") or {}).get("srcc") or []
         if internal is None:
             continue
         sentences = [
-            f"Inside {d.get('benchmark', 'the benchmark')}, its {len(d.get('dimensions') or [])} dimensions agree "
+            f"Inside {d.get('benchmark', 'the benchmark')}, its {len(d.get('dimensions') or [])} "
+            "dimensions agree "
             f"at rho {_f(internal)} on average (internal redundancy)."
         ]
-        numbers = [Number("internal redundancy (SRCC)", _f(internal), "low: the dimensions measure different things")]
+        numbers = [
+            Number("internal redundancy (SRCC)", _f(internal), "low: the dimensions measure different things")
+        ]
         if pairs and isinstance(pairs[0], dict):
             p = pairs[0]
-            sentences.append(f"The most similar dimensions are {p.get('a')} and {p.get('b')} ({_f(_num(p.get('value')) or math.nan)}).")
-            numbers.append(Number("most similar dimensions (SRCC)", _f(_num(p.get("value")) or math.nan), "below 0.9"))
-        out.append(Answer("redundancy", f"Dimension redundancy {_where(files, rel)}", sentences, numbers, rel))
+            sentences.append(
+                f"The most similar dimensions are {p.get('a')} and {p.get('b')} "
+                f"({_f(_num(p.get('value')) or math.nan)})."
+            )
+            numbers.append(
+                Number("most similar dimensions (SRCC)", _f(_num(p.get("value")) or math.nan), "below 0.9")
+            )
+        out.append(
+            Answer("redundancy", f"Dimension redundancy {_where(files, rel)}", sentences, numbers, rel)
+        )
     for rel, d in files.named("instances.json"):
         res = d.get("all") if isinstance(d.get("all"), dict) else d
         sat = _num((res.get("saturation") or {}).get("srcc")) if isinstance(res, dict) else None
@@ -416,8 +458,9 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
             continue
         thr = _num(res.get("threshold")) or 0.95
         sentences = [
-            f"On {res.get('benchmark', 'the benchmark')}, a random {sat * 100:g} % of its {res.get('n_items', '?')} "
-            f"items already rank the models at rho {thr:g} against all of them: the rest is largely redundant."
+            f"On {res.get('benchmark', 'the benchmark')}, a random {sat * 100:g} % of its "
+            f"{res.get('n_items', '?')} items already rank the models at rho {thr:g} against all of them: "
+            "the rest is largely redundant."
         ]
         numbers = [
             Number("items that suffice (share)", f"{sat * 100:g} %", f"small: few items reach rho {thr:g}"),
@@ -439,10 +482,15 @@ def prism_answers(files: SectionFiles) -> list[Answer]:
             continue
         ranked = sorted(((float(v), k) for k, v in ps.items() if _num(v) is not None), reverse=True)
         sep = _num((r.get("separation") or {}).get("bh"))
-        sentences = [f"{len(ps)} models scored on {r.get('n_items', '?')} items; {ranked[0][1]} leads with PScore {_f(ranked[0][0], 3)}."]
+        sentences = [
+            f"{len(ps)} models scored on {r.get('n_items', '?')} items; {ranked[0][1]} leads with PScore "
+            f"{_f(ranked[0][0], 3)}."
+        ]
         numbers = [Number("top PScore", f"{_f(ranked[0][0], 3)} ({ranked[0][1]})", "")]
         if sep is not None:
-            sentences.append(f"{sep * 100:.0f} % of model pairs are told apart by the paired bootstrap (BH-corrected).")
+            sentences.append(
+                f"{sep * 100:.0f} % of model pairs are told apart by the paired bootstrap (BH-corrected)."
+            )
             numbers.append(Number("pairs separated", f"{sep * 100:.0f} %", "high: the ranking is not noise"))
         numbers.append(Number("models", _n(len(ps)), ""))
         out.append(Answer("prism", f"Multi-axis scores {_where(files, rel)}", sentences, numbers, rel))
@@ -464,12 +512,15 @@ def demo_answers(files: SectionFiles) -> list[Answer]:
         numbers = [
             Number("models", _n(s["n_models"]), ""),
             Number("items", _n(s["n_items"]), ""),
-            Number("coverage", f"{(s.get('coverage') or 0) * 100:.1f} %", "100 %: every model ran every item"),
+            Number(
+                "coverage", f"{(s.get('coverage') or 0) * 100:.1f} %", "100 %: every model ran every item"
+            ),
         ]
         return [Answer("panel", "The panel", sentences, numbers)]
     if files.key == "loop" and "mae_estimate" in s:
         sentences = [
-            f"New models run on a {s.get('n_items_suite', '?')}-item suite and estimated with {s.get('method')}: "
+            f"New models run on a {s.get('n_items_suite', '?')}-item suite and estimated with "
+            f"{s.get('method')}: "
             f"their full-benchmark scores are off by {_f(s['mae_estimate'], 3)} on average "
             f"(the suite's raw mean: {_f(s.get('mae_suite_mean', math.nan), 3)}).",
             f"{(s.get('interval_coverage') or 0) * 100:.0f} % of the intervals hold the true score.",
@@ -477,8 +528,14 @@ def demo_answers(files: SectionFiles) -> list[Answer]:
         numbers = [
             Number("items run", str(s.get("n_items_suite", "?")), "small"),
             Number("estimate error (MAE)", _f(s["mae_estimate"], 3), "below 0.03 is good"),
-            Number("raw suite mean error", _f(s.get("mae_suite_mean", math.nan), 3), "larger than the estimate's"),
-            Number("intervals holding the truth", f"{(s.get('interval_coverage') or 0) * 100:.0f} %", "about their level (95 %)"),
+            Number(
+                "raw suite mean error", _f(s.get("mae_suite_mean", math.nan), 3), "larger than the estimate's"
+            ),
+            Number(
+                "intervals holding the truth",
+                f"{(s.get('interval_coverage') or 0) * 100:.0f} %",
+                "about their level (95 %)",
+            ),
         ]
         return [Answer("loop", "Run a suite, estimate full scores", sentences, numbers)]
     return []

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchsift._fileio import MANIFEST, _owned, _read_manifest, atomic_path
+from benchsift._fileio import _owned, _read_manifest, atomic_path
 from benchsift.errors import InputError
 from benchsift.report.answers import Answer, SectionFiles, section_answers
 
@@ -385,7 +385,9 @@ def collect_report(
             sec.notes += [str(n) for n in summary_entry.get("notes") or []]
             sec.warnings += [str(w) for w in summary_entry.get("warnings") or []]
         docs = _fill(sec, group, root, page)
-        sec.answers = section_answers(SectionFiles(sec.key, docs, _csvs(group, root), summary_entry, str(root_in)))
+        sec.answers = section_answers(
+            SectionFiles(sec.key, docs, _csvs(group, root), summary_entry, str(root_in))
+        )
         sections.append(sec)
     if panel is None:
         panel = _panel_inside(files, root, page)
@@ -425,9 +427,7 @@ def _item_views(sections: list[ReportSection], panel: Panel, images: Path | None
     return list(views.values())
 
 
-def _fill(
-    sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any]
-) -> dict[str, Any]:
+def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any]) -> dict[str, Any]:
     """Add the files of one section to ``sec``; return its JSON documents by relative path."""
     docs: dict[str, Any] = {}
     n_fig = 0
@@ -505,9 +505,7 @@ def _first_rows(t: ReportTable, index: dict[str, str]) -> list[list[tuple[str, s
     return out
 
 
-def render_report(
-    page: dict[str, Any], sections: list[ReportSection], title: str | None = None
-) -> str:
+def render_report(page: dict[str, Any], sections: list[ReportSection], title: str | None = None) -> str:
     """The HTML text of the page (Jinja2 template ``report.html.j2``, autoescaped; SVGs and the tables'
     JSON data marked safe)."""
     import jinja2

@@ -40,7 +40,13 @@ IMAGE_COLUMNS = ("image", "image_path", "img_path", "image_file")
 _QUESTION = ("question", "prompt", "query", "input")
 _KEY = ("answer", "answers", "key", "gold", "target", "label")
 _CHOICES = ("choices", "options")
-_IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
 
 
 @dataclass
@@ -184,7 +190,9 @@ def item_views(
             q = np.array_split(np.array(ranked), 5) if len(ranked) >= 5 else [np.array(ranked)]
             labels = ["strongest 20 %", "next 20 %", "middle 20 %", "next 20 %", "weakest 20 %"]
             view.quintiles = [
-                (labels[k] if len(q) == 5 else "all models", f"{col[g].mean():.2f}") for k, g in enumerate(q) if len(g)
+                (labels[k] if len(q) == 5 else "all models", f"{col[g].mean():.2f}")
+                for k, g in enumerate(q)
+                if len(g)
             ]
             binary = np.all(np.isin(col[ok], (0.0, 1.0)))
             lo, hi = (0.5, 0.5) if binary else (float(np.nanmedian(col)),) * 2
