@@ -156,9 +156,11 @@ def main(argv: list[str] | None = None) -> int:
                 shot = args.out.with_name(f"{args.out.stem}-{name}.png")
                 driver.save_screenshot(str(shot))
                 shots.append(shot)
-            links = driver.find_elements(By.CSS_SELECTOR, "section[id^='sec-'] a.itemlink")
+            links = driver.find_elements(By.CSS_SELECTOR, "#sec-audit a.itemlink") or driver.find_elements(
+                By.CSS_SELECTOR, "section[id^='sec-'] a.itemlink"
+            )
             if links:
-                driver.execute_script("arguments[0].scrollIntoView()", links[0])
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", links[0])
                 links[0].click()
                 shot = args.out.with_name(f"{args.out.stem}-item.png")
                 driver.save_screenshot(str(shot))

@@ -126,8 +126,14 @@ def _dir(rel: str) -> str:
 
 
 def _where(files: SectionFiles, rel: str) -> str:
+    """The folder of ``rel`` as the user would type it (for commands)."""
     sub = _dir(rel)
     return f"{files.folder}/{sub}" if sub else files.folder
+
+
+def _label(files: SectionFiles, rel: str) -> str:
+    """The folder of ``rel`` inside the report (for headings)."""
+    return _dir(rel) or files.key
 
 
 # ----------------------------------------------------------------------------------------------- suites
@@ -248,7 +254,7 @@ def audit_answers(files: SectionFiles) -> list[Answer]:
         not_run = [k for k, v in counts.items() if v is None]
         if not_run:
             sentences.append(f"Not checked (no data for it): {', '.join(not_run)}.")
-        out.append(Answer("audit", f"Audit {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("audit", f"Audit {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -289,32 +295,39 @@ def validation_answers(files: SectionFiles) -> list[Answer]:
         n_splits = len(splits) if isinstance(splits, list) else _num(splits)
         params = v.get("params") or {}
         n_items = _num(params.get("n_items"))
-        kept = f" (about {_n(round(ret * n_items))} of {_n(n_items)} items)" if n_items else ""
+        floor = _num(params.get("floor"))
+        if floor:
+            kept = f" (and at least {_n(floor)} per category: the item floor)"
+        else:
+            kept = f" (about {_n(round(ret * n_items))} of {_n(n_items)} items)" if n_items else ""
         split_text = f" over {_n(n_splits)} splits" if n_splits else ""
         sentences = [
             f"On held-out models ({v['protocol']} protocol{split_text}), "
             f"the {row.get('selector')} selector keeps "
-            f"{ret * 100:g} % of the items{kept} and ranks the held-out models at Spearman rho {_f(rho or 0)}"
-            + (f" +- {_f(sd)}" if sd is not None else "")
-            + "."
+            f"{ret * 100:g} % of the items{kept} and ranks the held-out models at Spearman rho "
+            f"{_f(rho or 0, 3)}" + (f" +- {_f(sd, 3)}" if sd is not None else "") + "."
         ]
         if rand_rho is not None:
             diff = (rho or 0) - rand_rho
             sentences.append(
-                f"Random items of the same size reach rho {_f(rand_rho)}: the selector "
-                + (f"gains {_f(diff)}." if diff > 0.005 else "is no better than random here.")
+                f"Random items of the same size reach rho {_f(rand_rho, 3)}: the selector "
+                + (f"gains {_f(diff, 3)}." if diff > 0 else "is no better than random here.")
             )
         if not good:
             sentences.append("No selector reaches rho 0.95 at the retentions tried; the largest is shown.")
         numbers = [
-            Number("items kept (retention)", f"{ret * 100:g} %", "the smallest share that keeps rho at 0.95"),
-            Number("held-out rank fidelity (rho)", _f(rho or 0), "1 = same order; 0.9 or more is good"),
+            Number(
+                "items kept (retention)",
+                f"{ret * 100:g} %" + (f", floor {_n(floor)}" if floor else ""),
+                "the smallest share that keeps rho at 0.95",
+            ),
+            Number("held-out rank fidelity (rho)", _f(rho or 0, 3), "1 = same order; 0.9 or more is good"),
         ]
         if rand_rho is not None:
-            numbers.append(Number("random items, same size (rho)", _f(rand_rho), "below the selector's"))
+            numbers.append(Number("random items, same size (rho)", _f(rand_rho, 3), "below the selector's"))
         if n_splits:
             numbers.append(Number("splits", _n(n_splits), "more splits, steadier numbers"))
-        out.append(Answer("validation", f"Validation {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("validation", f"Validation {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -350,7 +363,7 @@ def adaptive_answers(files: SectionFiles) -> list[Answer]:
         ]
         if n_items:
             numbers.insert(0, Number("items per model", _n(n_items), "the same budget for every method"))
-        out.append(Answer("adaptive", f"Adaptive testing {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("adaptive", f"Adaptive testing {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -385,7 +398,7 @@ def estimate_answers(files: SectionFiles) -> list[Answer]:
             med = widths[len(widths) // 2]
             sentences.append(f"Their overall scores carry {lvl} intervals of about +-{_f(med, 3)} (median).")
             numbers.append(Number(f"interval half-width ({lvl})", f"+-{_f(med, 3)}", "narrower is sharper"))
-        out.append(Answer("estimate", f"Estimates {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("estimate", f"Estimates {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -424,7 +437,7 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
             )
             numbers.append(Number("anchor benchmark", str(anchor), "the one that stands for the rest"))
         out.append(
-            Answer("redundancy", f"Benchmark redundancy {_where(files, rel)}", sentences, numbers, rel)
+            Answer("redundancy", f"Benchmark redundancy {_label(files, rel)}", sentences, numbers, rel)
         )
     for rel, d in files.named("dimensions.json"):
         internal = _num((d.get("internal_redundancy") or {}).get("srcc"))
@@ -449,7 +462,7 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
                 Number("most similar dimensions (SRCC)", _f(_num(p.get("value")) or math.nan), "below 0.9")
             )
         out.append(
-            Answer("redundancy", f"Dimension redundancy {_where(files, rel)}", sentences, numbers, rel)
+            Answer("redundancy", f"Dimension redundancy {_label(files, rel)}", sentences, numbers, rel)
         )
     for rel, d in files.named("instances.json"):
         res = d.get("all") if isinstance(d.get("all"), dict) else d
@@ -466,7 +479,7 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
             Number("items that suffice (share)", f"{sat * 100:g} %", f"small: few items reach rho {thr:g}"),
             Number("items in the benchmark", str(res.get("n_items", "?")), ""),
         ]
-        out.append(Answer("redundancy", f"Item redundancy {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("redundancy", f"Item redundancy {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -493,7 +506,7 @@ def prism_answers(files: SectionFiles) -> list[Answer]:
             )
             numbers.append(Number("pairs separated", f"{sep * 100:.0f} %", "high: the ranking is not noise"))
         numbers.append(Number("models", _n(len(ps)), ""))
-        out.append(Answer("prism", f"Multi-axis scores {_where(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("prism", f"Multi-axis scores {_label(files, rel)}", sentences, numbers, rel))
     return out
 
 
@@ -542,6 +555,7 @@ def demo_answers(files: SectionFiles) -> list[Answer]:
 
 
 for _name, _fn in (
+    ("demo", demo_answers),
     ("suite", suite_answers),
     ("validation", validation_answers),
     ("estimate", estimate_answers),
@@ -549,6 +563,5 @@ for _name, _fn in (
     ("audit", audit_answers),
     ("redundancy", redundancy_answers),
     ("prism", prism_answers),
-    ("demo", demo_answers),
 ):
     register_summariser(_name, _fn)
