@@ -246,19 +246,24 @@ def test_sorting_a_column_reorders_every_row(any_page: webdriver.Chrome) -> None
             candidates.append((len(data["rows"]), w, data, col))
     assert candidates
     _, wrap, data, col = max(candidates, key=lambda c: c[0])
+
+    def column(w: Any, c: int) -> list[str]:  # the rows shown, read in one call
+        return page.execute_script(
+            "return Array.from(arguments[0].querySelectorAll('tbody tr'))"
+            ".map(r => r.cells[arguments[1]].textContent)",
+            w,
+            c,
+        )
+
     header = wrap.find_elements(By.CSS_SELECTOR, "thead th")[col]
     page.execute_script("arguments[0].scrollIntoView({block: 'center'})", header)
     header.click()
     Select(wrap.find_element(By.CSS_SELECTOR, "select.tsize")).select_by_value("all")
-    shown = [
-        r.find_elements(By.TAG_NAME, "td")[col].text for r in wrap.find_elements(By.CSS_SELECTOR, "tbody tr")
-    ]
+    shown = column(wrap, col)
     assert len(shown) == len(data["rows"])  # every row, not only the page shown before
     assert [number(v) for v in shown] == sorted(number(r[col]) for r in data["rows"])
     header.click()
-    shown = [
-        r.find_elements(By.TAG_NAME, "td")[col].text for r in wrap.find_elements(By.CSS_SELECTOR, "tbody tr")
-    ]
+    shown = column(wrap, col)
     assert [number(v) for v in shown] == sorted((number(r[col]) for r in data["rows"]), reverse=True)
     # rows move whole: each shown row is one of the file's rows
     first = [
