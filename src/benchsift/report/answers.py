@@ -208,7 +208,7 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
             if tool == "lmms-eval":
                 then += f" --export {where}-{tool}"
             card.append((tool, f"{cmd}\n# run the harness with the files written there, then:\n{then}"))
-        out.append(Answer("suite", f"Suite {where}", sentences, numbers, rel, card))
+        out.append(Answer("suite", f"Suite {_label(files, rel)}", sentences, numbers, rel, card))
     return out
 
 
