@@ -1,8 +1,14 @@
 """Screenshot of a benchsift report page (``index.html``) in headless Chromium.
 
-    python scripts/screenshot_report.py [DIR] [--out PNG] [--width 1280] [--full]
+    python scripts/screenshot_report.py [DIR] [--out PNG] [--width 1280] [--full] [--sections]
+    python scripts/screenshot_report.py --mmmu-sized OUTDIR [--out PNG] [--sections]
 
-Without DIR it runs ``benchsift demo`` into a temporary folder first. It needs the system's Chromium and
+Without DIR it runs ``benchsift demo`` into a temporary folder first. ``--mmmu-sized OUTDIR`` first
+simulates a panel of MMMU's size (168 models x 1,050 items, one benchmark, with question text and
+images), runs ``compress``, ``audit``, ``validate`` and ``adaptive simulate`` with ``--out`` into OUTDIR
+and ``benchsift report OUTDIR --panel ... --images ...``. ``--sections`` also writes one PNG per section
+(the first screen of each, ``PNG`` stem + ``-<section>.png``) and one of the first audit flag's item view
+(``-item.png``). It needs the system's Chromium and
 chromedriver (Debian: ``apt-get install chromium chromium-driver``) and the ``selenium`` package (the
 ``test`` extra); nothing is downloaded. Prints the PNG's path, the page's size, the number of figures and
 tables, and any console message of the page.
@@ -42,6 +48,73 @@ def chromium_driver(width: int = 1280, height: int = 900) -> webdriver.Chrome:
     return webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
 
 
+def build_mmmu_sized(out: Path, seed: int = 0) -> Path:
+    """A simulated panel of MMMU's size with question text, choices, keys and images (PNG files under
+    ``out/images``), and the report of ``compress``, ``audit``, ``validate`` and ``adaptive simulate``
+    on it, all written with ``--out`` under ``out/results``; returns that folder."""
+    import numpy as np
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from benchsift.cli.main import app
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = SimulationConfig.unidimensional(n_models=168, n_items=1050)
+    panel = simulate_panel(cfg, random_state=seed).panel
+    rng = np.random.default_rng(seed)
+    items = panel.items.copy()
+    # 20 mis-keyed items: the key marks the wrong choice, so every model's score is flipped (what a wrong
+    # answer key does to a multiple-choice item); the audit should flag them as negatively discriminating.
+    scores = panel.scores.copy()
+    flipped = rng.choice(len(items), 20, replace=False)
+    scores[:, flipped] = 1.0 - scores[:, flipped]
+    items["question"] = [f"Simulated question {k}: which colour fills the image?" for k in range(len(items))]
+    images = out / "images"
+    images.mkdir(exist_ok=True)
+    names = []
+    for k in range(len(items)):
+        name = f"img{k:04d}.png"
+        if not (images / name).exists():
+            colour = tuple(int(x) for x in rng.integers(0, 255, 3))
+            Image.new("RGB", (480, 320), colour).save(images / name)
+        names.append(name)
+    items["image"] = names
+    items["choices"] = ['["red", "green", "blue", "none of these"]'] * len(items)
+    items["answer"] = [str(x) for x in rng.choice(list("ABCD"), len(items))]
+    from benchsift.panel import Panel
+
+    panel = Panel(scores, panel.models, items)
+    panel_path = out / "mmmu_sized.parquet"
+    panel.save(panel_path)
+    results = out / "results"
+    runner = CliRunner()
+    commands = [
+        ["compress", str(panel_path), "--out", str(results / "suite"), "--force"],
+        ["audit", str(panel_path), "--out", str(results / "audit"), "--force"],
+        [
+            "validate",
+            str(panel_path),
+            "--splits",
+            "3",
+            "--selectors",
+            "random,variance,vaw",
+            "--retentions",
+            "0.05,0.1",
+            "--out",
+            str(results / "validate"),
+            "--force",
+        ],
+        ["adaptive", "simulate", str(panel_path), "--splits", "2", "--out", str(results / "adaptive")],
+        ["report", str(results), "--panel", str(panel_path), "--images", str(images)],
+    ]
+    for cmd in commands:
+        r = runner.invoke(app, cmd)
+        if r.exit_code != 0:
+            raise SystemExit(f"benchsift {' '.join(cmd)} failed:\n{r.output}")
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -51,9 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=900)
     ap.add_argument("--full", action="store_true", help="the whole page, not only the first screen")
+    ap.add_argument("--sections", action="store_true", help="one PNG per section and one of an item view")
+    ap.add_argument("--mmmu-sized", type=Path, help="build an MMMU-sized simulated report into this folder")
     args = ap.parse_args(argv)
     directory = args.directory
-    if directory is None:
+    if args.mmmu_sized is not None:
+        directory = build_mmmu_sized(args.mmmu_sized)
+    elif directory is None:
         from benchsift.report.demo import run_demo
 
         directory = Path(tempfile.mkdtemp(prefix="benchsift-demo-")) / "demo"
@@ -70,12 +147,31 @@ def main(argv: list[str] | None = None) -> int:
             driver.set_window_size(args.width, min(height, 30000))
         args.out.parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(args.out))
+        shots = [args.out]
+        if args.sections:
+            driver.set_window_size(args.width, args.height)
+            for sec in driver.find_elements(By.CSS_SELECTOR, "main > section[id^='sec-']"):
+                driver.execute_script("arguments[0].scrollIntoView()", sec)
+                name = sec.get_attribute("id").removeprefix("sec-")
+                shot = args.out.with_name(f"{args.out.stem}-{name}.png")
+                driver.save_screenshot(str(shot))
+                shots.append(shot)
+            links = driver.find_elements(By.CSS_SELECTOR, "#sec-audit a.itemlink") or driver.find_elements(
+                By.CSS_SELECTOR, "section[id^='sec-'] a.itemlink"
+            )
+            if links:
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", links[0])
+                links[0].click()
+                shot = args.out.with_name(f"{args.out.stem}-item.png")
+                driver.save_screenshot(str(shot))
+                shots.append(shot)
         figures = driver.find_elements(By.CSS_SELECTOR, "figure.fig svg")
         tables = driver.find_elements(By.CSS_SELECTOR, "table.sortable")
         log = driver.get_log("browser")
     finally:
         driver.quit()
-    print(f"screenshot: {args.out.resolve()} (page {args.width} x {height} px)")
+    for shot in shots:
+        print(f"screenshot: {shot.resolve()} (page {args.width} x {height} px)")
     print(f"page: {index}; {len(figures)} figures, {len(tables)} sortable tables")
     for entry in log:
         print(f"console {entry['level']}: {entry['message']}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -166,7 +167,8 @@ def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:
 
     for t in tables:
         for j, h in enumerate(t["columns"]):
-            wrapped = all(whole(word) for word in h.split())  # a header wrapped between its words
+            # a header wrapped between its words, or after a - or _ ("components_" / "95")
+            wrapped = all(whole(word) for word in re.findall(r"[^\s_-]*[_-]+|[^\s_-]+", h))
             assert whole(h) or wrapped or f"= {h}" in legend or f"= {h};" in text, (t["title"], h)
             is_id = j == 0 or h.strip().lower() in ID_HEADERS
             for row in t["rows"]:

@@ -3,7 +3,9 @@
 ``.ci/run`` installs both; the test does not skip when they are missing, it fails and says what to install.
 Checks: no console message at all (errors or warnings), no resource loaded (no network, nothing beside the
 page), every figure drawn at a non-zero size, and tables sort on a header click (numbers numerically,
-again reversed, ``n/a`` last).
+again reversed, ``n/a`` last). On the demo and on a panel of MMMU's size: the first screen of each section
+shows its answer sentence and numbers, sorting a column reorders every row (not one page), and an audit
+flag links to its item view (question, choices, key, image thumbnail, how the models scored it).
 """
 
 from __future__ import annotations
@@ -13,10 +15,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
+from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+from typer.testing import CliRunner
+
+from benchsift.cli.main import app
+from benchsift.panel import Panel
+from benchsift.simulate import SimulationConfig, simulate_panel
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +151,160 @@ def test_missing_values_sort_last(page: webdriver.Chrome) -> None:
     assert _column(probe, 0) == ["-1", "2.5", "3", "10", "n/a", "n/a"]
     header.click()
     assert _column(probe, 0) == ["10", "3", "2.5", "-1", "n/a", "n/a"]
+
+
+# --------------------------------------------------------------------------------------------------------
+# The answer first, every row sortable, audit flags linked to their items: on the demo and on a panel of
+# MMMU's size (168 models x 1,050 items, one benchmark; 20 mis-keyed items planted, question text, images).
+
+
+@pytest.fixture(scope="module")
+def mmmu_sized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    root = tmp_path_factory.mktemp("mmmu")
+    sim = simulate_panel(SimulationConfig.unidimensional(n_models=168, n_items=1050), random_state=0).panel
+    rng = np.random.default_rng(0)
+    scores = sim.scores.copy()
+    flipped = rng.choice(sim.n_items, 20, replace=False)
+    scores[:, flipped] = 1.0 - scores[:, flipped]  # a wrong key flips every model's score
+    images = root / "images"
+    images.mkdir()
+    for k in range(4):
+        Image.new("RGB", (64, 48), (60 * k, 90, 200)).save(images / f"img{k}.png")
+    items = sim.items.assign(
+        question=[f"Question {k}: which colour fills the image?" for k in range(sim.n_items)],
+        choices='["red", "green", "blue", "grey"]',
+        answer="A",
+        image=[f"img{k % 4}.png" for k in range(sim.n_items)],
+    )
+    panel_path = root / "panel.parquet"
+    Panel(scores, sim.models, items).save(panel_path)
+    out = root / "results"
+    for cmd in (
+        ["compress", str(panel_path), "--out", str(out / "suite")],
+        ["audit", str(panel_path), "--out", str(out / "audit")],
+        ["validate", str(panel_path), "--splits", "2", "--selectors", "random,variance",
+         "--retentions", "0.1", "--floor", "0", "--out", str(out / "validate")],
+        ["report", str(out), "--panel", str(panel_path), "--images", str(images)],
+    ):  # fmt: skip
+        r = CliRunner().invoke(app, cmd)
+        assert r.exit_code == 0, r.output
+    return out, items
+
+
+@pytest.fixture(scope="module", params=["demo", "mmmu"])
+def any_page(
+    request: pytest.FixtureRequest, driver: webdriver.Chrome, demo_dir: tuple[Path, dict[str, Any]]
+) -> webdriver.Chrome:
+    out = demo_dir[0] if request.param == "demo" else request.getfixturevalue("mmmu_sized")[0]
+    driver.get((out / "index.html").resolve().as_uri())
+    return driver
+
+
+def test_first_screen_of_each_section_shows_its_answer(any_page: webdriver.Chrome) -> None:
+    page = any_page
+    height = page.execute_script("return window.innerHeight")
+    sections = page.find_elements(By.CSS_SELECTOR, "main > section[id^='sec-']")
+    assert len(sections) >= 3
+    for sec in sections:
+        page.execute_script("arguments[0].scrollIntoView()", sec)
+        answer = sec.find_element(By.CSS_SELECTOR, ".answer")
+        text = answer.find_element(By.CSS_SELECTOR, ".answer-text")
+        numbers = answer.find_elements(By.CSS_SELECTOR, ".number")
+        assert len(text.text.split(".")) >= 2 and text.is_displayed(), sec.get_attribute("id")
+        assert 3 <= len(numbers) <= 5, sec.get_attribute("id")
+        for el in [text, *numbers]:
+            bottom = page.execute_script("return arguments[0].getBoundingClientRect().bottom", el)
+            assert 0 < bottom <= height, (sec.get_attribute("id"), el.text)
+        for n in numbers:  # each number labelled in words, with what good looks like (most of them)
+            assert n.find_element(By.TAG_NAME, "dt").text and n.find_element(By.CSS_SELECTOR, "dd.value").text
+
+
+def test_sorting_a_column_reorders_every_row(any_page: webdriver.Chrome) -> None:
+    page = any_page
+    # the longest table (more than one page, at most 2,000 rows to read back) with a numeric column
+
+    def number(v: str) -> float | None:
+        try:
+            return float(v.replace(",", ""))
+        except ValueError:
+            return None
+
+    def numeric_column(data: dict[str, Any]) -> int | None:
+        for c in range(len(data["columns"])):
+            values = [r[c] for r in data["rows"]]
+            if all(number(v) is not None for v in values) and len(set(values)) > 5:
+                return c
+        return None
+
+    candidates = []
+    for w in page.find_elements(By.CSS_SELECTOR, "div.tablewrap"):
+        data = page.execute_script(
+            "return JSON.parse(arguments[0].querySelector('script.tdata').textContent)", w
+        )
+        col = numeric_column(data)
+        if 25 < len(data["rows"]) <= 2000 and col is not None:
+            candidates.append((len(data["rows"]), w, data, col))
+    assert candidates
+    _, wrap, data, col = max(candidates, key=lambda c: c[0])
+
+    def column(w: Any, c: int) -> list[str]:  # the rows shown, read in one call
+        return page.execute_script(
+            "return Array.from(arguments[0].querySelectorAll('tbody tr'))"
+            ".map(r => r.cells[arguments[1]].textContent)",
+            w,
+            c,
+        )
+
+    header = wrap.find_elements(By.CSS_SELECTOR, "thead th")[col]
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", header)
+    header.click()
+    Select(wrap.find_element(By.CSS_SELECTOR, "select.tsize")).select_by_value("all")
+    shown = column(wrap, col)
+    assert len(shown) == len(data["rows"])  # every row, not only the page shown before
+    assert [number(v) for v in shown] == sorted(number(r[col]) for r in data["rows"])
+    header.click()
+    shown = column(wrap, col)
+    assert [number(v) for v in shown] == sorted((number(r[col]) for r in data["rows"]), reverse=True)
+    # rows move whole: each shown row is one of the file's rows
+    first = [
+        td.text for td in wrap.find_elements(By.CSS_SELECTOR, "tbody tr")[0].find_elements(By.TAG_NAME, "td")
+    ]
+    assert first in data["rows"]
+    # the filter narrows every row, not one page
+    needle = data["rows"][-1][0]
+    box = wrap.find_element(By.CSS_SELECTOR, "input.tfilter")
+    box.send_keys(needle)
+    kept = wrap.find_elements(By.CSS_SELECTOR, "tbody tr")
+    expected = [r for r in data["rows"] if any(needle.lower() in c.lower() for c in r)]
+    assert len(kept) == len(expected) >= 1
+    box.clear()
+
+
+def test_an_audit_flag_links_to_its_item_view(
+    driver: webdriver.Chrome, mmmu_sized: tuple[Path, pd.DataFrame]
+) -> None:
+    out, items = mmmu_sized
+    driver.get((out / "index.html").resolve().as_uri())
+    flagged = pd.read_csv(out / "audit" / "items.csv", dtype={"item": str})
+    negative = flagged[flagged["flags"].str.contains("negative-discrimination")]
+    assert len(negative) >= 10  # most of the 20 planted wrong keys
+    audit = driver.find_element(By.ID, "sec-audit")
+    wrap = next(
+        w
+        for w in audit.find_elements(By.CSS_SELECTOR, "div.tablewrap")
+        if w.get_attribute("data-source") == "audit/items.csv"
+    )
+    link = wrap.find_element(By.CSS_SELECTOR, "tbody a.itemlink")
+    item = link.text
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    view = driver.find_element(By.CSS_SELECTOR, "article.item:target")
+    assert view.is_displayed()
+    k = items["item"].tolist().index(item)
+    assert f"Question {k}: which colour fills the image?" in view.text
+    assert "red" in view.text and "Key: A" in view.text
+    img = view.find_element(By.CSS_SELECTOR, "img.thumb")
+    assert img.get_attribute("src").startswith("data:image/")
+    assert driver.execute_script("return arguments[0].naturalWidth", img) == 64
+    assert "strongest 20 %" in view.text
+    assert driver.get_log("browser") == []

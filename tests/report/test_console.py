@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchsift.report.console import _abbreviate, fit_tables
+from benchsift.report.console import DataTable, _abbreviate, fit_tables
 
 
 def test_headers_are_cut_to_their_cells_with_a_legend() -> None:
@@ -120,3 +122,66 @@ def test_every_table_is_a_data_table() -> None:
         if plain.search(line)
     ]
     assert found == []
+
+
+def test_warnings_wrap_between_words_on_a_terminal() -> None:
+    import io
+
+    from benchsift.cli._output import print_warnings
+    from benchsift.report.console import TableConsole
+
+    text = (
+        "stage 2: the item floor of 100 (`floor`) overrides retention 0.05 in 1 of 1 category: MMMU keeps "
+        "100 of 1,050 (9.5 %; r alone: 52)"
+    )
+    buf = io.StringIO()
+    con = TableConsole(file=buf, force_terminal=True, width=40, color_system=None)
+    print_warnings([text], con)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) > 2 and all(len(line) <= 40 for line in lines)
+    # broken only between words: the words read back whole, in order
+    assert " ".join(lines).split() == ("warning: " + text.replace("`floor`", "--floor")).split()
+    piped = io.StringIO()
+    print_warnings([text], TableConsole(file=piped, width=40, color_system=None))
+    assert len(piped.getvalue().splitlines()) == 1  # piped: one line per warning, for grep
+
+
+def test_no_part_of_a_split_table_holds_a_single_column() -> None:
+    table = DataTable(title="wide")
+    table.add_column("model")
+    names = [f"metric number {k}" for k in range(7)]
+    for n in names:
+        table.add_column(n)
+    for r in range(3):
+        table.add_row(f"m{r}", *(f"{0.123456 * (k + r):.6f}" for k in range(7)))
+    con = Console(width=60, file=io.StringIO())
+    parts = [p for p in fit_tables(con, table) if isinstance(p, Table)]
+    assert len(parts) >= 2
+    assert all(len(p.columns) >= 3 for p in parts)  # the id column and at least two others
+    shown = [c for p in parts for c in (col.header.plain for col in p.columns[1:])]
+    assert [h.replace("\n", " ") for h in shown] == names  # every header whole (wrapped, never cut)
+    assert not any(isinstance(p, Text) and p.plain.startswith("legend") for p in fit_tables(con, table))
+
+
+def test_headers_wrap_instead_of_being_cut() -> None:
+    # the audit's benchmark health table at 80 columns: before, `ite.`, `a-w.`, `fla.` and a part 2
+    # holding one column
+    table = DataTable(title="benchmark health")
+    headers = ["benchmark", "items", "models", "mean", "SNR", "reliability", "MDD", "all-correct",
+               "near-ceiling", "all-wrong", "blind-solvable", "flagged"]  # fmt: skip
+    for h in headers:
+        table.add_column(h)
+    table.add_row(
+        "MMMU", "1050", "168", "0.399", "38.4", "0.974", "0.051", "0.000", "0.005", "0.003", "n/a", "164"
+    )
+    con = Console(width=80, file=io.StringIO())
+    out = fit_tables(con, table)
+    shown = [
+        c.header.plain.replace("-\n", "-").replace("\n", " ")
+        for p in out
+        if isinstance(p, Table)
+        for c in p.columns
+    ]
+    assert set(headers) <= set(shown)
+    assert not any(isinstance(p, Text) and "legend" in p.plain for p in out)
+    assert all(len(p.columns) >= 3 for p in out if isinstance(p, Table))

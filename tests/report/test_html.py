@@ -11,11 +11,18 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from benchsift._fileio import atomic_path
 from benchsift.cli.main import app
 from benchsift.report.figures import new_figure, save_figure
-from benchsift.report.html import MAX_TABLE_ROWS, collect_report, write_report
+from benchsift.report.html import collect_report, write_report
 
 runner = CliRunner()
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``path`` as benchsift does (recorded in the folder's manifest)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
 
 
 def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path, dict[str, Any]]) -> None:
@@ -61,8 +68,10 @@ def test_demo_does_not_write_the_long_csv_unless_asked(demo_dir: tuple[Path, dic
     out, summary = demo_dir
     assert not (out / "panel" / "long.csv").exists()
     assert (out / "panel" / "panel.parquet").is_file()
-    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != "index.html")
     assert total < 8_000_000  # the 22.9 MB long.csv was most of the old demo folder
+    # the page: every table row up to MAX_TABLE_CELLS and a view of each of the ~1,100 items its tables name
+    assert (out / "index.html").stat().st_size < 6_000_000
 
 
 def test_ids_of_inlined_svgs_are_unique(demo_dir: tuple[Path, dict[str, Any]]) -> None:
@@ -86,10 +95,12 @@ def test_same_folder_same_bytes(tmp_path: Path) -> None:
     assert write_report(tmp_path).read_bytes() == first
 
 
-def test_tables_csv_rows_capped_and_json_records(tmp_path: Path) -> None:
-    rows = "\n".join(f"m{i},{i / 7:.6f}," for i in range(MAX_TABLE_ROWS + 5))
-    (tmp_path / "scores.csv").write_text("model,score,extra\n" + rows + "\n")
-    (tmp_path / "result.json").write_text(
+def test_tables_hold_every_row_and_json_records(tmp_path: Path) -> None:
+    n = 1005
+    rows = "\n".join(f"m{i},{i / 7:.6f}," for i in range(n))
+    _write(tmp_path / "scores.csv", "model,score,extra\n" + rows + "\n")
+    _write(
+        tmp_path / "result.json",
         json.dumps(
             {
                 "n_models": 3,
@@ -97,24 +108,58 @@ def test_tables_csv_rows_capped_and_json_records(tmp_path: Path) -> None:
                 "notes": ["a note"],
                 "warnings": ["a warning"],
             }
-        )
+        ),
     )
     _, sections = collect_report(tmp_path)
     (sec,) = sections
     csv_table = next(t for t in sec.tables if t.source == "scores.csv")
-    assert csv_table.total_rows == MAX_TABLE_ROWS + 5 and len(csv_table.rows) == MAX_TABLE_ROWS
+    assert csv_table.total_rows == n and len(csv_table.rows) == n  # every row, not the first 200
     assert csv_table.rows[1] == ["m1", "0.1429", "n/a"]  # 1/7 shortened, empty cell shown as n/a
+    assert csv_table.rows[-1][0] == f"m{n - 1}"
     rec = next(t for t in sec.tables if t.source == "result.json")
     assert rec.columns == ["selector", "rho"] and rec.rows == [["vaw", "0.91"], ["random", "n/a"]]
     assert sec.notes == ["result.json: a note"] and sec.warnings == ["result.json: a warning"]
-    assert ("n_models", "3") in sec.headline
+    assert ("result.json: n_models", "3") in sec.headline
     html = write_report(tmp_path).read_text()
-    assert f"first {MAX_TABLE_ROWS} of {MAX_TABLE_ROWS + 5} rows" in html
+    # every row travels in the table's JSON data (the script pages through it); the first page is HTML
+    tables = [
+        json.loads(m)
+        for m in re.findall(r'<script type="application/json" class="tdata">(.*?)</script>', html)
+    ]
+    data = next(t for t in tables if t["columns"] == ["model", "score", "extra"])
+    assert len(data["rows"]) == n and data["rows"][-1][0] == f"m{n - 1}"
     assert "warning: result.json: a warning" in html
 
 
+def test_only_files_benchsift_wrote_are_on_the_page(tmp_path: Path) -> None:
+    # A working folder: the user's own input CSV beside a command's output. Before, `report .` put the
+    # user's CSV on the page (and its rows).
+    (tmp_path / "my_scores.csv").write_text("model,score\nsecret-model,0.5\n")
+    _write(tmp_path / "out.csv", "model,score\nm1,0.25\n")
+    changed = tmp_path / "edited.csv"
+    _write(changed, "a\n1\n")
+    changed.write_text("a\n2\n")  # changed after benchsift wrote it: no longer benchsift's
+    page, sections = collect_report(tmp_path)
+    (sec,) = sections
+    assert [t.source for t in sec.tables] == ["out.csv"]
+    assert page["not_benchsift"] == 2
+    text = write_report(tmp_path).read_text()
+    assert "secret-model" not in text and "my_scores.csv" not in text
+    r = runner.invoke(app, ["report", str(tmp_path)])
+    assert r.exit_code == 0 and "left out 2 file(s) benchsift did not write" in r.output
+
+
+def test_json_records_written_as_csv_beside_are_shown_once(tmp_path: Path) -> None:
+    # The audit writes its duplicates into audit.json and duplicates.csv: the page showed both.
+    dup = [{"benchmark": "b", "item_a": "1", "item_b": "2", "similarity": 0.99}]
+    _write(tmp_path / "audit.json", json.dumps({"duplicates": dup, "other": dup}))
+    _write(tmp_path / "duplicates.csv", "benchmark,item_a,item_b,similarity\nb,1,2,0.99\n")
+    _, (sec,) = collect_report(tmp_path)
+    assert sorted(t.name for t in sec.tables) == ["audit.json: other", "duplicates.csv"]
+
+
 def test_never_overwrites_a_foreign_index_html(tmp_path: Path) -> None:
-    (tmp_path / "x.csv").write_text("a\n1\n")
+    _write(tmp_path / "x.csv", "a\n1\n")
     mine = tmp_path / "index.html"
     mine.write_text("<html>my own page</html>")
     result = runner.invoke(app, ["report", str(tmp_path)])
@@ -128,7 +173,7 @@ def test_files_outside_the_folder_are_not_read(tmp_path: Path) -> None:
     secret.write_text("password\nhunter2\n")
     out = tmp_path / "out"
     out.mkdir()
-    (out / "ok.csv").write_text("a\n1\n")
+    _write(out / "ok.csv", "a\n1\n")
     (out / "link.csv").symlink_to(secret)
     page, sections = collect_report(out)
     assert any("link.csv: skipped (it points outside" in w for w in page["warnings"])
@@ -161,8 +206,8 @@ def test_report_of_a_missing_folder_is_an_input_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["summary.json", "manifest.json"])
 def test_unreadable_run_file_is_a_page_warning(tmp_path: Path, name: str) -> None:
-    (tmp_path / name).write_text("{not json")
-    (tmp_path / "a.csv").write_text("x\n1\n")
+    _write(tmp_path / name, "{not json")
+    _write(tmp_path / "a.csv", "x\n1\n")
     page, _ = collect_report(tmp_path)
     assert any(w.startswith(f"{name}: not readable as JSON") for w in page["warnings"])
 

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 
 def print_warnings(warnings: Iterable[str], console: Console | None = None) -> None:
-    """Print each warning as one yellow ``warning: ...`` line, the parameters it names in backticks written
-    as options (:func:`~benchsift.cli._common.as_options`)."""
+    """Print each warning as a yellow ``warning: ...`` line, the parameters it names in backticks written
+    as options (:func:`~benchsift.cli._common.as_options`). On a terminal a long warning is wrapped
+    between words to its width (the terminal broke it mid-word); piped, each warning stays one line."""
     from rich.markup import escape
 
     from benchsift.cli import _common
@@ -34,7 +35,7 @@ def print_warnings(warnings: Iterable[str], console: Console | None = None) -> N
     for w in map(_common.as_options, map(str, warnings)):  # the library's `floor` is the CLI's --floor
         if isinstance(con, TableConsole) and con.warn(w):
             continue  # --format json: in the JSON object's "warnings"
-        con.print(f"[yellow]warning: {escape(w)}[/]", soft_wrap=True)
+        con.print(f"[yellow]warning: {escape(w)}[/]", soft_wrap=not con.is_terminal)
 
 
 def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:

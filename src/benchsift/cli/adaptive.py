@@ -102,9 +102,15 @@ def simulate_command(
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
+    out: Annotated[
+        Path | None,
+        opt("Also write adaptive.json, results.csv and index.html here (`benchsift report` reads it)."),
+    ] = None,
     json_output: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
+    outputs(force, dirs=[out])
     res = simulate_adaptive(
         read_scores(panel),
         holdout=holdout,
@@ -116,4 +122,10 @@ def simulate_command(
         n_jobs=sweep_workers(ctx, backend, address, n_jobs),
     )
     title = f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)"
-    emit(json_output, res, lambda: render_simulation(res, title), notes=res.notes)
+    written = []
+    if out is not None:
+        from benchsift.report.outputs import write_command_dir
+
+        write_command_dir(out, "adaptive", res.to_dict(), {"results": res.to_frame()}, index=True)
+        written.append(f"simulation written to {out}/ (open {out}/index.html)")
+    emit(json_output, res, lambda: render_simulation(res, title), notes=res.notes, after=written)

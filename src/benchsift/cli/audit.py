@@ -54,8 +54,9 @@ def audit_command(
     from benchsift.report.tables.audit import render_audit
 
     outputs(force, dirs=[out])
+    loaded = read_scores(panel)
     result = audit(
-        read_scores(panel),
+        loaded,
         benchmarks=split_list(benchmarks),
         alpha=alpha,
         power=power,
@@ -69,6 +70,6 @@ def audit_command(
         era_cutoff=era_cutoff,
     )
     if out is not None:
-        write_audit(result, out, run={"command": "benchsift audit", "panel": str(panel)})
+        write_audit(result, out, run={"command": "benchsift audit", "panel": str(panel)}, panel=loaded)
     written = [f"audit written to {out}/ (open {out}/index.html)"] if out is not None else []
     emit(json_output, result, lambda: render_audit(result, top=top), warnings=result.warnings, after=written)

@@ -118,9 +118,15 @@ def estimate_command(
     level: Annotated[float, opt("Interval level.")] = 0.95,
     seed: Annotated[int, opt("Bootstrap seed.")] = 0,
     clusters: ClustersOpt = "auto",
+    out: Annotated[
+        Path | None,
+        opt("Also write estimate.json, its tables as CSV and index.html here (`benchsift report` reads it)."),
+    ] = None,
     json_output: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Estimate new models' category means, overall score and rank from their scores on a suite."""
+    outputs(force, dirs=[out])
     suite = load_suite(suite_dir)
     res = estimate_new_models(
         suite,
@@ -133,6 +139,15 @@ def estimate_command(
         clusters=cluster_spec(clusters),
     )
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
+    written = []
+    if out is not None:
+        from benchsift.report.outputs import write_command_dir
+
+        frames = {"estimate": res.to_frame()}
+        if res.full is not None:
+            frames["full_scores"] = res.full_table()
+        write_command_dir(out, "estimate", res.to_dict(), frames)
+        written.append(f"estimates written to {out}/ (open {out}/index.html)")
     emit(
         json_output,
         res,
@@ -140,4 +155,5 @@ def estimate_command(
         lambda: render_estimate(res, suite_dir.name, suite.n_items, level),
         notes=res.notes,
         warnings=res.warnings,  # items outside the suite: one of them
+        after=written,
     )

@@ -78,6 +78,13 @@ def validate_command(
     ] = None,
     answer_column: Annotated[str, opt("Column of --answers holding the answer.")] = "answer",
     figure: Annotated[Path | None, opt("Write the selector-vs-retention figure to FIGURE.png/.svg.")] = None,
+    out: Annotated[
+        Path | None,
+        opt(
+            "Also write validate.json, results.csv, the figure and index.html here "
+            "(`benchsift report` reads it)."
+        ),
+    ] = None,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
@@ -88,7 +95,7 @@ def validate_command(
     of the panel (soft/judge/vqa/half: at half scale; graded/caption/captioning/referring/median: at the
     benchmark median; default half scale).
     """
-    outputs(force, files=figure_files(figure))
+    outputs(force, files=figure_files(figure), dirs=[out])
     check_options(protocol, n_jobs)  # before the panel is read
     sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
     report = validate(
@@ -119,10 +126,31 @@ def validate_command(
         warnings.append(
             "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
         )
+    payload = with_warnings(report.to_dict(), warnings)
+    written = []
+    if out is not None:
+        import pandas as pd
+
+        from benchsift.report.outputs import write_command_dir
+
+        n_splits = len(result.splits)
+        draw = (
+            (
+                lambda d: save_selector_figure(
+                    summary, d / "selector_retention", protocol, panel.name, n_splits
+                )
+            )
+            if protocol != "end-to-end"
+            else None
+        )
+        frames = {"results": pd.DataFrame(payload.get("results") or [])}
+        write_command_dir(out, "validate", payload, frames, draw)
+        written.append(f"validation written to {out}/ (open {out}/index.html)")
     emit(
         json_output,
-        with_warnings(report.to_dict(), warnings),
+        payload,
         lambda: render_validation(result, protocol, summary, rets, report.chronological),
         notes=report.notes,
         warnings=warnings,
+        after=written,
     )

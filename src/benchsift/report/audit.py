@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchsift._fileio import atomic_dir
 from benchsift.audit import AuditResult
 from benchsift.report.html import write_report
+
+if TYPE_CHECKING:
+    from benchsift.panel import Panel
 
 __all__ = ["write_audit", "write_audit_files"]
 
@@ -38,8 +41,11 @@ def write_audit_files(
     return [target / n for n in ("audit.json", "benchmarks.csv", "items.csv", "duplicates.csv")]
 
 
-def write_audit(result: AuditResult, out: str | Path, run: dict[str, Any] | None = None) -> Path:
-    """:func:`write_audit_files` into folder ``out``, then ``out/index.html``; return the folder."""
+def write_audit(
+    result: AuditResult, out: str | Path, run: dict[str, Any] | None = None, panel: Panel | None = None
+) -> Path:
+    """:func:`write_audit_files` into folder ``out``, then ``out/index.html`` (with a view of every flagged
+    item when ``panel``, the audited panel, is given); return the folder."""
     write_audit_files(result, out, run)
-    write_report(out, title="benchsift audit")
+    write_report(out, title="benchsift audit", panel=panel)
     return Path(out)

@@ -4,12 +4,14 @@ Every command prints its tables as :class:`rich.table.Table` objects through the
 :class:`TableConsole`. It renders each table in the format chosen by ``--format`` (:data:`FORMATS`):
 
 ``table`` (default)
-    Fitted to the console width without cutting a cell: when the table is too wide, headers of several
-    words longer than their column's cells are wrapped between words; if that is not enough, headers are
-    abbreviated (a ``legend:`` line below the table gives the full names), then a compact box is used,
-    then the columns are split over several tables, each repeating the identifier columns (the first
-    column and any named like :data:`ID_HEADERS`), which never wrap. No cell is ever shortened with an
-    ellipsis: a long free-text cell (a note) wraps onto more lines.
+    Fitted to the console width without cutting a cell: when the table is too wide, headers longer than
+    their column's cells are wrapped between words (and after a ``-`` or ``_``: ``all-wrong`` ->
+    ``all-`` / ``wrong``), first in the normal box, then in a compact one; only if that is not enough are
+    headers abbreviated (a ``legend:`` line below the table gives the full names), then the columns are
+    split over several tables, each repeating the identifier columns (the first column and any named like
+    :data:`ID_HEADERS`), which never wrap. A part never holds a single column beside the identifiers:
+    the columns are spread evenly over the parts instead. No cell is ever shortened with an ellipsis: a
+    long free-text cell (a note) wraps onto more lines.
 ``csv`` / ``markdown``
     Every table in full, plain text (markup removed), on stdout; other output goes to stderr (csv) or stays
     as plain lines (markdown). CSV tables are preceded by a ``# title`` line; a blank line separates
@@ -187,6 +189,45 @@ def _wrap_words(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, max(width, 1), break_long_words=False, break_on_hyphens=False)
 
 
+_PIECE = re.compile(r"[^\s_-]*[_-]+|[^\s_-]+")
+
+
+def _wrap_header(header: str, width: int) -> str:
+    """``header`` on lines of at most ``width`` characters (or its longest piece), breaking between words
+    and after ``-`` or ``_``; never inside a word."""
+    lines: list[str] = []
+    line = ""
+    for m in _PIECE.finditer(header):
+        piece = m.group()
+        spaced = m.start() > 0 and header[m.start() - 1].isspace()
+        joined = line + (" " if spaced and line else "") + piece
+        if not line or len(joined) <= width:
+            line = joined
+        else:
+            lines.append(line)
+            line = piece
+    if line:
+        lines.append(line)
+    return "\n".join(lines) if lines else header
+
+
+def _header_width(header: str) -> int:
+    """The narrowest a header gets wrapped: its longest piece."""
+    return max((len(m.group()) for m in _PIECE.finditer(header)), default=len(header))
+
+
+def _balanced(rest: list[int], n_parts: int) -> list[list[int]]:
+    """``rest`` cut into ``n_parts`` consecutive runs of near-equal length."""
+    size, extra = divmod(len(rest), n_parts)
+    out: list[list[int]] = []
+    start = 0
+    for k in range(n_parts):
+        end = start + size + (1 if k < extra else 0)
+        out.append(rest[start:end])
+        start = end
+    return [p for p in out if p]
+
+
 def _stem(header: str, limit: int) -> str:
     """The first ``limit`` characters of ``header``; for a header of several words cut inside a word, its
     whole words that fit instead, less trailing symbols (``"SRCC mean ± sd"`` -> ``"SRCC mean"``,
@@ -260,17 +301,17 @@ def _fit(console: Console, table: Table) -> list[Any]:
     if _width(console, whole) <= width or not cols:
         return [whole]
     cell_w = [max((_width(console, v) for v in table.columns[i].cells), default=0) for i in cols]
-    # First: headers of several words wrapped between words onto (about) two lines, no narrower than
-    # their cells.
+    # First: headers wrapped between words (and after - or _), no narrower than their cells, in the
+    # normal box, then in the compact one.
     wrapped = [
-        h
-        if i in ids or " " not in h or len(h) <= cell_w[i]
-        else "\n".join(_wrap_words(h, max(cell_w[i], -(-len(h) // 2))))
+        h if i in ids or len(h) <= cell_w[i] else _wrap_header(h, max(cell_w[i], _header_width(h)))
         for i, h in enumerate(headers)
     ]
-    two_line = _copy(table, cols, wrapped, table.title)
-    if wrapped != headers and _width(console, two_line) <= width:
-        return [two_line]
+    if wrapped != headers:
+        for tight in (False, True):
+            trial = _copy(table, cols, wrapped, table.title, compact=tight)
+            if _width(console, trial) <= width:
+                return [trial]
     short, legend = _abbreviate(headers, cell_w, [i in ids for i in cols])
     out: list[Any] = []
     shortened = _copy(table, cols, short, table.title)
@@ -280,27 +321,34 @@ def _fit(console: Console, table: Table) -> list[Any]:
     elif _width(console, compact) <= width:
         out = [compact]
     else:
-        # Split the other columns into parts that fit, each with the identifier columns.
+        # Split the other columns into parts that fit, each with the identifier columns; headers wrapped,
+        # not abbreviated.
+        legend = []
         rest = [i for i in cols if i not in ids]
+
+        def fits(part: list[int]) -> bool:
+            chosen = sorted(ids + part)
+            return _width(console, _copy(table, chosen, [wrapped[j] for j in chosen], None, True)) <= width
+
         parts: list[list[int]] = []
         current: list[int] = []
         for i in rest:
-            trial = sorted(ids + current + [i])
-            if (
-                current
-                and _width(console, _copy(table, trial, [short[j] for j in trial], None, True)) > width
-            ):
+            if current and not fits(current + [i]):
                 parts.append(current)
                 current = [i]
             else:
                 current.append(i)
         if current:
             parts.append(current)
+        if len(rest) >= 2 and any(len(p) == 1 for p in parts):
+            # A part with one column: spread the columns evenly over as many parts (at least two columns
+            # each); rich wraps a part that is then a little too wide rather than leave a lone column.
+            parts = _balanced(rest, min(len(parts), len(rest) // 2))
         title = _plain(table.title or "")
         for k, part in enumerate(parts):
             chosen = sorted(ids + part)
             label = f"{title} (part {k + 1} of {len(parts)})" if title else f"part {k + 1} of {len(parts)}"
-            out.append(_copy(table, chosen, [short[j] for j in chosen], Text(label), compact=True))
+            out.append(_copy(table, chosen, [wrapped[j] for j in chosen], Text(label), compact=True))
     if legend:
         out.append(Text("legend: " + "; ".join(legend), style="dim"))
     return out

@@ -6,9 +6,12 @@ and each sub-folder (with everything below it). For each section it reads
 
 * what was run: ``manifest.json`` of the folder, the demo's ``summary.json`` entry of the section
   (``"run"``: command, parameters, input and its fingerprint, data sizes) or a suite's ``suite.json``;
-* the headline numbers: the scalar entries of that summary (or of the section's JSON results);
-* every table: each CSV file (the first :data:`MAX_TABLE_ROWS` rows, with the total row count) and each
-  list of flat records inside a JSON result;
+* the answer: a few sentences and the numbers that matter, from the result files benchsift knows
+  (:mod:`benchsift.report.answers`; a new command registers its own summariser there);
+* the parameters and provenance (the scalar entries of the summary or of the JSON results), folded away;
+* every table, every row (up to :data:`MAX_TABLE_CELLS` cells): each CSV file and each list of flat
+  records inside a JSON result that is not also written as a CSV file of the same name beside it. The page
+  sorts, filters and pages them in the browser, over all rows;
 * every figure: each SVG file, inlined, with the caption stored in its metadata by
   :func:`benchsift.report.figures.save_figure`;
 * notes and warnings: the ``notes`` and ``warnings`` lists of the JSON results;
@@ -19,8 +22,14 @@ and each sub-folder (with everything below it). For each section it reads
 and the table-sorting script are inline, figures are inline SVG, links are relative. It carries no date,
 so the same folder gives the same bytes.
 
-Reading stays inside the folder: every path is resolved (symlinks followed) and skipped, with a warning,
-when it lands outside. An ``index.html`` that benchsift did not write is never overwritten.
+Only files benchsift wrote are read: a file counts when the manifest of its folder
+(:data:`benchsift._fileio.MANIFEST`) lists it unchanged, so a user's own CSV files in a working folder stay
+off the page. Reading stays inside the folder: every path is resolved (symlinks followed) and skipped, with
+a warning, when it lands outside. An ``index.html`` that benchsift did not write is never overwritten.
+
+Item views (:mod:`benchsift.report.items`): with a panel (``panel=``, or the one benchsift wrote inside the
+folder, as the demo does) every item named in a table links to a view of it: question, choices, key, the
+image when ``images`` is given, and how the models scored it.
 """
 
 from __future__ import annotations
@@ -31,27 +40,41 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import _owned, _read_manifest, atomic_path
 from benchsift.errors import InputError
+from benchsift.report.answers import Answer, SectionFiles, section_answers
+
+if TYPE_CHECKING:
+    from benchsift.panel import Panel
+    from benchsift.report.items import ItemView
 
 __all__ = [
     "GENERATOR",
-    "MAX_TABLE_ROWS",
+    "MAX_TABLE_CELLS",
     "ReportFigure",
     "ReportSection",
     "ReportTable",
     "collect_report",
     "report_contents",
+    "report_folder",
     "render_report",
     "write_report",
 ]
 
-#: Rows of a CSV file shown in the page (the file itself is linked; the total row count is shown).
-MAX_TABLE_ROWS = 200
-#: Headline entries shown per section.
-MAX_HEADLINE = 40
+#: Cells of one table held in the page (every row up to this; beyond it the first rows, with the file
+#: linked and the total row count shown). Result tables stay far below it; a raw-data table such as the
+#: demo's 42,000 PRISM verdicts (11 columns) would alone make a page of 4 MB.
+MAX_TABLE_CELLS = 250_000
+#: Tables with more columns than this (a models x items score matrix) are linked, not shown.
+MAX_TABLE_COLUMNS = 60
+#: Rows of a table rendered in the HTML itself (the first page; the script pages through the rest).
+FIRST_PAGE = 25
+#: Parameter entries shown per section.
+MAX_HEADLINE = 80
+#: Columns holding an item id, and the column naming its benchmark.
+ITEM_COLUMNS = ("item", "item_a", "item_b")
 #: The ``<meta name="generator">`` content that marks an ``index.html`` as written by benchsift.
 GENERATOR = "benchsift report"
 _RUN_FILES = ("manifest.json", "suite.json")
@@ -68,6 +91,8 @@ class ReportTable:
     rows: list[list[str]]
     source: str
     total_rows: int
+    #: ``(item column, benchmark column)`` index pairs: cells of the item column link to the item view.
+    item_cols: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +119,9 @@ class ReportSection:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
+    #: Tables not shown (too many columns): ``(file, why)``.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -164,14 +192,25 @@ def _records(obj: Any) -> list[tuple[str, list[dict[str, Any]]]]:
     return found
 
 
+def _item_cols(columns: list[str]) -> list[tuple[int, int]]:
+    if "benchmark" not in columns:
+        return []
+    b = columns.index("benchmark")
+    return [(columns.index(c), b) for c in ITEM_COLUMNS if c in columns]
+
+
+def _row_cap(n_columns: int) -> int:
+    return max(MAX_TABLE_CELLS // max(n_columns, 1), 1)
+
+
 def _table_from_records(name: str, records: list[dict[str, Any]], source: str) -> ReportTable:
     columns: list[str] = []
     for r in records:
         for k in r:
             if k not in columns:
                 columns.append(str(k))
-    rows = [[_cell(r.get(c)) for c in columns] for r in records[:MAX_TABLE_ROWS]]
-    return ReportTable(name, columns, rows, source, len(records))
+    rows = [[_cell(r.get(c)) for c in columns] for r in records[: _row_cap(len(columns))]]
+    return ReportTable(name, columns, rows, source, len(records), _item_cols(columns))
 
 
 def _read_csv(path: Path, rel: str) -> ReportTable | None:
@@ -180,13 +219,19 @@ def _read_csv(path: Path, rel: str) -> ReportTable | None:
         header = next(reader, None)
         if header is None:
             return None
+        cap = _row_cap(len(header))
         rows: list[list[str]] = []
         total = 0
         for row in reader:
             total += 1
-            if len(rows) < MAX_TABLE_ROWS:
+            if len(rows) < cap:
                 rows.append([_number_text(c) for c in row])
-    return ReportTable(rel, header, rows, rel, total)
+    return ReportTable(rel, header, rows, rel, total, _item_cols(header))
+
+
+def _csv_columns(path: Path) -> int:
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        return len(next(csv.reader(fh), []))
 
 
 def _number_text(text: str) -> str:
@@ -258,45 +303,70 @@ def _section_title(key: str) -> str:
     return key.replace("_", " ").replace("-", " ").strip() or "results"
 
 
-def collect_report(directory: str | Path) -> tuple[dict[str, Any], list[ReportSection]]:
+def _benchsift_files(root: Path, page: dict[str, Any], root_name: str) -> list[Path]:
+    """The files under ``root`` that benchsift wrote (listed unchanged in their folder's manifest), in
+    sorted order; hidden files and files pointing outside ``root`` are left out (the latter with a page
+    warning)."""
+    manifests: dict[Path, dict[str, dict[str, Any]]] = {}
+    out: list[Path] = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue  # temporary and hidden files, the manifests themselves
+        if not _inside(path, root):
+            page["warnings"].append(f"{rel}: skipped (it points outside {root_name})")
+            continue
+        if not path.is_file() or rel.as_posix() in _SKIP:
+            continue
+        man = manifests.setdefault(path.parent, _read_manifest(path.parent))
+        if not _owned(path, man):
+            page["not_benchsift"] = page.get("not_benchsift", 0) + 1
+            continue
+        out.append(path)
+    return out
+
+
+def collect_report(
+    directory: str | Path, panel: Panel | None = None, images: str | Path | None = None
+) -> tuple[dict[str, Any], list[ReportSection]]:
     """Read an output folder into the page's sections.
 
     Returns ``(page, sections)``: ``page`` holds the folder name, the top-level run description (the demo's
-    ``summary.json`` or the folder's ``manifest.json``) and the warnings about files that were skipped.
+    ``summary.json`` or the folder's ``manifest.json``), the warnings about files that were skipped, the
+    number of files left out because benchsift did not write them (``not_benchsift``) and the item views
+    (``items``: one per item named in a table, when a panel is given or was written into the folder).
 
     Raises
     ------
     InputError
-        When ``directory`` is not an existing folder.
+        When ``directory`` is not an existing folder, or ``images`` is given and is not one.
     """
     root_in = Path(directory)
     if not root_in.is_dir():
         raise InputError(f"{root_in}: expected an existing output folder (written by a benchsift command)")
+    if images is not None and not Path(images).is_dir():
+        raise InputError(f"{images}: --images expected an existing folder (the root of the item images)")
     root = root_in.resolve()
-    page: dict[str, Any] = {"name": root_in.name or str(root_in), "run": {}, "warnings": []}
+    name = root_in.name or root.name or str(root_in)
+    page: dict[str, Any] = {"name": name, "run": {}, "warnings": [], "not_benchsift": 0, "items": []}
+    files = _benchsift_files(root, page, str(root_in))
+    rels = {p.relative_to(root).as_posix() for p in files}
     summary_sections: dict[str, Any] = {}
-    summary_path = root / "summary.json"
-    if summary_path.is_file():
-        summary = _load_json(summary_path, page["warnings"], "summary.json")
+    if "summary.json" in rels:
+        summary = _load_json(root / "summary.json", page["warnings"], "summary.json")
         if isinstance(summary, dict):
             summary_sections = dict(summary.get("sections") or {})
             page["run"] = {k: v for k, v in summary.items() if k != "sections" and _scalar(v)}
             page["run"].update(summary.get("run") or {})
-    manifest = root / "manifest.json"
-    if manifest.is_file():
-        data = _load_json(manifest, page["warnings"], "manifest.json")
+    if "manifest.json" in rels:
+        data = _load_json(root / "manifest.json", page["warnings"], "manifest.json")
         if isinstance(data, dict):
             page["run"].update({k: v for k, v in data.items() if k not in ("files", "outputs")})
 
     groups: dict[str, list[Path]] = {"": []}
-    for path in sorted(root.rglob("*")):
+    for path in files:
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue  # temporary and hidden files
-        if not _inside(path, root):
-            page["warnings"].append(f"{rel}: skipped (it points outside {root_in})")
-            continue
-        if not path.is_file() or str(rel) in _SKIP or str(rel) in ("summary.json", "manifest.json"):
+        if rel.as_posix() in ("summary.json", "manifest.json"):
             continue
         key = rel.parts[0] if len(rel.parts) > 1 else ""
         groups.setdefault(key, []).append(path)
@@ -304,23 +374,65 @@ def collect_report(directory: str | Path) -> tuple[dict[str, Any], list[ReportSe
     order = [k for k in summary_sections if k in groups] + [k for k in groups if k not in summary_sections]
     sections: list[ReportSection] = []
     for key in order:
-        files = groups[key]
-        if not files and key not in summary_sections:
+        group = groups[key]
+        if not group and key not in summary_sections:
             continue
-        sec = ReportSection(key=key or "top", title=_section_title(key) if key else page["name"])
+        sec = ReportSection(key=key or "top", title=_section_title(key) if key else name)
         info = summary_sections.get(key)
-        if isinstance(info, dict):
-            sec.run = dict(info.get("run") or {})
-            sec.headline = _flatten({k: v for k, v in info.items()})[:MAX_HEADLINE]
-            sec.notes += [str(n) for n in info.get("notes") or []]
-            sec.warnings += [str(w) for w in info.get("warnings") or []]
-        _fill(sec, files, root, page)
+        summary_entry: dict[str, Any] = info if isinstance(info, dict) else {}
+        if summary_entry:
+            sec.run = dict(summary_entry.get("run") or {})
+            sec.headline = _flatten(summary_entry)[:MAX_HEADLINE]
+            sec.notes += [str(n) for n in summary_entry.get("notes") or []]
+            sec.warnings += [str(w) for w in summary_entry.get("warnings") or []]
+        docs = _fill(sec, group, root, page)
+        sec.answers = section_answers(
+            SectionFiles(sec.key, docs, _csvs(group, root), summary_entry, str(root_in))
+        )
         sections.append(sec)
+    if panel is None:
+        panel = _panel_inside(files, root, page)
+    if panel is not None:
+        page["items"] = _item_views(sections, panel, Path(images) if images is not None else None)
     return page, sections
 
 
-def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any]) -> None:
+def _csvs(group: list[Path], root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in group if p.suffix.lower() == ".csv"}
+
+
+def _panel_inside(files: list[Path], root: Path, page: dict[str, Any]) -> Panel | None:
+    """The one panel file benchsift wrote inside the folder (the demo's ``panel/panel.parquet``), if any."""
+    found = [p for p in files if p.suffix == ".parquet"]
+    if len(found) != 1:
+        return None
+    from benchsift.panel import Panel
+
+    try:
+        return Panel.load(found[0])
+    except Exception as exc:  # a parquet file that is not a panel: no item views, said once
+        page["warnings"].append(f"{found[0].relative_to(root)}: not read as a panel ({exc}); no item views")
+        return None
+
+
+def _item_views(sections: list[ReportSection], panel: Panel, images: Path | None) -> list[ItemView]:
+    """The item views of every item named in an item column of a table, and the tables' links to them."""
+    from benchsift.report.items import item_views
+
+    wanted: list[tuple[str, str]] = []
+    for sec in sections:
+        for t in sec.tables:
+            for col, bcol in t.item_cols:
+                wanted += [(r[bcol], r[col]) for r in t.rows if col < len(r) and bcol < len(r)]
+    views = item_views(panel, wanted, images)
+    return list(views.values())
+
+
+def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any]) -> dict[str, Any]:
+    """Add the files of one section to ``sec``; return its JSON documents by relative path."""
+    docs: dict[str, Any] = {}
     n_fig = 0
+    csv_stems = {(p.parent, p.stem) for p in files if p.suffix.lower() == ".csv"}
     for path in files:
         rel = path.relative_to(root).as_posix()
         sec.files.append((rel, _size(path.stat().st_size)))
@@ -337,6 +449,10 @@ def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any
             ]
             sec.figures.append(ReportFigure(path.stem, svg, caption, title or path.stem, links))
         elif suffix == ".csv":
+            n_cols = _csv_columns(path)
+            if n_cols > MAX_TABLE_COLUMNS:
+                sec.skipped.append((rel, f"{n_cols} columns (a matrix): open the file"))
+                continue
             table = _read_csv(path, rel)
             if table is not None:
                 sec.tables.append(table)
@@ -344,6 +460,7 @@ def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any
             data = _load_json(path, sec.warnings, rel)
             if not isinstance(data, dict):
                 continue
+            docs[rel] = data
             if path.name in _RUN_FILES and not sec.run:
                 sec.run = {k: v for k, v in data.items() if _scalar(v) or isinstance(v, dict)}
             sec.notes += [f"{rel}: {n}" for n in data.get("notes") or [] if isinstance(n, str)]
@@ -351,9 +468,13 @@ def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any
             for name, records in _records(data):
                 if name in ("notes", "warnings"):
                     continue
+                if (path.parent, name) in csv_stems:
+                    continue  # the same records are written as name.csv beside it: shown once
                 sec.tables.append(_table_from_records(f"{rel}: {name}", records, rel))
-            if not sec.headline:
-                sec.headline = _flatten(data, depth=1)[:MAX_HEADLINE]
+            if len(sec.headline) < MAX_HEADLINE:
+                sec.headline += [(f"{rel}: {k}", v) for k, v in _flatten(data, depth=2)]
+                sec.headline = sec.headline[:MAX_HEADLINE]
+    return docs
 
 
 def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
@@ -366,8 +487,28 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _json_script(obj: Any) -> str:
+    """``obj`` as JSON safe inside a ``<script type="application/json">`` element."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _first_rows(t: ReportTable, index: dict[str, str]) -> list[list[tuple[str, str | None]]]:
+    """The first page of ``t`` as ``(text, item view anchor or None)`` cells."""
+    links = dict(t.item_cols)
+    out = []
+    for r in t.rows[:FIRST_PAGE]:
+        row: list[tuple[str, str | None]] = []
+        for c, v in enumerate(r):
+            b = links.get(c)
+            row.append((v, index.get(f"{r[b]}\x1f{v}") if b is not None and b < len(r) else None))
+        out.append(row)
+    return out
+
+
 def render_report(page: dict[str, Any], sections: list[ReportSection], title: str | None = None) -> str:
-    """The HTML text of the page (Jinja2 template ``report.html.j2``, autoescaped; SVGs marked safe)."""
+    """The HTML text of the page (Jinja2 template ``report.html.j2``, autoescaped; SVGs and the tables'
+    JSON data marked safe)."""
     import jinja2
     from markupsafe import Markup
 
@@ -383,28 +524,68 @@ def render_report(page: dict[str, Any], sections: list[ReportSection], title: st
     template = env.get_template("report.html.j2")
     css = (_TEMPLATES / "report.css").read_text(encoding="utf-8")
     js = (_TEMPLATES / "report.js").read_text(encoding="utf-8")
+    items = page.get("items") or []
+    index = {f"{v.benchmark}\x1f{v.item}": v.anchor for v in items}
+    rendered = []
+    for s in sections:
+        tables = []
+        for t in s.tables:
+            links = [[c, b] for c, b in t.item_cols]
+            data = {"columns": t.columns, "rows": t.rows, "links": links}
+            first = _first_rows(t, index)
+            tables.append({"t": t, "data": Markup(_json_script(data)), "first": first})
+        rendered.append(
+            {
+                "s": s,
+                "run": _run_rows(s.run),
+                "svgs": [Markup(f.svg) for f in s.figures],
+                "tables": tables,
+            }
+        )
     return template.render(
         title=title or f"benchsift results: {page['name']}",
         generator=f"{GENERATOR} {__version__}",
         page_run=_run_rows(page.get("run") or {}),
         page_warnings=page.get("warnings") or [],
-        sections=[
-            {"s": s, "run": _run_rows(s.run), "svgs": [Markup(f.svg) for f in s.figures]} for s in sections
-        ],
+        not_benchsift=page.get("not_benchsift") or 0,
+        sections=rendered,
+        items=items,
+        item_index=Markup(_json_script(index)),
+        first_page=FIRST_PAGE,
         css=Markup(css),
         js=Markup(js),
     )
 
 
-def write_report(directory: str | Path, title: str | None = None) -> Path:
+def write_report(
+    directory: str | Path,
+    title: str | None = None,
+    *,
+    panel: Panel | None = None,
+    images: str | Path | None = None,
+) -> Path:
     """Write ``directory/index.html`` (atomically) from what the folder holds; return its path.
+
+    ``panel``: the panel the results were computed on (item views of every item a table names);
+    ``images``: the root folder of the item images the panel's item metadata names (thumbnails).
 
     Raises
     ------
     InputError
         When ``directory`` is not a folder, or when it holds an ``index.html`` that benchsift did not write.
     """
-    page, sections = collect_report(directory)
+    return Path(report_folder(directory, title, panel=panel, images=images)["report"])
+
+
+def report_folder(
+    directory: str | Path,
+    title: str | None = None,
+    *,
+    panel: Panel | None = None,
+    images: str | Path | None = None,
+) -> dict[str, Any]:
+    """:func:`write_report`, returning :func:`report_contents` of the page (``benchsift report``)."""
+    page, sections = collect_report(directory, panel=panel, images=images)
     target = Path(directory) / "index.html"
     if target.exists():
         head = target.read_text(encoding="utf-8", errors="replace")[:2000]
@@ -415,18 +596,26 @@ def write_report(directory: str | Path, title: str | None = None) -> Path:
     text = render_report(page, sections, title)
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
-    return target
+    return report_contents(page, sections, target)
 
 
-def report_contents(directory: str | Path, path: Path) -> dict[str, Any]:
-    """What ``benchsift report --json`` prints of the page ``path`` written for ``directory``: the page's
-    path, each section's name and its numbers of figures, tables and files, and every warning."""
-    page, sections = collect_report(directory)
+def report_contents(page: dict[str, Any], sections: list[ReportSection], path: Path) -> dict[str, Any]:
+    """What ``benchsift report --json`` prints of the page ``path``: its path, each section's name, its
+    answer sentences and its numbers of figures, tables and files, the number of item views, the number
+    of files left out because benchsift did not write them, and every warning."""
     return {
         "report": str(path),
         "sections": [
-            {"name": s.title, "figures": len(s.figures), "tables": len(s.tables), "files": len(s.files)}
+            {
+                "name": s.title,
+                "answers": [" ".join(a.sentences) for a in s.answers],
+                "figures": len(s.figures),
+                "tables": len(s.tables),
+                "files": len(s.files),
+            }
             for s in sections
         ],
+        "items": len(page.get("items") or []),
+        "not_benchsift": page.get("not_benchsift") or 0,
         "warnings": [*page["warnings"], *(w for s in sections for w in s.warnings)],
     }

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "compress_to_suite",
+    "write_command_dir",
     "write_analysis_dir",
     "write_means_dir",
     "write_result_dir",
@@ -58,6 +59,31 @@ def write_result_dir(
         if figures is not None:
             figures(tmp / "figures")
         write_report(tmp, title=f"benchsift results: {out.name}")
+
+
+def write_command_dir(
+    out: Path,
+    name: str,
+    payload: dict[str, Any],
+    frames: Mapping[str, pd.DataFrame],
+    figures: Callable[[Path], object] | None = None,
+    *,
+    index: bool = False,
+    panel: Panel | None = None,
+) -> Path:
+    """``--out DIR`` of a command whose result ``report`` reads back (``validate``, ``estimate``,
+    ``adaptive simulate``, and any new one): ``DIR/<name>.json`` (``payload``, its notes and warnings
+    included), one ``DIR/<frame>.csv`` per frame (``index``: with the frame's index), the figures
+    ``figures(DIR)`` writes and ``DIR/index.html`` (with item views when ``panel`` is given). The folder's
+    earlier files from benchsift are replaced; a file benchsift did not write is never touched. Returns
+    the path of the page."""
+    with atomic_dir(out) as tmp:
+        (tmp / f"{name}.json").write_text(json.dumps(to_jsonable(payload), indent=2))
+        for fname, df in frames.items():
+            df.to_csv(tmp / f"{fname}.csv", index=index, lineterminator="\n")
+        if figures is not None:
+            figures(tmp)
+    return write_report(out, title=f"benchsift {name}: {out.name}", panel=panel)
 
 
 def write_score_dir(out: Path, report: ScoreReport, data: str) -> None:
@@ -105,5 +131,5 @@ def compress_to_suite(
     result = run_pipeline(panel, config, embeddings=embeddings, progress=progress)
     fr = capability_frontier(result.stage0.panel, gain=frontier_gain) if frontier else None
     write_suite(result, panel, out, frontier=fr)
-    write_report(out, title=f"benchsift suite: {out.name}")
+    write_report(out, title=f"benchsift suite: {out.name}", panel=panel)
     return result

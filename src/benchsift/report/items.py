@@ -1,0 +1,203 @@
+"""The item view of the report: what the panel knows about one item, for every item a table names.
+
+For each ``(benchmark, item)`` named in a table of the page (an audit flag, a suite item, a duplicate pair,
+...) and present in the panel, :func:`item_views` gathers
+
+* the item metadata: question text, choices, answer key, category and any other item column;
+* the image as a thumbnail (a ``data:`` URI, at most :data:`THUMB_PX` pixels on a side) when the item
+  metadata names an image file (column ``image``, ``image_path``, ``img_path`` or ``image_file``) and an
+  image root was given: the path is joined to the root, resolved (symlinks followed) and used only when it
+  lands inside the root, is a file of at most :data:`MAX_IMAGE_BYTES` and is one of the known formats;
+* how the models scored it: the share right, the mean score by ability quintile (models ordered by their
+  mean over the whole panel: a wrong answer key shows as a mean falling with ability), the strongest models
+  that got it wrong and the weakest that got it right, and every model's score.
+
+No path read from a file is trusted beyond that check; nothing outside the root is read.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from benchsift.panel import Panel
+
+__all__ = ["MAX_IMAGE_BYTES", "MAX_ITEM_VIEWS", "THUMB_PX", "ItemView", "item_views", "thumbnail"]
+
+#: Largest image file read for a thumbnail.
+MAX_IMAGE_BYTES = 8_000_000
+#: Longest side of a thumbnail, in pixels.
+THUMB_PX = 320
+#: Item views on one page at most (the first items named by the tables, in page order).
+MAX_ITEM_VIEWS = 3000
+IMAGE_COLUMNS = ("image", "image_path", "img_path", "image_file")
+_QUESTION = ("question", "prompt", "query", "input")
+_KEY = ("answer", "answers", "key", "gold", "target", "label")
+_CHOICES = ("choices", "options")
+_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+
+
+@dataclass
+class ItemView:
+    """One item as the page shows it (all text; ``anchor`` is the element id the tables link to)."""
+
+    anchor: str
+    benchmark: str
+    item: str
+    question: str = ""
+    choices: list[str] = field(default_factory=list)
+    key: str = ""
+    meta: list[tuple[str, str]] = field(default_factory=list)
+    image: str = ""
+    image_note: str = ""
+    n_models: int = 0
+    n_scored: int = 0
+    mean: float = float("nan")
+    quintiles: list[tuple[str, str]] = field(default_factory=list)
+    strong_wrong: list[str] = field(default_factory=list)
+    weak_right: list[str] = field(default_factory=list)
+    scores: str = ""
+
+
+def _text(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float) and v != v:
+        return ""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return ", ".join(_text(x) for x in v)
+    return str(v)
+
+
+def _choices(row: dict[str, Any]) -> list[str]:
+    for c in _CHOICES:
+        v = row.get(c)
+        if isinstance(v, (list, tuple, np.ndarray)):
+            return [_text(x) for x in v]
+        if isinstance(v, str) and v.strip():
+            text = v.strip()
+            if text.startswith("[") and text.endswith("]"):
+                import json
+
+                try:
+                    parsed = json.loads(text)
+                    if isinstance(parsed, list):
+                        return [_text(x) for x in parsed]
+                except ValueError:
+                    pass
+            return [text]
+    # VLMEvalKit-style option columns A, B, C, ...
+    letters = [c for c in "ABCDEFGHIJ" if _text(row.get(c)).strip()]
+    return [f"{c}. {_text(row.get(c))}" for c in letters]
+
+
+def thumbnail(root: Path, name: str) -> tuple[str, str]:
+    """``(data URI, "")`` of the image ``name`` under ``root``, or ``("", why not)``.
+
+    ``name`` comes from a file: it is joined to ``root``, resolved (symlinks followed) and refused when it
+    lands outside ``root``, is not a file, is larger than :data:`MAX_IMAGE_BYTES` or not a known image
+    type. Images larger than :data:`THUMB_PX` are scaled down (PNG or JPEG).
+    """
+    base = root.resolve()
+    try:
+        path = (base / name).resolve()
+        path.relative_to(base)
+    except (ValueError, OSError):
+        return "", f"image {name!r} is outside the image root; not shown"
+    kind = _IMAGE_TYPES.get(path.suffix.lower())
+    if kind is None:
+        return "", f"image {name!r}: not a png, jpeg, gif or webp file"
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "", f"image {name!r} not found under the image root"
+    if not path.is_file():
+        return "", f"image {name!r} is not a file"
+    if size > MAX_IMAGE_BYTES:
+        return "", f"image {name!r} is larger than {MAX_IMAGE_BYTES // 1_000_000} MB; not shown"
+    data = path.read_bytes()
+    try:
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as im:
+            if max(im.size) > THUMB_PX or size > 200_000:
+                im.thumbnail((THUMB_PX, THUMB_PX))
+                buf = io.BytesIO()
+                if im.mode in ("RGBA", "LA", "P"):
+                    im.convert("RGBA").save(buf, format="PNG")
+                    kind = "image/png"
+                else:
+                    im.convert("RGB").save(buf, format="JPEG", quality=80)
+                    kind = "image/jpeg"
+                data = buf.getvalue()
+    except Exception:  # not decodable: show nothing rather than a broken image
+        return "", f"image {name!r} could not be read as an image"
+    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}", ""
+
+
+def item_views(
+    panel: Panel, wanted: list[tuple[str, str]], images: Path | None = None
+) -> dict[tuple[str, str], ItemView]:
+    """The views of the items of ``wanted`` (``(benchmark, item)``, page order) found in ``panel``."""
+    image = panel.image_panel() if "condition" in panel.models.columns else panel
+    if image.n_models == 0:
+        image = panel
+    scores = image.scores
+    names = image.model_labels
+    ability = np.nanmean(np.where(np.isfinite(scores), scores, np.nan), axis=1)
+    order = np.argsort(-np.nan_to_num(ability, nan=-np.inf), kind="stable")  # strongest first
+    position = {k: j for j, k in enumerate(image.item_keys)}
+    items = image.items
+    cols = [c for c in items.columns if c not in ("benchmark", "item")]
+    out: dict[tuple[str, str], ItemView] = {}
+    for key in wanted:
+        if key in out or key not in position:
+            continue
+        if len(out) >= MAX_ITEM_VIEWS:
+            break
+        j = position[key]
+        row = {c: items[c].iloc[j] for c in cols}
+        view = ItemView(anchor=f"item-{len(out) + 1}", benchmark=key[0], item=key[1])
+        view.question = next((_text(row[c]) for c in _QUESTION if c in row and _text(row[c])), "")
+        view.key = next((_text(row[c]) for c in _KEY if c in row and _text(row[c])), "")
+        view.choices = _choices(row)
+        used = {*_QUESTION, *_KEY, *_CHOICES, *IMAGE_COLUMNS, *"ABCDEFGHIJ"}
+        view.meta = [(c, _text(row[c])) for c in cols if c not in used and _text(row[c])]
+        img = next((_text(row[c]) for c in IMAGE_COLUMNS if c in row and _text(row[c])), "")
+        if img:
+            if images is None:
+                view.image_note = f"image {img!r}: give --images ROOT to show it"
+            else:
+                view.image, view.image_note = thumbnail(images, img)
+        col = scores[:, j]
+        ok = np.isfinite(col)
+        view.n_models, view.n_scored = int(image.n_models), int(ok.sum())
+        if ok.any():
+            view.mean = float(col[ok].mean())
+            ranked = [m for m in order if ok[m]]
+            q = np.array_split(np.array(ranked), 5) if len(ranked) >= 5 else [np.array(ranked)]
+            labels = ["strongest 20 %", "next 20 %", "middle 20 %", "next 20 %", "weakest 20 %"]
+            view.quintiles = [
+                (labels[k] if len(q) == 5 else "all models", f"{col[g].mean():.2f}")
+                for k, g in enumerate(q)
+                if len(g)
+            ]
+            binary = np.all(np.isin(col[ok], (0.0, 1.0)))
+            lo, hi = (0.5, 0.5) if binary else (float(np.nanmedian(col)),) * 2
+            view.strong_wrong = [names[m] for m in ranked if col[m] < lo][:8]
+            view.weak_right = [names[m] for m in reversed(ranked) if col[m] > hi][:8]
+            view.scores = "; ".join(f"{names[m]} {col[m]:g}" for m in ranked)
+        out[key] = view
+    return out
