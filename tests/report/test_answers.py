@@ -275,3 +275,20 @@ def test_audit_out_links_flags_to_item_views(tmp_path: Path) -> None:
         block = text.split(f'<article class="item" id="{anchor}">', 1)[1].split("</article>")[0]
         assert f"question {items['item'].tolist().index(item)}" in block
     assert os.path.getsize(out / "index.html") < 5_000_000
+
+
+def test_compare_out_opens_with_its_tie_groups_and_resolution(small_panel: Path, tmp_path: Path) -> None:
+    out = tmp_path / "compare"
+    r = runner.invoke(app, ["compare", str(small_panel), "--n-boot", "200", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "compare.json").read_text())
+    (row,) = doc["resolution"]
+    _, (sec,) = collect_report(out)
+    (ans,) = sec.answers
+    got = _numbers(ans)
+    assert got["tie groups"] == str(row["n_groups"])
+    assert got["minimum detectable difference"] == f"{row['mdd']:.3f}"
+    assert got["pairs told apart (holm)"] == f"{row['separated_holm'] * 100:.0f} %"
+    assert got["largest tie group"] == str(row["largest_group"])
+    top = doc["ties"][row["section"]][0]
+    assert f"Top group: {top}." in ans.sentences

@@ -554,6 +554,55 @@ def demo_answers(files: SectionFiles) -> list[Answer]:
     return []
 
 
+# -------------------------------------------------------------------------------------------- compare
+
+
+def compare_answers(files: SectionFiles) -> list[Answer]:
+    """``compare --out`` (``compare.json``): per section, how many models are apart, the tie groups and the
+    smallest difference the benchmark can detect."""
+    out: list[Answer] = []
+    for rel, c in files.named("compare.json"):
+        rows = [r for r in (c.get("resolution") or []) if isinstance(r, dict)]
+        ties = c.get("ties") if isinstance(c.get("ties"), dict) else {}
+        params = c.get("parameters") if isinstance(c.get("parameters"), dict) else {}
+        correction = params.get("correction", "holm")
+        for r in rows:
+            section = str(r.get("section", "?"))
+            mdd = _num(r.get("mdd"))
+            sep = _num(r.get(f"separated_{correction}"))
+            groups = _num(r.get("n_groups"))
+            largest = _num(r.get("largest_group"))
+            n_models = _num(r.get("n_models"))
+            sentences = [
+                f"{section}: {_n(n_models) if n_models else '?'} models on {_n(_num(r.get('n_items')) or 0)}"
+                f" items fall into {_n(groups) if groups else '?'} groups that the benchmark cannot order"
+                f" inside (the largest holds {_n(largest) if largest else '?'} models)."
+            ]
+            if mdd is not None:
+                sentences.append(
+                    f"Two models must differ by about {_f(mdd, 3)} before a paired test over the items tells"
+                    f" them apart (power {params.get('power', 0.8)}, alpha {params.get('alpha', 0.05)})."
+                )
+            first = (ties.get(section) or [None])[0]
+            if isinstance(first, str):
+                sentences.append(f"Top group: {first}.")
+            numbers = []
+            if groups is not None:
+                numbers.append(Number("tie groups", _n(groups), "more groups = a finer leaderboard"))
+            if sep is not None:
+                numbers.append(
+                    Number(f"pairs told apart ({correction})", f"{sep * 100:.0f} %", "higher is sharper")
+                )
+            if mdd is not None:
+                numbers.append(Number("minimum detectable difference", _f(mdd, 3), "smaller is sharper"))
+            if largest is not None:
+                numbers.append(Number("largest tie group", _n(largest), "small"))
+            out.append(
+                Answer("compare", f"Leaderboard {section} {_label(files, rel)}", sentences, numbers, rel)
+            )
+    return out
+
+
 for _name, _fn in (
     ("demo", demo_answers),
     ("suite", suite_answers),
@@ -563,5 +612,6 @@ for _name, _fn in (
     ("audit", audit_answers),
     ("redundancy", redundancy_answers),
     ("prism", prism_answers),
+    ("compare", compare_answers),
 ):
     register_summariser(_name, _fn)
