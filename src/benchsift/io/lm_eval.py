@@ -50,7 +50,7 @@ from benchsift.io._harness import (
     samples_to_long,
 )
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 LAYOUT = HarnessLayout(
@@ -113,7 +113,7 @@ def read_lm_eval(
     benchmark: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

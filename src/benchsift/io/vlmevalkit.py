@@ -79,7 +79,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._rows import RowNames
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 FAIL_MARK = "Failed to obtain answer"
@@ -321,7 +321,7 @@ def read_vlmevalkit(
     circular: bool | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
