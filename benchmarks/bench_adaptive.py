@@ -1,60 +1,173 @@
-"""Adaptive testing against a static suite and random items at the same budget, on held-out models.
+"""Adaptive testing against a Fluid-style CAT, a static suite and random items at the same budget.
 
 Run (from the repository root)::
 
     .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --splits 5
-    .venv/bin/python benchmarks/bench_adaptive.py --budgets 0.02,0.05,0.1
+    .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --reference ../shared/reference \\
+        --budgets 0.01,0.02,0.05 --splits 10 --no-simulate
 
-Protocol: :func:`benchsift.adaptive.simulate_adaptive` (40 % of the models held out per split; the static
-suite and the item bank built on the other 60 %; every method gets the static suite's number of items). It
-prints, per panel and budget, the mean (sd) over splits of the rank Spearman between held-out models'
-estimated and true full overall scores and of the mean absolute error, for adaptive, static and random, and
-the seconds the replay took. Panels: ``--panel`` (optional, a real one) and a simulated one
-(``simulate_panel`` with 160 models, 8 benchmarks).
+Two protocols, both on held-out models (40 % of the image models per split):
+
+* **Against the reference CAT** (with ``--reference DIR``, the folder of ``tinybench_ref.py``, loaded by
+  path): per split (``SeedSequence([seed, split])``, the same splits for every method) and budget ``b``,
+  every method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent
+  Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
+  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift, EM bank``: benchsift's adaptive
+  testing as it was (:func:`benchsift.adaptive.fit_bank` with ``polish=False``, then
+  :func:`benchsift.adaptive.replay_adaptive`: batches of ``n / 10`` items, randomesque exposure 3).
+  ``benchsift``: the same with the default bank (EM fit refined by the joint polish). Printed per panel and
+  budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
+  MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
+* **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
+  static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget.
+
+Panels: ``--panel`` (repeatable; a panel with several benchmarks is taken as it is: the truth is the mean of
+its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 benchmarks).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
+import warnings
+from pathlib import Path
+from types import ModuleType
 
+import numpy as np
 from _timing import load_average, machine_line
 
-from benchsift.adaptive import simulate_adaptive
+from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.stats import nan_mean, spearman
+
+VARIANTS = ("CAT (reference)", "benchsift, EM bank", "benchsift")
+
+
+def load_reference(folder: str) -> ModuleType:
+    """``tinybench_ref.py`` from ``folder``, imported by path (never copied into the project)."""
+    path = Path(folder).expanduser().resolve() / "tinybench_ref.py"
+    if not path.is_file():
+        raise SystemExit(f"--reference {folder}: no tinybench_ref.py there")
+    spec = importlib.util.spec_from_file_location("tinybench_ref", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    ok = np.isfinite(est) & np.isfinite(truth)
+    return float(np.mean(np.abs(est[ok] - truth[ok]))), float(spearman(est[ok], truth[ok]))
+
+
+def versus_reference(
+    panel: Panel, ref: ModuleType, budgets: list[float], splits: int, seed: int, exposure: float = 3.0
+) -> dict[float, dict[str, list[tuple[float, float]]]]:
+    """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts."""
+    image = panel.image_panel()
+    n_build = image.n_models - int(round(0.4 * image.n_models))
+    out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in VARIANTS} for b in budgets}
+    for split in range(splits):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
+        perm = rng.permutation(image.n_models)
+        build = image.subset(models=np.sort(perm[:n_build]))
+        held = image.subset(models=np.sort(perm[n_build:]))
+        truth = nan_mean(held.benchmark_means().means, axis=1)
+        a, d, _ = ref.fit_2pl(build.scores)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            banks = {"benchsift, EM bank": fit_bank(build, polish=False), "benchsift": fit_bank(build)}
+        for b in budgets:
+            n = max(1, int(round(b * image.n_items)))
+            th, given = ref.cat_run(held.scores, a, d, n)
+            bench = held.items["benchmark"].astype(str).to_numpy()
+            P = ref.full_from_theta  # observed + expected; per benchmark when the panel has several
+            if len(set(bench)) == 1:
+                est = P(held.scores, a, d, th, given)
+            else:
+                groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
+                per = [P(held.scores[:, g], a[g], d[g], th, given[:, g]) for g in groups]
+                est = np.mean(per, axis=0)
+            out[b]["CAT (reference)"].append(_metrics(est, truth))
+            for name, bank in banks.items():
+                full, _ = replay_adaptive(
+                    bank, held.scores, held.model_ids, n, exposure=exposure, seed=seed + split
+                )
+                out[b][name].append(_metrics(full[:, -1], truth))
+    return out
+
+
+def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple[float, float]]]]) -> str:
+    image = panel.image_panel()
+    lines = [f"\n{name}: {image.n_models} models x {image.n_items} items, vs the reference CAT"]
+    lines.append(f"  {'budget':>6} {'n':>4}  {'method':<20} {'MAE (SE)':>17} {'Spearman':>9}  verdict")
+    for b, per in res.items():
+        n = max(1, int(round(b * image.n_items)))
+        summ = {}
+        for v in VARIANTS:
+            vals = np.array(per[v])
+            se = np.std(vals[:, 0], ddof=1) / np.sqrt(len(vals)) if len(vals) > 1 else float("nan")
+            summ[v] = (float(np.mean(vals[:, 0])), float(se), float(np.nanmean(vals[:, 1])))
+        ref_mae, _, ref_rho = summ["CAT (reference)"]
+        for v in VARIANTS:
+            mae, se, rho = summ[v]
+            verdict = ""
+            if v != "CAT (reference)":
+                ok = mae <= ref_mae and rho >= ref_rho - 0.005
+                word = "beats" if ok else "loses to"
+                verdict = f"{word} CAT ({mae / ref_mae:.2f} x MAE, rho {rho - ref_rho:+.3f})"
+            lines.append(f"  {b:>6.0%} {n:>4}  {v:<20} {mae:.4f} ({se:.4f}) {rho:9.3f}  {verdict}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--panel", default=None)
+    ap.add_argument("--panel", action="append", default=[])
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--budgets", default="0.05")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reference", default=None, help="folder holding tinybench_ref.py (CAT comparison)")
+    ap.add_argument(
+        "--exposure",
+        type=float,
+        default=3.0,
+        help="benchsift's randomesque exposure (1 = pure max information)",
+    )
+    ap.add_argument("--no-simulate", action="store_true", help="skip the simulate_adaptive tables")
     args = ap.parse_args(argv)
     print(machine_line())
-    panels: list[tuple[str, Panel]] = []
-    if args.panel:
-        panels.append((args.panel, Panel.load(args.panel)))
-    sim = simulate_panel(SimulationConfig(n_models=160), random_state=1).panel
-    panels.append(("simulated, 160 models x 8 benchmarks", sim))
-    for name, panel in panels:
-        for budget in (float(b) for b in args.budgets.split(",")):
+    budgets = [float(b) for b in args.budgets.split(",")]
+    panels: list[tuple[str, Panel]] = [(p, Panel.load(p)) for p in args.panel]
+    if args.reference:
+        ref = load_reference(args.reference)
+        for name, panel in panels:
             t0 = time.perf_counter()
-            res = simulate_adaptive(panel, holdout=0.4, budget=budget, seed=args.seed, n_splits=args.splits)
-            secs = time.perf_counter() - t0
-            rows = res.rows()
-            print(
-                f"\n{name}: {panel.image_panel().n_models} models x {panel.n_items} items, budget {budget:g} "
-                f"({rows[0]['n_items']:.0f} items on average), {args.splits} splits, {secs:.0f} s, "
-                f"load {load_average()}"
-            )
-            print(f"  {'method':<9} {'rank Spearman (sd)':>20} {'score MAE (sd)':>18}")
-            for r in rows:
-                print(
-                    f"  {r['method']:<9} {r['rho_mean']:>11.3f} ({r['rho_sd']:.3f}) "
-                    f"{r['mae_mean']:>10.4f} ({r['mae_sd']:.4f})"
+            res = versus_reference(panel, ref, budgets, args.splits, args.seed, args.exposure)
+            print(render_versus(name, panel, res))
+            print(f"  ({args.splits} splits, {time.perf_counter() - t0:.0f} s, load {load_average()})")
+    if not args.no_simulate:
+        sim = simulate_panel(SimulationConfig(n_models=160), random_state=1).panel
+        for name, panel in [*panels, ("simulated, 160 models x 8 benchmarks", sim)]:
+            for budget in budgets:
+                t0 = time.perf_counter()
+                res_s = simulate_adaptive(
+                    panel, holdout=0.4, budget=budget, seed=args.seed, n_splits=args.splits
                 )
+                secs = time.perf_counter() - t0
+                rows = res_s.rows()
+                print(
+                    f"\n{name}: {panel.image_panel().n_models} models x {panel.n_items} items, budget "
+                    f"{budget:g} ({rows[0]['n_items']:.0f} items on average), {args.splits} splits, "
+                    f"{secs:.0f} s, load {load_average()}"
+                )
+                print(f"  {'method':<9} {'rank Spearman (sd)':>20} {'score MAE (sd)':>18}")
+                for r in rows:
+                    print(
+                        f"  {r['method']:<9} {r['rho_mean']:>11.3f} ({r['rho_sd']:.3f}) "
+                        f"{r['mae_mean']:>10.4f} ({r['mae_sd']:.4f})"
+                    )
     print(f"\nload average at the end: {load_average()}")
     return 0
 

@@ -245,3 +245,54 @@ def test_responses_under_zero_padded_ids_are_refused_not_asked_again(tmp_path) -
     assert list(res.n_answered) == [3] and res.warnings == []
     index = bank.key_index()
     assert not {index[("B0", "3")], index[("B0", "12")], index[("B1", "70")]} & set(res.items[0])
+
+
+def _joint_log_posterior(params: np.ndarray, x: np.ndarray, a0: np.ndarray, d0: np.ndarray) -> float:
+    """The polish's objective (bank module docstring), written out independently."""
+    n, k = x.shape
+    th, a, d = params[:n], params[n : n + k], params[n + k :]
+    p = expit(np.outer(th, a) + d)
+    obs = ~np.isnan(x)
+    y = np.where(obs, x, 0.0)
+    ll = np.where(obs, y * np.log(p) + (1 - y) * np.log1p(-p), 0.0).sum()
+    return float(ll - 0.5 * (th**2).sum() - 0.5 * ((a - a0) ** 2).sum() - ((d - d0) ** 2).sum() / 18.0)
+
+
+def test_joint_polish_is_the_joint_map() -> None:
+    # a small panel with a missing cell: the polished (a, d, theta) is a stationary point of the joint log
+    # posterior (numerical gradient ~ 0) and no worse than scipy's L-BFGS optimum from the same start
+    from scipy.optimize import approx_fprime, minimize
+
+    from benchsift.adaptive import joint_polish
+
+    panel, _ = _panel(14, 6, seed=5, n_bench=1)
+    x = panel.scores.copy()
+    x[0, 0] = np.nan
+    a0, d0 = np.full(6, 1.2), np.linspace(-1.0, 1.0, 6)
+    th0 = np.zeros(14)
+    a, d, th = joint_polish(x, a0, d0, th0, n_sweeps=300)
+    best = np.concatenate([th, a, d])
+    f = lambda v: -_joint_log_posterior(v, x, a0, d0)  # noqa: E731
+    grad = approx_fprime(best, f, 1e-7)
+    assert np.max(np.abs(grad)) < 1e-3
+    ref = minimize(
+        f, np.concatenate([th0, a0, d0]), method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-9}
+    )
+    assert f(best) <= ref.fun + 1e-6
+    np.testing.assert_allclose(best, ref.x, atol=2e-3)
+
+
+def test_fit_bank_polishes_a_2pl_bank_only() -> None:
+    from benchsift.adaptive import joint_polish
+
+    panel, _ = _panel(40, 30, seed=11)
+    raw = fit_bank(panel, polish=False)
+    bank = fit_bank(panel)
+    assert isinstance(raw.model, TwoPL) and isinstance(bank.model, TwoPL)
+    a, d, th = joint_polish(
+        panel.scores, raw.model.discrimination_, raw.model.intercept_, raw.reference_theta
+    )
+    np.testing.assert_allclose(bank.model.discrimination_, a)
+    np.testing.assert_allclose(bank.model.intercept_, d)
+    np.testing.assert_allclose(bank.reference_theta, th)
+    assert not np.allclose(bank.model.discrimination_, raw.model.discrimination_)

@@ -80,3 +80,20 @@ def test_simulate_json_and_refusals(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "holdout" in bad.output
     missing = runner.invoke(app, ["adaptive", "next", str(tmp_path / "none.json"), str(panel)])
     assert missing.exit_code == 2 and "no such file" in missing.output
+
+
+def test_bank_polish_flag(tmp_path: Path) -> None:
+    # the bank file holds the polished parameters by default (the library's fit_bank), the EM fit with
+    # --no-polish
+    from benchsift.adaptive import fit_bank, load_bank
+    from benchsift.io import read_scores
+
+    panel = _panel_file(tmp_path)
+    for flag, polish in (([], True), (["--no-polish"], False)):
+        out = tmp_path / f"bank-{polish}.json"
+        res = runner.invoke(app, ["adaptive", "bank", str(panel), "-o", str(out), *flag])
+        assert res.exit_code == 0, res.output
+        want = fit_bank(read_scores(panel), polish=polish)
+        got = load_bank(out)
+        np.testing.assert_allclose(got.model.discrimination_, want.model.discrimination_)  # type: ignore[union-attr]
+        np.testing.assert_allclose(got.reference_theta, want.reference_theta)

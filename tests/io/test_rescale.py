@@ -9,7 +9,7 @@ import pytest
 
 from benchsift.errors import InputError
 from benchsift.io import read_long, read_wide
-from benchsift.io.rescale import decide_scale, known_scale, parse_scales
+from benchsift.io.rescale import decide_affine, decide_scale, known_scale, parse_scales
 
 
 @pytest.mark.parametrize(
@@ -109,3 +109,53 @@ def test_detected_percentage_warns_of_scores_at_most_one(tmp_path: Path) -> None
         "rescaled 'B': divided by 100 (detected percentage (all scores in [0, 100], most nonzero ones "
         "above 1))"
     ]
+
+
+def test_declared_range_parsed_and_checked() -> None:
+    assert parse_scales(["TruthfulQA=-1:1", "L=1:5", "MMStar=100"]) == {
+        "TruthfulQA": (-1.0, 1.0),
+        "L": (1.0, 5.0),
+        "MMStar": 100.0,
+    }
+    for bad in ("X=1:1", "X=2:1", "X=-1:", "X=a:1", "X=:1"):
+        with pytest.raises(InputError, match="LOW:HIGH"):
+            parse_scales([bad])
+    # (score - low) / (high - low): a 1-5 Likert grade of 4 is 0.75
+    assert decide_affine("L", 1.0, 4.0, scales={"L": (1.0, 5.0)}) == (
+        1.0,
+        4.0,
+        "declared range 1:5 mapped onto [0, 1]",
+    )
+    assert isinstance(decide_affine("L", 0.0, 4.0, scales={"L": (1.0, 5.0)}), str)  # below the range
+    assert isinstance(decide_affine("L", 1.0, 6.0, scales={"*": (1.0, 5.0)}), str)  # above it
+
+
+def test_minus_one_plus_one_hint_works(tmp_path: Path) -> None:
+    # issue 31: a -1/+1 panel was refused with the hint "--scale NAME=100", which fails again (a full scale
+    # only divides, and the negative scores are refused before it); the hint now names the range, and the
+    # declaration it names imports the panel as 0/1
+    f = tmp_path / "pm.csv"
+    f.write_text("item,m1,m2,m3\ni1,1,-1,1\ni2,-1,-1,1\ni3,1,1,-1\n")
+    with pytest.raises(InputError) as info:
+        read_wide(f, benchmark="TQA")
+    msg = str(info.value)
+    assert "negative score -1.0" in msg
+    hint = msg.split("`scale` '")[1].split("'")[0]
+    assert hint == "TQA=-1:1"
+    with pytest.raises(InputError, match="negative score"):  # what the old hint said: still refused
+        read_wide(f, benchmark="TQA", scales=parse_scales(["TQA=100"]))
+    notes: list[str] = []
+    p = read_wide(f, benchmark="TQA", scales=parse_scales([hint]), notes=notes)
+    np.testing.assert_array_equal(p.scores, [[1, 0, 1], [0, 0, 1], [1, 1, 0]])
+    assert notes == ["rescaled 'TQA': mapped x -> (x - (-1)) / 2 (declared range -1:1 mapped onto [0, 1])"]
+    # the long reader (rescale_codes) applies the same shift, and refuses a score outside the range
+    long = tmp_path / "pm_long.csv"
+    long.write_text("model,benchmark,item,score\nm1,TQA,i1,1\nm1,TQA,i2,-1\nm2,TQA,i1,-1\nm2,TQA,i2,1\n")
+    q = read_long(long, scales={"TQA": (-1.0, 1.0)})
+    np.testing.assert_array_equal(q.scores, [[1, 0], [0, 1]])
+    long.write_text(long.read_text() + "m3,TQA,i1,-3\n")
+    with pytest.raises(InputError) as info:
+        read_long(long, scales={"TQA": (-1.0, 1.0)})
+    assert "line 6" in str(info.value) and "outside its declared range -1:1" in str(info.value)
+    with pytest.raises(InputError, match="'TQA=LOW:HIGH'"):  # below -1: no -1/+1 example
+        read_long(long)

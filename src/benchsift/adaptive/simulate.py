@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from joblib import delayed
 
-from benchsift.adaptive.bank import fit_bank
+from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.select import StopRule, next_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
@@ -39,7 +39,7 @@ from benchsift.progress import ProgressFn
 from benchsift.results import Result
 from benchsift.stats import nan_mean, spearman
 
-__all__ = ["AdaptiveSimulation", "simulate_adaptive"]
+__all__ = ["AdaptiveSimulation", "replay_adaptive", "simulate_adaptive"]
 
 METHODS = ("adaptive", "static", "random")
 
@@ -93,6 +93,35 @@ def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return float(spearman(est[ok], truth[ok])), float(np.mean(np.abs(est[ok] - truth[ok])))
 
 
+def replay_adaptive(
+    bank: ItemBank,
+    scores: np.ndarray,
+    models: list[str],
+    n_items: int,
+    *,
+    batch: int | None = None,
+    exposure: float = 3.0,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
+    (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
+    models' logged scores on the bank's items; NaN = not run, never offered). Returns the full-score
+    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    step = int(batch) if batch is not None else max(1, int(n_items) // 10)
+    X = np.full(scores.shape, np.nan)
+    available = ~np.isnan(scores)
+    rule = StopRule(max_items=int(n_items))
+    while True:
+        nxt = next_items(
+            bank, X, models, batch=step, exposure=exposure, stop=rule, seed=int(seed), available=available
+        )
+        if all(not items for items in nxt.items):
+            break
+        for j, items in enumerate(nxt.items):
+            X[j, items] = scores[j, items]
+    return bank.full_scores(X, bank.score(X).theta)[0], ~np.isnan(X)
+
+
 def _split_task(
     image: Panel, split: int, seed: int, n_build: int, budget: float, batch: int | None, exposure: float
 ) -> tuple[int, dict[str, tuple[float, float]]]:
@@ -113,26 +142,10 @@ def _split_task(
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build)
-    step = int(batch) if batch is not None else max(1, n // 10)
-    X = np.full(held.scores.shape, np.nan)
-    available = ~np.isnan(held.scores)
-    rule = StopRule(max_items=n)
-    while True:
-        nxt = next_items(
-            bank,
-            X,
-            held.model_ids,
-            batch=step,
-            exposure=exposure,
-            stop=rule,
-            seed=int(seed),
-            available=available,
-        )
-        if all(not items for items in nxt.items):
-            break
-        for j, items in enumerate(nxt.items):
-            X[j, items] = held.scores[j, items]
-    final = bank.full_scores(X, bank.score(X).theta)[0][:, -1]
+    final = replay_adaptive(bank, held.scores, held.model_ids, n, batch=batch, exposure=exposure, seed=seed)[
+        0
+    ]
+    final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
     return n, out
 

@@ -41,12 +41,20 @@ def bank_command(
     panel: Annotated[Path, arg("Panel (benchsift parquet) or long table to fit the bank on.")],
     out: Annotated[Path, opt("Item bank file to write (JSON).", "--out", "-o")],
     kind: Annotated[str, opt("auto (2PL for 0/1 scores, graded otherwise), 2pl or graded.")] = "auto",
+    polish: Annotated[
+        bool,
+        opt(
+            "Refine a 2PL bank's EM fit by joint MAP, so full-score estimates track each model "
+            "(--no-polish: the EM fit as it is).",
+            "--polish/--no-polish",
+        ),
+    ] = True,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Fit an IRT item bank on a panel's image-condition models."""
     outputs(force, files=[out])
-    bank = fit_bank(read_scores(panel), kind=kind)
+    bank = fit_bank(read_scores(panel), kind=kind, polish=polish)
     bank.save(out)
     summary = {
         "out": str(out),

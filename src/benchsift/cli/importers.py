@@ -89,7 +89,11 @@ Rescale = Annotated[
 ]
 Scale = Annotated[
     list[str] | None,
-    opt("Declare a benchmark's full scale, NAME=MAX (e.g. MMStar=100; '*=100' for all).", "--scale"),
+    opt(
+        "Declare a benchmark's scale: NAME=MAX (scores in [0, MAX], e.g. MMStar=100; '*=100' for all) or "
+        "NAME=LOW:HIGH (mapped onto [0, 1], e.g. TruthfulQA=-1:1 for a -1/+1 coding).",
+        "--scale",
+    ),
 ]
 AnswersOut = Annotated[
     Path | None,

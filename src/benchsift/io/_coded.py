@@ -60,7 +60,7 @@ from benchsift.io._coded_meta import (
 )
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, answer_labels, check_file
 from benchsift.io._rows import row_label
-from benchsift.io.rescale import RescaleMode, rescale_codes
+from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_codes
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import panel_from_parts
 
@@ -664,7 +664,7 @@ def assemble_coded(
     models: pd.DataFrame | None = None,
     items: pd.DataFrame | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

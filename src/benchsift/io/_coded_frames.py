@@ -52,7 +52,7 @@ from benchsift.io._common import (
     source_label,
 )
 from benchsift.io._walk import walk_inputs
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 _LEAN: ContextVar[bool] = ContextVar("benchsift_lean_samples", default=True)
@@ -230,7 +230,7 @@ def read_sample_panel(
     *,
     what: str,
     rescale: RescaleMode,
-    scales: dict[str, float] | None,
+    scales: ScaleMap | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
 ) -> Panel:

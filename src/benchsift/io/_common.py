@@ -31,7 +31,7 @@ import pyarrow.csv as pacsv
 
 from benchsift.errors import FormatError, InputError, listed, wide_table_hint
 from benchsift.io._rows import row_label, row_name
-from benchsift.io.rescale import RescaleMode, rescale_long
+from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_long
 from benchsift.panel import CONDITIONS, Panel
 
 PathLike = str | os.PathLike[str]
@@ -327,7 +327,7 @@ def assemble_panel(
     models: pd.DataFrame | None = None,
     items: pd.DataFrame | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

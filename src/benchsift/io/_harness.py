@@ -54,7 +54,7 @@ from benchsift.io._lmms_rules import (
     other_aggregate,
     seed_correct,
 )
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 NON_METRIC_KEYS = frozenset(
@@ -536,7 +536,7 @@ def read_harness_panel(
     benchmark: str | None,
     condition: str | None,
     rescale: RescaleMode,
-    scales: dict[str, float] | None,
+    scales: ScaleMap | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
     read_file: Callable[..., pd.DataFrame | None] | None = None,

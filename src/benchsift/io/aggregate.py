@@ -63,7 +63,7 @@ from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import SUMMARY_NAME
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_models_table
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 MODEL_META_COLUMNS = ("family", "release_date", "params", "condition")
@@ -351,7 +351,7 @@ def read_aggregate(
     models: PathLike | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
 ) -> Panel:
     """Read models x benchmarks tables or OpenVLM leaderboard JSON into a benchmark-level panel."""

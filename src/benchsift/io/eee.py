@@ -48,7 +48,7 @@ from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
 from benchsift.io._harness import check_reported, read_jsonl
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 SCHEMA_VERSION = "0.3.0"
@@ -171,7 +171,7 @@ def read_eee(
     filter: str | None = None,  # noqa: A002 - the CLI's --filter, as for lm-eval
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

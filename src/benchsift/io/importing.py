@@ -8,7 +8,7 @@ with ``answers_out``, the models' logged answers as one long table (for DISCO, `
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.errors import InputError
 from benchsift.io.long import read_models_table
 from benchsift.io.registry import import_panel
-from benchsift.io.rescale import RESCALE_MODES
+from benchsift.io.rescale import RESCALE_MODES, ScaleMap
 from benchsift.io.side_files import match_models_table, side_file_warnings
 from benchsift.panel import Panel
 from benchsift.results import Result
@@ -74,7 +74,7 @@ def import_files(
     output: PathLike,
     *,
     rescale: str = "auto",
-    scales: Mapping[str, float] | None = None,
+    scales: ScaleMap | None = None,
     answers_out: PathLike | None = None,
     **options: Any,
 ) -> ImportResult:

@@ -66,7 +66,7 @@ from benchsift.io._harness import check_reported, read_json
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import read_member
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 LETTER_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
@@ -468,7 +468,7 @@ def read_inspect(
     reducer: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
     keep_all_runs: bool = False,

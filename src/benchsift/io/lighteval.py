@@ -35,7 +35,7 @@ from benchsift.io._common import (
     check_file,
 )
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 PATTERNS = ("details_*.parquet",)
@@ -141,7 +141,7 @@ def read_lighteval(
     metric: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

@@ -58,7 +58,7 @@ from benchsift.io._harness import (
 )
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 LAYOUT = HarnessLayout(
@@ -143,7 +143,7 @@ def read_lm_eval(
     benchmark: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
     keep_all_runs: bool = False,

@@ -22,7 +22,7 @@ import pandas as pd
 
 from benchsift.io._common import Paths
 from benchsift.io._harness import HarnessLayout, read_harness_panel
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 LAYOUT = HarnessLayout(
@@ -42,7 +42,7 @@ def read_lmms_eval(
     benchmark: str | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

@@ -53,7 +53,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._rows import RowNames
 from benchsift.io._walk import walk_inputs
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 from benchsift.panel.dates import parse_release_dates
 from benchsift.panel.long import MODEL_META
@@ -172,7 +172,7 @@ def read_long(
     items: PathLike | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
@@ -213,7 +213,7 @@ def _read_long(
     items: PathLike | None,
     condition: str | None,
     rescale: RescaleMode,
-    scales: dict[str, float] | None,
+    scales: ScaleMap | None,
     notes: list[str] | None,
     answers: list[pd.DataFrame] | None,
     lean: bool,

@@ -6,24 +6,27 @@ benchmark's scores in the input at once, so every model of a benchmark is treate
 
 1. All scores of the benchmark in [0, 1]: kept as they are (item-level 0/1 results of OCRBench or MME are
    not touched).
-2. Any negative score: rejected.
-3. A *declared* full scale (``scales={"MMStar": 100}``, CLI ``--scale MMStar=100``; the key ``"*"`` applies to
+2. A *declared* range (``scales={"TruthfulQA": (-1, 1)}``, CLI ``--scale TruthfulQA=-1:1``): scores are
+   mapped linearly from ``[low, high]`` onto [0, 1], ``(score - low) / (high - low)`` -- a -1/+1 coding
+   (wrong / right) becomes 0/1. A score outside the declared range is an error.
+3. Otherwise any negative score: rejected (the message proposes a declared range).
+4. A *declared* full scale (``scales={"MMStar": 100}``, CLI ``--scale MMStar=100``; the key ``"*"`` applies to
    every benchmark without its own entry): scores are divided by it.
-4. A *known* scale (:data:`KNOWN_SCALES`, matched on the whole benchmark name, case-insensitive):
+5. A *known* scale (:data:`KNOWN_SCALES`, matched on the whole benchmark name, case-insensitive):
 
    * ``OCRBench``, ``OCRBench_MINI``: 1000 (OCRBench "Final Score" counts right answers of 1,000 questions);
    * ``MME``: 2800 (MME total = perception, 10 subtasks x 200, + cognition, 4 x 200);
    * ``MME_Perception``: 2000; ``MME_Cognition`` / ``MME_Reasoning``: 800;
    * ``MMBench-Video``: 3 (GPT-judged mean score on a 0-3 scale).
 
-5. Mode ``"auto"`` only: a benchmark whose scores all lie in [0, 100], some above 1, is *detected* as a
+6. Mode ``"auto"`` only: a benchmark whose scores all lie in [0, 100], some above 1, is *detected* as a
    percentage and divided by 100 only when its scores are consistent with that scale: at least half of its
    nonzero scores (:data:`PERCENT_MIN_SHARE`) lie above 1. Zeros are left out of the count, as they read
    the same on both scales (an item-level 0/100 file at 30 % accuracy is still a percentage). A 0/1 file
    with one stray ``2`` or ``1.5`` is not: it is rejected, naming the row and the value (issue 12). The
    nonzero scores of at most 1 that a detected percentage also holds are divided with the rest, with a
    warning naming the first: in a table that mixes 0-1 and 0-100 scores they would read as 1 % or less.
-6. Anything else is rejected with an :class:`~benchsift.errors.InputError` naming the file, row, benchmark
+7. Anything else is rejected with an :class:`~benchsift.errors.InputError` naming the file, row, benchmark
    and value, and how to declare a scale.
 
 A declared or known full scale is checked too: a score above it is an error. Modes: ``"auto"`` (rules 1-6),
@@ -33,7 +36,7 @@ A declared or known full scale is checked too: a score above it is an error. Mod
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -44,6 +47,10 @@ from benchsift.errors import InputError
 from benchsift.io._rows import row_label
 
 RescaleMode = Literal["auto", "known", "none"]
+#: a declared scale: a full scale (scores in [0, full]) or a range ``(low, high)`` mapped onto [0, 1]
+ScaleSpec = float | tuple[float, float]
+#: benchmark name (or ``"*"``) -> its declared scale
+ScaleMap = Mapping[str, ScaleSpec]
 RESCALE_MODES: tuple[str, ...] = ("auto", "known", "none")
 
 #: rows per block of :func:`rescale_codes`' passes
@@ -85,21 +92,81 @@ def known_scale(benchmark: str) -> ScaleRule | None:
     return None
 
 
-def parse_scales(specs: list[str] | None) -> dict[str, float]:
-    """Parse CLI ``NAME=FULL_SCALE`` declarations (``*=100`` for every benchmark)."""
-    out: dict[str, float] = {}
+def parse_scales(specs: list[str] | None) -> dict[str, ScaleSpec]:
+    """Parse CLI declarations: ``NAME=FULL_SCALE`` (scores in [0, FULL_SCALE]) or ``NAME=LOW:HIGH`` (a range
+    mapped onto [0, 1], e.g. ``NAME=-1:1`` for a -1/+1 coding); ``*`` for every benchmark."""
+    out: dict[str, ScaleSpec] = {}
     for spec in specs or []:
         name, sep, value = spec.partition("=")
+        low_text, colon, high_text = value.partition(":")
         try:
-            full = float(value)
+            nums = [float(low_text), float(high_text)] if colon else [float(value)]
         except ValueError:
-            full = float("nan")
-        if not sep or not name.strip() or not np.isfinite(full) or full <= 0:
+            nums = [float("nan")]
+        ok = bool(sep) and bool(name.strip()) and all(np.isfinite(v) for v in nums)
+        if ok and colon:
+            ok = nums[0] < nums[1]
+        elif ok:
+            ok = nums[0] > 0
+        if not ok:
             raise InputError(
-                f"`scale` {spec!r}: expected BENCHMARK=FULL_SCALE with a positive number, e.g. MMStar=100"
+                f"`scale` {spec!r}: expected BENCHMARK=FULL_SCALE with a positive number (e.g. MMStar=100) "
+                "or BENCHMARK=LOW:HIGH with LOW < HIGH (e.g. TruthfulQA=-1:1 for a -1/+1 coding)"
             )
-        out[name.strip()] = full
+        out[name.strip()] = (nums[0], nums[1]) if colon else nums[0]
     return out
+
+
+def decide_affine(
+    benchmark: str,
+    low: float,
+    high: float,
+    *,
+    mode: RescaleMode = "auto",
+    scales: ScaleMap | None = None,
+    share_above_one: float = 1.0,
+) -> tuple[float, float, str] | str:
+    """How to bring a benchmark whose scores span ``[low, high]`` into [0, 1], and why; or why it is rejected.
+
+    Returns ``(zero, divisor, reason)`` -- each score becomes ``(score - zero) / divisor``; ``(0.0, 1.0, _)``
+    means unchanged -- or an error text. ``share_above_one``: the share of the benchmark's nonzero scores
+    that are above 1 (percentage detection needs at least :data:`PERCENT_MIN_SHARE`).
+    """
+    if mode not in RESCALE_MODES:
+        raise InputError(f"rescale mode {mode!r} is not one of {list(RESCALE_MODES)}")
+    if not np.isfinite(high):  # no observed score at all
+        return 0.0, 1.0, "no scores"
+    scales = scales or {}
+    declared = scales.get(benchmark, scales.get("*"))
+    if isinstance(declared, tuple):
+        lo, hi = (float(v) for v in declared)
+        if low < lo or high > hi:
+            bad = low if low < lo else high
+            return f"score {bad!r} outside its declared range {lo:g}:{hi:g}"
+        return lo, hi - lo, f"declared range {lo:g}:{hi:g} mapped onto [0, 1]"
+    if low < 0:
+        return f"negative score {low!r}"
+    if high <= 1.0 and declared is None:
+        return 0.0, 1.0, "already in [0, 1]"
+    if declared is not None:
+        if high > declared:
+            return f"score {high!r} above its declared full scale {declared!r}"
+        return 0.0, float(declared), f"declared full scale {declared:g}"
+    if high <= 1.0:
+        return 0.0, 1.0, "already in [0, 1]"
+    rule = known_scale(benchmark) if mode != "none" else None
+    if rule is not None:
+        if high > rule.full_scale:
+            return f"score {high!r} above the known {rule.why} scale"
+        return 0.0, rule.full_scale, f"known scale: {rule.why}"
+    if mode == "auto" and high <= 100.0:
+        if share_above_one < PERCENT_MIN_SHARE:
+            return (
+                f"only {share_above_one:.0%} of its nonzero scores are above 1, so it is not on a "
+                "percentage scale"
+            )
+        return 0.0, 100.0, f"{_DETECTED} (all scores in [0, 100], most nonzero ones above 1)"
+    return f"score {high!r} outside [0, 1] and no rescaling rule"
 
 
 def decide_scale(
@@ -108,44 +175,22 @@ def decide_scale(
     high: float,
     *,
     mode: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     share_above_one: float = 1.0,
 ) -> tuple[float, str] | str:
     """The divisor for a benchmark whose scores span ``[low, high]``, and why; or the reason it is rejected.
 
-    ``share_above_one``: the share of the benchmark's nonzero scores that are above 1 (percentage
-    detection needs at least :data:`PERCENT_MIN_SHARE`). Returns ``(divisor, reason)`` (divisor 1.0 means
-    unchanged) or an error text.
+    :func:`decide_affine` without the zero point (``(divisor, reason)``; divisor 1.0 means unchanged); a
+    declared range, whose zero point is not 0, is reported by :func:`decide_affine` only (here: an error
+    text saying so).
     """
-    if mode not in RESCALE_MODES:
-        raise InputError(f"rescale mode {mode!r} is not one of {list(RESCALE_MODES)}")
-    if not np.isfinite(high):  # no observed score at all
-        return 1.0, "no scores"
-    if low < 0:
-        return f"negative score {low!r}"
-    scales = scales or {}
-    declared = scales.get(benchmark, scales.get("*"))
-    if high <= 1.0 and declared is None:
-        return 1.0, "already in [0, 1]"
-    if declared is not None:
-        if high > declared:
-            return f"score {high!r} above its declared full scale {declared!r}"
-        return float(declared), f"declared full scale {declared:g}"
-    if high <= 1.0:
-        return 1.0, "already in [0, 1]"
-    rule = known_scale(benchmark) if mode != "none" else None
-    if rule is not None:
-        if high > rule.full_scale:
-            return f"score {high!r} above the known {rule.why} scale"
-        return rule.full_scale, f"known scale: {rule.why}"
-    if mode == "auto" and high <= 100.0:
-        if share_above_one < PERCENT_MIN_SHARE:
-            return (
-                f"only {share_above_one:.0%} of its nonzero scores are above 1, so it is not on a "
-                "percentage scale"
-            )
-        return 100.0, f"{_DETECTED} (all scores in [0, 100], most nonzero ones above 1)"
-    return f"score {high!r} outside [0, 1] and no rescaling rule"
+    d = decide_affine(benchmark, low, high, mode=mode, scales=scales, share_above_one=share_above_one)
+    if isinstance(d, str):
+        return d
+    zero, div, why = d
+    if zero != 0.0:
+        return f"{why}: a shift, not a divisor (use decide_affine)"
+    return div, why
 
 
 _DETECTED = "detected percentage"
@@ -162,6 +207,19 @@ def _mixed_warning(benchmark: str, n_small: int, n_nonzero: int, where: str) -> 
 
 
 def _reject(benchmark: str, why: str, where: str) -> InputError:
+    if "outside its declared range" in why:
+        return InputError(
+            f"{where}: benchmark {benchmark!r}: {why}; declare a range that holds every score (`scale` "
+            f"'{benchmark}=LOW:HIGH') or give scores in [0, 1]"
+        )
+    if why.startswith("negative"):  # a full scale cannot help: propose the range the scores need
+        value = float(why.split()[-1])
+        example = "-1:1" if value >= -1.0 else "LOW:HIGH"
+        return InputError(
+            f"{where}: benchmark {benchmark!r}: {why}; declare its range, mapped onto [0, 1] (e.g. `scale` "
+            f"'{benchmark}={example}'{' for a -1/+1 coding' if example == '-1:1' else ''}) or give scores in "
+            "[0, 1]"
+        )
     return InputError(
         f"{where}: benchmark {benchmark!r}: {why}; declare its full scale (e.g. `scale` "
         f"'{benchmark}=100') or give scores in [0, 1]"
@@ -172,7 +230,7 @@ def rescale_long(
     long: pd.DataFrame,
     *,
     mode: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
 ) -> pd.DataFrame:
     """Rescale the ``score`` column of a long table per ``benchmark`` (rules in the module docstring).
@@ -202,7 +260,7 @@ def rescale_codes(
     *,
     where: Callable[[int], str],
     mode: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
 ) -> np.ndarray:
     """:func:`rescale_long` on arrays: ``scores`` (float64, one per row), ``codes`` (each row's benchmark, an
@@ -230,8 +288,9 @@ def rescale_codes(
     highs[n_obs == 0] = np.nan
     share = above / np.maximum(n_obs - zeros, 1)
     divisor = np.ones(n_bench)
+    zero = np.zeros(n_bench)
     for b, bench in enumerate(names):
-        decision = decide_scale(
+        decision = decide_affine(
             str(bench),
             float(lows[b]),
             float(highs[b]),
@@ -243,17 +302,19 @@ def rescale_codes(
             in_bench = codes == b
             if decision.startswith("negative"):
                 bad = in_bench & (scores < 0)
+            elif "outside its declared range" in decision:  # the offending score is named in the text
+                bad = in_bench & (scores == float(decision.split()[1]))
             elif decision.startswith("only"):  # the first score above 1 of a 0-1 benchmark
                 bad = in_bench & (scores > 1)
                 decision = f"score {float(scores[np.flatnonzero(bad)[0]])!r} above 1, but {decision}"
             else:
                 bad = in_bench & (scores == float(highs[b]))
             raise _reject(str(bench), decision, where(int(np.flatnonzero(bad)[0])))
-        div, why = decision
-        if div != 1.0:
-            divisor[b] = div
+        z, div, why = decision
+        if div != 1.0 or z != 0.0:
+            divisor[b], zero[b] = div, z
             if notes is not None:
-                notes.append(f"rescaled {bench!r}: divided by {div:g} ({why})")
+                notes.append(f"rescaled {bench!r}: {_how(z, div)} ({why})")
                 n_small = int(n_obs[b] - zeros[b] - above[b])
                 if why.startswith(_DETECTED) and n_small:
                     first = int(np.flatnonzero((codes == b) & (scores > 0) & (scores <= 1))[0])
@@ -262,26 +323,33 @@ def rescale_codes(
                             str(bench), n_small, int(n_obs[b] - zeros[b]), f" (first: {where(first)})"
                         )
                     )
-    if (divisor == 1.0).all():
+    if (divisor == 1.0).all() and (zero == 0.0).all():
         return scores
     out = np.empty_like(scores)
     for s in range(0, n, _BLOCK):
-        out[s : s + _BLOCK] = scores[s : s + _BLOCK] / divisor[codes[s : s + _BLOCK]]
+        c = codes[s : s + _BLOCK]
+        out[s : s + _BLOCK] = (scores[s : s + _BLOCK] - zero[c]) / divisor[c]
     return out
 
 
-def matrix_divisor(
+def _how(zero: float, div: float) -> str:
+    """How a benchmark's scores were changed, for its note."""
+    return f"divided by {div:g}" if zero == 0.0 else f"mapped x -> (x - ({zero:g})) / {div:g}"
+
+
+def matrix_affine(
     scores: np.ndarray,
     benchmark: str,
     *,
     where: str,
     mode: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
-) -> float:
-    """The divisor :func:`rescale_long`'s rules give a one-benchmark score matrix (1.0: unchanged), with its
-    note appended to ``notes``; a rejection names ``where`` and the offending value. Counts cells instead of
-    copying the finite ones, so a large reader's matrix is never duplicated."""
+) -> tuple[float, float]:
+    """The ``(zero, divisor)`` :func:`rescale_long`'s rules give a one-benchmark score matrix (each score
+    becomes ``(score - zero) / divisor``; ``(0.0, 1.0)``: unchanged), with its note appended to ``notes``; a
+    rejection names ``where`` and the offending value. Counts cells instead of copying the finite ones, so a
+    large reader's matrix is never duplicated."""
     with np.errstate(invalid="ignore"):
         any_score = bool(np.isfinite(scores).any()) if scores.size else False
         low = float(np.nanmin(scores)) if any_score else float("nan")
@@ -291,18 +359,35 @@ def matrix_divisor(
             above + int(np.count_nonzero((scores > 0) & (scores <= 1))) + int(np.count_nonzero(scores < 0))
         )
     share = above / nonzero if nonzero else 1.0
-    decision = decide_scale(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
+    decision = decide_affine(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
     if isinstance(decision, str):
         if decision.startswith("only"):
             flat = scores.reshape(-1)
             decision = f"score {float(flat[np.flatnonzero(flat > 1)[0]])!r} above 1, but {decision}"
         raise _reject(benchmark, decision, where)
-    div, why = decision
-    if div != 1.0 and notes is not None:
-        notes.append(f"rescaled {benchmark!r}: divided by {div:g} ({why})")
+    zero, div, why = decision
+    if (div != 1.0 or zero != 0.0) and notes is not None:
+        notes.append(f"rescaled {benchmark!r}: {_how(zero, div)} ({why})")
         if why.startswith(_DETECTED) and nonzero > above:
             notes.append(_mixed_warning(benchmark, nonzero - above, nonzero, f" (in {where})"))
-    return float(div)
+    return float(zero), float(div)
+
+
+def matrix_divisor(
+    scores: np.ndarray,
+    benchmark: str,
+    *,
+    where: str,
+    mode: RescaleMode = "auto",
+    scales: ScaleMap | None = None,
+    notes: list[str] | None = None,
+) -> float:
+    """:func:`matrix_affine`'s divisor, for a decision without a zero point (a declared range is an error
+    here: callers that can shift use :func:`matrix_affine`)."""
+    zero, div = matrix_affine(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
+    if zero != 0.0:
+        raise InputError(f"{where}: benchmark {benchmark!r}: a declared range needs a shift, not a divisor")
+    return div
 
 
 def rescale_matrix(
@@ -311,10 +396,10 @@ def rescale_matrix(
     *,
     where: str,
     mode: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
 ) -> np.ndarray:
     """Rescale a one-benchmark score matrix by the same rules as :func:`rescale_long` (a new array when it
-    is divided)."""
-    div = matrix_divisor(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
-    return scores if div == 1.0 else scores / div
+    changes)."""
+    zero, div = matrix_affine(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
+    return scores if (div == 1.0 and zero == 0.0) else (scores - zero) / div

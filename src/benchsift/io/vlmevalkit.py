@@ -94,7 +94,7 @@ from benchsift.io._rows import RowNames
 from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
 from benchsift.io._walk import NotThisFormat
-from benchsift.io.rescale import RescaleMode
+from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
 FAIL_MARK = "Failed to obtain answer"
@@ -402,7 +402,7 @@ def read_vlmevalkit(
     circular: bool | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:

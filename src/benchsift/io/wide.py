@@ -66,7 +66,7 @@ from benchsift.io._spreadsheet import (
 )
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
-from benchsift.io.rescale import RescaleMode, matrix_divisor
+from benchsift.io.rescale import RescaleMode, ScaleMap, matrix_affine
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import merge_side
 
@@ -215,7 +215,7 @@ def _read_one(
     id_column: str | None,
     category_column: str | None,
     rescale: RescaleMode,
-    scales: dict[str, float] | None,
+    scales: ScaleMap | None,
     notes: list[str] | None,
 ) -> tuple[np.ndarray, list[str], pd.DataFrame]:
     check_file(path)
@@ -347,15 +347,17 @@ def _rescale_in_place(
     *,
     where: str,
     mode: RescaleMode,
-    scales: dict[str, float] | None,
+    scales: ScaleMap | None,
     notes: list[str] | None,
 ) -> np.ndarray:
     """:func:`benchsift.io.rescale.rescale_matrix`'s rule (the same decision, note and error), dividing the
     reader's own matrix in place instead of copying it."""
-    div = matrix_divisor(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
-    if div == 1.0:
+    zero, div = matrix_affine(scores, benchmark, where=where, mode=mode, scales=scales, notes=notes)
+    if div == 1.0 and zero == 0.0:
         return scores
-    scores /= div  # the reader's own matrix (or a view of it): nobody else holds it
+    if zero != 0.0:
+        scores -= zero  # the reader's own matrix (or a view of it): nobody else holds it
+    scores /= div
     return scores
 
 
@@ -371,7 +373,7 @@ def read_wide(
     items: PathLike | None = None,
     condition: str | None = None,
     rescale: RescaleMode = "auto",
-    scales: dict[str, float] | None = None,
+    scales: ScaleMap | None = None,
     notes: list[str] | None = None,
 ) -> Panel:
     """Read one or more wide score tables (see the module docstring) into a panel.

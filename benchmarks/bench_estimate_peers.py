@@ -1,0 +1,320 @@
+"""benchsift's new-model estimate against what a user could do instead, on the same splits and item counts.
+
+Run (from the repository root; the panels are real ones written by ``benchsift import wide``)::
+
+    .venv/bin/python benchmarks/bench_estimate_peers.py --panel mmmu.parquet --panel gsm.parquet \\
+        --reference ../shared/reference --seeds 10
+    .venv/bin/python benchmarks/bench_estimate_peers.py --panel mmmu.parquet --reference DIR --json > out.json
+
+``--reference DIR`` is the folder holding ``tinybench_ref.py`` (the independent tinyBenchmarks and Fluid-style
+CAT implementations); it is loaded by path, never copied into the project.
+
+Protocol, per panel (a panel with several benchmarks is taken one benchmark at a time), per split and seed:
+
+* **Splits.** ``random``: the image models split 60 / 40 at random (``default_rng(seed)``). ``strongest``:
+  build on the weakest 60 % by mean score over the items, estimate the strongest 40 % (the split is fixed;
+  the seed drives every method's own random choices), the usual situation where new models are better.
+* **Truth.** Each held-out model's full score: the mean over every item it has a score on.
+* **benchsift**: what ``benchsift compress --retention R --floor 0 --seed S`` then ``benchsift estimate``
+  do (:func:`benchsift_estimate`, the one place that calls benchsift): the suite and its full-score
+  estimators built on the build models, the headline estimate (the estimator chosen by cross-validation)
+  with its 95 % interval. Its item count ``n`` is the count every other method gets.
+* **random**: the plain mean of the held-out model over ``n`` items drawn at random (seeded).
+* **gp-IRT**: tinyBenchmarks (Polo et al. 2024) -- ``n`` K-means anchor points on the build models, 2PL fitted
+  on the build models, gp-IRT estimate; its 95 % interval is the split-conformal one of the reference
+  (out-of-fold residuals on the build models), clipped to [0, 1] like benchsift's.
+* **CAT**: the Fluid-style CAT of the reference (2PL bank of the build models, maximum Fisher information,
+  EAP ability), ``n`` items per model, observed responses plus expected ones on the rest.
+
+Printed per panel x retention x split: per method the MAE (mean over seeds) and its standard error over
+seeds, the share of held-out models whose 95 % interval covers the truth and the mean interval width
+(benchsift and gp-IRT), the Spearman correlation of estimated and true scores (mean over seeds); and the
+acceptance check of issue 31: benchsift's MAE <= min(gp-IRT, random) in each cell, and the mean over the
+cells of benchsift / min(gp-IRT, random) <= 0.9, with the pooled coverage of the random splits.
+``--json``: the same as one JSON object on stdout (no tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from _timing import load_average, machine_line
+
+from benchsift.compression import CompressionConfig, estimate_new_models
+from benchsift.panel import Panel
+from benchsift.report.outputs import compress_to_suite
+from benchsift.stats import spearman
+
+METHODS = ("benchsift", "random", "gpirt", "cat")
+SPLITS = ("random", "strongest")
+
+
+def load_reference(folder: str) -> ModuleType:
+    """``tinybench_ref.py`` from ``folder``, imported by path (never copied into the project)."""
+    path = Path(folder).expanduser().resolve() / "tinybench_ref.py"
+    if not path.is_file():
+        raise SystemExit(f"--reference {folder}: no tinybench_ref.py there")
+    spec = importlib.util.spec_from_file_location("tinybench_ref", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def benchsift_estimate(
+    build: Panel, held: Panel, retention: float, seed: int, workdir: Path
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, str]:
+    """``compress --retention R --floor 0 --seed S`` on ``build``, then ``estimate`` of ``held``: the
+    library calls the two commands make. Returns ``(suite size, estimate, low, high, chosen estimator)`` of
+    each held-out model's full score (the headline, overall column)."""
+    out = workdir / f"suite-{retention:g}-{seed}"
+    cfg = CompressionConfig(retention=retention, floor=0, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compress_to_suite(build, out, cfg)
+        est = estimate_new_models(out, held)
+    full = est.full
+    assert full is not None
+    rows = [est.models.index(m) for m in held.model_ids] if list(est.models) != list(held.model_ids) else None
+    s, lo, hi = (v[full.method][:, -1] for v in (full.score, full.low, full.high))
+    if rows is not None:
+        s, lo, hi = s[rows], lo[rows], hi[rows]
+    return int(result.suite_items.size), s, lo, hi, str(full.method)
+
+
+def full_score(panel: Panel) -> np.ndarray:
+    """Each model's mean over the items it has a score on (one benchmark)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(panel.scores, axis=1)
+
+
+def split_models(panel: Panel, kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Build and held-out model positions: 60 / 40 at random, or the weakest 60 % / strongest 40 %."""
+    n_build = int(round(0.6 * panel.n_models))
+    if kind == "random":
+        perm = np.random.default_rng(seed).permutation(panel.n_models)
+    else:
+        perm = np.argsort(full_score(panel), kind="stable")
+    return np.sort(perm[:n_build]), np.sort(perm[n_build:])
+
+
+def one_split(
+    panel: Panel, kind: str, seed: int, retentions: list[float], ref: ModuleType, workdir: Path
+) -> dict[float, dict[str, Any]]:
+    """Every method on one split:
+    ``{retention: {"n", "chosen", "truth", method: {"est", "low", "high"}}}``."""
+    b_idx, h_idx = split_models(panel, kind, seed)
+    build, held = panel.subset(models=b_idx), panel.subset(models=h_idx)
+    truth = full_score(held)
+    tb = ref.TinyBench(build.scores, seed)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    out: dict[float, dict[str, Any]] = {}
+    for r in retentions:
+        n, est, lo, hi, chosen = benchsift_estimate(build, held, r, seed, workdir)
+        cell: dict[str, Any] = {"n": n, "chosen": chosen, "truth": truth}
+        cell["benchsift"] = {"est": est, "low": lo, "high": hi}
+        items = np.sort(rng.choice(panel.n_items, size=n, replace=False))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            cell["random"] = {"est": np.nanmean(held.scores[:, items], axis=1)}
+        anchors, w, lam, hw = tb.fit_retention(n)
+        gp = tb.predict(held.scores[:, anchors], anchors, w, lam)["gpirt"]
+        h = hw["gpirt"]
+        cell["gpirt"] = {"est": gp, "low": np.clip(gp - h, 0, 1), "high": np.clip(gp + h, 0, 1)}
+        th, given = ref.cat_run(held.scores, tb.a, tb.d, n)
+        cell["cat"] = {"est": ref.full_from_theta(held.scores, tb.a, tb.d, th, given)}
+        out[r] = cell
+    return out
+
+
+def seed_metrics(cell: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Per method: MAE, coverage and width (where it has an interval), Spearman, on one seed."""
+    truth = cell["truth"]
+    ok = np.isfinite(truth)
+    res: dict[str, dict[str, float]] = {}
+    for m in METHODS:
+        e = cell[m]["est"]
+        good = ok & np.isfinite(e)
+        d = {
+            "mae": float(np.mean(np.abs(e[good] - truth[good]))),
+            "rho": float(spearman(e[good], truth[good])),
+        }
+        if "low" in cell[m]:
+            lo, hi = cell[m]["low"], cell[m]["high"]
+            d["cover"] = float(np.mean((lo[good] <= truth[good]) & (truth[good] <= hi[good])))
+            d["width"] = float(np.mean(hi[good] - lo[good]))
+            d["bias"] = float(np.mean(e[good] - truth[good]))
+        else:
+            d["bias"] = float(np.mean(e[good] - truth[good]))
+        res[m] = d
+    return res
+
+
+def summarise(per_seed: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Mean over seeds of each metric, and the standard error of the MAE over seeds."""
+    out: dict[str, dict[str, float]] = {}
+    for m in METHODS:
+        vals = {k: np.array([s[m][k] for s in per_seed]) for k in per_seed[0][m]}
+        d = {k: float(np.nanmean(v)) for k, v in vals.items()}
+        mae = vals["mae"]
+        d["mae_se"] = float(np.std(mae, ddof=1) / np.sqrt(mae.size)) if mae.size > 1 else float("nan")
+        out[m] = d
+    return out
+
+
+def benchmark_panels(path: str) -> list[tuple[str, Panel]]:
+    """The panel's image runs, one panel per benchmark (``NAME:BENCH`` when it has several)."""
+    panel = Panel.load(path).image_panel()
+    benches = list(dict.fromkeys(panel.items["benchmark"].astype(str)))
+    name = Path(path).stem
+    if len(benches) == 1:
+        return [(name, panel)]
+    bcol = panel.items["benchmark"].astype(str).to_numpy()
+    return [(f"{name}:{b}", panel.subset(items=np.flatnonzero(bcol == b))) for b in benches]
+
+
+def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    ref = load_reference(args.reference)
+    retentions = [float(v) for v in args.retentions.split(",")]
+    splits = [s for s in args.splits.split(",") if s]
+    doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "panels": []}
+    with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
+        for path in args.panel:
+            for name, panel in benchmark_panels(path):
+                entry: dict[str, Any] = {"panel": name, "n_models": panel.n_models, "n_items": panel.n_items}
+                entry["cells"] = []
+                for kind in splits:
+                    t0 = time.perf_counter()
+                    runs = []
+                    for seed in range(args.seeds):
+                        runs.append(one_split(panel, kind, seed, retentions, ref, Path(tmp)))
+                        print(f"  {name} {kind} seed {seed} done", file=log, flush=True)
+                    for r in retentions:
+                        cells = [run_[r] for run_ in runs]
+                        summ = summarise([seed_metrics(c) for c in cells])
+                        chosen: dict[str, int] = {}
+                        for c in cells:
+                            chosen[c["chosen"]] = chosen.get(c["chosen"], 0) + 1
+                        entry["cells"].append(
+                            {
+                                "split": kind,
+                                "retention": r,
+                                "n_items": int(np.mean([c["n"] for c in cells])),
+                                "n_held": int(cells[0]["truth"].size),
+                                "chosen": chosen,
+                                "metrics": summ,
+                                "seconds": time.perf_counter() - t0,
+                            }
+                        )
+                doc["panels"].append(entry)
+    doc["acceptance"] = acceptance(doc)
+    return doc
+
+
+def acceptance(doc: dict[str, Any]) -> dict[str, Any]:
+    """Issue 31's check on the random splits: per cell benchsift MAE <= min(gp-IRT, random); mean ratio
+    <= 0.9; pooled coverage in [0.93, 0.97]. On the strongest-40 % split: benchsift's coverage (>= 0.90)."""
+    ratios, wins, covers, strong = [], 0, [], []
+    for p in doc["panels"]:
+        for c in p["cells"]:
+            m = c["metrics"]
+            if c["split"] == "random":
+                base = min(m["gpirt"]["mae"], m["random"]["mae"])
+                ratios.append(m["benchsift"]["mae"] / base)
+                wins += int(m["benchsift"]["mae"] <= base)
+                covers.append(m["benchsift"]["cover"])
+            else:
+                strong.append(m["benchsift"]["cover"])
+    return {
+        "cells": len(ratios),
+        "cells_won": wins,
+        "mean_ratio": float(np.mean(ratios)) if ratios else float("nan"),
+        "pooled_coverage_random": float(np.mean(covers)) if covers else float("nan"),
+        "strongest_coverage_min": float(np.min(strong)) if strong else float("nan"),
+        "passed": bool(ratios)
+        and wins == len(ratios)
+        and float(np.mean(ratios)) <= 0.9
+        and 0.93 <= float(np.mean(covers)) <= 0.97,
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    """Two tables per panel (each fits 110 columns): MAE (SE over seeds) with the acceptance ratio, then
+    intervals, bias and Spearman."""
+    lines = []
+    for p in doc["panels"]:
+        lines.append(f"\n{p['panel']}: {p['n_models']} models x {p['n_items']} items, {doc['seeds']} seeds")
+        lines.append(
+            f"  {'split':<9} {'ret':>4} {'n':>4} | {'benchsift':>15} {'random':>15} {'gp-IRT':>15} "
+            f"{'CAT':>15} | {'bs/min':>6}  chosen"
+        )
+        for c in p["cells"]:
+            m = c["metrics"]
+            mae = " ".join(f"{m[k]['mae']:.4f} ({m[k]['mae_se']:.4f})" for k in METHODS)
+            ratio = m["benchsift"]["mae"] / min(m["gpirt"]["mae"], m["random"]["mae"])
+            chosen = ",".join(f"{k} x{v}" for k, v in sorted(c["chosen"].items()))
+            lines.append(
+                f"  {c['split']:<9} {c['retention']:>4.0%} {c['n_items']:>4} | {mae} | {ratio:6.2f}  {chosen}"
+            )
+        lines.append(
+            f"  {'split':<9} {'ret':>4} | {'cover':>5} {'width':>6} {'bias':>7} bs | {'cover':>5} "
+            f"{'width':>6} {'bias':>7} gp | {'bias':>7} CAT | Spearman: "
+            f"{'bs':>5} {'rand':>5} {'gp':>5} {'CAT':>5}"
+        )
+        for c in p["cells"]:
+            m = c["metrics"]
+            bs, gp = m["benchsift"], m["gpirt"]
+            rho = " ".join(f"{m[k]['rho']:5.3f}" for k in METHODS)
+            lines.append(
+                f"  {c['split']:<9} {c['retention']:>4.0%} | {bs['cover']:5.2f} {bs['width']:6.3f} "
+                f"{bs['bias']:+7.4f}    | {gp['cover']:5.2f} {gp['width']:6.3f} {gp['bias']:+7.4f}    | "
+                f"{m['cat']['bias']:+7.4f}     |           {rho}"
+            )
+    a = doc["acceptance"]
+    lines.append(
+        f"\nacceptance (random splits): benchsift MAE <= min(gp-IRT, random) in {a['cells_won']} of "
+        f"{a['cells']} cells; mean ratio {a['mean_ratio']:.3f} (want <= 0.9);\npooled 95 % coverage "
+        f"{a['pooled_coverage_random']:.3f} (want 0.93-0.97); strongest-40 % split: lowest coverage "
+        f"{a['strongest_coverage_min']:.3f} (want >= 0.90) -> {'PASS' if a['passed'] else 'FAIL'}"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--panel", action="append", required=True, help="a real panel (repeatable)")
+    ap.add_argument("--reference", required=True, help="folder holding tinybench_ref.py")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--retentions", default="0.02,0.05,0.1")
+    ap.add_argument("--splits", default="random,strongest", help="random, strongest or both")
+    ap.add_argument("--json", action="store_true", help="one JSON object on stdout instead of tables")
+    ap.add_argument("--json-out", default=None, help="also write the JSON object to this file")
+    args = ap.parse_args(argv)
+    if not args.json:
+        print(machine_line())
+    t0 = time.perf_counter()
+    doc = run(args, sys.stderr)
+    doc["seconds"] = time.perf_counter() - t0
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(doc, indent=1, allow_nan=True) + "\n")
+    if args.json:
+        print(json.dumps(doc, indent=1, allow_nan=True))
+    else:
+        print(render(doc))
+        print(f"\n{doc['seconds']:.0f} s; load average at the end: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
