@@ -18,7 +18,12 @@ The one rule for every output (issue 12):
 * :func:`atomic_dir` merges the new files into the directory; of the files it finds there it removes only
   the ones an earlier run of benchsift wrote (unchanged, per the manifest) and this run did not write
   again. A file benchsift did not write is never deleted, with or without ``--force``;
-* new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600.
+* new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600;
+* an environment that does not take the write (a full disk or quota, a file-size limit, a read-only file
+  system, no permission: :data:`ENVIRONMENT_ERRNOS`) raises :class:`~benchsift.errors.OutputError`, one
+  line naming the output and the error (exit code 2 at the CLI), after the temporary file or directory and
+  any directory the write created are removed. A folder that cannot be written into is refused before any
+  work (:func:`check_output_file`, :func:`check_output_dir`).
 
 A manifest is never trusted (issue 32): anyone who hands the user a folder can plant one. Of a manifest,
 benchsift acts only on entries whose name is a plain file name of the manifest's own folder (no ``/``,
@@ -35,6 +40,7 @@ path that is a directory refuses the write before anything is moved in.
 from __future__ import annotations
 
 import contextvars
+import errno
 import hashlib
 import json
 import os
@@ -48,9 +54,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchsift.errors import BenchsiftWarning, InputError, listed
+from benchsift.errors import BenchsiftWarning, InputError, OutputError, listed
 
 __all__ = [
+    "ENVIRONMENT_ERRNOS",
     "MANIFEST",
     "MAX_MANIFEST_BYTES",
     "allow_overwrite",
@@ -69,6 +76,73 @@ MANIFEST = ".benchsift-manifest.json"
 MAX_MANIFEST_BYTES = 8 << 20
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+#: errno values of an environment that does not take a write: a full disk or quota, a file-size limit, a
+#: read-only file system, no permission, an I/O error
+ENVIRONMENT_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM", "EIO")
+    if hasattr(errno, name)
+)
+
+
+def output_error(
+    exc: BaseException, target: Path, tmp: Path | None = None, moved: str = ""
+) -> OutputError | None:
+    """The :class:`~benchsift.errors.OutputError` for ``exc`` met while writing ``target`` (through the
+    temporary path ``tmp``), or None when ``exc`` is not an ``OSError`` of :data:`ENVIRONMENT_ERRNOS`.
+
+    The message names the file the error names (a temporary one as the output it stands for; ``target``
+    when it names none), the error and its errno name, then what was written: nothing, or ``moved``.
+    """
+    if not isinstance(exc, OSError) or exc.errno is None or exc.errno not in ENVIRONMENT_ERRNOS:
+        return None
+    code = exc.errno
+    shown = target
+    if exc.filename is not None:
+        named = Path(os.path.abspath(os.fsdecode(exc.filename)))
+        inside = None if tmp is None else Path(os.path.abspath(tmp))
+        if inside is None or not (named == inside or inside in named.parents):
+            shown = Path(os.fsdecode(exc.filename))
+        elif named != inside:
+            shown = target / named.relative_to(inside)
+    why = os.strerror(code)  # pyarrow's strerror is a paragraph
+    return OutputError(f"{shown}: {why} [{errno.errorcode[code]}]; {moved or 'nothing was written'}")
+
+
+def _check_writable(target: Path, folder: Path) -> None:
+    """Refuse the output ``target`` when ``folder`` (the nearest existing one it is written into) cannot be
+    written into (no permission, a read-only file system), before any work."""
+    if os.access(folder, os.W_OK | os.X_OK):
+        return
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        read_only = False
+    code = errno.EROFS if read_only else errno.EACCES
+    raise OutputError(
+        f"{target}: cannot write into {folder}: {os.strerror(code)} [{errno.errorcode[code]}];"
+        " nothing was written"
+    )
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    """The folders from ``folder`` up that do not exist yet (deepest first): a failed write removes them."""
+    out = []
+    for d in [folder, *folder.parents]:
+        if os.path.lexists(d):
+            break
+        out.append(d)
+    return out
+
+
+def _remove_dirs(dirs: list[Path]) -> None:
+    for d in dirs:  # deepest first; only empty ones go
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
 
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("benchsift_force_overwrite", default=False)
 
@@ -181,10 +255,14 @@ def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
 
 def _write_manifest(folder: Path, files: dict[str, dict[str, Any]]) -> None:
     fd, name = tempfile.mkstemp(prefix=f"{MANIFEST}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"written_by": "benchsift", "files": dict(sorted(files.items()))}, fh, indent=1)
-    os.chmod(name, 0o666 & ~_umask())
-    os.replace(name, folder / MANIFEST)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"written_by": "benchsift", "files": dict(sorted(files.items()))}, fh, indent=1)
+        os.chmod(name, 0o666 & ~_umask())
+        os.replace(name, folder / MANIFEST)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def _owned_entry(path: Path, entry: dict[str, Any] | None) -> bool:
@@ -266,6 +344,7 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
     if target.name == MANIFEST:
         raise InputError(f"{target}: this name is reserved for benchsift's manifest")
     _check_manifest_slot(target.parent)
+    _check_writable(target, _nearest_existing(target))
     if (target.exists() or target.is_symlink()) and not _FORCE.get() and not _owned(target):
         raise InputError(f"{target}: exists and was not written by benchsift; not overwritten (see `force`)")
     return target
@@ -277,6 +356,7 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     if target.exists() and not target.is_dir():
         raise InputError(f"{target}: is a file; expected a directory")
     _check_parents(target)
+    _check_writable(target, _nearest_existing(target / MANIFEST))
     return target
 
 
@@ -296,19 +376,34 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     ``path`` is left as it was.
     """
     target = check_output_file(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=_nearest_existing(target))
+    created = _missing_dirs(target.parent)
+    folder = _nearest_existing(target)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        err = output_error(exc, target)
+        if err is None:
+            raise
+        raise err from exc
     os.close(fd)
     tmp = Path(tmp_name)
+    moved = ""
     try:
         yield tmp
         check_output_file(target)
         target.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
+        moved = f"{target} was written, but not recorded in {target.parent / MANIFEST}"
         _record(target.parent, [target.name])
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
-        raise
+        if not moved:
+            _remove_dirs(created)
+        err = output_error(exc, target, tmp, moved)
+        if err is None:
+            raise
+        raise err from exc
 
 
 def _files_under(root: Path) -> list[Path]:
@@ -328,7 +423,15 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
     On any exception the temporary directory is removed and ``path`` is left as it was.
     """
     target = check_output_dir(path)
-    tmp = Path(tempfile.mkdtemp(prefix=".benchsift-", suffix=".tmp", dir=_nearest_existing(target / "x")))
+    created = _missing_dirs(target)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".benchsift-", suffix=".tmp", dir=_nearest_existing(target / "x")))
+    except OSError as exc:
+        err = output_error(exc, target)
+        if err is None:
+            raise
+        raise err from exc
+    n_moved = 0
     try:
         yield tmp
         check_output_dir(target)
@@ -351,8 +454,10 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         by_dir: dict[Path, list[str]] = {}
         for rel in rels:
             dest = target / rel
+            created += [d for d in _missing_dirs(dest.parent) if d not in created]
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp / rel, dest)
+            n_moved += 1
             by_dir.setdefault(dest.parent, []).append(dest.name)
         target.mkdir(parents=True, exist_ok=True)
         by_dir.setdefault(target, [])
@@ -366,5 +471,13 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
                 del old[stale]
             _write_manifest(folder, old)
             _record(folder, names)
+    except BaseException as exc:
+        if not n_moved:
+            _remove_dirs(sorted(created, key=lambda d: len(d.parts), reverse=True))
+        moved = f"the write stopped part-way, after moving {n_moved} file(s) into {target}" if n_moved else ""
+        err = output_error(exc, target, tmp, moved)
+        if err is None:
+            raise
+        raise err from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
