@@ -58,6 +58,7 @@ from benchsift.errors import BenchsiftWarning, InputError, OutputError, listed
 
 __all__ = [
     "ENVIRONMENT_ERRNOS",
+    "FORMULA_START",
     "MANIFEST",
     "MAX_MANIFEST_BYTES",
     "allow_overwrite",
@@ -66,6 +67,9 @@ __all__ = [
     "check_output_dir",
     "check_output_file",
     "force_overwrite",
+    "from_spreadsheet",
+    "spreadsheet_cell",
+    "spreadsheet_frame",
 ]
 
 #: Name of the manifest benchsift keeps in every directory it writes into.
@@ -481,3 +485,56 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         raise err from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- cells of a CSV a spreadsheet opens (issue 32) ----------------------------------------------------------
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.IGNORECASE)
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` as a CSV cell no spreadsheet runs as a formula: a string starting with ``= + - @``, a tab or
+    a carriage return gets a leading ``'`` (the OWASP rule), and so does one that starts with ``'`` (so that
+    :func:`from_spreadsheet` gives back exactly the string written). A string that is a plain number
+    (``-0.5``, ``+1e-3``) and any value that is not a string (numbers stay numbers) is kept as it is.
+    Parquet and JSON outputs keep the raw value; only CSV writers use this."""
+    if not isinstance(value, str) or not value:
+        return value
+    if value[0] == "'" or (value.startswith(FORMULA_START) and _NUMBER.fullmatch(value) is None):
+        return "'" + value
+    return value
+
+
+def from_spreadsheet(value: Any) -> Any:
+    """The inverse of :func:`spreadsheet_cell`, for the readers of benchsift's own CSV files."""
+    return value[1:] if isinstance(value, str) and value.startswith("'") else value
+
+
+def spreadsheet_frame(df: Any) -> Any:
+    """A copy of the :class:`pandas.DataFrame` ``df`` whose string cells, column names and index labels
+    are :func:`spreadsheet_cell`'s, for ``to_csv`` (every CSV writer of benchsift goes through it)."""
+    import pandas as pd
+
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
+            out[col] = out[col].map(spreadsheet_cell, na_action="ignore")
+    out.columns = _safe_index(out.columns)
+    out.index = _safe_index(out.index)
+    return out
+
+
+def _safe_index(index: Any) -> Any:
+    import pandas as pd
+
+    if isinstance(index, pd.MultiIndex):
+        out = index.set_levels([_safe_index(level) for level in index.levels], verify_integrity=False)
+    elif index.dtype == object or isinstance(index.dtype, pd.StringDtype):
+        out = index.map(spreadsheet_cell)
+    else:
+        out = index.copy()
+    out.names = [spreadsheet_cell(n) for n in index.names]
+    return out

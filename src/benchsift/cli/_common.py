@@ -79,9 +79,13 @@ def said(obj: Any) -> Any:
 
 
 def one_line(message: str) -> str:
-    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space
-    and the parameters the message names written as options (:func:`as_options`)."""
-    return "benchsift: error: " + " ".join(as_options(str(message)).split())
+    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space,
+    the parameters the message names written as options (:func:`as_options`) and control characters
+    escaped (:func:`~benchsift.report.console.printable`: a file name with an ESC cannot drive the
+    terminal)."""
+    from benchsift.report.console import printable  # rich: imported when there is something to print
+
+    return "benchsift: error: " + printable(" ".join(as_options(str(message)).split()), newlines=False)
 
 
 def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
@@ -97,7 +101,9 @@ def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
             if not issubclass(category, BenchsiftWarning):
                 shown(message, category, *rest, **kw)
                 return
-            text = " ".join(as_options(str(message)).split())
+            from benchsift.report.console import printable
+
+            text = printable(" ".join(as_options(str(message)).split()), newlines=False)
             if text not in seen:
                 seen.add(text)
                 typer.echo(f"benchsift: warning: {text}", err=True)
@@ -158,7 +164,9 @@ class BenchsiftGroup(TyperGroup):
                 raise typer.Exit(code=2) from None
             if os.environ.get("BENCHSIFT_TRACEBACK"):
                 raise
-            what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            from benchsift.report.console import printable
+
+            what = printable(" ".join(f"{type(exc).__name__}: {exc}".split())[:300], newlines=False)
             typer.echo(
                 f"benchsift: internal error: {what} -- a bug in benchsift; please report it with the "
                 "command line (BENCHSIFT_TRACEBACK=1 shows the traceback)",
