@@ -154,6 +154,13 @@ main()
 """
 
 
+def _default_signals() -> None:
+    """SIGINT and SIGTERM as a shell gives them to a command: a test suite started in the background (``&``
+    in a script) inherits SIGINT ignored, and Python then leaves it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("writer", ["simulate", "compress", "import"])
 def test_sigterm_in_a_write_is_sigint(writer: str, tmp_path: Path, assets: dict) -> None:
     argv = WRITERS.get(writer) or [
@@ -177,6 +184,7 @@ def test_sigterm_in_a_write_is_sigint(writer: str, tmp_path: Path, assets: dict)
             capture_output=True,
             text=True,
             timeout=600,
+            preexec_fn=_default_signals,
         )
         created, modified, removed = changed(before, snapshot(work))
         outcomes[sig] = (res.returncode, res.stdout, res.stderr.strip(), created, modified, removed)
