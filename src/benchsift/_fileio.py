@@ -18,7 +18,12 @@ The one rule for every output (issue 12):
 * :func:`atomic_dir` merges the new files into the directory; of the files it finds there it removes only
   the ones an earlier run of benchsift wrote (unchanged, per the manifest) and this run did not write
   again. A file benchsift did not write is never deleted, with or without ``--force``;
-* new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600.
+* new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600;
+* an environment that does not take the write (a full disk or quota, a file-size limit, a read-only file
+  system, no permission: :data:`ENVIRONMENT_ERRNOS`) raises :class:`~benchsift.errors.OutputError`, one
+  line naming the output and the error (exit code 2 at the CLI), after the temporary file or directory and
+  any directory the write created are removed. A folder that cannot be written into is refused before any
+  work (:func:`check_output_file`, :func:`check_output_dir`).
 
 A manifest is never trusted (issue 32): anyone who hands the user a folder can plant one. Of a manifest,
 benchsift acts only on entries whose name is a plain file name of the manifest's own folder (no ``/``,
@@ -35,6 +40,7 @@ path that is a directory refuses the write before anything is moved in.
 from __future__ import annotations
 
 import contextvars
+import errno
 import hashlib
 import json
 import os
@@ -48,9 +54,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchsift.errors import BenchsiftWarning, InputError, listed
+from benchsift.errors import BenchsiftWarning, InputError, OutputError, listed
 
 __all__ = [
+    "ENVIRONMENT_ERRNOS",
+    "FORMULA_START",
     "MANIFEST",
     "MAX_MANIFEST_BYTES",
     "allow_overwrite",
@@ -59,6 +67,9 @@ __all__ = [
     "check_output_dir",
     "check_output_file",
     "force_overwrite",
+    "from_spreadsheet",
+    "spreadsheet_cell",
+    "spreadsheet_frame",
 ]
 
 #: Name of the manifest benchsift keeps in every directory it writes into.
@@ -69,6 +80,73 @@ MANIFEST = ".benchsift-manifest.json"
 MAX_MANIFEST_BYTES = 8 << 20
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+#: errno values of an environment that does not take a write: a full disk or quota, a file-size limit, a
+#: read-only file system, no permission, an I/O error
+ENVIRONMENT_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM", "EIO")
+    if hasattr(errno, name)
+)
+
+
+def output_error(
+    exc: BaseException, target: Path, tmp: Path | None = None, moved: str = ""
+) -> OutputError | None:
+    """The :class:`~benchsift.errors.OutputError` for ``exc`` met while writing ``target`` (through the
+    temporary path ``tmp``), or None when ``exc`` is not an ``OSError`` of :data:`ENVIRONMENT_ERRNOS`.
+
+    The message names the file the error names (a temporary one as the output it stands for; ``target``
+    when it names none), the error and its errno name, then what was written: nothing, or ``moved``.
+    """
+    if not isinstance(exc, OSError) or exc.errno is None or exc.errno not in ENVIRONMENT_ERRNOS:
+        return None
+    code = exc.errno
+    shown = target
+    if exc.filename is not None:
+        named = Path(os.path.abspath(os.fsdecode(exc.filename)))
+        inside = None if tmp is None else Path(os.path.abspath(tmp))
+        if inside is None or not (named == inside or inside in named.parents):
+            shown = Path(os.fsdecode(exc.filename))
+        elif named != inside:
+            shown = target / named.relative_to(inside)
+    why = os.strerror(code)  # pyarrow's strerror is a paragraph
+    return OutputError(f"{shown}: {why} [{errno.errorcode[code]}]; {moved or 'nothing was written'}")
+
+
+def _check_writable(target: Path, folder: Path) -> None:
+    """Refuse the output ``target`` when ``folder`` (the nearest existing one it is written into) cannot be
+    written into (no permission, a read-only file system), before any work."""
+    if os.access(folder, os.W_OK | os.X_OK):
+        return
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        read_only = False
+    code = errno.EROFS if read_only else errno.EACCES
+    raise OutputError(
+        f"{target}: cannot write into {folder}: {os.strerror(code)} [{errno.errorcode[code]}];"
+        " nothing was written"
+    )
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    """The folders from ``folder`` up that do not exist yet (deepest first): a failed write removes them."""
+    out = []
+    for d in [folder, *folder.parents]:
+        if os.path.lexists(d):
+            break
+        out.append(d)
+    return out
+
+
+def _remove_dirs(dirs: list[Path]) -> None:
+    for d in dirs:  # deepest first; only empty ones go
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
 
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("benchsift_force_overwrite", default=False)
 
@@ -181,10 +259,14 @@ def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
 
 def _write_manifest(folder: Path, files: dict[str, dict[str, Any]]) -> None:
     fd, name = tempfile.mkstemp(prefix=f"{MANIFEST}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"written_by": "benchsift", "files": dict(sorted(files.items()))}, fh, indent=1)
-    os.chmod(name, 0o666 & ~_umask())
-    os.replace(name, folder / MANIFEST)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"written_by": "benchsift", "files": dict(sorted(files.items()))}, fh, indent=1)
+        os.chmod(name, 0o666 & ~_umask())
+        os.replace(name, folder / MANIFEST)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def _owned_entry(path: Path, entry: dict[str, Any] | None) -> bool:
@@ -266,6 +348,7 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
     if target.name == MANIFEST:
         raise InputError(f"{target}: this name is reserved for benchsift's manifest")
     _check_manifest_slot(target.parent)
+    _check_writable(target, _nearest_existing(target))
     if (target.exists() or target.is_symlink()) and not _FORCE.get() and not _owned(target):
         raise InputError(f"{target}: exists and was not written by benchsift; not overwritten (see `force`)")
     return target
@@ -277,6 +360,7 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     if target.exists() and not target.is_dir():
         raise InputError(f"{target}: is a file; expected a directory")
     _check_parents(target)
+    _check_writable(target, _nearest_existing(target / MANIFEST))
     return target
 
 
@@ -296,19 +380,34 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     ``path`` is left as it was.
     """
     target = check_output_file(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=_nearest_existing(target))
+    created = _missing_dirs(target.parent)
+    folder = _nearest_existing(target)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        err = output_error(exc, target)
+        if err is None:
+            raise
+        raise err from exc
     os.close(fd)
     tmp = Path(tmp_name)
+    moved = ""
     try:
         yield tmp
         check_output_file(target)
         target.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
+        moved = f"{target} was written, but not recorded in {target.parent / MANIFEST}"
         _record(target.parent, [target.name])
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
-        raise
+        if not moved:
+            _remove_dirs(created)
+        err = output_error(exc, target, tmp, moved)
+        if err is None:
+            raise
+        raise err from exc
 
 
 def _files_under(root: Path) -> list[Path]:
@@ -328,7 +427,15 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
     On any exception the temporary directory is removed and ``path`` is left as it was.
     """
     target = check_output_dir(path)
-    tmp = Path(tempfile.mkdtemp(prefix=".benchsift-", suffix=".tmp", dir=_nearest_existing(target / "x")))
+    created = _missing_dirs(target)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".benchsift-", suffix=".tmp", dir=_nearest_existing(target / "x")))
+    except OSError as exc:
+        err = output_error(exc, target)
+        if err is None:
+            raise
+        raise err from exc
+    n_moved = 0
     try:
         yield tmp
         check_output_dir(target)
@@ -351,8 +458,10 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         by_dir: dict[Path, list[str]] = {}
         for rel in rels:
             dest = target / rel
+            created += [d for d in _missing_dirs(dest.parent) if d not in created]
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp / rel, dest)
+            n_moved += 1
             by_dir.setdefault(dest.parent, []).append(dest.name)
         target.mkdir(parents=True, exist_ok=True)
         by_dir.setdefault(target, [])
@@ -366,5 +475,66 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
                 del old[stale]
             _write_manifest(folder, old)
             _record(folder, names)
+    except BaseException as exc:
+        if not n_moved:
+            _remove_dirs(sorted(created, key=lambda d: len(d.parts), reverse=True))
+        moved = f"the write stopped part-way, after moving {n_moved} file(s) into {target}" if n_moved else ""
+        err = output_error(exc, target, tmp, moved)
+        if err is None:
+            raise
+        raise err from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- cells of a CSV a spreadsheet opens (issue 32) ----------------------------------------------------------
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.IGNORECASE)
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` as a CSV cell no spreadsheet runs as a formula: a string starting with ``= + - @``, a tab or
+    a carriage return gets a leading ``'`` (the OWASP rule), and so does one that starts with ``'`` (so that
+    :func:`from_spreadsheet` gives back exactly the string written). A string that is a plain number
+    (``-0.5``, ``+1e-3``) and any value that is not a string (numbers stay numbers) is kept as it is.
+    Parquet and JSON outputs keep the raw value; only CSV writers use this."""
+    if not isinstance(value, str) or not value:
+        return value
+    if value[0] == "'" or (value.startswith(FORMULA_START) and _NUMBER.fullmatch(value) is None):
+        return "'" + value
+    return value
+
+
+def from_spreadsheet(value: Any) -> Any:
+    """The inverse of :func:`spreadsheet_cell`, for the readers of benchsift's own CSV files."""
+    return value[1:] if isinstance(value, str) and value.startswith("'") else value
+
+
+def spreadsheet_frame(df: Any) -> Any:
+    """A copy of the :class:`pandas.DataFrame` ``df`` whose string cells, column names and index labels
+    are :func:`spreadsheet_cell`'s, for ``to_csv`` (every CSV writer of benchsift goes through it)."""
+    import pandas as pd
+
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
+            out[col] = out[col].map(spreadsheet_cell, na_action="ignore")
+    out.columns = _safe_index(out.columns)
+    out.index = _safe_index(out.index)
+    return out
+
+
+def _safe_index(index: Any) -> Any:
+    import pandas as pd
+
+    if isinstance(index, pd.MultiIndex):
+        out = index.set_levels([_safe_index(level) for level in index.levels], verify_integrity=False)
+    elif index.dtype == object or isinstance(index.dtype, pd.StringDtype):
+        out = index.map(spreadsheet_cell)
+    else:
+        out = index.copy()
+    out.names = [spreadsheet_cell(n) for n in index.names]
+    return out

@@ -5,7 +5,9 @@
     BenchsiftError
     ├── InputError          bad user input: a file, column, row or argument that is not what was expected
     │   └── FormatError     a file that is not in the format its importer reads
-    └── DegenerateError     a statistic that is undefined on this data (too few models, a constant column)
+    ├── DegenerateError     a statistic that is undefined on this data (too few models, a constant column)
+    └── OutputError         an output the environment would not take (a full disk, a file-size limit, a
+                            read-only file system, no permission)
 
     BenchsiftWarning        (a UserWarning) something benchsift ignored or changed on purpose
 
@@ -34,6 +36,12 @@ class FormatError(InputError):
 
 class DegenerateError(BenchsiftError, ValueError):
     """A statistic that is undefined on this data (a constant column, too few models, ...)."""
+
+
+class OutputError(BenchsiftError):
+    """An output that could not be written because of the environment (``ENOSPC``, ``EDQUOT``, ``EFBIG``,
+    ``EROFS``, ``EACCES``, ``EPERM``, ``EIO``); the message names the path and the error, and says whether
+    anything was written (by :mod:`benchsift._fileio`: nothing). The ``OSError`` is its ``__cause__``."""
 
 
 class BenchsiftWarning(UserWarning):

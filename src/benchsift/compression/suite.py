@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift._fileio import atomic_dir
+from benchsift._fileio import atomic_dir, from_spreadsheet, spreadsheet_frame
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.frontier import FrontierResult
 from benchsift.compression.full_score import FullScoreModel
@@ -54,7 +54,18 @@ FULL_SCORE_FILE = "full_score.json"
 
 
 def _csv(df: pd.DataFrame, path: Path) -> None:
-    df.to_csv(path, index=False, lineterminator="\n")
+    """A suite table as CSV, its text cells safe to open in a spreadsheet (read back by :func:`_read_csv`)."""
+    spreadsheet_frame(df).to_csv(path, index=False, lineterminator="\n")
+
+
+def _read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
+    """A table :func:`_csv` wrote, its text cells and column names as they were before."""
+    df = pd.read_csv(path, **kwargs)
+    df.columns = [from_spreadsheet(c) for c in df.columns]
+    for col in df.columns:
+        if not pd.api.types.is_numeric_dtype(df[col]):
+            df[col] = df[col].map(from_spreadsheet)
+    return df
 
 
 def stage_table(result: CompressionResult, n_items_total: int) -> pd.DataFrame:
@@ -321,7 +332,7 @@ def load_suite(path: str | Path) -> Suite:
         raise FormatError(f"{root / 'suite.json'}: not valid JSON ({exc})") from None
     if meta.get("format") != FORMAT:
         raise FormatError(f"{root / 'suite.json'}: format {meta.get('format')!r}, expected {FORMAT!r}")
-    items = pd.read_csv(
+    items = _read_csv(
         root / "items.csv",
         dtype={"benchmark": str, "item": str, "category": str, ID_SOURCE: str},
         keep_default_na=False,
@@ -329,7 +340,7 @@ def load_suite(path: str | Path) -> Suite:
     for col in ("benchmark", "item", "category"):
         if col not in items.columns:
             raise FormatError(f"{root / 'items.csv'}: missing column {col!r}")
-    ref = pd.read_csv(root / "reference_scores.csv", dtype=str, keep_default_na=False)
+    ref = _read_csv(root / "reference_scores.csv", dtype=str, keep_default_na=False)
     if list(ref["benchmark"]) != list(items["benchmark"]) or list(ref["item"]) != list(items["item"]):
         raise FormatError(f"{root / 'reference_scores.csv'}: rows do not match items.csv (benchmark, item)")
     models = [c for c in ref.columns if c not in ("benchmark", "item")]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, from_spreadsheet, spreadsheet_cell
 from benchsift.errors import FormatError, InputError
 from benchsift.prism.build import _H_CONTEXT, Artifact, h_subtype, validate_artifact
 from benchsift.prism.items import Item
@@ -52,9 +52,8 @@ def export_review(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> Non
             w.writeheader()
             for r in rows:
                 art = r["artifact"]
-                w.writerow(
-                    {**r, "error": r["error"] or "", "artifact": "" if art is None else json.dumps(art)}
-                )
+                cells = {**r, "error": r["error"] or "", "artifact": "" if art is None else json.dumps(art)}
+                w.writerow({k: spreadsheet_cell(v) for k, v in cells.items()})
 
 
 def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -63,7 +62,7 @@ def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
         return [(f"{p}, line {n}", row) for n, row in enumerate(read_jsonl(p), 1)]
     try:
         with open(p, encoding="utf-8", newline="") as fh:
-            raw = list(csv.DictReader(fh))
+            raw = [{k: from_spreadsheet(v) for k, v in row.items()} for row in csv.DictReader(fh)]
     except FileNotFoundError as err:
         raise InputError(f"{p}: file not found") from err
     out = []

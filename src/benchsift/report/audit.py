@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchsift._fileio import atomic_dir
+from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift.audit import AuditResult
 from benchsift.report.html import write_report
 
@@ -35,9 +35,12 @@ def write_audit_files(
     flagged = flagged[flagged["flags"] != ""]
     with atomic_dir(target, prune=False) as tmp:
         (tmp / "audit.json").write_text(json.dumps(doc, indent=2))
-        result.benchmarks.to_csv(tmp / "benchmarks.csv", index=False, lineterminator="\n")
-        flagged.to_csv(tmp / "items.csv", index=False, lineterminator="\n")
-        result.duplicates.to_csv(tmp / "duplicates.csv", index=False, lineterminator="\n")
+        for name, df in (
+            ("benchmarks", result.benchmarks),
+            ("items", flagged),
+            ("duplicates", result.duplicates),
+        ):
+            spreadsheet_frame(df).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
     return [target / n for n in ("audit.json", "benchmarks.csv", "items.csv", "duplicates.csv")]
 
 

@@ -37,7 +37,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["FORMATS", "ID_HEADERS", "DataTable", "TableConsole", "fit_tables", "plain_table", "set_format"]
+from benchsift._fileio import spreadsheet_cell
+
+__all__ = [
+    "FORMATS",
+    "ID_HEADERS",
+    "DataTable",
+    "TableConsole",
+    "fit_tables",
+    "plain_table",
+    "printable",
+    "set_format",
+]
 
 FORMATS: tuple[str, ...] = ("table", "csv", "markdown", "json")
 #: Headers of identifier columns: never wrapped or abbreviated, repeated in every part of a split table.
@@ -70,9 +81,37 @@ _COLLECTED: ContextVar[list[dict[str, Any]] | None] = ContextVar("benchsift_tabl
 _WARNINGS: ContextVar[list[str] | None] = ContextVar("benchsift_table_warnings", default=None)
 
 
+#: characters a terminal acts on rather than shows: C0 controls but newline, DEL, C1 controls (ESC starts
+#: a sequence that retitles the window or clears the screen, BEL rings, CR overwrites the line) and the
+#: bidirectional overrides and isolates (text shown in an order other than the one it has)
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_NL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, newlines: bool = True) -> str:
+    """``text`` safe to print on a terminal: each control character written as its Python escape (ESC as
+    ``\\x1b``, BEL as ``\\x07``, CR as ``\\r``, a tab as ``\\t``), newlines kept when ``newlines``.
+    Every line benchsift prints goes through it (:class:`DataTable` cells, :class:`TableConsole` lines,
+    the CLI's one-line errors and warnings); ``--json`` keeps the raw text (JSON escapes it)."""
+    pattern = _CONTROL if newlines else _CONTROL_NL
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _printable_text(text: Text) -> Text:
+    """A :class:`~rich.text.Text` with :func:`printable` content (its spans dropped when that changes it)."""
+    if _CONTROL.search(text.plain) is None:
+        return text
+    return Text(printable(text.plain), style=text.style, justify=text.justify, no_wrap=text.no_wrap)
+
+
 def _literal(value: Any) -> Any:
-    """A string as a plain :class:`~rich.text.Text`, which no console reads as markup or emoji codes."""
-    return Text(value) if isinstance(value, str) else value
+    """A string as a plain :class:`~rich.text.Text`, which no console reads as markup or emoji codes, its
+    control characters escaped (:func:`printable`)."""
+    if isinstance(value, str):
+        return Text(printable(value))
+    return _printable_text(value) if isinstance(value, Text) else value
 
 
 class DataTable(Table):
@@ -359,8 +398,8 @@ def _csv(title: str, headers: list[str], rows: list[list[str]]) -> str:
     if title:
         buf.write(f"# {title}\n")
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(headers)
-    writer.writerows(rows)
+    writer.writerow([spreadsheet_cell(h) for h in headers])  # --format csv is for spreadsheets too
+    writer.writerows([spreadsheet_cell(c) for c in row] for row in rows)
     return buf.getvalue()
 
 
@@ -375,6 +414,13 @@ def _markdown(title: str, headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _printable_object(obj: Any) -> Any:
+    """A line to print with its control characters escaped (tables: :class:`DataTable` does it per cell)."""
+    if isinstance(obj, str):
+        return printable(obj)
+    return _printable_text(obj) if isinstance(obj, Text) else obj
+
+
 class TableConsole(Console):
     """A rich console that renders tables in the chosen ``--format`` (module docstring).
 
@@ -387,6 +433,7 @@ class TableConsole(Console):
         super().__init__(*args, **kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        objects = tuple(_printable_object(o) for o in objects)
         fmt = _FORMAT.get()
         if fmt == "table":
             expanded: list[Any] = []

@@ -14,7 +14,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, spreadsheet_frame
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.frontier import capability_frontier
@@ -74,7 +74,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         files += [str(p) for p in save_figure(fig, folder / "k_sweep", caption=cap, data=data)]
     est = estimate_new_models(load_suite(suite_dir), new, n_boot=500, random_state=seed)
     with atomic_path(folder / "estimate.csv") as tmp:
-        est.table().to_csv(tmp, index=False, lineterminator="\n")
+        spreadsheet_frame(est.table()).to_csv(tmp, index=False, lineterminator="\n")
     files.append(str(folder / "estimate.csv"))
     console.print(stage_rich_table(table, title="PRIMEBench compression (simulated panel)"))
     for w in result.warnings:  # also in suite/suite.json, and so in the page

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from rich.console import Console
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, spreadsheet_frame
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.export import export_suite
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
@@ -77,7 +77,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         for c, s in zip(cols, new.scores[r, cols], strict=True)
     ]
     with atomic_path(folder / "runs.csv") as tmp:
-        pd.DataFrame(rows).to_csv(tmp, index=False, lineterminator="\n")
+        spreadsheet_frame(pd.DataFrame(rows)).to_csv(tmp, index=False, lineterminator="\n")
     est = estimate_new_models(suite_dir, folder / "runs.csv", n_boot=500, random_state=seed)
     assert est.full is not None
     full = est.full
@@ -106,7 +106,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
             )
     table = pd.DataFrame(out)
     with atomic_path(folder / "estimate.csv") as tmp:
-        table.to_csv(tmp, index=False, lineterminator="\n")
+        spreadsheet_frame(table).to_csv(tmp, index=False, lineterminator="\n")
     has = table["suite_mean"].notna()  # benchmarks of the categories Stage 3 dropped have no suite item
     err = (table["estimate"] - table["truth"]).abs()
     mae_est = float(err[has].mean())

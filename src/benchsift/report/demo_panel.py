@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from rich.console import Console
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, spreadsheet_frame
 from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.report.panel_summary import panel_summary, summary_table
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -25,12 +25,12 @@ def run_demo_section(out_dir: Path, seed: int, console: Console, long_csv: bool 
     files = [str(folder / "panel.parquet")]
     if long_csv:
         with atomic_path(folder / "long.csv") as tmp:
-            panel.to_long().to_csv(tmp, index=False)
+            panel.to_long().to_csv(tmp, index=False)  # a long table: data for `import long`, kept raw
         files.append(str(folder / "long.csv"))
     summary = panel_summary(panel)
     rows = [{"benchmark": b, **v} for b, v in summary["benchmarks"].items()]
     with atomic_path(folder / "benchmarks.csv") as tmp:
-        pd.DataFrame(rows).to_csv(tmp, index=False, lineterminator="\n")
+        spreadsheet_frame(pd.DataFrame(rows)).to_csv(tmp, index=False, lineterminator="\n")
     files.append(str(folder / "benchmarks.csv"))
     console.print(summary_table(summary, title="simulated panel"))
     return {

@@ -62,7 +62,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         N_MODELS, N_ITEMS, levels=_planted_levels(seed), unanswered_rate=0.02, random_state=seed
     )
     with atomic_path(folder / "verdicts.csv") as tmp:
-        sim.table.to_csv(tmp, index=False)
+        sim.table.to_csv(tmp, index=False)  # a verdict table: data for `prism score`, kept raw
     arrays = build_arrays(sim.table)
     result = paired_bootstrap(arrays, N_BOOT, seed)
     summary = score_summary(result)

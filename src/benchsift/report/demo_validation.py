@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, spreadsheet_frame
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.compression.protocols import stage2_heldout
@@ -59,7 +59,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         )
     ]
     with atomic_path(target / "heldout_summary.csv") as tmp:
-        summary.to_csv(tmp, index=False)
+        spreadsheet_frame(summary).to_csv(tmp, index=False)
     with atomic_path(target / "heldout.json") as tmp:
         tmp.write_text(json.dumps(to_jsonable(result.to_dict()), indent=2))
     files += [str(target / "heldout_summary.csv"), str(target / "heldout.json")]

@@ -9,11 +9,14 @@ from typing import Any
 
 import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.text import Text as MplText
+from matplotlib.ticker import FixedFormatter, FuncFormatter
 
 from benchsift._fileio import atomic_path
+from benchsift.report.console import printable
 
 FORMATS: tuple[str, ...] = ("png", "svg")
 
@@ -60,6 +63,15 @@ def add_footer(fig: Figure, text: str) -> None:
     )
 
 
+def _printable_ticks(formatter: Any) -> Any:
+    """A tick function giving ``formatter``'s labels with their control characters escaped."""
+
+    def label(x: Any, pos: Any = None) -> str:
+        return printable(str(formatter(x, pos)))
+
+    return label
+
+
 def save_figure(
     fig: Figure,
     stem: Path,
@@ -83,6 +95,12 @@ def save_figure(
         add_footer(fig, f"Data: {data}")
     for text in fig.findobj(MplText):  # names are text: a benchmark 'price$5$' is not math ('price5')
         text.set_parse_math(False)
+        text.set_text(printable(text.get_text()))  # a name's ESC or BEL is drawn as \x1b, \x07
+    for ax in fig.axes:  # tick labels are made at draw time: names (fixed or categorical ticks) escaped too
+        for axis in (ax.xaxis, ax.yaxis):
+            named = axis.get_major_formatter()
+            if isinstance(named, FixedFormatter | StrCategoryFormatter | FuncFormatter):
+                axis.set_major_formatter(FuncFormatter(_printable_ticks(named)))
     paths: list[Path] = []
     for fmt in formats:
         target = stem.with_name(f"{stem.name}.{fmt}")

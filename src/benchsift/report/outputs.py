@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from benchsift._fileio import atomic_dir
+from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift._jsonutil import to_jsonable
 from benchsift.report.html import write_report
 
@@ -55,7 +55,7 @@ def write_result_dir(
     with atomic_dir(out) as tmp:
         (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for name, df in frames.items():
-            df.to_csv(tmp / f"{name}.csv")
+            spreadsheet_frame(df).to_csv(tmp / f"{name}.csv")
         if figures is not None:
             figures(tmp / "figures")
         write_report(tmp, title=f"benchsift results: {out.name}")
