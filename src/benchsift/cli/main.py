@@ -78,7 +78,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "report": LazyCommand(
         "benchsift.cli.report",
         "report_command",
-        "Write DIR/index.html: every section's run, headline numbers, tables, figures, notes and files.",
+        "Write DIR/index.html: each section's answer, then its tables, figures, notes, parameters and files.",
         tables=False,
     ),
     "demo": LazyCommand(
