@@ -318,6 +318,15 @@ case(
     check=_neutralised("result.json", names=tuple(VERDICT_MODELS[1:])),
 )
 
+case(
+    "compare-out-formula-names",
+    10,
+    lambda e: ["compare", _hostile_panel(e), "--n-boot", "50", "--out", "o", "--json"],
+    outcome="ok",
+    writes=("hostile.parquet", "o/*"),
+    check=_neutralised("compare.json", names=tuple(HOSTILE_MODELS[:4])),
+)
+
 
 def _suite_round_trip(env: Env, res: Any) -> None:
     from benchsift.compression.suite import load_suite

@@ -292,3 +292,18 @@ def test_compare_out_opens_with_its_tie_groups_and_resolution(small_panel: Path,
     assert got["largest tie group"] == str(row["largest_group"])
     top = doc["ties"][row["section"]][0]
     assert f"Top group: {top}." in ans.sentences
+
+
+def test_page_shows_the_names_its_csv_neutralised_for_spreadsheets(tmp_path: Path) -> None:
+    from benchsift.report.outputs import write_command_dir
+
+    names = ["=SUM(1,1)", "@cmd", "'quoted", "-x+1", "plain"]
+    frame = pd.DataFrame({"model": names, "-score": [0.5, -0.25, 1.0, 0.0, 0.75]})
+    write_command_dir(tmp_path / "o", "thing", {"n": 5}, {"scores": frame})
+    written = (tmp_path / "o" / "scores.csv").read_text()
+    assert "'=SUM(1,1)" in written and "''quoted" in written and "'-score" in written
+    _, (sec,) = collect_report(tmp_path / "o")
+    (table,) = [t for t in sec.tables if t.name.endswith("scores.csv")]
+    assert table.columns == ["model", "-score"]
+    assert [row[0] for row in table.rows] == names
+    assert [row[1] for row in table.rows] == ["0.5", "-0.25", "1.0", "0.0", "0.75"]

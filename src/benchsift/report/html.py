@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchsift._fileio import _owned, _read_manifest, atomic_path
+from benchsift._fileio import _owned, _read_manifest, atomic_path, from_spreadsheet
 from benchsift.errors import InputError
 from benchsift.report.answers import Answer, SectionFiles, section_answers
 
@@ -216,16 +216,17 @@ def _table_from_records(name: str, records: list[dict[str, Any]], source: str) -
 def _read_csv(path: Path, rel: str) -> ReportTable | None:
     with path.open(newline="", encoding="utf-8", errors="replace") as fh:
         reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
+        first = next(reader, None)
+        if first is None:
             return None
+        header = [from_spreadsheet(h) for h in first]  # benchsift's own CSVs: formula cells shown as written
         cap = _row_cap(len(header))
         rows: list[list[str]] = []
         total = 0
         for row in reader:
             total += 1
             if len(rows) < cap:
-                rows.append([_number_text(c) for c in row])
+                rows.append([_number_text(from_spreadsheet(c)) for c in row])
     return ReportTable(rel, header, rows, rel, total, _item_cols(header))
 
 

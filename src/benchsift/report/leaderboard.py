@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from benchsift._fileio import atomic_dir
+from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift.leaderboard import ComparisonResult, SuiteComparison
 from benchsift.report.figures import new_figure, save_figure
 from benchsift.report.html import write_report
@@ -68,6 +68,11 @@ def rank_figure(board: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    """One of benchsift's CSVs: formula cells neutralised for spreadsheets (``_fileio.spreadsheet_frame``)."""
+    spreadsheet_frame(df).to_csv(path, index=False, lineterminator="\n")
+
+
 def _stem(section: str) -> str:
     return "ranks_" + (re.sub(r"[^A-Za-z0-9_.-]+", "_", section).strip("_") or "section")
 
@@ -93,11 +98,11 @@ def write_compare(
         from benchsift._jsonutil import to_jsonable
 
         (tmp / "compare.json").write_text(json.dumps(to_jsonable(doc), indent=2))
-        result.leaderboard.to_csv(tmp / "leaderboard.csv", index=False, lineterminator="\n")
-        result.pairs.to_csv(tmp / "pairs.csv", index=False, lineterminator="\n")
-        result.resolution.to_csv(tmp / "resolution.csv", index=False, lineterminator="\n")
+        _write_csv(result.leaderboard, tmp / "leaderboard.csv")
+        _write_csv(result.pairs, tmp / "pairs.csv")
+        _write_csv(result.resolution, tmp / "resolution.csv")
         if result.pair_power is not None:
-            result.pair_power.to_csv(tmp / "pair_power.csv", index=False, lineterminator="\n")
+            _write_csv(result.pair_power, tmp / "pair_power.csv")
         for name in result.sections:
             board = result.section(name)
             save_figure(
@@ -127,8 +132,8 @@ def write_suite_compare(result: SuiteComparison, out: str | Path, run: dict[str,
         from benchsift._jsonutil import to_jsonable
 
         (tmp / "compare_suite.json").write_text(json.dumps(to_jsonable(doc), indent=2))
-        result.models.to_csv(tmp / "models.csv", index=False, lineterminator="\n")
-        result.pairs.to_csv(tmp / "pairs.csv", index=False, lineterminator="\n")
-        result.resolution.to_csv(tmp / "resolution.csv", index=False, lineterminator="\n")
+        _write_csv(result.models, tmp / "models.csv")
+        _write_csv(result.pairs, tmp / "pairs.csv")
+        _write_csv(result.resolution, tmp / "resolution.csv")
     write_report(target, title="benchsift compare --suite")
     return target

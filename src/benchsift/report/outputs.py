@@ -80,7 +80,7 @@ def write_command_dir(
     with atomic_dir(out) as tmp:
         (tmp / f"{name}.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for fname, df in frames.items():
-            df.to_csv(tmp / f"{fname}.csv", index=index, lineterminator="\n")
+            spreadsheet_frame(df).to_csv(tmp / f"{fname}.csv", index=index, lineterminator="\n")
         if figures is not None:
             figures(tmp)
     return write_report(out, title=f"benchsift {name}: {out.name}", panel=panel)
