@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -25,6 +26,23 @@ def _pvalues(p: ArrayLike) -> NDArray[np.float64]:
     return P
 
 
+def _step_adjust(
+    p: ArrayLike, step: Callable[[NDArray[np.float64], int], NDArray[np.float64]]
+) -> NDArray[np.float64]:
+    """A step-wise adjustment: ``step(sorted present p-values, m)`` gives the adjusted values in sorted
+    order (capped at 1 here); NaN entries stay NaN and do not count in ``m``."""
+    P = _pvalues(p)
+    flat = P.reshape(-1)
+    out = np.full(flat.shape, np.nan)
+    present = np.flatnonzero(~np.isnan(flat))
+    m = present.size
+    if m == 0:
+        return out.reshape(P.shape)
+    order = np.argsort(flat[present], kind="stable")
+    out[present[order]] = np.minimum(step(flat[present][order], m), 1.0)
+    return out.reshape(P.shape)
+
+
 def bh_adjust(p: ArrayLike) -> NDArray[np.float64]:
     r"""Benjamini-Hochberg adjusted p-values (step-up, FDR), same shape as ``p``.
 
@@ -35,18 +53,7 @@ def bh_adjust(p: ArrayLike) -> NDArray[np.float64]:
     monotone in :math:`p`. NaN entries stay NaN and do not count in :math:`m`. Equals
     ``scipy.stats.false_discovery_control(p, method="bh")`` on NaN-free input.
     """
-    P = _pvalues(p)
-    flat = P.reshape(-1)
-    out = np.full(flat.shape, np.nan)
-    present = np.flatnonzero(~np.isnan(flat))
-    m = present.size
-    if m == 0:
-        return out.reshape(P.shape)
-    order = np.argsort(flat[present], kind="stable")
-    ranked = flat[present][order] * m / np.arange(1, m + 1)
-    adjusted = np.minimum.accumulate(ranked[::-1])[::-1]
-    out[present[order]] = np.minimum(adjusted, 1.0)
-    return out.reshape(P.shape)
+    return _step_adjust(p, lambda s, m: np.minimum.accumulate((s * m / np.arange(1, m + 1))[::-1])[::-1])
 
 
 def bonferroni_adjust(p: ArrayLike) -> NDArray[np.float64]:
@@ -71,20 +78,7 @@ def holm_adjust(p: ArrayLike) -> NDArray[np.float64]:
     count in :math:`m`. Equals ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``
     (Holm, S. 1979, "A simple sequentially rejective multiple test procedure", Scand. J. Statist. 6).
     """
-    P = _pvalues(p)
-    flat = P.reshape(-1)
-    out = np.full(flat.shape, np.nan)
-    present = np.flatnonzero(~np.isnan(flat))
-    m = present.size
-    if m == 0:
-        return out.reshape(P.shape)
-    order = np.argsort(flat[present], kind="stable")
-    scaled = flat[present][order] * (m - np.arange(m))
-    adjusted = np.minimum(np.maximum.accumulate(scaled), 1.0)
-    values = np.empty(m)
-    values[order] = adjusted
-    out[present] = values
-    return out.reshape(P.shape)
+    return _step_adjust(p, lambda s, m: np.maximum.accumulate(s * (m - np.arange(m))))
 
 
 def reject(p: ArrayLike, alpha: float = 0.05, method: Method | str = "bh") -> NDArray[np.bool_]:
