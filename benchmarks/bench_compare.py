@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import Any
 
 
 def main() -> None:
@@ -68,7 +69,7 @@ def main() -> None:
     print(f"load average after: {load_average()}")
 
 
-def speed(args, timed, timed_pair, ratio_cell) -> None:  # type: ignore[no-untyped-def]
+def speed(args, timed, timed_pair, ratio_cell) -> None:
     import numpy as np
 
     import benchsift
@@ -91,12 +92,12 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:  # type: ignore[no-untyp
     q = (0.025, 0.975)
     assert not np.isnan(X).any(), "the speed run takes a complete panel (the baseline has no missing items)"
 
-    def ours():  # type: ignore[no-untyped-def]
+    def ours():
         pb = paired_bootstrap_pairs(X, W)
         delta = X[ia].mean(axis=1) - X[ib].mean(axis=1)
         return pb.se, pb.low, pb.high, pb.p_percentile, wald_pvalue(delta, pb.se)
 
-    def baseline():  # type: ignore[no-untyped-def]
+    def baseline():
         D = (X[ia] - X[ib]).T  # (N, P)
         R = (W @ D) / W.sum(axis=1, keepdims=True)  # (B, P): every pair's replicate mean difference
         se = R.std(axis=0, ddof=1)
@@ -127,7 +128,7 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:  # type: ignore[no-untyp
     )
 
 
-def _stacked(theta, n, reps, rng, boot, chunk=100, **kw):  # type: ignore[no-untyped-def]
+def _stacked(theta, n, reps, rng, boot, chunk=100, **kw):
     """``reps`` independent panels stacked as rows, in chunks of ``chunk`` panels that share one fresh
     draw of resampling weights (item or, with clusters, cluster bootstrap): yields ``(sims, X, W)``."""
     import numpy as np
@@ -147,7 +148,7 @@ def _mc(p: float, n: int) -> str:
     return f"{p:.4f} (MC se {(p * (1 - p) / n) ** 0.5:.4f}, n = {n})"
 
 
-def acceptance(args) -> None:  # type: ignore[no-untyped-def]
+def acceptance(args) -> None:
     import numpy as np
 
     from benchsift.simulate import simulate_leaderboard
@@ -164,7 +165,7 @@ def acceptance(args) -> None:  # type: ignore[no-untyped-def]
     R, Bs = args.reps, args.sim_boot
     t0 = time.perf_counter()
 
-    def pairs_of(M: int, reps: int):  # type: ignore[no-untyped-def]
+    def pairs_of(M: int, reps: int):
         ia, ib = np.triu_indices(M, 1)
         off = (np.arange(reps) * M)[:, None]
         return (ia[None, :] + off).reshape(-1), (ib[None, :] + off).reshape(-1)
@@ -189,7 +190,7 @@ def acceptance(args) -> None:  # type: ignore[no-untyped-def]
         cov = float(np.mean(hit))
         print(f"rank coverage, {label}, n = {n}: {_mc(cov, R * M)}; nominal 0.95")
 
-    def pvalues(theta, n, **kw):  # type: ignore[no-untyped-def]
+    def pvalues(theta, n, **kw):
         M = len(theta)
         out = []
         for sims, X, W in _stacked(theta, n, R, rng, Bs, **kw):
@@ -223,10 +224,11 @@ def acceptance(args) -> None:  # type: ignore[no-untyped-def]
         f"(MC se {np.std(fdp) / np.sqrt(R):.4f}); nominal 0.05"
     )
     # 3. power curve
-    for label, kw in (
+    cases: tuple[tuple[str, dict[str, Any]], ...] = (
         ("independent items", {}),
         ("clusters of 4 (cluster bootstrap)", {"cluster_size": 4, "cluster_sd": 0.5, "interaction_sd": 0.5}),
-    ):
+    )
+    for label, kw in cases:
         worst = 0.0
         rows = []
         for dtheta in (0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6):

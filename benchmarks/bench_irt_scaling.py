@@ -20,7 +20,7 @@ import time
 SIZES = ((200, 3000), (1000, 5000), (1000, 20000))
 
 
-def simulate(n_models: int, n_items: int):  # type: ignore[no-untyped-def]
+def simulate(n_models: int, n_items: int):
     import numpy as np
 
     rng = np.random.default_rng(0)
