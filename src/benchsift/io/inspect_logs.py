@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -60,7 +61,7 @@ from benchsift.io._common import (
 )
 from benchsift.io._harness import read_json
 from benchsift.io._walk import NotThisFormat
-from benchsift.io._zipmembers import read_member
+from benchsift.io._zipmembers import MAX_MEMBER_BYTES, MAX_RATIO, read_member
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -112,6 +113,12 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
             raise InputError(f"{where}: score value has no key {score_key!r} (keys {sorted(value)})")
         return score_to_float(value[score_key], where, None)
     raise InputError(f"{where}: score value {value!r} is not a scalar")
+
+
+def _positive(value: Any, name: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InputError(f"`{name}` must be a positive number, got {value!r}")
+    return value
 
 
 def _unscored(value: Any) -> bool:
@@ -169,7 +176,14 @@ def reduce_epochs(values: list[Any], reducer: str, where: str, score_key: str | 
     )
 
 
-def _load_eval_zip(path: Path) -> RawLog:
+class Bounds(NamedTuple):
+    """Bounds on an ``.eval`` archive's members (:mod:`benchsift.io._zipmembers`)."""
+
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    max_ratio: float = MAX_RATIO
+
+
+def _load_eval_zip(path: Path, bounds: Bounds = Bounds()) -> RawLog:
     check_file(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -183,7 +197,8 @@ def _load_eval_zip(path: Path) -> RawLog:
 
         def member(name: str) -> Any:
             try:
-                return json.loads(read_member(zf, path, infos[name]))
+                data = read_member(zf, path, infos[name], **bounds._asdict())
+                return loads_bounded(data, f"{path}, member {name}")
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise FormatError(f"{path}, member {name}: not valid JSON ({exc})") from None
 
@@ -208,11 +223,11 @@ def _load_json_log(path: Path) -> RawLog:
     return RawLog(log, [(f"samples[{i}]", s) for i, s in enumerate(samples)], log.get("reductions"))
 
 
-def load_log(path: Path) -> RawLog:
+def load_log(path: Path, bounds: Bounds = Bounds()) -> RawLog:
     """The header (``EvalLog`` without samples), the samples and the ``reductions`` of one log file."""
     suffix = path.suffix.lower()
     if suffix == ".eval":
-        return _load_eval_zip(path)
+        return _load_eval_zip(path, bounds)
     if suffix == ".json":
         return _load_json_log(path)
     raise FormatError(f"{path}: expected an inspect log ending in .eval or .json")
@@ -277,8 +292,9 @@ def _read_one(
     reducer: str | None,
     condition: str | None,
     notes: list[str] | None,
+    bounds: Bounds,
 ) -> pd.DataFrame:
-    raw = load_log(path)
+    raw = load_log(path, bounds)
     spec = raw.header.get("eval")
     if not isinstance(spec, dict):
         raise FormatError(f"{path}: header without an 'eval' specification")
@@ -402,6 +418,8 @@ def read_inspect(
     scales: dict[str, float] | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
+    max_member_bytes: int | None = None,
+    max_ratio: float | None = None,
 ) -> Panel:
     """Read inspect_ai logs (``.eval`` / ``.json`` files, or folders of them) into a panel.
 
@@ -410,10 +428,17 @@ def read_inspect(
     log (inspect's own ``logs.json`` listing, say) is skipped and named in ``notes``.
     ``answers``: a list that receives the long table of logged answers (the scorer's ``answer``, else the
     output's ``completion``; the first epoch's when a sample ran several), see :mod:`benchsift.io.answers`.
+    ``max_member_bytes`` (default 256 MiB) and ``max_ratio`` (default 200) bound what one member of an
+    ``.eval`` archive may decompress to (:mod:`benchsift.io._zipmembers`); a member over them is refused
+    before it is read. Every JSON document read (a member, a ``.json`` log) may nest at most 256 levels.
     """
+    bounds = Bounds(
+        MAX_MEMBER_BYTES if max_member_bytes is None else _positive(max_member_bytes, "max_member_bytes"),
+        MAX_RATIO if max_ratio is None else _positive(max_ratio, "max_ratio"),
+    )
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
-    options.update(reducer=reducer, condition=condition)
+    options.update(reducer=reducer, condition=condition, bounds=bounds)
     return read_sample_panel(
         given,
         LOG_PATTERNS,
