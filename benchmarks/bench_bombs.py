@@ -186,17 +186,31 @@ def jsonl_long_line(folder: Path, size: int) -> tuple[list[str], str]:
 
 
 def xlsx_bomb(folder: Path, size: int) -> tuple[list[str], str]:
-    """A VLMEvalKit result .xlsx whose worksheet member inflates to ``size`` bytes."""
+    """A VLMEvalKit result .xlsx (written by openpyxl) whose worksheet member is padded with ``size`` bytes of
+    blanks between its XML elements (still a valid workbook), deflated."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["index", "question", "answer", "prediction", "hit"])
+    sheet.append([1, "q", "A", "A", 1])
+    plain = io.BytesIO()
+    book.save(plain)
     path = folder / "m_MMBench_result.xlsx"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("[Content_Types].xml", "<Types/>")
-        with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as fh:
-            for k in range(0, size, MiB):
-                fh.write(b" " * min(MiB, size - k))
-    return [
-        "vlmevalkit",
-        str(path),
-    ], f"xlsx worksheet {size / GiB:.1f} GiB in {path.stat().st_size / MiB:.1f} MiB"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename != "xl/worksheets/sheet1.xml":
+                dst.writestr(info.filename, data)
+                continue
+            cut = data.index(b"<sheetData>") + len(b"<sheetData>")
+            with dst.open(info.filename, "w", force_zip64=True) as fh:
+                fh.write(data[:cut])
+                for k in range(0, size, MiB):
+                    fh.write(b" " * min(MiB, size - k))
+                fh.write(data[cut:])
+    what = f"xlsx worksheet {size / GiB:.1f} GiB in {path.stat().st_size / MiB:.1f} MiB"
+    return ["vlmevalkit", str(path), "--model", "m"], what
 
 
 BOMBS: dict[str, Callable[[Path], tuple[list[str], str]]] = {
