@@ -222,7 +222,7 @@ def check_verdict_labels(
             i = int(np.flatnonzero(bad)[0])
             row = f"line {first_line + i}" if first_line else f"row {i + 1}"
             raise InputError(
-                f"{where}, {row}: {c!r} label {labels[c].iloc[i]!r} is not a verdict; expected 0 or 1 "
+                f"{where}, {row}: {c!r} label {str(labels[c].iloc[i])!r} is not a verdict; expected 0 or 1 "
                 f"(fail / pass; {int(bad.sum())} such label(s) in the column)"
             )
 
