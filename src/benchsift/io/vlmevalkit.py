@@ -55,7 +55,6 @@ Folders are walked for the per-item files (:data:`RESULT_PATTERNS`).
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -63,6 +62,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError, listed
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -153,7 +153,7 @@ def _vqa_scores(df: pd.DataFrame, path: Path, bench: str, rows: RowNames) -> np.
 
 def _aggregate_json(path: Path) -> NotThisFormat:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_bounded(path.read_bytes(), str(path))
     except (OSError, UnicodeDecodeError, ValueError):
         data = None
     has_total = isinstance(data, dict) and "Final Score" in data

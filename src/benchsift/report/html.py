@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import csv
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchsift._fileio import atomic_path
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import InputError
 
 __all__ = [
@@ -248,7 +248,7 @@ def _dc(svg: str, tag: str) -> str:
 
 def _load_json(path: Path, warnings: list[str], rel: str) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return loads_bounded(path.read_bytes(), str(path))
     except (OSError, ValueError) as exc:
         warnings.append(f"{rel}: not readable as JSON ({exc})")
         return None
