@@ -24,7 +24,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 GiB = 1 << 30
@@ -40,18 +40,18 @@ def _sample(i: int) -> dict:
     return {"id": i, "epoch": 1, "scores": {"match": {"value": "C"}}}
 
 
-def _filler(n: int) -> Callable[[], bytes]:
+def _filler(n: int) -> Callable[[], Iterator[bytes]]:
     """A sample JSON document padded to ``n`` bytes with one long string (chunks of 1 MiB)."""
     head, tail = b'{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}, "pad": "', b'"}'
     body = n - len(head) - len(tail)
 
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         yield head
         for k in range(0, body, MiB):
             yield b"a" * min(MiB, body - k)
         yield tail
 
-    return chunks  # type: ignore[return-value]
+    return chunks
 
 
 def eval_deflate(folder: Path, size: int) -> tuple[list[str], str]:
