@@ -43,19 +43,34 @@ def _records(path: Path) -> list[tuple]:
     return sorted((r["model"], r["item"], r["axis"], json.dumps(r["response"], sort_keys=True)) for r in rows)
 
 
+def _paid_twice(sent: list[dict], calls: list[dict]) -> int:
+    """Requests the server received more often than the clients' own retries explain: a duplicate that is
+    not a retry (of a request whose reply came too late, or never) is one the cache paid for twice."""
+    extra = len(sent) - len({x["key"] for x in sent})
+    return extra - sum(int(c["retries"]) for c in calls)
+
+
 @pytest.mark.slow
 def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_path: Path, new_cache) -> None:
+    """Counted as the cache pays: each distinct request is sent by one process only. A request a process
+    retried (its attempt timed out on a loaded machine: the server then answers it twice) is told apart
+    by the processes' own retry counts, so the verdict does not depend on the machine's speed; the client
+    timeout is generous (120 s) so that retries are rare to begin with (issue 32)."""
     srv = FakeServer(world["world"], latency=0.03).start()
     try:
-        inputs = prepare_run(world, tmp_path, srv.url, ["correct", "stubborn"], 16, concurrency=4)
+        inputs = prepare_run(
+            world, tmp_path, srv.url, ["correct", "stubborn"], 16, concurrency=4, timeout=120.0
+        )
         base = len(srv.requests())
         # one process alone: the distinct requests of the run
         solo = _start(world, tmp_path, inputs, new_cache(), "solo")
-        _, err = solo.communicate(timeout=180)
+        out, err = solo.communicate(timeout=600)
         assert solo.returncode == 0, err
         alone = srv.requests()[base:]
         unique = {x["key"] for x in alone}
-        assert len(alone) == len(unique) > 100
+        assert (
+            len(unique) > 100 and _paid_twice(alone, [json.loads(out.strip().splitlines()[-1])["calls"]]) <= 0
+        )
         reference = _records(tmp_path / "rec-solo.jsonl")
         for n_proc in (2, 4):
             cache = new_cache()
@@ -63,17 +78,20 @@ def test_concurrent_runs_on_one_cache_send_each_request_once(world: dict, tmp_pa
             procs = [_start(world, tmp_path, inputs, cache, f"{n_proc}-{i}") for i in range(n_proc)]
             calls = []
             for p in procs:
-                out, err = p.communicate(timeout=240)
+                out, err = p.communicate(timeout=600)
                 assert p.returncode == 0, err
                 calls.append(json.loads(out.strip().splitlines()[-1])["calls"])
             sent = srv.requests()[start:]
             counts = Counter(x["key"] for x in sent)
             repeated = [(x["t"], x["status"], x["attempt"]) for x in sent if counts[x["key"]] > 1]
-            # the processes' own counts agree with the server's
-            assert sum(c["requests"] for c in calls) == len(unique), (calls, repeated)
-            # a fresh cache has nothing in flight at the start: at most the distinct requests, each once
+            # a fresh cache has nothing in flight at the start: every distinct request, no other
             assert set(counts) == unique
-            assert len(sent) == len(unique), f"{n_proc} processes: {len(sent)} sent for {len(unique)}"
+            # the processes' first attempts are the distinct requests, each once; every further arrival at
+            # the server is one of their own retries (counted by them), never a second process paying again
+            assert _paid_twice(sent, calls) <= 0, (calls, repeated)
+            # the processes' own counts agree with the server's (an attempt lost before it reached the
+            # server is counted by its process only)
+            assert sum(c["requests"] for c in calls) >= len(sent), (calls, len(sent))
             for i in range(n_proc):
                 assert _records(tmp_path / f"rec-{n_proc}-{i}.jsonl") == reference
             c = ResponseCache(cache)

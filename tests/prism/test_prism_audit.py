@@ -77,10 +77,10 @@ def test_labels_compare_by_value_when_a_missing_entry_makes_a_column_float(tmp_p
     """A CSV human column with one empty cell is read as float (1.0, 0.0, NaN): it must still agree with
     the judge's int labels (1, 0), and the row with the missing label is left out."""
     p = tmp_path / "labels.csv"
-    p.write_text("axis,judge,human\nq,1,1\nq,0,0\nq,1,\nq,0,0\nh,yes,yes\nh,no, yes\n")
+    p.write_text("axis,judge,human\nq,1,1\nq,0,0\nq,1,\nq,0,0\nh,1,1\nh,0, 1\n")
 
     t = judge_human_agreement(load_labels(p))
     assert t.loc["q", "disagreement"] == 0.0 and t.loc["q", "kappa"] == pytest.approx(1.0)
     assert t.loc["q", "n"] == 3
-    assert t.loc["h", "disagreement"] == pytest.approx(0.5)  # text labels compare stripped
+    assert t.loc["h", "disagreement"] == pytest.approx(0.5)  # labels compare stripped
     assert cohen_kappa([1, 0, 1], [1.0, 0.0, 1.0]) == pytest.approx(1.0)

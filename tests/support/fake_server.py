@@ -15,6 +15,9 @@ The ``model`` field picks a scripted behaviour:
   shorter than a client timeout, the whole reply longer);
 * ``mute``: HTTP 200 whose message has ``content: null`` (``finish_reason: "length"``, as a reasoning
   model that spent its whole budget thinking) and no ``usage``;
+* ``huge`` / ``huge-chunked``: a valid completion of about ``huge_bytes`` (10 MB) bytes, with a
+  ``Content-Length`` / sent in chunks without one;
+* ``later``: HTTP 429 with ``Retry-After: 86400`` on a request's first attempt, then "ok";
 * ``gen``: the generation judge (Figs. 5-9 replies); ``judge``: the grading judge (Figs. 11-17).
 
 The world: images are identified by the sha256 of their bytes (decoded from the data URL); ``world``
@@ -296,6 +299,7 @@ class FakeServer:
         self.latency = latency
         self.slow = slow
         self.trickle = 0.05
+        self.huge_bytes = 10_000_000  # the reply size of models "huge" and "huge-chunked"
         self.log: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.attempts: dict[str, int] = {}
@@ -323,10 +327,19 @@ class FakeServer:
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                chunked = bool(headers.get("X-Fake-Chunked"))
+                if chunked:  # no Content-Length: the client learns the size only by reading
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 try:
-                    if headers.get("X-Fake-Trickle"):
+                    if chunked:
+                        for i in range(0, len(body), 1 << 16):
+                            part = body[i : i + (1 << 16)]
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                        self.wfile.write(b"0\r\n\r\n")
+                    elif headers.get("X-Fake-Trickle"):
                         for i in range(len(body)):
                             self.wfile.write(body[i : i + 1])
                             self.wfile.flush()
@@ -418,6 +431,19 @@ class FakeServer:
             if mode == 2:
                 return 200, b'{"id": "x", "choices": [', {}
             time.sleep(self.slow)
+        if model in ("huge", "huge-chunked"):  # a valid completion of about `huge_bytes` bytes
+            ok = {"message": {"role": "assistant", "content": "a" * self.huge_bytes}, "finish_reason": "stop"}
+            body = json.dumps({"id": "chatcmpl-" + key[:12], "model": model, "choices": [ok]}).encode()
+            return 200, body, {"X-Fake-Chunked": "1"} if model == "huge-chunked" else {}
+        if model == "later":  # asks for a day's wait once, then answers
+            if attempt == 1:
+                return 429, b'{"error": {"message": "come back tomorrow"}}', {"Retry-After": "86400"}
+            ok = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+            return (
+                200,
+                json.dumps({"id": "chatcmpl-" + key[:12], "model": model, "choices": [ok]}).encode(),
+                {},
+            )
         if model == "trickle":
             ok: dict[str, Any] = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
             slow = {"id": "chatcmpl-" + key[:12], "model": model, "choices": [ok]}

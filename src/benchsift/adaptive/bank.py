@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_path
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
@@ -211,7 +212,7 @@ def load_bank(path: str | os.PathLike[str]) -> ItemBank:
     if not p.is_file():
         raise InputError(f"{p}: no such file (expected an item bank written by `benchsift adaptive bank`)")
     try:
-        doc = json.loads(p.read_text())
+        doc = loads_bounded(p.read_bytes(), str(p))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise FormatError(f"{p}: not valid JSON ({exc})") from None
     return ItemBank.from_dict(doc, source=str(p))

@@ -166,6 +166,10 @@ _register(
     ("orient", _opt("--orient", "items-rows (default) or models-rows.", str), "items-rows"),
     ("models", Models),
     ("items", Items),
+    (
+        "max_columns",
+        _opt("--max-columns", "Refuse a CSV/TSV with more columns (default 200000).", int | None),
+    ),
     answers=False,
 )
 _HARNESS = (
@@ -197,6 +201,22 @@ _register(
     ("scorer", _opt("--scorer", "Scorer to use when a log has several.")),
     ("metric", _opt("--metric", "Field of a dict-valued score.")),
     ("reducer", _opt("--reducer", "Epoch reducer to use when a log holds several (e.g. max, mean).")),
+    (
+        "max_member_bytes",
+        _opt(
+            "--max-member-bytes",
+            "Refuse an .eval member that decompresses to more (default 256 MiB).",
+            int | None,
+        ),
+    ),
+    (
+        "max_ratio",
+        _opt(
+            "--max-ratio",
+            "Refuse an .eval member that decompresses more times its size (default 200).",
+            float | None,
+        ),
+    ),
     KeepAllRuns,
 )
 _register(

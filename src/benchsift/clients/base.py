@@ -218,12 +218,13 @@ class ClientStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    retry_after_capped: int = 0  # retries whose server-asked wait was longer than max_retry_after
 
     def count_error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def add(self, other: ClientStats) -> None:
-        for name in ("requests", "succeeded", "retries", "failures", "cache_hits"):
+        for name in ("requests", "succeeded", "retries", "failures", "cache_hits", "retry_after_capped"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
@@ -240,6 +241,7 @@ class ClientStats:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "errors": dict(self.errors),
+            "retry_after_capped": self.retry_after_capped,
         }
 
 

@@ -7,6 +7,8 @@ Example::
     timeout = 120                         # seconds per HTTP request (default)
     max_attempts = 6                      # retry budget per request
     retry_initial = 0.5                   # first backoff in seconds (doubles per attempt)
+    max_retry_after = 60                  # longest wait a server's Retry-After obtains (seconds)
+    max_reply_bytes = 8388608             # largest reply read (bytes); a larger one fails, not retried
     transport = "aiohttp"                 # HTTP transport: "aiohttp" (default) or "openai" (the SDK)
 
     [judges]
@@ -33,6 +35,10 @@ Validation: the file is checked against a typed schema (pydantic v2 models in st
 forbidden), so a wrong type (``timeout = "fast"``, ``judges = "gen"``, ``cache = 5``, ``concurrency =
 true``) or an invalid setting (``timeout <= 0``, ``max_attempts < 1``, ``retry_initial < 0``, a
 ``base_url`` that is not an http(s) URL) is refused with one line naming the file, the table and the key.
+A ``base_url`` with credentials (``https://user:password@host``) is refused (never sent as basic auth: the
+URL is part of the cache key and of messages), without repeating it. A key that is set but holds a control
+character (a trailing line break from a key file, CR/LF inside) is refused at load, naming the variable,
+never the key.
 """
 
 from __future__ import annotations
@@ -63,6 +69,24 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 Transport = Literal["aiohttp", "openai"]
 
 
+#: default cap on a server's ``Retry-After`` (seconds): ``max_retry_after``
+MAX_RETRY_AFTER = 60.0
+#: default cap on a reply body (bytes): ``max_reply_bytes``; a chat completion is a few kB
+MAX_REPLY_BYTES = 8 << 20
+
+
+def _redacted(url: Any) -> Any:
+    """``url`` with any ``user:password@`` part replaced by ``***@``, for messages."""
+    if not isinstance(url, str) or "@" not in url:
+        return url
+    scheme, sep, rest = url.partition("://")
+    host_part, slash, path = (rest if sep else scheme).partition("/")
+    if "@" not in host_part:
+        return url
+    safe = "***@" + host_part.rpartition("@")[2]
+    return f"{scheme}{sep}{safe}{slash}{path}" if sep else f"{safe}{slash}{path}"
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -85,9 +109,22 @@ class EndpointConfig(_Strict):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        parts = urllib.parse.urlsplit(value.strip())
+        if any(ord(c) < 32 or ord(c) == 127 for c in value.strip()):
+            raise ValueError("must not contain control characters (a line break, a tab)")
+        try:
+            parts = urllib.parse.urlsplit(value.strip())
+            parts.port  # noqa: B018  (raises ValueError on a port that is not a number)
+        except ValueError:
+            raise ValueError("must be an http:// or https:// URL with a host") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http:// or https:// URL with a host")
+        if parts.username is not None or parts.password is not None:
+            # refused rather than sent as basic auth: the base URL is part of the cache key and of messages,
+            # so a password in it would be stored and printed; the key belongs in api_key_env (issue 32)
+            raise ValueError(
+                "must not hold credentials (user:password@): put the key in the environment variable "
+                "named by api_key_env"
+            )
         return value.strip().rstrip("/")
 
     @field_validator("budgets")
@@ -99,13 +136,37 @@ class EndpointConfig(_Strict):
         return value
 
     def api_key(self) -> str:
-        """The key from ``$api_key_env`` ("EMPTY" when no variable is configured)."""
+        """The key from ``$api_key_env`` ("EMPTY" when no variable is configured).
+
+        A key with a control character (a trailing line break, as a key read from a file often has, or CR/LF
+        inside) is refused with one line naming the endpoint and the variable, never the key: it cannot go
+        into an HTTP header, and stripping it would hide a key file that holds more than the key (issue 32).
+        """
         if not self.api_key_env:
             return "EMPTY"
         value = os.environ.get(self.api_key_env)
         if not value:
             raise InputError(
                 f"endpoint {self.name!r}: environment variable {self.api_key_env} (api_key_env) is not set"
+            )
+        bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
+        if bad is not None:
+            trimmed = value.rstrip("\r\n")
+            clean = not any(ord(c) < 32 or ord(c) == 127 for c in trimmed)
+            where = "ends with" if clean else "holds"
+            bad = value[len(trimmed)] if clean else next(c for c in trimmed if ord(c) < 32 or ord(c) == 127)
+            what = {"\n": "a line break (LF)", "\r": "a carriage return (CR)", "\t": "a tab"}.get(
+                bad, f"a control character (code {ord(bad)})"
+            )
+            raise InputError(
+                f"endpoint {self.name!r}: the key in environment variable {self.api_key_env} (api_key_env) "
+                f"{where} {what}; an HTTP header cannot carry it: set the variable to the key alone "
+                f"(e.g. {self.api_key_env}=\"$(tr -d '\\r\\n' < keyfile)\")"
+            )
+        if not value.isascii():
+            raise InputError(
+                f"endpoint {self.name!r}: the key in environment variable {self.api_key_env} (api_key_env) "
+                "holds non-ASCII characters; an HTTP header cannot carry them: is it the right variable?"
             )
         return value
 
@@ -138,6 +199,8 @@ class _File(_Strict):
     max_attempts: int = Field(default=6, ge=1)
     retry_seed: int = Field(default=0, ge=0)
     retry_initial: float = Field(default=0.5, ge=0)
+    max_retry_after: float = Field(default=MAX_RETRY_AFTER, gt=0)
+    max_reply_bytes: int = Field(default=MAX_REPLY_BYTES, ge=1024)
     transport: Transport = "aiohttp"
     judges: _Judges = Field(default_factory=_Judges)
     endpoint: list[dict[str, Any]] = Field(min_length=1)
@@ -157,6 +220,10 @@ class EngineConfig:
     max_attempts: int = 6
     retry_seed: int = 0
     retry_initial: float = 0.5
+    #: longest wait a server's ``Retry-After`` obtains (seconds); a longer one waits this long (counted)
+    max_retry_after: float = MAX_RETRY_AFTER
+    #: largest reply body read (bytes); a larger one is a non-retryable ``too_large`` failure
+    max_reply_bytes: int = MAX_REPLY_BYTES
 
     @property
     def models(self) -> list[EndpointConfig]:
@@ -183,6 +250,8 @@ def _describe(err: ValidationError, table: str, where: str, allowed: list[str]) 
         return InputError(f"{where}: [[endpoint]] #{int(loc[1]) + 1} must be a table, got {e.get('input')!r}")
     shown = ".".join(loc) or key
     got = e.get("input")
+    if loc and loc[-1] == "base_url":
+        got = _redacted(got)  # never repeat a password written into the URL
     kind = e["type"]
     if kind == "missing":
         return InputError(f"{where}: {table}: '{shown}' is required")
@@ -220,6 +289,8 @@ def config_from_dict(
             ep = EndpointConfig.model_validate({"transport": top.transport, **entry})
         except ValidationError as err:
             raise _describe(err, table, where, list(EndpointConfig.model_fields)) from None
+        if ep.api_key_env and os.environ.get(ep.api_key_env):
+            ep.api_key()  # a key that is set but cannot be sent is refused now, not at the first request
         if ep.name in endpoints:
             raise InputError(f"{where}: endpoint name {ep.name!r} appears twice")
         endpoints[ep.name] = ep
@@ -246,6 +317,8 @@ def config_from_dict(
         max_attempts=top.max_attempts,
         retry_seed=top.retry_seed,
         retry_initial=top.retry_initial,
+        max_retry_after=top.max_retry_after,
+        max_reply_bytes=top.max_reply_bytes,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchsift.clients.base import ClientError, ClientStats, Request, Response
-from benchsift.clients.config import EndpointConfig
+from benchsift.clients.config import MAX_REPLY_BYTES, EndpointConfig
 from benchsift.clients.transport import make_transport, parse_retry_after
 
 __all__ = ["OpenAICompatClient", "parse_retry_after"]
@@ -27,11 +27,14 @@ class OpenAICompatClient:
         *,
         timeout: float = 120.0,
         stats: ClientStats | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.endpoint = endpoint
         self.stats = stats if stats is not None else ClientStats()
         self.transport = make_transport(
-            endpoint, timeout=endpoint.timeout if endpoint.timeout is not None else timeout
+            endpoint,
+            timeout=endpoint.timeout if endpoint.timeout is not None else timeout,
+            max_reply_bytes=max_reply_bytes,
         )
 
     def body(self, request: Request) -> dict[str, Any]:

@@ -31,7 +31,7 @@ class RetryPolicy:
     max_attempts: int = 6
     initial: float = 0.5
     max_delay: float = 30.0
-    max_retry_after: float = 120.0
+    max_retry_after: float = 60.0
     seed: int = 0
 
     def delay(self, attempt: int, key: str, retry_after: float | None) -> float:
@@ -75,5 +75,8 @@ class RetryingClient:
                 self.stats.retries += 1
                 if key is None:
                     key = request.key(self.endpoint)
+                if err.retry_after is not None and err.retry_after > self.policy.max_retry_after:
+                    # Retry-After: 86400 waits the cap, counted so the stage warns
+                    self.stats.retry_after_capped += 1
                 await self._sleep(self.policy.delay(attempt, key, err.retry_after))
                 attempt += 1

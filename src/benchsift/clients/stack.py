@@ -28,12 +28,15 @@ class ClientPool:
         if name not in self._clients:
             ep: EndpointConfig = self.config.endpoint(name)
             stats = self.stats.setdefault(name, ClientStats())
-            http = OpenAICompatClient(ep, timeout=self.config.timeout, stats=stats)
+            http = OpenAICompatClient(
+                ep, timeout=self.config.timeout, stats=stats, max_reply_bytes=self.config.max_reply_bytes
+            )
             self._http.append(http)
             policy = RetryPolicy(
                 max_attempts=self.config.max_attempts,
                 initial=self.config.retry_initial,
                 seed=self.config.retry_seed,
+                max_retry_after=self.config.max_retry_after,
             )
             client: ModelClient = StopOnFatalClient(LimitedClient(http, ep.concurrency))
             scope = ep.cache_scope()

@@ -21,7 +21,9 @@ names the counter it feeds (``"timeout"``, ``"connection"``, the HTTP status, ``
 * retryable: 429 (with its ``Retry-After``), 408, 409, 5xx, timeouts, connection errors, replies that
   are not valid JSON;
 * not retryable: other 4xx (bad request, authentication, unknown model), invalid URLs and TLS
-  certificates that are not trusted (``kind = "tls"``).
+  certificates that are not trusted (``kind = "tls"``), replies larger than ``max_reply_bytes``
+  (``kind = "too_large"``, default 8 MiB: both transports read the body 64 KiB at a time and stop past the
+  cap, or refuse it from its ``Content-Length``, so a 10 MB reply never costs more than the cap).
 
 Both trust the same certificates: the aiohttp transport takes its TLS context from the SDK's HTTP library
 (:func:`sdk_ssl_context`), so ``SSL_CERT_FILE`` and the system store act alike on both.
@@ -44,7 +46,7 @@ from typing import Any, Protocol
 
 from benchsift._version import __version__
 from benchsift.clients.base import ClientError, json_bytes
-from benchsift.clients.config import TRANSPORTS, EndpointConfig
+from benchsift.clients.config import MAX_REPLY_BYTES, TRANSPORTS, EndpointConfig
 from benchsift.errors import InputError
 
 __all__ = [
@@ -175,6 +177,15 @@ def _refused(err: BaseException) -> bool:
     return False
 
 
+def _too_large(name: str, cap: int, length: int | None) -> ClientError:
+    size = f" ({length:,} bytes)" if length is not None else ""
+    return ClientError(
+        f"{name}: reply larger than {cap:,} bytes{size}, not read (max_reply_bytes in the config raises it)",
+        retryable=False,
+        kind="too_large",
+    )
+
+
 def _malformed(name: str, err: BaseException) -> ClientError:
     return ClientError(f"{name}: malformed reply ({type(err).__name__})", retryable=True, kind="malformed")
 
@@ -215,10 +226,13 @@ class AiohttpTransport(_OneEventLoop):
     the cache's SQLite commits) cost more client CPU than the HTTP exchange itself.
     """
 
-    def __init__(self, endpoint: EndpointConfig, *, timeout: float) -> None:
+    def __init__(
+        self, endpoint: EndpointConfig, *, timeout: float, max_reply_bytes: int = MAX_REPLY_BYTES
+    ) -> None:
         self.name = endpoint.name
         self.base_url = endpoint.base_url.rstrip("/")
         self.timeout = float(timeout)
+        self.max_reply_bytes = int(max_reply_bytes)
         self.limit = int(endpoint.concurrency)
         self._headers = {
             "Authorization": f"Bearer {endpoint.api_key()}",
@@ -250,8 +264,19 @@ class AiohttpTransport(_OneEventLoop):
         data = json_bytes(body)
         try:
             async with self._get_session().post(self.base_url + path, data=data, proxy=self.proxy) as resp:
-                raw = await resp.read()
                 status, headers = resp.status, resp.headers
+                if status >= 400:  # the error body is not read: the status says what happened
+                    raise _status_error(name, status, headers)
+                cap = self.max_reply_bytes
+                if resp.content_length is not None and resp.content_length > cap:
+                    raise _too_large(name, cap, resp.content_length)
+                # read 64 KiB at a time and stop past the cap: a huge reply never costs more than the cap
+                reply = bytearray()
+                async for chunk in resp.content.iter_chunked(1 << 16):
+                    reply += chunk
+                    if len(reply) > cap:
+                        raise _too_large(name, cap, None)
+                raw = bytes(reply)
         except TimeoutError as err:  # aiohttp's timeouts subclass it
             raise _timed_out(name) from err
         except aiohttp.InvalidURL as err:
@@ -265,8 +290,6 @@ class AiohttpTransport(_OneEventLoop):
             raise _malformed(name, err) from err
         except (aiohttp.ClientError, OSError) as err:
             raise _connection_error(name, err) from err
-        if status >= 400:
-            raise _status_error(name, status, headers)
         try:
             return json.loads(raw)
         except ValueError as err:  # JSONDecodeError and UnicodeDecodeError
@@ -286,11 +309,14 @@ class OpenAISDKTransport(_OneEventLoop):
     the largest part of its client CPU per request.
     """
 
-    def __init__(self, endpoint: EndpointConfig, *, timeout: float) -> None:
+    def __init__(
+        self, endpoint: EndpointConfig, *, timeout: float, max_reply_bytes: int = MAX_REPLY_BYTES
+    ) -> None:
         import openai
 
         self.name = endpoint.name
         self.timeout = float(timeout)
+        self.max_reply_bytes = int(max_reply_bytes)
         self._openai = openai
         self._client = openai.AsyncOpenAI(
             api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=timeout, max_retries=0
@@ -303,7 +329,28 @@ class OpenAISDKTransport(_OneEventLoop):
             # the SDK's timeout bounds each connect / read / write, so a server that trickles its reply
             # could hold a request far past `timeout`; this bounds the whole request, as aiohttp's total does
             async with asyncio.timeout(self.timeout):
-                return await self._client.post(path, cast_to=object, body=body)
+                # the raw response, its body not yet read (stream=True; the SDK raised on a 4xx/5xx): read
+                # 64 KiB at a time, stopping past the cap, as the aiohttp transport does
+                resp = await self._client.post(path, cast_to=_sdk_response_type(), body=body, stream=True)
+                try:
+                    cap = self.max_reply_bytes
+                    length = resp.headers.get("content-length")
+                    if length is not None and length.isdigit() and int(length) > cap:
+                        raise _too_large(name, cap, int(length))
+                    reply = bytearray()
+                    async for chunk in resp.aiter_bytes(1 << 16):
+                        reply += chunk
+                        if len(reply) > cap:
+                            raise _too_large(name, cap, None)
+                finally:
+                    await resp.aclose()
+            return json.loads(bytes(reply))
+        except ClientError:
+            raise
+        except _sdk_http_error() as err:  # the body is read here, outside the SDK: its HTTP library's errors
+            raise (
+                _timed_out(name) if "Timeout" in type(err).__name__ else _connection_error(name, err)
+            ) from err
         except TimeoutError as err:
             raise _timed_out(name) from err
         except oa.APITimeoutError as err:
@@ -320,12 +367,41 @@ class OpenAISDKTransport(_OneEventLoop):
         self._loop = None
 
 
-def make_transport(endpoint: EndpointConfig, *, timeout: float) -> Transport:
-    """The endpoint's configured transport (``endpoint.transport``), with ``timeout`` seconds per request."""
+def _sdk_response_type() -> Any:
+    """The HTTP response class of the installed ``openai`` SDK (``httpx2`` from 3.x, ``httpx`` before), which
+    as ``cast_to`` makes ``post`` return the raw response."""
+    try:
+        import httpx2
+
+        return httpx2.Response
+    except ImportError:
+        import httpx
+
+        return httpx.Response
+
+
+def _sdk_http_error() -> type[Exception]:
+    """The base class of the errors of the ``openai`` SDK's HTTP library (``httpx2.HTTPError`` or
+    ``httpx.HTTPError``)."""
+    try:
+        import httpx2
+
+        return httpx2.HTTPError
+    except ImportError:
+        import httpx
+
+        return httpx.HTTPError
+
+
+def make_transport(
+    endpoint: EndpointConfig, *, timeout: float, max_reply_bytes: int = MAX_REPLY_BYTES
+) -> Transport:
+    """The endpoint's configured transport (``endpoint.transport``), with ``timeout`` seconds per request and
+    replies of at most ``max_reply_bytes``."""
     if endpoint.transport == "aiohttp":
-        return AiohttpTransport(endpoint, timeout=timeout)
+        return AiohttpTransport(endpoint, timeout=timeout, max_reply_bytes=max_reply_bytes)
     if endpoint.transport == "openai":
-        return OpenAISDKTransport(endpoint, timeout=timeout)
+        return OpenAISDKTransport(endpoint, timeout=timeout, max_reply_bytes=max_reply_bytes)
     raise InputError(
         f"endpoint {endpoint.name!r}: unknown transport {endpoint.transport!r}; expected one of {TRANSPORTS}"
     )

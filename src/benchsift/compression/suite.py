@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_dir, from_spreadsheet, spreadsheet_frame
-from benchsift._jsonutil import to_jsonable
+from benchsift._jsonutil import loads_bounded, to_jsonable
 from benchsift.compression.frontier import FrontierResult
 from benchsift.compression.full_score import FullScoreModel
 from benchsift.compression.pipeline import CompressionResult
@@ -327,7 +327,7 @@ def load_suite(path: str | Path) -> Suite:
         if not (root / name).is_file():
             raise FormatError(f"{root}: missing {name} (not a benchsift suite directory)")
     try:
-        meta = json.loads((root / "suite.json").read_text())
+        meta = loads_bounded((root / "suite.json").read_bytes(), str(root / "suite.json"))
     except json.JSONDecodeError as exc:
         raise FormatError(f"{root / 'suite.json'}: not valid JSON ({exc})") from None
     if meta.get("format") != FORMAT:
@@ -353,7 +353,9 @@ def load_suite(path: str | Path) -> Suite:
     full = None
     if (root / FULL_SCORE_FILE).is_file():
         try:
-            full = FullScoreModel.from_dict(json.loads((root / FULL_SCORE_FILE).read_text()))
+            full = FullScoreModel.from_dict(
+                loads_bounded((root / FULL_SCORE_FILE).read_bytes(), str(root / FULL_SCORE_FILE))
+            )
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise FormatError(f"{root / FULL_SCORE_FILE}: not a benchsift full-score model ({exc})") from None
         if full.a_suite.shape[0] != len(items):

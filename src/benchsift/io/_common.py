@@ -31,6 +31,7 @@ import pyarrow.csv as pacsv
 
 from benchsift.errors import FormatError, InputError, listed, wide_table_hint
 from benchsift.io._rows import row_label, row_name
+from benchsift.io._zipmembers import check_archive
 from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_long
 from benchsift.panel import CONDITIONS, Panel
 
@@ -153,6 +154,11 @@ def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataF
             df = pd.read_parquet(path)
         elif suffix in (".xlsx", ".xls"):
             try:
+                if suffix == ".xlsx":  # a zip read by openpyxl, each member whole: bounded first (issue 32)
+                    with zipfile.ZipFile(path) as zf:
+                        check_archive(
+                            zf, path, hint="if the workbook is genuine, save it as .csv and import that"
+                        )
                 with pd.ExcelFile(path) as book:
                     sheets = [str(n) for n in book.sheet_names]
                     if len(sheets) > 1:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -108,13 +109,24 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise FormatError(f"{path}: not a UTF-8 text file of JSON lines") from None
 
 
+#: longest line of a JSON lines sample log that is read (characters)
+MAX_LINE_CHARS = 64 << 20
+
+
 def _json_lines(path: Path, out: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
     with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
+        # a line at a time, each read at most MAX_LINE_CHARS long: a file without line breaks (or a
+        # hostile 2 GB line) is refused after that much, not read whole (issue 32)
+        for n, line in enumerate(iter(lambda: fh.readline(MAX_LINE_CHARS + 1), ""), start=1):
+            if len(line) > MAX_LINE_CHARS:
+                raise FormatError(
+                    f"{path}, line {n}: longer than {MAX_LINE_CHARS:,} characters; refused (a sample log "
+                    "line is a few kB: is this a JSON lines file?)"
+                )
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads_bounded(line, f"{path}, line {n}")
             except json.JSONDecodeError as exc:
                 raise FormatError(f"{path}, line {n}: not valid JSON ({exc.msg})") from None
             if not isinstance(rec, dict):
@@ -146,8 +158,7 @@ def read_json(path: Path) -> Any:
     """Load one JSON document, with a one-line error naming the file."""
     check_file(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        return loads_bounded(path.read_bytes(), str(path))
     except json.JSONDecodeError as exc:
         raise FormatError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except UnicodeDecodeError:
@@ -474,8 +485,8 @@ def refuse_results_file(path: Path, layout: HarnessLayout) -> None:
     if path.suffix.lower() != ".json" or not path.is_file():
         return
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        data = loads_bounded(path.read_bytes(), str(path))
+    except (ValueError, UnicodeDecodeError):  # a FormatError (too deep) is a ValueError too
         return
     if isinstance(data, dict) and "results" in data:
         raise FormatError(

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -65,7 +66,7 @@ from benchsift.io._common import (
 from benchsift.io._harness import check_reported, read_json
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
-from benchsift.io._zipmembers import read_member
+from benchsift.io._zipmembers import MAX_MEMBER_BYTES, MAX_RATIO, read_member
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -117,6 +118,12 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
             raise InputError(f"{where}: score value has no key {score_key!r} (keys {sorted(value)})")
         return score_to_float(value[score_key], where, None)
     raise InputError(f"{where}: score value {value!r} is not a scalar")
+
+
+def _positive(value: Any, name: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InputError(f"`{name}` must be a positive number, got {value!r}")
+    return value
 
 
 def _unscored(value: Any) -> bool:
@@ -174,7 +181,14 @@ def reduce_epochs(values: list[Any], reducer: str, where: str, score_key: str | 
     )
 
 
-def _load_eval_zip(path: Path) -> RawLog:
+class Bounds(NamedTuple):
+    """Bounds on an ``.eval`` archive's members (:mod:`benchsift.io._zipmembers`)."""
+
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    max_ratio: float = MAX_RATIO
+
+
+def _load_eval_zip(path: Path, bounds: Bounds = Bounds()) -> RawLog:
     check_file(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -188,7 +202,8 @@ def _load_eval_zip(path: Path) -> RawLog:
 
         def member(name: str) -> Any:
             try:
-                return json.loads(read_member(zf, path, infos[name]))
+                data = read_member(zf, path, infos[name], **bounds._asdict())
+                return loads_bounded(data, f"{path}, member {name}")
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise FormatError(f"{path}, member {name}: not valid JSON ({exc})") from None
 
@@ -213,7 +228,7 @@ def _load_json_log(path: Path) -> RawLog:
     return RawLog(log, [(f"samples[{i}]", s) for i, s in enumerate(samples)], log.get("reductions"))
 
 
-def read_header(path: Path) -> dict[str, Any] | None:
+def read_header(path: Path, bounds: Bounds = Bounds()) -> dict[str, Any] | None:
     """The header of one log (``header.json`` or ``_journal/start.json`` of an ``.eval`` archive, the
     whole ``EvalLog`` of a ``.json`` log), or None when the file is not an inspect log."""
     try:
@@ -223,7 +238,8 @@ def read_header(path: Path) -> dict[str, Any] | None:
                 name = HEADER_JSON if HEADER_JSON in infos else JOURNAL_START
                 if name not in infos:
                     return None
-                header = json.loads(read_member(zf, path, infos[name]))
+                data = read_member(zf, path, infos[name], **bounds._asdict())
+                header = loads_bounded(data, f"{path}, member {name}")
         else:
             header = read_json(path)
     except (zipfile.BadZipFile, OSError, ValueError, UnicodeDecodeError, FormatError):
@@ -231,12 +247,12 @@ def read_header(path: Path) -> dict[str, Any] | None:
     return header if isinstance(header, dict) and isinstance(header.get("eval"), dict) else None
 
 
-def log_runs(paths: list[Path]) -> list[RunFile]:
+def log_runs(paths: list[Path], bounds: Bounds = Bounds()) -> list[RunFile]:
     """Each log's task as inspect groups retries and eval-set attempts: ``eval.task_id`` (with the model),
     newest by ``eval.created`` (:mod:`benchsift.io._runs`)."""
     runs = []
     for path in paths:
-        header = read_header(path)
+        header = read_header(path, bounds)
         if header is None:
             continue
         spec = header["eval"]
@@ -253,11 +269,11 @@ def log_runs(paths: list[Path]) -> list[RunFile]:
     return runs
 
 
-def load_log(path: Path) -> RawLog:
+def load_log(path: Path, bounds: Bounds = Bounds()) -> RawLog:
     """The header (``EvalLog`` without samples), the samples and the ``reductions`` of one log file."""
     suffix = path.suffix.lower()
     if suffix == ".eval":
-        return _load_eval_zip(path)
+        return _load_eval_zip(path, bounds)
     if suffix == ".json":
         return _load_json_log(path)
     raise FormatError(f"{path}: expected an inspect log ending in .eval or .json")
@@ -322,8 +338,9 @@ def _read_one(
     reducer: str | None,
     condition: str | None,
     notes: list[str] | None,
+    bounds: Bounds,
 ) -> pd.DataFrame:
-    raw = load_log(path)
+    raw = load_log(path, bounds)
     spec = raw.header.get("eval")
     if not isinstance(spec, dict):
         raise FormatError(f"{path}: header without an 'eval' specification")
@@ -472,6 +489,8 @@ def read_inspect(
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
     keep_all_runs: bool = False,
+    max_member_bytes: int | None = None,
+    max_ratio: float | None = None,
 ) -> Panel:
     """Read inspect_ai logs (``.eval`` / ``.json`` files, or folders of them) into a panel.
 
@@ -484,12 +503,20 @@ def read_inspect(
     Retries: of the logs of one ``eval.task_id`` (a failed log and its ``eval-retry``, eval-set attempts)
     only the newest is read, as inspect takes it; a warning names the others. ``keep_all_runs`` reads them
     all, each as its own model run ``<model> (run <eval.created>)`` (:mod:`benchsift.io._runs`).
+
+    ``max_member_bytes`` (default 256 MiB) and ``max_ratio`` (default 200) bound what one member of an
+    ``.eval`` archive may decompress to (:mod:`benchsift.io._zipmembers`); a member over them is refused
+    before it is read. Every JSON document read (a member, a ``.json`` log) may nest at most 256 levels.
     """
+    bounds = Bounds(
+        MAX_MEMBER_BYTES if max_member_bytes is None else _positive(max_member_bytes, "max_member_bytes"),
+        MAX_RATIO if max_ratio is None else _positive(max_ratio, "max_ratio"),
+    )
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
-    options.update(reducer=reducer, condition=condition)
+    options.update(reducer=reducer, condition=condition, bounds=bounds)
     read = choose_runs(
-        log_runs(candidate_files(given, LOG_PATTERNS)),
+        log_runs(candidate_files(given, LOG_PATTERNS), bounds),
         lambda p, n: _read_one(p, notes=n, **options),
         keep_all_runs=keep_all_runs,
         tool="inspect (eval-retry, eval-set)",

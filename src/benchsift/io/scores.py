@@ -15,6 +15,16 @@ from benchsift.panel import Panel
 __all__ = ["read_scores"]
 
 
+def _has_panel_metadata(path: Path) -> bool:
+    """Whether the parquet file ``path`` carries benchsift's panel metadata key (its schema is readable)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return b"benchsift" in (pq.read_schema(path).metadata or {})
+    except (ValueError, OSError):
+        return False
+
+
 def read_scores(path: str | os.PathLike[str]) -> Panel:
     """Per-item scores from a panel file (benchsift parquet) or a long CSV/TSV/parquet table
     (``model, benchmark, item, score``, plus any model or item metadata columns).
@@ -32,6 +42,8 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
         try:
             return Panel.load(p)
         except FormatError as not_panel:
+            if _has_panel_metadata(p):
+                raise  # a benchsift panel, damaged: its own error, not "missing column(s)" of a long table
             try:
                 df = pd.read_parquet(p)
             except (ValueError, OSError):  # pyarrow's ArrowInvalid is a ValueError

@@ -67,7 +67,6 @@ dataset such as MathVista, whose per-item judge file holds no score column) is n
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -75,6 +74,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError, listed
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -189,7 +189,7 @@ def _mathvista_scores(df: pd.DataFrame, path: Path, rows: RowNames) -> np.ndarra
 
 def _aggregate_json(path: Path) -> NotThisFormat:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_bounded(path.read_bytes(), str(path))
     except (OSError, UnicodeDecodeError, ValueError):
         data = None
     has_total = isinstance(data, dict) and "Final Score" in data

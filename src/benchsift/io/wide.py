@@ -32,6 +32,7 @@ accepts the same inputs as before and names the offending cell; both give the sa
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -139,11 +140,43 @@ def _block(
     return [str(n) for n in names], columns.T
 
 
-def _raw_header(path: Path) -> list[str] | None:
-    """The CSV / TSV header as written (stripped), or None for other tables."""
+#: most columns a wide CSV / TSV may have (``max_columns`` raises it): far more than any benchmark's items or
+#: any leaderboard's models, far fewer than a hostile header of a million fields (issue 32)
+MAX_COLUMNS = 200_000
+_HEADER_CHUNK = 1 << 20
+
+
+def check_columns(path: Path, sep: str, max_columns: int) -> None:
+    """Refuse a CSV / TSV whose header line has more than ``max_columns`` fields, counting them 1 MiB at a
+    time (quotes respected) and stopping at the end of the header or at the first field over the limit: the
+    refusal costs a few MB and milliseconds whatever the header's size, where parsing it whole did not."""
+    fields, quoted = 1, False
+    token = re.compile('["\n\r' + re.escape(sep) + "]")
+    with open(path, encoding="utf-8-sig", newline="", errors="replace") as fh:
+        for chunk in iter(lambda: fh.read(_HEADER_CHUNK), ""):
+            for m in token.finditer(chunk):
+                c = m.group()
+                if c == '"':
+                    quoted = not quoted
+                elif quoted:
+                    continue
+                elif c == sep:
+                    fields += 1
+                    if fields > max_columns:
+                        raise FormatError(
+                            f"{path}: the header has more than {max_columns:,} columns; refused (damaged or "
+                            "hostile? raise the limit with `max_columns`)"
+                        )
+                else:
+                    return
+
+
+def _raw_header(path: Path, max_columns: int = MAX_COLUMNS) -> list[str] | None:
+    """The CSV / TSV header as written (stripped), or None for other tables; at most ``max_columns``."""
     if path.suffix.lower() not in (".csv", ".tsv"):
         return None
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    check_columns(path, sep, max_columns)
     with open(path, encoding="utf-8-sig", newline="") as fh:
         first = next(csv.reader(fh, delimiter=sep), [])
     check_separator(path, sep, first)
@@ -217,9 +250,10 @@ def _read_one(
     rescale: RescaleMode,
     scales: ScaleMap | None,
     notes: list[str] | None,
+    max_columns: int = MAX_COLUMNS,
 ) -> tuple[np.ndarray, list[str], pd.DataFrame]:
     check_file(path)
-    raw = _raw_header(path)
+    raw = _raw_header(path, max_columns)
     index_col = raw is not None and len(raw) > 1 and raw[0] == ""
     if index_col:
         what = "item" if orient == "items-rows" else "model"
@@ -375,8 +409,12 @@ def read_wide(
     rescale: RescaleMode = "auto",
     scales: ScaleMap | None = None,
     notes: list[str] | None = None,
+    max_columns: int | None = None,
 ) -> Panel:
     """Read one or more wide score tables (see the module docstring) into a panel.
+
+    ``max_columns`` (default :data:`MAX_COLUMNS`, 200,000): a CSV / TSV whose header has more columns is
+    refused before it is parsed.
 
     ``benchmark`` names the benchmark (default: the file name without extension). With several files,
     each is one benchmark; their models are matched by id and a model missing from a file has NaN there.
@@ -384,6 +422,10 @@ def read_wide(
     """
     if orient not in ORIENTS:
         raise InputError(f"orient {orient!r} is not one of {list(ORIENTS)}")
+    if max_columns is None:
+        max_columns = MAX_COLUMNS
+    elif isinstance(max_columns, bool) or not isinstance(max_columns, int) or max_columns < 2:
+        raise InputError(f"`max_columns` must be an integer of at least 2, got {max_columns!r}")
     if condition is not None and condition not in CONDITIONS:
         raise InputError(f"condition {condition!r} is not one of {list(CONDITIONS)}")
     if orient == "items-rows" and model_column is not None:
@@ -407,6 +449,7 @@ def read_wide(
             rescale=rescale,
             scales=scales,
             notes=file_notes,
+            max_columns=max_columns,
         )
 
     parts, files = walk_inputs(given, TABLE_PATTERNS, one, notes=notes, what="wide table")

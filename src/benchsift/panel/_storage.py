@@ -25,7 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchsift._fileio import atomic_path
-from benchsift.errors import FormatError, InputError
+from benchsift._jsonutil import loads_bounded
+from benchsift.errors import FormatError, InputError, listed
 
 if TYPE_CHECKING:
     from benchsift.panel._panel import Panel
@@ -63,6 +64,40 @@ def save_panel(panel: Panel, path: str | Path) -> Path:
     return target
 
 
+def _metadata(source: Path, raw: bytes, columns: list[str]) -> dict[str, Any]:
+    """The panel's ``benchsift`` metadata, checked against the file's columns: a damaged or edited file is
+    one line naming it and what is wrong (issue 32), never an internal error."""
+    damaged = f"{source}: damaged panel metadata"
+    try:
+        meta = loads_bounded(raw, f"{source}: panel metadata")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FormatError(f"{damaged} (not valid JSON: {exc})") from None
+    if not isinstance(meta, dict):
+        raise FormatError(f"{damaged} (a JSON {type(meta).__name__}, expected an object)")
+    if meta.get("format") != FORMAT:
+        raise FormatError(f"{source}: unsupported panel format {meta.get('format')!r}, expected {FORMAT!r}")
+    models, item_columns = meta.get("models"), meta.get("item_columns")
+    if not isinstance(models, list) or not all(isinstance(m, dict) and "model" in m for m in models):
+        raise FormatError(f"{damaged} ('models' is not a list of model records with a 'model' field)")
+    if not isinstance(item_columns, list) or not all(isinstance(c, str) for c in item_columns):
+        raise FormatError(f"{damaged} ('item_columns' is not a list of column names)")
+    missing = [c for c in item_columns if c not in columns]
+    if missing:
+        raise FormatError(f"{damaged} (item column(s) {listed(missing, 5)} are not in the file)")
+    expected = [f"score:{m}" for m in range(len(models))]
+    present = {c for c in columns if c.startswith("score:")}
+    if present != set(expected):
+        lacking = [c for c in expected if c not in present]
+        extra = sorted(present - set(expected))
+        raise FormatError(
+            f"{damaged} ({len(models)} models in the metadata, {len(present)} score columns in the file"
+            + (f"; no column {listed(lacking, 3)}" if lacking else "")
+            + (f"; unlisted column(s) {listed(extra, 3)}" if extra else "")
+            + ")"
+        )
+    return meta
+
+
 def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     """Read a panel written by :func:`save_panel`.
 
@@ -83,9 +118,7 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise FormatError(f"{source}: not a benchsift panel (no 'benchsift' metadata); import it first")
-    meta = json.loads(raw)
-    if meta.get("format") != FORMAT:
-        raise FormatError(f"{source}: unsupported panel format {meta.get('format')!r}, expected {FORMAT!r}")
+    meta = _metadata(source, raw, [str(n) for n in schema.names])
     models = pd.DataFrame.from_records(meta["models"])
     if models.empty:
         models = pd.DataFrame({"model": pd.Series([], dtype=object)})

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -203,6 +204,29 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
     return _agreement(a, b)[0]
 
 
+#: the labels of a paired verdict (Table 21 compares pass/fail verdicts, one per item or list element)
+VERDICT_LABELS = ("0", "1")
+
+
+def check_verdict_labels(
+    labels: pd.DataFrame, columns: Sequence[str], where: str, first_line: int = 0
+) -> None:
+    """Refuse a label that is not a 0/1 verdict (``1``, ``1.0``, ``" 1"``, ``true`` all read as 1; missing
+    is allowed and left out): PRISM-VLM's judge and human verdicts are pass/fail (App. F, Table 21), and
+    ``yes``/``no`` or ``2``/``7`` would otherwise count as categories of their own and give a kappa of
+    something else (issue 32). With ``first_line`` the message names the file line of the row."""
+    for c in columns:
+        canon = _canonical_labels(labels[c])
+        bad = canon.notna().to_numpy() & ~canon.isin([repr(0.0), repr(1.0)]).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            row = f"line {first_line + i}" if first_line else f"row {i + 1}"
+            raise InputError(
+                f"{where}, {row}: {c!r} label {str(labels[c].iloc[i])!r} is not a verdict; expected 0 or 1 "
+                f"(fail / pass; {int(bad.sum())} such label(s) in the column)"
+            )
+
+
 def judge_human_agreement(
     labels: pd.DataFrame, judge: str = "judge", human: str = "human", axis: str = "axis"
 ) -> pd.DataFrame:
@@ -217,6 +241,7 @@ def judge_human_agreement(
             raise InputError(
                 f"judge/human labels: missing column {c!r}; columns are {listed(labels.columns)}"
             )
+    check_verdict_labels(labels, (judge, human), "judge/human labels")
     groups: dict[str, pd.DataFrame] = {}
     if axis in labels.columns:
         groups.update({str(k): g for k, g in labels.groupby(axis, sort=False)})
@@ -241,6 +266,9 @@ def load_labels(path: str | os.PathLike[str], judge: str = "judge", human: str =
         )
     if len(df) == 0:
         raise InputError(f"{p}: the label table has no rows")
+    check_verdict_labels(
+        df, (judge, human), str(p), first_line=2 if p.suffix.lower() in (".csv", ".tsv") else 0
+    )
     return df
 
 

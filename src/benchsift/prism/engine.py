@@ -66,6 +66,14 @@ class StageResult(Result):
     table: pd.DataFrame | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        capped = int(self.calls.get("retry_after_capped") or 0)
+        if capped:  # the server asked for a longer wait than the config allows: say so (issue 32)
+            self.warnings.append(
+                f"{capped} retr{'y' if capped == 1 else 'ies'} waited max_retry_after seconds instead of the "
+                "longer Retry-After the server asked for (raise max_retry_after in the config to wait longer)"
+            )
+
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object of ``benchsift prism <stage>``."""
         if self.stage == "sources":

@@ -275,6 +275,9 @@ def read_run_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         for key in ("model", "item", "axis", "answered"):
             if key not in r:
                 raise FormatError(f"{where}: missing field {key!r}")
+        if not isinstance(r["answered"], bool):
+            # "maybe", "no" or 0 would be read by truth value ("no" as answered): refused (issue 32)
+            raise FormatError(f"{where}: 'answered' must be true or false, got {r['answered']!r}")
         if r["answered"] and not isinstance(r.get("response"), str):
             raise FormatError(
                 f"{where}: missing field 'response'"

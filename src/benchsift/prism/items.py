@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsift._fileio import atomic_path
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.prism._images import resolve_image
 
@@ -118,11 +119,17 @@ def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as err:
         raise InputError(f"{path}: file not found") from err
+    except UnicodeDecodeError as err:
+        raise FormatError(
+            f"{path}: not a UTF-8 text file of JSON lines ({err.reason} at byte {err.start})"
+        ) from None
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads_bounded(line, f"{path}, line {n}")
+        except FormatError:
+            raise
         except ValueError as err:
             raise FormatError(f"{path}, line {n}: not valid JSON ({err})") from err
         if not isinstance(obj, dict):
@@ -135,6 +142,8 @@ def read_items(path: str | os.PathLike[str]) -> list[Item]:
     """Items from a canonical JSONL file; ids must be unique."""
     p = Path(path)
     items = [Item.from_dict(d, f"{p}, record {i + 1}") for i, d in enumerate(read_jsonl_records(p))]
+    if not items:
+        raise FormatError(f"{p}: no items (the file holds no JSON lines); expected one item object per line")
     seen: set[str] = set()
     for it in items:
         if it.id in seen:

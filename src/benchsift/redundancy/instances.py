@@ -311,6 +311,13 @@ def instance_redundancy(
     threshold = float(threshold)
     if not np.isfinite(threshold):
         raise InputError(f"`threshold` must be a finite number, got {threshold!r}")
+    if threshold <= 0.0:
+        # a mean correlation of 0 is what unrelated rankings give: any subset, the smallest ratio first,
+        # would "saturate", and the answer would say nothing about redundancy (issue 32)
+        raise InputError(
+            f"`threshold` must be above 0 (unrelated rankings already give a mean correlation near 0, so "
+            f"every ratio would saturate; Section 3.2 uses 0.95), got {threshold!r}"
+        )
     if threshold > 1.0:
         # every metric is at most 1: no ratio could reach it, and "no saturation" would be the answer
         raise InputError(

@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import csv
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchsift._fileio import _owned, _read_manifest, atomic_path, from_spreadsheet
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import InputError
 from benchsift.report.answers import Answer, SectionFiles, section_answers
 
@@ -294,7 +294,7 @@ def _dc(svg: str, tag: str) -> str:
 
 def _load_json(path: Path, warnings: list[str], rel: str) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return loads_bounded(path.read_bytes(), str(path))
     except (OSError, ValueError) as exc:
         warnings.append(f"{rel}: not readable as JSON ({exc})")
         return None

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from benchsift._fileio import atomic_dir
+from benchsift._jsonutil import loads_bounded
 from benchsift._suggest import did_you_mean
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
@@ -234,7 +235,7 @@ def load_export(path: str | Path) -> dict[str, Any]:
     if not f.is_file():
         raise InputError(f"{p}: no {EXPORT_FILE} (expected a folder written by benchsift export)")
     try:
-        record = json.loads(f.read_text())
+        record = loads_bounded(f.read_bytes(), str(f))
     except json.JSONDecodeError as exc:
         raise FormatError(f"{f}: not valid JSON ({exc})") from None
     got = record.get("format") if isinstance(record, dict) else None
