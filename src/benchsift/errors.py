@@ -7,6 +7,10 @@
     │   └── FormatError     a file that is not in the format its importer reads
     └── DegenerateError     a statistic that is undefined on this data (too few models, a constant column)
 
+    BenchsiftWarning (UserWarning)   a default or limit that changes what was asked, said in Python too
+    ├── EstimateWarning              a new-model estimate that extrapolates beyond the reference models
+    └── FloorWarning                 Stage 2's item floor keeps more than the retention asked for
+
 Catch :class:`BenchsiftError` to handle everything benchsift raises on purpose. ``InputError`` is also a
 ``ValueError`` so that generic callers keep working. The CLI turns any ``BenchsiftError`` into a one-line
 message and exit code 2.
@@ -32,6 +36,19 @@ class FormatError(InputError):
 
 class DegenerateError(BenchsiftError, ValueError):
     """A statistic that is undefined on this data (a constant column, too few models, ...)."""
+
+
+class BenchsiftWarning(UserWarning):
+    """A default or a limit that changes what the user asked for, said in Python (a notebook shows it) as
+    well as in the result's ``warnings`` (the CLI prints those, ``--json`` carries them)."""
+
+
+class EstimateWarning(BenchsiftWarning):
+    """A new-model estimate that extrapolates beyond the suite's reference models."""
+
+
+class FloorWarning(BenchsiftWarning):
+    """Stage 2's item floor keeps more items than the retention asked for."""
 
 
 #: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1

@@ -182,6 +182,7 @@ class CompressionResult(Result):
     rho_no_stage3: float = float("nan")
     full_score: FullScoreModel | None = None
     warnings: list[str] = field(default_factory=list)
+    holdout: Any = None  # compress --holdout: a benchsift.compression.holdout.HoldoutResult
 
     @property
     def n_items_suite(self) -> int:
@@ -229,6 +230,7 @@ class CompressionResult(Result):
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
             "rho_no_stage3": self.rho_no_stage3,
             "full_score": None if self.full_score is None else self.full_score.summary(),
+            "holdout": None if self.holdout is None else self.holdout.to_dict(),
             "selector_choices": [] if self.stage2 is None else self.stage2.selector_choices(),
             "notes": list(self.notes),
             "warnings": list(self.warnings),
