@@ -8,7 +8,8 @@
     └── DegenerateError     a statistic that is undefined on this data (too few models, a constant column)
 
     BenchsiftWarning (UserWarning)   a default or limit that changes what was asked, said in Python too
-    └── EstimateWarning              a new-model estimate that extrapolates beyond the reference models
+    ├── EstimateWarning              a new-model estimate that extrapolates beyond the reference models
+    └── FloorWarning                 Stage 2's item floor keeps more than the retention asked for
 
 Catch :class:`BenchsiftError` to handle everything benchsift raises on purpose. ``InputError`` is also a
 ``ValueError`` so that generic callers keep working. The CLI turns any ``BenchsiftError`` into a one-line
@@ -44,6 +45,10 @@ class BenchsiftWarning(UserWarning):
 
 class EstimateWarning(BenchsiftWarning):
     """A new-model estimate that extrapolates beyond the suite's reference models."""
+
+
+class FloorWarning(BenchsiftWarning):
+    """Stage 2's item floor keeps more items than the retention asked for (``floor=0`` keeps exactly r)."""
 
 
 #: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1

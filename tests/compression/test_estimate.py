@@ -11,7 +11,7 @@ import pytest
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import Suite, load_suite, write_suite
-from benchsift.errors import EstimateWarning, FormatError, InputError
+from benchsift.errors import EstimateWarning, FloorWarning, FormatError, InputError
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -182,7 +182,8 @@ def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: P
         n_benchmarks=4, n_categories=2, items_per_benchmark=200, items_per_image=5, image_response_sd=1.5
     )
     sim = simulate_panel(cfg, 0)
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.5, k=2))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(sim.panel, CompressionConfig(retention=0.5, k=2))
     write_suite(res, sim.panel, tmp_path / "suite")
     suite = load_suite(tmp_path / "suite")
     assert "cluster" in suite.items.columns

@@ -22,7 +22,7 @@ from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
-from benchsift.errors import EstimateWarning, InputError
+from benchsift.errors import EstimateWarning, FloorWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.outputs import compress_to_suite
@@ -92,16 +92,18 @@ def compress_command(
         seed=seed,
         floor=floor,
     )
-    result = compress_to_suite(
-        loaded,
-        out,
-        cfg,
-        embeddings=load_embeddings(embeddings, text_embeddings),
-        frontier=frontier,
-        frontier_gain=frontier_gain,
-        progress=progress_bar("compressing: stages", not json_output),
-        holdout=held,
-    )
+    with warnings.catch_warnings():  # printed below from result.warnings (and in --json)
+        warnings.simplefilter("ignore", FloorWarning)
+        result = compress_to_suite(
+            loaded,
+            out,
+            cfg,
+            embeddings=load_embeddings(embeddings, text_embeddings),
+            frontier=frontier,
+            frontier_gain=frontier_gain,
+            progress=progress_bar("compressing: stages", not json_output),
+            holdout=held,
+        )
     after = [f"suite written to {out}/ (open {out}/index.html)"]
     h = result.holdout
     if h is not None:
