@@ -7,17 +7,17 @@ Run (from the repository root)::
 
 (``mmmu.parquet``: ``benchsift import wide MMMU_DEV_VAL.csv --benchmark MMMU -o mmmu.parquet``.)
 
-Protocol, per panel and seed: the image models are split 60 / 40 at random into build and held-out models.
-The suite is built on the build models only (``run_pipeline`` with each of ``--selectors``, default the
-ranking suite of VAW and the estimation suite of ``estimate``, at ``--retention``, floor 0 so the suite
-holds that fraction, Stage 3 off; ``--split strongest`` builds on the weakest 60 % instead); the full-score estimators are
-fitted on the build models (:func:`benchsift.compression.full_score.fit_full_score`) and applied to the
+Protocol, per panel and seed: the image models are split 60 / 40 at random into build and held-out models. The
+suite is built on the build models only (``run_pipeline`` with each of ``--selectors``, default the ranking
+suite of VAW and the estimation suite of ``estimate``, at ``--retention``, floor 0 so the suite holds that
+fraction, Stage 3 off; ``--split strongest`` builds on the weakest 60 % instead); the full-score estimators
+are fitted on the build models (:func:`benchsift.compression.full_score.fit_full_score`) and applied to the
 held-out models' responses on the suite items. Truth: each held-out model's full overall score (mean of its
 benchmark means over every item). Printed per panel, mean over seeds: the mean absolute error of each
-estimator, the share of held-out models whose 95 % interval covers the truth, the mean interval width, and
-the Spearman correlation of estimated and true scores; beside them, in the same run and split, a **random
-subset** of the same number of items: its plain mean (the unbiased baseline the acceptance compares with)
-and the same estimators fitted on it (what a random anchor set would give instead of the compressed suite).
+estimator, the share of held-out models whose 95 % interval covers the truth, the mean interval width, and the
+Spearman correlation of estimated and true scores; beside them, in the same run and split, a **random subset**
+of the same number of items: its plain mean (the unbiased baseline the acceptance compares with) and the same
+estimators fitted on it (what a random anchor set would give instead of the compressed suite).
 
 With ``--incomplete 0.5,0.25,0.1``, a second table per panel: each held-out model keeps only that share of
 the suite items (a random subset per model and seed, as a run that failed or skipped the others), and the
