@@ -215,7 +215,6 @@ def test_a_file_written_before_ridge_reads_back_as_pirt() -> None:
         "cv_mae_strong",
         "theta_range",
         "theta_strong",
-        "bias_strong",
     ):
         del doc[key]
     for key in ("halfwidth", "cv_mae"):

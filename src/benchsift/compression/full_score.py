@@ -61,10 +61,10 @@ Extrapolation. A new model whose ability on the suite (EAP from its suite respon
 reference models' (``theta_range``, with a tolerance of 0.01) is flagged ``extrapolating`` and named in
 ``warnings``; so is nothing else. Every model at least as able as the least able model of the strongest fold
 (``theta_strong``) gets the larger of the random folds' and the strongest fold's half-widths (the latter
-from the strongest fold's residuals minus their median), grown beyond the strongest reference model by
-``1 + (theta - theta_max) / (theta_max - theta_strong)``; its estimate is shifted by the strongest fold's
-median error times the same factor, and where the chosen method is ``ridge`` it is p-IRT's (the ridge
-correction is fitted on the reference models' responses and does not extrapolate). This does not restore
+from the strongest fold's residuals), grown beyond the strongest reference model by
+``1 + (theta - theta_max) / (theta_max - theta_strong)``; beyond the reference models, where the chosen
+method is ``ridge``, the estimate is p-IRT's (the ridge correction is fitted on the reference models'
+responses and does not extrapolate). This does not restore
 the nominal coverage under a large shift: building on the weakest 60 % of MMMU's models and estimating the
 strongest 40 % from 5 % of the items, the intervals covered 85 % of them (``benchmarks/bench_estimate.py
 --split strongest``).
@@ -337,7 +337,6 @@ class FullScoreModel(Result):
     ridge_intercept: np.ndarray | None = None  # (n_groups,)
     ridge_penalty: np.ndarray | None = None  # (n_groups,)
     halfwidth_strong: dict[str, np.ndarray] | None = None  # per method: widths from the strongest fold
-    bias_strong: dict[str, np.ndarray] | None = None  # per method: median signed error on the strongest fold
     cv_mae_strong: dict[str, np.ndarray] | None = None
     theta_range: tuple[float, float] = (-math.inf, math.inf)  # reference abilities on the suite
     theta_strong: float = math.inf  # lowest suite ability of the strongest fold's models
@@ -424,19 +423,12 @@ class FullScoreModel(Result):
         # (a tolerance far below an ability's standard error: EAP grids differ a little between calls)
         outside = np.isfinite(theta) & ((theta > hi_t + _THETA_TOL) | (theta < lo_t - _THETA_TOL))
         # as strong as the strongest fold's models (or beyond either end): the strongest fold's widths
-        strong_side = np.isfinite(theta) & (theta >= self.theta_strong)
-        edge = outside | strong_side
+        edge = outside | (np.isfinite(theta) & (theta >= self.theta_strong))
         # the span of the strongest fold's abilities: the unit of "how far beyond" (at least 0.25)
         span = max(hi_t - self.theta_strong, 0.25) if np.isfinite(self.theta_strong + hi_t) else 1.0
         for m in METHODS:
             s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
             hw = np.broadcast_to(self.halfwidth[m][None, :], s.shape)
-            if self.bias_strong is not None and strong_side.any():
-                # as strong as the strongest fold: its median error (the shrinkage of the ability towards
-                # the build models' mean), removed, growing with the distance beyond the strongest
-                up = np.nan_to_num(np.where(theta > hi_t, (theta - hi_t) / span, 0.0))
-                shift = self.bias_strong[m][None, :] * (1.0 + up[:, None])
-                s = np.where(strong_side[:, None], np.clip(s - shift, 0.0, 1.0), s)
             if self.halfwidth_strong is not None and edge.any():
                 wide = np.maximum(self.halfwidth[m], self.halfwidth_strong[m])[None, :]
                 # beyond the strongest reference model: grown with the distance, in units of the span of
@@ -450,11 +442,11 @@ class FullScoreModel(Result):
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw, 0.0, 1.0)
         best = self.method
-        if best == "ridge" and edge.any():
-            # the ridge correction is a line fitted on the reference models: at and beyond the strongest of
-            # them the estimate is p-IRT's, which extrapolates along the item response curves
+        if best == "ridge" and outside.any():
+            # the ridge correction is a line fitted on the reference models: beyond them the estimate is
+            # p-IRT's, which extrapolates along the item response curves
             for arr in (score, low, high):
-                arr[best] = np.where(edge[:, None], arr["pirt"], arr[best])
+                arr[best] = np.where(outside[:, None], arr["pirt"], arr[best])
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
         rank_iv = np.column_stack([rank_among(ref, high[best][:, -1]), rank_among(ref, low[best][:, -1])])
@@ -569,9 +561,6 @@ class FullScoreModel(Result):
             ),
             "theta_range": [None if not np.isfinite(x) else float(x) for x in self.theta_range],
             "theta_strong": None if not np.isfinite(self.theta_strong) else float(self.theta_strong),
-            "bias_strong": (
-                None if self.bias_strong is None else {k: v.tolist() for k, v in self.bias_strong.items()}
-            ),
         }
 
     @classmethod
@@ -632,11 +621,6 @@ class FullScoreModel(Result):
                 math.inf if tr[1] is None else float(tr[1]),
             ),
             theta_strong=math.inf if d.get("theta_strong") is None else float(d["theta_strong"]),
-            bias_strong=(
-                None
-                if d.get("bias_strong") is None
-                else {k: arr(v, dtype=np.float64) for k, v in d["bias_strong"].items()}
-            ),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -827,7 +811,6 @@ def fit_full_score(
     cv_mae: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
     mae_strong: dict[str, np.ndarray] = {}
-    bias_s: dict[str, np.ndarray] = {}
     for m in METHODS:
         pred = np.clip(base._with_overall(oof[m]), 0.0, 1.0)
         res = pred - full_all
@@ -835,12 +818,7 @@ def fit_full_score(
         cv_mae[m] = np.array([_mean_abs(res[:, g]) for g in range(ng + 1)])
         res_s = (np.clip(base._with_overall(oof_s[m]), 0.0, 1.0) - full_all)[strong]
         mae_strong[m] = np.array([_mean_abs(res_s[:, g]) for g in range(ng + 1)])
-        bias_s[m] = np.array(
-            [float(np.median(r[np.isfinite(r)])) if np.isfinite(r).any() else 0.0 for r in res_s.T]
-        )
-        hw_strong[m] = np.array(
-            [_strong_halfwidth(res_s[:, g] - bias_s[m][g], float(level)) for g in range(ng + 1)]
-        )
+        hw_strong[m] = np.array([_strong_halfwidth(res_s[:, g], float(level)) for g in range(ng + 1)])
     # compared on the benchmarks every method estimates (the suite mean has none where the suite holds no
     # item of a benchmark, e.g. a category Stage 3 dropped); overall when there is no such benchmark
     nb = groups.n_benchmarks
@@ -862,7 +840,6 @@ def fit_full_score(
     base.ridge_intercept = icpt
     base.ridge_penalty = pen
     base.halfwidth_strong = hw_strong
-    base.bias_strong = bias_s
     base.cv_mae_strong = mae_strong
     finite_t = th_all[np.isfinite(th_all)]
     if finite_t.size:
