@@ -7,16 +7,17 @@ Run (from the repository root)::
 
 (``mmmu.parquet``: ``benchsift import wide MMMU_DEV_VAL.csv --benchmark MMMU -o mmmu.parquet``.)
 
-Protocol, per panel and seed: the image models are split 60 / 40 at random into build and held-out models.
-The suite is built on the build models only (``run_pipeline`` with the default VAW selector at
-``--retention``, floor 0 so the suite holds that fraction, Stage 3 off); the full-score estimators are
-fitted on the build models (:func:`benchsift.compression.full_score.fit_full_score`) and applied to the
+Protocol, per panel and seed: the image models are split 60 / 40 at random into build and held-out models. The
+suite is built on the build models only (``run_pipeline`` with each of ``--selectors``, default the ranking
+suite of VAW and the estimation suite of ``estimate``, at ``--retention``, floor 0 so the suite holds that
+fraction, Stage 3 off; ``--split strongest`` builds on the weakest 60 % instead); the full-score estimators
+are fitted on the build models (:func:`benchsift.compression.full_score.fit_full_score`) and applied to the
 held-out models' responses on the suite items. Truth: each held-out model's full overall score (mean of its
 benchmark means over every item). Printed per panel, mean over seeds: the mean absolute error of each
-estimator, the share of held-out models whose 95 % interval covers the truth, the mean interval width, and
-the Spearman correlation of estimated and true scores; beside them, in the same run and split, a **random
-subset** of the same number of items: its plain mean (the unbiased baseline the acceptance compares with)
-and the same estimators fitted on it (what a random anchor set would give instead of the compressed suite).
+estimator, the share of held-out models whose 95 % interval covers the truth, the mean interval width, and the
+Spearman correlation of estimated and true scores; beside them, in the same run and split, a **random subset**
+of the same number of items: its plain mean (the unbiased baseline the acceptance compares with) and the same
+estimators fitted on it (what a random anchor set would give instead of the compressed suite).
 
 With ``--incomplete 0.5,0.25,0.1``, a second table per panel: each held-out model keeps only that share of
 the suite items (a random subset per model and seed, as a run that failed or skipped the others), and the
@@ -50,23 +51,39 @@ def full_overall(panel: Panel) -> np.ndarray:
 
 
 def one_split(
-    panel: Panel, retention: float, seed: int, keeps: tuple[float, ...] = ()
+    panel: Panel,
+    retention: float,
+    seed: int,
+    keeps: tuple[float, ...] = (),
+    split: str = "random",
+    selectors: tuple[str, ...] = ("vaw", "estimate"),
 ) -> dict[str, tuple[float, float, float, float]]:
     """``{row: (mae, coverage, width, spearman)}`` for one build / held-out split (with ``keeps``, the rows
-    ``incomplete <keep>: <how>`` too, spearman left NaN)."""
+    ``incomplete <keep>: <how>`` too, spearman left NaN). ``split="strongest"``: build on the weakest 60 %
+    of the models by full score, estimate the strongest 40 % (a row ``<suite>: extrapolating`` gives the
+    share flagged in its MAE column)."""
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(panel.n_models)
     n_build = int(round(0.6 * panel.n_models))
+    if split == "strongest":
+        perm = np.argsort(full_overall(panel), kind="stable")
+    else:
+        perm = rng.permutation(panel.n_models)
     build = panel.subset(models=np.sort(perm[:n_build]))
     held = panel.subset(models=np.sort(perm[n_build:]))
     truth = full_overall(held)
-    res = run_pipeline(
-        build, CompressionConfig(retention=retention, floor=0, k=None, seed=seed, full_score=False)
-    )
-    suite = res.suite_items
+    suites = {}
+    for sel in selectors:
+        res = run_pipeline(
+            build,
+            CompressionConfig(
+                retention=retention, floor=0, k=None, seed=seed, full_score=False, selector=sel
+            ),
+        )
+        suites[f"{sel} suite"] = res.suite_items
+    suite = next(iter(suites.values()))
     rand = np.sort(rng.choice(panel.n_items, size=suite.size, replace=False))
     out: dict[str, tuple[float, float, float, float]] = {}
-    for label, items in (("suite", suite), ("random subset", rand)):
+    for label, items in (*suites.items(), ("random subset", rand)):
         fs = fit_full_score(build, items, random_state=seed)
         est = fs.predict(held.scores[:, items], held.model_ids)
         for m in METHODS:
@@ -81,6 +98,8 @@ def one_split(
             if m == fs.method:
                 out[f"{label}: chosen"] = out[f"{label}: {m}"]
                 out[tag] = out[f"{label}: {m}"]
+        ext = est.extrapolating if est.extrapolating is not None else np.zeros(1)
+        out[f"{label}: extrapolating (share)"] = (float(np.mean(ext)), np.nan, np.nan, np.nan)
     fs = fit_full_score(build, suite, random_state=seed)
     X = held.scores[:, suite]
     for keep in keeps:
@@ -116,29 +135,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--incomplete", default="", help="shares of the suite each held-out model keeps, e.g. 0.5,0.25,0.1"
     )
+    ap.add_argument("--split", choices=("random", "strongest"), default="random")
+    ap.add_argument("--selectors", default="vaw,estimate", help="Stage 2 selectors whose suites are compared")
+    ap.add_argument("--no-simulated", action="store_true", help="only the --panel")
     args = ap.parse_args(argv)
     print(machine_line())
     panels: list[tuple[str, Panel]] = []
     if args.panel:
         panels.append((args.panel, Panel.load(args.panel).image_panel()))
-    panels.append(
-        ("simulated, 40 models", simulate_panel(SimulationConfig(), random_state=0).panel.image_panel())
-    )
-    panels.append(
-        (
-            "simulated, 160 models",
-            simulate_panel(SimulationConfig(n_models=160), random_state=1).panel.image_panel(),
+    if not args.no_simulated:
+        panels.append(
+            ("simulated, 40 models", simulate_panel(SimulationConfig(), random_state=0).panel.image_panel())
         )
-    )
+        panels.append(
+            (
+                "simulated, 160 models",
+                simulate_panel(SimulationConfig(n_models=160), random_state=1).panel.image_panel(),
+            )
+        )
+    sels = tuple(v.strip() for v in args.selectors.split(",") if v.strip())
     keeps = tuple(float(v) for v in args.incomplete.split(",") if v.strip())
     for name, panel in panels:
         t0 = time.perf_counter()
-        runs = [one_split(panel, args.retention, seed, keeps) for seed in range(args.seeds)]
+        runs = [one_split(panel, args.retention, seed, keeps, args.split, sels) for seed in range(args.seeds)]
         size = runs[0]["_size"]
         print(
             f"\n{name}: {panel.n_models} models x {panel.n_items} items; suite {int(size[0])} items "
             f"({args.retention:.0%}), {int(size[1])} build / {int(size[2])} held-out models, "
-            f"{args.seeds} seeds "
+            f"{args.seeds} seeds, {args.split} split "
             f"({time.perf_counter() - t0:.0f} s, load {load_average()})"
         )
         print(f"  {'estimator':<34} {'MAE':>7} {'95% cover':>10} {'width':>7} {'spearman':>9}")
@@ -151,8 +175,11 @@ def main(argv: list[str] | None = None) -> int:
             cov_s = "-" if np.isnan(cov) else f"{cov:.3f}"
             wid_s = "-" if np.isnan(wid) else f"{wid:.3f}"
             print(f"  {key:<34} {mae:7.4f} {cov_s:>10} {wid_s:>7} {rho:9.3f}")
-        chosen = [next(k for k in r if "(chosen)" in k and k.startswith("suite")) for r in runs]
-        print(f"  chosen on the suite per seed: {', '.join(c.split(': ')[1].split(' ')[0] for c in chosen)}")
+        first = f"{sels[0]} suite"
+        chosen = [next(k for k in r if "(chosen)" in k and k.startswith(first)) for r in runs]
+        print(
+            f"  chosen on the {first} per seed: {', '.join(c.split(': ')[1].split(' ')[0] for c in chosen)}"
+        )
     print(f"\nload average at the end: {load_average()}")
     return 0
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
+
+from benchsift.errors import EstimateWarning
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -23,9 +26,15 @@ def test_in_python_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert blocks, "the README has no python block under '## In Python'"
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "readme"}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own code
+    with warnings.catch_warnings(record=True) as said:  # what a notebook shows under the cell
+        warnings.simplefilter("always", EstimateWarning)
+        for block in blocks:
+            exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own code
     out = capsys.readouterr().out
+    # the Python warning says as many models as the result flags as extrapolating
+    flagged = int(namespace["est"].full.extrapolating.sum())  # type: ignore[attr-defined]
+    shown = [w for w in said if issubclass(w.category, EstimateWarning)]
+    assert len(shown) == int(flagged > 0) and all(f"{flagged} of " in str(w.message) for w in shown)
     # what it printed is what the objects hold: the short repr, the stage table, the leaderboard
     dims, result, report = namespace["dims"], namespace["result"], namespace["report"]
     assert repr(dims) in out and len(repr(dims).splitlines()) <= 6

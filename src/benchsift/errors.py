@@ -9,7 +9,9 @@
     └── OutputError         an output the environment would not take (a full disk, a file-size limit, a
                             read-only file system, no permission)
 
-    BenchsiftWarning        (a UserWarning) something benchsift ignored or changed on purpose
+    BenchsiftWarning (UserWarning)   something benchsift ignored or changed on purpose, said in Python too
+    ├── EstimateWarning              a new-model estimate that extrapolates beyond the reference models
+    └── FloorWarning                 Stage 2's item floor keeps more than the retention asked for
 
 Catch :class:`BenchsiftError` to handle everything benchsift raises on purpose. ``InputError`` is also a
 ``ValueError`` so that generic callers keep working. The CLI turns any ``BenchsiftError`` into a one-line
@@ -45,8 +47,18 @@ class OutputError(BenchsiftError):
 
 
 class BenchsiftWarning(UserWarning):
-    """A warning benchsift issues on purpose (a notebook shows it; the CLI prints it as one
-    ``benchsift: warning: ...`` line on stderr), e.g. a manifest entry that was ignored."""
+    """A warning benchsift issues on purpose: something it ignored or changed on purpose (a manifest entry
+    that was ignored), or a default or limit that changes what the user asked for. A notebook shows it;
+    the CLI prints it as one ``benchsift: warning: ...`` line on stderr, or from the result's ``warnings``
+    (``--json`` carries them)."""
+
+
+class EstimateWarning(BenchsiftWarning):
+    """A new-model estimate that extrapolates beyond the suite's reference models."""
+
+
+class FloorWarning(BenchsiftWarning):
+    """Stage 2's item floor keeps more items than the retention asked for (``floor=0`` keeps exactly r)."""
 
 
 #: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1

@@ -113,7 +113,7 @@ def test_estimate_json_reproduces_a_reference_model(
     # the full-benchmark estimate: every benchmark of the panel (8), the method chosen at compress time
     meta = json.loads((out / "suite.json").read_text())
     assert doc["method"] == meta["full_score"]["method"]
-    assert doc["method"] in ("suite_mean", "regression", "pirt", "gpirt")
+    assert doc["method"] in ("pirt", "ridge")  # chosen among the estimators that go through the 2PL
     assert len(row["estimates"]) == 8
     for e in [*row["estimates"].values(), row["overall"]]:
         assert e["interval"][0] <= e["score"] <= e["interval"][1]
@@ -129,6 +129,45 @@ def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_p
     res = runner.invoke(app, ["estimate", str(out), str(path), "--n-boot", "100"])
     assert res.exit_code == 0, res.output
     assert "ones" in res.stdout
+    # all right on every suite item: beyond every reference model, said on the terminal and in --json
+    assert "extrapolates" in " ".join(res.output.split())
+    doc = json.loads(
+        runner.invoke(app, ["estimate", str(out), str(path), "--n-boot", "100", "--json"]).stdout
+    )
+    assert doc["models"][0]["extrapolating"] is True
+    assert any("extrapolates" in w for w in doc["warnings"])
+
+
+def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "held"
+    args = ["compress", str(files["panel"]), "--retention", "0.1", "--floor", "0", "--k", "4"]
+    res = runner.invoke(app, [*args, "--holdout", "0.4", "--seed", "1", "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    h = json.loads(res.stdout)["holdout"]
+    doc = json.loads((out / "holdout.json").read_text())
+    assert doc == h
+    per = pd.read_csv(out / "holdout.csv")
+    models = pd.read_csv(out / "models.csv")["model"].tolist()
+    assert h["n_held"] == len(per) and h["n_build"] == len(models)
+    assert not set(per["model"]) & set(models)  # the suite was built without the held-out models
+    # the numbers recomputed from the per-model table
+    assert h["mae"] == pytest.approx(np.mean(np.abs(per["estimate"] - per["truth"])))
+    covered = (per["low"] <= per["truth"]) & (per["truth"] <= per["high"])
+    assert h["coverage"] == pytest.approx(covered.mean())
+    assert h["random_subset"]["mae"] == pytest.approx(
+        np.mean(np.abs(per["random_subset_mean"] - per["truth"]))
+    )
+    # the same split for the same seed; named models instead of a fraction
+    again = runner.invoke(
+        app, [*args, "--holdout", "0.4", "--seed", "1", "--out", str(tmp_path / "h2"), "--json"]
+    )
+    assert json.loads(again.stdout)["holdout"] == h
+    names = ",".join(per["model"][:3])
+    named = runner.invoke(app, [*args, "--holdout-models", names, "--out", str(tmp_path / "h3"), "--json"])
+    assert named.exit_code == 0, named.output
+    assert [m["model"] for m in json.loads(named.stdout)["holdout"]["models"]] == list(per["model"][:3])
+    bad = runner.invoke(app, [*args, "--holdout-models", "nobody", "--out", str(tmp_path / "h4")])
+    assert bad.exit_code == 2 and "nobody" in bad.output and not (tmp_path / "h4").exists()
 
 
 def test_compress_tables_without_embeddings_and_errors(files: dict[str, Path], tmp_path: Path) -> None:

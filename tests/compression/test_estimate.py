@@ -11,7 +11,7 @@ import pytest
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import Suite, load_suite, write_suite
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import EstimateWarning, FloorWarning, FormatError, InputError
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -66,7 +66,21 @@ def test_a_reference_model_given_as_new_is_warned_of(suite_and_panel: tuple[Suit
 def test_perfect_and_hopeless_models(suite_and_panel: tuple[Suite, Panel]) -> None:
     suite, _ = suite_and_panel
     X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items)])
-    res = estimate_new_models(suite, _new_panel(suite, X, ["top", "bottom"]), n_boot=100)
+    with pytest.warns(EstimateWarning, match="2 of 2 new model"):
+        res = estimate_new_models(suite, _new_panel(suite, X, ["top", "bottom"]), n_boot=100)
+    # all right / all wrong lies beyond every reference model's ability: flagged, said, interval widened
+    assert res.full is not None
+    assert res.full.extrapolating.tolist() == [True, True]
+    assert sum("extrapolates" in w for w in res.warnings) == 2
+    assert res.to_dict()["models"][0]["extrapolating"] is True
+    fs = suite.full_score
+    assert fs is not None and fs.halfwidth_strong is not None
+    m = fs.method
+    wide = max(fs.halfwidth[m][-1], fs.halfwidth_strong[m][-1])
+    for j in (0, 1):  # at least the strongest fold's width, more the farther out
+        s = res.full.score[m][j, -1]
+        assert res.full.high[m][j, -1] >= min(1.0, s + wide) - 1e-12
+        assert res.full.low[m][j, -1] <= max(0.0, s - wide) + 1e-12
     assert res.overall.tolist() == [1.0, 0.0]
     assert res.rank.tolist() == [1.0, res.n_reference + 1.0]
     np.testing.assert_array_equal(res.rank_ci[0], [1.0, 1.0])
@@ -125,7 +139,8 @@ def test_long_csv_input_and_ignored_rows(suite_and_panel: tuple[Suite, Panel], t
     rows.append({"model": "new", "benchmark": "elsewhere", "item": "x", "score": 0.0})
     path = tmp_path / "new.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
-    res = estimate_new_models(suite.path, path, n_boot=50)
+    with pytest.warns(EstimateWarning):  # all right on every item it ran: beyond the reference models
+        res = estimate_new_models(suite.path, path, n_boot=50)
     assert res.models == ["new"]
     assert res.n_ignored_rows == 1
     assert res.coverage[0] == pytest.approx((suite.n_items // 2) / suite.n_items)
@@ -167,7 +182,8 @@ def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: P
         n_benchmarks=4, n_categories=2, items_per_benchmark=200, items_per_image=5, image_response_sd=1.5
     )
     sim = simulate_panel(cfg, 0)
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.5, k=2))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(sim.panel, CompressionConfig(retention=0.5, k=2))
     write_suite(res, sim.panel, tmp_path / "suite")
     suite = load_suite(tmp_path / "suite")
     assert "cluster" in suite.items.columns
@@ -311,3 +327,34 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     assert res.low[m][1, g] == pytest.approx(max(0.0, s - np.hypot(hw, q)))
     assert res.high[m][1, g] == pytest.approx(min(1.0, s + np.hypot(hw, q)))
     assert res.high[m][1, g] - res.low[m][1, g] > res.high[m][0, g] - res.low[m][0, g]
+
+
+def test_the_headline_is_the_full_benchmark_estimate(suite_and_panel: tuple[Suite, Panel]) -> None:
+    # issue 31: to_frame / _repr_html_ showed the suite-item mean under the benchmark's name
+    suite, _ = suite_and_panel
+    X = suite.reference_scores[[1, 2]].copy()
+    X = np.vstack([X, np.full(suite.n_items, np.nan)])
+    X[2, 0] = np.nan  # the third model: no score on any suite item
+    new = _new_panel(suite, X, ["a", "b", "none"])
+    res = estimate_new_models(suite, new, n_boot=50)
+    f = res.full
+    assert f is not None
+    df = res.to_frame()
+    m = f.method
+    bench = [g for g, k in zip(f.groups, f.kinds, strict=True) if k == "benchmark"]
+    for b in bench:
+        c = f.groups.index(b)
+        np.testing.assert_array_equal(df[b].to_numpy()[:2], f.score[m][:2, c])
+        np.testing.assert_array_equal(df[f"{b}_low"].to_numpy()[:2], f.low[m][:2, c])
+    np.testing.assert_array_equal(df["overall"].to_numpy()[:2], f.score[m][:2, -1])
+    np.testing.assert_array_equal(df["suite_mean_overall"].to_numpy(), res.overall)
+    assert not np.allclose(df["overall"].to_numpy()[:2], res.overall[:2])  # the two differ on a suite
+    for c in suite.categories:
+        assert c not in df.columns or c in bench  # a category's suite mean is never under its bare name
+    # no score at all: NaN everywhere, never a prior-based number
+    last = df.iloc[2]
+    assert np.isnan(last["overall"]) and np.isnan(last["overall_low"]) and np.isnan(last["rank"])
+    assert all(np.isnan(last[b]) for b in bench)
+    assert res.to_dict()["models"][2]["overall"]["score"] is None
+    page = res._repr_html_()
+    assert "suite_mean_overall" in page and "overall_low" in page

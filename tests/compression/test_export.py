@@ -19,7 +19,7 @@ from benchsift.compression.export.inspect_task import check_ids
 from benchsift.compression.export.lm_eval import doc_indices
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import Suite, load_suite, write_suite
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FloorWarning, FormatError, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -41,8 +41,9 @@ def _doc_id_panel() -> Panel:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Suite:
     panel = _doc_id_panel()
-    res = run_pipeline(panel, CompressionConfig(retention=0.2, k=2))
-    out = tmp_path_factory.mktemp("suite") / "suite"
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(panel, CompressionConfig(retention=0.2, k=2))
+        out = tmp_path_factory.mktemp("suite") / "suite"
     write_suite(res, panel, out)
     return load_suite(out)
 
@@ -315,7 +316,8 @@ def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
     items = panel.items.copy()
     items[ID_SOURCE] = "vlmevalkit"  # as import_panel("vlmevalkit", ...) records it
     tagged = Panel(panel.scores, panel.models, items)
-    res = run_pipeline(tagged, CompressionConfig(retention=0.2, k=2))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(tagged, CompressionConfig(retention=0.2, k=2))
     write_suite(res, tagged, tmp_path / "suite")
     suite = load_suite(tmp_path / "suite")
     assert set(suite.items[ID_SOURCE]) == {"vlmevalkit"}
@@ -327,7 +329,8 @@ def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
     r = runner.invoke(app, ["export", str(suite.path), "--to", "inspect", "-o", str(tmp_path / "b")])
     assert r.exit_code == 2 and "are vlmevalkit's ids" in r.output
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
-    res2 = run_pipeline(panel, CompressionConfig(retention=0.2, k=2))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res2 = run_pipeline(panel, CompressionConfig(retention=0.2, k=2))
     write_suite(res2, panel, tmp_path / "plain")
     with pytest.raises(InputError, match="does not record which tool numbered"):
         export_suite(tmp_path / "plain", "inspect", tmp_path / "c")

@@ -18,6 +18,7 @@ from benchsift.compression.full_score import (
     FullScoreModel,
     _conformal_halfwidth,
     _ols,
+    _ridge_paths,
     fit_full_score,
 )
 from benchsift.errors import DegenerateError, InputError
@@ -159,3 +160,110 @@ def test_a_model_run_without_any_score_is_no_reference_model() -> None:
     five = Panel(np.vstack([small.scores, np.full((1, small.n_items), np.nan)]), list("abcde"), small.items)
     with pytest.raises(DegenerateError, match="at least 5 reference .* got 4"):
         fit_full_score(five, np.arange(5))
+
+
+def test_ridge_paths_match_sklearn_ridge() -> None:
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(7)
+    F = rng.random((40, 12))
+    T = F @ rng.normal(size=(12, 3)) + 0.1 * rng.standard_normal((40, 3))
+    mu, tm, coefs = _ridge_paths(F, T, (0.5, 10.0))
+    for lam, c in zip((0.5, 10.0), coefs, strict=True):
+        ref = Ridge(alpha=lam).fit(F, T)  # intercept fitted, not penalised
+        np.testing.assert_allclose(c, ref.coef_, atol=1e-10)
+        np.testing.assert_allclose(tm - mu @ c.T, ref.intercept_, atol=1e-10)
+
+
+def test_ridge_is_at_least_as_good_as_pirt_out_of_sample_and_stored() -> None:
+    """A 2-dimensional truth (the third benchmark measures another ability): p-IRT on a 1-D 2PL cannot see
+    it, the ridge correction on the suite responses can, and the cross-validation picks it."""
+    rng = np.random.default_rng(11)
+    n_models, n = 240, 300
+    t1, t2 = rng.standard_normal(n_models), rng.standard_normal(n_models)
+    a = rng.uniform(0.7, 2.0, 3 * n)
+    b = rng.normal(0.0, 1.0, 3 * n)
+    ability = np.column_stack([t1] * (2 * n) + [0.3 * t1 + 0.95 * t2] * n)
+    x = (rng.random((n_models, 3 * n)) < 1 / (1 + np.exp(-a * (ability - b)))).astype(float)
+    items = pd.DataFrame(
+        {"benchmark": np.repeat(["B0", "B1", "B2"], n), "item": [str(i) for i in range(3 * n)]}
+    )
+    panel = Panel(x, [f"m{j}" for j in range(n_models)], items)
+    build, held = panel.subset(models=np.arange(160)), panel.subset(models=np.arange(160, n_models))
+    suite = np.sort(rng.choice(3 * n, 45, replace=False))
+    fs = fit_full_score(build, suite, random_state=0)
+    truth = np.column_stack([held.scores[:, k * n : (k + 1) * n].mean(axis=1) for k in range(3)])
+    est = fs.predict(held.scores[:, suite])
+    mae = {m: float(np.mean(np.abs(est.score[m][:, 2] - truth[:, 2]))) for m in ("pirt", "ridge")}
+    assert mae["ridge"] < 0.85 * mae["pirt"], mae
+    assert fs.method in ("pirt", "ridge") and fs.ridge_penalty is not None
+    back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
+    np.testing.assert_array_equal(back.predict(held.scores[:, suite]).score["ridge"], est.score["ridge"])
+
+
+def test_a_file_written_before_ridge_reads_back_as_pirt() -> None:
+    panel, _ = _panel(40, 40, seed=8)
+    pos = np.arange(0, panel.n_items, 6)
+    fs = fit_full_score(panel, pos, n_folds=5)
+    doc = fs.to_dict()
+    for key in (
+        "ridge_mean",
+        "ridge_coef",
+        "ridge_intercept",
+        "ridge_penalty",
+        "halfwidth_strong",
+        "cv_mae_strong",
+        "theta_range",
+        "theta_strong",
+    ):
+        del doc[key]
+    for key in ("halfwidth", "cv_mae"):
+        del doc[key]["ridge"]
+    old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
+    est = old.predict(panel.scores[:3, pos])
+    np.testing.assert_array_equal(est.score["ridge"], est.score["pirt"])
+    assert est.extrapolating is not None and not est.extrapolating.any()
+
+
+def test_strongest_fold_widens_models_beyond_the_reference() -> None:
+    """Build on the weakest 60 % of a simulated 2PL panel: the strongest held-out models are flagged, and
+    their intervals are at least the strongest fold's width (which is wider than the random folds')."""
+    panel, _ = _panel(200, 150, seed=9)
+    full = panel.scores.mean(axis=1)
+    order = np.argsort(full, kind="stable")
+    build, held = panel.subset(models=np.sort(order[:120])), panel.subset(models=np.sort(order[120:]))
+    suite = np.arange(0, panel.n_items, 10)
+    fs = fit_full_score(build, suite, random_state=0)
+    assert fs.halfwidth_strong is not None and np.isfinite(fs.theta_strong)
+    est = fs.predict(held.scores[:, suite], held.model_ids)
+    assert est.extrapolating is not None and est.extrapolating.sum() >= 10
+    assert len(est.warnings) == int(est.extrapolating.sum())
+    m = fs.method
+    width = (est.high[m] - est.low[m])[:, -1]
+    wide = 2 * max(fs.halfwidth[m][-1], fs.halfwidth_strong[m][-1])
+    inside = (est.high[m][:, -1] < 1) & (est.low[m][:, -1] > 0)
+    assert (width[est.extrapolating & inside] >= wide - 1e-12).all()
+
+
+def test_reselect_runs_once_per_fold_on_the_training_models() -> None:
+    panel, _ = _panel(50, 40, seed=12)
+    pos = np.arange(0, panel.n_items, 4)
+    seen: list[int] = []
+
+    def same(X: np.ndarray) -> np.ndarray:
+        assert X.shape[1] == panel.n_items
+        seen.append(X.shape[0])
+        return pos
+
+    plain = fit_full_score(panel, pos, n_folds=5, random_state=2)
+    again = fit_full_score(panel, pos, n_folds=5, random_state=2, reselect=same)
+    # 5 random folds of 10 models, then the strongest 20 % (10 models): each call sees the other 40
+    assert seen == [40] * 6
+    assert json.dumps(plain.to_dict()) == json.dumps(again.to_dict())  # the same items: the same fit
+
+    def moved(X: np.ndarray) -> np.ndarray:  # a choice that depends on the training models
+        return np.sort(np.argsort(-np.nanvar(X, axis=0), kind="stable")[: pos.size])
+
+    other = fit_full_score(panel, pos, n_folds=5, random_state=2, reselect=moved)
+    assert other.cv_mae["pirt"][-1] != plain.cv_mae["pirt"][-1]
+    np.testing.assert_array_equal(other.a_suite, plain.a_suite)  # the final fit is on the suite given

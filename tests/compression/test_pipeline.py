@@ -9,7 +9,7 @@ from scipy import stats as sps
 
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.errors import InputError
+from benchsift.errors import FloorWarning, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -40,7 +40,10 @@ def _independent_suite_scores(panel: Panel, positions: np.ndarray, categories: n
 
 def test_acceptance_r5_k5_keeps_rho_095_against_stage0() -> None:
     sim = simulate_panel(SimulationConfig.primebench(items_per_benchmark=300, min_items_per_benchmark=60), 0)
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.05, k=5, seed=0), embeddings=_embeddings(sim))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(
+            sim.panel, CompressionConfig(retention=0.05, k=5, seed=0), embeddings=_embeddings(sim)
+        )
     assert [s.stage for s in res.stages] == [0, 1, 2, 3]
     assert len(res.selected_categories) == 5
     assert res.rho_suite_vs_stage0 >= 0.95
@@ -84,7 +87,8 @@ def test_stop_after_and_no_stage2() -> None:
 
 def test_one_category_panel_skips_stages_1_and_3() -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=3, n_categories=1, items_per_benchmark=200), 2)
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim))
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim))
     assert [s.stage for s in res.stages] == [0, 2]
     assert any("one category" in w for w in res.warnings)  # a skipped stage is a warning (brief)
     assert res.stage1 is None and res.stage3 is None
@@ -147,3 +151,12 @@ def test_full_score_counts_only_image_runs_with_scores() -> None:
         "full-score estimators not fitted: they need at least 5 image models with scores to cross-validate, "
         "the panel has 4; estimate will report suite means only"
     ) in res.warnings
+
+
+def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation() -> None:
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=300), 1)
+    res = run_pipeline(sim.panel, CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None))
+    n = int(res.stages[-1].items_in)
+    assert res.n_items_suite == int(np.floor(0.05 * n + 1e-9))
+    assert {"estimate:information", "estimate:anchor"} == set(res.suite_reason)
+    assert res.full_score is not None and res.full_score.method in ("pirt", "ridge")

@@ -13,7 +13,7 @@ from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import load_suite, write_suite
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FloorWarning, FormatError, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -28,7 +28,8 @@ def _run(seed: int, out: Path, sim_seed: int = 0) -> tuple[Panel, object]:
         text=sim.truth.embeddings_text,
         source="simulated",
     )
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.05, k=3, seed=seed), embeddings=emb)
+    with pytest.warns(FloorWarning, match="item floor of 100"):
+        res = run_pipeline(sim.panel, CompressionConfig(retention=0.05, k=3, seed=seed), embeddings=emb)
     write_suite(res, sim.panel, out, frontier=capability_frontier(res.stage0.panel))
     return sim.panel, res
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
+from benchsift.errors import EstimateWarning, FloorWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.outputs import compress_to_suite
@@ -54,10 +56,30 @@ def compress_command(
     frontier_gain: Annotated[
         float | None, opt("Per-step accuracy gain for the Frontier budget (default: from the panel).")
     ] = None,
+    holdout: Annotated[
+        float | None,
+        opt(
+            "Hold out this fraction of the models (drawn with --seed), build the suite on the rest, and "
+            "write how the estimate did on them (holdout.json: MAE, interval coverage, vs a random subset)."
+        ),
+    ] = None,
+    holdout_models: Annotated[
+        str | None,
+        opt(
+            "Hold out these models: a file with one per line, or a comma-separated list.", "--holdout-models"
+        ),
+    ] = None,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory."""
+    from benchsift.compression.holdout import read_model_list
+
+    if holdout is not None and holdout_models is not None:
+        raise InputError("--holdout and --holdout-models: give one of them")
+    held: float | list[str] | None = holdout
+    if holdout_models is not None:
+        held = read_model_list(holdout_models)
     outputs(force, dirs=[out])
     loaded = read_scores(panel)
     cfg = CompressionConfig(
@@ -70,15 +92,29 @@ def compress_command(
         seed=seed,
         floor=floor,
     )
-    result = compress_to_suite(
-        loaded,
-        out,
-        cfg,
-        embeddings=load_embeddings(embeddings, text_embeddings),
-        frontier=frontier,
-        frontier_gain=frontier_gain,
-        progress=progress_bar("compressing: stages", not json_output),
-    )
+    with warnings.catch_warnings():  # printed below from result.warnings (and in --json)
+        warnings.simplefilter("ignore", FloorWarning)
+        result = compress_to_suite(
+            loaded,
+            out,
+            cfg,
+            embeddings=load_embeddings(embeddings, text_embeddings),
+            frontier=frontier,
+            frontier_gain=frontier_gain,
+            progress=progress_bar("compressing: stages", not json_output),
+            holdout=held,
+        )
+    after = [f"suite written to {out}/ (open {out}/index.html)"]
+    h = result.holdout
+    if h is not None:
+        after.insert(
+            0,
+            f"held-out check ({h.n_held} models, suite built on {h.n_build}, {h.n_items} items): estimate "
+            f"MAE {h.mae:.4f}, {h.level:.0%} interval covers {h.coverage:.0%} "
+            f"(mean width {h.mean_width:.3f}, "
+            f"{h.n_extrapolating} extrapolating); a random subset of {h.n_items} items: MAE "
+            f"{h.random_subset_mae:.4f} (holdout.json)",
+        )
     emit(
         json_output,
         {**result.summary(), "out": str(out)},
@@ -87,7 +123,7 @@ def compress_command(
         ),
         notes=result.notes,
         warnings=result.warnings,
-        after=[f"suite written to {out}/ (open {out}/index.html)"],
+        after=after,
     )
 
 
@@ -128,16 +164,18 @@ def estimate_command(
     """Estimate new models' category means, overall score and rank from their scores on a suite."""
     outputs(force, dirs=[out])
     suite = load_suite(suite_dir)
-    res = estimate_new_models(
-        suite,
-        new_scores,
-        from_format=from_format,
-        export=export,
-        n_boot=n_boot,
-        level=level,
-        random_state=seed,
-        clusters=cluster_spec(clusters),
-    )
+    with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
+        warnings.simplefilter("ignore", EstimateWarning)
+        res = estimate_new_models(
+            suite,
+            new_scores,
+            from_format=from_format,
+            export=export,
+            n_boot=n_boot,
+            level=level,
+            random_state=seed,
+            clusters=cluster_spec(clusters),
+        )
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
     written = []
     if out is not None:

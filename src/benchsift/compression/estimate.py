@@ -33,6 +33,7 @@ cross-validation on the reference models), a split-conformal interval, the suite
 
 from __future__ import annotations
 
+import warnings as _warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +43,7 @@ import pandas as pd
 from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import FullScoreEstimates
 from benchsift.compression.suite import Suite, load_suite
-from benchsift.errors import InputError, listed
+from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.io import import_panel, read_scores
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.panel.keys import numeric_twins, twins_text
@@ -109,14 +110,40 @@ class EstimateResult(Result):
         return pd.DataFrame(rows)
 
     def to_frame(self) -> pd.DataFrame:
-        df = pd.DataFrame(self.category_means, columns=self.categories)
-        df.insert(0, "model", self.models)
-        df["overall"] = self.overall
-        df["overall_low"] = self.overall_ci[:, 0]
-        df["overall_high"] = self.overall_ci[:, 1]
-        df["rank"] = self.rank
-        df["rank_low"] = self.rank_ci[:, 0]
-        df["rank_high"] = self.rank_ci[:, 1]
+        """One row per new model, the headline first.
+
+        With full-score estimators (suites written by ``compress`` since they exist): per benchmark
+        ``BENCHMARK`` / ``BENCHMARK_low`` / ``BENCHMARK_high`` (the estimated full-benchmark score and its
+        interval), ``overall`` / ``overall_low`` / ``overall_high`` (the mean over the benchmarks),
+        ``rank`` / ``rank_low`` / ``rank_high`` among the reference models on their full scores,
+        ``extrapolating`` (the model's ability lies outside the reference models': its interval was
+        widened), then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
+        ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
+        Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
+        A model with no score on any suite item is NaN throughout.
+        """
+        df = pd.DataFrame({"model": self.models})
+        if self.full is not None:
+            f = self.full
+            m = f.method
+            for c, (g, kind) in enumerate(zip(f.groups, f.kinds, strict=True)):
+                if kind == "category":
+                    continue
+                df[g] = f.score[m][:, c]
+                df[f"{g}_low"] = f.low[m][:, c]
+                df[f"{g}_high"] = f.high[m][:, c]
+            df["rank"] = f.rank
+            df["rank_low"] = f.rank_interval[:, 0]
+            df["rank_high"] = f.rank_interval[:, 1]
+            ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(self.models), dtype=bool)
+            df["extrapolating"] = ext
+            df["method"] = m
+        for c, name in enumerate(self.categories):
+            df[f"suite_mean_{name}"] = self.category_means[:, c]
+        df["suite_mean_overall"] = self.overall
+        df["suite_mean_overall_low"] = self.overall_ci[:, 0]
+        df["suite_mean_overall_high"] = self.overall_ci[:, 1]
+        df["suite_rank"] = self.rank
         df["n_reference"] = self.n_reference
         df["coverage"] = self.coverage
         return df
@@ -329,6 +356,16 @@ def estimate_new_models(
     if s.full_score is not None:
         full = s.full_score.predict(X_new, models, reference=s.reference_scores)
         notes.extend(n for n in full.notes if n not in notes)
+        warnings.extend(full.warnings)
+        if full.warnings:  # shown by a notebook, not only stored in the result
+            _warnings.warn(
+                f"{len(full.warnings)} of {len(models)} new model(s) lie outside the abilities of the "
+                f"suite's "
+                f"reference models: their full-score estimates extrapolate and their intervals were widened "
+                f"(see result.warnings)",
+                EstimateWarning,
+                stacklevel=2,
+            )
     else:
         notes.append(
             "this suite has no full-score estimators (written before they existed): the scores below are "

@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import warnings as _warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +66,7 @@ from benchsift.compression.stages.representatives import (
     pair_codes,
     stage1_select,
 )
-from benchsift.errors import MIN_MODELS, InputError, require_at_least
+from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
@@ -82,14 +83,21 @@ __all__ = [
 ]
 
 
+#: PRIMEBench's Stage 2 item floor (section 4.3), the default of ``CompressionConfig.floor``.
+DEFAULT_FLOOR = 100
+
+
 @dataclass(frozen=True)
 class CompressionConfig:
     """Parameters of :func:`run_pipeline` (defaults: the released PRIMEBench setting).
 
     retention: Stage 2 retention ``r`` (None = no Stage 2). alpha: VAW tilt. tau: Stage 0 threshold.
-    floor: Stage 2 category floor (100). target: Stage 1 supplementation target. selector / variant: Stage 2
-    selector name and VAW cell variant. k: Stage 3 category count (None = no Stage 3; above the categories
-    left after Stage 0 it keeps all of them, with a warning). stage3_method /
+    floor: Stage 2 category floor (100; where it keeps more than ``r`` of a category, ``run_pipeline`` says
+    so in ``warnings`` and, at this default, as a :class:`~benchsift.errors.FloorWarning`; 0 keeps ``r``).
+    target: Stage 1 supplementation target. selector / variant: Stage 2 selector name and VAW cell variant
+    (``selector="estimate"``: the suite chosen for the new-model estimate,
+    :mod:`benchsift.compression.selectors.estimation`). k: Stage 3 category count (None = no Stage 3; above
+    the categories left after Stage 0 it keeps all of them, with a warning). stage3_method /
     max_combinations: Stage 3 search. seed: every random choice. stop_after: last stage to run (0-3).
     full_score / full_score_folds: fit the full-pool score estimators of
     :mod:`benchsift.compression.full_score` on the input panel (cross-validated over ``full_score_folds``
@@ -101,7 +109,7 @@ class CompressionConfig:
     k: int | None = 5
     alpha: float = 0.187
     tau: float = 2.0 / 3.0
-    floor: int = 100
+    floor: int = DEFAULT_FLOOR
     target: float = 0.95
     selector: str = "vaw"
     variant: str = "cells"
@@ -182,6 +190,7 @@ class CompressionResult(Result):
     rho_no_stage3: float = float("nan")
     full_score: FullScoreModel | None = None
     warnings: list[str] = field(default_factory=list)
+    holdout: Any = None  # compress --holdout: a benchsift.compression.holdout.HoldoutResult
 
     @property
     def n_items_suite(self) -> int:
@@ -229,6 +238,7 @@ class CompressionResult(Result):
             "rho_suite_vs_stage0": self.rho_suite_vs_stage0,
             "rho_no_stage3": self.rho_no_stage3,
             "full_score": None if self.full_score is None else self.full_score.summary(),
+            "holdout": None if self.holdout is None else self.holdout.to_dict(),
             "selector_choices": [] if self.stage2 is None else self.stage2.selector_choices(),
             "notes": list(self.notes),
             "warnings": list(self.warnings),
@@ -416,11 +426,17 @@ def run_pipeline(
     s2 = None
     reason = np.full(work.n_items, "", dtype=object)
     pruned_pos = pool_pos
+    stage2_pool = (pool_pos, item_categories(pool_panel))  # for re-choosing the suite in each CV fold
     if cfg.stop_after >= 2 and cfg.retention is not None:
         tick()
         s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
         notes.extend(f"stage 2: {n}" for n in s2.notes)
         warnings.extend(f"stage 2: {w}" for w in s2.warnings)
+        for w in s2.warnings:
+            # the default floor changes what was asked: said where a notebook shows it (a floor the caller
+            # set is a choice: in ``warnings`` only)
+            if w.startswith("the item floor of") and int(cfg.floor) == DEFAULT_FLOOR:
+                _warnings.warn(f"stage 2: {w}", FloorWarning, stacklevel=2)
         pruned_pos = pool_pos[kept_in_pool]
         reason[pruned_pos] = reasons
         pruned_panel = pool_panel.subset(items=kept_in_pool)
@@ -502,7 +518,11 @@ def run_pipeline(
             )
         else:
             full_score = fit_full_score(
-                work, suite_items, n_folds=cfg.full_score_folds, random_state=cfg.seed
+                work,
+                suite_items,
+                n_folds=cfg.full_score_folds,
+                random_state=cfg.seed,
+                reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.seed),
             )
     tick(tick.total - tick.done)
     return CompressionResult(
@@ -528,6 +548,33 @@ def run_pipeline(
         full_score=full_score,
         warnings=warnings,
     )
+
+
+def _estimate_reselect(
+    s2: Stage2Result | None, pool: tuple[np.ndarray, np.ndarray], selected: list[str], seed: int
+) -> Any:
+    """With the ``estimate`` selector: the suite's choice as a function of the build rows' scores (each kept
+    category's Stage 2 pool and budget, :func:`~benchsift.compression.selectors.estimation.estimation_items`),
+    so that the full-score cross-validation re-chooses the items in every fold; else None."""
+    if s2 is None or s2.params.get("selector") != "estimate":
+        return None
+    from benchsift.compression.selectors.estimation import estimation_items
+
+    pos, cats = pool
+    keep = set(selected)
+    budgets = [
+        (str(r.category), int(r.budget)) for r in s2.categories.itertuples() if str(r.category) in keep
+    ]
+
+    def reselect(X: np.ndarray) -> np.ndarray:
+        out = [np.empty(0, dtype=np.int64)]
+        for c, budget in budgets:
+            cols = pos[cats == c]
+            kept, _ = estimation_items(X[:, cols], budget, random_state=seed)
+            out.append(cols[kept])
+        return np.sort(np.concatenate(out))
+
+    return reselect
 
 
 def _choice_note(s2: Stage2Result) -> str:

@@ -7,6 +7,7 @@ Writes into ``out_dir/compression/``: ``suite/`` (the suite directory, with the 
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import load_suite, stage_table, write_suite
+from benchsift.errors import EstimateWarning, FloorWarning
 from benchsift.report.compression_figures import (
     k_sweep_caption,
     k_sweep_figure,
@@ -54,7 +56,9 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         source="simulated",
     )
     cfg = CompressionConfig(retention=0.05, k=3, seed=seed)
-    result = run_pipeline(build, cfg, embeddings=emb)
+    with warnings.catch_warnings():  # the floor warning is printed below from result.warnings
+        warnings.simplefilter("ignore", FloorWarning)
+        result = run_pipeline(build, cfg, embeddings=emb)
     frontier = capability_frontier(result.stage0.panel)
     suite_dir = folder / "suite"
     write_suite(result, build, suite_dir, frontier=frontier)
@@ -72,12 +76,14 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         fig = k_sweep_figure(result.stage3.sweep, chosen_k=cfg.k)
         cap = k_sweep_caption(data, cfg.k)
         files += [str(p) for p in save_figure(fig, folder / "k_sweep", caption=cap, data=data)]
-    est = estimate_new_models(load_suite(suite_dir), new, n_boot=500, random_state=seed)
+    with warnings.catch_warnings():  # printed below from est.warnings
+        warnings.simplefilter("ignore", EstimateWarning)
+        est = estimate_new_models(load_suite(suite_dir), new, n_boot=500, random_state=seed)
     with atomic_path(folder / "estimate.csv") as tmp:
         spreadsheet_frame(est.table()).to_csv(tmp, index=False, lineterminator="\n")
     files.append(str(folder / "estimate.csv"))
     console.print(stage_rich_table(table, title="PRIMEBench compression (simulated panel)"))
-    for w in result.warnings:  # also in suite/suite.json, and so in the page
+    for w in [*result.warnings, *est.warnings]:  # the suite's also in suite/suite.json, and so in the page
         console.print(Text(f"warning: {w}", style="yellow"), soft_wrap=True)
     console.print(
         f"suite: {result.n_items_suite} of {build.n_items} items, categories "

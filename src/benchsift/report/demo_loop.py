@@ -13,6 +13,7 @@ Writes into ``out_dir/loop/``: ``suite/``, ``export-lm-eval/``, ``export-inspect
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.export import export_suite
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import write_suite
+from benchsift.errors import EstimateWarning
 from benchsift.panel import Panel
 from benchsift.report.console import DataTable
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -78,7 +80,9 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     ]
     with atomic_path(folder / "runs.csv") as tmp:
         spreadsheet_frame(pd.DataFrame(rows)).to_csv(tmp, index=False, lineterminator="\n")
-    est = estimate_new_models(suite_dir, folder / "runs.csv", n_boot=500, random_state=seed)
+    with warnings.catch_warnings():  # est.warnings go into the section's "warnings" below
+        warnings.simplefilter("ignore", EstimateWarning)
+        est = estimate_new_models(suite_dir, folder / "runs.csv", n_boot=500, random_state=seed)
     assert est.full is not None
     full = est.full
     bench = new.items["benchmark"].to_numpy()

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

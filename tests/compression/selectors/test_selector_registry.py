@@ -29,6 +29,7 @@ EXPECTED = (
     "tinybench",
     "variance-index",
     "auto",
+    "estimate",
 )
 
 

@@ -2,7 +2,8 @@
 
 The names are the ones the CLI's ``--selectors`` option and the validation protocols use::
 
-    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench, variance-index, auto
+    random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints, tinybench, variance-index, auto,
+    estimate
 
 (``variance-index``: Variance with ties broken by item index, as in PRIMEBench Tables 12 and 14; ``auto``:
 the selector of each pool and budget chosen by nested cross-validation over the build models,
@@ -35,6 +36,7 @@ _PATHS: dict[str, tuple[str, str]] = {
     "tinybench": ("benchsift.compression.selectors.tinybench", "TinyBenchmarksSelector"),
     "variance-index": ("benchsift.compression.selectors.variance", "IndexTieVarianceSelector"),
     "auto": ("benchsift.compression.selectors.auto", "AutoSelector"),
+    "estimate": ("benchsift.compression.selectors.estimation", "EstimationSelector"),
 }
 
 #: Every registered selector name, in the order of the paper's comparison (section 5), tinyBenchmarks, the

@@ -1,0 +1,160 @@
+"""``compress --holdout``: build the suite on some models, and say how its estimate did on the others.
+
+The image-condition models are split into build and held-out models (a seeded random fraction, or the models
+named); the suite is compressed from the build models only, and each held-out model is estimated from its
+scores on the suite's items alone (:func:`benchsift.compression.estimate.estimate_new_models`). Its truth is
+its full score: the mean over benchmarks of its mean over each benchmark's items (NaN-aware), the quantity
+the full-score estimators target. Reported: the mean absolute error of the chosen estimate, the share of
+held-out models whose interval covers the truth, the mean interval width, how many were flagged as
+extrapolating, and for comparison the mean absolute error of the plain mean over a random item subset of the
+suite's size (seeded), what a user would get by running that many random items instead.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchsift._jsonutil import to_jsonable
+from benchsift.errors import EstimateWarning, InputError, listed
+from benchsift.panel import Panel
+from benchsift.results import Result
+from benchsift.stats import check_random_state, nan_mean
+
+__all__ = ["HoldoutResult", "evaluate_holdout", "split_models"]
+
+
+def split_models(
+    panel: Panel, holdout: float | list[str] | tuple[str, ...], seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(build mask, held-out mask)`` over ``panel``'s model rows (all conditions of a held-out model go)."""
+    image = panel.image_panel()
+    names = list(dict.fromkeys(image.model_ids))
+    if isinstance(holdout, float | int) and not isinstance(holdout, bool):
+        frac = float(holdout)
+        if not 0.0 < frac < 1.0:
+            raise InputError(f"`holdout`: expected a fraction in (0, 1), got {holdout!r}")
+        n_held = int(round(frac * len(names)))
+        if n_held < 1 or len(names) - n_held < 3:
+            raise InputError(
+                f"`holdout` {frac}: {n_held} held-out and {len(names) - n_held} build models of "
+                f"{len(names)}; "
+                "at least 1 and 3 are needed"
+            )
+        rng = check_random_state(seed)
+        held_names = {names[j] for j in rng.permutation(len(names))[:n_held]}
+    elif isinstance(holdout, list | tuple):
+        held_names = {str(m) for m in holdout}
+        unknown = sorted(held_names - set(names))
+        if unknown:
+            raise InputError(f"holdout models not in the panel: {listed(unknown)}")
+        if not held_names or len(names) - len(held_names) < 3:
+            raise InputError("holdout models: name at least one, and leave at least 3 build models")
+    else:
+        raise InputError(f"`holdout`: expected a fraction or a list of model names, got {holdout!r}")
+    held = np.array([str(m) in held_names for m in panel.models["model"]], dtype=bool)
+    return ~held, held
+
+
+def read_model_list(spec: str) -> list[str]:
+    """A file with one model per line (blank lines skipped), or a comma-separated list."""
+    path = Path(spec)
+    if path.is_file():
+        return [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
+    return [m.strip() for m in spec.split(",") if m.strip()]
+
+
+@dataclass(frozen=True, repr=False)
+class HoldoutResult(Result):
+    """How the suite's estimate did on models it was not built on (see the module docstring)."""
+
+    n_build: int
+    n_held: int
+    n_items: int
+    method: str
+    level: float
+    mae: float
+    coverage: float
+    mean_width: float
+    n_extrapolating: int
+    random_subset_mae: float
+    per_model: pd.DataFrame
+    seed: int
+    warnings: list[str] = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.per_model
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(
+            {
+                "n_build": self.n_build,
+                "n_held": self.n_held,
+                "n_items": self.n_items,
+                "method": self.method,
+                "level": self.level,
+                "mae": self.mae,
+                "coverage": self.coverage,
+                "mean_width": self.mean_width,
+                "n_extrapolating": self.n_extrapolating,
+                "random_subset": {"n_items": self.n_items, "mae": self.random_subset_mae, "seed": self.seed},
+                "models": self.per_model.to_dict(orient="records"),
+            }
+        )
+
+
+def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
+    """Estimate ``held`` (the held-out models) from the suite's items and score the estimate."""
+    from benchsift.compression.estimate import estimate_new_models
+
+    image = held.image_panel()
+    truth = nan_mean(image.benchmark_means().means, axis=1)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore", EstimateWarning)  # counted below and in the result's warnings
+        est = estimate_new_models(suite, image, n_boot=200, random_state=seed)
+    if est.full is None:
+        raise InputError("holdout: the suite has no full-score estimators to check")
+    f = est.full
+    by_name = dict(zip(image.model_ids, truth, strict=True))
+    t = np.array([by_name[m] for m in f.models])
+    m = f.method
+    s, lo, hi = f.score[m][:, -1], f.low[m][:, -1], f.high[m][:, -1]
+    ok = np.isfinite(s) & np.isfinite(t)
+    rng = check_random_state(seed)
+    n = int(suite.n_items)
+    rand = rng.choice(image.n_items, size=min(n, image.n_items), replace=False)
+    plain = nan_mean(image.scores[:, rand], axis=1)
+    ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(f.models), dtype=bool)
+    per = pd.DataFrame(
+        {
+            "model": f.models,
+            "truth": t,
+            "estimate": s,
+            "low": lo,
+            "high": hi,
+            "covered": (lo <= t) & (t <= hi),
+            "extrapolating": ext,
+            "suite_mean": f.suite_mean[:, -1],
+            "random_subset_mean": [float(plain[image.model_ids.index(mm)]) for mm in f.models],
+        }
+    )
+    return HoldoutResult(
+        n_build=int(f.n_reference),
+        n_held=len(f.models),
+        n_items=n,
+        method=m,
+        level=float(f.level),
+        mae=float(np.mean(np.abs(s[ok] - t[ok]))) if ok.any() else float("nan"),
+        coverage=float(np.mean(per["covered"].to_numpy()[ok])) if ok.any() else float("nan"),
+        mean_width=float(np.mean((hi - lo)[ok])) if ok.any() else float("nan"),
+        n_extrapolating=int(ext.sum()),
+        random_subset_mae=float(np.nanmean(np.abs(plain - truth))),
+        per_model=per,
+        seed=int(seed),
+        warnings=list(f.warnings),
+    )
