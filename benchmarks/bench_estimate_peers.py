@@ -72,13 +72,13 @@ def load_reference(folder: str) -> ModuleType:
 
 
 def benchsift_estimate(
-    build: Panel, held: Panel, retention: float, seed: int, workdir: Path
+    build: Panel, held: Panel, retention: float, seed: int, workdir: Path, selector: str = "vaw"
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, str]:
-    """``compress --retention R --floor 0 --seed S`` on ``build``, then ``estimate`` of ``held``: the
-    library calls the two commands make. Returns ``(suite size, estimate, low, high, chosen estimator)`` of
-    each held-out model's full score (the headline, overall column)."""
+    """``compress --retention R --floor 0 --seed S --selector SEL`` on ``build``, then ``estimate`` of
+    ``held``: the library calls the two commands make. Returns ``(suite size, estimate, low, high, chosen
+    estimator)`` of each held-out model's full score (the headline, overall column)."""
     out = workdir / f"suite-{retention:g}-{seed}"
-    cfg = CompressionConfig(retention=retention, floor=0, seed=seed)
+    cfg = CompressionConfig(retention=retention, floor=0, seed=seed, selector=selector)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = compress_to_suite(build, out, cfg)
@@ -110,7 +110,13 @@ def split_models(panel: Panel, kind: str, seed: int) -> tuple[np.ndarray, np.nda
 
 
 def one_split(
-    panel: Panel, kind: str, seed: int, retentions: list[float], ref: ModuleType, workdir: Path
+    panel: Panel,
+    kind: str,
+    seed: int,
+    retentions: list[float],
+    ref: ModuleType,
+    workdir: Path,
+    selector: str = "vaw",
 ) -> dict[float, dict[str, Any]]:
     """Every method on one split:
     ``{retention: {"n", "chosen", "truth", method: {"est", "low", "high"}}}``."""
@@ -121,7 +127,7 @@ def one_split(
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
     out: dict[float, dict[str, Any]] = {}
     for r in retentions:
-        n, est, lo, hi, chosen = benchsift_estimate(build, held, r, seed, workdir)
+        n, est, lo, hi, chosen = benchsift_estimate(build, held, r, seed, workdir, selector)
         cell: dict[str, Any] = {"n": n, "chosen": chosen, "truth": truth}
         cell["benchsift"] = {"est": est, "low": lo, "high": hi}
         items = np.sort(rng.choice(panel.n_items, size=n, replace=False))
@@ -188,7 +194,8 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
     ref = load_reference(args.reference)
     retentions = [float(v) for v in args.retentions.split(",")]
     splits = [s for s in args.splits.split(",") if s]
-    doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "panels": []}
+    doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "selector": args.selector}
+    doc["panels"] = []
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         for path in args.panel:
             for name, panel in benchmark_panels(path):
@@ -198,7 +205,7 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
                     t0 = time.perf_counter()
                     runs = []
                     for seed in range(args.seeds):
-                        runs.append(one_split(panel, kind, seed, retentions, ref, Path(tmp)))
+                        runs.append(one_split(panel, kind, seed, retentions, ref, Path(tmp), args.selector))
                         print(f"  {name} {kind} seed {seed} done", file=log, flush=True)
                     for r in retentions:
                         cells = [run_[r] for run_ in runs]
@@ -298,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--retentions", default="0.02,0.05,0.1")
     ap.add_argument("--splits", default="random,strongest", help="random, strongest or both")
+    ap.add_argument("--selector", default="vaw", help="compress's Stage 2 selector (vaw, estimate, ...)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout instead of tables")
     ap.add_argument("--json-out", default=None, help="also write the JSON object to this file")
     args = ap.parse_args(argv)
