@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from benchsift.cli.main import app
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite, write_suite
+from benchsift.errors import EstimateWarning
 from benchsift.leaderboard import compare, compare_suite
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_leaderboard, simulate_panel
@@ -69,7 +70,9 @@ def test_suite_comparison(tmp_path: Path) -> None:
     X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items), (rng.random(suite.n_items) < 0.5) * 1.0])
     X[2, 0] = 1.0
     new = Panel(X, ["top", "bottom", "middle"], items)
-    got = compare_suite(suite, new, n_boot=200, random_state=0)
+    with pytest.warns(EstimateWarning, match="2 of 3 new model"):  # all right and all wrong: outside
+        got = compare_suite(suite, new, n_boot=200, random_state=0)
+    assert sum("extrapolat" in w for w in got.warnings) == 2
     overall = got.models[got.models["group"] == "overall"].set_index("model")
     np.testing.assert_allclose(overall["half_width"], (overall["high"] - overall["low"]) / 2)
     pairs = got.pairs[got.pairs["group"] == "overall"]
@@ -87,4 +90,5 @@ def test_suite_comparison(tmp_path: Path) -> None:
         app, ["compare", str(path), "--suite", str(tmp_path / "suite"), "--json", "--n-boot", "200"]
     )
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["method"] == got.method
+    doc = json.loads(out.stdout)
+    assert doc["method"] == got.method and doc["warnings"] == got.warnings

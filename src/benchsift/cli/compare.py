@@ -10,6 +10,7 @@ also writes the CSV tables, the rank figures and ``DIR/index.html``.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +25,7 @@ from benchsift.cli._common import (
     outputs,
     split_list,
 )
-from benchsift.errors import InputError
+from benchsift.errors import EstimateWarning, InputError
 
 
 def compare_command(
@@ -66,17 +67,19 @@ def compare_command(
 
         if pair is not None or benchmarks is not None:
             raise InputError("--pair and --benchmarks apply to a panel, not to --suite")
-        sres = compare_suite(
-            suite,
-            panel,
-            alpha=alpha,
-            power=power,
-            correction=correction,
-            n_boot=n_boot,
-            level=level,
-            clusters=cluster_spec(clusters),
-            random_state=seed,
-        )
+        with warnings.catch_warnings():  # the terminal and --json print sres.warnings, which say the same
+            warnings.simplefilter("ignore", EstimateWarning)
+            sres = compare_suite(
+                suite,
+                panel,
+                alpha=alpha,
+                power=power,
+                correction=correction,
+                n_boot=n_boot,
+                level=level,
+                clusters=cluster_spec(clusters),
+                random_state=seed,
+            )
         if out is not None:
             write_suite_compare(sres, out, run={"command": "benchsift compare --suite", "panel": str(panel)})
         after = [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
