@@ -138,6 +138,31 @@ def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_p
     assert any("extrapolates" in w for w in doc["warnings"])
 
 
+def test_estimate_prints_one_rank_per_model(
+    compressed: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    out, _ = compressed
+    items = pd.read_csv(out / "items.csv", dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(0)
+    long = pd.concat(
+        [items[["benchmark", "item"]].assign(model=m, score=(rng.random(len(items)) < p) * 1.0) for m, p in
+         (("mid", 0.5), ("low", 0.3))]
+    )  # fmt: skip
+    path = tmp_path / "new.csv"
+    long.to_csv(path, index=False)
+    res = runner.invoke(app, ["estimate", str(out), str(path), "--n-boot", "100"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    n_ref = json.loads(
+        runner.invoke(app, ["estimate", str(out), str(path), "--n-boot", "100", "--json"]).stdout
+    )["n_reference"]
+    for model in ("mid", "low"):
+        rows = [line for line in res.stdout.splitlines() if f" {model} " in line]
+        # rows in the estimate's table (one per benchmark, then overall) and in the suite-mean table;
+        # one of them, the estimate's overall row, shows a rank
+        assert len(rows) >= 2, res.stdout
+        assert sum(f" / {n_ref + 1}" in line for line in rows) == 1, rows
+
+
 def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "held"
     args = ["compress", str(files["panel"]), "--retention", "0.1", "--floor", "0", "--k", "4"]

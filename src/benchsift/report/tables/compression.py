@@ -13,7 +13,11 @@ __all__ = ["render_estimate", "render_full_score"]
 
 
 def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) -> Table:
-    """Per new model: category means, overall score with its interval, rank and rank interval, coverage."""
+    """Per new model: category means, overall score with its interval, rank and rank interval, coverage.
+
+    With a full-score estimate (``res.full``) the ranks are left out here: the model's one rank is the
+    estimate's, in :func:`render_full_score`'s table, and this table shows the suite-item means only."""
+    ranked = res.full is None
     table = DataTable(
         title=f"Scores on the suite {name} ({n_items} items, {res.n_reference} reference models)"
         + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
@@ -21,7 +25,8 @@ def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) 
     table.add_column("model")
     for c in res.categories:
         table.add_column(c)
-    for col in ("overall", f"{int(level * 100)}% CI", "rank", "rank CI", "coverage"):
+    ranks = ("rank", "rank CI") if ranked else ()
+    for col in ("overall", f"{int(level * 100)}% CI", *ranks, "coverage"):
         table.add_column(col)
     for j, m in enumerate(res.models):
         table.add_row(
@@ -29,8 +34,14 @@ def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) 
             *(_fmt(float(v)) for v in res.category_means[j]),
             _fmt(float(res.overall[j])),
             f"[{_fmt(float(res.overall_ci[j, 0]))}, {_fmt(float(res.overall_ci[j, 1]))}]",
-            f"{_fmt_rank(float(res.rank[j]))} / {res.n_reference + 1}",
-            f"[{_fmt_rank(float(res.rank_ci[j, 0]))}, {_fmt_rank(float(res.rank_ci[j, 1]))}]",
+            *(
+                (
+                    f"{_fmt_rank(float(res.rank[j]))} / {res.n_reference + 1}",
+                    f"[{_fmt_rank(float(res.rank_ci[j, 0]))}, {_fmt_rank(float(res.rank_ci[j, 1]))}]",
+                )
+                if ranked
+                else ()
+            ),
             f"{res.coverage[j]:.2f}",
         )
     return table
