@@ -29,7 +29,7 @@ def _cut(text: object) -> object:
 
 
 def _head_html(frame: pd.DataFrame, total: int, what: str) -> str:
-    shown = frame.iloc[:HEAD_ROWS, :MAX_COLUMNS].copy()
+    shown = frame.iloc[:HEAD_ROWS, :MAX_COLUMNS].copy()  # the head alone is copied
     shown.columns = [str(_cut(str(c))) for c in shown.columns]
     for col in shown.columns:
         if shown[col].dtype == object:
@@ -54,7 +54,7 @@ def panel_html(panel: Panel) -> str:
     else:
         score_text = "no scores (every cell missing)"
     coverage = "coverage NA" if np.isnan(panel.coverage) else f"coverage {100 * panel.coverage:.1f} %"
-    items = panel.items
+    items = panel._items  # read only: no copy of a large items table (question text and all)
     counts = items.groupby("benchmark", sort=False).size()
     named = [f"{_cut(str(b))} ({int(n):,})" for b, n in counts.iloc[:MAX_BENCHMARKS].items()]
     if len(counts) > MAX_BENCHMARKS:
@@ -67,7 +67,7 @@ def panel_html(panel: Panel) -> str:
         "<div>",
         f"<p><b>{html.escape(head)}</b></p>",
         f"<p>Benchmarks (items): {html.escape(', '.join(named))}</p>",
-        _head_html(panel.models, panel.n_models, "models"),
+        _head_html(panel._models, panel.n_models, "models"),
         _head_html(items, panel.n_items, "items"),
         "</div>",
     ]
