@@ -40,6 +40,7 @@ import pandas as pd
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
+from benchsift.io._coded_meta import text_dtype
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
@@ -343,6 +344,84 @@ def logged_answer(rec: dict[str, Any]) -> str | None:
     return None if first is None else str(first)
 
 
+#: the most characters of a logged question (or answer) kept as item metadata
+ITEM_TEXT_CHARS = 2_000
+ITEM_TEXT_COLUMNS = ("question", "choices", "answer")
+_DOC_QUESTION_KEYS = ("question", "query", "problem", "prompt", "input", "text", "ctx", "sentence")
+_DOC_CHOICE_KEYS = ("choices", "options")
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= ITEM_TEXT_CHARS else text[: ITEM_TEXT_CHARS - 3] + "..."
+
+
+def _input_text(value: Any) -> str | None:
+    """A sample's ``input``: a string (lmms-eval's prompt, inspect's input), or inspect's chat messages
+    (``[{"role": "user", "content": str | [{"type": "text", "text": ...}, {"type": "image", ...}]}]``):
+    the text of the user messages, images left out."""
+    if isinstance(value, str):
+        return value or None
+    if not isinstance(value, list):
+        return None
+    texts: list[str] = []
+    for message in value:
+        if not isinstance(message, dict) or message.get("role", "user") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(
+                str(part["text"])
+                for part in content
+                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+            )
+    return "\n".join(t for t in texts if t) or None
+
+
+def logged_item_text(rec: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``(question, choices, answer)`` of a sample record where the harness logged them, each at most
+    :data:`ITEM_TEXT_CHARS` characters, else ``None``.
+
+    question: the text field of the logged ``doc`` (lm-eval: ``question``, ``query``, ``problem`` ...),
+    else the sample's ``input`` (lmms-eval logs the prompt there; inspect the input string or the user
+    messages' text); never lm-eval's ``arguments`` (the full prompt, few-shot examples and all, which would
+    make every item of a task look alike to the audit's text duplicates); choices: the doc's
+    ``choices``/``options`` list (else inspect's sample ``choices``) as a JSON list; answer: the sample's
+    ``target`` as logged (for lm-eval's multiple-choice tasks, the index of the right choice; a list of
+    targets joined by ", ")."""
+    doc = rec.get("doc")
+    question = None
+    choices = None
+    if isinstance(doc, dict):
+        question = next((doc[k] for k in _DOC_QUESTION_KEYS if isinstance(doc.get(k), str) and doc[k]), None)
+        options = next((doc[k] for k in _DOC_CHOICE_KEYS if isinstance(doc.get(k), list) and doc[k]), None)
+        if options is not None:
+            choices = _bounded(json.dumps([str(o) for o in options], ensure_ascii=False))
+    if question is None:
+        question = _input_text(rec.get("input"))
+    if choices is None and isinstance(rec.get("choices"), list) and rec["choices"]:  # inspect's sample
+        choices = _bounded(json.dumps([str(o) for o in rec["choices"]], ensure_ascii=False))
+    target = rec.get("target")
+    if isinstance(target, list):
+        target = ", ".join(str(t) for t in target) if target else None
+    answer = None if target is None or isinstance(target, dict) else _bounded(str(target))
+    return (None if question is None else _bounded(question)), choices, answer
+
+
+def item_text_columns(samples: Sequence[dict[str, Any]]) -> dict[str, pd.Series]:
+    """The ``question``, ``choices`` and ``answer`` item columns of one file's samples, in row order
+    (:func:`logged_item_text`), as text columns (what the coded import path takes, so an item's text is
+    held once however many runs log it); a column no sample logged is left out."""
+    texts = [logged_item_text(rec) for rec in samples]
+    out: dict[str, pd.Series] = {}
+    for k, col in enumerate(ITEM_TEXT_COLUMNS):
+        values = [t[k] for t in texts]
+        if any(v is not None for v in values):
+            out[col] = pd.Series(values, dtype=text_dtype())
+    return out
+
+
 def check_reported(
     scores: np.ndarray, value: Any, where: str, model: str, tolerance: float = 1e-9
 ) -> list[str]:
@@ -443,6 +522,8 @@ def samples_to_long(
             FILE_COL: str(path),
             ROW_COL: lines,
             ANSWER_COL: pd.Series(answers, dtype=object),
+            # item metadata where the harness logged it (first row of an item wins, see Panel.from_long)
+            **item_text_columns([rec for _, rec in records]),
         }
     )
 

@@ -63,7 +63,7 @@ from benchsift.io._common import (
     as_paths,
     check_file,
 )
-from benchsift.io._harness import check_reported, read_json
+from benchsift.io._harness import check_reported, item_text_columns, read_json
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import MAX_MEMBER_BYTES, MAX_RATIO, read_member
@@ -472,6 +472,8 @@ def _frame(rows: list[Row], path: Path, name: str, task: str, condition: str | N
             ANSWER_COL: pd.Series([_logged_answer(s, score) for _, s, score, _ in rows], dtype=object),
         }
     )
+    for col, values in item_text_columns([s for _, s, _, _ in rows]).items():  # question, choices, target
+        table[col] = values
     return table
 
 

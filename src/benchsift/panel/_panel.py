@@ -60,12 +60,27 @@ class GroupScores:
     n_items: np.ndarray
     model_ids: list[str]
 
-    def to_frame(self, what: str = "means") -> pd.DataFrame:
-        """The ``means`` (or ``coverage``) matrix as a DataFrame indexed by model, one column per group."""
-        if what not in ("means", "coverage"):
-            raise InputError(f"GroupScores.to_frame: what must be 'means' or 'coverage', got {what!r}")
-        data = self.means if what == "means" else self.coverage
-        return pd.DataFrame(data, index=pd.Index(self.model_ids, name="model"), columns=list(self.groups))
+    def to_frame(self, what: str = "both") -> pd.DataFrame:
+        """A DataFrame indexed by model.
+
+        ``what="both"`` (default): two columns per group, ``(group, "mean")`` and ``(group, "coverage")``
+        (a column MultiIndex; ``frame.xs("coverage", axis=1, level=1)`` is the coverage matrix).
+        ``"means"`` or ``"coverage"``: that matrix alone, one column per group.
+        """
+        if what not in ("both", "means", "coverage"):
+            raise InputError(
+                f"GroupScores.to_frame: what must be 'both', 'means' or 'coverage', got {what!r}"
+            )
+        index = pd.Index(self.model_ids, name="model")
+        if what != "both":
+            data = self.means if what == "means" else self.coverage
+            return pd.DataFrame(data, index=index, columns=list(self.groups))
+        n_groups = len(self.groups)
+        both = np.empty((len(self.model_ids), 2 * n_groups))
+        both[:, 0::2] = self.means
+        both[:, 1::2] = self.coverage
+        columns = pd.MultiIndex.from_product([list(self.groups), ["mean", "coverage"]], names=["group", None])
+        return pd.DataFrame(both, index=index, columns=columns)
 
 
 def _as_str_series(values: pd.Series) -> pd.Series:
@@ -365,6 +380,12 @@ class Panel:
             f"Panel({self.n_models} models x {self.n_items} items, {len(self.benchmarks)} benchmarks, "
             f"coverage {self.coverage:.3f})"
         )
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: sizes, benchmarks, coverage, score range and the first rows of both tables."""
+        from benchsift.panel._html import panel_html
+
+        return panel_html(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Panel):
