@@ -1,7 +1,11 @@
-"""The PRIMEBench-scale simulated panel the Stage 2 / compression / scaling benchmarks share."""
+"""What the benchmarks share: the PRIMEBench-scale simulated panel (Stage 2 / compression / scaling) and the
+loader of the independent reference implementations (estimate and adaptive peers)."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from benchsift.compression import ItemEmbeddings
@@ -22,3 +26,15 @@ def primebench_panel(seed: int, **overrides: Any) -> tuple[Any, ItemEmbeddings]:
         source="simulated",
     )
     return sim, emb
+
+
+def load_reference(folder: str) -> ModuleType:
+    """``tinybench_ref.py`` from ``folder``, imported by path (never copied into the project)."""
+    path = Path(folder).expanduser().resolve() / "tinybench_ref.py"
+    if not path.is_file():
+        raise SystemExit(f"--reference {folder}: no tinybench_ref.py there")
+    spec = importlib.util.spec_from_file_location("tinybench_ref", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -28,13 +28,12 @@ its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 bench
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import time
 import warnings
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
@@ -43,18 +42,6 @@ from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import nan_mean, spearman
 
 VARIANTS = ("CAT (reference)", "benchsift, EM bank", "benchsift")
-
-
-def load_reference(folder: str) -> ModuleType:
-    """``tinybench_ref.py`` from ``folder``, imported by path (never copied into the project)."""
-    path = Path(folder).expanduser().resolve() / "tinybench_ref.py"
-    if not path.is_file():
-        raise SystemExit(f"--reference {folder}: no tinybench_ref.py there")
-    spec = importlib.util.spec_from_file_location("tinybench_ref", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:

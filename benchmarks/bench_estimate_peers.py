@@ -37,7 +37,6 @@ cells of benchsift / min(gp-IRT, random) <= 0.9, with the pooled coverage of the
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -48,6 +47,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.compression import CompressionConfig, estimate_new_models
@@ -57,18 +57,6 @@ from benchsift.stats import spearman
 
 METHODS = ("benchsift", "random", "gpirt", "cat")
 SPLITS = ("random", "strongest")
-
-
-def load_reference(folder: str) -> ModuleType:
-    """``tinybench_ref.py`` from ``folder``, imported by path (never copied into the project)."""
-    path = Path(folder).expanduser().resolve() / "tinybench_ref.py"
-    if not path.is_file():
-        raise SystemExit(f"--reference {folder}: no tinybench_ref.py there")
-    spec = importlib.util.spec_from_file_location("tinybench_ref", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def benchsift_estimate(
