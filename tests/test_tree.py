@@ -62,3 +62,35 @@ def test_the_line_check_bites() -> None:
         'pytest.importorskip("benchsift.prism")',
         'Path("../shared/papers/x.txt")',
     ]
+
+
+#: the most statements-to-last-line a CLI command body may span: parse, call one library function, print
+MAX_COMMAND_BODY = 40
+
+
+def _long_command_bodies(source: str) -> list[tuple[str, int]]:
+    """``(name, lines)`` of each ``*_command`` function in ``source`` whose body (after its docstring)
+    spans more than :data:`MAX_COMMAND_BODY` lines."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_command"):
+            body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+            if body:
+                n = (body[-1].end_lineno or body[-1].lineno) - body[0].lineno + 1
+                if n > MAX_COMMAND_BODY:
+                    out.append((node.name, n))
+    return out
+
+
+def test_cli_command_bodies_stay_thin() -> None:
+    long = {
+        str(p.relative_to(SRC)): found
+        for p in sorted((SRC / "cli").glob("*.py"))
+        if (found := _long_command_bodies(p.read_text(encoding="utf-8")))
+    }
+    assert long == {}, long
+    # the check bites: a body of 41 statements is reported, one of 40 is not
+    make = lambda n: "def x_command():\n    '''doc'''\n" + "    a = 1\n" * n  # noqa: E731
+    assert _long_command_bodies(make(41)) == [("x_command", 41)] and _long_command_bodies(make(40)) == []

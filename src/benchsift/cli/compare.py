@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from benchsift.cli._common import (
     ClustersOpt,
@@ -55,46 +55,56 @@ def compare_command(
     force: ForceOpt = False,
 ) -> None:
     """Which models are really apart (pairwise tests, rank intervals, tie groups) and the benchmark's MDD."""
-    from benchsift.report.progress import progress_bar
-
     outputs(force, dirs=[out])
     if top < 0:
         raise InputError(f"--top: expected 0 (all) or more, got {top}")
+    stats = dict(
+        n_boot=n_boot, alpha=alpha, level=level, power=power, correction=correction,
+        clusters=cluster_spec(clusters), random_state=seed,
+    )  # fmt: skip
     if suite is not None:
-        from benchsift.leaderboard import compare_suite
-        from benchsift.report.leaderboard import write_suite_compare
-        from benchsift.report.tables.leaderboard import render_suite_compare
-
         if pair is not None or benchmarks is not None:
             raise InputError("--pair and --benchmarks apply to a panel, not to --suite")
-        with warnings.catch_warnings():  # the terminal and --json print sres.warnings, which say the same
-            warnings.simplefilter("ignore", EstimateWarning)
-            sres = compare_suite(
-                suite,
-                panel,
-                alpha=alpha,
-                power=power,
-                correction=correction,
-                n_boot=n_boot,
-                level=level,
-                clusters=cluster_spec(clusters),
-                random_state=seed,
-            )
-        if out is not None:
-            write_suite_compare(sres, out, run={"command": "benchsift compare --suite", "panel": str(panel)})
-        after = [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
-        emit(
-            json_output,
-            sres,
-            lambda: render_suite_compare(sres),
-            notes=sres.notes,
-            warnings=sres.warnings,
-            after=after,
-        )
-        return
+        _compare_suite(panel, suite, stats, out, json_output)
+    else:
+        _compare_panel(panel, benchmarks, pair, stats, top, out, json_output)
+
+
+def _written(out: Path | None) -> list[str]:
+    return [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
+
+
+def _compare_suite(
+    panel: Path, suite: Path, stats: dict[str, Any], out: Path | None, json_output: bool
+) -> None:
+    """``compare --suite``: new models' estimates on a compressed suite (:func:`compare_suite`)."""
+    from benchsift.leaderboard import compare_suite
+    from benchsift.report.leaderboard import write_suite_compare
+    from benchsift.report.tables.leaderboard import render_suite_compare
+
+    with warnings.catch_warnings():  # the terminal and --json print sres.warnings, which say the same
+        warnings.simplefilter("ignore", EstimateWarning)
+        sres = compare_suite(suite, panel, **stats)
+    if out is not None:
+        write_suite_compare(sres, out, run={"command": "benchsift compare --suite", "panel": str(panel)})
+    render = lambda: render_suite_compare(sres)  # noqa: E731
+    emit(json_output, sres, render, notes=sres.notes, warnings=sres.warnings, after=_written(out))
+
+
+def _compare_panel(
+    panel: Path,
+    benchmarks: str | None,
+    pair: str | None,
+    stats: dict[str, Any],
+    top: int,
+    out: Path | None,
+    json_output: bool,
+) -> None:
+    """``compare PANEL``: every pair of models on a panel (:func:`benchsift.leaderboard.compare`)."""
     from benchsift.io import read_scores
     from benchsift.leaderboard import compare
     from benchsift.report.leaderboard import write_compare
+    from benchsift.report.progress import progress_bar
     from benchsift.report.tables.leaderboard import render_compare
 
     named = split_list(pair, "--pair") if pair is not None else None
@@ -103,23 +113,11 @@ def compare_command(
     result = compare(
         read_scores(panel),
         benchmarks=split_list(benchmarks, "--benchmarks"),
-        n_boot=n_boot,
-        alpha=alpha,
-        level=level,
-        power=power,
-        correction=correction,
-        clusters=cluster_spec(clusters),
         pair=named,
-        random_state=seed,
         progress=progress_bar("pairs", enabled=not json_output),
+        **stats,
     )
     if out is not None:
         write_compare(result, out, run={"command": "benchsift compare", "panel": str(panel)}, data=panel.name)
-    after = [f"comparison written to {out}/ (open {out}/index.html)"] if out is not None else []
-    emit(
-        json_output,
-        result,
-        lambda: render_compare(result, top=top or None),
-        warnings=result.warnings,
-        after=after,
-    )
+    render = lambda: render_compare(result, top=top or None)  # noqa: E731
+    emit(json_output, result, render, warnings=result.warnings, after=_written(out))

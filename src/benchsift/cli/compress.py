@@ -30,6 +30,15 @@ from benchsift.report.progress import progress_bar
 from benchsift.report.tables.compression import render_estimate, render_full_score
 
 
+def holdout_spec(holdout: float | None, holdout_models: str | None) -> float | list[str] | None:
+    """``--holdout`` (a share) or ``--holdout-models`` (a file or comma list), at most one of them."""
+    from benchsift.compression.holdout import read_model_list
+
+    if holdout is not None and holdout_models is not None:
+        raise InputError("--holdout and --holdout-models: give one of them")
+    return read_model_list(holdout_models) if holdout_models is not None else holdout
+
+
 def compress_command(
     panel: PanelArg,
     out: Annotated[Path, opt("Suite directory to write (atomic, per file).", "--out")],
@@ -73,13 +82,7 @@ def compress_command(
     force: ForceOpt = False,
 ) -> None:
     """Compress a panel into a small suite (PRIMEBench Stages 0-3) and write the suite directory."""
-    from benchsift.compression.holdout import read_model_list
-
-    if holdout is not None and holdout_models is not None:
-        raise InputError("--holdout and --holdout-models: give one of them")
-    held: float | list[str] | None = holdout
-    if holdout_models is not None:
-        held = read_model_list(holdout_models)
+    held = holdout_spec(holdout, holdout_models)
     outputs(force, dirs=[out])
     loaded = read_scores(panel)
     cfg = CompressionConfig(
@@ -105,16 +108,8 @@ def compress_command(
             holdout=held,
         )
     after = [f"suite written to {out}/ (open {out}/index.html)"]
-    h = result.holdout
-    if h is not None:
-        after.insert(
-            0,
-            f"held-out check ({h.n_held} models, suite built on {h.n_build}, {h.n_items} items): estimate "
-            f"MAE {h.mae:.4f}, {h.level:.0%} interval covers {h.coverage:.0%} "
-            f"(mean width {h.mean_width:.3f}, "
-            f"{h.n_extrapolating} extrapolating); a random subset of {h.n_items} items: MAE "
-            f"{h.random_subset_mae:.4f} (holdout.json)",
-        )
+    if result.holdout is not None:
+        after.insert(0, result.holdout.summary_line())
     emit(
         json_output,
         {**result.summary(), "out": str(out)},

@@ -47,11 +47,19 @@ from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options, validate
 from benchsift.io import read_scores
+from benchsift.report.outputs import write_validate_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.validation import render_validation
 from benchsift.report.validation_figures import save_selector_figure
 
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
+
+
+def _figure(figure: Path, summary: Any, protocol: str, data: str, n_splits: int) -> str:
+    """``--figure``: the selector-vs-retention figure, and the line that says what was written."""
+    if protocol == "end-to-end":
+        return "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
+    return wrote_figure(save_selector_figure(summary, figure, protocol, data, n_splits))
 
 
 def validate_command(
@@ -119,38 +127,11 @@ def validate_command(
     result: Any = report.result
     warnings = list(report.warnings)
     summary = result.summary()
-    if figure is not None and protocol != "end-to-end":
-        paths = save_selector_figure(summary, figure, protocol, panel.name, len(result.splits))
-        warnings.append(wrote_figure(paths))
-    elif figure is not None:
-        warnings.append(
-            "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
-        )
+    if figure is not None:
+        warnings.append(_figure(figure, summary, protocol, panel.name, len(result.splits)))
     payload = with_warnings(report.to_dict(), warnings)
-    written = []
     if out is not None:
-        import pandas as pd
-
-        from benchsift.report.outputs import write_command_dir
-
-        n_splits = len(result.splits)
-        draw = (
-            (
-                lambda d: save_selector_figure(
-                    summary, d / "selector_retention", protocol, panel.name, n_splits
-                )
-            )
-            if protocol != "end-to-end"
-            else None
-        )
-        frames = {"results": pd.DataFrame(payload.get("results") or [])}
-        write_command_dir(out, "validate", payload, frames, draw)
-        written.append(f"validation written to {out}/ (open {out}/index.html)")
-    emit(
-        json_output,
-        payload,
-        lambda: render_validation(result, protocol, summary, rets, report.chronological),
-        notes=report.notes,
-        warnings=warnings,
-        after=written,
-    )
+        write_validate_dir(out, payload, summary, protocol, panel.name, len(result.splits))
+    written = [f"validation written to {out}/ (open {out}/index.html)"] if out is not None else []
+    render = lambda: render_validation(result, protocol, summary, rets, report.chronological)  # noqa: E731
+    emit(json_output, payload, render, notes=report.notes, warnings=warnings, after=written)

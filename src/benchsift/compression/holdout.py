@@ -87,6 +87,16 @@ class HoldoutResult(Result):
     seed: int
     warnings: list[str] = field(default_factory=list)
 
+    def summary_line(self) -> str:
+        """The check in one line: the estimate's MAE and coverage on the held-out models against a random
+        subset of the same size."""
+        return (
+            f"held-out check ({self.n_held} models, suite built on {self.n_build}, {self.n_items} items): "
+            f"estimate MAE {self.mae:.4f}, {self.level:.0%} interval covers {self.coverage:.0%} (mean width "
+            f"{self.mean_width:.3f}, {self.n_extrapolating} extrapolating); a random subset of "
+            f"{self.n_items} items: MAE {self.random_subset_mae:.4f} (holdout.json)"
+        )
+
     def to_frame(self) -> pd.DataFrame:
         return self.per_model
 

@@ -86,6 +86,20 @@ def write_command_dir(
     return write_report(out, title=f"benchsift {name}: {out.name}", panel=panel)
 
 
+def write_validate_dir(
+    out: Path, payload: dict[str, Any], summary: Any, protocol: str, data: str, n_splits: int
+) -> Path:
+    """``validate --out DIR``: :func:`write_command_dir` of the report's JSON ``payload``, its results as
+    ``results.csv`` and, except for the end-to-end protocol, the selector-vs-retention figure."""
+    from benchsift.report.validation_figures import save_selector_figure
+
+    def draw(folder: Path) -> object:
+        return save_selector_figure(summary, folder / "selector_retention", protocol, data, n_splits)
+
+    frames = {"results": pd.DataFrame(payload.get("results") or [])}
+    return write_command_dir(out, "validate", payload, frames, draw if protocol != "end-to-end" else None)
+
+
 def write_score_dir(out: Path, report: ScoreReport, data: str) -> None:
     """``prism score --out``: :func:`write_result_dir` of the summary and the report's tables, with the
     profile, axis-correlation, forest and domain figures (:func:`~benchsift.report.prism_figures.
