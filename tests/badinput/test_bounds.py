@@ -458,27 +458,19 @@ case(
 # --- engine configs: keys and base URLs refused at load, never echoed -------------------------------------
 
 
+def _prism_run(env: Env, *, url: str | None = None, key_env: str = "BENCHSIFT_TEST_KEY") -> list[str]:
+    """``prism run`` of one q item with the endpoint config ``env.config(url=, key_env=)``."""
+    items = env.items([["shapes_000.png"]])
+    cfg = env.config(url=url, key_env=key_env)
+    return [
+        "prism", "run", "--items", str(items), "--artifacts", str(env.empty("arts.jsonl")), "--config",
+        str(cfg), "--images", str(env.images), "--axes", "q", "--out", "records.jsonl", "--quiet",
+    ]  # fmt: skip
+
+
 def _run_with_key(env: Env, key: str, monkeypatch_env: dict[str, str]) -> list[str]:
     monkeypatch_env["BENCHSIFT_BAD_KEY"] = key
-    items = env.items([["shapes_000.png"]])
-    cfg = env.config(key_env="BENCHSIFT_BAD_KEY")
-    return [
-        "prism",
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(env.empty("arts.jsonl")),
-        "--config",
-        str(cfg),
-        "--images",
-        str(env.images),
-        "--axes",
-        "q",
-        "--out",
-        "records.jsonl",
-        "--quiet",
-    ]
+    return _prism_run(env, key_env="BENCHSIFT_BAD_KEY")
 
 
 KEYS = {
@@ -498,25 +490,7 @@ for _id, _key in KEYS.items():
 
 
 def _run_url(env: Env, url: str) -> list[str]:
-    items = env.items([["shapes_000.png"]])
-    cfg = env.config(url=url)
-    return [
-        "prism",
-        "run",
-        "--items",
-        str(items),
-        "--artifacts",
-        str(env.empty("arts.jsonl")),
-        "--config",
-        str(cfg),
-        "--images",
-        str(env.images),
-        "--axes",
-        "q",
-        "--out",
-        "records.jsonl",
-        "--quiet",
-    ]
+    return _prism_run(env, url=url)
 
 
 for _n, _url in enumerate(
