@@ -51,6 +51,7 @@ CONTRACT = {
     "minimum_detectable_difference",
     "items_for_power",
     "rank_interval",
+    "rank_interval_pairwise",
     "tie_groups",
     "spectral_energy",
     "components_for_energy",

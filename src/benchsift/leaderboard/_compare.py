@@ -16,9 +16,13 @@ benchmarks) and every pair of models, on the items both answered:
    over the section's pairs, and ``correction`` picks the one that decides ``separated``.
 2. **Cross-checks** beside it: the paired t test (``scipy.stats.ttest_rel`` on the common items; lmms-eval's
    paired t) and, for 0/1 scores, the exact McNemar test.
-3. **Ranks and tie groups**: each model's rank interval is the outward-rounded percentile interval of its
-   rank over the replicates (:func:`benchsift.stats.rank_interval`); tie groups run down the leaderboard
-   from the best model until the first model separated from it, which leads the next group
+3. **Ranks and tie groups**: each model's rank interval counts the competitors shown above and below it
+   by its pairwise bootstrap comparisons, with a critical value calibrated at the least favourable (all
+   near-tied) configuration (:func:`benchsift.stats.rank_interval_pairwise`): marginal coverage, per
+   model, about ``level`` near ties and above it where models are apart; not simultaneous over models
+   (the tie groups are the simultaneous statement, from the Holm / BH-corrected tests); tie groups run
+   down the leaderboard from the best model until the first model separated from it, which leads the
+   next group
    (:func:`benchsift.stats.tie_groups`: every member is unseparated from its group's leader, each leader
    separated from the one above), printed ``"1-3: A, B, C (not separable)"``.
 4. **Resolution**: each pair's minimum detectable difference at ``alpha`` and ``power``,
@@ -57,7 +61,7 @@ from benchsift.stats import (
     paired_t_test,
     percentile_ci,
     rank_average,
-    rank_interval,
+    rank_interval_pairwise,
     stratified_cluster_bootstrap_weights,
     tie_groups,
     wald_pvalue,
@@ -150,7 +154,7 @@ def _section(
     sep |= sep.T
     groups = tie_groups(score, sep)
     rank = rank_average(-score)
-    rank_ci = rank_interval(boot.means, level)
+    rank_ci = rank_interval_pairwise(score, boot.means, level)
     score_ci = percentile_ci(boot.means, level, axis=0).T
     order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")
     order = order[~np.isnan(score[order])]

@@ -33,7 +33,8 @@ class ComparisonResult(Result):
         One row per (section, model), best first within a section: ``section`` (a benchmark, or
         ``overall``), ``model``, ``score`` (mean over the model's answered items), ``n_items``, its
         bootstrap interval ``score_low`` / ``score_high``, ``rank`` (1 = best; ties share the mean rank),
-        its bootstrap interval ``rank_low`` / ``rank_high``, ``group`` (tie group, 1 = top) and
+        its interval ``rank_low`` / ``rank_high`` (marginal per model, from the pairwise bootstrap
+        comparisons: :func:`benchsift.stats.rank_interval_pairwise`), ``group`` (tie group, 1 = top) and
         ``group_ranks`` (the positions the group spans, ``"1-3"``).
     pairs:
         One row per (section, pair of models), ``model_a`` the higher-scoring: ``n_common`` items both

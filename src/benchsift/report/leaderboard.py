@@ -111,7 +111,8 @@ def write_compare(
                 data=data,
                 caption=(
                     f"Section {name}: one row per model, best at the top. Dot: the rank of its score (mean "
-                    f"over its answered items); bar: its {level:.0%} paired-bootstrap rank interval. Shaded "
+                    f"over its answered items); bar: its {level:.0%} rank interval (marginal per model, from "
+                    "the pairwise bootstrap comparisons). Shaded "
                     "bands: tie groups (a group runs from its leader down to the first model separated from "
                     f"the leader; pairwise bootstrap test, {correction} correction at alpha = {alpha}). "
                     f"Data: {data}."

@@ -18,7 +18,7 @@
   :func:`mcnemar_exact`, the streamed paired bootstrap :func:`paired_bootstrap_pairs`
   (:func:`replicate_means`, :func:`wald_pvalue`), power :func:`paired_power`,
   :func:`minimum_detectable_difference`, :func:`items_for_power`; leaderboards :func:`rank_interval`,
-  :func:`tie_groups`
+  :func:`rank_interval_pairwise`, :func:`tie_groups`
 - spectrum (PRIMEBench App. F.4): :func:`spectral_energy`, :func:`components_for_energy`,
   :func:`participation_ratio`, :func:`top_k_energy`
 """
@@ -60,7 +60,13 @@ from benchsift.stats.paired import (
     replicate_means,
     wald_pvalue,
 )
-from benchsift.stats.ranks import rank_among, rank_average, rank_interval, tie_groups
+from benchsift.stats.ranks import (
+    rank_among,
+    rank_average,
+    rank_interval,
+    rank_interval_pairwise,
+    tie_groups,
+)
 from benchsift.stats.resample import bootstrap_weight_blocks, paired_bootstrap_means
 from benchsift.stats.spectrum import (
     components_for_energy,
@@ -117,6 +123,7 @@ __all__ = [
     "replicate_means",
     "wald_pvalue",
     "rank_interval",
+    "rank_interval_pairwise",
     "tie_groups",
     "zscore",
 ]

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike, NDArray
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
 
-__all__ = ["rank_among", "rank_average", "rank_interval", "tie_groups"]
+__all__ = ["rank_among", "rank_average", "rank_interval", "rank_interval_pairwise", "tie_groups"]
 
 
 def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
@@ -118,4 +118,87 @@ def tie_groups(scores: ArrayLike, separated: ArrayLike) -> NDArray[np.intp]:
         j = i + 1 + int(apart[0]) if apart.size else m
         out[order[i:j]] = g
         i, g = j, g + 1
+    return out
+
+
+def rank_interval_pairwise(
+    estimates: ArrayLike, samples: ArrayLike, level: float = 0.95
+) -> NDArray[np.float64]:
+    r"""``(M, 2)`` rank intervals (1 = best) from pairwise comparisons, calibrated at the least favourable
+    configuration: **marginal** coverage, each model's interval holds its true rank with probability
+    about ``level`` when its competitors are (nearly) tied with it, and more when they are apart.
+
+    ``estimates`` ``(M,)`` are the models' scores (higher = better) and ``samples`` ``(B, M)`` their paired
+    bootstrap replicates. For model :math:`m` and competitor :math:`k`,
+    :math:`\hat d_k = \hat x_k - \hat x_m`, its bootstrap standard error :math:`s_k` (ddof 1 over the
+    replicates of :math:`x^*_k - x^*_m`) and
+    :math:`z_k = \hat d_k / s_k`. With a critical value :math:`c_m \ge 0` the interval is
+
+    .. math:: L_m = 1 + \#\{k : z_k > c_m\}, \qquad U_m = M - \#\{k : z_k < -c_m\}
+
+    (the competitors shown to be above, and below, the model). It misses the true rank
+    :math:`r_m = 1 + \#\{k : d_k > 0\}` when more competitors are declared above than truly are, or more
+    below. That probability is largest when every true difference is near 0 with the observed signs
+    (the least favourable configuration: then :math:`z_k` is the centred statistic :math:`Z_k`), so
+    :math:`c_m` is the ``level`` quantile over replicates of the smallest critical value that avoids both
+    misses there,
+
+    .. math:: t^{(r)}_m = \max\bigl(Z^{*(r)}_{(a_m + 1)},\ (-Z^{*(r)})_{(b_m + 1)}\bigr), \quad
+              Z^{*(r)}_k = (d^{*(r)}_k - \hat d_k) / s_k,
+
+    :math:`a_m` / :math:`b_m` the competitors observed above / below (ties count as neither) and
+    :math:`v_{(j)}` the :math:`j`-th largest value (:math:`-\infty` when there are fewer). This is the
+    max-statistic (step-free) form of the simultaneous pairwise tests of Klein, Wright & Wieczorek (2020)
+    and Al Mohamad, Goeman & van Zwet (2022), restricted to one model's comparisons (marginal, not joint
+    over models) and counting how many claims a miss needs instead of guarding each claim.
+
+    Why not the percentile interval of the bootstrap ranks (:func:`rank_interval`): the bootstrap world's
+    truth is the observed scores, whose gaps exceed the true ones near ties (Hall & Miller 2009), so its
+    rank distribution is too narrow there: on 10 simulated models 0.005 apart in ability its 95 % intervals
+    covered 0.87 of true ranks, while covering 0.997-1.0 on well-spread leaderboards (one-sided misses,
+    outward rounding). Coverage above ``level`` where models are apart is unavoidable for any interval that
+    is valid near ties: on a spread leaderboard the observed rank alone is already right 0.88 of the time.
+
+    Replicates where a pair's difference is NaN are left out of that pair; a model with a NaN estimate
+    gets NaN ends and is nobody's competitor.
+
+    References: Hall, P. & Miller, H. (2009), Using the bootstrap to quantify the authority of an
+    empirical ranking, *Ann. Statist.* 37, 3929-3959. Klein, M., Wright, T. & Wieczorek, J. (2020), A
+    joint confidence region for an overall ranking of populations, *JRSS C* 69, 589-606. Al Mohamad, D.,
+    Goeman, J. J. & van Zwet, E. W. (2022), Simultaneous confidence intervals for ranks with application
+    to ranking institutions, *Biometrics* 78, 238-247.
+    """
+    x = as_float_array(estimates, "estimates", ndim=1)
+    S = as_float_array(samples, "samples", ndim=2)
+    if S.shape[1] != x.size:
+        raise InputError(f"samples: expected (n_boot, {x.size}) replicates, got shape {S.shape}")
+    if not isinstance(level, float | int) or isinstance(level, bool) or not 0.0 < float(level) < 1.0:
+        raise InputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
+    out = np.full((x.size, 2), np.nan)
+    live = np.flatnonzero(~np.isnan(x))
+    M = live.size
+    if M == 0:
+        return out
+    xs, Ss = x[live], S[:, live]
+    for j in range(M):
+        others = np.arange(M) != j
+        d = xs[others] - xs[j]
+        D = Ss[:, others] - Ss[:, [j]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.nanstd(D, axis=0, ddof=1) if np.isnan(D).any() else D.std(axis=0, ddof=1)
+            z = np.where(se > 0, d / se, 0.0)
+            Z = (D - d) / se
+        ok = np.isfinite(Z)  # an undefined replicate (NaN, zero se) never counts as a claim
+        negZ = np.where(ok, -Z, -np.inf)
+        Z = np.where(ok, Z, -np.inf)
+        above, below = int((d > 0).sum()), int((d < 0).sum())
+        t = np.full(S.shape[0], -np.inf)
+        if above < M - 1:  # the (above + 1)-th largest Z: one claim too many above
+            t = np.maximum(t, -np.partition(-Z, above, axis=1)[:, above])
+        if below < M - 1:
+            t = np.maximum(t, -np.partition(-negZ, below, axis=1)[:, below])
+        # "higher": the replicate at or above the level, no interpolation with a -inf (no miss possible)
+        c = max(0.0, float(np.quantile(t, level, method="higher")))
+        out[live[j], 0] = 1 + int((z > c).sum())
+        out[live[j], 1] = M - int((z < -c).sum())
     return out
