@@ -12,14 +12,19 @@ timed alternately (``_timing.timed_pair``, min and median of ``--repeats``):
   14,028 pairs' item differences, ``W @ D / n`` in one product (``(B, P)``, 224 MB), then the same
   summaries on the whole matrix.
 
-Their SEs, intervals and p-values are asserted equal. The whole ``benchsift.compare`` call (t test,
-McNemar, Holm / BH, ranks, tie groups, tables) is timed too.
+Their SEs, intervals and p-values are asserted equal. Timed too: the same bootstrap with the weights
+drawn block by block and never held whole (``WeightStream``, ``hold=0``, as a panel too large to hold is
+run; its SEs asserted byte-equal), and the whole ``benchsift.compare`` call (t test, McNemar, Holm / BH,
+rank intervals, tie groups, tables).
 
 **Acceptance** (``simulate_leaderboard``: 0/1 items drawn afresh from a 2PL population; the truth is each
 model's expected score over it). Each rate is printed with its Monte Carlo standard error:
 
-1. rank-interval coverage: share of (model, panel) whose true rank lies in its 95 % bootstrap rank
-   interval (nominal 0.95), on a spread leaderboard and on one of near-tied pairs;
+1. rank-interval coverage: share of (model, panel) whose true rank lies in its 95 % rank interval
+   (nominal 0.95; marginal per model), compare's pairwise interval (:func:`benchsift.stats.
+   rank_interval_pairwise`) beside the percentile interval of the bootstrap ranks, on a spread
+   leaderboard, near-tied pairs, a dense one and the least favourable (all near-tied) one; the MC se
+   printed treats (model, panel) as independent (models of one panel are not: read it as a lower bound);
 2. false separation: under the global null (8 equal models) the share of panels with any pair separated
    after Holm (family-wise error) and after BH (under the global null the FDR equals it), nominal 0.05;
    on a leaderboard of 5 tied pairs among 10 models, Holm's family-wise error over the 5 null pairs and
@@ -75,7 +80,7 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:
     import benchsift
     from benchsift.io import read_scores
     from benchsift.simulate import simulate_leaderboard
-    from benchsift.stats import bootstrap_weights, paired_bootstrap_pairs, wald_pvalue
+    from benchsift.stats import WeightStream, bootstrap_weights, paired_bootstrap_pairs, wald_pvalue
 
     if args.panel:
         panel = read_scores(args.panel)
@@ -112,6 +117,12 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:
     ):
         diff = float(np.max(np.abs(a - b)))
         assert diff < 1e-9, f"{name}: benchsift and the baseline differ by {diff}"
+
+    def streamed():  # the same replicates (seed 123) drawn in blocks and never held whole (hold=0)
+        return paired_bootstrap_pairs(X, WeightStream(N, B, 123), hold=0)
+
+    t_stream = timed(streamed, args.repeats)
+    assert t_stream.result.se.tobytes() == t_ours.result[0].tobytes(), "streamed weights changed the SEs"
     t_full = timed(lambda: benchsift.compare(panel, n_boot=B, random_state=0), args.repeats)
     P = ia.size
     print(f"\nspeed: {what}: {M} models x {N} items, {P} pairs, B = {B}, {args.threads} threads")
@@ -119,6 +130,8 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:
     label = "benchsift paired_bootstrap_pairs (streamed)"
     print(f"{label:<52}{t_ours.cell():>18}{ratio_cell(t_ours, t_base):>16}")
     print(f"{'baseline: one W @ D over all pairs (224 MB)':<52}{t_base.cell():>18}{'1x':>16}")
+    label = "benchsift, weights drawn in blocks (WeightStream, hold=0)"
+    print(f"{label:<52}{t_stream.cell():>18}{ratio_cell(t_stream, t_base):>16}")
     print(f"{'benchsift.compare (everything, end to end)':<52}{t_full.cell():>18}{'':>16}")
     res = t_full.result
     row = res.resolution.iloc[0]
@@ -158,6 +171,7 @@ def acceptance(args) -> None:
         paired_bootstrap_pairs,
         paired_power,
         rank_interval,
+        rank_interval_pairwise,
         wald_pvalue,
     )
 
@@ -178,17 +192,24 @@ def acceptance(args) -> None:
         "near ties: 5 pairs 0.02 apart in theta": np.repeat(np.linspace(-1.0, 1.0, 5), 2)
         + np.tile([0.02, 0.0], 5),
         "dense: 10 models 0.05 apart in theta": np.linspace(-0.225, 0.225, 10),
+        "least favourable: 10 models 0.005 apart": np.arange(10) * 0.005,
     }
     for label, theta in configs.items():
         M = theta.size
-        hit = []
+        hit, old = [], []
         for sims, X, W in _stacked(theta, n, R, rng, Bs):
             pb = paired_bootstrap_pairs(X, W, pairs=pairs_of(M, 1))  # only the model means are needed
             for r, s in enumerate(sims):
-                ci = rank_interval(pb.means[:, r * M : (r + 1) * M], 0.95)
+                S = pb.means[:, r * M : (r + 1) * M]
+                ci = rank_interval_pairwise(s.scores.mean(axis=1), S, 0.95)
                 hit.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
+                ci = rank_interval(S, 0.95)
+                old.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
         cov = float(np.mean(hit))
-        print(f"rank coverage, {label}, n = {n}: {_mc(cov, R * M)}; nominal 0.95")
+        print(
+            f"rank coverage, {label}, n = {n}: pairwise (compare's) {_mc(cov, R * M)}; percentile of "
+            f"bootstrap ranks {float(np.mean(old)):.4f}; nominal 0.95"
+        )
 
     def pvalues(theta, n, **kw):
         M = len(theta)

@@ -61,7 +61,7 @@ CONTRACT = {
 
 
 def test_all_exports_the_contract() -> None:
-    assert set(stats.__all__) == CONTRACT | {"METRICS", "Metric", "SeedLike", "PairBootstrap"}
+    assert set(stats.__all__) == CONTRACT | {"METRICS", "Metric", "SeedLike", "PairBootstrap", "WeightStream"}
     for name in stats.__all__:
         assert hasattr(stats, name)
     assert stats.METRICS == ("srcc", "plcc", "r2", "kendall")

@@ -9,6 +9,7 @@ from scipy import stats as sps
 
 from benchsift.errors import InputError
 from benchsift.stats import (
+    WeightStream,
     bootstrap_weights,
     cluster_bootstrap_weights,
     holm_adjust,
@@ -20,7 +21,9 @@ from benchsift.stats import (
     paired_power,
     paired_t_test,
     rank_interval,
+    rank_interval_pairwise,
     reject,
+    stratified_cluster_bootstrap_weights,
     tie_groups,
     wald_pvalue,
 )
@@ -190,3 +193,42 @@ def test_replicates_without_a_common_item_are_left_out() -> None:
     assert got.se[0] == pytest.approx(reps.std(ddof=1))
     np.testing.assert_allclose([got.low[0], got.high[0]], np.quantile(reps, [0.025, 0.975]))
     assert got.p_percentile[0] == pytest.approx(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean())))
+
+
+def test_streamed_weights_give_the_same_numbers_as_the_held_matrix() -> None:
+    # a WeightStream (clusters, two strata) passed over in blocks (hold=0) gives the same bytes as its
+    # matrix held whole, for 0/1 scores with missing cells (pairs answered on different items included)
+    X = _binary(7, 150, 21, missing=0.15)
+    clusters = np.arange(150) // 3
+    strata = (np.arange(150) >= 90).astype(int)
+    stream = WeightStream(150, 333, 8, clusters=clusters, strata=strata, block=40)
+    held = stream.toarray()
+    np.testing.assert_array_equal(held, stratified_cluster_bootstrap_weights(clusters, strata, 333, 8))
+    np.testing.assert_array_equal(np.concatenate(list(stream.blocks())), held)  # replayed: the same
+    a = paired_bootstrap_pairs(X, stream, block=500, hold=0)
+    b = paired_bootstrap_pairs(X, held, block=500)
+    for name in ("se", "low", "high", "p_percentile", "means"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    # one stratum's columns: only its generator is replayed, the same columns as the whole draw
+    cols = np.flatnonzero(strata == 1)[::2]
+    np.testing.assert_array_equal(stream.take(cols).toarray(), held[:, cols])
+    # a generator passed in is advanced as the one-matrix draw advances it
+    g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
+    WeightStream(150, 50, g1, clusters=clusters, strata=strata)
+    stratified_cluster_bootstrap_weights(clusters, strata, 50, g2)
+    assert g1.random() == g2.random()
+
+
+def test_rank_interval_pairwise_hand_computed() -> None:
+    # two models, replicate difference 0.3 + e (e = 41 evenly spaced values in [-0.2, 0.2]): for the lower
+    # model the only miss is declaring the other below it, so c is the 0.95 quantile ("higher": the 39th
+    # of 41 sorted) of -Z = -e / se, i.e. 0.18 / se; the other is declared above iff d / se > c, d > 0.18
+    e = np.linspace(-0.2, 0.2, 41)
+    for d, expected in ((0.3, [[1, 1], [2, 2]]), (0.1, [[1, 2], [1, 2]])):
+        S = np.column_stack([d + e, np.zeros(41)])
+        np.testing.assert_array_equal(rank_interval_pairwise([d, 0.0], S, 0.95), expected)
+    # a NaN estimate: NaN ends, and no competitor for the others
+    S = np.column_stack([0.3 + e, np.zeros(41), np.full(41, np.nan)])
+    out = rank_interval_pairwise([0.3, 0.0, np.nan], S, 0.95)
+    np.testing.assert_array_equal(out[:2], [[1, 1], [2, 2]])
+    assert np.isnan(out[2]).all()

@@ -9,7 +9,8 @@ benchmarks) and every pair of models, on the items both answered:
    benchmark's columns of the weights are a bootstrap of that benchmark alone and the overall replicates
    keep every benchmark's size), resampling whole item clusters where the panel knows them
    (:func:`benchsift.panel.item_clusters`: a ``cluster`` item column, or items sharing an image;
-   :func:`benchsift.stats.stratified_cluster_bootstrap_weights`, as the PRISM-VLM bootstrap does). The same
+   :func:`benchsift.stats.stratified_cluster_bootstrap_weights`, as the PRISM-VLM bootstrap does, drawn by the
+   same :class:`benchsift.stats.WeightStream`, in blocks of replicates, so no panel is too large). The same
    resamples serve every pair, every model's score interval and the rank intervals (paired throughout).
    The pair's p-value is the bootstrap Wald ``2 Phi(-|delta| / se*)`` (why not the percentile p-value:
    :mod:`benchsift.stats.paired`); Holm (family-wise) and Benjamini-Hochberg (false discovery) adjust it
@@ -48,6 +49,7 @@ from benchsift.panel import ClusterSpec, Panel, item_clusters
 from benchsift.progress import ProgressFn
 from benchsift.stats import (
     SeedLike,
+    WeightStream,
     bh_adjust,
     check_random_state,
     cluster_codes,
@@ -62,7 +64,6 @@ from benchsift.stats import (
     percentile_ci,
     rank_average,
     rank_interval_pairwise,
-    stratified_cluster_bootstrap_weights,
     tie_groups,
     wald_pvalue,
 )
@@ -72,8 +73,6 @@ __all__ = ["CORRECTIONS", "compare"]
 #: what ``correction`` accepts: Holm (family-wise error), Benjamini-Hochberg (false discovery), none
 CORRECTIONS = ("holm", "bh", "none")
 OVERALL = "overall"
-#: most entries of the (n_boot, n_items) resampling weights held at once (2 GB of float64)
-MAX_WEIGHTS = 250_000_000
 
 
 def _fraction(value: float, name: str) -> float:
@@ -86,7 +85,7 @@ def _section(
     name: str,
     models: list[str],
     X: np.ndarray,
-    W: np.ndarray,
+    W: WeightStream,
     *,
     alpha: float,
     level: float,
@@ -296,18 +295,14 @@ def compare(
             raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
     if len(models) < 2:
         raise DegenerateError(f"compare: need at least 2 models, got {len(models)}")
-    if int(n_boot) * image.n_items > MAX_WEIGHTS:
-        raise InputError(
-            f"`n_boot` {int(n_boot)} x {image.n_items} items: the resampling weights would take "
-            f"{int(n_boot) * image.n_items * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:.0f} GB); "
-            "compare fewer benchmarks at a time (`benchmarks`) or use fewer replicates"
-        )
     found = item_clusters(image.items, clusters)
     warnings += found.warnings
     bench = image.items["benchmark"].to_numpy(dtype=object)
     strata, _ = cluster_codes(pd.factorize(pd.Series(bench, dtype=object), sort=False)[0])
     rng = check_random_state(random_state)
-    W = stratified_cluster_bootstrap_weights(found.codes, strata, int(n_boot), rng)
+    # the stratified cluster bootstrap's weights, drawn in blocks of replicates (no panel is too large:
+    # held as one matrix up to stats.paired.HOLD entries, else streamed; the same bytes either way)
+    W = WeightStream(image.n_items, int(n_boot), rng, clusters=found.codes, strata=strata)
     X = image.scores
     sections: list[tuple[str, np.ndarray]] = [(b, np.flatnonzero(bench == b)) for b in image.benchmarks]
     if len(sections) > 1:
@@ -343,7 +338,7 @@ def compare(
                 name,
                 [models[i] for i in rows],
                 X[np.ix_(rows, cols)],
-                W[:, cols],
+                W.take(cols),
                 alpha=alpha,
                 level=level,
                 power=power,

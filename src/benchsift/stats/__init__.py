@@ -9,7 +9,8 @@
   :func:`paired_columns`; matrices :func:`corr_matrix`
 - :func:`zscore`
 - bootstrap: :func:`bootstrap_indices`, :func:`bootstrap_weights`, :func:`percentile_ci`; paired bootstrap
-  means of many series, streamed in blocks: :func:`paired_bootstrap_means`, :func:`bootstrap_weight_blocks`;
+  means of many series, streamed in blocks: :func:`paired_bootstrap_means`, :func:`bootstrap_weight_blocks`,
+  :class:`WeightStream`;
   cluster bootstrap
   :func:`cluster_bootstrap_indices`, :func:`cluster_bootstrap_weights`,
   :func:`stratified_cluster_bootstrap_weights`, :func:`cluster_codes`, :func:`cluster_robust_se`
@@ -67,7 +68,7 @@ from benchsift.stats.ranks import (
     rank_interval_pairwise,
     tie_groups,
 )
-from benchsift.stats.resample import bootstrap_weight_blocks, paired_bootstrap_means
+from benchsift.stats.resample import WeightStream, bootstrap_weight_blocks, paired_bootstrap_means
 from benchsift.stats.spectrum import (
     components_for_energy,
     participation_ratio,
@@ -80,6 +81,7 @@ __all__ = [
     "Metric",
     "PairBootstrap",
     "SeedLike",
+    "WeightStream",
     "bh_adjust",
     "bonferroni_adjust",
     "bootstrap_indices",

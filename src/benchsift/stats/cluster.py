@@ -101,21 +101,14 @@ def stratified_cluster_bootstrap_weights(
     draws :func:`cluster_bootstrap_weights` over its own clusters from the one generator, so a stratum
     whose rows are all singletons draws exactly what ``bootstrap_weights(n_stratum, ...)`` would. Every
     stratum keeps at least one cluster in every replicate (Davison & Hinkley 1997, Sec. 3.8, with strata
-    as in their Sec. 3.7).
+    as in their Sec. 3.7). Drawn by :class:`benchsift.stats.WeightStream` (which streams it in blocks of
+    replicates, for matrices too large to hold).
     """
+    from benchsift.stats.resample import WeightStream  # resample imports this module
+
     c = np.asarray(clusters)
-    s_codes, n_s = cluster_codes(strata)
-    if c.shape != s_codes.shape:
-        raise InputError(
-            f"clusters / strata: expected one label each per row, got {c.shape} and {s_codes.shape}"
-        )
-    _check_sizes(int(c.size), n_boot)
-    rng = check_random_state(random_state)
-    out = np.empty((int(n_boot), int(c.size)))
-    for s in range(n_s):
-        members = np.flatnonzero(s_codes == s)
-        out[:, members] = cluster_bootstrap_weights(c[members], n_boot, rng)
-    return out
+    stream = WeightStream(int(c.size), n_boot, random_state, clusters=c, strata=strata)
+    return stream.toarray()
 
 
 def cluster_robust_se(x: ArrayLike, clusters: ArrayLike, small_sample: bool = True) -> float:

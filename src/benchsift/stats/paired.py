@@ -64,6 +64,7 @@ arXiv:2411.00640.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +72,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from benchsift.errors import InputError
 from benchsift.stats._checks import as_float_array
+from benchsift.stats.resample import WeightStream
 
 __all__ = [
     "PairBootstrap",
@@ -88,6 +90,9 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 #: replicate values held at once by :func:`paired_bootstrap_pairs` (B x pairs of a block), 16 MB of float64
 BLOCK = 2_000_000
+#: most resampling weights (n_boot x items) :func:`paired_bootstrap_pairs` holds as one matrix; a larger
+#: :class:`~benchsift.stats.WeightStream` is passed over block by block instead (134 MB of float64)
+HOLD = 2**24
 
 
 def _matrix(X: ArrayLike) -> FloatArray:
@@ -228,24 +233,42 @@ def _summaries(D: FloatArray, level: float) -> tuple[FloatArray, FloatArray, Flo
     return se, lo, hi, np.minimum(1.0, 2.0 * np.minimum(le, ge) / B)
 
 
+def _weight_blocks(W: FloatArray | WeightStream) -> Iterator[FloatArray]:
+    """The weights as row blocks: a held matrix is one block (the products as before, same bytes)."""
+    if isinstance(W, WeightStream):
+        yield from W.blocks()
+    else:
+        yield W
+
+
 def paired_bootstrap_pairs(
     X: ArrayLike,
-    W: ArrayLike,
+    W: ArrayLike | WeightStream,
     pairs: tuple[ArrayLike, ArrayLike] | None = None,
     level: float = 0.95,
     block: int = BLOCK,
     progress: object = None,
+    hold: int = HOLD,
 ) -> PairBootstrap:
     """Paired bootstrap of the mean difference of each pair of rows on their common items (module
     docstring), streamed over blocks of pairs.
 
+    ``W`` is the ``(n_boot, N)`` resampling weights, or a :class:`~benchsift.stats.WeightStream` (the
+    weights drawn in blocks of replicates, replayable): one of at most ``hold`` entries is drawn into one
+    matrix; a larger one is passed over block by block, once for the replicate means and once per block
+    of pairs answered on different items, so memory stays at a block of weights (32 MB) and a block of
+    pairs (``block`` values) whatever the panel's size. The numbers are the same either way for scores
+    whose weighted sums are exact (0/1, or any integers: the products are sums of integers); for other
+    scores the blocks may change the products' summation order, hence the last bits.
     ``pairs`` is ``(a, b)``, two index arrays (default: every ``a < b``, ``numpy.triu_indices`` order).
     ``progress(done, total)`` (a :data:`benchsift.progress.ProgressFn`, typed loosely here because stats
     imports nothing of the rest) is called after each block of pairs.
     """
     A = _matrix(X)
-    Wt = np.asarray(W, dtype=np.float64)
-    if Wt.ndim != 2 or Wt.shape[1] != A.shape[1]:
+    if isinstance(W, WeightStream) and W.size <= int(hold):
+        W = W.toarray()
+    Wt: FloatArray | WeightStream = W if isinstance(W, WeightStream) else np.asarray(W, dtype=np.float64)
+    if len(Wt.shape) != 2 or Wt.shape[1] != A.shape[1]:
         raise InputError(f"W: expected shape (n_boot, {A.shape[1]}), got {Wt.shape}")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"level: expected a number in (0, 1), got {level!r}")
@@ -259,7 +282,7 @@ def paired_bootstrap_pairs(
         ):
             raise InputError(f"pairs: expected two equal-length index arrays into {M} rows")
     obs = ~np.isnan(A)
-    means = replicate_means(A, Wt)
+    means = np.concatenate([replicate_means(A, Wb) for Wb in _weight_blocks(Wt)], axis=0)
     # rows with the same answered mask: their replicate difference is a difference of replicate means
     if obs.all():
         mask_id = np.zeros(M, dtype=np.intp)
@@ -287,8 +310,11 @@ def paired_bootstrap_pairs(
             D[fast] = means_t[a[fast]] - means_t[b[fast]]
             sa, sb = a[~fast], b[~fast]
             common = obs[sa] & obs[sb]
-            num = np.where(common, X0[sa] - X0[sb], 0.0) @ Wt.T
-            den = common.astype(np.float64) @ Wt.T
+            diff = np.where(common, X0[sa] - X0[sb], 0.0)
+            weight = common.astype(np.float64)
+            parts = [(diff @ Wb.T, weight @ Wb.T) for Wb in _weight_blocks(Wt)]
+            num = np.concatenate([p[0] for p in parts], axis=1)
+            den = np.concatenate([p[1] for p in parts], axis=1)
             slow = np.full(num.shape, np.nan)
             np.divide(num, den, out=slow, where=den > 0)
             D[~fast] = slow

@@ -34,6 +34,7 @@ Speed and memory, what this adds to the one-line product:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -45,7 +46,7 @@ from benchsift.stats._random import SeedLike, check_random_state
 from benchsift.stats.bootstrap import _check_sizes
 from benchsift.stats.cluster import cluster_codes
 
-__all__ = ["bootstrap_weight_blocks", "paired_bootstrap_means"]
+__all__ = ["WeightStream", "bootstrap_weight_blocks", "paired_bootstrap_means"]
 
 FloatArray = NDArray[np.float64]
 
@@ -61,67 +62,187 @@ def _block_rows(n: int, itemsize: int) -> int:
     return int(max(1, min(_MAX_BLOCK, _BLOCK_BYTES // (itemsize * max(n, 1)))))
 
 
+def _draw_counts(
+    rng: np.random.Generator, rows: int, units: int, n_draw: int | None
+) -> NDArray[np.intp] | NDArray[np.int64]:
+    """``rows`` replicates of counts over ``units`` units: ``units`` draws with replacement (the integer
+    stream of :func:`bootstrap_weights`) or ``Multinomial(n_draw, 1 / units)``."""
+    if n_draw is None:
+        idx = rng.integers(0, units, size=(rows, units), dtype=np.intp)
+        idx += (np.arange(rows, dtype=np.intp) * units)[:, None]
+        return np.bincount(idx.reshape(-1), minlength=rows * units).reshape(rows, units)
+    return rng.multinomial(int(n_draw), np.full(units, 1.0 / units), size=rows)
+
+
+class WeightStream:
+    r"""The ``(n_boot, n)`` resampling counts of one bootstrap, drawn in row blocks and *replayable*: every
+    call of :meth:`blocks` yields the same blocks, so a kernel can pass over the replicates several times
+    holding one block of ``block x n`` counts, whatever ``n_boot x n`` is. This is the one place the
+    paired bootstraps draw their weights (:func:`paired_bootstrap_means`, the PRISM-VLM bootstrap, and
+    :func:`benchsift.stats.paired_bootstrap_pairs` / :func:`benchsift.leaderboard.compare`).
+
+    Stacked, the blocks are ``bootstrap_weights(n, n_boot, random_state)``; with ``clusters`` (one integer
+    label per item) ``cluster_bootstrap_weights(clusters, n_boot, random_state)``; with ``strata`` too
+    ``stratified_cluster_bootstrap_weights(clusters, strata, n_boot, random_state)``: the same bytes, for
+    any ``block``. ``n_draw`` draws that many units (items, or clusters) per replicate,
+    ``Generator.multinomial(n_draw, 1 / units, size=n_boot)`` (not with several strata).
+
+    How the streams are kept: numpy's integer and multinomial streams do not depend on how a draw is
+    split into calls, so one stratum is drawn block by block from the generator. Several strata are drawn
+    one after another from one generator (stratum 0's ``n_boot`` replicates, then stratum 1's ...): the
+    constructor runs through that draw once, discarding it, to record the generator's state where each
+    stratum starts, and :meth:`blocks` then draws each block's rows of every stratum from its own copy.
+    A generator passed in is advanced as the whole draw would advance it (for one stratum, on the first
+    pass over :meth:`blocks`).
+    """
+
+    def __init__(
+        self,
+        n: int,
+        n_boot: int,
+        random_state: SeedLike = None,
+        *,
+        clusters: ArrayLike | None = None,
+        strata: ArrayLike | None = None,
+        n_draw: int | None = None,
+        block: int | None = None,
+    ) -> None:
+        _check_sizes(n, n_boot)
+        codes = np.arange(int(n), dtype=np.intp)
+        if clusters is not None:
+            codes, _ = cluster_codes(clusters)
+            if codes.size != n:
+                raise InputError(f"clusters: {codes.size} item labels for {n} items")
+        if strata is None:
+            groups = [np.arange(int(n), dtype=np.intp)]
+        else:
+            s_codes, n_s = cluster_codes(strata)
+            if s_codes.shape != codes.shape:
+                raise InputError(
+                    f"clusters / strata: expected one label each per row, got {codes.shape} and "
+                    f"{s_codes.shape}"
+                )
+            groups = [np.flatnonzero(s_codes == k) for k in range(n_s)]
+            if n_s > 1 and n_draw is not None:
+                raise InputError("n_draw: a fixed number of draws per replicate is not defined with strata")
+        if n_draw is not None and (isinstance(n_draw, bool) or int(n_draw) < 1):
+            raise InputError(f"n_draw: expected an int >= 1, got {n_draw!r}")
+        self.shape = (int(n_boot), int(n))
+        self.n_draw = None if n_draw is None else int(n_draw)
+        self.block = None if block is None else max(1, int(block))
+        self._groups: list[tuple[NDArray[np.intp], NDArray[np.intp], int]] = []
+        for members in groups:
+            sub, units = cluster_codes(codes[members])
+            self._groups.append((members, sub, units))
+        rng = check_random_state(random_state)
+        self._starts: list[np.random.Generator] = []
+        self._live: np.random.Generator | None = None
+        if len(self._groups) == 1:
+            self._starts.append(copy.deepcopy(rng))
+            self._live = rng  # the first pass draws from it, advancing it as one draw would
+        else:
+            for _, _, units in self._groups:
+                self._starts.append(copy.deepcopy(rng))
+                step = max(1, _DRAW_BYTES // (8 * units))
+                for s0 in range(0, int(n_boot), step):
+                    _draw_counts(rng, min(step, int(n_boot) - s0), units, self.n_draw)
+        self._cols: NDArray[np.intp] | None = None
+
+    @property
+    def size(self) -> int:
+        """Entries of the matrix, ``n_boot x n`` (columns taken)."""
+        return self.shape[0] * self.shape[1]
+
+    def take(self, columns: ArrayLike) -> WeightStream:
+        """The same replicates restricted to ``columns`` (distinct item indices), e.g. one benchmark's items;
+        only the strata that hold a taken column are drawn."""
+        cols = np.asarray(columns, dtype=np.intp).reshape(-1)
+        if cols.size and (cols.min() < 0 or cols.max() >= self.shape[1]):
+            raise InputError(f"columns: expected indices into {self.shape[1]} items")
+        if np.unique(cols).size != cols.size:
+            raise InputError("columns: expected distinct item indices")
+        base = np.arange(self.shape[1]) if self._cols is None else self._cols
+        out = copy.copy(self)
+        out._cols = base[cols]
+        out._live = None  # a view replays from the recorded states
+        out.shape = (self.shape[0], int(cols.size))
+        return out
+
+    def toarray(self) -> FloatArray:
+        """The whole ``(n_boot, n)`` matrix (columns taken)."""
+        return np.concatenate(list(self.blocks()), axis=0)
+
+    def _plan(
+        self, gens: list[np.random.Generator]
+    ) -> list[tuple[np.random.Generator, int, NDArray[np.intp] | None, NDArray[np.intp] | None]]:
+        """Per stratum drawn: its generator, units, the destination columns (``None``: all, in order) and
+        their unit codes (``None``: the counts are the block itself)."""
+        n = self.shape[1]
+        pos = None
+        if self._cols is not None:
+            pos = np.full(sum(m.size for m, _, _ in self._groups), -1, dtype=np.intp)
+            pos[self._cols] = np.arange(self._cols.size)
+        plan = []
+        for gen, (members, sub, units) in zip(gens, self._groups, strict=True):
+            dest, codes = members, sub
+            if pos is not None:
+                at = pos[members]
+                keep = at >= 0
+                if not keep.any():
+                    continue  # a stratum with no taken column: its own generator, nothing to draw
+                dest, codes = at[keep], sub[keep]
+            every = dest.size == n and bool(np.array_equal(dest, np.arange(n)))  # all columns, in order
+            whole = every and units == n and bool(np.array_equal(codes, dest))  # ... one unit each
+            plan.append((gen, units, None if every else dest, None if whole else codes))
+        return plan
+
+    def blocks(
+        self, dtype: type[np.floating[Any]] = np.float64, reuse: bool = False
+    ) -> Iterator[NDArray[Any]]:
+        """The matrix in consecutive row blocks (``block`` rows, default as many as fit 32 MB, at most
+        2,048). With ``reuse`` every block is written into one buffer: the caller must be done with a block
+        before it asks for the next."""
+        B, n = self.shape
+        rows = _block_rows(n, np.dtype(dtype).itemsize) if self.block is None else self.block
+        if self._live is not None:
+            gens, self._live = [self._live], None
+        else:
+            gens = [copy.deepcopy(g) for g in self._starts]
+        plan = self._plan(gens)
+        buffer = np.empty((min(rows, B), n), dtype=dtype) if reuse else None
+        for start in range(0, B, rows):
+            b = min(rows, B - start)
+            W = np.empty((b, n), dtype=dtype) if buffer is None else buffer[:b]
+            for gen, units, dest, codes in plan:
+                step = max(1, _DRAW_BYTES // (8 * units))
+                for s0 in range(0, b, step):
+                    r = min(step, b - s0)
+                    counts = _draw_counts(gen, r, units, self.n_draw).astype(dtype)
+                    if codes is None:
+                        W[s0 : s0 + r] = counts
+                    elif dest is None:
+                        np.take(counts, codes, axis=1, out=W[s0 : s0 + r])  # spread to the items
+                    else:
+                        W[s0 : s0 + r, dest] = np.take(counts, codes, axis=1)
+            yield W
+
+
 def bootstrap_weight_blocks(
     n: int,
     n_boot: int,
     random_state: SeedLike = None,
     *,
     clusters: ArrayLike | None = None,
+    strata: ArrayLike | None = None,
     n_draw: int | None = None,
     block: int | None = None,
 ) -> Iterator[NDArray[np.float64]]:
-    """The (n_boot, n) resampling counts in consecutive row blocks of at most ``block`` replicates.
-
-    Without ``clusters`` and ``n_draw`` the blocks stacked are ``bootstrap_weights(n, n_boot,
-    random_state)``; with ``clusters`` (one integer label per item) they are
-    ``cluster_bootstrap_weights(clusters, n_boot, random_state)``. ``n_draw`` draws that many units (items,
-    or clusters when given) per replicate, ``Generator.multinomial(n_draw, 1 / units, size=n_boot)``
-    (spread to the items of each cluster). Same seed, same bytes, whatever ``block`` is.
-    """
-    return _count_blocks(n, n_boot, random_state, clusters, n_draw, block, np.float64, reuse=False)
-
-
-def _count_blocks(
-    n: int,
-    n_boot: int,
-    random_state: SeedLike,
-    clusters: ArrayLike | None,
-    n_draw: int | None,
-    block: int | None,
-    dtype: type[np.floating[Any]],
-    reuse: bool,
-) -> Iterator[NDArray[Any]]:
-    """Blocks of counts; with ``reuse`` every block is written into one buffer (the caller must be done
-    with a block before it asks for the next), which saves the page faults of a fresh block."""
-    codes: NDArray[np.intp] | None = None
-    units = int(n)
-    if clusters is not None:
-        codes, units = cluster_codes(clusters)
-        if codes.size != n:
-            raise InputError(f"clusters: {codes.size} item labels for {n} items")
-    _check_sizes(units, n_boot)
-    if n_draw is not None and (isinstance(n_draw, bool) or int(n_draw) < 1):
-        raise InputError(f"n_draw: expected an int >= 1, got {n_draw!r}")
-    rng = check_random_state(random_state)
-    itemsize = np.dtype(dtype).itemsize
-    rows = _block_rows(n, itemsize) if block is None else max(1, int(block))
-    sub = max(1, _DRAW_BYTES // (8 * units))  # rows of integer draws at a time: bounds the temporaries
-    draw = 0 if n_draw is None else int(n_draw)
-    p = None if n_draw is None else np.full(units, 1.0 / units)
-    buffer = np.empty((min(rows, int(n_boot)), int(n)), dtype=dtype) if reuse else None
-    for start in range(0, int(n_boot), rows):
-        b = min(rows, int(n_boot) - start)
-        W = np.empty((b, int(n)), dtype=dtype) if buffer is None else buffer[:b]
-        for s0 in range(0, b, sub):
-            r = min(sub, b - s0)
-            if p is None:
-                idx = rng.integers(0, units, size=(r, units), dtype=np.intp)
-                idx += (np.arange(r, dtype=np.intp) * units)[:, None]
-                counts = np.bincount(idx.reshape(-1), minlength=r * units).reshape(r, units)
-            else:
-                counts = rng.multinomial(draw, p, size=r)
-            W[s0 : s0 + r] = counts if codes is None else counts[:, codes]
-        yield W
+    """The (n_boot, n) resampling counts in consecutive row blocks of at most ``block`` replicates: one
+    pass over :class:`WeightStream` (its docstring says which matrices they stack to; same seed, same
+    bytes, whatever ``block`` is)."""
+    return WeightStream(
+        n, n_boot, random_state, clusters=clusters, strata=strata, n_draw=n_draw, block=block
+    ).blocks()
 
 
 def _distinct_rows(X: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
@@ -164,7 +285,7 @@ def paired_bootstrap_means(
     random_state: SeedLike = None,
     *,
     denominators: ArrayLike | None = None,
-    weights: ArrayLike | None = None,
+    weights: ArrayLike | WeightStream | None = None,
     clusters: ArrayLike | None = None,
     n_draw: int | None = None,
     block: int | None = None,
@@ -183,8 +304,8 @@ def paired_bootstrap_means(
     denominators
         (K, n) denominators ``d`` of ratio means ``sum W x / sum W d`` (then ``X`` must have no NaN).
     weights
-        (B, n) given resampling counts (e.g. the matrix shared with another test); otherwise drawn by
-        :func:`bootstrap_weight_blocks` with ``clusters`` and ``n_draw``.
+        (B, n) given resampling counts (e.g. the matrix shared with another test) or a
+        :class:`WeightStream`; otherwise drawn by a :class:`WeightStream` with ``clusters`` and ``n_draw``.
     block
         Replicates per block (default: as many as fit 16 MB of counts, at most 256).
     progress
@@ -218,7 +339,7 @@ def paired_bootstrap_means(
     U64 = np.ascontiguousarray(U.T)
     U32 = None if scale is None else U64.astype(np.float32)
 
-    if weights is not None:
+    if weights is not None and not isinstance(weights, WeightStream):
         Wall = np.asarray(weights, dtype=np.float64)
         if Wall.ndim != 2 or Wall.shape[1] != n:
             raise InputError(f"weights: expected shape (n_boot, {n}), got {Wall.shape}")
@@ -227,8 +348,14 @@ def paired_bootstrap_means(
         blocks: Iterator[FloatArray] = (Wall[s : s + rows] for s in range(0, total, rows))
         integral = bool(np.array_equal(Wall, np.round(Wall))) and bool((Wall >= 0).all())
     else:
-        total = int(n_boot)
-        blocks = _count_blocks(n, total, random_state, clusters, n_draw, block, np.float32, reuse=True)
+        if isinstance(weights, WeightStream):
+            if weights.shape[1] != n:
+                raise InputError(f"weights: expected shape (n_boot, {n}), got {weights.shape}")
+            stream = weights
+        else:
+            stream = WeightStream(n, int(n_boot), random_state, clusters=clusters, n_draw=n_draw, block=block)
+        total = stream.shape[0]
+        blocks = stream.blocks(np.float32, reuse=True)
         integral = True
 
     out = np.empty((total, K))
