@@ -130,7 +130,7 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:
     label = "benchsift paired_bootstrap_pairs (streamed)"
     print(f"{label:<52}{t_ours.cell():>18}{ratio_cell(t_ours, t_base):>16}")
     print(f"{'baseline: one W @ D over all pairs (224 MB)':<52}{t_base.cell():>18}{'1x':>16}")
-    label = "benchsift, weights drawn in blocks (WeightStream, hold=0)"
+    label = "benchsift, weights streamed (WeightStream, hold=0)"
     print(f"{label:<52}{t_stream.cell():>18}{ratio_cell(t_stream, t_base):>16}")
     print(f"{'benchsift.compare (everything, end to end)':<52}{t_full.cell():>18}{'':>16}")
     res = t_full.result

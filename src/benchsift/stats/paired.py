@@ -27,7 +27,10 @@ one matrix product of the weights with the pairs' masked differences. Two models
 items need no product of their own: then :math:`\bar d^{(r)}_{ab} = \bar x^{(r)}_a - \bar x^{(r)}_b` with
 :math:`\bar x^{(r)}_m = (W X^\top)_{rm} / (W O^\top)_{rm}` (``O`` the answered mask), the same number
 exactly; so a complete panel costs one ``(B, N) @ (N, M)`` product, and only pairs with different answered
-sets pay a product of their own, streamed in blocks of pairs. The summaries are computed block by block
+sets pay a product of their own, streamed in blocks of pairs. The weights themselves may be a
+:class:`~benchsift.stats.WeightStream` (drawn in blocks of replicates, the same drawer as the PRISM-VLM
+bootstrap's), held whole up to :data:`HOLD` entries and otherwise passed over block by block, so no panel
+is too large. The summaries are computed block by block
 (at most ``block`` replicate values, and as many masked item differences, in memory at once): the
 bootstrap standard error (ddof 1), the percentile interval, the percentile p-value
 :math:`2 \min(\Pr(\bar d^* \le 0), \Pr(\bar d^* \ge 0))` (the PRISM-VLM App. E test), and the Wald
