@@ -62,6 +62,7 @@ def test_same_seed_same_result_and_the_result_protocol(sim) -> None:  # type: ig
     frame = a.to_frame()
     assert list(frame["score"]) == sorted(frame["score"], reverse=True)
     assert (frame["rank_low"] <= frame["rank"]).all() and (frame["rank"] <= frame["rank_high"]).all()
+    assert a.to_dict()["parameters"]["rank_interval"].startswith("marginal per model")
 
 
 def test_tie_groups_and_resolution_follow_the_pairs(sim) -> None:  # type: ignore[no-untyped-def]

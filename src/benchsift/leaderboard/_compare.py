@@ -364,6 +364,8 @@ def compare(
             "correction": correction,
             "random_state": random_state if isinstance(random_state, int | None) else "Generator",
             "p_value": "bootstrap Wald 2 Phi(-|delta| / se*)",
+            "rank_interval": "marginal per model: pairwise bootstrap comparisons, critical value calibrated "
+            "at the least favourable (all near-tied) configuration",
         },
         clusters=found.to_dict(),
     )
