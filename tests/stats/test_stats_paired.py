@@ -205,7 +205,7 @@ def test_streamed_weights_give_the_same_numbers_as_the_held_matrix() -> None:
     held = stream.toarray()
     np.testing.assert_array_equal(held, stratified_cluster_bootstrap_weights(clusters, strata, 333, 8))
     np.testing.assert_array_equal(np.concatenate(list(stream.blocks())), held)  # replayed: the same
-    a = paired_bootstrap_pairs(X, stream, block=500, hold=0)
+    a = paired_bootstrap_pairs(X, stream, block=100, hold=0)  # pairs one by one, items in 2 chunks
     b = paired_bootstrap_pairs(X, held, block=500)
     for name in ("se", "low", "high", "p_percentile", "means"):
         assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name

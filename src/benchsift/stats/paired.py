@@ -244,6 +244,39 @@ def _weight_blocks(W: FloatArray | WeightStream) -> Iterator[FloatArray]:
         yield W
 
 
+def _masked_sums(
+    X0: FloatArray,
+    obs: NDArray[np.bool_],
+    sa: NDArray[np.intp],
+    sb: NDArray[np.intp],
+    W: FloatArray | WeightStream,
+    block: int,
+) -> tuple[FloatArray, FloatArray]:
+    """``(num, den)`` ``(k, B)``: each pair's replicate sums of ``W`` times its differences on the common
+    items, and of ``W`` on them. Held weights: one product each. Streamed: one pass over the weight
+    blocks, the items in chunks of at most ``block / k`` so the masked differences stay within ``block``
+    values (integer sums are exact, so the chunks change no byte for 0/1 or integer scores)."""
+    if not isinstance(W, WeightStream):
+        common = obs[sa] & obs[sb]
+        diff = np.where(common, X0[sa] - X0[sb], 0.0)
+        return diff @ W.T, common.astype(np.float64) @ W.T
+    k, (B, N) = sa.size, W.shape
+    num, den = np.empty((k, B)), np.empty((k, B))
+    chunk = max(1, block // max(k, 1))
+    r0 = 0
+    for Wb in W.blocks():
+        nb, db = np.zeros((k, Wb.shape[0])), np.zeros((k, Wb.shape[0]))
+        for c0 in range(0, N, chunk):
+            cols = slice(c0, c0 + chunk)
+            common = obs[sa, cols] & obs[sb, cols]
+            Wc = Wb[:, cols].T
+            nb += np.where(common, X0[sa, cols] - X0[sb, cols], 0.0) @ Wc
+            db += common.astype(np.float64) @ Wc
+        num[:, r0 : r0 + Wb.shape[0]], den[:, r0 : r0 + Wb.shape[0]] = nb, db
+        r0 += Wb.shape[0]
+    return num, den
+
+
 def paired_bootstrap_pairs(
     X: ArrayLike,
     W: ArrayLike | WeightStream,
@@ -259,10 +292,11 @@ def paired_bootstrap_pairs(
     ``W`` is the ``(n_boot, N)`` resampling weights, or a :class:`~benchsift.stats.WeightStream` (the
     weights drawn in blocks of replicates, replayable): one of at most ``hold`` entries is drawn into one
     matrix; a larger one is passed over block by block, once for the replicate means and once per block
-    of pairs answered on different items, so memory stays at a block of weights (32 MB) and a block of
-    pairs (``block`` values) whatever the panel's size. The numbers are the same either way for scores
-    whose weighted sums are exact (0/1, or any integers: the products are sums of integers); for other
-    scores the blocks may change the products' summation order, hence the last bits.
+    of ``block / n_boot`` pairs answered on different items (their items taken in chunks), so memory stays
+    at a block of weights (32 MB) and ``block`` values of pairs whatever the panel's size. The numbers are
+    the same either way for scores whose weighted sums are exact (0/1, or any integers: the products are
+    sums of integers); for other scores the blocks may change the products' summation order, hence the
+    last bits.
     ``pairs`` is ``(a, b)``, two index arrays (default: every ``a < b``, ``numpy.triu_indices`` order).
     ``progress(done, total)`` (a :data:`benchsift.progress.ProgressFn`, typed loosely here because stats
     imports nothing of the rest) is called after each block of pairs.
@@ -296,8 +330,9 @@ def paired_bootstrap_pairs(
     P, B = ia.size, Wt.shape[0]
     se, low, high, pp = (np.full(P, np.nan) for _ in range(4))
     # a block holds its pairs' replicates (step x B) and, for pairs answered on different items, their
-    # masked differences (step x N): both stay within `block` values
-    step = max(1, int(block) // max(B, A.shape[1], 1))
+    # masked differences (step x N; streamed weights: step x a chunk of items): within `block` values
+    streamed = isinstance(Wt, WeightStream)
+    step = max(1, int(block) // max(B, 1 if streamed else A.shape[1], 1))
     order = np.concatenate([np.flatnonzero(same), np.flatnonzero(~same)])
     X0 = np.where(obs, A, 0.0)
     means_t = np.ascontiguousarray(means.T)  # (M, B): a pair's replicates are two contiguous rows
@@ -311,13 +346,7 @@ def paired_bootstrap_pairs(
         else:
             D = np.empty((idx.size, B))
             D[fast] = means_t[a[fast]] - means_t[b[fast]]
-            sa, sb = a[~fast], b[~fast]
-            common = obs[sa] & obs[sb]
-            diff = np.where(common, X0[sa] - X0[sb], 0.0)
-            weight = common.astype(np.float64)
-            parts = [(diff @ Wb.T, weight @ Wb.T) for Wb in _weight_blocks(Wt)]
-            num = np.concatenate([p[0] for p in parts], axis=1)
-            den = np.concatenate([p[1] for p in parts], axis=1)
+            num, den = _masked_sums(X0, obs, a[~fast], b[~fast], Wt, int(block))
             slow = np.full(num.shape, np.nan)
             np.divide(num, den, out=slow, where=den > 0)
             D[~fast] = slow
