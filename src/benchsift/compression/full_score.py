@@ -887,8 +887,8 @@ def fit_full_score(
         res_s = (np.clip(base._with_overall(oof_s[m]), 0.0, 1.0) - full_all)[strong]
         mae_strong[m] = np.array([_mean_abs(res_s[:, g]) for g in range(ng + 1)])
         hw_strong[m] = np.array([_strong_halfwidth(res_s[:, g], float(level)) for g in range(ng + 1)])
-        # truth minus estimate on every shift fold, pooled: the upper widths of edge models
-        # truth minus estimate on each shift fold; the largest of the folds' quantiles
+        # truth minus estimate on each shift fold; the upper width of edge models is the largest of the
+        # folds' quantiles (benchsift.compression.extrapolation)
         unders = [-res_s] + [
             (full_all - np.clip(base._with_overall(ox[m]), 0.0, 1.0))[mk]
             for ox, mk in zip(oof_x, shifts[1:], strict=True)
