@@ -63,6 +63,32 @@ def test_a_reference_model_given_as_new_is_warned_of(suite_and_panel: tuple[Suit
     np.testing.assert_array_equal(res.overall, copies.overall)  # a warning, the numbers are the same
 
 
+def test_a_model_like_the_strongest_reference_model_is_at_the_edge(
+    suite_and_panel: tuple[Suite, Panel],
+) -> None:
+    """A copy of the strongest reference model's suite responses is inside the reference abilities (not
+    extrapolating), but a stronger release would answer the same: warned (as a Python warning too), flagged
+    in the frame and the JSON, and its interval's upper end is the shift folds' width."""
+    suite, _ = suite_and_panel
+    fs = suite.full_score
+    assert fs is not None and fs.halfwidth_up is not None
+    top = int(np.argmax(fs.reference_overall))
+    with pytest.warns(EstimateWarning, match="1 of 1 new model"):
+        res = estimate_new_models(
+            suite, _new_panel(suite, suite.reference_scores[[top]], ["copy"]), n_boot=50
+        )
+    assert res.full is not None and res.full.at_edge is not None
+    assert res.full.extrapolating.tolist() == [False] and res.full.at_edge.tolist() == [True]
+    assert sum(w.startswith("1 model(s) ('copy')") for w in res.warnings) == 1
+    assert res.to_frame()["at_edge"].tolist() == [True]
+    assert res.to_dict()["models"][0]["at_edge"] is True
+    m = fs.method
+    s, hi = res.full.score[m][0, -1], res.full.high[m][0, -1]
+    # (to 1e-4: the copy's EAP ability may lie a hair above the strongest reference model's, which grows it)
+    assert hi == pytest.approx(min(1.0, s + max(fs.halfwidth[m][-1], fs.halfwidth_up[m][-1])), abs=1e-4)
+    assert hi > s + fs.halfwidth[m][-1] or hi == 1.0  # wider above than the random folds' width
+
+
 def test_perfect_and_hopeless_models(suite_and_panel: tuple[Suite, Panel]) -> None:
     suite, _ = suite_and_panel
     X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items)])
@@ -177,6 +203,9 @@ def test_without_clusters_the_suite_and_intervals_are_unchanged(suite_and_panel:
     assert a.to_dict()["clusters"]["used"] is False
 
 
+@pytest.mark.filterwarnings(
+    "ignore::benchsift.errors.EstimateWarning"
+)  # reference rows at the edge: incidental
 def test_shared_images_travel_into_the_suite_and_widen_the_intervals(tmp_path: Path) -> None:
     cfg = SimulationConfig.small(
         n_benchmarks=4, n_categories=2, items_per_benchmark=200, items_per_image=5, image_response_sd=1.5
@@ -261,6 +290,9 @@ def test_ids_written_as_other_numbers_are_refused_not_half_matched(
         estimate_new_models(suite, floats, n_boot=50)
 
 
+@pytest.mark.filterwarnings(
+    "ignore::benchsift.errors.EstimateWarning"
+)  # reference rows at the edge: incidental
 def test_a_full_run_with_ids_as_the_suite_writes_them_is_not_refused(
     numbered_suite: tuple[Suite, Panel],
 ) -> None:
@@ -296,6 +328,9 @@ def test_a_benchmark_named_otherwise_is_named_with_the_suites(
     assert f"did you mean {benches[1]!r}" in stray[0]
 
 
+@pytest.mark.filterwarnings(
+    "ignore::benchsift.errors.EstimateWarning"
+)  # reference rows at the edge: incidental
 def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items_add(
     suite_and_panel: tuple[Suite, Panel],
 ) -> None:
@@ -314,8 +349,12 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     assert res is not None
     m, g = res.method, len(res.groups) - 1  # overall
     hw = fs.halfwidth[m][g]
-    # a complete run: the stored conformal half-width, unchanged
-    assert res.high[m][0, g] - res.score[m][0, g] == pytest.approx(hw) or res.high[m][0, g] == 1.0
+    # a complete run: the stored conformal half-width, unchanged (below; above too unless at the edge, where
+    # the upper end is the shift folds' width: benchsift.compression.extrapolation)
+    assert res.score[m][0, g] - res.low[m][0, g] == pytest.approx(hw) or res.low[m][0, g] == 0.0
+    assert res.at_edge is not None
+    up = hw if not res.at_edge[0] else max(hw, fs.halfwidth_up[m][g])  # type: ignore[index]
+    assert res.high[m][0, g] - res.score[m][0, g] == pytest.approx(up, abs=1e-4) or res.high[m][0, g] == 1.0
     # the partial run, by hand: the references' estimates without the items it lacks, against with them
     lacks = np.isnan(part[0]) & (~np.isnan(R)).any(axis=0)
     full_ref = fs.predict(R).score[m][:, g]
@@ -325,7 +364,8 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     assert q > 0.01
     s = res.score[m][1, g]
     assert res.low[m][1, g] == pytest.approx(max(0.0, s - np.hypot(hw, q)))
-    assert res.high[m][1, g] == pytest.approx(min(1.0, s + np.hypot(hw, q)))
+    up = hw if not res.at_edge[1] else max(hw, fs.halfwidth_up[m][g])  # type: ignore[index]
+    assert res.high[m][1, g] == pytest.approx(min(1.0, s + np.hypot(up, q)), abs=1e-4)
     assert res.high[m][1, g] - res.low[m][1, g] > res.high[m][0, g] - res.low[m][0, g]
 
 

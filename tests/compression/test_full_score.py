@@ -237,7 +237,10 @@ def test_strongest_fold_widens_models_beyond_the_reference() -> None:
     assert fs.halfwidth_strong is not None and np.isfinite(fs.theta_strong)
     est = fs.predict(held.scores[:, suite], held.model_ids)
     assert est.extrapolating is not None and est.extrapolating.sum() >= 10
-    assert len(est.warnings) == int(est.extrapolating.sum())
+    # one warning per extrapolating model, and one naming the models at the edge (extrapolating ones too)
+    assert len(est.warnings) == int(est.extrapolating.sum()) + 1
+    assert est.at_edge is not None and (est.at_edge >= est.extrapolating).all()
+    assert est.warnings[-1].startswith(f"{int(est.at_edge.sum())} model(s) ")
     m = fs.method
     width = (est.high[m] - est.low[m])[:, -1]
     wide = 2 * max(fs.halfwidth[m][-1], fs.halfwidth_strong[m][-1])
@@ -257,8 +260,9 @@ def test_reselect_runs_once_per_fold_on_the_training_models() -> None:
 
     plain = fit_full_score(panel, pos, n_folds=5, random_state=2)
     again = fit_full_score(panel, pos, n_folds=5, random_state=2, reselect=same)
-    # 5 random folds of 10 models, then the strongest 20 % (10 models): each call sees the other 40
-    assert seen == [40] * 6
+    # 5 random folds of 10 models, then the strongest 20 % (10 models): each call sees the other 40; then
+    # the strongest 40 % (20 models, the second shift fold): the other 30
+    assert seen == [40] * 6 + [30]
     assert json.dumps(plain.to_dict()) == json.dumps(again.to_dict())  # the same items: the same fit
 
     def moved(X: np.ndarray) -> np.ndarray:  # a choice that depends on the training models

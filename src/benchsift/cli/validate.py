@@ -21,6 +21,7 @@ IRT 2PL, an optional ``score_type`` column that picks the D.1 binarisation of no
 
 from __future__ import annotations
 
+import warnings as warnings_
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +47,7 @@ from benchsift.cli._output import with_warnings
 from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options, validate
+from benchsift.errors import FloorWarning
 from benchsift.io import read_scores
 from benchsift.report.outputs import write_validate_dir
 from benchsift.report.progress import progress_bar
@@ -106,24 +108,26 @@ def validate_command(
     outputs(force, files=figure_files(figure), dirs=[out])
     check_options(protocol, n_jobs)  # before the panel is read
     sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
-    report = validate(
-        read_scores(panel),
-        protocol=protocol,
-        selectors=sels,
-        retentions=rets,
-        splits=splits,
-        seed=seed,
-        n_jobs=sweep_workers(ctx, backend, address, n_jobs),
-        k=k,
-        floor=floor,
-        min_heldout=min_heldout,
-        scoring=scoring,
-        embeddings=load_embeddings(embeddings, text_embeddings),
-        answers=answers,
-        answer_column=answer_column,
-        chronological_column=not json_output,
-        progress=progress_bar(f"validate: {protocol} protocol", not json_output),
-    )
+    with warnings_.catch_warnings():  # printed below from report.warnings (and in --json)
+        warnings_.simplefilter("ignore", FloorWarning)
+        report = validate(
+            read_scores(panel),
+            protocol=protocol,
+            selectors=sels,
+            retentions=rets,
+            splits=splits,
+            seed=seed,
+            n_jobs=sweep_workers(ctx, backend, address, n_jobs),
+            k=k,
+            floor=floor,
+            min_heldout=min_heldout,
+            scoring=scoring,
+            embeddings=load_embeddings(embeddings, text_embeddings),
+            answers=answers,
+            answer_column=answer_column,
+            chronological_column=not json_output,
+            progress=progress_bar(f"validate: {protocol} protocol", not json_output),
+        )
     result: Any = report.result
     warnings = list(report.warnings)
     summary = result.summary()

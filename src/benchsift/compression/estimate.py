@@ -117,7 +117,9 @@ class EstimateResult(Result):
         interval), ``overall`` / ``overall_low`` / ``overall_high`` (the mean over the benchmarks),
         ``rank`` / ``rank_low`` / ``rank_high`` among the reference models on their full scores,
         ``extrapolating`` (the model's ability lies outside the reference models': its interval was
-        widened), then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
+        widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
+        looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
+        then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
         ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
         Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
         A model with no score on any suite item is NaN throughout.
@@ -137,6 +139,7 @@ class EstimateResult(Result):
             df["rank_high"] = f.rank_interval[:, 1]
             ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(self.models), dtype=bool)
             df["extrapolating"] = ext
+            df["at_edge"] = f.at_edge if f.at_edge is not None else np.zeros(len(self.models), dtype=bool)
             df["method"] = m
         for c, name in enumerate(self.categories):
             df[f"suite_mean_{name}"] = self.category_means[:, c]
@@ -357,12 +360,12 @@ def estimate_new_models(
         full = s.full_score.predict(X_new, models, reference=s.reference_scores)
         notes.extend(n for n in full.notes if n not in notes)
         warnings.extend(full.warnings)
-        if full.warnings:  # shown by a notebook, not only stored in the result
+        flagged = _flagged(full)
+        if flagged.any():  # shown by a notebook, not only stored in the result
             _warnings.warn(
-                f"{len(full.warnings)} of {len(models)} new model(s) lie outside the abilities of the "
-                f"suite's "
-                f"reference models: their full-score estimates extrapolate and their intervals were widened "
-                f"(see result.warnings)",
+                f"{int(flagged.sum())} of {len(models)} new model(s) lie at or beyond the top (or outside) "
+                "of the abilities of the suite's reference models: their full-score estimates may be too low "
+                "or extrapolate, and their intervals were widened (see result.warnings)",
                 EstimateWarning,
                 stacklevel=2,
             )
@@ -389,6 +392,14 @@ def estimate_new_models(
         warnings=warnings,
         clusters=found.to_dict(),
     )
+
+
+def _flagged(full: FullScoreEstimates) -> np.ndarray:
+    """Models whose full-score interval was widened for extrapolation: outside the reference abilities or at
+    their top edge (:mod:`benchsift.compression.extrapolation`)."""
+    none = np.zeros(len(full.models), dtype=bool)
+    ext = full.extrapolating if full.extrapolating is not None else none
+    return ext | (full.at_edge if full.at_edge is not None else none)
 
 
 def _suite_clusters(suite: Suite, clusters: ClusterSpec) -> ItemClusters:

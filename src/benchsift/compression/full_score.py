@@ -59,7 +59,7 @@ clipped to [0, 1].
 
 Extrapolation. A new model whose ability on the suite (EAP from its suite responses) lies outside the
 reference models' (``theta_range``, with a tolerance of 0.01) is flagged ``extrapolating`` and named in
-``warnings``; so is nothing else. Every model at least as able as the least able model of the strongest fold
+``warnings``. Every model at least as able as the least able model of the strongest fold
 (``theta_strong``) gets the larger of the random folds' and the strongest fold's half-widths (the latter
 from the strongest fold's residuals), grown beyond the strongest reference model by
 ``1 + (theta - theta_max) / (theta_max - theta_strong)``; beyond the reference models, where the chosen
@@ -67,7 +67,13 @@ method is ``ridge``, the estimate is p-IRT's (the ridge correction is fitted on 
 responses and does not extrapolate). This does not restore
 the nominal coverage under a large shift: building on the weakest 60 % of MMMU's models and estimating the
 strongest 40 % from 5 % of the items, the intervals covered 85 % of them (``benchmarks/bench_estimate.py
---split strongest``).
+--split strongest``). So, besides, every model at the *edge* (a suite ability at least that of the least
+able of the strongest 40 % of the reference models) gets the upper end of
+:mod:`benchsift.compression.extrapolation`: the quantile of the underestimates on shift folds that hold out
+the strongest 20 % and 40 % of the reference models together; all edge models are named in one warning
+(``FullScoreEstimates.at_edge``). A model stronger than every reference model often answers the suite like
+the strongest of them and is not flagged ``extrapolating`` (on a 40-model math panel, 13-14 of its 16
+strongest models, seed 0).
 
 Ranks. A new model's rank is ``1 + #(reference models with a higher full overall score)``; its interval is
 the ranks at the ends of the overall score's interval (it holds whenever the score interval does).
@@ -87,6 +93,13 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift.compression.extrapolation import (
+    EDGE_FOLD,
+    SHIFT_SHARES,
+    edge_upper_halfwidth,
+    edge_warning,
+    shift_upper_halfwidth,
+)
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
@@ -171,6 +184,12 @@ def _ridge_paths(
     return mu, tm, coefs
 
 
+def _largest(values: list[float]) -> float:
+    """The largest finite value, NaN (no warning) when there is none."""
+    finite = [v for v in values if np.isfinite(v)]
+    return max(finite) if finite else math.nan
+
+
 def _strong_halfwidth(residuals: np.ndarray, level: float) -> float:
     """The half-width for a model beyond the reference models: the conformal quantile of the strongest
     fold's absolute residuals, or (too few of them for that level) their largest absolute value times
@@ -247,6 +266,7 @@ class FullScoreEstimates(Result):
     notes: list[str] = field(default_factory=list)
     extrapolating: np.ndarray | None = None  # (n_models,) bool: ability outside the reference models'
     warnings: list[str] = field(default_factory=list)
+    at_edge: np.ndarray | None = None  # (n_models,) bool: as able as the strongest fold: upper end widened
 
     def to_dict(self, method: str | None = None) -> dict[str, Any]:
         """JSON-ready: ``{"method", "level", "n_reference", "models": [{"model", "estimates": {BENCHMARK:
@@ -274,6 +294,7 @@ class FullScoreEstimates(Result):
                     "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
                     "theta": self.theta[j],
                     "extrapolating": bool(self.extrapolating[j]) if self.extrapolating is not None else False,
+                    "at_edge": bool(self.at_edge[j]) if self.at_edge is not None else False,
                 }
             )
         doc = {
@@ -340,6 +361,9 @@ class FullScoreModel(Result):
     cv_mae_strong: dict[str, np.ndarray] | None = None
     theta_range: tuple[float, float] = (-math.inf, math.inf)  # reference abilities on the suite
     theta_strong: float = math.inf  # lowest suite ability of the strongest fold's models
+    # upper half-widths of models at the edge and where the edge starts (benchsift.compression.extrapolation)
+    halfwidth_up: dict[str, np.ndarray] | None = None
+    theta_edge: float = math.inf
 
     # ------------------------------------------------------------------ prediction
     def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -426,6 +450,7 @@ class FullScoreModel(Result):
         edge = outside | (np.isfinite(theta) & (theta >= self.theta_strong))
         # the span of the strongest fold's abilities: the unit of "how far beyond" (at least 0.25)
         span = max(hi_t - self.theta_strong, 0.25) if np.isfinite(self.theta_strong + hi_t) else 1.0
+        at_edge = np.zeros(X.shape[0], dtype=bool)
         for m in METHODS:
             s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
             hw = np.broadcast_to(self.halfwidth[m][None, :], s.shape)
@@ -436,11 +461,17 @@ class FullScoreModel(Result):
                 far = np.where(theta > hi_t, (theta - hi_t) / span, 0.0)
                 far = np.where(theta < lo_t, (lo_t - theta) / span, far)
                 hw = np.where(edge[:, None], wide * (1.0 + np.nan_to_num(far)[:, None]), hw)
+            hw_hi = hw
+            if self.halfwidth_up is not None:  # a stronger release looks like the edge models: upper end
+                hw_hi, at_edge = edge_upper_halfwidth(
+                    hw, self.halfwidth_up[m], theta, self.theta_edge, hi_t, span
+                )
             if extra is not None:
                 hw = np.where(extra[m] > 0, np.hypot(hw, extra[m]), hw)
+                hw_hi = np.where(extra[m] > 0, np.hypot(hw_hi, extra[m]), hw_hi)
             score[m] = s
             low[m] = np.clip(s - hw, 0.0, 1.0)
-            high[m] = np.clip(s + hw, 0.0, 1.0)
+            high[m] = np.clip(s + hw_hi, 0.0, 1.0)
         best = self.method
         if best == "ridge" and outside.any():
             # the ridge correction is a line fitted on the reference models: beyond them the estimate is
@@ -474,6 +505,9 @@ class FullScoreModel(Result):
                 "extrapolates; its interval is widened to the errors of a cross-validation fold that holds "
                 "out the strongest reference models"
             )
+        edge_note = edge_warning(list(names), at_edge & ~none, self.theta_edge, self.n_reference)
+        if edge_note is not None:
+            warns.append(edge_note)
         return FullScoreEstimates(
             models=list(names),
             groups=[*self.groups, "overall"],
@@ -491,6 +525,7 @@ class FullScoreModel(Result):
             notes=notes,
             extrapolating=outside & ~none,
             warnings=warns,
+            at_edge=at_edge & ~none,
         )
 
     def summary(self) -> dict[str, Any]:
@@ -561,6 +596,15 @@ class FullScoreModel(Result):
             ),
             "theta_range": [None if not np.isfinite(x) else float(x) for x in self.theta_range],
             "theta_strong": None if not np.isfinite(self.theta_strong) else float(self.theta_strong),
+            "halfwidth_up": (
+                None
+                if self.halfwidth_up is None
+                else {
+                    k: [None if not np.isfinite(x) else float(x) for x in v]
+                    for k, v in self.halfwidth_up.items()
+                }
+            ),
+            "theta_edge": None if not np.isfinite(self.theta_edge) else float(self.theta_edge),
         }
 
     @classmethod
@@ -582,6 +626,7 @@ class FullScoreModel(Result):
             cv_mae.setdefault(m, cv_mae["pirt"])
         strong_hw = d.get("halfwidth_strong")
         strong_mae = d.get("cv_mae_strong")
+        up = d.get("halfwidth_up")  # absent in a file written before the shift folds: no edge widening
         tr = d.get("theta_range") or [None, None]
 
         def opt(key: str, dtype: type = np.float64) -> np.ndarray | None:
@@ -621,6 +666,13 @@ class FullScoreModel(Result):
                 math.inf if tr[1] is None else float(tr[1]),
             ),
             theta_strong=math.inf if d.get("theta_strong") is None else float(d["theta_strong"]),
+            halfwidth_up=None
+            if up is None
+            else {
+                k: np.array([math.nan if x is None else x for x in w], dtype=np.float64)
+                for k, w in up.items()
+            },
+            theta_edge=math.inf if d.get("theta_edge") is None else float(d["theta_edge"]),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -755,13 +807,22 @@ def fit_full_score(
     n_strong = max(1, int(round(STRONG_SHARE * n_ref)))
     strong = np.zeros(n_ref, dtype=bool)
     strong[np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")[:n_strong]] = True
-    tests = [fold == k for k in range(n_folds)] + [strong]
+    # the larger shift folds of benchsift.compression.extrapolation (the first share is `strong`'s)
+    order = np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")
+    shifts = [strong]
+    for share in SHIFT_SHARES[1:]:
+        mask = np.zeros(n_ref, dtype=bool)
+        mask[order[: min(n_ref - 2, max(1, int(round(share * n_ref))))]] = True
+        shifts.append(mask)
+    tests = [fold == k for k in range(n_folds)] + shifts
     plain = ("suite_mean", "regression", "pirt")
     oof = {m: np.full((n_ref, ng), np.nan) for m in plain}
     oof_s = {m: np.full((n_ref, ng), np.nan) for m in plain}
     n_pen = len(_RIDGE_PENALTIES)
     ridge_oof = np.full((n_pen, n_ref, ng), np.nan)
     ridge_oof_s = np.full((n_pen, n_ref, ng), np.nan)
+    oof_x = [{m: np.full((n_ref, ng), np.nan) for m in plain} for _ in shifts[1:]]
+    ridge_oof_x = [np.full((n_pen, n_ref, ng), np.nan) for _ in shifts[1:]]
     for k, test in enumerate(tests):
         pos_k, groups_k = pos, groups
         if reselect is not None:
@@ -774,6 +835,8 @@ def fit_full_score(
         raw, _, th_te = part._predict_all(X[test][:, pos_k])
         F_te = _ridge_features(X[test][:, pos_k], th_te, part.a_suite, part.d_suite) - mu
         into, rinto = (oof, ridge_oof) if k < n_folds else (oof_s, ridge_oof_s)
+        if k > n_folds:
+            into, rinto = oof_x[k - n_folds - 1], ridge_oof_x[k - n_folds - 1]
         for m in plain:
             into[m][test] = raw[m]
         for p_, c in enumerate(coefs):
@@ -807,10 +870,15 @@ def fit_full_score(
         gp_s[:, g] = gp_w[g] * oof_s["regression"][:, g] + (1 - gp_w[g]) * oof_s["pirt"][:, g]
     oof["gpirt"] = gp
     oof_s["gpirt"] = gp_s
+    for ox, rx in zip(oof_x, ridge_oof_x, strict=True):  # the larger shift folds, with the chosen settings
+        best_pen = [_RIDGE_PENALTIES.index(float(p_)) for p_ in pen]
+        ox["ridge"] = np.column_stack([rx[best_pen[g]][:, g] for g in range(ng)])
+        ox["gpirt"] = gp_w[None, :] * ox["regression"] + (1 - gp_w[None, :]) * ox["pirt"]
     halfwidth: dict[str, np.ndarray] = {}
     cv_mae: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
     mae_strong: dict[str, np.ndarray] = {}
+    hw_up: dict[str, np.ndarray] = {}
     for m in METHODS:
         pred = np.clip(base._with_overall(oof[m]), 0.0, 1.0)
         res = pred - full_all
@@ -819,6 +887,15 @@ def fit_full_score(
         res_s = (np.clip(base._with_overall(oof_s[m]), 0.0, 1.0) - full_all)[strong]
         mae_strong[m] = np.array([_mean_abs(res_s[:, g]) for g in range(ng + 1)])
         hw_strong[m] = np.array([_strong_halfwidth(res_s[:, g], float(level)) for g in range(ng + 1)])
+        # truth minus estimate on each shift fold; the upper width of edge models is the largest of the
+        # folds' quantiles (benchsift.compression.extrapolation)
+        unders = [-res_s] + [
+            (full_all - np.clip(base._with_overall(ox[m]), 0.0, 1.0))[mk]
+            for ox, mk in zip(oof_x, shifts[1:], strict=True)
+        ]
+        hw_up[m] = np.array(
+            [_largest([shift_upper_halfwidth(u[:, g], float(level)) for u in unders]) for g in range(ng + 1)]
+        )
     # compared on the benchmarks every method estimates (the suite mean has none where the suite holds no
     # item of a benchmark, e.g. a category Stage 3 dropped); overall when there is no such benchmark
     nb = groups.n_benchmarks
@@ -847,6 +924,10 @@ def fit_full_score(
     st = th_all[strong & np.isfinite(th_all)]
     if st.size:
         base.theta_strong = float(st.min())
+    edge_t = th_all[shifts[EDGE_FOLD] & np.isfinite(th_all)]
+    if edge_t.size:
+        base.theta_edge = float(edge_t.min())
+    base.halfwidth_up = hw_up
     base.gp_weight = gp_w
     base.halfwidth = halfwidth
     base.cv_mae = cv_mae

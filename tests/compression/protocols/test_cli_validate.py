@@ -137,3 +137,45 @@ def test_validate_reads_logged_answers_for_disco(one_benchmark: Path, tmp_path: 
     assert data["results"][0]["rho_mean"] != plain["results"][0]["rho_mean"]  # the answers were used
     bad = CliRunner().invoke(app, [*base, "--answers", str(answers)])  # no 'answer' column
     assert bad.exit_code == 2 and "answers.csv: missing column" in bad.output and "answer" in bad.output
+
+
+@pytest.fixture(scope="module")
+def thousand_items(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """40 models x 1,000 items of one benchmark (one category): the default floor of 100 binds below 10 %."""
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=(40, 1))
+    S = (rng.random((40, 1000)) < 1 / (1 + np.exp(-(theta - rng.normal(size=(1, 1000)))))).astype(float)
+    p = Panel.from_matrix(S, [f"m{i}" for i in range(40)], [f"q{j}" for j in range(1000)], benchmark="only")
+    path = tmp_path_factory.mktemp("floor") / "panel.parquet"
+    p.save(path)
+    return path
+
+
+def test_default_floor_raising_retentions_is_said_everywhere(thousand_items: Path) -> None:
+    """`validate --retentions 0.02,0.05` on 1,000 items: the default floor keeps 100 items (10 %) for both,
+    so the two columns are the same selection. Said on the terminal, in --json and, in Python, as a
+    FloorWarning (before: terminal and --json only, so a notebook showed two identical columns silently)."""
+    from benchsift.compression.protocols import validate
+    from benchsift.errors import FloorWarning
+
+    override = (
+        "the item floor of 100 (`floor`) overrides retention 2 % in 1 of 1 category (100 of 1,000 items, "
+        "10.0 %; r alone: 20); 5 % in 1 of 1 category (100 of 1,000 items, 10.0 %; r alone: 50): those "
+        "columns measure more items than the retention asked (`floor` 0 keeps exactly r)"
+    )
+    same = "the item floor of 100 (`floor`) gives retentions 2 %, 5 % the same budget in every category"
+    panel = Panel.load(thousand_items)
+    with pytest.warns(FloorWarning) as said:
+        report = validate(panel, selectors=["random"], retentions=[0.02, 0.05], splits=2)
+    assert [str(w.message) for w in said] == [f"validate: {w}" for w in report.warnings]
+    assert report.warnings[0] == override and report.warnings[1].startswith(same)
+    # a floor the caller sets is a choice: in the warnings only; floor 0 keeps r and says nothing
+    assert validate(panel, selectors=["random"], retentions=[0.02, 0.05], splits=2, floor=0).warnings == ()
+    args = ["validate", str(thousand_items), "--selectors", "random", "--retentions", "0.02,0.05"]
+    doc = json.loads(CliRunner().invoke(app, [*args, "--splits", "2", "--json"]).stdout)
+    # (the CLI names the option as typed)
+    assert doc["warnings"][:2] == [w.replace("`floor`", "--floor") for w in report.warnings]
+    term = CliRunner().invoke(app, [*args, "--splits", "2"])
+    assert term.exit_code == 0, term.output
+    flat = " ".join(term.output.split())
+    assert "overrides retention 2 %" in flat and "gives retentions 2 %, 5 % the same budget" in flat

@@ -12,6 +12,7 @@ protocol also runs, like PRIMEBench Tables 10 and 11, the chronological split at
 from __future__ import annotations
 
 import os
+import warnings as _warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,11 +21,12 @@ import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
+from benchsift.compression.pipeline import DEFAULT_FLOOR
 from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
 from benchsift.compression.protocols.same_model import SameModelResult, same_model
 from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.stage2_heldout import HeldoutResult, stage2_heldout
-from benchsift.errors import InputError
+from benchsift.errors import FloorWarning, InputError
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn
 from benchsift.results import Result
@@ -113,7 +115,7 @@ def validate(
     seed: int = 0,
     n_jobs: int | None = None,
     k: int = 5,
-    floor: int = 100,
+    floor: int = DEFAULT_FLOOR,
     min_heldout: int = 10,
     scoring: str = "mean",
     embeddings: ItemEmbeddings | None = None,
@@ -140,7 +142,10 @@ def validate(
     k
         End-to-end: Stage 3 category count.
     floor
-        Item floor of the category budget.
+        Item floor of the category budget. Where the default floor keeps more items than a retention asks
+        (or gives several retentions the same budget, so that their columns are the same selection), that
+        is said in ``warnings`` and as a :class:`~benchsift.errors.FloorWarning` (a notebook shows it); a
+        floor the caller set is a choice, said in ``warnings`` only (as ``compress`` does).
     min_heldout
         Held-out models (same-model: models) needed for a defined rho.
     scoring
@@ -215,4 +220,8 @@ def validate(
             **shared,
         )
         warnings += [f"{w} (the chronological column)" for w in chrono_warnings if "release date" in w]
+    if int(floor) == DEFAULT_FLOOR:  # the default changed what was asked: said where a notebook shows it
+        for w in warnings:
+            if w.startswith("the item floor of"):
+                _warnings.warn(f"validate: {w}", FloorWarning, stacklevel=2)
     return ValidationReport(protocol, result, chrono, (*result.notes, *answer_notes), tuple(warnings))

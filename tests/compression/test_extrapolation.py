@@ -1,0 +1,88 @@
+"""New models stronger than the build models (benchsift.compression.extrapolation).
+
+Hand-computed half-widths, and a simulated panel with known truth where the strongest 40 % of the models
+answer the suite like the strongest build models (their extra strength is on items the suite does not
+measure): the upper ends of their intervals are widened, they are warned of, and the intervals cover.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.compression.extrapolation import edge_upper_halfwidth, shift_upper_halfwidth
+from benchsift.compression.full_score import FullScoreModel, fit_full_score
+from benchsift.panel import Panel
+
+
+def test_shift_upper_halfwidth_by_hand() -> None:
+    u = np.array([0.1, -0.2, 0.05, 0.3, np.nan])
+    # max(u, 0) over the 4 finite: 0, .05, .1, .3; level 0.5 -> ceil(5 * 0.5) = 3rd -> 0.1
+    assert shift_upper_halfwidth(u, 0.5) == pytest.approx(0.1)
+    # level 0.95 -> ceil(5 * 0.95) = 5 > 4: the largest times (4 + 1) / 4
+    assert shift_upper_halfwidth(u, 0.95) == pytest.approx(0.3 * 5 / 4)
+    assert math.isnan(shift_upper_halfwidth(np.array([np.nan]), 0.95))
+
+
+def test_edge_upper_halfwidth_by_hand() -> None:
+    hw = np.full((4, 2), 0.05)
+    theta = np.array([-1.0, 0.5, 1.5, np.nan])
+    up, edge = edge_upper_halfwidth(
+        hw, np.array([0.08, np.nan]), theta, theta_edge=0.0, theta_max=1.0, span=0.5
+    )
+    assert edge.tolist() == [False, True, True, False]
+    # below the edge and NaN ability: unchanged; at the edge inside the range: max(0.05, 0.08);
+    # beyond theta_max by 0.5 = one span: 0.08 * (1 + 1); a group with nothing measured keeps hw
+    np.testing.assert_allclose(up[:, 0], [0.05, 0.08, 0.16, 0.05])
+    np.testing.assert_allclose(up[:, 1], 0.05)
+
+
+def _frontier_panel(seed: int, n_models: int = 200) -> Panel:
+    """200 models, 200 'general' items on ability t1 and 100 'frontier' items on t2 = 0.5 t1 + noise; the
+    suite (every 10th item) is mostly general items, so a model strong on the frontier items looks like
+    the strongest build models on it."""
+    rng = np.random.default_rng(seed)
+    t1 = rng.standard_normal(n_models)
+    t2 = 0.5 * t1 + math.sqrt(0.75) * rng.standard_normal(n_models)
+    n_gen, n_front = 200, 100
+    a = rng.uniform(0.8, 2.0, n_gen + n_front)
+    b = np.concatenate([rng.normal(-0.3, 1.0, n_gen), rng.normal(1.0, 0.7, n_front)])
+    th = np.column_stack([np.repeat(t1[:, None], n_gen, 1), np.repeat(t2[:, None], n_front, 1)])
+    x = (rng.random(th.shape) < 1 / (1 + np.exp(-a * (th - b)))).astype(float)
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(x.shape[1])]})
+    return Panel(x, [f"m{j}" for j in range(n_models)], items)
+
+
+def test_stronger_release_is_warned_and_covered_after_widening() -> None:
+    panel = _frontier_panel(0)
+    full = panel.scores.mean(axis=1)
+    order = np.argsort(full, kind="stable")
+    build, held = panel.subset(models=np.sort(order[:120])), panel.subset(models=np.sort(order[120:]))
+    suite = np.arange(0, panel.n_items, 10)
+    fs = fit_full_score(build, suite, random_state=0)
+    assert fs.halfwidth_up is not None and np.isfinite(fs.theta_edge)
+    est = fs.predict(held.scores[:, suite], held.model_ids)
+    truth = held.scores.mean(axis=1)
+    m = fs.method
+    # the same fit read back without the shift folds' widths: the intervals as they were before
+    doc = json.loads(json.dumps(fs.to_dict()))
+    del doc["halfwidth_up"], doc["theta_edge"]
+    old = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], held.model_ids)
+    np.testing.assert_array_equal(old.score[m], est.score[m])  # the estimate is not moved
+    np.testing.assert_array_equal(old.low[m], est.low[m])  # nor the lower end
+    covered = (est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1])
+    covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
+    # most of these models are inside the build models' ability range on the suite, yet all are stronger
+    assert est.extrapolating is not None and est.extrapolating.mean() == pytest.approx(0.5)
+    assert covered_old.mean() == pytest.approx(59 / 80) and covered.mean() == pytest.approx(72 / 80)
+    # every held-out model is at the edge: named in one warning; its upper end is at least h_up
+    assert est.at_edge is not None and est.at_edge.all()
+    assert sum(w.startswith("80 model(s) ('m") for w in est.warnings) == 1
+    up = (est.high[m] - est.score[m])[:, -1]
+    below_one = est.high[m][:, -1] < 1.0
+    assert (up[below_one] >= fs.halfwidth_up[m][-1] - 1e-12).all()
+    assert est.to_dict()["models"][0]["at_edge"] is True
