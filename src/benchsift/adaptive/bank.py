@@ -35,8 +35,8 @@ track the observed ones model by model.
 
 **Residual factors of a 2PL bank** (``fit_bank(..., residual_factors=3)``, the default). One ability does not
 say everything a model's answers say: on MMMU, a held-out model's full score differs from
-:math:`\frac1N\sum_i p_i(\theta)` at its full-run ability by 0.018 on average (the 0/1 noise of the
-unanswered items alone would give about 0.011), and the reference models' residuals
+:math:`\frac1N\sum_i p_i(\theta)` at its full-run ability by 0.018 on average (the 0/1 noise of
+1,050 items alone, sd :math:`\sqrt{0.2/1050} = 0.014`, gives about 0.011), and the reference models' residuals
 :math:`R_{mi} = y_{mi} - p_i(\theta_m)` are correlated across items (subjects, model families). The bank keeps
 their first ``k`` principal directions (a truncated SVD :math:`R = U S V^\top`, missing cells 0), scaled as
 loadings of unit-variance factors, :math:`L = V_k S_k / \sqrt{n_{\text{models}}}` (items x k). A model that
