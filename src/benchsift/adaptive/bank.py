@@ -33,8 +33,8 @@ centred on the EM estimates :math:`a^0, d^0` (:math:`\sigma_a = 1`, :math:`\sigm
 each reference model's ability solves :math:`\sum_i a_i (y_{mi} - p_{mi}) = \theta_m`, so the expected scores
 track the observed ones model by model.
 
-**Residual factors of a 2PL bank** (``fit_bank(..., residual_factors=3)``, the default). One ability does not
-say everything a model's answers say: on MMMU, a held-out model's full score differs from
+**Residual factors of a 2PL bank** (``fit_bank(..., residual_factors=3)``; by default with >= 60 models).
+One ability does not say everything a model's answers say: on MMMU, a held-out model's full score differs from
 :math:`\frac1N\sum_i p_i(\theta)` at its full-run ability by 0.018 on average (the 0/1 noise of
 1,050 items alone, sd :math:`\sqrt{0.2/1050} = 0.014`, gives about 0.011), and the reference models' residuals
 :math:`R_{mi} = y_{mi} - p_i(\theta_m)` are correlated across items (subjects, model families). The bank keeps
