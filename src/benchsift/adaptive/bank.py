@@ -462,6 +462,7 @@ def fit_bank(
     if use == "2pl" and residual_factors > 0:
         assert isinstance(model, TwoPL)
         loadings = residual_loadings(X, model.predict_proba(np.asarray(theta)), int(residual_factors))
+        loadings = loadings if loadings.shape[1] > 0 else None
     bank = ItemBank(
         use,
         model,
