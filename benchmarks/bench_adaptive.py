@@ -12,10 +12,12 @@ Two protocols, both on held-out models (40 % of the image models per split):
   path): per split (``SeedSequence([seed, split])``, the same splits for every method) and budget ``b``,
   every method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent
   Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
-  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift, EM bank``: benchsift's adaptive
-  testing as it was (:func:`benchsift.adaptive.fit_bank` with ``polish=False``, then
+  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift, p-IRT``: benchsift's
+  adaptive testing as it was (:func:`benchsift.adaptive.fit_bank` with ``residual_factors=0``: the EM fit
+  refined by the joint polish, EAP under N(0, 1), observed plus expected scores; then
   :func:`benchsift.adaptive.replay_adaptive`: batches of ``n / 10`` items, randomesque exposure 3).
-  ``benchsift``: the same with the default bank (EM fit refined by the joint polish). Printed per panel and
+  ``benchsift``: the same with the default bank, whose expected scores of the items not given are corrected
+  by three residual factors (:mod:`benchsift.adaptive.bank`). Printed per panel and
   budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
   MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
@@ -41,7 +43,7 @@ from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import nan_mean, spearman
 
-VARIANTS = ("CAT (reference)", "benchsift, EM bank", "benchsift")
+VARIANTS = ("CAT (reference)", "benchsift, p-IRT", "benchsift")
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -65,7 +67,7 @@ def versus_reference(
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            banks = {"benchsift, EM bank": fit_bank(build, polish=False), "benchsift": fit_bank(build)}
+            banks = {"benchsift, p-IRT": fit_bank(build, residual_factors=0), "benchsift": fit_bank(build)}
         for b in budgets:
             n = max(1, int(round(b * image.n_items)))
             th, given = ref.cat_run(held.scores, a, d, n)
@@ -89,7 +91,7 @@ def versus_reference(
 def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple[float, float]]]]) -> str:
     image = panel.image_panel()
     lines = [f"\n{name}: {image.n_models} models x {image.n_items} items, vs the reference CAT"]
-    lines.append(f"  {'budget':>6} {'n':>4}  {'method':<20} {'MAE (SE)':>17} {'Spearman':>9}  verdict")
+    lines.append(f"  {'budget':>6} {'n':>4}  {'method':<23} {'MAE (SE)':>17} {'Spearman':>9}  verdict")
     for b, per in res.items():
         n = max(1, int(round(b * image.n_items)))
         summ = {}
@@ -105,7 +107,7 @@ def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple
                 ok = mae <= ref_mae and rho >= ref_rho - 0.005
                 word = "beats" if ok else "loses to"
                 verdict = f"{word} CAT ({mae / ref_mae:.2f} x MAE, rho {rho - ref_rho:+.3f})"
-            lines.append(f"  {b:>6.0%} {n:>4}  {v:<20} {mae:.4f} ({se:.4f}) {rho:9.3f}  {verdict}")
+            lines.append(f"  {b:>6.0%} {n:>4}  {v:<23} {mae:.4f} ({se:.4f}) {rho:9.3f}  {verdict}")
     return "\n".join(lines)
 
 

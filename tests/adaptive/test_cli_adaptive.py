@@ -97,3 +97,27 @@ def test_bank_polish_flag(tmp_path: Path) -> None:
         got = load_bank(out)
         np.testing.assert_allclose(got.model.discrimination_, want.model.discrimination_)  # type: ignore[union-attr]
         np.testing.assert_allclose(got.reference_theta, want.reference_theta)
+
+
+def test_bank_prior_and_residual_factor_options(tmp_path: Path) -> None:
+    # --prior and --residual-factors reach the library's fit_bank; the summary names them
+    import json
+
+    from benchsift.adaptive import fit_bank, load_bank
+    from benchsift.io import read_scores
+
+    panel = _panel_file(tmp_path)
+    out = tmp_path / "bank.json"
+    flags = ["--prior", "empirical", "--residual-factors", "2", "--json"]
+    res = runner.invoke(app, ["adaptive", "bank", str(panel), "-o", str(out), *flags])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["prior"] == "empirical" and doc["residual_factors"] == 2
+    want = fit_bank(read_scores(panel), prior="empirical", residual_factors=2)
+    got = load_bank(out)
+    assert got.prior == "empirical"
+    np.testing.assert_allclose(got.residual_loadings, want.residual_loadings)
+    bad = runner.invoke(
+        app, ["adaptive", "bank", str(panel), "-o", str(tmp_path / "b.json"), "--prior", "flat"]
+    )
+    assert bad.exit_code == 2 and "prior" in bad.output and not (tmp_path / "b.json").exists()

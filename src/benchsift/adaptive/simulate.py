@@ -13,7 +13,7 @@ held-out model, the static suite's size ``n``:
 * ``adaptive`` -- batches of maximum-information items with randomesque exposure control
   (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default ``n / 10``) until ``n`` items,
   answered from the model's logged scores; the bank's full-score estimate (observed scores plus the expected
-  scores of the items not given).
+  scores of the items not given, corrected by the bank's residual factors when it has them).
 
 Reported per method, mean and sd over splits: the Spearman correlation between held-out models' estimated
 and true full overall scores (mean of benchmark means over every item), and the mean absolute error.
