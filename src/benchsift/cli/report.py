@@ -25,8 +25,9 @@ def report_command(
     answers: Annotated[
         Path | None,
         opt(
-            "The models' logged answers (long table: model, benchmark, item, answer): item views show what "
-            "each model answered. Needs --panel or a panel inside DIR."
+            "The models' logged answers (long table: model, benchmark, item, answer; `import ... "
+            "--answers-out` writes it): item views show what each model answered. Needs --panel or a panel "
+            "inside DIR."
         ),
     ] = None,
     answer_column: Annotated[
