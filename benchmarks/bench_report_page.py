@@ -12,8 +12,8 @@ MMMU). Then ``benchsift report`` writes ``index.html`` twice:
   JSON programmer would write; the page's script reads both).
 
 For each page: its size in bytes, and in the system's headless Chromium (min / median over ``--repeats``,
-the two pages alternated): the load time (``loadEventEnd`` of the navigation, the table script included),
-the JS heap after load, and the time to sort the largest table by a numeric column over all its rows.
+the two pages alternated): the load time (``loadEventEnd`` of the navigation, the table script included)
+and the time to sort the largest table by its ``score`` column over all its rows.
 
 Usage: ``python benchmarks/bench_report_page.py [--panel FILE] [--repeats 3] [--work DIR]``.
 """
@@ -87,7 +87,7 @@ const col = Array.from(heads).findIndex(h => h.textContent === 'score');
 const t0 = performance.now();
 heads[col < 0 ? heads.length - 1 : col].click();
 const sort = performance.now() - t0;
-return [nav.loadEventEnd, sort, big.rows.length, performance.memory ? performance.memory.usedJSHeapSize : 0];
+return [nav.loadEventEnd, sort, big.rows.length];
 """
 
 
@@ -124,14 +124,14 @@ def main() -> None:
     finally:
         driver.quit()
     print(f"panel: {source}: {panel.n_models} models x {panel.n_items} items; page {page}")
-    print(f"{'page':<24}{'bytes':>12}{'load ms min/med':>20}{'sort ms min/med':>20}{'rows':>9}{'heap MB':>9}")
+    print(f"{'page':<24}{'bytes':>12}{'load ms min/med':>20}{'sort ms min/med':>20}{'rows':>9}")
     for name, size in sizes.items():
         r = runs[name]
         load = [x[0] for x in r]
         sort = [x[1] for x in r]
         print(
             f"{name:<24}{size:>12,}{min(load):>11.0f} / {statistics.median(load):<7.0f}"
-            f"{min(sort):>11.0f} / {statistics.median(sort):<7.0f}{int(r[0][2]):>9,}{r[-1][3] / 1e6:>9.1f}"
+            f"{min(sort):>11.0f} / {statistics.median(sort):<7.0f}{int(r[0][2]):>9,}"
         )
     for entry in log:
         print(f"console {entry['level']}: {entry['message']}")
