@@ -4,9 +4,10 @@
     python scripts/screenshot_report.py --mmmu-sized OUTDIR [--out PNG] [--sections]
 
 Without DIR it runs ``benchsift demo`` into a temporary folder first. ``--mmmu-sized OUTDIR`` first
-simulates a panel of MMMU's size (168 models x 1,050 items, one benchmark, with question text and
-images), runs ``compress``, ``audit``, ``validate`` and ``adaptive simulate`` with ``--out`` into OUTDIR
-and ``benchsift report OUTDIR --panel ... --images ...``. ``--sections`` also writes one PNG per section
+simulates a panel of MMMU's size (168 models x 1,050 items, one benchmark, with question text, images
+and the models' logged answers), runs ``compress --holdout 0.2``, ``audit``, ``validate`` and ``adaptive
+simulate`` with ``--out`` into OUTDIR and ``benchsift report OUTDIR --panel ... --images ... --answers
+...``. ``--sections`` also writes one PNG per section
 (the first screen of each, ``PNG`` stem + ``-<section>.png``) and one of the first audit flag's item view
 (``-item.png``). It needs the system's Chromium and
 chromedriver (Debian: ``apt-get install chromium chromium-driver``) and the ``selenium`` package (the
@@ -87,10 +88,29 @@ def build_mmmu_sized(out: Path, seed: int = 0) -> Path:
     panel = Panel(scores, panel.models, items)
     panel_path = out / "mmmu_sized.parquet"
     panel.save(panel_path)
+    # the models' logged answers: the key when scored right, another letter when wrong
+    import pandas as pd
+
+    keys = items["answer"].to_numpy()
+    others = {k: [x for x in "ABCD" if x != k] for k in "ABCD"}
+    pick = rng.integers(0, 3, size=scores.shape)
+    given = [
+        [keys[j] if scores[i, j] == 1.0 else others[keys[j]][pick[i, j]] for j in range(panel.n_items)]
+        for i in range(panel.n_models)
+    ]
+    answers = out / "answers.csv"
+    pd.DataFrame(
+        {
+            "model": np.repeat(panel.model_ids, panel.n_items),
+            "benchmark": np.tile(items["benchmark"].to_numpy(), panel.n_models),
+            "item": np.tile(items["item"].to_numpy(), panel.n_models),
+            "answer": np.asarray(given).reshape(-1),
+        }
+    ).to_csv(answers, index=False)
     results = out / "results"
     runner = CliRunner()
     commands = [
-        ["compress", str(panel_path), "--out", str(results / "suite"), "--force"],
+        ["compress", str(panel_path), "--holdout", "0.2", "--out", str(results / "suite"), "--force"],
         ["audit", str(panel_path), "--out", str(results / "audit"), "--force"],
         [
             "validate",
@@ -106,7 +126,16 @@ def build_mmmu_sized(out: Path, seed: int = 0) -> Path:
             "--force",
         ],
         ["adaptive", "simulate", str(panel_path), "--splits", "2", "--out", str(results / "adaptive")],
-        ["report", str(results), "--panel", str(panel_path), "--images", str(images)],
+        [
+            "report",
+            str(results),
+            "--panel",
+            str(panel_path),
+            "--images",
+            str(images),
+            "--answers",
+            str(answers),
+        ],
     ]
     for cmd in commands:
         r = runner.invoke(app, cmd)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import typer
+from scipy import stats as scipy_stats
 from typer.testing import CliRunner
 
 from benchsift.cli._common import BenchsiftGroup
@@ -181,6 +182,11 @@ def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Pat
     assert h["coverage"] == pytest.approx(covered.mean())
     assert h["random_subset"]["mae"] == pytest.approx(
         np.mean(np.abs(per["random_subset_mean"] - per["truth"]))
+    )
+    # held-out rank fidelity: scipy's Spearman on the per-model table
+    assert h["rank_rho"] == pytest.approx(scipy_stats.spearmanr(per["estimate"], per["truth"]).statistic)
+    assert h["random_subset"]["rank_rho"] == pytest.approx(
+        scipy_stats.spearmanr(per["random_subset_mean"], per["truth"]).statistic
     )
     # the same split for the same seed; named models instead of a fraction
     again = runner.invoke(

@@ -1,6 +1,8 @@
 """Importers keep the question, choices and answer key the harness logged as item metadata (issue 34):
 lm-eval (``doc`` and ``target``), lmms-eval (``input`` and ``target``), inspect (``input`` and ``target``),
-read from the tool-written fixtures; the report's item view shows them."""
+lighteval (``doc.query``, ``doc.choices``, ``doc.gold_index``), HELM (``scenario_state.json``'s instances)
+and Every Eval Ever (``input.raw``, ``input.choices``, ``input.reference``), read from the tool-written
+fixtures; the report's item view shows them, with HELM's image reference as a thumbnail inside the root."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchsift.io import read_inspect, read_lm_eval, read_lmms_eval
+from benchsift.io import read_eee, read_helm, read_inspect, read_lighteval, read_lm_eval, read_lmms_eval
 from benchsift.report.items import item_views
 
 F = Path(__file__).resolve().parents[1] / "fixtures" / "io"
@@ -77,3 +79,74 @@ def test_logged_text_is_bounded_and_chat_input_keeps_user_text() -> None:
     assert question is not None and len(question) == ITEM_TEXT_CHARS and question.endswith("...")
     assert (choices, answer) == (None, "3")
     assert logged_item_text({"doc_id": 0}) == (None, None, None)
+
+
+def test_lighteval_keeps_query_choices_and_gold_choice() -> None:
+    panel = read_lighteval(F / "lighteval/real/out/details")
+    # details_arith_mc|0: doc id 3, query "What is 8/2?", choices ["2", "16", "6", "4"], gold_index 3
+    mc = _row(panel.items, "arith_mc|0", "3")
+    assert (mc["question"], json.loads(mc["choices"]), mc["answer"]) == (
+        "What is 8/2?",
+        ["2", "16", "6", "4"],
+        "4",
+    )
+    # the generative task: the one choice is the gold answer
+    gen = _row(panel.items, "arith_gen|0", "1")
+    assert (gen["question"], gen["answer"]) == ("What is 3*3?", "9")
+    view = item_views(panel, [("arith_mc|0", "3")])[("arith_mc|0", "3")]
+    assert (view.question, view.key, view.choices) == ("What is 8/2?", "4", ["2", "16", "6", "4"])
+
+
+def test_helm_keeps_instance_text_with_option_letters() -> None:
+    runs = F / "helm/real/out/benchmark_output/runs/v1"
+    panel = read_helm([runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"])
+    # scenario_state.json: id60 "Is 70 even or odd?", references Even (correct) / Odd, output_mapping A/B
+    row = _row(panel.items, "simple_mcqa", "id60")
+    assert (row["question"], json.loads(row["choices"]), row["answer"]) == (
+        "Is 70 even or odd?", ["A. Even", "B. Odd"], "A"
+    )  # fmt: skip
+    assert _row(panel.items, "simple_mcqa", "id41")["answer"] == "B"  # 51 is odd
+    assert "image" not in panel.items.columns  # a text scenario logs no media
+
+
+def test_helm_image_reference_is_shown_only_inside_the_root(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from benchsift.io.helm import _instance_text
+    from benchsift.panel import Panel
+
+    root = tmp_path / "images"
+    root.mkdir()
+    Image.new("RGB", (40, 30), (10, 20, 30)).save(root / "cat.png")
+    outside = tmp_path / "secret.png"
+    Image.new("RGB", (40, 30)).save(outside)
+    (root / "link.png").symlink_to(outside)  # inside by name, outside once resolved
+    texts = []
+    for name in ("cat.png", "link.png"):
+        # a VHELM instance: input.multimedia_content.media_objects with content_type and location
+        instance = {
+            "input": {
+                "multimedia_content": {
+                    "media_objects": [
+                        {"text": "What animal?", "content_type": "text/plain"},
+                        {"location": str(root / name), "content_type": "image/png"},
+                    ]
+                }
+            },
+            "references": [{"output": {"text": "cat"}, "tags": ["correct"]}],
+            "id": name,
+        }
+        texts.append(_instance_text(instance, None))
+    assert texts[0] == ("What animal?", '["cat"]', "cat", str(root / "cat.png"))
+    items = pd.DataFrame({"benchmark": "v", "item": ["a", "b"], "image": [t[3] for t in texts]})
+    views = item_views(Panel([[1.0, 0.0]], ["m"], items), [("v", "a"), ("v", "b")], images=root)
+    assert views[("v", "a")].image.startswith("data:image/png;base64,")
+    assert views[("v", "b")].image == "" and "outside the image root" in views[("v", "b")].image_note
+
+
+def test_eee_keeps_input_raw_choices_and_reference() -> None:
+    panel = read_eee(F / "eee/real/group/data/arith_mc_rev", filter="acc")
+    # arith_mc_rev sample 0: input.raw "Q: What is 2+2?\nA:", choices ["3", "4", "5", "6"], reference ["1"]
+    row = _row(panel.items, "arith_mc_rev", "0")
+    assert row["question"] == "Q: What is 2+2?\nA:"
+    assert (json.loads(row["choices"]), row["answer"]) == (["3", "4", "5", "6"], "1")

@@ -177,14 +177,27 @@ def mmmu_sized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataF
         image=[f"img{k % 4}.png" for k in range(sim.n_items)],
     )
     panel_path = root / "panel.parquet"
-    Panel(scores, sim.models, items).save(panel_path)
+    panel = Panel(scores, sim.models, items)
+    panel.save(panel_path)
+    # the models' logged answers: the key when scored right, another letter when wrong
+    wrong = rng.choice(["B", "C", "D"], size=scores.shape)
+    given = np.where(scores == 1.0, "A", wrong)
+    answers = root / "answers.csv"
+    pd.DataFrame(
+        {
+            "model": np.repeat(panel.model_ids, panel.n_items),
+            "benchmark": np.tile(items["benchmark"].to_numpy(), panel.n_models),
+            "item": np.tile(items["item"].to_numpy(), panel.n_models),
+            "answer": given.reshape(-1),
+        }
+    ).to_csv(answers, index=False)
     out = root / "results"
     for cmd in (
         ["compress", str(panel_path), "--out", str(out / "suite")],
         ["audit", str(panel_path), "--out", str(out / "audit")],
         ["validate", str(panel_path), "--splits", "2", "--selectors", "random,variance",
          "--retentions", "0.1", "--floor", "0", "--out", str(out / "validate")],
-        ["report", str(out), "--panel", str(panel_path), "--images", str(images)],
+        ["report", str(out), "--panel", str(panel_path), "--images", str(images), "--answers", str(answers)],
     ):  # fmt: skip
         r = CliRunner().invoke(app, cmd)
         assert r.exit_code == 0, r.output
@@ -239,7 +252,9 @@ def test_sorting_a_column_reorders_every_row(any_page: webdriver.Chrome) -> None
     candidates = []
     for w in page.find_elements(By.CSS_SELECTOR, "div.tablewrap"):
         data = page.execute_script(
-            "return JSON.parse(arguments[0].querySelector('script.tdata').textContent)", w
+            "const d = JSON.parse(arguments[0].querySelector('script.tdata').textContent);"
+            "return {columns: d.columns, rows: window.benchsiftDecodeTable(d)}",
+            w,
         )
         col = numeric_column(data)
         if 25 < len(data["rows"]) <= 2000 and col is not None:
@@ -307,4 +322,9 @@ def test_an_audit_flag_links_to_its_item_view(
     assert img.get_attribute("src").startswith("data:image/")
     assert driver.execute_script("return arguments[0].naturalWidth", img) == 64
     assert "strongest 20 %" in view.text
+    # what the models answered: the key's row counts the models that scored it right
+    key_row = view.find_element(By.CSS_SELECTOR, "table.answers tr.keyrow")
+    n_right = int((Panel.load(out.parent / "panel.parquet").scores[:, k] == 1.0).sum())
+    cells = [td.get_attribute("textContent") for td in key_row.find_elements(By.TAG_NAME, "td")]
+    assert cells[:2] == ["A (key)", str(n_right)]
     assert driver.get_log("browser") == []

@@ -13,25 +13,34 @@ from benchsift.report.console import DataTable, _abbreviate, fit_tables
 
 def test_headers_are_cut_to_their_cells_with_a_legend() -> None:
     out, legend = _abbreviate(["benchmark", "reliability", "MDD"], [9, 5, 5], [True, False, False])
-    assert out == ["benchmark", "reli.", "MDD"]
-    assert legend == ["reli. = reliability"]
+    assert out == ["benchmark", "reliab.", "MDD"]  # its usual short form, not cut further
+    assert legend == ["reliab. = reliability"]
 
 
-def test_a_clash_of_several_words_takes_their_initials() -> None:
-    headers = ["all-correct", "near-ceiling", "all-wrong", "allocation"]
-    out, legend = _abbreviate(headers, [4, 4, 4, 4], [False] * 4)
-    # all-correct takes "all."; all-wrong would clash: its initials; a one-word clash is numbered
-    assert out == ["all.", "nea.", "a-w.", "al2."]
-    assert legend == ["all. = all-correct", "nea. = near-ceiling", "a-w. = all-wrong", "al2. = allocation"]
+def test_abbreviations_stay_readable() -> None:
+    # before: "ite.", "fla.", "a-w.", "nea.", "al2." (cut to the cells' width, initials on a clash)
+    headers = ["items", "flags", "all-correct", "near-ceiling", "all-wrong", "allocation", "flagged"]
+    out, legend = _abbreviate(headers, [3, 3, 4, 4, 4, 4, 3], [False] * 7)
+    # words of five letters or fewer are never cut; longer words keep at least four letters
+    assert out == ["items", "flags", "all-corr.", "near-ceil.", "all-wrong", "allo.", "flag."]
+    assert legend == [
+        "all-corr. = all-correct", "near-ceil. = near-ceiling", "allo. = allocation", "flag. = flagged"
+    ]  # fmt: skip
+
+
+def test_known_words_take_their_usual_short_form() -> None:
+    headers = ["negative-discrimination", "Correlation", "pointbiserial", "same-same-same", "same-same-sam"]
+    out, legend = _abbreviate(headers, [5, 4, 5, 3, 3], [False] * 5)
+    assert out[:3] == ["neg-discr.", "Corr.", "pbis."]
+    assert len(legend) == 3  # the headers of short words are left whole: the table wraps them instead
 
 
 def test_headers_of_several_words_keep_whole_words() -> None:
-    headers = ["r (item-rest)", "SRCC mean ± sd", "top5_energy_pct"]
-    out, legend = _abbreviate(headers, [6, 13, 7], [False] * 3)
-    # cut inside a word, a header of words keeps the words that fit, less a trailing "±" or "(";
-    # a header of one word (underscores) is cut by characters as before
-    assert out == ["r.", "SRCC mean.", "top5_e."]
-    assert legend == ["r. = r (item-rest)", "SRCC mean. = SRCC mean ± sd", "top5_e. = top5_energy_pct"]
+    headers = ["r (item-rest)", "SRCC mean ± sd", "top5_energy_pct", "discrimination index"]
+    out, legend = _abbreviate(headers, [6, 13, 7, 6], [False] * 4)
+    # short words stay whole; a header that would shrink by less than two characters is left whole
+    assert out == ["r (item-rest)", "SRCC mean ± sd", "top5_energy_pct", "discr index."]
+    assert legend == ["discr index. = discrimination index"]
 
 
 def test_a_title_wider_than_its_table_is_a_line_above_it() -> None:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 from benchsift._fileio import atomic_path
 from benchsift.cli.main import app
 from benchsift.report.figures import new_figure, save_figure
-from benchsift.report.html import collect_report, write_report
+from benchsift.report.html import collect_report, decode_table_data, table_data, write_report
 
 runner = CliRunner()
 
@@ -70,7 +71,7 @@ def test_demo_does_not_write_the_long_csv_unless_asked(demo_dir: tuple[Path, dic
     assert (out / "panel" / "panel.parquet").is_file()
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != "index.html")
     assert total < 8_000_000  # the 22.9 MB long.csv was most of the old demo folder
-    # the page: every table row up to MAX_TABLE_CELLS and a view of each of the ~1,100 items its tables name
+    # the page: every table row and a view of each of the ~1,100 items its tables name
     assert (out / "index.html").stat().st_size < 6_000_000
 
 
@@ -127,8 +128,36 @@ def test_tables_hold_every_row_and_json_records(tmp_path: Path) -> None:
         for m in re.findall(r'<script type="application/json" class="tdata">(.*?)</script>', html)
     ]
     data = next(t for t in tables if t["columns"] == ["model", "score", "extra"])
-    assert len(data["rows"]) == n and data["rows"][-1][0] == f"m{n - 1}"
+    rows = decode_table_data(data)
+    assert len(rows) == n and rows == csv_table.rows
+    # stored column by column: the empty 'extra' column as one distinct value and an index per row
+    assert data["cols"][2] == {"d": ["n/a"], "i": [0] * n} and data["cols"][0][:2] == ["m0", "m1"]
     assert "warning: result.json: a warning" in html
+
+
+def test_a_long_table_is_on_the_page_whole_and_stored_compactly(tmp_path: Path) -> None:
+    # 60 models x 1,000 items as a long table: 60,000 rows x 5 columns = 300,000 cells, beyond the old
+    # 250,000-cell cap (which kept the first 50,000 rows).
+    n_models, n_items = 60, 1000
+    rng = np.random.default_rng(0)
+    lines = ["model,benchmark,item,score,flag"]
+    for m in range(n_models):
+        for i in range(n_items):
+            lines.append(f"model-{m},MMMU,item-{i},{int(rng.random() < 0.6)},{'ok' if i % 7 else 'check'}")
+    _write(tmp_path / "long.csv", "\n".join(lines) + "\n")
+    html = write_report(tmp_path).read_text()
+    (payload,) = re.findall(r'<script type="application/json" class="tdata">(.*?)</script>', html)
+    data = json.loads(payload)
+    rows = decode_table_data(data)
+    assert len(rows) == n_models * n_items == data["n"]
+    assert rows[-1] == [f"model-{n_models - 1}", "MMMU", f"item-{n_items - 1}", rows[-1][3], "ok"]
+    assert [r[0] for r in rows[::n_items]] == [f"model-{m}" for m in range(n_models)]
+    # each column repeats: stored as distinct values and an index per row
+    assert [len(c["d"]) for c in data["cols"]] == [n_models, 1, n_items, 2, 2]
+    # smaller than the rows written out: measured on this table
+    plain = len(json.dumps(rows, separators=(",", ":")))
+    assert len(payload) < 0.6 * plain
+    assert table_data(collect_report(tmp_path)[1][0].tables[0]) == data
 
 
 def test_only_files_benchsift_wrote_are_on_the_page(tmp_path: Path) -> None:

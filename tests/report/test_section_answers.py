@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from scipy import stats
 from typer.testing import CliRunner
 
+from benchsift._fileio import atomic_path
 from benchsift.cli.main import app
 from benchsift.panel import Panel
 from benchsift.report.answers import Answer, Number, SectionFiles, register_summariser, section_answers
@@ -38,7 +40,7 @@ def test_demo_suite_answer_is_what_suite_json_says(demo_dir: tuple[Path, dict[st
     fs = suite["full_score"]
     got = _numbers(ans)
     assert got["items kept"] == f"{n:,} of {pool:,}"
-    assert got["rank fidelity (rho, in-panel)"] == f"{suite['rho_suite_vs_stage0']:.2f}"
+    assert got["rank fidelity (rho, in-panel: optimistic)"] == f"{suite['rho_suite_vs_stage0']:.2f}"
     assert got["expected estimate error (MAE)"] == f"{fs['cv_mae_overall'][fs['method']]:.3f}"
     assert f"keeps {n:,} of {pool:,} items ({100 * n / pool:.1f} %)" in ans.sentences[0]
     # The suite card: one export command per harness, naming the suite's folder.
@@ -98,6 +100,30 @@ def small_panel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("panel") / "p.parquet"
     simulate_panel(SimulationConfig.unidimensional(n_models=40, n_items=300), random_state=3).panel.save(path)
     return path
+
+
+def test_suite_card_gives_the_held_out_rank_fidelity(small_panel: Path, tmp_path: Path) -> None:
+    out = tmp_path / "suite"
+    r = runner.invoke(
+        app,
+        ["compress", str(small_panel), "--retention", "0.2", "--floor", "0", "--holdout", "0.3",
+         "--seed", "2", "--out", str(out)],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    held = json.loads((out / "holdout.json").read_text())
+    per = pd.read_csv(out / "holdout.csv")
+    _, sections = collect_report(out)
+    (ans,) = [a for s in sections for a in s.answers if a.kind == "suite"]
+    got = _numbers(ans)
+    rho = stats.spearmanr(per["estimate"], per["truth"]).statistic  # scipy on the per-model table
+    assert got["rank fidelity on held-out models (rho)"] == f"{rho:.2f}" == f"{held['rank_rho']:.2f}"
+    assert not any("in-panel" in label for label in got)
+    assert got["estimate error on held-out models (MAE)"] == f"{held['mae']:.3f}"
+    text = " ".join(ans.sentences)
+    assert f"On {held['n_held']} held-out models" in text
+    rand = stats.spearmanr(per["random_subset_mean"], per["truth"]).statistic
+    assert f"random items rank them at rho {rand:.2f}" in text
+    assert 3 <= len(ans.numbers) <= 5
 
 
 def test_validate_out_is_a_section_with_the_held_out_answer(small_panel: Path, tmp_path: Path) -> None:
@@ -307,3 +333,53 @@ def test_page_shows_the_names_its_csv_neutralised_for_spreadsheets(tmp_path: Pat
     assert table.columns == ["model", "-score"]
     assert [row[0] for row in table.rows] == names
     assert [row[1] for row in table.rows] == ["0.5", "-0.25", "1.0", "0.0", "0.75"]
+
+
+def test_item_view_shows_what_the_models_answered(tmp_path: Path) -> None:
+    # 10 models of rising strength (m9 strongest). Item "k" has key B; the 5 strongest answered A (scored 0),
+    # the 5 weakest answered B (scored 1): the strongest agree on another answer than the key.
+    n = 10
+    strength = np.arange(n)
+    ladder = [strength >= t for t in range(1, 10)]  # 9 items that order the models by strength
+    scores = np.column_stack([strength >= 3, strength < 5, *ladder]).astype(float)
+    models = [f"m{i}" for i in range(n)]
+    names = ["g", "k", *(f"h{t}" for t in range(1, 10))]
+    items = pd.DataFrame({"benchmark": "b", "item": names, "answer": ["C", "B", *["A"] * 9]})
+    panel = Panel(scores, models, items)
+    rows = []
+    for i in range(n):
+        row = {"model": models[i], "benchmark": "b"}
+        rows.append({**row, "item": "g", "prediction": "C" if i >= 3 else "D"})
+        if i != 4:  # m4 logged no answer for k
+            rows.append({**row, "item": "k", "prediction": "B" if i < 5 else "A"})
+    rows.append({"model": "other", "benchmark": "b", "item": "k", "prediction": "A"})  # not in the panel
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame(rows).to_csv(answers, index=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    with atomic_path(out / "flags.csv") as tmp:  # written as benchsift writes (listed in the manifest)
+        tmp.write_text("benchmark,item\nb,k\n")
+    panel_path = tmp_path / "p.parquet"
+    panel.save(panel_path)
+    page, _ = collect_report(out, panel=panel, answers=answers, answer_column="prediction")
+    (k,) = page["items"]
+    # A: m5..m9 (5 models, the 2 strongest among them, score 0); B: m0..m3 (4 models, score 1)
+    assert k.answer_counts == [("A", 5, 2, "0.00"), ("B", 4, 0, "1.00")]
+    assert k.n_unanswered == 1
+    assert k.answers[0] == ("m9", "A", "0") and k.answers[-1] == ("m0", "B", "1")
+    assert any("model run(s) not in the panel" in w for w in page["warnings"])
+    # the CLI: --answers with --panel; the page shows the answer table with the key marked
+    r = runner.invoke(
+        app,
+        ["report", str(out), "--panel", str(panel_path), "--answers", str(answers), "--answer-column",
+         "prediction"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    text = (out / "index.html").read_text()
+    assert "What the models answered" in text
+    assert '<tr class="keyrow"><td>B (key)</td><td>4</td><td>0</td><td>1.00</td></tr>' in text
+    # without a panel there is nothing to align the answers with: one line, exit 2
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    r = runner.invoke(app, ["report", str(bare), "--answers", str(answers)])
+    assert r.exit_code == 2 and "--panel" in r.output

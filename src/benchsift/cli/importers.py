@@ -98,7 +98,7 @@ Scale = Annotated[
 AnswersOut = Annotated[
     Path | None,
     opt(
-        "Also write the models' logged answers (long table, .parquet or .csv) for validate --answers.",
+        "Also write the models' logged answers (long table, .parquet or .csv) for validate/report --answers.",
         "--answers-out",
     ),
 ]

@@ -22,6 +22,17 @@ def report_command(
         Path | None,
         opt("Root folder of the item images the panel's item metadata names (thumbnails in item views)."),
     ] = None,
+    answers: Annotated[
+        Path | None,
+        opt(
+            "The models' logged answers (long table: model, benchmark, item, answer; `import ... "
+            "--answers-out` writes it): item views show what each model answered. Needs --panel or a panel "
+            "inside DIR."
+        ),
+    ] = None,
+    answer_column: Annotated[
+        str, opt("Column of --answers holding the answer (VLMEvalKit's raw files: prediction).")
+    ] = "answer",
     json_output: Annotated[
         bool, opt("Print one JSON object (the page's path and contents).", "--json")
     ] = False,
@@ -36,7 +47,9 @@ def report_command(
         from benchsift.io import read_scores
 
         loaded = read_scores(panel)
-    contents = report_folder(directory, title=title, panel=loaded, images=images)
+    contents = report_folder(
+        directory, title=title, panel=loaded, images=images, answers=answers, answer_column=answer_column
+    )
     sections = contents["sections"]
     n_fig, n_tab = (sum(s[what] for s in sections) for what in ("figures", "tables"))
     line = (

@@ -6,8 +6,10 @@ scores on the suite's items alone (:func:`benchsift.compression.estimate.estimat
 its full score: the mean over benchmarks of its mean over each benchmark's items (NaN-aware), the quantity
 the full-score estimators target. Reported: the mean absolute error of the chosen estimate, the share of
 held-out models whose interval covers the truth, the mean interval width, how many were flagged as
-extrapolating, and for comparison the mean absolute error of the plain mean over a random item subset of the
-suite's size (seeded), what a user would get by running that many random items instead.
+extrapolating, the held-out rank fidelity (Spearman rho between the estimates and the full scores of the
+held-out models; redundancy paper App. A, Eq. 1, via :func:`benchsift.stats.spearman`), and for comparison
+the mean absolute error and the rank fidelity of the plain mean over a random item subset of the suite's
+size (seeded), what a user would get by running that many random items instead.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import check_random_state, nan_mean
+from benchsift.stats import check_random_state, nan_mean, spearman
 
 __all__ = ["HoldoutResult", "evaluate_holdout", "split_models"]
 
@@ -86,6 +88,10 @@ class HoldoutResult(Result):
     per_model: pd.DataFrame
     seed: int
     warnings: list[str] = field(default_factory=list)
+    #: Spearman rho of the estimates with the held-out models' full scores (NaN with fewer than 2 models).
+    rank_rho: float = float("nan")
+    #: The same for the plain mean over the random subset of the suite's size.
+    random_subset_rho: float = float("nan")
 
     def summary_line(self) -> str:
         """The check in one line: the estimate's MAE and coverage on the held-out models against a random
@@ -112,7 +118,13 @@ class HoldoutResult(Result):
                 "coverage": self.coverage,
                 "mean_width": self.mean_width,
                 "n_extrapolating": self.n_extrapolating,
-                "random_subset": {"n_items": self.n_items, "mae": self.random_subset_mae, "seed": self.seed},
+                "rank_rho": self.rank_rho,
+                "random_subset": {
+                    "n_items": self.n_items,
+                    "mae": self.random_subset_mae,
+                    "rank_rho": self.random_subset_rho,
+                    "seed": self.seed,
+                },
                 "models": self.per_model.to_dict(orient="records"),
             }
         )
@@ -167,4 +179,8 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
         per_model=per,
         seed=int(seed),
         warnings=list(f.warnings),
+        rank_rho=spearman(s, t) if ok.sum() >= 2 else float("nan"),
+        random_subset_rho=spearman(per["random_subset_mean"].to_numpy(dtype=float), t)
+        if ok.sum() >= 2
+        else float("nan"),
     )

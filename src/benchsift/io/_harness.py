@@ -413,13 +413,27 @@ def item_text_columns(samples: Sequence[dict[str, Any]]) -> dict[str, pd.Series]
     """The ``question``, ``choices`` and ``answer`` item columns of one file's samples, in row order
     (:func:`logged_item_text`), as text columns (what the coded import path takes, so an item's text is
     held once however many runs log it); a column no sample logged is left out."""
-    texts = [logged_item_text(rec) for rec in samples]
+    return text_columns([logged_item_text(rec) for rec in samples])
+
+
+def text_columns(
+    texts: Sequence[Sequence[str | None]], names: Sequence[str] = ITEM_TEXT_COLUMNS
+) -> dict[str, pd.Series]:
+    """Item text columns ``names`` from one tuple of texts per row (``None`` = not logged), each cut to
+    :data:`ITEM_TEXT_CHARS`; a column no row logged is left out."""
     out: dict[str, pd.Series] = {}
-    for k, col in enumerate(ITEM_TEXT_COLUMNS):
-        values = [t[k] for t in texts]
+    for k, col in enumerate(names):
+        values = [None if t[k] is None else _bounded(str(t[k])) for t in texts]
         if any(v is not None for v in values):
             out[col] = pd.Series(values, dtype=text_dtype())
     return out
+
+
+def choices_text(options: Any) -> str | None:
+    """A logged list of choices as the ``choices`` item column holds it (a JSON list of strings)."""
+    if not isinstance(options, list | tuple) or not options:
+        return None
+    return _bounded(json.dumps([str(o) for o in options], ensure_ascii=False))
 
 
 def check_reported(

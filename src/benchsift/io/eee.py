@@ -16,7 +16,10 @@ writes it) under the same ``evaluation_name``, ``filter`` picks one; without it 
 with the choices. (EEE's lm-eval converter names a filtered result ``<task>/<filter>``, so its files
 import as one benchmark per filter.) The answer is the
 terminal ``answer_attribution``'s ``extracted_value``. Aggregate ``.json`` files hold no per-item scores
-and are refused when named (skipped in a walk); the aggregate file beside a samples file
+and are refused when named (skipped in a walk); item metadata where the record logged it (issue 34):
+``question`` = ``input.raw``, ``choices`` = ``input.choices`` (a JSON list), ``answer`` =
+``input.reference`` as logged (a list joined by ", "; EEE's lm-eval converter logs the index of the right
+choice), each cut to 2,000 characters; the aggregate file beside a samples file
 (``<uuid>.json``) is read to check, per model and evaluation, that the per-item mean reproduces its
 score (a warning names both numbers when not: EEE 0.3.0's lm-eval converter fills the samples file of
 task ``arith_mc`` with the samples of ``arith_mc_rev`` when both ran, its ``samples_arith_mc_*`` pattern
@@ -46,7 +49,7 @@ from benchsift._fileio import atomic_dir
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
-from benchsift.io._harness import check_reported, read_jsonl
+from benchsift.io._harness import check_reported, choices_text, read_jsonl, text_columns
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
@@ -70,6 +73,19 @@ def _answer(rec: dict[str, Any]) -> str | None:
             if isinstance(a, dict) and a.get("is_terminal") and isinstance(a.get("extracted_value"), str):
                 return str(a["extracted_value"])
     return None
+
+
+def _input_text(rec: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``(question, choices, answer)`` of an instance record's ``input`` (module docstring)."""
+    inp = rec.get("input")
+    if not isinstance(inp, dict):
+        return None, None, None
+    raw = inp.get("raw")
+    ref = inp.get("reference")
+    if isinstance(ref, list):
+        ref = ", ".join(str(r) for r in ref) if ref else None
+    answer = None if ref is None or isinstance(ref, dict) else str(ref)
+    return (raw if isinstance(raw, str) and raw else None), choices_text(inp.get("choices")), answer
 
 
 def _read_one(
@@ -109,6 +125,7 @@ def _read_one(
         ]
     rows: dict[str, list[Any]] = {k: [] for k in ("model", "benchmark", "item", "score", ROW_COL, ANSWER_COL)}
     errored = 0
+    texts: list[tuple[str | None, str | None, str | None]] = []
     for n, rec in records:
         missing = [k for k in REQUIRED if k not in rec]
         if missing:
@@ -126,9 +143,12 @@ def _read_one(
         rows["score"].append(float(score))
         rows[ROW_COL].append(f"line {n}")
         rows[ANSWER_COL].append(_answer(rec))
+        texts.append(_input_text(rec))
     if errored and notes is not None:
         notes.append(f"{path.name}: {errored} record(s) with an error counted as missing")
     table = pd.DataFrame(rows)
+    for col, values in text_columns(texts).items():
+        table[col] = values
     if notes is not None:
         chosen = {k: (filter_name if k in shared else v[0]) for k, v in by_name.items()}
         notes.extend(_check_aggregate(path, table, chosen))

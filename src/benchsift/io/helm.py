@@ -27,6 +27,14 @@ The aggregate check: the per-item mean is compared with HELM's own aggregate in 
 split, no perturbation); a warning names both numbers when they differ by more than 1e-9. The model's
 answer (for ``--answers-out``) is the first completion of the instance's first train trial in
 ``scenario_state.json`` (for a joint multiple-choice run, the option letter).
+
+Item metadata from the same ``scenario_state.json`` (issue 34; the report's item view shows it):
+``question`` = ``instance.input.text`` (VHELM: the text of ``input.multimedia_content``); ``choices`` =
+the references' ``output.text`` (a JSON list), each prefixed with its option letter (``"A. Even"``) when
+the request's ``output_mapping`` gives one; ``answer`` = the letter(s) of the references tagged
+``correct`` when it does (what the model answers in a joint multiple-choice run), else their text;
+``image`` = the ``location`` of the first image of ``input.multimedia_content`` (VHELM), a path the report
+reads only inside the ``--images`` root it is given. Each cut to 2,000 characters.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ import pandas as pd
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
-from benchsift.io._harness import read_json
+from benchsift.io._harness import choices_text, read_json, text_columns
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
@@ -96,23 +104,61 @@ def _stat_value(stat: dict[str, Any]) -> float:
     return math.nan
 
 
-def _answers(run_dir: Path) -> dict[str, str]:
+#: The item metadata columns read from ``scenario_state.json``.
+TEXT_COLUMNS = ("question", "choices", "answer", "image")
+
+
+def _instance_text(instance: dict[str, Any], mapping: Any) -> tuple[str | None, ...]:
+    """``(question, choices, answer, image)`` of a HELM ``Instance`` (module docstring)."""
+    got = instance.get("input")
+    inp: dict[str, Any] = got if isinstance(got, dict) else {}
+    text = inp.get("text")
+    question = text if isinstance(text, str) and text else None
+    refs = [r for r in instance.get("references") or [] if isinstance(r, dict)]
+    options = [str((r.get("output") or {}).get("text", "")) for r in refs]
+    letter = {}
+    if isinstance(mapping, dict):
+        letter = {str(v): str(k) for k, v in mapping.items()}
+    correct = [o for o, r in zip(options, refs, strict=True) if "correct" in (r.get("tags") or [])]
+    shown = [f"{letter[o]}. {o}" if o in letter else o for o in options]
+    answer = ", ".join(letter.get(o, o) for o in correct) if correct else None
+    image = None
+    media = (inp.get("multimedia_content") or {}).get("media_objects")
+    parts: list[str] = []
+    for m in media if isinstance(media, list) else []:
+        if not isinstance(m, dict):
+            continue
+        kind, where = str(m.get("content_type", "")), m.get("location")
+        if kind.startswith("image/") and isinstance(where, str) and where and image is None:
+            image = where
+        elif kind.startswith("text/") and isinstance(m.get("text"), str):
+            parts.append(m["text"])
+    if question is None and parts:  # VHELM: the question is the text media objects
+        question = "\n".join(parts)
+    return question, choices_text(shown), answer, image
+
+
+def _answers(run_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str | None, ...]]]:
+    """The model's answer and the item text of each instance of the run's ``scenario_state.json``."""
     path = run_dir / SCENARIO_STATE
     if not path.is_file():
-        return {}
+        return {}, {}
     state = read_json(path)
     out: dict[str, str] = {}
+    texts: dict[str, tuple[str | None, ...]] = {}
     for r in state.get("request_states") or [] if isinstance(state, dict) else []:
         if not isinstance(r, dict) or r.get("train_trial_index", 0) != 0:
             continue
         instance, result = r.get("instance") or {}, r.get("result") or {}
         completions = result.get("completions") if isinstance(result, dict) else None
         iid = instance.get("id") if isinstance(instance, dict) else None
+        if iid is not None and str(iid) not in texts:
+            texts[str(iid)] = _instance_text(instance, r.get("output_mapping"))
         if iid is not None and completions and isinstance(completions[0], dict) and str(iid) not in out:
             text = completions[0].get("text")
             if isinstance(text, str):
                 out[str(iid)] = text
-    return out
+    return out, texts
 
 
 def _choose(
@@ -225,7 +271,7 @@ def _read_one(
     if not values:
         raise FormatError(f"{path}: no unperturbed instance")
     scores = {iid: (math.fsum(v) / len(v) if v else math.nan) for iid, v in values.items()}
-    answers = _answers(run_dir)
+    answers, texts = _answers(run_dir)
     items = list(values)
     frame = pd.DataFrame(
         {
@@ -237,6 +283,7 @@ def _read_one(
             FILE_COL: str(path),
             ROW_COL: [f"entry {rows[i]}" for i in items],
             ANSWER_COL: pd.Series([answers.get(i) for i in items], dtype=object),
+            **text_columns([texts.get(i, (None,) * 4) for i in items], TEXT_COLUMNS),
         }
     )
     if notes is not None:

@@ -14,6 +14,11 @@ results (``arith_mc|0``: task and few-shot count). Item: ``doc.id``. Score: the 
 ``metric``, else the only one, else the first of :data:`PREFERRED` present (a file with several others is
 refused with the choices). A null metric value is missing. The logged answer is the first
 ``model_response.text`` (post-processed when lighteval kept that), for generative tasks.
+
+Item metadata where lighteval logged it (issue 34; the report's item view shows it): ``question`` =
+``doc.query``, ``choices`` = ``doc.choices`` (a JSON list), ``answer`` = the gold choice(s)
+``doc.choices[doc.gold_index]`` (several joined by ", "; the index itself when it points outside the
+choices), each cut to 2,000 characters.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from benchsift.io._common import (
     as_paths,
     check_file,
 )
+from benchsift.io._harness import choices_text, text_columns
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
@@ -64,6 +70,24 @@ def _choose_metric(keys: list[str], path: Path, metric: str | None) -> str:
         if m in keys:
             return m
     raise InputError(f"{path}: several metrics {keys}; choose one with `metric`")
+
+
+def _doc_text(doc: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``(question, choices, answer)`` of a lighteval ``Doc`` (module docstring)."""
+    query = doc.get("query")
+    question = query if isinstance(query, str) and query else None
+    options = doc.get("choices")
+    gold = doc.get("gold_index")
+    golds = [
+        g
+        for g in (gold if isinstance(gold, list) else [gold])
+        if isinstance(g, int) and not isinstance(g, bool)
+    ]
+    answer = None
+    if golds:
+        n = len(options) if isinstance(options, list) else 0
+        answer = ", ".join(str(options[g]) if 0 <= g < n else str(g) for g in golds)  # type: ignore[index]
+    return question, choices_text(options), answer
 
 
 def _read_one(
@@ -100,6 +124,7 @@ def _read_one(
         raise FormatError(f"{path}, row 0: 'metric' is not a struct of metric values")
     chosen = _choose_metric(list(first_metric), path, metric)
     out: dict[str, list[Any]] = {k: [] for k in ("benchmark", "item", "score", ROW_COL, ANSWER_COL)}
+    logged: list[tuple[str | None, str | None, str | None]] = []
     for k, row in enumerate(rows):
         doc, values, response = row["doc"], row["metric"], row["model_response"]
         if not isinstance(doc, dict) or not isinstance(values, dict):
@@ -124,9 +149,12 @@ def _read_one(
             texts = response.get("text_post_processed") or response.get("text") or []
             answer = str(texts[0]) if texts and texts[0] is not None else None
         out[ANSWER_COL].append(answer)
+        logged.append(_doc_text(doc))
     if notes is not None:
         notes.append(f"{path.name}: model {name!r}, metric {chosen!r}, {len(rows)} samples")
     frame = pd.DataFrame(out)
+    for col, values in text_columns(logged).items():
+        frame[col] = values
     frame["model"] = name
     frame["condition"] = condition or "image"
     frame[FILE_COL] = str(path)

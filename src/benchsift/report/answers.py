@@ -166,23 +166,69 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
                     "items kept", f"{_n(n)} of {_n(pool)}", "fewer is cheaper, as long as the ranking holds"
                 )
             )
-        if rho is not None:
-            who = f"the {_n(n_models)} panel models" if n_models else "the panel's models"
+        held = _holdout_beside(files, rel)
+        held_rho = _num(held.get("rank_rho"))
+        if held_rho is not None:
+            rand_rho = _num((held.get("random_subset") or {}).get("rank_rho"))
+            versus = (
+                f"; {_n(n)} random items rank them at rho {_f(rand_rho)}"
+                if rand_rho is not None and n
+                else ""
+            )
             sentences.append(
-                f"Scored on the suite, {who} keep their full-panel order at Spearman rho {_f(rho)} "
-                "(measured in-panel, on the models the suite was built from; `benchsift validate` measures "
-                "it on held-out models)."
+                f"On {_n(_num(held.get('n_held')) or 0)} held-out models (not used to build the suite, "
+                f"`compress --holdout`), the suite's estimates rank them at Spearman rho {_f(held_rho)} "
+                f"against their full-benchmark scores{versus}."
             )
             numbers.append(
-                Number("rank fidelity (rho, in-panel)", _f(rho), "1 = same order; 0.9 or more is good")
+                Number(
+                    "rank fidelity on held-out models (rho)",
+                    _f(held_rho),
+                    "1 = same order; 0.9 or more is good",
+                )
+            )
+        elif rho is not None:
+            who = f"the {_n(n_models)} panel models" if n_models else "the panel's models"
+            sentences.append(
+                f"Scored on the suite, {who} keep their full-panel order at Spearman rho {_f(rho)}, measured "
+                "in-panel on the models the suite was built from (optimistic; `compress --holdout 0.2` "
+                "measures it on held-out models)."
+            )
+            numbers.append(
+                Number(
+                    "rank fidelity (rho, in-panel: optimistic)",
+                    _f(rho),
+                    "1 = same order; 0.9 or more is good",
+                )
             )
         fs = s.get("full_score") or {}
         method = fs.get("method")
         mae = _num((fs.get("cv_mae_overall") or {}).get(method))
         half = _num((fs.get("halfwidth_overall") or {}).get(method))
         level = _num(fs.get("level"))
-        if mae is not None:
-            lvl = f"{level * 100:.0f} %" if level else "the"
+        held_mae = _num(held.get("mae"))
+        lvl = f"{level * 100:.0f} %" if level else "the"
+        if held_mae is not None:
+            rand_mae = _num((held.get("random_subset") or {}).get("mae"))
+            cover = _num(held.get("coverage"))
+            sentences.append(
+                f"Their full-benchmark scores are estimated with a mean absolute error of {_f(held_mae, 3)}"
+                + (f" (random items of the same number: {_f(rand_mae, 3)})" if rand_mae is not None else "")
+                + (f"; the {lvl} interval covers {cover * 100:.0f} % of them" if cover is not None else "")
+                + "."
+            )
+            numbers.append(
+                Number(
+                    "estimate error on held-out models (MAE)",
+                    _f(held_mae, 3),
+                    "score points on a 0-1 scale; below 0.03 is good",
+                )
+            )
+            if cover is not None:
+                numbers.append(
+                    Number(f"{lvl} interval coverage (held-out)", f"{cover * 100:.0f} %", f"near {lvl}")
+                )
+        elif mae is not None:
             extra = f"; its {lvl} interval is about +-{_f(half)} wide" if half is not None else ""
             sentences.append(
                 f"A new model's full-benchmark score is estimated with a typical error of {_f(mae, 3)} "
@@ -210,6 +256,13 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
             card.append((tool, f"{cmd}\n# run the harness with the files written there, then:\n{then}"))
         out.append(Answer("suite", f"Suite {_label(files, rel)}", sentences, numbers, rel, card))
     return out
+
+
+def _holdout_beside(files: SectionFiles, rel: str) -> dict[str, Any]:
+    """``holdout.json`` written by ``compress --holdout`` beside the suite ``rel`` (empty when absent)."""
+    want = str(PurePosixPath(rel).with_name("holdout.json"))
+    doc = files.json.get(want)
+    return doc if isinstance(doc, dict) and "n_held" in doc else {}
 
 
 # ---------------------------------------------------------------------------------------------- audit

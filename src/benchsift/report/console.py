@@ -267,25 +267,83 @@ def _balanced(rest: list[int], n_parts: int) -> list[list[int]]:
     return [p for p in out if p]
 
 
-def _stem(header: str, limit: int) -> str:
-    """The first ``limit`` characters of ``header``; for a header of several words cut inside a word, its
-    whole words that fit instead, less trailing symbols (``"SRCC mean ± sd"`` -> ``"SRCC mean"``,
-    ``"r (item-rest)"`` -> ``"r"``), where any is left."""
-    cut = header[:limit]
-    if " " in cut and header[limit : limit + 1] not in ("", " "):
-        words = cut.rsplit(" ", 1)[0].split(" ")
-        while words and not any(ch.isalnum() for ch in words[-1]):
-            words.pop()
-        if words:
-            return " ".join(words)
-    return cut.rstrip(" _-(")
+#: Readable short forms of words common in benchsift's headers (used before cutting a word).
+SHORT_WORDS = {
+    "correlation": "corr",
+    "discrimination": "discr",
+    "reliability": "reliab",
+    "percentage": "pct",
+    "percent": "pct",
+    "interval": "intvl",
+    "estimate": "est",
+    "standard": "std",
+    "deviation": "dev",
+    "difference": "diff",
+    "coverage": "cover",
+    "number": "n",
+    "negative": "neg",
+    "positive": "pos",
+    "pointbiserial": "pbis",
+    "anchorpoints": "anchors",
+}
+#: Words of at most this many characters are never shortened ("items", "flags", "mean", "wrong").
+KEEP_WORD = 5
+#: A shortened word keeps at least this many letters.
+MIN_WORD = 4
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _short_word(word: str, letters: int) -> str:
+    """``word``'s known short form (:data:`SHORT_WORDS`) when it has one of at most ``letters``
+    characters, in the word's case, else its first ``letters`` letters (not fewer than :data:`MIN_WORD`)."""
+    known = SHORT_WORDS.get(word.lower())
+    if known is not None and len(known) <= letters:
+        return known.upper() if word.isupper() else known.capitalize() if word[:1].isupper() else known
+    return word[: max(letters, MIN_WORD)]
+
+
+def _readable(header: str, target: int) -> str:
+    """``header`` shortened towards ``target`` characters by shortening its long words (more than
+    :data:`KEEP_WORD` characters), the longest first, each to its known short form (:data:`SHORT_WORDS`,
+    not cut further) or to no fewer than :data:`MIN_WORD` letters; separators and short words stay
+    (``near-ceiling`` -> ``near-ceil``, ``items`` stays ``items``)."""
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(header)]
+    words = [header[a:b] for a, b in spans]
+    short = list(words)
+
+    def text() -> str:
+        out, last = [], 0
+        for (a, b), w in zip(spans, short, strict=True):
+            out += [header[last:a], w]
+            last = b
+        return "".join(out) + header[last:]
+
+    while len(text()) > target:
+        long = [
+            k
+            for k, w in enumerate(short)
+            if len(words[k]) > KEEP_WORD
+            and len(w) > MIN_WORD
+            and not (words[k].lower() in SHORT_WORDS and w == _short_word(words[k], len(w)))
+        ]  # a word at its known short form is not cut further
+        if not long:
+            break
+        k = max(long, key=lambda j: (len(short[j]), -j))
+        known = SHORT_WORDS.get(words[k].lower())
+        if known is not None and len(known) < len(short[k]) and short[k] == words[k]:
+            short[k] = _short_word(words[k], len(known))
+        else:
+            short[k] = short[k][:-1]
+    return text()
 
 
 def _abbreviate(
     headers: list[str], cell_widths: list[int], protect: list[bool]
 ) -> tuple[list[str], list[str]]:
-    """Headers longer than their cells shortened to the cells' width (at least 3 characters plus ``.``);
-    returns the new headers and the legend entries ``short = full``."""
+    """Headers longer than their cells shortened readably (:func:`_readable`: long words shortened to at
+    least four letters or their known short form, short words kept, never ``ite.``) with a ``.`` marking
+    the cut; returns the new headers and the legend entries ``short = full``. A header that would shrink
+    by fewer than two characters is left whole (the table wraps or splits instead)."""
     out: list[str] = []
     legend: list[str] = []
     used: set[str] = set()
@@ -294,16 +352,15 @@ def _abbreviate(
             out.append(h)
             used.add(h)
             continue
-        stem = _stem(h, max(w, 4) - 1)
+        stem = _readable(h, max(w, 4) - 1)
         short = stem + "."
-        words = re.findall(r"[^\W_]+", h)  # letters and digits: "rho (stage)" -> rho, stage
-        if (short in used or short in headers) and len(words) > 1:
-            # "all-wrong" after "all-correct" took "all.": its words' initials ("a-w.") name it better
-            # than a number would
-            short = "-".join(x[0] for x in words) + "."
+        if len(short) > len(h) - 2:
+            out.append(h)
+            used.add(h)
+            continue
         k = 2
         while short in used or short in headers:
-            short = f"{stem[: max(len(stem) - 1, 1)]}{k}."
+            short = f"{stem}{k}."
             k += 1
         used.add(short)
         out.append(short)

@@ -9,9 +9,11 @@ and each sub-folder (with everything below it). For each section it reads
 * the answer: a few sentences and the numbers that matter, from the result files benchsift knows
   (:mod:`benchsift.report.answers`; a new command registers its own summariser there);
 * the parameters and provenance (the scalar entries of the summary or of the JSON results), folded away;
-* every table, every row (up to :data:`MAX_TABLE_CELLS` cells): each CSV file and each list of flat
-  records inside a JSON result that is not also written as a CSV file of the same name beside it. The page
-  sorts, filters and pages them in the browser, over all rows;
+* every table, every row: each CSV file (up to :data:`MAX_TABLE_BYTES`; a larger one is linked) and each
+  list of flat records inside a JSON result that is not also written as a CSV file of the same name beside
+  it. The rows travel in the page column by column, a column of repeated values as its distinct values and
+  one index per row (:func:`table_data`); the page's script decodes them, sorts, filters and pages in the
+  browser, over all rows;
 * every figure: each SVG file, inlined, with the caption stored in its metadata by
   :func:`benchsift.report.figures.save_figure`;
 * notes and warnings: the ``notes`` and ``warnings`` lists of the JSON results;
@@ -48,26 +50,29 @@ from benchsift.errors import InputError
 from benchsift.report.answers import Answer, SectionFiles, section_answers
 
 if TYPE_CHECKING:
+    from benchsift.io.answers import LoggedAnswers
     from benchsift.panel import Panel
     from benchsift.report.items import ItemView
 
 __all__ = [
     "GENERATOR",
-    "MAX_TABLE_CELLS",
+    "MAX_TABLE_BYTES",
     "ReportFigure",
     "ReportSection",
     "ReportTable",
     "collect_report",
+    "decode_table_data",
     "report_contents",
     "report_folder",
     "render_report",
+    "table_data",
     "write_report",
 ]
 
-#: Cells of one table held in the page (every row up to this; beyond it the first rows, with the file
-#: linked and the total row count shown). Result tables stay far below it; a raw-data table such as the
-#: demo's 42,000 PRISM verdicts (11 columns) would alone make a page of 4 MB.
-MAX_TABLE_CELLS = 250_000
+#: A CSV file larger than this is linked, not shown (a table is on the page whole or not at all; the page
+#: stores its columns compactly, see :func:`table_data`). An MMMU-sized long table (168 models x 1,050
+#: items, 176,400 rows) is a 7 MB file and fits.
+MAX_TABLE_BYTES = 64_000_000
 #: Tables with more columns than this (a models x items score matrix) are linked, not shown.
 MAX_TABLE_COLUMNS = 60
 #: Rows of a table rendered in the HTML itself (the first page; the script pages through the rest).
@@ -200,17 +205,13 @@ def _item_cols(columns: list[str]) -> list[tuple[int, int]]:
     return [(columns.index(c), b) for c in ITEM_COLUMNS if c in columns]
 
 
-def _row_cap(n_columns: int) -> int:
-    return max(MAX_TABLE_CELLS // max(n_columns, 1), 1)
-
-
 def _table_from_records(name: str, records: list[dict[str, Any]], source: str) -> ReportTable:
     columns: list[str] = []
     for r in records:
         for k in r:
             if k not in columns:
                 columns.append(str(k))
-    rows = [[_cell(r.get(c)) for c in columns] for r in records[: _row_cap(len(columns))]]
+    rows = [[_cell(r.get(c)) for c in columns] for r in records]
     return ReportTable(name, columns, rows, source, len(records), _item_cols(columns))
 
 
@@ -221,14 +222,8 @@ def _read_csv(path: Path, rel: str) -> ReportTable | None:
         if first is None:
             return None
         header = [from_spreadsheet(h) for h in first]  # benchsift's own CSVs: formula cells shown as written
-        cap = _row_cap(len(header))
-        rows: list[list[str]] = []
-        total = 0
-        for row in reader:
-            total += 1
-            if len(rows) < cap:
-                rows.append([_number_text(from_spreadsheet(c)) for c in row])
-    return ReportTable(rel, header, rows, rel, total, _item_cols(header))
+        rows = [[_number_text(from_spreadsheet(c)) for c in row] for row in reader]
+    return ReportTable(rel, header, rows, rel, len(rows), _item_cols(header))
 
 
 def _csv_columns(path: Path) -> int:
@@ -329,7 +324,11 @@ def _benchsift_files(root: Path, page: dict[str, Any], root_name: str) -> list[P
 
 
 def collect_report(
-    directory: str | Path, panel: Panel | None = None, images: str | Path | None = None
+    directory: str | Path,
+    panel: Panel | None = None,
+    images: str | Path | None = None,
+    answers: str | Path | LoggedAnswers | None = None,
+    answer_column: str = "answer",
 ) -> tuple[dict[str, Any], list[ReportSection]]:
     """Read an output folder into the page's sections.
 
@@ -337,11 +336,15 @@ def collect_report(
     ``summary.json`` or the folder's ``manifest.json``), the warnings about files that were skipped, the
     number of files left out because benchsift did not write them (``not_benchsift``) and the item views
     (``items``: one per item named in a table, when a panel is given or was written into the folder).
+    ``answers``: the models' logged answers (a long table read with :func:`benchsift.io.read_answers`,
+    column ``answer_column``, or a :class:`benchsift.io.LoggedAnswers` aligned with ``panel``): each item
+    view then shows what the models answered.
 
     Raises
     ------
     InputError
-        When ``directory`` is not an existing folder, or ``images`` is given and is not one.
+        When ``directory`` is not an existing folder, ``images`` is given and is not one, or ``answers`` is
+        given without a panel to align them with.
     """
     root_in = Path(directory)
     if not root_in.is_dir():
@@ -394,8 +397,20 @@ def collect_report(
         sections.append(sec)
     if panel is None:
         panel = _panel_inside(files, root, page)
+    if answers is not None and panel is None:
+        raise InputError("--answers: needs the panel the answers belong to (--panel)")
     if panel is not None:
-        page["items"] = _item_views(sections, panel, Path(images) if images is not None else None)
+        logged = None
+        if answers is not None:
+            from benchsift.io.answers import LoggedAnswers, read_answers
+
+            logged = (
+                answers
+                if isinstance(answers, LoggedAnswers)
+                else read_answers(answers, panel, column=answer_column)
+            )
+            page["warnings"] += list(logged.notes)
+        page["items"] = _item_views(sections, panel, Path(images) if images is not None else None, logged)
     return page, sections
 
 
@@ -417,7 +432,9 @@ def _panel_inside(files: list[Path], root: Path, page: dict[str, Any]) -> Panel 
         return None
 
 
-def _item_views(sections: list[ReportSection], panel: Panel, images: Path | None) -> list[ItemView]:
+def _item_views(
+    sections: list[ReportSection], panel: Panel, images: Path | None, answers: LoggedAnswers | None
+) -> list[ItemView]:
     """The item views of every item named in an item column of a table, and the tables' links to them."""
     from benchsift.report.items import item_views
 
@@ -426,7 +443,7 @@ def _item_views(sections: list[ReportSection], panel: Panel, images: Path | None
         for t in sec.tables:
             for col, bcol in t.item_cols:
                 wanted += [(r[bcol], r[col]) for r in t.rows if col < len(r) and bcol < len(r)]
-    views = item_views(panel, wanted, images)
+    views = item_views(panel, wanted, images, answers)
     return list(views.values())
 
 
@@ -452,6 +469,10 @@ def _fill(sec: ReportSection, files: list[Path], root: Path, page: dict[str, Any
             sec.figures.append(ReportFigure(path.stem, svg, caption, title or path.stem, links))
         elif suffix == ".csv":
             n_cols = _csv_columns(path)
+            size = path.stat().st_size
+            if size > MAX_TABLE_BYTES:
+                sec.skipped.append((rel, f"{_size(size)}, more than a page holds: open the file"))
+                continue
             if n_cols > MAX_TABLE_COLUMNS:
                 sec.skipped.append((rel, f"{n_cols} columns (a matrix): open the file"))
                 continue
@@ -495,6 +516,33 @@ def _json_script(obj: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def table_data(t: ReportTable) -> dict[str, Any]:
+    """The rows of ``t`` as the page stores them: ``{"columns", "n", "cols", "links"}``, column by column.
+
+    A column whose distinct values number at most half its rows (model names, benchmark names, flags,
+    verdicts) is ``{"d": distinct values in order of first appearance, "i": one index into them per row}``;
+    any other column is the plain list of its cells. ``links``: ``[item column, benchmark column]`` pairs.
+    The page's script (``report.js``, ``decodeTable``) turns it back into rows.
+    """
+    n = len(t.rows)
+    cols: list[Any] = []
+    for c in range(len(t.columns)):
+        values = [r[c] if c < len(r) else "" for r in t.rows]
+        codes: dict[str, int] = {}
+        index = [codes.setdefault(v, len(codes)) for v in values]
+        if n >= 8 and 2 * len(codes) <= n:
+            cols.append({"d": list(codes), "i": index})
+        else:
+            cols.append(values)
+    return {"columns": t.columns, "n": n, "cols": cols, "links": [[c, b] for c, b in t.item_cols]}
+
+
+def decode_table_data(data: dict[str, Any]) -> list[list[str]]:
+    """The rows of a :func:`table_data` object (what the page's script does; for tests and tools)."""
+    cols = [c if isinstance(c, list) else [c["d"][k] for k in c["i"]] for c in data["cols"]]
+    return [[col[i] for col in cols] for i in range(int(data["n"]))]
+
+
 def _first_rows(t: ReportTable, index: dict[str, str]) -> list[list[tuple[str, str | None]]]:
     """The first page of ``t`` as ``(text, item view anchor or None)`` cells."""
     links = dict(t.item_cols)
@@ -532,8 +580,7 @@ def render_report(page: dict[str, Any], sections: list[ReportSection], title: st
     for s in sections:
         tables = []
         for t in s.tables:
-            links = [[c, b] for c, b in t.item_cols]
-            data = {"columns": t.columns, "rows": t.rows, "links": links}
+            data = table_data(t)
             first = _first_rows(t, index)
             tables.append({"t": t, "data": Markup(_json_script(data)), "first": first})
         rendered.append(
@@ -565,18 +612,25 @@ def write_report(
     *,
     panel: Panel | None = None,
     images: str | Path | None = None,
+    answers: str | Path | LoggedAnswers | None = None,
+    answer_column: str = "answer",
 ) -> Path:
     """Write ``directory/index.html`` (atomically) from what the folder holds; return its path.
 
     ``panel``: the panel the results were computed on (item views of every item a table names);
-    ``images``: the root folder of the item images the panel's item metadata names (thumbnails).
+    ``images``: the root folder of the item images the panel's item metadata names (thumbnails);
+    ``answers``: the models' logged answers (:func:`collect_report`), shown in the item views.
 
     Raises
     ------
     InputError
         When ``directory`` is not a folder, or when it holds an ``index.html`` that benchsift did not write.
     """
-    return Path(report_folder(directory, title, panel=panel, images=images)["report"])
+    return Path(
+        report_folder(
+            directory, title, panel=panel, images=images, answers=answers, answer_column=answer_column
+        )["report"]
+    )
 
 
 def report_folder(
@@ -585,9 +639,13 @@ def report_folder(
     *,
     panel: Panel | None = None,
     images: str | Path | None = None,
+    answers: str | Path | LoggedAnswers | None = None,
+    answer_column: str = "answer",
 ) -> dict[str, Any]:
     """:func:`write_report`, returning :func:`report_contents` of the page (``benchsift report``)."""
-    page, sections = collect_report(directory, panel=panel, images=images)
+    page, sections = collect_report(
+        directory, panel=panel, images=images, answers=answers, answer_column=answer_column
+    )
     target = Path(directory) / "index.html"
     if target.exists():
         head = target.read_text(encoding="utf-8", errors="replace")[:2000]

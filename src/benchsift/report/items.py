@@ -10,7 +10,12 @@ For each ``(benchmark, item)`` named in a table of the page (an audit flag, a su
   lands inside the root, is a file of at most :data:`MAX_IMAGE_BYTES` and is one of the known formats;
 * how the models scored it: the share right, the mean score by ability quintile (models ordered by their
   mean over the whole panel: a wrong answer key shows as a mean falling with ability), the strongest models
-  that got it wrong and the weakest that got it right, and every model's score.
+  that got it wrong and the weakest that got it right, and every model's score;
+* what the models answered, when their logged answers are given (``answers``, a
+  :class:`benchsift.io.LoggedAnswers` aligned with the panel, from :func:`benchsift.io.read_answers`): each
+  distinct answer with how many models gave it, how many of the strongest fifth did and their mean score on
+  the item (a wrong key shows as the strongest models agreeing on another answer), and every model's answer
+  beside its score.
 
 No path read from a file is trusted beyond that check; nothing outside the root is read.
 """
@@ -26,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from benchsift.io.answers import LoggedAnswers
     from benchsift.panel import Panel
 
 __all__ = ["MAX_IMAGE_BYTES", "MAX_ITEM_VIEWS", "THUMB_PX", "ItemView", "item_views", "thumbnail"]
@@ -36,6 +42,8 @@ MAX_IMAGE_BYTES = 8_000_000
 THUMB_PX = 320
 #: Item views on one page at most (the first items named by the tables, in page order).
 MAX_ITEM_VIEWS = 3000
+#: Characters of one logged answer shown (a free-text answer is cut).
+MAX_ANSWER_CHARS = 200
 IMAGE_COLUMNS = ("image", "image_path", "img_path", "image_file")
 _QUESTION = ("question", "prompt", "query", "input")
 _KEY = ("answer", "answers", "key", "gold", "target", "label")
@@ -69,6 +77,12 @@ class ItemView:
     strong_wrong: list[str] = field(default_factory=list)
     weak_right: list[str] = field(default_factory=list)
     scores: str = ""
+    #: Logged answers: ``(answer, models, of the strongest 20 %, mean score)``, most given first.
+    answer_counts: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: Logged answers per model, strongest first: ``(model, answer, score)``.
+    answers: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Models with a score but no logged answer (when answers were given).
+    n_unanswered: int = 0
 
 
 def _text(v: Any) -> str:
@@ -148,12 +162,27 @@ def thumbnail(root: Path, name: str) -> tuple[str, str]:
 
 
 def item_views(
-    panel: Panel, wanted: list[tuple[str, str]], images: Path | None = None
+    panel: Panel,
+    wanted: list[tuple[str, str]],
+    images: Path | None = None,
+    answers: LoggedAnswers | None = None,
 ) -> dict[tuple[str, str], ItemView]:
-    """The views of the items of ``wanted`` (``(benchmark, item)``, page order) found in ``panel``."""
+    """The views of the items of ``wanted`` (``(benchmark, item)``, page order) found in ``panel``;
+    ``answers``: the models' logged answers aligned with ``panel`` (module docstring)."""
     image = panel.image_panel() if "condition" in panel.models.columns else panel
     if image.n_models == 0:
         image = panel
+    logged = None
+    if answers is not None:
+        if answers.values.shape != panel.shape:
+            raise ValueError(
+                f"answers: shape {answers.values.shape} does not match the panel's {panel.shape}"
+            )
+        # the rows of ``image`` (the image-condition runs, or every run), in the panel's row order
+        if image is panel:
+            logged = answers.values
+        else:
+            logged = answers.values[np.flatnonzero(panel.conditions == "image")]
     scores = image.scores
     names = image.model_labels
     ability = np.nanmean(np.where(np.isfinite(scores), scores, np.nan), axis=1)
@@ -199,5 +228,32 @@ def item_views(
             view.strong_wrong = [names[m] for m in ranked if col[m] < lo][:8]
             view.weak_right = [names[m] for m in reversed(ranked) if col[m] > hi][:8]
             view.scores = "; ".join(f"{names[m]} {col[m]:g}" for m in ranked)
+            if logged is not None:
+                _add_answers(view, logged[:, j], col, ranked, names)
         out[key] = view
     return out
+
+
+def _add_answers(
+    view: ItemView, given: np.ndarray, col: np.ndarray, ranked: list[int], names: list[str]
+) -> None:
+    """Fill the logged-answer part of ``view``: ``given`` the answers of the models (``None`` = none),
+    ``ranked`` the scored models, strongest first."""
+    top = set(ranked[: max(len(ranked) // 5, 1)]) if len(ranked) >= 5 else set(ranked)
+    groups: dict[str, list[int]] = {}
+    for m in ranked:
+        a = given[m]
+        if a is None:
+            view.n_unanswered += 1
+            continue
+        text = _cut(str(a))
+        groups.setdefault(text, []).append(m)
+        view.answers.append((names[m], text, f"{col[m]:g}"))
+    counts = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    view.answer_counts = [
+        (a, len(ms), sum(m in top for m in ms), f"{float(np.mean(col[ms])):.2f}") for a, ms in counts
+    ]
+
+
+def _cut(text: str, n: int = MAX_ANSWER_CHARS) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"

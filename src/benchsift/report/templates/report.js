@@ -1,4 +1,5 @@
-// Tables: every row of a table is in the page (a JSON script beside it); the script sorts, filters and
+// Tables: every row of a table is in the page (a JSON script beside it, column by column: a column of
+// repeated values as its distinct values "d" and one index "i" per row); the script sorts, filters and
 // pages over all of them. Sort by the clicked column: numbers numerically (n/a last), text alphabetically;
 // a second click reverses. Item ids link to the item view when the page has one.
 (function () {
@@ -20,13 +21,29 @@
   function esc(s) {
     return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   }
+  function decodeTable(data) {
+    var cols = data.cols.map(function (c) {
+      if (Array.isArray(c)) { return c; }
+      var d = c.d, idx = c.i, out = new Array(idx.length);
+      for (var k = 0; k < idx.length; k++) { out[k] = d[idx[k]]; }
+      return out;
+    });
+    var rows = new Array(data.n);
+    for (var i = 0; i < data.n; i++) {
+      var r = new Array(cols.length);
+      for (var c = 0; c < cols.length; c++) { r[c] = cols[c][i]; }
+      rows[i] = r;
+    }
+    return rows;
+  }
+  window.benchsiftDecodeTable = decodeTable;
   function setup(table) {
     var wrap = table.closest(".tablewrap");
     var dataNode = wrap ? wrap.querySelector("script.tdata") : null;
     var cells, links = {};
     if (dataNode) {
       var data = JSON.parse(dataNode.textContent);
-      cells = data.rows;
+      cells = data.rows || decodeTable(data);  // "rows": plain rows (benchmarks/bench_report_page.py)
       (data.links || []).forEach(function (l) { links[l[0]] = l[1]; });
     } else {
       cells = Array.prototype.map.call(table.tBodies[0].rows, function (r) {
@@ -35,7 +52,7 @@
     }
     var ctl = {
       table: table,
-      rows: cells.map(function (r, i) { return { cells: r, i: i, text: r.join("\u0001").toLowerCase() }; }),
+      rows: cells.map(function (r, i) { return { cells: r, i: i, text: null }; }),
       view: null,
       page: 0,
       size: dataNode ? 25 : Infinity,
@@ -72,7 +89,10 @@
     }
     function applyFilter() {
       var q = ctl.query;
-      ctl.view = q ? ctl.rows.filter(function (r) { return r.text.indexOf(q) >= 0; }) : ctl.rows.slice();
+      ctl.view = q ? ctl.rows.filter(function (r) {
+        if (r.text === null) { r.text = r.cells.join("\u0001").toLowerCase(); }  // built on the first filter
+        return r.text.indexOf(q) >= 0;
+      }) : ctl.rows.slice();
     }
     function sortBy(th) {
       var headers = Array.prototype.slice.call(th.parentNode.children);
