@@ -1,11 +1,12 @@
 """Benchmark health audit (issue 18, part 2): time ``benchsift.audit.audit`` and say what it flags.
 
 Acceptance: on MMMU (168 models x 1,050 items) the audit runs in under 10 s. The script times the whole
-audit (every signal) beside the simplest baseline a user would write for one of its signals alone, the
-item-rest correlation by a per-item ``scipy.stats.pearsonr`` loop (both sides alternated, min / median of
-``--repeats``; load average shown), then prints the flag counts and the most confident negative-
-discrimination items. Without ``--panel`` it runs on a simulated panel of the same size with planted
-mislabelled and contaminated items and prints the precision and recall of those two flags.
+audit (every signal) beside the strongest simple baseline a numpy user would write for one of its signals
+alone, the item-rest correlations of every item vectorised (row sums minus the item, masked column sums), and
+the strawman a user might write first, a per-item ``scipy.stats.pearsonr`` loop (labelled as such; both
+sides alternated, min / median of ``--repeats``; load average shown), then prints the flag counts and the
+most confident negative-discrimination items. Without ``--panel`` it runs on a simulated panel of the same
+size with planted mislabelled and contaminated items and prints the precision and recall of those two flags.
 
 Usage: ``python benchmarks/bench_audit.py [--panel FILE] [--repeats 5]``; the MMMU panel with release dates
 comes from ``benchsift import wide MMMU_DEV_VAL.csv --benchmark MMMU --models models.csv -o mmmu.parquet``.
@@ -37,6 +38,25 @@ def _pearson_loop(X: np.ndarray) -> np.ndarray:
     return out
 
 
+def _item_rest_vectorised(X: np.ndarray) -> np.ndarray:
+    """The strongest simple baseline of the same signal: every item's rest score (the mean of the model's
+    other present items) from the row sums at once, then all item-rest Pearson correlations as masked
+    column sums (a model enters an item's correlation when both its score and its rest are present)."""
+    present = ~np.isnan(X)
+    X0 = np.where(present, X, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = (X0.sum(1)[:, None] - X0) / (present.sum(1)[:, None] - present)
+        ok = present & np.isfinite(rest)
+        n = ok.sum(0)
+        dx = np.where(ok, X0 - np.where(ok, X0, 0.0).sum(0) / n, 0.0)
+        rest0 = np.where(ok, rest, 0.0)
+        dr = np.where(ok, rest0 - rest0.sum(0) / n, 0.0)
+        sxx, srr = (dx * dx).sum(0), (dr * dr).sum(0)
+        r = (dx * dr).sum(0) / np.sqrt(sxx * srr)
+    r[~(sxx > 1e-12)] = np.nan  # a constant item: no correlation (the loop's ptp check)
+    return r
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--panel", default=None, help="A panel file (default: a simulated 168 x 1,050 panel).")
@@ -64,13 +84,28 @@ def main() -> None:
         panel, truth, label = sim.panel, sim.truth, "simulated 168 x 1,050 (planted defects)"
     con.print(machine_line())
     first = panel.image_panel().select_benchmarks(panel.benchmarks[0]).scores
-    ours, base = timed_pair(lambda: audit(panel), lambda: _pearson_loop(first), args.repeats)
+    ours, best = timed_pair(lambda: audit(panel), lambda: _item_rest_vectorised(first), args.repeats)
+    ours2, loop = timed_pair(lambda: audit(panel), lambda: _pearson_loop(first), args.repeats)
+    agree = np.nanmax(np.abs(best.result - loop.result))
     table = Table(title=f"audit of {label}: {panel.n_models} model runs x {panel.n_items} items")
-    for col in ("what", "seconds (min / median)"):
+    for col in ("what", "seconds (min / median)", "audit / this (min / median)"):
         table.add_column(col)
-    table.add_row("benchsift.audit.audit (every signal, every benchmark)", ours.cell())
-    table.add_row("baseline: item-rest pearsonr loop (one signal, first benchmark)", base.cell())
+    table.add_row("benchsift.audit.audit (every signal, every benchmark)", ours.cell(), "-")
+    table.add_row(
+        "strongest baseline: vectorised item-rest correlations (one signal, first benchmark)",
+        best.cell(),
+        f"{ours.min / best.min:.1f} / {ours.median / best.median:.1f}",
+    )
+    table.add_row(
+        "strawman: item-rest pearsonr loop (one signal, first benchmark)",
+        loop.cell(),
+        f"{ours2.min / loop.min:.2f} / {ours2.median / loop.median:.2f}",
+    )
     con.print(table)
+    con.print(
+        f"the two baselines agree to {agree:.1e}; the audit computes every signal (and bootstrap intervals), "
+        "the baselines one: the last column is the audit's cost in multiples of one vectorised signal"
+    )
     con.print(f"load average after: {load_average()}")
     res = ours.result
     counts = Table(title="flag counts")

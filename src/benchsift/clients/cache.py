@@ -7,8 +7,11 @@ endpoint's cache scope (its base URL, plus its configured extra body fields when
 transport, timeouts, retry and concurrency settings. Stored requests have their image payloads replaced
 by digests.
 
-Durability: WAL journal, one transaction per response, committed as soon as the response arrives
-(before the slot of the concurrency limit serves another request). Errors are never cached.
+Durability: WAL journal, every response committed as soon as it arrives (before the slot of the
+concurrency limit serves another request). A run's calls go through one thread per cache
+(:mod:`benchsift.clients.cache_worker`), which commits the responses that arrived together in one
+transaction and claims the keys asked together in one (:meth:`ResponseCache.put_many`,
+:meth:`ResponseCache.claim_many`: the same rules, key by key). Errors are never cached.
 Concurrent requests with the same key share one call (single flight), so the q answer and the
 turn-0 answer of the sc dialogue, which are the same request, are asked once even when scheduled
 together.
@@ -64,6 +67,9 @@ from benchsift.errors import InputError
 __all__ = ["ResponseCache", "is_database_url", "redact_url"]
 
 DEFAULT_LEASE_TTL = 30.0
+
+#: keys per statement of the batched reads (SQLite allows 32,766 parameters, old builds 999)
+_CHUNK = 500
 
 #: URL schemes of the server-database backends (libpq accepts both spellings).
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -143,6 +149,8 @@ class ResponseCache:
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
         self._statements: dict[str, str] = {}
+        #: the thread that runs the event loops' cache calls in batches (``cache_worker.worker_for``)
+        self._worker: Any = None
 
     # --- what a backend supplies -------------------------------------------------------------------
 
@@ -159,11 +167,22 @@ class ResponseCache:
 
     # --- shared by every backend -------------------------------------------------------------------
 
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Execute one statement for each row of parameters (a backend may do it in one call)."""
+        for row in rows:
+            self._run(sql, row)
+
+    def _statement(self, sql: str) -> str:
         text = self._statements.get(sql)
         if text is None:
             text = self._statements[sql] = sql.format(now=self._now_sql)
-        return self._run(text, params)
+        return text
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._run(self._statement(sql), params)
+
+    def _execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._run_many(self._statement(sql), rows)
 
     def get(self, key: str) -> Response | None:
         with self._lock:
@@ -235,13 +254,84 @@ class ResponseCache:
                                 (self.owner, self.lease_ttl, key),
                             )
                         state = "claimed"
-                if state == "claimed" and self._renewer is None:
-                    self._renewer = threading.Thread(
-                        target=self._renew, name="benchsift-lease-renewal", daemon=True
-                    )
-                    self._renewer.start()
+                if state == "claimed":
+                    self._start_renewal()
             if state is not None:
                 return state
+
+    def claim_many(self, keys: Sequence[str]) -> dict[str, Response | Claim]:
+        """:meth:`claim` for many keys at once, an answered key given with its stored :class:`Response`.
+
+        The same rules as :meth:`claim`, key by key: the answered keys and those leased by another live
+        owner come from one read per chunk of keys; the rest are claimed by :meth:`_claim_rest` (on
+        SQLite, one exclusive transaction for the whole chunk, which is a sequence of :meth:`claim` calls
+        that nothing can interleave; elsewhere :meth:`claim` per key). Returns key -> ``Response``
+        (answered), ``"claimed"`` or ``"held"``.
+        """
+        out: dict[str, Response | Claim] = {}
+        todo = list(dict.fromkeys(keys))
+        for start in range(0, len(todo), _CHUNK):
+            chunk = todo[start : start + _CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            with self._lock:
+                stored = self._execute(f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk)
+                leased = self._execute(
+                    f"SELECT key, owner, expires, {{now}} FROM leases WHERE key IN ({marks})", chunk
+                )
+            answers = dict(stored)
+            holders = {k: (o, e, now) for k, o, e, now in leased}
+            rest: list[str] = []
+            for key in chunk:
+                if key in answers:
+                    out[key] = Response.from_dict(json.loads(answers[key]), cached=True)
+                    continue
+                owner, expires, now = holders.get(key, (None, 0.0, 0.0))
+                if owner is not None and owner != self.owner and expires > now and not _owner_gone(owner):
+                    out[key] = "held"
+                else:
+                    rest.append(key)
+            if rest:
+                out.update(self._claim_rest(rest))
+        return out
+
+    def _claim_rest(self, keys: list[str]) -> dict[str, Response | Claim]:
+        """Claim ``keys`` (neither answered nor held at the last read): :meth:`claim` per key."""
+        out: dict[str, Response | Claim] = {}
+        for key in keys:
+            state = self.claim(key)
+            hit = self.get(key) if state == "answered" else None
+            out[key] = hit if hit is not None else ("held" if state == "answered" else state)
+        return out
+
+    def put_many(self, rows: Sequence[tuple[str, str, Request, Response]]) -> None:
+        """:meth:`put` for many (key, endpoint, request, response) rows in one committed transaction."""
+        if not rows:
+            return
+        values = [(k, e, q.canonical, canonical_json(r.to_dict())) for k, e, q, r in rows]
+        with self._lock, self._transaction():
+            self._execute_many(
+                "INSERT INTO responses (key, endpoint, request, response, created) "
+                "VALUES (?, ?, ?, ?, {now}) ON CONFLICT (key) DO NOTHING",
+                values,
+            )
+            self._execute_many(
+                "DELETE FROM leases WHERE key = ? AND owner = ?", [(v[0], self.owner) for v in values]
+            )
+
+    def release_many(self, keys: Sequence[str]) -> None:
+        """:meth:`release` for many keys in one transaction."""
+        if not keys:
+            return
+        with self._lock, self._transaction():
+            self._execute_many(
+                "DELETE FROM leases WHERE key = ? AND owner = ?", [(k, self.owner) for k in keys]
+            )
+
+    def _start_renewal(self) -> None:
+        """Start the thread that renews this owner's leases (once; call with ``self._lock`` held)."""
+        if self._renewer is None:
+            self._renewer = threading.Thread(target=self._renew, name="benchsift-lease-renewal", daemon=True)
+            self._renewer.start()
 
     def release(self, key: str) -> None:
         """Drop this process's lease on ``key`` (its request failed): a waiting process takes it over."""
@@ -274,6 +364,8 @@ class ResponseCache:
 
     def close(self) -> None:
         """Stop renewing, drop this process's leases and close the connection."""
+        if self._worker is not None:  # its queued writes are committed first
+            self._worker.stop()
         self._stop.set()
         if self._renewer is not None:
             self._renewer.join()

@@ -7,6 +7,7 @@ whole file and SQLite's clock.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import tempfile
@@ -15,7 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchsift.clients.cache import DEFAULT_LEASE_TTL, ResponseCache
+from benchsift.clients.base import Response
+from benchsift.clients.cache import DEFAULT_LEASE_TTL, Claim, ResponseCache, _owner_gone
 from benchsift.errors import InputError
 
 __all__ = ["SQLiteCache"]
@@ -131,6 +133,53 @@ class SQLiteCache(ResponseCache):
 
     def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return self._conn.execute(sql, params).fetchall()
+
+    def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, rows)
+
+    def _claim_rest(self, keys: list[str]) -> dict[str, Response | Claim]:
+        """Claim ``keys`` in one ``BEGIN IMMEDIATE`` transaction, each by :meth:`ResponseCache.claim`'s rule.
+
+        The transaction holds the whole file, so it equals :meth:`claim` on each key in turn with nothing
+        in between: insert the lease rows that are absent, read the keys' lease rows and answers, then per
+        key: answered (drop a lease of this owner), held by another live owner, or claimed (a lease of an
+        expired or dead owner taken over).
+        """
+        out: dict[str, Response | Claim] = {}
+        marks = ", ".join("?" * len(keys))
+        with self._lock:
+            with self._transaction():
+                self._execute_many(
+                    "INSERT INTO leases (key, owner, expires) VALUES (?, ?, {now} + ?) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    [(k, self.owner, self.lease_ttl) for k in keys],
+                )
+                rows = self._execute(
+                    f"SELECT key, owner, expires, {{now}} FROM leases WHERE key IN ({marks})", keys
+                )
+                answers = dict(
+                    self._execute(f"SELECT key, response FROM responses WHERE key IN ({marks})", keys)
+                )
+                leases = {k: (o, e, now) for k, o, e, now in rows}
+                drop: list[tuple[str, str]] = []
+                take: list[tuple[str, float, str]] = []
+                for key in keys:
+                    owner, expires, now = leases[key]  # inserted above, and nothing ran in between
+                    if key in answers:
+                        if owner == self.owner:
+                            drop.append((key, self.owner))
+                        out[key] = Response.from_dict(json.loads(answers[key]), cached=True)
+                    elif owner != self.owner and expires > now and not _owner_gone(owner):
+                        out[key] = "held"
+                    else:
+                        if owner != self.owner:  # an expired or dead owner's lease: take it over
+                            take.append((self.owner, self.lease_ttl, key))
+                        out[key] = "claimed"
+                self._execute_many("DELETE FROM leases WHERE key = ? AND owner = ?", drop)
+                self._execute_many("UPDATE leases SET owner = ?, expires = {now} + ? WHERE key = ?", take)
+            if "claimed" in out.values():
+                self._start_renewal()
+        return out
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
