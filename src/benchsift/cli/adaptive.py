@@ -132,7 +132,7 @@ def simulate_command(
     title = f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)"
     written = []
     if out is not None:
-        from benchsift.report.outputs import write_command_dir
+        from benchsift.workflows.outputs import write_command_dir
 
         write_command_dir(out, "adaptive", res.to_dict(), {"results": res.to_frame()}, index=True)
         written.append(f"simulation written to {out}/ (open {out}/index.html)")

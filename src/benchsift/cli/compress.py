@@ -25,9 +25,9 @@ from benchsift.compression.suite import load_suite, stage_table
 from benchsift.errors import EstimateWarning, FloorWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
-from benchsift.report.outputs import compress_to_suite
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.compression import render_estimate, render_full_score
+from benchsift.workflows.compress import compress_to_suite
 
 
 def holdout_spec(holdout: float | None, holdout_models: str | None) -> float | list[str] | None:
@@ -97,7 +97,7 @@ def compress_command(
     )
     with warnings.catch_warnings():  # printed below from result.warnings (and in --json)
         warnings.simplefilter("ignore", FloorWarning)
-        result = compress_to_suite(
+        run = compress_to_suite(
             loaded,
             out,
             cfg,
@@ -107,17 +107,18 @@ def compress_command(
             progress=progress_bar("compressing: stages", not json_output),
             holdout=held,
         )
+    result = run.value
     after = [f"suite written to {out}/ (open {out}/index.html)"]
     if result.holdout is not None:
         after.insert(0, result.holdout.summary_line())
     emit(
         json_output,
-        {**result.summary(), "out": str(out)},
+        run,
         lambda: stage_rich_table(
             stage_table(result, loaded.n_items), title=f"PRIMEBench compression of {panel.name}"
         ),
-        notes=result.notes,
-        warnings=result.warnings,
+        notes=run.notes,
+        warnings=run.warnings,
         after=after,
     )
 
@@ -174,7 +175,7 @@ def estimate_command(
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
     written = []
     if out is not None:
-        from benchsift.report.outputs import write_command_dir
+        from benchsift.workflows.outputs import write_command_dir
 
         frames = {"estimate": res.to_frame()}
         if res.full is not None:

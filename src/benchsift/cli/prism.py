@@ -32,9 +32,9 @@ from benchsift.cli.prism_engine import register as _register_engine
 from benchsift.errors import InputError
 from benchsift.prism.scores import SC_VARIANTS
 from benchsift.prism.scoring import audit_report, means_report, score_report
-from benchsift.report.outputs import write_means_dir, write_result_dir, write_score_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import prism as tables
+from benchsift.workflows.outputs import write_means_dir, write_result_dir, write_score_dir
 
 app = typer.Typer(
     help="Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",

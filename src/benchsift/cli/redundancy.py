@@ -46,9 +46,9 @@ from benchsift.redundancy import (
     undefined_values,
 )
 from benchsift.report import redundancy_figures as figs
-from benchsift.report.outputs import write_analysis_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import redundancy as tables
+from benchsift.workflows.outputs import write_analysis_dir
 
 app = typer.Typer(
     help="Redundancy analysis: dimensions (Eq. 1-2), instances (Eq. 3), benchmarks (Eq. 4).",

@@ -47,10 +47,10 @@ from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options, validate
 from benchsift.io import read_scores
-from benchsift.report.outputs import write_validate_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.validation import render_validation
 from benchsift.report.validation_figures import save_selector_figure
+from benchsift.workflows.outputs import write_validate_dir
 
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
 
