@@ -19,7 +19,6 @@ from benchsift.cli._common import (
     outputs,
 )
 from benchsift.compression.embeddings import load_embeddings
-from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
 from benchsift.errors import EstimateWarning, FloorWarning, InputError
@@ -28,6 +27,7 @@ from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.compression import render_estimate, render_full_score
 from benchsift.workflows.compress import compress_to_suite
+from benchsift.workflows.estimate import estimate_scores
 
 
 def holdout_spec(holdout: float | None, holdout_models: str | None) -> float | list[str] | None:
@@ -162,9 +162,10 @@ def estimate_command(
     suite = load_suite(suite_dir)
     with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
         warnings.simplefilter("ignore", EstimateWarning)
-        res = estimate_new_models(
+        run = estimate_scores(
             suite,
             new_scores,
+            out=out,
             from_format=from_format,
             export=export,
             n_boot=n_boot,
@@ -172,22 +173,15 @@ def estimate_command(
             random_state=seed,
             clusters=cluster_spec(clusters),
         )
+    res = run.value
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
-    written = []
-    if out is not None:
-        from benchsift.workflows.outputs import write_command_dir
-
-        frames = {"estimate": res.to_frame()}
-        if res.full is not None:
-            frames["full_scores"] = res.full_table()
-        write_command_dir(out, "estimate", res.to_dict(), frames)
-        written.append(f"estimates written to {out}/ (open {out}/index.html)")
+    written = [f"estimates written to {out}/ (open {out}/index.html)"] if out is not None else []
     emit(
         json_output,
         res,
         *full,
         lambda: render_estimate(res, suite_dir.name, suite.n_items, level),
-        notes=res.notes,
-        warnings=res.warnings,  # items outside the suite: one of them
+        notes=run.notes,
+        warnings=run.warnings,  # items outside the suite: one of them
         after=written,
     )

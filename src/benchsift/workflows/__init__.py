@@ -7,6 +7,11 @@ CLI parses its options, calls one workflow and prints the result; :mod:`benchsif
 (tables, figures, HTML, terminal).
 
 * :func:`compress_to_suite` (``benchsift compress``): Stages 0-3 -> the suite directory;
+* :func:`validate_panel` (``validate``), :func:`leftout_prediction` / :func:`checkpoint_ranking`
+  (``diagnose leftout|checkpoints``): the method, its figure and ``--out`` folder;
+* :func:`estimate_scores` (``estimate``), :func:`simulate_adaptive_replay` (``adaptive simulate``);
+* :func:`score_verdicts` / :func:`score_axis_means` / :func:`audit_judges` (``prism score|analyze|audit``);
+* :func:`redundancy_outputs` (``redundancy * --out``);
 * :mod:`~benchsift.workflows.outputs`: the ``--out DIR`` folders of the commands (``validate``,
   ``estimate``, ``adaptive simulate``, the ``prism`` and ``redundancy`` commands);
 * :func:`run_demo` (``benchsift demo``) and its sections ``demo_<name>.py``.
@@ -22,15 +27,41 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from benchsift.workflows.compress import compress_to_suite
     from benchsift.workflows.demo import run_demo
+    from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
+    from benchsift.workflows.estimate import estimate_scores, simulate_adaptive_replay
+    from benchsift.workflows.prism import audit_judges, score_axis_means, score_verdicts
+    from benchsift.workflows.redundancy import redundancy_outputs
     from benchsift.workflows.result import WorkflowResult
-
-__all__ = ["WorkflowResult", "compress_to_suite", "run_demo"]
+    from benchsift.workflows.validate import validate_panel
 
 _LAZY = {
     "WorkflowResult": "benchsift.workflows.result",
+    "audit_judges": "benchsift.workflows.prism",
+    "checkpoint_ranking": "benchsift.workflows.diagnose",
     "compress_to_suite": "benchsift.workflows.compress",
+    "estimate_scores": "benchsift.workflows.estimate",
+    "leftout_prediction": "benchsift.workflows.diagnose",
+    "redundancy_outputs": "benchsift.workflows.redundancy",
     "run_demo": "benchsift.workflows.demo",
+    "score_axis_means": "benchsift.workflows.prism",
+    "score_verdicts": "benchsift.workflows.prism",
+    "simulate_adaptive_replay": "benchsift.workflows.estimate",
+    "validate_panel": "benchsift.workflows.validate",
 }
+__all__ = [
+    "WorkflowResult",
+    "audit_judges",
+    "checkpoint_ranking",
+    "compress_to_suite",
+    "estimate_scores",
+    "leftout_prediction",
+    "redundancy_outputs",
+    "run_demo",
+    "score_axis_means",
+    "score_verdicts",
+    "simulate_adaptive_replay",
+    "validate_panel",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,13 +9,15 @@ result's JSON with the warnings the workflow added); a notebook reads ``value`` 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from benchsift.results import Result
 
-__all__ = ["WorkflowResult"]
+__all__ = ["WorkflowResult", "with_warnings", "wrote_figure"]
 
 T = TypeVar("T")
 
@@ -48,3 +50,20 @@ class WorkflowResult(Result, Generic[T]):
         if to_frame is None:
             raise TypeError(f"{type(self.value).__name__} has no table")
         return to_frame()
+
+
+def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:
+    """``obj`` with ``extra`` warnings appended to its ``"warnings"`` list (created, in order, unique)."""
+    merged: list[str] = [str(w) for w in obj.get("warnings") or []]
+    for group in extra:
+        for w in group:
+            if w not in merged:
+                merged.append(str(w))
+    out = dict(obj)
+    out["warnings"] = merged
+    return out
+
+
+def wrote_figure(paths: Iterable[os.PathLike[str] | str]) -> str:
+    """The warning line of a ``--figure`` option: the files written."""
+    return f"--figure: wrote {', '.join(str(p) for p in paths)}"
