@@ -11,7 +11,7 @@ CLI parses its options, calls one workflow and prints the result; :mod:`benchsif
   (``diagnose leftout|checkpoints``): the method, its figure and ``--out`` folder;
 * :func:`estimate_scores` (``estimate``), :func:`simulate_adaptive_replay` (``adaptive simulate``);
 * :func:`score_verdicts` / :func:`score_axis_means` / :func:`audit_judges` (``prism score|analyze|audit``);
-* :func:`redundancy_outputs` (``redundancy * --out``);
+* :func:`redundancy_outputs` (``redundancy * --out``); :func:`audit_panel` (``audit``);
 * :mod:`~benchsift.workflows.outputs`: the ``--out DIR`` folders of the commands (``validate``,
   ``estimate``, ``adaptive simulate``, the ``prism`` and ``redundancy`` commands);
 * :func:`run_demo` (``benchsift demo``) and its sections ``demo_<name>.py``.
@@ -25,6 +25,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from benchsift.workflows.audit import audit_panel
     from benchsift.workflows.compress import compress_to_suite
     from benchsift.workflows.demo import run_demo
     from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "WorkflowResult": "benchsift.workflows.result",
+    "audit_panel": "benchsift.workflows.audit",
     "audit_judges": "benchsift.workflows.prism",
     "checkpoint_ranking": "benchsift.workflows.diagnose",
     "compress_to_suite": "benchsift.workflows.compress",
@@ -51,6 +53,7 @@ _LAZY = {
 __all__ = [
     "WorkflowResult",
     "audit_judges",
+    "audit_panel",
     "checkpoint_ranking",
     "compress_to_suite",
     "estimate_scores",
