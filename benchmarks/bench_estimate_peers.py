@@ -52,8 +52,8 @@ from _timing import load_average, machine_line
 
 from benchsift.compression import CompressionConfig, estimate_new_models
 from benchsift.panel import Panel
-from benchsift.report.outputs import compress_to_suite
 from benchsift.stats import spearman
+from benchsift.workflows.compress import compress_to_suite
 
 METHODS = ("benchsift", "random", "gpirt", "cat")
 SPLITS = ("random", "strongest")
@@ -70,7 +70,7 @@ def benchsift_estimate(
     cfg = CompressionConfig(retention=retention, floor=0, seed=seed, selector=selector)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = compress_to_suite(build, out, cfg)
+        result = compress_to_suite(build, out, cfg).value
         est = estimate_new_models(out, held)
     full = est.full
     assert full is not None

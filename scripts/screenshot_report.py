@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mmmu_sized is not None:
         directory = build_mmmu_sized(args.mmmu_sized)
     elif directory is None:
-        from benchsift.report.demo import run_demo
+        from benchsift.workflows.demo import run_demo
 
         directory = Path(tempfile.mkdtemp(prefix="benchsift-demo-")) / "demo"
         run_demo(directory, seed=0)

@@ -38,7 +38,7 @@ def _lint(src: Path, config: Path, *contracts: str) -> subprocess.CompletedProce
 
 def test_every_contract_is_kept() -> None:
     ids = _contract_ids()
-    assert len(ids) == 7
+    assert len(ids) == 8
     res = _lint(SRC, CONFIG)
     assert res.returncode == 0, res.stdout + res.stderr
     assert f"Contracts: {len(ids)} kept, 0 broken." in res.stdout
@@ -75,6 +75,19 @@ VIOLATIONS = [
     ("layers", "benchsift.compression.estimate", "import benchsift.prism.scores", "benchsift.prism.scores"),
     ("layers", "benchsift.panel.long", "import benchsift.io.wide", "benchsift.io.wide"),
     ("layers", "benchsift.newtool", "import benchsift.errors", "benchsift.newtool"),  # exhaustive
+    (
+        "layers",
+        "benchsift.report.figures",
+        "import benchsift.workflows.outputs",
+        "benchsift.workflows.outputs",
+    ),
+    ("layers", "benchsift.workflows.result", "import benchsift.cli._common", "benchsift.cli._common"),
+    (
+        "report-renders-only",
+        "benchsift.report.figures",
+        "from benchsift.compression.pipeline import run_pipeline",
+        "benchsift.compression.pipeline",
+    ),
     ("stats-irt-leaves", "benchsift.stats.means", "import benchsift.panel", "benchsift.panel"),
     ("stats-irt-leaves", "benchsift.irt.twopl", "import benchsift._fileio", "benchsift._fileio"),
     (

@@ -21,6 +21,7 @@ PACKAGES = [
     "benchsift.compression",
     "benchsift.prism",
     "benchsift.clients",
+    "benchsift.workflows",
 ]
 
 

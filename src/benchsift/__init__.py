@@ -55,6 +55,7 @@ _SUBMODULES = frozenset(
         "report",
         "simulate",
         "stats",
+        "workflows",
     }
 )
 

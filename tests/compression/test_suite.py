@@ -150,7 +150,7 @@ def test_frontier_hand_case() -> None:
 def test_demo_section_writes_suite_figures_and_estimates(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from benchsift.report.demo_compression import run_demo_section
+    from benchsift.workflows.demo_compression import run_demo_section
 
     summary = run_demo_section(tmp_path, 0, Console(quiet=True))
     folder = tmp_path / "compression"

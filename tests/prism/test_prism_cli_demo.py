@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from benchsift.cli._common import BenchsiftGroup
 from benchsift.cli.prism import app as prism_app
-from benchsift.report.demo_prism import run_demo_section
 from benchsift.simulate.verdicts import simulate_verdicts
+from benchsift.workflows.demo_prism import run_demo_section
 
 # the `prism` group wired like benchsift.cli.main (BenchsiftGroup: BenchsiftError -> exit 2)
 root = typer.Typer(cls=BenchsiftGroup, pretty_exceptions_enable=False)

@@ -150,3 +150,12 @@ def test_instances_compare_k_overlays_all_top_bottom(panel_file, tmp_path):
     assert (out_dir / "instances_curve_srcc.svg").read_text().count("top-5") >= 1
     bad = runner.invoke(app, args + ["--top-k", "3"])
     assert bad.exit_code == 2 and "not both" in bad.stderr
+
+
+def test_notes_print_on_stdout_after_the_tables(panel_file):
+    # without --benchmark the items of every benchmark are pooled, and a note says so: on stdout, as every
+    # other command's notes (emit), not on stderr
+    res = runner.invoke(app, ["redundancy", "dimensions", str(panel_file)])
+    assert res.exit_code == 0, res.output
+    assert "note:" in res.stdout and "pooled" in res.stdout.split("note:", 1)[1]
+    assert "note:" not in res.stderr

@@ -45,7 +45,7 @@ def test_curves_with_bands(planted, tmp_path):
 
 
 def test_demo_section(tmp_path):
-    from benchsift.report.demo_redundancy import run_demo_section
+    from benchsift.workflows.demo_redundancy import run_demo_section
 
     summary = run_demo_section(tmp_path, 0, Console(quiet=True))
     folder = tmp_path / "redundancy"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from benchsift.report.demo import run_demo
+from benchsift.workflows.demo import run_demo
 
 
 @pytest.fixture(scope="session")

@@ -321,7 +321,7 @@ def test_compare_out_opens_with_its_tie_groups_and_resolution(small_panel: Path,
 
 
 def test_page_shows_the_names_its_csv_neutralised_for_spreadsheets(tmp_path: Path) -> None:
-    from benchsift.report.outputs import write_command_dir
+    from benchsift.workflows.outputs import write_command_dir
 
     names = ["=SUM(1,1)", "@cmd", "'quoted", "-x+1", "plain"]
     frame = pd.DataFrame({"model": names, "-score": [0.5, -0.25, 1.0, 0.0, 0.75]})

@@ -255,11 +255,6 @@ def cluster_spec(value: str) -> str | None:
     return None if value == "none" else value
 
 
-def wrote_figure(paths: Iterable[os.PathLike[str] | str]) -> str:
-    """The warning line of a ``--figure`` option: the files written."""
-    return f"--figure: wrote {', '.join(str(p) for p in paths)}"
-
-
 @overload
 def split_list(value: str, option: str | None = None) -> list[str]: ...
 @overload

@@ -38,18 +38,6 @@ def print_warnings(warnings: Iterable[str], console: Console | None = None) -> N
         con.print(f"[yellow]warning: {escape(w)}[/]", soft_wrap=not con.is_terminal)
 
 
-def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:
-    """``obj`` with ``extra`` warnings appended to its ``"warnings"`` list (created, in order, unique)."""
-    merged: list[str] = [str(w) for w in obj.get("warnings") or []]
-    for group in extra:
-        for w in group:
-            if w not in merged:
-                merged.append(str(w))
-    out = dict(obj)
-    out["warnings"] = merged
-    return out
-
-
 def with_format(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` (a typer command) with a ``--format table|csv|markdown|json`` option added.
 

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for, simulate_adaptive
+from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for
 from benchsift.cli._common import (
     AddressOpt,
     BackendOpt,
@@ -32,6 +32,7 @@ from benchsift.errors import InputError
 from benchsift.io import read_scores
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
+from benchsift.workflows.estimate import simulate_adaptive_replay
 
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
@@ -138,8 +139,9 @@ def simulate_command(
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     outputs(force, dirs=[out])
-    res = simulate_adaptive(
+    run = simulate_adaptive_replay(
         read_scores(panel),
+        out=out,
         holdout=holdout,
         budget=budget,
         seed=seed,
@@ -149,10 +151,5 @@ def simulate_command(
         n_jobs=sweep_workers(ctx, backend, address, n_jobs),
     )
     title = f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)"
-    written = []
-    if out is not None:
-        from benchsift.report.outputs import write_command_dir
-
-        write_command_dir(out, "adaptive", res.to_dict(), {"results": res.to_frame()}, index=True)
-        written.append(f"simulation written to {out}/ (open {out}/index.html)")
-    emit(json_output, res, lambda: render_simulation(res, title), notes=res.notes, after=written)
+    written = [f"simulation written to {out}/ (open {out}/index.html)"] if out is not None else []
+    emit(json_output, run, lambda: render_simulation(run.value, title), notes=run.notes, after=written)

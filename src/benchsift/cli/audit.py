@@ -4,7 +4,7 @@ Prints the per-benchmark table, the flag counts and the items most confidently n
 discrimination, or with ``--json`` one object ``{"benchmarks": {...}, "items": [one entry per flagged
 item], "duplicates": [...], "flag_counts": {...}, "warnings": [...], "parameters": {...}}``
 (:meth:`benchsift.audit.AuditResult.to_dict`). ``--out DIR`` also writes the files and ``DIR/index.html``
-(:func:`benchsift.report.audit.write_audit`).
+(:func:`benchsift.workflows.audit.audit_panel`).
 """
 
 from __future__ import annotations
@@ -48,15 +48,15 @@ def audit_command(
     force: ForceOpt = False,
 ) -> None:
     """Audit every benchmark of a panel: discrimination, saturation, signal-to-noise, duplicates, DIF."""
-    from benchsift.audit import audit
     from benchsift.io import read_scores
-    from benchsift.report.audit import write_audit
     from benchsift.report.tables.audit import render_audit
+    from benchsift.workflows.audit import audit_panel
 
     outputs(force, dirs=[out])
-    loaded = read_scores(panel)
-    result = audit(
-        loaded,
+    run = audit_panel(
+        read_scores(panel),
+        out=out,
+        run={"command": "benchsift audit", "panel": str(panel)},
         benchmarks=split_list(benchmarks),
         alpha=alpha,
         power=power,
@@ -69,7 +69,7 @@ def audit_command(
         dif_by=dif_by,
         era_cutoff=era_cutoff,
     )
-    if out is not None:
-        write_audit(result, out, run={"command": "benchsift audit", "panel": str(panel)}, panel=loaded)
     written = [f"audit written to {out}/ (open {out}/index.html)"] if out is not None else []
-    emit(json_output, result, lambda: render_audit(result, top=top), warnings=result.warnings, after=written)
+    emit(
+        json_output, run.value, lambda: render_audit(run.value, top=top), warnings=run.warnings, after=written
+    )

@@ -19,15 +19,15 @@ from benchsift.cli._common import (
     outputs,
 )
 from benchsift.compression.embeddings import load_embeddings
-from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
 from benchsift.errors import EstimateWarning, FloorWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
-from benchsift.report.outputs import compress_to_suite
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.compression import render_estimate, render_full_score
+from benchsift.workflows.compress import compress_to_suite
+from benchsift.workflows.estimate import estimate_scores
 
 
 def holdout_spec(holdout: float | None, holdout_models: str | None) -> float | list[str] | None:
@@ -97,7 +97,7 @@ def compress_command(
     )
     with warnings.catch_warnings():  # printed below from result.warnings (and in --json)
         warnings.simplefilter("ignore", FloorWarning)
-        result = compress_to_suite(
+        run = compress_to_suite(
             loaded,
             out,
             cfg,
@@ -107,17 +107,18 @@ def compress_command(
             progress=progress_bar("compressing: stages", not json_output),
             holdout=held,
         )
+    result = run.value
     after = [f"suite written to {out}/ (open {out}/index.html)"]
     if result.holdout is not None:
         after.insert(0, result.holdout.summary_line())
     emit(
         json_output,
-        {**result.summary(), "out": str(out)},
+        run,
         lambda: stage_rich_table(
             stage_table(result, loaded.n_items), title=f"PRIMEBench compression of {panel.name}"
         ),
-        notes=result.notes,
-        warnings=result.warnings,
+        notes=run.notes,
+        warnings=run.warnings,
         after=after,
     )
 
@@ -161,9 +162,10 @@ def estimate_command(
     suite = load_suite(suite_dir)
     with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
         warnings.simplefilter("ignore", EstimateWarning)
-        res = estimate_new_models(
+        run = estimate_scores(
             suite,
             new_scores,
+            out=out,
             from_format=from_format,
             export=export,
             n_boot=n_boot,
@@ -171,22 +173,15 @@ def estimate_command(
             random_state=seed,
             clusters=cluster_spec(clusters),
         )
+    res = run.value
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []
-    written = []
-    if out is not None:
-        from benchsift.report.outputs import write_command_dir
-
-        frames = {"estimate": res.to_frame()}
-        if res.full is not None:
-            frames["full_scores"] = res.full_table()
-        write_command_dir(out, "estimate", res.to_dict(), frames)
-        written.append(f"estimates written to {out}/ (open {out}/index.html)")
+    written = [f"estimates written to {out}/ (open {out}/index.html)"] if out is not None else []
     emit(
         json_output,
         res,
         *full,
         lambda: render_estimate(res, suite_dir.name, suite.n_items, level),
-        notes=res.notes,
-        warnings=res.warnings,  # items outside the suite: one of them
+        notes=run.notes,
+        warnings=run.warnings,  # items outside the suite: one of them
         after=written,
     )

@@ -8,7 +8,7 @@ from typing import Annotated
 from rich.text import Text
 
 from benchsift.cli._common import ForceOpt, console, emit, opt, outputs
-from benchsift.report.demo import run_demo
+from benchsift.workflows.demo import run_demo
 
 
 def demo_command(

@@ -25,14 +25,12 @@ from benchsift.cli._common import (
     opt,
     outputs,
     split_list,
-    wrote_figure,
 )
-from benchsift.cli._output import with_warnings
 from benchsift.compression import diagnostics as diag
 from benchsift.io import read_scores
-from benchsift.report.figures import save_figure
 from benchsift.report.tables import diagnostics as tables
-from benchsift.report.validation_figures import checkpoint_figure, frame_table, leftout_figure
+from benchsift.report.validation_figures import frame_table
+from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
 
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")
 Coverage = Annotated[int | None, opt("Benchmarks a model needs (default: half).")]
@@ -133,24 +131,18 @@ def leftout_command(
 ) -> None:
     """Ridge prediction of a left-out benchmark vs training models (PRIMEBench I.3, Table 22)."""
     outputs(force, files=figure_files(figure))
-    res = diag.leftout_prediction(
+    run = leftout_prediction(
         read_scores(panel),
+        figure=figure,
+        data=str(panel.name),
         targets=split_list(targets, "--targets"),
         sizes=numbers(sizes, "--sizes", int),
         n_splits=splits,
         alpha=alpha,
         random_state=seed,
     )
-    warnings = []
-    if figure is not None:
-        warnings.append(wrote_figure(save_figure(leftout_figure(res.table()), figure, data=str(panel.name))))
     title = f"Left-out benchmark MAE, mean over {splits} splits (Table 22)"
-    emit(
-        json_output,
-        with_warnings(res.to_dict(), warnings),
-        lambda: frame_table(res.table(), title),
-        warnings=warnings,
-    )
+    emit(json_output, run, lambda: frame_table(run.value.table(), title), warnings=run.warnings)
 
 
 @app.command("checkpoints")
@@ -172,25 +164,18 @@ def checkpoints_command(
     set when they have none); every other image-condition model selects the items.
     """
     outputs(force, files=figure_files(figure))
-    res = diag.checkpoint_ranking_by_pattern(
+    run = checkpoint_ranking(
         read_scores(panel),
         variants,
+        figure=figure,
+        data=str(panel.name),
         selectors=split_list(selectors, "--selectors"),
         retentions=numbers(retentions, "--retentions"),
         n_boot=n_boot,
         random_state=seed,
         clusters=cluster_spec(clusters),
     )
-    warnings = []
-    if figure is not None:
-        fig = checkpoint_figure(res.table(), res.retentions[0])
-        warnings.append(wrote_figure(save_figure(fig, figure, data=str(panel.name))))
-    emit(
-        json_output,
-        with_warnings(res.to_dict(), warnings),
-        lambda: tables.render_checkpoints(res.table()),
-        warnings=warnings,
-    )
+    emit(json_output, run, lambda: tables.render_checkpoints(run.value.table()), warnings=run.warnings)
 
 
 @app.command("families")

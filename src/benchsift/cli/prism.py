@@ -31,10 +31,9 @@ from benchsift.cli._common import (
 from benchsift.cli.prism_engine import register as _register_engine
 from benchsift.errors import InputError
 from benchsift.prism.scores import SC_VARIANTS
-from benchsift.prism.scoring import audit_report, means_report, score_report
-from benchsift.report.outputs import write_means_dir, write_result_dir, write_score_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import prism as tables
+from benchsift.workflows.prism import audit_judges, score_axis_means, score_verdicts
 
 app = typer.Typer(
     help="Multi-axis scoring (PRISM-VLM): PScore, paired bootstrap separation, axis analyses.",
@@ -81,8 +80,9 @@ def score_command(
 ) -> None:
     """Axis means, PScore (Eq. 1) and the item-level paired bootstrap (App. E) of a verdict table."""
     outputs(force, dirs=[out])
-    report = score_report(
+    run = score_verdicts(
         verdicts,
+        out=out,
         bootstrap=bootstrap,
         seed=seed,
         alpha=alpha,
@@ -93,9 +93,8 @@ def score_command(
         clusters=cluster_spec(clusters),
         progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
     )
+    report = run.value
     summary, means = report.summary, report.means
-    if out is not None:
-        write_score_dir(out, report, f"{verdicts.name}, B = {bootstrap}")
     title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
     emit(
         json_output,
@@ -105,7 +104,7 @@ def score_command(
             tables.render_axes(summary),
         ],
         lambda: tables.score_lines(report, alpha),
-        warnings=summary.get("warnings", []),
+        warnings=run.warnings,
         after=_written(out),
     )
 
@@ -137,8 +136,9 @@ def analyze_command(
 ) -> None:
     """Analyses that need only per-model axis means: PScore, aggregators, weights, correlations, ranges."""
     outputs(force, dirs=[out])
-    report = means_report(
+    run = score_axis_means(
         axis_means,
+        out=out,
         axes=split_list(axes),
         q_axis=q_axis,
         group=group,
@@ -147,9 +147,8 @@ def analyze_command(
         bootstrap=bootstrap,
         seed=seed,
     )
+    report = run.value
     summary, means = report.summary, report.means
-    if out is not None:
-        write_means_dir(out, report, axis_means.name)
     title = f"PScore from axis means ({len(means)} models)"
     emit(
         json_output,
@@ -190,9 +189,10 @@ def audit_command(
         raise InputError(
             f"prism audit: {primary} needs a second verdict table graded by the audit judge (SECONDARY)"
         )
-    report = audit_report(
+    run = audit_judges(
         primary,
         secondary,
+        out=out,
         labels=labels,
         judge_col=judge_col,
         human_col=human_col,
@@ -201,10 +201,7 @@ def audit_command(
         threshold=threshold,
         sc_variant=sc_variant,
     )
-    summary = report.to_dict()
-    if out is not None:
-        write_result_dir(out, summary, report.tables)
-    emit(json_output, summary, lambda: tables.render_audit(report, threshold), after=_written(out))
+    emit(json_output, run, lambda: tables.render_audit(run.value, threshold), after=_written(out))
 
 
 _register_engine(app)  # sources / build / run / grade, after the scoring commands

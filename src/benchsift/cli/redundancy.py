@@ -26,9 +26,7 @@ from benchsift.cli._common import (
     JsonOpt,
     NJobsOpt,
     PanelArg,
-    console,
     emit,
-    err_console,
     numbers,
     opt,
     outputs,
@@ -46,9 +44,9 @@ from benchsift.redundancy import (
     undefined_values,
 )
 from benchsift.report import redundancy_figures as figs
-from benchsift.report.outputs import write_analysis_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import redundancy as tables
+from benchsift.workflows.redundancy import redundancy_outputs
 
 app = typer.Typer(
     help="Redundancy analysis: dimensions (Eq. 1-2), instances (Eq. 3), benchmarks (Eq. 4).",
@@ -76,17 +74,12 @@ def _show(
     *shown: Callable[[], Any],
 ) -> None:
     """Write ``out/<name>.json`` and the figures (with ``--out``), then print the JSON (``--json``), or the
-    tables, the notes and undefined values (stderr) and where the files went."""
+    tables, the notes, the undefined values and where the files went (all on stdout, as :func:`emit`)."""
+    run = redundancy_outputs(res, name, figures, out)
+    after = [Text(f"undefined: {n}", style="yellow") for n in undefined]
     if out is not None:
-        write_analysis_dir(out, name, res.to_dict(), figures)
-    emit(as_json, res, *shown)
-    if not as_json:
-        for n in res.notes:
-            err_console.print(Text(f"note: {n}", style="dim"))
-        for n in undefined:
-            err_console.print(Text(f"undefined: {n}", style="yellow"))
-        if out is not None:
-            console.print(Text(f"results and figures written to {out}/"))
+        after.append(Text(f"results and figures written to {out}/"))
+    emit(as_json, run, *shown, notes=run.notes, after=after)
 
 
 def _condition(value: str) -> str | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import warnings as warnings_
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -41,27 +41,17 @@ from benchsift.cli._common import (
     outputs,
     split_list,
     sweep_workers,
-    wrote_figure,
 )
-from benchsift.cli._output import with_warnings
 from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
-from benchsift.compression.protocols.validation import check_options, validate
+from benchsift.compression.protocols.validation import check_options
 from benchsift.errors import FloorWarning
 from benchsift.io import read_scores
-from benchsift.report.outputs import write_validate_dir
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.validation import render_validation
-from benchsift.report.validation_figures import save_selector_figure
+from benchsift.workflows.validate import validate_panel
 
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
-
-
-def _figure(figure: Path, summary: Any, protocol: str, data: str, n_splits: int) -> str:
-    """``--figure``: the selector-vs-retention figure, and the line that says what was written."""
-    if protocol == "end-to-end":
-        return "--figure: the end-to-end protocol has no selector-vs-retention figure; nothing written"
-    return wrote_figure(save_selector_figure(summary, figure, protocol, data, n_splits))
 
 
 def validate_command(
@@ -108,11 +98,14 @@ def validate_command(
     outputs(force, files=figure_files(figure), dirs=[out])
     check_options(protocol, n_jobs)  # before the panel is read
     sels, rets = split_list(selectors, "--selectors"), numbers(retentions, "--retentions")
-    with warnings_.catch_warnings():  # printed below from report.warnings (and in --json)
+    with warnings_.catch_warnings():  # printed from run.warnings (and in --json)
         warnings_.simplefilter("ignore", FloorWarning)
-        report = validate(
+        run = validate_panel(
             read_scores(panel),
             protocol=protocol,
+            figure=figure,
+            out=out,
+            data=panel.name,
             selectors=sels,
             retentions=rets,
             splits=splits,
@@ -128,14 +121,7 @@ def validate_command(
             chronological_column=not json_output,
             progress=progress_bar(f"validate: {protocol} protocol", not json_output),
         )
-    result: Any = report.result
-    warnings = list(report.warnings)
-    summary = result.summary()
-    if figure is not None:
-        warnings.append(_figure(figure, summary, protocol, panel.name, len(result.splits)))
-    payload = with_warnings(report.to_dict(), warnings)
-    if out is not None:
-        write_validate_dir(out, payload, summary, protocol, panel.name, len(result.splits))
+    report, summary = run.value, run.value.result.summary()
     written = [f"validation written to {out}/ (open {out}/index.html)"] if out is not None else []
-    render = lambda: render_validation(result, protocol, summary, rets, report.chronological)  # noqa: E731
-    emit(json_output, payload, render, notes=report.notes, warnings=warnings, after=written)
+    render = lambda: render_validation(report.result, protocol, summary, rets, report.chronological)  # noqa: E731
+    emit(json_output, run, render, notes=run.notes, warnings=run.warnings, after=written)

@@ -1,1 +1,4 @@
-"""Reports: tables, figures and the demo sections that read method results."""
+"""Rendering only: tables, figures, the HTML report and terminal output of method results.
+
+The code that runs methods and writes output folders is in :mod:`benchsift.workflows`.
+"""

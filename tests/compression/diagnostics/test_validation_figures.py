@@ -84,7 +84,7 @@ def test_public_names_are_exported() -> None:
 
 def test_demo_validation_section(tmp_path: Path) -> None:
     """`benchsift demo` section: the selector-vs-retention plot (Fig. 3) and the Table 10 data."""
-    from benchsift.report.demo_validation import RETENTIONS, SELECTORS, run_demo_section
+    from benchsift.workflows.demo_validation import RETENTIONS, SELECTORS, run_demo_section
 
     summary = run_demo_section(tmp_path, 0, Console(quiet=True))
     out = tmp_path / "validation"

@@ -1,6 +1,6 @@
 """The demo: runs each method's demo section on simulated data and writes everything into one folder.
 
-Each section lives in ``benchsift/report/demo_<name>.py`` and exposes
+Each section lives in ``benchsift/workflows/demo_<name>.py`` and exposes
 ``run_demo_section(out_dir, seed, console) -> dict`` (it makes its own simulated data, writes into
 ``out_dir/<name>/`` and returns a JSON-able summary whose ``"run"`` entry says what was run: the library
 call, its parameters, the input and its fingerprint, the data sizes). The demo ends with ``out/index.html``
@@ -38,7 +38,7 @@ def run_demo(
     start = time.perf_counter()
     sections: dict[str, Any] = {}
     for name in SECTIONS:
-        module = importlib.import_module(f"benchsift.report.demo_{name}")
+        module = importlib.import_module(f"benchsift.workflows.demo_{name}")
         t0 = time.perf_counter()
         con.rule(f"[bold]{name}")
         options = {"long_csv": long_csv} if name == "panel" else {}

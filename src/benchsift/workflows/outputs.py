@@ -18,18 +18,16 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.report.html import write_report
 
 if TYPE_CHECKING:
-    from benchsift.compression.pipeline import CompressionConfig, CompressionResult
     from benchsift.panel import Panel
     from benchsift.prism.scoring import MeansReport, ScoreReport
-    from benchsift.progress import ProgressFn
 
 __all__ = [
-    "compress_to_suite",
     "write_command_dir",
     "write_analysis_dir",
     "write_means_dir",
     "write_result_dir",
     "write_score_dir",
+    "write_validate_dir",
 ]
 
 
@@ -122,50 +120,3 @@ def write_means_dir(out: Path, report: MeansReport, data: str) -> None:
     means = report.means
     figures = lambda d: write_prism_figures(d, means, axis_correlation(means), data=data)  # noqa: E731
     write_result_dir(out, report.summary, {"axis_means": means}, figures)
-
-
-def compress_to_suite(
-    panel: Panel,
-    out: Path,
-    config: CompressionConfig,
-    *,
-    embeddings: Any = None,
-    frontier: bool = False,
-    frontier_gain: float | None = None,
-    progress: ProgressFn | None = None,
-    holdout: float | list[str] | None = None,
-) -> CompressionResult:
-    """``benchsift compress``: PRIMEBench Stages 0-3 on ``panel``
-    (:func:`~benchsift.compression.pipeline.run_pipeline`), then the suite directory ``out``
-    (:func:`~benchsift.compression.suite.write_suite`, with the Capability Frontier of the Stage 0-cleaned
-    pool when ``frontier``) and its ``index.html``.
-
-    ``holdout`` (a fraction of the models, drawn with ``config.seed``, or model names): the suite is built on
-    the other models, and how its estimate did on the held-out ones
-    (:func:`benchsift.compression.holdout.evaluate_holdout`) is the result's ``holdout`` and
-    ``holdout.json`` / ``holdout.csv`` in ``out``."""
-    import dataclasses
-
-    from benchsift._fileio import atomic_path
-    from benchsift.compression.frontier import capability_frontier
-    from benchsift.compression.holdout import evaluate_holdout, split_models
-    from benchsift.compression.pipeline import run_pipeline
-    from benchsift.compression.suite import load_suite, write_suite
-
-    held = None
-    if holdout is not None:
-        build_mask, held_mask = split_models(panel, holdout, int(config.seed))
-        held = panel.subset(models=held_mask)
-        panel = panel.subset(models=build_mask)
-    result = run_pipeline(panel, config, embeddings=embeddings, progress=progress)
-    fr = capability_frontier(result.stage0.panel, gain=frontier_gain) if frontier else None
-    write_suite(result, panel, out, frontier=fr)
-    if held is not None:
-        check = evaluate_holdout(load_suite(out), held, int(config.seed))
-        with atomic_path(out / "holdout.json") as tmp:
-            tmp.write_text(json.dumps(check.to_dict(), indent=1) + "\n")
-        with atomic_path(out / "holdout.csv") as tmp:
-            spreadsheet_frame(check.per_model).to_csv(tmp, index=False, lineterminator="\n")
-        result = dataclasses.replace(result, holdout=check, warnings=[*result.warnings, *check.warnings])
-    write_report(out, title=f"benchsift suite: {out.name}", panel=panel)
-    return result

@@ -17,9 +17,9 @@ from rich.console import Console
 
 from benchsift.audit import audit
 from benchsift.compression.pipeline import panel_fingerprint
-from benchsift.report.audit import write_audit_files
 from benchsift.report.tables.audit import render_audit
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.audit import write_audit_files
 
 PLANTS = {"mislabel_rate": 0.02, "contamination_rate": 0.03, "graded_fraction": 0.0, "n_dimensions": 0}
 

@@ -1,6 +1,8 @@
-"""Files of a benchmark health audit (:func:`benchsift.audit.audit`); its tables are
-:func:`benchsift.report.tables.audit.render_audit`.
+"""``benchsift audit``: a benchmark health audit (:func:`benchsift.audit.audit`) and its files; its tables
+are :func:`benchsift.report.tables.audit.render_audit`.
 
+:func:`audit_panel` runs the audit and, with ``out``, writes its folder (a :class:`~benchsift.workflows.
+result.WorkflowResult`).
 :func:`write_audit` writes an :class:`~benchsift.audit.AuditResult` into a folder (``audit.json``,
 ``benchmarks.csv``, ``items.csv``, ``duplicates.csv``) with its ``index.html``
 (:func:`benchsift.report.html.write_report`), the audit's section of the HTML report.
@@ -15,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift.audit import AuditResult
 from benchsift.report.html import write_report
+from benchsift.workflows.result import WorkflowResult
 
 if TYPE_CHECKING:
     from benchsift.panel import Panel
 
-__all__ = ["write_audit", "write_audit_files"]
+__all__ = ["audit_panel", "write_audit", "write_audit_files"]
 
 
 def write_audit_files(
@@ -52,3 +55,21 @@ def write_audit(
     write_audit_files(result, out, run)
     write_report(out, title="benchsift audit", panel=panel)
     return Path(out)
+
+
+def audit_panel(
+    panel: Panel, *, out: Path | None = None, run: dict[str, Any] | None = None, **options: Any
+) -> WorkflowResult[AuditResult]:
+    """:func:`benchsift.audit.audit` of ``panel`` (``options`` passed on), then with ``out`` its folder
+    (:func:`write_audit`: the files with ``run`` in ``audit.json``, and ``index.html`` with a view of every
+    flagged item). The payload is :meth:`AuditResult.to_dict`."""
+    from benchsift.audit import audit
+
+    result = audit(panel, **options)
+    files = []
+    if out is not None:
+        files = [
+            *write_audit_files(result, out, run),
+            write_report(out, title="benchsift audit", panel=panel),
+        ]
+    return WorkflowResult(result, result.to_dict(), files, [], list(result.warnings))
