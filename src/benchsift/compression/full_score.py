@@ -37,6 +37,14 @@ Estimators (per benchmark and category; ``overall`` is the mean of the benchmark
   (Hastie, Tibshirani & Friedman 2009, Eq. 3.41; checked against ``sklearn.linear_model.Ridge``), with the
   penalty :math:`\kappa_g` chosen from ``_RIDGE_PENALTIES`` by the cross-validated error below. As
   :math:`\kappa \to \infty` it is p-IRT plus a constant: the line that calibrates p-IRT's bias.
+* ``anchor`` -- tinyBenchmarks' anchor-weighted mean: each suite item weighted by the share of the group's
+  items whose correctness vector over the reference models is nearest to its own
+  (:func:`benchsift.compression.full_score_stack.anchor_weights`), a design-based estimate with no ability
+  model;
+* ``stack`` -- the convex combination of ``anchor``, ``ridge`` and ``pirt`` with per-group weights on the
+  simplex grid of step 0.1 chosen by the cross-validated error below
+  (:func:`benchsift.compression.full_score_stack.stack_weights`; Breiman 1996, "Stacked regressions").
+  p-IRT, ridge and tinyBenchmarks' gp-IRT mix (anchor with p-IRT) are points of the grid.
 
 The 2PL's slope prior has sd ``IRT_PRIOR_A_SD`` = 1.0 on ``log a`` (TwoPL's default 0.5 shrank the slopes of
 the few informative items; measured in ``benchmarks/bench_estimate.py``).
@@ -46,8 +54,9 @@ regression and the 2PL are refitted on the other folds and the fold's models are
 responses only, so every reference model gets an out-of-fold prediction from each estimator. One more fold
 holds out the strongest ``STRONG_SHARE`` (20 %) of the reference models by full score together and fits on
 the rest: the situation of a new release, stronger than every build model. The default method is the one of
-``CHOSEN_FROM`` (p-IRT, ridge: the estimators that go through the ability, so that a stronger model is
-extrapolated along the item response curves) with the lowest sum of the random folds' and the strongest
+``CHOSEN_FROM`` (p-IRT, ridge, stack: the estimators that go through the ability, so that a stronger model
+is extrapolated along the item response curves, and the stack, whose ability-free part is the anchor mean,
+not a line fitted on weaker models) with the lowest sum of the random folds' and the strongest
 fold's mean absolute error over the benchmarks (recorded as ``method``). Intervals are split-conformal on
 the random folds' out-of-fold residuals (cross-conformal, Vovk 2015; the "CV+" family of Barber et al.
 2021, "Predictive inference with the jackknife+", Ann. Statist. 49(1)): the half-width for group ``g`` and
@@ -87,6 +96,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift.compression.full_score_stack import anchor_means, anchor_weights, stack_weights
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
@@ -98,7 +108,7 @@ __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 #: Format tag of :meth:`FullScoreModel.to_dict`.
 FORMAT = "benchsift-full-score/1"
 #: The estimators, in the order they are reported.
-METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge")
+METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge", "anchor", "stack")
 #: Most pool items ``run_pipeline`` fits the estimators on. The 2PL's quadrature grid has one point per
 #: posterior sd, so a fit grows faster than the items: measured (30 models, 10 folds, 2 loaded cores)
 #: 2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, and more than 20 GB (killed) at 386,000. Above
@@ -112,7 +122,7 @@ _THETA_TOL = 0.01
 #: model stronger than the build models is extrapolated by the item response curves, not by a line fitted
 #: on weaker models (issue 31: on MMMU's strongest-40 % split the calibration line, chosen by random folds,
 #: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported.
-CHOSEN_FROM = ("pirt", "ridge")
+CHOSEN_FROM = ("pirt", "ridge", "stack")
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 #: sd of the log-normal slope prior of the 2PL (TwoPL's default is 0.5; on MMMU at 2-10 % of the items,
@@ -340,6 +350,8 @@ class FullScoreModel(Result):
     cv_mae_strong: dict[str, np.ndarray] | None = None
     theta_range: tuple[float, float] = (-math.inf, math.inf)  # reference abilities on the suite
     theta_strong: float = math.inf  # lowest suite ability of the strongest fold's models
+    anchor_weight: list[np.ndarray] | None = None  # per group: weight of each suite item (anchor estimate)
+    stack_weight: np.ndarray | None = None  # (n_groups, 3): weights of anchor, ridge, p-IRT in the stack
 
     # ------------------------------------------------------------------ prediction
     def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -368,7 +380,23 @@ class FullScoreModel(Result):
         if self.ridge_coef is not None and self.ridge_mean is not None and self.ridge_intercept is not None:
             F = _ridge_features(X, theta, self.a_suite, self.d_suite) - self.ridge_mean[None, :]
             ridge = pirt + self.ridge_intercept[None, :] + F @ self.ridge_coef.T
-        est = {"suite_mean": suite, "regression": reg, "pirt": pirt, "gpirt": gp, "ridge": ridge}
+        anchor = pirt.copy()
+        if self.anchor_weight is not None:
+            anchor = anchor_means(X, self.suite_cols, self.anchor_weight)
+            anchor = np.where(np.isnan(anchor), pirt, anchor)  # no suite item of the group: p-IRT
+        stack = pirt.copy()
+        if self.stack_weight is not None:
+            w = self.stack_weight
+            stack = w[None, :, 0] * anchor + w[None, :, 1] * ridge + w[None, :, 2] * pirt
+        est = {
+            "suite_mean": suite,
+            "regression": reg,
+            "pirt": pirt,
+            "gpirt": gp,
+            "ridge": ridge,
+            "anchor": anchor,
+            "stack": stack,
+        }
         return est, suite, theta
 
     def _with_overall(self, a: np.ndarray) -> np.ndarray:
@@ -561,6 +589,8 @@ class FullScoreModel(Result):
             ),
             "theta_range": [None if not np.isfinite(x) else float(x) for x in self.theta_range],
             "theta_strong": None if not np.isfinite(self.theta_strong) else float(self.theta_strong),
+            "anchor_weight": None if self.anchor_weight is None else [w.tolist() for w in self.anchor_weight],
+            "stack_weight": None if self.stack_weight is None else self.stack_weight.tolist(),
         }
 
     @classmethod
@@ -621,6 +651,12 @@ class FullScoreModel(Result):
                 math.inf if tr[1] is None else float(tr[1]),
             ),
             theta_strong=math.inf if d.get("theta_strong") is None else float(d["theta_strong"]),
+            anchor_weight=(
+                None
+                if d.get("anchor_weight") is None
+                else [arr(w, dtype=np.float64) for w in d["anchor_weight"]]
+            ),
+            stack_weight=opt("stack_weight"),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -660,6 +696,7 @@ def _fit_once(
         a_rest.append(irt.discrimination_[rest])
         d_rest.append(irt.intercept_[rest])
     empty = {m: np.full(ng + 1, np.nan) for m in METHODS}
+    anchors = anchor_weights(X, groups.pool_items, suite_pos, groups.suite_cols)
     model = FullScoreModel(
         groups=groups.names,
         kinds=groups.kinds,
@@ -680,6 +717,7 @@ def _fit_once(
         level=0.95,
         n_folds=0,
         n_reference=X.shape[0],
+        anchor_weight=anchors,
     )
     return model, irt
 
@@ -756,7 +794,7 @@ def fit_full_score(
     strong = np.zeros(n_ref, dtype=bool)
     strong[np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")[:n_strong]] = True
     tests = [fold == k for k in range(n_folds)] + [strong]
-    plain = ("suite_mean", "regression", "pirt")
+    plain = ("suite_mean", "regression", "pirt", "anchor")
     oof = {m: np.full((n_ref, ng), np.nan) for m in plain}
     oof_s = {m: np.full((n_ref, ng), np.nan) for m in plain}
     n_pen = len(_RIDGE_PENALTIES)
@@ -807,6 +845,12 @@ def fit_full_score(
         gp_s[:, g] = gp_w[g] * oof_s["regression"][:, g] + (1 - gp_w[g]) * oof_s["pirt"][:, g]
     oof["gpirt"] = gp
     oof_s["gpirt"] = gp_s
+    # the stack of anchor, ridge and p-IRT: simplex weights per group by the same cross-validated error
+    parts = np.stack([oof[m] for m in ("anchor", "ridge", "pirt")])
+    parts_s = np.stack([oof_s[m] for m in ("anchor", "ridge", "pirt")])
+    stack_w = stack_weights(parts, parts_s, full, strong)
+    oof["stack"] = np.einsum("gk,kng->ng", stack_w, parts)
+    oof_s["stack"] = np.einsum("gk,kng->ng", stack_w, parts_s)
     halfwidth: dict[str, np.ndarray] = {}
     cv_mae: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
@@ -848,6 +892,7 @@ def fit_full_score(
     if st.size:
         base.theta_strong = float(st.min())
     base.gp_weight = gp_w
+    base.stack_weight = stack_w
     base.halfwidth = halfwidth
     base.cv_mae = cv_mae
     base.reference_overall = full_all[:, -1]
