@@ -14,7 +14,14 @@ import pandas as pd
 import pytest
 
 from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
-from benchsift.compression.full_score_stack import anchor_means, anchor_weights, stack_grid, stack_weights
+from benchsift.compression.full_score_stack import (
+    anchor_means,
+    anchor_weights,
+    calibrated_loo,
+    calibration_line,
+    stack_grid,
+    stack_weights,
+)
 from benchsift.panel import Panel
 
 
@@ -95,8 +102,8 @@ def test_anchor_is_the_full_mean_when_the_suite_is_the_pool() -> None:
 
 
 def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> None:
-    """On a simulated panel with a second factor: the stack's cross-validated error (the criterion that
-    chooses its weights) is at most each component's, it is among the methods chosen from, and a model
+    """On a simulated panel with a second factor: the stack's random-fold error (the criterion that chooses
+    its weights) is at most each component's, it is among the methods chosen from, and a model
     read back from JSON predicts the same numbers; held-out models are covered at about the level."""
     panel = _panel(200, 400, seed=5)
     build, held = panel.subset(models=np.arange(120)), panel.subset(models=np.arange(120, 200))
@@ -105,9 +112,8 @@ def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> N
     assert "stack" in METHODS and "stack" in CHOSEN_FROM and fs.stack_weight is not None
     assert fs.cv_mae_strong is not None
 
-    def crit(m: str) -> float:
-        assert fs.cv_mae_strong is not None
-        return float(fs.cv_mae[m][0] + fs.cv_mae_strong[m][0])
+    def crit(m: str) -> float:  # the random folds' error, on which the stack's weights are chosen
+        return float(fs.cv_mae[m][0])
 
     for m in ("anchor", "ridge", "pirt"):
         assert crit("stack") <= crit(m) + 1e-12, (m, crit("stack"), crit(m))
@@ -133,3 +139,46 @@ def test_a_file_written_before_the_stack_reads_back_as_pirt() -> None:
     est = old.predict(panel.scores[:4, pos])
     np.testing.assert_array_equal(est.score["stack"], est.score["pirt"])
     np.testing.assert_array_equal(est.score["anchor"], est.score["pirt"])
+
+
+def test_calibration_line_matches_polyfit_and_loo_by_hand() -> None:
+    rng = np.random.default_rng(4)
+    p = rng.random(12)
+    y = 0.1 + 1.3 * p + 0.02 * rng.standard_normal(12)
+    y[3] = np.nan
+    alpha, beta = calibration_line(p, y)
+    ok = np.isfinite(y)
+    ref_beta, ref_alpha = np.polyfit(p[ok], y[ok], 1)
+    assert alpha == pytest.approx(ref_alpha, abs=1e-12) and beta == pytest.approx(ref_beta, abs=1e-12)
+    loo = calibrated_loo(p, y)
+    for i in (0, 3, 7):  # row 3 has no truth: its estimate uses every other row
+        keep = ok & (np.arange(12) != i)
+        b_i, a_i = np.polyfit(p[keep], y[keep], 1)
+        assert loo[i] == pytest.approx(a_i + b_i * p[i], abs=1e-12)
+    assert calibration_line(np.full(5, 0.3), np.arange(5.0)) == (pytest.approx(2.0), 0.0)
+
+
+def test_calibrated_pirt_corrects_the_spread_of_a_misfitting_2pl() -> None:
+    """Responses from a 3PL with guessing 0.25 (a four-option test): a 2PL fitted on the build models has no
+    floor, so from a 12-item suite its p-IRT spreads the weak models too far down; the line on the
+    out-of-fold p-IRT estimates has a slope below 1 and a lower error on held-out models."""
+    rng = np.random.default_rng(2)
+    n_models, n_items = 160, 300
+    a = rng.uniform(0.7, 2.0, n_items)
+    b = rng.normal(-1.0, 1.0, n_items)
+    theta = rng.normal(0, 1.2, n_models)
+    p = 0.25 + 0.75 / (1.0 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(n_items)]})
+    panel = Panel(x, [f"m{j}" for j in range(n_models)], items)
+    build, held = panel.subset(models=np.arange(100)), panel.subset(models=np.arange(100, n_models))
+    suite = np.sort(rng.choice(n_items, 12, replace=False))
+    fs = fit_full_score(build, suite, random_state=0)
+    assert fs.pirt_line is not None and fs.pirt_line[0, 1] < 0.9
+    est = fs.predict(held.scores[:, suite])
+    truth = held.scores.mean(axis=1)
+    mae = {m: float(np.mean(np.abs(est.score[m][:, 0] - truth))) for m in ("pirt", "pirt_cal")}
+    assert mae["pirt_cal"] < mae["pirt"], mae
+    alpha, beta = fs.pirt_line[0]
+    cal = np.clip(alpha + beta * est.score["pirt"][:, 0], 0, 1)
+    np.testing.assert_allclose(est.score["pirt_cal"][:, 0], cal, atol=1e-12)

@@ -96,7 +96,13 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.compression.full_score_stack import anchor_means, anchor_weights, stack_weights
+from benchsift.compression.full_score_stack import (
+    anchor_means,
+    anchor_weights,
+    calibrated_loo,
+    calibration_line,
+    stack_weights,
+)
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
@@ -108,7 +114,7 @@ __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 #: Format tag of :meth:`FullScoreModel.to_dict`.
 FORMAT = "benchsift-full-score/1"
 #: The estimators, in the order they are reported.
-METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge", "anchor", "stack")
+METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge", "anchor", "stack", "pirt_cal")
 #: Most pool items ``run_pipeline`` fits the estimators on. The 2PL's quadrature grid has one point per
 #: posterior sd, so a fit grows faster than the items: measured (30 models, 10 folds, 2 loaded cores)
 #: 2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, and more than 20 GB (killed) at 386,000. Above
@@ -122,9 +128,12 @@ _THETA_TOL = 0.01
 #: model stronger than the build models is extrapolated by the item response curves, not by a line fitted
 #: on weaker models (issue 31: on MMMU's strongest-40 % split the calibration line, chosen by random folds,
 #: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported.
-CHOSEN_FROM = ("pirt", "ridge", "stack")
+CHOSEN_FROM = ("pirt", "ridge", "stack", "pirt_cal")
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
+#: Whether the stack's weights are chosen on the strongest fold's error too (else on the random folds only,
+#: as tinyBenchmarks chooses its gp-IRT mix; the strongest fold still judges the stack in the method choice).
+STACK_WEIGHTS_USE_STRONGEST = False
 #: sd of the log-normal slope prior of the 2PL (TwoPL's default is 0.5; on MMMU at 2-10 % of the items,
 #: 1.0 gave a 3-10 % lower p-IRT error, benchmarks/bench_estimate.py).
 IRT_PRIOR_A_SD = 1.0
@@ -352,6 +361,7 @@ class FullScoreModel(Result):
     theta_strong: float = math.inf  # lowest suite ability of the strongest fold's models
     anchor_weight: list[np.ndarray] | None = None  # per group: weight of each suite item (anchor estimate)
     stack_weight: np.ndarray | None = None  # (n_groups, 3): weights of anchor, ridge, p-IRT in the stack
+    pirt_line: np.ndarray | None = None  # (n_groups, 2): alpha, beta of the calibrated p-IRT
 
     # ------------------------------------------------------------------ prediction
     def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -388,7 +398,12 @@ class FullScoreModel(Result):
         if self.stack_weight is not None:
             w = self.stack_weight
             stack = w[None, :, 0] * anchor + w[None, :, 1] * ridge + w[None, :, 2] * pirt
+        cal = pirt.copy()
+        if self.pirt_line is not None:
+            cal = self.pirt_line[None, :, 0] + self.pirt_line[None, :, 1] * pirt
+            cal = np.where(np.isnan(cal), pirt, cal)
         est = {
+            "pirt_cal": cal,
             "suite_mean": suite,
             "regression": reg,
             "pirt": pirt,
@@ -591,6 +606,7 @@ class FullScoreModel(Result):
             "theta_strong": None if not np.isfinite(self.theta_strong) else float(self.theta_strong),
             "anchor_weight": None if self.anchor_weight is None else [w.tolist() for w in self.anchor_weight],
             "stack_weight": None if self.stack_weight is None else self.stack_weight.tolist(),
+            "pirt_line": None if self.pirt_line is None else self.pirt_line.tolist(),
         }
 
     @classmethod
@@ -657,6 +673,7 @@ class FullScoreModel(Result):
                 else [arr(w, dtype=np.float64) for w in d["anchor_weight"]]
             ),
             stack_weight=opt("stack_weight"),
+            pirt_line=opt("pirt_line"),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -848,9 +865,17 @@ def fit_full_score(
     # the stack of anchor, ridge and p-IRT: simplex weights per group by the same cross-validated error
     parts = np.stack([oof[m] for m in ("anchor", "ridge", "pirt")])
     parts_s = np.stack([oof_s[m] for m in ("anchor", "ridge", "pirt")])
-    stack_w = stack_weights(parts, parts_s, full, strong)
+    stack_w = stack_weights(parts, parts_s if STACK_WEIGHTS_USE_STRONGEST else None, full, strong)
     oof["stack"] = np.einsum("gk,kng->ng", stack_w, parts)
     oof_s["stack"] = np.einsum("gk,kng->ng", stack_w, parts_s)
+    # calibrated p-IRT: a line on the out-of-fold p-IRT estimates (leave-one-out for its own residuals; the
+    # strongest fold's estimates through the line of the other models' random-fold estimates)
+    line = np.array([calibration_line(oof["pirt"][:, g], full[:, g]) for g in range(ng)])
+    oof["pirt_cal"] = np.column_stack([calibrated_loo(oof["pirt"][:, g], full[:, g]) for g in range(ng)])
+    oof_s["pirt_cal"] = np.full((n_ref, ng), np.nan)
+    for g in range(ng):
+        al, be = calibration_line(np.where(strong, np.nan, oof["pirt"][:, g]), full[:, g])
+        oof_s["pirt_cal"][:, g] = al + be * oof_s["pirt"][:, g]
     halfwidth: dict[str, np.ndarray] = {}
     cv_mae: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
@@ -893,6 +918,7 @@ def fit_full_score(
         base.theta_strong = float(st.min())
     base.gp_weight = gp_w
     base.stack_weight = stack_w
+    base.pirt_line = line
     base.halfwidth = halfwidth
     base.cv_mae = cv_mae
     base.reference_overall = full_all[:, -1]

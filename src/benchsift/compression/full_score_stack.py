@@ -29,6 +29,15 @@ Two pieces used by :mod:`benchsift.compression.full_score`:
   edge ``w_{g,2} = 0`` (with its own data-driven :math:`\lambda`), p-IRT and ridge are vertices, so on the
   reference models' folds the stack is never worse than any of them (its chosen weights are measured, not
   assumed: the interval is the conformal one of its own out-of-fold residuals).
+
+* **Calibrated p-IRT** (``pirt_cal``): the line :math:`\hat Z^{cal}_g = \alpha_g + \beta_g
+  \hat Z^{p\text{-}IRT}_g` fitted by least squares on the reference models' *out-of-fold* p-IRT estimates
+  against their full scores (Platt-style recalibration of a cross-fitted prediction; Platt 1999, and the
+  stacking papers above with one component and an intercept). A 2PL fitted on build models that all pass
+  the easy items predicts a weak new model to pass them too (GSM8K: +0.10 to +0.16 for models at 0.5-0.8);
+  the line learns that shrinkage from the folds. Its own out-of-fold predictions (for the choice and the
+  interval) are leave-one-out: each reference model's calibrated estimate uses the line of the others
+  (:func:`calibrated_loo`).
 """
 
 from __future__ import annotations
@@ -37,7 +46,15 @@ import numpy as np
 
 from benchsift.stats import nan_mean
 
-__all__ = ["STACK_COMPONENTS", "anchor_means", "anchor_weights", "stack_grid", "stack_weights"]
+__all__ = [
+    "STACK_COMPONENTS",
+    "anchor_means",
+    "anchor_weights",
+    "calibrated_loo",
+    "calibration_line",
+    "stack_grid",
+    "stack_weights",
+]
 
 #: The estimators the stack mixes, in the order of its weights.
 STACK_COMPONENTS = ("anchor", "ridge", "pirt")
@@ -103,25 +120,54 @@ def anchor_means(X_suite: np.ndarray, suite_cols: list[np.ndarray], weights: lis
 
 def stack_weights(
     parts: np.ndarray,
-    parts_strong: np.ndarray,
+    parts_strong: np.ndarray | None,
     full: np.ndarray,
     strong: np.ndarray,
     grid: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per group, the grid weights with the smallest out-of-fold error (random folds' MAE plus the strongest
-    fold's MAE on its models). ``parts``: ``(3, n_ref, n_groups)`` out-of-fold predictions of
-    :data:`STACK_COMPONENTS` from the random folds, ``parts_strong`` the same from the strongest fold (rows
-    of ``strong``). Returns ``(n_groups, 3)``; a group without finite errors gets p-IRT alone."""
+    """Per group, the grid weights with the smallest out-of-fold error: the random folds' MAE, plus, when
+    ``parts_strong`` is given, the strongest fold's MAE on its models. ``parts``: ``(3, n_ref, n_groups)``
+    out-of-fold predictions of :data:`STACK_COMPONENTS` from the random folds, ``parts_strong`` the same from
+    the strongest fold (rows of ``strong``). Returns ``(n_groups, 3)``; a group without finite errors gets
+    p-IRT alone."""
     G = stack_grid() if grid is None else grid
     ng = full.shape[1]
     out = np.tile(np.array([0.0, 0.0, 1.0]), (ng, 1))
     for g in range(ng):
         y = full[:, g]
         pr = np.tensordot(G, parts[:, :, g], axes=(1, 0))  # (n_grid, n_ref)
-        ps = np.tensordot(G, parts_strong[:, strong, g], axes=(1, 0))
         err = nan_mean(np.abs(pr - y[None, :]), axis=1)
-        es = nan_mean(np.abs(ps - y[strong][None, :]), axis=1)
-        err = err + np.where(np.isfinite(es), es, 0.0)
+        if parts_strong is not None:
+            ps = np.tensordot(G, parts_strong[:, strong, g], axes=(1, 0))
+            es = nan_mean(np.abs(ps - y[strong][None, :]), axis=1)
+            err = err + np.where(np.isfinite(es), es, 0.0)
         if np.isfinite(err).any():
             out[g] = G[int(np.nanargmin(err))]
+    return out
+
+
+def calibration_line(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``(alpha, beta)`` of the least-squares line ``y = alpha + beta pred`` over the rows where both are
+    finite (``(mean y, 0)`` when ``pred`` is constant; NaN when no row is finite)."""
+    ok = np.isfinite(pred) & np.isfinite(y)
+    if not ok.any():
+        return float("nan"), float("nan")
+    p, t = pred[ok], y[ok]
+    v = float(np.var(p))
+    if ok.sum() < 3 or v <= 1e-12:
+        return float(t.mean()), 0.0
+    beta = float(np.mean((p - p.mean()) * (t - t.mean())) / v)
+    return float(t.mean() - beta * p.mean()), beta
+
+
+def calibrated_loo(pred: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Leave-one-out calibrated predictions: row ``i`` is ``alpha_{-i} + beta_{-i} pred_i`` with the
+    :func:`calibration_line` of the other rows (NaN where ``pred_i`` is NaN)."""
+    out = np.full(pred.shape[0], np.nan)
+    ok = np.isfinite(pred) & np.isfinite(y)
+    for i in np.flatnonzero(np.isfinite(pred)):
+        keep = ok.copy()
+        keep[i] = False
+        alpha, beta = calibration_line(np.where(keep, pred, np.nan), y)
+        out[i] = alpha + beta * pred[i]
     return out
