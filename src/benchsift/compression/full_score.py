@@ -485,9 +485,10 @@ class FullScoreModel(Result):
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw, 0.0, 1.0)
         best = self.method
-        if best == "ridge" and outside.any():
-            # the ridge correction is a line fitted on the reference models: beyond them the estimate is
-            # p-IRT's, which extrapolates along the item response curves
+        if best in ("ridge", "stack") and outside.any():
+            # the ridge correction (alone or in the stack) is a regression on the reference models' responses:
+            # beyond them the estimate is p-IRT's, which extrapolates along the item response curves (the
+            # calibrated p-IRT is a monotone line of p-IRT, fitted across the folds, and is kept)
             for arr in (score, low, high):
                 arr[best] = np.where(outside[:, None], arr["pirt"], arr[best])
         ref = self.reference_overall
