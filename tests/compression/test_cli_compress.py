@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from benchsift.cli._common import BenchsiftGroup
 from benchsift.cli.compress import compress_command, estimate_command
+from benchsift.compression.full_score import CHOSEN_FROM
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 # The two commands registered as in ``benchsift.cli.main`` (same group class, so errors exit with code 2),
@@ -114,7 +115,7 @@ def test_estimate_json_reproduces_a_reference_model(
     # the full-benchmark estimate: every benchmark of the panel (8), the method chosen at compress time
     meta = json.loads((out / "suite.json").read_text())
     assert doc["method"] == meta["full_score"]["method"]
-    assert doc["method"] in ("pirt", "ridge")  # chosen among the estimators that go through the 2PL
+    assert doc["method"] in CHOSEN_FROM  # chosen among the estimators of full_score.CHOSEN_FROM
     assert len(row["estimates"]) == 8
     for e in [*row["estimates"].values(), row["overall"]]:
         assert e["interval"][0] <= e["score"] <= e["interval"][1]

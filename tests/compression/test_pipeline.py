@@ -8,6 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.full_score import CHOSEN_FROM
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import FloorWarning, InputError
 from benchsift.panel import Panel
@@ -159,4 +160,4 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation() ->
     n = int(res.stages[-1].items_in)
     assert res.n_items_suite == int(np.floor(0.05 * n + 1e-9))
     assert {"estimate:information", "estimate:anchor"} == set(res.suite_reason)
-    assert res.full_score is not None and res.full_score.method in ("pirt", "ridge")
+    assert res.full_score is not None and res.full_score.method in CHOSEN_FROM

@@ -1,0 +1,184 @@
+"""The anchor-weighted estimate and the stack of full-score estimators (compression.full_score_stack).
+
+Hand-computed anchor weights and means, a stack that recovers known mixing weights, and on simulated panels
+with known truth: the stack's out-of-fold error is at most that of each estimator it mixes, the anchor
+estimate is the full mean when the suite is the pool, and a stored model predicts the same.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
+from benchsift.compression.full_score_stack import (
+    anchor_means,
+    anchor_weights,
+    calibrated_loo,
+    calibration_line,
+    stack_grid,
+    stack_weights,
+)
+from benchsift.panel import Panel
+
+
+def test_stack_grid_is_the_simplex_at_step_one_tenth() -> None:
+    g = stack_grid()
+    assert g.shape == (66, 3)  # C(12, 2) points with coordinates k/10 summing to 1
+    np.testing.assert_allclose(g.sum(axis=1), 1.0)
+    assert np.unique(np.round(g * 10).astype(int), axis=0).shape[0] == 66
+    np.testing.assert_array_equal(g[:3], np.eye(3)[::-1])  # the vertices first
+
+
+def test_anchor_weights_by_hand() -> None:
+    # 4 reference models x 6 items; suite items 0 and 3 (each its own anchor).
+    X = np.array(
+        [
+            [1, 1, 0, 0, 0, 0],
+            [1, 1, 1, 0, 0, 0],
+            [1, 0, 1, 1, 1, 1],
+            [0, 0, 1, 1, 1, 1],
+        ],
+        dtype=float,
+    )
+    # squared distances to item 0 (1,1,1,0) / item 3 (0,0,1,1): item1 (1,1,0,0): 1 / 4 -> 0;
+    # item2 (0,1,1,1): 2 / 1 -> 3; item4 = item5 = (0,0,1,1): 3 / 0 -> 3. So 0 holds {0, 1}, 3 holds {2..5}
+    w = anchor_weights(X, [np.arange(6)], np.array([0, 3]), [np.array([0, 1])])
+    np.testing.assert_allclose(w[0], [2 / 6, 4 / 6])
+    # a missing score is the item's mean: item 1's model-3 entry NaN -> mean of (1, 1, 0) = 2/3, nearer 0
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    wn = anchor_weights(Xn, [np.arange(6)], np.array([0, 3]), [np.array([0, 1])])
+    np.testing.assert_allclose(wn[0], w[0])
+
+
+def test_anchor_means_renormalise_over_the_items_a_model_has() -> None:
+    w = [np.array([0.2, 0.5, 0.3]), np.zeros(0)]
+    cols = [np.array([0, 1, 2]), np.array([], dtype=np.int64)]
+    X = np.array([[1.0, 0.0, 1.0], [np.nan, 1.0, 0.0], [np.nan, np.nan, np.nan]])
+    out = anchor_means(X, cols, w)
+    assert out[0, 0] == pytest.approx(0.5)
+    assert out[1, 0] == pytest.approx(0.5 / 0.8)
+    assert np.isnan(out[2, 0]) and np.isnan(out[:, 1]).all()
+
+
+def test_stack_weights_recover_a_known_mixture() -> None:
+    rng = np.random.default_rng(3)
+    n = 200
+    parts = rng.random((3, n, 2))
+    full = np.column_stack(
+        [0.3 * parts[0, :, 0] + 0.7 * parts[2, :, 0], 0.6 * parts[1, :, 1] + 0.4 * parts[2, :, 1]]
+    )
+    strong = np.zeros(n, dtype=bool)
+    strong[:40] = True
+    w = stack_weights(parts, parts, full, strong)
+    np.testing.assert_allclose(w, [[0.3, 0.0, 0.7], [0.0, 0.6, 0.4]], atol=1e-12)
+
+
+def _panel(n_models: int, n_items: int, seed: int) -> Panel:
+    """One benchmark, a 2PL with a second, item-specific factor the 1-D 2PL cannot see."""
+    rng = np.random.default_rng(seed)
+    theta = rng.standard_normal(n_models)
+    eta = rng.standard_normal(n_models)
+    a = rng.uniform(0.5, 2.0, n_items)
+    c = rng.normal(0.0, 0.8, n_items) * (rng.random(n_items) < 0.4)
+    b = rng.normal(0.0, 1.0, n_items)
+    p = 1.0 / (1.0 + np.exp(-(a[None, :] * (theta[:, None] - b[None, :]) + c[None, :] * eta[:, None])))
+    x = (rng.random(p.shape) < p).astype(float)
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(n_items)]})
+    return Panel(x, [f"m{j}" for j in range(n_models)], items)
+
+
+def test_anchor_is_the_full_mean_when_the_suite_is_the_pool() -> None:
+    panel = _panel(30, 60, seed=1)
+    fs = fit_full_score(panel, np.arange(60), n_folds=5)
+    est = fs.predict(panel.scores)
+    np.testing.assert_allclose(est.score["anchor"][:, 0], panel.scores.mean(axis=1), atol=1e-12)
+    assert fs.anchor_weight is not None
+    np.testing.assert_allclose(fs.anchor_weight[0], 1 / 60)
+
+
+def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> None:
+    """On a simulated panel with a second factor: the stack's random-fold error (the criterion that chooses
+    its weights) is at most each component's, it is among the methods chosen from, and a model
+    read back from JSON predicts the same numbers; held-out models are covered at about the level."""
+    panel = _panel(200, 400, seed=5)
+    build, held = panel.subset(models=np.arange(120)), panel.subset(models=np.arange(120, 200))
+    suite = np.arange(0, 400, 10)
+    fs = fit_full_score(build, suite, random_state=0)
+    assert "stack" in METHODS and "stack" in CHOSEN_FROM and fs.stack_weight is not None
+    assert fs.cv_mae_strong is not None
+
+    def crit(m: str) -> float:  # the random folds' error, on which the stack's weights are chosen
+        return float(fs.cv_mae[m][0])
+
+    for m in ("anchor", "ridge", "pirt"):
+        assert crit("stack") <= crit(m) + 1e-12, (m, crit("stack"), crit(m))
+    truth = held.scores.mean(axis=1)
+    est = fs.predict(held.scores[:, suite])
+    w = fs.stack_weight[0]
+    mix = w[0] * est.score["anchor"][:, 0] + w[1] * est.score["ridge"][:, 0] + w[2] * est.score["pirt"][:, 0]
+    np.testing.assert_allclose(est.score["stack"][:, 0], np.clip(mix, 0, 1), atol=1e-12)
+    cover = np.mean((est.low["stack"][:, -1] <= truth) & (truth <= est.high["stack"][:, -1]))
+    assert cover >= 0.85
+    back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
+    np.testing.assert_array_equal(back.predict(held.scores[:, suite]).score["stack"], est.score["stack"])
+
+
+def test_a_file_written_before_the_stack_reads_back_as_pirt() -> None:
+    panel = _panel(40, 80, seed=8)
+    pos = np.arange(0, 80, 5)
+    doc = fit_full_score(panel, pos, n_folds=5).to_dict()
+    del doc["anchor_weight"], doc["stack_weight"]
+    for key in ("halfwidth", "cv_mae"):
+        del doc[key]["stack"], doc[key]["anchor"]
+    old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
+    est = old.predict(panel.scores[:4, pos])
+    np.testing.assert_array_equal(est.score["stack"], est.score["pirt"])
+    np.testing.assert_array_equal(est.score["anchor"], est.score["pirt"])
+
+
+def test_calibration_line_matches_polyfit_and_loo_by_hand() -> None:
+    rng = np.random.default_rng(4)
+    p = rng.random(12)
+    y = 0.1 + 1.3 * p + 0.02 * rng.standard_normal(12)
+    y[3] = np.nan
+    alpha, beta = calibration_line(p, y)
+    ok = np.isfinite(y)
+    ref_beta, ref_alpha = np.polyfit(p[ok], y[ok], 1)
+    assert alpha == pytest.approx(ref_alpha, abs=1e-12) and beta == pytest.approx(ref_beta, abs=1e-12)
+    loo = calibrated_loo(p, y)
+    for i in (0, 3, 7):  # row 3 has no truth: its estimate uses every other row
+        keep = ok & (np.arange(12) != i)
+        b_i, a_i = np.polyfit(p[keep], y[keep], 1)
+        assert loo[i] == pytest.approx(a_i + b_i * p[i], abs=1e-12)
+    assert calibration_line(np.full(5, 0.3), np.arange(5.0)) == (pytest.approx(2.0), 0.0)
+
+
+def test_calibrated_pirt_corrects_the_spread_of_a_misfitting_2pl() -> None:
+    """Responses from a 3PL with guessing 0.25 (a four-option test): a 2PL fitted on the build models has no
+    floor, so from a 12-item suite its p-IRT spreads the weak models too far down; the line on the
+    out-of-fold p-IRT estimates has a slope below 1 and a lower error on held-out models."""
+    rng = np.random.default_rng(2)
+    n_models, n_items = 160, 300
+    a = rng.uniform(0.7, 2.0, n_items)
+    b = rng.normal(-1.0, 1.0, n_items)
+    theta = rng.normal(0, 1.2, n_models)
+    p = 0.25 + 0.75 / (1.0 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(n_items)]})
+    panel = Panel(x, [f"m{j}" for j in range(n_models)], items)
+    build, held = panel.subset(models=np.arange(100)), panel.subset(models=np.arange(100, n_models))
+    suite = np.sort(rng.choice(n_items, 12, replace=False))
+    fs = fit_full_score(build, suite, random_state=0)
+    assert fs.pirt_line is not None and fs.pirt_line[0, 1] < 0.9
+    est = fs.predict(held.scores[:, suite])
+    truth = held.scores.mean(axis=1)
+    mae = {m: float(np.mean(np.abs(est.score[m][:, 0] - truth))) for m in ("pirt", "pirt_cal")}
+    assert mae["pirt_cal"] < mae["pirt"], mae
+    alpha, beta = fs.pirt_line[0]
+    cal = np.clip(alpha + beta * est.score["pirt"][:, 0], 0, 1)
+    np.testing.assert_allclose(est.score["pirt_cal"][:, 0], cal, atol=1e-12)
