@@ -192,6 +192,11 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
     ref = load_reference(args.reference)
     retentions = [float(v) for v in args.retentions.split(",")]
     splits = [s for s in args.splits.split(",") if s]
+    if splits == ["both"]:
+        splits = list(SPLITS)
+    unknown = [s for s in splits if s not in SPLITS]
+    if unknown:  # an unknown name used to run the strongest split under that name
+        raise SystemExit(f"--splits: expected random, strongest or both, got {', '.join(unknown)}")
     doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "selector": args.selector}
     doc["panels"] = []
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
@@ -310,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference", required=True, help="folder holding tinybench_ref.py")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--retentions", default="0.02,0.05,0.1")
-    ap.add_argument("--splits", default="random,strongest", help="random, strongest or both")
+    ap.add_argument("--splits", default="random,strongest", help="random, strongest, or both")
     ap.add_argument("--selector", default="vaw", help="compress's Stage 2 selector (vaw, estimate, ...)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout instead of tables")
     ap.add_argument("--json-out", default=None, help="also write the JSON object to this file")
