@@ -195,6 +195,17 @@ def test_helm_letter_key_is_shown_as_its_choice() -> None:
     assert views[("simple_mcqa", "id41")].key_shown == "B. Odd"
 
 
+def test_inspect_letter_key_is_shown_as_its_choice() -> None:
+    panel = read_inspect(F / "inspect/real/mc/logs")
+    # mc/questions.jsonl m2: "What is 7-1?", choices ["6", "5", "8", "1"], target "A"; m3: 3*3, target "C"
+    views = item_views(panel, [("arith_mc", "m2"), ("arith_mc", "m3")])
+    assert views[("arith_mc", "m2")].choices == ["A. 6", "B. 5", "C. 8", "D. 1"]
+    assert views[("arith_mc", "m2")].key_shown == "A. 6"
+    assert views[("arith_mc", "m3")].key_shown == "C. 9"
+    # the scripted answers (alpha B, A, B; beta B, D, C) scored by inspect's choice()
+    assert panel.scores.tolist() == [[1.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
+
+
 def test_key_that_reads_two_ways_is_shown_both_ways() -> None:
     from benchsift.report.items import key_choices
 
