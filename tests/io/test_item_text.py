@@ -32,7 +32,8 @@ def test_lm_eval_keeps_doc_question_choices_and_target() -> None:
     assert (mc["question"], mc["answer"]) == ("What is 7-1?", "0")
     assert json.loads(mc["choices"]) == ["6", "5", "8", "1"]
     view = item_views(panel, [("arith_mc", "2")])[("arith_mc", "2")]
-    assert (view.question, view.key, view.choices) == ("What is 7-1?", "0", ["6", "5", "8", "1"])
+    assert (view.question, view.key) == ("What is 7-1?", "0")
+    assert view.choices == ["A. 6", "B. 5", "C. 8", "D. 1"]
 
 
 def test_lmms_eval_keeps_input_and_target() -> None:
@@ -94,7 +95,8 @@ def test_lighteval_keeps_query_choices_and_gold_choice() -> None:
     gen = _row(panel.items, "arith_gen|0", "1")
     assert (gen["question"], gen["answer"]) == ("What is 3*3?", "9")
     view = item_views(panel, [("arith_mc|0", "3")])[("arith_mc|0", "3")]
-    assert (view.question, view.key, view.choices) == ("What is 8/2?", "4", ["2", "16", "6", "4"])
+    assert (view.question, view.key) == ("What is 8/2?", "4")
+    assert view.choices == ["A. 2", "B. 16", "C. 6", "D. 4"]
 
 
 def test_helm_keeps_instance_text_with_option_letters() -> None:
@@ -150,3 +152,85 @@ def test_eee_keeps_input_raw_choices_and_reference() -> None:
     row = _row(panel.items, "arith_mc_rev", "0")
     assert row["question"] == "Q: What is 2+2?\nA:"
     assert (json.loads(row["choices"]), row["answer"]) == (["3", "4", "5", "6"], "1")
+
+
+# The item view names the key as the choice it points to (issue 34, point 4): lm-eval and Every Eval Ever log
+# a 0-based choice index, lighteval the choice's text, HELM a letter; each gold below is read by hand from the
+# fixture's own field.
+
+
+def test_lm_eval_key_index_is_shown_as_its_choice() -> None:
+    panel = read_lm_eval(F / "lm_eval/real/logs/tree", filter="strict-match")
+    views = item_views(panel, [("arith_mc", "0"), ("arith_mc", "2"), ("arith_gen", "0")])
+    # samples_arith_mc line 1: choices ["3", "4", "5", "6"], target "1" (doc.answer 1, doc.target "4")
+    assert views[("arith_mc", "0")].key_shown == "B. 4 (logged as 1: the choice's index counted from 0)"
+    # line 3: choices ["6", "5", "8", "1"], target "0": choice "6", not "1" (the text "1" is choice D)
+    assert views[("arith_mc", "2")].key_shown.startswith("A. 6 ")
+    # the generative task logs the answer's text ("4"; choices ["3", "4", "5", "6"] in its doc)
+    assert views[("arith_gen", "0")].key_shown == "B. 4"
+
+
+def test_eee_reference_index_is_shown_as_its_choice() -> None:
+    panel = read_eee(F / "eee/real/group/data/arith_mc_rev", filter="acc")
+    # sample 0: input.choices ["3", "4", "5", "6"], input.reference ["1"]; 2+2 = 4 is choice B
+    view = item_views(panel, [("arith_mc_rev", "0")])[("arith_mc_rev", "0")]
+    assert view.key_shown == "B. 4 (logged as 1: the choice's index counted from 0)"
+
+
+def test_lighteval_gold_text_is_shown_as_its_choice() -> None:
+    panel = read_lighteval(F / "lighteval/real/out/details")
+    # details_arith_mc|0 doc 3: choices ["2", "16", "6", "4"], gold_index 3: the text "4" is choice D,
+    # not read as an index (4 is past the last index)
+    view = item_views(panel, [("arith_mc|0", "3")])[("arith_mc|0", "3")]
+    assert view.key_shown == "D. 4"
+
+
+def test_helm_letter_key_is_shown_as_its_choice() -> None:
+    runs = F / "helm/real/out/benchmark_output/runs/v1"
+    panel = read_helm([runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"])
+    views = item_views(panel, [("simple_mcqa", "id60"), ("simple_mcqa", "id41")])
+    # id60 "Is 70 even or odd?": Even is tagged correct, mapped to A; id41 (51): Odd, B
+    assert views[("simple_mcqa", "id60")].choices == ["A. Even", "B. Odd"]
+    assert views[("simple_mcqa", "id60")].key_shown == "A. Even"
+    assert views[("simple_mcqa", "id41")].key_shown == "B. Odd"
+
+
+def test_inspect_letter_key_is_shown_as_its_choice() -> None:
+    panel = read_inspect(F / "inspect/real/mc/logs")
+    # mc/questions.jsonl m2: "What is 7-1?", choices ["6", "5", "8", "1"], target "A"; m3: 3*3, target "C"
+    views = item_views(panel, [("arith_mc", "m2"), ("arith_mc", "m3")])
+    assert views[("arith_mc", "m2")].choices == ["A. 6", "B. 5", "C. 8", "D. 1"]
+    assert views[("arith_mc", "m2")].key_shown == "A. 6"
+    assert views[("arith_mc", "m3")].key_shown == "C. 9"
+    # the scripted answers (alpha B, A, B; beta B, D, C) scored by inspect's choice()
+    assert panel.scores.tolist() == [[1.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
+
+
+def test_key_that_reads_two_ways_is_shown_both_ways() -> None:
+    from benchsift.report.items import key_choices
+
+    # "1" with choices ["2", "1"]: index 1 is "1" too: one reading; with ["1", "2"]: two readings
+    assert key_choices("1", ["2", "1"]) == [(1, "index")]
+    assert key_choices("1", ["1", "2"]) == [(1, "index"), (0, "text")]
+    assert key_choices("B", ["A. x", "B. y"]) == [(1, "letter")]
+    assert key_choices("7", ["1", "2"]) == []
+
+
+def test_logged_answers_are_named_by_choice_and_the_key_row_is_marked(tmp_path: Path) -> None:
+    from benchsift.io import read_answers
+    from benchsift.io.importing import import_files
+
+    # lm-eval logs the most likely choice's index ("1"), Every Eval Ever the answer's text ("4"); both are
+    # the key's choice B of item 0 (2+2, choices ["3", "4", "5", "6"], key index 1)
+    for fmt, src, bench, opts in [
+        ("lm-eval", F / "lm_eval/real/logs/tree", "arith_mc", {"filter": "strict-match"}),
+        ("eee", F / "eee/real/data/arith_mc", "arith_mc", {}),
+    ]:
+        res = import_files(fmt, src, tmp_path / f"{fmt}.parquet", answers_out=tmp_path / f"{fmt}.csv", **opts)
+        answers = read_answers(tmp_path / f"{fmt}.csv", res.panel)
+        view = item_views(res.panel, [(bench, "0")], answers=answers)[(bench, "0")]
+        logged = "1" if fmt == "lm-eval" else "4"
+        right = int((res.panel.scores[:, res.panel.item_keys.index((bench, "0"))] == 1.0).sum())
+        assert right >= 1
+        assert view.key_answers == [f"{logged} = B"]
+        assert (f"{logged} = B", right) in [(a, n) for a, n, _, _ in view.answer_counts]

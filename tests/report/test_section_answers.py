@@ -265,7 +265,8 @@ def test_item_view_shows_the_item_and_how_strength_relates_to_it(tmp_path: Path)
     views = item_views(panel, [("b", "k"), ("b", "g"), ("b", "zz")], images=root)
     assert list(views) == [("b", "k"), ("b", "g")]  # page order; unknown items left out
     k = views[("b", "k")]
-    assert (k.question, k.choices, k.key) == ("Which colour?", ["red", "blue"], "B")
+    assert (k.question, k.choices, k.key) == ("Which colour?", ["A. red", "B. blue"], "B")
+    assert k.key_shown == "B. blue"
     assert k.image == "" and "outside the image root" in k.image_note
     assert views[("b", "g")].image.startswith("data:image/png")
     # strength order: m9 (mean 1 of 3... ) strongest; the 2 strongest fall in the top quintile

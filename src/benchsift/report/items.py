@@ -3,7 +3,12 @@
 For each ``(benchmark, item)`` named in a table of the page (an audit flag, a suite item, a duplicate pair,
 ...) and present in the panel, :func:`item_views` gathers
 
-* the item metadata: question text, choices, answer key, category and any other item column;
+* the item metadata: question text, choices, answer key, category and any other item column. The choices
+  are lettered A, B, ... and the key is shown as the choice it points to (``B. 4``), read by
+  :func:`key_choices`: harnesses log it as a letter (inspect, HELM, lmms-eval, VLMEvalKit), as a choice
+  index counted from 0 (lm-eval's ``target``, Every Eval Ever's ``input.reference``) or as the choice's
+  text (lighteval); a key that reads both as an index and as another choice's text is shown both ways,
+  never guessed;
 * the image as a thumbnail (a ``data:`` URI, at most :data:`THUMB_PX` pixels on a side) when the item
   metadata names an image file (column ``image``, ``image_path``, ``img_path`` or ``image_file``) and an
   image root was given: the path is joined to the root, resolved (symlinks followed) and used only when it
@@ -34,7 +39,15 @@ if TYPE_CHECKING:
     from benchsift.io.answers import LoggedAnswers
     from benchsift.panel import Panel
 
-__all__ = ["MAX_IMAGE_BYTES", "MAX_ITEM_VIEWS", "THUMB_PX", "ItemView", "item_views", "thumbnail"]
+__all__ = [
+    "MAX_IMAGE_BYTES",
+    "MAX_ITEM_VIEWS",
+    "THUMB_PX",
+    "ItemView",
+    "item_views",
+    "key_choices",
+    "thumbnail",
+]
 
 #: Largest image file read for a thumbnail.
 MAX_IMAGE_BYTES = 8_000_000
@@ -66,7 +79,10 @@ class ItemView:
     item: str
     question: str = ""
     choices: list[str] = field(default_factory=list)
+    #: the key as logged
     key: str = ""
+    #: the key as the choice it points to (``"B. 4"``), or as logged when it names no choice
+    key_shown: str = ""
     meta: list[tuple[str, str]] = field(default_factory=list)
     image: str = ""
     image_note: str = ""
@@ -79,6 +95,8 @@ class ItemView:
     scores: str = ""
     #: Logged answers: ``(answer, models, of the strongest 20 %, mean score)``, most given first.
     answer_counts: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: Logged answers (as shown in ``answer_counts``) that are the key
+    key_answers: list[str] = field(default_factory=list)
     #: Logged answers per model, strongest first: ``(model, answer, score)``.
     answers: list[tuple[str, str, str]] = field(default_factory=list)
     #: Models with a score but no logged answer (when answers were given).
@@ -115,6 +133,65 @@ def _choices(row: dict[str, Any]) -> list[str]:
     # VLMEvalKit-style option columns A, B, C, ...
     letters = [c for c in "ABCDEFGHIJ" if _text(row.get(c)).strip()]
     return [f"{c}. {_text(row.get(c))}" for c in letters]
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _lettered(choices: list[str]) -> tuple[list[str], list[str]]:
+    """``(letters, texts)`` of a choices list: ``["A. Even", "B. Odd"]`` (already lettered in order, as HELM
+    and VLMEvalKit options are) gives ``(["A", "B"], ["Even", "Odd"])``; any other list is lettered A, B,
+    ... in order (more than 26 choices are numbered from 1)."""
+    if len(choices) <= len(_LETTERS) and all(c.startswith(f"{_LETTERS[i]}. ") for i, c in enumerate(choices)):
+        return list(_LETTERS[: len(choices)]), [c[3:] for c in choices]
+    if len(choices) <= len(_LETTERS):
+        return list(_LETTERS[: len(choices)]), list(choices)
+    return [str(i + 1) for i in range(len(choices))], list(choices)
+
+
+def key_choices(key: str, choices: list[str]) -> list[tuple[int, str]]:
+    """The choices a logged key (or answer) ``key`` can point to, as ``(0-based index, how)``; ``how`` is
+    ``"letter"`` (``"B"``), ``"index"`` (``"1"``: a choice index counted from 0, as lm-eval's ``target``
+    and Every Eval Ever's ``input.reference`` are) or ``"text"`` (the choice's own text, as lighteval
+    logs it). A key that is a number in range and also another choice's text gives both readings."""
+    key = key.strip()
+    letters, texts = _lettered(choices)
+    n = len(texts)
+    if not key or n == 0:
+        return []
+    if key in letters and not key.isdigit():
+        return [(letters.index(key), "letter")]
+    out: list[tuple[int, str]] = []
+    if key.isdigit() and int(key) < n:
+        out.append((int(key), "index"))
+    # the same choice by index and by text is one reading
+    out += [(i, "text") for i, t in enumerate(texts) if t.strip() == key and (i, "index") not in out]
+    return out
+
+
+def _show_key(key: str, choices: list[str]) -> str:
+    """The key as the page shows it: ``"B. 4"`` (with how it was logged when that was not the letter);
+    both readings when the key reads as an index and as another choice's text; else as logged."""
+    letters, texts = _lettered(choices)
+    readings = key_choices(key, choices)
+    if not readings and ", " in key:  # several keys
+        parts = [_show_key(k, choices) for k in key.split(", ")]
+        return "; ".join(parts)
+    name = {i: f"{letters[i]}. {texts[i]}" for i, _ in readings}
+    if len(readings) == 1:
+        i, how = readings[0]
+        if how == "index":
+            return f"{name[i]} (logged as {key}: the choice's index counted from 0)"
+        return name[i]
+    if len(readings) > 1:
+        alts = [
+            f"{name[i]} if read as a choice index counted from 0"
+            if how == "index"
+            else f"{name[i]} if read as the choice's text"
+            for i, how in readings
+        ]
+        return f"logged as {key}, which names several choices: " + ", or ".join(alts)
+    return key
 
 
 def thumbnail(root: Path, name: str) -> tuple[str, str]:
@@ -201,8 +278,14 @@ def item_views(
         view = ItemView(anchor=f"item-{len(out) + 1}", benchmark=key[0], item=key[1])
         view.question = next((_text(row[c]) for c in _QUESTION if c in row and _text(row[c])), "")
         view.key = next((_text(row[c]) for c in _KEY if c in row and _text(row[c])), "")
-        view.choices = _choices(row)
-        used = {*_QUESTION, *_KEY, *_CHOICES, *IMAGE_COLUMNS, *"ABCDEFGHIJ"}
+        raw_choices = _choices(row)
+        if raw_choices == [_text(row.get(c)).strip() for c in _CHOICES if _text(row.get(c)).strip()][:1]:
+            raw_choices = []  # one plain string, not a list: shown as an item column, no key read from it
+        letters, texts = _lettered(raw_choices)
+        view.choices = [f"{a}. {t}" for a, t in zip(letters, texts, strict=True)]
+        view.key_shown = _show_key(view.key, raw_choices) if view.key else ""
+        used = {*_QUESTION, *_KEY, *IMAGE_COLUMNS, *"ABCDEFGHIJ"}
+        used |= set(_CHOICES) if raw_choices else set()
         view.meta = [(c, _text(row[c])) for c in cols if c not in used and _text(row[c])]
         img = next((_text(row[c]) for c in IMAGE_COLUMNS if c in row and _text(row[c])), "")
         if img:
@@ -229,16 +312,26 @@ def item_views(
             view.weak_right = [names[m] for m in reversed(ranked) if col[m] > hi][:8]
             view.scores = "; ".join(f"{names[m]} {col[m]:g}" for m in ranked)
             if logged is not None:
-                _add_answers(view, logged[:, j], col, ranked, names)
+                _add_answers(view, logged[:, j], col, ranked, names, raw_choices)
         out[key] = view
     return out
 
 
 def _add_answers(
-    view: ItemView, given: np.ndarray, col: np.ndarray, ranked: list[int], names: list[str]
+    view: ItemView,
+    given: np.ndarray,
+    col: np.ndarray,
+    ranked: list[int],
+    names: list[str],
+    choices: list[str],
 ) -> None:
     """Fill the logged-answer part of ``view``: ``given`` the answers of the models (``None`` = none),
-    ``ranked`` the scored models, strongest first."""
+    ``ranked`` the scored models, strongest first; an answer that is not a letter but names one choice
+    (an index, a choice's text) is shown with its letter (``"1 = B"``), and is the key when it names the
+    key's choice (or is logged as the key is)."""
+    letters, _ = _lettered(choices)
+    key = key_choices(view.key, choices)
+    key_at = key[0][0] if len(key) == 1 else None
     top = set(ranked[: max(len(ranked) // 5, 1)]) if len(ranked) >= 5 else set(ranked)
     groups: dict[str, list[int]] = {}
     for m in ranked:
@@ -247,6 +340,13 @@ def _add_answers(
             view.n_unanswered += 1
             continue
         text = _cut(str(a))
+        named = key_choices(text, choices)
+        if len(named) == 1 and named[0][1] != "letter":
+            text = f"{text} = {letters[named[0][0]]}"
+        if (
+            str(a) == view.key or (len(named) == 1 and named[0][0] == key_at)
+        ) and text not in view.key_answers:
+            view.key_answers.append(text)
         groups.setdefault(text, []).append(m)
         view.answers.append((names[m], text, f"{col[m]:g}"))
     counts = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
