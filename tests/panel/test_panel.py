@@ -85,6 +85,21 @@ def test_group_means_matches_pandas_groupby() -> None:
     np.testing.assert_allclose(g.means, expected[g.groups].to_numpy())
 
 
+def test_condition_masks() -> None:
+    p = small_panel()  # rows: m1 image, m2 image, m1 text-only
+    assert p.image_rows.dtype == bool and p.text_only_rows.dtype == bool
+    assert p.image_rows.tolist() == [True, True, False]
+    assert p.text_only_rows.tolist() == [False, False, True]
+    np.testing.assert_array_equal(p.scores[p.image_rows], p.image_panel().scores)
+    np.testing.assert_array_equal(p.scores[p.text_only_rows], p.text_only_panel().scores)
+    shuffled = p.subset(models=[2, 0, 1])  # the masks follow the row order
+    assert shuffled.image_rows.tolist() == [False, True, True]
+    assert shuffled.text_only_rows.tolist() == [True, False, False]
+    # no condition column: every run is an image run
+    plain = Panel(np.zeros((2, 1)), ["a", "b"], pd.DataFrame({"benchmark": ["B"], "item": ["i"]}))
+    assert plain.image_rows.tolist() == [True, True] and plain.text_only_rows.tolist() == [False, False]
+
+
 def test_subset_and_selects() -> None:
     p = small_panel()
     sub = p.subset(models=["m1"])

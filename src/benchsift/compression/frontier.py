@@ -106,7 +106,7 @@ def capability_frontier(
     lo, hi = float(band[0]), float(band[1])
     if not 0.0 <= lo <= hi <= 1.0:
         raise InputError(f"band: expected 0 <= low <= high <= 1, got {band!r}")
-    image_rows = panel.conditions == "image"
+    image_rows = panel.image_rows
     X = panel.scores[image_rows]
     models = panel.models[image_rows].reset_index(drop=True)
     fam = _families(models)

@@ -268,7 +268,7 @@ def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> 
 
     ``categories`` fixes the column order (a category absent from the panel gives a NaN column).
     """
-    image = panel.conditions == "image"
+    image = panel.image_rows
     cats = item_categories(panel)
     names = list(pd.unique(pd.Series(cats, dtype=object))) if categories is None else list(categories)
     index = {c: j for j, c in enumerate(names)}
@@ -282,7 +282,7 @@ def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[st
 
     The category means of the Stage 0 reference ranking (PRIMEBench D.3).
     """
-    image = panel.conditions == "image"
+    image = panel.image_rows
     bench = panel.items["benchmark"].to_numpy(dtype=object)
     return _benchmark_weighted(panel.scores[image], item_categories(panel), bench)
 
@@ -355,7 +355,7 @@ def run_pipeline(
     if work is not panel:
         notes.append("items without a category use their benchmark as their own category")
 
-    image_scores = work.scores[work.conditions == "image"]
+    image_scores = work.scores[work.image_rows]
     require_at_least(
         int(np.isfinite(image_scores).any(axis=1).sum()),
         MIN_MODELS,
@@ -370,7 +370,7 @@ def run_pipeline(
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
     ref_cat, categories = benchmark_weighted_category_means(clean)
     reference = stage_row_means(ref_cat)
-    image_rows = work.conditions == "image"
+    image_rows = work.image_rows
     raw_cat, _ = _benchmark_weighted(
         work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
     )

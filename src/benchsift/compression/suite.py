@@ -192,7 +192,7 @@ def write_suite(
     suite_clusters = clusters.codes[pos]
     if clusters.used and np.unique(suite_clusters).size < len(pos):  # estimate resamples them whole
         item_table[CLUSTER_COLUMN] = [f"c{int(c)}" for c in suite_clusters]
-    image = panel.conditions == "image"
+    image = panel.image_rows
     clash = sorted({"benchmark", "item"} & set(result.model_ids))
     if clash:
         raise InputError(

@@ -345,6 +345,18 @@ class Panel:
         return self._models["condition"].to_numpy(dtype=object)
 
     @property
+    def image_rows(self) -> np.ndarray:
+        """Boolean mask over the model rows: ``True`` for the image-condition runs (the rows of
+        :meth:`image_panel`)."""
+        return (self._models["condition"] == "image").to_numpy(dtype=bool)
+
+    @property
+    def text_only_rows(self) -> np.ndarray:
+        """Boolean mask over the model rows: ``True`` for the text-only runs (the rows of
+        :meth:`text_only_panel`)."""
+        return (self._models["condition"] == "text-only").to_numpy(dtype=bool)
+
+    @property
     def benchmarks(self) -> list[str]:
         """Benchmark names in order of first appearance."""
         return list(pd.unique(self._items["benchmark"]))

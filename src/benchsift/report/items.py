@@ -259,7 +259,7 @@ def item_views(
         if image is panel:
             logged = answers.values
         else:
-            logged = answers.values[np.flatnonzero(panel.conditions == "image")]
+            logged = answers.values[np.flatnonzero(panel.image_rows)]
     scores = image.scores
     names = image.model_labels
     ability = np.nanmean(np.where(np.isfinite(scores), scores, np.nan), axis=1)

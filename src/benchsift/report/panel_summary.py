@@ -27,7 +27,7 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
     """
     scores = panel.scores
     items = panel.items
-    image = (panel.models["condition"] == "image").to_numpy()
+    image = panel.image_rows
     conditions = panel.models["condition"].value_counts().to_dict()
     names = list(panel.benchmarks)
     codes = items["benchmark"].map({b: i for i, b in enumerate(names)}).to_numpy(dtype=np.intp)

@@ -45,10 +45,10 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     panel = sim.panel
     # Hold back the last image models (and their text-only runs) to play "new models" for `estimate`.
     models = panel.models
-    image_ids = models.loc[models["condition"] == "image", "model"].tolist()
+    image_ids = models.loc[panel.image_rows, "model"].tolist()
     held = image_ids[-N_HELD_BACK:]
     build = panel.subset(models=~models["model"].isin(held).to_numpy())
-    new = panel.subset(models=(models["model"].isin(held) & (models["condition"] == "image")).to_numpy())
+    new = panel.subset(models=models["model"].isin(held).to_numpy() & panel.image_rows)
     emb = ItemEmbeddings(
         panel.items[["benchmark", "item"]],
         vision_text=sim.truth.embeddings_vl,

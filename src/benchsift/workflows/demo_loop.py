@@ -51,7 +51,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     items["item"] = items.groupby("benchmark").cumcount().astype(str)  # document indices, as lm-eval logs
     panel = Panel(sim.panel.scores, sim.panel.models, items)
     models = panel.models
-    image = (models["condition"] == "image").to_numpy()
+    image = panel.image_rows
     held = models.loc[image, "model"].to_numpy()[-N_HELD_OUT:]
     is_held = models["model"].isin(held).to_numpy()
     build = panel.subset(models=~is_held)

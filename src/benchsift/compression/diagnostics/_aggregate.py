@@ -27,7 +27,7 @@ def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]
     """(models x benchmarks means, benchmark names, image-condition models table)."""
     if not isinstance(panel, Panel):
         raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
-    image = panel.conditions == "image"
+    image = panel.image_rows
     if not image.any():
         raise InputError("the panel has no image-condition model rows")
     sub = panel.subset(models=image) if not image.all() else panel

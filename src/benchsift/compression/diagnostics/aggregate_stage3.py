@@ -253,7 +253,7 @@ def _two_stage_rho(
 ) -> list[np.ndarray]:
     """rho of each subset on every replicate of the two-stage bootstrap: item clusters within benchmarks
     (weights), then the replicate's benchmark means, z-scores and reference, then the models ``idx``."""
-    image = panel.conditions == "image"
+    image = panel.image_rows
     S = np.asarray(panel.scores)[image][keep]  # (Mk, N) the kept image-condition models
     bench = panel.items["benchmark"].astype(str).to_numpy()
     col_of = {b: j for j, b in enumerate(names)}

@@ -24,7 +24,7 @@ __all__ = ["family_agreement", "family_item_means"]
 def family_item_means(panel: Panel, min_models: int = 4) -> tuple[np.ndarray, list[str], list[int]]:
     """``(n_items, n_families)`` per-family item means, family names, and model counts (families with at
     least ``min_models`` image-condition models; models without a family are left out)."""
-    image = panel.conditions == "image"
+    image = panel.image_rows
     fam = panel.models["family"].to_numpy(dtype=object)[image]
     S = panel.scores[image]
     known = pd.notna(pd.Series(fam, dtype=object)).to_numpy()

@@ -153,7 +153,7 @@ def group_matrix(panel: Panel, by: str = "category") -> tuple[np.ndarray, list[s
     if by == "category":
         return pooled_category_means(panel)
     if by == "benchmark":
-        image = panel.image_panel() if (panel.conditions != "image").any() else panel
+        image = panel.image_panel() if not panel.image_rows.all() else panel
         g = image.benchmark_means()
         return np.asarray(g.means, dtype=np.float64), [str(x) for x in g.groups]
     raise InputError(f"by: expected 'category' or 'benchmark', got {by!r}")
@@ -210,7 +210,7 @@ def era_spectra(
     era is dropped for that era.
     """
     X, names = group_matrix(panel, by)
-    models = panel.models[panel.conditions == "image"]
+    models = panel.models[panel.image_rows]
     eras, names_in_order = _era_labels(models["release_date"], boundaries)
     order = [e for e in names_in_order if (eras == e).any()]
     if include_undated and (eras == "undated").any():

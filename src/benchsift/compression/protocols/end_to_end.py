@@ -260,7 +260,7 @@ def end_to_end(
     if clean.n_items == 0:
         raise InputError("end_to_end: Stage 0 removed every item")
     if predictions is not None:  # Stage 0 keeps the image-condition rows and the kept items
-        predictions = predictions[np.asarray(panel.conditions == "image", dtype=bool)][:, s0.kept]
+        predictions = predictions[panel.image_rows][:, s0.kept]
     pools = prepare_pools(clean, embeddings, predictions)
     ref_cat, _ = benchmark_weighted_category_means(clean)
     reference = row_mean(ref_cat)

@@ -118,7 +118,7 @@ def prepare_pools(
     """
     if not isinstance(panel, Panel):
         raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
-    image = panel.conditions == "image"
+    image = panel.image_rows
     if not image.any():
         raise InputError("the panel has no image-condition model rows")
     pred = None

@@ -84,7 +84,7 @@ def _chronological_column(
 ) -> tuple[pd.Series | None, tuple[str, ...]]:
     """Macro rho of the main chronological split at ``retention`` per selector (PRIMEBench Tables 10-11,
     last column), or None when the panel cannot be split by release date; and that run's warnings."""
-    models = panel.models[panel.conditions == "image"]
+    models = panel.models[panel.image_rows]
     if models["release_date"].notna().sum() < 2:
         return None, ()
     try:

@@ -169,7 +169,7 @@ def _as_matrix(
     data: Panel | GroupScores | np.ndarray, categories: Sequence[str] | None
 ) -> tuple[np.ndarray, list[str]]:
     if isinstance(data, Panel):
-        image = data.conditions == "image"
+        image = data.image_rows
         cats = item_categories(data)
         codes, names = pd.factorize(pd.Series(cats, dtype=object))
         sums, counts = group_nan_sums(data.scores[image], codes, len(names))

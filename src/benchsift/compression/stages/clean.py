@@ -134,9 +134,8 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
     if not isinstance(panel, Panel):
         raise InputError(f"stage0_clean: expected a benchsift Panel, got {type(panel).__name__}")
     t = _check_tau(tau)
-    conditions = panel.conditions
-    image_rows = conditions == "image"
-    text_rows = conditions == "text-only"
+    image_rows = panel.image_rows
+    text_rows = panel.text_only_rows
     if not image_rows.any():
         raise InputError("stage0_clean: the panel has no image-condition model rows (models.condition)")
     notes: list[str] = []

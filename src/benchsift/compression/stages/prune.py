@@ -269,7 +269,7 @@ def stage2_prune(
         raise InputError(f"`floor`: expected an integer >= 0, got {floor!r}")
     proto, sel_name = _resolve_selector(selector, alpha, variant, random_state)
     _n_workers(n_jobs, 1)  # validate early
-    image_rows = (panel.models["condition"] == "image").to_numpy()
+    image_rows = panel.image_rows
     if not image_rows.any():
         raise InputError("stage2_prune: the panel has no image-condition model rows to compute variances on")
     scores = panel.scores[image_rows]

@@ -272,7 +272,7 @@ def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True
         raise InputError(f"stage1_select: expected a benchsift Panel, got {type(panel).__name__}")
     if not (0.0 < float(target) <= 1.0):
         raise InputError(f"target: expected a correlation in (0, 1], got {target!r}")
-    image_rows = panel.conditions == "image"
+    image_rows = panel.image_rows
     if not image_rows.any():
         raise InputError("stage1_select: the panel has no image-condition model rows")
     scores = panel.scores[image_rows]
