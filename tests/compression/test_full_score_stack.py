@@ -12,7 +12,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
 from benchsift.compression.full_score_stack import (
@@ -20,7 +19,6 @@ from benchsift.compression.full_score_stack import (
     anchor_weights,
     calibrated_loo,
     calibration_line,
-    one_se_choice,
     stack_grid,
     stack_weights,
 )
@@ -184,53 +182,3 @@ def test_calibrated_pirt_corrects_the_spread_of_a_misfitting_2pl() -> None:
     alpha, beta = fs.pirt_line[0]
     cal = np.clip(alpha + beta * est.score["pirt"][:, 0], 0, 1)
     np.testing.assert_allclose(est.score["pirt_cal"][:, 0], cal, atol=1e-12)
-
-
-def test_one_se_rule_keeps_pirt_when_the_gain_is_within_one_standard_error() -> None:
-    # random folds, 4 models: p-IRT's errors mean 0.06, the stack's 0.05; strongest fold, 2 models: both 0.10
-    losses = [
-        {"pirt": np.array([0.10, 0.02, 0.06, 0.06]), "stack": np.array([0.05, 0.05, 0.05, 0.05])},
-        {"pirt": np.array([0.10, 0.10]), "stack": np.array([0.10, 0.10])},
-    ]
-    choice, err, se = one_se_choice(("pirt", "stack"), losses)
-    # E = 0.06 + 0.10 = 0.16 and 0.05 + 0.10 = 0.15: the plain minimum (the old rule) takes the stack
-    np.testing.assert_allclose([err["pirt"], err["stack"]], [0.16, 0.15])
-    # differences pirt - stack on the random folds: 0.05, -0.03, 0.01, 0.01 (mean 0.01, sd^2 = 0.0032 / 3);
-    # the strongest fold's differences are 0, so SE = sqrt(0.0032 / 3 / 4) = 0.01633, cross-checked by scipy
-    d = losses[0]["pirt"] - losses[0]["stack"]
-    assert se["pirt"] == pytest.approx(np.sqrt(0.0032 / 12)) == pytest.approx(stats.sem(d))
-    assert se["stack"] == 0.0
-    assert choice == "pirt"  # 0.16 <= 0.15 + 0.0163
-
-
-def test_one_se_rule_switches_when_the_gain_is_larger_and_takes_the_simplest_within_it() -> None:
-    pirt = np.array([0.06, 0.07, 0.05, 0.06])
-    stack = np.array([0.04, 0.04, 0.04, 0.04])  # lower by 0.02, 0.03, 0.01, 0.02: mean 0.02, SE 0.00408
-    strong = {"pirt": np.array([0.10, 0.12]), "stack": np.array([0.10, 0.12])}
-    losses = [{"pirt": pirt, "stack": stack}, strong]
-    choice, err, se = one_se_choice(("pirt", "stack"), losses)
-    assert se["pirt"] == pytest.approx(stats.sem(pirt - stack)) == pytest.approx(np.sqrt(0.0002 / 12))
-    assert err["pirt"] - err["stack"] == pytest.approx(0.02)
-    assert choice == "stack"  # 0.02 > 0.00408
-    # a third method between them, within one SE of the stack: the simpler one (listed first) is taken
-    cal = stack + np.array([0.0, 0.0, 0.012, -0.004])  # 0.002 above the stack, SE sqrt(1.44e-4 / 12) = 0.0035
-    losses = [{"pirt": pirt, "pirt_cal": cal, "stack": stack}, {**strong, "pirt_cal": strong["pirt"]}]
-    choice, err, se = one_se_choice(("pirt", "pirt_cal", "stack"), losses)
-    assert se["pirt_cal"] == pytest.approx(stats.sem(cal - stack)) == pytest.approx(np.sqrt(1.44e-4 / 12))
-    assert err["pirt_cal"] - err["stack"] == pytest.approx(0.002)
-    assert err["pirt_cal"] - err["stack"] <= se["pirt_cal"] and choice == "pirt_cal"
-
-
-def test_one_se_rule_with_too_few_models_keeps_the_simplest_and_skips_non_finite() -> None:
-    # one model in the strongest fold: its variance is unknown, the SE infinite, p-IRT is kept
-    losses = [
-        {"pirt": np.array([0.3, 0.3, 0.3]), "stack": np.array([0.0, 0.0, 0.0])},
-        {"pirt": np.array([0.3]), "stack": np.array([0.0])},
-    ]
-    assert one_se_choice(("pirt", "stack"), losses)[0] == "pirt"
-    nan = np.full(3, np.nan)
-    losses = [
-        {"pirt": nan, "stack": np.array([0.1, 0.2, 0.1])},
-        {"pirt": nan[:2], "stack": np.array([0.1, 0.1])},
-    ]
-    assert one_se_choice(("pirt", "stack"), losses)[0] == "stack"

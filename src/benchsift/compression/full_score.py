@@ -63,15 +63,8 @@ holds out the strongest ``STRONG_SHARE`` (20 %) of the reference models by full 
 the rest: the situation of a new release, stronger than every build model. The default method is the one of
 ``CHOSEN_FROM`` (p-IRT, ridge, stack, calibrated p-IRT: the estimators that go through the ability, so that
 a stronger model is extrapolated along the item response curves; the stack's ability-free part is the
-anchor mean, not a line fitted on weaker models) chosen on the sum of the random folds' and the strongest
-fold's mean absolute error over the benchmarks by the one-standard-error rule (Hastie, Tibshirani &
-Friedman 2009, sec. 7.10; :func:`benchsift.compression.full_score_stack.one_se_choice`): the simplest
-(p-IRT, then calibrated p-IRT, ridge, stack) whose error is within one paired standard error (of the
-per-model differences, over the same folds) of the smallest (recorded as ``method``). With 24-29 build
-models the four errors differ by about their noise; against the plain minimum, on ZeroEval MATH-L5 and
-GSM8K at 2/5/10 % (3 seeds, ``benchmarks/bench_estimate_peers.py --selector estimate``) the mean ratio to
-the better peer was 1.096 against 1.097: a tie, better in 4 cells of 6, worse on GSM8K at 5 % (1.47
-against 1.25). Intervals are split-conformal on
+anchor mean, not a line fitted on weaker models) with the lowest sum of the random folds' and the strongest
+fold's mean absolute error over the benchmarks (recorded as ``method``). Intervals are split-conformal on
 the random folds' out-of-fold residuals (cross-conformal, Vovk 2015; the "CV+" family of Barber et al.
 2021, "Predictive inference with the jackknife+", Ann. Statist. 49(1)): the half-width for group ``g`` and
 method ``m`` is the :math:`\lceil (n + 1)\,\text{level} \rceil`-th smallest of the ``n`` absolute
@@ -128,7 +121,6 @@ from benchsift.compression.full_score_stack import (
     anchor_weights,
     calibrated_loo,
     calibration_line,
-    one_se_choice,
     stack_weights,
 )
 from benchsift.errors import DegenerateError, InputError
@@ -155,9 +147,12 @@ _THETA_TOL = 0.01
 #: The methods the cross-validation chooses from: the ones that go through the 2PL ability, so that a new
 #: model stronger than the build models is extrapolated by the item response curves, not by a line fitted
 #: on weaker models (issue 31: on MMMU's strongest-40 % split the calibration line, chosen by random folds,
-#: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported. Listed simplest first:
-#: the one-standard-error rule keeps the first within one standard error of the best.
-CHOSEN_FROM = ("pirt", "pirt_cal", "ridge", "stack")
+#: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported. A one-standard-error
+#: rule instead of the plain minimum (keep the simplest within one paired SE of the best; Hastie et al. 2009,
+#: sec. 7.10; commit 8b75da6, reverted) was measured on ZeroEval MATH-L5, GSM8K and CRUX at 2/5/10 % (3 seeds,
+#: random splits, ``bench_estimate_peers.py --selector estimate``): mean ratio to the better peer 1.041
+#: against 1.037 for the minimum (better in 4 cells, worse in 3: GSM8K 5 % 1.47 against 1.25), so not adopted.
+CHOSEN_FROM = ("pirt", "ridge", "stack", "pirt_cal")
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 #: Whether the stack's weights are chosen on the strongest fold's error too (else on the random folds only,
@@ -968,8 +963,6 @@ def fit_full_score(
             ox["pirt_cal"][:, g] = al + be * ox["pirt"][:, g]
     halfwidth: dict[str, np.ndarray] = {}
     cv_mae: dict[str, np.ndarray] = {}
-    res_rand: dict[str, np.ndarray] = {}
-    res_strong: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
     mae_strong: dict[str, np.ndarray] = {}
     hw_up: dict[str, np.ndarray] = {}
@@ -979,7 +972,6 @@ def fit_full_score(
         halfwidth[m] = np.array([_conformal_halfwidth(res[:, g], float(level)) for g in range(ng + 1)])
         cv_mae[m] = np.array([_mean_abs(res[:, g]) for g in range(ng + 1)])
         res_s = (np.clip(base._with_overall(oof_s[m]), 0.0, 1.0) - full_all)[strong]
-        res_rand[m], res_strong[m] = res, res_s
         mae_strong[m] = np.array([_mean_abs(res_s[:, g]) for g in range(ng + 1)])
         hw_strong[m] = np.array([_strong_halfwidth(res_s[:, g], float(level)) for g in range(ng + 1)])
         # truth minus estimate on each shift fold; the upper width of edge models is the largest of the
@@ -996,12 +988,8 @@ def fit_full_score(
     nb = groups.n_benchmarks
     common = np.all([np.isfinite(cv_mae[m][:nb]) for m in METHODS], axis=0)
     cols = np.flatnonzero(common) if common.any() else np.array([ng])
-    # each reference model's mean absolute error over those benchmarks, per validation part: the one-SE
-    # rule pairs the methods' errors by model
-    losses = [
-        {m: nan_mean(np.abs(r[m][:, cols]), axis=1) for m in CHOSEN_FROM} for r in (res_rand, res_strong)
-    ]
-    method, _, _ = one_se_choice(CHOSEN_FROM, losses)
+    bench_mae = {m: _mean_abs(cv_mae[m][cols]) + _mean_abs(mae_strong[m][cols]) for m in METHODS}
+    method = min(CHOSEN_FROM, key=lambda m: bench_mae[m] if np.isfinite(bench_mae[m]) else math.inf)
     # the ridge correction refitted on every reference model
     raw_all, _, th_all = base._predict_all(X[:, pos])
     F_all = _ridge_features(X[:, pos], th_all, base.a_suite, base.d_suite)

@@ -39,14 +39,6 @@ Two pieces used by :mod:`benchsift.compression.full_score`:
   the line learns that shrinkage from the folds. Its own out-of-fold predictions (for the choice and the
   interval) are leave-one-out: each reference model's calibrated estimate uses the line of the others
   (:func:`calibrated_loo`).
-
-* **One-standard-error choice** (:func:`one_se_choice`; Hastie, Tibshirani & Friedman 2009, "The Elements
-  of Statistical Learning", 2nd ed., sec. 7.10, the "one-standard-error rule"): of the candidate estimators
-  listed from the simplest, take the first whose cross-validated error is within one standard error of the
-  smallest. With 24-29 build models the four estimators' errors differ by about their noise, and the
-  plain minimum chose the stack or ridge where p-IRT was better on new models (ZeroEval GSM8K at 2 %:
-  0.039 against 0.034, 3 seeds); the measured effect of the rule is in
-  :mod:`benchsift.compression.full_score`.
 """
 
 from __future__ import annotations
@@ -61,7 +53,6 @@ __all__ = [
     "anchor_weights",
     "calibrated_loo",
     "calibration_line",
-    "one_se_choice",
     "stack_grid",
     "stack_weights",
 ]
@@ -181,47 +172,3 @@ def calibrated_loo(pred: np.ndarray, y: np.ndarray) -> np.ndarray:
         alpha, beta = calibration_line(np.where(keep, pred, np.nan), y)
         out[i] = alpha + beta * pred[i]
     return out
-
-
-def _paired_var_of_mean(a: np.ndarray, b: np.ndarray) -> float:
-    """Variance of the mean of the paired differences ``a - b`` (pairs with a NaN dropped; inf below 2)."""
-    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    d = d[np.isfinite(d)]
-    if d.shape[0] < 2:
-        return float("inf")
-    return float(np.var(d, ddof=1) / d.shape[0])
-
-
-def one_se_choice(
-    order: tuple[str, ...] | list[str],
-    losses: list[dict[str, np.ndarray]],
-) -> tuple[str, dict[str, float], dict[str, float]]:
-    r"""The simplest estimator whose cross-validated error is within one standard error of the smallest.
-
-    ``losses`` holds one or more validation parts (here the random folds and the fold of the strongest
-    reference models); in part ``p`` each method ``m`` has a per-model loss vector :math:`\ell_{pm}` (the
-    model's mean absolute error over the benchmarks), aligned by model across methods. A method's error is
-    the sum over the parts of its mean loss, :math:`E_m = \sum_p \bar\ell_{pm}` (NaN-aware), the best
-    method is :math:`b = \arg\min_m E_m`, and the standard error of :math:`E_m - E_b` is that of a sum of
-    paired means over independent parts,
-
-    .. math:: \mathrm{SE}_m = \Big(\sum_p \frac{s^2(\ell_{pm} - \ell_{pb})}{n_p}\Big)^{1/2},
-
-    with :math:`s^2` the sample variance (ddof 1) of the :math:`n_p` paired differences (an infinite SE
-    where a part has fewer than two). The choice is the first ``m`` of ``order`` (simplest first) with
-    :math:`E_m \le E_b + \mathrm{SE}_m` (Hastie, Tibshirani & Friedman 2009, sec. 7.10; pairing the
-    differences by model, as the folds are shared, is the paired form of that rule). A method with a
-    non-finite error is never chosen; if none is finite, the first of ``order`` is returned.
-
-    Returns the choice, every method's error :math:`E_m` and its :math:`\mathrm{SE}_m` against the best.
-    """
-    order = list(order)
-    err = {m: float(sum(nan_mean(np.asarray(part[m], dtype=np.float64)) for part in losses)) for m in order}
-    finite = [m for m in order if np.isfinite(err[m])]
-    if not finite:
-        return order[0], err, {m: float("nan") for m in order}
-    best = min(finite, key=lambda m: err[m])
-    se = {m: float(np.sqrt(sum(_paired_var_of_mean(part[m], part[best]) for part in losses))) for m in order}
-    se[best] = 0.0
-    choice = next(m for m in finite if err[m] <= err[best] + se[m])  # the best itself qualifies
-    return choice, err, se
