@@ -147,7 +147,11 @@ _THETA_TOL = 0.01
 #: The methods the cross-validation chooses from: the ones that go through the 2PL ability, so that a new
 #: model stronger than the build models is extrapolated by the item response curves, not by a line fitted
 #: on weaker models (issue 31: on MMMU's strongest-40 % split the calibration line, chosen by random folds,
-#: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported.
+#: erred 0.063 where p-IRT erred 0.041). The others are still computed and reported. A one-standard-error
+#: rule instead of the plain minimum (keep the simplest within one paired SE of the best; Hastie et al. 2009,
+#: sec. 7.10; commit 8b75da6, reverted) was measured on ZeroEval MATH-L5, GSM8K and CRUX at 2/5/10 % (3 seeds,
+#: random splits, ``bench_estimate_peers.py --selector estimate``): mean ratio to the better peer 1.041
+#: against 1.037 for the minimum (better in 4 cells, worse in 3: GSM8K 5 % 1.47 against 1.25), so not adopted.
 CHOSEN_FROM = ("pirt", "ridge", "stack", "pirt_cal")
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
