@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from benchsift.cli.main import app
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.export import ExportResult, export_suite, map_run_to_suite
 from benchsift.compression.suite import load_suite
-from benchsift.errors import InputError
+from benchsift.errors import EstimateWarning, InputError
 from benchsift.io import import_panel
 from benchsift.panel import Panel
 
@@ -53,6 +54,16 @@ def _export(tool: str, out: Path) -> ExportResult:
 def _run(tool: str, out: Path) -> Panel:
     """The tool's logs, imported, with the export's record mapping them back (lmms-eval logs by position)."""
     return map_run_to_suite(import_panel(tool, [TOOLS[tool]]), _export(tool, out).out_dir)
+
+
+def _not_edge(messages: list[str]) -> list[str]:
+    """The warnings other than the one naming models at the top of the reference models' abilities.
+
+    A suite built by today's code (the side-tools run rebuilds it) flags a held-out model as able as the
+    strongest reference models and widens its upper end (issue 31); that warning is expected, any other
+    (an item the run lacks, a model with no score) is not.
+    """
+    return [m for m in messages if "are as able on the suite as the strongest" not in m]
 
 
 def _model(name: str) -> str:
@@ -102,7 +113,7 @@ def test_estimate_from_every_harness(truth: pd.DataFrame, tmp_path: Path) -> Non
         r = runner.invoke(app, [*args, "--n-boot", "200", "--json"])
         assert r.exit_code == 0, r.output
         out[tool] = json.loads(r.stdout)
-        assert out[tool]["warnings"] == []  # the runs hold exactly the suite's items
+        assert _not_edge(out[tool]["warnings"]) == []  # the runs hold exactly the suite's items
         assert [m["coverage"] for m in out[tool]["models"]] == [1.0] * 4
     a = {_model(m["model"]): m for m in out["lm-eval"]["models"]}
     assert a.keys() == set(truth["model"])
@@ -122,8 +133,10 @@ def test_estimate_from_every_harness(truth: pd.DataFrame, tmp_path: Path) -> Non
 
 
 def test_library_call_and_a_run_that_is_not_the_export(tmp_path: Path) -> None:
-    res = estimate_new_models(ROOT / "suite", TOOLS["lm-eval"], from_format="lm-eval", n_boot=200)
-    assert res.warnings == [] and res.full is not None and len(res.models) == 4
+    with warnings.catch_warnings():  # the edge warning of a rebuilt suite, checked in res.warnings
+        warnings.simplefilter("ignore", EstimateWarning)
+        res = estimate_new_models(ROOT / "suite", TOOLS["lm-eval"], from_format="lm-eval", n_boot=200)
+    assert _not_edge(res.warnings) == [] and res.full is not None and len(res.models) == 4
     logs = COMMITTED / "logs" / "lmms-eval"
     tasks = {p.stem: p for p in (COMMITTED / "lmms_tasks").glob("*.yaml")}
     export = export_suite(
