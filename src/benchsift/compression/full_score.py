@@ -214,6 +214,11 @@ def _ridge_paths(
     return mu, tm, coefs
 
 
+def _widths_out(widths: dict[str, np.ndarray]) -> dict[str, list[float | None]]:
+    """Half-widths per method as JSON lists (a non-finite width is ``None``; ``from_dict`` reads it back)."""
+    return {k: [None if not np.isfinite(x) else float(x) for x in v] for k, v in widths.items()}
+
+
 def _largest(values: list[float]) -> float:
     """The largest finite value, NaN (no warning) when there is none."""
     finite = [v for v in values if np.isfinite(v)]
@@ -625,9 +630,7 @@ class FullScoreModel(Result):
             "alpha": self.alpha.tolist(),
             "beta": self.beta.tolist(),
             "gp_weight": self.gp_weight.tolist(),
-            "halfwidth": {
-                k: [None if not np.isfinite(x) else float(x) for x in v] for k, v in self.halfwidth.items()
-            },
+            "halfwidth": _widths_out(self.halfwidth),
             "cv_mae": {k: v.tolist() for k, v in self.cv_mae.items()},
             "reference_overall": self.reference_overall.tolist(),
             "method": self.method,
@@ -638,27 +641,13 @@ class FullScoreModel(Result):
             "ridge_coef": None if self.ridge_coef is None else self.ridge_coef.tolist(),
             "ridge_intercept": None if self.ridge_intercept is None else self.ridge_intercept.tolist(),
             "ridge_penalty": None if self.ridge_penalty is None else self.ridge_penalty.tolist(),
-            "halfwidth_strong": (
-                None
-                if self.halfwidth_strong is None
-                else {
-                    k: [None if not np.isfinite(x) else float(x) for x in v]
-                    for k, v in self.halfwidth_strong.items()
-                }
-            ),
+            "halfwidth_strong": None if self.halfwidth_strong is None else _widths_out(self.halfwidth_strong),
             "cv_mae_strong": (
                 None if self.cv_mae_strong is None else {k: v.tolist() for k, v in self.cv_mae_strong.items()}
             ),
             "theta_range": [None if not np.isfinite(x) else float(x) for x in self.theta_range],
             "theta_strong": None if not np.isfinite(self.theta_strong) else float(self.theta_strong),
-            "halfwidth_up": (
-                None
-                if self.halfwidth_up is None
-                else {
-                    k: [None if not np.isfinite(x) else float(x) for x in v]
-                    for k, v in self.halfwidth_up.items()
-                }
-            ),
+            "halfwidth_up": None if self.halfwidth_up is None else _widths_out(self.halfwidth_up),
             "theta_edge": None if not np.isfinite(self.theta_edge) else float(self.theta_edge),
             "anchor_weight": None if self.anchor_weight is None else [w.tolist() for w in self.anchor_weight],
             "stack_weight": None if self.stack_weight is None else self.stack_weight.tolist(),
@@ -873,9 +862,9 @@ def fit_full_score(
     # the extra fold: the strongest reference models (full overall score), held out together
     n_strong = max(1, int(round(STRONG_SHARE * n_ref)))
     strong = np.zeros(n_ref, dtype=bool)
-    strong[np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")[:n_strong]] = True
+    order = np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")  # strongest first
+    strong[order[:n_strong]] = True
     # the larger shift folds of benchsift.compression.extrapolation (the first share is `strong`'s)
-    order = np.argsort(-np.nan_to_num(full_all[:, -1], nan=-np.inf), kind="stable")
     shifts = [strong]
     for share in SHIFT_SHARES[1:]:
         mask = np.zeros(n_ref, dtype=bool)
