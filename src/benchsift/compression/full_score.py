@@ -936,20 +936,23 @@ def fit_full_score(
     # strongest fold's estimates through the line of the other models' random-fold estimates)
     line = np.array([calibration_line(oof["pirt"][:, g], full[:, g]) for g in range(ng)])
     oof["pirt_cal"] = np.column_stack([calibrated_loo(oof["pirt"][:, g], full[:, g]) for g in range(ng)])
-    oof_s["pirt_cal"] = np.full((n_ref, ng), np.nan)
-    for g in range(ng):
-        al, be = calibration_line(np.where(strong, np.nan, oof["pirt"][:, g]), full[:, g])
-        oof_s["pirt_cal"][:, g] = al + be * oof_s["pirt"][:, g]
+
+    def calibrated_without(held: np.ndarray, pirt: np.ndarray) -> np.ndarray:
+        """p-IRT estimates of a held-out fold through the line fitted on the other models' random folds."""
+        out = np.full((n_ref, ng), np.nan)
+        for g in range(ng):
+            al, be = calibration_line(np.where(held, np.nan, oof["pirt"][:, g]), full[:, g])
+            out[:, g] = al + be * pirt[:, g]
+        return out
+
+    oof_s["pirt_cal"] = calibrated_without(strong, oof_s["pirt"])
     for ox, rx in zip(oof_x, ridge_oof_x, strict=True):  # the larger shift folds, with the chosen settings
         best_pen = [_RIDGE_PENALTIES.index(float(p_)) for p_ in pen]
         ox["ridge"] = np.column_stack([rx[best_pen[g]][:, g] for g in range(ng)])
         ox["gpirt"] = gp_w[None, :] * ox["regression"] + (1 - gp_w[None, :]) * ox["pirt"]
     for ox, mk in zip(oof_x, shifts[1:], strict=True):  # the stack and the calibrated p-IRT on them too
         ox["stack"] = np.einsum("gk,kng->ng", stack_w, np.stack([ox[m] for m in ("anchor", "ridge", "pirt")]))
-        ox["pirt_cal"] = np.full((n_ref, ng), np.nan)
-        for g in range(ng):
-            al, be = calibration_line(np.where(mk, np.nan, oof["pirt"][:, g]), full[:, g])
-            ox["pirt_cal"][:, g] = al + be * ox["pirt"][:, g]
+        ox["pirt_cal"] = calibrated_without(mk, ox["pirt"])
     halfwidth: dict[str, np.ndarray] = {}
     cv_mae: dict[str, np.ndarray] = {}
     hw_strong: dict[str, np.ndarray] = {}
