@@ -224,6 +224,103 @@ def _pair_power(pairs: pd.DataFrame, pair: tuple[str, str], alpha: float, power:
     return out
 
 
+def _check_arguments(
+    panel: Panel, alpha: float, level: float, power: float, correction: str, n_boot: int
+) -> tuple[float, float, float]:
+    """Step 1 of :func:`compare`: the arguments' types and ranges; returns alpha, level, power."""
+    if not isinstance(panel, Panel):
+        raise InputError(f"panel: expected a benchsift Panel, got {type(panel).__name__}")
+    out = _fraction(alpha, "alpha"), _fraction(level, "level"), _fraction(power, "power")
+    if correction not in CORRECTIONS:
+        raise InputError(f"`correction`: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
+        raise InputError(f"`n_boot`: expected an int >= 2, got {n_boot!r}")
+    return out
+
+
+def _check_pair(pair: Sequence[str] | None, models: list[str]) -> tuple[str, str] | None:
+    """The ``pair`` argument of :func:`compare` as two model ids of the compared panel (or None)."""
+    if pair is None:
+        return None
+    got = tuple(str(p) for p in pair)
+    if len(got) != 2 or got[0] == got[1]:
+        raise InputError(f"`pair`: expected two different model ids, got {list(got)!r}")
+    missing = [p for p in got if p not in models]
+    if missing:
+        raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
+    return got[0], got[1]
+
+
+def _section_plans(
+    image: Panel, bench: np.ndarray, warnings: list[str]
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Step 2 of :func:`compare`: ``(name, item columns, model rows)`` of each section (each benchmark,
+    then ``overall`` when there are several); a section with fewer than 2 models that answered any of its
+    items is skipped and models with no answered item are left out of it, each with a warning."""
+    X = image.scores
+    models = image.model_ids
+    sections: list[tuple[str, np.ndarray]] = [(b, np.flatnonzero(bench == b)) for b in image.benchmarks]
+    if len(sections) > 1:
+        sections.append((OVERALL, np.arange(image.n_items)))
+    plans = []
+    for name, cols in sections:
+        keep = (~np.isnan(X[:, cols])).any(axis=1)
+        if keep.sum() < 2:
+            warnings.append(f"section {name!r} skipped: {int(keep.sum())} model(s) answered any of its items")
+            continue
+        if (~keep).any():
+            warnings.append(
+                f"section {name!r}: {int((~keep).sum())} model(s) with no answered item left out "
+                f"({listed([m for m, k in zip(models, keep, strict=True) if not k])})"
+            )
+        plans.append((name, cols, np.flatnonzero(keep)))
+    if not plans:
+        raise DegenerateError("compare: no benchmark has 2 models with answered items")
+    return plans
+
+
+def _run_sections(
+    plans: list[tuple[str, np.ndarray, np.ndarray]],
+    models: list[str],
+    X: np.ndarray,
+    W: WeightStream,
+    *,
+    alpha: float,
+    level: float,
+    power: float,
+    correction: str,
+    progress: ProgressFn | None,
+) -> list[dict[str, Any]]:
+    """Step 3 of :func:`compare`: :func:`_section` on each plan, one progress count over all pairs."""
+    total = sum(len(r) * (len(r) - 1) // 2 for _, _, r in plans)
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    outs = []
+    for name, cols, rows in plans:
+        base = done
+
+        def tick(k: int, _total: int, base: int = base) -> None:
+            if progress is not None:
+                progress(base + k, total)
+
+        outs.append(
+            _section(
+                name,
+                [models[i] for i in rows],
+                X[np.ix_(rows, cols)],
+                W.take(cols),
+                alpha=alpha,
+                level=level,
+                power=power,
+                correction=correction,
+                progress=tick,
+            )
+        )
+        done += len(rows) * (len(rows) - 1) // 2
+    return outs
+
+
 def compare(
     panel: Panel,
     *,
@@ -269,13 +366,7 @@ def compare(
     -------
     ComparisonResult
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"panel: expected a benchsift Panel, got {type(panel).__name__}")
-    alpha, level, power = _fraction(alpha, "alpha"), _fraction(level, "level"), _fraction(power, "power")
-    if correction not in CORRECTIONS:
-        raise InputError(f"`correction`: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
-        raise InputError(f"`n_boot`: expected an int >= 2, got {n_boot!r}")
+    alpha, level, power = _check_arguments(panel, alpha, level, power, correction, n_boot)
     warnings: list[str] = []
     image = panel.image_panel()
     if image.n_models < panel.n_models:
@@ -286,13 +377,7 @@ def compare(
     if benchmarks is not None:
         image = image.select_benchmarks(list(benchmarks))
     models = image.model_ids
-    if pair is not None:
-        pair = tuple(str(p) for p in pair)
-        if len(pair) != 2 or pair[0] == pair[1]:
-            raise InputError(f"`pair`: expected two different model ids, got {list(pair)!r}")
-        missing = [p for p in pair if p not in models]
-        if missing:
-            raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
+    named = _check_pair(pair, models)
     if len(models) < 2:
         raise DegenerateError(f"compare: need at least 2 models, got {len(models)}")
     found = item_clusters(image.items, clusters)
@@ -303,52 +388,20 @@ def compare(
     # the stratified cluster bootstrap's weights, drawn in blocks of replicates (no panel is too large:
     # held as one matrix up to stats.paired.HOLD entries, else streamed; the same bytes either way)
     W = WeightStream(image.n_items, int(n_boot), rng, clusters=found.codes, strata=strata)
-    X = image.scores
-    sections: list[tuple[str, np.ndarray]] = [(b, np.flatnonzero(bench == b)) for b in image.benchmarks]
-    if len(sections) > 1:
-        sections.append((OVERALL, np.arange(image.n_items)))
-    plans = []
-    for name, cols in sections:
-        keep = (~np.isnan(X[:, cols])).any(axis=1)
-        if keep.sum() < 2:
-            warnings.append(f"section {name!r} skipped: {int(keep.sum())} model(s) answered any of its items")
-            continue
-        if (~keep).any():
-            warnings.append(
-                f"section {name!r}: {int((~keep).sum())} model(s) with no answered item left out "
-                f"({listed([m for m, k in zip(models, keep, strict=True) if not k])})"
-            )
-        plans.append((name, cols, np.flatnonzero(keep)))
-    if not plans:
-        raise DegenerateError("compare: no benchmark has 2 models with answered items")
-    total = sum(len(r) * (len(r) - 1) // 2 for _, _, r in plans)
-    done = 0
-    if progress is not None:
-        progress(0, total)
-    outs = []
-    for name, cols, rows in plans:
-        base = done
-
-        def tick(k: int, _total: int, base: int = base) -> None:
-            if progress is not None:
-                progress(base + k, total)
-
-        outs.append(
-            _section(
-                name,
-                [models[i] for i in rows],
-                X[np.ix_(rows, cols)],
-                W.take(cols),
-                alpha=alpha,
-                level=level,
-                power=power,
-                correction=correction,
-                progress=tick,
-            )
-        )
-        done += len(rows) * (len(rows) - 1) // 2
+    plans = _section_plans(image, bench, warnings)
+    outs = _run_sections(
+        plans,
+        models,
+        image.scores,
+        W,
+        alpha=alpha,
+        level=level,
+        power=power,
+        correction=correction,
+        progress=progress,
+    )
     pairs = pd.concat([o["pairs"] for o in outs], ignore_index=True)
-    pair_power = _pair_power(pairs, (pair[0], pair[1]), alpha, power) if pair is not None else None
+    pair_power = _pair_power(pairs, named, alpha, power) if named is not None else None
     return ComparisonResult(
         leaderboard=pd.concat([o["board"] for o in outs], ignore_index=True),
         pairs=pairs,
