@@ -21,10 +21,14 @@ rank intervals, tie groups, tables).
 model's expected score over it). Each rate is printed with its Monte Carlo standard error:
 
 1. rank-interval coverage: share of (model, panel) whose true rank lies in its 95 % rank interval
-   (nominal 0.95; marginal per model), compare's pairwise interval (:func:`benchsift.stats.
-   rank_interval_pairwise`) beside the percentile interval of the bootstrap ranks, on a spread
-   leaderboard, near-tied pairs, a dense one and the least favourable (all near-tied) one; the MC se
-   printed treats (model, panel) as independent (models of one panel are not: read it as a lower bound);
+   (nominal 0.95; marginal per model), pooled and per model (min / max over the models), on a spread
+   leaderboard, near-tied pairs, a dense one and an all near-tied one. compare's interval
+   (:func:`benchsift.stats.rank_interval_pairwise`: one-sided, worst direction, by steps) beside: the
+   two-sided max-|t| steps of Mogstad et al. (2024); two yardsticks that show what no valid interval can
+   go below: claims at a single one-sided test each (``t > z_0.95``, no allowance for multiplicity; valid
+   only where one competitor is close) and the observed rank alone; and the percentile interval of the
+   bootstrap ranks. The MC se printed treats (model, panel) as independent (models of one panel are not:
+   read it as a lower bound);
 2. false separation: under the global null (8 equal models) the share of panels with any pair separated
    after Holm (family-wise error) and after BH (under the global null the FDR equals it), nominal 0.05;
    on a leaderboard of 5 tied pairs among 10 models, Holm's family-wise error over the 5 null pairs and
@@ -57,6 +61,9 @@ def main() -> None:
     parser.add_argument("--sim-boot", type=int, default=1000, help="replicates per simulated panel")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-acceptance", action="store_true")
+    parser.add_argument(
+        "--only-rank-coverage", action="store_true", help="of the acceptance checks, the rank coverage only"
+    )
     args = parser.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
@@ -157,6 +164,48 @@ def _stacked(theta, n, reps, rng, boot, chunk=100, **kw):
         yield sims, np.vstack([s.scores for s in sims]), W
 
 
+def _two_sided(Z, rest):  # the 2(M-1) one-sided hypotheses left (Romano-Wolf over max |t|)
+    import numpy as np
+
+    up, down = rest
+    return float(
+        np.quantile(
+            np.maximum(np.where(~up, Z, -np.inf).max(1), np.where(~down, -Z, -np.inf).max(1)),
+            0.95,
+            method="higher",
+        )
+    )
+
+
+def _claims_interval(x, S, crit):
+    """Rank intervals from claims ``t_k > c``: ``crit`` a constant (0: the observed rank alone), None
+    (z_0.95: each claim a one-sided test at 0.05, no allowance for multiplicity), or a function of the
+    centred replicates and the claims so far (step-down until no new claim)."""
+    import numpy as np
+
+    M = x.size
+    out = np.zeros((M, 2))
+    for j in range(M):
+        k = np.flatnonzero(np.arange(M) != j)
+        D = S[:, k] - S[:, [j]]
+        se = D.std(axis=0, ddof=1)
+        t = (x[k] - x[j]) / se
+        Z = (D - (x[k] - x[j])) / se
+        if crit is None or not callable(crit):
+            c = 1.6448536269514722 if crit is None else float(crit)
+            up, down = t > c, t < -c
+        else:
+            up, down = np.zeros(k.size, bool), np.zeros(k.size, bool)
+            while True:
+                c = crit(Z, (up, down))
+                nu, nd = up | (t > c), down | (t < -c)
+                if (nu == up).all() and (nd == down).all():
+                    break
+                up, down = nu, nd
+        out[j] = 1 + up.sum(), M - down.sum()
+    return out
+
+
 def _mc(p: float, n: int) -> str:
     return f"{p:.4f} (MC se {(p * (1 - p) / n) ** 0.5:.4f}, n = {n})"
 
@@ -192,24 +241,33 @@ def acceptance(args) -> None:
         "near ties: 5 pairs 0.02 apart in theta": np.repeat(np.linspace(-1.0, 1.0, 5), 2)
         + np.tile([0.02, 0.0], 5),
         "dense: 10 models 0.05 apart in theta": np.linspace(-0.225, 0.225, 10),
-        "least favourable: 10 models 0.005 apart": np.arange(10) * 0.005,
+        "all near-tied: 10 models 0.005 apart": np.arange(10) * 0.005,
+    }
+    rules = {
+        "compare's (one-sided steps)": lambda x, S: rank_interval_pairwise(x, S, 0.95),
+        "two-sided max|t| steps (Mogstad et al.)": lambda x, S: _claims_interval(x, S, _two_sided),
+        "single claim at z_0.95, no multiplicity": lambda x, S: _claims_interval(x, S, None),
+        "observed rank alone": lambda x, S: _claims_interval(x, S, 0.0),
+        "percentile of bootstrap ranks": lambda x, S: rank_interval(S, 0.95),
     }
     for label, theta in configs.items():
         M = theta.size
-        hit, old = [], []
+        hits: dict[str, list[Any]] = {k: [] for k in rules}
         for sims, X, W in _stacked(theta, n, R, rng, Bs):
             pb = paired_bootstrap_pairs(X, W, pairs=pairs_of(M, 1))  # only the model means are needed
             for r, s in enumerate(sims):
                 S = pb.means[:, r * M : (r + 1) * M]
-                ci = rank_interval_pairwise(s.scores.mean(axis=1), S, 0.95)
-                hit.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
-                ci = rank_interval(S, 0.95)
-                old.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
-        cov = float(np.mean(hit))
-        print(
-            f"rank coverage, {label}, n = {n}: pairwise (compare's) {_mc(cov, R * M)}; percentile of "
-            f"bootstrap ranks {float(np.mean(old)):.4f}; nominal 0.95"
-        )
+                for k, rule in rules.items():
+                    ci = rule(s.scores.mean(axis=1), S)
+                    hits[k].append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
+        print(f"rank coverage, {label}, n = {n} (nominal 0.95; pooled, then per model min / max):")
+        for k, h in hits.items():
+            per = np.mean(h, axis=0)
+            cell = _mc(float(np.mean(h)), R * M) if k.startswith("compare") else f"{float(np.mean(h)):.4f}"
+            print(f"    {k:<42} {cell}; per model {per.min():.3f} / {per.max():.3f}")
+    if args.only_rank_coverage:
+        print(f"acceptance checks: {time.perf_counter() - t0:.0f} s")
+        return
 
     def pvalues(theta, n, **kw):
         M = len(theta)

@@ -191,6 +191,7 @@ def test_power_curve_matches_simulation(dtheta: float) -> None:
 
 
 def _rank_coverage(theta, n, reps, seed, interval):  # type: ignore[no-untyped-def]
+    """Per model (in ``theta``'s order): the share of ``reps`` panels whose interval holds the true rank."""
     rng = np.random.default_rng(seed)
     hits = []
     W = bootstrap_weights(n, 400, rng)
@@ -199,21 +200,42 @@ def _rank_coverage(theta, n, reps, seed, interval):  # type: ignore[no-untyped-d
         pb = paired_bootstrap_pairs(s.scores, W, pairs=(np.array([0]), np.array([1])))
         ci = interval(s.scores.mean(axis=1), pb.means)
         hits.append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
-    return float(np.mean(hits))
+    return np.mean(hits, axis=0)
 
 
 def test_rank_intervals_cover_the_true_ranks() -> None:
-    # 10 models 0.005 apart in ability (the least favourable configuration: all near-tied), 120 panels:
-    # the pairwise rank intervals cover within 0.95 - 0.03 .. 0.95 + 0.03 (panel-clustered MC se ~0.01);
-    # the percentile interval of the bootstrap ranks (the old rank_ci) covers about 0.87 there
+    # 10 models 0.005 apart in ability (all near-tied), 150 panels: the worst and the best model are the
+    # least favourably placed (a false claim in one direction is a miss); each is covered at least
+    # 0.95 - 0.045 (MC se ~0.018). The interval calibrated at the observed signs (before) covered them
+    # about 0.80 / 0.83 (pooled 0.95 by averaging with 1.0 in the middle); the percentile interval of the
+    # bootstrap ranks (the old rank_ci) covers about 0.87 pooled
     theta = np.arange(10) * 0.005
-    cov = _rank_coverage(theta, 300, 120, 13, lambda x, S: rank_interval_pairwise(x, S, 0.95))
-    old = _rank_coverage(theta, 300, 120, 13, lambda x, S: rank_interval(S, 0.95))
-    assert 0.92 <= cov <= 0.98
-    assert old < 0.92
-    # near-tied pairs far apart: at least nominal, up to MC error
+    cov = _rank_coverage(theta, 300, 150, 13, lambda x, S: rank_interval_pairwise(x, S, 0.95))
+    old = _rank_coverage(theta, 300, 150, 13, lambda x, S: rank_interval(S, 0.95))
+    assert cov[0] >= 0.905 and cov[-1] >= 0.905
+    assert cov.mean() >= 0.95
+    assert old.mean() < 0.92
+    # near-tied pairs far apart: each model at least nominal, up to MC error
     theta = np.repeat(np.linspace(-0.6, 0.6, 4), 2) + np.tile([0.02, 0.0], 4)
-    assert _rank_coverage(theta, 300, 100, 14, lambda x, S: rank_interval_pairwise(x, S, 0.95)) >= 0.926
+    cov = _rank_coverage(theta, 300, 100, 14, lambda x, S: rank_interval_pairwise(x, S, 0.95))
+    assert cov.min() >= 0.9 and cov.mean() >= 0.94
+
+
+def test_rank_interval_steps_down_to_the_competitors_in_question() -> None:
+    # model 0 against one far competitor above (always claimed) and one near it, above by 0.185.
+    # Replicates: the near difference 0.185 + e, e evenly spaced in [-0.2, 0.2] (41 values), the far one
+    # 5 - 0.1 e, so their centred replicates are e / se and -e / se (se = std(e)). Step 1's critical value
+    # is the 0.95 quantile of max(Z_far, Z_near) = |e| / se (1.586; the same for -Z), step 2's, the far
+    # one claimed, that of e / se alone (1.503); the near one's t = 0.185 / se = 1.545 lies between: it
+    # is claimed at the second step only, and model 0's interval is [3, 3] (two-sided, or one step: [2, 3])
+    e = np.linspace(-0.2, 0.2, 41)
+    S = np.column_stack([np.zeros(41), 5.0 - 0.1 * e, 0.185 + e])
+    se = e.std(ddof=1)
+    c1 = np.quantile(np.abs(e) / se, 0.95, method="higher")
+    c2 = np.quantile(e / se, 0.95, method="higher")
+    assert c2 < 0.185 / se < c1
+    out = rank_interval_pairwise([0.0, 5.0, 0.185], S, 0.95)
+    np.testing.assert_array_equal(out[0], [3, 3])
 
 
 def test_a_panel_past_the_old_weight_limit_is_compared_in_bounded_memory() -> None:

@@ -18,9 +18,10 @@ benchmarks) and every pair of models, on the items both answered:
 2. **Cross-checks** beside it: the paired t test (``scipy.stats.ttest_rel`` on the common items; lmms-eval's
    paired t) and, for 0/1 scores, the exact McNemar test.
 3. **Ranks and tie groups**: each model's rank interval counts the competitors shown above and below it
-   by its pairwise bootstrap comparisons, with a critical value calibrated at the least favourable (all
-   near-tied) configuration (:func:`benchsift.stats.rank_interval_pairwise`): marginal coverage, per
-   model, about ``level`` near ties and above it where models are apart; not simultaneous over models
+   by its pairwise bootstrap comparisons, one-sided in the worst direction and by steps down
+   (:func:`benchsift.stats.rank_interval_pairwise`, after Mogstad, Romano, Shaikh & Wilhelm 2024):
+   marginal coverage, per model, at least ``level`` whatever the true scores, about ``level`` for a model
+   at the end of a near-tie and above it elsewhere (unavoidably: the README); not simultaneous over models
    (the tie groups are the simultaneous statement, from the Holm / BH-corrected tests); tie groups run
    down the leaderboard from the best model until the first model separated from it, which leads the
    next group
@@ -417,8 +418,8 @@ def compare(
             "correction": correction,
             "random_state": random_state if isinstance(random_state, int | None) else "Generator",
             "p_value": "bootstrap Wald 2 Phi(-|delta| / se*)",
-            "rank_interval": "marginal per model: pairwise bootstrap comparisons, critical value calibrated "
-            "at the least favourable (all near-tied) configuration",
+            "rank_interval": "marginal per model: pairwise bootstrap comparisons, one-sided critical value "
+            "(worst direction) by steps down (Mogstad et al. 2024)",
         },
         clusters=found.to_dict(),
     )
