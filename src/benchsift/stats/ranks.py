@@ -154,13 +154,16 @@ def rank_interval_pairwise(
     leave room for one. So the least favourable truth puts every close competitor on one side of :math:`m`
     (it is the last, or the first, of a tie), where a miss is any false claim in one direction: its
     probability is :math:`P(\max_{k} Z_k > c)` or :math:`P(\max_k -Z_k > c)`, which :math:`c_m` bounds by
-    ``1 - level`` for the set still in question. The two-sided max guards both directions at once and
-    covered 0.994 where this one covers 0.989 (10 near-tied models; ``benchmarks/bench_compare.py``).
+    ``1 - level`` for the set still in question (an argument, checked by simulation on the
+    configurations of ``benchmarks/bench_compare.py``, not a proof; the steps' validity rests on Romano &
+    Wolf's monotonicity: fewer competitors in question, a smaller critical value). The two-sided max
+    guards both directions at once and covered 0.995 where this one covers 0.988 (10 near-tied models;
+    ``benchmarks/bench_compare.py``).
 
     Coverage above ``level`` is unavoidable for a valid interval for most models of a leaderboard: a
     model in the middle of a near-tie gives the same data as one that is truly last of the tie, where the
     interval must be this wide; on a well-spread leaderboard even claims at a single one-sided test each,
-    with no allowance for multiplicity, cover 0.999 (the measured numbers are in the README).
+    with no allowance for multiplicity, cover 0.997 (the measured numbers are in the README).
 
     Why not the percentile interval of the bootstrap ranks (:func:`rank_interval`): the bootstrap world's
     truth is the observed scores, whose gaps exceed the true ones near ties (Hall & Miller 2009), so its
