@@ -364,3 +364,15 @@ def test_chebyshev_item_sums_match_the_direct_sum(top_slope: float, step: float)
     X = (rng.random((30, n_items)) < 0.5).astype(float)
     lin = np.outer(X @ a, nodes) + (X @ d)[:, None]
     assert np.abs(_Responses(X).loglik(a, d, nodes) - (lin - direct)).max() < 1e-9 * n_items
+
+
+def test_vectorised_expit_and_softplus_equal_scipy() -> None:
+    """The fit's ``_expit`` and ``_softplus`` (numpy's vectorised exp / log1p) equal scipy's ``expit`` and
+    ``-log_expit(-z)`` to a few ulp over the whole double range, with no overflow warning, tails included."""
+    from scipy.special import log_expit
+
+    from benchsift.irt.twopl import _expit, _softplus
+
+    z = np.concatenate([np.linspace(-800.0, 800.0, 200_001), [-1e308, -745.2, -37.0, 0.0, 37.0, 1e308]])
+    np.testing.assert_allclose(_expit(z.copy()), expit(z), rtol=4e-16, atol=0)
+    np.testing.assert_allclose(_softplus(z.copy()), -log_expit(-z), rtol=4e-16, atol=0)
