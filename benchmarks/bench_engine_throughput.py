@@ -22,7 +22,7 @@ src | tar -x -C DIR``), in a child process started and warmed up before each of 
 its turn in the round robin, so the change and the code before it are measured in one run.
 
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
-[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR] [--json FILE]``
+[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR] [--no-sdk] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -245,8 +245,12 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
     ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the timed runs")
     ap.add_argument("--before-src", default=None, help="an older src/ tree: adds its stack as a row")
+    ap.add_argument(
+        "--no-sdk", action="store_true", help="leave out the httpx and openai SDK rows (the slow ones)"
+    )
     args = ap.parse_args()
-    rows = ROWS + ((BEFORE_ROW,) if args.before_src else ())
+    skipped = (ROWS[2], ROWS[3]) if args.no_sdk else ()
+    rows = tuple(r for r in ROWS if r not in skipped) + ((BEFORE_ROW,) if args.before_src else ())
     if args.image_kb > 0:
         IMAGE.append(image_data_url(random.Random(0).randbytes(args.image_kb * 1024)))
     n, conc = args.n, args.concurrency
@@ -281,7 +285,7 @@ def main() -> None:
         while not port_file.exists():
             time.sleep(0.05)
         url = port_file.read_text()
-        for transport in ("aiohttp", "openai"):  # warm-up (connections, imports)
+        for transport in ("aiohttp",) if args.no_sdk else ("aiohttp", "openai"):  # warm-up (imports)
             asyncio.run(_stack(url, 64, conc, None, transport, 100 * n))
         import multiprocessing
 
@@ -295,10 +299,11 @@ def main() -> None:
             add(ROWS[0], t, c, n)
             t, c = asyncio.run(_bare_aiohttp(url, n, conc, 0))
             add(ROWS[1], t, c, n)
-            t, c = asyncio.run(_bare_httpx(url, n, conc, 0))
-            add(ROWS[2], t, c, n)
-            t, c, s = asyncio.run(_stack(url, n, conc, tmp / f"sdk-{rep}.sqlite", "openai", 0))
-            add(ROWS[3], t, c, s["requests"], s["cache_hits"])
+            if not args.no_sdk:
+                t, c = asyncio.run(_bare_httpx(url, n, conc, 0))
+                add(ROWS[2], t, c, n)
+                t, c, s = asyncio.run(_stack(url, n, conc, tmp / f"sdk-{rep}.sqlite", "openai", 0))
+                add(ROWS[3], t, c, s["requests"], s["cache_hits"])
             cache = tmp / f"cache-{rep}.sqlite"
             t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
             add(ROWS[4], t, c, s["requests"], s["cache_hits"])
