@@ -15,8 +15,14 @@ each row, the fraction of the ideal at both, and the spread of that fraction ove
 With ``--image-kb K`` every request also carries one K-kilobyte image as a base64 data URL, as the
 evaluated models' requests do (the default, 0, sends the text-only judge requests of the grading stage).
 
+``--busy K`` runs K busy-loop processes (pure Python, at the benchmark's own priority) for the whole timed
+part, so every row competes for the CPUs as on a loaded machine (issue 36 asks for load 1 and load 4).
+``--before-src DIR`` adds a row: the same cold stack run from an older source tree (``git archive <commit>
+src | tar -x -C DIR``), in a child process started and warmed up before each of its runs (not timed), taking
+its turn in the round robin, so the change and the code before it are measured in one run.
+
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
-[--image-kb 0] [--repeats 5] [--json FILE]``
+[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR] [--no-sdk] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -195,6 +201,38 @@ ROWS = (
     "benchsift stack, aiohttp transport (cold)",
     "benchsift stack, cached rerun",
 )
+BEFORE_ROW = "benchsift stack before (--before-src), aiohttp (cold)"
+
+
+def _busy_loop() -> None:
+    """A CPU hog for --busy: one process that only spins."""
+    while True:
+        pass
+
+
+_CHILD = """
+import asyncio, json, sys
+sys.path.insert(0, {bench!r})
+import bench_engine_throughput as B
+asyncio.run(B._stack({url!r}, 64, {conc}, None, "aiohttp", 100 * {n}))  # warm-up, as the parent's
+sys.stdin.readline()  # started, imported and warm: wait for the go
+t, c, s = asyncio.run(B._stack({url!r}, {n}, {conc}, __import__("pathlib").Path({cache!r}), "aiohttp", 0))
+print(json.dumps([t, c, s["requests"], s["cache_hits"]]))
+"""
+
+
+def _stack_before(src: str, url: str, n: int, conc: int, cache: Path) -> tuple[float, float, int, int]:
+    """One cold stack run of the code in ``src`` (a child process; its start-up and imports are not timed)."""
+    code = _CHILD.format(bench=str(ROOT / "benchmarks"), url=url, n=n, conc=conc, cache=str(cache))
+    env = dict(os.environ, PYTHONPATH=src)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    out, _ = child.communicate("go\n")
+    if child.returncode != 0:
+        raise RuntimeError(f"--before-src run failed (exit {child.returncode})")
+    t, c, reqs, hits = json.loads(out.strip().splitlines()[-1])
+    return float(t), float(c), int(reqs), int(hits)
 
 
 def main() -> None:
@@ -205,7 +243,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5, help="runs of every row (round robin over the rows)")
     ap.add_argument("--image-kb", type=int, default=0, help="attach an image of this size to every request")
     ap.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
+    ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the timed runs")
+    ap.add_argument("--before-src", default=None, help="an older src/ tree: adds its stack as a row")
+    ap.add_argument(
+        "--no-sdk", action="store_true", help="leave out the httpx and openai SDK rows (the slow ones)"
+    )
     args = ap.parse_args()
+    skipped = (ROWS[2], ROWS[3]) if args.no_sdk else ()
+    rows = tuple(r for r in ROWS if r not in skipped) + ((BEFORE_ROW,) if args.before_src else ())
     if args.image_kb > 0:
         IMAGE.append(image_data_url(random.Random(0).randbytes(args.image_kb * 1024)))
     n, conc = args.n, args.concurrency
@@ -225,10 +270,10 @@ def main() -> None:
         ]
     )
     # per row: wall seconds, client CPU seconds, server requests, cache hits of every repeat
-    wall: dict[str, list[float]] = {r: [] for r in ROWS}
-    cpu: dict[str, list[float]] = {r: [] for r in ROWS}
-    reqs: dict[str, list[int]] = {r: [] for r in ROWS}
-    hits: dict[str, list[int]] = {r: [] for r in ROWS}
+    wall: dict[str, list[float]] = {r: [] for r in rows}
+    cpu: dict[str, list[float]] = {r: [] for r in rows}
+    reqs: dict[str, list[int]] = {r: [] for r in rows}
+    hits: dict[str, list[int]] = {r: [] for r in rows}
 
     def add(row: str, t: float, c: float, server: int, cache_hits: int = 0) -> None:
         wall[row].append(t)
@@ -240,8 +285,13 @@ def main() -> None:
         while not port_file.exists():
             time.sleep(0.05)
         url = port_file.read_text()
-        for transport in ("aiohttp", "openai"):  # warm-up (connections, imports)
+        for transport in ("aiohttp",) if args.no_sdk else ("aiohttp", "openai"):  # warm-up (imports)
             asyncio.run(_stack(url, 64, conc, None, transport, 100 * n))
+        import multiprocessing
+
+        hogs = [multiprocessing.Process(target=_busy_loop, daemon=True) for _ in range(args.busy)]
+        for hog in hogs:
+            hog.start()
         # the same N requests in every row and every repeat; the rows take turns, so a burst of load
         # from elsewhere hits all of them; every cold stack run starts from an empty cache file
         for rep in range(args.repeats):
@@ -249,24 +299,31 @@ def main() -> None:
             add(ROWS[0], t, c, n)
             t, c = asyncio.run(_bare_aiohttp(url, n, conc, 0))
             add(ROWS[1], t, c, n)
-            t, c = asyncio.run(_bare_httpx(url, n, conc, 0))
-            add(ROWS[2], t, c, n)
-            t, c, s = asyncio.run(_stack(url, n, conc, tmp / f"sdk-{rep}.sqlite", "openai", 0))
-            add(ROWS[3], t, c, s["requests"], s["cache_hits"])
+            if not args.no_sdk:
+                t, c = asyncio.run(_bare_httpx(url, n, conc, 0))
+                add(ROWS[2], t, c, n)
+                t, c, s = asyncio.run(_stack(url, n, conc, tmp / f"sdk-{rep}.sqlite", "openai", 0))
+                add(ROWS[3], t, c, s["requests"], s["cache_hits"])
             cache = tmp / f"cache-{rep}.sqlite"
             t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
             add(ROWS[4], t, c, s["requests"], s["cache_hits"])
             before = _server_requests(url)
             t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
             add(ROWS[5], t, c, _server_requests(url) - before, s["cache_hits"])
+            if args.before_src:
+                t, c, r, h = _stack_before(args.before_src, url, n, conc, tmp / f"before-{rep}.sqlite")
+                add(BEFORE_ROW, t, c, r, h)
     finally:
+        for hog in locals().get("hogs", []):
+            hog.terminate()
         srv.terminate()
         srv.wait()
     ideal = n * args.latency / conc
     con.print(
         f"N = {n} requests ({args.image_kb} KB image each, the same N in every row and repeat), latency "
         f"{args.latency * 1000:.0f} ms, concurrency {conc}; ideal time {ideal:.2f} s = "
-        f"{n / ideal:.0f} req/s; {args.repeats} runs of every row, round robin"
+        f"{n / ideal:.0f} req/s; {args.repeats} runs of every row, round robin; {args.busy} busy-loop "
+        f"processes during the timed runs"
     )
     table = Table(title="engine client throughput (min / median over the runs; spread = range over the runs)")
     # client CPU per request: what the client process itself spends (the server runs in another
@@ -283,9 +340,9 @@ def main() -> None:
     for col in cols:
         table.add_column(col, justify="right" if col != "run" else "left")
     table.add_row("ideal (latency-bound)", f"{ideal:.2f}", "100 %", "-", "-", "-", str(n), "-")
-    timings = {r: Timing(tuple(wall[r]), None) for r in ROWS}
+    timings = {r: Timing(tuple(wall[r]), None) for r in rows}
     records: list[dict[str, object]] = []
-    for row in ROWS:
+    for row in rows:
         tm = timings[row]
         cached = "cached" in row
         frac = "-" if cached else f"{ideal / tm.min:.0%} / {ideal / tm.median:.0%}"

@@ -22,12 +22,17 @@ __all__ = ["StopOnFatalClient"]
 
 
 class StopOnFatalClient:
-    """Wrap one endpoint's client: probe with the first request, then stop at the first fatal error."""
+    """Wrap one endpoint's client: probe with the first request, then stop at the first fatal error.
+
+    While the probe is in flight the other requests wait on one future and all go on together when it
+    ends (they used to pass an :class:`asyncio.Lock` one at a time, one event-loop pass each); if the probe
+    was cancelled, one of them becomes the next probe.
+    """
 
     def __init__(self, inner: ModelClient) -> None:
         self.inner = inner
         self.stopped: ClientError | None = None
-        self._probe: asyncio.Lock | None = None
+        self._probing: asyncio.Future[None] | None = None
         self._open = False
 
     def _fail_fast(self) -> None:
@@ -35,7 +40,9 @@ class StopOnFatalClient:
         if err is not None:
             raise ClientError(f"{err} (endpoint stopped)", retryable=False, status=err.status, kind=err.kind)
 
-    async def _send(self, request: Request) -> Response:
+    async def _probe(self, request: Request) -> Response:
+        """Send ``request`` as the probe: open the endpoint unless it fails fatally; wake the waiters."""
+        self._probing = asyncio.get_running_loop().create_future()
         try:
             resp = await self.inner.generate(request)
         except ClientError as err:
@@ -44,16 +51,22 @@ class StopOnFatalClient:
             if not err.fatal:
                 self._open = True
             raise
+        finally:
+            done, self._probing = self._probing, None
+            done.set_result(None)
         self._open = True
         return resp
 
     async def generate(self, request: Request) -> Response:
         self._fail_fast()
-        if not self._open:
-            if self._probe is None:  # created lazily so that it binds to the running event loop
-                self._probe = asyncio.Lock()
-            async with self._probe:
-                self._fail_fast()
-                if not self._open:
-                    return await self._send(request)
-        return await self._send(request)
+        while not self._open:
+            if self._probing is None:
+                return await self._probe(request)
+            await asyncio.shield(self._probing)  # shielded: a cancelled waiter leaves the others waiting
+            self._fail_fast()
+        try:
+            return await self.inner.generate(request)
+        except ClientError as err:
+            if err.fatal and self.stopped is None:
+                self.stopped = err
+            raise

@@ -9,6 +9,7 @@ but not a chat completion is a retryable ``malformed`` error, like one that is n
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from benchsift.clients.base import ClientError, ClientStats, Request, Response
@@ -36,6 +37,8 @@ class OpenAICompatClient:
             timeout=endpoint.timeout if endpoint.timeout is not None else timeout,
             max_reply_bytes=max_reply_bytes,
         )
+        # an image in the configured extra body fields (unusual) makes every body worth searching
+        self._extra_urls = "data:" in json.dumps(endpoint.extra_body)
 
     def body(self, request: Request) -> dict[str, Any]:
         """The JSON body: the request payload, the configured budget field, extra body fields."""
@@ -46,7 +49,9 @@ class OpenAICompatClient:
     async def generate(self, request: Request) -> Response:
         self.stats.requests += 1
         try:
-            data: Any = await self.transport.post_json("/chat/completions", self.body(request))
+            data: Any = await self.transport.post_json(
+                "/chat/completions", self.body(request), data_urls=request.has_data_urls or self._extra_urls
+            )
         except ClientError as err:
             self.stats.count_error(err.kind or "error")
             raise

@@ -191,9 +191,13 @@ def _malformed(name: str, err: BaseException) -> ClientError:
 
 
 class Transport(Protocol):
-    """``post_json(path, body)``: the reply's parsed JSON, or a classified :class:`ClientError`."""
+    """``post_json(path, body)``: the reply's parsed JSON, or a classified :class:`ClientError`.
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any: ...
+    ``data_urls=False`` tells the transport the body holds no image data URL (it may skip looking for them
+    when it serialises the body, :func:`~benchsift.clients.base.json_bytes`).
+    """
+
+    async def post_json(self, path: str, body: dict[str, Any], *, data_urls: bool = True) -> Any: ...
 
     async def aclose(self) -> None: ...
 
@@ -256,27 +260,32 @@ class AiohttpTransport(_OneEventLoop):
             )
         return self._session
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
+    async def post_json(self, path: str, body: dict[str, Any], *, data_urls: bool = True) -> Any:
         import aiohttp
 
         self._enter_loop()
         name = self.name
-        data = json_bytes(body)
+        data = json_bytes(body, data_urls=data_urls)
         try:
             async with self._get_session().post(self.base_url + path, data=data, proxy=self.proxy) as resp:
                 status, headers = resp.status, resp.headers
                 if status >= 400:  # the error body is not read: the status says what happened
                     raise _status_error(name, status, headers)
                 cap = self.max_reply_bytes
-                if resp.content_length is not None and resp.content_length > cap:
-                    raise _too_large(name, cap, resp.content_length)
-                # read 64 KiB at a time and stop past the cap: a huge reply never costs more than the cap
-                reply = bytearray()
-                async for chunk in resp.content.iter_chunked(1 << 16):
-                    reply += chunk
-                    if len(reply) > cap:
-                        raise _too_large(name, cap, None)
-                raw = bytes(reply)
+                length = resp.content_length
+                if length is not None and length > cap:
+                    raise _too_large(name, cap, length)
+                if length is not None:  # the parser stops at Content-Length: one read, at most the cap
+                    raw = await resp.read()
+                else:
+                    # no length (chunked): read 64 KiB at a time and stop past the cap, so a huge reply
+                    # never costs more than the cap
+                    reply = bytearray()
+                    async for chunk in resp.content.iter_chunked(1 << 16):
+                        reply += chunk
+                        if len(reply) > cap:
+                            raise _too_large(name, cap, None)
+                    raw = bytes(reply)
         except TimeoutError as err:  # aiohttp's timeouts subclass it
             raise _timed_out(name) from err
         except aiohttp.InvalidURL as err:
@@ -322,7 +331,7 @@ class OpenAISDKTransport(_OneEventLoop):
             api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=timeout, max_retries=0
         )
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
+    async def post_json(self, path: str, body: dict[str, Any], *, data_urls: bool = True) -> Any:
         self._enter_loop()
         oa, name = self._openai, self.name
         try:
