@@ -4,7 +4,10 @@ Issue 17 target: ``import wide`` of a 2,000-model x 50,000-item CSV under 1.5 GB
 long CSV within a small multiple of its panel and below pandas' ``read_csv`` of the same file; ``info`` on
 the imported panels. Every step runs in its own fresh subprocess (``python -c``), and its peak is that
 child's maximum resident set (``resource.getrusage(RUSAGE_CHILDREN)`` read after it exits, through a
-one-child wrapper so that each figure is one process's own), so no step inherits another's heap. The
+one-child wrapper so that each figure is one process's own), so no step inherits another's heap; its CPU
+time (user + system, all threads) from the same call. ``benchsift read_wide`` is the reader alone (what
+``pandas.read_csv`` does: a file into memory), ``benchsift import wide`` the command (imports, reader, the
+panel's parquet file written). The
 interpreter with benchsift and pandas imported and nothing read is measured too (``baseline``), and
 ``import long`` / ``info`` of a one-row file: the commands' constant, to read the growth against.
 
@@ -32,7 +35,7 @@ after the current code's, so both see the same load; those rows end in ``[before
 
 The panel's size is its float64 score matrix (models x items x 8 bytes), the least any reader that hands
 out a float64 panel holds. Run: ``python benchmarks/bench_import_memory.py [--models 2000] [--items 50000]
-[--long-rows 10000000] [--steps A,B] [--inputs DIR] [--before-src DIR] [--json FILE]``.
+[--long-rows 10000000] [--steps A,B] [--repeats N] [--inputs DIR] [--before-src DIR] [--json FILE]``.
 """
 
 from __future__ import annotations
@@ -55,12 +58,14 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 rc = subprocess.run([sys.executable, "-c", sys.argv[1]]).returncode
 wall = time.perf_counter() - t
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, wall, rc)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r.ru_maxrss * 1024, wall, r.ru_utime + r.ru_stime, rc)
 """
 
 STEPS = {
     "baseline (imports only)": "import pandas; from benchsift.cli.main import app",
     "pandas.read_csv wide": "import pandas as pd; pd.read_csv({wide!r})",
+    "benchsift read_wide": "from benchsift.io.wide import read_wide; read_wide({wide!r})",
     "benchsift import wide": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','wide',{wide!r},'-o',{wide_out!r},'--json']; main()"
@@ -199,15 +204,16 @@ def kind_of(step: str) -> str:
     return next((k for k in kinds if k in step), "").replace(" ", "-")
 
 
-def measure(code: str, src: Path | None = None) -> tuple[float, float]:
+def measure(code: str, src: Path | None = None) -> tuple[float, float, float]:
+    """Peak RSS (GB), wall seconds and CPU seconds (user + system, all threads) of one step's process."""
     env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run(
         [sys.executable, "-c", WRAP, code], capture_output=True, text=True, check=True, env=env
     ).stdout.split()
-    rss, wall, rc = int(out[-3]), float(out[-2]), int(out[-1])
+    rss, wall, cpu, rc = int(out[-4]), float(out[-3]), float(out[-2]), int(out[-1])
     if rc != 0:
         raise SystemExit(f"step failed (exit {rc}): {code}")
-    return rss / 1e9, wall
+    return rss / 1e9, wall, cpu
 
 
 def main() -> None:
@@ -217,6 +223,9 @@ def main() -> None:
     ap.add_argument("--long-rows", type=int, default=10_000_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated subset of the steps")
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="runs of the whole list of steps (min and median printed)"
+    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
         "--before-src", type=Path, default=None, help="also run the benchsift steps from this source folder"
@@ -291,18 +300,37 @@ def main() -> None:
             "1-row": 8e-9,
         }
         rows = []
-        for name in steps:
+        for name in [n for _ in range(args.repeats) for n in steps]:
             runs: list[tuple[str, Path | None, str]] = [(name, None, "")]
             if args.before_src is not None and name.startswith("benchsift"):
                 runs.append((f"{name} [before]", args.before_src, "-before"))
             for label, src, tag in runs:
-                rss, wall = measure(STEPS[name].format(**paths(tag)), src)
+                rss, wall, cpu = measure(STEPS[name].format(**paths(tag)), src)
                 kind = kind_of(name)
                 panel = sizes.get(kind, float("nan"))
-                rows.append({"step": label, "peak_rss_gb": rss, "seconds": wall, "panel_gb": panel})
+                rows.append(
+                    {
+                        "step": label,
+                        "peak_rss_gb": rss,
+                        "seconds": wall,
+                        "cpu_seconds": cpu,
+                        "panel_gb": panel,
+                    }
+                )
                 ratio = f"{rss / panel:.2f}x panel" if kind not in ("", "1-row") else ""
-                line = f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  panel {panel:.2g} GB  {ratio}"
+                line = (
+                    f"{label:41s} peak RSS {rss:5.2f} GB  {wall:6.1f} s  CPU {cpu:6.1f} s"
+                    f"  panel {panel:.2g} GB  {ratio}"
+                )
                 print(line, flush=True)
+        if args.repeats > 1:
+            for label in dict.fromkeys(r["step"] for r in rows):
+                cpu_s = [r["cpu_seconds"] for r in rows if r["step"] == label]
+                rss_s = [r["peak_rss_gb"] for r in rows if r["step"] == label]
+                print(
+                    f"{label:41s} CPU min {min(cpu_s):6.1f} s  median {float(np.median(cpu_s)):6.1f} s"
+                    f"  peak RSS min {min(rss_s):5.2f} GB"
+                )
         print(machine_line())
         if args.json:
             args.json.write_text(json.dumps(rows, indent=2))

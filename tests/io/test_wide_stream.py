@@ -124,6 +124,38 @@ def test_repeated_item_rows_collapse_or_conflict(tmp_path: Path) -> None:
         read_wide(p)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_line_ends_blank_lines_and_breaks_in_cells_random(tmp_path: Path, seed: int) -> None:
+    """The pyarrow path sizes its matrix by the file's line ends: random tables whose lines end in
+    ``\\n``, ``\\r\\n`` or ``\\r``, with blank lines and line breaks inside quoted ids (fewer rows than
+    line ends), with and without a last line end, in both orients, give the panel pandas reads."""
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = int(rng.integers(1, 40)), int(rng.integers(1, 12))
+    cells = np.where(rng.random((n_rows, n_cols)) < 0.2, np.nan, rng.random((n_rows, n_cols)).round(3))
+    end = ["\n", "\r\n", "\r"][seed % 3]
+    ids = [f'"id {k}{end}part"' if rng.random() < 0.3 else f"id{k}" for k in range(n_rows)]
+    lines = ["id," + ",".join(f"c{j}" for j in range(n_cols))]
+    for k in range(n_rows):
+        lines.append(ids[k] + "," + ",".join("" if np.isnan(v) else repr(float(v)) for v in cells[k]))
+        if rng.random() < 0.2:
+            lines.append("")  # a blank line: skipped by pandas and pyarrow alike
+    text = end.join(lines) + (end if seed % 2 else "")
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    orient = "items-rows" if seed < 3 else "models-rows"
+    expected = pd.read_csv(path, dtype={"id": str}, lineterminator="\r" if end == "\r" else None)
+    panel = read_wide(path, benchmark="b", orient=orient)  # type: ignore[arg-type]
+    matrix = expected[[f"c{j}" for j in range(n_cols)]].to_numpy(dtype=np.float64)
+    assert _takes_fast_path(path)
+    if orient == "items-rows":
+        assert panel.model_ids == [f"c{j}" for j in range(n_cols)]
+        assert panel.items["item"].tolist() == expected["id"].str.strip().tolist()
+        np.testing.assert_array_equal(panel.scores, matrix.T)
+    else:
+        assert panel.model_ids == expected["id"].str.strip().tolist()
+        np.testing.assert_array_equal(panel.scores, matrix)
+
+
 @pytest.fixture
 def pandas_csv(tmp_path: Path) -> tuple[Path, pd.DataFrame]:
     """A wide table written by pandas' own ``DataFrame.to_csv`` with its (unnamed) index."""

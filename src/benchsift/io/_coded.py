@@ -58,7 +58,7 @@ from benchsift.io._coded_meta import (
     split_coded_extras,
     text_dtype,
 )
-from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, answer_labels, check_file
+from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, answer_labels, check_file, owned_matrix
 from benchsift.io._rows import row_label
 from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_codes
 from benchsift.panel import CONDITIONS, Panel
@@ -719,7 +719,7 @@ def assemble_coded(
         keep = _collapse(coded, score, cells, n_runs * n_items, names)
         if notes is not None:
             notes.append(f"collapsed {n - n_distinct} identical duplicate row(s)")
-    matrix = np.full((n_runs, n_items), np.nan)
+    matrix = owned_matrix((n_runs, n_items), np.nan)
     flat = matrix.reshape(-1)
     for s in range(0, n, CHUNK):
         e = min(n, s + CHUNK)

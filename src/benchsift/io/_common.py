@@ -18,6 +18,7 @@ message that starts with the file name and says what was expected.
 from __future__ import annotations
 
 import csv
+import mmap
 import os
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -44,6 +45,21 @@ ANSWER_COL = "_answer"  # an importer's logged model answer per score (the input
 KEY = ["model", "condition", "benchmark", "item"]
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 TABLE_PATTERNS = tuple(f"*{s}" for s in TABLE_SUFFIXES)  # what a folder walk of tables reads
+
+
+def owned_matrix(shape: tuple[int, int], fill: float | None = None) -> np.ndarray:
+    """A float64 matrix for a reader to fill (uninitialised unless ``fill``), on anonymous 4 KiB pages when
+    large: numpy asks the kernel for huge pages for large arrays (``madvise``), and a kernel whose
+    transparent huge pages defragment on ``madvise`` (Debian's and Ubuntu's default) then compacts memory
+    on each first write, which on a busy machine cost 3-4 s of system time for an 800 MB matrix where
+    plain pages cost 0.6 s (``benchmarks/bench_import_memory.py``)."""
+    size = int(np.prod(shape)) * 8
+    if size < 1 << 24:
+        return np.empty(shape) if fill is None else np.full(shape, fill)
+    out = np.frombuffer(mmap.mmap(-1, size), dtype=np.float64).reshape(shape)
+    if fill is not None:
+        out.fill(fill)
+    return out
 
 
 def as_paths(paths: Paths) -> list[Path]:

@@ -614,7 +614,36 @@ def read_harness_file(
             f"its benchmark is the file name {task!r} (`benchmark` names it)"
         )
     results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
+    return results_samples(
+        path,
+        results,
+        task,
+        model=model,
+        metric=metric,
+        filter_name=filter_name,
+        benchmark=benchmark,
+        condition=condition,
+        notes=notes,
+    )
+
+
+def results_samples(
+    path: Path,
+    results: dict[str, Any],
+    task: str,
+    *,
+    model: str | None,
+    metric: str | None,
+    filter_name: str | None,
+    benchmark: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
+    """The long table of the sample file ``path`` of ``task``, read with its results json ``results``
+    (the configured metrics and filters, the model name, the reported aggregate); ``model`` and
+    ``benchmark`` override the recorded model and the task."""
     name = model or model_from_results(results) or path.parent.name.replace("__", "/")
+    reported = results.get("results")
     return samples_to_long(
         read_jsonl(path),
         path,
@@ -626,9 +655,7 @@ def read_harness_file(
         configured_metrics=metrics_from_results(results, task),
         configured_filters=filters_from_results(results, task),
         notes=notes,
-        reported=(results.get("results") or {}).get(task)
-        if isinstance(results.get("results"), dict)
-        else None,
+        reported=reported.get(task) if isinstance(reported, dict) else None,
     )
 
 

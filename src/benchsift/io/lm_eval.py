@@ -46,15 +46,12 @@ from benchsift.io._common import Paths, as_paths
 from benchsift.io._harness import (
     HarnessLayout,
     _results_json,
-    filters_from_results,
-    metrics_from_results,
     model_from_results,
     read_harness_file,
     read_harness_panel,
     read_json,
-    read_jsonl,
     refuse_results_file,
-    samples_to_long,
+    results_samples,
 )
 from benchsift.io._runs import RunFile, candidate_files, choose_runs
 from benchsift.io._walk import NotThisFormat
@@ -116,22 +113,7 @@ def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFram
     task = _legacy_task(path, results)
     if task is None:
         raise NotThisFormat(f"{path}: not a sample file of the tasks in {LEGACY_RESULTS} ({list(results)})")
-    name = options["model"] or model_from_results(results) or path.parent.name.replace("__", "/")
-    return samples_to_long(
-        read_jsonl(path),
-        path,
-        task=options["benchmark"] or task,
-        model=name,
-        metric=options["metric"],
-        filter_name=options["filter_name"],
-        condition=options["condition"],
-        configured_metrics=metrics_from_results(results, task),
-        configured_filters=filters_from_results(results, task),
-        notes=options["notes"],
-        reported=(results.get("results") or {}).get(task)
-        if isinstance(results.get("results"), dict)
-        else None,
-    )
+    return results_samples(path, results, task, **options)
 
 
 def read_lm_eval(

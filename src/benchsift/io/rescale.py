@@ -337,6 +337,32 @@ def _how(zero: float, div: float) -> str:
     return f"divided by {div:g}" if zero == 0.0 else f"mapped x -> (x - ({zero:g})) / {div:g}"
 
 
+def _matrix_counts(scores: np.ndarray) -> tuple[bool, float, float, int, int]:
+    """Whether any score is finite, the least and greatest score (NaN ignored; NaN when none is finite),
+    and how many are above 1 and how many are not 0 (NaN compares False: only observed cells count), over
+    blocks of about 4M cells: no temporary of the matrix's size."""
+    rows = scores.reshape(len(scores), -1) if scores.ndim > 1 else scores.reshape(1, -1)
+    step = max(1, (1 << 22) // max(1, rows.shape[1]))
+    any_score, above, nonzero = False, 0, 0
+    low, high = np.inf, -np.inf
+    with np.errstate(invalid="ignore"):
+        for s in range(0, len(rows), step):
+            block = rows[s : s + step]
+            if not any_score and bool(np.isfinite(block).any()):
+                any_score = True
+            if block.size:
+                low = min(low, float(np.fmin.reduce(block, axis=None)))
+                high = max(high, float(np.fmax.reduce(block, axis=None)))
+            n_above = int(np.count_nonzero(block > 1))
+            above += n_above
+            nonzero += n_above + int(
+                np.count_nonzero((block > 0) & (block <= 1)) + np.count_nonzero(block < 0)
+            )
+    if not any_score:
+        return False, float("nan"), float("nan"), above, nonzero
+    return True, low, high, above, nonzero
+
+
 def matrix_affine(
     scores: np.ndarray,
     benchmark: str,
@@ -350,14 +376,7 @@ def matrix_affine(
     becomes ``(score - zero) / divisor``; ``(0.0, 1.0)``: unchanged), with its note appended to ``notes``; a
     rejection names ``where`` and the offending value. Counts cells instead of copying the finite ones, so a
     large reader's matrix is never duplicated."""
-    with np.errstate(invalid="ignore"):
-        any_score = bool(np.isfinite(scores).any()) if scores.size else False
-        low = float(np.nanmin(scores)) if any_score else float("nan")
-        high = float(np.nanmax(scores)) if any_score else float("nan")
-        above = int(np.count_nonzero(scores > 1))  # NaN compares False: only observed cells count
-        nonzero = (
-            above + int(np.count_nonzero((scores > 0) & (scores <= 1))) + int(np.count_nonzero(scores < 0))
-        )
+    any_score, low, high, above, nonzero = _matrix_counts(scores)
     share = above / nonzero if nonzero else 1.0
     decision = decide_affine(benchmark, low, high, mode=mode, scales=scales, share_above_one=share)
     if isinstance(decision, str):

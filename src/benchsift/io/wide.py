@@ -22,11 +22,13 @@ A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first h
 reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
 too, and with another ``item_column`` it is left out of the model columns (noted).
 
-Memory: a CSV / TSV is read by pyarrow's streaming CSV reader straight into the panel's float64 matrix
-(one pass counts the rows, a second fills the matrix block by block), so the peak is about the panel's own
-size (``benchmarks/bench_import_memory.py``). A cell pyarrow does not read as a plain number (``true``,
-`` 1`` with blanks, ``inf``, text) sends the file to the general reader (pandas, every cell as text), which
-accepts the same inputs as before and names the offending cell; both give the same panel.
+Memory: a CSV / TSV is read by pyarrow's streaming CSV reader straight into the panel's float64 matrix in
+one pass (sized by the file's line ends, each block's score columns converted in one call, the matrix on
+plain 4 KiB pages: :func:`benchsift.io._common.owned_matrix`), so the peak is about the panel's own size
+and the CPU below pandas' plain ``read_csv`` of the file (``benchmarks/bench_import_memory.py``). A cell
+pyarrow does not read as a plain number (``true``, `` 1`` with blanks, ``inf``, text) sends the file to the
+general reader (pandas, every cell as text), which accepts the same inputs as before and names the
+offending cell; both give the same panel.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from benchsift.io._common import (
     check_separator,
     id_strings,
     numeric_scores,
+    owned_matrix,
     read_table,
     require_columns,
 )
@@ -144,6 +147,8 @@ def _block(
 #: any leaderboard's models, far fewer than a hostile header of a million fields (issue 32)
 MAX_COLUMNS = 200_000
 _HEADER_CHUNK = 1 << 20
+#: bytes per block of pyarrow's CSV reader (one thread: on a loaded machine threads cost CPU, gain no time)
+BLOCK = 8 << 20
 
 
 def check_columns(path: Path, sep: str, max_columns: int) -> None:
@@ -183,6 +188,61 @@ def _raw_header(path: Path, max_columns: int = MAX_COLUMNS) -> list[str] | None:
     return [c.strip() for c in first]
 
 
+def _line_bound(path: Path) -> int:
+    """An upper bound of a CSV's data rows: its line ends (``\\n``, and a ``\\r`` not followed by
+    ``\\n``), counted in 16 MiB blocks; exact when no cell holds a line break and no line is blank (which
+    pyarrow's reader skips)."""
+    ends, last = 0, b""
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 24), b""):
+            ends += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            ends -= last == b"\r" and chunk[:1] == b"\n"  # a \r\n across two blocks
+            last = chunk[-1:]
+    return ends  # the header's line end pays for a last line without one
+
+
+def _to_matrix(batch: pa.RecordBatch, rows_first: bool) -> np.ndarray:
+    """The float64 columns of ``batch`` as ``(n_rows, n_columns)``, nulls as NaN, F-ordered unless
+    ``rows_first``: one call (pyarrow >= 16), else a column at a time."""
+    if hasattr(batch, "to_tensor"):
+        return np.asarray(batch.to_tensor(null_to_nan=True, row_major=rows_first))
+    columns = [c.to_numpy(zero_copy_only=False) for c in batch.columns]
+    return np.stack(columns, axis=1) if rows_first else np.asfortranarray(np.stack(columns, axis=1))
+
+
+def _fill(
+    reader: pacsv.CSVStreamingReader,
+    scores: np.ndarray,
+    text_cols: set[int],
+    score_names: list[str],
+    rows_first: bool,
+) -> tuple[dict[int, list], int] | None:
+    """Fill ``scores`` (rows along its first axis when ``rows_first``, else its second) batch by batch
+    from ``reader``; the text columns and the number of rows, or None when a cell is not a number, is
+    infinite, or the rows outrun the matrix."""
+    texts: dict[int, list] = {j: [] for j in text_cols}
+    row, cap = 0, scores.shape[0 if rows_first else 1]
+    try:
+        for batch in reader:
+            stop = row + batch.num_rows
+            if stop > cap:
+                return None
+            for j in text_cols:
+                texts[j].extend(batch.column(j).to_pylist())
+            block = _to_matrix(batch.select(score_names), rows_first)
+            del batch
+            if np.isinf(block).any():
+                return None
+            if rows_first:
+                scores[row:stop] = block
+            else:
+                scores[:, row:stop] = block.T
+            row = stop
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return texts, row
+
+
 def _fast_csv(
     path: Path, header: list[str], text_cols: set[int], rows_first: bool
 ) -> tuple[dict[int, list], np.ndarray] | None:
@@ -190,54 +250,80 @@ def _fast_csv(
     ``(n_score_columns, n_rows)`` (``(n_rows, n_score_columns)`` with ``rows_first``), the columns not in
     ``text_cols`` in file order; None when a score cell is not a plain number (or is infinite), or the file
     is not well-formed for pyarrow: the general reader decides.
+
+    One parse (two when a cell holds one of pandas' missing texts but the empty one, whose look-up costs a
+    quarter more): the matrix is made for :func:`_line_bound` rows (pages never written cost no memory)
+    and filled batch by batch, each batch's score columns converted in one call (:func:`_to_matrix`); when
+    fewer rows came (blank lines, line breaks in cells) the rows are moved together in place.
     """
     names = [f"c{j}" for j in range(len(header))]
-    score_pos = [j for j in range(len(header)) if j not in text_cols]
+    score_names = [names[j] for j in range(len(header)) if j not in text_cols]
     types = {names[j]: (pa.string() if j in text_cols else pa.float64()) for j in range(len(header))}
+    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK, use_threads=False)
     parse = pacsv.ParseOptions(
         delimiter="\t" if path.suffix.lower() == ".tsv" else ",", newlines_in_values=True
     )
-    convert = pacsv.ConvertOptions(
-        column_types=types,
-        null_values=list(PANDAS_NA),
-        strings_can_be_null=True,
-        quoted_strings_can_be_null=True,
-    )
-
-    def reader(columns: list[str]) -> pacsv.CSVStreamingReader:
-        read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=4 << 20)
-        opts = pacsv.ConvertOptions(
-            column_types=convert.column_types,
-            null_values=convert.null_values,
-            strings_can_be_null=True,
-            quoted_strings_can_be_null=True,
-            include_columns=columns,
+    cap = _line_bound(path)
+    scores = owned_matrix((cap, len(score_names)) if rows_first else (len(score_names), cap))
+    got = None
+    for nulls in ([""], list(PANDAS_NA)):
+        convert = pacsv.ConvertOptions(
+            column_types=types, null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True
         )
-        return pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=opts)
+        try:  # open_csv reads the first block already
+            reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            continue
+        got = _fill(reader, scores, text_cols, score_names, rows_first)
+        if got is not None:
+            break
+    if got is None:
+        return None
+    texts, row = got
+    if rows_first:
+        return texts, scores[:row]  # a contiguous view: the rows never written were never paged in
+    if row == cap:
+        return texts, scores
+    flat = scores.reshape(-1)
+    for k in range(1, len(score_names)):  # the rows' places move down: each move's source lies ahead
+        flat[k * row : (k + 1) * row] = flat[k * cap : k * cap + row]
+    return texts, flat[: len(score_names) * row].reshape(len(score_names), row)
 
-    try:
-        first_text = names[min(text_cols)] if text_cols else names[0]
-        n_rows = sum(b.num_rows for b in reader([first_text]))
-        shape = (n_rows, len(score_pos)) if rows_first else (len(score_pos), n_rows)
-        scores = np.empty(shape, dtype=np.float64)
-        texts: dict[int, list] = {j: [] for j in text_cols}
-        row = 0
-        for batch in reader(names):
-            stop = row + batch.num_rows
-            for j in text_cols:
-                texts[j].extend(batch.column(j).to_pylist())
-            for k, j in enumerate(score_pos):
-                values = batch.column(j).to_numpy(zero_copy_only=False)
-                if rows_first:
-                    scores[row:stop, k] = values
-                else:
-                    scores[k, row:stop] = values
-            row = stop
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    if row != n_rows or np.isinf(scores).any():
-        return None
-    return texts, scores
+
+def _index_column(path: Path, orient: Orient, id_column: str | None, notes: list[str] | None) -> str | None:
+    """The id column of a CSV whose first header is empty (an index written by pandas' ``to_csv``): that
+    column (``""``) unless ``id_column`` names another, which leaves it out; noted either way."""
+    what = "item" if orient == "items-rows" else "model"
+    if id_column is None or UNNAMED.fullmatch(id_column) or id_column == "":
+        if notes is not None:
+            notes.append(
+                f"{path}: the first column has an empty header (an index written by pandas' to_csv):"
+                f" its values are the {what} ids; pass --{what}-column NAME to take them from another"
+                " column"
+            )
+        return ""
+    if notes is not None:
+        notes.append(f"{path}: left out the first column (empty header: an index written by pandas' to_csv)")
+    return id_column
+
+
+def _refuse_summary_lines(
+    path: Path, orient: Orient, model_ids: list[str], item_ids: list[str], scores: np.ndarray
+) -> None:
+    """Refuse a spreadsheet's summary row or column (:func:`~benchsift.io._spreadsheet.summary_line`)."""
+    if orient == "items-rows":
+        lines = ((item_ids, scores.T, "row", "item", "column"), (model_ids, scores, "column", "model", "row"))
+    else:
+        lines = ((model_ids, scores, "row", "model", "column"), (item_ids, scores.T, "column", "item", "row"))
+    for ids, matrix, line, what, across in lines:
+        found = summary_line(ids, matrix)
+        if found is not None:
+            name, kind = found
+            article = "an" if what == "item" else "a"
+            raise InputError(
+                f"{path}: the {line} {name!r} holds the {kind} of the other {line}s in every {across}: a "
+                f"summary {line} (a spreadsheet's total), not {article} {what}; remove it"
+            )
 
 
 def _read_one(
@@ -256,19 +342,7 @@ def _read_one(
     raw = _raw_header(path, max_columns)
     index_col = raw is not None and len(raw) > 1 and raw[0] == ""
     if index_col:
-        what = "item" if orient == "items-rows" else "model"
-        if id_column is None or UNNAMED.fullmatch(id_column) or id_column == "":
-            id_column = ""
-            if notes is not None:
-                notes.append(
-                    f"{path}: the first column has an empty header (an index written by pandas' to_csv):"
-                    f" its values are the {what} ids; pass --{what}-column NAME to take them from another"
-                    " column"
-                )
-        elif notes is not None:
-            notes.append(
-                f"{path}: left out the first column (empty header: an index written by pandas' to_csv)"
-            )
+        id_column = _index_column(path, orient, id_column, notes)
     bench = benchmark if benchmark is not None else path.stem
     fast = None
     if raw is not None and len(set(raw)) == len(raw) and "" not in raw[1:]:
@@ -357,20 +431,7 @@ def _read_one(
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
             items = pd.DataFrame({"benchmark": bench, "item": item_ids})
             model_ids = [str(m) for m in ids]
-    item_ids = [str(i) for i in items["item"]]
-    if orient == "items-rows":
-        lines = ((item_ids, scores.T, "row", "item", "column"), (model_ids, scores, "column", "model", "row"))
-    else:
-        lines = ((model_ids, scores, "row", "model", "column"), (item_ids, scores.T, "column", "item", "row"))
-    for ids, matrix, line, what, across in lines:
-        found = summary_line(ids, matrix)
-        if found is not None:
-            name, kind = found
-            article = "an" if what == "item" else "a"
-            raise InputError(
-                f"{path}: the {line} {name!r} holds the {kind} of the other {line}s in every {across}: a "
-                f"summary {line} (a spreadsheet's total), not {article} {what}; remove it"
-            )
+    _refuse_summary_lines(path, orient, model_ids, [str(i) for i in items["item"]], scores)
     scores = _rescale_in_place(scores, bench, where=str(path), mode=rescale, scales=scales, notes=notes)
     return scores, model_ids, items
 
