@@ -406,7 +406,7 @@ def fit_bank(
     kind: str = "auto",
     max_categories: int = 5,
     polish: bool = True,
-    prior: str = "normal",
+    prior: str | None = None,
     residual_factors: int | None = None,
 ) -> ItemBank:
     """Fit an item bank on the image-condition models of ``panel``.
@@ -416,12 +416,13 @@ def fit_bank(
     refined by :func:`joint_polish` (module docstring), so that full-score estimates are calibrated model by
     model; the graded model is used as fitted. ``prior``: a new model's ability prior, ``"empirical"`` (kernel
     density of the reference models' abilities, module docstring; a graded bank keeps N(0, 1)) or
-    ``"normal"`` (N(0, 1)). ``residual_factors``: ``k`` principal directions of a 2PL bank's residuals that
-    correct the expected scores of the items a model did not answer (module docstring; 0 = plain p-IRT; at
-    most the number of reference models minus one); ``None`` (default): 3 with at least
-    :data:`MIN_FACTOR_MODELS` reference models, else 0.
+    ``"normal"`` (N(0, 1)); ``None`` (default): empirical for a bank of at least :data:`MIN_FACTOR_MODELS`
+    reference models, normal for a smaller one (module docstring). ``residual_factors``: ``k`` principal
+    directions of a 2PL bank's residuals that correct the expected scores of the items a model did not answer
+    (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
+    (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0.
     """
-    if prior not in PRIORS:
+    if prior is not None and prior not in PRIORS:
         raise InputError(f"prior: expected one of {', '.join(PRIORS)}, got {prior!r}")
     if residual_factors is not None and (
         isinstance(residual_factors, bool)
@@ -455,6 +456,8 @@ def fit_bank(
         theta = model.theta_
     items = ref.items[["benchmark", "item"]].copy()
     items["category"] = ref.items["category"] if "category" in ref.items.columns else None
+    if prior is None:
+        prior = "empirical" if ref.n_models >= MIN_FACTOR_MODELS else "normal"
     use_prior = prior if use == "2pl" else "normal"
     loadings = None
     if residual_factors is None:
