@@ -14,11 +14,11 @@ Two protocols, both on held-out models (40 % of the image models per split):
   Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
   ability with a N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing
   with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit refined by the joint polish; with
-  at least 60 build models three residual factors, the empirical ability prior and the score-curve
-  correction, :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of
-  ``n / 10`` items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the bank as it was before
-  the prior and the correction became defaults (``prior="normal", curve_correction=False``; the residual
-  factors kept). Printed per panel and
+  at least 60 build models three residual factors and the empirical ability prior,
+  :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
+  items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
+  the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
+  same bank as the default one under 60 models). Printed per panel and
   budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
   MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
@@ -69,7 +69,7 @@ def versus_reference(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             banks = {
-                "benchsift, N(0,1)": fit_bank(build, prior="normal", curve_correction=False),
+                "benchsift, N(0,1)": fit_bank(build, prior="normal"),
                 "benchsift": fit_bank(build),
             }
         for b in budgets:
