@@ -12,12 +12,13 @@ Two protocols, both on held-out models (40 % of the image models per split):
   path): per split (``SeedSequence([seed, split])``, the same splits for every method) and budget ``b``,
   every method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent
   Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
-  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift, p-IRT``: benchsift's
-  adaptive testing as it was (:func:`benchsift.adaptive.fit_bank` with ``residual_factors=0``: the EM fit
-  refined by the joint polish, EAP under N(0, 1), observed plus expected scores; then
-  :func:`benchsift.adaptive.replay_adaptive`: batches of ``n / 10`` items, randomesque exposure 3).
-  ``benchsift``: the same with the default bank, whose expected scores of the items not given are corrected
-  by three residual factors (:mod:`benchsift.adaptive.bank`). Printed per panel and
+  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing
+  with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit refined by the joint polish; with
+  at least 60 build models three residual factors and the empirical ability prior,
+  :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
+  items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
+  the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
+  same bank as the default one under 60 models). Printed per panel and
   budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
   MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
@@ -43,7 +44,7 @@ from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import nan_mean, spearman
 
-VARIANTS = ("CAT (reference)", "benchsift, p-IRT", "benchsift")
+VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -67,7 +68,10 @@ def versus_reference(
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            banks = {"benchsift, p-IRT": fit_bank(build, residual_factors=0), "benchsift": fit_bank(build)}
+            banks = {
+                "benchsift, N(0,1)": fit_bank(build, prior="normal"),
+                "benchsift": fit_bank(build),
+            }
         for b in budgets:
             n = max(1, int(round(b * image.n_items)))
             th, given = ref.cat_run(held.scores, a, d, n)

@@ -459,8 +459,25 @@ def test_residual_factors_cut_the_full_score_error_on_a_two_dimensional_panel() 
     truth = held.scores.mean(axis=1)
     err = {}
     for k in (0, 3):
-        bank = fit_bank(build, residual_factors=k)
+        bank = fit_bank(build, residual_factors=k, prior="normal")
         full, given = replay_adaptive(bank, held.scores, held.model_ids, 40, exposure=1.0, seed=0)
         assert (given.sum(axis=1) == 40).all()
         err[k] = float(np.mean(np.abs(full[:, -1] - truth)))
     assert err[3] < 0.9 * err[0]
+
+
+
+def test_a_bank_of_60_models_gets_the_empirical_prior_by_default(tmp_path) -> None:
+    """The default prior follows the bank's size: N(0, 1) below 60 reference models, the empirical prior
+    from 60 on (as the residual factors); an explicit prior is kept either way, and the file keeps it."""
+    small, _ = _panel(59, 20, seed=14)
+    assert fit_bank(small).prior == "normal"
+    assert fit_bank(small, prior="empirical").prior == "empirical"
+    panel, _ = _panel(60, 20, seed=14)
+    bank = fit_bank(panel)
+    assert bank.prior == "empirical"
+    assert fit_bank(panel, prior="normal").prior == "normal"
+    assert load_bank(bank.save(tmp_path / "bank.json")).prior == "empirical"
+    X = np.where(np.arange(20) < 5, panel.scores[:3], np.nan)
+    # the EAP under the empirical prior, not under N(0, 1)
+    assert not np.allclose(bank.score(X).theta, bank.model.score(X).theta, atol=1e-3)

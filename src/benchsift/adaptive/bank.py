@@ -56,7 +56,8 @@ least 60 gets 3, a smaller one none (on CRUXEval, 29 build models, 3 factors mad
 0.92 x the reference CAT's where plain p-IRT had 0.86 x). ``residual_factors=0``, or a bank file written
 before the option: plain p-IRT.
 
-**Empirical ability prior** (``fit_bank(..., prior="empirical")``; default ``"normal"``, N(0, 1)). A new
+**Empirical ability prior** (``fit_bank(..., prior="empirical")``; by default with >= 60 reference models,
+else ``"normal"``, N(0, 1)). A new
 model's ability is then the posterior mean (EAP; Bock and Mislevy 1982, "Adaptive EAP estimation of ability in
 a microcomputer environment", Applied Psychological Measurement 6(4)) under the distribution of the bank's own
 reference models, a Gaussian kernel density estimate of their abilities :math:`\theta_1..\theta_R` (Silverman
@@ -68,7 +69,11 @@ reference models, a Gaussian kernel density estimate of their abilities :math:`\
 on an even grid (step 0.01, 8 kernel widths or sds beyond the reference abilities). Measured against the
 reference CAT (5 splits, 1/2/5 % of the items): on MATH-L5 the MAE ratio went from 0.81/0.97/0.99 to
 0.86/0.93/0.95 and on CRUXEval from 0.82/0.79/0.86 to 0.86/0.80/0.82, but the rank Spearman fell by up to
-0.05 at 1-2 % (shrinking towards clusters of models merges their ranks), so it is not the default.
+0.05 at 1-2 % (shrinking towards clusters of 24-29 models merges their ranks). With many reference models the
+density is smooth and the trade goes the other way: on MMMU (101 bank models) 1.01/1.05/0.96 became
+0.99/1.01/0.95 and on AI2D (101) 1.01/1.09/1.10 became 0.96/0.99/1.05 with the Spearman within 0.003 (MMT,
+82: 1.05/1.05/0.96 to 1.04/1.08/0.96; dev replays on the benchmark's splits). Hence the default
+(``prior=None``): empirical from :data:`MIN_FACTOR_MODELS` reference models, N(0, 1) below.
 A bank file written before the option reads as ``"normal"``.
 """
 
@@ -406,7 +411,7 @@ def fit_bank(
     kind: str = "auto",
     max_categories: int = 5,
     polish: bool = True,
-    prior: str = "normal",
+    prior: str | None = None,
     residual_factors: int | None = None,
 ) -> ItemBank:
     """Fit an item bank on the image-condition models of ``panel``.
@@ -416,12 +421,13 @@ def fit_bank(
     refined by :func:`joint_polish` (module docstring), so that full-score estimates are calibrated model by
     model; the graded model is used as fitted. ``prior``: a new model's ability prior, ``"empirical"`` (kernel
     density of the reference models' abilities, module docstring; a graded bank keeps N(0, 1)) or
-    ``"normal"`` (N(0, 1)). ``residual_factors``: ``k`` principal directions of a 2PL bank's residuals that
-    correct the expected scores of the items a model did not answer (module docstring; 0 = plain p-IRT; at
-    most the number of reference models minus one); ``None`` (default): 3 with at least
-    :data:`MIN_FACTOR_MODELS` reference models, else 0.
+    ``"normal"`` (N(0, 1)); ``None`` (default): empirical for a bank of at least :data:`MIN_FACTOR_MODELS`
+    reference models, normal for a smaller one (module docstring). ``residual_factors``: ``k`` principal
+    directions of a 2PL bank's residuals that correct the expected scores of the items a model did not answer
+    (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
+    (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0.
     """
-    if prior not in PRIORS:
+    if prior is not None and prior not in PRIORS:
         raise InputError(f"prior: expected one of {', '.join(PRIORS)}, got {prior!r}")
     if residual_factors is not None and (
         isinstance(residual_factors, bool)
@@ -455,6 +461,8 @@ def fit_bank(
         theta = model.theta_
     items = ref.items[["benchmark", "item"]].copy()
     items["category"] = ref.items["category"] if "category" in ref.items.columns else None
+    if prior is None:
+        prior = "empirical" if ref.n_models >= MIN_FACTOR_MODELS else "normal"
     use_prior = prior if use == "2pl" else "normal"
     loadings = None
     if residual_factors is None:
