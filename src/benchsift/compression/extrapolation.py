@@ -110,8 +110,11 @@ def edge_upper_halfwidth(
     return np.where(edge[:, None], np.maximum(hw, grown), hw), edge
 
 
-def edge_warning(names: list[str], edge: np.ndarray, theta_edge: float, n_reference: int) -> str | None:
-    """One warning naming the edge models (``None`` when there is none)."""
+def edge_warning(
+    names: list[str], edge: np.ndarray, theta_edge: float, n_reference: int, method: str | None = None
+) -> str | None:
+    """One warning naming the edge models (``None`` when there is none); ``method``: their estimator,
+    chosen on the shift folds (``None``: the headline method, nothing said)."""
     idx = np.flatnonzero(edge)
     if idx.size == 0:
         return None
@@ -119,6 +122,9 @@ def edge_warning(names: list[str], edge: np.ndarray, theta_edge: float, n_refere
     return (
         f"{idx.size} model(s) ({shown}) are as able on the suite as the strongest of the {n_reference} "
         f"reference models (ability >= {theta_edge:+.2f}): a model stronger than every reference model looks "
-        "like them on these items, and its full-score estimate is then too low; their intervals' upper ends "
-        "were widened to the errors of cross-validation folds that hold out the strongest reference models"
+        "like them on these items, and its full-score estimate is then too low; "
+        + (f"their estimates are {method!r}'s, the estimator with the least error on " if method else "")
+        + ("those folds, and " if method else "")
+        + "their intervals' upper ends were widened to the errors of cross-validation folds that hold out "
+        "the strongest reference models"
     )
