@@ -119,6 +119,8 @@ class EstimateResult(Result):
         ``extrapolating`` (the model's ability lies outside the reference models': its interval was
         widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
         looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
+        ``method`` (the estimator behind the model's headline: the chosen one, or for a model at the edge the
+        one the folds that hold out the strongest reference models chose),
         then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
         ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
         Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
@@ -140,7 +142,7 @@ class EstimateResult(Result):
             ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(self.models), dtype=bool)
             df["extrapolating"] = ext
             df["at_edge"] = f.at_edge if f.at_edge is not None else np.zeros(len(self.models), dtype=bool)
-            df["method"] = m
+            df["method"] = f.estimator if f.estimator is not None else m  # the edge models' may differ
         for c, name in enumerate(self.categories):
             df[f"suite_mean_{name}"] = self.category_means[:, c]
         df["suite_mean_overall"] = self.overall
@@ -156,8 +158,8 @@ class EstimateResult(Result):
 
         With full-score estimators (suites written by this version): ``{"method", "level", "n_reference",
         "models": [{"model", "estimates": {BENCHMARK: {"score", "interval", "suite_mean"}}, "categories":
-        {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "coverage", "suite": {...}}],
-        "notes"}``
+        {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "extrapolating", "at_edge",
+        "estimator", "coverage", "suite": {...}}], "edge_method", "notes"}``
         where ``score`` is the estimated full-pool score and ``suite`` the scores on the suite (category
         means, overall, rank and their bootstrap intervals). Without them ``method`` is ``"suite_mean"`` and
         each model carries only ``suite``.
@@ -180,6 +182,7 @@ class EstimateResult(Result):
             models.append(entry)
         return {
             "method": "suite_mean" if full is None else full["method"],
+            "edge_method": None if full is None else full["edge_method"],
             "level": self.level,
             "n_reference": self.n_reference,
             "n_boot": self.n_boot,

@@ -86,8 +86,12 @@ strongest 40 % from 5 % of the items, the intervals covered 85 % of them (``benc
 --split strongest``). So, besides, every model at the *edge* (a suite ability at least that of the least
 able of the strongest 40 % of the reference models) gets the upper end of
 :mod:`benchsift.compression.extrapolation`: the quantile of the underestimates on shift folds that hold out
-the strongest 20 % and 40 % of the reference models together; all edge models are named in one warning
-(``FullScoreEstimates.at_edge``). A model stronger than every reference model often answers the suite like
+the strongest 20 % and 40 % of the reference models together, and its estimate from the method of
+``EDGE_CHOSEN_FROM`` (``CHOSEN_FROM`` and ``anchor``) with the least mean absolute error over those shift
+folds (``edge_method``; the folds' errors are ``cv_mae_shift``), the cross-validation that holds out the
+strongest build models; all edge models are named in one warning (``FullScoreEstimates.at_edge``, and
+``FullScoreEstimates.estimator`` says per model whose estimate is the headline). A model stronger than
+every reference model often answers the suite like
 the strongest of them and is not flagged ``extrapolating`` (on a 40-model math panel, 13-14 of its 16
 strongest models, seed 0).
 
