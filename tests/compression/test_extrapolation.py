@@ -94,7 +94,7 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     order = np.argsort(full, kind="stable")
     build, held = panel.subset(models=np.sort(order[:60])), panel.subset(models=np.sort(order[60:]))
     suite = np.arange(0, panel.n_items, 10)
-    fs = fit_full_score(build, suite, random_state=0)
+    fs = fit_full_score(build, suite, random_state=0, edge_estimator=True)
     assert fs.cv_mae_shift is not None and fs.edge_method in EDGE_CHOSEN_FROM
     # the suite mean needs no fit: its error on the shift folds by hand (the strongest 12 and 24 of the 60
     # build models by full score, each fold's mean absolute error, then their mean)
@@ -120,3 +120,7 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     assert again.edge_method == fs.edge_method
     np.testing.assert_allclose(again.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])
     assert est.to_dict()["models"][0]["estimator"] == est.estimator[0]
+    # off by default: the same shift-fold errors, no edge estimator
+    plain = fit_full_score(build, suite, random_state=0)
+    assert plain.edge_method is None and plain.method == fs.method
+    np.testing.assert_array_equal(plain.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])

@@ -38,7 +38,8 @@ estimate) are kept per fold.
   span of the strongest fold's abilities (0 inside the range). The lower end is left as
   :func:`~benchsift.compression.full_score.fit_full_score` makes it. The interval is one-sidedly widened
   because the shift's error is one-sided (every shift fold measured underestimates the stronger models).
-* **Edge estimator.** The estimate of an edge model is that of the method the shift folds choose
+* **Edge estimator** (``fit_full_score(..., edge_estimator=True)``; off by default, see the measurements
+  there). The estimate of an edge model is then that of the method the shift folds choose
   (:data:`~benchsift.compression.full_score.EDGE_CHOSEN_FROM`: the headline candidates and the design-based
   anchor mean of tinyBenchmarks, Polo et al. 2024, sec. 3.1, which fits no curve on weaker models), the
   one with the least mean absolute error over the shift folds' held-out models: a cross-validation whose
