@@ -65,7 +65,9 @@ def benchsift_estimate(
     """``compress --retention R --floor 0 --seed S --selector SEL`` on ``build``, then ``estimate`` of
     ``held``: the library calls the two commands make. Returns ``(suite size, estimate, low, high, chosen
     estimator, warned)`` of each held-out model's full score (the headline, overall column); ``warned``: the
-    model is flagged as extrapolating or at the edge of the build models' abilities (named in a warning)."""
+    model is flagged as extrapolating or at the edge of the build models' abilities (named in a warning);
+    the chosen estimator is ``METHOD/EDGE@edge`` when the edge models got another one (chosen on the folds
+    that hold out the strongest build models)."""
     out = workdir / f"suite-{retention:g}-{seed}"
     cfg = CompressionConfig(retention=retention, floor=0, seed=seed, selector=selector)
     with warnings.catch_warnings():
@@ -82,7 +84,11 @@ def benchsift_estimate(
     warned = ext | (edge if edge is not None else none)
     if rows is not None:
         s, lo, hi, warned = s[rows], lo[rows], hi[rows], warned[rows]
-    return int(result.suite_items.size), s, lo, hi, str(full.method), warned
+    chosen = str(full.method)
+    edge_method = getattr(full, "edge_method", None)  # (absent before the shift folds chose for the edge)
+    if warned.any() and edge_method is not None and edge_method != chosen:
+        chosen += f"/{edge_method}@edge"
+    return int(result.suite_items.size), s, lo, hi, chosen, warned
 
 
 def full_score(panel: Panel) -> np.ndarray:

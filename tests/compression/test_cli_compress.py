@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from benchsift.cli._common import BenchsiftGroup
 from benchsift.cli.compress import compress_command, estimate_command
-from benchsift.compression.full_score import CHOSEN_FROM
+from benchsift.compression.full_score import CHOSEN_FROM, METHODS
 from benchsift.simulate import SimulationConfig, simulate_panel
 
 # The two commands registered as in ``benchsift.cli.main`` (same group class, so errors exit with code 2),
@@ -184,6 +184,18 @@ def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Pat
     assert h["random_subset"]["mae"] == pytest.approx(
         np.mean(np.abs(per["random_subset_mean"] - per["truth"]))
     )
+    # per model: at the edge of the build models or not, and which estimator gave the headline; the edge
+    # and the other models' MAE and coverage recomputed from the table
+    assert per["at_edge"].dtype == bool and set(per["estimator"]) <= set(METHODS)
+    for part, rows in (("edge", per["at_edge"]), ("not_edge", ~per["at_edge"])):
+        assert h[part]["n"] == int(rows.sum())
+        if rows.any():
+            assert h[part]["mae"] == pytest.approx(np.mean(np.abs(per["estimate"] - per["truth"])[rows]))
+            assert h[part]["coverage"] == pytest.approx(covered[rows].mean())
+            width = (per["high"] - per["low"])[rows].mean()
+            assert h[part]["mean_width"] == pytest.approx(width)
+        else:
+            assert h[part]["mae"] is None and h[part]["coverage"] is None
     # held-out rank fidelity: scipy's Spearman on the per-model table
     assert h["rank_rho"] == pytest.approx(scipy_stats.spearmanr(per["estimate"], per["truth"]).statistic)
     assert h["random_subset"]["rank_rho"] == pytest.approx(

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from benchsift.compression.extrapolation import edge_upper_halfwidth, shift_upper_halfwidth
-from benchsift.compression.full_score import FullScoreModel, fit_full_score
+from benchsift.compression.full_score import EDGE_CHOSEN_FROM, FullScoreModel, fit_full_score
 from benchsift.panel import Panel
 
 
@@ -86,3 +86,41 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     below_one = est.high[m][:, -1] < 1.0
     assert (up[below_one] >= fs.halfwidth_up[m][-1] - 1e-12).all()
     assert est.to_dict()["models"][0]["at_edge"] is True
+
+
+def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
+    panel = _frontier_panel(1, n_models=100)
+    full = panel.scores.mean(axis=1)
+    order = np.argsort(full, kind="stable")
+    build, held = panel.subset(models=np.sort(order[:60])), panel.subset(models=np.sort(order[60:]))
+    suite = np.arange(0, panel.n_items, 10)
+    fs = fit_full_score(build, suite, random_state=0, edge_estimator=True)
+    assert fs.cv_mae_shift is not None and fs.edge_method in EDGE_CHOSEN_FROM
+    # the suite mean needs no fit: its error on the shift folds by hand (the strongest 12 and 24 of the 60
+    # build models by full score, each fold's mean absolute error, then their mean)
+    b_full = build.scores.mean(axis=1)
+    b_suite = build.scores[:, suite].mean(axis=1)
+    strongest = np.argsort(-b_full, kind="stable")
+    by_hand = np.mean([np.mean(np.abs(b_suite - b_full)[strongest[:n]]) for n in (12, 24)])
+    assert fs.cv_mae_shift["suite_mean"][-1] == pytest.approx(by_hand)
+    # the edge method is the one of EDGE_CHOSEN_FROM with the least of those errors
+    assert fs.edge_method == min(EDGE_CHOSEN_FROM, key=lambda m: fs.cv_mae_shift[m][0])
+    est = fs.predict(held.scores[:, suite], held.model_ids)
+    assert est.at_edge is not None and est.extrapolating is not None and est.estimator is not None
+    m = fs.method
+    for j in range(len(est.models)):
+        want = fs.edge_method if est.at_edge[j] else m
+        if est.extrapolating[j] and want in ("ridge", "stack"):
+            want = "pirt"
+        assert est.estimator[j] == want
+        raw = fs.predict(held.scores[[j]][:, suite], [est.models[j]])  # alone: the method's own row
+        np.testing.assert_allclose(est.score[m][j], raw.score[want][0], rtol=0, atol=1e-9)
+    # stored and read back
+    again = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
+    assert again.edge_method == fs.edge_method
+    np.testing.assert_allclose(again.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])
+    assert est.to_dict()["models"][0]["estimator"] == est.estimator[0]
+    # off by default: the same shift-fold errors, no edge estimator
+    plain = fit_full_score(build, suite, random_state=0)
+    assert plain.edge_method is None and plain.method == fs.method
+    np.testing.assert_array_equal(plain.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])

@@ -119,6 +119,8 @@ class EstimateResult(Result):
         ``extrapolating`` (the model's ability lies outside the reference models': its interval was
         widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
         looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
+        ``method`` (the estimator behind the model's headline: the chosen one, or for a model at the edge the
+        one the folds that hold out the strongest reference models chose),
         then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
         ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
         Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
@@ -140,7 +142,7 @@ class EstimateResult(Result):
             ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(self.models), dtype=bool)
             df["extrapolating"] = ext
             df["at_edge"] = f.at_edge if f.at_edge is not None else np.zeros(len(self.models), dtype=bool)
-            df["method"] = m
+            df["method"] = f.estimator if f.estimator is not None else m  # the edge models' may differ
         for c, name in enumerate(self.categories):
             df[f"suite_mean_{name}"] = self.category_means[:, c]
         df["suite_mean_overall"] = self.overall
@@ -156,8 +158,8 @@ class EstimateResult(Result):
 
         With full-score estimators (suites written by this version): ``{"method", "level", "n_reference",
         "models": [{"model", "estimates": {BENCHMARK: {"score", "interval", "suite_mean"}}, "categories":
-        {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "coverage", "suite": {...}}],
-        "notes"}``
+        {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "extrapolating", "at_edge",
+        "estimator", "coverage", "suite": {...}}], "edge_method", "notes"}``
         where ``score`` is the estimated full-pool score and ``suite`` the scores on the suite (category
         means, overall, rank and their bootstrap intervals). Without them ``method`` is ``"suite_mean"`` and
         each model carries only ``suite``.
@@ -180,6 +182,7 @@ class EstimateResult(Result):
             models.append(entry)
         return {
             "method": "suite_mean" if full is None else full["method"],
+            "edge_method": None if full is None else full["edge_method"],
             "level": self.level,
             "n_reference": self.n_reference,
             "n_boot": self.n_boot,
@@ -260,6 +263,62 @@ def estimate_new_models(
         used and how many; a grouping inferred from an image column at compress time is in ``warnings``.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
+    new = _read_new_scores(new_scores, from_format, export)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
+        raise InputError(f"`n_boot`: expected an int >= 1, got {n_boot!r}")
+    if not 0.0 < float(level) < 1.0:
+        raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
+    source = "new scores" if isinstance(new_scores, Panel) else str(new_scores)
+    models, X_new, n_ignored = _scores_on_suite(s, new)
+    warnings = _check_run(s, new, models, X_new, n_ignored, source, export)
+    coverage = (~np.isnan(X_new)).sum(axis=1) / X_new.shape[1]
+    found = _suite_clusters(s, clusters)
+    warnings.extend(found.warnings)
+    cats = s.categories
+    item_cat = s.items["category"].to_numpy(dtype=object)
+    member = [np.flatnonzero(item_cat == c) for c in cats]
+    member = [m for m in member if m.size]
+    cats = [c for c in cats if (item_cat == c).any()]
+    X_ref = s.reference_scores
+    X_all = np.vstack([X_ref, X_new])
+    n_ref = X_ref.shape[0]
+    notes: list[str] = []
+    cm_all = group_nan_means(X_all, member)
+    overall_all = nan_mean(cm_all, axis=1)
+    incomplete = np.isnan(cm_all[n_ref:]).any(axis=1) & ~np.isnan(cm_all[n_ref:]).all(axis=1)
+    for j in np.flatnonzero(incomplete):
+        notes.append(f"model {models[j]!r} has no score in some suite category; its overall uses the others")
+    rank = rank_among(overall_all[:n_ref], overall_all[n_ref:])
+    for j in np.flatnonzero(np.isnan(overall_all[n_ref:])):
+        notes.append(f"model {models[j]!r} has no score on any suite item: its estimates are undefined")
+    overall_ci, rank_ci = _suite_bootstrap(
+        X_all, n_ref, member, found, int(n_boot), float(level), random_state
+    )
+    full = _full_estimates(s, X_new, models, notes, warnings)
+    return EstimateResult(
+        models=models,
+        categories=cats,
+        category_means=cm_all[n_ref:],
+        overall=overall_all[n_ref:],
+        overall_ci=np.asarray(overall_ci).T,
+        rank=rank,
+        rank_ci=np.asarray(rank_ci).T,
+        n_reference=n_ref,
+        coverage=coverage,
+        n_boot=int(n_boot),
+        level=float(level),
+        n_ignored_rows=n_ignored,
+        notes=notes,
+        full=full,
+        warnings=warnings,
+        clusters=found.to_dict(),
+    )
+
+
+def _read_new_scores(
+    new_scores: Panel | str | Path, from_format: str | None, export: str | Path | None
+) -> Panel:
+    """The new models' panel: given, imported with ``from_format``, or read; mapped through ``export``."""
     if isinstance(new_scores, Panel):
         if from_format is not None:
             raise InputError("from_format is for reading a file or folder, not a Panel")
@@ -272,12 +331,20 @@ def estimate_new_models(
         from benchsift.compression.export import map_run_to_suite
 
         new = map_run_to_suite(new, export)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
-        raise InputError(f"`n_boot`: expected an int >= 1, got {n_boot!r}")
-    if not 0.0 < float(level) < 1.0:
-        raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
-    source = "new scores" if isinstance(new_scores, Panel) else str(new_scores)
-    models, X_new, n_ignored = _scores_on_suite(s, new)
+    return new
+
+
+def _check_run(
+    s: Suite,
+    new: Panel,
+    models: list[str],
+    X_new: np.ndarray,
+    n_ignored: int,
+    source: str,
+    export: str | Path | None,
+) -> list[str]:
+    """Refuse a run that matches no suite item (or writes its ids another way); the warnings of one that
+    lacks suite items, holds others, or holds the suite's reference models."""
     if not models:
         raise InputError(f"{source}: no image-condition model rows")
     suite_keys = list(zip(s.items["benchmark"].astype(str), s.items["item"].astype(str), strict=True))
@@ -288,12 +355,10 @@ def estimate_new_models(
             f"({twins_text(twins)}); ids are compared as text: write them as in "
             f"{s.path / 'items.csv'}"
         )
-    notes: list[str] = []
     n_scored = (~np.isnan(X_new)).sum(axis=1)
-    coverage = n_scored / X_new.shape[1]
     suite_benches = list(dict.fromkeys(b for b, _ in suite_keys))
     foreign = [b for b in dict.fromkeys(new.image_panel().items["benchmark"]) if b not in suite_benches]
-    if not (coverage > 0).any():
+    if not (n_scored > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
             hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
@@ -316,82 +381,63 @@ def estimate_new_models(
             f"{listed(known)}: the suite was selected on their scores, so their estimates are in-sample "
             "(optimistic) and each is ranked against its own reference row"
         )
-    found = _suite_clusters(s, clusters)
-    warnings.extend(found.warnings)
-    cats = s.categories
-    item_cat = s.items["category"].to_numpy(dtype=object)
-    member = [np.flatnonzero(item_cat == c) for c in cats]
-    member = [m for m in member if m.size]
-    cats = [c for c in cats if (item_cat == c).any()]
-    X_ref = s.reference_scores
-    X_all = np.vstack([X_ref, X_new])
-    n_ref = X_ref.shape[0]
+    return warnings
 
-    cm_all = group_nan_means(X_all, member)
-    overall_all = nan_mean(cm_all, axis=1)
-    incomplete = np.isnan(cm_all[n_ref:]).any(axis=1) & ~np.isnan(cm_all[n_ref:]).all(axis=1)
-    for j in np.flatnonzero(incomplete):
-        notes.append(f"model {models[j]!r} has no score in some suite category; its overall uses the others")
-    rank = rank_among(overall_all[:n_ref], overall_all[n_ref:])
-    for j in np.flatnonzero(np.isnan(overall_all[n_ref:])):
-        notes.append(f"model {models[j]!r} has no score on any suite item: its estimates are undefined")
 
+def _suite_bootstrap(
+    X_all: np.ndarray,
+    n_ref: int,
+    member: list[np.ndarray],
+    found: ItemClusters,
+    n_boot: int,
+    level: float,
+    random_state: SeedLike,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of the new models' suite overall (rows after ``n_ref``) and the outward-rounded
+    interval of their rank, from the paired bootstrap over suite items (or clusters) within each category."""
     rng = check_random_state(random_state)
     obs_all = ~np.isnan(X_all)
     X0 = np.where(obs_all, X_all, 0.0)
     boot_cm = np.empty((X_all.shape[0], len(member), n_boot))
     for c, idx in enumerate(member):
         if found.used:  # whole clusters within the category (one per item when none is shared)
-            W = cluster_bootstrap_weights(found.codes[idx], int(n_boot), rng)
+            W = cluster_bootstrap_weights(found.codes[idx], n_boot, rng)
         else:
-            W = bootstrap_weights(int(idx.size), int(n_boot), rng)  # (n_boot, n_c)
+            W = bootstrap_weights(int(idx.size), n_boot, rng)  # (n_boot, n_c)
         sums = X0[:, idx] @ W.T
         counts = obs_all[:, idx].astype(np.float64) @ W.T
         boot_cm[:, c, :] = np.nan
         np.divide(sums, counts, out=boot_cm[:, c, :], where=counts > 0)
     boot_overall = nan_mean(boot_cm, axis=1)  # (n_all, n_boot)
-    ref_b = boot_overall[:n_ref]
-    new_b = boot_overall[n_ref:]
-    boot_rank = rank_among(ref_b, new_b)  # (n_new, n_boot)
-    overall_ci = percentile_ci(new_b, level=level, axis=1)
-    rank_ci = _rank_interval(boot_rank, float(level))
-    full = None
-    if s.full_score is not None:
-        full = s.full_score.predict(X_new, models, reference=s.reference_scores)
-        notes.extend(n for n in full.notes if n not in notes)
-        warnings.extend(full.warnings)
-        flagged = _flagged(full)
-        if flagged.any():  # shown by a notebook, not only stored in the result
-            _warnings.warn(
-                f"{int(flagged.sum())} of {len(models)} new model(s) lie at or beyond the top (or outside) "
-                "of the abilities of the suite's reference models: their full-score estimates may be too low "
-                "or extrapolate, and their intervals were widened (see result.warnings)",
-                EstimateWarning,
-                stacklevel=2,
-            )
-    else:
+    boot_rank = rank_among(boot_overall[:n_ref], boot_overall[n_ref:])  # (n_new, n_boot)
+    return percentile_ci(boot_overall[n_ref:], level=level, axis=1), _rank_interval(boot_rank, level)
+
+
+def _full_estimates(
+    s: Suite, X_new: np.ndarray, models: list[str], notes: list[str], warnings: list[str]
+) -> FullScoreEstimates | None:
+    """The full-score estimates of the suite's estimators (``None`` for a suite without them, said in
+    ``notes``); their notes and warnings are added, and a model at the edge is warned of as a Python
+    warning too."""
+    if s.full_score is None:
         notes.append(
             "this suite has no full-score estimators (written before they existed): the scores below are "
             "means over the suite's items, not full-benchmark scores; re-run compress to get them"
         )
-    return EstimateResult(
-        models=models,
-        categories=cats,
-        category_means=cm_all[n_ref:],
-        overall=overall_all[n_ref:],
-        overall_ci=np.asarray(overall_ci).T,
-        rank=rank,
-        rank_ci=np.asarray(rank_ci).T,
-        n_reference=n_ref,
-        coverage=coverage,
-        n_boot=int(n_boot),
-        level=float(level),
-        n_ignored_rows=n_ignored,
-        notes=notes,
-        full=full,
-        warnings=warnings,
-        clusters=found.to_dict(),
-    )
+        return None
+    full = s.full_score.predict(X_new, models, reference=s.reference_scores)
+    notes.extend(n for n in full.notes if n not in notes)
+    warnings.extend(full.warnings)
+    flagged = _flagged(full)
+    if flagged.any():  # shown by a notebook, not only stored in the result
+        _warnings.warn(
+            f"{int(flagged.sum())} of {len(models)} new model(s) lie at or beyond the top (or outside) "
+            "of the abilities of the suite's reference models: their full-score estimates may be too low "
+            "or extrapolate, and their intervals were widened (see result.warnings)",
+            EstimateWarning,
+            stacklevel=3,
+        )
+    return full
 
 
 def _flagged(full: FullScoreEstimates) -> np.ndarray:

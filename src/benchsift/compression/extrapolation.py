@@ -37,11 +37,20 @@ estimate) are kept per fold.
   :math:`f = (\hat\theta - \theta_{max}) / s` grows it beyond the strongest build model in units ``s`` of the
   span of the strongest fold's abilities (0 inside the range). The lower end is left as
   :func:`~benchsift.compression.full_score.fit_full_score` makes it. The interval is one-sidedly widened
-  because the shift's error is one-sided (every shift fold measured underestimates the stronger models);
-  the point estimate is not moved, since a model at the edge in a random split is *not* stronger than the
-  build models and would be pushed up wrongly.
-* **Warnings.** Every edge model is named in one warning (the estimate may be too low, the upper end was
-  widened), besides the per-model warning of an extrapolating one.
+  because the shift's error is one-sided (every shift fold measured underestimates the stronger models).
+* **Edge estimator** (``fit_full_score(..., edge_estimator=True)``; off by default, see the measurements
+  there). The estimate of an edge model is then that of the method the shift folds choose
+  (:data:`~benchsift.compression.full_score.EDGE_CHOSEN_FROM`: the headline candidates and the design-based
+  anchor mean of tinyBenchmarks, Polo et al. 2024, sec. 3.1, which fits no curve on weaker models), the
+  one with the least mean absolute error over the shift folds' held-out models: a cross-validation whose
+  test models are stronger than its training models, as a release is (the idea of validating under the
+  shift one expects, e.g. Sugiyama et al. 2007, "Covariate shift adaptation by importance weighted cross
+  validation", JMLR 8, here with the shift simulated by holding out the top of the build models). The
+  others keep the method the random folds (plus the strongest fold) chose. No additive correction of the
+  bias is made: a model at the edge in a random split is *not* stronger than the build models and would be
+  pushed up wrongly, and its suite responses cannot tell the two apart.
+* **Warnings.** Every edge model is named in one warning (the estimate may be too low, whose estimator
+  gave it, the upper end was widened), besides the per-model warning of an extrapolating one.
 
 Limits. The shift the build models can simulate is smaller than a real release's when the strongest models
 are far out: on a simulated two-skill panel (``tests/compression/test_extrapolation.py``'s, strongest 40 %
@@ -110,8 +119,11 @@ def edge_upper_halfwidth(
     return np.where(edge[:, None], np.maximum(hw, grown), hw), edge
 
 
-def edge_warning(names: list[str], edge: np.ndarray, theta_edge: float, n_reference: int) -> str | None:
-    """One warning naming the edge models (``None`` when there is none)."""
+def edge_warning(
+    names: list[str], edge: np.ndarray, theta_edge: float, n_reference: int, method: str | None = None
+) -> str | None:
+    """One warning naming the edge models (``None`` when there is none); ``method``: their estimator,
+    chosen on the shift folds (``None``: the headline method, nothing said)."""
     idx = np.flatnonzero(edge)
     if idx.size == 0:
         return None
@@ -119,6 +131,9 @@ def edge_warning(names: list[str], edge: np.ndarray, theta_edge: float, n_refere
     return (
         f"{idx.size} model(s) ({shown}) are as able on the suite as the strongest of the {n_reference} "
         f"reference models (ability >= {theta_edge:+.2f}): a model stronger than every reference model looks "
-        "like them on these items, and its full-score estimate is then too low; their intervals' upper ends "
-        "were widened to the errors of cross-validation folds that hold out the strongest reference models"
+        "like them on these items, and its full-score estimate is then too low; "
+        + (f"their estimates are {method!r}'s, the estimator with the least error on " if method else "")
+        + ("those folds, and " if method else "")
+        + "their intervals' upper ends were widened to the errors of cross-validation folds that hold out "
+        "the strongest reference models"
     )

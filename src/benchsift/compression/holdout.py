@@ -10,6 +10,14 @@ extrapolating, the held-out rank fidelity (Spearman rho between the estimates an
 held-out models; redundancy paper App. A, Eq. 1, via :func:`benchsift.stats.spearman`), and for comparison
 the mean absolute error and the rank fidelity of the plain mean over a random item subset of the suite's
 size (seeded), what a user would get by running that many random items instead.
+
+Edge models. Per model, ``at_edge`` says whether its ability on the suite reached the strongest build models'
+(:mod:`benchsift.compression.extrapolation`: its estimate is then the edge estimator's, chosen on the folds
+that hold out the strongest build models, and its interval's upper end is widened), and ``estimator`` which
+estimator gave its headline. The MAE and coverage are also reported for the edge and the other models
+apart (``edge`` and ``not_edge`` in holdout.json): on a random hold-out the edge models are the strong half
+of an ordinary split, on a hold-out of the strongest models (``--holdout-models``) they are a stronger
+release, and the two numbers say whether the widening paid.
 """
 
 from __future__ import annotations
@@ -92,6 +100,9 @@ class HoldoutResult(Result):
     rank_rho: float = float("nan")
     #: The same for the plain mean over the random subset of the suite's size.
     random_subset_rho: float = float("nan")
+    #: ``{"edge": {...}, "not_edge": {...}}``: ``n``, ``mae``, ``coverage``, ``mean_width`` and the random
+    #: subset's ``random_subset_mae`` over the held-out models at the edge and the others (NaN when none).
+    by_edge: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def summary_line(self) -> str:
         """The check in one line: the estimate's MAE and coverage on the held-out models against a random
@@ -100,7 +111,16 @@ class HoldoutResult(Result):
             f"held-out check ({self.n_held} models, suite built on {self.n_build}, {self.n_items} items): "
             f"estimate MAE {self.mae:.4f}, {self.level:.0%} interval covers {self.coverage:.0%} (mean width "
             f"{self.mean_width:.3f}, {self.n_extrapolating} extrapolating); a random subset of "
-            f"{self.n_items} items: MAE {self.random_subset_mae:.4f} (holdout.json)"
+            f"{self.n_items} items: MAE {self.random_subset_mae:.4f}{self._edge_text()} (holdout.json)"
+        )
+
+    def _edge_text(self) -> str:
+        e = self.by_edge.get("edge")
+        if not e or not e["n"]:
+            return ""
+        return (
+            f"; {int(e['n'])} at the edge of the build models: MAE {e['mae']:.4f}, "
+            f"covered {e['coverage']:.0%} (random subset {e['random_subset_mae']:.4f})"
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -125,6 +145,7 @@ class HoldoutResult(Result):
                     "rank_rho": self.random_subset_rho,
                     "seed": self.seed,
                 },
+                **self.by_edge,
                 "models": self.per_model.to_dict(orient="records"),
             }
         )
@@ -152,6 +173,7 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
     rand = rng.choice(image.n_items, size=min(n, image.n_items), replace=False)
     plain = nan_mean(image.scores[:, rand], axis=1)
     ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(f.models), dtype=bool)
+    edge = f.at_edge if f.at_edge is not None else np.zeros(len(f.models), dtype=bool)
     per = pd.DataFrame(
         {
             "model": f.models,
@@ -161,10 +183,17 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
             "high": hi,
             "covered": (lo <= t) & (t <= hi),
             "extrapolating": ext,
+            "at_edge": edge,
+            "estimator": f.estimator if f.estimator is not None else [m] * len(f.models),
             "suite_mean": f.suite_mean[:, -1],
             "random_subset_mean": [float(plain[image.model_ids.index(mm)]) for mm in f.models],
         }
     )
+    per_rand = per["random_subset_mean"].to_numpy(dtype=float)
+    by_edge = {
+        name: _part_metrics(s, lo, hi, t, per_rand, ok & (edge == want))
+        for name, want in (("edge", True), ("not_edge", False))
+    }
     return HoldoutResult(
         n_build=int(f.n_reference),
         n_held=len(f.models),
@@ -183,4 +212,21 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
         random_subset_rho=spearman(per["random_subset_mean"].to_numpy(dtype=float), t)
         if ok.sum() >= 2
         else float("nan"),
+        by_edge=by_edge,
     )
+
+
+def _part_metrics(
+    s: np.ndarray, lo: np.ndarray, hi: np.ndarray, t: np.ndarray, rand: np.ndarray, rows: np.ndarray
+) -> dict[str, float]:
+    """``n``, MAE, coverage, mean width and the random subset's MAE over ``rows`` (NaN where none)."""
+    if not rows.any():
+        nan = float("nan")
+        return {"n": 0, "mae": nan, "coverage": nan, "mean_width": nan, "random_subset_mae": nan}
+    return {
+        "n": int(rows.sum()),
+        "mae": float(np.mean(np.abs(s[rows] - t[rows]))),
+        "coverage": float(np.mean((lo[rows] <= t[rows]) & (t[rows] <= hi[rows]))),
+        "mean_width": float(np.mean(hi[rows] - lo[rows])),
+        "random_subset_mae": float(nan_mean(np.abs(rand[rows] - t[rows]))),
+    }
