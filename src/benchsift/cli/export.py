@@ -67,5 +67,8 @@ def export_command(
     run_lines = [
         Text(line, no_wrap=True, overflow="ignore") for line in [*(f"  {c}" for c in res.commands), then]
     ]
-    after = ["run (MODEL and RUNS are yours to fill in):", *run_lines]  # a command line is never broken
+    after: list[str | Text] = [
+        "run (MODEL and RUNS are yours to fill in):",
+        *run_lines,
+    ]  # a command line is never broken
     emit(json_output, res, lambda: render_export(res, to), warnings=res.warnings, after=after)
