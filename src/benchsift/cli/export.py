@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from rich.text import Text
-
 from benchsift.cli._common import ForceOpt, JsonOpt, SuiteArg, emit, opt, outputs, unique_pairs
 from benchsift.compression.export import TOOLS, export_suite
 from benchsift.report.tables.panel import render_export
@@ -64,11 +62,11 @@ def export_command(
     )
     then = f"then: benchsift estimate {suite_dir} RUNS --from {to}"
     then += f" --export {res.out_dir}" if to == "lmms-eval" else ""
-    run_lines = [
-        Text(line, no_wrap=True, overflow="ignore") for line in [*(f"  {c}" for c in res.commands), then]
-    ]
-    after: list[str | Text] = [
-        "run (MODEL and RUNS are yours to fill in):",
-        *run_lines,
-    ]  # a command line is never broken
-    emit(json_output, res, lambda: render_export(res, to), warnings=res.warnings, after=after)
+    emit(
+        json_output,
+        res,
+        lambda: render_export(res, to),
+        warnings=res.warnings,
+        after=["run (MODEL and RUNS are yours to fill in):"],
+        verbatim=[*(f"  {c}" for c in res.commands), then],
+    )
