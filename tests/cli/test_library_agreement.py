@@ -80,8 +80,13 @@ def test_prism_analyze_is_means_report() -> None:
 def test_validate_is_validate(panel_file: Path) -> None:
     args = ["--splits", "2", "--selectors", "random,variance", "--retentions", "0.1", "--floor", "10"]
     cli = _cli("validate", str(panel_file), *args)
-    lib = validate(
-        Panel.load(panel_file), splits=2, selectors=["random", "variance"], retentions=[0.1], floor=10
+    lib = validate(  # the CLI asks for the random protocol's chronological column (tables and JSON)
+        Panel.load(panel_file),
+        splits=2,
+        selectors=["random", "variance"],
+        retentions=[0.1],
+        floor=10,
+        chronological_column=True,
     )
     drop = {"seconds"}  # selection time per selector: measured, not computed
     # the floor of 10 binds at 10 % in one category: the library's warning, as the CLI writes its options

@@ -101,7 +101,7 @@ def test_sigkill_mid_run_resumes_without_loss_repeating_only_in_flight(
         c2 = ResponseCache(cache)
         assert len(c2) == len(keys1 | set(keys2))
         c2.close()
-        summary = json.loads(done.stdout.strip().splitlines()[-1])
+        summary = json.loads(done.stdout)
         assert summary["calls"]["requests"] == len(keys2)
     finally:
         srv.stop()

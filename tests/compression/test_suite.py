@@ -152,7 +152,7 @@ def test_demo_section_writes_suite_figures_and_estimates(tmp_path: Path) -> None
 
     from benchsift.workflows.demo_compression import run_demo_section
 
-    summary = run_demo_section(tmp_path, 0, Console(quiet=True))
+    summary = run_demo_section(tmp_path, 0, Console(quiet=True)).payload
     folder = tmp_path / "compression"
     for name in (
         "stages.png",

@@ -60,7 +60,9 @@ def test_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_demo_section(tmp_path: Path) -> None:
-    summary = run_demo_section(tmp_path, 0, Console(quiet=True))
+    run = run_demo_section(tmp_path, 0, Console(quiet=True))
+    summary = run.payload
+    assert run.files == [Path(f) for f in summary["files"]] and run.warnings == []
     assert (tmp_path / "prism" / "result.json").exists()
     assert all(Path(f).exists() for f in summary["files"])
     json.dumps(summary)

@@ -47,7 +47,7 @@ def test_curves_with_bands(planted, tmp_path):
 def test_demo_section(tmp_path):
     from benchsift.workflows.demo_redundancy import run_demo_section
 
-    summary = run_demo_section(tmp_path, 0, Console(quiet=True))
+    summary = run_demo_section(tmp_path, 0, Console(quiet=True)).payload
     folder = tmp_path / "redundancy"
     for name in ("dimensions.json", "instances.json", "benchmarks.json", "instances_curve_srcc.svg"):
         assert (folder / name).exists()

@@ -152,7 +152,7 @@ def invoke(*args: str) -> dict[str, Any]:
     res = CliRunner().invoke(app, [*args, "--json"])
     assert res.exit_code == 0, res.output
     assert API_KEY not in res.output
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return json.loads(res.stdout)
 
 
 def run_args(items: Path, arts: Path, images: Path, config: Path, out: Path, *extra: str) -> list[str]:

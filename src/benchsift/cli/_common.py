@@ -319,12 +319,14 @@ def emit(
     notes: Iterable[str] = (),
     warnings: Iterable[str] = (),
     after: Iterable[str | Text] = (),
+    verbatim: Iterable[str] = (),
 ) -> None:
     """Print a command's result: with ``--json`` the object ``obj`` (a dict, or a result with
     ``to_dict()``); else what each of ``shown`` returns (a table, a line, or a list of them), then each
-    note (dim), each warning (yellow) and the ``after`` lines (a string as written, a
-    :class:`rich.text.Text` with its style): none of them is read as markup, so a file or model name with a
-    bracketed word (``suite[v2]``) prints whole."""
+    note (dim), each warning (yellow), the ``after`` lines (a string as written, a
+    :class:`rich.text.Text` with its style) and the ``verbatim`` lines (commands to copy: never wrapped,
+    a line longer than the terminal runs on): none of them is read as markup, so a file or model name with
+    a bracketed word (``suite[v2]``) prints whole."""
     if json_output:
         print_json(obj.to_dict() if hasattr(obj, "to_dict") else obj)
         return
@@ -342,6 +344,8 @@ def emit(
     print_warnings(warnings)
     for line in after:
         con.print(escape(line) if isinstance(line, str) else line)
+    for line in verbatim:
+        con.print(line, markup=False, soft_wrap=True)
 
 
 def print_json(obj: Any) -> None:

@@ -95,6 +95,12 @@ def literal_help(command: Any) -> Any:
     'benchsift[dask]'`` read ``pip install 'benchsift'``. Every help text is escaped
     (:func:`rich.markup.escape`), so ``--help`` prints it verbatim. A flag's type column is left blank:
     typer shows ``<bool>`` there, which reads as if ``--json`` took a value (``--json true`` is an error).
+
+    No ``rich_markup_mode`` of typer does this on both supported ends (checked on typer 0.12.5 and 0.29.2,
+    ``benchsift validate --help``): ``"rich"`` set explicitly parses markup on both and drops the
+    ``[dask]`` of the help; typer 0.12.5's implicit default leaves the text alone but 0.29.2's parses it;
+    ``None`` prints click's plain help on both (no panels, every page changes); ``"markdown"`` keeps the
+    brackets but drops backticks and moves ``[default: ...]`` to lines of their own. Hence the escaping here.
     """
     from rich.markup import escape
 

@@ -4,8 +4,9 @@ Per benchmark and overall: every pair of models compared on the items both answe
 Holm or BH across pairs), rank intervals, tie groups and the minimum detectable difference; ``--pair A,B``
 adds the items that would separate two models at ``--power``. With ``--suite DIR``, PANEL holds new models'
 scores on that compressed suite and the command says which of their differences the suite resolves
-(:func:`benchsift.leaderboard.compare_suite`). ``--json`` prints the result's ``to_dict()``; ``--out DIR``
-also writes the CSV tables, the rank figures and ``DIR/index.html``.
+(:func:`benchsift.leaderboard.compare_suite`). The work is :mod:`benchsift.workflows.compare`; ``--json``
+prints the result's ``to_dict()``; ``--out DIR`` also writes the CSV tables, the rank figures and
+``DIR/index.html``.
 """
 
 from __future__ import annotations
@@ -77,18 +78,18 @@ def _written(out: Path | None) -> list[str]:
 def _compare_suite(
     panel: Path, suite: Path, stats: dict[str, Any], out: Path | None, json_output: bool
 ) -> None:
-    """``compare --suite``: new models' estimates on a compressed suite (:func:`compare_suite`)."""
-    from benchsift.leaderboard import compare_suite
-    from benchsift.report.leaderboard import write_suite_compare
+    """``compare --suite``: new models' estimates on a compressed suite
+    (:func:`benchsift.workflows.compare.compare_on_suite`)."""
     from benchsift.report.tables.leaderboard import render_suite_compare
+    from benchsift.workflows.compare import compare_on_suite
 
-    with warnings.catch_warnings():  # the terminal and --json print sres.warnings, which say the same
+    with warnings.catch_warnings():  # the terminal and --json print the result's warnings, which say the same
         warnings.simplefilter("ignore", EstimateWarning)
-        sres = compare_suite(suite, panel, **stats)
-    if out is not None:
-        write_suite_compare(sres, out, run={"command": "benchsift compare --suite", "panel": str(panel)})
-    render = lambda: render_suite_compare(sres)  # noqa: E731
-    emit(json_output, sres, render, notes=sres.notes, warnings=sres.warnings, after=_written(out))
+        run = compare_on_suite(
+            suite, panel, out=out, run={"command": "benchsift compare --suite", "panel": str(panel)}, **stats
+        )
+    render = lambda: render_suite_compare(run.value)  # noqa: E731
+    emit(json_output, run, render, notes=run.notes, warnings=run.warnings, after=_written(out))
 
 
 def _compare_panel(
@@ -100,24 +101,25 @@ def _compare_panel(
     out: Path | None,
     json_output: bool,
 ) -> None:
-    """``compare PANEL``: every pair of models on a panel (:func:`benchsift.leaderboard.compare`)."""
+    """``compare PANEL``: every pair of models on a panel
+    (:func:`benchsift.workflows.compare.compare_panel`)."""
     from benchsift.io import read_scores
-    from benchsift.leaderboard import compare
-    from benchsift.report.leaderboard import write_compare
     from benchsift.report.progress import progress_bar
     from benchsift.report.tables.leaderboard import render_compare
+    from benchsift.workflows.compare import compare_panel
 
     named = split_list(pair, "--pair") if pair is not None else None
     if named is not None and len(named) != 2:
         raise InputError(f"--pair: expected two model ids A,B, got {pair!r}")
-    result = compare(
+    run = compare_panel(
         read_scores(panel),
+        out=out,
+        run={"command": "benchsift compare", "panel": str(panel)},
+        data=panel.name,
         benchmarks=split_list(benchmarks, "--benchmarks"),
         pair=named,
         progress=progress_bar("pairs", enabled=not json_output),
         **stats,
     )
-    if out is not None:
-        write_compare(result, out, run={"command": "benchsift compare", "panel": str(panel)}, data=panel.name)
-    render = lambda: render_compare(result, top=top or None)  # noqa: E731
-    emit(json_output, result, render, warnings=result.warnings, after=_written(out))
+    render = lambda: render_compare(run.value, top=top or None)  # noqa: E731
+    emit(json_output, run, render, warnings=run.warnings, after=_written(out))

@@ -22,8 +22,8 @@ def demo_command(
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
-    summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
+    run = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
     done = Text.assemble(
-        ("demo finished", "bold green"), f" in {summary['seconds']:.1f} s; outputs in {out}/"
+        ("demo finished", "bold green"), f" in {run.payload['seconds']:.1f} s; outputs in {out}/"
     )
-    emit(json_output, summary, after=[done, f"open the report: {summary['report']}"])
+    emit(json_output, run, after=[done, f"open the report: {run.payload['report']}"])

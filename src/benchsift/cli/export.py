@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchsift.cli._common import ForceOpt, JsonOpt, SuiteArg, console, emit, opt, outputs, unique_pairs
+from benchsift.cli._common import ForceOpt, JsonOpt, SuiteArg, emit, opt, outputs, unique_pairs
 from benchsift.compression.export import TOOLS, export_suite
 from benchsift.report.tables.panel import render_export
 
@@ -62,8 +62,11 @@ def export_command(
     )
     then = f"then: benchsift estimate {suite_dir} RUNS --from {to}"
     then += f" --export {res.out_dir}" if to == "lmms-eval" else ""
-    emit(json_output, res, lambda: render_export(res, to), warnings=res.warnings)
-    if not json_output:
-        console.print("run (MODEL and RUNS are yours to fill in):")
-        for line in [*(f"  {c}" for c in res.commands), then]:
-            console.print(line, markup=False, soft_wrap=True)
+    emit(
+        json_output,
+        res,
+        lambda: render_export(res, to),
+        warnings=res.warnings,
+        after=["run (MODEL and RUNS are yours to fill in):"],
+        verbatim=[*(f"  {c}" for c in res.commands), then],
+    )

@@ -1,8 +1,9 @@
 """``benchsift import FORMAT INPUT... -o PANEL``: read result files into a panel file.
 
 One sub-command per format of :mod:`benchsift.io.registry`. Each reads its inputs, writes the panel with
-``Panel.save`` (atomic: nothing is written when the input is bad) and prints a short summary (or, with
-``--json``, one JSON object). Bad input is a one-line error on stderr and exit code 2.
+``Panel.save`` (atomic: nothing is written when the input is bad;
+:func:`benchsift.workflows.panels.import_panel`) and prints a short summary (or, with ``--json``, one JSON
+object). Bad input is a one-line error on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import Annotated, Any
 import typer
 
 from benchsift.cli._common import BenchsiftGroup, ForceOpt, JsonOpt, arg, emit, fail, opt, outputs
-from benchsift.io.importing import WARNING, import_files
 from benchsift.io.registry import FORMATS
 from benchsift.io.rescale import parse_scales
-from benchsift.report.panel_summary import panel_summary, summary_table
+from benchsift.report.panel_summary import summary_table
+from benchsift.workflows.panels import import_panel
 
 
 class ImportGroup(BenchsiftGroup):
@@ -56,7 +57,7 @@ def _run(
     if "filter_name" in options:
         options["filter"] = options.pop("filter_name")
     outputs(force, files=[output, answers_out])
-    res = import_files(
+    run = import_panel(
         fmt,
         inputs,
         output,
@@ -65,17 +66,15 @@ def _run(
         answers_out=answers_out,
         **options,
     )
-    summary = panel_summary(res.panel)
-    after = []
-    if res.answers is not None:
-        summary.update(answers_output=str(answers_out), n_answers=res.n_answers)
-        after.append(f"{res.n_answers} logged answers -> {answers_out}")
+    after = (
+        [f"{run.value.n_answers} logged answers -> {answers_out}"] if run.value.answers is not None else []
+    )
     emit(
         json_output,
-        {"output": str(output), "format": fmt, **summary, "notes": res.notes, "warnings": res.warnings},
-        lambda: summary_table(summary, title=f"{fmt} -> {output}"),
-        notes=[n for n in res.notes if not n.startswith(WARNING)],
-        warnings=res.warnings,
+        run,
+        lambda: summary_table(run.payload, title=f"{fmt} -> {output}"),
+        notes=run.notes,
+        warnings=run.warnings,
         after=after,
     )
 

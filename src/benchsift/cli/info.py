@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 from benchsift.cli._common import JsonOpt, PanelArg, emit, opt
-from benchsift.io import read_scores
-from benchsift.io.long import read_models_table
-from benchsift.report.panel_summary import describe_panel, summary_table
+from benchsift.report.panel_summary import summary_table
 from benchsift.report.tables.panel import render_model_coverage
+from benchsift.workflows.panels import panel_info
 
 
 def info_command(
@@ -21,11 +20,11 @@ def info_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Describe a panel: models, items, benchmarks, mean score and coverage, per benchmark and per model."""
-    side = read_models_table(models) if models is not None else None
-    summary = describe_panel(read_scores(panel), side, str(models))
+    run = panel_info(panel, models)
+    summary = run.value
     emit(
         json_output,
-        summary,
+        run,
         lambda: [summary_table(summary, title=str(panel)), render_model_coverage(summary["models"])],
-        warnings=summary["warnings"],
+        warnings=run.warnings,
     )

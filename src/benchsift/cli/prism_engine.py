@@ -1,22 +1,20 @@
 """``benchsift prism sources|build|run|grade``: the multi-axis evaluation engine (PRISM-VLM Secs. 3-4).
 
 ``register(app)`` adds the four commands to the ``prism`` typer group. Each parses its options, calls the
-stage of :mod:`benchsift.prism.engine` of the same name, and prints a rich summary (calls, tokens, cache
-hits, failures) or, with ``--json``, one JSON object on stdout; progress bars go to stderr.
+stage of :mod:`benchsift.prism.engine` of the same name, and prints (:func:`~benchsift.cli._common.emit`) a
+rich summary (calls, tokens, cache hits, failures) or, with ``--json``, one JSON object on stdout; progress
+bars go to stderr.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from benchsift.cli._common import ForceOpt, console, numbers, one_line, opt, outputs, pairs, split_list
-from benchsift.cli._output import print_warnings
+from benchsift.cli._common import ForceOpt, emit, numbers, one_line, opt, outputs, pairs, split_list
 from benchsift.errors import InputError
 from benchsift.report.progress import progress_bar
 
@@ -57,14 +55,13 @@ def _finish(result: Any, as_json: bool, max_lost: float, *more: Callable[[], Any
     """Print the stage's counts and API calls (tables), then what each of ``more`` makes, or its ``--json``
     object; then exit with :data:`EXIT_INCOMPLETE` when nothing, or more than ``max_lost`` of the requests,
     was answered (the output is written: a rerun sends only what is missing)."""
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(), default=str) + "\n")
-    else:
+
+    def stage_tables() -> list[Any]:  # tables only: --json imports no table module
         from benchsift.report.tables.prism import render_stage
 
-        for table in [*render_stage(result), *(make() for make in more)]:
-            console.print(table)
-        print_warnings(result.warnings)
+        return list(render_stage(result))
+
+    emit(as_json, result, stage_tables, *more, warnings=result.warnings)
     why = result.incomplete(max_lost)
     if why is None:
         return
@@ -105,10 +102,7 @@ def sources_cmd(
         seeds=numbers(seeds, "--seeds", int),
         sample=not no_sample,
     )
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
-    else:
-        console.print(render_sources(result.to_frame()))
+    emit(as_json, result, lambda: render_sources(result.to_frame()))
 
 
 def build_cmd(

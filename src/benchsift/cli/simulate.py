@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
 from benchsift.cli._common import ForceOpt, JsonOpt, emit, err_console, opt, outputs
 from benchsift.report.tables.panel import render_simulation
-from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.simulate import SimulationConfig
+from benchsift.workflows.panels import simulate_to_files
 
 
 def simulate_command(
@@ -49,18 +49,6 @@ def simulate_command(
         contamination_by=contamination_by,
     )
     config.validate()
-    start = time.perf_counter()
     with err_console.status(f"simulating {config.n_models} models x {config.n_items:,} items ..."):
-        sim = simulate_panel(config, random_state=seed)
-        sim.panel.save(output)
-        if truth is not None:
-            sim.truth.save(truth)
-    summary = {
-        "panel": str(output),
-        "truth": str(truth) if truth is not None else None,
-        "preset": preset,
-        "seed": seed,
-        **sim.summary(),
-        "seconds": round(time.perf_counter() - start, 3),
-    }
-    emit(json_output, summary, lambda: render_simulation(summary, output, truth))
+        run = simulate_to_files(config, output, truth=truth, random_state=seed, preset=preset)
+    emit(json_output, run, lambda: render_simulation(run.payload, output, truth))

@@ -10,8 +10,9 @@ chronological protocol, ``table12`` and ``stage3_only`` of the end-to-end protoc
 ``--answers FILE`` gives DISCO the models' logged answers (PRIMEBench section 5: prediction disagreement on
 the logged answers; a long table, see :mod:`benchsift.io.answers`); without it DISCO counts distinct scores.
 
-The random protocol's tables add, like PRIMEBench Tables 10 and 11, the chronological split at the retention
-closest to 5 % when the panel has release dates (one extra split; left out of ``--json``).
+The random protocol adds, like PRIMEBench Tables 10 and 11, the chronological split at the retention
+closest to 5 % when the panel has release dates (one extra split): a column of the tables, and in ``--json``
+the key ``chronological``: ``{"split", "retention", "rho_macro": {selector: rho}}``.
 
 Item columns of the panel reach the selectors as ``item_meta``: ``benchmark`` (benchmark shares) and, for
 IRT 2PL, an optional ``score_type`` column that picks the D.1 binarisation of non-binary items (``soft``,
@@ -118,7 +119,7 @@ def validate_command(
             embeddings=load_embeddings(embeddings, text_embeddings),
             answers=answers,
             answer_column=answer_column,
-            chronological_column=not json_output,
+            chronological_column=True,  # the random protocol's column, in the tables and the JSON
             progress=progress_bar(f"validate: {protocol} protocol", not json_output),
         )
     report, summary = run.value, run.value.result.summary()

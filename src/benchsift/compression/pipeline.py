@@ -314,6 +314,196 @@ def _with_categories(panel: Panel) -> Panel:
     return Panel(panel.scores, panel.models, items)
 
 
+def _n_steps(cfg: CompressionConfig) -> int:
+    """The steps the progress bar counts: Stage 0, each later stage the configuration runs, the
+    full-score estimators."""
+    return (
+        1
+        + int(cfg.stop_after >= 1)
+        + int(cfg.stop_after >= 2 and cfg.retention is not None)
+        + int(cfg.stop_after >= 3 and cfg.k is not None)
+        + int(bool(cfg.full_score))
+    )
+
+
+def _stage0_summary(work: Panel, s0: Any, reference: np.ndarray) -> StageSummary:
+    """Stage 0's row: the raw panel's category-mean ranking against the cleaned reference."""
+    raw_cat, _ = _benchmark_weighted(
+        work.scores[work.image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
+    )
+    return StageSummary(
+        0,
+        "cleaning",
+        s0.n_in,
+        s0.n_out,
+        1.0,
+        _rho(stage_row_means(raw_cat), reference),
+        "defines the reference ranking",
+        "raw vs cleaned reference",
+    )
+
+
+def _category_warnings(cfg: CompressionConfig, n_categories: int) -> list[str]:
+    """Stages that will not run as asked: a ``k`` above the categories left, or one category only."""
+    single = n_categories == 1
+    out = []
+    if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > n_categories:
+        # as the end-to-end protocol does: more categories asked for than there are keeps all of them
+        out.append(
+            f"k={cfg.k} exceeds the {n_categories} categories left after Stage 0: Stage 3 keeps all of them"
+        )
+    if single:
+        out.append("the panel has one category: Stages 1 and 3 are skipped")
+    return out
+
+
+def _stage1_step(
+    clean: Panel,
+    cfg: CompressionConfig,
+    categories: list[str],
+    reference: np.ndarray,
+    kept_pos: np.ndarray,
+    role: np.ndarray,
+    notes: list[str],
+    stages: list[StageSummary],
+) -> tuple[Stage1Result, np.ndarray, Panel]:
+    """Stage 1 on the cleaned panel: its notes, the items' roles (written into ``role``) and its stage
+    row appended; the Stage 1 result, the pool's positions in the input panel and the pool panel."""
+    s1 = stage1_select(clean, target=cfg.target, supplement=cfg.supplement)
+    notes.extend(f"stage 1: {n}" for n in s1.notes)
+    role[kept_pos] = s1.item_roles()
+    pooled, _ = pooled_category_means(s1.panel, categories)
+    stages.append(
+        StageSummary(
+            1,
+            "category representatives",
+            s1.n_in,
+            s1.n_out,
+            _rho(stage_row_means(pooled), reference),
+            s1.median_rho,
+            rho_stage_is="median pooled category rho (C.2)",
+        )
+    )
+    return s1, kept_pos[s1.pool], s1.panel
+
+
+def _stage2_step(
+    pool_panel: Panel,
+    pool_pos: np.ndarray,
+    cfg: CompressionConfig,
+    embeddings: Any,
+    categories: list[str],
+    reference: np.ndarray,
+    reason: np.ndarray,
+    said: tuple[list[str], list[str]],
+    stages: list[StageSummary],
+) -> tuple[Stage2Result, np.ndarray, Panel]:
+    """Stage 2 on the pool: its notes and warnings added to ``said`` = (notes, warnings) (the default
+    floor's warning also issued as a :class:`FloorWarning`), the kept items' reasons written into
+    ``reason`` and its stage row appended; the Stage 2 result, the kept items' positions in the input
+    panel and the pruned panel."""
+    notes, warnings = said
+    s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
+    notes.extend(f"stage 2: {n}" for n in s2.notes)
+    warnings.extend(f"stage 2: {w}" for w in s2.warnings)
+    for w in s2.warnings:
+        # the default floor changes what was asked: said where a notebook shows it (a floor the caller
+        # set is a choice: in ``warnings`` only)
+        if w.startswith("the item floor of") and int(cfg.floor) == DEFAULT_FLOOR:
+            _warnings.warn(f"stage 2: {w}", FloorWarning, stacklevel=3)  # the caller of run_pipeline
+    pruned_pos = pool_pos[kept_in_pool]
+    reason[pruned_pos] = reasons
+    pruned_panel = pool_panel.subset(items=kept_in_pool)
+    pool_means, _ = pooled_category_means(pool_panel, categories)
+    pruned_means, _ = pooled_category_means(pruned_panel, categories)
+    per_cat = np.array([spearman(pool_means[:, j], pruned_means[:, j]) for j in range(len(categories))])
+    finite = per_cat[np.isfinite(per_cat)]
+    stages.append(
+        StageSummary(
+            2,
+            f"item pruning ({cfg.selector})",
+            pool_panel.n_items,
+            pruned_panel.n_items,
+            _rho(stage_row_means(pruned_means), reference),
+            float(finite.mean()) if finite.size else float("nan"),
+            _choice_note(s2),
+            rho_stage_is="mean category rho, in-panel (not held-out)",
+        )
+    )
+    return s2, pruned_pos, pruned_panel
+
+
+def _stage3_step(
+    pool_panel: Panel,
+    cfg: CompressionConfig,
+    categories: list[str],
+    reference: np.ndarray,
+    stages: list[StageSummary],
+) -> tuple[Stage3Result, np.ndarray, float]:
+    """Stage 3 on the pruned pool: the Stage 3 result, the mask of the pool's items in the selected
+    categories and the rho without Stage 3; its stage row appended."""
+    X, _ = pooled_category_means(pool_panel, categories)
+    rho_no_stage3 = _rho(stage_row_means(X), reference)
+    k = min(int(cfg.k), len(categories))  # type: ignore[arg-type]
+    s3 = stage3_select(
+        X,
+        k,
+        categories=categories,
+        method=cfg.stage3_method,
+        max_combinations=cfg.max_combinations,
+        sweep=True,
+    )
+    keep = np.isin(item_categories(pool_panel), list(s3.selected))
+    stages.append(
+        StageSummary(
+            3,
+            "category-count pruning",
+            pool_panel.n_items,
+            int(keep.sum()),
+            _rho(stage_row_means(X[:, list(s3.positions)]), reference),
+            s3.rho,
+            f"k={k}, {s3.method}",
+            "k selected vs all pruned categories",
+        )
+    )
+    return s3, keep, rho_no_stage3
+
+
+def _full_score_step(
+    work: Panel,
+    suite_items: np.ndarray,
+    cfg: CompressionConfig,
+    s2: Stage2Result | None,
+    stage2_pool: tuple[np.ndarray, np.ndarray],
+    selected: list[str],
+    warnings: list[str],
+) -> Any:
+    """The full-score estimators of the suite (:func:`fit_full_score`), or ``None`` with a warning when the
+    panel has too many items or too few reference models."""
+    n_image = int(np.isfinite(work.scores[work.image_rows]).any(axis=1).sum())  # the reference models
+    if work.n_items > MAX_FULL_SCORE_ITEMS:
+        warnings.append(
+            f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
+            f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
+            "estimate will report suite means only"
+        )
+        return None
+    if n_image < MIN_REFERENCE_MODELS:
+        warnings.append(
+            f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
+            f"with scores to cross-validate, the panel has {n_image}; estimate will report suite means "
+            "only"
+        )
+        return None
+    return fit_full_score(
+        work,
+        suite_items,
+        n_folds=cfg.full_score_folds,
+        random_state=cfg.seed,
+        reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.seed),
+    )
+
+
 def run_pipeline(
     panel: Panel,
     config: CompressionConfig | None = None,
@@ -340,14 +530,7 @@ def run_pipeline(
     if not isinstance(panel, Panel):
         raise InputError(f"run_pipeline: expected a benchsift Panel, got {type(panel).__name__}")
     cfg = config if config is not None else CompressionConfig()
-    tick = Ticker(
-        progress,
-        1
-        + int(cfg.stop_after >= 1)
-        + int(cfg.stop_after >= 2 and cfg.retention is not None)
-        + int(cfg.stop_after >= 3 and cfg.k is not None)
-        + int(bool(cfg.full_score)),
-    )
+    tick = Ticker(progress, _n_steps(cfg))
     notes: list[str] = []
     warnings: list[str] = []
     fingerprint = panel_fingerprint(panel)
@@ -370,57 +553,20 @@ def run_pipeline(
         raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
     ref_cat, categories = benchmark_weighted_category_means(clean)
     reference = stage_row_means(ref_cat)
-    image_rows = work.image_rows
-    raw_cat, _ = _benchmark_weighted(
-        work.scores[image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
-    )
     model_ids = clean.model_ids
-    stages = [
-        StageSummary(
-            0,
-            "cleaning",
-            s0.n_in,
-            s0.n_out,
-            1.0,
-            _rho(stage_row_means(raw_cat), reference),
-            "defines the reference ranking",
-            "raw vs cleaned reference",
-        ),
-    ]
+    stages = [_stage0_summary(work, s0, reference)]
     single = len(categories) == 1
-    if cfg.k is not None and cfg.stop_after >= 3 and not single and int(cfg.k) > len(categories):
-        # as the end-to-end protocol does: more categories asked for than there are keeps all of them
-        warnings.append(
-            f"k={cfg.k} exceeds the {len(categories)} categories left after Stage 0: Stage 3 keeps all of "
-            "them"
-        )
-    if single:
-        warnings.append("the panel has one category: Stages 1 and 3 are skipped")
+    warnings.extend(_category_warnings(cfg, len(categories)))
 
     # positions of the current pool in the input panel, with per-item Stage 1 role
     kept_pos = s0.kept_positions
-    pool_pos = kept_pos
     role = np.full(work.n_items, "cleaned", dtype=object)
     s1: Stage1Result | None = None
-    pool_panel = clean
+    pool_pos, pool_panel = kept_pos, clean
     if cfg.stop_after >= 1 and not single:
         tick()
-        s1 = stage1_select(clean, target=cfg.target, supplement=cfg.supplement)
-        notes.extend(f"stage 1: {n}" for n in s1.notes)
-        pool_pos = kept_pos[s1.pool]
-        role[kept_pos] = s1.item_roles()
-        pool_panel = s1.panel
-        pooled, _ = pooled_category_means(pool_panel, categories)
-        stages.append(
-            StageSummary(
-                1,
-                "category representatives",
-                s1.n_in,
-                s1.n_out,
-                _rho(stage_row_means(pooled), reference),
-                s1.median_rho,
-                rho_stage_is="median pooled category rho (C.2)",
-            )
+        s1, pool_pos, pool_panel = _stage1_step(
+            clean, cfg, categories, reference, kept_pos, role, notes, stages
         )
 
     s2 = None
@@ -429,70 +575,19 @@ def run_pipeline(
     stage2_pool = (pool_pos, item_categories(pool_panel))  # for re-choosing the suite in each CV fold
     if cfg.stop_after >= 2 and cfg.retention is not None:
         tick()
-        s2, kept_in_pool, reasons = _run_stage2(pool_panel, cfg, embeddings)
-        notes.extend(f"stage 2: {n}" for n in s2.notes)
-        warnings.extend(f"stage 2: {w}" for w in s2.warnings)
-        for w in s2.warnings:
-            # the default floor changes what was asked: said where a notebook shows it (a floor the caller
-            # set is a choice: in ``warnings`` only)
-            if w.startswith("the item floor of") and int(cfg.floor) == DEFAULT_FLOOR:
-                _warnings.warn(f"stage 2: {w}", FloorWarning, stacklevel=2)
-        pruned_pos = pool_pos[kept_in_pool]
-        reason[pruned_pos] = reasons
-        pruned_panel = pool_panel.subset(items=kept_in_pool)
-        pool_means, _ = pooled_category_means(pool_panel, categories)
-        pruned_means, _ = pooled_category_means(pruned_panel, categories)
-        per_cat = np.array([spearman(pool_means[:, j], pruned_means[:, j]) for j in range(len(categories))])
-        finite = per_cat[np.isfinite(per_cat)]
-        stages.append(
-            StageSummary(
-                2,
-                f"item pruning ({cfg.selector})",
-                pool_panel.n_items,
-                pruned_panel.n_items,
-                _rho(stage_row_means(pruned_means), reference),
-                float(finite.mean()) if finite.size else float("nan"),
-                _choice_note(s2),
-                rho_stage_is="mean category rho, in-panel (not held-out)",
-            )
+        s2, pruned_pos, pool_panel = _stage2_step(
+            pool_panel, pool_pos, cfg, embeddings, categories, reference, reason, (notes, warnings), stages
         )
-        pool_panel = pruned_panel
 
     s3: Stage3Result | None = None
     selected = list(categories)
     rho_no_stage3 = float("nan")
     if cfg.stop_after >= 3 and cfg.k is not None and not single:
         tick()
-        X, _ = pooled_category_means(pool_panel, categories)
-        rho_no_stage3 = _rho(stage_row_means(X), reference)
-        k = min(int(cfg.k), len(categories))
-        s3 = stage3_select(
-            X,
-            k,
-            categories=categories,
-            method=cfg.stage3_method,
-            max_combinations=cfg.max_combinations,
-            sweep=True,
-        )
+        s3, keep, rho_no_stage3 = _stage3_step(pool_panel, cfg, categories, reference, stages)
         selected = list(s3.selected)
-        suite_X = X[:, list(s3.positions)]
-        n_in = pool_panel.n_items
-        cats_pool = item_categories(pool_panel)
-        keep = np.isin(cats_pool, selected)
         pruned_pos = pruned_pos[keep]
         pool_panel = pool_panel.subset(items=keep)
-        stages.append(
-            StageSummary(
-                3,
-                "category-count pruning",
-                n_in,
-                pool_panel.n_items,
-                _rho(stage_row_means(suite_X), reference),
-                s3.rho,
-                f"k={k}, {s3.method}",
-                "k selected vs all pruned categories",
-            )
-        )
 
     suite_cat_means, _ = pooled_category_means(pool_panel, selected)
     suite_scores = stage_row_means(suite_cat_means)
@@ -503,27 +598,7 @@ def run_pipeline(
     full_score = None
     if cfg.full_score:
         tick()
-        n_image = int(np.isfinite(work.scores[image_rows]).any(axis=1).sum())  # the reference models
-        if work.n_items > MAX_FULL_SCORE_ITEMS:
-            warnings.append(
-                f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
-                f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
-                "estimate will report suite means only"
-            )
-        elif n_image < MIN_REFERENCE_MODELS:
-            warnings.append(
-                f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
-                f"with scores to cross-validate, the panel has {n_image}; estimate will report suite means "
-                "only"
-            )
-        else:
-            full_score = fit_full_score(
-                work,
-                suite_items,
-                n_folds=cfg.full_score_folds,
-                random_state=cfg.seed,
-                reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.seed),
-            )
+        full_score = _full_score_step(work, suite_items, cfg, s2, stage2_pool, selected, warnings)
     tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,

@@ -156,18 +156,10 @@ def _why(role: str, reason: str, category: str, selected_by_stage3: bool) -> str
     return "; ".join(parts)
 
 
-def write_suite(
-    result: CompressionResult,
-    panel: Panel,
-    out_dir: str | Path,
-    *,
-    frontier: FrontierResult | None = None,
-) -> Path:
-    """Write the suite directory for ``result`` (computed by ``run_pipeline(panel, ...)``), atomically."""
-    from benchsift.compression.pipeline import panel_fingerprint
-
-    if panel_fingerprint(panel) != result.fingerprint:
-        raise InputError("write_suite: the panel is not the one the compression result was computed on")
+def _suite_item_table(result: CompressionResult, panel: Panel) -> tuple[pd.DataFrame, Any, np.ndarray]:
+    """``items.csv`` of the suite (benchmark, item, category, Stage 1 role, Stage 2 reason, why, and the
+    id source and cluster columns when the panel has them); the panel's item clusters and the suite items'
+    cluster codes."""
     items = panel.items
     pos = result.suite_items
     s3 = result.stage3 is not None
@@ -192,33 +184,36 @@ def write_suite(
     suite_clusters = clusters.codes[pos]
     if clusters.used and np.unique(suite_clusters).size < len(pos):  # estimate resamples them whole
         item_table[CLUSTER_COLUMN] = [f"c{int(c)}" for c in suite_clusters]
-    image = panel.image_rows
+    return item_table, clusters, suite_clusters
+
+
+def _reference_scores(result: CompressionResult, panel: Panel, item_table: pd.DataFrame) -> pd.DataFrame:
+    """``reference_scores.csv``: the image-condition runs' scores on the suite items, one column per model
+    (a model id that is a key column is refused)."""
     clash = sorted({"benchmark", "item"} & set(result.model_ids))
     if clash:
         raise InputError(
             f"write_suite: model id(s) {clash} clash with the key columns of reference_scores.csv"
         )
-    ref_scores = pd.DataFrame(panel.scores[image][:, pos].T, columns=result.model_ids)
+    ref_scores = pd.DataFrame(
+        panel.scores[panel.image_rows][:, result.suite_items].T, columns=result.model_ids
+    )
     ref_scores.insert(0, "item", item_table["item"].to_numpy())
     ref_scores.insert(0, "benchmark", item_table["benchmark"].to_numpy())
-    suite_rank = rank_average(-result.suite_scores)
-    models = pd.DataFrame(
-        {
-            "model": result.model_ids,
-            "reference_score": result.reference,
-            "suite_score": result.suite_scores,
-            "suite_rank": suite_rank,
-        }
-    )
-    table = stage_table(result, panel.n_items)
-    meta: dict[str, Any] = {
+    return ref_scores
+
+
+def _suite_meta(result: CompressionResult, panel: Panel) -> dict[str, Any]:
+    """``suite.json`` without its clusters and frontier entries: the parameters, the input's sizes and
+    fingerprint, each stage's summary, the rules of the scores, notes and warnings."""
+    return {
         "format": FORMAT,
         "parameters": result.config.to_dict(),
         "seed": result.config.seed,
         "input": {
             "fingerprint_sha256": result.fingerprint,
             "n_model_rows": panel.n_models,
-            "n_image_models": int(image.sum()),
+            "n_image_models": int(panel.image_rows.sum()),
             "n_items": panel.n_items,
             "n_benchmarks": len(panel.benchmarks),
             "n_categories": len(result.categories),
@@ -256,6 +251,45 @@ def write_suite(
         "notes": result.notes,
         "warnings": result.warnings,
     }
+
+
+def _frontier_meta(frontier: FrontierResult) -> dict[str, Any]:
+    """The ``frontier`` entry of ``suite.json``."""
+    return {
+        "n_items": int(frontier.items.size),
+        "n_candidates": frontier.n_candidates,
+        "n_in_band": frontier.n_in_band,
+        "gain": frontier.gain,
+        "gain_source": frontier.gain_source,
+        "budget": frontier.budget,
+        **frontier.params,
+    }
+
+
+def write_suite(
+    result: CompressionResult,
+    panel: Panel,
+    out_dir: str | Path,
+    *,
+    frontier: FrontierResult | None = None,
+) -> Path:
+    """Write the suite directory for ``result`` (computed by ``run_pipeline(panel, ...)``), atomically."""
+    from benchsift.compression.pipeline import panel_fingerprint
+
+    if panel_fingerprint(panel) != result.fingerprint:
+        raise InputError("write_suite: the panel is not the one the compression result was computed on")
+    item_table, clusters, suite_clusters = _suite_item_table(result, panel)
+    ref_scores = _reference_scores(result, panel, item_table)
+    models = pd.DataFrame(
+        {
+            "model": result.model_ids,
+            "reference_score": result.reference,
+            "suite_score": result.suite_scores,
+            "suite_rank": rank_average(-result.suite_scores),
+        }
+    )
+    table = stage_table(result, panel.n_items)
+    meta = _suite_meta(result, panel)
     if CLUSTER_COLUMN in item_table.columns:  # only then: a suite of a panel without clusters is unchanged
         info = clusters.to_dict()
         meta["clusters"] = {
@@ -266,15 +300,7 @@ def write_suite(
             "warnings": list(clusters.warnings),
         }
     if frontier is not None:
-        meta["frontier"] = {
-            "n_items": int(frontier.items.size),
-            "n_candidates": frontier.n_candidates,
-            "n_in_band": frontier.n_in_band,
-            "gain": frontier.gain,
-            "gain_source": frontier.gain_source,
-            "budget": frontier.budget,
-            **frontier.params,
-        }
+        meta["frontier"] = _frontier_meta(frontier)
     with atomic_dir(out_dir) as tmp:
         _csv(item_table, tmp / "items.csv")
         _csv(ref_scores, tmp / "reference_scores.csv")

@@ -248,6 +248,120 @@ def saturation_ratio(ratios: np.ndarray, mean: np.ndarray, threshold: float) -> 
     return float(ratios[hit[0]]) if hit.size else None
 
 
+def _work_arrays(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The scores with missing cells as 0 and the observed mask (``None`` when every cell is observed),
+    in float32 when that is exact: integer scores (0/1 correctness) with sums below 2^24 make the sample
+    sums exact in float32, so the selection products run there, bit for bit the float64 result at about
+    half the cost."""
+    n_items = scores.shape[1]
+    obs = ~np.isnan(scores)
+    zeroed = np.where(obs, scores, 0.0)
+    exact32 = (
+        bool(np.array_equal(zeroed, np.rint(zeroed)))
+        and float(np.abs(zeroed).max(initial=0.0)) * n_items < 2.0**24
+    )
+    work = np.float32 if exact32 else np.float64
+    observed = None if obs.all() else obs.astype(work)
+    return zeroed.astype(work, copy=False), observed
+
+
+def _undefined_full(n_models: int, full: np.ndarray) -> list[str]:
+    """Why every metric is undefined (fewer than 2 models, or constant full-benchmark scores), or []."""
+    if n_models < 2:
+        return [f"only {n_models} model(s): correlations need at least 2"]
+    if np.isfinite(full).sum() < 2 or not np.max(full[np.isfinite(full)]) > np.min(full[np.isfinite(full)]):
+        return [
+            "the full-benchmark scores are constant across models (or fewer than 2 are defined): every metric"
+            " is undefined"
+        ]
+    return []
+
+
+def _sample_metrics(
+    zeroed: np.ndarray,
+    observed: np.ndarray | None,
+    full: np.ndarray,
+    grid: np.ndarray,
+    sizes: np.ndarray,
+    repeats: int,
+    names: Sequence[str],
+    rng: np.random.Generator,
+    workers: tuple[str | None, str | None, int | None],
+    progress: ProgressFn | None,
+) -> dict[str, np.ndarray]:
+    """Each metric between the sample and the full scores, ``(ratios, repeats)`` per metric: the repeats
+    run in chunks (:func:`_chunk_task`) on the sweep backend ``workers`` = (backend, address, n_jobs), each
+    chunk from its own jump of ``rng``'s stream (PCG64), so the values are those of the sequential draws
+    whatever the workers; ``rng`` is left where the sequential draws would have left it."""
+    backend, address, n_jobs = workers
+    n_items = zeroed.shape[1]
+    block = max(1, _BLOCK_CELLS // n_items)
+    values = {m: np.full((grid.size, repeats), np.nan) for m in names}
+    chunks = [
+        (r, start, min(repeats, start + block), int(k))
+        for r, k in enumerate(sizes)
+        for start in range(0, repeats, block)
+    ]
+    # uint64 draws of the stream before each chunk (rng.random takes one per double; none when k == M)
+    used = [(stop - start) * n_items if k < n_items else 0 for _, start, stop, k in chunks]
+    offsets = np.concatenate([[0], np.cumsum(used, dtype=np.int64)])
+    bit_gen = rng.bit_generator
+    jumpable = isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM)
+    state = bit_gen.state
+    tick = Ticker(progress, len(chunks))
+    with sweep_backend(backend, address, n_jobs if jumpable else 1) as n_workers:
+        outputs = ordered_parallel(n_workers)(
+            delayed(_chunk_task)(
+                zeroed,
+                observed,
+                full,
+                k,
+                stop - start,
+                names,
+                (type(bit_gen), state, int(off)) if jumpable else rng,
+            )
+            for (_, start, stop, k), off in zip(chunks, offsets, strict=False)
+        )
+        for (r, start, stop, _), out in zip(chunks, outputs, strict=True):
+            for m in names:
+                values[m][r, start:stop] = out[m]
+            tick()
+    if isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM):
+        # leave a caller's Generator where the sequential draws would have left it
+        bit_gen.advance(int(offsets[-1]))
+    return values
+
+
+def _summarise(
+    values: dict[str, np.ndarray],
+    grid: np.ndarray,
+    names: Sequence[str],
+    repeats: int,
+    threshold: float,
+    undefined: list[str],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, float | None]]:
+    """Per metric: mean, SD and defined repeats per ratio, and the saturation ratio (Section 3.2); a metric
+    undefined in some repeats is added to ``undefined`` (when nothing is there yet)."""
+    mean: dict[str, np.ndarray] = {}
+    sd: dict[str, np.ndarray] = {}
+    n_defined: dict[str, np.ndarray] = {}
+    saturation: dict[str, float | None] = {}
+    for m in names:
+        stats = [_mean_sd(values[m][r]) for r in range(grid.size)]
+        mean[m] = np.array([s[0] for s in stats])
+        sd[m] = np.array([s[1] for s in stats])
+        n_defined[m] = np.array([s[2] for s in stats], dtype=np.int64)
+        saturation[m] = saturation_ratio(grid, mean[m], threshold)
+        short = np.flatnonzero(n_defined[m] < repeats)
+        if short.size and not undefined:
+            detail = ", ".join(f"{grid[r]:g}: {repeats - n_defined[m][r]}" for r in short)
+            undefined.append(
+                f"{m}: undefined in some repeats (a sample with constant scores across models), left out of "
+                f"the mean; undefined repeats per ratio {detail}"
+            )
+    return mean, sd, n_defined, saturation
+
+
 def instance_redundancy(
     panel: Panel,
     benchmark: str | None = None,
@@ -338,79 +452,14 @@ def instance_redundancy(
         f"instance redundancy on {basis}: models with scores",
         "a correlation across 2 models is +-1, so rho(A%) and the saturation ratio would mean nothing",
     )
-    scores = panel.scores
-    obs = ~np.isnan(scores)
-    zeroed = np.where(obs, scores, 0.0)
-    # Integer scores (0/1 correctness) with sums below 2^24: the sample sums are exact in float32, so the
-    # selection products run there, bit for bit the float64 result at about half the cost.
-    exact32 = (
-        bool(np.array_equal(zeroed, np.rint(zeroed)))
-        and float(np.abs(zeroed).max(initial=0.0)) * n_items < 2.0**24
-    )
-    work = np.float32 if exact32 else np.float64
-    observed = None if obs.all() else obs.astype(work)
-    zeroed = zeroed.astype(work, copy=False)
+    zeroed, observed = _work_arrays(panel.scores)
     full = panel.model_means()
     sizes = sample_sizes(n_items, grid)
-    undefined: list[str] = []
-    if n_models < 2:
-        undefined.append(f"only {n_models} model(s): correlations need at least 2")
-    elif np.isfinite(full).sum() < 2 or not np.max(full[np.isfinite(full)]) > np.min(full[np.isfinite(full)]):
-        undefined.append(
-            "the full-benchmark scores are constant across models (or fewer than 2 are defined): every metric"
-            " is undefined"
-        )
-    block = max(1, _BLOCK_CELLS // n_items)
-    values = {m: np.full((grid.size, repeats), np.nan) for m in names}
-    chunks = [
-        (r, start, min(repeats, start + block), int(k))
-        for r, k in enumerate(sizes)
-        for start in range(0, repeats, block)
-    ]
-    # uint64 draws of the stream before each chunk (rng.random takes one per double; none when k == M)
-    used = [(stop - start) * n_items if k < n_items else 0 for _, start, stop, k in chunks]
-    offsets = np.concatenate([[0], np.cumsum(used, dtype=np.int64)])
-    bit_gen = rng.bit_generator
-    jumpable = isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM)
-    state = bit_gen.state
-    tick = Ticker(progress, len(chunks))
-    with sweep_backend(backend, address, n_jobs if jumpable else 1) as workers:
-        outputs = ordered_parallel(workers)(
-            delayed(_chunk_task)(
-                zeroed,
-                observed,
-                full,
-                k,
-                stop - start,
-                names,
-                (type(bit_gen), state, int(off)) if jumpable else rng,
-            )
-            for (_, start, stop, k), off in zip(chunks, offsets, strict=False)
-        )
-        for (r, start, stop, _), out in zip(chunks, outputs, strict=True):
-            for m in names:
-                values[m][r, start:stop] = out[m]
-            tick()
-    if isinstance(bit_gen, np.random.PCG64 | np.random.PCG64DXSM):
-        # leave a caller's Generator where the sequential draws would have left it
-        bit_gen.advance(int(offsets[-1]))
-    mean: dict[str, np.ndarray] = {}
-    sd: dict[str, np.ndarray] = {}
-    n_defined: dict[str, np.ndarray] = {}
-    saturation: dict[str, float | None] = {}
-    for m in names:
-        stats = [_mean_sd(values[m][r]) for r in range(grid.size)]
-        mean[m] = np.array([s[0] for s in stats])
-        sd[m] = np.array([s[1] for s in stats])
-        n_defined[m] = np.array([s[2] for s in stats], dtype=np.int64)
-        saturation[m] = saturation_ratio(grid, mean[m], threshold)
-        short = np.flatnonzero(n_defined[m] < repeats)
-        if short.size and not undefined:
-            detail = ", ".join(f"{grid[r]:g}: {repeats - n_defined[m][r]}" for r in short)
-            undefined.append(
-                f"{m}: undefined in some repeats (a sample with constant scores across models), left out of "
-                f"the mean; undefined repeats per ratio {detail}"
-            )
+    undefined = _undefined_full(n_models, full)
+    values = _sample_metrics(
+        zeroed, observed, full, grid, sizes, repeats, names, rng, (backend, address, n_jobs), progress
+    )
+    mean, sd, n_defined, saturation = _summarise(values, grid, names, repeats, threshold, undefined)
     return InstanceRedundancy(
         benchmark=benchmark,
         n_models=n_models,

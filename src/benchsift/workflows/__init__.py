@@ -7,6 +7,8 @@ CLI parses its options, calls one workflow and prints the result; :mod:`benchsif
 (tables, figures, HTML, terminal).
 
 * :func:`compress_to_suite` (``benchsift compress``): Stages 0-3 -> the suite directory;
+* :func:`import_panel` (``import FORMAT``), :func:`simulate_to_files` (``simulate``), :func:`panel_info`
+  (``info``); :func:`compare_panel` / :func:`compare_on_suite` (``compare``, ``compare --suite``);
 * :func:`validate_panel` (``validate``), :func:`leftout_prediction` / :func:`checkpoint_ranking`
   (``diagnose leftout|checkpoints``): the method, its figure and ``--out`` folder;
 * :func:`estimate_scores` (``estimate``), :func:`simulate_adaptive_replay` (``adaptive simulate``);
@@ -26,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchsift.workflows.audit import audit_panel
+    from benchsift.workflows.compare import compare_on_suite, compare_panel
     from benchsift.workflows.compress import compress_to_suite
     from benchsift.workflows.demo import run_demo
     from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
     from benchsift.workflows.estimate import estimate_scores, simulate_adaptive_replay
+    from benchsift.workflows.panels import import_panel, panel_info, simulate_to_files
     from benchsift.workflows.prism import audit_judges, score_axis_means, score_verdicts
     from benchsift.workflows.redundancy import redundancy_outputs
     from benchsift.workflows.result import WorkflowResult
@@ -40,14 +44,19 @@ _LAZY = {
     "audit_panel": "benchsift.workflows.audit",
     "audit_judges": "benchsift.workflows.prism",
     "checkpoint_ranking": "benchsift.workflows.diagnose",
+    "compare_on_suite": "benchsift.workflows.compare",
+    "compare_panel": "benchsift.workflows.compare",
     "compress_to_suite": "benchsift.workflows.compress",
     "estimate_scores": "benchsift.workflows.estimate",
+    "import_panel": "benchsift.workflows.panels",
     "leftout_prediction": "benchsift.workflows.diagnose",
+    "panel_info": "benchsift.workflows.panels",
     "redundancy_outputs": "benchsift.workflows.redundancy",
     "run_demo": "benchsift.workflows.demo",
     "score_axis_means": "benchsift.workflows.prism",
     "score_verdicts": "benchsift.workflows.prism",
     "simulate_adaptive_replay": "benchsift.workflows.estimate",
+    "simulate_to_files": "benchsift.workflows.panels",
     "validate_panel": "benchsift.workflows.validate",
 }
 __all__ = [
@@ -55,14 +64,19 @@ __all__ = [
     "audit_judges",
     "audit_panel",
     "checkpoint_ranking",
+    "compare_on_suite",
+    "compare_panel",
     "compress_to_suite",
     "estimate_scores",
+    "import_panel",
     "leftout_prediction",
+    "panel_info",
     "redundancy_outputs",
     "run_demo",
     "score_axis_means",
     "score_verdicts",
     "simulate_adaptive_replay",
+    "simulate_to_files",
     "validate_panel",
 ]
 

@@ -20,6 +20,7 @@ from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.report.tables.audit import render_audit
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.workflows.audit import write_audit_files
+from benchsift.workflows.result import WorkflowResult, section_result
 
 PLANTS = {"mislabel_rate": 0.02, "contamination_rate": 0.03, "graded_fraction": 0.0, "n_dimensions": 0}
 
@@ -34,7 +35,7 @@ def _precision_recall(flagged: np.ndarray, planted: np.ndarray) -> dict[str, flo
     }
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Audit a simulated panel with planted mislabelled and contaminated items; score the flags."""
     folder = out_dir / "audit"
     sim = simulate_panel(SimulationConfig.small(**PLANTS), random_state=seed)
@@ -47,7 +48,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
     neg = flags.map(lambda f: "negative-discrimination" in f).to_numpy()
     dif = flags.map(lambda f: "dif" in f).to_numpy()
     plants = ", ".join(f"{k}={v}" for k, v in PLANTS.items())
-    return {
+    payload = {
         "run": {
             "call": "audit(panel)",
             "input": f"simulated panel (SimulationConfig.small({plants}), seed {seed})",
@@ -62,3 +63,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "contaminated": _precision_recall(dif, sim.truth.contaminated),
         "warnings": result.warnings,
     }
+    return section_result(result, payload)

@@ -31,13 +31,14 @@ from benchsift.report.compression_figures import (
     stage_table_figure,
 )
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.result import WorkflowResult, section_result
 
 #: The demo panel: the small preset with more benchmarks and categories so that Stages 1 and 3 have work.
 DEMO_CONFIG = SimulationConfig.small(n_benchmarks=12, n_categories=6, items_per_benchmark=400)
 N_HELD_BACK = 3
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Compress a simulated panel (r = 5 %, k = 3), write the suite, the figures and a new-model estimate."""
     folder = Path(out_dir) / "compression"
     folder.mkdir(parents=True, exist_ok=True)
@@ -90,7 +91,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         f"{', '.join(result.selected_categories)}; rho vs Stage 0 = {result.rho_suite_vs_stage0:.3f}; "
         f"Frontier: {frontier.items.size} items"
     )
-    return {
+    payload = {
         "run": {
             "call": "run_pipeline(panel, CompressionConfig(retention=0.05, k=3), embeddings=simulated)",
             "parameters": {"retention": cfg.retention, "k": cfg.k, "floor": cfg.floor, "seed": seed},
@@ -110,3 +111,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "frontier_items": int(frontier.items.size),
         "new_model_ranks": {m: float(r) for m, r in zip(est.models, np.asarray(est.rank), strict=True)},
     }
+    return section_result(result, payload)

@@ -30,6 +30,7 @@ from benchsift.errors import EstimateWarning
 from benchsift.panel import Panel
 from benchsift.report.console import DataTable
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.result import WorkflowResult, section_result
 
 LOOP_CONFIG = SimulationConfig.small(
     n_benchmarks=6,
@@ -42,7 +43,7 @@ LOOP_CONFIG = SimulationConfig.small(
 N_HELD_OUT = 5
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Compress (r = 8 %, k = 2, floor 0), export for lm-eval and inspect, estimate five held-out models."""
     folder = Path(out_dir) / "loop"
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,7 +137,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         f"MAE vs truth on benchmarks with suite items: estimate {mae_est:.3f}, suite mean {mae_suite:.3f}; "
         f"on benchmarks without: estimate {mae_unseen:.3f}; 95% interval coverage {coverage:.2f}"
     )
-    return {
+    payload = {
         "run": {
             "call": (
                 "run_pipeline -> write_suite -> export_suite(suite, 'lm-eval' | 'inspect') -> "
@@ -161,3 +162,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "mae_estimate_benchmarks_without_suite_items": mae_unseen,
         "interval_coverage": coverage,
     }
+    return section_result(result, payload)

@@ -12,9 +12,12 @@ from benchsift._fileio import atomic_path, spreadsheet_frame
 from benchsift.compression.pipeline import panel_fingerprint
 from benchsift.report.panel_summary import panel_summary, summary_table
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.result import WorkflowResult, section_result
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console, long_csv: bool = False) -> dict[str, Any]:
+def run_demo_section(
+    out_dir: Path, seed: int, console: Console, long_csv: bool = False
+) -> WorkflowResult[Any]:
     """Simulate ``SimulationConfig.small()``, write ``panel/panel.parquet`` (and, with ``long_csv``, the
     23 MB ``panel/long.csv``) and ``panel/benchmarks.csv`` (per-benchmark sizes, means, coverage)."""
     folder = out_dir / "panel"
@@ -33,7 +36,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console, long_csv: bool 
         spreadsheet_frame(pd.DataFrame(rows)).to_csv(tmp, index=False, lineterminator="\n")
     files.append(str(folder / "benchmarks.csv"))
     console.print(summary_table(summary, title="simulated panel"))
-    return {
+    payload = {
         "run": {
             "call": f"simulate_panel(SimulationConfig.small(), random_state={seed})",
             "input": "simulated panel (no input file)",
@@ -49,3 +52,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console, long_csv: bool 
         "mean_score": summary["mean_score"],
         "coverage": summary["coverage"],
     }
+    return section_result(sim, payload)

@@ -30,6 +30,7 @@ from benchsift.prism.summaries import score_summary
 from benchsift.report.console import DataTable
 from benchsift.report.prism_figures import write_prism_figures
 from benchsift.simulate.verdicts import simulate_verdicts
+from benchsift.workflows.result import WorkflowResult, section_result
 
 N_MODELS = 10
 N_ITEMS = 600
@@ -54,7 +55,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Simulate verdicts, score them with B = 500, write ``prism/`` (verdicts, result, figures)."""
     folder = out_dir / "prism"
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,7 +106,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         f"separated pairs: raw {sep['raw']:.1%}, BH {sep['bh']:.1%}, Bonferroni {sep['bonferroni']:.1%}; "
         f"planted tie model04 vs model05: p = {tie['p'].iloc[0]:.2f}"
     )
-    return {
+    payload = {
         "run": {
             "call": f"paired_bootstrap(build_arrays(verdicts), n_boot={N_BOOT}, seed={seed})",
             "input": (
@@ -125,3 +126,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "near_tie_p": float(tie["p"].iloc[0]),
         "pscore_recovery_max_abs_error": float(np.max(np.abs(frame["pscore"] - true[frame.index]))),
     }
+    return section_result(result, payload)

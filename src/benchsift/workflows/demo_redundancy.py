@@ -38,6 +38,7 @@ from benchsift.report.redundancy_figures import (
     save_figure,
 )
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.result import WorkflowResult, section_result
 
 METRICS = ("srcc", "plcc", "r2")
 TOP_K = 20
@@ -64,7 +65,7 @@ def _groups(groups: dict[str, int]) -> str:
     return "; ".join(", ".join(sorted(v)) for _, v in sorted(by.items()))
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Dimension (Eq. 1-2), instance (Eq. 3) and cross-benchmark (Eq. 4) redundancy on simulated data."""
     folder = out_dir / "redundancy"
     folder.mkdir(parents=True, exist_ok=True)
@@ -139,7 +140,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         )
     table.add_row("anchor benchmark (SRCC)", str(cross.anchor["srcc"]))
     console.print(table)
-    return {
+    payload = {
         "run": {
             "calls": (
                 f"dimension_redundancy(panel, benchmark={bench!r}, column='dimension'), "
@@ -163,3 +164,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "saturation": {label: res.saturation for label, res in curves.items()},
         "anchor": cross.anchor,
     }
+    return section_result({"dimensions": dims, "instances": curves, "benchmarks": cross}, payload)

@@ -25,6 +25,7 @@ from benchsift.report.validation_figures import (
     selector_retention_figure,
 )
 from benchsift.simulate import SimulationConfig, simulate_panel
+from benchsift.workflows.result import WorkflowResult, section_result
 
 SELECTORS: tuple[str, ...] = ("random", "variance", "vaw", "pointbiserial")
 RETENTIONS: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -32,7 +33,7 @@ N_SPLITS = 5
 FLOOR = 20
 
 
-def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, Any]:
+def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResult[Any]:
     """Run the held-out protocol on simulated data, write figure and tables to ``out_dir/validation``."""
     target = Path(out_dir) / "validation"
     target.mkdir(parents=True, exist_ok=True)
@@ -67,7 +68,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         retention_table(summary, f"Held-out rho, {N_SPLITS} random splits (simulated, floor {FLOOR})")
     )
     best = summary.loc[summary.groupby("retention")["rho_mean"].idxmax(), ["retention", "selector"]]
-    return {
+    payload = {
         "run": {
             "call": (
                 f"stage2_heldout(panel, selectors={list(SELECTORS)}, retentions={list(RETENTIONS)}, "
@@ -84,3 +85,4 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> dict[str, An
         "results": result.results(),
         "files": files,
     }
+    return section_result(result, payload)

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from benchsift.results import Result
 
-__all__ = ["WorkflowResult", "with_warnings", "wrote_figure"]
+__all__ = ["WorkflowResult", "section_result", "with_warnings", "wrote_figure"]
 
 T = TypeVar("T")
 
@@ -67,3 +67,16 @@ def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:
 def wrote_figure(paths: Iterable[os.PathLike[str] | str]) -> str:
     """The warning line of a ``--figure`` option: the files written."""
     return f"--figure: wrote {', '.join(str(p) for p in paths)}"
+
+
+def section_result(value: T, payload: dict[str, Any]) -> WorkflowResult[T]:
+    """A demo section's result: ``value`` (its method's result) and ``payload`` (its JSON-able summary, as
+    ``summary.json`` holds it), the files, notes and warnings read from the payload's ``"files"``,
+    ``"notes"`` and ``"warnings"`` lists."""
+    return WorkflowResult(
+        value,
+        payload,
+        [Path(f) for f in payload.get("files") or []],
+        [str(n) for n in payload.get("notes") or []],
+        [str(w) for w in payload.get("warnings") or []],
+    )

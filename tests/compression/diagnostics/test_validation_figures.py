@@ -86,7 +86,7 @@ def test_demo_validation_section(tmp_path: Path) -> None:
     """`benchsift demo` section: the selector-vs-retention plot (Fig. 3) and the Table 10 data."""
     from benchsift.workflows.demo_validation import RETENTIONS, SELECTORS, run_demo_section
 
-    summary = run_demo_section(tmp_path, 0, Console(quiet=True))
+    summary = run_demo_section(tmp_path, 0, Console(quiet=True)).payload
     out = tmp_path / "validation"
     for name in ("selector_retention.png", "selector_retention.svg", "heldout_summary.csv", "heldout.json"):
         assert (out / name).stat().st_size > 0

@@ -104,6 +104,45 @@ def test_random_tables_add_the_chronological_column(dated: Path) -> None:
     assert "chronological 15/15" in out.stdout
 
 
+def test_random_json_carries_the_chronological_column(dated: Path) -> None:
+    """The column the tables show is in ``--json`` too: the main chronological split's macro rho at the
+    retention closest to 5 %, the same numbers as the chronological protocol run on its own."""
+    from benchsift.compression.protocols import stage2_heldout
+
+    args = ["validate", str(dated), "--selectors", "random,variance", "--retentions", "0.05,0.2"]
+    out = CliRunner().invoke(app, [*args, "--splits", "2", "--floor", "0", "--json"])
+    assert out.exit_code == 0, out.output
+    chrono = json.loads(out.stdout)["chronological"]
+    assert chrono["split"] == "chronological 15/15" and chrono["retention"] == 0.05
+    alone = stage2_heldout(
+        Panel.load(dated),
+        selectors=["random", "variance"],
+        retentions=[0.05],
+        protocol="chronological",
+        floor=0,
+    )
+    assert alone.splits[0].name == chrono["split"]
+    expected = dict(zip(alone.selectors, alone.macro[0, :, 0], strict=True))
+    assert chrono["rho_macro"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_random_json_without_release_dates_has_no_chronological_column(one_benchmark: Path) -> None:
+    args = [
+        "validate",
+        str(one_benchmark),
+        "--selectors",
+        "random",
+        "--splits",
+        "2",
+        "--floor",
+        "0",
+        "--json",
+    ]
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 0, out.output
+    assert "chronological" not in json.loads(out.stdout)
+
+
 def test_validate_rejects_unknown_selector(one_benchmark: Path) -> None:
     out = CliRunner().invoke(app, ["validate", str(one_benchmark), "--selectors", "nope", "--json"])
     assert out.exit_code == 2

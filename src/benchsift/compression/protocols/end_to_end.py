@@ -215,6 +215,75 @@ def _split_task(
     return {"rho": rho, "no3": rho_no3, "only": only, "only_sel": only_sel, "chosen": chosen}
 
 
+def _model_splits(
+    pools: CategoryPools, protocol: str, splits: Sequence[Split] | None, n_splits: int, base: int
+) -> tuple[list[Split], str]:
+    """The splits of the models and the protocol's label: ``splits`` as given (``custom``), else
+    ``n_splits`` random ones or the chronological ones."""
+    if splits is not None:
+        return list(splits), "custom"
+    if protocol == "random":
+        return random_splits(pools.n_models, n_splits, random_state=base), "end-to-end"
+    if protocol == "chronological":
+        return chronological_splits(pools.models["release_date"]), "end-to-end chronological"
+    raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+
+
+def _run_splits(
+    clean: Panel,
+    pools: CategoryPools,
+    reference: np.ndarray,
+    selectors: list[SelectorSpec],
+    rets: list[float],
+    split_list: list[Split],
+    k_eff: int,
+    floor: int,
+    base: int,
+    single: bool,
+    target: float,
+    min_heldout: int,
+    *,
+    workers: tuple[str | None, str | None, int | None],
+    progress: ProgressFn | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[tuple[int, int, int], list[str]], list[list[str]]]:
+    """Every split's task (:func:`_split_task`, on the sweep backend ``workers`` = (backend, address,
+    n_jobs)), gathered in split order: rho (splits x selectors x retentions), rho without Stage 3,
+    Stage 3 only rho per split, and the categories each run selected."""
+    n_s = len(split_list)
+    rho = np.full((n_s, len(selectors), len(rets)), np.nan)
+    rho_no3 = np.full_like(rho, np.nan)
+    only = np.full(n_s, np.nan)
+    selected: dict[tuple[int, int, int], list[str]] = {}
+    only_sel: list[list[str]] = []
+    tick = Ticker(progress, n_s)
+    with sweep_backend(*workers) as n_workers:
+        outputs = ordered_parallel(n_workers)(
+            delayed(_split_task)(
+                clean,
+                pools,
+                reference,
+                selectors,
+                rets,
+                split,
+                i,
+                k_eff,
+                floor,
+                base,
+                single,
+                target,
+                min_heldout,
+            )
+            for i, split in enumerate(split_list)
+        )
+        for i, out in enumerate(outputs):
+            rho[i], rho_no3[i], only[i] = out["rho"], out["no3"], out["only"]
+            only_sel.append([pools.categories[c] for c in out["only_sel"]])
+            for (s, j), cols in out["chosen"].items():
+                selected[(i, s, j)] = [pools.categories[c] for c in cols]
+            tick()
+    return rho, rho_no3, only, selected, only_sel
+
+
 def end_to_end(
     panel: Panel,
     *,
@@ -274,52 +343,29 @@ def end_to_end(
     if k_eff < int(k):
         skipped.append(f"k={k} exceeds the {pools.n_categories} categories: Stage 3 keeps all of them")
     base = base_seed(random_state)
-    if splits is not None:
-        split_list, proto = list(splits), "custom"
-    elif protocol == "random":
-        split_list, proto = random_splits(pools.n_models, n_splits, random_state=base), "end-to-end"
-    elif protocol == "chronological":
-        split_list, proto = chronological_splits(pools.models["release_date"]), "end-to-end chronological"
-    else:
-        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+    split_list, proto = _model_splits(pools, protocol, splits, n_splits, base)
     small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
     if small:  # as stage2_heldout says it
         notes.append(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
         )
 
-    n_s, n_sel, n_ret = len(split_list), len(sel_labels), len(rets)
-    rho = np.full((n_s, n_sel, n_ret), np.nan)
-    rho_no3 = np.full_like(rho, np.nan)
-    only = np.full(n_s, np.nan)
-    selected: dict[tuple[int, int, int], list[str]] = {}
-    only_sel: list[list[str]] = []
-    tick = Ticker(progress, n_s)
-    with sweep_backend(backend, address, n_jobs) as workers:
-        outputs = ordered_parallel(workers)(
-            delayed(_split_task)(
-                clean,
-                pools,
-                reference,
-                list(selectors),
-                rets,
-                split,
-                i,
-                k_eff,
-                int(floor),
-                base,
-                single,
-                target,
-                int(min_heldout),
-            )
-            for i, split in enumerate(split_list)
-        )
-        for i, out in enumerate(outputs):
-            rho[i], rho_no3[i], only[i] = out["rho"], out["no3"], out["only"]
-            only_sel.append([pools.categories[c] for c in out["only_sel"]])
-            for (s, j), cols in out["chosen"].items():
-                selected[(i, s, j)] = [pools.categories[c] for c in cols]
-            tick()
+    rho, rho_no3, only, selected, only_sel = _run_splits(
+        clean,
+        pools,
+        reference,
+        list(selectors),
+        rets,
+        split_list,
+        k_eff,
+        int(floor),
+        base,
+        single,
+        target,
+        int(min_heldout),
+        workers=(backend, address, n_jobs),
+        progress=progress,
+    )
     return EndToEndResult(
         protocol=proto,
         selectors=sel_labels,

@@ -370,6 +370,102 @@ def partial_dates_warnings(release_dates: pd.Series) -> list[str]:
     return []
 
 
+def _heldout_splits(
+    pools: CategoryPools, protocol: str, splits: Sequence[Split] | None, n_splits: int, base: int
+) -> tuple[list[Split], str]:
+    """The splits of the image-condition models and the protocol's name: ``splits`` as given (checked to
+    index the models), else ``n_splits`` random ones or the chronological ones."""
+    if splits is not None:
+        split_list = list(splits)
+        proto_name = protocol if protocol in ("random", "chronological") else "custom"
+    elif protocol == "random":
+        split_list = random_splits(pools.n_models, n_splits, random_state=base)
+        proto_name = "random"
+    elif protocol == "chronological":
+        split_list = chronological_splits(pools.models["release_date"])
+        proto_name = "chronological"
+    else:
+        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+    for sp in split_list:
+        if (
+            sp.build.size == 0
+            or sp.heldout.size == 0
+            or max(sp.build.max(), sp.heldout.max()) >= pools.n_models
+        ):
+            raise InputError(
+                f"split {sp.name!r}: positions must index the {pools.n_models} image-condition models"
+            )
+    return split_list, proto_name
+
+
+def _split_and_pool_notes(
+    pools: CategoryPools, split_list: list[Split], min_heldout: int, full: np.ndarray
+) -> list[str]:
+    """Notes on splits holding out fewer than ``min_heldout`` models and on categories whose pool mean
+    (``full``: models x categories) is the same for every model (their rho is undefined everywhere)."""
+    notes = []
+    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
+    if small:
+        notes.append(
+            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
+        )
+    flat = [
+        name
+        for name, col in zip(pools.categories, full.T, strict=True)
+        if np.unique(col[np.isfinite(col)]).size < 2
+    ]
+    if flat:  # a pool mean that does not vary ranks no model: its rho is NaN in every split
+        notes.append(
+            f"{len(flat)} of {pools.n_categories} categories give every model the same pool mean ("
+            + ", ".join(repr(c) for c in flat[:6])
+            + (f", ... {len(flat) - 6} more" if len(flat) > 6 else "")
+            + "): their rho is undefined in every split and left out of the macro average"
+        )
+    return notes
+
+
+def _run_heldout(
+    pools: CategoryPools,
+    specs: list[Any],
+    sel_labels: list[str],
+    split_list: list[Split],
+    rets: list[float],
+    settings: tuple[int, int, int, Scoring],
+    full: np.ndarray,
+    *,
+    workers: tuple[str | None, str | None, int | None],
+    progress: ProgressFn | None,
+) -> tuple[np.ndarray, dict[str, float], dict[str, np.ndarray]]:
+    """One task per (split, selector) (:func:`_heldout_task`; ``settings`` = floor, base seed,
+    min_heldout, scoring) on the sweep backend ``workers`` = (backend, address, n_jobs), gathered in
+    order: rho (splits x selectors x retentions x categories), selection seconds per selector, and the
+    item each selector picked per (split, retention, category) when the selectors name them."""
+    floor, base, min_heldout, scoring = settings
+    blocks = CategoryBlocks.from_pools(pools)
+    jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(specs)]
+    picks: dict[str, np.ndarray] = {}
+    rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
+    seconds = dict.fromkeys(sel_labels, 0.0)
+    tick = Ticker(progress, len(jobs))
+    with sweep_backend(*workers) as n_workers:
+        outputs = ordered_parallel(n_workers)(
+            delayed(_heldout_task)(
+                pools, spec, split_list[i], rets, floor, base, i, min_heldout, scoring, full, blocks
+            )
+            for i, s, spec in jobs
+        )
+        for (i, s, _), (r, sec, chosen) in zip(jobs, outputs, strict=True):
+            rho[i, s] = r
+            seconds[sel_labels[s]] += sec
+            for (j, c), name in chosen.items():
+                grid = picks.setdefault(
+                    sel_labels[s], np.full((len(split_list), len(rets), r.shape[1]), "", dtype=object)
+                )
+                grid[i, j, c] = name
+            tick()
+    return rho, seconds, picks
+
+
 def stage2_heldout(
     panel: Panel,
     *,
@@ -440,68 +536,20 @@ def stage2_heldout(
         raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     pools = prepare_pools(panel, embeddings, predictions)
     base = base_seed(random_state)
-    if splits is not None:
-        split_list = list(splits)
-        proto_name = protocol if protocol in ("random", "chronological") else "custom"
-    elif protocol == "random":
-        split_list = random_splits(pools.n_models, n_splits, random_state=base)
-        proto_name = "random"
-    elif protocol == "chronological":
-        split_list = chronological_splits(pools.models["release_date"])
-        proto_name = "chronological"
-    else:
-        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
-    for sp in split_list:
-        if (
-            sp.build.size == 0
-            or sp.heldout.size == 0
-            or max(sp.build.max(), sp.heldout.max()) >= pools.n_models
-        ):
-            raise InputError(
-                f"split {sp.name!r}: positions must index the {pools.n_models} image-condition models"
-            )
-    notes = list(pools.notes)
-    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
-    if small:
-        notes.append(
-            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
-        )
+    split_list, proto_name = _heldout_splits(pools, protocol, splits, n_splits, base)
     full = weighted_group_means(pools.scores, pools.onehot())
-    flat = [
-        name
-        for name, col in zip(pools.categories, full.T, strict=True)
-        if np.unique(col[np.isfinite(col)]).size < 2
-    ]
-    if flat:  # a pool mean that does not vary ranks no model: its rho is NaN in every split
-        notes.append(
-            f"{len(flat)} of {pools.n_categories} categories give every model the same pool mean ("
-            + ", ".join(repr(c) for c in flat[:6])
-            + (f", ... {len(flat) - 6} more" if len(flat) > 6 else "")
-            + "): their rho is undefined in every split and left out of the macro average"
-        )
-    blocks = CategoryBlocks.from_pools(pools)
-
-    jobs = [(i, s, spec) for i in range(len(split_list)) for s, spec in enumerate(specs)]
-    picks: dict[str, np.ndarray] = {}
-    rho = np.full((len(split_list), len(sel_labels), len(rets), pools.n_categories), np.nan)
-    seconds = dict.fromkeys(sel_labels, 0.0)
-    tick = Ticker(progress, len(jobs))
-    with sweep_backend(backend, address, n_jobs) as workers:
-        outputs = ordered_parallel(workers)(
-            delayed(_heldout_task)(
-                pools, spec, split_list[i], rets, int(floor), base, i, int(min_heldout), scoring, full, blocks
-            )
-            for i, s, spec in jobs
-        )
-        for (i, s, _), (r, sec, chosen) in zip(jobs, outputs, strict=True):
-            rho[i, s] = r
-            seconds[sel_labels[s]] += sec
-            for (j, c), name in chosen.items():
-                grid = picks.setdefault(
-                    sel_labels[s], np.full((len(split_list), len(rets), r.shape[1]), "", dtype=object)
-                )
-                grid[i, j, c] = name
-            tick()
+    notes = [*pools.notes, *_split_and_pool_notes(pools, split_list, int(min_heldout), full)]
+    rho, seconds, picks = _run_heldout(
+        pools,
+        specs,
+        sel_labels,
+        split_list,
+        rets,
+        (int(floor), base, int(min_heldout), scoring),
+        full,
+        workers=(backend, address, n_jobs),
+        progress=progress,
+    )
     pool_sizes = np.array([c.shape[0] for c in pools.columns], dtype=np.int64)
     budgets = np.array([[category_budget(int(n), r, int(floor)) for n in pool_sizes] for r in rets])
     warnings = disco_warnings(sel_labels, predictions)

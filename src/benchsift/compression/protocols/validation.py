@@ -53,7 +53,9 @@ class ValidationReport(Result):
     ``result`` is the protocol's own result (:class:`HeldoutResult`, :class:`EndToEndResult` or
     :class:`SameModelResult`); ``chronological`` the macro rho of the main chronological split per
     selector (the random protocol's extra column of Tables 10-11, ``None`` when not asked for or when the
-    panel has no release dates); ``notes`` the protocol's notes and those of the logged answers.
+    panel has no release dates; ``attrs`` ``split`` and ``retention``, and in :meth:`to_dict` the key
+    ``chronological``: ``{"split", "retention", "rho_macro": {selector: rho}}``); ``notes`` the protocol's
+    notes and those of the logged answers.
     """
 
     protocol: str
@@ -72,6 +74,13 @@ class ValidationReport(Result):
         extra = list(self.notes[len(self.result.notes) :])  # the logged answers' notes
         if extra:
             out["notes"] = [*out.get("notes", []), *extra]
+        if self.chronological is not None:  # the column the tables show beside the random splits
+            col = self.chronological
+            out["chronological"] = {
+                "split": col.attrs["split"],
+                "retention": col.attrs["retention"],
+                "rho_macro": dict(zip(map(str, col.index), col.to_numpy(dtype=float), strict=True)),
+            }
         return to_jsonable(out)
 
     def to_frame(self) -> pd.DataFrame:
@@ -92,8 +101,9 @@ def _chronological_column(
     except InputError:
         return None, ()
     main = res.splits[0]
-    values = res.macro[0, :, 0]
-    return pd.Series(values, index=res.selectors, name=f"{main.name} r={100 * retention:g}%"), res.warnings
+    column = pd.Series(res.macro[0, :, 0], index=res.selectors, name=f"{main.name} r={100 * retention:g}%")
+    column.attrs.update(split=main.name, retention=float(retention))
+    return column, res.warnings
 
 
 def check_options(protocol: str, n_jobs: int | None = None) -> None:

@@ -223,6 +223,111 @@ def _prepare_embeddings(
     return vl, txt, aligned.source
 
 
+def _run_categories(
+    proto: ItemSelector,
+    scores: np.ndarray,
+    items: pd.DataFrame,
+    columns: list[np.ndarray],
+    r: float,
+    floor: int,
+    vl: np.ndarray | None,
+    txt: np.ndarray | None,
+    n_jobs: int | None,
+    progress: ProgressFn | None,
+) -> dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]]:
+    """Run a clone of ``proto`` on every category pool (its item ``columns``) with its budget ``K_C``:
+    ``{category code: (fitted selector, kept positions within the pool, the pool's item rows, K_C)}``.
+
+    Largest categories first (load balance); results are placed by category, so the order of completion
+    never changes the output. BLAS / OpenMP are limited to one thread: the parallelism is across
+    categories, and many small k-means problems run faster single-threaded."""
+
+    def run_category(c: int) -> tuple[ItemSelector, np.ndarray, pd.DataFrame, int]:
+        cols = columns[c]
+        budget = category_budget(int(cols.shape[0]), r, floor)
+        sel = clone(proto)
+        meta = items.iloc[cols].reset_index(drop=True)
+        local = sel.select(
+            scores[:, cols],
+            budget,
+            embeddings=None if vl is None else vl[cols],
+            text_embeddings=None if txt is None else txt[cols],
+            item_meta=meta,
+        )
+        return sel, local, meta, budget
+
+    n_workers = _n_workers(n_jobs, len(columns))
+    schedule = sorted(range(len(columns)), key=lambda c: -int(columns[c].shape[0]))
+    done: dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]] = {}
+    advance = Ticker(progress, len(columns))
+    with single_thread():
+        if n_workers == 1:
+            for c in schedule:
+                done[c] = run_category(c)
+                advance()
+        else:
+            with ThreadPoolExecutor(max_workers=n_workers) as pool:
+                futures = {pool.submit(run_category, c): c for c in schedule}
+                for fut in as_completed(futures):
+                    done[futures[fut]] = fut.result()
+                    advance()
+    return done
+
+
+@dataclass
+class _Gathered:
+    """The category runs of :func:`stage2_prune` placed on the items (:func:`_gather_categories`)."""
+
+    kept: np.ndarray
+    item_q: np.ndarray
+    item_score: np.ndarray
+    why: np.ndarray
+    cat_rows: list[dict[str, Any]]
+    bench_frames: list[pd.DataFrame]
+    fitted: dict[str, ItemSelector]
+    notes: list[str]
+    warnings: list[str]
+
+
+def _gather_categories(
+    done: dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]],
+    columns: list[np.ndarray],
+    cat_names: list[str],
+    n: int,
+) -> _Gathered:
+    """Place each category's run (:func:`_run_categories`) on the ``n`` items in category order: the kept
+    positions (sorted), per-item q, score and reason, one row per category, the per-benchmark tables, the
+    fitted selectors, and the selectors' notes and warnings prefixed by their category."""
+    item_q = np.full(n, np.nan)
+    item_score = np.full(n, np.nan)
+    why = np.full(n, "", dtype=object)
+    kept_parts: list[np.ndarray] = []
+    cat_rows: list[dict[str, Any]] = []
+    bench_frames: list[pd.DataFrame] = []
+    fitted: dict[str, ItemSelector] = {}
+    notes: list[str] = []
+    sel_warnings: list[str] = []
+    for c, name in enumerate(cat_names):
+        cols = columns[c]
+        sel, local, meta, budget = done[c]
+        pos = cols[local]
+        kept_parts.append(pos)
+        why[pos] = sel.reasons_
+        item_score[cols] = np.asarray(sel.item_scores_, dtype=np.float64)
+        q_local = getattr(sel, "q_", None)
+        if q_local is not None:
+            item_q[cols] = q_local
+        fitted[name] = sel
+        cat_rows.append(
+            {"category": name, "n_items": int(cols.shape[0]), "budget": budget, "n_kept": int(pos.shape[0])}
+        )
+        bench_frames.append(_benchmark_table(name, meta, local, sel))
+        notes.extend(f"{name}: {n}" for n in getattr(sel, "notes_", ()))
+        sel_warnings.extend(f"{name}: {w}" for w in getattr(sel, "warnings_", ()))
+    kept = np.sort(np.concatenate(kept_parts)) if kept_parts else np.empty(0, dtype=np.int64)
+    return _Gathered(kept, item_q, item_score, why, cat_rows, bench_frames, fitted, notes, sel_warnings)
+
+
 def stage2_prune(
     panel: Panel,
     *,
@@ -283,68 +388,12 @@ def stage2_prune(
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(cat_names)))])
 
-    item_q = np.full(n, np.nan)
-    item_score = np.full(n, np.nan)
     n_valid = (~np.isnan(scores)).sum(axis=0).astype(np.int64)
-    why = np.full(n, "", dtype=object)
-    kept_parts: list[np.ndarray] = []
-    cat_rows: list[dict[str, Any]] = []
-    bench_frames: list[pd.DataFrame] = []
-    fitted: dict[str, ItemSelector] = {}
-    sel_warnings: list[str] = []
-
-    def run_category(c: int) -> tuple[ItemSelector, np.ndarray, pd.DataFrame, int]:
-        cols = order[bounds[c] : bounds[c + 1]]
-        budget = category_budget(int(cols.shape[0]), r, int(floor))
-        sel = clone(proto)
-        meta = items.iloc[cols].reset_index(drop=True)
-        local = sel.select(
-            scores[:, cols],
-            budget,
-            embeddings=None if vl is None else vl[cols],
-            text_embeddings=None if txt is None else txt[cols],
-            item_meta=meta,
-        )
-        return sel, local, meta, budget
-
-    # Largest categories first (load balance); results are placed by category, so the order of completion
-    # never changes the output. BLAS / OpenMP are limited to one thread: the parallelism is across
-    # categories, and many small k-means problems run faster single-threaded.
-    n_workers = _n_workers(n_jobs, len(cat_names))
-    schedule = sorted(range(len(cat_names)), key=lambda c: -(bounds[c + 1] - bounds[c]))
-    done: dict[int, tuple[ItemSelector, np.ndarray, pd.DataFrame, int]] = {}
-    advance = Ticker(progress, len(cat_names))
-    with single_thread():
-        if n_workers == 1:
-            for c in schedule:
-                done[c] = run_category(c)
-                advance()
-        else:
-            with ThreadPoolExecutor(max_workers=n_workers) as pool:
-                futures = {pool.submit(run_category, c): c for c in schedule}
-                for fut in as_completed(futures):
-                    done[futures[fut]] = fut.result()
-                    advance()
-    for c in range(len(cat_names)):
-        name = str(cat_names[c])
-        cols = order[bounds[c] : bounds[c + 1]]
-        sel, local, meta, budget = done[c]
-        pos = cols[local]
-        kept_parts.append(pos)
-        why[pos] = sel.reasons_
-        item_score[cols] = np.asarray(sel.item_scores_, dtype=np.float64)
-        q_local = getattr(sel, "q_", None)
-        if q_local is not None:
-            item_q[cols] = q_local
-        fitted[name] = sel
-        cat_rows.append(
-            {"category": name, "n_items": int(cols.shape[0]), "budget": budget, "n_kept": int(pos.shape[0])}
-        )
-        bench_frames.append(_benchmark_table(name, meta, local, sel))
-        notes.extend(f"{name}: {n}" for n in getattr(sel, "notes_", ()))
-        sel_warnings.extend(f"{name}: {w}" for w in getattr(sel, "warnings_", ()))
-
-    kept = np.sort(np.concatenate(kept_parts)) if kept_parts else np.empty(0, dtype=np.int64)
+    columns = [order[bounds[c] : bounds[c + 1]] for c in range(len(cat_names))]
+    done = _run_categories(proto, scores, items, columns, r, int(floor), vl, txt, n_jobs, progress)
+    got = _gather_categories(done, columns, [str(c) for c in cat_names], n)
+    notes.extend(got.notes)
+    kept, item_q, item_score, why, cat_rows = got.kept, got.item_q, got.item_score, got.why, got.cat_rows
     kept_items = pd.DataFrame(
         {
             "position": kept,
@@ -373,18 +422,18 @@ def stage2_prune(
         kept=kept,
         items=kept_items,
         categories=pd.DataFrame(cat_rows, columns=["category", "n_items", "budget", "n_kept"]),
-        benchmarks=pd.concat(bench_frames, ignore_index=True) if bench_frames else pd.DataFrame(),
+        benchmarks=pd.concat(got.bench_frames, ignore_index=True) if got.bench_frames else pd.DataFrame(),
         item_q=item_q,
         item_score=item_score,
         n_valid=n_valid,
         why=why,
         params=params,
         notes=tuple(notes),
-        selectors=fitted,
+        selectors=got.fitted,
         warnings=tuple(
             w for w in [floor_warning({c["category"]: c["n_items"] for c in cat_rows}, r, floor)] if w
         )
-        + tuple(sel_warnings),
+        + tuple(got.warnings),
     )
 
 
