@@ -129,6 +129,9 @@ def test_check_param_message_is_one_line_naming_parameter_expected_and_given() -
     msg = str(info.value)
     assert msg.endswith("...") and len(msg) < 140
     assert check_param("x", None, [None]) is None
+    with pytest.raises(InputError) as info:
+        check_param("n_models", 1, [Interval(Integral, 2, None)], owner="simulation parameter", quote=False)
+    assert str(info.value) == "simulation parameter n_models: expected an integer >= 2, got 1"
 
 
 def test_boolean_refuses_integers() -> None:

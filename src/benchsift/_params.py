@@ -243,24 +243,34 @@ def _given(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def check_param(name: str, value: Any, constraints: Sequence[ConstraintLike], *, owner: str = "") -> Any:
+def check_param(
+    name: str, value: Any, constraints: Sequence[ConstraintLike], *, owner: str = "", quote: bool = True
+) -> Any:
     """``value`` when it satisfies one of ``constraints``; else :class:`~benchsift.errors.InputError`
-    ``[owner ]`name`: expected <what>, got <repr>``."""
+    ``[owner ]`name`: expected <what>, got <repr>``.
+
+    ``quote=False`` writes the name bare: for a field that is no parameter of any public call (a config
+    object's field), which the CLI must not rewrite as an option (`` `name` `` -> ``--name``)."""
     made = [make_constraint(c) for c in constraints]
     if any(c.is_satisfied_by(value) for c in made):
         return value
     where = f"{owner} " if owner else ""
-    raise InputError(f"{where}`{name}`: expected {describe(made)}, got {_given(value)}")
+    shown = f"`{name}`" if quote else name
+    raise InputError(f"{where}{shown}: expected {describe(made)}, got {_given(value)}")
 
 
 def check_params(
-    constraints: Mapping[str, Sequence[ConstraintLike]], params: Mapping[str, Any], *, owner: str = ""
+    constraints: Mapping[str, Sequence[ConstraintLike]],
+    params: Mapping[str, Any],
+    *,
+    owner: str = "",
+    quote: bool = True,
 ) -> None:
     """Check every declared parameter present in ``params`` (a function's arguments, an estimator's
     ``vars(self)``), in the order of the declaration; the first one broken raises its message."""
     for name, allowed in constraints.items():
         if name in params:
-            check_param(name, params[name], allowed, owner=owner)
+            check_param(name, params[name], allowed, owner=owner, quote=quote)
 
 
 def validate_params(
