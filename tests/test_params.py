@@ -21,6 +21,7 @@ from benchsift._params import (
     check_param,
     check_params,
     describe,
+    renamed_params,
     validate_params,
 )
 from benchsift.errors import InputError
@@ -191,3 +192,21 @@ def test_interval_refuses_a_bad_declaration() -> None:
         Interval(Real, 1, 0)
     with pytest.raises(ValueError):
         Interval(Real, 0, 1, closed="open")  # type: ignore[arg-type]
+
+
+def test_renamed_params_pass_the_old_name_on_with_a_future_warning() -> None:
+    @renamed_params({"seed": "random_state", "bootstrap": "n_boot"}, until="0.3")
+    def f(x: int, *, n_boot: int = 10, random_state: int = 0) -> tuple[int, int, int]:
+        return x, n_boot, random_state
+
+    assert f(1, n_boot=5, random_state=2) == (1, 5, 2)
+    with pytest.warns(
+        FutureWarning, match=r"^f: `seed` is now called `random_state`; .* until benchsift 0.3$"
+    ):
+        assert f(1, seed=7) == (1, 10, 7)  # type: ignore[call-arg]
+    with pytest.warns(FutureWarning, match="`bootstrap` is now called `n_boot`"):
+        assert f(1, bootstrap=3) == (1, 3, 0)  # type: ignore[call-arg]
+    with pytest.raises(InputError, match="^`seed` and `random_state`: give `random_state` only"):
+        f(1, seed=1, random_state=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="renamed to no parameter"):
+        renamed_params({"a": "b"}, until="0.3")(f)

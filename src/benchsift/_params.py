@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, Literal, ParamSpec, TypeVar
@@ -52,6 +53,7 @@ __all__ = [
     "check_param",
     "check_params",
     "describe",
+    "renamed_params",
     "validate_params",
 ]
 
@@ -293,6 +295,40 @@ def validate_params(
             return func(*args, **kwargs)
 
         wrapper.__parameter_constraints__ = dict(constraints)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+def renamed_params(
+    renames: Mapping[str, str], *, until: str
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Decorate a public function whose keyword parameters were renamed (``{"seed": "random_state"}``):
+    a call with an old name still works until version ``until``, passing the value on under the new name,
+    and warns with a :class:`FutureWarning` (the warning a notebook shows) naming both; giving both names
+    is an :class:`~benchsift.errors.InputError`."""
+
+    def decorate(func: Callable[_P, _R]) -> Callable[_P, _R]:
+        params = inspect.signature(func).parameters
+        missing = [new for new in renames.values() if new not in params]
+        if missing:
+            raise TypeError(f"{func.__qualname__}: renamed to no parameter: {missing}")
+
+        @functools.wraps(func)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise InputError(f"`{old}` and `{new}`: give `{new}` only (`{old}` is its old name)")
+                    warnings.warn(
+                        f"{func.__name__}: `{old}` is now called `{new}`; `{old}` is accepted until "
+                        f"benchsift {until}",
+                        FutureWarning,
+                        stacklevel=2,
+                    )
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
         return wrapper
 
     return decorate
