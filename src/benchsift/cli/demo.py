@@ -22,7 +22,9 @@ def demo_command(
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
-    summary = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
+    summary = run_demo(
+        out, random_state=seed, console=console if not json_output else None, long_csv=long_csv
+    )
     done = Text.assemble(
         ("demo finished", "bold green"), f" in {summary['seconds']:.1f} s; outputs in {out}/"
     )
