@@ -90,7 +90,8 @@ def test_interval_agrees_with_scikit_learn() -> None:
         (Interval(Real, 1e-9, None), "a number >= 1e-09"),
         (Interval(Real, None, None), "a number"),
         (Interval(Real, 0, 1, desc="a share of the models"), "a share of the models"),
-        (Options(["srcc", "plcc"]), "one of srcc, plcc"),
+        (Options(["srcc", "plcc"]), "srcc or plcc"),
+        (Options(["srcc", "plcc", "r2"]), "one of srcc, plcc, r2"),
         (Options(["auto"]), "auto"),
     ],
 )
@@ -166,7 +167,7 @@ def test_validate_params_checks_defaults_and_keeps_the_function() -> None:
     assert f.__doc__ == "Doc of f." and f.__name__ == "f"
     with pytest.raises(InputError, match=r"^`k`: expected an integer >= 1, got 0$"):
         f(1.0, k=0)
-    with pytest.raises(InputError, match=r"^`how`: expected one of mean, median, got 'mode'$"):
+    with pytest.raises(InputError, match=r"^`how`: expected mean or median, got 'mode'$"):
         f(1.0, how="mode")
 
     @validate_params({"k": [Interval(Integral, 1, None)]})

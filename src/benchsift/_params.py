@@ -147,7 +147,7 @@ class Interval(Constraint):
 
 class Options(Constraint):
     """One of ``values`` (compared with ``==``; a value of another ``type`` never matches, so ``1`` is not
-    ``True``); ``str`` lists them in the order given: "one of srcc, plcc, r2"."""
+    ``True``); ``str`` lists them in the order given: "one of srcc, plcc, r2" ("era or family" for two)."""
 
     def __init__(self, values: Iterable[Any], *, type: type | tuple[type, ...] = str) -> None:
         self.values = tuple(values)
@@ -162,9 +162,10 @@ class Options(Constraint):
             return False
 
     def __str__(self) -> str:
-        if len(self.values) == 1:
-            return str(self.values[0])
-        return "one of " + ", ".join(str(v) for v in self.values)
+        words = [str(v) for v in self.values]
+        if len(words) <= 2:
+            return " or ".join(words)
+        return "one of " + ", ".join(words)
 
 
 class Check(Constraint):

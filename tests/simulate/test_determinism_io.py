@@ -167,7 +167,7 @@ def test_cli_simulate_table_and_error(tmp_path) -> None:
         ),
         (
             {"contamination_by": "age"},
-            "simulation parameter contamination_by: expected one of era, family, got 'age'",
+            "simulation parameter contamination_by: expected era or family, got 'age'",
         ),
         (
             {"params_range": (5.0, 1.0)},

@@ -56,7 +56,7 @@ X = np.arange(12.0).reshape(4, 3)
         (lambda: components_for_energy(X, level=0), "`level`: expected a number in (0, 1], got 0"),
         (
             lambda: participation_ratio(X, values="energy"),  # type: ignore[arg-type]
-            "`values`: expected one of singular, eigen, got 'energy'",
+            "`values`: expected singular or eigen, got 'energy'",
         ),
         (lambda: top_k_energy(X, k=0), "`k`: expected an integer >= 1, got 0"),
         (lambda: WeightStream(5, 10, 0, n_draw=2.5), "`n_draw`: expected an integer >= 1 or None, got 2.5"),  # type: ignore[arg-type]
