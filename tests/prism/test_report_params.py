@@ -31,7 +31,15 @@ def test_report_counts_are_declared(table: pd.DataFrame) -> None:
         score_report(table, n_boot=0)
     with pytest.raises(InputError, match=r"^`budget`: expected an integer >= 1 or None, got 0$"):
         score_report(table, n_boot=10, budget=0)
-    with pytest.raises(InputError, match=r"^`items`: expected an integer >= 1, got 0$"):
-        audit_report(table, table, items=0)
+    with pytest.raises(InputError, match=r"^`items`: expected an integer >= 2, got 1$"):
+        audit_report(table, table, items=1)
     with pytest.raises(InputError, match="^`seed` and `random_state`"):
         audit_report(table, table, seed=1, random_state=1)  # type: ignore[call-arg]
+
+
+def test_prism_choices_are_declared() -> None:
+    from benchsift.prism.aggregate import aggregate
+
+    with pytest.raises(InputError, match=r"^`method`: expected one of harmonic, .*, got 'median'$"):
+        aggregate([[0.5, 0.5]], method="median")
+    assert aggregate([[0.5, 0.5]], method="min")[0] == 0.5

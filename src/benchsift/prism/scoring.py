@@ -374,7 +374,7 @@ class AuditReport(Result):
 
 
 @renamed_params({"seed": "random_state"}, until="0.3")
-@validate_params({"items": [_COUNT], "random_state": [_SEED]})
+@validate_params({"items": [Interval(Integral, 2, None)], "random_state": [_SEED]})
 def audit_report(
     primary: PathLike | pd.DataFrame | VerdictArrays | None = None,
     secondary: PathLike | pd.DataFrame | VerdictArrays | None = None,
