@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchsift.workflows.demo import run_demo
 
         directory = Path(tempfile.mkdtemp(prefix="benchsift-demo-")) / "demo"
-        run_demo(directory, seed=0)
+        run_demo(directory, random_state=0)
     index = (directory / "index.html").resolve()
     if not index.is_file():
         print(f"{index}: no index.html (run `benchsift report {directory}` first)", file=sys.stderr)

@@ -71,8 +71,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "stage3": aggregate_stage3(panel, ks=[1, 2], n_boot=50),
         "shelf_life": shelf_life(panel, k=2),
         "leftout": leftout_prediction(panel, sizes=[2, 4], n_splits=2),
-        "score": score_report(verdicts, bootstrap=50),
-        "bootstrap": score_report(verdicts, bootstrap=50).bootstrap,
+        "score": score_report(verdicts, n_boot=50),
+        "bootstrap": score_report(verdicts, n_boot=50).bootstrap,
         "means": means_report(
             pd.DataFrame({"model": ["a", "b", "c"], "q": [0.2, 0.5, 0.7], "h": [0.3, 0.6, 0.4]})
         ),

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
+from benchsift._params import Check, Options, validate_params
 from benchsift.errors import InputError
 
 if TYPE_CHECKING:
@@ -38,10 +39,12 @@ BACKENDS: tuple[str, ...] = ("loky", "threading", "dask", "ray")
 """The backends :func:`sweep_backend` accepts."""
 
 
+_NONZERO = Check(lambda n: isinstance(n, int) and not isinstance(n, bool) and n != 0, "a non-zero integer")
+
+
+@validate_params({"backend": [Options(BACKENDS), None]})
 def check_backend(backend: str | None, address: str | None = None) -> str | None:
     """The backend name checked (``None`` stays ``None``); ``address`` only with dask or ray."""
-    if backend is not None and backend not in BACKENDS:
-        raise InputError(f"`backend`: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend not in ("dask", "ray"):
         raise InputError(
             "`address` is the address of a dask or ray cluster: give it with `backend` dask or `backend` ray"
@@ -67,6 +70,7 @@ def _local_workers(n_jobs: int | None) -> int:
 
 
 @contextmanager
+@validate_params({"n_jobs": [_NONZERO, None]})
 def sweep_backend(
     backend: str | None = None, address: str | None = None, n_jobs: int | None = None
 ) -> Iterator[int | None]:
@@ -90,8 +94,6 @@ def sweep_backend(
         The ``n_jobs`` to pass to ``joblib.Parallel`` inside the block.
     """
     check_backend(backend, address)
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
-        raise InputError(f"`n_jobs`: expected a non-zero integer or None, got {n_jobs!r}")
     if backend is None:
         yield n_jobs
         return

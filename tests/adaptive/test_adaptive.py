@@ -466,7 +466,6 @@ def test_residual_factors_cut_the_full_score_error_on_a_two_dimensional_panel() 
     assert err[3] < 0.9 * err[0]
 
 
-
 def test_a_bank_of_60_models_gets_the_empirical_prior_by_default(tmp_path) -> None:
     """The default prior follows the bank's size: N(0, 1) below 60 reference models, the empirical prior
     from 60 on (as the residual factors); an explicit prior is kept either way, and the file keeps it."""

@@ -53,7 +53,7 @@ def test_prism_score_is_score_report(tmp_path: Path) -> None:
     path = tmp_path / "verdicts.csv"
     simulate_verdicts(5, 80, unanswered_rate=0.02, random_state=3).table.to_csv(path, index=False)
     cli = _cli("prism", "score", str(path), "--bootstrap", "150", "--seed", "2", "--budget", "40")
-    lib = score_report(path, bootstrap=150, seed=2, budget=40)
+    lib = score_report(path, n_boot=150, random_state=2, budget=40)
     assert cli == _plain(lib.to_dict())
     assert cli["matched_budget"]["n_items"] == 40 and "accuracy_separation" in cli  # the extras are there
     # a DataFrame in memory gives the same report as its file
@@ -61,8 +61,8 @@ def test_prism_score_is_score_report(tmp_path: Path) -> None:
         _plain(
             score_report(
                 simulate_verdicts(5, 80, unanswered_rate=0.02, random_state=3).table,
-                bootstrap=150,
-                seed=2,
+                n_boot=150,
+                random_state=2,
                 budget=40,
             ).to_dict()
         )
@@ -73,7 +73,7 @@ def test_prism_score_is_score_report(tmp_path: Path) -> None:
 def test_prism_analyze_is_means_report() -> None:
     table2 = FIXTURES / "prism" / "table2.csv"
     cli = _cli("prism", "analyze", "--axis-means", str(table2), "--bootstrap", "100", "--weights", "h=2")
-    lib = means_report(table2, bootstrap=100, weights={"h": 2.0})
+    lib = means_report(table2, n_boot=100, weights={"h": 2.0})
     assert cli == _plain(lib.to_dict())
 
 
@@ -163,10 +163,10 @@ def test_prism_score_clusters_match_the_library(tmp_path: Path) -> None:
     args = ["prism", "score", str(path), "--bootstrap", "80"]
     auto = _cli(*args)
     assert auto["clusters"]["used"] is True
-    assert auto == _plain(score_report(path, bootstrap=80, seed=0).summary)
+    assert auto == _plain(score_report(path, n_boot=80, random_state=0).summary)
     off = _cli(*args, "--clusters", "none")
     assert off["clusters"]["used"] is False
-    assert off == _plain(score_report(path, bootstrap=80, seed=0, clusters=None).summary)
+    assert off == _plain(score_report(path, n_boot=80, random_state=0, clusters=None).summary)
     assert off["ci"] != auto["ci"]
 
 

@@ -13,5 +13,5 @@ from benchsift.workflows.demo import run_demo
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("demo") / "demo"
-    summary = run_demo(out, seed=0).payload
+    summary = run_demo(out, random_state=0).payload
     return out, summary

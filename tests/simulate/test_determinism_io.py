@@ -155,3 +155,40 @@ def test_cli_simulate_table_and_error(tmp_path) -> None:
     assert not bad_out.exists()
     unknown = runner.invoke(app, ["simulate", "-o", str(bad_out), "--preset", "nope"])
     assert unknown.exit_code == 2 and not bad_out.exists()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"n_models": 40.5}, "simulation parameter n_models: expected an integer >= 2, got 40.5"),
+        (
+            {"missing_rate": "0.1"},
+            "simulation parameter missing_rate: expected a number in [0, 0.5], got '0.1'",
+        ),
+        (
+            {"contamination_by": "age"},
+            "simulation parameter contamination_by: expected era or family, got 'age'",
+        ),
+        (
+            {"params_range": (5.0, 1.0)},
+            "simulation parameter params_range: expected a (low, high) pair with 0 < low <= high,"
+            " got (5.0, 1.0)",
+        ),
+    ],
+)
+def test_declared_parameters_refuse_with_one_line(overrides: dict, message: str) -> None:
+    """Each parameter against its declaration: a fractional count or a rate given as text is refused (it was
+    truncated / parsed before), the message says what was expected and what was given."""
+    with pytest.raises(InputError) as info:
+        SimulationConfig.small(**overrides).validate()
+    assert str(info.value) == message
+
+
+def test_sized_names_its_own_parameters() -> None:
+    """``sized`` (the options of ``benchsift simulate``) refuses a size by its own name, not the field's."""
+    with pytest.raises(InputError) as info:
+        SimulationConfig.sized("small", models=0)
+    assert str(info.value) == "`models`: expected an integer >= 1 or None, got 0"
+    with pytest.raises(InputError, match="^`benchmarks`: expected an integer >= 1 or None, got 0$"):
+        SimulationConfig.sized("small", benchmarks=0)
+    assert SimulationConfig.sized("small", models=5).n_models == 5

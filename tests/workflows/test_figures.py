@@ -24,7 +24,13 @@ def panel() -> Panel:
 
 
 def test_validate_writes_the_figure_and_the_folder(panel: Panel, tmp_path: Path) -> None:
-    options = {"selectors": ["random", "variance"], "retentions": [0.1], "splits": 2, "seed": 5, "floor": 0}
+    options = {
+        "selectors": ["random", "variance"],
+        "retentions": [0.1],
+        "splits": 2,
+        "random_state": 5,
+        "floor": 0,
+    }
     run = validate_panel(panel, figure=tmp_path / "fig", out=tmp_path / "out", data="sim", **options)
     direct = validate(panel, **options)
     assert run.value.to_dict()["results"] == direct.to_dict()["results"]

@@ -22,7 +22,7 @@ def demo_command(
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
-    run = run_demo(out, seed=seed, console=console if not json_output else None, long_csv=long_csv)
+    run = run_demo(out, random_state=seed, console=console if not json_output else None, long_csv=long_csv)
     done = Text.assemble(
         ("demo finished", "bold green"), f" in {run.payload['seconds']:.1f} s; outputs in {out}/"
     )

@@ -83,8 +83,8 @@ def score_command(
     run = score_verdicts(
         verdicts,
         out=out,
-        bootstrap=bootstrap,
-        seed=seed,
+        n_boot=bootstrap,
+        random_state=seed,
         alpha=alpha,
         sc_variant=sc_variant,
         mq_partial=mq_partial,
@@ -144,8 +144,8 @@ def analyze_command(
         group=group,
         references=split_list(references),
         weights=_weights(weights) if weights is not None else None,
-        bootstrap=bootstrap,
-        seed=seed,
+        n_boot=bootstrap,
+        random_state=seed,
     )
     report = run.value
     summary, means = report.summary, report.means
@@ -197,7 +197,7 @@ def audit_command(
         judge_col=judge_col,
         human_col=human_col,
         items=items,
-        seed=seed,
+        random_state=seed,
         threshold=threshold,
         sc_variant=sc_variant,
     )

@@ -110,7 +110,7 @@ def validate_command(
             selectors=sels,
             retentions=rets,
             splits=splits,
-            seed=seed,
+            random_state=seed,
             n_jobs=sweep_workers(ctx, backend, address, n_jobs),
             k=k,
             floor=floor,

@@ -101,8 +101,7 @@ def capability_frontier(
     min_models: int = 2,
 ) -> FrontierResult:
     """The Capability Frontier of ``panel`` (PRIMEBench App. I.2; see the module docstring for each step)."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"capability_frontier: expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel, "capability_frontier")
     lo, hi = float(band[0]), float(band[1])
     if not 0.0 <= lo <= hi <= 1.0:
         raise InputError(f"band: expected 0 <= low <= high <= 1, got {band!r}")

@@ -26,14 +26,17 @@ values (a continuous score) is cut into ``max_categories`` equal-width bins of [
 from __future__ import annotations
 
 from functools import partial
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit, log_expit
 
+from benchsift._params import ConstraintLike, Interval, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, posterior_on_grid
-from benchsift.irt.twopl import AbilityEstimate, _check_responses, _px_rescale
+from benchsift.irt.twopl import EM_CONSTRAINTS, AbilityEstimate, _check_responses, _px_rescale
 
 __all__ = ["GradedResponse", "score_levels"]
 
@@ -96,6 +99,12 @@ class GradedResponse:
     theta_se_: np.ndarray
     grid_: Grid
 
+    #: the constructor's parameters, declared once (:mod:`benchsift._params`), checked at ``fit``
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "max_categories": [Interval(Integral, 2, None)],
+        **EM_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         max_categories: int = 5,
@@ -121,10 +130,7 @@ class GradedResponse:
             return self._fit(X)
 
     def _fit(self, X: np.ndarray) -> GradedResponse:
-        if int(self.max_categories) < 2:
-            raise InputError(f"max_categories must be at least 2, got {self.max_categories}")
-        if int(self.max_iter) < 1 or not self.tol > 0 or not self.points_per_sd > 0:
-            raise InputError("max_iter must be >= 1, tol and points_per_sd positive")
+        check_params(self._parameter_constraints, vars(self), owner="GradedResponse")
         cats, levels = score_levels(X, int(self.max_categories))
         n_resp, n_items = cats.shape
         if n_resp < 2:

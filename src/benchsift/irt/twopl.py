@@ -76,11 +76,13 @@ PRIMEBench (Appendix D.1, after metabench, Kipnis et al. 2025) and the p-IRT est
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from numbers import Integral, Real
+from typing import ClassVar, Literal
 
 import numpy as np
 from scipy.special import expit
 
+from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, gauss_hermite_grid
@@ -417,6 +419,18 @@ def _squarem_point(
     return out[0], out[1]
 
 
+_POSITIVE = Interval(Real, 0, None, closed="neither")  # inf allowed: an infinite prior sd switches it off
+#: the EM fit's parameters, shared by :class:`TwoPL` and :class:`~benchsift.irt.graded.GradedResponse`
+EM_CONSTRAINTS: dict[str, list[ConstraintLike]] = {
+    "points_per_sd": [_POSITIVE],
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [_POSITIVE],
+    "newton_steps": [Interval(Integral, 1, None)],
+    "prior_a_sd": [_POSITIVE],
+    "prior_d_sd": [_POSITIVE],
+}
+
+
 class TwoPL:
     """Two-parameter logistic IRT model, marginal maximum likelihood by EM (see the module docstring).
 
@@ -493,23 +507,15 @@ class TwoPL:
         self.accelerate = accelerate
         self.warm_start = warm_start
 
+    #: the constructor's parameters, declared once (:mod:`benchsift._params`), checked at ``fit``
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "n_quadrature": [Interval(Integral, 5, None), None],  # None: adaptive
+        **EM_CONSTRAINTS,
+        "a_prior": [Options(["lognormal", "normal"])],
+    }
+
     def _check_params(self) -> None:
-        if self.n_quadrature is not None and int(self.n_quadrature) < 5:
-            raise InputError(f"n_quadrature must be None (adaptive) or at least 5, got {self.n_quadrature}")
-        if not self.points_per_sd > 0:
-            raise InputError(f"points_per_sd must be positive, got {self.points_per_sd}")
-        if int(self.max_iter) < 1 or not self.tol > 0 or int(self.newton_steps) < 1:
-            raise InputError(
-                f"max_iter and newton_steps must be >= 1 and tol > 0, got max_iter={self.max_iter}, "
-                f"newton_steps={self.newton_steps}, tol={self.tol}"
-            )
-        if self.a_prior not in ("lognormal", "normal"):
-            raise InputError(f"a_prior: expected 'lognormal' or 'normal', got {self.a_prior!r}")
-        if not (self.prior_a_sd > 0 and self.prior_d_sd > 0):
-            raise InputError(
-                f"prior sds must be positive (inf switches a prior off), got a: {self.prior_a_sd}, "
-                f"d: {self.prior_d_sd}"
-            )
+        check_params(self._parameter_constraints, vars(self), owner="TwoPL")
 
     @classmethod
     def from_parameters(cls, discrimination: np.ndarray, intercept: np.ndarray, **params: object) -> TwoPL:
@@ -735,6 +741,7 @@ class TwoPL:
         if not hasattr(self, "discrimination_"):
             raise InputError("this TwoPL model is not fitted yet; call fit(X) first")
 
+    @validate_params({"method": [Check(lambda m: m in ("eap", "map"), "'eap' or 'map'")]})
     def score(
         self, X: np.ndarray, items: np.ndarray | None = None, method: ScoreMethod = "eap"
     ) -> AbilityEstimate:
@@ -746,8 +753,6 @@ class TwoPL:
         (posterior mode, SE ``1 / sqrt(I(theta) + 1)`` from the test information at the mode).
         """
         self._check_fitted()
-        if method not in ("eap", "map"):
-            raise InputError(f"score method: expected 'eap' or 'map', got {method!r}")
         idx = np.arange(len(self.discrimination_)) if items is None else np.asarray(items)
         data = _Responses(np.atleast_2d(X), name="new responses")
         if data.x.shape[1] != len(idx):

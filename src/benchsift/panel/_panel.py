@@ -444,6 +444,19 @@ class Panel:
         _check_known(wanted, self.categories, "category")
         return self.subset(items=self._items["category"].isin(wanted).to_numpy())
 
+    @staticmethod
+    def check(obj: object, where: str = "", *, image: bool = False) -> Panel:
+        """``obj`` when it is a :class:`Panel` (and, with ``image=True``, has image-condition model rows);
+        else :class:`~benchsift.errors.InputError` ``"<where>: expected a benchsift Panel, got <type>"`` or
+        ``"<where>: the panel has no image-condition model rows (models.condition)"``: the one check of a
+        method's panel argument."""
+        lead = f"{where}: " if where else ""
+        if not isinstance(obj, Panel):
+            raise InputError(f"{lead}expected a benchsift Panel, got {type(obj).__name__}")
+        if image and not obj.image_rows.any():
+            raise InputError(f"{lead}the panel has no image-condition model rows (models.condition)")
+        return obj
+
     def select_condition(self, condition: str) -> Panel:
         """Model rows with the given condition (``"image"`` or ``"text-only"``)."""
         if condition not in CONDITIONS:

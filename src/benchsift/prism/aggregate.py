@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Options, validate_params
 from benchsift.errors import DegenerateError, InputError
 
 __all__ = [
@@ -120,6 +121,7 @@ def min_aggregate(means: ArrayLike) -> FloatArray:
     return _check_means(means, None).min(axis=1)
 
 
+@validate_params({"method": [Options(AGGREGATORS)]})
 def aggregate(
     means: ArrayLike,
     method: str = "harmonic",
@@ -133,9 +135,7 @@ def aggregate(
         return geometric_mean(means)
     if method == "arithmetic":
         return arithmetic_mean(means)
-    if method == "min":
-        return min_aggregate(means)
-    raise InputError(f"aggregator: expected one of {list(AGGREGATORS)}, got {method!r}")
+    return min_aggregate(means)  # "min"
 
 
 def aggregate_frame(means: pd.DataFrame) -> pd.DataFrame:

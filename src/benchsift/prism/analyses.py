@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from benchsift._params import Options, validate_params
 from benchsift._suggest import did_you_mean
 from benchsift.errors import DegenerateError, InputError
 from benchsift.io.verdicts import VerdictArrays
@@ -141,6 +142,7 @@ def _batched_corr(Xb: FloatArray) -> FloatArray:
     return np.clip(out, -1.0, 1.0)
 
 
+@validate_params({"method": [Options(["plcc", "srcc"])]})
 def axis_correlation_ci(
     means: pd.DataFrame,
     n_boot: int = 2000,
@@ -162,8 +164,6 @@ def axis_correlation_ci(
     Xb = A[idx]  # (B, n, k)
     if method == "srcc":
         Xb = rank_average(Xb, axis=1)
-    elif method != "plcc":
-        raise InputError(f"method: expected 'plcc' or 'srcc', got {method!r}")
     lo, hi = percentile_ci(_batched_corr(Xb), level, axis=0)
     return (
         pd.DataFrame(lo, index=X.columns, columns=X.columns),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Interval, validate_params
 from benchsift.errors import InputError, listed
 from benchsift.io.verdicts import VerdictArrays, read_table
 from benchsift.prism.aggregate import pscore
@@ -112,6 +114,12 @@ def align_arrays(reference: VerdictArrays, other: VerdictArrays) -> VerdictArray
     )
 
 
+@validate_params(
+    {
+        "n_items": [Interval(Integral, 2, None)],
+        "threshold": [Interval(Real, -1, 1, desc="a number in [-1, 1] (a Spearman rho)")],
+    }
+)
 def cross_judge_audit(
     primary: VerdictArrays,
     secondary: VerdictArrays,
@@ -125,10 +133,6 @@ def cross_judge_audit(
     Items are eligible for an axis when the second judge graded that axis for at least one model; the
     ``n_items`` are drawn without replacement from them (all of them when fewer).
     """
-    if not (np.isfinite(threshold) and -1.0 <= threshold <= 1.0):
-        raise InputError(f"`threshold`: expected a number in [-1, 1] (a Spearman rho), got {threshold!r}")
-    if int(n_items) < 2:
-        raise InputError(f"`items`: expected at least 2 items per axis, got {n_items!r}")
     other = align_arrays(primary, secondary)
     rng = check_random_state(random_state)
     rows = {}

@@ -23,12 +23,14 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Interval, validate_params
 from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
@@ -208,6 +210,7 @@ def collect_sources(
     return StageResult("sources", out, {"pool": len(pool), "items": len(sampled)}, table=table)
 
 
+@validate_params({"max_reasks": [Interval(Integral, 0, None)]})
 def build(
     items: PathLike,
     out: PathLike,
@@ -254,8 +257,6 @@ def build(
     from benchsift.prism.stage_io import write_jsonl
 
     out = Path(out)
-    if max_reasks < 0:
-        raise InputError(f"`max_reasks`: expected an integer >= 0, got {max_reasks}")
     item_list = read_items(items)
     pool: ClientPool | None = None
     try:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from benchsift._params import Options, validate_params
 from benchsift.errors import InputError
 from benchsift.io.verdicts import VerdictArrays
 
@@ -50,10 +51,9 @@ def ratio_mean(num: FloatArray, den: FloatArray) -> FloatArray:
     return out
 
 
+@validate_params({"variant": [Options(SC_VARIANTS)]})
 def sc_terms(arrays: VerdictArrays, variant: str = "B") -> tuple[FloatArray, FloatArray]:
     """Numerator and denominator matrices (n_models, n_items) of one sc variant (see module docstring)."""
-    if variant not in SC_VARIANTS:
-        raise InputError(f"sc variant: expected one of {list(SC_VARIANTS)}, got {variant!r}")
     if arrays.sc_turn0_correct is None or arrays.sc_flip_turn is None:
         raise InputError("the verdict table has no sc axis (no sc_turn0_correct / sc_flip_turn)")
     answered = ~np.isnan(arrays.sc_flip_turn)

@@ -18,12 +18,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Interval, renamed_params, validate_params
 from benchsift.errors import InputError, listed
 from benchsift.io.verdicts import (
     VerdictArrays,
@@ -119,11 +121,17 @@ class ScoreReport(Result):
         return self.tables["leaderboard"]
 
 
+_COUNT = Interval(Integral, 1, None)
+_SEED = Interval(Integral, 0, None)
+
+
+@renamed_params({"bootstrap": "n_boot", "seed": "random_state"}, until="0.3")
+@validate_params({"n_boot": [_COUNT], "random_state": [_SEED], "budget": [_COUNT, None]})
 def score_report(
     verdicts: PathLike | pd.DataFrame | VerdictArrays,
     *,
-    bootstrap: int = 2000,
-    seed: int = 0,
+    n_boot: int = 2000,
+    random_state: int = 0,
     alpha: float = 0.05,
     sc_variant: str = "B",
     mq_partial: bool = False,
@@ -139,10 +147,11 @@ def score_report(
     verdicts
         A verdict table: a CSV/parquet file or a DataFrame (docs/CONTRACTS.md), or its
         :class:`~benchsift.io.verdicts.VerdictArrays`.
-    bootstrap
-        Replicates B of the item-level paired bootstrap.
-    seed
-        Seed of the item resamples (and of the split-half partitions and the correlation CIs).
+    n_boot
+        Replicates B of the item-level paired bootstrap (was ``bootstrap``, accepted until 0.3).
+    random_state
+        Seed of the item resamples (and of the split-half partitions and the correlation CIs); was
+        ``seed``, accepted until 0.3.
     alpha
         Test level of the pairwise separation.
     sc_variant
@@ -168,11 +177,11 @@ def score_report(
     """
     arrays = _arrays(verdicts)
     found = arrays_clusters(arrays, clusters)
-    W = replicate_weights(arrays.n_items, bootstrap, seed, clusters=found)
+    W = replicate_weights(arrays.n_items, n_boot, random_state, clusters=found)
     result = paired_bootstrap(
         arrays, weights=W, sc_variant=sc_variant, mq_partial=mq_partial, alpha=alpha, progress=progress
     )
-    summary = score_summary(result, n_boot=bootstrap, random_state=seed)
+    summary = score_summary(result, n_boot=n_boot, random_state=random_state)
     summary["clusters"] = found.to_dict()
     summary["warnings"] = list(found.warnings)
     tables: dict[str, pd.DataFrame] = {
@@ -180,7 +189,7 @@ def score_report(
         "pairs": result.pair_table().set_index(["model_a", "model_b"]),
     }
     if arrays.n_models >= 4:  # App. E "Pool independence": 10 random model halves on the same replicates
-        halves = split_half(result, n_partitions=10, random_state=seed)
+        halves = split_half(result, n_partitions=10, random_state=random_state)
         summary["split_half"] = {
             "separation_mean": float(halves["separation"].mean()),
             "separation_min": float(halves["separation"].min()),
@@ -193,8 +202,8 @@ def score_report(
     if budget is not None:
         matched = paired_bootstrap(
             arrays,
-            bootstrap,
-            seed,
+            n_boot,
+            random_state,
             sc_variant=sc_variant,
             mq_partial=mq_partial,
             alpha=alpha,
@@ -217,7 +226,7 @@ def score_report(
         nt = near_tie_report(result, list(near_tie))
         tables["near_tie"] = nt.set_index(["model_a", "model_b"])
         summary["near_tie"] = nt.to_dict(orient="records")
-    return ScoreReport(summary, tables, result, arrays.n_items, bootstrap, dom_corr)
+    return ScoreReport(summary, tables, result, arrays.n_items, n_boot, dom_corr)
 
 
 def _accuracy_tests(arrays: VerdictArrays, W: np.ndarray, alpha: float, ps_range: float) -> dict[str, Any]:
@@ -267,6 +276,8 @@ class MeansReport(Result):
         return out.sort_values("PScore", ascending=False, kind="stable")
 
 
+@renamed_params({"bootstrap": "n_boot", "seed": "random_state"}, until="0.3")
+@validate_params({"n_boot": [_COUNT], "random_state": [_SEED]})
 def means_report(
     axis_means: PathLike | pd.DataFrame,
     *,
@@ -275,8 +286,8 @@ def means_report(
     group: str | None = None,
     references: Sequence[str] | None = None,
     weights: Mapping[str, float] | None = None,
-    bootstrap: int = 2000,
-    seed: int = 0,
+    n_boot: int = 2000,
+    random_state: int = 0,
 ) -> MeansReport:
     """PScore, aggregators, weights, correlations and ranges from per-model axis means (PRISM-VLM Table 2).
 
@@ -294,8 +305,9 @@ def means_report(
         Accuracy columns for the range widening (Sec. 5.1).
     weights
         Also a weighted PScore (Eq. 3, App. E.1): axis -> weight; the other axes keep 1.
-    bootstrap, seed
-        Model resamples for the correlation CIs (App. E) and their seed.
+    n_boot, random_state
+        Model resamples for the correlation CIs (App. E) and their seed (were ``bootstrap``, ``seed``,
+        accepted until 0.3).
     """
     if isinstance(axis_means, pd.DataFrame):
         where = "axis_means"
@@ -303,7 +315,7 @@ def means_report(
     else:
         means, extra = load_axis_means(axis_means, list(axes) if axes else None)
         where = str(axis_means)
-    summary = means_summary(means, q_axis, bootstrap, seed)
+    summary = means_summary(means, q_axis, n_boot, random_state)
     if weights is not None:  # App. E.1 "Reweighting for a deployment"
         wmap = dict(weights)
         var = ranking_variants(means, {"weighted": wmap}).loc["weighted"]
@@ -361,6 +373,8 @@ class AuditReport(Result):
         return tables.get("cross_judge", tables.get("human_agreement", pd.DataFrame()))
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
+@validate_params({"items": [Interval(Integral, 2, None)], "random_state": [_SEED]})
 def audit_report(
     primary: PathLike | pd.DataFrame | VerdictArrays | None = None,
     secondary: PathLike | pd.DataFrame | VerdictArrays | None = None,
@@ -369,7 +383,7 @@ def audit_report(
     judge_col: str = "judge",
     human_col: str = "human",
     items: int = 200,
-    seed: int = 0,
+    random_state: int = 0,
     threshold: float = 0.95,
     sc_variant: str = "B",
 ) -> AuditReport:
@@ -380,7 +394,8 @@ def audit_report(
     primary, secondary
         Verdict tables graded by the build-time judge and re-graded by the audit judge: per axis, the
         Spearman correlation between the two judges' model leaderboards on ``items`` items drawn with
-        ``seed``, and the admission rule ``rho >= threshold`` (Sec. 5.3, Table 7).
+        ``random_state`` (was ``seed``, accepted until 0.3), and the admission rule
+        ``rho >= threshold`` (Sec. 5.3, Table 7).
     labels
         A CSV/parquet of paired judge / human labels (columns ``judge_col``, ``human_col``): per-axis and
         overall Cohen's kappa and disagreement rate (App. F, Table 21).
@@ -394,7 +409,9 @@ def audit_report(
         raise InputError(f"audit: {where} needs a second verdict table graded by the audit judge (secondary)")
     cross = human = None
     if primary is not None and secondary is not None:
-        cross = cross_judge_audit(_arrays(primary), _arrays(secondary), items, seed, threshold, sc_variant)
+        cross = cross_judge_audit(
+            _arrays(primary), _arrays(secondary), items, random_state, threshold, sc_variant
+        )
     if labels is not None:
         human = judge_human_agreement(load_labels(labels, judge_col, human_col), judge_col, human_col)
         human.index.name = "axis"

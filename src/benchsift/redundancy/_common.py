@@ -155,8 +155,7 @@ def redundancy_matrices(
 
 def prepare_panel(panel: Panel, benchmark: str | None, condition: str | None) -> tuple[Panel, list[str]]:
     """Restrict a panel to one benchmark (if named) and one model condition (if named); return notes."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel)
     notes: list[str] = []
     if benchmark is not None:
         panel = panel.select_benchmarks(benchmark)

@@ -195,8 +195,7 @@ def benchmark_redundancy(
         Keep only model runs of this condition (``None`` keeps all).
     """
     names_m = parse_metrics(metrics)
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel)
     panel, notes = keep_condition(panel, condition)
     names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
     notes += _category_notes(panel, category, used)

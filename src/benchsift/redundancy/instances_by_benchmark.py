@@ -151,8 +151,7 @@ class InstanceRedundancyByBenchmark(Result):
 
 def _benchmark_list(panel: Panel, benchmarks: str | Iterable[str] | None) -> list[str]:
     """The benchmarks to analyse: all of the panel's (order of first appearance) or the named ones."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel)
     known = list(panel.benchmarks)
     if benchmarks is None:
         names = known

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
+from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 
@@ -248,6 +250,62 @@ class SimulationConfig:
 
     PRESETS: ClassVar[tuple[str, ...]] = ("small", "primebench", "openvlm")
 
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "n_models": [Interval(Integral, 2, None)],
+        **{
+            name: [Interval(Integral, 1, None)]
+            for name in (
+                "n_benchmarks",
+                "n_categories",
+                "items_per_benchmark",
+                "min_items_per_benchmark",
+                "n_families",
+                "clusters_per_benchmark",
+                "embedding_dim",
+                "n_dimension_groups",
+                "question_words",
+                "central_max_tries",
+                "items_per_image",
+            )
+        },
+        **{
+            name: [Interval(Integral, 0, None)]
+            for name in ("n_ability_factors", "n_text_only_models", "n_dimensions")
+        },
+        **{
+            name: [Interval(Real, 0, 1)]
+            for name in (
+                "undated_rate",
+                "unknown_params_rate",
+                "general_share",
+                "category_unique_share",
+                "specific_weight",
+                "graded_fraction",
+                "all_correct_rate",
+                "blind_solvable_rate",
+                "blind_beta_min",
+                "nonblind_beta_max",
+                "mislabel_rate",
+                "contamination_rate",
+                "contaminated_model_share",
+            )
+        },
+        "missing_rate": [Interval(Real, 0, 0.5)],
+        "missing_benchmark_rate": [Interval(Real, 0, 0.5)],
+        **{
+            name: [Interval(Real, 0, None)]
+            for name in ("contamination_boost", "image_difficulty_sd", "image_response_sd")
+        },
+        **{
+            name: [Interval(Real, 0, None, closed="neither")]
+            for name in ("discrimination_median", "ability_sd")
+        },
+        "contamination_by": [Options(["era", "family"])],
+        "params_range": [
+            Check(lambda r: len(r) == 2 and 0 < r[0] <= r[1], "a (low, high) pair with 0 < low <= high")
+        ],
+    }
+
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> SimulationConfig:
         """The preset called ``name`` (one of :attr:`PRESETS`) with ``overrides`` applied."""
@@ -261,6 +319,14 @@ class SimulationConfig:
         return config
 
     @classmethod
+    @validate_params(
+        {
+            "models": [Interval(Integral, 1, None), None],
+            "benchmarks": [Interval(Integral, 1, None), None],
+            "categories": [Interval(Integral, 1, None), None],
+            "items_per_benchmark": [Interval(Integral, 1, None), None],
+        }
+    )
     def sized(
         cls,
         name: str,
@@ -322,26 +388,11 @@ class SimulationConfig:
         return cls(**data)
 
     def validate(self) -> None:
-        """Raise :class:`InputError` naming the first parameter that is out of range."""
-        positive = {
-            "n_models": self.n_models,
-            "n_benchmarks": self.n_benchmarks,
-            "n_categories": self.n_categories,
-            "items_per_benchmark": self.items_per_benchmark,
-            "min_items_per_benchmark": self.min_items_per_benchmark,
-            "n_families": self.n_families,
-            "clusters_per_benchmark": self.clusters_per_benchmark,
-            "embedding_dim": self.embedding_dim,
-            "n_dimension_groups": self.n_dimension_groups,
-            "question_words": self.question_words,
-            "central_max_tries": self.central_max_tries,
-            "items_per_image": self.items_per_image,
-        }
-        for name, value in positive.items():
-            if int(value) < 1:
-                raise InputError(f"simulation parameter {name}={value!r}: expected an integer >= 1")
-        if self.n_models < 2:
-            raise InputError(f"simulation parameter n_models={self.n_models}: expected at least 2 models")
+        """Raise :class:`InputError` naming the first parameter that is out of range: each one against
+        its declaration (:attr:`_parameter_constraints`), then the rules that tie two of them. (The sizes
+        :meth:`sized` takes are declared there, by the names the CLI's options have.)"""
+        # a field is no option of ``benchsift simulate`` (``--models`` sets ``n_models``): named bare
+        check_params(self._parameter_constraints, vars(self), owner="simulation parameter", quote=False)
         if self.n_categories > self.n_benchmarks:
             raise InputError(
                 f"simulation parameter n_categories={self.n_categories}: expected at most "
@@ -352,36 +403,7 @@ class SimulationConfig:
                 f"simulation parameter min_items_per_benchmark={self.min_items_per_benchmark}: expected at "
                 f"most items_per_benchmark={self.items_per_benchmark}"
             )
-        rates = {
-            "undated_rate": self.undated_rate,
-            "unknown_params_rate": self.unknown_params_rate,
-            "general_share": self.general_share,
-            "category_unique_share": self.category_unique_share,
-            "specific_weight": self.specific_weight,
-            "graded_fraction": self.graded_fraction,
-            "all_correct_rate": self.all_correct_rate,
-            "blind_solvable_rate": self.blind_solvable_rate,
-            "missing_rate": self.missing_rate,
-            "missing_benchmark_rate": self.missing_benchmark_rate,
-            "blind_beta_min": self.blind_beta_min,
-            "nonblind_beta_max": self.nonblind_beta_max,
-            "mislabel_rate": self.mislabel_rate,
-            "contamination_rate": self.contamination_rate,
-            "contaminated_model_share": self.contaminated_model_share,
-        }
-        for rate_name, rate in rates.items():
-            if not 0.0 <= float(rate) <= 1.0:
-                raise InputError(f"simulation parameter {rate_name}={rate!r}: expected a number in [0, 1]")
-        if self.missing_rate > 0.5 or self.missing_benchmark_rate > 0.5:
-            raise InputError(
-                f"simulation parameters missing_rate={self.missing_rate}, missing_benchmark_rate="
-                f"{self.missing_benchmark_rate}: expected at most 0.5 each"
-            )
-        if self.n_ability_factors < 0:
-            raise InputError(
-                f"simulation parameter n_ability_factors={self.n_ability_factors}: expected >= 0"
-            )
-        if not 0 <= self.n_text_only_models <= self.n_models:
+        if self.n_text_only_models > self.n_models:
             raise InputError(
                 f"simulation parameter n_text_only_models={self.n_text_only_models}: expected 0..n_models"
             )
@@ -395,32 +417,13 @@ class SimulationConfig:
                 f"simulation parameters nonblind_beta_max={self.nonblind_beta_max} and blind_beta_min="
                 f"{self.blind_beta_min}: expected nonblind_beta_max < blind_beta_min"
             )
-        if self.n_dimensions < 0 or (self.n_dimensions > 0 and self.n_dimension_groups > self.n_dimensions):
+        if self.n_dimensions > 0 and self.n_dimension_groups > self.n_dimensions:
             raise InputError(
                 f"simulation parameters n_dimensions={self.n_dimensions}, n_dimension_groups="
                 f"{self.n_dimension_groups}: expected n_dimensions >= 0 and at most one group per dimension"
-            )
-        if self.contamination_by not in ("era", "family"):
-            raise InputError(
-                f"simulation parameter contamination_by={self.contamination_by!r}: expected 'era' or 'family'"
             )
         if self.mislabel_rate + self.contamination_rate > 0.5:
             raise InputError(
                 f"simulation parameters mislabel_rate={self.mislabel_rate}, contamination_rate="
                 f"{self.contamination_rate}: expected a sum of at most 0.5"
             )
-        if self.contamination_boost < 0:
-            raise InputError(
-                f"simulation parameter contamination_boost={self.contamination_boost}: expected >= 0"
-            )
-        lo, hi = self.params_range
-        if not 0 < lo <= hi:
-            raise InputError(
-                f"simulation parameter params_range={self.params_range}: expected 0 < low <= high"
-            )
-        for name in ("image_difficulty_sd", "image_response_sd"):
-            if getattr(self, name) < 0:
-                raise InputError(f"simulation parameter {name}={getattr(self, name)}: expected >= 0")
-        for name in ("discrimination_median", "ability_sd"):
-            if getattr(self, name) <= 0:
-                raise InputError(f"simulation parameter {name}={getattr(self, name)}: expected > 0")

@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Interval, Options
 from benchsift.errors import InputError
 
-__all__ = ["METRICS", "Metric", "as_float_array", "check_metric", "reject_inf"]
+__all__ = [
+    "COUNT",
+    "METRICS",
+    "OPEN_UNIT",
+    "Metric",
+    "as_float_array",
+    "check_metric",
+    "check_shape",
+    "move_axis",
+    "reject_inf",
+]
+
+#: the declared constraint of a level or a significance: a number strictly between 0 and 1
+OPEN_UNIT = Interval(Real, 0, 1, closed="neither", desc="a number strictly between 0 and 1")
+#: the declared constraint of a count (replicates, draws, components): an integer >= 1
+COUNT = Interval(Integral, 1, None)
 
 Metric = Literal["srcc", "plcc", "r2", "kendall"]
 #: The one list of correlation metrics, in display order: Spearman, Pearson, R^2 (score-prediction form),
@@ -26,22 +43,20 @@ _ALIASES = {
 
 def check_metric(metric: str) -> Metric:
     """Return the canonical metric name, accepting ``spearman``/``pearson``/``kendall_tau_b`` aliases."""
-    if not isinstance(metric, str):
-        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
-    name = _ALIASES.get(metric.lower(), metric.lower())
-    if name not in METRICS:
+    name = _ALIASES.get(metric.lower(), metric.lower()) if isinstance(metric, str) else metric
+    if not Options(METRICS).is_satisfied_by(name):
         raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
     return name  # type: ignore[return-value]
 
 
 def as_float_array(
-    x: ArrayLike, name: str, ndim: int | None = None, check_inf: bool = True
+    x: ArrayLike, name: str, ndim: int | None = None, check_inf: bool = True, min_ndim: int = 0
 ) -> NDArray[np.float64]:
     """``x`` as a float64 array; NaN allowed (missing), +-inf and non-numbers rejected.
 
     Raises :class:`~benchsift.errors.InputError` naming the argument when ``x`` is not numeric, has the
-    wrong number of dimensions, or (unless ``check_inf`` is False: the caller then calls
-    :func:`reject_inf` itself where it needs to) holds an infinite value.
+    wrong number of dimensions (``ndim``; ``min_ndim=1``: a scalar is refused), or (unless ``check_inf``
+    is False: the caller then calls :func:`reject_inf` itself where it needs to) holds an infinite value.
     """
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -50,6 +65,8 @@ def as_float_array(
     if ndim is not None and arr.ndim != ndim:
         shape = {1: "(n,)", 2: "(n, k)"}.get(ndim, f"{ndim}-D")
         raise InputError(f"{name}: expected a {ndim}-D array of shape {shape}, got shape {arr.shape}")
+    if arr.ndim < min_ndim:
+        raise InputError(f"{name}: expected an array with at least {min_ndim} dimension, got a scalar")
     if check_inf:
         reject_inf(arr, name)
     return arr
@@ -59,3 +76,24 @@ def reject_inf(arr: NDArray[np.float64], name: str) -> None:
     """Raise :class:`~benchsift.errors.InputError` naming ``name`` when ``arr`` holds +-inf."""
     if np.isinf(arr).any():
         raise InputError(f"{name}: expected finite numbers or NaN, found an infinite value")
+
+
+def move_axis(arr: NDArray[np.float64], axis: int, to: int) -> NDArray[np.float64]:
+    """``np.moveaxis(arr, axis, to)``, an axis out of range refused as :class:`InputError` naming ``axis``."""
+    try:
+        return np.moveaxis(arr, axis, to)
+    except np.exceptions.AxisError as exc:
+        raise InputError(f"axis: {exc}") from None
+
+
+def check_shape(
+    name: str, shape: tuple[int, ...], expected: tuple[int | str, ...], what: str = "shape"
+) -> None:
+    """Refuse ``shape`` unless it matches ``expected`` (an ``int`` must be equal, a ``str`` names a free
+    size): ``"<name>: expected <what> (n_boot, 7), got (3, 5)"``."""
+    ok = len(shape) == len(expected) and all(
+        isinstance(e, str) or int(e) == s for s, e in zip(shape, expected, strict=True)
+    )
+    if not ok:
+        want = "(" + ", ".join(str(e) for e in expected) + ("," if len(expected) == 1 else "") + ")"
+        raise InputError(f"{name}: expected {what} {want}, got {tuple(shape)}")

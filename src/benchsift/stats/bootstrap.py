@@ -10,25 +10,19 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift.errors import InputError
-from benchsift.stats._checks import as_float_array
+from benchsift._params import validate_params
+from benchsift.stats._checks import COUNT, OPEN_UNIT, as_float_array, move_axis
 from benchsift.stats._random import SeedLike, check_random_state
 
 __all__ = ["bootstrap_indices", "bootstrap_weights", "percentile_ci"]
 
 
-def _check_sizes(n: int, n_boot: int) -> None:
-    for name, value in (("n", n), ("n_boot", n_boot)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise InputError(f"{name}: expected an int >= 1, got {value!r}")
-
-
+@validate_params({"n": [COUNT], "n_boot": [COUNT]})
 def bootstrap_indices(n: int, n_boot: int, random_state: SeedLike = None) -> NDArray[np.intp]:
     """(n_boot, n) row indices drawn uniformly with replacement; row ``b`` is the ``b``-th resample.
 
     Memory is ``8 * n_boot * n`` bytes: draw in several calls with one generator for very large sizes.
     """
-    _check_sizes(n, n_boot)
     rng = check_random_state(random_state)
     return rng.integers(0, n, size=(int(n_boot), int(n)), dtype=np.intp)
 
@@ -46,6 +40,7 @@ def bootstrap_weights(n: int, n_boot: int, random_state: SeedLike = None) -> NDA
     return counts.reshape(idx.shape).astype(np.float64)
 
 
+@validate_params({"level": [OPEN_UNIT]})
 def percentile_ci(samples: ArrayLike, level: float = 0.95, axis: int = 0) -> NDArray[np.float64]:
     r"""Percentile bootstrap confidence interval along ``axis`` (the replicate axis).
 
@@ -54,15 +49,7 @@ def percentile_ci(samples: ArrayLike, level: float = 0.95, axis: int = 0) -> NDA
     ``lo, hi = percentile_ci(s)`` works. Undefined (NaN) replicates, e.g. a correlation on a resample
     where one side is constant, are left out; a slice with no defined replicate gives NaN.
     """
-    S = as_float_array(samples, "samples")
-    if S.ndim == 0:
-        raise InputError("samples: expected an array of replicates, got a scalar")
-    if not isinstance(level, float | int) or isinstance(level, bool) or not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
-    try:
-        S = np.moveaxis(S, axis, 0)
-    except np.exceptions.AxisError as exc:
-        raise InputError(f"axis: {exc}") from None
+    S = move_axis(as_float_array(samples, "samples", min_ndim=1), axis, 0)
     q = np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     if S.shape[0] == 0:
         return np.full((2, *S.shape[1:]), np.nan)

@@ -31,9 +31,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import validate_params
 from benchsift.errors import InputError
+from benchsift.stats._checks import COUNT
 from benchsift.stats._random import SeedLike, check_random_state
-from benchsift.stats.bootstrap import _check_sizes, bootstrap_weights
+from benchsift.stats.bootstrap import bootstrap_weights
 
 __all__ = [
     "cluster_bootstrap_indices",
@@ -62,6 +64,7 @@ def cluster_codes(clusters: ArrayLike) -> tuple[NDArray[np.intp], int]:
     return rank[inv.reshape(-1)], int(order.size)
 
 
+@validate_params({"n_boot": [COUNT]})
 def cluster_bootstrap_indices(
     clusters: ArrayLike, n_boot: int, random_state: SeedLike = None
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -72,8 +75,7 @@ def cluster_bootstrap_indices(
     :func:`cluster_bootstrap_weights` for row weights). ``drawn`` is ``bootstrap_indices(G, n_boot,
     random_state)``.
     """
-    codes, g = cluster_codes(clusters)
-    _check_sizes(g, n_boot)
+    codes, g = cluster_codes(clusters)  # at least one cluster
     rng = check_random_state(random_state)
     return rng.integers(0, g, size=(int(n_boot), g), dtype=np.intp), codes
 

@@ -8,8 +8,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Options, validate_params
 from benchsift.errors import InputError
-from benchsift.stats._checks import as_float_array
+from benchsift.stats._checks import OPEN_UNIT, as_float_array
 
 __all__ = ["bh_adjust", "bonferroni_adjust", "holm_adjust", "reject"]
 
@@ -81,22 +82,19 @@ def holm_adjust(p: ArrayLike) -> NDArray[np.float64]:
     return _step_adjust(p, lambda s, m: np.maximum.accumulate(s * (m - np.arange(m))))
 
 
+@validate_params({"alpha": [OPEN_UNIT], "method": [Options(["bh", "holm", "bonferroni", "none"])]})
 def reject(p: ArrayLike, alpha: float = 0.05, method: Method | str = "bh") -> NDArray[np.bool_]:
     """Boolean mask of rejected hypotheses: adjusted p-value ``<= alpha``; NaN is never rejected.
 
     ``method``: ``"bh"`` (Benjamini-Hochberg), ``"holm"``, ``"bonferroni"`` or ``"none"`` (raw p-values).
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0.0 < float(alpha) < 1.0:
-        raise InputError(f"alpha: expected a number strictly between 0 and 1, got {alpha!r}")
     if method == "bh":
         adj = bh_adjust(p)
     elif method == "holm":
         adj = holm_adjust(p)
     elif method == "bonferroni":
         adj = bonferroni_adjust(p)
-    elif method == "none":
+    else:  # "none"
         adj = _pvalues(p)
-    else:
-        raise InputError(f"method: expected 'bh', 'holm', 'bonferroni' or 'none', got {method!r}")
     with np.errstate(invalid="ignore"):
         return np.asarray(adj <= alpha) & ~np.isnan(adj)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift.errors import InputError
-from benchsift.stats._checks import as_float_array
+from benchsift._params import Interval, validate_params
+from benchsift.stats._checks import as_float_array, move_axis
 
 __all__ = ["zscore"]
 
 
+@validate_params({"ddof": [Interval(Integral, 0, None)]})
 def zscore(X: ArrayLike, axis: int | None = 0, ddof: int = 0) -> NDArray[np.float64]:
     r"""z-scores of ``X`` along ``axis``, ignoring NaN (which stays NaN).
 
@@ -22,17 +25,10 @@ def zscore(X: ArrayLike, axis: int | None = 0, ddof: int = 0) -> NDArray[np.floa
     values equal) or has ``n_j <= ddof`` is undefined: all NaN. Equals ``scipy.stats.zscore(x, ddof=ddof,
     nan_policy="omit")`` on defined slices.
     """
-    A = as_float_array(X, "X")
-    if A.ndim == 0:
-        raise InputError("X: expected an array with at least one dimension, got a scalar")
-    if not isinstance(ddof, int | np.integer) or ddof < 0:
-        raise InputError(f"ddof: expected an int >= 0, got {ddof!r}")
+    A = as_float_array(X, "X", min_ndim=1)
     if axis is None:
         return zscore(A.reshape(-1), axis=0, ddof=ddof).reshape(A.shape)
-    try:
-        B = np.moveaxis(A, axis, 0)
-    except np.exceptions.AxisError as exc:
-        raise InputError(f"axis: {exc}") from None
+    B = move_axis(A, axis, 0)
     mask = ~np.isnan(B)
     count = mask.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -73,8 +73,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import validate_params
 from benchsift.errors import InputError
-from benchsift.stats._checks import as_float_array
+from benchsift.stats._checks import OPEN_UNIT, as_float_array, check_shape
 from benchsift.stats.resample import WeightStream
 
 __all__ = [
@@ -277,6 +278,7 @@ def _masked_sums(
     return num, den
 
 
+@validate_params({"level": [OPEN_UNIT]})
 def paired_bootstrap_pairs(
     X: ArrayLike,
     W: ArrayLike | WeightStream,
@@ -305,10 +307,7 @@ def paired_bootstrap_pairs(
     if isinstance(W, WeightStream) and W.size <= int(hold):
         W = W.toarray()
     Wt: FloatArray | WeightStream = W if isinstance(W, WeightStream) else np.asarray(W, dtype=np.float64)
-    if len(Wt.shape) != 2 or Wt.shape[1] != A.shape[1]:
-        raise InputError(f"W: expected shape (n_boot, {A.shape[1]}), got {Wt.shape}")
-    if not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+    check_shape("W", Wt.shape, ("n_boot", A.shape[1]))
     M = A.shape[0]
     if pairs is None:
         ia, ib = np.triu_indices(M, 1)
@@ -374,13 +373,10 @@ def wald_pvalue(delta: ArrayLike, se: ArrayLike) -> FloatArray:
 def _z(alpha: float, power: float) -> tuple[float, float]:
     from scipy import stats as sps
 
-    if not 0.0 < float(alpha) < 1.0:
-        raise InputError(f"alpha: expected a number in (0, 1), got {alpha!r}")
-    if not 0.0 < float(power) < 1.0:
-        raise InputError(f"power: expected a number in (0, 1), got {power!r}")
     return float(sps.norm.ppf(1.0 - alpha / 2.0)), float(sps.norm.ppf(power))
 
 
+@validate_params({"alpha": [OPEN_UNIT]})
 def paired_power(delta: ArrayLike, se: ArrayLike, alpha: float = 0.05) -> FloatArray:
     """Power of the two-sided level-``alpha`` test of ``d / se`` at a true difference ``delta`` (module
     docstring, both tails)."""
@@ -394,12 +390,14 @@ def paired_power(delta: ArrayLike, se: ArrayLike, alpha: float = 0.05) -> FloatA
     return np.asarray(sps.norm.cdf(r - za) + sps.norm.cdf(-r - za), dtype=np.float64)
 
 
+@validate_params({"alpha": [OPEN_UNIT], "power": [OPEN_UNIT]})
 def minimum_detectable_difference(se: ArrayLike, alpha: float = 0.05, power: float = 0.8) -> FloatArray:
     """``(z_{1-alpha/2} + z_power) se`` (module docstring)."""
     za, zp = _z(alpha, power)
     return np.asarray((za + zp) * np.asarray(se, dtype=np.float64), dtype=np.float64)
 
 
+@validate_params({"alpha": [OPEN_UNIT], "power": [OPEN_UNIT]})
 def items_for_power(
     delta: ArrayLike, se: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 0.8
 ) -> FloatArray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift.errors import InputError
-from benchsift.stats._checks import as_float_array
+from benchsift._params import validate_params
+from benchsift.stats._checks import OPEN_UNIT, as_float_array, check_shape, move_axis
 
 __all__ = ["rank_among", "rank_average", "rank_interval", "rank_interval_pairwise", "tie_groups"]
 
@@ -19,13 +19,7 @@ def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
     slices at once: one ``argsort`` along the axis, tie groups found from equal neighbours in the sorted
     order, and the rank of a group ``(first + last) / 2 + 1``.
     """
-    a = as_float_array(x, "x")
-    if a.ndim == 0:
-        raise InputError("x: expected an array with at least one dimension, got a scalar")
-    try:
-        moved = np.moveaxis(a, axis, -1)
-    except np.exceptions.AxisError as exc:
-        raise InputError(f"axis: {exc}") from None
+    moved = move_axis(as_float_array(x, "x", min_ndim=1), axis, -1)
     ranks = rank_last_axis(np.ascontiguousarray(moved))
     return np.moveaxis(ranks, -1, axis)
 
@@ -63,6 +57,7 @@ def rank_among(reference: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(values), np.nan, 1.0 + higher)
 
 
+@validate_params({"level": [OPEN_UNIT]})
 def rank_interval(samples: ArrayLike, level: float = 0.95) -> NDArray[np.float64]:
     """``(M, 2)`` rank intervals from ``(B, M)`` replicate scores (higher = better, rank 1 = best).
 
@@ -73,8 +68,6 @@ def rank_interval(samples: ArrayLike, level: float = 0.95) -> NDArray[np.float64
     takes it). Replicates where a model's score is NaN are left out for it; NaN ends when none is left.
     """
     S = as_float_array(samples, "samples", ndim=2)
-    if not isinstance(level, float | int) or isinstance(level, bool) or not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
     ranks = rank_last_axis(np.ascontiguousarray(-S))
     out = np.full((S.shape[1], 2), np.nan)
     ok = (~np.isnan(ranks)).any(axis=0)
@@ -104,8 +97,7 @@ def tie_groups(scores: ArrayLike, separated: ArrayLike) -> NDArray[np.intp]:
     """
     s = as_float_array(scores, "scores", ndim=1)
     sep = np.asarray(separated, dtype=bool)
-    if sep.shape != (s.size, s.size):
-        raise InputError(f"separated: expected a ({s.size}, {s.size}) matrix, got shape {sep.shape}")
+    check_shape("separated", sep.shape, (s.size, s.size), what="a matrix of shape")
     out = np.full(s.size, -1, dtype=np.intp)
     present = np.flatnonzero(~np.isnan(s))
     if present.size == 0:
@@ -121,6 +113,7 @@ def tie_groups(scores: ArrayLike, separated: ArrayLike) -> NDArray[np.intp]:
     return out
 
 
+@validate_params({"level": [OPEN_UNIT]})
 def rank_interval_pairwise(
     estimates: ArrayLike, samples: ArrayLike, level: float = 0.95
 ) -> NDArray[np.float64]:
@@ -184,10 +177,7 @@ def rank_interval_pairwise(
     """
     x = as_float_array(estimates, "estimates", ndim=1)
     S = as_float_array(samples, "samples", ndim=2)
-    if S.shape[1] != x.size:
-        raise InputError(f"samples: expected (n_boot, {x.size}) replicates, got shape {S.shape}")
-    if not isinstance(level, float | int) or isinstance(level, bool) or not 0.0 < float(level) < 1.0:
-        raise InputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
+    check_shape("samples", S.shape, ("n_boot", x.size), what="replicates of shape")
     out = np.full((x.size, 2), np.nan)
     live = np.flatnonzero(~np.isnan(x))
     M = live.size

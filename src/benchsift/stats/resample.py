@@ -41,9 +41,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import validate_params
 from benchsift.errors import InputError
+from benchsift.stats._checks import COUNT, check_shape
 from benchsift.stats._random import SeedLike, check_random_state
-from benchsift.stats.bootstrap import _check_sizes
 from benchsift.stats.cluster import cluster_codes
 
 __all__ = ["WeightStream", "bootstrap_weight_blocks", "paired_bootstrap_means"]
@@ -96,6 +97,7 @@ class WeightStream:
     pass over :meth:`blocks`).
     """
 
+    @validate_params({"n": [COUNT], "n_boot": [COUNT], "n_draw": [COUNT, None]})
     def __init__(
         self,
         n: int,
@@ -107,7 +109,6 @@ class WeightStream:
         n_draw: int | None = None,
         block: int | None = None,
     ) -> None:
-        _check_sizes(n, n_boot)
         codes = np.arange(int(n), dtype=np.intp)
         if clusters is not None:
             codes, _ = cluster_codes(clusters)
@@ -125,8 +126,6 @@ class WeightStream:
             groups = [np.flatnonzero(s_codes == k) for k in range(n_s)]
             if n_s > 1 and n_draw is not None:
                 raise InputError("n_draw: a fixed number of draws per replicate is not defined with strata")
-        if n_draw is not None and (isinstance(n_draw, bool) or int(n_draw) < 1):
-            raise InputError(f"n_draw: expected an int >= 1, got {n_draw!r}")
         self.shape = (int(n_boot), int(n))
         self.n_draw = None if n_draw is None else int(n_draw)
         self.block = None if block is None else max(1, int(block))
@@ -326,8 +325,7 @@ def paired_bootstrap_means(
         den = present.astype(np.float64)
     else:
         den = np.asarray(denominators, dtype=np.float64)
-        if den.shape != V.shape:
-            raise InputError(f"denominators: expected shape {V.shape}, got {den.shape}")
+        check_shape("denominators", den.shape, V.shape)
         if np.isnan(V).any() or np.isnan(den).any():
             raise InputError("X / denominators: NaN with explicit denominators; put missing into them")
         num = V
@@ -341,16 +339,14 @@ def paired_bootstrap_means(
 
     if weights is not None and not isinstance(weights, WeightStream):
         Wall = np.asarray(weights, dtype=np.float64)
-        if Wall.ndim != 2 or Wall.shape[1] != n:
-            raise InputError(f"weights: expected shape (n_boot, {n}), got {Wall.shape}")
+        check_shape("weights", Wall.shape, ("n_boot", n))
         total = Wall.shape[0]
         rows = _block_rows(n, 8) if block is None else max(1, int(block))
         blocks: Iterator[FloatArray] = (Wall[s : s + rows] for s in range(0, total, rows))
         integral = bool(np.array_equal(Wall, np.round(Wall))) and bool((Wall >= 0).all())
     else:
         if isinstance(weights, WeightStream):
-            if weights.shape[1] != n:
-                raise InputError(f"weights: expected shape (n_boot, {n}), got {weights.shape}")
+            check_shape("weights", weights.shape, ("n_boot", n))
             stream = weights
         else:
             stream = WeightStream(n, int(n_boot), random_state, clusters=clusters, n_draw=n_draw, block=block)

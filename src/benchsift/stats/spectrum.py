@@ -10,13 +10,15 @@ do not centre by default; ``center=True`` subtracts each column's mean first (pl
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Interval, Options, validate_params
 from benchsift.errors import DegenerateError, InputError
-from benchsift.stats._checks import as_float_array
+from benchsift.stats._checks import COUNT, as_float_array
 
 __all__ = ["components_for_energy", "participation_ratio", "spectral_energy", "top_k_energy"]
 
@@ -55,13 +57,12 @@ def spectral_energy(X: ArrayLike, center: bool = False) -> NDArray[np.float64]:
     return _fractions(_singular_values(X, center))
 
 
+@validate_params({"level": [Interval(Real, 0, 1, closed="right")]})
 def components_for_energy(X: ArrayLike, level: float = 0.95, center: bool = False) -> int:
     r"""Smallest :math:`K` whose top-:math:`K` cumulative energy reaches ``level`` (PRIMEBench Table 19).
 
     Raises :class:`~benchsift.errors.DegenerateError` for an all-zero matrix (no energy to reach).
     """
-    if isinstance(level, bool) or not isinstance(level, float | int) or not 0.0 < float(level) <= 1.0:
-        raise InputError(f"level: expected a number in (0, 1], got {level!r}")
     frac = spectral_energy(X, center)
     if np.isnan(frac).any():
         raise DegenerateError("X: the matrix has zero energy (all entries equal to zero after centring)")
@@ -69,6 +70,7 @@ def components_for_energy(X: ArrayLike, level: float = 0.95, center: bool = Fals
     return int(np.searchsorted(cum, level - _LEVEL_TOL, side="left")) + 1
 
 
+@validate_params({"values": [Options(["singular", "eigen"])]})
 def participation_ratio(
     X: ArrayLike, center: bool = False, values: Literal["singular", "eigen"] = "singular"
 ) -> float:
@@ -79,8 +81,6 @@ def participation_ratio(
     \sigma_j^2` (the eigenvalues of :math:`X^\top X`, the usual PCA participation ratio, smaller). Between
     1 (rank one) and ``min(n, k)`` (flat spectrum). NaN for an all-zero matrix.
     """
-    if values not in ("singular", "eigen"):
-        raise InputError(f"values: expected 'singular' or 'eigen', got {values!r}")
     sv = _singular_values(X, center)
     lam = sv if values == "singular" else sv**2
     denom = float((lam**2).sum())
@@ -89,12 +89,11 @@ def participation_ratio(
     return float(lam.sum() ** 2 / denom)
 
 
+@validate_params({"k": [COUNT]})
 def top_k_energy(X: ArrayLike, k: int = 5, center: bool = False) -> float:
     r"""Energy fraction of the top ``k`` components, :math:`\sum_{j \le k} \sigma_j^2 / \sum_l \sigma_l^2`.
 
     ``k`` larger than the number of components gives 1. NaN for an all-zero matrix.
     """
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise InputError(f"k: expected an int >= 1, got {k!r}")
     frac = spectral_energy(X, center)
     return float(frac[: int(k)].sum()) if not np.isnan(frac).any() else float("nan")

@@ -20,23 +20,28 @@ from rich.console import Console
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import renamed_params
 from benchsift.report.html import write_report
 from benchsift.workflows.result import WorkflowResult
 
 SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "loop", "validation", "prism", "audit")
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 def run_demo(
-    out: str | Path, seed: int = 0, console: Console | None = None, long_csv: bool = False
+    out: str | Path, random_state: int = 0, console: Console | None = None, long_csv: bool = False
 ) -> WorkflowResult[dict[str, WorkflowResult[Any]]]:
     """Run every demo section into ``out``, write ``out/summary.json`` and ``out/index.html``.
 
     The value holds each section's result by name; the payload is ``summary.json`` with ``"report"`` (the
-    path of ``index.html``) added; the files are ``summary.json`` and ``index.html``.
+    path of ``index.html``) added; the files are ``summary.json`` and ``index.html``. ``random_state`` (was
+    ``seed``, accepted until 0.3) seeds every section; ``summary.json`` keeps the key ``seed`` (the CLI's
+    ``--seed``).
 
     ``long_csv`` also writes the simulated panel as a long CSV (``panel/long.csv``, about 23 MB; the
     panel itself is always in ``panel/panel.parquet``).
     """
+    seed = random_state
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     con = console if console is not None else Console(quiet=True)

@@ -29,7 +29,7 @@ def score_verdicts(
 
     report = score_report(verdicts, **options)
     if out is not None:
-        caption = data if data is not None else f"{verdicts.name}, B = {options.get('bootstrap', 2000)}"
+        caption = data if data is not None else f"{verdicts.name}, B = {options.get('n_boot', 2000)}"
         write_score_dir(out, report, caption)
     summary = report.summary
     return WorkflowResult(report, summary, _written(out), [], list(summary.get("warnings", [])))

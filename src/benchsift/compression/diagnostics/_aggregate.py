@@ -25,11 +25,8 @@ from benchsift.stats import nan_mean, zscore
 
 def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]:
     """(models x benchmarks means, benchmark names, image-condition models table)."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel, image=True)
     image = panel.image_rows
-    if not image.any():
-        raise InputError("the panel has no image-condition model rows")
     sub = panel.subset(models=image) if not image.all() else panel
     g = sub.benchmark_means()
     return np.asarray(g.means, dtype=np.float64), [str(b) for b in g.groups], sub.models

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, validate_params
 from benchsift.compression.diagnostics._aggregate import (
     check_k,
     covered,
@@ -127,6 +129,7 @@ def _bootstrap_rho(score: np.ndarray, ref: np.ndarray, idx: np.ndarray) -> np.nd
     return paired_columns(ref[idx].T, score[idx].T, "srcc")
 
 
+@validate_params({"n_boot": [Interval(Integral, 1, None)], "level": [Interval(Real, 0, 1, closed="neither")]})
 def aggregate_stage3(
     data: Panel | np.ndarray,
     *,
@@ -159,8 +162,6 @@ def aggregate_stage3(
         fam = models["family"].tolist() if models is not None else [None] * X.shape[0]
     if len(names) != X.shape[1] or len(fam) != X.shape[0]:
         raise InputError("benchmarks / families: expected one name per column and one family per row")
-    if int(n_boot) < 1 or not 0 < float(level) < 1:
-        raise InputError(f"`n_boot` >= 1 and `level` in (0, 1) expected, got {n_boot!r}, {level!r}")
     n_b = X.shape[1]
     cov = default_coverage(n_b) if min_coverage is None else int(min_coverage)
     if not 1 <= cov <= n_b:

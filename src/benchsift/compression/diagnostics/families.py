@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError, require_at_least
+from benchsift.errors import require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import corr_matrix
 
@@ -49,8 +49,7 @@ def family_agreement(
 
     ``items`` restricts to those item positions (e.g. the released suite).
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel)
     sub = panel if items is None else panel.subset(items=items)
     means, names, counts = family_item_means(sub, min_models)
     cols = ["family_a", "family_b", "models_a", "models_b", "rho", "n_items"]

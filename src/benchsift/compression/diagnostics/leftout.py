@@ -15,15 +15,18 @@ The predictors are full benchmark scores (cross-benchmark redundancy, not the co
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
+from benchsift._params import Interval, validate_params
 from benchsift._suggest import did_you_mean
 from benchsift.compression.diagnostics._aggregate import matrix_input
 from benchsift.errors import InputError
@@ -83,6 +86,12 @@ def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray
     return float(np.abs(model.predict(Xte) - y[test]).mean())
 
 
+@validate_params(
+    {
+        "n_splits": [Interval(Integral, 1, None)],
+        "alpha": [Interval(Real, 0, math.inf, closed="left", desc="a ridge penalty >= 0")],
+    }
+)
 def leftout_prediction(
     data: Panel | np.ndarray,
     *,
@@ -109,10 +118,6 @@ def leftout_prediction(
     sz = sorted({int(m) for m in sizes})
     if not sz or sz[0] < 1:
         raise InputError(f"sizes: expected positive training sizes, got {list(sizes)}")
-    if isinstance(n_splits, bool) or int(n_splits) < 1:
-        raise InputError(f"n_splits: expected an integer >= 1, got {n_splits!r}")
-    if not (np.isfinite(alpha) and alpha >= 0):
-        raise InputError(f"`alpha`: expected a ridge penalty >= 0, got {alpha!r}")
     # one random stream per target, keyed by its name: a target's splits do not depend on which other
     # targets were asked for (issue 12)
     base = int(check_random_state(random_state).integers(2**63))

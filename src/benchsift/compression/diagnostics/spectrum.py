@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, Options, validate_params
 from benchsift.compression.pipeline import pooled_category_means
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError
 from benchsift.panel import Panel
@@ -83,6 +85,16 @@ class SpectrumResult(Result):
         )
 
 
+_MISSING = Options(["impute", "complete"])
+
+
+@validate_params(
+    {
+        "level": [Interval(Real, 0, 1, closed="right")],
+        "top_k": [Interval(Integral, 1, None)],
+        "missing": [_MISSING],
+    }
+)
 def spectrum(
     X: np.ndarray,
     *,
@@ -96,8 +108,6 @@ def spectrum(
     A = np.asarray(X, dtype=np.float64)
     if A.ndim != 2:
         raise InputError(f"X: expected a (models x groups) matrix, got shape {A.shape}")
-    if missing not in ("impute", "complete"):
-        raise InputError(f"missing: expected 'impute' or 'complete', got {missing!r}")
     names = [str(g) for g in groups] if groups is not None else [f"G{j}" for j in range(A.shape[1])]
     if len(names) != A.shape[1]:
         raise InputError(f"groups: expected {A.shape[1]} names, got {len(names)}")
@@ -147,16 +157,15 @@ def spectrum(
     )
 
 
+@validate_params({"by": [Options(["category", "benchmark"])]})
 def group_matrix(panel: Panel, by: str = "category") -> tuple[np.ndarray, list[str]]:
     """Per image-condition model: the item-pooled category means (``by="category"``, a missing category is
     the benchmark) or the benchmark means (``by="benchmark"``)."""
-    if by == "category":
-        return pooled_category_means(panel)
     if by == "benchmark":
         image = panel.image_panel() if not panel.image_rows.all() else panel
         g = image.benchmark_means()
         return np.asarray(g.means, dtype=np.float64), [str(x) for x in g.groups]
-    raise InputError(f"by: expected 'category' or 'benchmark', got {by!r}")
+    return pooled_category_means(panel)  # by == "category"
 
 
 def panel_spectrum(
@@ -272,6 +281,7 @@ class SpectrumReport(Result):
         return spectrum_table(self.spectra)
 
 
+@validate_params({"by": [Options(["category", "benchmark"])], "missing": [_MISSING]})
 def spectrum_report(
     panel: Panel,
     by: str = "category",
@@ -296,8 +306,6 @@ def spectrum_report(
     missing:
         ``"impute"`` (a missing cell is z = 0) or ``"complete"`` (complete models only).
     """
-    if missing not in ("impute", "complete"):
-        raise InputError(f"`missing`: expected impute or complete, got {missing!r}")
     how: Missing = "impute" if missing == "impute" else "complete"
     spectra = [panel_spectrum(panel, by, missing=how)]
     if eras:

@@ -116,11 +116,8 @@ def prepare_pools(
     answers on the pool as ``predictions=`` to selectors whose ``select`` takes it (DISCO, PRIMEBench
     section 5: "prediction disagreement on the logged model answers").
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel, image=True)
     image = panel.image_rows
-    if not image.any():
-        raise InputError("the panel has no image-condition model rows")
     pred = None
     if predictions is not None:
         pred = check_predictions(predictions, panel)[np.asarray(image, dtype=bool)]

@@ -20,11 +20,13 @@ image-condition rows of the panel).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, validate_params
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -57,12 +59,13 @@ class Split:
         return {"name": self.name, "build": self.build.tolist(), "heldout": self.heldout.tolist()}
 
 
-def _check_count(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or int(value) < low:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    return int(value)
-
-
+@validate_params(
+    {
+        "n_models": [Interval(Integral, 2, None)],
+        "n_splits": [Interval(Integral, 1, None)],
+        "n_build": [Interval(Integral, 1, None), None],
+    }
+)
 def random_splits(
     n_models: int,
     n_splits: int = 20,
@@ -76,9 +79,8 @@ def random_splits(
     (default ``floor(n_models / 2)``) build and the rest are held out, so build and held-out are disjoint
     and cover every model. Splits are drawn from one generator resolved once from ``random_state``.
     """
-    n = _check_count(n_models, "n_models", 2)
-    k = _check_count(n_splits, "n_splits", 1)
-    nb = n // 2 if n_build is None else _check_count(n_build, "n_build", 1)
+    n, k = int(n_models), int(n_splits)
+    nb = n // 2 if n_build is None else int(n_build)
     if nb >= n:
         raise InputError(f"n_build: expected fewer than the {n} models (someone must be held out), got {nb}")
     rng = check_random_state(random_state)
@@ -114,6 +116,9 @@ def chronological_order(release_dates: Any) -> tuple[np.ndarray, int]:
     return np.concatenate([order_dated, pos[~dated]]), int(dated.sum())
 
 
+@validate_params(
+    {"n_build": [Interval(Integral, 1, None), None], "n_heldout": [Interval(Integral, 1, None), None]}
+)
 def chronological_split(
     release_dates: Any, n_build: int | None = None, n_heldout: int | None = None
 ) -> Split:
@@ -131,14 +136,14 @@ def chronological_split(
             "release_date: no model has a release date; a chronological split needs dated models (add "
             "them with benchsift import ... --models FILE)"
         )
-    nb = min(n // 2, n_dated) if n_build is None else _check_count(n_build, "n_build", 1)
+    nb = min(n // 2, n_dated) if n_build is None else int(n_build)
     if nb > n_dated:
         raise InputError(
             f"n_build: {nb} build models requested but only {n_dated} models have a release date "
             "(undated models never enter a build set)"
         )
     rest = n - nb
-    nh = rest if n_heldout is None else _check_count(n_heldout, "n_heldout", 1)
+    nh = rest if n_heldout is None else int(n_heldout)
     if nh > rest or rest == 0:
         raise InputError(f"n_heldout: {nh} held-out models requested but only {rest} remain after {nb} build")
     return Split(

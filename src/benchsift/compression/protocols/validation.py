@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import renamed_params
 from benchsift._suggest import did_you_mean
 from benchsift.compression.pipeline import DEFAULT_FLOOR
 from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
@@ -115,6 +116,7 @@ def check_options(protocol: str, n_jobs: int | None = None) -> None:
         raise InputError(f"`protocol`: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 def validate(
     panel: Panel,
     *,
@@ -122,7 +124,7 @@ def validate(
     selectors: Sequence[str] = DEFAULT_SELECTORS,
     retentions: Sequence[float] = DEFAULT_RETENTIONS,
     splits: int = 20,
-    seed: int = 0,
+    random_state: int = 0,
     n_jobs: int | None = None,
     k: int = 5,
     floor: int = DEFAULT_FLOOR,
@@ -145,8 +147,9 @@ def validate(
     selectors, retentions
         The selectors compared and the retentions r; every selector keeps the same category budget
         ``K_C = max(floor(r N_C), min(N_C, floor))`` (same-model: ``round(r N_b)``, no floor, H.2).
-    splits, seed
-        Number of random splits; seed of the splits and of every selection.
+    splits, random_state
+        Number of random splits; seed of the splits and of every selection (``random_state`` was
+        ``seed``, accepted until 0.3).
     n_jobs
         Concurrent tasks (see :func:`benchsift.parallel.sweep_backend`).
     k
@@ -179,7 +182,7 @@ def validate(
 
         logged = read_answers(answers, panel, column=answer_column)
         predictions, answer_notes = logged.values, logged.notes
-    shared = {"embeddings": embeddings, "predictions": predictions, "random_state": seed}
+    shared = {"embeddings": embeddings, "predictions": predictions, "random_state": random_state}
     result: HeldoutResult | EndToEndResult | SameModelResult
     if protocol in ("random", "chronological"):
         result = stage2_heldout(

@@ -32,12 +32,15 @@ informative items remain) and join, for the weights only, the anchor whose build
 
 from __future__ import annotations
 
+from numbers import Integral
+from typing import ClassVar
+
 import numpy as np
 from scipy import sparse
 
+from benchsift._params import ConstraintLike, Interval
 from benchsift._threads import single_thread
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
-from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
 __all__ = [
@@ -194,6 +197,10 @@ class AnchorPointsSelector(ItemSelector):
     """
 
     name = "anchorpoints"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "n_init": [Interval(Integral, 1, None)],
+        "max_iter": [Interval(Integral, 1, None)],
+    }
 
     def __init__(
         self, n_init: int = 1, max_iter: int = 50, random_state: int | np.random.Generator | None = 0
@@ -201,12 +208,6 @@ class AnchorPointsSelector(ItemSelector):
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        for pname in ("n_init", "max_iter"):
-            val = getattr(self, pname)
-            if isinstance(val, bool) or not isinstance(val, int | np.integer) or int(val) < 1:
-                raise InputError(f"AnchorPoints {pname}: expected an integer >= 1, got {val!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Cluster the pool into ``k`` correlation clusters and keep their medoids (sorted positions)."""

@@ -225,12 +225,14 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from benchsift._params import Check, ConstraintLike, Interval, Options, check_param
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.irt2pl import IRT2PLSelector
 from benchsift.compression.selectors.random import RandomSelector
@@ -419,6 +421,24 @@ class AutoSelector(ItemSelector):
     #: Ask the held-out protocols for one seed per (split, pool), the same at every retention: the inner
     #: splits are shared by the retentions of a pool, so candidate fits memoised on the rows are reused.
     seed_per_pool: ClassVar[bool] = True
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "n_inner": [Interval(Integral, 1, None)],
+        "min_heldout": [Interval(Integral, 2, None)],
+        "random_draws": [Interval(Integral, 1, None)],
+        "null_max_inner": [Interval(Integral, 0, None)],
+        "inner_build": [Interval(Real, 0, 1, closed="neither", noun="a fraction")],
+        "scoring": [Options(_SCORINGS)],
+        "null_level": [Interval(Real, 0.5, 1, closed="left", noun="a one-sided level")],
+        "null_level_above": [Interval(Real, 0.5, 1, closed="left", noun="a one-sided level")],
+        "null_budget": [Interval(Integral, 1, None, noun="an integer budget"), None],
+        "null_corrected": ["boolean"],
+        "inner_em_iter": [Interval(Integral, 1, None), None],
+        "null_margin": [Interval(Real, 0, 1, closed="left", noun="an inner rho difference")],
+        "candidate_seeds": [
+            Check(lambda v: isinstance(v, Mapping), "a mapping of candidate names to seeds"),
+            None,
+        ],
+    }
 
     def __init__(
         self,
@@ -458,6 +478,7 @@ class AutoSelector(ItemSelector):
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
+        super()._check_params()
         if isinstance(self.candidates, str | ItemSelector):
             raise InputError("auto candidates: expected a list of selector names or ItemSelectors")
         labels = [_label(c) for c in self.candidates]
@@ -474,49 +495,19 @@ class AutoSelector(ItemSelector):
                 raise InputError(
                     f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
                 )
-        for name, low in (("n_inner", 1), ("min_heldout", 2), ("random_draws", 1), ("null_max_inner", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
-                raise InputError(f"auto {name}: expected an integer >= {low}, got {v!r}")
-        frac = self.inner_build
-        if isinstance(frac, bool) or not isinstance(frac, int | float) or not 0.0 < float(frac) < 1.0:
-            raise InputError(f"auto inner_build: expected a fraction in (0, 1), got {frac!r}")
-        if self.scoring not in _SCORINGS:
-            raise InputError(f"auto scoring: expected one of {', '.join(_SCORINGS)}, got {self.scoring!r}")
         if self.null is not None and _label(self.null) not in labels and self.null != "random":
             raise InputError(
                 f"auto null: expected one of the candidates ({', '.join(labels)}) or None, got {self.null!r}"
             )
-        for name in ("null_level", "null_level_above"):
-            lev = getattr(self, name)
-            if isinstance(lev, bool) or not isinstance(lev, int | float) or not 0.5 <= float(lev) < 1.0:
-                raise InputError(f"auto `{name}`: expected a one-sided level in [0.5, 1), got {lev!r}")
-        kb = self.null_budget
-        if kb is not None and (isinstance(kb, bool) or not isinstance(kb, int | np.integer) or int(kb) < 1):
-            raise InputError(f"auto `null_budget`: expected an integer budget >= 1 or None, got {kb!r}")
-        if not isinstance(self.null_corrected, bool | np.bool_):
-            raise InputError(f"auto `null_corrected`: expected True or False, got {self.null_corrected!r}")
-        it = self.inner_em_iter
-        if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or int(it) < 1):
-            raise InputError(f"auto inner_em_iter: expected an integer >= 1 or None, got {it!r}")
-        mar = self.null_margin
-        if isinstance(mar, bool) or not isinstance(mar, int | float) or not 0.0 <= float(mar) < 1.0:
-            raise InputError(f"auto null_margin: expected an inner rho difference in [0, 1), got {mar!r}")
         seeds = self.candidate_seeds
         if seeds is not None:
-            if not isinstance(seeds, Mapping):
-                raise InputError(
-                    f"auto candidate_seeds: expected a mapping of candidate names to seeds, got {seeds!r}"
-                )
             for key, val in seeds.items():
                 if key not in labels:
                     raise InputError(
                         f"auto candidate_seeds: {key!r} is not a candidate (candidates: {', '.join(labels)})"
                     )
-                if isinstance(val, bool) or not isinstance(val, int | np.integer) or int(val) < 0:
-                    raise InputError(
-                        f"auto candidate_seeds[{key!r}]: expected an integer seed >= 0, got {val!r}"
-                    )
+                seed = Interval(Integral, 0, None, noun="an integer seed")
+                check_param(f"candidate_seeds[{key!r}]", val, [seed], owner="auto", quote=False)
 
     def candidate_labels(self) -> list[str]:
         """The candidates' names, in order."""

@@ -58,12 +58,14 @@ from __future__ import annotations
 
 from abc import ABC
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from benchsift._params import ConstraintLike, Interval, check_param, check_params
 from benchsift.compression.embeddings import check_embedding_matrix
 from benchsift.errors import InputError
 
@@ -116,10 +118,7 @@ def check_selector_input(
     if bad.any():
         m, i = np.argwhere(bad)[0]
         raise InputError(f"scores: model row {m}, item column {i} is {s[m, i]!r}; expected [0, 1] or NaN")
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
-        raise InputError(f"k: expected a non-negative integer, got {k!r}")
-    if int(k) < 0:
-        raise InputError(f"k: expected a non-negative integer, got {int(k)}")
+    check_param("k", k, [Interval(Integral, 0, None, desc="a non-negative integer")], quote=False)
     n_items = s.shape[1]
 
     def matrix(x: Any, name: str) -> np.ndarray | None:
@@ -180,6 +179,9 @@ class ItemSelector(BaseEstimator, ABC):
 
     #: Short name used by the CLI and the registry (``"vaw"``, ``"variance"``...).
     name: str = "selector"
+    #: The constructor's parameters, declared once (:mod:`benchsift._params`); :meth:`_check_params`
+    #: checks them at :meth:`select`, scikit-learn's ``_parameter_constraints``.
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {}
 
     def select(
         self,
@@ -202,7 +204,10 @@ class ItemSelector(BaseEstimator, ABC):
         return self._select(inp)
 
     def _check_params(self) -> None:
-        """Raise :class:`~benchsift.errors.InputError` naming a constructor parameter that is not valid."""
+        """Raise :class:`~benchsift.errors.InputError` naming a constructor parameter that is not valid:
+        each against :attr:`_parameter_constraints` (``"<name> `param`: expected ..., got ..."``); a
+        subclass with rules that tie parameters together adds them after ``super()._check_params()``."""
+        check_params(self._parameter_constraints, vars(self), owner=self.name)
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Select from validated input; set the fitted attributes; return the sorted kept positions.

@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from numbers import Integral, Real
 
 import numpy as np
 
+from benchsift._params import Interval, check_param, validate_params
 from benchsift.errors import InputError
 
+#: a retention r of PRIMEBench section 4.3: the share of a pool kept, in (0, 1]
+RETENTION = Interval(Real, 0, 1, closed="right")
 
+
+@validate_params(
+    {
+        "n_items": [Interval(Integral, 0, None)],
+        "retention": [RETENTION],
+        "floor": [Interval(Integral, 0, None)],
+    }
+)
 def category_budget(n_items: int, retention: float, floor: int = 100) -> int:
     """The category budget ``K_C = max(floor(r * n_C), min(n_C, floor))`` (PRIMEBench section 4.3).
 
@@ -30,11 +42,6 @@ def category_budget(n_items: int, retention: float, floor: int = 100) -> int:
     floor
         The item floor (100 in the paper); 0 disables it.
     """
-    if n_items < 0:
-        raise InputError(f"n_items must be >= 0, got {n_items}")
-    check_retention(retention)
-    if floor < 0:
-        raise InputError(f"floor must be >= 0, got {floor}")
     # A small epsilon guards against r * n landing just below an integer (0.07 * 100 = 7.000000000000001 is
     # fine, but 0.29 * 100 = 28.999999999999996 must give 29).
     kept = math.floor(retention * n_items + 1e-9)
@@ -73,14 +80,8 @@ def floor_warning(sizes: dict[str, int], retention: float, floor: int) -> str | 
 
 
 def check_retention(retention: float) -> float:
-    """Validate a retention ``r`` in (0, 1] and return it as a float."""
-    try:
-        r = float(retention)
-    except (TypeError, ValueError):
-        raise InputError(f"retention must be a number in (0, 1], got {retention!r}") from None
-    if not (0.0 < r <= 1.0):
-        raise InputError(f"retention must be in (0, 1], got {retention!r}")
-    return r
+    """Validate a retention ``r`` against :data:`RETENTION` and return it as a float."""
+    return float(check_param("retention", retention, [RETENTION]))
 
 
 def largest_remainder_shares(total: int, sizes: Sequence[int] | np.ndarray) -> np.ndarray:

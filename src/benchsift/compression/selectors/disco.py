@@ -20,11 +20,13 @@ in the paper, the selected items are scored by their mean (the base-class :meth:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from numbers import Integral
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import ConstraintLike, Interval, Options
 from benchsift.compression.selectors.base import (
     ItemSelector,
     SelectorInput,
@@ -114,6 +116,10 @@ class DiscoSelector(ItemSelector):
     """
 
     name = "disco"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "criterion": [Options(["pds", "jsd"])],
+        "decimals": [Interval(Integral, 0, 12)],
+    }
 
     def __init__(
         self,
@@ -151,14 +157,6 @@ class DiscoSelector(ItemSelector):
             codes = _score_codes(inp.scores, int(self.decimals))
             self.source_ = "scores"
         return self._keep_most_disagreement(inp, codes)
-
-    def _check_params(self) -> None:
-        if self.criterion not in ("pds", "jsd"):
-            raise InputError(f"DISCO criterion: expected 'pds' or 'jsd', got {self.criterion!r}")
-        if isinstance(self.decimals, bool) or not isinstance(self.decimals, int | np.integer):
-            raise InputError(f"DISCO decimals: expected an integer, got {self.decimals!r}")
-        if not 0 <= int(self.decimals) <= 12:
-            raise InputError(f"DISCO decimals: expected 0..12, got {self.decimals!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         self.source_ = "scores"

@@ -23,11 +23,14 @@ information strata alone (see the README, "Estimating new models").
 from __future__ import annotations
 
 import warnings
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from benchsift._params import ConstraintLike, Interval
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.irt import TwoPL
 from benchsift.stats import check_random_state
@@ -122,16 +125,13 @@ class EstimationSelector(ItemSelector):
     """
 
     name = "estimate"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "prior_a_sd": [Interval(Real, 0, None, closed="neither")]
+    }
 
     def __init__(self, prior_a_sd: float = 1.0, random_state: int | np.random.Generator | None = 0) -> None:
         self.prior_a_sd = prior_a_sd
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        from benchsift.errors import InputError
-
-        if not float(self.prior_a_sd) > 0:
-            raise InputError(f"prior_a_sd: expected a positive number, got {self.prior_a_sd!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         rng = check_random_state(self.random_state)

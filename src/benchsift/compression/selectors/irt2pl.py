@@ -43,11 +43,12 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import ConstraintLike, Options
 from benchsift.compression.selectors.base import (
     ItemSelector,
     SelectorInput,
@@ -322,6 +323,9 @@ class IRT2PLSelector(ItemSelector):
     """
 
     name = "irt2pl"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "rule": [Options(["metabench", "information"])]
+    }
 
     def __init__(
         self,
@@ -344,10 +348,6 @@ class IRT2PLSelector(ItemSelector):
         self.prior_a_sd = prior_a_sd
         self.prior_d_sd = prior_d_sd
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if self.rule not in ("metabench", "information"):
-            raise InputError(f"IRT 2PL rule: expected 'metabench' or 'information', got {self.rule!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Fit the 2PL on the binarised build scores; keep ``k`` items by information (sorted positions)."""

@@ -33,12 +33,13 @@ the estimators target (the mean over the fitted items). Clusters are seeded by `
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from benchsift._params import ConstraintLike, Options
 from benchsift.compression.selectors.anchorpoints import complete_anchors, sorted_anchor_labels
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.irt2pl import selector_twopl
@@ -85,6 +86,7 @@ class TinyBenchmarksSelector(ItemSelector):
     """
 
     name = "tinybench"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {"estimator": [Options(_ESTIMATORS)]}
 
     def __init__(
         self,
@@ -103,12 +105,6 @@ class TinyBenchmarksSelector(ItemSelector):
         self.prior_a_sd = prior_a_sd
         self.prior_d_sd = prior_d_sd
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if self.estimator not in _ESTIMATORS:
-            raise InputError(
-                f"tinyBenchmarks estimator: expected one of {_ESTIMATORS}, got {self.estimator!r}"
-            )
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Fit the 2PL, cluster the item parameters into ``k`` clusters and keep their anchors (sorted)."""

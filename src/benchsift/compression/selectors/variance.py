@@ -21,17 +21,17 @@ in the paper's main comparison, D.3, Tables 9-11); items with no valid score ran
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
+from benchsift._params import ConstraintLike, Options
 from benchsift.compression.selectors.base import (
     ItemSelector,
     SelectorInput,
     item_variance,
     top_k_positions,
 )
-from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
 __all__ = ["IndexTieVarianceSelector", "VarianceSelector", "variance_scores"]
@@ -71,6 +71,10 @@ class VarianceSelector(ItemSelector):
     """
 
     name = "variance"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "rank_by": [Options(["plugin", "eq5"])],
+        "tie_break": [Options(["random", "index"])],
+    }
 
     def __init__(
         self,
@@ -81,12 +85,6 @@ class VarianceSelector(ItemSelector):
         self.rank_by = rank_by
         self.tie_break = tie_break
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if self.rank_by not in ("plugin", "eq5"):
-            raise InputError(f"Variance rank_by: expected 'plugin' or 'eq5', got {self.rank_by!r}")
-        if self.tie_break not in ("random", "index"):
-            raise InputError(f"Variance tie_break: expected 'random' or 'index', got {self.tie_break!r}")
 
     def _select(self, inp: SelectorInput) -> np.ndarray:
         """Keep the ``k`` items with the largest variance score (sorted positions)."""

@@ -39,12 +39,15 @@ Variants (``variant=``, the D.4 ablation arms):
 
 from __future__ import annotations
 
+import math
 import zlib
-from typing import Literal
+from numbers import Integral, Real
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import ConstraintLike, Interval, Options
 from benchsift._suggest import did_you_mean
 from benchsift.compression.embeddings import delta_vl, random_projection
 from benchsift.compression.selectors._cells import (
@@ -137,6 +140,12 @@ class VAWSelector(ItemSelector):
     """
 
     name = "vaw"
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "variant": [Options(VARIANTS)],
+        "alpha": [Interval(Real, 0, math.inf, closed="left", desc="a finite number >= 0")],
+        "projection_dim": [Interval(Integral, 1, None)],
+        "max_iter": [Interval(Integral, 1, None)],
+    }
 
     def __init__(
         self,
@@ -153,16 +162,6 @@ class VAWSelector(ItemSelector):
         self.projection_seed = projection_seed
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if self.variant not in VARIANTS:
-            raise InputError(f"VAW variant: expected one of {', '.join(VARIANTS)}, got {self.variant!r}")
-        if not np.isfinite(self.alpha) or self.alpha < 0:
-            raise InputError(f"VAW alpha: expected a finite number >= 0, got {self.alpha!r}")
-        if int(self.projection_dim) < 1:
-            raise InputError(f"VAW projection_dim: expected >= 1, got {self.projection_dim!r}")
-        if int(self.max_iter) < 1:
-            raise InputError(f"VAW max_iter: expected >= 1, got {self.max_iter!r}")
 
     def _cell_space(self, emb: np.ndarray | None, temb: np.ndarray | None) -> tuple[str, np.ndarray | None]:
         """The space the cells (or the DPP kernel) live in, projected to ``projection_dim``."""

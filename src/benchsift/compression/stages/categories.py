@@ -28,10 +28,12 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, Options, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
@@ -185,6 +187,12 @@ def _as_matrix(
     return X, names
 
 
+@validate_params(
+    {
+        "method": [Options(METHODS)],
+        "max_combinations": [Interval(Integral, 1, None, desc="a positive integer")],
+    }
+)
 def stage3_select(
     data: Panel | GroupScores | np.ndarray,
     k: int,
@@ -210,14 +218,10 @@ def stage3_select(
         Also compute the best subset and its :math:`\\rho` for every ``k`` from 1 to ``n`` (the k-sweep), each
         size with the same ``method`` rule.
     """
-    if method not in METHODS:
-        raise InputError(f"method: expected one of {list(METHODS)}, got {method!r}")
     X, names = _as_matrix(data, categories)
     n = X.shape[1]
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= int(k) <= n:
         raise InputError(f"`k`: expected an integer between 1 and the number of categories ({n}), got {k!r}")
-    if int(max_combinations) < 1:
-        raise InputError(f"max_combinations: expected a positive integer, got {max_combinations!r}")
     k = int(k)
     ref = reference_scores(X)
     sizes = list(range(1, n + 1)) if sweep else [k]

@@ -26,11 +26,12 @@ Missing scores (decided here, documented for users):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError
+from benchsift._params import Interval, validate_params
 from benchsift.panel import Panel
 
 __all__ = ["Stage0Result", "stage0_clean"]
@@ -104,16 +105,7 @@ class Stage0Result:
         return {c: int(self.counts[c].sum()) for c in COUNT_COLUMNS[1:]}
 
 
-def _check_tau(tau: float) -> float:
-    try:
-        t = float(tau)
-    except (TypeError, ValueError):
-        raise InputError(f"`tau`: expected a number in (0, 1], got {tau!r}") from None
-    if not (0.0 < t <= 1.0):
-        raise InputError(f"`tau`: expected a number in (0, 1], got {t!r}")
-    return t
-
-
+@validate_params({"tau": [Interval(Real, 0, 1, closed="right")]})
 def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
     """Stage 0 of PRIMEBench (section 4.1): drop all-correct and blind-solvable items.
 
@@ -131,13 +123,10 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
         The cleaned image-condition pool, the masks, :math:`\\beta` and the per-benchmark counts. See
         the module docstring for how missing cells count.
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"stage0_clean: expected a benchsift Panel, got {type(panel).__name__}")
-    t = _check_tau(tau)
+    Panel.check(panel, "stage0_clean", image=True)
+    t = float(tau)
     image_rows = panel.image_rows
     text_rows = panel.text_only_rows
-    if not image_rows.any():
-        raise InputError("stage0_clean: the panel has no image-condition model rows (models.condition)")
     notes: list[str] = []
     warnings: list[str] = []
     scores = panel.scores

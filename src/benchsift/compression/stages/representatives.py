@@ -30,12 +30,13 @@ Items whose ``category`` is missing use their benchmark as their own category (:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
-from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import corr_with_vector, group_nan_sums, zscore
 
@@ -250,6 +251,7 @@ def _candidate_order(scores: np.ndarray, positions: np.ndarray, bench_rank: np.n
     return pos[order]
 
 
+@validate_params({"target": [Interval(Real, 0, 1, closed="right", noun="a correlation")]})
 def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True) -> Stage1Result:
     """Stage 1 of PRIMEBench (section 4.2, Eq. 3, App. C.2) on a Stage 0-cleaned, image-condition panel.
 
@@ -268,13 +270,8 @@ def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True
         Per-category representative, candidate correlations, supplements, tier; ``pool`` marks the pooled
         items of the input panel and ``panel`` is the pooled sub-panel (image rows only).
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"stage1_select: expected a benchsift Panel, got {type(panel).__name__}")
-    if not (0.0 < float(target) <= 1.0):
-        raise InputError(f"target: expected a correlation in (0, 1], got {target!r}")
+    Panel.check(panel, "stage1_select", image=True)
     image_rows = panel.image_rows
-    if not image_rows.any():
-        raise InputError("stage1_select: the panel has no image-condition model rows")
     scores = panel.scores[image_rows]
     notes: list[str] = []
     cats = item_categories(panel)
