@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
@@ -116,6 +117,18 @@ def check_options(protocol: str, n_jobs: int | None = None) -> None:
         raise InputError(f"`protocol`: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
 
 
+def _logged_answers(
+    answers: PathLike | None, panel: Panel, column: str
+) -> tuple[np.ndarray | None, tuple[str, ...]]:
+    """The logged answers' matrix for DISCO (None without a file) and the reader's notes."""
+    if answers is None:
+        return None, ()
+    from benchsift.io.answers import read_answers
+
+    logged = read_answers(answers, panel, column=column)
+    return logged.values, tuple(logged.notes)
+
+
 @renamed_params({"seed": "random_state"}, until="0.3")
 def validate(
     panel: Panel,
@@ -175,13 +188,7 @@ def validate(
     """
     check_options(protocol, n_jobs)
     sels, rets = list(selectors), [float(r) for r in retentions]
-    predictions = None
-    answer_notes: tuple[str, ...] = ()
-    if answers is not None:
-        from benchsift.io.answers import read_answers
-
-        logged = read_answers(answers, panel, column=answer_column)
-        predictions, answer_notes = logged.values, logged.notes
+    predictions, answer_notes = _logged_answers(answers, panel, answer_column)
     shared = {"embeddings": embeddings, "predictions": predictions, "random_state": random_state}
     result: HeldoutResult | EndToEndResult | SameModelResult
     if protocol in ("random", "chronological"):
