@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -166,6 +167,393 @@ def _dif_pass(
     return tests, which
 
 
+@dataclass(frozen=True)
+class _Options:
+    """The checked parameters of :func:`audit` (``era_cutoff`` goes to :func:`_groups` unchecked)."""
+
+    alpha: float
+    discrimination: str
+    min_discrimination: float
+    min_slope: float
+    ceiling: float
+    blind_threshold: float
+    power: float
+    duplicate_tolerance: float
+    min_minority: int
+    text_similarity: float
+    dif_by: str
+    min_group: int
+    dif_matching: str
+    dif_test: str
+
+
+def _checked_options(
+    *,
+    alpha: float,
+    discrimination: str,
+    min_discrimination: float,
+    min_slope: float,
+    ceiling: float,
+    blind_threshold: float,
+    power: float,
+    duplicate_tolerance: float,
+    min_minority: int,
+    text_similarity: float,
+    dif_by: str,
+    min_group: int,
+    dif_matching: str,
+    dif_test: str,
+) -> _Options:
+    """Every parameter of :func:`audit` checked, in the order the messages come (:class:`InputError`)."""
+    alpha = _check_fraction(alpha, "alpha")
+    power = _check_fraction(power, "power")
+    ceiling = _check_fraction(ceiling, "ceiling", hi_open=False)
+    blind_threshold = _check_fraction(blind_threshold, "blind_threshold", hi_open=False)
+    duplicate_tolerance = _check_fraction(duplicate_tolerance, "duplicate_tolerance", lo_open=False)
+    text_similarity = _check_fraction(text_similarity, "text_similarity", hi_open=False)
+    if discrimination not in DISCRIMINATION:
+        raise InputError(f"`discrimination`: expected one of {list(DISCRIMINATION)}, got {discrimination!r}")
+    if isinstance(min_slope, bool) or not isinstance(min_slope, int | float) or not np.isfinite(min_slope):
+        raise InputError(f"`min_slope`: expected a number, got {min_slope!r}")
+    if not -1.0 <= float(min_discrimination) <= 1.0:
+        raise InputError(
+            f"`min_discrimination`: expected a correlation in [-1, 1], got {min_discrimination!r}"
+        )
+    for name, value in (("min_minority", min_minority), ("min_group", min_group)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"`{name}`: expected an integer >= 1, got {value!r}")
+    if dif_by not in DIF_BY:
+        raise InputError(f"`dif_by`: expected one of {list(DIF_BY)}, got {dif_by!r}")
+    if dif_matching not in DIF_MATCHING:
+        raise InputError(f"`dif_matching`: expected one of {list(DIF_MATCHING)}, got {dif_matching!r}")
+    if dif_test not in DIF_TESTS:
+        raise InputError(f"`dif_test`: expected one of {list(DIF_TESTS)}, got {dif_test!r}")
+    return _Options(
+        alpha=alpha,
+        discrimination=discrimination,
+        min_discrimination=float(min_discrimination),
+        min_slope=float(min_slope),
+        ceiling=ceiling,
+        blind_threshold=blind_threshold,
+        power=power,
+        duplicate_tolerance=duplicate_tolerance,
+        min_minority=min_minority,
+        text_similarity=text_similarity,
+        dif_by=dif_by,
+        min_group=min_group,
+        dif_matching=dif_matching,
+        dif_test=dif_test,
+    )
+
+
+@dataclass
+class _Columns:
+    """The per-item columns the benchmark loop fills in place, and the per-benchmark rows, duplicate pairs,
+    DIF blocks and not-computed flags it collects beside them."""
+
+    disc: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    p_neg: np.ndarray
+    n_models: np.ndarray
+    mean: np.ndarray
+    all_c: np.ndarray
+    all_w: np.ndarray
+    near: np.ndarray
+    blind: np.ndarray
+    blind_mean: np.ndarray
+    dup_resp: np.ndarray
+    dup_text: np.ndarray
+    dup_of: list[list[str]]
+    pair_frames: list[pd.DataFrame] = field(default_factory=list)
+    bench_rows: list[dict[str, Any]] = field(default_factory=list)
+    dif_blocks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    dif_cols: list[np.ndarray] = field(default_factory=list)
+    # per benchmark, the flags whose signal was not computed: their count is missing (NaN), never 0
+    not_computed: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, n: int) -> _Columns:
+        return cls(
+            disc=np.full(n, np.nan),
+            lo=np.full(n, np.nan),
+            hi=np.full(n, np.nan),
+            p_neg=np.full(n, np.nan),
+            n_models=np.zeros(n, dtype=np.int64),
+            mean=np.full(n, np.nan),
+            all_c=np.zeros(n, dtype=bool),
+            all_w=np.zeros(n, dtype=bool),
+            near=np.zeros(n, dtype=bool),
+            blind=np.zeros(n, dtype=bool),
+            blind_mean=np.full(n, np.nan),
+            dup_resp=np.zeros(n, dtype=bool),
+            dup_text=np.zeros(n, dtype=bool),
+            dup_of=[[] for _ in range(n)],
+        )
+
+
+def _saturation_step(
+    col: _Columns, b: str, cols: np.ndarray, Xb: np.ndarray, Tb: np.ndarray | None, opts: _Options
+) -> dict[str, Any]:
+    """Saturation of benchmark ``b`` into ``col``; returns its benchmark row (counts and shares)."""
+    rows = (~np.isnan(Xb)).any(axis=1)
+    sat = item_saturation(Xb, Tb, opts.ceiling, opts.blind_threshold)
+    col.mean[cols], col.n_models[cols] = sat.mean, sat.n_models
+    col.all_c[cols], col.all_w[cols], col.near[cols] = sat.all_correct, sat.all_wrong, sat.near_ceiling
+    col.blind_mean[cols], col.blind[cols] = sat.blind_mean, sat.blind_solvable
+    if not np.isfinite(sat.blind_mean).any():
+        col.not_computed.setdefault(b, set()).add("blind-solvable")
+    return {
+        "benchmark": b,
+        "n_items": int(cols.size),
+        "n_models": int(rows.sum()),
+        "mean_score": float(np.nanmean(sat.mean)) if np.isfinite(sat.mean).any() else float("nan"),
+        "share_all_correct": float(sat.all_correct.mean()),
+        "share_near_ceiling": float(sat.near_ceiling.mean()),
+        "share_all_wrong": float(sat.all_wrong.mean()),
+        "share_blind_solvable": (
+            float(sat.blind_solvable[np.isfinite(sat.blind_mean)].mean())
+            if np.isfinite(sat.blind_mean).any()
+            else float("nan")
+        ),
+    }
+
+
+def _discrimination_step(col: _Columns, cols: np.ndarray, Xr: np.ndarray, opts: _Options) -> None:
+    """Per item discrimination, its interval and one-sided p-value (item-rest or 2PL slope) into ``col``."""
+    if opts.discrimination == "2pl":
+        sl = twopl_slopes(Xr, level=1.0 - opts.alpha)
+        col.disc[cols], col.lo[cols], col.hi[cols], col.p_neg[cols] = sl.slope, sl.low, sl.high, sl.p_negative
+    else:
+        r, nr = item_rest_correlation(Xr)
+        col.disc[cols] = r
+        col.lo[cols], col.hi[cols] = fisher_z_interval(r, nr, level=1.0 - opts.alpha)
+        col.p_neg[cols] = negative_discrimination_pvalue(r, nr)
+
+
+def _noise_step(b: str, Xr: np.ndarray, opts: _Options, warnings: list[str]) -> dict[str, Any]:
+    """The signal-to-noise columns of benchmark ``b``'s row."""
+    noise = benchmark_noise(Xr, alpha=opts.alpha, power=opts.power)
+    if not noise.signal_variance > 0:
+        warnings.append(f"benchmark {b!r}: every model has the same score: signal-to-noise undefined")
+    return {
+        "snr": noise.snr,
+        "reliability": noise.reliability,
+        "mean_se": noise.mean_se,
+        "mdd": noise.mdd,
+        "signal_variance": noise.signal_variance,
+        "noise_variance": noise.noise_variance,
+    }
+
+
+def _duplicates_step(
+    col: _Columns,
+    b: str,
+    cols: np.ndarray,
+    Xr: np.ndarray,
+    questions: np.ndarray | None,
+    item_ids: np.ndarray,
+    opts: _Options,
+) -> None:
+    """Duplicate responses (and duplicate text, given ``questions``) of benchmark ``b`` into ``col``."""
+    pairs = [response_duplicates(Xr, opts.duplicate_tolerance, MIN_MODELS * 2, opts.min_minority)]
+    if questions is not None:
+        pairs.append(text_duplicates(questions[cols], opts.text_similarity))
+    for frame in pairs:
+        for a, c, kind in zip(frame["item_a"], frame["item_b"], frame["kind"], strict=True):
+            ia, ic = int(cols[int(a)]), int(cols[int(c)])
+            (col.dup_resp if kind == "responses" else col.dup_text)[[ia, ic]] = True
+            for x, y in ((ia, ic), (ic, ia)):
+                if item_ids[y] not in col.dup_of[x]:
+                    col.dup_of[x].append(str(item_ids[y]))
+        if len(frame):
+            out = frame.copy()
+            out["item_a"] = item_ids[cols[out["item_a"].to_numpy(dtype=np.int64)]]
+            out["item_b"] = item_ids[cols[out["item_b"].to_numpy(dtype=np.int64)]]
+            out.insert(0, "benchmark", b)
+            col.pair_frames.append(out)
+
+
+def _benchmark_step(
+    col: _Columns,
+    b: str,
+    cols: np.ndarray,
+    X_all: np.ndarray,
+    T_all: np.ndarray | None,
+    questions: np.ndarray | None,
+    item_ids: np.ndarray,
+    by: str | None,
+    opts: _Options,
+    warnings: list[str],
+) -> None:
+    """Every per-benchmark signal of benchmark ``b`` (items ``cols``): saturation always; discrimination,
+    signal-to-noise, duplicates and the DIF block when at least :data:`MIN_MODELS` models scored it."""
+    Xb = X_all[:, cols]
+    rows = (~np.isnan(Xb)).any(axis=1)
+    row = _saturation_step(col, b, cols, Xb, T_all[:, cols] if T_all is not None else None, opts)
+    skipped = col.not_computed.setdefault(b, set())
+    if int(rows.sum()) < MIN_MODELS:
+        skipped.update(("negative-discrimination", "low-discrimination", "duplicate-responses"))
+        skipped.update(("duplicate-text", "dif"))
+        warnings.append(
+            f"benchmark {b!r}: {int(rows.sum())} image-condition model(s) scored it, at least "
+            f"{MIN_MODELS} needed: discrimination, signal-to-noise, duplicates and DIF skipped"
+        )
+        col.bench_rows.append(row)
+        return
+    Xr = Xb[rows]
+    _discrimination_step(col, cols, Xr, opts)
+    row.update(_noise_step(b, Xr, opts, warnings))
+    if questions is None:
+        skipped.add("duplicate-text")
+    if by is None or not _is_binary(Xr):
+        skipped.add("dif")
+    _duplicates_step(col, b, cols, Xr, questions, item_ids, opts)
+    if by is not None:
+        if _is_binary(Xr):
+            col.dif_blocks.append((Xr, rows))
+            col.dif_cols.append(cols)
+        else:
+            warnings.append(f"benchmark {b!r}: graded scores (not 0/1): DIF skipped (it models 0/1 answers)")
+    col.bench_rows.append(row)
+
+
+def _dif_step(
+    col: _Columns, groups: list[tuple[str, np.ndarray]], n: int, opts: _Options
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """DIF over the collected binary benchmarks, re-tested with a purified criterion (at most
+    :data:`PURIFY_PASSES` times): ``(coef, p, BH q, group)`` per item, NaN / None where not tested."""
+    dif_coef, dif_p, dif_q = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    dif_group = np.full(n, None, dtype=object)
+    if not col.dif_blocks:
+        return dif_coef, dif_p, dif_q, dif_group
+    blocks, dif_cols = col.dif_blocks, col.dif_cols
+    fits: dict[int, TwoPL] = {}
+    tests, which = _dif_pass(blocks, groups, [None] * len(blocks), opts.dif_matching, opts.dif_test, fits)
+    flagged_before = np.zeros(sum(c.size for c in dif_cols), dtype=bool)
+    for _ in range(PURIFY_PASSES):
+        q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
+        flagged = np.nan_to_num(q1, nan=1.0) <= opts.alpha
+        if np.array_equal(flagged, flagged_before):
+            break
+        flagged_before = flagged
+        bounds = np.cumsum([0] + [c.size for c in dif_cols])
+        criteria: list[np.ndarray | None] = [~flagged[a:b] for a, b in pairwise(bounds)]
+        tests, which = _dif_pass(blocks, groups, criteria, opts.dif_matching, opts.dif_test, fits)
+    for cols, t, w in zip(dif_cols, tests, which, strict=True):
+        dif_coef[cols], dif_p[cols] = t.coef, t.p_greater
+        dif_group[cols] = np.where(np.isfinite(t.p_greater), np.array([g for g, _ in groups])[w], None)
+    dif_q = bh_adjust(dif_p)
+    return dif_coef, dif_p, dif_q, dif_group
+
+
+def _item_table(
+    col: _Columns,
+    items_meta: pd.DataFrame,
+    item_ids: np.ndarray,
+    groups: list[tuple[str, np.ndarray]],
+    opts: _Options,
+) -> pd.DataFrame:
+    """The flags (discrimination BH, DIF) and the per-item table, one row per item in panel order."""
+    n = item_ids.size
+    q_neg = conditional_bh(col.p_neg)
+    negative = np.nan_to_num(q_neg, nan=1.0) <= opts.alpha
+    threshold = opts.min_slope if opts.discrimination == "2pl" else opts.min_discrimination
+    low = ~negative & (np.nan_to_num(col.hi, nan=np.inf) < threshold)
+    dif_coef, dif_p, dif_q, dif_group = _dif_step(col, groups, n, opts)
+    masks = {
+        "negative-discrimination": negative,
+        "low-discrimination": low,
+        "all-correct": col.all_c,
+        "all-wrong": col.all_w,
+        "near-ceiling": col.near,
+        "blind-solvable": col.blind,
+        "duplicate-responses": col.dup_resp,
+        "duplicate-text": col.dup_text,
+        "dif": np.nan_to_num(dif_q, nan=1.0) <= opts.alpha,
+    }
+    stacked = np.vstack([masks[f] for f in FLAGS])
+    flags = [tuple(f for f, on in zip(FLAGS, stacked[:, i], strict=True) if on) for i in range(n)]
+    return pd.DataFrame(
+        {
+            "benchmark": items_meta["benchmark"].to_numpy(dtype=object),
+            "item": item_ids,
+            "n_models": col.n_models,
+            "mean_score": col.mean,
+            "discrimination": col.disc,
+            "discrimination_low": col.lo,
+            "discrimination_high": col.hi,
+            "p_negative": col.p_neg,
+            "q_negative": q_neg,
+            "all_correct": col.all_c,
+            "all_wrong": col.all_w,
+            "near_ceiling": col.near,
+            "blind_mean": col.blind_mean,
+            "blind_solvable": col.blind,
+            "dif_coef": dif_coef,
+            "dif_p": dif_p,
+            "dif_q": dif_q,
+            "dif_group": dif_group,
+            "duplicate_of": [tuple(d) for d in col.dup_of],
+            "flags": flags,
+        }
+    )
+
+
+def _benchmark_table(col: _Columns, items: pd.DataFrame) -> pd.DataFrame:
+    """The per-benchmark table: the loop's rows plus a count per flag (NaN where not computed)."""
+    bench = pd.DataFrame(col.bench_rows)
+    for f in FLAGS:
+        per = items.groupby("benchmark", sort=False)["flags"].agg(lambda s, f=f: int(sum(f in x for x in s)))
+        counts = bench["benchmark"].map(per).fillna(0).astype(np.int64)
+        bench[f"n_{f.replace('-', '_')}"] = pd.Series(
+            [
+                np.nan if f in col.not_computed.get(b, ()) else int(c)
+                for b, c in zip(bench["benchmark"], counts, strict=True)
+            ],
+            index=bench.index,
+            dtype=object,
+        )
+    bench["n_flagged"] = bench["benchmark"].map(
+        items.groupby("benchmark", sort=False)["flags"].agg(lambda s: int(sum(len(x) > 0 for x in s)))
+    )
+    return bench
+
+
+def _duplicate_table(col: _Columns) -> pd.DataFrame:
+    return (
+        pd.concat(col.pair_frames, ignore_index=True)
+        if col.pair_frames
+        else pd.DataFrame(columns=["benchmark", "item_a", "item_b", "kind", "similarity", "n_models"])
+    )
+
+
+def _parameters(
+    opts: _Options, by: str | None, group_info: dict[str, Any], image: Panel, text: Panel
+) -> dict[str, Any]:
+    """The ``parameters`` record of the result: the options as used and the panel's sizes."""
+    return {
+        "alpha": opts.alpha,
+        "discrimination": opts.discrimination,
+        "min_discrimination": opts.min_discrimination,
+        "min_slope": opts.min_slope,
+        "ceiling": opts.ceiling,
+        "blind_threshold": opts.blind_threshold,
+        "power": opts.power,
+        "duplicate_tolerance": opts.duplicate_tolerance,
+        "min_minority": opts.min_minority,
+        "text_similarity": opts.text_similarity,
+        "dif_by": by if by is not None else "none",
+        "dif_groups": group_info,
+        "min_group": opts.min_group,
+        "dif_matching": opts.dif_matching,
+        "dif_test": opts.dif_test,
+        "n_models": image.n_models,
+        "n_text_only_runs": text.n_models,
+        "n_items": image.n_items,
+    }
+
+
 def audit(
     panel: Panel,
     *,
@@ -221,29 +609,22 @@ def audit(
     DegenerateError
         Fewer than :data:`MIN_MODELS` image-condition models, or a ``dif_by`` the models table cannot serve.
     """
-    alpha = _check_fraction(alpha, "alpha")
-    power = _check_fraction(power, "power")
-    ceiling = _check_fraction(ceiling, "ceiling", hi_open=False)
-    blind_threshold = _check_fraction(blind_threshold, "blind_threshold", hi_open=False)
-    duplicate_tolerance = _check_fraction(duplicate_tolerance, "duplicate_tolerance", lo_open=False)
-    text_similarity = _check_fraction(text_similarity, "text_similarity", hi_open=False)
-    if discrimination not in DISCRIMINATION:
-        raise InputError(f"`discrimination`: expected one of {list(DISCRIMINATION)}, got {discrimination!r}")
-    if isinstance(min_slope, bool) or not isinstance(min_slope, int | float) or not np.isfinite(min_slope):
-        raise InputError(f"`min_slope`: expected a number, got {min_slope!r}")
-    if not -1.0 <= float(min_discrimination) <= 1.0:
-        raise InputError(
-            f"`min_discrimination`: expected a correlation in [-1, 1], got {min_discrimination!r}"
-        )
-    for name, value in (("min_minority", min_minority), ("min_group", min_group)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InputError(f"`{name}`: expected an integer >= 1, got {value!r}")
-    if dif_by not in DIF_BY:
-        raise InputError(f"`dif_by`: expected one of {list(DIF_BY)}, got {dif_by!r}")
-    if dif_matching not in DIF_MATCHING:
-        raise InputError(f"`dif_matching`: expected one of {list(DIF_MATCHING)}, got {dif_matching!r}")
-    if dif_test not in DIF_TESTS:
-        raise InputError(f"`dif_test`: expected one of {list(DIF_TESTS)}, got {dif_test!r}")
+    opts = _checked_options(
+        alpha=alpha,
+        discrimination=discrimination,
+        min_discrimination=min_discrimination,
+        min_slope=min_slope,
+        ceiling=ceiling,
+        blind_threshold=blind_threshold,
+        power=power,
+        duplicate_tolerance=duplicate_tolerance,
+        min_minority=min_minority,
+        text_similarity=text_similarity,
+        dif_by=dif_by,
+        min_group=min_group,
+        dif_matching=dif_matching,
+        dif_test=dif_test,
+    )
     warnings: list[str] = []
     if benchmarks is not None:
         panel = panel.select_benchmarks(list(benchmarks))
@@ -256,219 +637,24 @@ def audit(
             "(model rows with condition 'text-only')"
         )
     items_meta = image.items
-    X_all = image.scores
-    T_all = text.scores
     has_text = "question" in items_meta.columns and items_meta["question"].notna().any()
     if not has_text:
         warnings.append("duplicate-text not computed: the items table has no 'question' text")
-    by, groups, group_info = _groups(image.models, dif_by, era_cutoff, min_group, warnings)
+    by, groups, group_info = _groups(image.models, opts.dif_by, era_cutoff, opts.min_group, warnings)
 
-    n = image.n_items
-    cols_of = {b: np.flatnonzero((items_meta["benchmark"] == b).to_numpy()) for b in image.benchmarks}
-    disc = np.full(n, np.nan)
-    lo, hi, p_neg = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    n_models = np.zeros(n, dtype=np.int64)
-    mean = np.full(n, np.nan)
-    all_c, all_w, near, blind = (np.zeros(n, dtype=bool) for _ in range(4))
-    blind_mean = np.full(n, np.nan)
-    dup_of: list[list[str]] = [[] for _ in range(n)]
-    dup_resp, dup_text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    pair_frames: list[pd.DataFrame] = []
-    bench_rows: list[dict[str, Any]] = []
-    dif_blocks: list[tuple[np.ndarray, np.ndarray]] = []
-    dif_cols: list[np.ndarray] = []
+    col = _Columns.empty(image.n_items)
     item_ids = items_meta["item"].to_numpy(dtype=object)
-    # per benchmark, the flags whose signal was not computed: their count is missing (NaN), never 0
-    not_computed: dict[str, set[str]] = {}
+    questions = items_meta["question"].to_numpy(dtype=object) if has_text else None
+    T_all = text.scores if text.n_models else None
+    for b in image.benchmarks:
+        cols = np.flatnonzero((items_meta["benchmark"] == b).to_numpy())
+        _benchmark_step(col, b, cols, image.scores, T_all, questions, item_ids, by, opts, warnings)
 
-    for b, cols in cols_of.items():
-        Xb = X_all[:, cols]
-        rows = (~np.isnan(Xb)).any(axis=1)
-        sat = item_saturation(Xb, T_all[:, cols] if text.n_models else None, ceiling, blind_threshold)
-        mean[cols], n_models[cols] = sat.mean, sat.n_models
-        all_c[cols], all_w[cols], near[cols] = sat.all_correct, sat.all_wrong, sat.near_ceiling
-        blind_mean[cols], blind[cols] = sat.blind_mean, sat.blind_solvable
-        row: dict[str, Any] = {
-            "benchmark": b,
-            "n_items": int(cols.size),
-            "n_models": int(rows.sum()),
-            "mean_score": float(np.nanmean(sat.mean)) if np.isfinite(sat.mean).any() else float("nan"),
-            "share_all_correct": float(sat.all_correct.mean()),
-            "share_near_ceiling": float(sat.near_ceiling.mean()),
-            "share_all_wrong": float(sat.all_wrong.mean()),
-            "share_blind_solvable": (
-                float(sat.blind_solvable[np.isfinite(sat.blind_mean)].mean())
-                if np.isfinite(sat.blind_mean).any()
-                else float("nan")
-            ),
-        }
-        skipped = not_computed.setdefault(b, set())
-        if not np.isfinite(sat.blind_mean).any():
-            skipped.add("blind-solvable")
-        if int(rows.sum()) < MIN_MODELS:
-            skipped.update(("negative-discrimination", "low-discrimination", "duplicate-responses"))
-            skipped.update(("duplicate-text", "dif"))
-            warnings.append(
-                f"benchmark {b!r}: {int(rows.sum())} image-condition model(s) scored it, at least "
-                f"{MIN_MODELS} needed: discrimination, signal-to-noise, duplicates and DIF skipped"
-            )
-            bench_rows.append(row)
-            continue
-        Xr = Xb[rows]
-        if discrimination == "2pl":
-            sl = twopl_slopes(Xr, level=1.0 - alpha)
-            disc[cols], lo[cols], hi[cols], p_neg[cols] = sl.slope, sl.low, sl.high, sl.p_negative
-        else:
-            r, nr = item_rest_correlation(Xr)
-            disc[cols] = r
-            lo[cols], hi[cols] = fisher_z_interval(r, nr, level=1.0 - alpha)
-            p_neg[cols] = negative_discrimination_pvalue(r, nr)
-        noise = benchmark_noise(Xr, alpha=alpha, power=power)
-        if not noise.signal_variance > 0:
-            warnings.append(f"benchmark {b!r}: every model has the same score: signal-to-noise undefined")
-        row.update(
-            snr=noise.snr,
-            reliability=noise.reliability,
-            mean_se=noise.mean_se,
-            mdd=noise.mdd,
-            signal_variance=noise.signal_variance,
-            noise_variance=noise.noise_variance,
-        )
-        pairs = [response_duplicates(Xr, duplicate_tolerance, MIN_MODELS * 2, min_minority)]
-        if not has_text:
-            skipped.add("duplicate-text")
-        if by is None or not _is_binary(Xr):
-            skipped.add("dif")
-        if has_text:
-            pairs.append(
-                text_duplicates(items_meta["question"].to_numpy(dtype=object)[cols], text_similarity)
-            )
-        for frame in pairs:
-            for a, c, kind in zip(frame["item_a"], frame["item_b"], frame["kind"], strict=True):
-                ia, ic = int(cols[int(a)]), int(cols[int(c)])
-                (dup_resp if kind == "responses" else dup_text)[[ia, ic]] = True
-                for x, y in ((ia, ic), (ic, ia)):
-                    if item_ids[y] not in dup_of[x]:
-                        dup_of[x].append(str(item_ids[y]))
-            if len(frame):
-                out = frame.copy()
-                out["item_a"] = item_ids[cols[out["item_a"].to_numpy(dtype=np.int64)]]
-                out["item_b"] = item_ids[cols[out["item_b"].to_numpy(dtype=np.int64)]]
-                out.insert(0, "benchmark", b)
-                pair_frames.append(out)
-        if by is not None:
-            if _is_binary(Xr):
-                dif_blocks.append((Xr, rows))
-                dif_cols.append(cols)
-            else:
-                warnings.append(
-                    f"benchmark {b!r}: graded scores (not 0/1): DIF skipped (it models 0/1 answers)"
-                )
-        bench_rows.append(row)
-
-    q_neg = conditional_bh(p_neg)
-    negative = np.nan_to_num(q_neg, nan=1.0) <= alpha
-    threshold = float(min_slope) if discrimination == "2pl" else float(min_discrimination)
-    low = ~negative & (np.nan_to_num(hi, nan=np.inf) < threshold)
-
-    dif_coef, dif_p, dif_q = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    dif_group = np.full(n, None, dtype=object)
-    if dif_blocks:
-        fits: dict[int, TwoPL] = {}
-        tests, which = _dif_pass(dif_blocks, groups, [None] * len(dif_blocks), dif_matching, dif_test, fits)
-        flagged_before = np.zeros(sum(c.size for c in dif_cols), dtype=bool)
-        for _ in range(PURIFY_PASSES):
-            q1 = bh_adjust(np.concatenate([t.p_greater for t in tests]))
-            flagged = np.nan_to_num(q1, nan=1.0) <= alpha
-            if np.array_equal(flagged, flagged_before):
-                break
-            flagged_before = flagged
-            bounds = np.cumsum([0] + [c.size for c in dif_cols])
-            criteria: list[np.ndarray | None] = [~flagged[a:b] for a, b in pairwise(bounds)]
-            tests, which = _dif_pass(dif_blocks, groups, criteria, dif_matching, dif_test, fits)
-        for cols, t, w in zip(dif_cols, tests, which, strict=True):
-            dif_coef[cols], dif_p[cols] = t.coef, t.p_greater
-            dif_group[cols] = np.where(np.isfinite(t.p_greater), np.array([g for g, _ in groups])[w], None)
-        dif_q = bh_adjust(dif_p)
-    dif = np.nan_to_num(dif_q, nan=1.0) <= alpha
-
-    masks = {
-        "negative-discrimination": negative,
-        "low-discrimination": low,
-        "all-correct": all_c,
-        "all-wrong": all_w,
-        "near-ceiling": near,
-        "blind-solvable": blind,
-        "duplicate-responses": dup_resp,
-        "duplicate-text": dup_text,
-        "dif": dif,
-    }
-    stacked = np.vstack([masks[f] for f in FLAGS])
-    flags = [tuple(f for f, on in zip(FLAGS, stacked[:, i], strict=True) if on) for i in range(n)]
-    items = pd.DataFrame(
-        {
-            "benchmark": items_meta["benchmark"].to_numpy(dtype=object),
-            "item": item_ids,
-            "n_models": n_models,
-            "mean_score": mean,
-            "discrimination": disc,
-            "discrimination_low": lo,
-            "discrimination_high": hi,
-            "p_negative": p_neg,
-            "q_negative": q_neg,
-            "all_correct": all_c,
-            "all_wrong": all_w,
-            "near_ceiling": near,
-            "blind_mean": blind_mean,
-            "blind_solvable": blind,
-            "dif_coef": dif_coef,
-            "dif_p": dif_p,
-            "dif_q": dif_q,
-            "dif_group": dif_group,
-            "duplicate_of": [tuple(d) for d in dup_of],
-            "flags": flags,
-        }
-    )
-    bench = pd.DataFrame(bench_rows)
-    for f in FLAGS:
-        per = items.groupby("benchmark", sort=False)["flags"].agg(lambda s, f=f: int(sum(f in x for x in s)))
-        counts = bench["benchmark"].map(per).fillna(0).astype(np.int64)
-        bench[f"n_{f.replace('-', '_')}"] = pd.Series(
-            [
-                np.nan if f in not_computed.get(b, ()) else int(c)
-                for b, c in zip(bench["benchmark"], counts, strict=True)
-            ],
-            index=bench.index,
-            dtype=object,
-        )
-    bench["n_flagged"] = bench["benchmark"].map(
-        items.groupby("benchmark", sort=False)["flags"].agg(lambda s: int(sum(len(x) > 0 for x in s)))
-    )
-    duplicates = (
-        pd.concat(pair_frames, ignore_index=True)
-        if pair_frames
-        else pd.DataFrame(columns=["benchmark", "item_a", "item_b", "kind", "similarity", "n_models"])
-    )
-    parameters = {
-        "alpha": alpha,
-        "discrimination": discrimination,
-        "min_discrimination": float(min_discrimination),
-        "min_slope": float(min_slope),
-        "ceiling": ceiling,
-        "blind_threshold": blind_threshold,
-        "power": power,
-        "duplicate_tolerance": duplicate_tolerance,
-        "min_minority": min_minority,
-        "text_similarity": text_similarity,
-        "dif_by": by if by is not None else "none",
-        "dif_groups": group_info,
-        "min_group": min_group,
-        "dif_matching": dif_matching,
-        "dif_test": dif_test,
-        "n_models": image.n_models,
-        "n_text_only_runs": text.n_models,
-        "n_items": n,
-    }
+    items = _item_table(col, items_meta, item_ids, groups, opts)
     return AuditResult(
-        items=items, benchmarks=bench, duplicates=duplicates, warnings=warnings, parameters=parameters
+        items=items,
+        benchmarks=_benchmark_table(col, items),
+        duplicates=_duplicate_table(col),
+        warnings=warnings,
+        parameters=_parameters(opts, by, group_info, image, text),
     )
