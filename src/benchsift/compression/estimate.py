@@ -36,12 +36,14 @@ from __future__ import annotations
 import warnings as _warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import FullScoreEstimates
+from benchsift.compression.full_score_xbench import known_scores
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.io import import_panel, read_scores
@@ -233,6 +235,7 @@ def estimate_new_models(
     level: float = 0.95,
     random_state: SeedLike = 0,
     clusters: ClusterSpec = "auto",
+    known: Any = None,
 ) -> EstimateResult:
     """Estimate new models' category means, overall score and rank from their scores on the suite items.
 
@@ -258,6 +261,11 @@ def estimate_new_models(
         table): ``"auto"`` uses its ``cluster`` column when there is one, ``None`` resamples single items,
         a column name or one label per suite item. ``clusters`` of the result says whether clusters were
         used and how many; a grouping inferred from an image column at compress time is in ``warnings``.
+    known:
+        The new models' known full scores on some of the suite's benchmarks, used as covariates of the
+        full-score estimate of the others (:func:`benchsift.compression.full_score_xbench.adjust_known`):
+        ``{"MMMU": 0.61}`` (every model), ``{model: {benchmark: score}}``, a DataFrame or CSV file with
+        columns ``model``, ``benchmark``, ``score``, or ``"MMMU=0.61,AI2D=0.8"``. Scores are shares in [0, 1].
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
     if isinstance(new_scores, Panel):
@@ -309,12 +317,12 @@ def estimate_new_models(
         hint = "".join(did_you_mean(b, suite_benches) for b in foreign[:3])
         warnings.append(f"the run's benchmark(s) {listed(foreign, 5)} are not in the suite{hint}")
     reference = set(s.reference_models)
-    known = [m for m in models if m in reference]
-    if known:
+    in_reference = [m for m in models if m in reference]
+    if in_reference:
         warnings.append(
-            f"{len(known)} of these models are among the suite's {len(s.reference_models)} reference models "
-            f"{listed(known)}: the suite was selected on their scores, so their estimates are in-sample "
-            "(optimistic) and each is ranked against its own reference row"
+            f"{len(in_reference)} of these models are among the suite's {len(s.reference_models)} reference "
+            f"models {listed(in_reference)}: the suite was selected on their scores, so their estimates are "
+            "in-sample (optimistic) and each is ranked against its own reference row"
         )
     found = _suite_clusters(s, clusters)
     warnings.extend(found.warnings)
@@ -357,7 +365,9 @@ def estimate_new_models(
     rank_ci = _rank_interval(boot_rank, float(level))
     full = None
     if s.full_score is not None:
-        full = s.full_score.predict(X_new, models, reference=s.reference_scores)
+        full = s.full_score.predict(
+            X_new, models, reference=s.reference_scores, known=known_scores(known, models)
+        )
         notes.extend(n for n in full.notes if n not in notes)
         warnings.extend(full.warnings)
         flagged = _flagged(full)
@@ -369,6 +379,8 @@ def estimate_new_models(
                 EstimateWarning,
                 stacklevel=2,
             )
+    elif known is not None:
+        raise InputError("known full scores need a suite with full-score estimators; re-run compress")
     else:
         notes.append(
             "this suite has no full-score estimators (written before they existed): the scores below are "

@@ -123,6 +123,12 @@ from benchsift.compression.full_score_stack import (
     calibration_line,
     stack_weights,
 )
+from benchsift.compression.full_score_xbench import (
+    XBENCH_PENALTIES,
+    adjust_known,
+    bench_features,
+    ridge_fit_predict,
+)
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
@@ -134,7 +140,7 @@ __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 #: Format tag of :meth:`FullScoreModel.to_dict`.
 FORMAT = "benchsift-full-score/1"
 #: The estimators, in the order they are reported.
-METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge", "anchor", "stack", "pirt_cal")
+METHODS = ("suite_mean", "regression", "pirt", "gpirt", "ridge", "anchor", "stack", "pirt_cal", "xbench")
 #: Most pool items ``run_pipeline`` fits the estimators on. The 2PL's quadrature grid has one point per
 #: posterior sd, so a fit grows faster than the items: measured (30 models, 10 folds, 2 loaded cores)
 #: 2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, and more than 20 GB (killed) at 386,000. Above
@@ -152,7 +158,7 @@ _THETA_TOL = 0.01
 #: sec. 7.10; commit 8b75da6, reverted) was measured on ZeroEval MATH-L5, GSM8K and CRUX at 2/5/10 % (3 seeds,
 #: random splits, ``bench_estimate_peers.py --selector estimate``): mean ratio to the better peer 1.041
 #: against 1.037 for the minimum (better in 4 cells, worse in 3: GSM8K 5 % 1.47 against 1.25), so not adopted.
-CHOSEN_FROM = ("pirt", "ridge", "stack", "pirt_cal")
+CHOSEN_FROM = ("pirt", "ridge", "stack", "pirt_cal", "xbench")
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 #: Whether the stack's weights are chosen on the strongest fold's error too (else on the random folds only,
@@ -217,6 +223,18 @@ def _ridge_paths(
 def _widths_out(widths: dict[str, np.ndarray]) -> dict[str, list[float | None]]:
     """Half-widths per method as JSON lists (a non-finite width is ``None``; ``from_dict`` reads it back)."""
     return {k: [None if not np.isfinite(x) else float(x) for x in v] for k, v in widths.items()}
+
+
+def _nan_lists(a: np.ndarray) -> list[list[float | None]]:
+    """A 2-D array as JSON lists (NaN as ``None``)."""
+    return [[None if not np.isfinite(x) else float(x) for x in row] for row in a]
+
+
+def _nan_array(v: list[list[float | None]] | None) -> np.ndarray | None:
+    """Read back :func:`_nan_lists` (``None`` as NaN)."""
+    if v is None:
+        return None
+    return np.array([[math.nan if x is None else x for x in row] for row in v], dtype=np.float64)
 
 
 def _largest(values: list[float]) -> float:
@@ -402,6 +420,12 @@ class FullScoreModel(Result):
     anchor_weight: list[np.ndarray] | None = None  # per group: weight of each suite item (anchor estimate)
     stack_weight: np.ndarray | None = None  # (n_groups, 3): weights of anchor, ridge, p-IRT in the stack
     pirt_line: np.ndarray | None = None  # (n_groups, 2): alpha, beta of the calibrated p-IRT
+    # xbench's ridge state: mean, scale, coef (n_groups, 2 B), intercept, penalty (n_groups,)
+    xbench: dict[str, np.ndarray] | None = None
+    # reference models' full scores and the chosen method's out-of-fold estimates (n_ref, n_groups + 1):
+    # the known-score adjustment (benchsift.compression.full_score_xbench.adjust_known) is fitted on them
+    reference_full: np.ndarray | None = None
+    reference_oof: np.ndarray | None = None
 
     # ------------------------------------------------------------------ prediction
     def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -438,6 +462,12 @@ class FullScoreModel(Result):
         if self.stack_weight is not None:
             w = self.stack_weight
             stack = w[None, :, 0] * anchor + w[None, :, 1] * ridge + w[None, :, 2] * pirt
+        xb = pirt.copy()
+        if self.xbench is not None:
+            nb = self.n_benchmarks
+            B = bench_features(X, theta, self.a_suite, self.d_suite, self.suite_cols[:nb])
+            Z = (B[:, None, :] - self.xbench["mean"][None]) / self.xbench["scale"][None]
+            xb = pirt + self.xbench["intercept"][None, :] + np.einsum("ntf,tf->nt", Z, self.xbench["coef"])
         cal = pirt.copy()
         if self.pirt_line is not None:
             cal = self.pirt_line[None, :, 0] + self.pirt_line[None, :, 1] * pirt
@@ -451,6 +481,7 @@ class FullScoreModel(Result):
             "ridge": ridge,
             "anchor": anchor,
             "stack": stack,
+            "xbench": xb,
         }
         return est, suite, theta
 
@@ -482,7 +513,11 @@ class FullScoreModel(Result):
         return out
 
     def predict(
-        self, X_suite: np.ndarray, models: list[str] | None = None, reference: np.ndarray | None = None
+        self,
+        X_suite: np.ndarray,
+        models: list[str] | None = None,
+        reference: np.ndarray | None = None,
+        known: dict[str, np.ndarray] | None = None,
     ) -> FullScoreEstimates:
         """Estimates for new models from their scores on the suite items (``(n, n_suite)``, NaN = not run).
 
@@ -492,6 +527,11 @@ class FullScoreModel(Result):
         that lacking them adds: the conformal quantile ``q`` over the reference models of ``|estimate from
         their responses without those items - estimate from all|``, combined as ``sqrt(hw^2 + q^2)``
         (the two errors taken as independent). Without it (or for a complete run) the half-width is ``hw``.
+
+        ``known``: benchmark name -> ``(n,)`` the new models' known full scores on it (NaN: not known), used
+        as covariates of the chosen method's estimate of the other benchmarks
+        (:func:`benchsift.compression.full_score_xbench.adjust_known`); a known benchmark's estimate is its
+        known score.
         """
         X = np.atleast_2d(np.asarray(X_suite, dtype=np.float64))
         if X.shape[1] != self.a_suite.shape[0]:
@@ -532,16 +572,34 @@ class FullScoreModel(Result):
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw_hi, 0.0, 1.0)
         best = self.method
-        if best in ("ridge", "stack") and outside.any():
+        if best in ("ridge", "stack", "xbench") and outside.any():
             # the ridge correction (alone or in the stack) is a regression on the reference models' responses:
             # beyond them the estimate is p-IRT's, which extrapolates along the item response curves (the
             # calibrated p-IRT is a monotone line of p-IRT, fitted across the folds, and is kept)
             for arr in (score, low, high):
                 arr[best] = np.where(outside[:, None], arr["pirt"], arr[best])
+        notes = []
+        if known:
+            if self.reference_full is None or self.reference_oof is None:
+                raise InputError(
+                    "known full scores: this suite's full-score model was written before they could be used; "
+                    "re-run compress"
+                )
+            score[best], low[best], high[best], kn_notes = adjust_known(
+                self.groups,
+                self.n_benchmarks,
+                self.reference_full,
+                self.reference_oof,
+                self.level,
+                score[best],
+                low[best],
+                high[best],
+                known,
+            )
+            notes.extend(kn_notes)
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
         rank_iv = np.column_stack([rank_among(ref, high[best][:, -1]), rank_among(ref, low[best][:, -1])])
-        notes = []
         if not np.isfinite(self.halfwidth[best][-1]):
             need = math.ceil(self.level / (1 - self.level))
             notes.append(
@@ -652,6 +710,9 @@ class FullScoreModel(Result):
             "anchor_weight": None if self.anchor_weight is None else [w.tolist() for w in self.anchor_weight],
             "stack_weight": None if self.stack_weight is None else self.stack_weight.tolist(),
             "pirt_line": None if self.pirt_line is None else self.pirt_line.tolist(),
+            "xbench": None if self.xbench is None else {k: v.tolist() for k, v in self.xbench.items()},
+            "reference_full": None if self.reference_full is None else _nan_lists(self.reference_full),
+            "reference_oof": None if self.reference_oof is None else _nan_lists(self.reference_oof),
         }
 
     @classmethod
@@ -727,6 +788,13 @@ class FullScoreModel(Result):
             ),
             stack_weight=opt("stack_weight"),
             pirt_line=opt("pirt_line"),
+            xbench=(
+                None
+                if d.get("xbench") is None
+                else {k: arr(v, dtype=np.float64) for k, v in d["xbench"].items()}
+            ),
+            reference_full=_nan_array(d.get("reference_full")),
+            reference_oof=_nan_array(d.get("reference_oof")),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -879,6 +947,10 @@ def fit_full_score(
     ridge_oof_s = np.full((n_pen, n_ref, ng), np.nan)
     oof_x = [{m: np.full((n_ref, ng), np.nan) for m in plain} for _ in shifts[1:]]
     ridge_oof_x = [np.full((n_pen, n_ref, ng), np.nan) for _ in shifts[1:]]
+    # xbench (per-benchmark abilities as features, benchsift.compression.full_score_xbench): same layout
+    n_xp = len(XBENCH_PENALTIES)
+    xb_oof, xb_oof_s = np.full((n_xp, n_ref, ng), np.nan), np.full((n_xp, n_ref, ng), np.nan)
+    xb_oof_x = [np.full((n_xp, n_ref, ng), np.nan) for _ in shifts[1:]]
     for k, test in enumerate(tests):
         pos_k, groups_k = pos, groups
         if reselect is not None:
@@ -897,6 +969,13 @@ def fit_full_score(
             into[m][test] = raw[m]
         for p_, c in enumerate(coefs):
             rinto[p_][test] = raw["pirt"] + tm[None, :] + F_te @ c.T
+        bcols = groups_k.suite_cols[: groups.n_benchmarks]
+        B_tr = bench_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite, bcols)
+        B_te = bench_features(X[test][:, pos_k], th_te, part.a_suite, part.d_suite, bcols)
+        xcorr, _ = ridge_fit_predict(B_tr, full[~test] - raw_tr["pirt"], B_te)
+        xinto = xb_oof if k < n_folds else (xb_oof_s if k == n_folds else xb_oof_x[k - n_folds - 1])
+        for p_, c in enumerate(xcorr):
+            xinto[p_][test] = raw["pirt"] + c
 
     def cv_err(pred: np.ndarray, pred_s: np.ndarray, g: int) -> float:
         """Out-of-fold MAE on the random folds plus that on the strongest fold."""
@@ -912,6 +991,15 @@ def fit_full_score(
         pen[g] = _RIDGE_PENALTIES[best]
         oof["ridge"][:, g] = ridge_oof[best][:, g]
         oof_s["ridge"][:, g] = ridge_oof_s[best][:, g]
+    # xbench penalty per group, by the same error
+    pen_x = np.empty(ng, dtype=np.int64)
+    oof["xbench"] = np.empty((n_ref, ng))
+    oof_s["xbench"] = np.empty((n_ref, ng))
+    for g in range(ng):
+        errs = [cv_err(xb_oof[p_], xb_oof_s[p_], g) for p_ in range(n_xp)]
+        pen_x[g] = int(np.nanargmin(errs)) if np.isfinite(errs).any() else n_xp - 1
+        oof["xbench"][:, g] = xb_oof[pen_x[g]][:, g]
+        oof_s["xbench"][:, g] = xb_oof_s[pen_x[g]][:, g]
     # gp-IRT weight per group: the grid value with the smallest out-of-fold absolute error
     gp_w = np.empty(ng)
     gp = np.empty((n_ref, ng))
@@ -950,6 +1038,8 @@ def fit_full_score(
         best_pen = [_RIDGE_PENALTIES.index(float(p_)) for p_ in pen]
         ox["ridge"] = np.column_stack([rx[best_pen[g]][:, g] for g in range(ng)])
         ox["gpirt"] = gp_w[None, :] * ox["regression"] + (1 - gp_w[None, :]) * ox["pirt"]
+    for ox, xx in zip(oof_x, xb_oof_x, strict=True):
+        ox["xbench"] = np.column_stack([xx[pen_x[g]][:, g] for g in range(ng)])
     for ox, mk in zip(oof_x, shifts[1:], strict=True):  # the stack and the calibrated p-IRT on them too
         ox["stack"] = np.einsum("gk,kng->ng", stack_w, np.stack([ox[m] for m in ("anchor", "ridge", "pirt")]))
         ox["pirt_cal"] = calibrated_without(mk, ox["pirt"])
@@ -991,6 +1081,19 @@ def fit_full_score(
         mu, tm, (c,) = _ridge_paths(F_all, (full - raw_all["pirt"])[:, [g]], (float(pen[g]),))
         coef[g] = c[0]
         icpt[g] = tm[0]
+    B_all = bench_features(
+        X[:, pos], th_all, base.a_suite, base.d_suite, groups.suite_cols[: groups.n_benchmarks]
+    )
+    _, xstate = ridge_fit_predict(B_all, full - raw_all["pirt"], B_all[:1])
+    base.xbench = {
+        "mean": xstate["mean"],
+        "scale": xstate["scale"],
+        "intercept": xstate["intercept"],
+        "coef": np.stack([xstate["coef"][pen_x[g], g] for g in range(ng)]),
+        "penalty": np.array([XBENCH_PENALTIES[i] for i in pen_x]),
+    }
+    base.reference_oof = np.clip(base._with_overall(oof[method]), 0.0, 1.0)
+    base.reference_full = full_all
     base.ridge_mean = F_all.mean(axis=0)
     base.ridge_coef = coef
     base.ridge_intercept = icpt
