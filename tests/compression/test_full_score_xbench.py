@@ -192,3 +192,12 @@ def test_cli_known_json(tmp_path: Path) -> None:
     assert "MMMU" in bad.output and "not a benchmark of the suite" in bad.output
     help_text = runner.invoke(_cli(), ["estimate", "--help"], env={"COLUMNS": "200"}).output
     assert "--known" in help_text
+
+
+def test_one_benchmark_xbench_is_pirt_and_not_chosen() -> None:
+    panel = _two_bench(80, 150, rho=0.5, seed=14).subset(items=np.arange(150))  # benchmark A only
+    suite = np.arange(0, 150, 10)
+    fs = fit_full_score(panel.subset(models=np.arange(60)), suite, n_folds=5, random_state=0)
+    assert fs.method != "xbench" and fs.xbench is None
+    est = fs.predict(panel.scores[60:, suite])
+    np.testing.assert_allclose(est.score["xbench"], est.score["pirt"])

@@ -52,6 +52,13 @@ Estimators (per benchmark and category; ``overall`` is the mean of the benchmark
   leave-one-out, :func:`~benchsift.compression.full_score_stack.calibrated_loo`). It corrects the shrinkage
   and misfit of the EAP ability on a short suite (measured on ZeroEval MATH-L5 and CRUX at 10 %: 0.030 and
   0.026 against p-IRT's 0.039 and 0.037, intervals 30-40 % narrower; at 2 % it is no better than p-IRT).
+* ``xbench`` -- on a suite of several benchmarks, p-IRT plus a ridge regression of its residual on each
+  benchmark's own suite ability and suite mean (:mod:`benchsift.compression.full_score_xbench`); on one
+  benchmark it is p-IRT and is not chosen.
+
+Known full scores. ``predict(known=...)`` takes a new model's full scores on some benchmarks of the suite
+and uses them as covariates of the chosen method's estimate of the others
+(:func:`benchsift.compression.full_score_xbench.adjust_known`).
 
 The 2PL's slope prior has sd ``IRT_PRIOR_A_SD`` = 1.0 on ``log a`` (TwoPL's default 0.5 shrank the slopes of
 the few informative items; measured in ``benchmarks/bench_estimate.py``).
@@ -61,8 +68,8 @@ regression and the 2PL are refitted on the other folds and the fold's models are
 responses only, so every reference model gets an out-of-fold prediction from each estimator. One more fold
 holds out the strongest ``STRONG_SHARE`` (20 %) of the reference models by full score together and fits on
 the rest: the situation of a new release, stronger than every build model. The default method is the one of
-``CHOSEN_FROM`` (p-IRT, ridge, stack, calibrated p-IRT: the estimators that go through the ability, so that
-a stronger model is extrapolated along the item response curves; the stack's ability-free part is the
+``CHOSEN_FROM`` (p-IRT, ridge, stack, calibrated p-IRT, xbench: the estimators that go through the ability,
+so that a stronger model is extrapolated along the item response curves; the stack's ability-free part is the
 anchor mean, not a line fitted on weaker models) with the lowest sum of the random folds' and the strongest
 fold's mean absolute error over the benchmarks (recorded as ``method``). Intervals are split-conformal on
 the random folds' out-of-fold residuals (cross-conformal, Vovk 2015; the "CV+" family of Barber et al.
@@ -949,6 +956,9 @@ def fit_full_score(
     ridge_oof_x = [np.full((n_pen, n_ref, ng), np.nan) for _ in shifts[1:]]
     # xbench (per-benchmark abilities as features, benchsift.compression.full_score_xbench): same layout
     n_xp = len(XBENCH_PENALTIES)
+    # only with several benchmarks (on one, its per-benchmark ability is the suite's own, and on ZeroEval
+    # GSM8K at 5 % the CV chose it over the stack by noise: held-out MAE 0.037 against 0.030)
+    multi = groups.n_benchmarks >= 2
     xb_oof, xb_oof_s = np.full((n_xp, n_ref, ng), np.nan), np.full((n_xp, n_ref, ng), np.nan)
     xb_oof_x = [np.full((n_xp, n_ref, ng), np.nan) for _ in shifts[1:]]
     for k, test in enumerate(tests):
@@ -969,11 +979,14 @@ def fit_full_score(
             into[m][test] = raw[m]
         for p_, c in enumerate(coefs):
             rinto[p_][test] = raw["pirt"] + tm[None, :] + F_te @ c.T
-        bcols = groups_k.suite_cols[: groups.n_benchmarks]
-        B_tr = bench_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite, bcols)
-        B_te = bench_features(X[test][:, pos_k], th_te, part.a_suite, part.d_suite, bcols)
-        xcorr, _ = ridge_fit_predict(B_tr, full[~test] - raw_tr["pirt"], B_te)
         xinto = xb_oof if k < n_folds else (xb_oof_s if k == n_folds else xb_oof_x[k - n_folds - 1])
+        if multi:
+            bcols = groups_k.suite_cols[: groups.n_benchmarks]
+            B_tr = bench_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite, bcols)
+            B_te = bench_features(X[test][:, pos_k], th_te, part.a_suite, part.d_suite, bcols)
+            xcorr, _ = ridge_fit_predict(B_tr, full[~test] - raw_tr["pirt"], B_te)
+        else:  # one benchmark: xbench is p-IRT (and is not chosen)
+            xcorr = [np.zeros((int(test.sum()), ng))] * n_xp
         for p_, c in enumerate(xcorr):
             xinto[p_][test] = raw["pirt"] + c
 
@@ -1071,7 +1084,8 @@ def fit_full_score(
     common = np.all([np.isfinite(cv_mae[m][:nb]) for m in METHODS], axis=0)
     cols = np.flatnonzero(common) if common.any() else np.array([ng])
     bench_mae = {m: _mean_abs(cv_mae[m][cols]) + _mean_abs(mae_strong[m][cols]) for m in METHODS}
-    method = min(CHOSEN_FROM, key=lambda m: bench_mae[m] if np.isfinite(bench_mae[m]) else math.inf)
+    chosen_from = CHOSEN_FROM if multi else tuple(m for m in CHOSEN_FROM if m != "xbench")
+    method = min(chosen_from, key=lambda m: bench_mae[m] if np.isfinite(bench_mae[m]) else math.inf)
     # the ridge correction refitted on every reference model
     raw_all, _, th_all = base._predict_all(X[:, pos])
     F_all = _ridge_features(X[:, pos], th_all, base.a_suite, base.d_suite)
@@ -1081,17 +1095,18 @@ def fit_full_score(
         mu, tm, (c,) = _ridge_paths(F_all, (full - raw_all["pirt"])[:, [g]], (float(pen[g]),))
         coef[g] = c[0]
         icpt[g] = tm[0]
-    B_all = bench_features(
-        X[:, pos], th_all, base.a_suite, base.d_suite, groups.suite_cols[: groups.n_benchmarks]
-    )
-    _, xstate = ridge_fit_predict(B_all, full - raw_all["pirt"], B_all[:1])
-    base.xbench = {
-        "mean": xstate["mean"],
-        "scale": xstate["scale"],
-        "intercept": xstate["intercept"],
-        "coef": np.stack([xstate["coef"][pen_x[g], g] for g in range(ng)]),
-        "penalty": np.array([XBENCH_PENALTIES[i] for i in pen_x]),
-    }
+    if multi:
+        B_all = bench_features(
+            X[:, pos], th_all, base.a_suite, base.d_suite, groups.suite_cols[: groups.n_benchmarks]
+        )
+        _, xstate = ridge_fit_predict(B_all, full - raw_all["pirt"], B_all[:1])
+        base.xbench = {
+            "mean": xstate["mean"],
+            "scale": xstate["scale"],
+            "intercept": xstate["intercept"],
+            "coef": np.stack([xstate["coef"][pen_x[g], g] for g in range(ng)]),
+            "penalty": np.array([XBENCH_PENALTIES[i] for i in pen_x]),
+        }
     base.reference_oof = np.clip(base._with_overall(oof[method]), 0.0, 1.0)
     base.reference_full = full_all
     base.ridge_mean = F_all.mean(axis=0)
