@@ -201,3 +201,28 @@ def test_one_benchmark_xbench_is_pirt_and_not_chosen() -> None:
     assert fs.method != "xbench" and fs.xbench is None
     est = fs.predict(panel.scores[60:, suite])
     np.testing.assert_allclose(est.score["xbench"], est.score["pirt"])
+
+
+def test_known_with_only_one_benchmarks_items_answered() -> None:
+    """A new model that answers only B's suite items and brings A's full score: the line is fitted on the
+    reference models' estimates from B's items alone (not from the whole suite), and beats B's items alone."""
+    panel = _two_bench(200, 150, rho=0.97, seed=15)
+    rng = np.random.default_rng(2)
+    suite = np.sort(np.r_[rng.choice(150, 15, replace=False), 150 + rng.choice(150, 5, replace=False)])
+    build, held = panel.subset(models=np.arange(120)), panel.subset(models=np.arange(120, 200))
+    fs = fit_full_score(build, suite, n_folds=5, random_state=0)
+    truth = _truth(held)
+    X = held.scores[:, suite].copy()
+    X[:, :15] = np.nan  # A's suite items not run
+    R = build.scores[:, suite]
+    plain = fs.predict(X, reference=R)
+    withk = fs.predict(X, reference=R, known={"A": truth[:, 0]})
+    m = fs.method
+    err_plain = np.abs(plain.score[m][:, 1] - truth[:, 1]).mean()
+    err_known = np.abs(withk.score[m][:, 1] - truth[:, 1]).mean()
+    assert err_known < 0.7 * err_plain, (err_known, err_plain)
+    cover = np.mean((withk.low[m][:, 1] <= truth[:, 1]) & (truth[:, 1] <= withk.high[m][:, 1]))
+    assert cover >= 0.85
+    assert np.mean(withk.high[m][:, 1] - withk.low[m][:, 1]) < np.mean(
+        plain.high[m][:, 1] - plain.low[m][:, 1]
+    )

@@ -519,6 +519,32 @@ class FullScoreModel(Result):
                 out[m][rows] = [_conformal_halfwidth(gap[:, g], self.level) for g in range(gap.shape[1])]
         return out
 
+    def _known_references(
+        self, X: np.ndarray, reference: np.ndarray | None, method: str
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Rows of the new models by the suite items they lack, each with the reference models' out-of-fold
+        estimates as if they lacked the same items: ``reference_oof`` plus the in-sample shift that masking
+        those items causes (``estimate(masked) - estimate(all)`` on the reference scores), so the known-score
+        line is fitted on estimates as informed as the new model's. Without ``reference``: one group."""
+        assert self.reference_oof is not None
+        every = np.arange(X.shape[0])
+        if reference is None:
+            return [(every, self.reference_oof)]
+        R = np.atleast_2d(np.asarray(reference, dtype=np.float64))
+        answered = np.asarray(~np.isnan(R).all(axis=0), dtype=bool)
+        lacks = np.isnan(X) & answered[None, :]
+        patterns, inverse = np.unique(lacks, axis=0, return_inverse=True)
+        whole = self._with_overall(self._predict_all(R)[0][method])
+        out = []
+        for p, lack in enumerate(patterns):
+            rows = np.flatnonzero(inverse.ravel() == p)
+            if not lack.any():
+                out.append((rows, self.reference_oof))
+                continue
+            masked = self._with_overall(self._predict_all(np.where(lack, np.nan, R))[0][method])
+            out.append((rows, np.clip(self.reference_oof + masked - whole, 0.0, 1.0)))
+        return out
+
     def predict(
         self,
         X_suite: np.ndarray,
@@ -585,25 +611,28 @@ class FullScoreModel(Result):
             # calibrated p-IRT is a monotone line of p-IRT, fitted across the folds, and is kept)
             for arr in (score, low, high):
                 arr[best] = np.where(outside[:, None], arr["pirt"], arr[best])
-        notes = []
+        notes: list[str] = []
         if known:
             if self.reference_full is None or self.reference_oof is None:
                 raise InputError(
                     "known full scores: this suite's full-score model was written before they could be used; "
                     "re-run compress"
                 )
-            score[best], low[best], high[best], kn_notes = adjust_known(
-                self.groups,
-                self.n_benchmarks,
-                self.reference_full,
-                self.reference_oof,
-                self.level,
-                score[best],
-                low[best],
-                high[best],
-                known,
-            )
-            notes.extend(kn_notes)
+            for rows, ref_oof in self._known_references(X, reference, best):
+                sub = {k: np.asarray(v, dtype=np.float64)[rows] for k, v in known.items()}
+                got = adjust_known(
+                    self.groups,
+                    self.n_benchmarks,
+                    self.reference_full,
+                    ref_oof,
+                    self.level,
+                    score[best][rows],
+                    low[best][rows],
+                    high[best][rows],
+                    sub,
+                )
+                score[best][rows], low[best][rows], high[best][rows] = got[0], got[1], got[2]
+                notes.extend(n for n in got[3] if n not in notes)
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
         rank_iv = np.column_stack([rank_among(ref, high[best][:, -1]), rank_among(ref, low[best][:, -1])])
