@@ -32,6 +32,14 @@ seeds, the share of held-out models whose 95 % interval covers the truth and the
 acceptance check of issue 31: benchsift's MAE <= min(gp-IRT, random) in each cell, and the mean over the
 cells of benchsift / min(gp-IRT, random) <= 0.9, with the pooled coverage of the random splits.
 ``--json``: the same as one JSON object on stdout (no tables).
+
+``--joint`` (panels of several benchmarks): the panel is taken whole instead -- one suite over every benchmark
+built on the build models -- and each benchmark ``b`` is a table of its own, with ``n_b`` = the suite's items
+of ``b`` given to every peer (fitted on ``b`` alone, on the build models that have results on it). Two tables
+per benchmark: ``[joint]``, the held-out models answer the whole suite (benchsift may use their answers on the
+other benchmarks), with the MAE of the estimator the cross-validation would have chosen without ``xbench`` and
+of each estimator it chooses from; ``[known]``, they answer only ``b``'s suite items and bring their true full
+scores on the other benchmarks (``estimate --known``), against the same estimate without them.
 """
 
 from __future__ import annotations
