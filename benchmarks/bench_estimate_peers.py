@@ -32,6 +32,14 @@ seeds, the share of held-out models whose 95 % interval covers the truth and the
 acceptance check of issue 31: benchsift's MAE <= min(gp-IRT, random) in each cell, and the mean over the
 cells of benchsift / min(gp-IRT, random) <= 0.9, with the pooled coverage of the random splits.
 ``--json``: the same as one JSON object on stdout (no tables).
+
+``--joint`` (panels of several benchmarks): the panel is taken whole instead -- one suite over every benchmark
+built on the build models -- and each benchmark ``b`` is a table of its own, with ``n_b`` = the suite's items
+of ``b`` given to every peer (fitted on ``b`` alone, on the build models that have results on it). Two tables
+per benchmark: ``[joint]``, the held-out models answer the whole suite (benchsift may use their answers on the
+other benchmarks), with the MAE of the estimator the cross-validation would have chosen without ``xbench`` and
+of each estimator it chooses from; ``[known]``, they answer only ``b``'s suite items and bring their true full
+scores on the other benchmarks (``estimate --known``), against the same estimate without them.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from _data import load_reference
 from _timing import load_average, machine_line
 
@@ -194,6 +203,187 @@ def benchmark_panels(path: str) -> list[tuple[str, Panel]]:
     return [(f"{name}:{b}", panel.subset(items=np.flatnonzero(bcol == b))) for b in benches]
 
 
+def joint_split(
+    panel: Panel,
+    kind: str,
+    seed: int,
+    retentions: list[float],
+    ref: ModuleType,
+    workdir: Path,
+    selector: str = "vaw",
+    label: str = "panel",
+) -> dict[str, dict[str, dict[float, dict[str, Any]]]]:
+    """A multi-benchmark panel taken whole (``--joint``): one suite over every benchmark built on the build
+    models, then per benchmark ``b`` (``n_b`` = the suite's items of ``b``) three benchsift cells against the
+    same peers (random subset, gp-IRT, CAT, each with ``n_b`` items of ``b``, fitted on ``b`` alone):
+
+    * ``joint``: the held-out models answer the whole suite; the headline estimate of ``b`` (it may use the
+      answers on the other benchmarks: ``ridge``, ``xbench``), and the estimator chosen without ``xbench``
+      (``chosen_before``) with its MAE, from the same suite;
+    * ``known``: the held-out models answer only ``b``'s suite items and bring their true full scores on the
+      other benchmarks (``estimate --known``): same item count as every peer.
+
+    Returns ``{"joint" | "known": {"PANEL:b": {retention: cell}}}`` with cells as :func:`one_split`'s."""
+    from benchsift.compression.full_score import CHOSEN_FROM
+    from benchsift.compression.suite import load_suite
+
+    b_idx, h_idx = split_models(panel, kind, seed)
+    build, held = panel.subset(models=b_idx), panel.subset(models=h_idx)
+    bcol = panel.items["benchmark"].astype(str).to_numpy()
+    benches = list(dict.fromkeys(bcol))
+    per_b = {b: np.flatnonzero(bcol == b) for b in benches}
+    truth = {b: full_score(held.subset(items=per_b[b])) for b in benches}
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    # the peers are fitted on the build models that have results on the benchmark (a multi-benchmark panel
+    # with coverage < 1 has models run on some benchmarks only)
+    tbs = {}
+    for b in benches:
+        Yb = build.subset(items=per_b[b]).scores
+        tbs[b] = ref.TinyBench(Yb[np.isfinite(Yb).any(axis=1)], seed)
+    out: dict[str, dict[str, dict[float, dict[str, Any]]]] = {"joint": {}, "known": {}}
+    for r in retentions:
+        dest = workdir / f"joint-{kind}-{r:g}-{seed}"
+        cfg = CompressionConfig(retention=r, floor=0, seed=seed, selector=selector)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = compress_to_suite(build, dest, cfg).value
+            est = estimate_new_models(dest, held)
+        full = est.full
+        assert full is not None
+        model = load_suite(dest).full_score
+        assert model is not None
+        crit = {
+            m: float(np.nanmean(model.cv_mae[m][: model.n_benchmarks]))
+            + float(np.nanmean((model.cv_mae_strong or model.cv_mae)[m][: model.n_benchmarks]))
+            for m in CHOSEN_FROM
+        }
+        before = min((m for m in CHOSEN_FROM if m != "xbench"), key=lambda m: crit[m])
+        order = [est.models.index(m) for m in held.model_ids]
+        suite_items = np.asarray(result.suite_items)
+        for b in benches:
+            col = full.groups.index(b)
+            n_b = int(np.isin(suite_items, per_b[b]).sum())
+            if n_b == 0:
+                continue
+            name = f"{label}:{b}"
+            hb = held.subset(items=per_b[b])
+            cell: dict[str, Any] = {"n": n_b, "chosen": str(full.method), "truth": truth[b]}
+            s, lo, hi = (v[full.method][order, col] for v in (full.score, full.low, full.high))
+            warned = np.zeros(s.shape[0], dtype=bool)
+            cell["benchsift"] = {"est": s, "low": lo, "high": hi, "warned": warned}
+            cell["before"] = {"method": before, "est": full.score[before][order, col]}
+            cell["per_method"] = {m: full.score[m][order, col] for m in CHOSEN_FROM}
+            items = np.sort(rng.choice(per_b[b].size, size=n_b, replace=False))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                cell["random"] = {"est": np.nanmean(hb.scores[:, items], axis=1)}
+            tb = tbs[b]
+            anchors, w, lam, hw = tb.fit_retention(n_b)
+            gp = tb.predict(hb.scores[:, anchors], anchors, w, lam)["gpirt"]
+            h = hw["gpirt"]
+            cell["gpirt"] = {"est": gp, "low": np.clip(gp - h, 0, 1), "high": np.clip(gp + h, 0, 1)}
+            th, given = ref.cat_run(hb.scores, tb.a, tb.d, n_b)
+            cell["cat"] = {"est": ref.full_from_theta(hb.scores, tb.a, tb.d, th, given)}
+            out["joint"].setdefault(name, {})[r] = cell
+            # known: only b's suite items answered, the other benchmarks' true full scores given
+            rows = [
+                (m, o, float(truth[o][j]))
+                for j, m in enumerate(held.model_ids)
+                for o in benches
+                if o != b and np.isfinite(truth[o][j])
+            ]
+            known = pd.DataFrame(rows, columns=["model", "benchmark", "score"])
+            kc = {k: v for k, v in cell.items() if k not in ("per_method", "before")}
+            for key, spec in (("benchsift", known), ("before", None)):  # with and without the known scores
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ek = estimate_new_models(dest, hb, known=spec)
+                fk = ek.full
+                assert fk is not None
+                ok_rows = [ek.models.index(m) if m in ek.models else -1 for m in held.model_ids]
+                vals = []
+                for v in (fk.score, fk.low, fk.high):
+                    a = v[fk.method][:, col]
+                    vals.append(np.array([a[i] if i >= 0 else np.nan for i in ok_rows]))
+                kc[key] = {"est": vals[0], "low": vals[1], "high": vals[2], "warned": warned}
+                kc[key]["method"] = f"{fk.method} on {b} items only"
+            out["known"].setdefault(name, {})[r] = kc
+    return out
+
+
+def run_joint(
+    args: argparse.Namespace, log: Any, ref: ModuleType, retentions: list[float], splits: list[str]
+) -> list[dict[str, Any]]:
+    """``--joint``: each multi-benchmark panel whole (:func:`joint_split`), per benchmark and mode."""
+    entries: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-joint-") as tmp:
+        for path in args.panel:
+            panel = Panel.load(path).image_panel()
+            if panel.items["benchmark"].nunique() < 2:
+                continue
+            by_kind: dict[tuple[str, str], list[dict[float, dict[str, Any]]]] = {}
+            for kind in splits:
+                for seed in range(args.seeds):
+                    t0 = time.perf_counter()
+                    res = joint_split(
+                        panel, kind, seed, retentions, ref, Path(tmp), args.selector, Path(path).stem
+                    )
+                    for mode, per in res.items():
+                        for name, per_r in per.items():
+                            by_kind.setdefault((f"{name} [{mode}]", kind), []).append(per_r)
+                    print(
+                        f"  {path} joint {kind} seed {seed} done ({time.perf_counter() - t0:.0f} s)",
+                        file=log,
+                        flush=True,
+                    )
+            got = by_kind
+            names = list(dict.fromkeys(n for n, _ in got))
+            for name in names:
+                entry: dict[str, Any] = {
+                    "panel": name,
+                    "n_models": panel.n_models,
+                    "n_items": panel.n_items,
+                    "cells": [],
+                }
+                for kind in splits:
+                    runs = got.get((name, kind), [])
+                    for r in retentions:
+                        cells = [run_[r] for run_ in runs if r in run_]
+                        if not cells:
+                            continue
+                        summ = summarise([seed_metrics(c) for c in cells])
+                        before = [float(np.nanmean(np.abs(c["before"]["est"] - c["truth"]))) for c in cells]
+                        chosen: dict[str, int] = {}
+                        for c in cells:
+                            chosen[c["chosen"]] = chosen.get(c["chosen"], 0) + 1
+                        extra: dict[str, Any] = {
+                            "before_mae": float(np.mean(before)),
+                            "before_methods": sorted({c["before"]["method"] for c in cells}),
+                        }
+                        if "per_method" in cells[0]:
+                            extra["per_method_mae"] = {
+                                m: float(
+                                    np.mean(
+                                        [np.nanmean(np.abs(c["per_method"][m] - c["truth"])) for c in cells]
+                                    )
+                                )
+                                for m in cells[0]["per_method"]
+                            }
+                        entry["cells"].append(
+                            {
+                                "split": kind,
+                                "retention": r,
+                                "n_items": int(np.mean([c["n"] for c in cells])),
+                                "n_held": int(cells[0]["truth"].size),
+                                "chosen": chosen,
+                                "metrics": summ,
+                                **extra,
+                            }
+                        )
+                entries.append(entry)
+    return entries
+
+
 def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
     ref = load_reference(args.reference)
     retentions = [float(v) for v in args.retentions.split(",")]
@@ -205,6 +395,10 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
         raise SystemExit(f"--splits: expected random, strongest or both, got {', '.join(unknown)}")
     doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "selector": args.selector}
     doc["panels"] = []
+    if args.joint:
+        doc["panels"] = run_joint(args, log, ref, retentions, splits)
+        doc["acceptance"] = acceptance(doc)
+        return doc
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         for path in args.panel:
             for name, panel in benchmark_panels(path):
@@ -305,6 +499,19 @@ def render(doc: dict[str, Any]) -> str:
             for c in p["cells"]
         ]
         lines.append("  warned share (their coverage): " + ", ".join(warned))
+        if p["cells"] and "before_mae" in p["cells"][0]:
+            lines.append(
+                "  before (estimator chosen without xbench / no known scores) MAE: "
+                + ", ".join(
+                    f"{c['split']} {c['retention']:.0%} {c['before_mae']:.4f} "
+                    f"({'/'.join(c['before_methods'])})"
+                    for c in p["cells"]
+                )
+            )
+        for c in p["cells"]:
+            if "per_method_mae" in c:
+                pm = " ".join(f"{k} {v:.4f}" for k, v in c["per_method_mae"].items())
+                lines.append(f"  per-method MAE {c['split']} {c['retention']:.0%}: {pm}")
     a = doc["acceptance"]
     lines.append(
         f"\nacceptance (random splits): benchsift MAE <= min(gp-IRT, random) in {a['cells_won']} of "
@@ -323,6 +530,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retentions", default="0.02,0.05,0.1")
     ap.add_argument("--splits", default="random,strongest", help="random, strongest, or both")
     ap.add_argument("--selector", default="vaw", help="compress's Stage 2 selector (vaw, estimate, ...)")
+    ap.add_argument(
+        "--joint",
+        action="store_true",
+        help="multi-benchmark panels whole: one suite over all benchmarks, cells per benchmark and mode",
+    )
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout instead of tables")
     ap.add_argument("--json-out", default=None, help="also write the JSON object to this file")
     args = ap.parse_args(argv)

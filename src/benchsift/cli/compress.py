@@ -150,6 +150,15 @@ def estimate_command(
     level: Annotated[float, opt("Interval level.")] = 0.95,
     seed: Annotated[int, opt("Bootstrap seed.")] = 0,
     clusters: ClustersOpt = "auto",
+    known: Annotated[
+        str | None,
+        opt(
+            "The new models' known full scores on other benchmarks of the suite, used as covariates of the "
+            "estimate of the rest: NAME=0.61,NAME2=0.7 (every model) or a CSV file with columns model, "
+            "benchmark, score (shares in [0, 1]).",
+            "--known",
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         opt("Also write estimate.json, its tables as CSV and index.html here (`benchsift report` reads it)."),
@@ -172,6 +181,7 @@ def estimate_command(
             level=level,
             random_state=seed,
             clusters=cluster_spec(clusters),
+            known=known,
         )
     res = run.value
     full = [lambda: render_full_score(res, suite_dir.name, suite.n_items)] if res.full is not None else []

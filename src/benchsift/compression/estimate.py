@@ -36,12 +36,14 @@ from __future__ import annotations
 import warnings as _warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchsift._suggest import did_you_mean
 from benchsift.compression.full_score import FullScoreEstimates
+from benchsift.compression.full_score_xbench import known_scores
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.io import import_panel, read_scores
@@ -236,6 +238,7 @@ def estimate_new_models(
     level: float = 0.95,
     random_state: SeedLike = 0,
     clusters: ClusterSpec = "auto",
+    known: Any = None,
 ) -> EstimateResult:
     """Estimate new models' category means, overall score and rank from their scores on the suite items.
 
@@ -261,6 +264,11 @@ def estimate_new_models(
         table): ``"auto"`` uses its ``cluster`` column when there is one, ``None`` resamples single items,
         a column name or one label per suite item. ``clusters`` of the result says whether clusters were
         used and how many; a grouping inferred from an image column at compress time is in ``warnings``.
+    known:
+        The new models' known full scores on some of the suite's benchmarks, used as covariates of the
+        full-score estimate of the others (:func:`benchsift.compression.full_score_xbench.adjust_known`):
+        ``{"MMMU": 0.61}`` (every model), ``{model: {benchmark: score}}``, a DataFrame or CSV file with
+        columns ``model``, ``benchmark``, ``score``, or ``"MMMU=0.61,AI2D=0.8"``. Scores are shares in [0, 1].
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
     new = _read_new_scores(new_scores, from_format, export)
@@ -294,7 +302,7 @@ def estimate_new_models(
     overall_ci, rank_ci = _suite_bootstrap(
         X_all, n_ref, member, found, int(n_boot), float(level), random_state
     )
-    full = _full_estimates(s, X_new, models, notes, warnings)
+    full = _full_estimates(s, X_new, models, notes, warnings, known)
     return EstimateResult(
         models=models,
         categories=cats,
@@ -374,12 +382,12 @@ def _check_run(
         hint = "".join(did_you_mean(b, suite_benches) for b in foreign[:3])
         warnings.append(f"the run's benchmark(s) {listed(foreign, 5)} are not in the suite{hint}")
     reference = set(s.reference_models)
-    known = [m for m in models if m in reference]
-    if known:
+    in_reference = [m for m in models if m in reference]
+    if in_reference:
         warnings.append(
-            f"{len(known)} of these models are among the suite's {len(s.reference_models)} reference models "
-            f"{listed(known)}: the suite was selected on their scores, so their estimates are in-sample "
-            "(optimistic) and each is ranked against its own reference row"
+            f"{len(in_reference)} of these models are among the suite's {len(s.reference_models)} reference "
+            f"models {listed(in_reference)}: the suite was selected on their scores, so their estimates are "
+            "in-sample (optimistic) and each is ranked against its own reference row"
         )
     return warnings
 
@@ -414,18 +422,23 @@ def _suite_bootstrap(
 
 
 def _full_estimates(
-    s: Suite, X_new: np.ndarray, models: list[str], notes: list[str], warnings: list[str]
+    s: Suite, X_new: np.ndarray, models: list[str], notes: list[str], warnings: list[str], known: Any = None
 ) -> FullScoreEstimates | None:
     """The full-score estimates of the suite's estimators (``None`` for a suite without them, said in
-    ``notes``); their notes and warnings are added, and a model at the edge is warned of as a Python
-    warning too."""
+    ``notes``), with the new models' ``known`` full scores as covariates; their notes and warnings are
+    added, and a model at the edge is warned of as a Python warning too. ``known`` without estimators is
+    refused."""
     if s.full_score is None:
+        if known is not None:
+            raise InputError("known full scores need a suite with full-score estimators; re-run compress")
         notes.append(
             "this suite has no full-score estimators (written before they existed): the scores below are "
             "means over the suite's items, not full-benchmark scores; re-run compress to get them"
         )
         return None
-    full = s.full_score.predict(X_new, models, reference=s.reference_scores)
+    full = s.full_score.predict(
+        X_new, models, reference=s.reference_scores, known=known_scores(known, models)
+    )
     notes.extend(n for n in full.notes if n not in notes)
     warnings.extend(full.warnings)
     flagged = _flagged(full)
