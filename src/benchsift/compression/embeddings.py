@@ -35,12 +35,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError, listed
 
@@ -83,6 +85,7 @@ def delta_vl(text: np.ndarray | None, vision_text: np.ndarray | None) -> np.ndar
     return out
 
 
+@validate_params({"dim": [Interval(Integral, 1, None)]})
 def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np.ndarray:
     """Project ``(n, d)`` embeddings to ``dim`` dimensions by a fixed seeded Gaussian matrix (PRIMEBench 4.3).
 
@@ -94,8 +97,6 @@ def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise InputError(f"embeddings: expected a 2-D (n_items, d) array, got shape {x.shape}")
-    if dim < 1:
-        raise InputError(f"projection dim must be >= 1, got {dim}")
     n, d = x.shape
     if d <= dim:
         return x.copy()
