@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift._params import Interval, validate_params
+from benchsift._params import Check, Interval, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError, listed
 
@@ -281,13 +281,20 @@ def _offline_hub() -> Iterator[None]:
 
 
 def _items_frame(items: Any) -> pd.DataFrame:
-    """The items table of a Panel, or ``items`` itself when it is a DataFrame."""
-    if isinstance(items, pd.DataFrame):
-        return items
-    frame = getattr(items, "items", None)
-    if isinstance(frame, pd.DataFrame):
-        return frame
-    raise InputError(f"expected a Panel or an items DataFrame, got {type(items).__name__}")
+    """The items table of a Panel, or ``items`` itself when it is a DataFrame (declared: :data:`_ITEMS`)."""
+    return items if isinstance(items, pd.DataFrame) else items.items
+
+
+#: what the ``items`` argument of :meth:`ItemEmbeddings.align`, ``from_text`` and
+#: ``from_sentence_transformers`` accepts: a Panel (anything with an ``items`` DataFrame) or that DataFrame
+_ITEMS = {
+    "items": [
+        Check(
+            lambda x: isinstance(x, pd.DataFrame) or isinstance(getattr(x, "items", None), pd.DataFrame),
+            "a Panel or an items DataFrame",
+        )
+    ]
+}
 
 
 def _question_texts(items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -381,6 +388,7 @@ class ItemEmbeddings:
         return delta_vl(self._text, self._vision_text)
 
     # -------------------------------------------------------------------- alignment
+    @validate_params(_ITEMS)
     def align(self, items: Any) -> ItemEmbeddings:
         """Re-key to ``items`` (a panel or an items DataFrame): row ``j`` is the ``j``-th item.
 
@@ -442,6 +450,7 @@ class ItemEmbeddings:
         )
 
     @classmethod
+    @validate_params(_ITEMS)
     def from_text(
         cls, items: Any, dim: int = 64, random_state: int = 0, max_fit_docs: int = 50_000
     ) -> ItemEmbeddings:
@@ -502,6 +511,7 @@ class ItemEmbeddings:
         return cls(keys, vision_text=None, text=out, source=source)
 
     @classmethod
+    @validate_params(_ITEMS)
     def from_sentence_transformers(
         cls,
         items: Any,
