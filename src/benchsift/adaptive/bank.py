@@ -82,6 +82,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ from scipy.special import logsumexp
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import loads_bounded
+from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
@@ -406,6 +408,15 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
 
 
+#: what :func:`fit_bank`'s ``prior`` and ``residual_factors`` accept, declared once
+_FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
+    "prior": [Check(lambda p: p in PRIORS, "one of " + ", ".join(PRIORS)), None],  # the pinned words
+    "residual_factors": [Interval(Integral, 0, None, desc="an int >= 0"), None],
+}
+#: ``kind``, checked after the panel's size, as before
+_FIT_BANK_KIND = [Check(lambda k: k in ("auto", "2pl", "graded"), "'auto', '2pl' or 'graded'")]
+
+
 def fit_bank(
     panel: Panel,
     kind: str = "auto",
@@ -427,22 +438,15 @@ def fit_bank(
     (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
     (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0.
     """
-    if prior is not None and prior not in PRIORS:
-        raise InputError(f"prior: expected one of {', '.join(PRIORS)}, got {prior!r}")
-    if residual_factors is not None and (
-        isinstance(residual_factors, bool)
-        or not isinstance(residual_factors, int | np.integer)
-        or residual_factors < 0
-    ):
-        raise InputError(f"residual_factors: expected an int >= 0 or None, got {residual_factors!r}")
+    # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
+    check_params(_FIT_BANK_PARAMS, {"prior": prior, "residual_factors": residual_factors}, quote=False)
     ref = panel.image_panel()
     if ref.n_models < MIN_BANK_MODELS:
         raise DegenerateError(
             f"item bank needs at least {MIN_BANK_MODELS} image models to fit item parameters, "
             f"got {ref.n_models}"
         )
-    if kind not in ("auto", "2pl", "graded"):
-        raise InputError(f"kind: expected 'auto', '2pl' or 'graded', got {kind!r}")
+    check_param("kind", kind, _FIT_BANK_KIND, quote=False)
     X = ref.scores
     obs = X[~np.isnan(X)]
     if obs.size == 0:

@@ -21,13 +21,15 @@ import os
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import ConstraintLike, Interval, check_params, validate_params
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
@@ -35,6 +37,10 @@ from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
+
+
+#: a count of items: "an int >= 1", the words the messages had before the declaration
+_POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
 
 
 @dataclass(frozen=True)
@@ -46,15 +52,15 @@ class StopRule:
     max_items: int | None = None
     level: float = 0.95
 
+    _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
+        "se_target": [Interval(Real, 0, None, closed="neither", desc="a positive number"), None],
+        "rank_width": [Interval(Real, 0, None), None],
+        "max_items": [_POSITIVE_INT, None],
+        "level": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def __post_init__(self) -> None:
-        if self.se_target is not None and not self.se_target > 0:
-            raise InputError(f"`se_target`: expected a positive number, got {self.se_target!r}")
-        if self.rank_width is not None and not self.rank_width >= 0:
-            raise InputError(f"`rank_width`: expected a number >= 0, got {self.rank_width!r}")
-        if self.max_items is not None and (isinstance(self.max_items, bool) or int(self.max_items) < 1):
-            raise InputError(f"`max_items`: expected an int >= 1, got {self.max_items!r}")
-        if not 0.0 < float(self.level) < 1.0:
-            raise InputError(f"`level`: expected a number in (0, 1), got {self.level!r}")
+        check_params(self._parameter_constraints, vars(self))
 
 
 @dataclass(frozen=True, repr=False)
@@ -139,6 +145,7 @@ def pick_batch(
     return np.sort(rng.choice(order, size=take, replace=False)).astype(np.int64)
 
 
+@validate_params({"batch": [_POSITIVE_INT], "exposure": [Interval(Real, 1, None)]})
 def next_items(
     bank: ItemBank,
     X: np.ndarray,
@@ -167,10 +174,6 @@ def next_items(
         Optional ``(n, bank.n_items)`` mask of the items each model can still be given (a replay of logged
         runs offers only the items a model was run on); default: every item.
     """
-    if isinstance(batch, bool) or int(batch) < 1:
-        raise InputError(f"batch: expected an int >= 1, got {batch!r}")
-    if not float(exposure) >= 1.0:
-        raise InputError(f"exposure: expected a number >= 1, got {exposure!r}")
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     if X.shape != (len(models), bank.n_items):
         raise InputError(f"responses: expected shape ({len(models)}, {bank.n_items}), got {X.shape}")

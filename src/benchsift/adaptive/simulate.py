@@ -22,17 +22,19 @@ and true full overall scores (mean of benchmark means over every item), and the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from joblib import delayed
 
+from benchsift._params import Interval, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.select import StopRule, next_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.errors import DegenerateError, InputError
+from benchsift.errors import DegenerateError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
@@ -150,6 +152,18 @@ def _split_task(
     return n, out
 
 
+_FRACTION = Interval(Real, 0, 1, closed="neither", noun="a fraction")
+_POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
+
+
+@validate_params(
+    {
+        "holdout": [_FRACTION],
+        "budget": [_FRACTION],
+        "n_splits": [_POSITIVE_INT],
+        "batch": [_POSITIVE_INT, None],
+    }
+)
 def simulate_adaptive(
     panel: Panel,
     *,
@@ -170,14 +184,6 @@ def simulate_adaptive(
     ``n_jobs`` (:func:`benchsift.parallel.sweep_backend`; default: in this process); each carries its own
     seed, so the same ``seed`` gives the same numbers on every backend.
     """
-    if not 0.0 < float(holdout) < 1.0:
-        raise InputError(f"holdout: expected a fraction in (0, 1), got {holdout!r}")
-    if not 0.0 < float(budget) < 1.0:
-        raise InputError(f"budget: expected a fraction in (0, 1), got {budget!r}")
-    if isinstance(n_splits, bool) or int(n_splits) < 1:
-        raise InputError(f"n_splits: expected an int >= 1, got {n_splits!r}")
-    if batch is not None and (isinstance(batch, bool) or int(batch) < 1):
-        raise InputError(f"batch: expected an int >= 1, got {batch!r}")
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
     n_build = image.n_models - n_hold

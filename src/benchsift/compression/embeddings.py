@@ -35,12 +35,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Check, Interval, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError, listed
 
@@ -83,6 +85,7 @@ def delta_vl(text: np.ndarray | None, vision_text: np.ndarray | None) -> np.ndar
     return out
 
 
+@validate_params({"dim": [Interval(Integral, 1, None)]})
 def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np.ndarray:
     """Project ``(n, d)`` embeddings to ``dim`` dimensions by a fixed seeded Gaussian matrix (PRIMEBench 4.3).
 
@@ -94,8 +97,6 @@ def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise InputError(f"embeddings: expected a 2-D (n_items, d) array, got shape {x.shape}")
-    if dim < 1:
-        raise InputError(f"projection dim must be >= 1, got {dim}")
     n, d = x.shape
     if d <= dim:
         return x.copy()
@@ -280,13 +281,20 @@ def _offline_hub() -> Iterator[None]:
 
 
 def _items_frame(items: Any) -> pd.DataFrame:
-    """The items table of a Panel, or ``items`` itself when it is a DataFrame."""
-    if isinstance(items, pd.DataFrame):
-        return items
-    frame = getattr(items, "items", None)
-    if isinstance(frame, pd.DataFrame):
-        return frame
-    raise InputError(f"expected a Panel or an items DataFrame, got {type(items).__name__}")
+    """The items table of a Panel, or ``items`` itself when it is a DataFrame (declared: :data:`_ITEMS`)."""
+    return items if isinstance(items, pd.DataFrame) else items.items
+
+
+#: what the ``items`` argument of :meth:`ItemEmbeddings.align`, ``from_text`` and
+#: ``from_sentence_transformers`` accepts: a Panel (anything with an ``items`` DataFrame) or that DataFrame
+_ITEMS = {
+    "items": [
+        Check(
+            lambda x: isinstance(x, pd.DataFrame) or isinstance(getattr(x, "items", None), pd.DataFrame),
+            "a Panel or an items DataFrame",
+        )
+    ]
+}
 
 
 def _question_texts(items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -380,6 +388,7 @@ class ItemEmbeddings:
         return delta_vl(self._text, self._vision_text)
 
     # -------------------------------------------------------------------- alignment
+    @validate_params(_ITEMS)
     def align(self, items: Any) -> ItemEmbeddings:
         """Re-key to ``items`` (a panel or an items DataFrame): row ``j`` is the ``j``-th item.
 
@@ -441,6 +450,7 @@ class ItemEmbeddings:
         )
 
     @classmethod
+    @validate_params(_ITEMS)
     def from_text(
         cls, items: Any, dim: int = 64, random_state: int = 0, max_fit_docs: int = 50_000
     ) -> ItemEmbeddings:
@@ -501,6 +511,7 @@ class ItemEmbeddings:
         return cls(keys, vision_text=None, text=out, source=source)
 
     @classmethod
+    @validate_params(_ITEMS)
     def from_sentence_transformers(
         cls,
         items: Any,

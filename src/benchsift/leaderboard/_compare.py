@@ -39,11 +39,13 @@ A model's score is its mean over the items it answered; a pair's ``delta`` is ov
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Check, ConstraintLike, Interval, Options, validate_params
 from benchsift.errors import DegenerateError, InputError, listed
 from benchsift.leaderboard.result import ComparisonResult, tie_label
 from benchsift.panel import ClusterSpec, Panel, item_clusters
@@ -76,10 +78,23 @@ CORRECTIONS = ("holm", "bh", "none")
 OVERALL = "overall"
 
 
-def _fraction(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < float(value) < 1.0:
-        raise InputError(f"`{name}`: expected a number strictly between 0 and 1, got {value!r}")
-    return float(value)
+#: ``alpha``, ``level`` and ``power``: a number strictly between 0 and 1
+_OPEN_UNIT = Interval(Real, 0, 1, closed="neither", desc="a number strictly between 0 and 1")
+#: the parameters :func:`compare` and :func:`benchsift.leaderboard.compare_suite` share, declared once
+PARAMETER_CONSTRAINTS: dict[str, list[ConstraintLike]] = {
+    "alpha": [_OPEN_UNIT],
+    "level": [_OPEN_UNIT],
+    "power": [_OPEN_UNIT],
+    "correction": [Options(CORRECTIONS)],
+    "n_boot": [Interval(Integral, 2, None)],
+    "pair": [
+        None,
+        Check(
+            lambda p: not isinstance(p, str) and len({str(m) for m in p}) == len(p) == 2,
+            "two different model ids",
+        ),
+    ],
+}
 
 
 def _section(
@@ -225,27 +240,11 @@ def _pair_power(pairs: pd.DataFrame, pair: tuple[str, str], alpha: float, power:
     return out
 
 
-def _check_arguments(
-    panel: Panel, alpha: float, level: float, power: float, correction: str, n_boot: int
-) -> tuple[float, float, float]:
-    """Step 1 of :func:`compare`: the arguments' types and ranges; returns alpha, level, power."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"panel: expected a benchsift Panel, got {type(panel).__name__}")
-    out = _fraction(alpha, "alpha"), _fraction(level, "level"), _fraction(power, "power")
-    if correction not in CORRECTIONS:
-        raise InputError(f"`correction`: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
-        raise InputError(f"`n_boot`: expected an int >= 2, got {n_boot!r}")
-    return out
-
-
 def _check_pair(pair: Sequence[str] | None, models: list[str]) -> tuple[str, str] | None:
     """The ``pair`` argument of :func:`compare` as two model ids of the compared panel (or None)."""
     if pair is None:
         return None
-    got = tuple(str(p) for p in pair)
-    if len(got) != 2 or got[0] == got[1]:
-        raise InputError(f"`pair`: expected two different model ids, got {list(got)!r}")
+    got = tuple(str(p) for p in pair)  # two different ids: declared in PARAMETER_CONSTRAINTS
     missing = [p for p in got if p not in models]
     if missing:
         raise InputError(f"`pair`: no model {missing[0]!r} in the panel (models are {listed(models)})")
@@ -322,6 +321,7 @@ def _run_sections(
     return outs
 
 
+@validate_params(PARAMETER_CONSTRAINTS)
 def compare(
     panel: Panel,
     *,
@@ -367,7 +367,8 @@ def compare(
     -------
     ComparisonResult
     """
-    alpha, level, power = _check_arguments(panel, alpha, level, power, correction, n_boot)
+    Panel.check(panel, "panel")
+    alpha, level, power = float(alpha), float(level), float(power)
     warnings: list[str] = []
     image = panel.image_panel()
     if image.n_models < panel.n_models:

@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from benchsift._params import validate_params
 from benchsift.compression import estimate_new_models
 from benchsift.compression.suite import Suite
-from benchsift.errors import InputError
-from benchsift.leaderboard._compare import CORRECTIONS, _fraction
+from benchsift.leaderboard._compare import PARAMETER_CONSTRAINTS
 from benchsift.leaderboard.result import SuiteComparison
 from benchsift.panel import ClusterSpec, Panel
 from benchsift.stats import SeedLike, bh_adjust, holm_adjust, minimum_detectable_difference, wald_pvalue
@@ -72,6 +72,7 @@ def _groups(res: Any) -> tuple[str, list[str], np.ndarray, np.ndarray, np.ndarra
     )
 
 
+@validate_params({k: PARAMETER_CONSTRAINTS[k] for k in ("alpha", "power", "correction")})
 def compare_suite(
     suite: Suite | str | Path,
     new_scores: Panel | str | Path,
@@ -92,9 +93,7 @@ def compare_suite(
     ``random_state`` go to :func:`benchsift.compression.estimate_new_models` unchanged; ``alpha``,
     ``power`` and ``correction`` are those of :func:`benchsift.leaderboard.compare`.
     """
-    alpha, power = _fraction(alpha, "alpha"), _fraction(power, "power")
-    if correction not in CORRECTIONS:
-        raise InputError(f"`correction`: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    alpha, power = float(alpha), float(power)
     res = estimate_new_models(
         suite,
         new_scores,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from benchsift._fileio import atomic_dir
 from benchsift._jsonutil import loads_bounded
+from benchsift._params import ConstraintLike, Options, check_param
 from benchsift._suggest import did_you_mean
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
@@ -88,10 +89,13 @@ class ExportResult(Result):
         )
 
 
+#: what ``ids_from`` accepts
+_IDS_FROM: list[ConstraintLike] = [Options(TOOLS), None]
+
+
 def _check_id_source(suite: Suite, to: str, ids_from: str | None, warnings: list[str]) -> None:
     """Refuse to select ``to``'s documents by ids another tool numbered, or by ids of unknown origin."""
-    if ids_from is not None and ids_from not in TOOLS:
-        raise InputError(f"`ids_from` {ids_from!r}: expected one of {list(TOOLS)}")
+    check_param("ids_from", ids_from, _IDS_FROM)  # after `to`'s check, whose message names a close match
     recorded = set()
     if ID_SOURCE in suite.items.columns:
         recorded = {str(v) for v in suite.items[ID_SOURCE] if str(v)}
