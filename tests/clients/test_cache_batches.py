@@ -146,3 +146,65 @@ def test_cache_calls_leave_the_loop_and_answers_are_stored_within_the_slot(tmp_p
         assert all(r.cached for r in again) and len(echo.stored_at_arrival) == 12
     finally:
         cache.close()
+
+
+def test_write_batch_gives_what_the_three_calls_give(tmp_path: Path) -> None:
+    """SQLite's one-transaction batch (stores, released leases, claims) against ``put_many``,
+    ``release_many`` and ``claim_many`` run one after another on a copy of the same random state."""
+    for seed in range(4):
+        a_path, b_path = tmp_path / f"a{seed}.sqlite", tmp_path / f"b{seed}.sqlite"
+        asked, mine = _random_state(str(a_path), seed)
+        b_path.write_bytes(a_path.read_bytes())
+        three, one = SQLiteCache(a_path), SQLiteCache(b_path)
+        three.owner = one.owner = mine
+        try:
+            rng = random.Random(seed)
+            fresh = [f"new{seed}-{i}" for i in range(6)]
+            for cache in (three, one):  # keys this owner holds: some answered below, some released
+                assert cache.claim_many(fresh) == {k: "claimed" for k in fresh}
+            rows = [(k, "u", _request(i), Response(text=f"stored {i}")) for i, k in enumerate(fresh[:3])]
+            released = fresh[3:5]
+            keys = rng.sample(asked, 30) + fresh[:1] + fresh[3:4] + fresh[5:]
+            three.put_many(rows)
+            three.release_many(released)
+            expected = three.claim_many(keys)
+            got = one.write_batch(rows, released, keys)
+            assert got == expected and set(got) == set(keys)
+            assert {v for v in got.values() if isinstance(v, str)} == {"claimed", "held"}
+            assert isinstance(got[fresh[0]], Response) and got[fresh[0]].text == "stored 0"
+            assert got[fresh[3]] == "claimed"  # released, then claimed again
+            read = "SELECT key, endpoint, request, response FROM responses ORDER BY key"
+            assert three._execute(read) == one._execute(read)
+            owners = [{k: o for k, (o, _) in c.leases().items()} for c in (three, one)]
+            assert owners[0] == owners[1]
+        finally:
+            three.close()
+            one.close()
+
+
+def test_a_burst_of_claims_goes_in_chunks_and_every_answer_is_stored(tmp_path: Path) -> None:
+    """700 distinct requests (and 50 copies) started in one pass: their claims reach the thread in several
+    hand-offs (256 at a time) and come back per chunk; every request is answered once and stored, no
+    lease is left, and no statement runs on the loop's thread."""
+    path = tmp_path / "cache.sqlite"
+    cache = SQLiteCache(path)
+    threads: set[int] = set()
+    cache._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    echo = _Echo(path)
+    client = CachedClient(LimitedClient(echo, 8), cache, endpoint="u")
+    reqs = [_request(i) for i in range(700)]
+
+    async def run() -> list[Response]:
+        return await asyncio.gather(*(client.generate(r) for r in reqs + reqs[:50]))
+
+    try:
+        out = asyncio.run(run())
+        assert threads and threading.get_ident() not in threads
+        assert [r.text for r in out] == [f"question {i}" for i in range(700)] + [
+            f"question {i}" for i in range(50)
+        ]
+        assert len(echo.stored_at_arrival) == 700 and len(cache) == 700 and cache.leases() == {}
+        # concurrency 8: at each arrival, the requests sent before it and not yet stored are fewer than 8
+        assert all(k - stored < 8 for k, stored in enumerate(echo.stored_at_arrival))
+    finally:
+        cache.close()

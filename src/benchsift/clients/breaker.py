@@ -2,8 +2,11 @@
 
 Retrying cannot mend a rejected API key (HTTP 401/403), a base URL that is not a URL, a refused
 connection or an untrusted certificate, and sending every remaining request into it only repeats the
-failure (issue 12: a 401 used to cost 36 more calls). :class:`StopOnFatalClient` sits between the retry
-layer and the concurrency limit of one endpoint:
+failure (issue 12: a 401 used to cost 36 more calls). :class:`StopOnFatalClient` sits inside the
+concurrency limit of one endpoint (``ClientPool``: retry -> limit -> stop-on-fatal -> HTTP), so while the
+probe is in flight only the requests holding a slot wait on it, and its answer wakes at most the
+concurrency, not every queued request (issue 36: waking all of them cost a pass over thousands of tasks
+before the first slots were refilled):
 
 * until the endpoint has answered one request (successfully, or with an error that is not fatal), the
   other requests wait, so a bad key or a closed port costs exactly one call;

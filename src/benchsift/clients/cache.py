@@ -9,9 +9,10 @@ by digests.
 
 Durability: WAL journal, every response committed as soon as it arrives (before the slot of the
 concurrency limit serves another request). A run's calls go through one thread per cache
-(:mod:`benchsift.clients.cache_worker`), which commits the responses that arrived together in one
-transaction and claims the keys asked together in one (:meth:`ResponseCache.put_many`,
-:meth:`ResponseCache.claim_many`: the same rules, key by key). Errors are never cached.
+(:mod:`benchsift.clients.cache_worker`), which commits the responses that arrived together, and claims
+the keys asked together, in one transaction (:meth:`ResponseCache.write_batch`,
+:meth:`ResponseCache.put_many`, :meth:`ResponseCache.claim_many`: the same rules, key by key). Errors
+are never cached.
 Concurrent requests with the same key share one call (single flight), so the q answer and the
 turn-0 answer of the sc dialogue, which are the same request, are asked once even when scheduled
 together.
@@ -309,14 +310,35 @@ class ResponseCache:
             return
         values = [(k, e, q.canonical, canonical_json(r.to_dict())) for k, e, q, r in rows]
         with self._lock, self._transaction():
-            self._execute_many(
-                "INSERT INTO responses (key, endpoint, request, response, created) "
-                "VALUES (?, ?, ?, ?, {now}) ON CONFLICT (key) DO NOTHING",
-                values,
-            )
-            self._execute_many(
-                "DELETE FROM leases WHERE key = ? AND owner = ?", [(v[0], self.owner) for v in values]
-            )
+            self._put_rows(values)
+
+    def _put_rows(self, values: Sequence[tuple[str, str, str, str]]) -> None:
+        """Insert (key, endpoint, request text, response text) rows and drop their leases (inside a
+        transaction, ``self._lock`` held)."""
+        self._execute_many(
+            "INSERT INTO responses (key, endpoint, request, response, created) "
+            "VALUES (?, ?, ?, ?, {now}) ON CONFLICT (key) DO NOTHING",
+            values,
+        )
+        self._execute_many(
+            "DELETE FROM leases WHERE key = ? AND owner = ?", [(v[0], self.owner) for v in values]
+        )
+
+    def write_batch(
+        self,
+        rows: Sequence[tuple[str, str, Request, Response]],
+        released: Sequence[str],
+        keys: Sequence[str],
+    ) -> dict[str, Response | Claim]:
+        """A batch of the worker thread (:mod:`benchsift.clients.cache_worker`): :meth:`put_many` of
+        ``rows``, :meth:`release_many` of ``released``, then :meth:`claim_many` of ``keys`` (returned).
+
+        Here three calls, each committed; the SQLite backend commits the three in one transaction. Either
+        way the stores are committed when this returns, and the claims follow :meth:`claim`'s rules.
+        """
+        self.put_many(rows)
+        self.release_many(released)
+        return self.claim_many(keys)
 
     def release_many(self, keys: Sequence[str]) -> None:
         """:meth:`release` for many keys in one transaction."""

@@ -1,15 +1,16 @@
 """The response cache's calls off the event loop: one thread runs them for every loop, in batches.
 
-Every cache call of :class:`~benchsift.clients.cached_client.CachedClient` (claim a key or read its
-answer, store an answer, drop a lease) is queued; the calls queued during one pass of the event loop go
-to the cache's thread in one hand-off, and the thread runs all the calls handed to it so far as few
-statements: the stores in one transaction (:meth:`ResponseCache.put_many`), the dropped leases in one,
-the claims in one per 500 keys (:meth:`ResponseCache.claim_many`). The loop is woken once per batch
-(``call_soon_threadsafe``), so a busy run no longer spends its loop on SQLite (issue 36: 11 statements
-per request, all on the loop, were 17 % of a run at concurrency 64). Running the same batches on the
-loop itself was slower (0.60x against 0.77x of a bare aiohttp loop at the median, load 15): a batched
-commit holds up every socket for its duration. The lease renewals have their own thread
-(:meth:`ResponseCache._renew`), as before.
+Every cache call of :class:`~benchsift.clients.cached_client.CachedClient` (claim a key or read its answer,
+store an answer, drop a lease) is queued; the calls queued during one pass of the event loop go to the cache's
+thread in one hand-off (or at once, 256 at a time, in a pass that queues more), and the thread runs all the
+calls handed to it so far as few statements: stores, dropped leases and up to 500 claims in one transaction
+(:meth:`ResponseCache.write_batch`; on SQLite one commit for the whole batch), or, for a batch of claims
+alone, one read and one transaction per 500 keys (:meth:`ResponseCache.claim_many`), the callers of each chunk
+woken as soon as it is claimed. The loop is woken once per batch (``call_soon_threadsafe``), so a busy run no
+longer spends its loop on SQLite (issue 36: 11 statements per request, all on the loop, were 17 % of a run at
+concurrency 64). Running the same batches on the loop itself was slower (0.60x against 0.77x of a bare aiohttp
+loop at the median, load 15): a batched commit holds up every socket for its duration. The lease renewals have
+their own thread (:meth:`ResponseCache._renew`), as before.
 
 Nothing in the rules of :mod:`benchsift.clients.cache` changes: a stored answer is committed before the
 awaiting request goes on (the caller awaits it while still holding its concurrency slot:
@@ -26,11 +27,16 @@ import threading
 from typing import Any
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import Claim, ResponseCache
+from benchsift.clients.cache import _CHUNK, Claim, ResponseCache
 
 __all__ = ["CacheWorker", "worker_for"]
 
 _CREATE = threading.Lock()
+
+#: calls queued in one pass of a loop after which they go to the thread at once, without waiting for the
+#: pass to end: a run that starts thousands of requests together (one ``gather``) has its first claims
+#: answered while the loop is still hashing the later keys, so its first requests go out sooner
+_FLUSH_AT = 256
 
 # one queued call: (kind, payload, loop, future); kind "claim" (payload: key), "put" (key, endpoint,
 # request, response), "release" (key; future None when nobody waits)
@@ -71,11 +77,16 @@ class CacheWorker:
             pending = self._pending[loop] = []
             loop.call_soon(self._flush, loop)
         pending.append((kind, payload, loop, fut))
+        if len(pending) >= _FLUSH_AT:  # a long pass: hand these over now (the scheduled flush sends the rest)
+            self._pending[loop] = []
+            self._queue.put(pending)
         return fut
 
     def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
         """Hand the calls queued during one pass of ``loop`` to the thread (one wake-up per pass)."""
-        self._queue.put(self._pending.pop(loop, []))
+        pending = self._pending.pop(loop, None)
+        if pending:
+            self._queue.put(pending)
 
     async def claim(self, key: str) -> Response | Claim:
         """:meth:`ResponseCache.claim_many` for one key: its stored answer, ``"claimed"`` or ``"held"``."""
@@ -120,27 +131,70 @@ class CacheWorker:
                 return
 
     def _run(self, batch: list[_Call]) -> None:
-        """Run one batch: stores first (they drop leases), then released leases, then claims; then wake
-        each caller's loop once with its results."""
+        """Run one batch: stores first (they drop leases), then released leases, then claims; wake each
+        caller's loop once with the results of the stores and releases, then once per chunk of claims
+        (:data:`benchsift.clients.cache._CHUNK` keys), so the first claimed requests go on while the
+        thread claims the next chunk."""
+        puts: list[_Call] = []
+        releases: list[_Call] = []
+        claims: list[_Call] = []
+        for call in batch:
+            (puts if call[0] == "put" else releases if call[0] == "release" else claims).append(call)
         loops: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
-        for kind, work in (
-            ("put", self.cache.put_many),
-            ("release", self.cache.release_many),
-            ("claim", self.cache.claim_many),
-        ):
-            calls = [c for c in batch if c[0] == kind]
-            if not calls:
-                continue
-            result: Any = None
-            err: Exception | None = None
-            try:
-                result = work([c[1] for c in calls])
-            except Exception as exc:  # every caller of the batch gets the error
-                err = exc
-            for _, payload, loop, fut in calls:
-                if loop is not None and fut is not None:
-                    value = (payload, result[payload]) if kind == "claim" and err is None else None
-                    loops.setdefault(loop, []).append((fut, value, err))
+        if (puts or releases) and 0 < len(claims) <= _CHUNK:  # one transaction for the whole batch
+            self._write_batch(puts, releases, claims, loops)
+            self._wake(loops)
+            return
+        self._call(self.cache.put_many, puts, loops)
+        self._call(self.cache.release_many, releases, loops)
+        for start in range(0, len(claims), _CHUNK):
+            self._wake(loops)
+            loops = {}
+            self._call(self.cache.claim_many, claims[start : start + _CHUNK], loops)
+        self._wake(loops)
+
+    def _write_batch(
+        self,
+        puts: list[_Call],
+        releases: list[_Call],
+        claims: list[_Call],
+        loops: dict[asyncio.AbstractEventLoop, list[_Result]],
+    ) -> None:
+        """Stores, releases and claims in one :meth:`ResponseCache.write_batch` (one commit on SQLite);
+        an error reaches every caller of the batch."""
+        result: dict[str, Any] = {}
+        err: Exception | None = None
+        try:
+            result = self.cache.write_batch(
+                [c[1] for c in puts], [c[1] for c in releases], [c[1] for c in claims]
+            )
+        except Exception as exc:
+            err = exc
+        for kind, payload, loop, fut in (*puts, *releases, *claims):
+            if loop is not None and fut is not None:
+                value = (payload, result[payload]) if kind == "claim" and err is None else None
+                loops.setdefault(loop, []).append((fut, value, err))
+
+    @staticmethod
+    def _call(work: Any, calls: list[_Call], loops: dict[asyncio.AbstractEventLoop, list[_Result]]) -> None:
+        """Run ``work`` on the payloads of ``calls`` (one kind); add each waiting caller's result to
+        ``loops``."""
+        if not calls:
+            return
+        result: Any = None
+        err: Exception | None = None
+        try:
+            result = work([c[1] for c in calls])
+        except Exception as exc:  # every caller of the batch gets the error
+            err = exc
+        claim = calls[0][0] == "claim"
+        for _, payload, loop, fut in calls:
+            if loop is not None and fut is not None:
+                value = (payload, result[payload]) if claim and err is None else None
+                loops.setdefault(loop, []).append((fut, value, err))
+
+    def _wake(self, loops: dict[asyncio.AbstractEventLoop, list[_Result]]) -> None:
+        """Hand each loop its results (one ``call_soon_threadsafe`` per loop)."""
         for loop, results in loops.items():
             try:
                 loop.call_soon_threadsafe(self._deliver, results)

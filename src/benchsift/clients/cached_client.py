@@ -4,6 +4,13 @@ Concurrent requests with the same key share one call (single flight); a key leas
 waited on until its answer is committed or the lease is gone (the rules: :mod:`benchsift.clients.cache`).
 The cache calls run on the cache's worker thread in batches (:mod:`benchsift.clients.cache_worker`), not
 on the event loop.
+
+``window`` (the stack gives twice the endpoint's concurrency) bounds how many requests are being claimed,
+sent or stored at once; the others wait on it before anything is computed for them. A run that starts
+thousands of requests together (one ``gather``) then hashes and claims the first ``window`` of them, not
+all of them, before its first request goes out, and the requests that follow are claimed while those
+ahead of them are in flight, so a free concurrency slot still finds a claimed request waiting. A request
+whose key another process holds leaves the window while it waits for that answer.
 """
 
 from __future__ import annotations
@@ -28,18 +35,37 @@ class CachedClient:
         *,
         endpoint: str = "",
         stats: ClientStats | None = None,
+        window: int | None = None,
     ) -> None:
+        if window is not None and int(window) < 1:
+            raise ValueError(f"window must be a positive integer or None, got {window!r}")
         self.inner = inner
         self.cache = cache
         self.endpoint = endpoint
         self.stats = stats if stats is not None else ClientStats()
+        self.window = None if window is None else int(window)
+        self._window: asyncio.Semaphore | None = None
         self._in_flight: dict[str, asyncio.Future[Response]] = {}
 
     async def generate(self, request: Request) -> Response:
+        if self.window is None:
+            return await self._generate(request, None)
+        if self._window is None:  # created lazily, in the running loop
+            self._window = asyncio.Semaphore(self.window)
+        place = _Place(self._window)
+        await place.take()
+        try:
+            return await self._generate(request, place)
+        finally:
+            place.leave()
+
+    async def _generate(self, request: Request, place: _Place | None) -> Response:
         key = request.key(self.endpoint)
         pending = self._in_flight.get(key)
         if pending is not None:
             self.stats.cache_hits += 1
+            if place is not None:  # the copy in flight holds a place: this one waits outside the window
+                place.leave()
             resp = await asyncio.shield(pending)
             return Response(**{**resp.__dict__, "cached": True})
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
@@ -48,7 +74,7 @@ class CachedClient:
             return await self._send(key, request, fut, None)
         worker = worker_for(self.cache)
         try:
-            hit = await self._lease(worker, key)
+            hit = await self._lease(worker, key, place)
         except BaseException as err:
             self._fail(fut, err)
             self._in_flight.pop(key, None)
@@ -104,9 +130,10 @@ class CachedClient:
         else:
             fut.cancel()
 
-    async def _lease(self, worker: CacheWorker, key: str) -> Response | None:
+    async def _lease(self, worker: CacheWorker, key: str, place: _Place | None) -> Response | None:
         """Claim ``key`` across processes: ``None`` once claimed (send it), else its stored answer (stored
-        before, or committed by another process while this one waited, polling from 10 ms up to 0.5 s)."""
+        before, or committed by another process while this one waited, polling from 10 ms up to 0.5 s,
+        outside the window)."""
         delay = 0.01
         while True:
             state = await worker.claim(key)
@@ -114,5 +141,28 @@ class CachedClient:
                 return None
             if isinstance(state, Response):
                 return state
+            if place is not None:
+                place.leave()
             await asyncio.sleep(delay)
+            if place is not None:
+                await place.take()
             delay = min(0.5, delay * 1.5)
+
+
+class _Place:
+    """One request's place in the window (a semaphore), left and taken again around its waits."""
+
+    __slots__ = ("gate", "held")
+
+    def __init__(self, gate: asyncio.Semaphore) -> None:
+        self.gate = gate
+        self.held = False
+
+    async def take(self) -> None:
+        await self.gate.acquire()  # a cancelled acquire takes nothing
+        self.held = True
+
+    def leave(self) -> None:
+        if self.held:
+            self.held = False
+            self.gate.release()

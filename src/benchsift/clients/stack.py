@@ -1,4 +1,4 @@
-"""Assemble the client stack for one endpoint: cache -> retry -> stop-on-fatal -> limit -> HTTP client."""
+"""Assemble the client stack for one endpoint: cache -> retry -> limit -> stop-on-fatal -> HTTP client."""
 
 from __future__ import annotations
 
@@ -38,10 +38,10 @@ class ClientPool:
                 seed=self.config.retry_seed,
                 max_retry_after=self.config.max_retry_after,
             )
-            client: ModelClient = StopOnFatalClient(LimitedClient(http, ep.concurrency))
+            client: ModelClient = LimitedClient(StopOnFatalClient(http), ep.concurrency)
             scope = ep.cache_scope()
             client = RetryingClient(client, policy, stats=stats, endpoint=scope)
-            client = CachedClient(client, self.cache, endpoint=scope, stats=stats)
+            client = CachedClient(client, self.cache, endpoint=scope, stats=stats, window=2 * ep.concurrency)
             self._clients[name] = client
         return self._clients[name]
 

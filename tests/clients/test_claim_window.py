@@ -1,0 +1,170 @@
+"""The claim window of the cache layer and the one-transaction batches of the cache's thread (issue 36).
+
+A stack built by :class:`ClientPool` hashes and claims at most twice its endpoint's concurrency of requests
+ahead (real HTTP on 127.0.0.1, the lease table of the real SQLite file read by the server at each arrival),
+still stores every answer before its slot serves the next request, and a request whose key another owner
+holds waits outside the window, so the requests behind it go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_server import FakeServer
+
+from benchsift.clients import ClientPool, Request, ResponseCache, config_from_dict
+from benchsift.clients.base import Response
+from benchsift.clients.cache_sqlite import SQLiteCache
+from benchsift.clients.cached_client import CachedClient
+from benchsift.clients.limits import LimitedClient
+
+
+def _judge(i: int) -> Request:
+    prompt = f"You are extracting the letter (A or B) ...\nModel response: {'AB'[i % 2]} ({i})\n"
+    return Request(model="judge", messages=({"role": "user", "content": prompt},), max_tokens=64)
+
+
+class _Watching(FakeServer):
+    """The scripted server, noting at each arrival the leases and answers in the client's cache file."""
+
+    def __init__(self, world: dict[str, Any], cache: Path) -> None:
+        super().__init__(world, latency=0.002)
+        self.cache = cache
+        self.seen: list[tuple[int, int, int]] = []  # (arrivals so far, leases, answers stored)
+        self._seen_lock = threading.Lock()
+
+    def handle(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, bytes, dict[str, str]]:
+        with self._seen_lock:
+            with sqlite3.connect(self.cache) as conn:
+                leases = conn.execute("SELECT COUNT(*) FROM leases").fetchone()[0]
+                stored = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            self.seen.append((len(self.seen) + 1, leases, stored))
+        return super().handle(path, headers, raw)
+
+
+def test_the_stack_claims_at_most_twice_its_concurrency_ahead(world: dict, tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    ResponseCache(path).close()  # the file exists before the server first reads it
+    srv = _Watching(world["world"], path).start()
+    conc, n = 4, 120
+    cfg = config_from_dict(
+        {
+            "endpoint": [
+                {
+                    "name": "j",
+                    "base_url": srv.url,
+                    "model": "judge",
+                    "api_key_env": "BENCHSIFT_TEST_KEY",
+                    "concurrency": conc,
+                }
+            ]
+        }
+    )
+    reqs = [_judge(i) for i in range(n)]
+
+    async def go() -> list[Response]:
+        cache = ResponseCache(path)
+        pool = ClientPool(cfg, cache)
+        try:
+            return await asyncio.gather(*(pool.get("j").generate(r) for r in reqs + reqs[:10]))
+        finally:
+            await pool.aclose()
+            cache.close()
+
+    try:
+        out = asyncio.run(go())
+    finally:
+        srv.stop()
+    assert all(r.text for r in out) and [r.text for r in out[n:]] == [r.text for r in out[:10]]
+    assert len(srv.seen) == n  # each distinct request sent once
+    # never more than 2 x concurrency keys claimed at once (the code before claimed all 120 at the start)
+    assert max(leases for _, leases, _ in srv.seen) <= 2 * conc
+    assert srv.seen[0][1] > 1  # the window is used: keys are claimed ahead of the first request
+    # the SIGKILL bound is kept: at any arrival, the requests sent but not stored are at most `conc`
+    assert all(k - stored <= conc for k, _, stored in srv.seen)
+    cache = SQLiteCache(path)
+    try:
+        assert len(cache) == n and cache.leases() == {}
+    finally:
+        cache.close()
+
+
+class _Echo:
+    """A model client answering each request with its own text; notes the requests it was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.arrived = asyncio.Event()
+
+    async def generate(self, request: Request) -> Response:
+        text = str(request.messages[0]["content"])
+        self.sent.append(text)
+        self.arrived.set()
+        await asyncio.sleep(0)
+        return Response(text=text)
+
+
+def _ask(i: int) -> Request:
+    return Request(model="m", messages=({"role": "user", "content": f"question {i}"},))
+
+
+def test_a_key_held_elsewhere_waits_outside_the_window(tmp_path: Path) -> None:
+    """Window 1: request 0's key is leased by another live owner; request 1, behind it, is sent while
+    request 0 waits, and request 0 is then answered from the other owner's stored answer."""
+    path = tmp_path / "cache.sqlite"
+    other, mine = SQLiteCache(path), SQLiteCache(path)
+    echo = _Echo()
+    client = CachedClient(LimitedClient(echo, 1), mine, endpoint="u", window=1)
+    held = _ask(0).key("u")
+    assert other.claim(held) == "claimed"
+
+    async def go() -> list[Response]:
+        async def answer_later() -> None:
+            await echo.arrived.wait()  # request 1 went out while request 0's key was held
+            other.put(held, "u", _ask(0), Response(text="from the other process"))
+
+        both = asyncio.gather(client.generate(_ask(0)), client.generate(_ask(1)), answer_later())
+        out = await asyncio.wait_for(both, 120)  # the code that kept its place would never send request 1
+        return [r for r in out if r is not None]
+
+    try:
+        out = asyncio.run(go())
+        assert [r.text for r in out] == ["from the other process", "question 1"]
+        assert out[0].cached and not out[1].cached
+        assert echo.sent == ["question 1"]
+        assert mine.leases() == {} and len(mine) == 2
+    finally:
+        other.close()
+        mine.close()
+
+
+def test_a_copy_in_flight_waits_outside_the_window(tmp_path: Path) -> None:
+    """Window 2, the same request three times among others: each distinct request is sent once, and the
+    copies wait for it without holding the places the others need."""
+    cache = SQLiteCache(tmp_path / "cache.sqlite")
+    echo = _Echo()
+    client = CachedClient(LimitedClient(echo, 1), cache, endpoint="u", window=2)
+    reqs = [_ask(0), _ask(0), _ask(0), _ask(1), _ask(2), _ask(1)]
+
+    async def go() -> list[Response]:
+        return await asyncio.wait_for(asyncio.gather(*(client.generate(r) for r in reqs)), 120)
+
+    try:
+        out = asyncio.run(go())
+        assert [r.text for r in out] == [f"question {i}" for i in (0, 0, 0, 1, 2, 1)]
+        assert sorted(echo.sent) == ["question 0", "question 1", "question 2"]
+        assert [r.cached for r in out] == [False, True, True, False, False, True]
+        assert cache.leases() == {} and len(cache) == 3
+    finally:
+        cache.close()
+
+
+def test_window_must_be_positive() -> None:
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="window"):
+            CachedClient(_Echo(), None, window=bad)
