@@ -19,10 +19,13 @@ evaluated models' requests do (the default, 0, sends the text-only judge request
 part, so every row competes for the CPUs as on a loaded machine (issue 36 asks for load 1 and load 4).
 ``--before-src DIR`` adds a row: the same cold stack run from an older source tree (``git archive <commit>
 src | tar -x -C DIR``), in a child process started and warmed up before each of its runs (not timed), taking
-its turn in the round robin, so the change and the code before it are measured in one run.
+its turn in the round robin, so the change and the code before it are measured in one run. Repeat it for
+several trees (a row each, labelled with the tree's folder); the current tree given this way is measured
+under the same conditions as the older ones (a fresh child process), which separates the change from any
+advantage of the in-process row.
 
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
-[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR] [--no-sdk] [--json FILE]``
+[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR ...] [--no-sdk] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -201,7 +204,11 @@ ROWS = (
     "benchsift stack, aiohttp transport (cold)",
     "benchsift stack, cached rerun",
 )
-BEFORE_ROW = "benchsift stack before (--before-src), aiohttp (cold)"
+
+
+def _before_row(src: str) -> str:
+    """The row of one ``--before-src`` tree (named by the folder holding its ``src``)."""
+    return f"benchsift stack of {Path(src).resolve().parent.name}/src in a child process, aiohttp (cold)"
 
 
 def _busy_loop() -> None:
@@ -244,13 +251,19 @@ def main() -> None:
     ap.add_argument("--image-kb", type=int, default=0, help="attach an image of this size to every request")
     ap.add_argument("--json", default=None, help="also write the rows (all repeat times) to this file")
     ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the timed runs")
-    ap.add_argument("--before-src", default=None, help="an older src/ tree: adds its stack as a row")
+    ap.add_argument(
+        "--before-src",
+        action="append",
+        default=[],
+        help="an older src/ tree: adds its stack as a row (repeatable)",
+    )
     ap.add_argument(
         "--no-sdk", action="store_true", help="leave out the httpx and openai SDK rows (the slow ones)"
     )
     args = ap.parse_args()
     skipped = (ROWS[2], ROWS[3]) if args.no_sdk else ()
-    rows = tuple(r for r in ROWS if r not in skipped) + ((BEFORE_ROW,) if args.before_src else ())
+    befores = {_before_row(src): src for src in args.before_src}
+    rows = tuple(r for r in ROWS if r not in skipped) + tuple(befores)
     if args.image_kb > 0:
         IMAGE.append(image_data_url(random.Random(0).randbytes(args.image_kb * 1024)))
     n, conc = args.n, args.concurrency
@@ -310,9 +323,9 @@ def main() -> None:
             before = _server_requests(url)
             t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
             add(ROWS[5], t, c, _server_requests(url) - before, s["cache_hits"])
-            if args.before_src:
-                t, c, r, h = _stack_before(args.before_src, url, n, conc, tmp / f"before-{rep}.sqlite")
-                add(BEFORE_ROW, t, c, r, h)
+            for b, (row, src) in enumerate(befores.items()):
+                t, c, r, h = _stack_before(src, url, n, conc, tmp / f"before-{b}-{rep}.sqlite")
+                add(row, t, c, r, h)
     finally:
         for hog in locals().get("hogs", []):
             hog.terminate()
