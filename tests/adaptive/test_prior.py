@@ -59,8 +59,13 @@ def test_covariate_prior_is_the_ols_fit_and_its_residual_sd() -> None:
     new = pd.DataFrame({"Y": [1.0, np.nan], "X": [0.5, 0.2]}, index=["n1", "n2"])
     mean, sd = cp.predict(new, ["n2", "n1", "absent"])
     assert mean[1] == pytest.approx(params @ [1.0, 0.5, 1.0])
-    assert np.isnan(mean[0]) and np.isnan(mean[2])  # a covariate missing: the bank's own prior
-    np.testing.assert_allclose(sd, np.sqrt(scale))
+    assert np.isnan(mean[2]) and np.isnan(sd[2])  # no covariate: the bank's own prior
+    # only X: the regression on X alone, over the 30 reference models that have X (r4 included)
+    ols_x = LinearRegression().fit(z1[:, None], theta)
+    resid_x = theta - ols_x.predict(z1[:, None])
+    assert mean[0] == pytest.approx(ols_x.intercept_ + ols_x.coef_[0] * 0.2, rel=1e-10)
+    assert sd[0] == pytest.approx(np.sqrt(resid_x @ resid_x / (30 - 2)), rel=1e-10)
+    assert sd[1] == pytest.approx(np.sqrt(scale), rel=1e-10)
     assert fit_covariate_prior(bank, cov, width=2.0).sd == pytest.approx(2 * np.sqrt(scale))
 
 

@@ -13,7 +13,9 @@ and a new model with covariates :math:`x` starts from the prior :math:`N(\hat\be
 "Exploiting auxiliary information about examinees in the estimation of item parameters", Applied
 Psychological Measurement 11(1); Zwinderman 1991, "A generalized Rasch model for manifest predictors",
 Psychometrika 56(4)). The EAP ability under it (:meth:`benchsift.adaptive.ItemBank.score`) drives both the
-item choice and the full-score estimate; a model without every covariate keeps the bank's prior. ``width``
+item choice and the full-score estimate. A model with only some of the covariates gets the same regression
+on those it has (fitted on the reference models that have them; on MMMU a third of the models have no MMT
+run); one with none keeps the bank's prior. ``width``
 :math:`w` scales the residual sd (1 = the fitted one; measured in the README: 1.5 was worse on MMMU and
 GSM8K at 1-2 % of the items).
 """
@@ -41,7 +43,9 @@ class CovariatePrior(Result):
     """Regression of the bank's reference abilities on covariates (module docstring).
 
     ``features``: covariate names; ``coef``: intercept then one slope per feature; ``sd``: the prior sd
-    (residual sd times ``width``); ``n_models``: reference models the regression used; ``r2``: its R^2."""
+    (residual sd times ``width``); ``n_models``: reference models the regression used; ``r2``: its R^2;
+    ``reference_covariates`` / ``reference_theta``: the reference models' covariates (NaN = missing) and
+    abilities, for the regressions on fewer covariates (:meth:`predict`); ``width``: the sd's factor."""
 
     features: list[str]
     coef: np.ndarray
@@ -49,19 +53,36 @@ class CovariatePrior(Result):
     n_models: int
     r2: float
     warnings: list[str] = field(default_factory=list)
+    reference_covariates: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+    reference_theta: np.ndarray = field(default_factory=lambda: np.empty(0))
+    width: float = 1.0
 
     def predict(self, covariates: pd.DataFrame, models: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(prior_mean, prior_sd)`` for ``models`` (rows of ``covariates``, indexed by model id, with a
-        column per feature); NaN mean (the bank's own prior) where a model lacks a covariate."""
+        column per feature). A model with every covariate gets the fitted regression; one with some, the
+        regression on those (refitted on the reference models that have them; NaN when fewer than
+        ``k + 3`` do); one with none, NaN (the bank's own prior)."""
         missing = [f for f in self.features if f not in covariates.columns]
         if missing:
             raise InputError(
                 f"covariates: no column {missing[0]!r} (the prior was fitted on {self.features})"
             )
         Z = covariates.reindex(index=list(models))[self.features].to_numpy(dtype=np.float64)
-        mean = self.coef[0] + np.nan_to_num(Z) @ self.coef[1:]
-        mean = np.where(np.isfinite(Z).all(axis=1), mean, np.nan)
-        return mean, np.full(len(models), self.sd)
+        have = np.isfinite(Z)
+        mean = np.full(len(models), np.nan)
+        sd = np.full(len(models), np.nan)
+        full = have.all(axis=1)
+        mean[full] = self.coef[0] + Z[full] @ self.coef[1:]
+        sd[full] = self.sd
+        for pattern in {tuple(h) for h in have[~full] if h.any()}:
+            cols = np.flatnonzero(pattern)
+            rows = (have == np.asarray(pattern)).all(axis=1)
+            fit = _ols(self.reference_covariates[:, cols], self.reference_theta)
+            if fit is not None:
+                coef, resid_sd, _, _ = fit
+                mean[rows] = coef[0] + Z[np.ix_(rows, cols)] @ coef[1:]
+                sd[rows] = resid_sd * self.width
+        return mean, sd
 
     def to_dict(self) -> dict[str, Any]:
         """``{"features", "coef", "sd", "n_models", "r2", "warnings"}``."""
@@ -103,22 +124,36 @@ def fit_covariate_prior(bank: ItemBank, covariates: pd.DataFrame, *, width: floa
     feats = [str(c) for c in covariates.columns]
     Z = covariates.reindex(index=list(bank.reference_models)).to_numpy(dtype=np.float64)
     th = np.asarray(bank.reference_theta, dtype=np.float64)
-    ok = np.isfinite(Z).all(axis=1) & np.isfinite(th)
     p = Z.shape[1]
-    if ok.sum() < p + 3:
+    fit = _ols(Z, th)
+    if fit is None:
+        n_ok = int((np.isfinite(Z).all(axis=1) & np.isfinite(th)).sum())
         raise DegenerateError(
-            f"covariate prior: {int(ok.sum())} of the bank's {len(th)} reference models have every covariate "
+            f"covariate prior: {n_ok} of the bank's {len(th)} reference models have every covariate "
             f"({', '.join(feats)}); at least {p + 3} needed"
         )
-    A = np.column_stack([np.ones(int(ok.sum())), Z[ok]])
-    coef, *_ = np.linalg.lstsq(A, th[ok], rcond=None)
-    resid = th[ok] - A @ coef
-    sd = float(np.sqrt(resid @ resid / (ok.sum() - p - 1)))
+    coef, sd, r2, n_ok = fit
     if not np.isfinite(sd) or sd <= 0:
         raise DegenerateError("covariate prior: the covariates predict the abilities exactly (residual sd 0)")
-    tss = float(((th[ok] - th[ok].mean()) ** 2).sum())
-    r2 = 1.0 - float(resid @ resid) / tss if tss > 0 else float("nan")
     notes = []
-    if ok.sum() < len(th):
-        notes.append(f"{len(th) - int(ok.sum())} reference model(s) lack a covariate and were left out")
-    return CovariatePrior(feats, np.asarray(coef), sd * float(width), int(ok.sum()), r2, notes)
+    if n_ok < len(th):
+        notes.append(
+            f"{len(th) - n_ok} reference model(s) lack a covariate and were left out of the full regression"
+        )
+    keep = np.isfinite(th)
+    return CovariatePrior(feats, coef, sd * float(width), n_ok, r2, notes, Z[keep], th[keep], float(width))
+
+
+def _ols(Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float, int] | None:
+    """OLS of ``y`` on ``Z`` (with an intercept) over the rows where both are finite: ``(coef, residual sd
+    with n - p - 1 degrees of freedom, R^2, n)``; ``None`` with fewer than ``p + 3`` rows."""
+    ok = np.isfinite(Z).all(axis=1) & np.isfinite(y)
+    n, p = int(ok.sum()), Z.shape[1]
+    if n < p + 3:
+        return None
+    A = np.column_stack([np.ones(n), Z[ok]])
+    coef, *_ = np.linalg.lstsq(A, y[ok], rcond=None)
+    resid = y[ok] - A @ coef
+    tss = float(((y[ok] - y[ok].mean()) ** 2).sum())
+    r2 = 1.0 - float(resid @ resid) / tss if tss > 0 else float("nan")
+    return np.asarray(coef), float(np.sqrt(resid @ resid / (n - p - 1))), r2, n
