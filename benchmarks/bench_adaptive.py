@@ -5,6 +5,9 @@ Run (from the repository root)::
     .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --splits 5
     .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --reference ../shared/reference \\
         --budgets 0.01,0.02,0.05 --splits 10 --no-simulate
+    .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --reference ../shared/reference \\
+        --budgets 0.01,0.02,0.05 --splits 5 --no-simulate --no-normal --covariates vlm3.parquet \\
+        --covariate-benchmarks AI2D_TEST,MMT-Bench_VAL
 
 Two protocols, both on held-out models (40 % of the image models per split):
 
@@ -18,9 +21,13 @@ Two protocols, both on held-out models (40 % of the image models per split):
   :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
   items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
   the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
-  same bank as the default one under 60 models). Printed per panel and
-  budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
-  MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
+  same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
+  (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.
+  ``vlm3.parquet``): the default bank, each held-out model's ability prior regressed on its means on those
+  benchmarks (:func:`benchsift.adaptive.prior.fit_covariate_prior` on the build models; a model with none
+  of them keeps the bank's prior). Printed per panel and budget: MAE and Spearman (mean over splits, with
+  the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with a Spearman
+  no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget.
 
@@ -40,13 +47,8 @@ import pandas as pd
 from _data import load_reference
 from _timing import load_average, machine_line
 
-from benchsift.adaptive import (
-    benchmark_covariates,
-    fit_bank,
-    fit_covariate_prior,
-    replay_adaptive,
-    simulate_adaptive,
-)
+from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
+from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import nan_mean, spearman
@@ -73,7 +75,7 @@ def versus_reference(
     """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts. With
     ``covariates`` (models x features, e.g. the models' other benchmark means) also ``COVARIATE``: the
     default bank with each held-out model's ability prior regressed on its covariates
-    (:func:`benchsift.adaptive.fit_covariate_prior`, fitted on the build models)."""
+    (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on the build models)."""
     image = panel.image_panel()
     n_build = image.n_models - int(round(0.4 * image.n_models))
     names = [*variants, *([COVARIATE] if covariates is not None else [])]

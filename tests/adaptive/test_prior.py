@@ -12,14 +12,9 @@ from scipy.special import expit
 from scipy.stats import norm
 from sklearn.linear_model import LinearRegression
 
-from benchsift.adaptive import (
-    ItemBank,
-    benchmark_covariates,
-    fit_bank,
-    fit_covariate_prior,
-    next_items,
-    replay_adaptive,
-)
+from benchsift.adaptive import fit_bank, next_items, replay_adaptive
+from benchsift.adaptive.bank import ItemBank
+from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import GradedResponse, TwoPL
 from benchsift.panel import Panel

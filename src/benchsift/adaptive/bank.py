@@ -183,7 +183,7 @@ class ItemBank(Result):
         """EAP ability and posterior sd of respondents ``X`` (``(n, n_items)``, NaN = not administered),
         under the bank's ``prior`` (module docstring), or, for each row with a finite ``prior_mean[j]``,
         under the Gaussian prior ``N(prior_mean[j], prior_sd[j]^2)`` (a 2PL bank; a covariate prior,
-        :func:`benchsift.adaptive.fit_covariate_prior`). Rows with a NaN ``prior_mean`` keep the bank's
+        :func:`benchsift.adaptive.prior.fit_covariate_prior`). Rows with a NaN ``prior_mean`` keep the bank's
         prior."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         if prior_mean is None:

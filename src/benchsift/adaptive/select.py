@@ -168,8 +168,9 @@ def next_items(
         Items per step (a harness run is cheaper in batches).
     prior_mean, prior_sd:
         Optional per-model Gaussian ability prior (``(n,)`` means, NaN = the bank's prior; sd per model or
-        one for all), e.g. from the models' other benchmarks (:func:`benchsift.adaptive.fit_covariate_prior`);
-        it drives the ability, the item choice and the full-score estimates (:meth:`ItemBank.score`).
+        one for all), e.g. from the models' other benchmarks
+        (:func:`benchsift.adaptive.prior.fit_covariate_prior`); it drives the ability, the item choice and
+        the full-score estimates (:meth:`ItemBank.score`).
     exposure:
         Randomesque pool as a multiple of ``batch`` (1 = pure maximum information).
     stop:
