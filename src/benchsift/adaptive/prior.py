@@ -13,9 +13,9 @@ and a new model with covariates :math:`x` starts from the prior :math:`N(\hat\be
 "Exploiting auxiliary information about examinees in the estimation of item parameters", Applied
 Psychological Measurement 11(1); Zwinderman 1991, "A generalized Rasch model for manifest predictors",
 Psychometrika 56(4)). The EAP ability under it (:meth:`benchsift.adaptive.bank.ItemBank.score`) drives
-both the item choice and the full-score estimate. A model with only some of the covariates gets the same regression
-on those it has (fitted on the reference models that have them; on MMMU a third of the models have no MMT
-run); one with none keeps the bank's prior. ``width``
+both the item choice and the full-score estimate. A model with only some of the covariates gets the same
+regression on those it has (fitted on the reference models that have them; on MMMU a fifth of the models
+have no MMT run); one with none keeps the bank's prior. ``width``
 :math:`w` scales the residual sd (1 = the fitted one; measured in the README: 1.5 was worse on MMMU and
 GSM8K at 1-2 % of the items).
 """
