@@ -4,6 +4,8 @@ per-model prior): the regression against scikit-learn's OLS, the EAP against num
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,7 @@ from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import GradedResponse, TwoPL
 from benchsift.panel import Panel
+from benchsift.results import REPR_LINES
 
 
 def _bank(ref_theta: np.ndarray, prior: str = "normal") -> ItemBank:
@@ -62,6 +65,12 @@ def test_covariate_prior_is_the_ols_fit_and_its_residual_sd() -> None:
     assert sd[0] == pytest.approx(np.sqrt(resid_x @ resid_x / (30 - 2)), rel=1e-10)
     assert sd[1] == pytest.approx(np.sqrt(scale), rel=1e-10)
     assert fit_covariate_prior(bank, cov, width=2.0).sd == pytest.approx(2 * np.sqrt(scale))
+    # the result protocol: JSON as it is, a frame of the coefficients, a short repr
+    doc = cp.to_dict()
+    assert json.loads(json.dumps(doc))["coef"] == pytest.approx(list(params))
+    assert list(cp.to_frame().index) == ["intercept", "X", "Y"]
+    assert repr(cp).startswith("CovariatePrior(") and len(repr(cp).splitlines()) <= REPR_LINES
+    assert cp._repr_html_().startswith("<pre>")
 
 
 def test_score_under_a_per_model_prior_is_the_numerical_posterior_mean() -> None:
