@@ -5,6 +5,9 @@ Run (from the repository root)::
     .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --splits 5
     .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --reference ../shared/reference \\
         --budgets 0.01,0.02,0.05 --splits 10 --no-simulate
+    .venv/bin/python benchmarks/bench_adaptive.py --panel mmmu.parquet --reference ../shared/reference \\
+        --budgets 0.01,0.02,0.05 --splits 5 --no-simulate --no-normal --covariates vlm3.parquet \\
+        --covariate-benchmarks AI2D_TEST,MMT-Bench_VAL
 
 Two protocols, both on held-out models (40 % of the image models per split):
 
@@ -18,9 +21,13 @@ Two protocols, both on held-out models (40 % of the image models per split):
   :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
   items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
   the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
-  same bank as the default one under 60 models). Printed per panel and
-  budget: MAE and Spearman (mean over splits, with the standard error of the MAE), and whether benchsift's
-  MAE is at most the reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005).
+  same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
+  (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.
+  ``vlm3.parquet``): the default bank, each held-out model's ability prior regressed on its means on those
+  benchmarks (:func:`benchsift.adaptive.prior.fit_covariate_prior` on the build models; a model with none
+  of them keeps the bank's prior). Printed per panel and budget: MAE and Spearman (mean over splits, with
+  the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with a Spearman
+  no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget.
 
@@ -36,15 +43,18 @@ import warnings
 from types import ModuleType
 
 import numpy as np
+import pandas as pd
 from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
+from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.stats import nan_mean, spearman
 
 VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
+COVARIATE = "benchsift + other bench."
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -53,12 +63,23 @@ def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
 
 
 def versus_reference(
-    panel: Panel, ref: ModuleType, budgets: list[float], splits: int, seed: int, exposure: float = 3.0
+    panel: Panel,
+    ref: ModuleType,
+    budgets: list[float],
+    splits: int,
+    seed: int,
+    exposure: float = 3.0,
+    covariates: pd.DataFrame | None = None,
+    variants: tuple[str, ...] = VARIANTS,
 ) -> dict[float, dict[str, list[tuple[float, float]]]]:
-    """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts."""
+    """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts. With
+    ``covariates`` (models x features, e.g. the models' other benchmark means) also ``COVARIATE``: the
+    default bank with each held-out model's ability prior regressed on its covariates
+    (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on the build models)."""
     image = panel.image_panel()
     n_build = image.n_models - int(round(0.4 * image.n_models))
-    out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in VARIANTS} for b in budgets}
+    names = [*variants, *([COVARIATE] if covariates is not None else [])]
+    out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in names} for b in budgets}
     for split in range(splits):
         rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
         perm = rng.permutation(image.n_models)
@@ -68,10 +89,14 @@ def versus_reference(
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            banks = {
-                "benchsift, N(0,1)": fit_bank(build, prior="normal"),
-                "benchsift": fit_bank(build),
-            }
+            banks = {"benchsift": fit_bank(build)}
+            if "benchsift, N(0,1)" in variants:
+                banks["benchsift, N(0,1)"] = fit_bank(build, prior="normal")
+        priors: dict[str, tuple[np.ndarray | None, np.ndarray | None]] = {n: (None, None) for n in banks}
+        if covariates is not None:
+            cp = fit_covariate_prior(banks["benchsift"], covariates)
+            banks[COVARIATE] = banks["benchsift"]
+            priors[COVARIATE] = cp.predict(covariates, held.model_ids)
         for b in budgets:
             n = max(1, int(round(b * image.n_items)))
             th, given = ref.cat_run(held.scores, a, d, n)
@@ -85,8 +110,16 @@ def versus_reference(
                 est = np.mean(per, axis=0)
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             for name, bank in banks.items():
+                mu, sd = priors[name]
                 full, _ = replay_adaptive(
-                    bank, held.scores, held.model_ids, n, exposure=exposure, seed=seed + split
+                    bank,
+                    held.scores,
+                    held.model_ids,
+                    n,
+                    prior_mean=mu,
+                    prior_sd=sd,
+                    exposure=exposure,
+                    seed=seed + split,
                 )
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out
@@ -99,12 +132,12 @@ def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple
     for b, per in res.items():
         n = max(1, int(round(b * image.n_items)))
         summ = {}
-        for v in VARIANTS:
+        for v in per:
             vals = np.array(per[v])
             se = np.std(vals[:, 0], ddof=1) / np.sqrt(len(vals)) if len(vals) > 1 else float("nan")
             summ[v] = (float(np.mean(vals[:, 0])), float(se), float(np.nanmean(vals[:, 1])))
         ref_mae, _, ref_rho = summ["CAT (reference)"]
-        for v in VARIANTS:
+        for v in per:
             mae, se, rho = summ[v]
             verdict = ""
             if v != "CAT (reference)":
@@ -129,15 +162,29 @@ def main(argv: list[str] | None = None) -> int:
         help="benchsift's randomesque exposure (1 = pure max information)",
     )
     ap.add_argument("--no-simulate", action="store_true", help="skip the simulate_adaptive tables")
+    ap.add_argument(
+        "--covariates",
+        default=None,
+        help="panel with the same models' other benchmarks (e.g. vlm3.parquet): adds the variant whose "
+        "ability prior is regressed on them",
+    )
+    ap.add_argument("--covariate-benchmarks", default=None, help="comma-separated benchmarks of --covariates")
+    ap.add_argument("--no-normal", action="store_true", help="skip the N(0,1) variant (saves time)")
     args = ap.parse_args(argv)
     print(machine_line())
     budgets = [float(b) for b in args.budgets.split(",")]
     panels: list[tuple[str, Panel]] = [(p, Panel.load(p)) for p in args.panel]
     if args.reference:
         ref = load_reference(args.reference)
+        cov = None
+        if args.covariates:
+            picked = args.covariate_benchmarks.split(",") if args.covariate_benchmarks else None
+            cov = benchmark_covariates(Panel.load(args.covariates), picked)
+            print(f"covariates: {list(cov.columns)} of {args.covariates}")
+        variants = tuple(v for v in VARIANTS if not (args.no_normal and v == "benchsift, N(0,1)"))
         for name, panel in panels:
             t0 = time.perf_counter()
-            res = versus_reference(panel, ref, budgets, args.splits, args.seed, args.exposure)
+            res = versus_reference(panel, ref, budgets, args.splits, args.seed, args.exposure, cov, variants)
             print(render_versus(name, panel, res))
             print(f"  ({args.splits} splits, {time.perf_counter() - t0:.0f} s, load {load_average()})")
     if not args.no_simulate:

@@ -177,22 +177,57 @@ class ItemBank(Result):
         z = (grid[:, None] - np.asarray(self.reference_theta, dtype=np.float64)[None, :]) / h
         return logsumexp(-0.5 * z * z, axis=1)
 
-    def score(self, X: np.ndarray) -> AbilityEstimate:
+    def score(
+        self, X: np.ndarray, prior_mean: np.ndarray | None = None, prior_sd: np.ndarray | float | None = None
+    ) -> AbilityEstimate:
         """EAP ability and posterior sd of respondents ``X`` (``(n, n_items)``, NaN = not administered),
-        under the bank's ``prior`` (module docstring)."""
+        under the bank's ``prior`` (module docstring), or, for each row with a finite ``prior_mean[j]``,
+        under the Gaussian prior ``N(prior_mean[j], prior_sd[j]^2)`` (a 2PL bank; a covariate prior,
+        :func:`benchsift.adaptive.prior.fit_covariate_prior`). Rows with a NaN ``prior_mean`` keep the bank's
+        prior."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-        if self.prior == "normal" or not isinstance(self.model, TwoPL):
-            return self.model.score(X)
+        if prior_mean is None:
+            if self.prior == "normal" or not isinstance(self.model, TwoPL):
+                return self.model.score(X)
+            return self._grid_eap(X, self._grid(), None)
+        if not isinstance(self.model, TwoPL):
+            raise InputError("a per-model ability prior needs a 2PL bank (this one is graded)")
+        mu = np.asarray(prior_mean, dtype=np.float64).reshape(-1)
+        if mu.shape[0] != X.shape[0]:
+            raise InputError(f"prior_mean: expected {X.shape[0]} values (one per model), got {mu.shape[0]}")
+        if prior_sd is None:
+            raise InputError("prior_sd: required with prior_mean")
+        sd = np.broadcast_to(np.asarray(prior_sd, dtype=np.float64), mu.shape).copy()
+        has = np.isfinite(mu)
+        if not (np.isfinite(sd[has]).all() and (sd[has] > 0).all()):
+            raise InputError("prior_sd: expected positive finite values where prior_mean is given")
+        if not has.any():
+            return self.score(X)
+        grid = self._grid(np.concatenate([mu[has] - 8.0 * sd[has], mu[has] + 8.0 * sd[has]]))
+        rows = np.tile(self.log_prior(grid), (X.shape[0], 1))
+        rows[has] = -0.5 * ((grid[None, :] - mu[has, None]) / sd[has, None]) ** 2
+        return self._grid_eap(X, grid, rows)
+
+    def _grid(self, extra: np.ndarray | None = None) -> np.ndarray:
+        """Even EAP grid (step 0.01) over the reference abilities, 8 prior widths beyond, and ``extra``."""
         th = np.asarray(self.reference_theta, dtype=np.float64)
         pad = 8.0 * max(1.0, self.prior_bandwidth(), float(np.std(th)))  # the prior's tails, 8 widths
-        grid = np.arange(float(th.min()) - pad, float(th.max()) + pad + _GRID_STEP, _GRID_STEP)
+        lo, hi = float(th.min()) - pad, float(th.max()) + pad
+        if extra is not None and extra.size:
+            lo, hi = min(lo, float(extra.min())), max(hi, float(extra.max()))
+        return np.arange(lo, hi + _GRID_STEP, _GRID_STEP)
+
+    def _grid_eap(self, X: np.ndarray, grid: np.ndarray, log_prior: np.ndarray | None) -> AbilityEstimate:
+        """Posterior mean and sd on ``grid`` under ``log_prior`` (``(n, G)``; ``None``: the bank's prior)."""
+        assert isinstance(self.model, TwoPL)
         obs = ~np.isnan(X)
         cols = np.flatnonzero(obs.any(axis=0))  # only the administered items enter the likelihood
         a, d = self.model.discrimination_[cols], self.model.intercept_[cols]
         z = np.outer(grid, a) + d  # (G, k)
         log_p, log_q = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
         Y, M = np.where(obs[:, cols], X[:, cols], 0.0), obs[:, cols].astype(np.float64)
-        loglik = (Y * M) @ log_p.T + ((1.0 - Y) * M) @ log_q.T + self.log_prior(grid)  # (n, G)
+        prior = self.log_prior(grid) if log_prior is None else log_prior
+        loglik = (Y * M) @ log_p.T + ((1.0 - Y) * M) @ log_q.T + prior  # (n, G)
         post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
         post /= post.sum(axis=1, keepdims=True)
         mean = post @ grid

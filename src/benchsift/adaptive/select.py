@@ -152,6 +152,8 @@ def next_items(
     models: list[str],
     *,
     batch: int = 10,
+    prior_mean: np.ndarray | None = None,
+    prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
     stop: StopRule | None = None,
     seed: int = 0,
@@ -164,6 +166,11 @@ def next_items(
     ----------
     batch:
         Items per step (a harness run is cheaper in batches).
+    prior_mean, prior_sd:
+        Optional per-model Gaussian ability prior (``(n,)`` means, NaN = the bank's prior; sd per model or
+        one for all), e.g. from the models' other benchmarks
+        (:func:`benchsift.adaptive.prior.fit_covariate_prior`); it drives the ability, the item choice and
+        the full-score estimates (:meth:`ItemBank.score`).
     exposure:
         Randomesque pool as a multiple of ``batch`` (1 = pure maximum information).
     stop:
@@ -181,7 +188,7 @@ def next_items(
     answered = ~np.isnan(X)
     n_answered = answered.sum(axis=1)
     blocked = answered if available is None else answered | ~np.asarray(available, dtype=bool)
-    est = bank.score(X)
+    est = bank.score(X, prior_mean, prior_sd)
     theta, se = est.theta, est.se
     z = float(norm.ppf(0.5 + rule.level / 2))
     rank = bank.rank_of_theta(theta)

@@ -102,26 +102,38 @@ def replay_adaptive(
     n_items: int,
     *,
     batch: int | None = None,
+    prior_mean: np.ndarray | None = None,
+    prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
-    models' logged scores on the bank's items; NaN = not run, never offered). Returns the full-score
-    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    models' logged scores on the bank's items; NaN = not run, never offered). ``prior_mean`` / ``prior_sd``:
+    an optional per-model ability prior, as in :func:`next_items`. Returns the full-score estimates
+    ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
     rule = StopRule(max_items=int(n_items))
     while True:
         nxt = next_items(
-            bank, X, models, batch=step, exposure=exposure, stop=rule, seed=int(seed), available=available
+            bank,
+            X,
+            models,
+            batch=step,
+            prior_mean=prior_mean,
+            prior_sd=prior_sd,
+            exposure=exposure,
+            stop=rule,
+            seed=int(seed),
+            available=available,
         )
         if all(not items for items in nxt.items):
             break
         for j, items in enumerate(nxt.items):
             X[j, items] = scores[j, items]
-    return bank.full_scores(X, bank.score(X).theta)[0], ~np.isnan(X)
+    return bank.full_scores(X, bank.score(X, prior_mean, prior_sd).theta)[0], ~np.isnan(X)
 
 
 def _split_task(
