@@ -75,6 +75,10 @@ STEPS = {
         " sys.argv=['benchsift','info',{wide_out!r},'--json']; main()"
     ),
     "pandas.read_csv long": "import pandas as pd; pd.read_csv({long!r})",
+    "pandas.read_csv+pivot long": (
+        "import pandas as pd; d = pd.read_csv({long!r}, dtype={{'item': str}});"
+        " d.pivot(index='model', columns=['benchmark', 'item'], values='score').to_numpy(dtype=float)"
+    ),
     "benchsift import long": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','long',{long!r},'-o',{long_out!r},'--json']; main()"

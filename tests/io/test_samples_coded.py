@@ -1,9 +1,9 @@
-"""The sample importers' lean path (each file's long frame coded as it is read, ``io._coded_frames``)
-against their general path (the frames concatenated and assembled by ``assemble_panel``): on the real
-fixtures of the six formats (written by the tools themselves), the same panel file bytes, models and items
-tables, notes and answers tables, the same error messages; hand-checked edge cases (duplicates, conflicting
-scores, NaN scores, a model without any kept score, unicode ids, a rescale rejection naming its line); and
-which frames take which path."""
+"""The sample importers' long tables (each file's long frame coded as it is read, ``io._coded_frames``, and
+assembled by the one builder, ``io._coded``): on the real fixtures of the formats (written by the tools
+themselves) against an independent pandas reading of the importers' per-file frames (concatenated, first
+row of each cell, first-appearance order, pivoted here); the answers table against the panel;
+hand-checked edge cases (duplicates, conflicting scores, NaN scores, a model without any kept score,
+unicode ids, a rescale rejection naming its line, ids and categories that are not text)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,11 @@ from benchsift.io import (
     read_vlmevalkit,
 )
 from benchsift.io import vlmevalkit as vlm_mod
-from benchsift.io._coded_frames import FrameCoder, _Uncodable, general_path
+from benchsift.io._coded_frames import FrameCoder
+from benchsift.io._common import KEY
 from benchsift.io._harness import read_harness_file
 from benchsift.io.lm_eval import LAYOUT as LM_LAYOUT
+from benchsift.io.lmms_eval import LAYOUT as LMMS_LAYOUT
 
 F = Path(__file__).resolve().parents[1] / "fixtures" / "io"
 INSPECT = F / "inspect" / "real" / "logs"
@@ -80,29 +82,75 @@ def _outcome(
 
 
 def _same(reader: Callable[..., Any], paths: list[Path], tmp: Path, keep: bool, **kw: Any) -> dict[str, Any]:
-    """Both paths' outcomes, asserted equal; returns the lean one."""
-    lean = _outcome(reader, paths, tmp, keep, **kw)
-    with general_path():
-        general = _outcome(reader, paths, tmp, keep, **kw)
-    assert lean["notes"] == general["notes"]
-    assert ("error" in lean) == ("error" in general)
-    if "error" in lean:
-        assert lean["error"] == general["error"]
-        return lean
-    assert lean["bytes"] == general["bytes"]
-    pd.testing.assert_frame_equal(lean["panel"].models, general["panel"].models)
-    pd.testing.assert_frame_equal(lean["panel"].items, general["panel"].items)
-    np.testing.assert_array_equal(lean["panel"].scores, general["panel"].scores)
-    if keep:
-        assert len(lean["answers"]) == len(general["answers"])
-        for a, b in zip(lean["answers"], general["answers"], strict=True):
-            pd.testing.assert_frame_equal(a, b)
-    return lean
+    """The outcome; a panel's answers table (when kept) holds only cells of the panel, in its order."""
+    out = _outcome(reader, paths, tmp, keep, **kw)
+    if "error" not in out and keep and out["answers"]:
+        (table,) = out["answers"]
+        panel = out["panel"]
+        runs = list(zip(panel.models["model"], panel.models["condition"], strict=True))
+        cells = set(zip(table["model"], table["condition"], table["benchmark"], table["item"], strict=True))
+        assert len(cells) == len(table)
+        assert {(m, c) for m, c, _, _ in cells} <= set(runs)
+        assert {(b, i) for _, _, b, i in cells} <= set(panel.item_keys)
+    return out
+
+
+def _pandas_panel(
+    frames: list[pd.DataFrame],
+) -> tuple[np.ndarray, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The scores, runs and items of the concatenated frames, by pandas: the first row of each cell, runs
+    and items in order of first appearance."""
+    df = pd.concat(frames, ignore_index=True).drop_duplicates(KEY)
+    for c in KEY:
+        df[c] = df[c].astype(str)
+    runs = list(dict.fromkeys(zip(df["model"], df["condition"], strict=True)))
+    items = list(dict.fromkeys(zip(df["benchmark"], df["item"], strict=True)))
+    matrix = df.pivot_table(
+        index=["model", "condition"], columns=["benchmark", "item"], values="score", dropna=False
+    )
+    matrix = matrix.reindex(index=pd.MultiIndex.from_tuples(runs), columns=pd.MultiIndex.from_tuples(items))
+    return matrix.to_numpy(dtype=float), runs, items
+
+
+LM_FILES = [
+    (F / "lm_eval/real/logs/tree", "samples_*.jsonl", LM_LAYOUT),
+    (F / "lm_eval/real/details", "*.parquet", LM_LAYOUT),
+    (F / "lmms_eval/real/logs", "*_samples_*.jsonl", LMMS_LAYOUT),
+]
+
+
+@pytest.mark.parametrize(
+    ("folder", "glob", "layout"), LM_FILES, ids=["lm-eval", "lm-eval details", "lmms-eval"]
+)
+def test_harness_panel_equals_a_pandas_pivot_of_its_frames(folder: Path, glob: str, layout: Any) -> None:
+    """lm-eval / lmms-eval: the panel of a folder equals the pandas pivot of the per-file frames
+    (``read_harness_file``, read here file by file, in the importer's order)."""
+    reader = read_lm_eval if layout is LM_LAYOUT else read_lmms_eval
+    panel = reader([folder], **STRICT)
+    opts = dict(model=None, metric=None, filter_name="strict-match", benchmark=None, condition=None)
+    frames = [read_harness_file(p, layout, notes=None, **opts) for p in sorted(folder.rglob(glob))]  # type: ignore[arg-type]
+    matrix, runs, items = _pandas_panel([f for f in frames if f is not None])
+    assert sorted(zip(panel.models["model"], panel.models["condition"], strict=True)) == sorted(runs)
+    assert sorted(panel.item_keys) == sorted(items)
+    r = [runs.index(k) for k in zip(panel.models["model"], panel.models["condition"], strict=True)]
+    i = [items.index(k) for k in panel.item_keys]
+    np.testing.assert_array_equal(panel.scores, matrix[np.ix_(r, i)])
+
+
+def test_vlmevalkit_panel_equals_a_pandas_pivot_of_its_frames() -> None:
+    folder = F / "vlmevalkit" / "GPT4o"
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".csv", ".tsv", ".xlsx"))
+    panel = read_vlmevalkit(files)
+    opts = dict(model=None, benchmark=None, score_column=None, circular=None, condition=None, notes=None)
+    matrix, runs, items = _pandas_panel([vlm_mod._read_one(p, **opts) for p in files])  # type: ignore[arg-type]
+    assert list(zip(panel.models["model"], panel.models["condition"], strict=True)) == runs
+    assert panel.item_keys == items
+    np.testing.assert_array_equal(panel.scores, matrix)
 
 
 @pytest.mark.parametrize("keep", [False, True], ids=["answers-counted", "answers-kept"])
 @pytest.mark.parametrize(("reader", "paths", "kw"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_real_fixtures_lean_equals_general(
+def test_real_fixtures(
     reader: Callable[..., Any], paths: list[Path], kw: dict[str, Any], keep: bool, tmp_path: Path
 ) -> None:
     out = _same(reader, paths, tmp_path, keep, **kw)
@@ -175,27 +223,16 @@ def test_conflict_and_rescale_messages_name_lines(tmp_path: Path) -> None:
     assert out["error"].startswith(f"InputError: {c}, line 6: benchmark 't': score 2.0 above 1, but only 33%")
 
 
-def test_frames_that_take_the_general_path(tmp_path: Path) -> None:
-    """An Excel result file whose ``category`` cells are numbers (read as integers, not text):
-    its frame is not coded (the import takes the general path), with the same outcome; a plain harness
-    frame is coded."""
+def test_frames_with_ids_and_categories_that_are_not_text(tmp_path: Path) -> None:
+    """An Excel result file whose ``category`` cells are numbers (read as integers, not text): coded as
+    their text, like the ids; a harness frame's rows are named by their lines; a frame without a model id
+    in a row is refused naming it."""
     src = pd.read_csv(F / "vlmevalkit/GPT4o/GPT4o_MMStar_openai_result.csv")
     folder = tmp_path / "GPT4o"
     folder.mkdir()
     numeric = src.assign(category=np.arange(len(src)) % 2)
     numeric.to_excel(folder / "GPT4o_MMStar_openai_result.xlsx", index=False)
     shutil.copy(F / "vlmevalkit/GPT4o/GPT4o_MMBench_DEV_EN_openai_result.tsv", folder)
-    frame = vlm_mod._read_one(
-        folder / "GPT4o_MMStar_openai_result.xlsx",
-        model=None,
-        benchmark=None,
-        score_column=None,
-        circular=None,
-        condition=None,
-        notes=None,
-    )
-    with pytest.raises(_Uncodable):
-        FrameCoder(keep_answers=True).add(frame)
     for keep in (False, True):
         out = _same(read_vlmevalkit, [folder], tmp_path, keep)
         items = out["panel"].items
@@ -203,9 +240,13 @@ def test_frames_that_take_the_general_path(tmp_path: Path) -> None:
     lm = F / "lm_eval/real/logs/tree/org__beta/samples_arith_gen_2026-12-01T12-09-01.322052.jsonl"
     coder = FrameCoder(keep_answers=False)
     opts = dict(model=None, metric=None, filter_name="strict-match", benchmark=None, condition=None)
-    coder.add(read_harness_file(lm, LM_LAYOUT, notes=None, **opts))  # type: ignore[arg-type]
+    frame = read_harness_file(lm, LM_LAYOUT, notes=None, **opts)  # type: ignore[arg-type]
+    coder.add(frame)
     coded = coder.result()
     assert coded.place(0) == f"{lm}, line 1" and coded.row_formats == ["line "]
+    frame.loc[frame.index[2], "model"] = None
+    with pytest.raises(InputError, match=rf"{lm.name}, {frame['_row'].iloc[2]}: empty model$"):
+        FrameCoder(keep_answers=False).add(frame)
 
 
 def test_condition_option_and_bad_condition_row(tmp_path: Path) -> None:

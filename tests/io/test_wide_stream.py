@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from benchsift.cli.main import app
 from benchsift.errors import InputError
-from benchsift.io.long import read_long
 from benchsift.io.wide import _fast_csv, _raw_header, read_wide
 
 runner = CliRunner()
@@ -198,51 +197,3 @@ def test_cli_imports_a_pandas_to_csv_file(pandas_csv: tuple[Path, pd.DataFrame],
         data = json.loads(r.stdout)
         assert data["n_models"] == 2 and data["n_items"] == 3
         assert any("empty header" in n for n in data["notes"])
-
-
-def _long_frames(path: Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    from benchsift.io import long as long_mod
-
-    return long_mod._read_one(path, None), long_mod._fast_one(path, None)
-
-
-def test_long_pyarrow_path_equals_pandas(tmp_path: Path) -> None:
-    """The long reader's pyarrow path against pandas.read_csv: ids as text (``007`` kept, blanks stripped),
-    missing scores NaN, an empty condition filled, categories with missing cells, quoting."""
-    p = tmp_path / "l.csv"
-    p.write_text(
-        "model,benchmark,item,score,condition,category\n"
-        'm1,A,007,1,image,"x, y"\n'
-        " m1 ,A,8,,,z\n"
-        "m2,A,007,0.25,text-only,\n"
-        'm2,B,"q\nr",NA,image,z\n'
-    )
-    frame, fast = _long_frames(p)
-    assert fast is not None
-    ref = pd.read_csv(p, dtype={"model": str, "benchmark": str, "item": str, "condition": str})
-    assert fast["model"].tolist() == ref["model"].str.strip().tolist()
-    assert fast["item"].tolist() == ["007", "8", "007", "q\nr"]
-    np.testing.assert_array_equal(fast["score"].to_numpy(), ref["score"].to_numpy(dtype=float))
-    assert fast["condition"].tolist() == ["image", "image", "text-only", "image"]
-    assert fast["category"].isna().tolist() == [False, False, True, False]
-    assert fast["category"].dropna().tolist() == ["x, y", "z", "z"]
-    panel = read_long(p)
-    assert sorted(panel.models[["model", "condition"]].values.tolist()) == [
-        ["m1", "image"],
-        ["m2", "image"],
-        ["m2", "text-only"],
-    ]
-    assert panel.n_items == 3
-
-
-def test_long_general_reader_still_names_bad_cells(tmp_path: Path) -> None:
-    from benchsift.io import long as long_mod
-
-    p = tmp_path / "l.csv"
-    p.write_text("model,benchmark,item,score\nm1,A,1,1\n,A,2,0\n")
-    assert long_mod._fast_one(p, None) is None
-    with pytest.raises(InputError, match=r"l.csv, line 3: empty model"):
-        read_long(p)
-    p.write_text("model,benchmark,item,score\nm1,A,1,true\nm1,A,2,0\n")
-    assert long_mod._fast_one(p, None) is None
-    np.testing.assert_array_equal(read_long(p).scores, [[1.0, 0.0]])

@@ -119,27 +119,48 @@ def remap(index: dict[Any, int], values: Sequence[Any], codes: np.ndarray) -> np
     return np.append(lut, np.int32(-1))[codes]
 
 
-def merge_extras(parts: Sequence[Sequence[Extra]]) -> list[Extra] | None:
-    """The extra columns of several files' rows one after the other, their codes renumbered over the union
-    of values; None when the files do not have the same columns of the same dtypes in the same order (the
-    general path then concatenates the DataFrames, which decides those cases)."""
-    first = parts[0]
-    for other in parts[1:]:
-        if [e.name for e in other] != [e.name for e in first]:
-            return None
-        if any(a.dtype != b.dtype for a, b in zip(first, other, strict=True)):
-            return None
+def merge_extras(parts: Sequence[Sequence[Extra]], sizes: Sequence[int]) -> list[Extra]:
+    """The extra columns of several files' rows (``sizes[k]`` rows in file ``k``) one after the other, their
+    codes renumbered over the union of values; the columns in order of first appearance (as
+    :func:`pandas.concat` orders them), a column a file lacks missing in its rows. A column whose files
+    give it different types is kept as text (the ``str`` of each value)."""
+    names = list(dict.fromkeys(e.name for part in parts for e in part))
     out = []
-    for j, col in enumerate(first):
+    for name in names:
+        cols = [next((e for e in part if e.name == name), None) for part in parts]
+        present = [c for c in cols if c is not None]
+        first = present[0]
+        same = all(c.dtype == first.dtype for c in present)
         index: dict[Any, int] = {}
+        values: list[Any] = []
         codes = []
-        for part in parts:
-            codes.append(remap(index, part[j].values, part[j].codes))
-        has_null = any(part[j].has_null for part in parts)
-        out.append(
-            Extra(col.name, np.concatenate(codes), list(index), has_null, col.arrow_field, col.pandas_meta)
-        )
+        for col, n in zip(cols, sizes, strict=True):
+            if col is None:
+                codes.append(np.full(n, -1, dtype=np.int32))
+                continue
+            lut = np.empty(len(col.values) + 1, dtype=np.int32)
+            lut[-1] = -1
+            for k, v in enumerate(col.values):
+                key = _key(v) if same else str(v)
+                code = index.get(key)
+                if code is None:
+                    code = index[key] = len(values)
+                    values.append(v if same else str(v))
+                lut[k] = code
+            codes.append(lut[col.codes])
+        has_null = len(present) < len(cols) or any(c.has_null for c in present)
+        fld, meta = (first.arrow_field, first.pandas_meta) if same else (None, None)
+        out.append(Extra(name, np.concatenate(codes), values, has_null, fld, meta))
     return out
+
+
+def _key(value: Any) -> Any:
+    """A dict key for a value (a list or dict by its ``repr``)."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
 
 
 def constant_within(codes: np.ndarray, groups: np.ndarray, first: np.ndarray) -> bool:
