@@ -168,27 +168,39 @@ class _Responses:
 
         With every cell observed, the score equation ``x_m . a - sum_j a_j P_j(theta) - theta = 0`` and the
         information ``sum_j a_j^2 P_j (1 - P_j) + 1`` depend on the respondent only through ``x_m . a``: the
-        item sums are tabulated once on ``G = 401`` abilities over [-10, 10] (step 0.05) and every
-        respondent's Newton steps read them by linear interpolation (error ~ step^2 / 8 times the curvature,
-        far below what a starting grid needs: :func:`~benchsift.irt.quadrature.follow_posteriors` rebuilds
-        the grid from the exact posteriors of the first E-step anyway). Before, ten full Newton passes of
-        ``expit`` over the (M, N) matrix were ~45 % of a fit. With missing cells: :meth:`map_scores`.
+        item sums ``E(t) = sum_j a_j P_j(t)`` and ``I(t) = sum_j a_j^2 P_j (1 - P_j)`` are tabulated once on
+        ``G = 81`` abilities over [-10, 10] (step ``h = 0.25``) with their exact derivatives
+        (``E' = I``, ``I' = sum_j a_j^3 P_j (1 - P_j)(1 - 2 P_j)``), and every respondent's Newton steps
+        read them by cubic Hermite interpolation (error at most ``h^4 / 384`` times the largest fourth
+        derivative: the abilities agree with the full Newton MAP to 8e-6 on simulated 300 x 500 and
+        200 x 3,000 panels, tests/irt; a starting grid needs far less:
+        :func:`~benchsift.irt.quadrature.follow_posteriors` rebuilds the grid from the exact posteriors of
+        the first E-step, and moving every start by 0.02 with SEs 20 % wider moved the fitted parameters of
+        a simulated 200 x 3,000 panel by at most 1e-9). Before: 401 abilities with linear interpolation
+        (issue 36: 20 % of a 1,000 x 20,000 fit), and before that ten full Newton passes of ``expit``
+        over the (M, N) matrix. With missing cells: :meth:`map_scores`.
         """
         if not self.complete:
             return self.map_scores(a, d, n_steps=n_steps)
-        table = np.linspace(-10.0, 10.0, 401)
-        p = _expit(np.outer(a, table) + d[:, None])  # (N, G)
-        expected = a @ p  # sum_j a_j P_j(t)
-        info_t = (a * a) @ (p * (1.0 - p)) + 1.0
+        table = np.linspace(-10.0, 10.0, 81)
+        p = _expit(np.multiply.outer(a, table) + d[:, None])  # (N, G)
+        pq = p * (1.0 - p)
+        aa = a * a
+        expected = a @ p  # E(t)
+        info_t = aa @ pq  # I(t) = E'(t)
+        pq *= 1.0 - 2.0 * p
+        info_slope = (aa * a) @ pq  # I'(t)
         theta = np.zeros(self.x.shape[0])
         xa = self.x @ a
         for _ in range(n_steps):
-            grad = xa - np.interp(theta, table, expected) - theta
-            step = np.clip(grad / np.interp(theta, table, info_t), -1.0, 1.0)
+            info = _hermite(theta, table, info_t, info_slope) + 1.0
+            grad = xa - _hermite(theta, table, expected, info_t) - theta
+            step = np.clip(grad / np.maximum(info, 1.0), -1.0, 1.0)
             theta = np.clip(theta + step, -10.0, 10.0)
             if np.abs(step).max(initial=0.0) < 1e-10:
                 break
-        return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(np.interp(theta, table, info_t)))
+        info = np.maximum(_hermite(theta, table, info_t, info_slope) + 1.0, 1.0)
+        return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(info))
 
     def map_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 30) -> AbilityEstimate:
         """MAP abilities under the N(0, 1) prior by Newton's method, SE ``1 / sqrt(I(theta) + 1)``."""
@@ -205,6 +217,22 @@ class _Responses:
         p = expit(np.outer(theta, a) + d)
         info = (self.obs * (p * (1.0 - p))) @ (a * a) + 1.0
         return AbilityEstimate(theta=theta, se=1.0 / np.sqrt(info))
+
+
+def _hermite(x: np.ndarray, knots: np.ndarray, f: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """Cubic Hermite interpolation at ``x`` of a function with values ``f`` and derivatives ``df`` at the
+    evenly spaced ``knots`` (``x`` clipped to their span)."""
+    h = float(knots[1] - knots[0])
+    pos = np.clip((x - knots[0]) / h, 0.0, knots.size - 1.0)
+    i = np.minimum(pos.astype(np.intp), knots.size - 2)
+    t = pos - i
+    t2, t3 = t * t, t * t * t
+    return (
+        (2 * t3 - 3 * t2 + 1) * f[i]
+        + (t3 - 2 * t2 + t) * h * df[i]
+        + (-2 * t3 + 3 * t2) * f[i + 1]
+        + (t3 - t2) * h * df[i + 1]
+    )
 
 
 _COARSE_STEP = 0.05
@@ -245,10 +273,12 @@ def _chebyshev_points(a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> int:
         return nodes.size
     slopes = np.abs(a)
     order = np.argsort(slopes)
-    groups = np.array_split(order, min(16, n_items))
-    top = np.array([slopes[g].max() for g in groups])
-    count = np.array([g.size for g in groups], dtype=np.float64)
-    far = np.array([np.abs(d[g]).max() for g in groups])
+    k = min(16, n_items)  # the groups of np.array_split(order, k), reduced without a Python loop
+    count = np.full(k, n_items // k, dtype=np.float64)
+    count[: n_items % k] += 1
+    starts = np.concatenate(([0], np.cumsum(count[:-1]))).astype(np.intp)
+    top = np.maximum.reduceat(slopes[order], starts)
+    far = np.maximum.reduceat(np.abs(d)[order], starts)
     b = np.pi / np.maximum(top, 1e-12)
     rho = (b / r + np.sqrt(1.0 + (b / r) ** 2)) ** 0.95
     bound = 4.0 * count * (top * (r + b) + far + 4.0) / (rho - 1.0)  # the error bound at n = 0, per group
