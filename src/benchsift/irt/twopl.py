@@ -116,6 +116,13 @@ def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
 
 
+def _affine(a: np.ndarray, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``a_j q_k + d_j`` as an ``(len(a), len(q))`` matrix, built in one array (no second temporary)."""
+    z = np.multiply.outer(a, q)
+    z += d[:, None]
+    return z
+
+
 def _expit(z: np.ndarray) -> np.ndarray:
     """``1 / (1 + exp(-z))`` in place of a fresh ``z`` (numpy's vectorised ``exp``: ~3x faster than
     :func:`scipy.special.expit` on the test machine, equal to it within 2 ulp, relative accuracy kept for
@@ -150,7 +157,7 @@ class _Responses:
 
     def loglik(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """``(M, K)`` log-likelihood of each respondent's observed responses at each node."""
-        lin = np.outer(self.x @ a, nodes) + (self.x @ d)[:, None]
+        lin = _affine(self.x @ a, nodes, self.x @ d)
         if self.complete:
             coarse = _coarse_nodes(nodes)
             n_cheb = _chebyshev_points(a, d, nodes)
@@ -158,7 +165,7 @@ class _Responses:
                 return lin - _item_sum_chebyshev(a, d, nodes, n_cheb)
             if coarse is not None:
                 return lin - _item_sum_interpolated(a, d, coarse, nodes)
-        softplus = _softplus(np.outer(a, nodes) + d[:, None])  # (N, K)
+        softplus = _softplus(_affine(a, nodes, d))  # (N, K)
         if self.complete:
             return lin - softplus.sum(axis=0)
         return lin - self.obs @ softplus
@@ -183,7 +190,7 @@ class _Responses:
         if not self.complete:
             return self.map_scores(a, d, n_steps=n_steps)
         table = np.linspace(-10.0, 10.0, 81)
-        p = _expit(np.multiply.outer(a, table) + d[:, None])  # (N, G)
+        p = _expit(_affine(a, table, d))  # (N, G)
         pq = p * (1.0 - p)
         aa = a * a
         expected = a @ p  # E(t)
@@ -295,7 +302,7 @@ def _item_sum_chebyshev(a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_point
     lo, hi = float(nodes[0]), float(nodes[-1])
     k = np.arange(n_points)
     cheb = 0.5 * (lo + hi) + 0.5 * (hi - lo) * np.cos(np.pi * k / (n_points - 1))
-    values = _softplus(np.outer(a, cheb) + d[:, None]).sum(axis=0)
+    values = _softplus(_affine(a, cheb, d)).sum(axis=0)
     weights = np.where(k % 2 == 0, 1.0, -1.0)
     weights[0] *= 0.5
     weights[-1] *= 0.5
@@ -312,7 +319,7 @@ def _item_sum_chebyshev(a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_point
 def _item_sum_interpolated(a: np.ndarray, d: np.ndarray, coarse: np.ndarray, nodes: np.ndarray) -> np.ndarray:
     """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes``, by cubic Hermite interpolation of ``S`` and
     ``S' = sum_j a_j expit(a_j q + d_j)`` from the ``coarse`` grid (module docstring)."""
-    z = np.outer(a, coarse) + d[:, None]  # (N, Kc)
+    z = _affine(a, coarse, d)  # (N, Kc)
     S1 = a @ _expit(z.copy())
     S = _softplus(z).sum(axis=0)
     h = float(coarse[1] - coarse[0])
@@ -375,23 +382,25 @@ def _gauss_rule(nodes: np.ndarray, weights: np.ndarray, n_points: int) -> tuple[
     from scipy.linalg import eigh_tridiagonal
 
     total = float(weights.sum())
-    basis = np.zeros((nodes.size, n_points))
-    basis[:, 0] = np.sqrt(weights / total)
+    basis = np.zeros((n_points, nodes.size))  # the Lanczos vectors as rows (contiguous)
+    basis[0] = np.sqrt(weights / total)
     alpha = np.zeros(n_points)
     beta = np.zeros(n_points)
     size = n_points
+    small = 1e-12 * max(1.0, float(np.abs(nodes).max()))
     for j in range(n_points):
-        v = nodes * basis[:, j]
-        alpha[j] = basis[:, j] @ v
+        v = nodes * basis[j]
+        alpha[j] = basis[j] @ v
+        done = basis[: j + 1]
         for _ in range(2):  # full reorthogonalisation, twice ("twice is enough", Parlett)
-            v -= basis[:, : j + 1] @ (basis[:, : j + 1].T @ v)
+            v -= (done @ v) @ done
         if j + 1 == n_points:
             break
-        beta[j] = float(np.linalg.norm(v))
-        if beta[j] <= 1e-12 * max(1.0, float(np.abs(nodes).max())):
+        beta[j] = np.sqrt(v @ v)
+        if beta[j] <= small:
             size = j + 1
             break
-        basis[:, j + 1] = v / beta[j]
+        np.divide(v, beta[j], out=basis[j + 1])
     if size == 1:
         return np.array([alpha[0]]), np.array([total])
     points, vectors = eigh_tridiagonal(alpha[:size], beta[: size - 1])
@@ -740,10 +749,12 @@ class TwoPL:
                 nodes, n_jk = _gauss_rule(nodes, n_jk, n_points)
         basis = np.stack([np.ones_like(nodes), nodes, nodes * nodes], axis=1)  # (K, 3): sums of 1, q, q^2
         for _ in range(self.newton_steps):
-            p = _expit(np.outer(a, nodes) + d[:, None])
+            p = _expit(_affine(a, nodes, d))
             w = p * n_jk  # expected correct responses under the current parameters, (N, K)
             sum_w = w @ basis[:, :2]  # (N, 2): sum_k w, sum_k w q
-            info = (w - w * p) @ basis  # (N, 3): sums of n p (1 - p) times 1, q, q^2
+            p *= w
+            np.subtract(w, p, out=p)  # n p (1 - p)
+            info = p @ basis  # (N, 3): sums of n p (1 - p) times 1, q, q^2
             if self.float_priors:
                 centres = self._prior_centres(a, d)  # the centres move with the items (joint update)
             _, pg_a, pg_d, ph_aa, ph_dd = self._prior_terms(a, d, centres)
