@@ -43,26 +43,23 @@ Respondents are scored by the expected a posteriori (EAP) ability with its poste
 posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus the prior's precision):
 :meth:`TwoPL.score`, which also scores new respondents on any subset of the fitted items.
 
-Cost per EM iteration: ``O(N K)`` for N items and K grid points when no cell is missing, ``O(M N K)`` (one
-matrix product) otherwise; K grows as the narrowest posterior sd shrinks (one point per sd over the span of
-the posteriors: ~200 points for 200 respondents x 3,000 items, ~650 for 1,000 x 20,000). On a complete
-panel whose grid is finer than ``_COARSE_STEP / 2``, the item-side work runs on an even grid of step
-``_COARSE_STEP = 0.05`` instead (:func:`_coarse_nodes`), so it does not grow with K: the E-step's item sum
-``S(q) = sum_j softplus(a_j q + d_j)`` is evaluated there with its derivative and carried to the fine nodes
-by cubic Hermite interpolation (error at most ``h^4 / 384`` times the largest fourth derivative of ``S``,
-below ``1e-8 N`` for slopes up to 2.2), and the M-step's shared node weights are moved onto it by
-quadratic binning (mass, mean and second moment kept; the item integrands are smooth in q, error
-``O(h^3)``). The respondents' posteriors stay on the fine grid. On simulated 1,000 x 5,000 panels the
-fitted slopes moved by at most 1.5e-5 and the abilities by 1.2e-6 against the fine-grid item sums.
-On every complete panel, the E-step's item sum ``S(q)`` comes from its barycentric Chebyshev interpolant on
-the grid's span (:func:`_item_sum_chebyshev`) when it needs at most 2/3 of the grid's points (or the
-coarse grid): ``S`` is analytic, so ~80-110 points give it to 1e-10 per item (:func:`_chebyshev_points`
-bounds the error), where the grid has 180-650 nodes. And the M-step's node weights (fine or binned) are
-replaced by their Gauss rule
-(:func:`_gauss_rule`, Golub-Welsch): 30-70 points instead of the ~150-650 nodes the posteriors reach, as
-many as the item integrands' analyticity needs for a relative error of ~1e-11 (:func:`_gauss_points`); on
-the simulated 200 x 3,000, 1,000 x 5,000 and 150 x 400 panels the fitted parameters and abilities moved
-by at most 7e-13 with both (issue 36).
+Cost per EM iteration: ``O(M N)`` for the sufficient statistics (``X a``, ``X d``, ``X^T E[theta]``),
+``O(M K)`` for the posteriors on the grid's K nodes, and item-side work that does not grow with K on a
+complete panel (``O(M N K)``, one matrix product, when cells are missing); K grows as the narrowest
+posterior sd shrinks (one point per sd over the span of the posteriors: ~180 points for 200 respondents x
+3,000 items, ~650 for
+1,000 x 20,000). On every complete panel, the E-step's item sum ``S(q) = sum_j softplus(a_j q + d_j)`` comes
+from its barycentric Chebyshev interpolant on the grid's span (:func:`_item_sum_chebyshev`) when it needs at
+most 2/3 of the grid's points: ``S`` is analytic, so ~70-110 points give it to 1e-10 per item
+(:func:`_chebyshev_points` bounds the error). And the M-step's node weights are replaced by their Gauss
+rule (:func:`_gauss_rule`, Golub-Welsch): 30-70 points instead of the ~150-650 nodes the posteriors reach,
+as many as the item integrands' analyticity needs for a relative error of ~1e-11 (:func:`_gauss_points`).
+With both, the fits equal the plain EM on the full grid (every node summed in both steps) to 1e-11 on
+simulated 200 x 3,000, 1,000 x 5,000, 200 x 20,000 and 1,000 x 20,000 panels (issue 36; tests/irt). Until
+issue 36 a grid finer than 0.025 had its item-side sums moved to a 0.05 grid (Hermite interpolation of
+``S``, quadratic binning of the node weights); that made EM non-monotone on long panels (1,000 x 20,000:
+slopes 0.009 and intercepts 0.019 away from the exact fit; 200 x 20,000: 19 cycles instead of 7 and
+intercepts 0.34 away; 40 x 8,000: 500 cycles without converging), and the Gauss rule made it unneeded.
 
 Checked against: the EAP mean and sd against ``scipy.integrate.quad`` (tests/irt); parameter recovery against
 girth's ``twopl_jml`` and ``twopl_mml`` on the same simulated panels (benchmarks/bench_irt.py).
@@ -159,12 +156,9 @@ class _Responses:
         """``(M, K)`` log-likelihood of each respondent's observed responses at each node."""
         lin = _affine(self.x @ a, nodes, self.x @ d)
         if self.complete:
-            coarse = _coarse_nodes(nodes)
             n_cheb = _chebyshev_points(a, d, nodes)
-            if 3 * n_cheb < 2 * (nodes.size if coarse is None else coarse.size):
+            if 3 * n_cheb < 2 * nodes.size:
                 return lin - _item_sum_chebyshev(a, d, nodes, n_cheb)
-            if coarse is not None:
-                return lin - _item_sum_interpolated(a, d, coarse, nodes)
         softplus = _softplus(_affine(a, nodes, d))  # (N, K)
         if self.complete:
             return lin - softplus.sum(axis=0)
@@ -242,21 +236,6 @@ def _hermite(x: np.ndarray, knots: np.ndarray, f: np.ndarray, df: np.ndarray) ->
     )
 
 
-_COARSE_STEP = 0.05
-
-
-def _coarse_nodes(nodes: np.ndarray) -> np.ndarray | None:
-    """An even grid of step ``_COARSE_STEP`` spanning ``nodes``, when they are evenly spaced and at least
-    twice as fine (else None: the item-side sums run on ``nodes`` themselves)."""
-    if nodes.size < 3:
-        return None
-    step = float(nodes[1] - nodes[0])
-    if not 0 < step < _COARSE_STEP / 2 or not np.allclose(np.diff(nodes), step, rtol=1e-9, atol=0):
-        return None
-    n = int(np.ceil((float(nodes[-1]) - float(nodes[0])) / _COARSE_STEP - 1e-9)) + 1
-    return float(nodes[0]) + _COARSE_STEP * np.arange(max(n, 2))
-
-
 #: target absolute error of the E-step's item sum per item (its interpolation, _chebyshev_points)
 _CHEB_TOL = 1e-10
 
@@ -313,38 +292,6 @@ def _item_sum_chebyshev(a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_point
         out = (c @ values) / c.sum(axis=1)
     rows, cols = np.nonzero(hit)
     out[rows] = values[cols]
-    return out
-
-
-def _item_sum_interpolated(a: np.ndarray, d: np.ndarray, coarse: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes``, by cubic Hermite interpolation of ``S`` and
-    ``S' = sum_j a_j expit(a_j q + d_j)`` from the ``coarse`` grid (module docstring)."""
-    z = _affine(a, coarse, d)  # (N, Kc)
-    S1 = a @ _expit(z.copy())
-    S = _softplus(z).sum(axis=0)
-    h = float(coarse[1] - coarse[0])
-    i = np.clip(np.floor((nodes - coarse[0]) / h).astype(np.intp), 0, coarse.size - 2)
-    t = (nodes - coarse[i]) / h
-    t2, t3 = t * t, t * t * t
-    return (
-        (2 * t3 - 3 * t2 + 1) * S[i]
-        + (t3 - 2 * t2 + t) * h * S1[i]
-        + (-2 * t3 + 3 * t2) * S[i + 1]
-        + (t3 - t2) * h * S1[i + 1]
-    )
-
-
-def _bin_to_coarse(n_k: np.ndarray, nodes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
-    """Node weights ``n_k`` moved onto ``coarse`` by quadratic (Lagrange) binning: each weight is shared by
-    the nearest coarse node and its two neighbours with the weights that reproduce 1, q and q^2, so the
-    mass, mean and second moment are kept and a smooth integrand's sum changes by ``O(h^3)``."""
-    h = float(coarse[1] - coarse[0])
-    pos = (nodes - coarse[0]) / h
-    j = np.clip(np.rint(pos).astype(np.intp), 1, coarse.size - 2)
-    t = pos - j
-    out = np.bincount(j - 1, weights=0.5 * t * (t - 1.0) * n_k, minlength=coarse.size)
-    out += np.bincount(j, weights=(1.0 - t * t) * n_k, minlength=coarse.size)
-    out += np.bincount(j + 1, weights=0.5 * t * (t + 1.0) * n_k, minlength=coarse.size)
     return out
 
 
@@ -736,9 +683,6 @@ class TwoPL:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Newton steps on each item's expected log posterior (``n_jk`` is ``(K,)`` when shared by items)."""
         if n_jk.ndim == 1:
-            coarse = _coarse_nodes(nodes)
-            if coarse is not None:  # item-side sums on the coarse grid (module docstring)
-                n_jk, nodes = _bin_to_coarse(n_jk, nodes, coarse), coarse
             # Nodes that no respondent's posterior reaches add nothing to any item's sums: drop them.
             keep = n_jk > 1e-12 * n_jk.max(initial=0.0)
             nodes, n_jk = nodes[keep], n_jk[keep]
