@@ -6,7 +6,7 @@ b ~ N(0, 1), seed 0) of 200 x 3,000, 1,000 x 5,000 and 1,000 x 20,000 and prints
 again from an older source tree in a fresh interpreter right after, so both see the same load
 (e.g. ``git archive 4c130fe src | tar -x -C /tmp/before``, then ``--before-src /tmp/before/src``).
 
-    python benchmarks/bench_irt_scaling.py [--repeats 1] [--before-src DIR]
+    python benchmarks/bench_irt_scaling.py [--repeats 1] [--before-src DIR] [--sizes 200x3000,200x20000]
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ def simulate(n_models: int, n_items: int):
     return (rng.random((n_models, n_items)) < p).astype(float)
 
 
-def run(repeats: int, label: str) -> None:
+def run(repeats: int, label: str, sizes: tuple[tuple[int, int], ...] = SIZES) -> None:
     from benchsift.irt import TwoPL
 
-    for m, n in SIZES:
+    for m, n in sizes:
         X = simulate(m, n)
         cpu = []
         for _ in range(max(1, repeats)):
@@ -55,12 +55,19 @@ def main() -> None:
     ap.add_argument(
         "--before-src", default=None, help="an older source tree, run in a fresh interpreter after"
     )
+    ap.add_argument(
+        "--sizes",
+        default=",".join(f"{m}x{n}" for m, n in SIZES),
+        help="models x items, comma-separated (e.g. 200x3000,200x20000: linear in items at fixed models)",
+    )
     ap.add_argument("--label", default="now", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    run(args.repeats, args.label)
+    sizes = tuple((int(m), int(n)) for m, n in (s.split("x") for s in args.sizes.split(",")))
+    run(args.repeats, args.label, sizes)
     if args.before_src:
         env = dict(os.environ, PYTHONPATH=args.before_src)
         cmd = [sys.executable, __file__, "--repeats", str(args.repeats), "--label", "before"]
+        cmd += ["--sizes", args.sizes]
         subprocess.run(cmd, env=env, check=True)
 
 

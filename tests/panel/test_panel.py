@@ -204,6 +204,42 @@ def test_save_load_round_trip(tmp_path) -> None:
     assert not list(tmp_path.glob(".*tmp"))
 
 
+def test_save_layout_scores_byte_stream_split_values_exact(tmp_path) -> None:
+    """Issue 36: the score columns are written byte-stream-split with lz4, without a dictionary (whose
+    hashing of every value was most of the write); plain pyarrow and pandas read them back as float64 with
+    every value bit for bit (fractions, -0.0, the smallest subnormal, NaN), and benchsift reads the panel
+    back equal."""
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    scores = rng.random((6, 300))
+    scores[rng.random(scores.shape) < 0.2] = NAN
+    scores[0, :4] = [-0.0, 0.0, 1.0, 5e-324]
+    scores[1, :3] = [1 - 2**-53, 0.1, 1 / 3]
+    models = pd.DataFrame({"model": [f"m{i}" for i in range(6)]})
+    items = pd.DataFrame({"benchmark": "B", "item": [str(j) for j in range(300)], "category": "c"})
+    p = Panel(scores, models, items)
+    path = p.save(tmp_path / "p.parquet")
+
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    by_name = {meta.column(k).path_in_schema: meta.column(k) for k in range(meta.num_columns)}
+    for m in range(6):
+        col = by_name[f"score:{m}"]
+        assert "BYTE_STREAM_SPLIT" in col.encodings and not col.has_dictionary_page
+        assert col.compression in ("LZ4", "LZ4_RAW")
+    assert by_name["item"].has_dictionary_page  # item metadata keeps its dictionary
+
+    table = pq.read_table(path)
+    raw = pd.read_parquet(path)
+    for m in range(6):
+        got = table.column(f"score:{m}").to_numpy()
+        assert got.dtype == np.float64 and raw[f"score:{m}"].dtype == np.float64
+        assert got.tobytes() == scores[m].tobytes()  # bit for bit, the sign of -0.0 and NaN included
+        assert raw[f"score:{m}"].to_numpy().tobytes() == scores[m].tobytes()
+    q = Panel.load(path)
+    assert q == p and q.scores.tobytes() == scores.tobytes()
+
+
 def test_load_errors(tmp_path) -> None:
     with pytest.raises(InputError, match="no such file"):
         Panel.load(tmp_path / "missing.parquet")

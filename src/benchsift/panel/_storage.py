@@ -6,6 +6,8 @@ Layout (format ``benchsift-panel/1``):
   other item columns such as ``question``).
 * Then one float64 column per model run, named ``score:<i>`` where ``<i>`` is the model row (0-based); NaN is
   a missing score. Numbering the columns keeps them apart from item metadata whatever the model is called.
+  They are written byte-stream-split with lz4 (:data:`SCORE_CODEC`), no dictionary, no statistics: plain
+  parquet that pyarrow and pandas read as float64; the item columns with a dictionary and zstd.
 * The parquet schema metadata key ``benchsift`` holds JSON: ``{"format": "benchsift-panel/1", "models":
   [...records of the models table, dates as ISO strings...], "item_columns": [...]}``.
 
@@ -33,6 +35,13 @@ if TYPE_CHECKING:
 
 FORMAT = "benchsift-panel/1"
 META_KEY = b"benchsift"
+#: Compression of the score columns, written byte-stream-split (the 8 bytes of every float64 in 8 streams,
+#: so the constant sign/exponent bytes of 0/1 scores compress to almost nothing), without a dictionary and
+#: without min/max statistics. On a 2,000 x 50,000 panel of 0/1 scores with 3 % NaN (issue 36) the write
+#: took 0.81 s CPU for a 104 MB file, against 1.76 s / 16 MB with the writer's defaults (a dictionary,
+#: statistics, zstd) and 1.11 s / 45 MB with zstd level 1 instead of lz4; the file is read back in the
+#: same time (2.7 s). Dictionary encoding is what costs: it hashes every one of the 100 million values.
+SCORE_CODEC = "lz4"
 
 
 def _json_value(v: Any) -> Any:
@@ -54,13 +63,27 @@ def save_panel(panel: Panel, path: str | Path) -> Path:
     columns: dict[str, pa.Array] = {}
     for col in items.columns:
         columns[str(col)] = pa.array(items[col].tolist(), from_pandas=True)
+    fields = [pa.field(name, arr.type) for name, arr in columns.items()]
+    item_names = list(columns)
     scores = panel.scores
-    for m in range(panel.n_models):
-        columns[f"score:{m}"] = pa.array(scores[m], type=pa.float64())
+    score_names = [f"score:{m}" for m in range(panel.n_models)]
+    for m, name in enumerate(score_names):
+        # A float64 row of the C-ordered matrix: no copy. NaN stays a NaN value (never an Arrow null), so
+        # the field is declared non-nullable and the writer encodes no definition levels.
+        columns[name] = pa.array(scores[m], type=pa.float64())
+        fields.append(pa.field(name, pa.float64(), nullable=False))
     meta = {"format": FORMAT, "models": records, "item_columns": [str(c) for c in items.columns]}
-    table = pa.table(columns).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
+    schema = pa.schema(fields, metadata={META_KEY: json.dumps(meta).encode()})
+    table = pa.Table.from_arrays(list(columns.values()), schema=schema)
     with atomic_path(target) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(
+            table,
+            tmp,
+            compression={**dict.fromkeys(item_names, "zstd"), **dict.fromkeys(score_names, SCORE_CODEC)},
+            use_dictionary=item_names,
+            use_byte_stream_split=score_names,
+            write_statistics=item_names,
+        )
     return target
 
 
