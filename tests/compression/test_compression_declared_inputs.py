@@ -110,9 +110,9 @@ def test_aggregate_diagnostics_arguments() -> None:
         aggregate_stage3(X, min_coverage=5)
     assert _msg(err) == "`min_coverage`: expected 1 to 4 benchmarks a model must cover, got 5"
     X[:4, 1:] = np.nan  # rows 0-3 cover 1 benchmark
-    with pytest.raises(DegenerateError) as err:
+    with pytest.raises(DegenerateError) as few:
         aggregate_stage3(X, min_coverage=2)
-    assert _msg(err) == (
+    assert _msg(few) == (
         "models covering at least 2 benchmarks: 2 found, at least 3 needed (z-scores and rho)"
     )
     with pytest.raises(InputError) as err:
