@@ -132,7 +132,7 @@ def test_load_errors(tmp_path: Path) -> None:
     bad.to_parquet(tmp_path / "bad.parquet")
     with pytest.raises(FormatError, match="row 1: vector of length 1"):
         ItemEmbeddings.load(tmp_path / "bad.parquet")
-    with pytest.raises(InputError, match="not found"):
+    with pytest.raises(InputError, match="missing.npy: no such file"):
         ItemEmbeddings.load(tmp_path / "missing.npy")
     with pytest.raises(InputError, match="give a vision-text"):
         ItemEmbeddings.load()

@@ -42,11 +42,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array, existing_file
 from benchsift._params import Check, Interval, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import FormatError, InputError, listed
 
-__all__ = ["ItemEmbeddings", "check_embedding_matrix", "delta_vl", "load_embeddings", "random_projection"]
+__all__ = [
+    "EMBEDDINGS",
+    "ItemEmbeddings",
+    "check_embedding_matrix",
+    "delta_vl",
+    "load_embeddings",
+    "random_projection",
+]
 
 KEY_COLUMNS: tuple[str, str] = ("benchmark", "item")
 
@@ -62,13 +70,13 @@ def delta_vl(text: np.ndarray | None, vision_text: np.ndarray | None) -> np.ndar
     if text is None or vision_text is None:
         other = text if text is not None else vision_text
         return np.zeros(0 if other is None else other.shape[0], dtype=np.float64)
-    if text.shape != vision_text.shape:
-        raise InputError(
-            f"text-only embeddings {text.shape} and vision-text embeddings {vision_text.shape} must have the "
-            "same shape (the same encoder) to compute delta^VL = 1 - cos(E^L, E^VL)"
-        )
-    a = np.asarray(text, dtype=np.float64)
     b = np.asarray(vision_text, dtype=np.float64)
+    a = check_array(
+        "text-only embeddings",
+        text,
+        shape=b.shape,
+        what=f"the same shape as the vision-text embeddings, {b.shape} (the same encoder), for delta^VL",
+    )
     ok = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
     out = np.zeros(a.shape[0], dtype=np.float64)
     if not ok.any():
@@ -94,9 +102,7 @@ def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np
     model subsamples, Appendix D.1). Embeddings with ``d <= dim`` are returned unchanged (as float64): a
     projection cannot reduce them. Whole-NaN rows (missing embeddings) stay NaN.
     """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise InputError(f"embeddings: expected a 2-D (n_items, d) array, got shape {x.shape}")
+    x = check_array("embeddings", x, ndim=2, what="a 2-D (n_items, d) array")
     n, d = x.shape
     if d <= dim:
         return x.copy()
@@ -110,8 +116,7 @@ def random_projection(x: np.ndarray, dim: int = 64, random_state: int = 0) -> np
 
 # ---------------------------------------------------------------------------------------------- file reading
 def _read_table(path: Path, what: str) -> pd.DataFrame:
-    if not path.exists():
-        raise InputError(f"{what} {path}: file not found")
+    existing_file(path, what)
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":
@@ -159,8 +164,7 @@ def _sibling_keys(path: Path) -> Path:
 def _read_embedding_file(
     path: Path, keys: Path | None, column: str | None
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    if not path.exists():
-        raise InputError(f"embeddings {path}: file not found")
+    existing_file(path, "embeddings")
     suffix = path.suffix.lower()
     if suffix == ".npy":
         try:
@@ -238,29 +242,23 @@ def check_embedding_matrix(
     expected number of rows (one per item). ``error`` is raised when ``arr`` is not numeric (a
     :class:`~benchsift.errors.FormatError` for file contents).
     """
-    try:
-        a = np.asarray(arr, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise error(f"{source}: expected a numeric (n_items, d) array: {exc}") from None
-    if a.ndim != 2 or (n_rows is not None and a.shape[0] != n_rows):
-        want = "(n_items, d)" if n_rows is None else f"({n_rows}, d) (one row per item)"
-        raise InputError(f"{source}: expected shape {want}, got {a.shape}")
-    if a.shape[1] == 0:
-        raise InputError(f"{source}: embeddings have 0 dimensions")
-    if np.isinf(a).any():
-        row = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
-        raise InputError(f"{source}, row {row}: infinite value (use a row of NaN for a missing embedding)")
-    nan = np.isnan(a)
-    partial = nan.any(axis=1) & ~nan.all(axis=1)
-    if partial.any():
-        row = int(np.flatnonzero(partial)[0])
-        raise InputError(f"{source}, row {row}: partly NaN (a missing embedding must be a whole row of NaN)")
-    return a
+    want = "(n_items, d)" if n_rows is None else f"({n_rows}, d) ({n_rows} rows, one per item)"
+    return check_array(
+        source,
+        arr,
+        dtype=dtype,
+        shape=(n_rows, None),
+        min_shape=(0, 1),
+        what=f"embeddings of shape {want}, d >= 1",
+        finite=True,
+        nan="rows",
+        error=error,
+    )
 
 
-def _as_embedding_array(arr: Any, source: str) -> np.ndarray:
+def _as_embedding_array(arr: Any, source: str, n_rows: int | None = None) -> np.ndarray:
     """An embedding matrix stored by :class:`ItemEmbeddings` (float32; non-numeric data is a FormatError)."""
-    return check_embedding_matrix(arr, source, error=FormatError)
+    return check_embedding_matrix(arr, source, n_rows=n_rows, error=FormatError)
 
 
 @contextmanager
@@ -331,11 +329,10 @@ class ItemEmbeddings:
     ) -> None:
         self._keys = _keys_from_frame(keys, "embedding keys")
         n = len(self._keys)
-        self._vision_text = None if vision_text is None else _as_embedding_array(vision_text, "vision-text")
-        self._text = None if text is None else _as_embedding_array(text, "text-only embeddings")
-        for name, arr in (("vision-text", self._vision_text), ("text-only", self._text)):
-            if arr is not None and arr.shape[0] != n:
-                raise InputError(f"{name} embeddings have {arr.shape[0]} rows but there are {n} keys")
+        self._vision_text = (
+            None if vision_text is None else _as_embedding_array(vision_text, "vision-text", n)
+        )
+        self._text = None if text is None else _as_embedding_array(text, "text-only embeddings", n)
         self.source = source
 
     def __repr__(self) -> str:
@@ -578,3 +575,7 @@ def load_embeddings(
     if vision_text is None and text is None:
         return None
     return ItemEmbeddings.load(vision_text=vision_text, text=text)
+
+
+#: An ``embeddings`` argument, declared once: an :class:`ItemEmbeddings` or None (the built-in fallback).
+EMBEDDINGS: list[Any] = [Check(lambda e: isinstance(e, ItemEmbeddings), "an ItemEmbeddings"), None]

@@ -21,10 +21,12 @@ models is untested (App. I.2): treat the set as a diagnostic of the current pane
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Check, Interval, validate_params
 from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -92,6 +94,14 @@ def family_step_gains(panel: Panel) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["family", "oldest", "newest", "steps", "gain_per_step"])
 
 
+@validate_params(
+    {
+        "band": [
+            Check(lambda b: len(b) == 2 and 0 <= b[0] <= b[1] <= 1, "(low, high) with 0 <= low <= high <= 1")
+        ],
+        "gain": [Interval(Real, 0, 1, noun="a per-step accuracy gain"), None],
+    }
+)
 def capability_frontier(
     panel: Panel,
     *,
@@ -103,8 +113,6 @@ def capability_frontier(
     """The Capability Frontier of ``panel`` (PRIMEBench App. I.2; see the module docstring for each step)."""
     Panel.check(panel, "capability_frontier")
     lo, hi = float(band[0]), float(band[1])
-    if not 0.0 <= lo <= hi <= 1.0:
-        raise InputError(f"band: expected 0 <= low <= high <= 1, got {band!r}")
     image_rows = panel.image_rows
     X = panel.scores[image_rows]
     models = panel.models[image_rows].reset_index(drop=True)
@@ -140,8 +148,6 @@ def capability_frontier(
     else:
         g = float(gain)
         source = "given"
-    if not 0.0 <= g <= 1.0:
-        raise InputError(f"gain: expected a per-step accuracy gain in [0, 1], got {g!r}")
     n_band = int(in_band.sum())
     budget = min(n_band, int(np.floor(n_band * g + 0.5)))
     pos = np.flatnonzero(in_band)

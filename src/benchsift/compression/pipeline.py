@@ -527,8 +527,7 @@ def run_pipeline(
         (Stages 0-3, the full-score estimators); a stage a one-category panel skips counts as done at the
         end. None: silent.
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"run_pipeline: expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel, "run_pipeline")
     cfg = config if config is not None else CompressionConfig()
     tick = Ticker(progress, _n_steps(cfg))
     notes: list[str] = []
@@ -549,8 +548,9 @@ def run_pipeline(
     notes.extend(f"stage 0: {n}" for n in s0.notes)
     warnings.extend(f"stage 0: {w}" for w in s0.warnings)
     clean = s0.panel
-    if clean.n_items == 0:
-        raise InputError("run_pipeline: Stage 0 removed every item (all-correct or blind-solvable)")
+    require_at_least(
+        clean.n_items, 1, "run_pipeline: items left after Stage 0", "all-correct or blind-solvable"
+    )
     ref_cat, categories = benchmark_weighted_category_means(clean)
     reference = stage_row_means(ref_cat)
     model_ids = clean.model_ids

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_dir, from_spreadsheet, spreadsheet_frame
+from benchsift._inputs import existing_dir
 from benchsift._jsonutil import loads_bounded, to_jsonable
 from benchsift.compression.frontier import FrontierResult
 from benchsift.compression.full_score import FullScoreModel
@@ -343,11 +344,7 @@ class Suite:
 
 def load_suite(path: str | Path) -> Suite:
     """Read a suite directory written by :func:`write_suite`."""
-    root = Path(path)
-    if not root.is_dir():
-        raise InputError(
-            f"{root}: not a directory (expected a suite directory written by benchsift compress)"
-        )
+    root = existing_dir(path, "a suite directory written by benchsift compress")
     need = ("suite.json", "items.csv", "reference_scores.csv")
     for name in need:
         if not (root / name).is_file():

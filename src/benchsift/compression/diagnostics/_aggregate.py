@@ -14,11 +14,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
-from benchsift.errors import InputError, require_at_least
+from benchsift._inputs import check_array, check_length
+from benchsift._params import Interval, check_param
+from benchsift.errors import require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import nan_mean, zscore
 
@@ -40,11 +43,11 @@ def matrix_input(
     is then None)."""
     if isinstance(data, Panel):
         return aggregate_matrix(data)
-    X = np.asarray(data, dtype=np.float64)
-    if X.ndim != 2:
-        raise InputError(f"data: expected a (models x benchmarks) matrix, got shape {X.shape}")
-    names = [str(b) for b in benchmarks] if benchmarks is not None else [f"B{j}" for j in range(X.shape[1])]
-    return X, names, None
+    X = check_array("data", data, ndim=2, what="a (models x benchmarks) matrix")
+    if benchmarks is None:
+        return X, [f"B{j}" for j in range(X.shape[1])], None
+    check_length("benchmarks", benchmarks, X.shape[1], "names (one per column)")
+    return X, [str(b) for b in benchmarks], None
 
 
 def default_coverage(n_benchmarks: int) -> int:
@@ -55,6 +58,23 @@ def default_coverage(n_benchmarks: int) -> int:
 def covered(X: np.ndarray, min_coverage: int) -> np.ndarray:
     """Models (rows) scored on at least ``min_coverage`` benchmarks."""
     return (~np.isnan(X)).sum(axis=1) >= int(min_coverage)
+
+
+def covering_models(X: np.ndarray, min_coverage: int | None, where: str = "") -> tuple[int, np.ndarray]:
+    """``(min_coverage, rows)`` of the coverage rule: ``min_coverage`` (None: :func:`default_coverage`)
+    declared as 1 to the number of benchmarks, and the rows covering it, of which there must be 3 (a
+    z-score and a rank correlation need them); ``where`` names the panel in the message."""
+    n_b = X.shape[1]
+    if min_coverage is None:
+        cov = default_coverage(n_b)
+    else:
+        what = f"1 to {n_b} benchmarks a model must cover"
+        cov = int(check_param("min_coverage", min_coverage, [Interval(Integral, 1, n_b, desc=what)]))
+    keep = covered(X, cov)
+    require_at_least(
+        int(keep.sum()), 3, f"{where}models covering at least {cov} benchmarks", "z-scores and rho"
+    )
+    return cov, keep
 
 
 def z_reference(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +96,5 @@ def combinations_chunks(n: int, k: int, chunk: int = 8192) -> Iterator[np.ndarra
 def check_k(k: int, n: int) -> int:
     """``k`` of Stage 3 on aggregates: 1 to the ``n`` benchmarks, of which there must be 2 or more."""
     require_at_least(n, 2, "Stage 3 on benchmark means: benchmarks", "it keeps a subset of them")
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= int(k) <= n:
-        raise InputError(f"`k`: expected an integer between 1 and the number of benchmarks ({n}), got {k!r}")
-    return int(k)
+    what = f"an integer between 1 and the number of benchmarks ({n})"
+    return int(check_param("k", k, [Interval(Integral, 1, n, desc=what)]))

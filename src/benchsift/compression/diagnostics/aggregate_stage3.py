@@ -36,16 +36,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_length
 from benchsift._params import Interval, validate_params
 from benchsift.compression.diagnostics._aggregate import (
     check_k,
-    covered,
-    default_coverage,
+    covering_models,
     matrix_input,
     z_reference,
 )
 from benchsift.compression.stages.categories import exhaustive_search, greedy_path
-from benchsift.errors import InputError
+from benchsift.errors import InputError, require_at_least
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
 from benchsift.stats import (
@@ -71,8 +71,7 @@ def stratified_bootstrap_indices(
     """
     labels = pd.Series(list(strata), dtype=object)
     n = len(labels)
-    if n == 0:
-        raise InputError("strata: expected at least one row")
+    require_at_least(n, 1, "strata: rows", "a bootstrap resamples them")
     missing = labels.isna().to_numpy()
     keys = labels.astype(str).to_numpy(dtype=object)
     keys[missing] = [f"\x00singleton{i}" for i in np.flatnonzero(missing)]
@@ -160,15 +159,9 @@ def aggregate_stage3(
         fam = list(families)
     else:
         fam = models["family"].tolist() if models is not None else [None] * X.shape[0]
-    if len(names) != X.shape[1] or len(fam) != X.shape[0]:
-        raise InputError("benchmarks / families: expected one name per column and one family per row")
+    check_length("families", fam, X.shape[0], "families (one per model row)")
     n_b = X.shape[1]
-    cov = default_coverage(n_b) if min_coverage is None else int(min_coverage)
-    if not 1 <= cov <= n_b:
-        raise InputError(f"`min_coverage`: expected 1 to {n_b} benchmarks a model must cover, got {cov}")
-    keep = covered(X, cov)
-    if keep.sum() < 3:
-        raise InputError(f"only {int(keep.sum())} models cover at least {cov} benchmarks; need at least 3")
+    cov, keep = covering_models(X, min_coverage)
     Xk = X[keep]
     Z, ref = z_reference(Xk)
     fam_k = [f for f, k in zip(fam, keep, strict=True) if k]

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array
+from benchsift._params import Check, validate_params
 from benchsift._threads import single_thread
 from benchsift.compression.protocols.pools import prepare_pools, select_pool
 from benchsift.compression.protocols.seeds import base_seed, retention_key, selector_key, task_seed
@@ -59,9 +61,7 @@ def bootstrap_ceiling(
     ``variant_scores`` is ``(n_variants, n_items)``, NaN = missing; ``clusters`` (used ones) make the
     resamples draw whole item clusters.
     """
-    V = np.asarray(variant_scores, dtype=np.float64)
-    if V.ndim != 2 or V.shape[0] < 2 or V.shape[1] < 1:
-        raise InputError(f"variant_scores: expected (>= 2 variants, >= 1 item), got shape {V.shape}")
+    V = check_array("variant_scores", variant_scores, min_shape=(2, 1), what="(>= 2 variants, >= 1 item)")
     full = _row_means(V)
     if clusters is not None and clusters.used:
         if clusters.n_items != V.shape[1]:
@@ -120,6 +120,7 @@ class CheckpointResult(Result):
         return self.to_frame()
 
 
+@validate_params({"variant_sets": [Check(lambda v: len(v) > 0, "at least one variant set")]})
 def checkpoint_ranking(
     selection: Panel,
     variant_sets: Mapping[str, np.ndarray],
@@ -141,15 +142,12 @@ def checkpoint_ranking(
     """
     labels = check_selectors(selectors)
     rets = check_retentions(retentions)
-    if not variant_sets:
-        raise InputError("variant_sets: expected at least one variant set")
     items = selection.items.copy()
     items["category"] = "pool"
     pools = prepare_pools(Panel(selection.scores, selection.models, items))
     n = pools.n_items
     for name, V in variant_sets.items():
-        if np.asarray(V).ndim != 2 or np.asarray(V).shape[1] != n:
-            raise InputError(f"variant set {name!r}: expected shape (n_variants, {n}), got {np.shape(V)}")
+        check_array(f"variant set {name!r}", V, shape=(None, n), what=f"shape (n_variants, {n})")
     found = item_clusters(selection.items, clusters)
     base = base_seed(random_state)
     rows_all = np.arange(pools.n_models)

@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
-from benchsift._params import Interval, validate_params
-from benchsift._suggest import did_you_mean
+from benchsift._inputs import check_known
+from benchsift._params import Check, Interval, validate_params
 from benchsift.compression.diagnostics._aggregate import matrix_input
-from benchsift.errors import InputError
+from benchsift.errors import require_at_least
 from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import check_random_state, nan_mean
@@ -90,6 +90,7 @@ def _split_mae(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray
     {
         "n_splits": [Interval(Integral, 1, None)],
         "alpha": [Interval(Real, 0, math.inf, closed="left", desc="a ridge penalty >= 0")],
+        "sizes": [Check(lambda s: len(s) > 0 and min(int(m) for m in s) >= 1, "positive training sizes")],
     }
 )
 def leftout_prediction(
@@ -108,16 +109,11 @@ def leftout_prediction(
     matrix named by ``benchmarks``. ``targets`` defaults to every benchmark.
     """
     X, names, _ = matrix_input(data, benchmarks)
-    if len(names) != X.shape[1] or X.shape[1] < 2:
-        raise InputError("left-out prediction needs at least 2 benchmarks, one name per column")
-    tg = list(names) if targets is None else [str(t) for t in targets]
-    unknown = [t for t in tg if t not in names]
-    if unknown:
-        hint = did_you_mean(unknown[0], names)
-        raise InputError(f"targets: unknown benchmark(s) {unknown}{hint}; expected some of {names}")
+    require_at_least(X.shape[1], 2, "left-out prediction: benchmarks", "one target, one predictor")
+    tg = (
+        list(names) if targets is None else check_known("targets", map(str, targets), names, what="benchmark")
+    )
     sz = sorted({int(m) for m in sizes})
-    if not sz or sz[0] < 1:
-        raise InputError(f"sizes: expected positive training sizes, got {list(sizes)}")
     # one random stream per target, keyed by its name: a target's splits do not depend on which other
     # targets were asked for (issue 12)
     base = int(check_random_state(random_state).integers(2**63))

@@ -21,22 +21,25 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_length
+from benchsift._params import Check, Interval, check_param
 from benchsift.compression.diagnostics._aggregate import (
     check_k,
     combinations_chunks,
     covered,
-    default_coverage,
+    covering_models,
     matrix_input,
     z_reference,
 )
 from benchsift.compression.protocols.splits import chronological_order
 from benchsift.compression.stages.categories import subset_rho
-from benchsift.errors import InputError
+from benchsift.errors import InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.results import Result
 
@@ -136,32 +139,25 @@ def shelf_life(
         dates = models["release_date"]
     else:
         raise InputError("data: a (models x benchmarks) matrix needs release_dates (one per row)")
-    if len(dates) != X.shape[0] or len(names) != X.shape[1]:
-        raise InputError("release_dates / benchmarks: expected one date per model and one name per column")
+    check_length("release_dates", dates, X.shape[0], "dates (one per model row)")
     k = check_k(k, X.shape[1])
     order, n_dated = chronological_order(dates)
-    if n_dated < 3:
-        raise InputError(f"shelf life needs at least 3 dated models, got {n_dated}")
-    nb = max(3, round(2 * n_dated / 3)) if n_build is None else int(n_build)
-    if not 3 <= nb <= n_dated:
-        raise InputError(f"`n_build`: expected between 3 and the {n_dated} dated models, got {nb}")
+    require_at_least(n_dated, 3, "shelf life: dated models", "a build panel of 3")
+    if n_build is None:
+        nb = max(3, round(2 * n_dated / 3))
+    else:
+        what = f"between 3 and the {n_dated} dated models"
+        nb = int(check_param("n_build", n_build, [Interval(Integral, 3, n_dated, desc=what)]))
     if checkpoints is None:
         cps = sorted({int(round(v)) for v in np.linspace(nb, n_dated, 4)})
     else:
         cps = sorted({int(c) for c in checkpoints})
-        if cps[0] < nb or cps[-1] > n_dated:
-            raise InputError(
-                f"checkpoints: expected panel sizes between `n_build`={nb} and {n_dated}, got {cps}"
-            )
-    cov = default_coverage(X.shape[1]) if min_coverage is None else int(min_coverage)
-    if not 1 <= cov <= X.shape[1]:
-        raise InputError(
-            f"`min_coverage`: expected 1 to {X.shape[1]} benchmarks a model must cover, got {cov}"
+        sizes = Check(
+            lambda c: nb <= c[0] and c[-1] <= n_dated, f"panel sizes between `n_build`={nb} and {n_dated}"
         )
+        check_param("checkpoints", cps, [sizes])
     Xb = X[order[:nb]]
-    keep = covered(Xb, cov)
-    if keep.sum() < 3:
-        raise InputError(f"the build panel has {int(keep.sum())} models covering {cov} benchmarks; need 3")
+    cov, keep = covering_models(Xb, min_coverage, "the build panel: ")
     Zb, refb = z_reference(Xb[keep])
     rb, sb = all_subset_rhos(Zb, k, refb)
     frozen = tuple(int(c) for c in sb[int(np.argmax(np.where(np.isfinite(rb), np.round(rb, 12), -np.inf)))])

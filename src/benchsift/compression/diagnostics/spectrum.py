@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array, check_length
 from benchsift._params import Interval, Options, validate_params
 from benchsift.compression.pipeline import pooled_category_means
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError
@@ -105,12 +106,9 @@ def spectrum(
     label: str = "all",
 ) -> SpectrumResult:
     """Spectrum of the column-z-normalised ``X`` (models x groups, NaN = missing); see the module doc."""
-    A = np.asarray(X, dtype=np.float64)
-    if A.ndim != 2:
-        raise InputError(f"X: expected a (models x groups) matrix, got shape {A.shape}")
+    A = check_array("X", X, ndim=2, what="a (models x groups) matrix")
     names = [str(g) for g in groups] if groups is not None else [f"G{j}" for j in range(A.shape[1])]
-    if len(names) != A.shape[1]:
-        raise InputError(f"groups: expected {A.shape[1]} names, got {len(names)}")
+    check_length("groups", names, A.shape[1], "names (one per column)")
     empty = np.asarray(np.isnan(A).all(axis=0), dtype=bool).reshape(A.shape[1])
     if missing == "complete" and empty.any():
         # a group nobody was scored on would leave no complete model: it is dropped first (issue 12)

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchsift._inputs import check_known
 from benchsift.errors import InputError
 
 
@@ -31,9 +32,7 @@ def check_per_benchmark(
     missing = [b for b in items if b not in given]
     if missing:
         raise InputError(f"{tool} export needs {option} for benchmark(s) {missing}")
-    extra = [b for b in given if b not in items]
-    if extra:
-        raise InputError(f"{option} names benchmark(s) {extra} that are not in the suite")
+    check_known(option, given, list(items), what="suite benchmark")
 
 
 def write_lists(path: Path, lists: Mapping[str, Sequence[object]]) -> None:

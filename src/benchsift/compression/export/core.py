@@ -11,9 +11,9 @@ from typing import Any
 import pandas as pd
 
 from benchsift._fileio import atomic_dir
+from benchsift._inputs import check_choice, existing_file
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import ConstraintLike, Options, check_param
-from benchsift._suggest import did_you_mean
 from benchsift.compression.export import inspect_task, lm_eval, lmms_eval, vlmevalkit
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import FormatError, InputError
@@ -88,6 +88,9 @@ class ExportResult(Result):
             }
         )
 
+
+#: the options only one tool's export reads
+_TOOL_OPTIONS = {"dataset_tsv": "vlmevalkit", "dataset_class": "vlmevalkit", "task_yaml": "lmms-eval"}
 
 #: what ``ids_from`` accepts
 _IDS_FROM: list[ConstraintLike] = [Options(TOOLS), None]
@@ -182,16 +185,14 @@ def export_suite(
         ``ids_from``), or items the tool cannot select unambiguously.
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
-    if to not in TOOLS:
-        hint = did_you_mean(to, TOOLS)
-        raise InputError(f"`to`: unknown export target {to!r}{hint}; expected one of {list(TOOLS)}")
+    check_choice("`to`", to, TOOLS, what="export target")
     warnings: list[str] = []
     _check_id_source(s, to, ids_from, warnings)
     items = _items_by_benchmark(s)
-    if to != "vlmevalkit" and (dataset_tsv or dataset_class):
-        raise InputError(f"`dataset_tsv` and `dataset_class` are for vlmevalkit, not {to}")
-    if to != "lmms-eval" and task_yaml:
-        raise InputError(f"`task_yaml` is for lmms-eval, not {to}")
+    given = {"dataset_tsv": dataset_tsv, "dataset_class": dataset_class, "task_yaml": task_yaml}
+    for option, value in given.items():
+        if value and _TOOL_OPTIONS[option] != to:
+            raise InputError(f"`{option}` is for {_TOOL_OPTIONS[option]}, not {to}")
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         if to == "lm-eval":
@@ -236,8 +237,7 @@ def load_export(path: str | Path) -> dict[str, Any]:
     """The ``export.json`` record of an export directory (or the file itself)."""
     p = Path(path)
     f = p / EXPORT_FILE if p.is_dir() else p
-    if not f.is_file():
-        raise InputError(f"{p}: no {EXPORT_FILE} (expected a folder written by benchsift export)")
+    existing_file(f, "a folder written by benchsift export")
     try:
         record = loads_bounded(f.read_bytes(), str(f))
     except json.JSONDecodeError as exc:

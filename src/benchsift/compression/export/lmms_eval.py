@@ -28,13 +28,14 @@ import json
 import shlex
 from pathlib import Path
 
+from benchsift._inputs import existing_file
 from benchsift.compression.export._written import Written, check_per_benchmark
 from benchsift.compression.export.lm_eval import doc_indices
-from benchsift.errors import InputError
 
 FOLDER = "lmms_eval_tasks"
 MODULE = "benchsift_subset"
 SUFFIX = "_benchsift"
+_YAML = (".yaml", ".yml")
 _MODULE_TEXT = '''"""Written by ``benchsift export --to lmms-eval``: keep a suite's documents of each task."""
 
 from lmms_eval.utils import load_yaml_config
@@ -62,11 +63,9 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str
     check_per_benchmark("lmms-eval", "`task_yaml` (the task's own YAML file)", task_yaml, items)
     original = {}
     for task, path in task_yaml.items():
-        p = Path(path).resolve()
-        if not p.is_file() or p.suffix not in (".yaml", ".yml"):
-            raise InputError(
-                f"{path}: task_yaml for {task!r} must be an existing .yaml file (the task's own)"
-            )
+        p = existing_file(
+            Path(path).resolve(), f"`task_yaml` for {task!r}: the task's own YAML", suffixes=_YAML
+        )
         original[task] = str(p)
     keep = {task: doc_indices(task, ids) for task, ids in items.items()}
     folder = tmp / FOLDER

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchsift._inputs import existing_file
 from benchsift.compression.export._written import Written, check_per_benchmark
 from benchsift.errors import FormatError, InputError
 
@@ -34,10 +35,9 @@ _REF_MAX = 64  # VLMEvalKit: an ``image`` of at most 64 characters is the index 
 
 def subset_table(path: Path, benchmark: str, items: list[str]) -> pd.DataFrame:
     """The rows of the dataset TSV at ``path`` whose ``index`` is one of ``items``, in the file's order."""
+    existing_file(path, f"dataset TSV for {benchmark!r}")
     try:
         df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (dataset TSV for {benchmark!r})") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise FormatError(f"{path}: not a readable TSV ({' '.join(str(exc).split())[:120]})") from None
     if "index" not in df.columns:

@@ -23,12 +23,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from joblib import delayed
 
+from benchsift._params import Interval, check_param, validate_params
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.pipeline import benchmark_weighted_category_means
@@ -44,6 +46,8 @@ from benchsift.compression.protocols.seeds import base_seed, selector_key, task_
 from benchsift.compression.protocols.specs import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
+    PROTOCOL_PARAMS,
+    SPLIT_PROTOCOLS,
     SelectorSpec,
     check_retentions,
     check_selectors,
@@ -54,7 +58,7 @@ from benchsift.compression.protocols.stage2_heldout import per_category_rho, spl
 from benchsift.compression.stages.categories import exhaustive_search
 from benchsift.compression.stages.clean import stage0_clean
 from benchsift.compression.stages.representatives import stage1_select
-from benchsift.errors import InputError
+from benchsift.errors import require_at_least
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
@@ -224,9 +228,8 @@ def _model_splits(
         return list(splits), "custom"
     if protocol == "random":
         return random_splits(pools.n_models, n_splits, random_state=base), "end-to-end"
-    if protocol == "chronological":
-        return chronological_splits(pools.models["release_date"]), "end-to-end chronological"
-    raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+    check_param("protocol", protocol, [SPLIT_PROTOCOLS])
+    return chronological_splits(pools.models["release_date"]), "end-to-end chronological"
 
 
 def _run_splits(
@@ -284,6 +287,9 @@ def _run_splits(
     return rho, rho_no3, only, selected, only_sel
 
 
+@validate_params(
+    {**PROTOCOL_PARAMS, "k": [Interval(Integral, 1, None, desc="a positive number of categories")]}
+)
 def end_to_end(
     panel: Panel,
     *,
@@ -315,19 +321,14 @@ def end_to_end(
     cleaned pool (so are ``n_jobs``, ``backend`` and ``address``: where the split tasks run).
     ``progress(done, total)`` (:mod:`benchsift.progress`) is called after each split.
     """
-    if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
-        raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise InputError(f"`k`: expected a positive number of categories, got {k!r}")
     t0 = time.perf_counter()
     if predictions is not None:
         predictions = check_predictions(predictions, panel)
     s0 = stage0_clean(panel, tau=tau)
     clean = s0.panel
-    if clean.n_items == 0:
-        raise InputError("end_to_end: Stage 0 removed every item")
+    require_at_least(clean.n_items, 1, "end_to_end: items left after Stage 0", "all were removed")
     if predictions is not None:  # Stage 0 keeps the image-condition rows and the kept items
         predictions = predictions[panel.image_rows][:, s0.kept]
     pools = prepare_pools(clean, embeddings, predictions)

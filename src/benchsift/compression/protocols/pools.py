@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift._inputs import check_array
+from benchsift._params import validate_params
+from benchsift.compression.embeddings import EMBEDDINGS, ItemEmbeddings
 from benchsift.compression.protocols.seeds import retention_key
 from benchsift.compression.protocols.specs import (
     SelectorSpec,
@@ -26,7 +28,6 @@ from benchsift.compression.protocols.specs import (
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.stages.prune import effective_categories
-from benchsift.errors import InputError
 from benchsift.panel import Panel
 
 __all__ = ["CategoryPools", "check_predictions", "prepare_pools", "select_pool", "selection_weights"]
@@ -93,15 +94,11 @@ class CategoryPools:
 
 def check_predictions(predictions: Any, panel: Panel) -> np.ndarray:
     """Logged answers as an object array, checked to hold one answer per cell of ``panel``."""
-    pred = np.asarray(predictions, dtype=object)
-    if pred.shape != panel.shape:
-        raise InputError(
-            f"predictions: expected one logged answer per panel cell, shape {panel.shape} "
-            f"(models x items), got {pred.shape}"
-        )
-    return pred
+    what = f"one logged answer per panel cell, shape {panel.shape} (models x items)"
+    return check_array("predictions", predictions, shape=panel.shape, dtype=object, what=what)
 
 
+@validate_params({"embeddings": EMBEDDINGS})
 def prepare_pools(
     panel: Panel, embeddings: ItemEmbeddings | None = None, predictions: Any = None
 ) -> CategoryPools:
@@ -138,8 +135,6 @@ def prepare_pools(
     elif emb is None:
         notes.append("no embeddings and no question text: VAW has no coverage cells (shares filled by score)")
     if emb is not None:
-        if not isinstance(emb, ItemEmbeddings):
-            raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(emb).__name__}")
         aligned = emb.align(items)
         vl = np.asarray(aligned.vision_text, dtype=np.float64) if aligned.has_vision_text.any() else None
         txt = np.asarray(aligned.text, dtype=np.float64) if aligned.has_text.any() else None

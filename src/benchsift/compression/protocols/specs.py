@@ -9,15 +9,19 @@ selection builds. Shared by :mod:`~benchsift.compression.protocols.stage2_heldou
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
-from benchsift.compression.selectors.base import ItemSelector
-from benchsift.compression.selectors.budget import check_retention
-from benchsift.errors import InputError
+from benchsift._inputs import check_distinct
+from benchsift._params import ConstraintLike, Interval, Options, check_param
+from benchsift.compression.selectors.base import SELECTOR_SPEC, ItemSelector
+from benchsift.compression.selectors.budget import FLOOR, check_retention
 
 __all__ = [
     "DEFAULT_RETENTIONS",
     "DEFAULT_SELECTORS",
+    "PROTOCOL_PARAMS",
+    "SPLIT_PROTOCOLS",
     "SelectorSpec",
     "build_selector",
     "candidate_labels",
@@ -45,23 +49,25 @@ DEFAULT_RETENTIONS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
 
 SelectorSpec = str | ItemSelector
 
+#: The split protocols of the held-out sweeps (a ``splits`` list given instead overrides them).
+SPLIT_PROTOCOLS = Options(("random", "chronological"))
+#: The parameters the held-out protocols share, declared once.
+PROTOCOL_PARAMS: dict[str, list[ConstraintLike]] = {
+    "floor": [FLOOR],
+    "min_heldout": [Interval(Integral, 2, None)],
+}
+
 
 def check_retentions(retentions: Sequence[float]) -> list[float]:
     vals = [check_retention(r) for r in retentions]
-    if not vals:
-        raise InputError("`retentions`: expected at least one retention in (0, 1]")
-    if len(set(vals)) != len(vals):
-        raise InputError(f"`retentions`: duplicate values in {list(retentions)}")
+    check_distinct("`retentions`", vals, what="retention")
     return vals
 
 
 def selector_label(spec: SelectorSpec) -> str:
     if isinstance(spec, ItemSelector):
         return str(getattr(spec, "name", type(spec).__name__))
-    if not isinstance(spec, str):
-        raise InputError(
-            f"selector: expected a registered name or an ItemSelector, got {type(spec).__name__}"
-        )
+    check_param("selector", spec, SELECTOR_SPEC, quote=False)
     return spec.strip().lower()
 
 
@@ -89,10 +95,7 @@ def check_selectors(selectors: Sequence[SelectorSpec]) -> list[str]:
         if isinstance(spec, str):
             check_selector_name(label, "selectors")
         labels.append(label)
-    if not labels:
-        raise InputError("`selectors`: expected at least one selector")
-    if len(set(labels)) != len(labels):
-        raise InputError(f"`selectors`: duplicate names in {labels}")
+    check_distinct("`selectors`", labels, what="selector")
     return labels
 
 

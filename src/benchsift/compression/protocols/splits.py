@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift._params import Interval, validate_params
+from benchsift._params import Interval, check_param, validate_params
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
@@ -80,9 +80,11 @@ def random_splits(
     and cover every model. Splits are drawn from one generator resolved once from ``random_state``.
     """
     n, k = int(n_models), int(n_splits)
-    nb = n // 2 if n_build is None else int(n_build)
-    if nb >= n:
-        raise InputError(f"n_build: expected fewer than the {n} models (someone must be held out), got {nb}")
+    if n_build is None:
+        nb = n // 2
+    else:
+        fewer = f"fewer than the {n} models (someone must be held out)"
+        nb = int(check_param("n_build", n_build, [Interval(Integral, 1, n - 1, desc=fewer)]))
     rng = check_random_state(random_state)
     perms = np.argsort(rng.random((k, n)), axis=1)  # k independent uniform permutations, one call
     width = len(str(k))
@@ -136,16 +138,18 @@ def chronological_split(
             "release_date: no model has a release date; a chronological split needs dated models (add "
             "them with benchsift import ... --models FILE)"
         )
-    nb = min(n // 2, n_dated) if n_build is None else int(n_build)
-    if nb > n_dated:
-        raise InputError(
-            f"n_build: {nb} build models requested but only {n_dated} models have a release date "
-            "(undated models never enter a build set)"
-        )
+    if n_build is None:
+        nb = min(n // 2, n_dated)
+    else:
+        hi = min(n_dated, n - 1)
+        dated = f"1 to {hi} (undated models never enter a build set: {n_dated} are dated; one is held out)"
+        nb = int(check_param("n_build", n_build, [Interval(Integral, 1, hi, desc=dated)]))
     rest = n - nb
-    nh = rest if n_heldout is None else int(n_heldout)
-    if nh > rest or rest == 0:
-        raise InputError(f"n_heldout: {nh} held-out models requested but only {rest} remain after {nb} build")
+    if n_heldout is None:
+        nh = rest
+    else:
+        left = f"1 to the {rest} models left after {nb} build"
+        nh = int(check_param("n_heldout", n_heldout, [Interval(Integral, 1, rest, desc=left)]))
     return Split(
         name=f"chronological {nb}/{nh}",
         build=np.sort(order[:nb]),

@@ -35,12 +35,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 from joblib import delayed
 
+from benchsift._params import Options, check_param, validate_params
 from benchsift._threads import single_thread
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.protocols.group_means import CategoryBlocks, weighted_group_means
@@ -50,6 +51,8 @@ from benchsift.compression.protocols.seeds import base_seed, selector_key, task_
 from benchsift.compression.protocols.specs import (
     DEFAULT_RETENTIONS,
     DEFAULT_SELECTORS,
+    PROTOCOL_PARAMS,
+    SPLIT_PROTOCOLS,
     SelectorSpec,
     check_retentions,
     check_selectors,
@@ -385,7 +388,7 @@ def _heldout_splits(
         split_list = chronological_splits(pools.models["release_date"])
         proto_name = "chronological"
     else:
-        raise InputError(f"`protocol`: expected 'random' or 'chronological', got {protocol!r}")
+        check_param("protocol", protocol, [SPLIT_PROTOCOLS])
     for sp in split_list:
         if (
             sp.build.size == 0
@@ -466,6 +469,7 @@ def _run_heldout(
     return rho, seconds, picks
 
 
+@validate_params({**PROTOCOL_PARAMS, "scoring": [Options(get_args(Scoring))]})
 def stage2_heldout(
     panel: Panel,
     *,
@@ -527,13 +531,7 @@ def stage2_heldout(
     """
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
-    if scoring not in ("mean", "weighted", "selector"):
-        raise InputError(f"`scoring`: expected 'mean', 'weighted' or 'selector', got {scoring!r}")
     specs = [with_scoring(spec, scoring) for spec in selectors]
-    if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
-        raise InputError(f"`floor`: expected an integer >= 0, got {floor!r}")
-    if isinstance(min_heldout, bool) or not isinstance(min_heldout, int | np.integer) or min_heldout < 2:
-        raise InputError(f"`min_heldout`: expected an integer >= 2, got {min_heldout!r}")
     pools = prepare_pools(panel, embeddings, predictions)
     base = base_seed(random_state)
     split_list, proto_name = _heldout_splits(pools, protocol, splits, n_splits, base)

@@ -15,14 +15,15 @@ import os
 import warnings as _warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_choice
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import renamed_params
-from benchsift._suggest import did_you_mean
+from benchsift._params import Check, Interval, check_param, renamed_params
 from benchsift.compression.pipeline import DEFAULT_FLOOR
 from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
 from benchsift.compression.protocols.same_model import SameModelResult, same_model
@@ -39,6 +40,12 @@ if TYPE_CHECKING:
 __all__ = ["PROTOCOLS", "ValidationReport", "check_options", "closest_retention", "validate"]
 
 PROTOCOLS = ("random", "chronological", "end-to-end", "same-model")
+#: workers: a positive number, -1 for all cores, None for the default
+_N_JOBS = [
+    Interval(Integral, 1, None),
+    Check(lambda n: n == -1 and not isinstance(n, bool), "-1 (all cores)"),
+    None,
+]
 
 PathLike = str | os.PathLike[str]
 
@@ -110,11 +117,8 @@ def _chronological_column(
 
 def check_options(protocol: str, n_jobs: int | None = None) -> None:
     """Refuse an unknown ``protocol`` or an ``n_jobs`` that is neither positive nor -1 (before any work)."""
-    if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
-        raise InputError(f"`n_jobs`: expected a positive number of workers or -1 (all cores), got {n_jobs}")
-    if protocol not in PROTOCOLS:
-        hint = did_you_mean(protocol, PROTOCOLS)
-        raise InputError(f"`protocol`: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}{hint}")
+    check_param("n_jobs", n_jobs, _N_JOBS)
+    check_choice("`protocol`", protocol, PROTOCOLS)
 
 
 def _logged_answers(

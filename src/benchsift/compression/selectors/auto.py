@@ -232,6 +232,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from benchsift._inputs import check_choice, check_distinct, check_known
 from benchsift._params import Check, ConstraintLike, Interval, Options, check_param
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.irt2pl import IRT2PLSelector
@@ -438,6 +439,15 @@ class AutoSelector(ItemSelector):
             Check(lambda v: isinstance(v, Mapping), "a mapping of candidate names to seeds"),
             None,
         ],
+        "candidates": [
+            Check(
+                lambda c: (
+                    not isinstance(c, str | ItemSelector)
+                    and all(isinstance(x, str | ItemSelector) for x in c)
+                ),
+                "a list of selector names or ItemSelectors",
+            )
+        ],
     }
 
     def __init__(
@@ -479,33 +489,23 @@ class AutoSelector(ItemSelector):
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.candidates, str | ItemSelector):
-            raise InputError("auto candidates: expected a list of selector names or ItemSelectors")
         labels = [_label(c) for c in self.candidates]
-        if not labels:
-            raise InputError("auto candidates: expected at least one candidate selector")
-        if len(set(labels)) != len(labels):
-            raise InputError(f"auto candidates: duplicate names in {labels}")
+        check_distinct("auto candidates", labels, what="candidate selector")
         if "auto" in labels:
             raise InputError("auto candidates: 'auto' cannot be its own candidate")
         from benchsift.compression.selectors.registry import SELECTOR_NAMES
 
         for spec, label in zip(self.candidates, labels, strict=True):
-            if isinstance(spec, str) and label not in SELECTOR_NAMES:
-                raise InputError(
-                    f"auto candidates: unknown selector {spec!r}; expected one of {', '.join(SELECTOR_NAMES)}"
-                )
-        if self.null is not None and _label(self.null) not in labels and self.null != "random":
-            raise InputError(
-                f"auto null: expected one of the candidates ({', '.join(labels)}) or None, got {self.null!r}"
+            if isinstance(spec, str):
+                check_choice("auto candidates", label, SELECTOR_NAMES, what="selector")
+        if self.null is not None:
+            check_choice(
+                "auto null", _label(self.null), [*labels, "random"], what="null (a candidate or random)"
             )
         seeds = self.candidate_seeds
         if seeds is not None:
+            check_known("auto candidate_seeds", seeds, labels, what="candidate")
             for key, val in seeds.items():
-                if key not in labels:
-                    raise InputError(
-                        f"auto candidate_seeds: {key!r} is not a candidate (candidates: {', '.join(labels)})"
-                    )
                 seed = Interval(Integral, 0, None, noun="an integer seed")
                 check_param(f"candidate_seeds[{key!r}]", val, [seed], owner="auto", quote=False)
 

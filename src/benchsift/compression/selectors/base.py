@@ -65,17 +65,21 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from benchsift._params import ConstraintLike, Interval, check_param, check_params
+from benchsift._inputs import check_array, check_length
+from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.compression.embeddings import check_embedding_matrix
-from benchsift.errors import InputError
 
 __all__ = [
     "ItemSelector",
+    "SELECTOR_SPEC",
     "SelectorInput",
     "check_selector_input",
     "item_variance",
     "top_k_positions",
 ]
+
+#: how a message names a cell of a (models x items) array
+_MODEL_ITEM = ("model row", "item column")
 
 
 @dataclass(frozen=True)
@@ -107,17 +111,9 @@ def check_selector_input(
     to the number of items); embeddings ``(n_items, d)`` with whole-NaN rows for missing ones; ``item_meta``
     one row per item. Raises :class:`~benchsift.errors.InputError` naming the argument otherwise.
     """
-    try:
-        s = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"scores: expected a numeric (n_models, n_items) array: {exc}") from None
-    if s.ndim != 2:
-        raise InputError(f"scores: expected a 2-D (n_models, n_items) array, got shape {s.shape}")
-    with np.errstate(invalid="ignore"):
-        bad = np.isinf(s) | (s < 0) | (s > 1)
-    if bad.any():
-        m, i = np.argwhere(bad)[0]
-        raise InputError(f"scores: model row {m}, item column {i} is {s[m, i]!r}; expected [0, 1] or NaN")
+    s = check_array(
+        "scores", scores, ndim=2, what="a 2-D (n_models, n_items) array", low=0, high=1, axes=_MODEL_ITEM
+    )
     check_param("k", k, [Interval(Integral, 0, None, desc="a non-negative integer")], quote=False)
     n_items = s.shape[1]
 
@@ -128,10 +124,8 @@ def check_selector_input(
     temb = matrix(text_embeddings, "text_embeddings")
     meta = None
     if item_meta is not None:
-        if not isinstance(item_meta, pd.DataFrame):
-            raise InputError(f"item_meta: expected a pandas DataFrame, got {type(item_meta).__name__}")
-        if len(item_meta) != n_items:
-            raise InputError(f"item_meta: expected {n_items} rows (one per item), got {len(item_meta)}")
+        check_param("item_meta", item_meta, [pd.DataFrame], quote=False)
+        check_length("item_meta", item_meta, n_items, "rows (one per item)")
         meta = item_meta.reset_index(drop=True)
     return SelectorInput(s, min(int(k), n_items), emb, temb, meta)
 
@@ -223,13 +217,15 @@ class ItemSelector(BaseEstimator, ABC):
         returned. Default: NaN-aware mean, weighted by ``weights_`` when the selector set it. A model with no
         score on the kept items gets NaN.
         """
-        x = np.asarray(kept_scores, dtype=np.float64)
-        if x.ndim != 2:
-            raise InputError(f"kept_scores: expected a 2-D (n_models, n_kept) array, got shape {x.shape}")
         weights = getattr(self, "weights_", None)
+        n_kept = None if weights is None else len(weights)
+        x = check_array(
+            "kept_scores",
+            kept_scores,
+            shape=(None, n_kept),
+            what="a 2-D (n_models, n_kept) array of the kept items",
+        )
         w = np.ones(x.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
-        if w.shape != (x.shape[1],):
-            raise InputError(f"kept_scores: expected {w.shape[0]} columns (the kept items), got {x.shape[1]}")
         valid = ~np.isnan(x)
         wsum = valid.astype(np.float64) @ w
         total = np.where(valid, x, 0.0) @ w
@@ -250,3 +246,9 @@ class ItemSelector(BaseEstimator, ABC):
         self.reasons_ = np.asarray(reasons, dtype=object)[order]
         self.item_scores_ = item_scores
         return kept[order]
+
+
+#: A selector argument, declared once: a registered name or a configured :class:`ItemSelector`.
+SELECTOR_SPEC: list[ConstraintLike] = [
+    Check(lambda s: isinstance(s, str | ItemSelector), "a selector name or an ItemSelector")
+]

@@ -16,18 +16,21 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from benchsift._inputs import check_array
 from benchsift._params import Interval, check_param, validate_params
 from benchsift.errors import InputError
 
 #: a retention r of PRIMEBench section 4.3: the share of a pool kept, in (0, 1]
 RETENTION = Interval(Real, 0, 1, closed="right")
+#: the item floor of a category budget (100 in the paper; 0 disables it)
+FLOOR = Interval(Integral, 0, None)
 
 
 @validate_params(
     {
         "n_items": [Interval(Integral, 0, None)],
         "retention": [RETENTION],
-        "floor": [Interval(Integral, 0, None)],
+        "floor": [FLOOR],
     }
 )
 def category_budget(n_items: int, retention: float, floor: int = 100) -> int:
@@ -84,6 +87,7 @@ def check_retention(retention: float) -> float:
     return float(check_param("retention", retention, [RETENTION]))
 
 
+@validate_params({"total": [Interval(Integral, 0, None)]})
 def largest_remainder_shares(total: int, sizes: Sequence[int] | np.ndarray) -> np.ndarray:
     """Split ``total`` items among groups in proportion to ``sizes`` by the largest-remainder method.
 
@@ -97,21 +101,13 @@ def largest_remainder_shares(total: int, sizes: Sequence[int] | np.ndarray) -> n
     np.ndarray
         int64 array of shares, one per group.
     """
-    n = np.asarray(sizes, dtype=np.int64)
-    if n.ndim != 1:
-        raise InputError("sizes must be a 1-D sequence of group sizes")
-    if np.any(n < 0):
-        raise InputError(f"group sizes must be >= 0, got {n.tolist()}")
+    n = check_array("sizes", sizes, ndim=1, dtype=np.int64, low=0, what="a 1-D sequence of group sizes")
     total = int(total)
     n_total = int(n.sum())
-    if total < 0:
-        raise InputError(f"total must be >= 0, got {total}")
-    if n_total == 0:
-        if total > 0:
-            raise InputError(f"cannot share {total} items among groups with no items")
-        return np.zeros(n.shape, dtype=np.int64)
     if total > n_total:
         raise InputError(f"cannot share {total} items among groups holding only {n_total} items")
+    if n_total == 0:
+        return np.zeros(n.shape, dtype=np.int64)
     quota_num = total * n  # exact numerators of total * n_b / n_total
     base = quota_num // n_total
     remainder = quota_num - base * n_total

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array
 from benchsift._params import ConstraintLike, Interval, Options
 from benchsift.compression.selectors.base import (
     ItemSelector,
@@ -33,7 +34,6 @@ from benchsift.compression.selectors.base import (
     check_selector_input,
     top_k_positions,
 )
-from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
 __all__ = ["DiscoSelector", "answer_codes", "disagreement_scores"]
@@ -47,11 +47,9 @@ def answer_codes(predictions: Any, shape: tuple[int, int]) -> np.ndarray:
     ``predictions`` is a ``(n_models, n_items)`` array-like of hashable labels; ``None`` and float NaN are
     missing.
     """
-    arr = np.asarray(predictions, dtype=object)
-    if arr.shape != shape:
-        raise InputError(
-            f"predictions: expected shape {shape} (models x items, like scores), got {arr.shape}"
-        )
+    arr = check_array(
+        "predictions", predictions, shape=shape, dtype=object, what=f"shape {shape} (models x items)"
+    )
     flat = pd.Series(arr.ravel())
     codes, _ = pd.factorize(flat, use_na_sentinel=True)  # None / NaN -> -1
     return codes.reshape(shape).astype(np.int64)

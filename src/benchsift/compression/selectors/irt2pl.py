@@ -48,6 +48,7 @@ from typing import ClassVar, Literal, Protocol
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_known
 from benchsift._params import ConstraintLike, Options
 from benchsift.compression.selectors.base import (
     ItemSelector,
@@ -194,12 +195,7 @@ def binarize_scores(
     # Per benchmark: is every valid score 0 or 1?
     non_binary_item = (valid & (x != 0.0) & (x != 1.0)).any(axis=0)
     non_binary_bench = np.bincount(codes, weights=non_binary_item, minlength=len(names)) > 0
-    graded = set(map(str, graded_benchmarks))
-    unknown = graded - set(map(str, names))
-    if unknown:
-        raise InputError(
-            f"graded_benchmarks: {sorted(unknown)} not among the pool's benchmarks {sorted(map(str, names))}"
-        )
+    graded = set(check_known("graded_benchmarks", map(str, graded_benchmarks), [str(b) for b in names]))
     rule = np.where(non_binary_bench[codes], "half", "binary").astype(object)
     if graded:
         is_graded = np.isin(bench.astype(str), list(graded))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from benchsift._suggest import did_you_mean
+from benchsift._inputs import check_choice
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.errors import InputError
 
@@ -49,10 +49,7 @@ def check_selector_name(name: str, parameter: str = "selector") -> str:
     closest names and every registered one."""
     key = str(name).strip().lower()
     if key not in _PATHS:
-        hint = did_you_mean(name, SELECTOR_NAMES)
-        raise InputError(
-            f"`{parameter}`: unknown selector {name!r}{hint}; expected one of {', '.join(SELECTOR_NAMES)}"
-        )
+        check_choice(f"`{parameter}`", name, SELECTOR_NAMES, what="selector")
     return key
 
 

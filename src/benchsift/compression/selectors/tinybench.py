@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from benchsift._inputs import check_array
 from benchsift._params import ConstraintLike, Options
 from benchsift.compression.selectors.anchorpoints import complete_anchors, sorted_anchor_labels
 from benchsift.compression.selectors.base import ItemSelector, SelectorInput
@@ -199,17 +200,15 @@ class TinyBenchmarksSelector(ItemSelector):
         """
         if not hasattr(self, "support_"):
             raise InputError("this TinyBenchmarksSelector is not fitted yet; call select() first")
-        y = np.asarray(kept_scores, dtype=np.float64)
-        if y.ndim != 2 or y.shape[1] != self.kept_.shape[0]:
-            raise InputError(
-                f"kept_scores: expected a (n_models, {self.kept_.shape[0]}) array (the kept items), "
-                f"got {y.shape}"
-            )
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isnan(y) & ((y < 0) | (y > 1))
-        if bad.any():
-            m, j = np.argwhere(bad)[0]
-            raise InputError(f"kept_scores: row {m}, column {j} is {y[m, j]!r}; expected [0, 1] or NaN")
+        n_kept = self.kept_.shape[0]
+        y = check_array(
+            "kept_scores",
+            kept_scores,
+            shape=(None, n_kept),
+            what=f"a (n_models, {n_kept}) array (the kept items)",
+            low=0,
+            high=1,
+        )
         anchor = self._anchor_estimate(y)
         if self.estimator == "anchor" or self.irt_ is None:
             return anchor

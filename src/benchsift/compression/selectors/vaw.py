@@ -47,8 +47,8 @@ from typing import ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array, check_choice
 from benchsift._params import ConstraintLike, Interval, Options
-from benchsift._suggest import did_you_mean
 from benchsift.compression.embeddings import delta_vl, random_projection
 from benchsift.compression.selectors._cells import (
     cell_winners,
@@ -62,7 +62,6 @@ from benchsift.compression.selectors.base import (
     item_variance,
 )
 from benchsift.compression.selectors.budget import largest_remainder_shares
-from benchsift.errors import InputError
 from benchsift.stats import check_random_state
 
 __all__ = ["VARIANTS", "VAWSelector", "check_variant", "vaw_scores"]
@@ -73,10 +72,7 @@ VARIANTS: tuple[str, ...] = ("cells", "text-cells", "random-cells", "shares", "d
 
 def check_variant(variant: str) -> str:
     """``variant`` if it is one of :data:`VARIANTS`; else an error naming ``variant`` and the closest."""
-    if variant not in VARIANTS:
-        hint = did_you_mean(variant, VARIANTS)
-        raise InputError(f"`variant`: expected one of {', '.join(VARIANTS)}, got {variant!r}{hint}")
-    return variant
+    return check_choice("`variant`", variant, VARIANTS)
 
 
 def vaw_scores(
@@ -89,9 +85,11 @@ def vaw_scores(
     (``q_i / sqrt(M_i)``, the ranked score; NaN when ``M_i = 0``).
     """
     v, m = item_variance(np.asarray(scores, dtype=np.float64))
-    d = np.zeros(v.shape[0]) if delta is None else np.asarray(delta, dtype=np.float64)
-    if d.shape != v.shape:
-        raise InputError(f"delta: expected shape {v.shape} (one per item), got {d.shape}")
+    d = (
+        np.zeros(v.shape[0])
+        if delta is None
+        else check_array("delta", delta, shape=v.shape, what=f"shape {v.shape} (one per item)")
+    )
     sqrt_m = np.sqrt(m.astype(np.float64))
     sigma2 = sqrt_m * v  # (1/sqrt(M)) * sum of squares = sqrt(M) * plug-in variance
     q = sigma2 + alpha * d

@@ -33,10 +33,10 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from benchsift._params import Interval, Options, validate_params
+from benchsift._inputs import check_array, check_length
+from benchsift._params import Interval, Options, check_param, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.compression.stages.representatives import item_categories
-from benchsift.errors import InputError
 from benchsift.panel import GroupScores, Panel
 from benchsift.stats import corr_with_vector, group_nan_sums
 
@@ -178,12 +178,9 @@ def _as_matrix(
         return stage_means(sums, counts), [str(c) for c in names]
     if isinstance(data, GroupScores):
         return np.asarray(data.means, dtype=np.float64), list(data.groups)
-    X = np.asarray(data, dtype=np.float64)
-    if X.ndim != 2:
-        raise InputError(f"stage3_select: expected a (models x categories) matrix, got shape {X.shape}")
+    X = check_array("stage3_select: data", data, ndim=2, what="a (models x categories) matrix")
     names = [str(c) for c in categories] if categories is not None else [f"C{j}" for j in range(X.shape[1])]
-    if len(names) != X.shape[1]:
-        raise InputError(f"categories: expected {X.shape[1]} names (one per column), got {len(names)}")
+    check_length("categories", names, X.shape[1], "names (one per column)")
     return X, names
 
 
@@ -220,9 +217,8 @@ def stage3_select(
     """
     X, names = _as_matrix(data, categories)
     n = X.shape[1]
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= int(k) <= n:
-        raise InputError(f"`k`: expected an integer between 1 and the number of categories ({n}), got {k!r}")
-    k = int(k)
+    what = f"an integer between 1 and the number of categories ({n})"
+    k = int(check_param("k", k, [Interval(Integral, 1, n, desc=what)]))
     ref = reference_scores(X)
     sizes = list(range(1, n + 1)) if sweep else [k]
     greedy: list[SubsetChoice] | None = None

@@ -20,16 +20,19 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from benchsift._params import Interval, validate_params
 from benchsift._threads import single_thread
-from benchsift.compression.embeddings import ItemEmbeddings
+from benchsift.compression.embeddings import EMBEDDINGS, ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
-from benchsift.compression.selectors.budget import category_budget, check_retention, floor_warning
+from benchsift.compression.selectors.base import SELECTOR_SPEC
+from benchsift.compression.selectors.budget import FLOOR, category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.registry import check_selector_name
 from benchsift.compression.selectors.vaw import check_variant
 from benchsift.compression.stages.representatives import item_categories
@@ -166,21 +169,21 @@ def effective_categories(items: pd.DataFrame) -> np.ndarray:
 def _resolve_selector(
     selector: str | ItemSelector, alpha: float, variant: str, random_state: Any
 ) -> tuple[ItemSelector, str]:
+    given = isinstance(selector, ItemSelector)
+    name = getattr(selector, "name", type(selector).__name__) if given else check_selector_name(selector)
+    cls = None if given else SELECTORS[name]
+    if not given:
+        check_variant(variant)
+    if variant != "cells" and cls is not VAWSelector:
+        raise InputError(
+            f"`variant` {variant!r} applies to the built-in VAW selector only, not to {name!r}"
+            + ("; set it on the selector" if given else "")
+        )
     if isinstance(selector, ItemSelector):
-        if variant != "cells":
-            raise InputError(
-                "stage2_prune: variant= applies to the built-in VAW selector only; set it on the selector"
-            )
-        return selector, getattr(selector, "name", type(selector).__name__)
-    if not isinstance(selector, str):
-        raise InputError(f"selector: expected a name or an ItemSelector, got {type(selector).__name__}")
-    name = check_selector_name(selector)
-    check_variant(variant)
-    cls = SELECTORS[name]
+        return selector, name
     if cls is VAWSelector:
         return VAWSelector(alpha=alpha, variant=variant, random_state=random_state), name  # type: ignore[arg-type]
-    if variant != "cells":
-        raise InputError(f"variant={variant!r} applies to the VAW selector only, not to {selector!r}")
+    assert cls is not None
     return cls(random_state=random_state), name
 
 
@@ -202,8 +205,6 @@ def _prepare_embeddings(
             "delta^VL = 0"
         )
         builtin = True
-    elif not isinstance(embeddings, ItemEmbeddings):
-        raise InputError(f"embeddings: expected an ItemEmbeddings, got {type(embeddings).__name__}")
     aligned = embeddings.align(panel.items)
     n_vl = int(aligned.has_vision_text.sum())
     n_t = int(aligned.has_text.sum())
@@ -328,6 +329,14 @@ def _gather_categories(
     return _Gathered(kept, item_q, item_score, why, cat_rows, bench_frames, fitted, notes, sel_warnings)
 
 
+@validate_params(
+    {
+        "floor": [FLOOR],
+        "selector": SELECTOR_SPEC,
+        "embeddings": EMBEDDINGS,
+        "n_jobs": [Interval(Integral, 1, None), None],
+    }
+)
 def stage2_prune(
     panel: Panel,
     *,
@@ -367,16 +376,10 @@ def stage2_prune(
     progress
         ``progress(done, total)`` after each category (:mod:`benchsift.progress`); None: silent.
     """
-    if not isinstance(panel, Panel):
-        raise InputError(f"stage2_prune: expected a Panel, got {type(panel).__name__}")
+    Panel.check(panel, "stage2_prune", image=True)
     r = check_retention(retention)
-    if isinstance(floor, bool) or not isinstance(floor, int | np.integer) or floor < 0:
-        raise InputError(f"`floor`: expected an integer >= 0, got {floor!r}")
     proto, sel_name = _resolve_selector(selector, alpha, variant, random_state)
-    _n_workers(n_jobs, 1)  # validate early
     image_rows = panel.image_rows
-    if not image_rows.any():
-        raise InputError("stage2_prune: the panel has no image-condition model rows to compute variances on")
     scores = panel.scores[image_rows]
     items = panel.items
     notes: list[str] = []
@@ -444,9 +447,7 @@ def _as_seed(seed: Any) -> int | None:
 def _n_workers(n_jobs: int | None, n_tasks: int) -> int:
     if n_jobs is None:
         n_jobs = os.cpu_count() or 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise InputError(f"`n_jobs`: expected a positive integer or None, got {n_jobs!r}")
-    return max(1, min(n_jobs, n_tasks))
+    return max(1, min(int(n_jobs), n_tasks))
 
 
 def _benchmark_table(category: str, meta: pd.DataFrame, local: np.ndarray, sel: ItemSelector) -> pd.DataFrame:
