@@ -26,7 +26,6 @@ import pytest
 from rich.text import Text
 from typer.testing import CliRunner
 
-from benchsift.cli import _common
 from benchsift.cli.main import app
 from benchsift.panel import Panel
 from benchsift.report.console import ID_HEADERS
@@ -178,12 +177,8 @@ def _check(text: str, tables: list[dict[str, Any]], ids: set[str]) -> None:
 
 
 @pytest.mark.parametrize("index", range(24))
-def test_every_command_fits_80_columns(
-    index: int, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    args = _commands(data)[index]
-    for con in (_common.console, _common.err_console):
-        monkeypatch.setattr(con, "width", WIDTH)
+def test_every_command_fits_80_columns(index: int, data: dict[str, Any]) -> None:
+    args = _commands(data)[index]  # each run's consoles are made under its COLUMNS
     js = runner.invoke(app, [*args, "--format", "json"], env={"COLUMNS": str(WIDTH)})
     assert js.exit_code == 0, js.output
     obj = json.loads(js.stdout)

@@ -53,6 +53,20 @@ def test_table_fits_80_columns_and_out_writes_the_report(
     assert "<svg" in html and "tie groups" in html
 
 
+def test_each_run_prints_at_its_own_terminal_width(panel_file: tuple[Panel, Path]) -> None:
+    """Two runs in one process (a notebook, CliRunner): each fits the COLUMNS it runs under. The consoles
+    were made once, on first use, and kept the first run's width: after a run under COLUMNS=300 the note
+    under the resolution table printed 170 characters wide at 80 columns."""
+    _, path = panel_file
+    args = ["compare", str(path), "--n-boot", "200"]
+    widths = {}
+    for columns in (300, 80, 300):
+        out = runner.invoke(app, args, env={"COLUMNS": str(columns)})
+        assert out.exit_code == 0, out.output
+        widths[columns] = max(widths.get(columns, 0), max(len(line) for line in out.stdout.splitlines()))
+    assert widths[80] <= 80 < widths[300]  # the note is one line at 300 columns, wrapped at 80
+
+
 def test_bad_pair_is_one_line_exit_2(panel_file: tuple[Panel, Path]) -> None:
     _, path = panel_file
     out = runner.invoke(app, ["compare", str(path), "--pair", "m000"])

@@ -24,7 +24,11 @@ from benchsift.report.progress import close_all
 #: Human-readable output goes to stderr when --json is active, so stdout carries one JSON object only.
 #: Both render rich tables in the chosen ``--format``, fitted to the terminal
 #: (:mod:`benchsift.report.console`). They are made on first use (module ``__getattr__``), so
-#: ``benchsift --version`` never imports rich.
+#: ``benchsift --version`` never imports rich, and anew for each command (:class:`BenchsiftGroup`): a
+#: rich console fixes its width (``COLUMNS``), colours and terminal detection when it is made, so one
+#: kept for the process printed a second command run in it (a notebook, ``CliRunner``) at the first one's
+#: width: 300 columns after a run under ``COLUMNS=300``. Read them as ``_common.console`` when printing,
+#: never ``from benchsift.cli._common import console`` (that keeps one).
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -33,16 +37,30 @@ if TYPE_CHECKING:
     err_console: Console
 
 _CONSOLES: dict[str, dict[str, Any]] = {"console": {}, "err_console": {"stderr": True}}
+#: the consoles of the running command (None outside a command: each use makes a fresh one)
+_MADE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "benchsift_consoles", default=None
+)
 
 
 def __getattr__(name: str) -> Any:
     if name in _CONSOLES:
         from benchsift.report.console import TableConsole
 
-        made = TableConsole(**_CONSOLES[name])
-        globals()[name] = made
-        return made
+        made = _MADE.get()
+        if made is None:
+            return TableConsole(**_CONSOLES[name])
+        if name not in made:
+            made[name] = TableConsole(**_CONSOLES[name])
+        return made[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _in_own_consoles(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` with consoles of its own, made on first use in the environment it runs in (run in a
+    copied context: they end with it)."""
+    _MADE.set({})
+    return _printing_warnings(func, *args)
 
 
 #: click's exception base (raised for usage errors), reached through typer's public BadParameter
@@ -137,8 +155,9 @@ class BenchsiftGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            # a fresh context per command: --force (benchsift._fileio.force_overwrite) ends with it
-            return contextvars.copy_context().run(_printing_warnings, super().invoke, ctx)
+            # a fresh context per command: --force (benchsift._fileio.force_overwrite), --format and the
+            # consoles end with it
+            return contextvars.copy_context().run(_in_own_consoles, super().invoke, ctx)
         except (typer.Exit, typer.Abort):
             raise
         except BenchsiftError as exc:
@@ -334,7 +353,7 @@ def emit(
 
     from benchsift.cli._output import print_warnings
 
-    con = globals().get("console") or __getattr__("console")
+    con = __getattr__("console")
     for make in shown:
         made = make()
         for item in made if isinstance(made, list | tuple) else [made]:

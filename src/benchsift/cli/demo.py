@@ -7,7 +7,8 @@ from typing import Annotated
 
 from rich.text import Text
 
-from benchsift.cli._common import ForceOpt, console, emit, opt, outputs
+from benchsift.cli import _common
+from benchsift.cli._common import ForceOpt, emit, opt, outputs
 from benchsift.workflows.demo import run_demo
 
 
@@ -22,7 +23,9 @@ def demo_command(
 ) -> None:
     """Run the demo on simulated data; write tables, figures, suites and OUT/index.html (open it)."""
     outputs(force, dirs=[out])
-    run = run_demo(out, random_state=seed, console=console if not json_output else None, long_csv=long_csv)
+    run = run_demo(
+        out, random_state=seed, console=_common.console if not json_output else None, long_csv=long_csv
+    )
     done = Text.assemble(
         ("demo finished", "bold green"), f" in {run.payload['seconds']:.1f} s; outputs in {out}/"
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchsift.cli._common import ForceOpt, JsonOpt, emit, err_console, opt, outputs
+from benchsift.cli import _common
+from benchsift.cli._common import ForceOpt, JsonOpt, emit, opt, outputs
 from benchsift.report.tables.panel import render_simulation
 from benchsift.simulate import SimulationConfig
 from benchsift.workflows.panels import simulate_to_files
@@ -49,6 +50,6 @@ def simulate_command(
         contamination_by=contamination_by,
     )
     config.validate()
-    with err_console.status(f"simulating {config.n_models} models x {config.n_items:,} items ..."):
+    with _common.err_console.status(f"simulating {config.n_models} models x {config.n_items:,} items ..."):
         run = simulate_to_files(config, output, truth=truth, random_state=seed, preset=preset)
     emit(json_output, run, lambda: render_simulation(run.payload, output, truth))
