@@ -112,17 +112,12 @@ class WeightStream:
         codes = np.arange(int(n), dtype=np.intp)
         if clusters is not None:
             codes, _ = cluster_codes(clusters)
-            if codes.size != n:
-                raise InputError(f"clusters: {codes.size} item labels for {n} items")
+            check_shape("clusters", codes.shape, (n,), what="one label per item, shape")
         if strata is None:
             groups = [np.arange(int(n), dtype=np.intp)]
         else:
             s_codes, n_s = cluster_codes(strata)
-            if s_codes.shape != codes.shape:
-                raise InputError(
-                    f"clusters / strata: expected one label each per row, got {codes.shape} and "
-                    f"{s_codes.shape}"
-                )
+            check_shape("strata", s_codes.shape, codes.shape, what="one label each per row, as clusters:")
             groups = [np.flatnonzero(s_codes == k) for k in range(n_s)]
             if n_s > 1 and n_draw is not None:
                 raise InputError("n_draw: a fixed number of draws per replicate is not defined with strata")
@@ -316,8 +311,7 @@ def paired_bootstrap_means(
     is 0 (no drawn item present) gives NaN.
     """
     V = np.asarray(X, dtype=np.float64)
-    if V.ndim != 2:
-        raise InputError(f"X: expected a (K, n) matrix, got shape {V.shape}")
+    check_shape("X", V.shape, ("K", "n"), what="a matrix of shape")
     K, n = V.shape
     if denominators is None:
         present = ~np.isnan(V)
