@@ -80,7 +80,10 @@ def test_human_summary(tmp_path: Path, fixtures: Path) -> None:
         (["long", "long/empty.csv"], "empty file"),
         (["wide", "wide/nonnumeric.csv"], "line 3: score in column 'm2' 'yes' is not a number"),
         (["lm-eval", "lm_eval"], "several filters"),
-        (["long", "long/scores.csv", "--rescale", "sometimes"], "--rescale 'sometimes'"),
+        (
+            ["long", "long/scores.csv", "--rescale", "sometimes"],
+            "--rescale: expected one of auto, known, none, got 'sometimes'",
+        ),
         (["long", "long/scores.csv", "--scale", "MMStar"], "--scale 'MMStar'"),
     ],
 )
