@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import validate_params
+from benchsift._params import Check, check_param, validate_params
 from benchsift.errors import InputError
 from benchsift.stats._checks import COUNT, check_shape
 from benchsift.stats._random import SeedLike, check_random_state
@@ -151,10 +151,12 @@ class WeightStream:
         """The same replicates restricted to ``columns`` (distinct item indices), e.g. one benchmark's items;
         only the strata that hold a taken column are drawn."""
         cols = np.asarray(columns, dtype=np.intp).reshape(-1)
-        if cols.size and (cols.min() < 0 or cols.max() >= self.shape[1]):
-            raise InputError(f"columns: expected indices into {self.shape[1]} items")
-        if np.unique(cols).size != cols.size:
-            raise InputError("columns: expected distinct item indices")
+        n = self.shape[1]
+        distinct = Check(
+            lambda c: (not c.size or (c.min() >= 0 and c.max() < n)) and np.unique(c).size == c.size,
+            f"distinct indices into the {n} items",
+        )
+        check_param("columns", cols, [distinct], quote=False)
         base = np.arange(self.shape[1]) if self._cols is None else self._cols
         out = copy.copy(self)
         out._cols = base[cols]
