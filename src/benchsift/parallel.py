@@ -30,6 +30,7 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from benchsift._params import Check, Options, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.errors import InputError
 
 if TYPE_CHECKING:
@@ -42,13 +43,20 @@ BACKENDS: tuple[str, ...] = ("loky", "threading", "dask", "ray")
 _NONZERO = Check(lambda n: isinstance(n, int) and not isinstance(n, bool) and n != 0, "a non-zero integer")
 
 
+#: an address names a cluster, which only the dask and ray backends have
+_ADDRESS = (
+    Rule(
+        ("address", "backend"),
+        lambda address, backend: address is None or backend in ("dask", "ray"),
+        "`address` (of a dask or ray cluster) only with `backend` dask or `backend` ray",
+    ),
+)
+
+
 @validate_params({"backend": [Options(BACKENDS), None]})
 def check_backend(backend: str | None, address: str | None = None) -> str | None:
     """The backend name checked (``None`` stays ``None``); ``address`` only with dask or ray."""
-    if address is not None and backend not in ("dask", "ray"):
-        raise InputError(
-            "`address` is the address of a dask or ray cluster: give it with `backend` dask or `backend` ray"
-        )
+    check_rules(_ADDRESS, {"address": address, "backend": backend})
     return backend
 
 

@@ -80,7 +80,10 @@ def test_human_summary(tmp_path: Path, fixtures: Path) -> None:
         (["long", "long/empty.csv"], "empty file"),
         (["wide", "wide/nonnumeric.csv"], "line 3: score in column 'm2' 'yes' is not a number"),
         (["lm-eval", "lm_eval"], "several filters"),
-        (["long", "long/scores.csv", "--rescale", "sometimes"], "--rescale 'sometimes'"),
+        (
+            ["long", "long/scores.csv", "--rescale", "sometimes"],
+            "--rescale: expected one of auto, known, none, got 'sometimes'",
+        ),
         (["long", "long/scores.csv", "--scale", "MMStar"], "--scale 'MMStar'"),
     ],
 )
@@ -147,7 +150,8 @@ def test_bad_condition_option(tmp_path: Path, fixtures: Path) -> None:
     )
     assert result.exit_code == 2
     assert (
-        result.stderr.strip() == "benchsift: error: --condition 'blind' is not one of ['image', 'text-only']"
+        result.stderr.strip()
+        == "benchsift: error: --condition: expected image or text-only or None, got 'blind'"
     )
     assert not out.exists()
 
@@ -171,7 +175,7 @@ def test_inspect_folders_warnings_in_json(tmp_path: Path) -> None:
         app, ["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "mean", "-o", str(out)]
     )
     assert result.exit_code == 2
-    assert "no reducer 'mean' for scorer 'match' (reducers: ['max'])" in result.output
+    assert "scorer 'match': no epoch reducer 'mean' (epoch reducers: ['max'])" in result.output
 
 
 def test_info_per_model_coverage_and_unmatched_metadata(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ def test_subset_and_selects() -> None:
     assert p.subset(items=[4, 0]).item_keys == [("B2", "2"), ("B1", "1")]
     with pytest.raises(InputError, match="unknown benchmark"):
         p.select_benchmarks("nope")
-    with pytest.raises(InputError, match="mask has shape"):
+    with pytest.raises(InputError, match=r"mask: expected one entry per row, shape \(\d+,\), got"):
         p.subset(items=np.array([True, False]))
 
 
@@ -134,14 +134,16 @@ def test_bad_scores(scores: np.ndarray, match: str) -> None:
 
 def test_bad_metadata() -> None:
     items = pd.DataFrame({"benchmark": "b", "item": ["1", "1"]})
-    with pytest.raises(InputError, match="row 1: duplicate item '1'"):
+    with pytest.raises(InputError, match=r"row 1: duplicate \(benchmark, item\) = \('b', '1'\)"):
         Panel(np.zeros((1, 2)), ["m"], items)
     items = pd.DataFrame({"benchmark": "b", "item": ["1", "2"]})
-    with pytest.raises(InputError, match="duplicate model 'm'"):
+    with pytest.raises(InputError, match=r"row 1: duplicate \(model, condition\) = \('m', 'image'\)"):
         Panel(np.zeros((2, 2)), ["m", "m"], items)
-    with pytest.raises(InputError, match="condition 'blind'"):
+    with pytest.raises(
+        InputError, match="column 'condition' row 0: expected image or text-only or empty, got 'blind'"
+    ):
         Panel(np.zeros((1, 2)), pd.DataFrame({"model": ["m"], "condition": ["blind"]}), items)
-    with pytest.raises(InputError, match="missing column 'benchmark'"):
+    with pytest.raises(InputError, match=r"missing column\(s\) \['benchmark'\]"):
         Panel(np.zeros((1, 2)), ["m"], pd.DataFrame({"item": ["1", "2"]}))
     with pytest.raises(InputError, match="3 rows but the score matrix has 2"):
         Panel(np.zeros((1, 2)), ["m"], pd.DataFrame({"benchmark": "b", "item": ["1", "2", "3"]}))

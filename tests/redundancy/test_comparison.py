@@ -113,9 +113,19 @@ def test_analyse_instances_runs_the_analysis_its_options_name(planted) -> None: 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"compare_k": 5, "top_k": 5}, "give either `compare_k` or `top_k` / `bottom_k`, not both"),
-        ({"each_benchmark": True, "benchmark": "b0"}, "give either `each_benchmark`"),
-        ({"benchmarks": ["b0"]}, "`benchmarks` needs `each_benchmark`"),
+        (
+            {"compare_k": 5, "top_k": 5},
+            "compare_k=5, top_k=5, bottom_k=None: expected either `compare_k` or `top_k` / `bottom_k`, "
+            "not both",
+        ),
+        (
+            {"each_benchmark": True, "benchmark": "b0"},
+            "each_benchmark=True, benchmark='b0': expected either `each_benchmark`",
+        ),
+        (
+            {"benchmarks": ["b0"]},
+            "benchmarks=['b0'], each_benchmark=False: expected `benchmarks` only with `each_benchmark`",
+        ),
     ],
 )
 def test_analyse_instances_refuses_contradicting_options(planted, options, message) -> None:  # type: ignore[no-untyped-def]

@@ -229,13 +229,13 @@ def test_threshold_above_one_is_refused_and_errors_name_parameters() -> None:
         instance_redundancy(panel, ratios=[0.5, 1.0], repeats=3, threshold=1.5)
     res = instance_redundancy(panel, ratios=[0.5, 1.0], repeats=3, threshold=1.0, random_state=0)
     assert all(res.saturation[m] == 1.0 for m in res.metrics)
-    with pytest.raises(InputError, match=r"^`repeats` must be a positive integer, got 0$"):
+    with pytest.raises(InputError, match=r"^`repeats`: expected an integer >= 1, got 0$"):
         instance_redundancy(panel, repeats=0)
-    with pytest.raises(InputError, match=r"^`threshold` must be a finite number"):
+    with pytest.raises(InputError, match=r"^`threshold`: expected a number, got nan$"):
         instance_redundancy(panel, threshold=float("nan"))
-    with pytest.raises(InputError, match=r"^`top_k` must be a positive integer, got 0$"):
+    with pytest.raises(InputError, match=r"^`top_k`: expected an integer >= 1, got 0$"):
         instance_redundancy(panel, top_k=0)
-    with pytest.raises(InputError, match=r"^give either `top_k` or `bottom_k`, not both$"):
+    with pytest.raises(InputError, match=r"^top_k=3, bottom_k=3: expected `top_k` or `bottom_k`, not both$"):
         instance_redundancy(panel, top_k=3, bottom_k=3)
 
 

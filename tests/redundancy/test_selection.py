@@ -35,7 +35,7 @@ def test_all_models_and_errors():
     assert sel.mode == "all" and sel.k is None and sub is panel
     with pytest.raises(InputError, match="5 with a score"):
         select_models(panel, top_k=6)  # m5 has no score and cannot be ranked
-    with pytest.raises(InputError, match="positive integer"):
+    with pytest.raises(InputError, match=r"^`bottom_k`: expected an integer >= 1, got 0$"):
         select_models(panel, bottom_k=0)
     with pytest.raises(InputError, match="not both"):
         select_models(panel, top_k=1, bottom_k=1)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import ConstraintLike, Interval, Options, check_params
 from benchsift.audit.dif import (
     DIF_MATCHING,
     DIF_TESTS,
@@ -45,16 +48,6 @@ PURIFY_PASSES = 3
 DISCRIMINATION = ("item-rest", "2pl")
 #: what ``dif_by`` accepts
 DIF_BY = ("auto", "release_date", "family", "none")
-
-
-def _check_fraction(value: float, name: str, lo_open: bool = True, hi_open: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-        raise InputError(f"`{name}`: expected a number, got {value!r}")
-    v = float(value)
-    if (v <= 0 if lo_open else v < 0) or (v >= 1 if hi_open else v > 1):
-        lo, hi = ("(" if lo_open else "["), (")" if hi_open else "]")
-        raise InputError(f"`{name}`: expected a number in {lo}0, 1{hi}, got {value!r}")
-    return v
 
 
 def _is_binary(X: np.ndarray) -> bool:
@@ -187,6 +180,27 @@ class _Options:
     dif_test: str
 
 
+_UNIT_OPEN = Interval(Real, 0, 1, closed="neither")
+_UNIT_RIGHT = Interval(Real, 0, 1, closed="right")
+#: every option of :func:`audit`, declared once, in the order the messages come
+_OPTION_CONSTRAINTS: dict[str, list[ConstraintLike]] = {
+    "alpha": [_UNIT_OPEN],
+    "power": [_UNIT_OPEN],
+    "ceiling": [_UNIT_RIGHT],
+    "blind_threshold": [_UNIT_RIGHT],
+    "duplicate_tolerance": [Interval(Real, 0, 1, closed="left")],
+    "text_similarity": [_UNIT_RIGHT],
+    "discrimination": [Options(DISCRIMINATION)],
+    "min_slope": [Interval(Real, -sys.float_info.max, sys.float_info.max, desc="a finite number")],
+    "min_discrimination": [Interval(Real, -1, 1, noun="a correlation")],
+    "min_minority": [Interval(Integral, 1, None)],
+    "min_group": [Interval(Integral, 1, None)],
+    "dif_by": [Options(DIF_BY)],
+    "dif_matching": [Options(DIF_MATCHING)],
+    "dif_test": [Options(DIF_TESTS)],
+}
+
+
 def _checked_options(
     *,
     alpha: float,
@@ -205,40 +219,18 @@ def _checked_options(
     dif_test: str,
 ) -> _Options:
     """Every parameter of :func:`audit` checked, in the order the messages come (:class:`InputError`)."""
-    alpha = _check_fraction(alpha, "alpha")
-    power = _check_fraction(power, "power")
-    ceiling = _check_fraction(ceiling, "ceiling", hi_open=False)
-    blind_threshold = _check_fraction(blind_threshold, "blind_threshold", hi_open=False)
-    duplicate_tolerance = _check_fraction(duplicate_tolerance, "duplicate_tolerance", lo_open=False)
-    text_similarity = _check_fraction(text_similarity, "text_similarity", hi_open=False)
-    if discrimination not in DISCRIMINATION:
-        raise InputError(f"`discrimination`: expected one of {list(DISCRIMINATION)}, got {discrimination!r}")
-    if isinstance(min_slope, bool) or not isinstance(min_slope, int | float) or not np.isfinite(min_slope):
-        raise InputError(f"`min_slope`: expected a number, got {min_slope!r}")
-    if not -1.0 <= float(min_discrimination) <= 1.0:
-        raise InputError(
-            f"`min_discrimination`: expected a correlation in [-1, 1], got {min_discrimination!r}"
-        )
-    for name, value in (("min_minority", min_minority), ("min_group", min_group)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InputError(f"`{name}`: expected an integer >= 1, got {value!r}")
-    if dif_by not in DIF_BY:
-        raise InputError(f"`dif_by`: expected one of {list(DIF_BY)}, got {dif_by!r}")
-    if dif_matching not in DIF_MATCHING:
-        raise InputError(f"`dif_matching`: expected one of {list(DIF_MATCHING)}, got {dif_matching!r}")
-    if dif_test not in DIF_TESTS:
-        raise InputError(f"`dif_test`: expected one of {list(DIF_TESTS)}, got {dif_test!r}")
+    check_params(_OPTION_CONSTRAINTS, locals())
     return _Options(
-        alpha=alpha,
+        alpha=float(alpha),
         discrimination=discrimination,
         min_discrimination=float(min_discrimination),
         min_slope=float(min_slope),
-        ceiling=ceiling,
-        blind_threshold=blind_threshold,
-        power=power,
-        duplicate_tolerance=duplicate_tolerance,
+        ceiling=float(ceiling),
+        blind_threshold=float(blind_threshold),
+        power=float(power),
+        duplicate_tolerance=float(duplicate_tolerance),
         min_minority=min_minority,
-        text_similarity=text_similarity,
+        text_similarity=float(text_similarity),
         dif_by=dif_by,
         min_group=min_group,
         dif_matching=dif_matching,

@@ -97,7 +97,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import expit
 
-from benchsift.errors import InputError
+from benchsift._params import Options, check_param
 from benchsift.irt import TwoPL
 
 __all__ = [
@@ -253,8 +253,7 @@ def logistic_dif(
     ``min_count`` of its models are right, ``min_count`` wrong, and each group has at least ``min_count``
     models that scored it; otherwise its entries are NaN.
     """
-    if test not in DIF_TESTS:
-        raise InputError(f"`test`: expected one of {list(DIF_TESTS)}, got {test!r}")
+    check_param("test", test, [Options(DIF_TESTS)])
     X = np.asarray(X, dtype=np.float64)
     g = np.asarray(group, dtype=np.float64)
     n_models, n_items = X.shape

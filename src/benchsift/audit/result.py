@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift.errors import InputError
+from benchsift._params import Options, check_param
 from benchsift.results import Result
 
 __all__ = ["FLAGS", "AuditResult"]
@@ -100,8 +100,7 @@ class AuditResult(Result):
     def ranked(self, flag: str = "negative-discrimination") -> pd.DataFrame:
         """Items carrying ``flag``, most confident first: by ``p_negative`` for the discrimination flags,
         ``dif_p`` for ``dif``, ``mean_score`` (highest first) for the saturation flags, panel order else."""
-        if flag not in FLAGS:
-            raise InputError(f"ranked: unknown flag {flag!r}; expected one of {list(FLAGS)}")
+        check_param("flag", flag, [Options(FLAGS)], owner="ranked")
         rows = self.items[self.items["flags"].map(lambda f: flag in f)]
         if flag in ("negative-discrimination", "low-discrimination"):
             rows = rows.sort_values(["p_negative", "discrimination"], kind="stable", na_position="last")

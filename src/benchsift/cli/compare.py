@@ -12,9 +12,11 @@ prints the result's ``to_dict()``; ``--out DIR`` also writes the CSV tables, the
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from pathlib import Path
 from typing import Annotated, Any
 
+from benchsift._params import Interval, check_param
 from benchsift.cli._common import (
     ClustersOpt,
     ForceOpt,
@@ -57,8 +59,7 @@ def compare_command(
 ) -> None:
     """Which models are really apart (pairwise tests, rank intervals, tie groups) and the benchmark's MDD."""
     outputs(force, dirs=[out])
-    if top < 0:
-        raise InputError(f"--top: expected 0 (all) or more, got {top}")
+    check_param("--top", top, [Interval(Integral, 0, None, noun="a number of rows (0: all)")], quote=False)
     stats = dict(
         n_boot=n_boot, alpha=alpha, level=level, power=power, correction=correction,
         clusters=cluster_spec(clusters), random_state=seed,

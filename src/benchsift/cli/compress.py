@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 from typing import Annotated
 
+from benchsift._schema import Rule, check_rules
 from benchsift.cli._common import (
     ClustersOpt,
     ForceOpt,
@@ -21,7 +22,7 @@ from benchsift.cli._common import (
 from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
-from benchsift.errors import EstimateWarning, FloorWarning, InputError
+from benchsift.errors import EstimateWarning, FloorWarning
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.progress import progress_bar
@@ -29,13 +30,20 @@ from benchsift.report.tables.compression import render_estimate, render_full_sco
 from benchsift.workflows.compress import compress_to_suite
 from benchsift.workflows.estimate import estimate_scores
 
+_ONE_HOLDOUT = (
+    Rule(
+        ("holdout", "holdout_models"),
+        lambda a, b: a is None or b is None,
+        "`holdout` or `holdout_models`, not both",
+    ),
+)
+
 
 def holdout_spec(holdout: float | None, holdout_models: str | None) -> float | list[str] | None:
     """``--holdout`` (a share) or ``--holdout-models`` (a file or comma list), at most one of them."""
     from benchsift.compression.holdout import read_model_list
 
-    if holdout is not None and holdout_models is not None:
-        raise InputError("--holdout and --holdout-models: give one of them")
+    check_rules(_ONE_HOLDOUT, {"holdout": holdout, "holdout_models": holdout_models})
     return read_model_list(holdout_models) if holdout_models is not None else holdout
 
 

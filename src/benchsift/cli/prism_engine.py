@@ -9,13 +9,14 @@ bars go to stderr.
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Real
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from benchsift._params import Interval, check_param
 from benchsift.cli._common import ForceOpt, emit, numbers, one_line, opt, outputs, pairs, split_list
-from benchsift.errors import InputError
 from benchsift.report.progress import progress_bar
 
 __all__ = ["register"]
@@ -46,8 +47,7 @@ MAX_LOST_DEFAULT = 0.1
 def _start(force: bool, files: list[Path | None], max_lost: float, stage: str, quiet: bool) -> Any:
     """Check the outputs and ``--max-lost`` before any call; return the stage's progress bar (or None)."""
     outputs(force, files=files)
-    if not 0.0 <= max_lost <= 1.0:
-        raise InputError(f"--max-lost: expected a fraction in [0, 1], got {max_lost!r}")
+    check_param("--max-lost", max_lost, [Interval(Real, 0, 1, noun="a fraction")], quote=False)
     return progress_bar(stage, not quiet, transient=False, bold=False)
 
 

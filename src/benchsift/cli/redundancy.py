@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
+from benchsift._params import Options, check_param
 from benchsift.cli._common import (
     AddressOpt,
     BackendOpt,
@@ -33,7 +34,6 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
-from benchsift.errors import InputError
 from benchsift.io import read_scores
 from benchsift.redundancy import (
     DEFAULT_RATIOS,
@@ -84,8 +84,7 @@ def _show(
 
 def _condition(value: str) -> str | None:
     """``--condition``: ``image`` / ``text-only`` as given, ``all`` -> ``None`` (every run kept)."""
-    if value not in ("image", "text-only", "all"):
-        raise InputError(f"--condition must be image, text-only or all, got {value!r}")
+    check_param("--condition", value, [Options(("image", "text-only", "all"))], quote=False)
     return None if value == "all" else value
 
 

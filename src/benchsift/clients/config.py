@@ -53,6 +53,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from benchsift._schema import choose
 from benchsift.clients.base import canonical_json
 from benchsift.clients.cache import is_database_url
 from benchsift.errors import InputError
@@ -230,9 +231,8 @@ class EngineConfig:
         return [e for e in self.endpoints.values() if e.role == "model"]
 
     def endpoint(self, name: str) -> EndpointConfig:
-        if name not in self.endpoints:
-            raise InputError(f"no endpoint named {name!r} in the config (have: {sorted(self.endpoints)})")
-        return self.endpoints[name]
+        chosen: str = choose(name, sorted(self.endpoints), what="endpoint", param="endpoint", where="config")
+        return self.endpoints[chosen]
 
 
 def _describe(err: ValidationError, table: str, where: str, allowed: list[str]) -> InputError:

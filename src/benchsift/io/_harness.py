@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import loads_bounded
+from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._coded_meta import text_dtype
@@ -307,12 +308,9 @@ def choose_filter(
     A requested filter only matters for files with several; a file with a single filter keeps it.
     """
     filters = list(dict.fromkeys(rec["filter"] for _, rec in records if "filter" in rec))
-    if filter_name is not None and len(filters) > 1:
-        if filter_name not in filters:
-            raise InputError(f"{path}: no filter {filter_name!r} in the samples (filters found: {filters})")
-        return filter_name
     if len(filters) > 1:
-        raise InputError(f"{path}: samples under several filters {filters}; choose one with `filter`")
+        chosen: str = choose(filter_name, filters, what="filter", param="filter", where=f"{path}: samples")
+        return chosen
     return filters[0] if filters else None
 
 

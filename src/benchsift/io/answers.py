@@ -45,8 +45,7 @@ class LoggedAnswers:
 
 def read_answers(path: PathLike, panel: Panel, *, column: str = "answer") -> LoggedAnswers:
     """Read a long table of logged answers (module docstring) and align it with ``panel``."""
-    if not isinstance(panel, Panel):
-        raise InputError(f"expected a benchsift Panel, got {type(panel).__name__}")
+    Panel.check(panel)
     p = Path(path)
     df = read_table(p)
     has_bench = "benchmark" in df.columns

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_dir
+from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
@@ -111,13 +112,8 @@ def _read_one(
     shared = {name for name, keys in by_name.items() if len(keys) > 1}
     if shared:
         choices = sorted({str(k) for name in shared for k in by_name[name]})
-        if filter_name is None:
-            raise InputError(
-                f"{path}: records for several aggregate results {choices} under one evaluation_name "
-                "(evaluation_result_id / metadata.filter); choose one with `filter`"
-            )
-        if filter_name not in choices:
-            raise InputError(f"{path}: no aggregate result {filter_name!r} in the records (found {choices})")
+        where = f"{path}: records under one evaluation_name (evaluation_result_id / metadata.filter)"
+        filter_name = choose(filter_name, choices, what="aggregate result", param="filter", where=where)
         records = [
             (n, r)
             for n, r in records

@@ -46,6 +46,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
@@ -199,21 +200,9 @@ def _choose(
     splits = have[metric]
     if split is None:
         wanted = main[1] if main is not None and main[0] == metric else None
-        if wanted in splits:
-            split = wanted
-        elif "test" in splits:
-            split = "test"
-        elif len(splits) == 1:
-            split = next(iter(splits))
-        else:
-            raise InputError(
-                f"{path}: stat {metric!r} on several splits {sorted(map(str, splits))}; "
-                "choose one with `split`"
-            )
-    elif split not in splits:
-        raise InputError(
-            f"{path}: stat {metric!r} has no split {split!r} (splits: {sorted(map(str, splits))})"
-        )
+        split = wanted if wanted in splits else "test" if "test" in splits else None
+    where = f"{path}: stat {metric!r}"
+    split = choose(split, sorted(splits, key=str), what="split", param="split", where=where)
     return metric, split
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Check, Options, validate_params
 from benchsift.errors import InputError
 from benchsift.io.long import read_models_table
 from benchsift.io.registry import import_panel
@@ -68,6 +69,15 @@ class ImportResult(Result):
         return means
 
 
+@validate_params(
+    {
+        "rescale": [Options(RESCALE_MODES)],
+        "answers_out": [
+            Check(lambda p: Path(p).suffix.lower() in (".parquet", ".csv"), "a .parquet or .csv file name"),
+            None,
+        ],
+    }
+)
 def import_files(
     fmt: str,
     inputs: PathLike | Sequence[PathLike],
@@ -98,11 +108,7 @@ def import_files(
         (a models side file) the warnings also name its rows that match no model and the panel's models
         it does not describe (:func:`benchsift.io.side_files.side_file_warnings`).
     """
-    if rescale not in RESCALE_MODES:
-        raise InputError(f"`rescale` {rescale!r} is not one of {list(RESCALE_MODES)}")
     out_answers = Path(answers_out) if answers_out is not None else None
-    if out_answers is not None and out_answers.suffix.lower() not in (".parquet", ".csv"):
-        raise InputError(f"`answers_out` {out_answers}: expected a .parquet or .csv file name")
     notes: list[str] = []
     answers: list[pd.DataFrame] | None = [] if out_answers is not None else None
     paths = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)

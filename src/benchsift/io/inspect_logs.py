@@ -46,6 +46,7 @@ import math
 import statistics
 import zipfile
 from collections import Counter
+from numbers import Real
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -53,6 +54,8 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import loads_bounded
+from benchsift._params import ConstraintLike, Interval, validate_params
+from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -118,12 +121,6 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
             raise InputError(f"{where}: score value has no key {score_key!r} (keys {sorted(value)})")
         return score_to_float(value[score_key], where, None)
     raise InputError(f"{where}: score value {value!r} is not a scalar")
-
-
-def _positive(value: Any, name: str) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise InputError(f"`{name}` must be a positive number, got {value!r}")
-    return value
 
 
 def _unscored(value: Any) -> bool:
@@ -287,13 +284,8 @@ def _scorer_names(raw: RawLog) -> list[str]:
 
 
 def _pick_scorer(names: list[str], path: Path, scorer: str | None) -> str:
-    if scorer is not None:
-        if scorer not in names:
-            raise InputError(f"{path}: no scorer {scorer!r} (scorers: {names})")
-        return scorer
-    if len(names) > 1:
-        raise InputError(f"{path}: several scorers {names}; choose one with `scorer`")
-    return names[0]
+    chosen: str = choose(scorer, names, what="scorer", param="scorer", where=str(path))
+    return chosen
 
 
 def _logged_answer(sample: dict[str, Any], score: Any) -> str | None:
@@ -311,14 +303,8 @@ def _pick_reduction(
     """The reducer to apply and, when the log holds them, inspect's own reduced scores for it."""
     stored = [r for r in raw.reductions or [] if isinstance(r, dict) and r.get("scorer") == scorer]
     names = [str(r.get("reducer") or "mean") for r in stored] or configured
-    if reducer is not None:
-        if names and reducer not in names:
-            raise InputError(f"{path}: no reducer {reducer!r} for scorer {scorer!r} (reducers: {names})")
-        chosen: str | None = reducer
-    elif len(names) > 1:
-        raise InputError(f"{path}: several epoch reducers {names}; choose one with `reducer`")
-    else:
-        chosen = names[0] if names else None
+    where = f"{path}: scorer {scorer!r}"
+    chosen = choose(reducer, names, what="epoch reducer", param="reducer", where=where) if names else reducer
     for r in stored:
         if str(r.get("reducer") or "mean") == (chosen or "mean"):
             samples = r.get("samples")
@@ -477,6 +463,10 @@ def _frame(rows: list[Row], path: Path, name: str, task: str, condition: str | N
     return table
 
 
+_POSITIVE: list[ConstraintLike] = [Interval(Real, 0, None, closed="neither"), None]
+
+
+@validate_params({"max_member_bytes": _POSITIVE, "max_ratio": _POSITIVE})
 def read_inspect(
     paths: Paths,
     *,
@@ -511,8 +501,8 @@ def read_inspect(
     before it is read. Every JSON document read (a member, a ``.json`` log) may nest at most 256 levels.
     """
     bounds = Bounds(
-        MAX_MEMBER_BYTES if max_member_bytes is None else _positive(max_member_bytes, "max_member_bytes"),
-        MAX_RATIO if max_ratio is None else _positive(max_ratio, "max_ratio"),
+        MAX_MEMBER_BYTES if max_member_bytes is None else max_member_bytes,
+        MAX_RATIO if max_ratio is None else max_ratio,
     )
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)

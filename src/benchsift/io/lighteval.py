@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -60,16 +61,10 @@ def model_from_path(path: Path) -> str | None:
 
 
 def _choose_metric(keys: list[str], path: Path, metric: str | None) -> str:
-    if metric is not None:
-        if metric not in keys:
-            raise InputError(f"{path}: no metric {metric!r} in the details (metrics: {keys})")
-        return metric
-    if len(keys) == 1:
-        return keys[0]
-    for m in PREFERRED:
-        if m in keys:
-            return m
-    raise InputError(f"{path}: several metrics {keys}; choose one with `metric`")
+    if metric is None and len(keys) > 1:
+        metric = next((m for m in PREFERRED if m in keys), None)
+    chosen: str = choose(metric, keys, what="metric", param="metric", where=f"{path}: details")
+    return chosen
 
 
 def _doc_text(doc: dict[str, Any]) -> tuple[str | None, str | None, str | None]:

@@ -30,6 +30,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from benchsift._params import Options, check_param
 from benchsift.errors import BenchsiftError, FormatError, InputError
 from benchsift.io._common import Paths
 from benchsift.io.aggregate import read_aggregate
@@ -90,8 +91,7 @@ def import_panel(name: str, paths: Paths, **options: Any) -> Panel:
     """
     reader = get_reader(name)
     condition = options.get("condition")
-    if condition is not None and condition not in CONDITIONS:
-        raise InputError(f"`condition` {condition!r} is not one of {list(CONDITIONS)}")
+    check_param("condition", condition, [Options(CONDITIONS), None])
     accepted = set(reader_options(name))
     given = {k: v for k, v in options.items() if v is not None}
     unknown = sorted(set(given) - accepted)

@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Options, check_param
 from benchsift.errors import InputError
 from benchsift.io._rows import row_label
 
@@ -132,8 +133,7 @@ def decide_affine(
     means unchanged -- or an error text. ``share_above_one``: the share of the benchmark's nonzero scores
     that are above 1 (percentage detection needs at least :data:`PERCENT_MIN_SHARE`).
     """
-    if mode not in RESCALE_MODES:
-        raise InputError(f"rescale mode {mode!r} is not one of {list(RESCALE_MODES)}")
+    check_param("rescale", mode, [Options(RESCALE_MODES)])
     if not np.isfinite(high):  # no observed score at all
         return 0.0, 1.0, "no scores"
     scales = scales or {}

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from benchsift.errors import InputError, listed
+from benchsift._params import Interval
+from benchsift._schema import Col, check_frame, choose
+from benchsift.errors import InputError
+from benchsift.io._common import check_file
 from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS
 
 __all__ = [
@@ -41,15 +45,29 @@ __all__ = [
 AXES: tuple[str, ...] = ("q", "if", "h", "mq", "sc", "c", "vis")
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "item", "benchmark", "domain", "axis", "score", "answered")
 SC_COLUMNS: tuple[str, ...] = ("sc_turn0_correct", "sc_flip_turn", "sc_adopted")
-_ADOPTED = {"yes", "no", "unknown"}
-_TRUE = {"true", "1", "yes", "t", "y", "1.0"}
-_FALSE = {"false", "0", "no", "f", "n", "0.0"}
+_UNIT = Interval(Real, 0, 1)
+#: the verdict table's columns (docs/CONTRACTS.md); ``partial`` is optional
+_SCHEMA = {
+    "model": Col("name"),
+    "item": Col("name"),
+    "benchmark": Col("name"),
+    "domain": Col(empty=True, fill="unknown"),
+    "axis": Col("name"),
+    "score": Col("number", empty=True, within=_UNIT),
+    "answered": Col("bool"),
+    "partial": Col("number", required=False, empty=True, within=_UNIT),
+}
+#: the sc columns, required once an sc row is present (``sc_flip_turn`` empty = no flip)
+_SC_SCHEMA = {
+    "sc_turn0_correct": Col("bool", empty=True),
+    "sc_flip_turn": Col("number", empty=True, values=(1, 2, 3)),
+    "sc_adopted": Col("text", empty=True, values=("yes", "no", "unknown")),
+}
 
 
 def read_table(path: Path) -> pd.DataFrame:
     """Read a CSV or parquet table; :class:`InputError` naming the file when absent or unreadable."""
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
+    check_file(path)
     suffix = path.suffix.lower()
     try:
         if suffix in {".parquet", ".pq"}:
@@ -61,21 +79,6 @@ def read_table(path: Path) -> pd.DataFrame:
     raise InputError(f"{path}: expected a .csv or .parquet file, got suffix {suffix!r}")
 
 
-def _bool_column(col: pd.Series, name: str, source: str, allow_na: bool) -> pd.Series:
-    """Parse a bool column written as bool, 0/1 or true/false text; NA kept only if ``allow_na``."""
-    if col.dtype == bool:
-        return col.astype("boolean")
-    text = col.astype("string").str.strip().str.lower()
-    out = pd.Series(pd.NA, index=col.index, dtype="boolean")
-    out[text.isin(_TRUE).fillna(False).to_numpy(bool)] = True
-    out[text.isin(_FALSE).fillna(False).to_numpy(bool)] = False
-    bad = out.isna() & ~(col.isna() if allow_na else pd.Series(False, index=col.index))
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{source}: column {name!r} row {row}: expected true/false, got {col.iloc[row]!r}")
-    return out
-
-
 def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.DataFrame:
     """Check a long verdict table against the contract and return a normalised copy.
 
@@ -84,42 +87,9 @@ def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.D
     (non-sc) row has no score; a (model, benchmark, item, axis) key repeats; an item has two domains; or
     the sc fields are malformed. Scores of unanswered rows are set to NaN (App. C: excluded, not 0).
     """
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-    if missing:
-        raise InputError(
-            f"{source}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)} "
-            "(see docs/CONTRACTS.md, 'Multi-axis verdict table')"
-        )
-    if len(df) == 0:
-        raise InputError(f"{source}: the verdict table has no rows")
-    out = df.copy()
-    out = out.reset_index(drop=True)
-    for name in ("model", "item", "benchmark", "axis"):
-        if out[name].isna().any():
-            row = int(np.flatnonzero(out[name].isna().to_numpy())[0])
-            raise InputError(f"{source}: column {name!r} row {row}: empty value, expected a name")
-        out[name] = out[name].astype(str)
-    out["domain"] = out["domain"].astype("string").fillna("unknown").astype(str)
-    out["answered"] = _bool_column(out["answered"], "answered", source, allow_na=False).astype(bool)
-    score = pd.to_numeric(out["score"], errors="coerce")
-    bad = score.isna() & out["score"].notna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"{source}: column 'score' row {row}: expected a number, got {out['score'].iloc[row]!r}"
-        )
-    out["score"] = score.astype(float)
-    for name in ("score", "partial"):
-        if name not in out.columns:
-            continue
-        vals = pd.to_numeric(out[name], errors="coerce").astype(float)
-        outside = (vals < 0) | (vals > 1)
-        if outside.any():
-            row = int(np.flatnonzero(outside.to_numpy())[0])
-            raise InputError(
-                f"{source}: column {name!r} row {row}: expected a value in [0, 1], got {vals.iloc[row]}"
-            )
-        out[name] = vals
+    hint = " (see docs/CONTRACTS.md, 'Multi-axis verdict table')"
+    key = ["model", "benchmark", "item", "axis"]
+    out = check_frame(df, _SCHEMA, where=source, nonempty=True, key=key, hint=hint)
     out.loc[~out["answered"], "score"] = np.nan
     if "partial" in out.columns:
         out.loc[~out["answered"], "partial"] = np.nan
@@ -131,14 +101,6 @@ def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.D
             f"{source}: column 'score' row {row}: answered=True but no score "
             f"(model {out['model'].iloc[row]!r}, axis {out['axis'].iloc[row]!r}); expected a value in [0, 1]"
         )
-    key = ["model", "benchmark", "item", "axis"]
-    dup = out.duplicated(key)
-    if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
-        raise InputError(
-            f"{source}: row {row}: duplicate (model, benchmark, item, axis) = "
-            f"{tuple(out.loc[row, key])}; expected one verdict per key"
-        )
     n_dom = out.groupby(["benchmark", "item"], sort=False)["domain"].nunique()
     if (n_dom > 1).any():
         b, i = n_dom.index[int(np.flatnonzero((n_dom > 1).to_numpy())[0])]
@@ -149,34 +111,15 @@ def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.D
 
 
 def _validate_sc(out: pd.DataFrame, is_sc: NDArray[np.bool_], source: str) -> None:
-    missing = [c for c in SC_COLUMNS if c not in out.columns]
-    if missing:
-        raise InputError(f"{source}: axis 'sc' present but column(s) {missing} missing")
-    answered_sc = is_sc & out["answered"].to_numpy()
-    t0 = _bool_column(out["sc_turn0_correct"], "sc_turn0_correct", source, allow_na=True)
-    no_t0 = answered_sc & t0.isna().to_numpy()
+    checked = check_frame(out, _SC_SCHEMA, where=f"{source} (axis 'sc' present)")
+    t0 = checked["sc_turn0_correct"]
+    no_t0 = is_sc & out["answered"].to_numpy() & t0.isna().to_numpy()
     if no_t0.any():
         row = int(np.flatnonzero(no_t0)[0])
         raise InputError(f"{source}: column 'sc_turn0_correct' row {row}: answered sc row needs true/false")
     out["sc_turn0_correct"] = t0
-    flip = pd.to_numeric(out["sc_flip_turn"], errors="coerce")
-    bad_flip = (out["sc_flip_turn"].notna() & ~flip.isin([1, 2, 3])).to_numpy()
-    if bad_flip.any():
-        row = int(np.flatnonzero(bad_flip)[0])
-        raise InputError(
-            f"{source}: column 'sc_flip_turn' row {row}: expected 1, 2, 3 or empty (no flip), "
-            f"got {out['sc_flip_turn'].iloc[row]!r}"
-        )
-    out["sc_flip_turn"] = flip.astype("Int64")
-    adopted = out["sc_adopted"].astype("string").str.strip().str.lower()
-    bad_ad = (adopted.notna() & ~adopted.isin(_ADOPTED)).to_numpy()
-    if bad_ad.any():
-        row = int(np.flatnonzero(bad_ad)[0])
-        raise InputError(
-            f"{source}: column 'sc_adopted' row {row}: expected yes / no / unknown or empty, "
-            f"got {out['sc_adopted'].iloc[row]!r}"
-        )
-    out["sc_adopted"] = adopted
+    out["sc_flip_turn"] = checked["sc_flip_turn"].astype("Int64")
+    out["sc_adopted"] = checked["sc_adopted"]
 
 
 def load_verdicts(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -235,9 +178,7 @@ class VerdictArrays:
         return len(self.axes)
 
     def axis_index(self, axis: str) -> int:
-        if axis not in self.axes:
-            raise InputError(f"axis {axis!r} not in the verdict table; axes present: {self.axes}")
-        return self.axes.index(axis)
+        return self.axes.index(choose(axis, self.axes, what="axis", param="axis", where="verdict table"))
 
     def subset_items(self, mask: NDArray[np.bool_]) -> VerdictArrays:
         """A copy restricted to the items where ``mask`` is True."""
@@ -367,30 +308,16 @@ def split_axis_means(
     df: pd.DataFrame, axes: list[str] | None = None, where: str = "axis means"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`load_axis_means` on a table already in memory; ``where`` names it in error messages."""
-    p = where
-    if "model" not in df.columns:
-        raise InputError(f"{p}: missing column 'model'; expected a 'model' column and one column per axis")
-    if df["model"].isna().any() or df["model"].astype(str).duplicated().any():
-        raise InputError(f"{p}: column 'model' must hold unique, non-empty model names")
     if axes is None:
         axes = [a for a in AXES if a in df.columns]
         if not axes:
             axes = [c for c in df.columns if c != "model" and pd.api.types.is_numeric_dtype(df[c])]
-    absent = [a for a in axes if a not in df.columns]
-    if absent:
-        raise InputError(f"{p}: axis column(s) {absent} not found; columns are {listed(df.columns)}")
     if len(axes) == 0:
-        raise InputError(f"{p}: no axis columns found; expected one numeric column per axis")
-    means = pd.DataFrame(index=pd.Index(df["model"].astype(str), name="model"))
-    for a in axes:
-        col = pd.to_numeric(df[a], errors="coerce")
-        bad = (col.isna() & df[a].notna()) | (col < 0) | (col > 1)
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(
-                f"{p}: column {a!r} row {row}: expected a number in [0, 1], got {df[a].iloc[row]!r}"
-            )
-        means[a] = col.to_numpy(float)
+        raise InputError(f"{where}: no axis columns found; expected one numeric column per axis")
+    schema = {"model": Col("name"), **{a: Col("number", empty=True, within=_UNIT) for a in axes}}
+    checked = check_frame(df, schema, where=where, key=["model"])
+    index = pd.Index(checked["model"], name="model")
+    means = pd.DataFrame({a: checked[a].to_numpy(float) for a in axes}, index=index)
     extra = df.drop(columns=list(axes)).set_index(means.index)
     extra = extra.drop(columns=["model"]) if "model" in extra.columns else extra
     return means, extra

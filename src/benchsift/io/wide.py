@@ -44,6 +44,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from benchsift._params import Options, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded import PANDAS_NA
 from benchsift.io._common import (
@@ -383,8 +385,6 @@ def _read_one(
                 items["category"] = np.asarray(texts[header.index(category_column)], dtype=object)[keep]
             scores = scores_t.T
         else:
-            if category_column is not None:
-                raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
             ids = id_strings(id_values, path, f"model id ({id_col!r})", rows)
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
             items = pd.DataFrame({"benchmark": bench, "item": score_names})
@@ -424,8 +424,6 @@ def _read_one(
                 items["category"] = df[category_column].to_numpy()[keep]
             scores = scores.T
         else:
-            if category_column is not None:
-                raise InputError(f"{path}: category_column only applies to orient 'items-rows'")
             item_ids, block = _block(df, header, skip[:1] + skip[2:], path, rows, "item", notes)
             ids = id_strings(df[id_col], path, f"model id ({id_col!r})", rows)
             ids, scores, _ = _collapse_repeats(ids, block, path, rows, "model", notes)
@@ -456,6 +454,32 @@ def _rescale_in_place(
     return scores
 
 
+#: which column options go with which orientation
+_RULES = (
+    Rule(
+        ("model_column", "orient"),
+        lambda column, orient: column is None or orient == "models-rows",
+        "`model_column` only with `orient` 'models-rows' (use `item_column` for 'items-rows')",
+    ),
+    Rule(
+        ("item_column", "orient"),
+        lambda column, orient: column is None or orient == "items-rows",
+        "`item_column` only with `orient` 'items-rows' (use `model_column` for 'models-rows')",
+    ),
+    Rule(
+        ("category_column", "orient"),
+        lambda column, orient: column is None or orient == "items-rows",
+        "`category_column` only with `orient` 'items-rows' (a category belongs to an item row)",
+    ),
+)
+
+
+@validate_params(
+    {
+        "orient": [Options(ORIENTS)],
+        "condition": [Options(CONDITIONS), None],
+    }
+)
 def read_wide(
     paths: Paths,
     *,
@@ -481,18 +505,11 @@ def read_wide(
     each is one benchmark; their models are matched by id and a model missing from a file has NaN there.
     ``condition`` applies to every model (default ``image``).
     """
-    if orient not in ORIENTS:
-        raise InputError(f"orient {orient!r} is not one of {list(ORIENTS)}")
     if max_columns is None:
         max_columns = MAX_COLUMNS
     elif isinstance(max_columns, bool) or not isinstance(max_columns, int) or max_columns < 2:
         raise InputError(f"`max_columns` must be an integer of at least 2, got {max_columns!r}")
-    if condition is not None and condition not in CONDITIONS:
-        raise InputError(f"condition {condition!r} is not one of {list(CONDITIONS)}")
-    if orient == "items-rows" and model_column is not None:
-        raise InputError("model_column applies to orient 'models-rows'; use item_column for 'items-rows'")
-    if orient == "models-rows" and item_column is not None:
-        raise InputError("item_column applies to orient 'items-rows'; use model_column for 'models-rows'")
+    check_rules(_RULES, locals())
     given = as_paths(paths)
     if benchmark is not None and (len(given) > 1 or given[0].is_dir()):
         raise InputError(

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Options, check_param
+from benchsift._schema import Col, check_frame, check_shape
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError, listed
 from benchsift.panel.dates import parse_release_dates
@@ -67,10 +69,7 @@ class GroupScores:
         (a column MultiIndex; ``frame.xs("coverage", axis=1, level=1)`` is the coverage matrix).
         ``"means"`` or ``"coverage"``: that matrix alone, one column per group.
         """
-        if what not in ("both", "means", "coverage"):
-            raise InputError(
-                f"GroupScores.to_frame: what must be 'both', 'means' or 'coverage', got {what!r}"
-            )
+        check_param("what", what, [Options(("both", "means", "coverage"))], owner="GroupScores.to_frame")
         index = pd.Index(self.model_ids, name="model")
         if what != "both":
             data = self.means if what == "means" else self.coverage
@@ -93,29 +92,26 @@ def _as_str_series(values: pd.Series) -> pd.Series:
     return pd.Series(text, index=values.index, dtype=object)
 
 
+#: the panel's models table: an id per row, the condition (empty = image), the size in parameters
+_MODELS_SCHEMA = {
+    "model": Col("name"),
+    "condition": Col(required=False, empty=True, fill="image", add=True, values=CONDITIONS),
+    "params": Col("number", required=False, empty=True, add=True),
+}
+#: the panel's items table: (benchmark, item) names each item column once
+_ITEMS_SCHEMA = {"benchmark": Col("name"), "item": Col("name")}
+
+
 def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.DataFrame:
     if not isinstance(models, pd.DataFrame):
         models = pd.DataFrame({"model": [str(m) for m in models]})
-    df = models.reset_index(drop=True).copy()
-    if "model" not in df.columns:
-        raise InputError(f"panel models table: missing column 'model' (columns are {listed(df.columns)})")
-    if len(df) != n_rows:
-        raise InputError(
-            f"panel models table has {len(df)} rows but the score matrix has {n_rows} model rows"
-        )
-    if df["model"].isna().any():
-        raise InputError(f"panel models table: empty model id in row {int(df['model'].isna().argmax())}")
-    df["model"] = df["model"].astype(str)
-    if "condition" not in df.columns:
-        df["condition"] = "image"
-    df["condition"] = df["condition"].fillna("image").astype(str)
-    bad = ~df["condition"].isin(CONDITIONS)
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"panel models table, row {row}: condition {df['condition'].iloc[row]!r} "
-            f"is not one of {list(CONDITIONS)}"
-        )
+    df = check_frame(
+        models,
+        _MODELS_SCHEMA,
+        where="panel models table",
+        rows=(n_rows, f"the score matrix has {n_rows} model rows"),
+        key=("model", "condition"),
+    )
     if "family" not in df.columns:
         df["family"] = pd.NA
     df["family"] = _as_str_series(df["family"])
@@ -123,46 +119,21 @@ def _normalise_models(models: pd.DataFrame | Sequence[str], n_rows: int) -> pd.D
         df["release_date"] = pd.NaT
     # the readings' warnings are the importers' to give (a side file's are; see benchsift.panel.dates)
     df["release_date"] = parse_release_dates(df["release_date"], "panel models table")[0]
-    if "params" not in df.columns:
-        df["params"] = np.nan
-    try:
-        df["params"] = pd.to_numeric(df["params"], errors="raise").astype(float)
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"panel models table: column 'params' is not numeric: {exc}") from None
-    dup = df.duplicated(["model", "condition"])
-    if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
-        raise InputError(
-            f"panel models table, row {row}: duplicate model {df['model'].iloc[row]!r} "
-            f"with condition {df['condition'].iloc[row]!r}"
-        )
     ordered = list(MODEL_COLUMNS) + [c for c in df.columns if c not in MODEL_COLUMNS]
     return df[ordered]
 
 
 def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
-    df = items.reset_index(drop=True).copy()
-    for col in ("benchmark", "item"):
-        if col not in df.columns:
-            raise InputError(f"panel items table: missing column {col!r} (columns are {listed(df.columns)})")
-        if df[col].isna().any():
-            row = int(df[col].isna().to_numpy().argmax())
-            raise InputError(f"panel items table, row {row}: empty {col!r}")
-        df[col] = df[col].astype(str)
-    if len(df) != n_cols:
-        raise InputError(
-            f"panel items table has {len(df)} rows but the score matrix has {n_cols} item columns"
-        )
+    df = check_frame(
+        items,
+        _ITEMS_SCHEMA,
+        where="panel items table",
+        rows=(n_cols, f"the score matrix has {n_cols} item columns"),
+        key=("benchmark", "item"),
+    )
     if "category" not in df.columns:
         df["category"] = pd.NA
     df["category"] = _as_str_series(df["category"])
-    dup = df.duplicated(["benchmark", "item"])
-    if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
-        raise InputError(
-            f"panel items table, row {row}: duplicate item {df['item'].iloc[row]!r} "
-            f"in benchmark {df['benchmark'].iloc[row]!r} ((benchmark, item) must be unique)"
-        )
     ordered = list(ITEM_COLUMNS) + [c for c in df.columns if c not in ITEM_COLUMNS]
     return df[ordered]
 
@@ -172,12 +143,16 @@ def _validate_scores(scores: Any) -> np.ndarray:
         arr = np.array(scores, dtype=np.float64, copy=True)
     except (ValueError, TypeError) as exc:
         raise InputError(f"panel scores are not numeric: {exc}") from None
-    if arr.ndim != 2:
-        raise InputError(f"panel scores must be a 2-D models x items matrix, got shape {arr.shape}")
-    if np.isinf(arr).any():
-        m, i = np.argwhere(np.isinf(arr))[0]
-        raise InputError(f"panel scores: infinite value at model row {m}, item column {i}")
+    check_shape("panel scores", arr.shape, ("n_models", "n_items"), what="a 2-D models x items matrix, shape")
+    _reject_inf(arr, 0)
     return arr
+
+
+def _reject_inf(block: np.ndarray, start: int) -> None:
+    """Refuse an infinite score in rows ``start:start + len(block)`` (a score is finite or NaN = missing)."""
+    if np.isinf(block).any():
+        m, i = np.argwhere(np.isinf(block))[0]
+        raise InputError(f"panel scores: infinite value at model row {start + m}, item column {i}")
 
 
 def _check_range(block: np.ndarray, start: int, models: pd.DataFrame, items: pd.DataFrame) -> None:
@@ -240,9 +215,7 @@ class Panel:
         step = max(1, (1 << 22) // max(1, arr.shape[1]))
         for start in range(0, arr.shape[0], step):
             block = arr[start : start + step]
-            if np.isinf(block).any():
-                m, i = np.argwhere(np.isinf(block))[0]
-                raise InputError(f"panel scores: infinite value at model row {start + m}, item column {i}")
+            _reject_inf(block, start)
             _check_range(block, start, model_table, item_table)
         obj = cls.__new__(cls)
         obj._models = model_table
@@ -459,8 +432,7 @@ class Panel:
 
     def select_condition(self, condition: str) -> Panel:
         """Model rows with the given condition (``"image"`` or ``"text-only"``)."""
-        if condition not in CONDITIONS:
-            raise InputError(f"condition must be one of {list(CONDITIONS)}, got {condition!r}")
+        check_param("condition", condition, [Options(CONDITIONS)])
         return self.subset(models=(self._models["condition"] == condition).to_numpy())
 
     def image_panel(self) -> Panel:
@@ -546,8 +518,7 @@ class Panel:
 def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
     arr = np.asarray(sel)
     if arr.dtype == bool:
-        if arr.shape != (n,):
-            raise InputError(f"{what} mask has shape {arr.shape}, expected ({n},)")
+        check_shape(f"{what} mask", arr.shape, (n,), what="one entry per row, shape")
         return np.flatnonzero(arr)
     if arr.size == 0:
         return np.arange(0)

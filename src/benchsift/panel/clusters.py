@@ -26,6 +26,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
+from benchsift._schema import check_shape
 from benchsift.errors import InputError, listed
 
 __all__ = ["CLUSTER_COLUMN", "IMAGE_COLUMNS", "ClusterSpec", "ItemClusters", "item_clusters"]
@@ -92,8 +93,7 @@ def _first_appearance(keys: np.ndarray) -> np.ndarray:
 def _labels(values: Any, n: int, where: str) -> np.ndarray:
     """Object array of one key per item; missing values become unique singleton keys."""
     arr = pd.Series(list(values) if not isinstance(values, pd.Series) else values.to_numpy(), dtype=object)
-    if len(arr) != n:
-        raise InputError(f"{where}: expected one cluster label per item ({n}), got {len(arr)}")
+    check_shape(where, (len(arr),), (n,), what="one cluster label per item, shape")
     missing = arr.isna().to_numpy() | (arr.astype(str).str.strip() == "").to_numpy()
     keys = arr.astype(str).to_numpy(dtype=object)
     keys[missing] = [f"\x00singleton{i}" for i in np.flatnonzero(missing)]

@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift._params import Options, validate_params
+from benchsift._schema import check_shape
 from benchsift.errors import DegenerateError, InputError
 
 __all__ = [
@@ -47,8 +48,8 @@ def _check_means(means: ArrayLike, axes: Sequence[str] | None) -> FloatArray:
         s = s[None, :]
     if s.ndim != 2 or s.shape[1] == 0:
         raise InputError(f"axis means: expected a (n_models, n_axes) array, got shape {np.shape(means)}")
-    if axes is not None and len(axes) != s.shape[1]:
-        raise InputError(f"axis means: {s.shape[1]} columns but {len(axes)} axis names")
+    if axes is not None:
+        check_shape("axes", (len(axes),), (s.shape[1],), what="one name per column of the axis means:")
     bad = ~np.isnan(s) & ((s < 0) | (s > 1))
     if bad.any():
         m, a = np.argwhere(bad)[0]

@@ -23,7 +23,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift._params import Interval, validate_params
-from benchsift.errors import InputError, listed
+from benchsift._schema import Col, check_frame
+from benchsift.errors import InputError
 from benchsift.io.verdicts import VerdictArrays, read_table
 from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_means, axis_terms
@@ -231,6 +232,11 @@ def check_verdict_labels(
             )
 
 
+def _label_schema(judge: str, human: str) -> dict[str, Col]:
+    """The paired-label table: the judge's and the human's label columns (a missing label is left out)."""
+    return {judge: Col(empty=True), human: Col(empty=True)}
+
+
 def judge_human_agreement(
     labels: pd.DataFrame, judge: str = "judge", human: str = "human", axis: str = "axis"
 ) -> pd.DataFrame:
@@ -240,11 +246,7 @@ def judge_human_agreement(
     labels, e.g. 0/1; numbers compare by value) and, optionally, the axis. Rows missing either label
     are left out.
     """
-    for c in (judge, human):
-        if c not in labels.columns:
-            raise InputError(
-                f"judge/human labels: missing column {c!r}; columns are {listed(labels.columns)}"
-            )
+    check_frame(labels, _label_schema(judge, human), where="judge/human labels")
     check_verdict_labels(labels, (judge, human), "judge/human labels")
     groups: dict[str, pd.DataFrame] = {}
     if axis in labels.columns:
@@ -262,14 +264,8 @@ def load_labels(path: str | os.PathLike[str], judge: str = "judge", human: str =
     a ``human`` label column and, optionally, an ``axis`` column (PRISM-VLM Table 21)."""
     p = Path(path)
     df = read_table(p)
-    missing = [c for c in (judge, human) if c not in df.columns]
-    if missing:
-        raise InputError(
-            f"{p}: missing column(s) {missing}; expected one row per paired verdict with columns "
-            f"{judge!r} and {human!r} (and optionally 'axis'); columns are {listed(df.columns)}"
-        )
-    if len(df) == 0:
-        raise InputError(f"{p}: the label table has no rows")
+    hint = " (one row per paired verdict, optionally with an 'axis' column)"
+    check_frame(df, _label_schema(judge, human), where=str(p), nonempty=True, hint=hint)
     check_verdict_labels(
         df, (judge, human), str(p), first_line=2 if p.suffix.lower() in (".csv", ".tsv") else 0
     )

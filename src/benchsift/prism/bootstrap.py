@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Interval, check_param
+from benchsift._schema import check_shape
 from benchsift.errors import DegenerateError, InputError
 from benchsift.io.verdicts import VerdictArrays
 from benchsift.panel import ClusterSpec, ItemClusters, item_clusters
@@ -105,13 +108,12 @@ def _draw_args(
 ) -> tuple[NDArray[np.intp] | None, int | None]:
     """``(cluster codes or None, units drawn per replicate or None)`` of :func:`replicate_weights`."""
     clustered = clusters is not None and clusters.used
-    if clustered and clusters is not None and clusters.n_items != n_items:
-        raise InputError(f"clusters: {clusters.n_items} item labels for {n_items} items")
+    if clustered and clusters is not None:
+        check_shape("clusters", (clusters.n_items,), (n_items,), what="one label per item, shape")
     codes = clusters.codes if clustered and clusters is not None else None
     if n_draw is None:
         return codes, None
-    if isinstance(n_draw, bool) or int(n_draw) < 1:
-        raise InputError(f"n_draw: expected an item budget >= 1, got {n_draw!r}")
+    check_param("n_draw", n_draw, [Interval(Integral, 1, None, noun="an item budget")], quote=False)
     if int(n_draw) > n_items:
         raise InputError(
             f"`budget` {n_draw}: a matched budget must not exceed the {n_items} items of the table"
@@ -383,8 +385,7 @@ def paired_bootstrap(
     W = None
     if weights is not None:
         W = np.asarray(weights, dtype=float)
-        if W.ndim != 2 or W.shape[1] != arrays.n_items:
-            raise InputError(f"weights: expected shape (n_boot, {arrays.n_items}), got {W.shape}")
+        check_shape("weights", W.shape, ("n_boot", arrays.n_items))
     axis_samples, sizes = _replicate_axis_means(
         num, den, W, M, A, progress, (n_boot, random_state, n_draw, found)
     )
@@ -433,8 +434,7 @@ def accuracy_separation(
     :class:`SeparationResult`.
     """
     X = np.asarray(scores, dtype=float)
-    if X.ndim != 2:
-        raise InputError(f"scores: expected a (n_models, n_items) matrix, got shape {X.shape}")
+    check_shape("scores", X.shape, ("n_models", "n_items"), what="a matrix of shape")
     if weights is None:
         found = None
         if clusters is not None:
@@ -443,8 +443,7 @@ def accuracy_separation(
         samples = paired_bootstrap_means(X, n_boot, random_state, clusters=codes, n_draw=units)
         return samples, separation(pairwise_pvalues(samples), alpha)
     W = np.asarray(weights, dtype=float)
-    if W.ndim != 2 or W.shape[1] != X.shape[1]:
-        raise InputError(f"weights: expected shape (n_boot, {X.shape[1]}), got {W.shape}")
+    check_shape("weights", W.shape, ("n_boot", X.shape[1]))
     samples = paired_bootstrap_means(X, weights=W)
     return samples, separation(pairwise_pvalues(samples), alpha)
 
@@ -469,11 +468,9 @@ def benchmark_separation(
     X = np.asarray(scores, dtype=float)
     bench = np.asarray(benchmarks).astype(str)
     W = np.asarray(weights, dtype=float)
-    if X.ndim != 2 or bench.shape != (X.shape[1],) or W.ndim != 2 or W.shape[1] != X.shape[1]:
-        raise InputError(
-            f"benchmark separation: expected scores (M, N), benchmarks (N,), weights (B, N); got "
-            f"{X.shape}, {bench.shape}, {W.shape}"
-        )
+    check_shape("scores", X.shape, ("M", "N"))
+    check_shape("benchmarks", bench.shape, (X.shape[1],), what="one per item, shape")
+    check_shape("weights", W.shape, ("B", X.shape[1]))
     per: dict[str, SeparationResult] = {}
     samples = []
     for b in pd.unique(bench):  # one vectorized bootstrap per benchmark (15 in the paper)

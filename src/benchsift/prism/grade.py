@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_path
+from benchsift._params import Options, validate_params
 from benchsift.errors import FormatError, InputError
 from benchsift.prism.build import Artifact
 from benchsift.prism.constraints import instructions, verify_all
@@ -44,6 +45,9 @@ from benchsift.prism.matching import expresses_uncertainty, extract_int, extract
 from benchsift.prism.sources import Item
 from benchsift.prism.stage_io import gather_bounded, read_jsonl
 from benchsift.progress import ProgressFn
+
+#: who grades: the judge endpoint, or the deterministic rules
+GRADERS = ("judge", "rules")
 
 __all__ = [
     "VERDICT_COLUMNS",
@@ -287,6 +291,7 @@ def read_run_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return recs
 
 
+@validate_params({"grader": [Options(GRADERS)], "if_grader": [Options(GRADERS)]})
 async def grade_records(
     records: Sequence[dict[str, Any]],
     items: Sequence[Item],
@@ -302,10 +307,6 @@ async def grade_records(
 
     ``subset``: grade only these (item, axis) pairs (the cross-judge audit re-grade).
     """
-    if grader not in ("judge", "rules"):
-        raise InputError(f"grader must be 'judge' or 'rules', got {grader!r}")
-    if if_grader not in ("judge", "rules"):
-        raise InputError(f"if_grader must be 'judge' or 'rules', got {if_grader!r}")
     if grader == "judge" and judge is None:
         raise InputError(
             "grader 'judge' needs a judge endpoint ([judges] grade in the config); or use `grader` rules"

@@ -26,7 +26,8 @@ import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, renamed_params, validate_params
-from benchsift.errors import InputError, listed
+from benchsift._schema import Col, check_frame
+from benchsift.errors import InputError
 from benchsift.io.verdicts import (
     VerdictArrays,
     build_arrays,
@@ -331,9 +332,7 @@ def means_report(
         }
     ps = pd.Series(summary["pscore"])
     ref_cols = list(references or [])
-    missing = [c for c in ref_cols + ([group] if group else []) if c not in extra.columns]
-    if missing:
-        raise InputError(f"{where}: column(s) {missing} not found; columns are {listed(extra.columns)}")
+    check_frame(extra, {c: Col(empty=True) for c in ref_cols + ([group] if group else [])}, where=where)
     if group or ref_cols:
         table = pd.concat([means, extra[ref_cols]], axis=1)
         table["PScore"] = ps.to_numpy()

@@ -18,12 +18,14 @@ benchmarks (the 25 BLINK-Counting items that recur in BLINK) stays two rows, as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, check_param
 from benchsift.errors import InputError
 from benchsift.prism.adapters import ADAPTERS, Adapter, adapt_record, read_raw_jsonl
 from benchsift.prism.items import DOMAINS, Item, check_item_images, read_items, write_items
@@ -95,8 +97,7 @@ def sample_items(items: Sequence[Item], k: int = 100, seeds: Sequence[int] = PAP
     replace=False)``; the union keeps first-draw order, seed by seed. Benchmarks keep their order of
     first appearance.
     """
-    if k < 1:
-        raise InputError(f"k (items per benchmark per seed) must be >= 1, got {k}")
+    check_param("k", k, [Interval(Integral, 1, None, noun="a number of items per benchmark per seed")])
     by_bench: dict[str, list[Item]] = {}
     for it in items:
         by_bench.setdefault(it.benchmark, []).append(it)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsift.errors import InputError
+from benchsift._schema import Rule, check_rules
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn
 from benchsift.redundancy.comparison import InstanceRedundancyComparison, compare_instance_redundancy
@@ -36,6 +36,27 @@ __all__ = ["InstanceAnalysis", "analyse_instances", "curves"]
 
 #: What :func:`analyse_instances` returns, by its options.
 InstanceAnalysis = InstanceRedundancy | InstanceRedundancyByBenchmark | InstanceRedundancyComparison
+
+
+#: the options that exclude or need each other
+_RULES = (
+    Rule(
+        ("compare_k", "top_k", "bottom_k"),
+        lambda k, top, bottom: k is None or (top is None and bottom is None),
+        "either `compare_k` or `top_k` / `bottom_k`, not both",
+    ),
+    Rule(
+        ("each_benchmark", "benchmark"),
+        lambda each, name: not each or name is None,
+        "either `each_benchmark` (every benchmark on its own, averaged) or `benchmark` NAME (one benchmark), "
+        "not both; use `benchmarks` a,b to choose the benchmarks of `each_benchmark`",
+    ),
+    Rule(
+        ("benchmarks", "each_benchmark"),
+        lambda names, each: names is None or each,
+        "`benchmarks` only with `each_benchmark` (for one benchmark use `benchmark` NAME)",
+    ),
+)
 
 
 def analyse_instances(
@@ -80,15 +101,7 @@ def analyse_instances(
     InstanceRedundancy, InstanceRedundancyByBenchmark or InstanceRedundancyComparison
         The result of the analysis the options name (``compare_k`` first, then ``each_benchmark``).
     """
-    if compare_k is not None and (top_k is not None or bottom_k is not None):
-        raise InputError("give either `compare_k` or `top_k` / `bottom_k`, not both")
-    if each_benchmark and benchmark is not None:
-        raise InputError(
-            "give either `each_benchmark` (every benchmark on its own, averaged) or `benchmark` NAME (one"
-            " benchmark), not both; use `benchmarks` a,b to choose the benchmarks of `each_benchmark`"
-        )
-    if benchmarks is not None and not each_benchmark:
-        raise InputError("`benchmarks` needs `each_benchmark` (for one benchmark use `benchmark` NAME)")
+    check_rules(_RULES, locals())
     shared: dict[str, Any] = dict(
         ratios=ratios,
         repeats=repeats,

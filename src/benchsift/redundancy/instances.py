@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ import pandas as pd
 from joblib import delayed
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Check, Interval, check_param, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
@@ -141,15 +143,18 @@ class InstanceRedundancy(Result):
         return frame.set_index("ratio")
 
 
+def _fractions(ratios: Any) -> bool:
+    arr = np.asarray(list(ratios), dtype=np.float64)
+    return arr.ndim == 1 and arr.size > 0 and bool(((arr > 0.0) & (arr <= 1.0)).all())
+
+
+_RATIOS = [Check(_fractions, "a non-empty list of sampling ratios in (0, 1] (fractions, 0.05 = 5 %)")]
+
+
 def check_ratios(ratios: Sequence[float] | np.ndarray) -> np.ndarray:
     """Ratios as a sorted, de-duplicated float array, each in (0, 1]."""
-    arr = np.asarray(list(ratios), dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise InputError("`ratios`: expected a non-empty list of sampling ratios in (0, 1]")
-    bad = arr[~((arr > 0.0) & (arr <= 1.0))]
-    if bad.size:
-        raise InputError(f"`ratios` must lie in (0, 1] (fractions, 0.05 = 5 %); got {bad.tolist()}")
-    return np.unique(arr)
+    check_param("ratios", ratios, _RATIOS)
+    return np.unique(np.asarray(list(ratios), dtype=np.float64))
 
 
 def sample_sizes(n_items: int, ratios: np.ndarray) -> np.ndarray:
@@ -166,8 +171,7 @@ def selection_matrix(
     Row ``t`` marks the ``k`` smallest of ``n_items`` iid uniforms, which is a uniformly random k-subset.
     ``dtype`` (float64 or float32) does not change the draws.
     """
-    if not 1 <= k <= n_items:
-        raise InputError(f"sample size k={k} must be between 1 and the {n_items} items")
+    check_param("k", k, [Interval(Integral, 1, n_items, noun="a sample size")], quote=False)
     sel: np.ndarray = np.zeros((repeats, n_items), dtype=dtype)
     if k == n_items:
         sel[:] = 1.0
@@ -362,6 +366,7 @@ def _summarise(
     return mean, sd, n_defined, saturation
 
 
+@validate_params({"repeats": [Interval(Integral, 1, None)], "threshold": [Interval(Real, None, None)]})
 def instance_redundancy(
     panel: Panel,
     benchmark: str | None = None,
@@ -419,12 +424,8 @@ def instance_redundancy(
     """
     names = parse_metrics(metrics)
     grid = check_ratios(ratios)
-    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or int(repeats) < 1:
-        raise InputError(f"`repeats` must be a positive integer, got {repeats!r}")
     repeats = int(repeats)
     threshold = float(threshold)
-    if not np.isfinite(threshold):
-        raise InputError(f"`threshold` must be a finite number, got {threshold!r}")
     if threshold <= 0.0:
         # a mean correlation of 0 is what unrelated rankings give: any subset, the smallest ratio first,
         # would "saturate", and the answer would say nothing about redundancy (issue 32)

@@ -27,12 +27,14 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Interval, check_param
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -170,8 +172,7 @@ def _benchmark_list(panel: Panel, benchmarks: str | Iterable[str] | None) -> lis
 
 def _base_seed(random_state: int | np.random.Generator | None) -> tuple[int, int | None]:
     """The integer the per-benchmark seeds derive from, and the seed to record (``None`` unless an int)."""
-    if isinstance(random_state, bool):
-        raise InputError(f"random_state must be an int, a Generator or None, got {random_state!r}")
+    check_param("random_state", random_state, [Interval(Integral, None, None), np.random.Generator, None])
     if isinstance(random_state, int | np.integer):
         return int(random_state), int(random_state)
     # None or a Generator: one draw fixes every benchmark's seed.

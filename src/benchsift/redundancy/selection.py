@@ -11,10 +11,13 @@ Ties are broken by panel row order (stable sort), so the selection is determinis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any, Literal
 
 import numpy as np
 
+from benchsift._params import Interval, check_param
+from benchsift._schema import Rule, check_rules, check_shape
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 
@@ -70,16 +73,22 @@ def overall_scores(panel: Panel, group_means: np.ndarray | None = None) -> np.nd
     return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
+_ONE_K = (
+    Rule(
+        ("top_k", "bottom_k"),
+        lambda top, bottom: top is None or bottom is None,
+        "`top_k` or `bottom_k`, not both",
+    ),
+)
+
+
 def validate_k(top_k: int | None, bottom_k: int | None) -> tuple[SelectionMode, int | None]:
     """Check that at most one of ``top_k`` / ``bottom_k`` is given and that it is a positive integer."""
-    if top_k is not None and bottom_k is not None:
-        raise InputError("give either `top_k` or `bottom_k`, not both")
+    check_rules(_ONE_K, {"top_k": top_k, "bottom_k": bottom_k})
     k = top_k if top_k is not None else bottom_k
     if k is None:
         return "all", None
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or int(k) < 1:
-        name = "top_k" if top_k is not None else "bottom_k"
-        raise InputError(f"`{name}` must be a positive integer, got {k!r}")
+    check_param("top_k" if top_k is not None else "bottom_k", k, [Interval(Integral, 1, None)])
     return ("top" if top_k is not None else "bottom"), int(k)
 
 
@@ -101,8 +110,7 @@ def select_models(
     if overall is None:
         overall = overall_scores(panel)
     overall = np.asarray(overall, dtype=np.float64)
-    if overall.shape != (panel.n_models,):
-        raise InputError(f"overall scores have shape {overall.shape}, expected ({panel.n_models},)")
+    check_shape("overall", overall.shape, (panel.n_models,), what="one score per model row, shape")
     labels = panel.model_labels
     if mode == "all":
         pos = np.arange(panel.n_models)

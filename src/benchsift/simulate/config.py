@@ -20,11 +20,40 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from numbers import Integral, Real
+from operator import le, lt
 from typing import Any, ClassVar
 
 from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
+
+#: the rules that tie two simulation parameters together, checked after each one's own declaration
+_RULES = (
+    Rule(
+        ("n_categories", "n_benchmarks"),
+        le,
+        "n_categories <= n_benchmarks (every category needs a benchmark)",
+    ),
+    Rule(
+        ("min_items_per_benchmark", "items_per_benchmark"),
+        le,
+        "min_items_per_benchmark <= items_per_benchmark",
+    ),
+    Rule(("n_text_only_models", "n_models"), le, "n_text_only_models <= n_models"),
+    Rule(
+        ("blind_solvable_rate", "n_text_only_models"),
+        lambda rate, n_text: rate == 0 or n_text >= 1,
+        "n_text_only_models >= 1 or blind_solvable_rate=0 (blind-solvable items need text-only runs)",
+    ),
+    Rule(("nonblind_beta_max", "blind_beta_min"), lt, "nonblind_beta_max < blind_beta_min"),
+    Rule(
+        ("n_dimensions", "n_dimension_groups"),
+        lambda dims, groups: dims <= 0 or groups <= dims,
+        "at most one group per dimension (n_dimension_groups <= n_dimensions)",
+    ),
+    Rule(("mislabel_rate", "contamination_rate"), lambda a, b: a + b <= 0.5, "a sum of at most 0.5"),
+)
 
 
 @dataclass(frozen=True)
@@ -393,37 +422,4 @@ class SimulationConfig:
         :meth:`sized` takes are declared there, by the names the CLI's options have.)"""
         # a field is no option of ``benchsift simulate`` (``--models`` sets ``n_models``): named bare
         check_params(self._parameter_constraints, vars(self), owner="simulation parameter", quote=False)
-        if self.n_categories > self.n_benchmarks:
-            raise InputError(
-                f"simulation parameter n_categories={self.n_categories}: expected at most "
-                f"n_benchmarks={self.n_benchmarks} (every category needs a benchmark)"
-            )
-        if self.min_items_per_benchmark > self.items_per_benchmark:
-            raise InputError(
-                f"simulation parameter min_items_per_benchmark={self.min_items_per_benchmark}: expected at "
-                f"most items_per_benchmark={self.items_per_benchmark}"
-            )
-        if self.n_text_only_models > self.n_models:
-            raise InputError(
-                f"simulation parameter n_text_only_models={self.n_text_only_models}: expected 0..n_models"
-            )
-        if self.blind_solvable_rate > 0 and self.n_text_only_models == 0:
-            raise InputError(
-                f"simulation parameter blind_solvable_rate={self.blind_solvable_rate}: blind-solvable items "
-                "need text-only runs; set n_text_only_models >= 1 or blind_solvable_rate=0"
-            )
-        if self.nonblind_beta_max >= self.blind_beta_min:
-            raise InputError(
-                f"simulation parameters nonblind_beta_max={self.nonblind_beta_max} and blind_beta_min="
-                f"{self.blind_beta_min}: expected nonblind_beta_max < blind_beta_min"
-            )
-        if self.n_dimensions > 0 and self.n_dimension_groups > self.n_dimensions:
-            raise InputError(
-                f"simulation parameters n_dimensions={self.n_dimensions}, n_dimension_groups="
-                f"{self.n_dimension_groups}: expected n_dimensions >= 0 and at most one group per dimension"
-            )
-        if self.mislabel_rate + self.contamination_rate > 0.5:
-            raise InputError(
-                f"simulation parameters mislabel_rate={self.mislabel_rate}, contamination_rate="
-                f"{self.contamination_rate}: expected a sum of at most 0.5"
-            )
+        check_rules(_RULES, vars(self), owner="simulation parameters")

@@ -22,11 +22,13 @@ ground truth that the estimated axis means should recover.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._params import Interval, validate_params
 from benchsift.errors import InputError
 from benchsift.io.verdicts import AXES, VerdictArrays
 from benchsift.stats import SeedLike, check_random_state
@@ -60,6 +62,7 @@ def _default_levels(n_models: int, axes: list[str], rng: np.random.Generator) ->
     return np.clip(base + scatter, 0.05, 0.95)
 
 
+@validate_params({"n_models": [Interval(Integral, 1, None)], "n_items": [Interval(Integral, 1, None)]})
 def simulate_verdict_arrays(
     n_models: int = 6,
     n_items: int = 300,
@@ -75,8 +78,6 @@ def simulate_verdict_arrays(
     """Simulate dense verdict arrays; returns ``(arrays, levels, true_means)`` (see module docstring)."""
     rng = check_random_state(random_state)
     axes = list(axes)
-    if n_models < 1 or n_items < 1:
-        raise InputError(f"simulate: need n_models >= 1 and n_items >= 1, got {n_models}, {n_items}")
     mu = _default_levels(n_models, axes, rng) if levels is None else np.asarray(levels, dtype=float)
     if mu.shape != (n_models, len(axes)) or np.any((mu <= 0) | (mu >= 1)):
         raise InputError(f"levels: expected shape ({n_models}, {len(axes)}) with values in (0, 1)")

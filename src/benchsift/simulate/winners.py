@@ -31,10 +31,12 @@ Which selector wins is an empirical fact of these models (the held-out protocol,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
+from benchsift._params import Interval, validate_params
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -61,6 +63,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
+@validate_params({"n_models": [Interval(Integral, 4, None)], "n_items": [Interval(Integral, 10, None)]})
 def simulate_planted_winner(
     winner: str,
     n_models: int = 120,
@@ -81,9 +84,6 @@ def simulate_planted_winner(
     if winner not in PLANTED_WINNERS:
         hint = did_you_mean(winner, PLANTED_WINNERS)
         raise InputError(f"winner: expected one of {', '.join(PLANTED_WINNERS)}, got {winner!r}{hint}")
-    for name, v, low in (("n_models", n_models, 4), ("n_items", n_items, 10)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or int(v) < low:
-            raise InputError(f"{name}: expected an integer >= {low}, got {v!r}")
     rng = check_random_state(random_state)
     m, n = int(n_models), int(n_items)
     if winner == "pointbiserial":

@@ -8,7 +8,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import Interval, Options
+from benchsift._params import Interval, Options, check_param
+from benchsift._schema import check_shape
 from benchsift.errors import InputError
 
 __all__ = [
@@ -44,8 +45,7 @@ _ALIASES = {
 def check_metric(metric: str) -> Metric:
     """Return the canonical metric name, accepting ``spearman``/``pearson``/``kendall_tau_b`` aliases."""
     name = _ALIASES.get(metric.lower(), metric.lower()) if isinstance(metric, str) else metric
-    if not Options(METRICS).is_satisfied_by(name):
-        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    check_param("metric", name, [Options(METRICS)], quote=False)
     return name  # type: ignore[return-value]
 
 
@@ -84,16 +84,3 @@ def move_axis(arr: NDArray[np.float64], axis: int, to: int) -> NDArray[np.float6
         return np.moveaxis(arr, axis, to)
     except np.exceptions.AxisError as exc:
         raise InputError(f"axis: {exc}") from None
-
-
-def check_shape(
-    name: str, shape: tuple[int, ...], expected: tuple[int | str, ...], what: str = "shape"
-) -> None:
-    """Refuse ``shape`` unless it matches ``expected`` (an ``int`` must be equal, a ``str`` names a free
-    size): ``"<name>: expected <what> (n_boot, 7), got (3, 5)"``."""
-    ok = len(shape) == len(expected) and all(
-        isinstance(e, str) or int(e) == s for s, e in zip(shape, expected, strict=True)
-    )
-    if not ok:
-        want = "(" + ", ".join(str(e) for e in expected) + ("," if len(expected) == 1 else "") + ")"
-        raise InputError(f"{name}: expected {what} {want}, got {tuple(shape)}")

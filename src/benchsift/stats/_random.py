@@ -6,11 +6,13 @@ import numbers
 
 import numpy as np
 
-from benchsift.errors import InputError
+from benchsift._params import ConstraintLike, Interval, check_param
 
 __all__ = ["SeedLike", "check_random_state"]
 
 SeedLike = int | np.integer | np.random.Generator | None
+#: what a seed may be: an integer >= 0 (no bool), a numpy Generator, or None
+_SEED: list[ConstraintLike] = [Interval(numbers.Integral, 0, None), np.random.Generator, None]
 
 
 def check_random_state(seed: SeedLike) -> np.random.Generator:
@@ -22,16 +24,9 @@ def check_random_state(seed: SeedLike) -> np.random.Generator:
 
     Anything else (floats, bools, the legacy ``RandomState``) raises :class:`~benchsift.errors.InputError`.
     """
+    check_param("random_state", seed, _SEED, quote=False)
     if seed is None:
         return np.random.default_rng()
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool | np.bool_):
-        raise InputError(f"random_state: expected an int >= 0, None or numpy Generator, got bool {seed!r}")
-    if isinstance(seed, numbers.Integral):
-        if int(seed) < 0:
-            raise InputError(f"random_state: expected an int >= 0, got {int(seed)}")
-        return np.random.default_rng(int(seed))
-    raise InputError(
-        f"random_state: expected an int >= 0, None or numpy Generator, got {type(seed).__name__} {seed!r}"
-    )
+    return np.random.default_rng(int(seed))

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from benchsift._params import validate_params
 from benchsift.errors import InputError
-from benchsift.stats._checks import COUNT
+from benchsift.stats._checks import COUNT, check_shape
 from benchsift.stats._random import SeedLike, check_random_state
 from benchsift.stats.bootstrap import bootstrap_weights
 
@@ -129,10 +129,7 @@ def cluster_robust_se(x: ArrayLike, clusters: ArrayLike, small_sample: bool = Tr
     """
     v = np.asarray(x, dtype=np.float64)
     codes, g = cluster_codes(clusters)
-    if v.shape != codes.shape:
-        raise InputError(
-            f"x / clusters: expected one value and one label per row, got {v.shape}, {codes.shape}"
-        )
+    check_shape("x", v.shape, codes.shape, what="one value per cluster label, shape")
     if np.isnan(v).any():
         raise InputError("x: contains NaN; drop missing rows first")
     if g < 2:

@@ -17,9 +17,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift._threads import single_thread
-from benchsift.errors import InputError
 from benchsift.stats import _kernels as K
-from benchsift.stats._checks import Metric, as_float_array, check_metric, reject_inf
+from benchsift.stats._checks import Metric, as_float_array, check_metric, check_shape, reject_inf
 from benchsift.stats.ranks import rank_last_axis
 
 __all__ = [
@@ -45,10 +44,7 @@ _PAIRED: dict[str, Callable[[FloatArray, FloatArray], FloatArray]] = {
 def _vectors(x: ArrayLike, y: ArrayLike, names: tuple[str, str]) -> tuple[FloatArray, FloatArray]:
     a = as_float_array(x, names[0], ndim=1)
     b = as_float_array(y, names[1], ndim=1)
-    if a.shape != b.shape:
-        raise InputError(
-            f"{names[0]} and {names[1]}: expected the same length, got {a.shape[0]} and {b.shape[0]}"
-        )
+    check_shape(names[1], b.shape, a.shape, what=f"the same length as {names[0]}:")
     return a, b
 
 
@@ -132,8 +128,7 @@ def corr_with_vector(X: ArrayLike, y: ArrayLike, metric: Metric | str = "srcc") 
     name = check_metric(metric)
     A = as_float_array(X, "X", ndim=2, check_inf=False)
     v = as_float_array(y, "y", ndim=1)
-    if A.shape[0] != v.shape[0]:
-        raise InputError(f"X and y: expected X with {v.shape[0]} rows (len(y)), got X of shape {A.shape}")
+    check_shape("X", A.shape, (v.shape[0], "k"), what="len(y) rows, shape")
     y_nan = np.isnan(v)
     if name in ("plcc", "r2") and A.shape[0] >= 2 and not y_nan.any():
         kernel = K.pearson_with_vector_complete if name == "plcc" else K.r2_with_vector_complete
@@ -188,6 +183,5 @@ def paired_columns(X: ArrayLike, Y: ArrayLike, metric: Metric | str = "srcc") ->
     name = check_metric(metric)
     A = as_float_array(X, "X", ndim=2)
     B = as_float_array(Y, "Y", ndim=2)
-    if A.shape != B.shape:
-        raise InputError(f"X and Y: expected the same shape, got {A.shape} and {B.shape}")
+    check_shape("Y", B.shape, A.shape, what="the same shape as X:")
     return _PAIRED[name](A, B)

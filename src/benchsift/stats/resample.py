@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import validate_params
+from benchsift._params import Check, check_param, validate_params
 from benchsift.errors import InputError
 from benchsift.stats._checks import COUNT, check_shape
 from benchsift.stats._random import SeedLike, check_random_state
@@ -112,17 +112,12 @@ class WeightStream:
         codes = np.arange(int(n), dtype=np.intp)
         if clusters is not None:
             codes, _ = cluster_codes(clusters)
-            if codes.size != n:
-                raise InputError(f"clusters: {codes.size} item labels for {n} items")
+            check_shape("clusters", codes.shape, (n,), what="one label per item, shape")
         if strata is None:
             groups = [np.arange(int(n), dtype=np.intp)]
         else:
             s_codes, n_s = cluster_codes(strata)
-            if s_codes.shape != codes.shape:
-                raise InputError(
-                    f"clusters / strata: expected one label each per row, got {codes.shape} and "
-                    f"{s_codes.shape}"
-                )
+            check_shape("strata", s_codes.shape, codes.shape, what="one label each per row, as clusters:")
             groups = [np.flatnonzero(s_codes == k) for k in range(n_s)]
             if n_s > 1 and n_draw is not None:
                 raise InputError("n_draw: a fixed number of draws per replicate is not defined with strata")
@@ -156,10 +151,12 @@ class WeightStream:
         """The same replicates restricted to ``columns`` (distinct item indices), e.g. one benchmark's items;
         only the strata that hold a taken column are drawn."""
         cols = np.asarray(columns, dtype=np.intp).reshape(-1)
-        if cols.size and (cols.min() < 0 or cols.max() >= self.shape[1]):
-            raise InputError(f"columns: expected indices into {self.shape[1]} items")
-        if np.unique(cols).size != cols.size:
-            raise InputError("columns: expected distinct item indices")
+        n = self.shape[1]
+        distinct = Check(
+            lambda c: (not c.size or (c.min() >= 0 and c.max() < n)) and np.unique(c).size == c.size,
+            f"distinct indices into the {n} items",
+        )
+        check_param("columns", cols, [distinct], quote=False)
         base = np.arange(self.shape[1]) if self._cols is None else self._cols
         out = copy.copy(self)
         out._cols = base[cols]
@@ -316,8 +313,7 @@ def paired_bootstrap_means(
     is 0 (no drawn item present) gives NaN.
     """
     V = np.asarray(X, dtype=np.float64)
-    if V.ndim != 2:
-        raise InputError(f"X: expected a (K, n) matrix, got shape {V.shape}")
+    check_shape("X", V.shape, ("K", "n"), what="a matrix of shape")
     K, n = V.shape
     if denominators is None:
         present = ~np.isnan(V)
