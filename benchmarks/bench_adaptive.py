@@ -86,7 +86,7 @@ def versus_reference(
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             for name, bank in banks.items():
                 full, _ = replay_adaptive(
-                    bank, held.scores, held.model_ids, n, exposure=exposure, seed=seed + split
+                    bank, held.scores, held.model_ids, n, exposure=exposure, random_state=seed + split
                 )
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out

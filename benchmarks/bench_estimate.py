@@ -76,7 +76,7 @@ def one_split(
         res = run_pipeline(
             build,
             CompressionConfig(
-                retention=retention, floor=0, k=None, seed=seed, full_score=False, selector=sel
+                retention=retention, floor=0, k=None, random_state=seed, full_score=False, selector=sel
             ),
         )
         suites[f"{sel} suite"] = res.suite_items

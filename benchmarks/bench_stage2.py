@@ -44,16 +44,16 @@ from rich.table import Table
 
 from benchsift.compression import ItemEmbeddings, stage2_prune
 from benchsift.compression.selectors import category_budget, item_variance, top_k_positions
-from benchsift.compression.stages import effective_categories
 from benchsift.panel import Panel
+from benchsift.panel.categories import category_or_benchmark
 from benchsift.stats import check_random_state, spearman
 
 
 def top_variance_baseline(panel: Panel, retention: float, floor: int = 100, seed: int = 0) -> np.ndarray:
     """Category-wide top-K_C items by plug-in variance over the image models (seeded random ties)."""
-    scores = panel.scores[(panel.models["condition"] == "image").to_numpy()]
+    scores = panel.scores[panel.image_rows]
     v, _ = item_variance(scores)
-    cats = effective_categories(panel.items)
+    cats = category_or_benchmark(panel.items)
     codes, names = np.unique(cats, return_inverse=True)
     order = np.argsort(names, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(names))])
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     panel, truth = sim.panel, sim.truth
     sizes = panel.items["benchmark"].value_counts()
     console.print(
-        f"data: {int((panel.models['condition'] == 'image').sum())} image models "
+        f"data: {int(panel.image_rows.sum())} image models "
         f"(+{int((panel.models['condition'] != 'image').sum())} text-only rows) x {panel.n_items:,} items, "
         f"{len(panel.benchmarks)} benchmarks (sizes {sizes.min():,}-{sizes.max():,}), "
         f"{len(panel.categories)} categories, embeddings {truth.embeddings_vl.shape[1]}-dim; "

@@ -53,7 +53,7 @@ def test_average_is_the_mean_of_separate_per_benchmark_runs():
     assert res.benchmarks == ("A", "B", "C")
     curves = {m: [] for m in res.metrics}
     for b in res.benchmarks:
-        assert res.seeds[b] == benchmark_seed(5, b)
+        assert res.random_states[b] == benchmark_seed(5, b)
         alone = instance_redundancy(
             panel, benchmark=b, ratios=RATIOS, repeats=9, random_state=benchmark_seed(5, b)
         )
@@ -109,7 +109,7 @@ def test_deterministic_per_seed_and_independent_of_other_benchmarks():
     assert benchmark_seed(11, "A") != benchmark_seed(11, "B")
     gen = instance_redundancy_by_benchmark(panel, random_state=np.random.default_rng(3), **kw)
     again = instance_redundancy_by_benchmark(panel, random_state=np.random.default_rng(3), **kw)
-    assert gen.seed is None and gen.to_dict() == again.to_dict()
+    assert gen.random_state is None and gen.to_dict() == again.to_dict()
 
 
 def test_undefined_benchmark_is_reported_not_averaged():

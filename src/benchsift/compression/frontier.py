@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import group_nan_sums
@@ -152,7 +151,7 @@ def capability_frontier(
         {
             "benchmark": items["benchmark"].to_numpy(dtype=object)[chosen],
             "item": items["item"].to_numpy(dtype=object)[chosen],
-            "category": item_categories(panel)[chosen],
+            "category": panel.category_or_benchmark[chosen],
             "mean": mean[chosen],
             "variance": var[chosen],
             "dw_variance": dw[chosen],

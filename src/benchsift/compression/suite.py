@@ -209,7 +209,7 @@ def _suite_meta(result: CompressionResult, panel: Panel) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "parameters": result.config.to_dict(),
-        "seed": result.config.seed,
+        "seed": result.config.random_state,
         "input": {
             "fingerprint_sha256": result.fingerprint,
             "n_model_rows": panel.n_models,
@@ -334,6 +334,8 @@ class Suite:
 
     @property
     def categories(self) -> list[str]:
+        """The categories the suite kept (Stage 3): the compression's groups, an item's category or its
+        benchmark's name where it has none (:mod:`benchsift.panel.categories`)."""
         return [str(c) for c in self.meta["categories_selected"]]
 
     @property

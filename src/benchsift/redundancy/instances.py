@@ -36,6 +36,7 @@ import pandas as pd
 from joblib import delayed
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import renamed_attribute
 from benchsift._threads import single_thread
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
@@ -85,7 +86,7 @@ class InstanceRedundancy(Result):
         metric -> smallest ratio with ``mean >= threshold`` (``None`` when no ratio of the grid reaches it).
     threshold:
         The saturation threshold.
-    seed:
+    random_state:
         The seed given (``None`` or an int; a Generator is recorded as ``None``).
     selection:
         The models used (all / top-K / bottom-K).
@@ -107,11 +108,13 @@ class InstanceRedundancy(Result):
     n_defined: dict[str, np.ndarray] = field(repr=False)
     saturation: dict[str, float | None]
     threshold: float
-    seed: int | None
+    random_state: int | None
     selection: ModelSelection
     values: dict[str, np.ndarray] | None = field(default=None, repr=False)
     undefined: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    seed = renamed_attribute("InstanceRedundancy", "seed", "random_state", until="0.3")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape of ``benchsift redundancy instances --json`` (NaN written as null)."""
@@ -125,7 +128,7 @@ class InstanceRedundancy(Result):
             "sample_sizes": self.sample_sizes,
             "repeats": self.repeats,
             "threshold": self.threshold,
-            "seed": self.seed,
+            "seed": self.random_state,
             "selection": self.selection.to_dict(),
             "undefined": list(self.undefined),
             "notes": list(self.notes),
@@ -473,7 +476,7 @@ def instance_redundancy(
         n_defined=n_defined,
         saturation=saturation,
         threshold=threshold,
-        seed=seed,
+        random_state=seed,
         selection=selection,
         values=values if keep_values else None,
         undefined=undefined,

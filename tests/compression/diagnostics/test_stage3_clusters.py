@@ -46,7 +46,7 @@ def test_two_stage_bootstrap_matches_a_loop() -> None:
     assert any("column 'image'" in w for w in res.warnings)
     assert any("two-stage" in n for n in res.notes)
     # the loop: same generator, model draws first (family strata), then the item-cluster weights
-    image = p.subset(models=p.conditions == "image")
+    image = p.image_panel()
     S = np.asarray(image.scores)
     bench = image.items["benchmark"].to_numpy()
     names = list(dict.fromkeys(bench))

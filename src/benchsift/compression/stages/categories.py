@@ -35,7 +35,6 @@ import pandas as pd
 
 from benchsift._params import Interval, Options, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
-from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import GroupScores, Panel
 from benchsift.stats import corr_with_vector, group_nan_sums
@@ -172,7 +171,7 @@ def _as_matrix(
 ) -> tuple[np.ndarray, list[str]]:
     if isinstance(data, Panel):
         image = data.image_rows
-        cats = item_categories(data)
+        cats = data.category_or_benchmark
         codes, names = pd.factorize(pd.Series(cats, dtype=object))
         sums, counts = group_nan_sums(data.scores[image], codes, len(names))
         return stage_means(sums, counts), [str(c) for c in names]
