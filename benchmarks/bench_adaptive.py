@@ -42,7 +42,8 @@ from _timing import load_average, machine_line
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
 

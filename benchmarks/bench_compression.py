@@ -53,7 +53,7 @@ from benchsift.compression.stages.representatives import (
     stage1_select,
     supplement_pool,
 )
-from benchsift.stats import corr_with_vector
+from benchsift.stats.correlation import corr_with_vector
 
 TOL = 1e-9
 ROUND = 12  # benchsift rounds pooled means to 12 decimals so that equal means tie exactly in the ranks

@@ -42,7 +42,8 @@ from benchsift.compression.full_score import METHODS, fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 
 def full_overall(panel: Panel) -> np.ndarray:

@@ -18,7 +18,8 @@ in-panel sanity check, not the held-out protocol), and the load average after ea
 
 * ``baseline: top variance`` -- the plain Variance selector (category-wide top ``K_C`` by plug-in
   variance, seeded random ties), vectorized in this script: the cheapest reasonable Stage 2;
-* ``vaw/<variant>`` -- :func:`benchsift.compression.stage2_prune` with VAW (``cells`` by default; the D.4
+* ``vaw/<variant>`` -- :func:`benchsift.compression.stages.prune.stage2_prune` with VAW (``cells`` by
+  default; the D.4
   variants on request; ``dpp`` is O(n_b K_b^2) and slow at this scale, so it is not in the default list);
 * ``built-in text embedding`` -- the TF-IDF + SVD fallback that Stage 2 builds from the question text when
   no embeddings are given (not included in the ``vaw/*`` rows, which use the simulated embeddings).
@@ -42,8 +43,10 @@ from _timing import Timing, load_average, machine_line, timed
 from rich.console import Console
 from rich.table import Table
 
-from benchsift.compression import ItemEmbeddings, stage2_prune
-from benchsift.compression.selectors import category_budget, item_variance, top_k_positions
+from benchsift.compression import ItemEmbeddings
+from benchsift.compression.selectors.base import item_variance, top_k_positions
+from benchsift.compression.selectors.budget import category_budget
+from benchsift.compression.stages.prune import stage2_prune
 from benchsift.panel import Panel
 from benchsift.panel.categories import category_or_benchmark
 from benchsift.stats import check_random_state, spearman

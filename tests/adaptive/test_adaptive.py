@@ -263,7 +263,7 @@ def test_joint_polish_is_the_joint_map() -> None:
     # posterior (numerical gradient ~ 0) and no worse than scipy's L-BFGS optimum from the same start
     from scipy.optimize import approx_fprime, minimize
 
-    from benchsift.adaptive import joint_polish
+    from benchsift.adaptive.bank import joint_polish
 
     panel, _ = _panel(14, 6, seed=5, n_bench=1)
     x = panel.scores.copy()
@@ -283,7 +283,7 @@ def test_joint_polish_is_the_joint_map() -> None:
 
 
 def test_fit_bank_polishes_a_2pl_bank_only() -> None:
-    from benchsift.adaptive import joint_polish
+    from benchsift.adaptive.bank import joint_polish
 
     panel, _ = _panel(40, 30, seed=11)
     raw = fit_bank(panel, polish=False)

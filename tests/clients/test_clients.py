@@ -20,15 +20,15 @@ from benchsift.clients import (
     LimitedClient,
     Request,
     Response,
-    ResponseCache,
     RetryingClient,
     RetryPolicy,
-    config_from_dict,
     image_data_url,
     load_config,
-    parse_retry_after,
 )
 from benchsift.clients.base import json_bytes
+from benchsift.clients.cache import ResponseCache
+from benchsift.clients.config import config_from_dict
+from benchsift.clients.transport import parse_retry_after
 from benchsift.errors import InputError
 
 

@@ -12,12 +12,9 @@ from typer.testing import CliRunner
 from benchsift import Panel
 from benchsift.cli.main import app
 from benchsift.errors import InputError
-from benchsift.redundancy import (
-    benchmark_seed,
-    instance_redundancy,
-    instance_redundancy_by_benchmark,
-    saturation_ratio,
-)
+from benchsift.redundancy import instance_redundancy, instance_redundancy_by_benchmark
+from benchsift.redundancy.instances import saturation_ratio
+from benchsift.redundancy.instances_by_benchmark import benchmark_seed
 
 runner = CliRunner()
 RATIOS = [0.1, 0.3, 0.6, 1.0]

@@ -39,7 +39,8 @@ from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
 from benchsift.results import Result
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 __all__ = ["AdaptiveSimulation", "replay_adaptive", "simulate_adaptive"]
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import group_nan_sums
+from benchsift.stats.means import group_nan_sums
 
 __all__ = ["FrontierResult", "capability_frontier", "family_step_gains"]
 

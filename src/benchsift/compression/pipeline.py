@@ -70,7 +70,8 @@ from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_le
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
-from benchsift.stats import group_nan_sums, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "CompressionConfig",

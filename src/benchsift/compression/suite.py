@@ -44,7 +44,7 @@ from benchsift.errors import FormatError, InputError
 from benchsift.io.registry import ID_SOURCE
 from benchsift.panel import Panel, item_clusters
 from benchsift.panel.clusters import CLUSTER_COLUMN
-from benchsift.stats import rank_average
+from benchsift.stats.ranks import rank_average
 
 __all__ = ["FORMAT", "Suite", "load_suite", "stage_table", "write_suite"]
 

@@ -22,7 +22,7 @@ Vectorization: all T repeats of a ratio are one matrix product. ``S`` is the ``(
 matrix (exactly ``k`` ones per row, uniform without replacement: the ``k`` smallest of ``M`` iid uniforms),
 ``Z`` the score matrix with NaN set to 0 and ``O`` the observed mask; sampled scores are
 ``(S @ Z.T) / (S @ O.T)`` (the second product is skipped when nothing is missing). The metrics are then
-column-wise against the full scores (:func:`benchsift.stats.corr_with_vector`).
+column-wise against the full scores (:func:`benchsift.stats.correlation.corr_with_vector`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from benchsift.progress import ProgressFn, Ticker
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
 from benchsift.results import Result
-from benchsift.stats import check_random_state, corr_with_vector
+from benchsift.stats import check_random_state
+from benchsift.stats.correlation import corr_with_vector
 
 DEFAULT_RATIOS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 """The default grid of sampling ratios: 1, 2, 5, 10, 20, ..., 90 %."""
@@ -413,7 +414,7 @@ def instance_redundancy(
         ``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``) with a cluster address, see
         :func:`benchsift.parallel.sweep_backend`. Results do not depend on them.
 
-    Random draws: one generator (:func:`benchsift.stats.check_random_state`); the ratios in ascending
+    Random draws: one generator (:func:`benchsift.stats._random.check_random_state`); the ratios in ascending
     order, each drawing its T samples with :func:`selection_matrix` (nothing is drawn for a ratio whose
     sample is the whole benchmark). So the same seed gives the same result, also when the repeats are
     processed in blocks. A chunk run on a worker starts from the run's PCG64 state advanced past the draws

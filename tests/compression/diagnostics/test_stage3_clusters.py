@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.compression.diagnostics import aggregate_stage3, stratified_bootstrap_indices
+from benchsift.compression.diagnostics import aggregate_stage3
+from benchsift.compression.diagnostics.aggregate_stage3 import stratified_bootstrap_indices
 from benchsift.errors import InputError
 from benchsift.panel import item_clusters
 from benchsift.simulate import SimulationConfig, simulate_panel

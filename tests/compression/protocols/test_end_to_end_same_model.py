@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.compression.protocols import end_to_end, same_model, same_model_budget
+from benchsift.compression.protocols import end_to_end, same_model
+from benchsift.compression.protocols.same_model import same_model_budget
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 

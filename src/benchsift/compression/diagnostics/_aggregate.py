@@ -20,7 +20,8 @@ import pandas as pd
 
 from benchsift.errors import InputError, require_at_least
 from benchsift.panel import Panel
-from benchsift.stats import nan_mean, zscore
+from benchsift.stats import zscore
+from benchsift.stats.means import nan_mean
 
 
 def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]:

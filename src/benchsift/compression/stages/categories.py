@@ -37,7 +37,8 @@ from benchsift._params import Interval, Options, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.errors import InputError
 from benchsift.panel import GroupScores, Panel
-from benchsift.stats import corr_with_vector, group_nan_sums
+from benchsift.stats.correlation import corr_with_vector
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "SubsetChoice",

@@ -72,7 +72,7 @@ class Stage2Result(Result):
         The fitted selector of each category.
     warnings
         Settings that changed what was asked: the item floor keeping more than ``r`` of a category
-        (:func:`benchsift.compression.selectors.floor_warning`).
+        (:func:`benchsift.compression.selectors.budget.floor_warning`).
     """
 
     kept: np.ndarray

@@ -41,7 +41,9 @@ from benchsift._params import Interval, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.panel import Panel
 from benchsift.panel.categories import category_or_benchmark
-from benchsift.stats import corr_with_vector, group_nan_sums, zscore
+from benchsift.stats import zscore
+from benchsift.stats.correlation import corr_with_vector
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "CategoryPool",
