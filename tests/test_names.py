@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from benchsift.adaptive import fit_bank, next_items
 from benchsift.cli._common import as_options
 from benchsift.cli.main import app
+from benchsift.clients import RetryPolicy
 from benchsift.compression import CompressionConfig, run_pipeline
 from benchsift.compression.stages.prune import effective_categories
 from benchsift.compression.stages.representatives import item_categories
@@ -141,3 +142,13 @@ def test_image_rows_is_the_mask_of_the_image_panel() -> None:
     assert mixed.image_rows.tolist() == [True, False, True, True, False, True]
     assert np.array_equal(mixed.scores[mixed.image_rows], mixed.image_panel().scores)
     assert mixed.text_only_rows.tolist() == [not x for x in mixed.image_rows]
+
+
+def test_retry_policy_takes_random_state_and_the_old_seed() -> None:
+    new = RetryPolicy(initial=0.5, random_state=3)
+    with pytest.warns(FutureWarning, match=r"^RetryPolicy: `seed` is now called `random_state`"):
+        old = RetryPolicy(initial=0.5, seed=3)
+    assert old == new and old.delay(2, "k", None) == new.delay(2, "k", None)
+    assert new.delay(2, "k", None) != RetryPolicy(initial=0.5, random_state=4).delay(2, "k", None)
+    with pytest.warns(FutureWarning, match="`seed` is now called `random_state`"):
+        assert new.seed == 3
