@@ -51,7 +51,8 @@ from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
 from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
 COVARIATE = "benchsift + other bench."
@@ -119,7 +120,7 @@ def versus_reference(
                     prior_mean=mu,
                     prior_sd=sd,
                     exposure=exposure,
-                    seed=seed + split,
+                    random_state=seed + split,
                 )
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out

@@ -80,11 +80,12 @@ import pandas as pd
 from _timing import load_average, machine_line, timed
 from joblib import Parallel, delayed
 
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, HeldoutResult, random_splits, stage2_heldout
+from benchsift.compression.protocols import HeldoutResult, random_splits, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.seeds import base_seed, selector_key, task_seed
-from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, ItemSelector, clear_memos
-from benchsift.compression.selectors.auto import NULL_MARGIN, paired_null_test
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS
+from benchsift.compression.selectors import AutoSelector, ItemSelector, clear_memos
+from benchsift.compression.selectors.auto import DEFAULT_CANDIDATES, NULL_MARGIN, paired_null_test
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.selectors.irt2pl import binarize_scores, metabench_select
 from benchsift.io import read_scores

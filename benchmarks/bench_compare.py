@@ -6,7 +6,7 @@ size) with 2,000 replicates. Both sides start from the same ``(B, N)`` resamplin
 same per-pair summaries (bootstrap SE, percentile interval, percentile p-value) and the Wald p-values,
 timed alternately (``_timing.timed_pair``, min and median of ``--repeats``):
 
-* benchsift: :func:`benchsift.stats.paired_bootstrap_pairs` (one ``W @ X.T`` for the models, the pair
+* benchsift: :func:`benchsift.stats.paired.paired_bootstrap_pairs` (one ``W @ X.T`` for the models, the pair
   differences streamed in blocks of at most 2M replicate values);
 * baseline, ``one matrix product``: what a good numpy programmer writes: the ``(N, P)`` matrix of all
   14,028 pairs' item differences, ``W @ D / n`` in one product (``(B, P)``, 224 MB), then the same
@@ -87,7 +87,8 @@ def speed(args, timed, timed_pair, ratio_cell) -> None:
     import benchsift
     from benchsift.io import read_scores
     from benchsift.simulate import simulate_leaderboard
-    from benchsift.stats import WeightStream, bootstrap_weights, paired_bootstrap_pairs, wald_pvalue
+    from benchsift.stats import WeightStream, bootstrap_weights
+    from benchsift.stats.paired import paired_bootstrap_pairs, wald_pvalue
 
     if args.panel:
         panel = read_scores(args.panel)
@@ -214,15 +215,9 @@ def acceptance(args) -> None:
     import numpy as np
 
     from benchsift.simulate import simulate_leaderboard
-    from benchsift.stats import (
-        bh_adjust,
-        holm_adjust,
-        paired_bootstrap_pairs,
-        paired_power,
-        rank_interval,
-        rank_interval_pairwise,
-        wald_pvalue,
-    )
+    from benchsift.stats import bh_adjust, holm_adjust, paired_power, rank_interval_pairwise
+    from benchsift.stats.paired import paired_bootstrap_pairs, wald_pvalue
+    from benchsift.stats.ranks import rank_interval
 
     rng = np.random.default_rng(2026)
     R, Bs = args.reps, args.sim_boot

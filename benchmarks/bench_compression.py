@@ -50,11 +50,10 @@ from benchsift.compression.stages.categories import exhaustive_search, greedy_pa
 from benchsift.compression.stages.representatives import (
     _candidate_order,
     category_z_mean,
-    item_categories,
     stage1_select,
     supplement_pool,
 )
-from benchsift.stats import corr_with_vector
+from benchsift.stats.correlation import corr_with_vector
 
 TOL = 1e-9
 ROUND = 12  # benchsift rounds pooled means to 12 decimals so that equal means tie exactly in the ranks
@@ -189,14 +188,14 @@ def main() -> None:
     sim, emb = primebench_panel(args.seed, items_per_benchmark=args.items_per_benchmark)
     t_sim = time.perf_counter() - t0
     panel = sim.panel
-    n_img = int((panel.conditions == "image").sum())
+    n_img = int(panel.image_rows.sum())
     print("== PRIMEBench compression benchmark ==")
     print(
         f"panel:   {n_img} image models + {panel.n_models - n_img} text-only runs, {panel.n_items:,} items, "
         f"{len(panel.benchmarks)} benchmarks, {len(panel.categories)} categories, "
         f"embeddings {sim.truth.embeddings_vl.shape[1]}-dim (simulated in {t_sim:.1f} s, not counted)"
     )
-    cfg = CompressionConfig(retention=0.05, k=5, seed=args.seed)
+    cfg = CompressionConfig(retention=0.05, k=5, random_state=args.seed)
 
     runs = [_timed_pipeline(panel, cfg, emb, trace_memory=False) for _ in range(max(1, args.repeats))]
     result = runs[-1][2]
@@ -245,7 +244,7 @@ def main() -> None:
     clean = result.stage0.panel
     X = clean.scores
     s1 = stage1_select(clean)
-    cats = item_categories(clean)
+    cats = clean.category_or_benchmark
     bench = clean.items["benchmark"].to_numpy(dtype=object)
     order_b = {b: i for i, b in enumerate(clean.benchmarks)}
     bench_rank = np.array([order_b[b] for b in bench])

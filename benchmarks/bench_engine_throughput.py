@@ -53,13 +53,9 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from fake_server import API_KEY  # noqa: E402
 
-from benchsift.clients import (  # noqa: E402
-    ClientPool,
-    Request,
-    ResponseCache,
-    config_from_dict,
-    image_data_url,
-)
+from benchsift.clients import ClientPool, Request, image_data_url  # noqa: E402
+from benchsift.clients.cache import ResponseCache  # noqa: E402
+from benchsift.clients.config import config_from_dict  # noqa: E402
 
 IMAGE: list[str] = []  # the data URL every message carries when --image-kb > 0 (one image, as in a run)
 

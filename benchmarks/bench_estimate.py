@@ -42,7 +42,8 @@ from benchsift.compression.full_score import METHODS, fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 
 def full_overall(panel: Panel) -> np.ndarray:
@@ -76,7 +77,7 @@ def one_split(
         res = run_pipeline(
             build,
             CompressionConfig(
-                retention=retention, floor=0, k=None, seed=seed, full_score=False, selector=sel
+                retention=retention, floor=0, k=None, random_state=seed, full_score=False, selector=sel
             ),
         )
         suites[f"{sel} suite"] = res.suite_items

@@ -78,7 +78,7 @@ def benchsift_estimate(
     the chosen estimator is ``METHOD/EDGE@edge`` when the edge models got another one (chosen on the folds
     that hold out the strongest build models)."""
     out = workdir / f"suite-{retention:g}-{seed}"
-    cfg = CompressionConfig(retention=retention, floor=0, seed=seed, selector=selector)
+    cfg = CompressionConfig(retention=retention, floor=0, random_state=seed, selector=selector)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = compress_to_suite(build, out, cfg).value
@@ -243,7 +243,7 @@ def joint_split(
     out: dict[str, dict[str, dict[float, dict[str, Any]]]] = {"joint": {}, "known": {}}
     for r in retentions:
         dest = workdir / f"joint-{kind}-{r:g}-{seed}"
-        cfg = CompressionConfig(retention=r, floor=0, seed=seed, selector=selector)
+        cfg = CompressionConfig(retention=r, floor=0, random_state=seed, selector=selector)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = compress_to_suite(build, dest, cfg).value

@@ -7,7 +7,8 @@ Both sides start from the seed and are timed the same way (``_timing.timed_pair`
 ``--repeats`` calls each, min and median shown):
 
 * benchsift: :func:`benchsift.prism.bootstrap.paired_bootstrap` with ``random_state=seed``: it draws the
-  resamples in blocks and runs :func:`benchsift.stats.paired_bootstrap_means` on them (distinct rows only,
+  resamples in blocks and runs :func:`benchsift.stats.resample.paired_bootstrap_means` on them (distinct
+  rows only,
   exact float32 sums for rational scores), then computes the PScore CIs, rank CIs and all 861 pairwise
   p-values;
 * baseline, ``W @ ND.T`` (the strongest simple version, 10 lines): the same seed's index matrix

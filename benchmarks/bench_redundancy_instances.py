@@ -46,7 +46,8 @@ from rich.table import Table
 from sklearn.metrics import r2_score
 
 from benchsift import Panel
-from benchsift.redundancy import instance_redundancy, sample_sizes
+from benchsift.redundancy import instance_redundancy
+from benchsift.redundancy.instances import sample_sizes
 
 RATIOS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)
 T_REPEATS = 100

@@ -18,7 +18,8 @@ in-panel sanity check, not the held-out protocol), and the load average after ea
 
 * ``baseline: top variance`` -- the plain Variance selector (category-wide top ``K_C`` by plug-in
   variance, seeded random ties), vectorized in this script: the cheapest reasonable Stage 2;
-* ``vaw/<variant>`` -- :func:`benchsift.compression.stage2_prune` with VAW (``cells`` by default; the D.4
+* ``vaw/<variant>`` -- :func:`benchsift.compression.stages.prune.stage2_prune` with VAW (``cells`` by
+  default; the D.4
   variants on request; ``dpp`` is O(n_b K_b^2) and slow at this scale, so it is not in the default list);
 * ``built-in text embedding`` -- the TF-IDF + SVD fallback that Stage 2 builds from the question text when
   no embeddings are given (not included in the ``vaw/*`` rows, which use the simulated embeddings).
@@ -42,18 +43,20 @@ from _timing import Timing, load_average, machine_line, timed
 from rich.console import Console
 from rich.table import Table
 
-from benchsift.compression import ItemEmbeddings, stage2_prune
-from benchsift.compression.selectors import category_budget, item_variance, top_k_positions
-from benchsift.compression.stages import effective_categories
+from benchsift.compression import ItemEmbeddings
+from benchsift.compression.selectors.base import item_variance, top_k_positions
+from benchsift.compression.selectors.budget import category_budget
+from benchsift.compression.stages.prune import stage2_prune
 from benchsift.panel import Panel
+from benchsift.panel.categories import category_or_benchmark
 from benchsift.stats import check_random_state, spearman
 
 
 def top_variance_baseline(panel: Panel, retention: float, floor: int = 100, seed: int = 0) -> np.ndarray:
     """Category-wide top-K_C items by plug-in variance over the image models (seeded random ties)."""
-    scores = panel.scores[(panel.models["condition"] == "image").to_numpy()]
+    scores = panel.scores[panel.image_rows]
     v, _ = item_variance(scores)
-    cats = effective_categories(panel.items)
+    cats = category_or_benchmark(panel.items)
     codes, names = np.unique(cats, return_inverse=True)
     order = np.argsort(names, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(names))])
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     panel, truth = sim.panel, sim.truth
     sizes = panel.items["benchmark"].value_counts()
     console.print(
-        f"data: {int((panel.models['condition'] == 'image').sum())} image models "
+        f"data: {int(panel.image_rows.sum())} image models "
         f"(+{int((panel.models['condition'] != 'image').sum())} text-only rows) x {panel.n_items:,} items, "
         f"{len(panel.benchmarks)} benchmarks (sizes {sizes.min():,}-{sizes.max():,}), "
         f"{len(panel.categories)} categories, embeddings {truth.embeddings_vl.shape[1]}-dim; "

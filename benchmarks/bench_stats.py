@@ -1,4 +1,5 @@
-"""Speed of ``benchsift.stats.corr_with_vector`` and ``corr_matrix`` against the strongest simple baselines.
+"""Speed of ``benchsift.stats.correlation.corr_with_vector`` and ``corr_matrix`` against the strongest
+simple baselines.
 
 The hot path of instance-redundancy resampling: the scores of 169 models on 1000 random instance subsets
 (X, 169 x 1000) against the full-benchmark scores (y, 169), with no missing cell and with 5 % missing.
@@ -42,7 +43,8 @@ from rich.console import Console
 from rich.table import Table
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from benchsift.stats import corr_matrix, corr_with_vector
+from benchsift.stats import corr_matrix
+from benchsift.stats.correlation import corr_with_vector
 
 TOL = 1e-10
 METRICS = ("srcc", "plcc", "kendall", "r2")

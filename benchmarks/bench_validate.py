@@ -45,14 +45,10 @@ from threadpoolctl import threadpool_limits
 
 from benchsift import _threads
 from benchsift._threads import HOT_LOOP_THREADS
-from benchsift.compression.protocols import (
-    DEFAULT_RETENTIONS,
-    DEFAULT_SELECTORS,
-    random_splits,
-    stage2_heldout,
-)
+from benchsift.compression.protocols import random_splits, stage2_heldout
 from benchsift.compression.protocols.group_means import CategoryBlocks, weighted_group_means
 from benchsift.compression.protocols.pools import prepare_pools
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.stage2_heldout import per_category_rho
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.panel import Panel

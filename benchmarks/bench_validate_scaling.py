@@ -31,7 +31,8 @@ import numpy as np
 from _data import primebench_panel
 from _timing import Timing, load_average, machine_line, timed
 
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, stage2_heldout
+from benchsift.compression.protocols import stage2_heldout
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS
 from benchsift.panel import Panel
 
 

@@ -23,7 +23,7 @@ from benchsift.parallel import sweep_backend
 from benchsift.redundancy import instance_redundancy
 from benchsift.redundancy.instances import sampled_scores, selection_matrix
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import corr_with_vector
+from benchsift.stats.correlation import corr_with_vector
 
 runner = CliRunner()
 

@@ -65,7 +65,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "heldout": validate(panel, splits=2, selectors=["random"], retentions=[0.1], floor=10).result,
         "bank": bank,
         "next": next_items(bank, X, models, batch=3),
-        "adaptive": simulate_adaptive(panel, n_splits=2, seed=0),
+        "adaptive": simulate_adaptive(panel, n_splits=2, random_state=0),
         "spectrum": panel_spectrum(panel),
         "spectrum_report": spectrum_report(panel, "benchmark"),
         "stage3": aggregate_stage3(panel, ks=[1, 2], n_boot=50),

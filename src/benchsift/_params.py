@@ -53,6 +53,7 @@ __all__ = [
     "check_param",
     "check_params",
     "describe",
+    "renamed_attribute",
     "renamed_params",
     "validate_params",
 ]
@@ -333,3 +334,19 @@ def renamed_params(
         return wrapper
 
     return decorate
+
+
+def renamed_attribute(owner: str, old: str, new: str, *, until: str) -> property:
+    """A read-only property ``old`` that returns attribute ``new`` and warns with a :class:`FutureWarning`
+    (as :func:`renamed_params` does for a keyword): the old name of a result's field, readable until
+    version ``until``. ``owner`` names the class in the message."""
+
+    def get(self: Any) -> Any:
+        warnings.warn(
+            f"{owner}: `{old}` is now called `{new}`; `{old}` is accepted until benchsift {until}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(self, new)
+
+    return property(get, doc=f"The old name of :attr:`{new}` (read with a FutureWarning until {until}).")

@@ -99,8 +99,8 @@ def test_next_items_is_stateless_seeded_and_honours_the_rules(tmp_path) -> None:
     back = load_bank(path)
     X = np.full((2, bank.n_items), np.nan)
     X[0, [3, 50, 120]] = [1.0, 0.0, 1.0]
-    a = next_items(bank, X, ["m-a", "m-b"], batch=5, seed=7)
-    b = next_items(back, X.copy(), ["m-a", "m-b"], batch=5, seed=7)
+    a = next_items(bank, X, ["m-a", "m-b"], batch=5, random_state=7)
+    b = next_items(back, X.copy(), ["m-a", "m-b"], batch=5, random_state=7)
     assert a.items == b.items  # same responses, same bank read back, same seed: same next items
     assert all(len(i) == 5 for i in a.items) and not set(a.items[0]) & {3, 50, 120}
     np.testing.assert_allclose(a.theta, b.theta)
@@ -145,7 +145,7 @@ def test_adaptive_items_measure_ability_better_than_random_items() -> None:
 
 def test_simulate_adaptive_against_static_and_random() -> None:
     panel, _ = _panel(120, 800, seed=3, n_bench=4)
-    sim = simulate_adaptive(panel, holdout=0.4, budget=0.05, seed=0, n_splits=2)
+    sim = simulate_adaptive(panel, holdout=0.4, budget=0.05, random_state=0, n_splits=2)
     rows = {r["method"]: r for r in sim.rows()}
     assert set(rows) == {"adaptive", "static", "random"}
     assert all(r["n_items"] == rows["static"]["n_items"] > 0 for r in rows.values())  # equal budgets
@@ -153,7 +153,7 @@ def test_simulate_adaptive_against_static_and_random() -> None:
     assert rows["adaptive"]["rho_mean"] > rows["random"]["rho_mean"]
     assert sim.to_dict()["results"][0]["method"] == "adaptive"
     # the same seed gives the same numbers
-    again = simulate_adaptive(panel, holdout=0.4, budget=0.05, seed=0, n_splits=2)
+    again = simulate_adaptive(panel, holdout=0.4, budget=0.05, random_state=0, n_splits=2)
     assert again.to_dict() == sim.to_dict()
 
 
@@ -187,7 +187,7 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     ]
     results = tmp_path / "results.csv"
     pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
-    res = next_items_for(bank, results, ["m-new", "m-a"], batch=4, seed=2)
+    res = next_items_for(bank, results, ["m-new", "m-a"], batch=4, random_state=2)
     assert res.models == ["m-a", "m-b", "m-new"]  # m-a is in the results: not started again
     assert res.n_ignored_items == 1 and res.to_dict()["n_ignored_items"] == 1
     assert list(res.n_answered) == [2, 1, 0]
@@ -197,7 +197,7 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     # a model whose only responses are outside the bank starts from a first batch, by name
     rows.append(("m-c", "Z", "q2", 0.0))
     pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
-    lost = next_items_for(bank, results, batch=4, seed=2)
+    lost = next_items_for(bank, results, batch=4, random_state=2)
     assert lost.warnings[1].startswith(
         "1 model(s) have no response on a bank item, so they get a first batch: ['m-c']"
     )
@@ -206,7 +206,7 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     X = np.full((3, bank.n_items), np.nan)
     index = bank.key_index()
     X[0, index[("B0", "3")]], X[0, index[("B1", "70")]], X[1, index[("B0", "5")]] = 1.0, 0.0, 1.0
-    by_hand = next_items(bank, X, ["m-a", "m-b", "m-new"], batch=4, seed=2)
+    by_hand = next_items(bank, X, ["m-a", "m-b", "m-new"], batch=4, random_state=2)
     assert res.items == by_hand.items
     np.testing.assert_allclose(res.theta, by_hand.theta)
     only_new = next_items_for(bank, start=["m-x"], batch=3)
@@ -263,7 +263,7 @@ def test_joint_polish_is_the_joint_map() -> None:
     # posterior (numerical gradient ~ 0) and no worse than scipy's L-BFGS optimum from the same start
     from scipy.optimize import approx_fprime, minimize
 
-    from benchsift.adaptive import joint_polish
+    from benchsift.adaptive.bank import joint_polish
 
     panel, _ = _panel(14, 6, seed=5, n_bench=1)
     x = panel.scores.copy()
@@ -283,7 +283,7 @@ def test_joint_polish_is_the_joint_map() -> None:
 
 
 def test_fit_bank_polishes_a_2pl_bank_only() -> None:
-    from benchsift.adaptive import joint_polish
+    from benchsift.adaptive.bank import joint_polish
 
     panel, _ = _panel(40, 30, seed=11)
     raw = fit_bank(panel, polish=False)
@@ -362,7 +362,7 @@ def test_empirical_prior_cuts_the_full_score_error_on_a_clustered_population() -
     for prior in ("normal", "empirical"):
         bank = fit_bank(build, prior=prior, residual_factors=0)
         assert bank.prior == prior
-        full, given = replay_adaptive(bank, held.scores, held.model_ids, 6, exposure=1.0, seed=0)
+        full, given = replay_adaptive(bank, held.scores, held.model_ids, 6, exposure=1.0, random_state=0)
         assert (given.sum(axis=1) == 6).all()
         err[prior] = float(np.mean(np.abs(full[:, -1] - truth)))
     assert err["empirical"] < 0.95 * err["normal"]  # 0.0538 vs 0.0578
@@ -460,7 +460,7 @@ def test_residual_factors_cut_the_full_score_error_on_a_two_dimensional_panel() 
     err = {}
     for k in (0, 3):
         bank = fit_bank(build, residual_factors=k, prior="normal")
-        full, given = replay_adaptive(bank, held.scores, held.model_ids, 40, exposure=1.0, seed=0)
+        full, given = replay_adaptive(bank, held.scores, held.model_ids, 40, exposure=1.0, random_state=0)
         assert (given.sum(axis=1) == 40).all()
         err[k] = float(np.mean(np.abs(full[:, -1] - truth)))
     assert err[3] < 0.9 * err[0]

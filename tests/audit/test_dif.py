@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchsift.audit import audit, irt_ability, logistic_dif, matching_ability, modified_signed_root
+from benchsift.audit import audit, logistic_dif
+from benchsift.audit.dif import irt_ability, matching_ability, modified_signed_root
 from benchsift.errors import DegenerateError
 from benchsift.irt import TwoPL
 from benchsift.stats import bh_adjust

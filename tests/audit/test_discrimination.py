@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.audit import (
+from benchsift.audit.discrimination import (
     conditional_bh,
     fisher_z_interval,
     item_rest_correlation,

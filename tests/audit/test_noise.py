@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.audit import benchmark_noise, paired_mdd
+from benchsift.audit import benchmark_noise
+from benchsift.audit.noise import paired_mdd
 
 Z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)  # 1.959964 + 0.841621 = 2.801585
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from benchsift.cli._common import as_options
 from benchsift.cli.main import app
-from benchsift.compression.selectors import floor_warning
+from benchsift.compression.selectors.budget import floor_warning
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 

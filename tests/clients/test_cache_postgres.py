@@ -14,10 +14,10 @@ import psycopg
 import pytest
 from engine_world import invoke, run_args, write_config
 
-from benchsift.clients import ResponseCache, config_from_dict
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import redact_url
+from benchsift.clients.cache import ResponseCache, redact_url
 from benchsift.clients.cache_postgres import PostgresCache
+from benchsift.clients.config import config_from_dict
 from benchsift.errors import InputError
 
 REQ = Request(model="m", messages=({"role": "user", "content": "hi"},))

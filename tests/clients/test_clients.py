@@ -20,15 +20,15 @@ from benchsift.clients import (
     LimitedClient,
     Request,
     Response,
-    ResponseCache,
     RetryingClient,
     RetryPolicy,
-    config_from_dict,
     image_data_url,
     load_config,
-    parse_retry_after,
 )
 from benchsift.clients.base import json_bytes
+from benchsift.clients.cache import ResponseCache
+from benchsift.clients.config import config_from_dict
+from benchsift.clients.transport import parse_retry_after
 from benchsift.errors import InputError
 
 
@@ -54,7 +54,7 @@ REQ = Request(model="m", messages=({"role": "user", "content": "hi"},))
 
 
 def test_backoff_is_exponential_with_bounded_seeded_jitter() -> None:
-    p = RetryPolicy(initial=0.5, max_delay=4.0, seed=3)
+    p = RetryPolicy(initial=0.5, max_delay=4.0, random_state=3)
     for attempt, base in ((1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (6, 4.0)):
         d = p.delay(attempt, "k", None)
         assert base * 0.5 <= d <= base

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from fake_server import API_KEY
 
-from benchsift.clients import ClientError, OpenAICompatClient, Request, config_from_dict
+from benchsift.clients import ClientError, OpenAICompatClient, Request
 from benchsift.clients.base import ClientStats
-from benchsift.clients.config import TRANSPORTS
+from benchsift.clients.config import TRANSPORTS, config_from_dict
 from benchsift.clients.retry import RetryingClient, RetryPolicy
 from benchsift.errors import InputError
 

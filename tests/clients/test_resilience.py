@@ -110,7 +110,8 @@ def test_sigkill_mid_run_resumes_without_loss_repeating_only_in_flight(
 def test_full_dialogue_plays_all_turns_and_budgets(world: dict, server, tmp_path: Path) -> None:
     import asyncio
 
-    from benchsift.clients import ClientPool, ResponseCache, load_config
+    from benchsift.clients import ClientPool, load_config
+    from benchsift.clients.cache import ResponseCache
     from benchsift.prism.build import read_artifacts
     from benchsift.prism.run import ModelSpec, run_models
     from benchsift.prism.sources import read_items

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fake_server import API_KEY
 
-from benchsift.clients import ClientError, OpenAICompatClient, Request, config_from_dict
-from benchsift.clients.config import TRANSPORTS
+from benchsift.clients import ClientError, OpenAICompatClient, Request
+from benchsift.clients.config import TRANSPORTS, config_from_dict
 from benchsift.clients.transport import env_proxy, is_retryable_status
 
 each_transport = pytest.mark.parametrize("transport", TRANSPORTS)
@@ -170,7 +170,8 @@ def test_a_client_serves_one_event_loop(server, transport: str) -> None:
 
 
 def test_the_transport_is_not_part_of_the_cache_key(server, tmp_path) -> None:
-    from benchsift.clients import ClientPool, ResponseCache
+    from benchsift.clients import ClientPool
+    from benchsift.clients.cache import ResponseCache
 
     prompt = "You are extracting the letter (A or B) ...\nModel response: A\n"
     req = Request(model="judge", messages=({"role": "user", "content": prompt},))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsift.compression import stage0_clean, stage1_select, stage3_select
 from benchsift.compression.protocols.splits import chronological_split, random_splits
+from benchsift.compression.stages import stage0_clean, stage1_select, stage3_select
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel

@@ -15,7 +15,7 @@ from benchsift.errors import EstimateWarning, FloorWarning, FormatError, InputEr
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-from benchsift.stats import bootstrap_indices
+from benchsift.stats.bootstrap import bootstrap_indices
 
 
 @pytest.fixture(scope="module")

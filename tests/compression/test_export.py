@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsift.cli.main import app
-from benchsift.compression.export import EXPORT_FILE, ExportResult, export_suite
+from benchsift.compression.export import ExportResult, export_suite
+from benchsift.compression.export.core import EXPORT_FILE
 from benchsift.compression.export.inspect_task import check_ids
 from benchsift.compression.export.lm_eval import doc_indices
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline

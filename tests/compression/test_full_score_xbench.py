@@ -165,7 +165,7 @@ def _cli() -> typer.Typer:
 
 def test_cli_known_json(tmp_path: Path) -> None:
     panel = _two_bench(100, 150, rho=0.5, seed=13)
-    cfg = CompressionConfig(retention=0.1, floor=0, seed=0)
+    cfg = CompressionConfig(retention=0.1, floor=0, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the compression's own notes are not under test here
         compress_to_suite(panel.subset(models=np.arange(80)), tmp_path / "suite", cfg)

@@ -43,7 +43,7 @@ def test_acceptance_r5_k5_keeps_rho_095_against_stage0() -> None:
     sim = simulate_panel(SimulationConfig.primebench(items_per_benchmark=300, min_items_per_benchmark=60), 0)
     with pytest.warns(FloorWarning, match="item floor of 100"):
         res = run_pipeline(
-            sim.panel, CompressionConfig(retention=0.05, k=5, seed=0), embeddings=_embeddings(sim)
+            sim.panel, CompressionConfig(retention=0.05, k=5, random_state=0), embeddings=_embeddings(sim)
         )
     assert [s.stage for s in res.stages] == [0, 1, 2, 3]
     assert len(res.selected_categories) == 5
@@ -121,7 +121,14 @@ def test_k_larger_than_categories_keeps_all_of_them_with_a_warning() -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"retention": 0.0}, {"retention": 1.5}, {"k": 0}, {"stop_after": 4}, {"seed": -1}, {"alpha": -0.1}],
+    [
+        {"retention": 0.0},
+        {"retention": 1.5},
+        {"k": 0},
+        {"stop_after": 4},
+        {"random_state": -1},
+        {"alpha": -0.1},
+    ],
 )
 def test_config_validation(kwargs: dict[str, object]) -> None:
     with pytest.raises(InputError):
@@ -146,7 +153,7 @@ def test_full_score_counts_only_image_runs_with_scores() -> None:
     scores = sim.panel.scores.copy()
     scores[2] = np.nan
     panel = Panel(scores, sim.panel.models, sim.panel.items)
-    res = run_pipeline(panel, CompressionConfig(retention=0.5, k=1, floor=0, seed=0))
+    res = run_pipeline(panel, CompressionConfig(retention=0.5, k=1, floor=0, random_state=0))
     assert res.full_score is None
     assert (
         "full-score estimators not fitted: they need at least 5 image models with scores to cross-validate, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsift.compression.selectors import category_budget, largest_remainder_shares
+from benchsift.compression.selectors.budget import category_budget, largest_remainder_shares
 from benchsift.errors import InputError
 
 

@@ -6,7 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchsift.compression import ItemEmbeddings, VAWSelector, stage2_prune, vaw_scores
+from benchsift.compression import ItemEmbeddings
+from benchsift.compression.selectors import VAWSelector
+from benchsift.compression.selectors.vaw import vaw_scores
+from benchsift.compression.stages.prune import stage2_prune
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.stats import spearman

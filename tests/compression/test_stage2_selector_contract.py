@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from benchsift.compression import stage2_prune
 from benchsift.compression.selectors import SELECTORS, ItemSelector
+from benchsift.compression.stages.prune import stage2_prune
 from benchsift.panel import Panel
 
 

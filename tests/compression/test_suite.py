@@ -29,7 +29,9 @@ def _run(seed: int, out: Path, sim_seed: int = 0) -> tuple[Panel, object]:
         source="simulated",
     )
     with pytest.warns(FloorWarning, match="item floor of 100"):
-        res = run_pipeline(sim.panel, CompressionConfig(retention=0.05, k=3, seed=seed), embeddings=emb)
+        res = run_pipeline(
+            sim.panel, CompressionConfig(retention=0.05, k=3, random_state=seed), embeddings=emb
+        )
     write_suite(res, sim.panel, out, frontier=capability_frontier(res.stage0.panel))
     return sim.panel, res
 

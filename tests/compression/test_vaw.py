@@ -7,13 +7,14 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector, vaw_scores
+from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors._cells import (
     cell_winners,
     greedy_dpp,
     kmeans_cells,
     median_sq_distance,
 )
+from benchsift.compression.selectors.vaw import vaw_scores
 from benchsift.errors import InputError
 
 NAN = np.nan

@@ -7,7 +7,8 @@ import pytest
 from scipy.special import expit
 
 from benchsift import DegenerateError, InputError
-from benchsift.irt import GradedResponse, TwoPL, score_levels
+from benchsift.irt import GradedResponse, TwoPL
+from benchsift.irt.graded import score_levels
 
 
 def simulate_graded(n_resp: int, n_items: int, seed: int) -> dict[str, np.ndarray]:

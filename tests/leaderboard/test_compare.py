@@ -14,17 +14,10 @@ from benchsift.errors import DegenerateError, InputError
 from benchsift.leaderboard import compare
 from benchsift.panel import Panel
 from benchsift.simulate import simulate_leaderboard
-from benchsift.stats import (
-    bh_adjust,
-    bootstrap_weights,
-    cluster_robust_se,
-    holm_adjust,
-    paired_bootstrap_pairs,
-    paired_power,
-    rank_interval,
-    rank_interval_pairwise,
-    wald_pvalue,
-)
+from benchsift.stats import bh_adjust, bootstrap_weights, holm_adjust, paired_power, rank_interval_pairwise
+from benchsift.stats.cluster import cluster_robust_se
+from benchsift.stats.paired import paired_bootstrap_pairs, wald_pvalue
+from benchsift.stats.ranks import rank_interval
 
 
 @pytest.fixture(scope="module")

@@ -88,4 +88,4 @@ def test_public_api_list() -> None:
     assert sorted(prism.__all__) == prism.__all__
     for name in prism.__all__:
         assert hasattr(prism, name), name
-    assert {"pscore", "paired_bootstrap", "load_verdicts", "cross_judge_audit"} <= set(prism.__all__)
+    assert {"pscore", "paired_bootstrap", "load_verdicts", "audit_report"} <= set(prism.__all__)

@@ -22,7 +22,9 @@ from benchsift.prism.bootstrap import (
 )
 from benchsift.prism.scores import axis_means
 from benchsift.simulate.verdicts import simulate_verdict_arrays
-from benchsift.stats import bh_adjust, bonferroni_adjust, bootstrap_indices
+from benchsift.stats import bh_adjust
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.multitest import bonferroni_adjust
 
 
 def _loop_pscore(arrays: VerdictArrays, idx: np.ndarray) -> np.ndarray:

@@ -8,7 +8,8 @@ import pytest
 
 from benchsift import Panel
 from benchsift.errors import DegenerateError, InputError
-from benchsift.redundancy import benchmark_redundancy, benchmark_scores
+from benchsift.redundancy import benchmark_redundancy
+from benchsift.redundancy.benchmarks import benchmark_scores
 
 # Same numbers as the dimension case: columns Y1 = [.1 .2 .3 .4], Y2 = [.2 .1 .4 .3], Y3 = [.4 .3 .2 .1].
 # SRCC matrix [[1, .6, -1], [.6, 1, -.6], [-1, -.6, 1]] -> rho(Y) = [-0.2, 0.0, -0.8]; anchor Y2.

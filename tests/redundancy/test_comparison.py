@@ -15,13 +15,12 @@ from benchsift.redundancy import (
     InstanceRedundancyComparison,
     analyse_instances,
     compare_instance_redundancy,
-    curves,
     instance_redundancy,
     instance_redundancy_by_benchmark,
-    model_groups,
-    overall_scores,
-    undefined_values,
 )
+from benchsift.redundancy.comparison import model_groups, undefined_values
+from benchsift.redundancy.instance_analysis import curves
+from benchsift.redundancy.selection import overall_scores
 
 RATIOS = [0.1, 0.5, 1.0]
 

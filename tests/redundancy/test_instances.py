@@ -9,15 +9,11 @@ from sklearn.metrics import r2_score
 
 from benchsift import Panel
 from benchsift.errors import InputError
-from benchsift.redundancy import (
-    instance_redundancy,
-    sample_sizes,
-    sampled_scores,
-    saturation_ratio,
-    selection_matrix,
-)
+from benchsift.redundancy import instance_redundancy
 from benchsift.redundancy import instances as instances_module
-from benchsift.stats import check_random_state, corr_with_vector
+from benchsift.redundancy.instances import sample_sizes, sampled_scores, saturation_ratio, selection_matrix
+from benchsift.stats import check_random_state
+from benchsift.stats.correlation import corr_with_vector
 
 
 def _binary_panel(seed: int = 1, n_models: int = 15, n_items: int = 40, n_missing: int = 0) -> Panel:

@@ -12,12 +12,9 @@ from typer.testing import CliRunner
 from benchsift import Panel
 from benchsift.cli.main import app
 from benchsift.errors import InputError
-from benchsift.redundancy import (
-    benchmark_seed,
-    instance_redundancy,
-    instance_redundancy_by_benchmark,
-    saturation_ratio,
-)
+from benchsift.redundancy import instance_redundancy, instance_redundancy_by_benchmark
+from benchsift.redundancy.instances import saturation_ratio
+from benchsift.redundancy.instances_by_benchmark import benchmark_seed
 
 runner = CliRunner()
 RATIOS = [0.1, 0.3, 0.6, 1.0]
@@ -53,7 +50,7 @@ def test_average_is_the_mean_of_separate_per_benchmark_runs():
     assert res.benchmarks == ("A", "B", "C")
     curves = {m: [] for m in res.metrics}
     for b in res.benchmarks:
-        assert res.seeds[b] == benchmark_seed(5, b)
+        assert res.random_states[b] == benchmark_seed(5, b)
         alone = instance_redundancy(
             panel, benchmark=b, ratios=RATIOS, repeats=9, random_state=benchmark_seed(5, b)
         )
@@ -109,7 +106,7 @@ def test_deterministic_per_seed_and_independent_of_other_benchmarks():
     assert benchmark_seed(11, "A") != benchmark_seed(11, "B")
     gen = instance_redundancy_by_benchmark(panel, random_state=np.random.default_rng(3), **kw)
     again = instance_redundancy_by_benchmark(panel, random_state=np.random.default_rng(3), **kw)
-    assert gen.seed is None and gen.to_dict() == again.to_dict()
+    assert gen.random_state is None and gen.to_dict() == again.to_dict()
 
 
 def test_undefined_benchmark_is_reported_not_averaged():

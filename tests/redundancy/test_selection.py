@@ -8,7 +8,7 @@ import pytest
 
 from benchsift import Panel
 from benchsift.errors import InputError
-from benchsift.redundancy import select_models
+from benchsift.redundancy.selection import select_models
 
 
 def _panel() -> Panel:

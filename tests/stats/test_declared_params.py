@@ -12,17 +12,15 @@ import pytest
 from benchsift.errors import InputError
 from benchsift.stats import (
     WeightStream,
-    bootstrap_indices,
-    components_for_energy,
     minimum_detectable_difference,
-    participation_ratio,
     percentile_ci,
-    rank_interval,
     rank_interval_pairwise,
-    reject,
-    top_k_energy,
     zscore,
 )
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.multitest import reject
+from benchsift.stats.ranks import rank_interval
+from benchsift.stats.spectrum import components_for_energy, participation_ratio, top_k_energy
 
 X = np.arange(12.0).reshape(4, 3)
 

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from benchsift.stats import group_nan_means, group_nan_sums, nan_mean, rank_among, ratio_or_nan
+from benchsift.stats.means import group_nan_means, group_nan_sums, nan_mean, ratio_or_nan
+from benchsift.stats.ranks import rank_among
 
 
 def test_nan_mean_by_hand_and_without_warnings() -> None:

@@ -6,15 +6,9 @@ import numpy as np
 import pytest
 
 from benchsift.errors import InputError
-from benchsift.stats import (
-    bootstrap_indices,
-    bootstrap_weights,
-    cluster_bootstrap_indices,
-    cluster_bootstrap_weights,
-    cluster_codes,
-    cluster_robust_se,
-    stratified_cluster_bootstrap_weights,
-)
+from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights, stratified_cluster_bootstrap_weights
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.cluster import cluster_bootstrap_indices, cluster_codes, cluster_robust_se
 
 
 def test_codes_first_appearance_order() -> None:

@@ -8,15 +8,8 @@ import scipy.stats
 import sklearn.metrics
 
 from benchsift.errors import InputError
-from benchsift.stats import (
-    corr_with_vector,
-    correlation,
-    kendall_tau_b,
-    paired_columns,
-    pearson,
-    r2_score,
-    spearman,
-)
+from benchsift.stats import correlation, kendall_tau_b, pearson, spearman
+from benchsift.stats.correlation import corr_with_vector, paired_columns, r2_score
 
 N_CASES = 1000
 N_MAX = 40

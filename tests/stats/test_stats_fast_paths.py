@@ -20,7 +20,8 @@ from threadpoolctl import threadpool_info
 
 from benchsift._threads import single_thread
 from benchsift.errors import InputError
-from benchsift.stats import corr_matrix, corr_with_vector, paired_columns
+from benchsift.stats import corr_matrix
+from benchsift.stats.correlation import corr_with_vector, paired_columns
 
 TOL = 1e-10
 

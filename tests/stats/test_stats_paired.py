@@ -13,20 +13,17 @@ from benchsift.stats import (
     bootstrap_weights,
     cluster_bootstrap_weights,
     holm_adjust,
-    items_for_power,
     mcnemar_exact,
     minimum_detectable_difference,
-    paired_bootstrap_pairs,
-    paired_moments,
     paired_power,
     paired_t_test,
-    rank_interval,
     rank_interval_pairwise,
-    reject,
     stratified_cluster_bootstrap_weights,
     tie_groups,
-    wald_pvalue,
 )
+from benchsift.stats.multitest import reject
+from benchsift.stats.paired import items_for_power, paired_bootstrap_pairs, paired_moments, wald_pvalue
+from benchsift.stats.ranks import rank_interval
 
 
 def _binary(M: int, N: int, seed: int, missing: float = 0.0) -> np.ndarray:

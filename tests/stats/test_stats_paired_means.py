@@ -9,13 +9,9 @@ import numpy as np
 import pytest
 
 from benchsift.errors import InputError
-from benchsift.stats import (
-    bootstrap_indices,
-    bootstrap_weight_blocks,
-    bootstrap_weights,
-    cluster_bootstrap_weights,
-    paired_bootstrap_means,
-)
+from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.resample import bootstrap_weight_blocks, paired_bootstrap_means
 
 
 @pytest.mark.parametrize("block", [1, 7, 64, None])

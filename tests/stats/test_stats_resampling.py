@@ -7,14 +7,9 @@ import pytest
 import scipy.stats
 
 from benchsift.errors import InputError
-from benchsift.stats import (
-    bh_adjust,
-    bonferroni_adjust,
-    bootstrap_indices,
-    bootstrap_weights,
-    percentile_ci,
-    reject,
-)
+from benchsift.stats import bh_adjust, bootstrap_weights, percentile_ci
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.multitest import bonferroni_adjust, reject
 
 
 def test_bootstrap_reproducible_and_shaped() -> None:

@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 
 from benchsift.errors import DegenerateError, InputError
-from benchsift.stats import (
-    components_for_energy,
-    participation_ratio,
-    spectral_energy,
-    top_k_energy,
-    zscore,
-)
+from benchsift.stats import zscore
+from benchsift.stats.spectrum import components_for_energy, participation_ratio, spectral_energy, top_k_energy
 
 
 def orthonormal(n: int, k: int, seed: int) -> np.ndarray:

@@ -39,7 +39,7 @@ def test_the_suite_is_the_pipelines_selection_and_every_file_is_listed(
     from benchsift.io import read_scores
 
     panel = read_scores(panel_file)
-    cfg = CompressionConfig(retention=0.1, k=2, seed=3, floor=0)
+    cfg = CompressionConfig(retention=0.1, k=2, random_state=3, floor=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FloorWarning)
         run = compress_to_suite(panel, tmp_path / "suite", cfg, holdout=0.25)
@@ -74,7 +74,9 @@ def test_the_cli_prints_the_workflows_payload(panel_file: Path, tmp_path: Path) 
     assert res.exit_code == 0, res.output
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FloorWarning)
-        run = compress_to_suite(read_scores(panel_file), tmp_path / "b", CompressionConfig(k=2, seed=1))
+        run = compress_to_suite(
+            read_scores(panel_file), tmp_path / "b", CompressionConfig(k=2, random_state=1)
+        )
     printed = json.loads(res.stdout)
     expected = to_jsonable(said({**run.payload, "out": str(tmp_path / "a")}))  # `floor` -> --floor
     assert {k: v for k, v in printed.items() if k != "seconds"} == {

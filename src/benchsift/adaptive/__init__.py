@@ -8,7 +8,7 @@ step, :mod:`benchsift.adaptive.select`; :func:`next_items_for` takes a results f
 
 from __future__ import annotations
 
-from benchsift.adaptive.bank import ItemBank, fit_bank, joint_polish, load_bank
+from benchsift.adaptive.bank import ItemBank, fit_bank, load_bank
 from benchsift.adaptive.select import NextItems, StopRule, next_items, next_items_for
 from benchsift.adaptive.simulate import AdaptiveSimulation, replay_adaptive, simulate_adaptive
 
@@ -18,7 +18,6 @@ __all__ = [
     "NextItems",
     "StopRule",
     "fit_bank",
-    "joint_polish",
     "load_bank",
     "next_items",
     "next_items_for",

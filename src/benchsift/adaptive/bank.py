@@ -97,7 +97,8 @@ from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import group_nan_means, nan_mean, rank_among
+from benchsift.stats.means import group_nan_means, nan_mean
+from benchsift.stats.ranks import rank_among
 
 __all__ = ["BANK_FORMAT", "PRIORS", "ItemBank", "fit_bank", "joint_polish", "load_bank", "residual_loadings"]
 

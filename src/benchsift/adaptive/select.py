@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import ConstraintLike, Interval, check_params, validate_params
+from benchsift._params import ConstraintLike, Interval, check_params, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
@@ -145,6 +145,7 @@ def pick_batch(
     return np.sort(rng.choice(order, size=take, replace=False)).astype(np.int64)
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 @validate_params({"batch": [_POSITIVE_INT], "exposure": [Interval(Real, 1, None)]})
 def next_items(
     bank: ItemBank,
@@ -156,7 +157,7 @@ def next_items(
     prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
     stop: StopRule | None = None,
-    seed: int = 0,
+    random_state: int = 0,
     available: np.ndarray | None = None,
 ) -> NextItems:
     """The next ``batch`` items for each model given its responses ``X`` (``(n, bank.n_items)``, NaN = not
@@ -175,8 +176,9 @@ def next_items(
         Randomesque pool as a multiple of ``batch`` (1 = pure maximum information).
     stop:
         :class:`StopRule` (default: none set; the test stops only when the bank is exhausted).
-    seed:
-        Seed of the exposure draw (combined with the model name and the number of items answered).
+    random_state:
+        Seed of the exposure draw (combined with the model name and the number of items answered); was
+        ``seed``, accepted with a :class:`FutureWarning` until 0.3.
     available:
         Optional ``(n, bank.n_items)`` mask of the items each model can still be given (a replay of logged
         runs offers only the items a model was run on); default: every item.
@@ -220,7 +222,7 @@ def next_items(
         room = int(batch)
         if rule.max_items is not None:
             room = min(room, int(rule.max_items) - int(n_answered[j]))
-        rng = _step_seed(seed, m, int(n_answered[j]))
+        rng = _step_seed(random_state, m, int(n_answered[j]))
         chosen.append(pick_batch(info[j], blocked[j], room, exposure, rng).tolist())
     keys = list(zip(bank.items["benchmark"].astype(str), bank.items["item"].astype(str), strict=True))
     return NextItems(
@@ -238,6 +240,7 @@ def next_items(
     )
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 def next_items_for(
     bank: ItemBank,
     responses: str | os.PathLike[str] | Panel | None = None,
@@ -246,7 +249,7 @@ def next_items_for(
     batch: int = 10,
     exposure: float = 3.0,
     stop: StopRule | None = None,
-    seed: int = 0,
+    random_state: int = 0,
 ) -> NextItems:
     """:func:`next_items` for the models of a results file (or panel) and new models with no results yet.
 
@@ -259,8 +262,8 @@ def next_items_for(
     start:
         Models to start (their first batch): each one not already in ``responses`` is added with no
         responses.
-    batch, exposure, stop, seed:
-        As in :func:`next_items`.
+    batch, exposure, stop, random_state:
+        As in :func:`next_items` (``random_state`` was ``seed``, accepted until 0.3).
     """
     from benchsift.io import read_scores
 
@@ -309,5 +312,5 @@ def next_items_for(
             "ranks are in-sample (optimistic)"
         )
     X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
-    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, seed=seed)
+    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, random_state=random_state)
     return dataclasses.replace(res, n_ignored_items=ignored, warnings=warnings)

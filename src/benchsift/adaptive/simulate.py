@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from joblib import delayed
 
-from benchsift._params import Interval, validate_params
+from benchsift._params import Interval, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.select import StopRule, next_items
 from benchsift.compression.full_score import fit_full_score
@@ -39,7 +39,8 @@ from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
 from benchsift.results import Result
-from benchsift.stats import nan_mean, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import nan_mean
 
 __all__ = ["AdaptiveSimulation", "replay_adaptive", "simulate_adaptive"]
 
@@ -48,11 +49,14 @@ METHODS = ("adaptive", "static", "random")
 
 @dataclass(frozen=True, repr=False)
 class AdaptiveSimulation(Result):
-    """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``) and their summary rows."""
+    """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``) and their summary rows.
+
+    ``random_state`` is the seed the simulation ran with (``"seed"`` in :meth:`to_dict`, as the CLI's
+    ``--seed``; the attribute ``seed`` is its old name, read with a :class:`FutureWarning` until 0.3)."""
 
     holdout: float
     budget: float
-    seed: int
+    random_state: int
     n_items: list[int]
     per_split: dict[str, list[tuple[float, float]]]
     notes: list[str] = field(default_factory=list)
@@ -78,7 +82,14 @@ class AdaptiveSimulation(Result):
     def to_dict(self) -> dict[str, Any]:
         """``{"results": [{"method", "budget", "n_items", "n_splits", "rho_mean", "rho_sd", "mae_mean",
         "mae_sd"}], "holdout", "seed", "notes"}``."""
-        return {"results": self.rows(), "holdout": self.holdout, "seed": self.seed, "notes": list(self.notes)}
+        return {
+            "results": self.rows(),
+            "holdout": self.holdout,
+            "seed": self.random_state,
+            "notes": list(self.notes),
+        }
+
+    seed = renamed_attribute("AdaptiveSimulation", "seed", "random_state", until="0.3")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: :meth:`rows` as a table indexed by ``method``."""
@@ -95,6 +106,7 @@ def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return float(spearman(est[ok], truth[ok])), float(np.mean(np.abs(est[ok] - truth[ok])))
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 def replay_adaptive(
     bank: ItemBank,
     scores: np.ndarray,
@@ -105,7 +117,7 @@ def replay_adaptive(
     prior_mean: np.ndarray | None = None,
     prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
-    seed: int = 0,
+    random_state: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -126,7 +138,7 @@ def replay_adaptive(
             prior_sd=prior_sd,
             exposure=exposure,
             stop=rule,
-            seed=int(seed),
+            random_state=int(random_state),
             available=available,
         )
         if all(not items for items in nxt.items):
@@ -146,7 +158,9 @@ def _split_task(
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
     truth = _full_overall(held)
-    cfg = CompressionConfig(retention=float(budget), floor=0, k=None, seed=int(seed), full_score=False)
+    cfg = CompressionConfig(
+        retention=float(budget), floor=0, k=None, random_state=int(seed), full_score=False
+    )
     suite = run_pipeline(build, cfg).suite_items
     n = int(suite.size)
     out: dict[str, tuple[float, float]] = {}
@@ -156,9 +170,9 @@ def _split_task(
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build)
-    final = replay_adaptive(bank, held.scores, held.model_ids, n, batch=batch, exposure=exposure, seed=seed)[
-        0
-    ]
+    final = replay_adaptive(
+        bank, held.scores, held.model_ids, n, batch=batch, exposure=exposure, random_state=seed
+    )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
     return n, out
@@ -168,6 +182,7 @@ _FRACTION = Interval(Real, 0, 1, closed="neither", noun="a fraction")
 _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
 
 
+@renamed_params({"seed": "random_state"}, until="0.3")
 @validate_params(
     {
         "holdout": [_FRACTION],
@@ -181,7 +196,7 @@ def simulate_adaptive(
     *,
     holdout: float = 0.4,
     budget: float = 0.05,
-    seed: int = 0,
+    random_state: int = 0,
     n_splits: int = 5,
     batch: int | None = None,
     exposure: float = 3.0,
@@ -194,7 +209,8 @@ def simulate_adaptive(
 
     The splits are independent tasks sent through ``joblib.Parallel`` on ``backend`` / ``address`` /
     ``n_jobs`` (:func:`benchsift.parallel.sweep_backend`; default: in this process); each carries its own
-    seed, so the same ``seed`` gives the same numbers on every backend.
+    seed, so the same ``random_state`` (the seed; was ``seed``, accepted until 0.3) gives the same numbers
+    on every backend.
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -209,7 +225,9 @@ def simulate_adaptive(
     notes: list[str] = []
     with sweep_backend(backend, address, n_jobs) as workers:
         results = ordered_parallel(workers)(
-            delayed(_split_task)(image, split, int(seed), n_build, float(budget), batch, float(exposure))
+            delayed(_split_task)(
+                image, split, int(random_state), n_build, float(budget), batch, float(exposure)
+            )
             for split in range(int(n_splits))
         )
         for done, (n, metrics) in enumerate(results, start=1):
@@ -220,4 +238,4 @@ def simulate_adaptive(
                 progress(done, int(n_splits))
     if min(sizes) < 10:
         notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
-    return AdaptiveSimulation(float(holdout), float(budget), int(seed), sizes, per, notes)
+    return AdaptiveSimulation(float(holdout), float(budget), int(random_state), sizes, per, notes)

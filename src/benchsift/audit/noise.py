@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchsift.stats import minimum_detectable_difference, paired_moments
+from benchsift.stats import minimum_detectable_difference
+from benchsift.stats.paired import paired_moments
 
 __all__ = ["BenchmarkNoise", "benchmark_noise", "paired_mdd"]
 
@@ -67,7 +68,7 @@ def paired_mdd(X: np.ndarray, alpha: float = 0.05, power: float = 0.8) -> np.nda
     """``(M, M)`` matrix of paired minimum detectable differences :math:`\\mathrm{MDD}_{ab}` (module
     docstring) of the rows of ``X`` (models x items, NaN missing); NaN on the diagonal and for pairs with
     fewer than two common items. The pairs' moments and the formula are :mod:`benchsift.stats.paired`'s
-    (:func:`~benchsift.stats.paired_moments`, :func:`~benchsift.stats.minimum_detectable_difference`),
+    (:func:`~benchsift.stats.paired.paired_moments`, :func:`~benchsift.stats.minimum_detectable_difference`),
     shared with ``benchsift compare``."""
     n, _, var = paired_moments(np.asarray(X, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -21,7 +21,7 @@ it leaves out the information lost to the uncertain abilities (Louis 1982), smal
 hundreds of items (posterior sds ~0.1). :math:`\mathrm{se}(a_j) = \sqrt{(I_j^{-1})_{aa}}`, the interval
 :math:`a_j \pm z_{(1+level)/2}\, \mathrm{se}` and the one-sided p-value of :math:`H_0: a_j \ge 0` against
 :math:`a_j < 0`, :math:`\Phi(a_j / \mathrm{se}(a_j))`, a normal location family like the Fisher z, so the
-conditional Benjamini-Hochberg of :func:`benchsift.audit.conditional_bh` applies unchanged.
+conditional Benjamini-Hochberg of :func:`benchsift.audit.discrimination.conditional_bh` applies unchanged.
 
 References
 ----------

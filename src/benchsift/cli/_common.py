@@ -74,12 +74,14 @@ EXIT_BUG = 70
 
 #: a parameter named in a library message: `name` (the library never names CLI flags, the CLI does)
 _PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+#: library parameters whose CLI flag has another name (the library's `random_state` is every command's --seed)
+_FLAG_NAMES = {"random_state": "seed"}
 
 
 def as_options(message: str) -> str:
     """A library message with each parameter it names in backticks (`` `max_lost` ``) written as this
     CLI's option (``--max-lost``): the library phrases errors by parameter name, the CLI by flag."""
-    return _PARAMETER.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+    return _PARAMETER.sub(lambda m: "--" + _FLAG_NAMES.get(m.group(1), m.group(1)).replace("_", "-"), message)
 
 
 def said(obj: Any) -> Any:

@@ -109,7 +109,7 @@ def next_command(
         raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
     stop = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
     res = next_items_for(
-        bank, responses, split_list(start) or [], batch=batch, exposure=exposure, stop=stop, seed=seed
+        bank, responses, split_list(start) or [], batch=batch, exposure=exposure, stop=stop, random_state=seed
     )
     emit(
         json_output,
@@ -145,7 +145,7 @@ def simulate_command(
         out=out,
         holdout=holdout,
         budget=budget,
-        seed=seed,
+        random_state=seed,
         n_splits=splits,
         batch=batch,
         progress=progress_bar("replaying splits"),

@@ -100,7 +100,7 @@ def compress_command(
         tau=tau,
         selector=selector,
         variant=variant,
-        seed=seed,
+        random_state=seed,
         floor=floor,
     )
     with warnings.catch_warnings():  # printed below from result.warnings (and in --json)

@@ -40,7 +40,10 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-Bootstrap = Annotated[int, opt("Bootstrap replicates B (App. E).", "--bootstrap", min=1)]
+Bootstrap = Annotated[
+    int,
+    opt("Bootstrap replicates B (App. E; --bootstrap is its old name).", "--n-boot", "--bootstrap", min=1),
+]
 Seed = Annotated[int, opt("Seed of the item resamples.", "--seed", min=0)]
 ScVariant = Annotated[str, opt(f"sc axis definition: {', '.join(SC_VARIANTS)}.", "--sc-variant")]
 
@@ -62,7 +65,7 @@ def _written(out: Path | None) -> list[str]:
 @app.command("score")
 def score_command(
     verdicts: Annotated[Path, arg("Verdict table (CSV or parquet), docs/CONTRACTS.md format.")],
-    bootstrap: Bootstrap = 2000,
+    n_boot: Bootstrap = 2000,
     seed: Seed = 0,
     alpha: Annotated[float, opt("Test level of the pairwise separation.", "--alpha")] = 0.05,
     sc_variant: ScVariant = "B",
@@ -83,7 +86,7 @@ def score_command(
     run = score_verdicts(
         verdicts,
         out=out,
-        n_boot=bootstrap,
+        n_boot=n_boot,
         random_state=seed,
         alpha=alpha,
         sc_variant=sc_variant,
@@ -91,11 +94,11 @@ def score_command(
         near_tie=split_list(near_tie) if near_tie else None,
         budget=budget,
         clusters=cluster_spec(clusters),
-        progress=progress_bar(f"bootstrap B={bootstrap}", not json_output),
+        progress=progress_bar(f"bootstrap B={n_boot}", not json_output),
     )
     report = run.value
     summary, means = report.summary, report.means
-    title = f"PScore leaderboard (B={bootstrap}, {report.n_items} items; axis means in --out)"
+    title = f"PScore leaderboard (B={n_boot}, {report.n_items} items; axis means in --out)"
     emit(
         json_output,
         summary,
@@ -126,8 +129,14 @@ def analyze_command(
         str | None,
         opt("Also a weighted PScore (Eq. 3): axis=w pairs, others keep 1, e.g. h=2,if=2.", "--weights"),
     ] = None,
-    bootstrap: Annotated[
-        int, opt("Model resamples for the correlation CIs (App. E).", "--bootstrap", min=1)
+    n_boot: Annotated[
+        int,
+        opt(
+            "Model resamples for the correlation CIs (App. E; --bootstrap is its old name).",
+            "--n-boot",
+            "--bootstrap",
+            min=1,
+        ),
     ] = 2000,
     seed: Annotated[int, opt("Seed of the model resamples.", "--seed", min=0)] = 0,
     json_output: JsonOpt = False,
@@ -144,7 +153,7 @@ def analyze_command(
         group=group,
         references=split_list(references),
         weights=_weights(weights) if weights is not None else None,
-        n_boot=bootstrap,
+        n_boot=n_boot,
         random_state=seed,
     )
     report = run.value

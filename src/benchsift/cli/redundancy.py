@@ -35,14 +35,10 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.io import read_scores
-from benchsift.redundancy import (
-    DEFAULT_RATIOS,
-    analyse_instances,
-    benchmark_redundancy,
-    curves,
-    dimension_redundancy,
-    undefined_values,
-)
+from benchsift.redundancy import analyse_instances, benchmark_redundancy, dimension_redundancy
+from benchsift.redundancy.comparison import undefined_values
+from benchsift.redundancy.instance_analysis import curves
+from benchsift.redundancy.instances import DEFAULT_RATIOS
 from benchsift.report import redundancy_figures as figs
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables import redundancy as tables

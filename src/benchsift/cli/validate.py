@@ -44,7 +44,7 @@ from benchsift.cli._common import (
     sweep_workers,
 )
 from benchsift.compression.embeddings import load_embeddings
-from benchsift.compression.protocols import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
+from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
 from benchsift.compression.protocols.validation import check_options
 from benchsift.errors import FloorWarning
 from benchsift.io import read_scores

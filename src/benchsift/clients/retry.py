@@ -5,9 +5,9 @@ The delay before attempt ``k + 1`` (``k = 1, 2, ...``) after a retryable failure
     d_k = Retry-After                                  if the server sent one (capped at ``max_retry_after``)
     d_k = min(max_delay, initial * 2 ** (k - 1)) * u_k  otherwise, u_k ~ U(0.5, 1) ("equal jitter")
 
-where ``u_k`` is drawn from a generator seeded by (``seed``, request key, k), so a rerun waits exactly as
-long as the first run did and concurrent requests do not retry in lock-step. A non-retryable error, or
-the ``max_attempts``-th failure, is raised to the caller.
+where ``u_k`` is drawn from a generator seeded by (``random_state``, request key, k), so a rerun waits
+exactly as long as the first run did and concurrent requests do not retry in lock-step. A non-retryable
+error, or the ``max_attempts``-th failure, is raised to the caller.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchsift._params import renamed_attribute, renamed_params
 from benchsift.clients.base import ClientError, ClientStats, ModelClient, Request, Response
 
 __all__ = ["RetryPolicy", "RetryingClient"]
@@ -26,22 +27,34 @@ __all__ = ["RetryPolicy", "RetryingClient"]
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Bounded retries: ``max_attempts`` attempts in all, exponential backoff from ``initial`` seconds."""
+    """Bounded retries: ``max_attempts`` attempts in all, exponential backoff from ``initial`` seconds.
+
+    ``random_state`` seeds the jitter (was ``seed``, accepted with a :class:`FutureWarning` until 0.3; the
+    engine config's key stays ``retry_seed``)."""
 
     max_attempts: int = 6
     initial: float = 0.5
     max_delay: float = 30.0
     max_retry_after: float = 60.0
-    seed: int = 0
+    random_state: int = 0
+
+    seed = renamed_attribute("RetryPolicy", "seed", "random_state", until="0.3")
 
     def delay(self, attempt: int, key: str, retry_after: float | None) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based) of the request ``key``."""
         if retry_after is not None and retry_after >= 0:
             return float(min(retry_after, self.max_retry_after))
-        digest = hashlib.sha256(f"{self.seed}:{key}:{attempt}".encode()).digest()
+        digest = hashlib.sha256(f"{self.random_state}:{key}:{attempt}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         base = min(self.max_delay, self.initial * 2.0 ** (attempt - 1))
         return float(base * rng.uniform(0.5, 1.0))
+
+
+# `RetryPolicy(seed=...)` still works until 0.3, with a FutureWarning naming the new keyword
+RetryPolicy.__init__.__name__ = "RetryPolicy"
+RetryPolicy.__init__ = renamed_params({"seed": "random_state"}, until="0.3")(  # type: ignore[method-assign]
+    RetryPolicy.__init__
+)
 
 
 class RetryingClient:

@@ -35,7 +35,7 @@ class ClientPool:
             policy = RetryPolicy(
                 max_attempts=self.config.max_attempts,
                 initial=self.config.retry_initial,
-                seed=self.config.retry_seed,
+                random_state=self.config.retry_seed,
                 max_retry_after=self.config.max_retry_after,
             )
             client: ModelClient = LimitedClient(StopOnFatalClient(http), ep.concurrency)

@@ -12,25 +12,15 @@ the item embeddings in :mod:`benchsift.compression.embeddings`.
 
 from __future__ import annotations
 
-from benchsift.compression.embeddings import ItemEmbeddings, delta_vl, random_projection
+from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.estimate import EstimateResult, estimate_new_models
 from benchsift.compression.frontier import FrontierResult, capability_frontier
 from benchsift.compression.full_score import FullScoreEstimates, FullScoreModel, fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, CompressionResult, run_pipeline
-from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector, vaw_scores
-from benchsift.compression.stages import (
-    Stage0Result,
-    Stage1Result,
-    Stage3Result,
-    stage0_clean,
-    stage1_select,
-    stage3_select,
-)
-from benchsift.compression.stages.prune import Stage2Result, stage2_prune
+from benchsift.compression.selectors import ItemSelector
 from benchsift.compression.suite import Suite, load_suite, write_suite
 
 __all__: list[str] = [
-    "SELECTORS",
     "CompressionConfig",
     "CompressionResult",
     "EstimateResult",
@@ -39,23 +29,11 @@ __all__: list[str] = [
     "FullScoreModel",
     "ItemEmbeddings",
     "ItemSelector",
-    "Stage0Result",
-    "Stage1Result",
-    "Stage2Result",
-    "Stage3Result",
     "Suite",
-    "VAWSelector",
     "capability_frontier",
-    "delta_vl",
     "estimate_new_models",
     "fit_full_score",
     "load_suite",
-    "random_projection",
     "run_pipeline",
-    "stage0_clean",
-    "stage1_select",
-    "stage2_prune",
-    "stage3_select",
-    "vaw_scores",
     "write_suite",
 ]

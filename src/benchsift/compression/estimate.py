@@ -55,11 +55,10 @@ from benchsift.stats import (
     bootstrap_weights,
     check_random_state,
     cluster_bootstrap_weights,
-    group_nan_means,
-    nan_mean,
     percentile_ci,
-    rank_among,
 )
+from benchsift.stats.means import group_nan_means, nan_mean
+from benchsift.stats.ranks import rank_among
 
 __all__ = ["EstimateResult", "estimate_new_models"]
 

@@ -27,10 +27,9 @@ import numpy as np
 import pandas as pd
 
 from benchsift._params import Check, Interval, validate_params
-from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import group_nan_sums
+from benchsift.stats.means import group_nan_sums
 
 __all__ = ["FrontierResult", "capability_frontier", "family_step_gains"]
 
@@ -158,7 +157,7 @@ def capability_frontier(
         {
             "benchmark": items["benchmark"].to_numpy(dtype=object)[chosen],
             "item": items["item"].to_numpy(dtype=object)[chosen],
-            "category": item_categories(panel)[chosen],
+            "category": panel.category_or_benchmark[chosen],
             "mean": mean[chosen],
             "variance": var[chosen],
             "dw_variance": dw[chosen],

@@ -145,7 +145,9 @@ from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import SeedLike, check_random_state, group_nan_means, nan_mean, rank_among
+from benchsift.stats import SeedLike, check_random_state
+from benchsift.stats.means import group_nan_means, nan_mean
+from benchsift.stats.ranks import rank_among
 
 __all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score"]
 

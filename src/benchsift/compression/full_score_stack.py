@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchsift.stats import nan_mean
+from benchsift.stats.means import nan_mean
 
 __all__ = [
     "STACK_COMPONENTS",

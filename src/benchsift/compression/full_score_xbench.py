@@ -46,7 +46,7 @@ import numpy as np
 
 from benchsift.errors import InputError
 from benchsift.irt import TwoPL
-from benchsift.stats import nan_mean
+from benchsift.stats.means import nan_mean
 
 __all__ = ["XBENCH_PENALTIES", "adjust_known", "bench_features", "known_scores", "ridge_fit_predict"]
 

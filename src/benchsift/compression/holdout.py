@@ -34,7 +34,8 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import check_random_state, nan_mean, spearman
+from benchsift.stats import check_random_state, spearman
+from benchsift.stats.means import nan_mean
 
 __all__ = ["HoldoutResult", "evaluate_holdout", "split_models"]
 

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import renamed_attribute, renamed_params
 from benchsift.compression.full_score import (
     MAX_FULL_SCORE_ITEMS,
     MIN_REFERENCE_MODELS,
@@ -62,7 +63,6 @@ from benchsift.compression.stages.means import stage_means, stage_row_means
 from benchsift.compression.stages.prune import Stage2Result, stage2_prune
 from benchsift.compression.stages.representatives import (
     Stage1Result,
-    item_categories,
     pair_codes,
     stage1_select,
 )
@@ -70,7 +70,8 @@ from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_le
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
-from benchsift.stats import group_nan_sums, spearman
+from benchsift.stats import spearman
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "CompressionConfig",
@@ -98,7 +99,9 @@ class CompressionConfig:
     (``selector="estimate"``: the suite chosen for the new-model estimate,
     :mod:`benchsift.compression.selectors.estimation`). k: Stage 3 category count (None = no Stage 3; above
     the categories left after Stage 0 it keeps all of them, with a warning). stage3_method /
-    max_combinations: Stage 3 search. seed: every random choice. stop_after: last stage to run (0-3).
+    max_combinations: Stage 3 search. random_state: the seed of every random choice (an int >= 0; was
+    ``seed``, accepted with a :class:`FutureWarning` until 0.3; the suite file and the CLI's ``--seed``
+    keep the name ``seed``). stop_after: last stage to run (0-3).
     full_score / full_score_folds: fit the full-pool score estimators of
     :mod:`benchsift.compression.full_score` on the input panel (cross-validated over ``full_score_folds``
     folds of its image models), so that ``estimate`` reports what a new model would have scored on the
@@ -116,7 +119,7 @@ class CompressionConfig:
     stage3_method: str = "auto"
     max_combinations: int = 1_000_000
     supplement: bool = True
-    seed: int = 0
+    random_state: int = 0
     stop_after: int = 3
     full_score: bool = True
     full_score_folds: int = 10
@@ -128,8 +131,9 @@ class CompressionConfig:
             raise InputError(f"`k`: expected a positive number of categories, got {self.k!r}")
         if not 0 <= int(self.stop_after) <= 3:
             raise InputError(f"stop_after: expected a stage number 0-3, got {self.stop_after!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise InputError(f"`seed`: expected an int >= 0, got {self.seed!r}")
+        rs = self.random_state
+        if isinstance(rs, bool) or not isinstance(rs, int | np.integer) or rs < 0:
+            raise InputError(f"`random_state`: expected an int >= 0, got {rs!r}")
         if isinstance(self.selector, str):  # before any stage runs: a typo is not found after Stage 0
             check_selector_name(self.selector)
         check_variant(self.variant)
@@ -138,8 +142,18 @@ class CompressionConfig:
         if isinstance(self.full_score_folds, bool) or int(self.full_score_folds) < 2:
             raise InputError(f"full_score_folds: expected an int >= 2, got {self.full_score_folds!r}")
 
+    seed = renamed_attribute("CompressionConfig", "seed", "random_state", until="0.3")
+
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The parameters as the suite file writes them (``random_state`` under its file name ``seed``)."""
+        return {("seed" if k == "random_state" else k): v for k, v in dataclasses.asdict(self).items()}
+
+
+# `CompressionConfig(seed=...)` still works until 0.3, with a FutureWarning naming the new keyword
+CompressionConfig.__init__.__name__ = "CompressionConfig"
+CompressionConfig.__init__ = renamed_params({"seed": "random_state"}, until="0.3")(  # type: ignore[method-assign]
+    CompressionConfig.__init__
+)
 
 
 @dataclass(frozen=True)
@@ -166,7 +180,9 @@ class CompressionResult(Result):
     ``suite_items`` are positions in the *input* panel (sorted), with ``suite_category``, ``suite_role``
     (Stage 1 role) and ``suite_reason`` (Stage 2 reason) aligned with them. ``model_ids`` are the
     image-condition models; ``reference`` their Stage 0 reference scores and ``suite_scores`` their scores on
-    the suite.
+    the suite. ``categories``, ``selected_categories`` and ``suite_category`` are the compression's groups:
+    an item's category, or its benchmark's name where it has none
+    (:attr:`Panel.category_or_benchmark <benchsift.panel.Panel.category_or_benchmark>`).
     """
 
     config: CompressionConfig
@@ -269,7 +285,7 @@ def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> 
     ``categories`` fixes the column order (a category absent from the panel gives a NaN column).
     """
     image = panel.image_rows
-    cats = item_categories(panel)
+    cats = panel.category_or_benchmark
     names = list(pd.unique(pd.Series(cats, dtype=object))) if categories is None else list(categories)
     index = {c: j for j, c in enumerate(names)}
     codes = np.array([index.get(c, -1) for c in cats], dtype=np.int64)
@@ -284,7 +300,7 @@ def benchmark_weighted_category_means(panel: Panel) -> tuple[np.ndarray, list[st
     """
     image = panel.image_rows
     bench = panel.items["benchmark"].to_numpy(dtype=object)
-    return _benchmark_weighted(panel.scores[image], item_categories(panel), bench)
+    return _benchmark_weighted(panel.scores[image], panel.category_or_benchmark, bench)
 
 
 def _benchmark_weighted(
@@ -310,7 +326,7 @@ def _with_categories(panel: Panel) -> Panel:
     items = panel.items
     if not items["category"].isna().any():
         return panel
-    items["category"] = item_categories(panel)
+    items["category"] = panel.category_or_benchmark
     return Panel(panel.scores, panel.models, items)
 
 
@@ -329,7 +345,9 @@ def _n_steps(cfg: CompressionConfig) -> int:
 def _stage0_summary(work: Panel, s0: Any, reference: np.ndarray) -> StageSummary:
     """Stage 0's row: the raw panel's category-mean ranking against the cleaned reference."""
     raw_cat, _ = _benchmark_weighted(
-        work.scores[work.image_rows], item_categories(work), work.items["benchmark"].to_numpy(dtype=object)
+        work.scores[work.image_rows],
+        work.category_or_benchmark,
+        work.items["benchmark"].to_numpy(dtype=object),
     )
     return StageSummary(
         0,
@@ -453,7 +471,7 @@ def _stage3_step(
         max_combinations=cfg.max_combinations,
         sweep=True,
     )
-    keep = np.isin(item_categories(pool_panel), list(s3.selected))
+    keep = np.isin(pool_panel.category_or_benchmark, list(s3.selected))
     stages.append(
         StageSummary(
             3,
@@ -499,8 +517,8 @@ def _full_score_step(
         work,
         suite_items,
         n_folds=cfg.full_score_folds,
-        random_state=cfg.seed,
-        reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.seed),
+        random_state=cfg.random_state,
+        reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.random_state),
     )
 
 
@@ -572,7 +590,7 @@ def run_pipeline(
     s2 = None
     reason = np.full(work.n_items, "", dtype=object)
     pruned_pos = pool_pos
-    stage2_pool = (pool_pos, item_categories(pool_panel))  # for re-choosing the suite in each CV fold
+    stage2_pool = (pool_pos, pool_panel.category_or_benchmark)  # for re-choosing the suite in each CV fold
     if cfg.stop_after >= 2 and cfg.retention is not None:
         tick()
         s2, pruned_pos, pool_panel = _stage2_step(
@@ -594,7 +612,7 @@ def run_pipeline(
     rho_suite = _rho(suite_scores, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
-    cats_all = item_categories(work)
+    cats_all = work.category_or_benchmark
     full_score = None
     if cfg.full_score:
         tick()
@@ -674,7 +692,7 @@ def _run_stage2(
         selector=cfg.selector,
         embeddings=embeddings,
         variant=cfg.variant,
-        random_state=cfg.seed,
+        random_state=cfg.random_state,
     )
     kept = np.asarray(res.kept, dtype=np.int64)
     reasons = np.array([f"{cfg.selector}:{w}" for w in res.why[kept]], dtype=object)

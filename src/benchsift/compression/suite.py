@@ -45,7 +45,7 @@ from benchsift.errors import FormatError, InputError
 from benchsift.io.registry import ID_SOURCE
 from benchsift.panel import Panel, item_clusters
 from benchsift.panel.clusters import CLUSTER_COLUMN
-from benchsift.stats import rank_average
+from benchsift.stats.ranks import rank_average
 
 __all__ = ["FORMAT", "Suite", "load_suite", "stage_table", "write_suite"]
 
@@ -210,7 +210,7 @@ def _suite_meta(result: CompressionResult, panel: Panel) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "parameters": result.config.to_dict(),
-        "seed": result.config.seed,
+        "seed": result.config.random_state,
         "input": {
             "fingerprint_sha256": result.fingerprint,
             "n_model_rows": panel.n_models,
@@ -335,6 +335,8 @@ class Suite:
 
     @property
     def categories(self) -> list[str]:
+        """The categories the suite kept (Stage 3): the compression's groups, an item's category or its
+        benchmark's name where it has none (:mod:`benchsift.panel.categories`)."""
         return [str(c) for c in self.meta["categories_selected"]]
 
     @property

@@ -9,46 +9,35 @@ Importers only make panels and verdict tables; nothing here imports a method pac
 
 from __future__ import annotations
 
-from benchsift.io._common import check_field_counts
+# `from ... import X as X`: internal names the other packages import from here (not public: not in __all__)
+from benchsift.io._common import check_field_counts as check_field_counts
 from benchsift.io.aggregate import read_aggregate
-from benchsift.io.answers import LoggedAnswers, read_answers
+from benchsift.io.answers import read_answers
 from benchsift.io.eee import read_eee, write_eee
 from benchsift.io.helm import read_helm
 from benchsift.io.inspect_logs import read_inspect
 from benchsift.io.lighteval import read_lighteval
 from benchsift.io.lm_eval import read_lm_eval
 from benchsift.io.lmms_eval import read_lmms_eval
-from benchsift.io.long import read_items_table, read_long, read_models_table
-from benchsift.io.registry import FORMATS, READERS, get_reader, import_panel, reader_options
-from benchsift.io.rescale import KNOWN_SCALES, ScaleRule, parse_scales
+from benchsift.io.long import read_long
+from benchsift.io.registry import import_panel
 from benchsift.io.scores import read_scores
 from benchsift.io.vlmevalkit import read_vlmevalkit
 from benchsift.io.wide import read_wide
 
 __all__ = [
-    "FORMATS",
-    "KNOWN_SCALES",
-    "LoggedAnswers",
-    "READERS",
-    "ScaleRule",
-    "check_field_counts",
-    "get_reader",
     "import_panel",
-    "parse_scales",
     "read_aggregate",
     "read_answers",
     "read_eee",
     "read_helm",
     "read_inspect",
-    "read_items_table",
     "read_lighteval",
     "read_lm_eval",
     "read_lmms_eval",
     "read_long",
-    "read_models_table",
     "read_scores",
     "read_vlmevalkit",
     "read_wide",
-    "reader_options",
     "write_eee",
 ]

@@ -224,7 +224,8 @@ class Keys:
     ``run_pairs[r]`` is run ``r``'s ``model * n_conditions + condition`` and ``item_pairs[i]`` item ``i``'s
     ``benchmark * n_items + item`` (value codes); ``run_first`` / ``item_first`` / ``model_first``: the first
     row of each run, item and model (runs and models: only for a table with metadata columns);
-    ``bad_condition``: the first row whose condition is not one of :data:`~benchsift.panel.CONDITIONS` and
+    ``bad_condition``: the first row whose condition is not one of
+    :data:`~benchsift.panel._panel.CONDITIONS` and
     that condition (raised by :func:`assemble_coded`, after the metadata notes, as the general path does)."""
 
     runs: np.ndarray

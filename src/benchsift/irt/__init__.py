@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from benchsift.irt.graded import GradedResponse, score_levels
+from benchsift.irt.graded import GradedResponse
 from benchsift.irt.twopl import AbilityEstimate, TwoPL
 
-__all__ = ["AbilityEstimate", "GradedResponse", "TwoPL", "score_levels"]
+__all__ = [
+    "AbilityEstimate",
+    "GradedResponse",
+    "TwoPL",
+]

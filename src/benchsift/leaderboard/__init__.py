@@ -10,8 +10,15 @@
 
 from __future__ import annotations
 
-from benchsift.leaderboard._compare import CORRECTIONS, compare
-from benchsift.leaderboard.result import ComparisonResult, SuiteComparison, tie_label
+# `from ... import X as X`: internal names the other packages import from here (not public: not in __all__)
+from benchsift.leaderboard._compare import CORRECTIONS as CORRECTIONS
+from benchsift.leaderboard._compare import compare
+from benchsift.leaderboard.result import ComparisonResult, SuiteComparison
 from benchsift.leaderboard.suite import compare_suite
 
-__all__ = ["CORRECTIONS", "ComparisonResult", "SuiteComparison", "compare", "compare_suite", "tie_label"]
+__all__ = [
+    "ComparisonResult",
+    "SuiteComparison",
+    "compare",
+    "compare_suite",
+]

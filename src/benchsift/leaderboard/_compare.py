@@ -4,7 +4,8 @@ it takes to tell.
 For each *section* (each benchmark, and ``overall`` = all the panel's items when there are several
 benchmarks) and every pair of models, on the items both answered:
 
-1. **Paired bootstrap** over items (:func:`benchsift.stats.paired_bootstrap_pairs`): one set of ``n_boot``
+1. **Paired bootstrap** over items (:func:`benchsift.stats.paired.paired_bootstrap_pairs`): one set of
+   ``n_boot``
    resamples for the whole panel, stratified by benchmark (each benchmark resamples its own items, so a
    benchmark's columns of the weights are a bootstrap of that benchmark alone and the overall replicates
    keep every benchmark's size), resampling whole item clusters where the panel knows them
@@ -30,7 +31,7 @@ benchmarks) and every pair of models, on the items both answered:
 4. **Resolution**: each pair's minimum detectable difference at ``alpha`` and ``power``,
    ``(z_{1-alpha/2} + z_power) se*``, the section's median over all pairs and over neighbours on the
    leaderboard, and the items that would detect each pair's observed difference at ``power``
-   (:func:`benchsift.stats.items_for_power`).
+   (:func:`benchsift.stats.paired.items_for_power`).
 
 A model's score is its mean over the items it answered; a pair's ``delta`` is over the items both answered
 (the two differ only when scores are missing).
@@ -55,21 +56,18 @@ from benchsift.stats import (
     WeightStream,
     bh_adjust,
     check_random_state,
-    cluster_codes,
     holm_adjust,
-    items_for_power,
     mcnemar_exact,
     minimum_detectable_difference,
-    paired_bootstrap_pairs,
-    paired_moments,
     paired_power,
     paired_t_test,
     percentile_ci,
-    rank_average,
     rank_interval_pairwise,
     tie_groups,
-    wald_pvalue,
 )
+from benchsift.stats.cluster import cluster_codes
+from benchsift.stats.paired import items_for_power, paired_bootstrap_pairs, paired_moments, wald_pvalue
+from benchsift.stats.ranks import rank_average
 
 __all__ = ["CORRECTIONS", "compare"]
 

@@ -336,8 +336,21 @@ class Panel:
 
     @property
     def categories(self) -> list[str]:
-        """Category names in order of first appearance (missing categories skipped)."""
+        """Category names in order of first appearance (missing categories skipped).
+
+        An item's category is the one the items table gives, missing where none is given; the
+        compression's grouping, which puts such an item in a group named after its benchmark, is
+        :attr:`category_or_benchmark` (:mod:`benchsift.panel.categories`)."""
         return [c for c in pd.unique(self._items["category"]) if isinstance(c, str)]
+
+    @property
+    def category_or_benchmark(self) -> np.ndarray:
+        """Each item's category, or its benchmark's name where the category is missing (object array of
+        str, one per item column): the grouping of the compression (PRIMEBench Stages 1-3), not the item's
+        category (:attr:`categories` skips missing ones). See :mod:`benchsift.panel.categories`."""
+        from benchsift.panel.categories import category_or_benchmark
+
+        return category_or_benchmark(self._items)
 
     @property
     def item_keys(self) -> list[tuple[str, str]]:

@@ -20,39 +20,15 @@
 
 from __future__ import annotations
 
-from benchsift.io.verdicts import AXES, VerdictArrays, build_arrays, load_axis_means, load_verdicts
-from benchsift.prism.aggregate import (
-    AGGREGATORS,
-    aggregate,
-    dominant_axis,
-    dominant_axis_counts,
-    effective_weights,
-    pscore,
-    weighted_pscore,
-)
-from benchsift.prism.audit import (
-    CrossJudgeAudit,
-    audit_summary,
-    cohen_kappa,
-    cross_judge_audit,
-    judge_human_agreement,
-    load_labels,
-)
-from benchsift.prism.bootstrap import (
-    BootstrapResult,
-    SeparationResult,
-    accuracy_separation,
-    benchmark_separation,
-    paired_bootstrap,
-    pairwise_pvalues,
-    separation,
-)
-from benchsift.prism.build import Artifact, build_artifacts
-from benchsift.prism.engine import Evaluation, StageResult, collect_sources, evaluate
-from benchsift.prism.grade import grade_records, write_verdicts
+from benchsift.io.verdicts import AXES, VerdictArrays, build_arrays, load_verdicts
+from benchsift.prism.aggregate import aggregate, pscore, weighted_pscore
+from benchsift.prism.bootstrap import BootstrapResult, SeparationResult, paired_bootstrap, separation
+from benchsift.prism.build import build_artifacts
+from benchsift.prism.engine import Evaluation, collect_sources, evaluate
+from benchsift.prism.grade import grade_records
 from benchsift.prism.judge import Judge
 from benchsift.prism.run import ModelSpec, run_models
-from benchsift.prism.scores import axis_means, axis_means_frame, sc_scores
+from benchsift.prism.scores import axis_means
 from benchsift.prism.scoring import (
     AuditReport,
     MeansReport,
@@ -61,58 +37,32 @@ from benchsift.prism.scoring import (
     means_report,
     score_report,
 )
-from benchsift.prism.sources import Item, read_items, sample_items
-from benchsift.prism.summaries import means_summary, score_summary
 
 __all__ = [
-    "AGGREGATORS",
     "AXES",
-    "Artifact",
     "AuditReport",
     "BootstrapResult",
-    "CrossJudgeAudit",
     "Evaluation",
-    "Item",
     "Judge",
     "MeansReport",
     "ModelSpec",
     "ScoreReport",
     "SeparationResult",
-    "StageResult",
     "VerdictArrays",
-    "accuracy_separation",
     "aggregate",
     "audit_report",
-    "audit_summary",
     "axis_means",
-    "axis_means_frame",
-    "benchmark_separation",
     "build_arrays",
     "build_artifacts",
-    "cohen_kappa",
     "collect_sources",
-    "cross_judge_audit",
-    "dominant_axis",
-    "dominant_axis_counts",
-    "effective_weights",
     "evaluate",
     "grade_records",
-    "judge_human_agreement",
-    "load_axis_means",
-    "load_labels",
     "load_verdicts",
     "means_report",
-    "means_summary",
     "paired_bootstrap",
-    "pairwise_pvalues",
     "pscore",
-    "read_items",
     "run_models",
-    "sample_items",
-    "sc_scores",
     "score_report",
-    "score_summary",
     "separation",
     "weighted_pscore",
-    "write_verdicts",
 ]

@@ -33,16 +33,9 @@ from benchsift.prism.aggregate import (
 )
 from benchsift.prism.bootstrap import BootstrapResult, pairwise_pvalues, separation
 from benchsift.prism.scores import axis_means
-from benchsift.stats import (
-    SeedLike,
-    bootstrap_indices,
-    check_random_state,
-    corr_matrix,
-    pearson,
-    percentile_ci,
-    rank_average,
-    spearman,
-)
+from benchsift.stats import SeedLike, check_random_state, corr_matrix, pearson, percentile_ci, spearman
+from benchsift.stats.bootstrap import bootstrap_indices
+from benchsift.stats.ranks import rank_average
 
 __all__ = [
     "aggregator_comparison",

@@ -48,16 +48,10 @@ from benchsift.prism.aggregate import pscore
 from benchsift.prism.scores import axis_terms, ratio_mean
 from benchsift.progress import ProgressFn
 from benchsift.results import Result
-from benchsift.stats import (
-    SeedLike,
-    bh_adjust,
-    bonferroni_adjust,
-    bootstrap_weight_blocks,
-    paired_bootstrap_means,
-    percentile_ci,
-    rank_average,
-    reject,
-)
+from benchsift.stats import SeedLike, bh_adjust, percentile_ci
+from benchsift.stats.multitest import bonferroni_adjust, reject
+from benchsift.stats.ranks import rank_average
+from benchsift.stats.resample import bootstrap_weight_blocks, paired_bootstrap_means
 
 __all__ = [
     "BootstrapResult",
@@ -317,7 +311,8 @@ def _replicate_axis_means(
     draw: tuple[int, SeedLike, int | None, ItemClusters | None] | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """(B, M, A) replicate axis means ``W @ num / W @ den`` and the (B,) replicate sizes, by
-    :func:`benchsift.stats.paired_bootstrap_means` on given counts ``W`` or on counts it draws in blocks
+    :func:`benchsift.stats.resample.paired_bootstrap_means` on given counts ``W`` or on counts it draws in
+    blocks
     (``draw = (n_boot, random_state, n_draw, clusters)``, the replicates of :func:`replicate_weights`)."""
     if W is not None:
         means, sizes = paired_bootstrap_means(

@@ -31,7 +31,8 @@ import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, validate_params
-from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
+from benchsift.clients import ClientPool, EngineConfig, SQLiteCache, load_config
+from benchsift.clients.cache import ResponseCache
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
 from benchsift.prism.judge import Judge

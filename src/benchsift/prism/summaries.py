@@ -25,9 +25,7 @@ from benchsift.prism.analyses import (
     mean_effective_weights,
 )
 from benchsift.prism.bootstrap import BootstrapResult
-from benchsift.stats import (
-    SeedLike,
-)
+from benchsift.stats import SeedLike
 
 __all__ = ["means_summary", "score_summary"]
 

@@ -13,63 +13,32 @@
 
 from __future__ import annotations
 
-from benchsift.redundancy._common import METRIC_LABELS, METRICS, parse_metrics
-from benchsift.redundancy.benchmarks import BenchmarkRedundancy, benchmark_redundancy, benchmark_scores
-from benchsift.redundancy.comparison import (
-    InstanceRedundancyComparison,
-    compare_instance_redundancy,
-    model_groups,
-    undefined_values,
-)
+# `from ... import X as X`: internal names the other packages import from here (not public: not in __all__)
+from benchsift.redundancy._common import METRIC_LABELS as METRIC_LABELS
+from benchsift.redundancy._common import METRICS
+from benchsift.redundancy._common import parse_metrics as parse_metrics
+from benchsift.redundancy.benchmarks import BenchmarkRedundancy, benchmark_redundancy
+from benchsift.redundancy.comparison import InstanceRedundancyComparison, compare_instance_redundancy
 from benchsift.redundancy.dimensions import DimensionRedundancy, dimension_redundancy
-from benchsift.redundancy.instance_analysis import InstanceAnalysis, analyse_instances, curves
-from benchsift.redundancy.instances import (
-    DEFAULT_RATIOS,
-    DEFAULT_REPEATS,
-    DEFAULT_THRESHOLD,
-    InstanceRedundancy,
-    instance_redundancy,
-    sample_sizes,
-    sampled_scores,
-    saturation_ratio,
-    selection_matrix,
-)
+from benchsift.redundancy.instance_analysis import InstanceAnalysis, analyse_instances
+from benchsift.redundancy.instances import InstanceRedundancy, instance_redundancy
 from benchsift.redundancy.instances_by_benchmark import (
     InstanceRedundancyByBenchmark,
-    benchmark_seed,
     instance_redundancy_by_benchmark,
 )
-from benchsift.redundancy.selection import ModelSelection, overall_scores, select_models
 
 __all__ = [
-    "DEFAULT_RATIOS",
-    "DEFAULT_REPEATS",
-    "DEFAULT_THRESHOLD",
     "METRICS",
-    "METRIC_LABELS",
     "BenchmarkRedundancy",
     "DimensionRedundancy",
     "InstanceAnalysis",
     "InstanceRedundancy",
     "InstanceRedundancyByBenchmark",
     "InstanceRedundancyComparison",
-    "ModelSelection",
     "analyse_instances",
     "benchmark_redundancy",
-    "benchmark_scores",
-    "benchmark_seed",
     "compare_instance_redundancy",
-    "curves",
     "dimension_redundancy",
     "instance_redundancy",
     "instance_redundancy_by_benchmark",
-    "model_groups",
-    "overall_scores",
-    "parse_metrics",
-    "sample_sizes",
-    "sampled_scores",
-    "saturation_ratio",
-    "select_models",
-    "selection_matrix",
-    "undefined_values",
 ]

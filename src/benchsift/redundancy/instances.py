@@ -22,7 +22,7 @@ Vectorization: all T repeats of a ratio are one matrix product. ``S`` is the ``(
 matrix (exactly ``k`` ones per row, uniform without replacement: the ``k`` smallest of ``M`` iid uniforms),
 ``Z`` the score matrix with NaN set to 0 and ``O`` the observed mask; sampled scores are
 ``(S @ Z.T) / (S @ O.T)`` (the second product is skipped when nothing is missing). The metrics are then
-column-wise against the full scores (:func:`benchsift.stats.corr_with_vector`).
+column-wise against the full scores (:func:`benchsift.stats.correlation.corr_with_vector`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import pandas as pd
 from joblib import delayed
 
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import Check, Interval, check_param, validate_params
+from benchsift._params import Check, Interval, check_param, renamed_attribute, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import MIN_MODELS, InputError, require_at_least
 from benchsift.panel import Panel
@@ -46,7 +46,8 @@ from benchsift.progress import ProgressFn, Ticker
 from benchsift.redundancy._common import parse_metrics, prepare_panel
 from benchsift.redundancy.selection import ModelSelection, select_models
 from benchsift.results import Result
-from benchsift.stats import check_random_state, corr_with_vector
+from benchsift.stats import check_random_state
+from benchsift.stats.correlation import corr_with_vector
 
 DEFAULT_RATIOS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 """The default grid of sampling ratios: 1, 2, 5, 10, 20, ..., 90 %."""
@@ -87,7 +88,7 @@ class InstanceRedundancy(Result):
         metric -> smallest ratio with ``mean >= threshold`` (``None`` when no ratio of the grid reaches it).
     threshold:
         The saturation threshold.
-    seed:
+    random_state:
         The seed given (``None`` or an int; a Generator is recorded as ``None``).
     selection:
         The models used (all / top-K / bottom-K).
@@ -109,11 +110,13 @@ class InstanceRedundancy(Result):
     n_defined: dict[str, np.ndarray] = field(repr=False)
     saturation: dict[str, float | None]
     threshold: float
-    seed: int | None
+    random_state: int | None
     selection: ModelSelection
     values: dict[str, np.ndarray] | None = field(default=None, repr=False)
     undefined: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    seed = renamed_attribute("InstanceRedundancy", "seed", "random_state", until="0.3")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape of ``benchsift redundancy instances --json`` (NaN written as null)."""
@@ -127,7 +130,7 @@ class InstanceRedundancy(Result):
             "sample_sizes": self.sample_sizes,
             "repeats": self.repeats,
             "threshold": self.threshold,
-            "seed": self.seed,
+            "seed": self.random_state,
             "selection": self.selection.to_dict(),
             "undefined": list(self.undefined),
             "notes": list(self.notes),
@@ -415,7 +418,7 @@ def instance_redundancy(
         ``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``) with a cluster address, see
         :func:`benchsift.parallel.sweep_backend`. Results do not depend on them.
 
-    Random draws: one generator (:func:`benchsift.stats.check_random_state`); the ratios in ascending
+    Random draws: one generator (:func:`benchsift.stats._random.check_random_state`); the ratios in ascending
     order, each drawing its T samples with :func:`selection_matrix` (nothing is drawn for a ratio whose
     sample is the whole benchmark). So the same seed gives the same result, also when the repeats are
     processed in blocks. A chunk run on a worker starts from the run's PCG64 state advanced past the draws
@@ -474,7 +477,7 @@ def instance_redundancy(
         n_defined=n_defined,
         saturation=saturation,
         threshold=threshold,
-        seed=seed,
+        random_state=seed,
         selection=selection,
         values=values if keep_values else None,
         undefined=undefined,

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import Interval, check_param
+from benchsift._params import Interval, check_param, renamed_attribute
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -88,10 +88,11 @@ class InstanceRedundancyByBenchmark(Result):
         metric -> smallest ratio where the averaged curve reaches ``threshold`` (``None``: not reached).
     threshold, repeats:
         Saturation threshold and T.
-    seed:
+    random_state:
         The seed given (``None`` for ``None`` or a Generator).
-    seeds:
-        benchmark -> the seed its :func:`instance_redundancy` call used (:func:`benchmark_seed`).
+    random_states:
+        benchmark -> the seed its :func:`instance_redundancy` call used as ``random_state``
+        (:func:`benchmark_seed`).
     selection:
         ``"all"``, ``"top-K"`` or ``"bottom-K"`` (chosen per benchmark).
     undefined, notes:
@@ -108,11 +109,14 @@ class InstanceRedundancyByBenchmark(Result):
     saturation: dict[str, float | None]
     threshold: float
     repeats: int
-    seed: int | None
-    seeds: dict[str, int] = field(repr=False)
+    random_state: int | None
+    random_states: dict[str, int] = field(repr=False)
     selection: str
     undefined: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    seed = renamed_attribute("InstanceRedundancyByBenchmark", "seed", "random_state", until="0.3")
+    seeds = renamed_attribute("InstanceRedundancyByBenchmark", "seeds", "random_states", until="0.3")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON of ``benchsift redundancy instances --each-benchmark --json`` (NaN written as null).
@@ -135,7 +139,7 @@ class InstanceRedundancyByBenchmark(Result):
             },
             "threshold": self.threshold,
             "repeats": self.repeats,
-            "seed": self.seed,
+            "seed": self.random_state,
             "selection": self.selection,
             "undefined": list(self.undefined),
             "notes": list(self.notes),
@@ -311,8 +315,8 @@ def instance_redundancy_by_benchmark(
         saturation=saturation,
         threshold=first.threshold,
         repeats=first.repeats,
-        seed=seed,
-        seeds=seeds,
+        random_state=seed,
+        random_states=seeds,
         selection="all" if mode == "all" else f"{mode}-{k}",
         undefined=undefined,
         notes=notes,

@@ -337,7 +337,8 @@ def collect_report(
     number of files left out because benchsift did not write them (``not_benchsift``) and the item views
     (``items``: one per item named in a table, when a panel is given or was written into the folder).
     ``answers``: the models' logged answers (a long table read with :func:`benchsift.io.read_answers`,
-    column ``answer_column``, or a :class:`benchsift.io.LoggedAnswers` aligned with ``panel``): each item
+    column ``answer_column``, or a :class:`benchsift.io.answers.LoggedAnswers` aligned with ``panel``):
+    each item
     view then shows what the models answered.
 
     Raises

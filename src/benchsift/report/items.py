@@ -17,7 +17,8 @@ For each ``(benchmark, item)`` named in a table of the page (an audit flag, a su
   mean over the whole panel: a wrong answer key shows as a mean falling with ability), the strongest models
   that got it wrong and the weakest that got it right, and every model's score;
 * what the models answered, when their logged answers are given (``answers``, a
-  :class:`benchsift.io.LoggedAnswers` aligned with the panel, from :func:`benchsift.io.read_answers`): each
+  :class:`benchsift.io.answers.LoggedAnswers` aligned with the panel, from
+  :func:`benchsift.io.read_answers`): each
   distinct answer with how many models gave it, how many of the strongest fifth did and their mean score on
   the item (a wrong key shows as the strongest models agreeing on another answer), and every model's answer
   beside its score.

@@ -12,7 +12,7 @@ intervals).
 from __future__ import annotations
 
 from benchsift.simulate.config import SimulationConfig
-from benchsift.simulate.leaderboard import LeaderboardSimulation, simulate_leaderboard, true_scores
+from benchsift.simulate.leaderboard import LeaderboardSimulation, simulate_leaderboard
 from benchsift.simulate.panel import SimulatedPanel, simulate_panel
 from benchsift.simulate.truth import GroundTruth
 from benchsift.simulate.verdicts import simulate_verdicts as simulate_verdicts
@@ -24,5 +24,4 @@ __all__ = [
     "SimulationConfig",
     "simulate_leaderboard",
     "simulate_panel",
-    "true_scores",
 ]

@@ -25,7 +25,8 @@ from numpy.typing import ArrayLike
 
 from benchsift.errors import InputError
 from benchsift.panel import Panel
-from benchsift.stats import SeedLike, check_random_state, rank_average
+from benchsift.stats import SeedLike, check_random_state
+from benchsift.stats.ranks import rank_average
 
 __all__ = ["LeaderboardSimulation", "simulate_leaderboard", "true_scores"]
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchsift.simulate.config import SimulationConfig
-from benchsift.stats import corr_with_vector, zscore
+from benchsift.stats import zscore
+from benchsift.stats.correlation import corr_with_vector
 
 PLANT_SUBSAMPLE = 256  # items per benchmark used to compute expected benchmark means when planting
 PLANT_REPLICATES = 64  # simulated item-sampling replicates of the benchmark means when planting

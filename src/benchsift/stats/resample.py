@@ -80,7 +80,7 @@ class WeightStream:
     call of :meth:`blocks` yields the same blocks, so a kernel can pass over the replicates several times
     holding one block of ``block x n`` counts, whatever ``n_boot x n`` is. This is the one place the
     paired bootstraps draw their weights (:func:`paired_bootstrap_means`, the PRISM-VLM bootstrap, and
-    :func:`benchsift.stats.paired_bootstrap_pairs` / :func:`benchsift.leaderboard.compare`).
+    :func:`benchsift.stats.paired.paired_bootstrap_pairs` / :func:`benchsift.leaderboard.compare`).
 
     Stacked, the blocks are ``bootstrap_weights(n, n_boot, random_state)``; with ``clusters`` (one integer
     label per item) ``cluster_bootstrap_weights(clusters, n_boot, random_state)``; with ``strata`` too

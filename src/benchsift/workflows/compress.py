@@ -35,8 +35,8 @@ def compress_to_suite(
     (:func:`~benchsift.compression.suite.write_suite`, with the Capability Frontier of the Stage 0-cleaned
     pool when ``frontier``) and its ``index.html``.
 
-    ``holdout`` (a fraction of the models, drawn with ``config.seed``, or model names): the suite is built on
-    the other models, and how its estimate did on the held-out ones
+    ``holdout`` (a fraction of the models, drawn with ``config.random_state``, or model names): the suite
+    is built on the other models, and how its estimate did on the held-out ones
     (:func:`benchsift.compression.holdout.evaluate_holdout`) is the result's ``holdout`` and
     ``holdout.json`` / ``holdout.csv`` in ``out``.
 
@@ -50,7 +50,7 @@ def compress_to_suite(
 
     held = None
     if holdout is not None:
-        build_mask, held_mask = split_models(panel, holdout, int(config.seed))
+        build_mask, held_mask = split_models(panel, holdout, int(config.random_state))
         held = panel.subset(models=held_mask)
         panel = panel.subset(models=build_mask)
     result = run_pipeline(panel, config, embeddings=embeddings, progress=progress)
@@ -58,7 +58,7 @@ def compress_to_suite(
     write_suite(result, panel, out, frontier=fr)
     files = [out]
     if held is not None:
-        check = evaluate_holdout(load_suite(out), held, int(config.seed))
+        check = evaluate_holdout(load_suite(out), held, int(config.random_state))
         with atomic_path(out / "holdout.json") as tmp:
             tmp.write_text(json.dumps(check.to_dict(), indent=1) + "\n")
         with atomic_path(out / "holdout.csv") as tmp:

@@ -56,7 +56,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
         text=sim.truth.embeddings_text,
         source="simulated",
     )
-    cfg = CompressionConfig(retention=0.05, k=3, seed=seed)
+    cfg = CompressionConfig(retention=0.05, k=3, random_state=seed)
     with warnings.catch_warnings():  # the floor warning is printed below from result.warnings
         warnings.simplefilter("ignore", FloorWarning)
         result = run_pipeline(build, cfg, embeddings=emb)

@@ -56,7 +56,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
     held = models.loc[image, "model"].to_numpy()[-N_HELD_OUT:]
     is_held = models["model"].isin(held).to_numpy()
     build = panel.subset(models=~is_held)
-    cfg = CompressionConfig(retention=0.08, k=2, floor=0, seed=seed)
+    cfg = CompressionConfig(retention=0.08, k=2, floor=0, random_state=seed)
     result = run_pipeline(build, cfg)
     suite_dir = folder / "suite"
     write_suite(result, build, suite_dir)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsift.compression.diagnostics import aggregate_stage3, leftout_prediction, spectrum
+from benchsift.compression.diagnostics import aggregate_stage3, leftout_prediction
+from benchsift.compression.diagnostics.spectrum import spectrum
 from benchsift.errors import InputError
 
 X = np.random.default_rng(0).random((12, 4))

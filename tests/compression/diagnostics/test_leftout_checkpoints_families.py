@@ -8,12 +8,12 @@ from scipy import stats
 from sklearn.linear_model import Ridge
 
 from benchsift.compression.diagnostics import (
-    adjacent_swap,
     bootstrap_ceiling,
     checkpoint_ranking,
     family_agreement,
     leftout_prediction,
 )
+from benchsift.compression.diagnostics.checkpoints import adjacent_swap
 from benchsift.compression.diagnostics.leftout import _split_mae
 from benchsift.panel import Panel
 

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchsift.compression.diagnostics import aggregate_stage3, shelf_life, stratified_bootstrap_indices
+from benchsift.compression.diagnostics import aggregate_stage3, shelf_life
+from benchsift.compression.diagnostics.aggregate_stage3 import stratified_bootstrap_indices
 
 
 def _brute(X: np.ndarray, k: int) -> dict[tuple[int, ...], float]:

@@ -7,13 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchsift.compression.diagnostics import (
-    era_spectra,
-    panel_spectrum,
-    spectrum,
-    spectrum_report,
-    spectrum_table,
-)
+from benchsift.compression.diagnostics import era_spectra, panel_spectrum, spectrum_report
+from benchsift.compression.diagnostics.spectrum import spectrum, spectrum_table
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.compression.diagnostics import aggregate_stage3, stratified_bootstrap_indices
+from benchsift.compression.diagnostics import aggregate_stage3
+from benchsift.compression.diagnostics.aggregate_stage3 import stratified_bootstrap_indices
 from benchsift.errors import InputError
 from benchsift.panel import item_clusters
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -46,7 +47,7 @@ def test_two_stage_bootstrap_matches_a_loop() -> None:
     assert any("column 'image'" in w for w in res.warnings)
     assert any("two-stage" in n for n in res.notes)
     # the loop: same generator, model draws first (family strata), then the item-cluster weights
-    image = p.subset(models=p.conditions == "image")
+    image = p.image_panel()
     S = np.asarray(image.scores)
     bench = image.items["benchmark"].to_numpy()
     names = list(dict.fromkeys(bench))

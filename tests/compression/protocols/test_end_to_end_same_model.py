@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsift.compression.protocols import end_to_end, same_model, same_model_budget
+from benchsift.compression.protocols import end_to_end, same_model
+from benchsift.compression.protocols.same_model import same_model_budget
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -99,7 +100,7 @@ def test_logged_answers_follow_stage0_in_end_to_end(sim_panel: Panel) -> None:
 
 
 def test_end_to_end_warns_when_stage0_skips_its_blind_filter(sim_panel: Panel) -> None:
-    image_only = sim_panel.subset(models=np.flatnonzero(np.asarray(sim_panel.conditions == "image")))
+    image_only = sim_panel.image_panel()
     res = end_to_end(image_only, selectors=["random"], retentions=[0.5], k=2, n_splits=2, floor=0)
     assert "stage 0: no text-only runs in the panel: the blind-solvability filter was skipped" in res.warnings
     with_text = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, n_splits=2, floor=0)

@@ -6,12 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchsift.compression.protocols import (
-    chronological_order,
-    chronological_split,
-    chronological_splits,
-    random_splits,
-)
+from benchsift.compression.protocols import chronological_splits, random_splits
+from benchsift.compression.protocols.splits import chronological_order, chronological_split
 from benchsift.errors import InputError
 
 

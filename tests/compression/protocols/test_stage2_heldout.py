@@ -7,13 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchsift.compression.protocols import (
-    Split,
-    macro_rho,
-    per_category_rho,
-    split_summary,
-    stage2_heldout,
-)
+from benchsift.compression.protocols import Split, stage2_heldout
+from benchsift.compression.protocols.stage2_heldout import macro_rho, per_category_rho, split_summary
 from benchsift.compression.selectors.base import ItemSelector, check_selector_input
 from benchsift.errors import InputError
 from benchsift.panel import Panel

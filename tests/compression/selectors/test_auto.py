@@ -19,8 +19,8 @@ from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.protocols import Split, stage2_heldout
 from benchsift.compression.protocols.pools import prepare_pools, selection_weights
 from benchsift.compression.protocols.specs import seed_per_pool, with_scoring
-from benchsift.compression.selectors import DEFAULT_CANDIDATES, AutoSelector, make_selector
-from benchsift.compression.selectors.auto import paired_null_test
+from benchsift.compression.selectors import AutoSelector, make_selector
+from benchsift.compression.selectors.auto import DEFAULT_CANDIDATES, paired_null_test
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel

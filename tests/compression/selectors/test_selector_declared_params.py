@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsift.compression.selectors import selector_class
 from benchsift.compression.selectors.budget import category_budget, check_retention
+from benchsift.compression.selectors.registry import selector_class
 from benchsift.errors import InputError
 
 SCORES = np.random.default_rng(0).integers(0, 2, size=(8, 30)).astype(float)

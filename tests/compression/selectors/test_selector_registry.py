@@ -8,8 +8,8 @@ import pytest
 from sklearn.base import clone
 
 import benchsift.compression.selectors as sel_pkg
-from benchsift.compression.selectors import category_budget
 from benchsift.compression.selectors.base import ItemSelector
+from benchsift.compression.selectors.budget import category_budget
 from benchsift.compression.selectors.registry import (
     SELECTOR_NAMES,
     available_selectors,

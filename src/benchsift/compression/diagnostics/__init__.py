@@ -16,57 +16,39 @@
 
 from __future__ import annotations
 
-from benchsift.compression.diagnostics.aggregate_stage3 import (
-    AggregateStage3Result,
-    aggregate_stage3,
-    stratified_bootstrap_indices,
-)
+from benchsift.compression.diagnostics.aggregate_stage3 import AggregateStage3Result, aggregate_stage3
 from benchsift.compression.diagnostics.checkpoints import (
     CheckpointResult,
-    adjacent_swap,
     bootstrap_ceiling,
     checkpoint_ranking,
     checkpoint_ranking_by_pattern,
-    variant_sets,
 )
-from benchsift.compression.diagnostics.families import family_agreement, family_item_means
-from benchsift.compression.diagnostics.leftout import DEFAULT_SIZES, LeftoutResult, leftout_prediction
-from benchsift.compression.diagnostics.shelf_life import ShelfLifeResult, all_subset_rhos, shelf_life
+from benchsift.compression.diagnostics.families import family_agreement
+from benchsift.compression.diagnostics.leftout import LeftoutResult, leftout_prediction
+from benchsift.compression.diagnostics.shelf_life import ShelfLifeResult, shelf_life
 from benchsift.compression.diagnostics.spectrum import (
     SpectrumReport,
     SpectrumResult,
     era_spectra,
-    group_matrix,
     panel_spectrum,
-    spectrum,
     spectrum_report,
-    spectrum_table,
 )
 
 __all__ = [
-    "DEFAULT_SIZES",
     "AggregateStage3Result",
     "CheckpointResult",
     "LeftoutResult",
     "ShelfLifeResult",
     "SpectrumReport",
     "SpectrumResult",
-    "adjacent_swap",
     "aggregate_stage3",
-    "all_subset_rhos",
     "bootstrap_ceiling",
     "checkpoint_ranking",
     "checkpoint_ranking_by_pattern",
     "era_spectra",
     "family_agreement",
-    "family_item_means",
-    "group_matrix",
     "leftout_prediction",
     "panel_spectrum",
     "shelf_life",
-    "spectrum",
     "spectrum_report",
-    "spectrum_table",
-    "variant_sets",
-    "stratified_bootstrap_indices",
 ]

@@ -23,7 +23,8 @@ from benchsift._inputs import check_array, check_length
 from benchsift._params import Interval, check_param
 from benchsift.errors import require_at_least
 from benchsift.panel import Panel
-from benchsift.stats import nan_mean, zscore
+from benchsift.stats import zscore
+from benchsift.stats.means import nan_mean
 
 
 def aggregate_matrix(panel: Panel) -> tuple[np.ndarray, list[str], pd.DataFrame]:

@@ -48,14 +48,9 @@ from benchsift.compression.stages.categories import exhaustive_search, greedy_pa
 from benchsift.errors import InputError, require_at_least
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
-from benchsift.stats import (
-    check_random_state,
-    nan_mean,
-    paired_columns,
-    percentile_ci,
-    stratified_cluster_bootstrap_weights,
-    zscore,
-)
+from benchsift.stats import check_random_state, percentile_ci, stratified_cluster_bootstrap_weights, zscore
+from benchsift.stats.correlation import paired_columns
+from benchsift.stats.means import nan_mean
 
 __all__ = ["AggregateStage3Result", "aggregate_stage3", "stratified_bootstrap_indices"]
 

@@ -35,7 +35,9 @@ from benchsift.compression.selectors.budget import category_budget
 from benchsift.errors import InputError
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.results import Result
-from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights, corr_with_vector, nan_mean, spearman
+from benchsift.stats import bootstrap_weights, cluster_bootstrap_weights, spearman
+from benchsift.stats.correlation import corr_with_vector
+from benchsift.stats.means import nan_mean
 
 __all__ = ["CheckpointResult", "adjacent_swap", "bootstrap_ceiling", "checkpoint_ranking"]
 

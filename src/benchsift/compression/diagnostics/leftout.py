@@ -32,7 +32,8 @@ from benchsift.compression.diagnostics._aggregate import matrix_input
 from benchsift.errors import require_at_least
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import check_random_state, nan_mean
+from benchsift.stats import check_random_state
+from benchsift.stats.means import nan_mean
 
 __all__ = ["DEFAULT_SIZES", "LeftoutResult", "leftout_prediction"]
 

@@ -31,7 +31,8 @@ from benchsift.compression.pipeline import pooled_category_means
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.results import Result
-from benchsift.stats import components_for_energy, participation_ratio, spectral_energy, top_k_energy, zscore
+from benchsift.stats import zscore
+from benchsift.stats.spectrum import components_for_energy, participation_ratio, spectral_energy, top_k_energy
 
 __all__ = [
     "SpectrumReport",

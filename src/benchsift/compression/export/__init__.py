@@ -22,13 +22,12 @@ and the name the harness will log them under, so ``benchsift estimate`` can chec
 
 from __future__ import annotations
 
-from benchsift.compression.export.core import (
-    EXPORT_FILE,
-    TOOLS,
-    ExportResult,
-    export_suite,
-    load_export,
-    map_run_to_suite,
-)
+from benchsift.compression.export.core import TOOLS, ExportResult, export_suite, load_export, map_run_to_suite
 
-__all__ = ["EXPORT_FILE", "TOOLS", "ExportResult", "export_suite", "load_export", "map_run_to_suite"]
+__all__ = [
+    "TOOLS",
+    "ExportResult",
+    "export_suite",
+    "load_export",
+    "map_run_to_suite",
+]

@@ -14,43 +14,21 @@ Sweeps run through ``joblib.Parallel``; ``backend="dask"`` or ``"ray"`` (with th
 from __future__ import annotations
 
 from benchsift.compression.protocols.end_to_end import EndToEndResult, end_to_end
-from benchsift.compression.protocols.same_model import SameModelResult, same_model, same_model_budget
-from benchsift.compression.protocols.specs import DEFAULT_RETENTIONS, DEFAULT_SELECTORS
-from benchsift.compression.protocols.splits import (
-    Split,
-    chronological_order,
-    chronological_split,
-    chronological_splits,
-    random_splits,
-)
-from benchsift.compression.protocols.stage2_heldout import (
-    HeldoutResult,
-    macro_rho,
-    per_category_rho,
-    split_summary,
-    stage2_heldout,
-)
-from benchsift.compression.protocols.validation import PROTOCOLS, ValidationReport, validate
+from benchsift.compression.protocols.same_model import SameModelResult, same_model
+from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
+from benchsift.compression.protocols.stage2_heldout import HeldoutResult, stage2_heldout
+from benchsift.compression.protocols.validation import ValidationReport, validate
 
 __all__ = [
-    "DEFAULT_RETENTIONS",
-    "DEFAULT_SELECTORS",
     "EndToEndResult",
     "HeldoutResult",
-    "PROTOCOLS",
     "SameModelResult",
     "Split",
     "ValidationReport",
-    "chronological_order",
-    "chronological_split",
     "chronological_splits",
     "end_to_end",
-    "macro_rho",
-    "per_category_rho",
     "random_splits",
     "same_model",
-    "same_model_budget",
-    "split_summary",
     "stage2_heldout",
     "validate",
 ]

@@ -63,7 +63,7 @@ from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
-from benchsift.stats import nan_mean
+from benchsift.stats.means import nan_mean
 
 __all__ = ["EndToEndResult", "end_to_end"]
 

@@ -27,8 +27,8 @@ from benchsift.compression.protocols.specs import (
 )
 from benchsift.compression.selectors.base import ItemSelector
 from benchsift.compression.selectors.budget import category_budget
-from benchsift.compression.stages.prune import effective_categories
 from benchsift.panel import Panel
+from benchsift.panel.categories import category_or_benchmark
 
 __all__ = ["CategoryPools", "check_predictions", "prepare_pools", "select_pool", "selection_weights"]
 
@@ -121,7 +121,7 @@ def prepare_pools(
     sub = panel.subset(models=image) if not image.all() else panel
     items = sub.items
     notes: list[str] = []
-    cats = effective_categories(items)
+    cats = category_or_benchmark(items)
     codes, names = pd.factorize(pd.Series(cats, dtype=object), sort=False)
     codes = codes.astype(np.int64)
     order = np.argsort(codes, kind="stable")

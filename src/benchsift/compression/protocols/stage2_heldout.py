@@ -66,7 +66,8 @@ from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
-from benchsift.stats import nan_mean, paired_columns
+from benchsift.stats.correlation import paired_columns
+from benchsift.stats.means import nan_mean
 
 __all__ = [
     "HeldoutResult",
@@ -332,7 +333,8 @@ def floor_override_warnings(
     ``budgets`` is ``(n_retentions, n_categories)`` (:func:`category_budget`), ``pool_sizes`` the
     categories' pool sizes ``n_C``. A retention is overridden where a budget exceeds ``floor(r n_C)``; the
     line names each such retention with the categories it is overridden in and the items kept in all
-    against what ``r`` alone keeps (:func:`~benchsift.compression.selectors.floor_warning` says the same
+    against what ``r`` alone keeps (:func:`~benchsift.compression.selectors.budget.floor_warning` says the
+    same
     for one suite).
     """
     sizes = np.asarray(pool_sizes, dtype=np.int64)

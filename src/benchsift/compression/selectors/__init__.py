@@ -7,33 +7,16 @@ registers itself here.
 from __future__ import annotations
 
 from benchsift.compression.selectors.anchorpoints import AnchorPointsSelector
-from benchsift.compression.selectors.auto import DEFAULT_CANDIDATES, AutoSelector
-from benchsift.compression.selectors.base import (
-    ItemSelector,
-    SelectorInput,
-    check_selector_input,
-    item_variance,
-    top_k_positions,
-)
-from benchsift.compression.selectors.budget import (
-    category_budget,
-    check_retention,
-    floor_warning,
-    largest_remainder_shares,
-)
+from benchsift.compression.selectors.auto import AutoSelector
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.disco import DiscoSelector
 from benchsift.compression.selectors.irt2pl import IRT2PLSelector
 from benchsift.compression.selectors.pointbiserial import PointBiserialSelector
 from benchsift.compression.selectors.random import RandomSelector
-from benchsift.compression.selectors.registry import (
-    SELECTOR_NAMES,
-    available_selectors,
-    make_selector,
-    selector_class,
-)
+from benchsift.compression.selectors.registry import available_selectors, make_selector
 from benchsift.compression.selectors.tinybench import TinyBenchmarksSelector
 from benchsift.compression.selectors.variance import IndexTieVarianceSelector, VarianceSelector
-from benchsift.compression.selectors.vaw import VARIANTS, VAWSelector, vaw_scores
+from benchsift.compression.selectors.vaw import VAWSelector
 
 
 def clear_memos() -> None:
@@ -50,10 +33,6 @@ def clear_memos() -> None:
 SELECTORS: dict[str, type[ItemSelector]] = available_selectors()
 
 __all__ = [
-    "DEFAULT_CANDIDATES",
-    "SELECTORS",
-    "SELECTOR_NAMES",
-    "VARIANTS",
     "AnchorPointsSelector",
     "AutoSelector",
     "DiscoSelector",
@@ -66,16 +45,6 @@ __all__ = [
     "VarianceSelector",
     "SelectorInput",
     "VAWSelector",
-    "category_budget",
-    "clear_memos",
-    "floor_warning",
-    "check_retention",
-    "check_selector_input",
-    "item_variance",
-    "largest_remainder_shares",
     "available_selectors",
     "make_selector",
-    "selector_class",
-    "top_k_positions",
-    "vaw_scores",
 ]

@@ -239,7 +239,9 @@ from benchsift.compression.selectors.irt2pl import IRT2PLSelector
 from benchsift.compression.selectors.random import RandomSelector
 from benchsift.compression.selectors.registry import fresh_selector
 from benchsift.errors import InputError
-from benchsift.stats import check_random_state, nan_mean, paired_columns
+from benchsift.stats import check_random_state
+from benchsift.stats.correlation import paired_columns
+from benchsift.stats.means import nan_mean
 
 __all__ = ["DEFAULT_CANDIDATES", "AutoSelector", "paired_null_test"]
 

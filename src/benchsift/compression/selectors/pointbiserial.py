@@ -27,7 +27,8 @@ from benchsift.compression.selectors.base import (
     SelectorInput,
     top_k_positions,
 )
-from benchsift.stats import check_random_state, paired_columns
+from benchsift.stats import check_random_state
+from benchsift.stats.correlation import paired_columns
 
 __all__ = ["PointBiserialSelector", "item_rest_correlation", "rest_scores"]
 

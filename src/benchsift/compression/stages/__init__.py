@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from benchsift.compression.stages.categories import Stage3Result, stage3_select
 from benchsift.compression.stages.clean import Stage0Result, stage0_clean
-from benchsift.compression.stages.prune import Stage2Result, effective_categories, stage2_prune
-from benchsift.compression.stages.representatives import CategoryPool, Stage1Result, stage1_select
+from benchsift.compression.stages.prune import Stage2Result, stage2_prune
+from benchsift.compression.stages.representatives import Stage1Result, stage1_select
 
 __all__: list[str] = [
-    "CategoryPool",
     "Stage0Result",
     "Stage1Result",
     "Stage2Result",
     "Stage3Result",
-    "effective_categories",
     "stage0_clean",
     "stage1_select",
     "stage2_prune",

@@ -36,9 +36,9 @@ import pandas as pd
 from benchsift._inputs import check_array, check_length
 from benchsift._params import Interval, Options, check_param, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
-from benchsift.compression.stages.representatives import item_categories
 from benchsift.panel import GroupScores, Panel
-from benchsift.stats import corr_with_vector, group_nan_sums
+from benchsift.stats.correlation import corr_with_vector
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "SubsetChoice",
@@ -172,7 +172,7 @@ def _as_matrix(
 ) -> tuple[np.ndarray, list[str]]:
     if isinstance(data, Panel):
         image = data.image_rows
-        cats = item_categories(data)
+        cats = data.category_or_benchmark
         codes, names = pd.factorize(pd.Series(cats, dtype=object))
         sums, counts = group_nan_sums(data.scores[image], codes, len(names))
         return stage_means(sums, counts), [str(c) for c in names]

@@ -3,15 +3,15 @@
 Every stage ranks models by means over items, categories or (category, benchmark) pairs; values equal in
 exact arithmetic but summed in a different order must tie exactly in those rankings, so the stages round
 their means to :data:`ROUND_DECIMALS`. The NaN-aware arithmetic is :mod:`benchsift.stats`'s
-(:func:`~benchsift.stats.nan_mean`, :func:`~benchsift.stats.group_nan_sums`,
-:func:`~benchsift.stats.ratio_or_nan`).
+(:func:`~benchsift.stats.means.nan_mean`, :func:`~benchsift.stats.means.group_nan_sums`,
+:func:`~benchsift.stats.means.ratio_or_nan`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchsift.stats import nan_mean, ratio_or_nan
+from benchsift.stats.means import nan_mean, ratio_or_nan
 
 __all__ = ["ROUND_DECIMALS", "stage_means", "stage_row_means"]
 

@@ -18,6 +18,7 @@ no question text gets no cells and every share is filled by the best items (note
 from __future__ import annotations
 
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -35,9 +36,9 @@ from benchsift.compression.selectors.base import SELECTOR_SPEC
 from benchsift.compression.selectors.budget import FLOOR, category_budget, check_retention, floor_warning
 from benchsift.compression.selectors.registry import check_selector_name
 from benchsift.compression.selectors.vaw import check_variant
-from benchsift.compression.stages.representatives import item_categories
 from benchsift.errors import InputError
 from benchsift.panel import Panel
+from benchsift.panel.categories import category_or_benchmark
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
 
@@ -74,7 +75,7 @@ class Stage2Result(Result):
         The fitted selector of each category.
     warnings
         Settings that changed what was asked: the item floor keeping more than ``r`` of a category
-        (:func:`benchsift.compression.selectors.floor_warning`).
+        (:func:`benchsift.compression.selectors.budget.floor_warning`).
     """
 
     kept: np.ndarray
@@ -162,8 +163,15 @@ class Stage2Result(Result):
 
 
 def effective_categories(items: pd.DataFrame) -> np.ndarray:
-    """Each item's category, or its benchmark's name when the category is missing (object array)."""
-    return item_categories(items)
+    """The old name of :func:`benchsift.panel.categories.category_or_benchmark`; works with a
+    :class:`FutureWarning` until 0.3."""
+    warnings.warn(
+        "effective_categories is now called category_or_benchmark (benchsift.panel.categories); "
+        "effective_categories is accepted until benchsift 0.3",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return category_or_benchmark(items)
 
 
 def _resolve_selector(
@@ -386,7 +394,7 @@ def stage2_prune(
     vl, txt, emb_source = _prepare_embeddings(panel, embeddings, notes)
 
     n = panel.n_items
-    cats = effective_categories(items)
+    cats = category_or_benchmark(items)
     codes, cat_names = pd.factorize(cats, sort=False)
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(cat_names)))])

@@ -24,11 +24,13 @@ The search is incremental: the pooled sums and counts of every prefix are runnin
 ``cumsum``, and the Spearman correlations of a whole chunk come from one vectorised call; no prefix is
 re-averaged from scratch.
 
-Items whose ``category`` is missing use their benchmark as their own category (:func:`item_categories`).
+Items whose ``category`` is missing use their benchmark as their own category
+(:func:`benchsift.panel.categories.category_or_benchmark`).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from numbers import Real
 
@@ -38,7 +40,10 @@ import pandas as pd
 from benchsift._params import Interval, validate_params
 from benchsift.compression.stages.means import ROUND_DECIMALS, stage_means, stage_row_means
 from benchsift.panel import Panel
-from benchsift.stats import corr_with_vector, group_nan_sums, zscore
+from benchsift.panel.categories import category_or_benchmark
+from benchsift.stats import zscore
+from benchsift.stats.correlation import corr_with_vector
+from benchsift.stats.means import group_nan_sums
 
 __all__ = [
     "CategoryPool",
@@ -55,16 +60,16 @@ CHUNK = 4096
 
 
 def item_categories(items: Panel | pd.DataFrame) -> np.ndarray:
-    """Each item's category, its benchmark name where the category is missing (object array of str).
-
-    ``items`` is a panel or its items table (a table without a ``category`` column uses the benchmarks).
-    """
-    frame = items.items if isinstance(items, Panel) else items
-    bench = frame["benchmark"].astype(str)
-    if "category" not in frame.columns:
-        return bench.to_numpy(dtype=object)
-    cat = frame["category"]
-    return cat.where(cat.notna(), bench).astype(str).to_numpy(dtype=object)
+    """The old name of :func:`benchsift.panel.categories.category_or_benchmark` (a panel's
+    :attr:`~benchsift.panel.Panel.category_or_benchmark`): each item's category, its benchmark name where
+    the category is missing. Works with a :class:`FutureWarning` until 0.3."""
+    warnings.warn(
+        "item_categories is now called category_or_benchmark (benchsift.panel.categories, or the panel's "
+        "category_or_benchmark); item_categories is accepted until benchsift 0.3",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return category_or_benchmark(items.items if isinstance(items, Panel) else items)
 
 
 def pair_codes(cats: np.ndarray, bench: np.ndarray) -> tuple[np.ndarray, list[tuple[str, str]]]:
@@ -274,7 +279,7 @@ def stage1_select(panel: Panel, *, target: float = 0.95, supplement: bool = True
     image_rows = panel.image_rows
     scores = panel.scores[image_rows]
     notes: list[str] = []
-    cats = item_categories(panel)
+    cats = panel.category_or_benchmark
     bench = panel.items["benchmark"].to_numpy(dtype=object)
     bench_rank, bench_names = pd.factorize(pd.Series(bench, dtype=object), sort=False)
     bench_order = {str(b): i for i, b in enumerate(bench_names)}
