@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             for budget in budgets:
                 t0 = time.perf_counter()
                 res_s = simulate_adaptive(
-                    panel, holdout=0.4, budget=budget, seed=args.seed, n_splits=args.splits
+                    panel, holdout=0.4, budget=budget, random_state=args.seed, n_splits=args.splits
                 )
                 secs = time.perf_counter() - t0
                 rows = res_s.rows()
