@@ -22,6 +22,7 @@ information strata alone (see the README, "Estimating new models").
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Real
 from typing import ClassVar
@@ -36,6 +37,9 @@ from benchsift.irt import TwoPL
 from benchsift.stats import check_random_state
 
 __all__ = ["EstimationSelector", "estimation_items"]
+
+#: Share of the budget taken by the information strata (the rest: correctness anchors).
+INFO_SHARE = 0.5
 
 
 def information_strata(a: np.ndarray, d: np.ndarray, theta: np.ndarray, n: int) -> np.ndarray:
@@ -95,7 +99,7 @@ def estimation_items(
     reasons: list[str] = []
     if fitted.size and k > 0 and x.shape[0] >= 2:
         irt = TwoPL(prior_a_sd=prior_a_sd).fit(x[:, fitted])
-        n_info = min((k + 1) // 2, fitted.size)
+        n_info = min(int(math.ceil(k * INFO_SHARE)), fitted.size)
         info = fitted[information_strata(irt.discrimination_, irt.intercept_, irt.theta_, n_info)]
         rest = np.setdiff1d(fitted, info)
         n_km = min(k - info.size, rest.size)
