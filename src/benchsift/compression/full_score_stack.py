@@ -18,9 +18,10 @@ Two pieces used by :mod:`benchsift.compression.full_score`:
   correctness space. On 0/1 vectors the distances are integers and ties are common (an easy item one
   model missed is as near an all-correct anchor as another); giving every tie to the first suite item, as
   before ``ANCHOR_SPLIT_TIES``, piled weight on low positions: on ZeroEval GSM8K (60/40 random splits, 3
-  seeds, ``--selector estimate``) the anchor mean erred 0.052 / 0.048 / 0.048 at 2 / 5 / 10 % against
-  tinyBenchmarks' 0.047 / 0.033 / 0.031 with its own anchors; with the same K-means anchors the Voronoi
-  weights with shared ties equal K-means' cluster shares to 0.0002 in MAE (5 seeds).
+  seeds, ``--selector estimate``) the anchor mean erred 0.073 / 0.052 / 0.048 at 2 / 5 / 10 % (0.060 /
+  0.038 / 0.031 with shared ties) against tinyBenchmarks' 0.047 / 0.033 / 0.031 with its own anchors; with
+  the same K-means anchors the Voronoi weights with shared ties equal K-means' cluster shares to 0.0002 in
+  MAE (5 seeds).
   It is a design-based estimate: it needs no ability model, so it does not inherit the
   2PL's misfit, which is what keeps a plain random subset competitive on panels with few build models.
 
