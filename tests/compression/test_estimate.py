@@ -85,7 +85,9 @@ def test_a_model_like_the_strongest_reference_model_is_at_the_edge(
     m = fs.method
     s, hi = res.full.score[m][0, -1], res.full.high[m][0, -1]
     # (to 1e-4: the copy's EAP ability may lie a hair above the strongest reference model's, which grows it)
-    assert hi == pytest.approx(min(1.0, s + max(fs.halfwidth[m][-1], fs.halfwidth_up[m][-1])), abs=1e-4)
+    # and at least the anchor mean's own upper end (full_score.EDGE_ANCHOR_UPPER)
+    want = min(1.0, s + max(fs.halfwidth[m][-1], fs.halfwidth_up[m][-1]))
+    assert hi == pytest.approx(max(want, res.full.high["anchor"][0, -1]), abs=1e-4)
     assert hi > s + fs.halfwidth[m][-1] or hi == 1.0  # wider above than the random folds' width
 
 
@@ -354,7 +356,9 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     assert res.score[m][0, g] - res.low[m][0, g] == pytest.approx(hw) or res.low[m][0, g] == 0.0
     assert res.at_edge is not None
     up = hw if not res.at_edge[0] else max(hw, fs.halfwidth_up[m][g])  # type: ignore[index]
-    assert res.high[m][0, g] - res.score[m][0, g] == pytest.approx(up, abs=1e-4) or res.high[m][0, g] == 1.0
+    # (at the edge, at least the anchor mean's own upper end: full_score.EDGE_ANCHOR_UPPER)
+    anchor_hi = res.high["anchor"][:, g] if res.at_edge[0] else np.full(2, -np.inf)
+    assert res.high[m][0, g] == pytest.approx(max(min(1.0, res.score[m][0, g] + up), anchor_hi[0]), abs=1e-4)
     # the partial run, by hand: the references' estimates without the items it lacks, against with them
     lacks = np.isnan(part[0]) & (~np.isnan(R)).any(axis=0)
     full_ref = fs.predict(R).score[m][:, g]
@@ -365,8 +369,10 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     s = res.score[m][1, g]
     assert res.low[m][1, g] == pytest.approx(max(0.0, s - np.hypot(hw, q)))
     up = hw if not res.at_edge[1] else max(hw, fs.halfwidth_up[m][g])  # type: ignore[index]
-    assert res.high[m][1, g] == pytest.approx(min(1.0, s + np.hypot(up, q)), abs=1e-4)
-    assert res.high[m][1, g] - res.low[m][1, g] > res.high[m][0, g] - res.low[m][0, g]
+    anchor_hi = res.high["anchor"][:, g] if res.at_edge[1] else np.full(2, -np.inf)
+    assert res.high[m][1, g] == pytest.approx(max(min(1.0, s + np.hypot(up, q)), anchor_hi[1]), abs=1e-4)
+    # below the estimate (the side the anchor mean's upper end leaves alone) the partial run's is wider
+    assert res.score[m][1, g] - res.low[m][1, g] > res.score[m][0, g] - res.low[m][0, g]
 
 
 def test_the_headline_is_the_full_benchmark_estimate(suite_and_panel: tuple[Suite, Panel]) -> None:

@@ -78,7 +78,8 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
     # most of these models are inside the build models' ability range on the suite, yet all are stronger
     assert est.extrapolating is not None and est.extrapolating.mean() == pytest.approx(0.5)
-    assert covered_old.mean() == pytest.approx(59 / 80) and covered.mean() == pytest.approx(72 / 80)
+    # (72 / 80 with the shift folds' widths alone, 80 / 80 with the anchor mean's upper end too: below)
+    assert covered_old.mean() == pytest.approx(59 / 80) and covered.mean() == pytest.approx(80 / 80)
     # every held-out model is at the edge: named in one warning; its upper end is at least h_up
     assert est.at_edge is not None and est.at_edge.all()
     assert sum(w.startswith("80 model(s) ('m") for w in est.warnings) == 1
@@ -124,3 +125,37 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     plain = fit_full_score(build, suite, random_state=0)
     assert plain.edge_method is None and plain.method == fs.method
     np.testing.assert_array_equal(plain.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])
+
+
+@pytest.mark.parametrize(("seed", "n_models", "before", "after"), [(0, 200, 72, 80), (2, 100, 38, 40)])
+def test_edge_upper_end_reaches_the_anchor_means_upper_end(
+    monkeypatch: pytest.MonkeyPatch, seed: int, n_models: int, before: int, after: int
+) -> None:
+    # Simulated truth (the two-skill panel): the strongest 40 % are stronger on items the suite hardly
+    # measures, so every estimate through the ability is low; the anchor mean weighs the model's own answers
+    # on the frontier items by their share of the pool and is not pulled down. The upper end of an edge
+    # model is at least the anchor mean's; the estimate and the lower end do not move.
+    import benchsift.compression.full_score as fs_mod
+
+    panel = _frontier_panel(seed, n_models)
+    full = panel.scores.mean(axis=1)
+    order = np.argsort(full, kind="stable")
+    n_build = int(0.6 * n_models)
+    build = panel.subset(models=np.sort(order[:n_build]))
+    held = panel.subset(models=np.sort(order[n_build:]))
+    suite = np.arange(0, panel.n_items, 10)
+    fs = fit_full_score(build, suite, random_state=0)
+    truth = held.scores.mean(axis=1)
+    m = fs.method
+    monkeypatch.setattr(fs_mod, "EDGE_ANCHOR_UPPER", False)
+    old = fs.predict(held.scores[:, suite], held.model_ids)
+    monkeypatch.setattr(fs_mod, "EDGE_ANCHOR_UPPER", True)
+    est = fs.predict(held.scores[:, suite], held.model_ids)
+    assert est.at_edge is not None and est.at_edge.all()
+    np.testing.assert_array_equal(est.score[m], old.score[m])
+    np.testing.assert_array_equal(est.low[m], old.low[m])
+    assert (est.high[m] >= est.high["anchor"] - 1e-12).all()
+    assert (est.high[m] >= old.high[m]).all()
+    covered = (est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1])
+    covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
+    assert int(covered_old.sum()) == before and int(covered.sum()) == after

@@ -55,6 +55,30 @@ def test_anchor_weights_by_hand() -> None:
     np.testing.assert_allclose(wn[0], w[0])
 
 
+def test_anchor_weights_share_an_item_equidistant_from_several_anchors() -> None:
+    # 3 reference models x 5 items; suite items 0 (1,0,0) and 1 (0,1,0). Item 2 (1,1,0) is at squared
+    # distance 1 from both, item 3 (0,0,0) at 1 from both, item 4 (1,0,1) at 1 / 3 -> 0. On 0/1 vectors
+    # distances are integers, so such ties are common; each tied item is shared equally (the old rule gave
+    # it to the first suite item: weights 4/5, 1/5).
+    X = np.array([[1, 0, 1, 0, 1], [0, 1, 1, 0, 0], [0, 0, 0, 0, 1]], dtype=float)
+    w = anchor_weights(X, [np.arange(5)], np.array([0, 1]), [np.array([0, 1])])
+    np.testing.assert_allclose(w[0], [(1 + 0.5 + 0.5 + 1) / 5, (1 + 0.5 + 0.5) / 5])
+
+
+def test_anchor_weights_recover_known_shares_and_split_tied_items() -> None:
+    # Simulated truth: 400 items of 4 kinds with known shares (0.1, 0.2, 0.3, 0.4) and correctness vectors
+    # over 6 reference models; items of one kind are identical, and the suite has one item of each kind.
+    # Each pool item is nearest to its own kind's anchor (distance 0), so the weights are the shares exactly;
+    # an extra all-wrong kind with 40 items is equidistant from the anchors of kinds 0 and 1 and splits.
+    kinds = np.array([[1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1]], float)
+    counts = [40, 80, 120, 160]
+    cols = np.concatenate([np.repeat(kinds[k][:, None], c, axis=1) for k, c in enumerate(counts)], axis=1)
+    cols = np.concatenate([cols, np.zeros((6, 40))], axis=1)  # 40 all-wrong items: 2 from kinds 0 and 1
+    suite = np.array([0, 40, 120, 240])
+    w = anchor_weights(cols, [np.arange(440)], suite, [np.arange(4)])[0]
+    np.testing.assert_allclose(w, np.array([40 + 20, 80 + 20, 120, 160]) / 440)
+
+
 def test_anchor_means_renormalise_over_the_items_a_model_has() -> None:
     w = [np.array([0.2, 0.5, 0.3]), np.zeros(0)]
     cols = [np.array([0, 1, 2]), np.array([], dtype=np.int64)]

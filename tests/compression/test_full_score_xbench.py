@@ -229,20 +229,21 @@ def test_known_with_only_one_benchmarks_items_answered() -> None:
 
 
 def test_xbench_choice_follows_the_flag(monkeypatch: pytest.MonkeyPatch) -> None:
-    # weakly related benchmarks (rho 0.3), seed 2: xbench has the lowest random-plus-strongest-fold error of
-    # CHOSEN_FROM, so it is the headline only when XBENCH_IN_CHOICE lets it take part
+    # weakly related benchmarks (rho 0.3), seed 0 (seed 2 until the anchor weights shared their ties): xbench
+    # has the lowest random-plus-strongest-fold error of CHOSEN_FROM, so it is the headline only when
+    # XBENCH_IN_CHOICE lets it take part
     import benchsift.compression.full_score as fs
 
-    panel = _two_bench(40, 120, 0.3, 2)
-    pos = np.sort(np.random.default_rng(2).choice(panel.n_items, 24, replace=False))
-    off = fit_full_score(panel, pos, random_state=2, edge_estimator=True)
+    panel = _two_bench(40, 120, 0.3, 0)
+    pos = np.sort(np.random.default_rng(0).choice(panel.n_items, 24, replace=False))
+    off = fit_full_score(panel, pos, random_state=0, edge_estimator=True)
     assert off.method != "xbench" and off.edge_method != "xbench"
     strong = off.cv_mae_strong
     assert strong is not None
     err = {m: np.mean(off.cv_mae[m][:2]) + np.mean(strong[m][:2]) for m in fs.CHOSEN_FROM}
     assert min(err, key=lambda m: err[m]) == "xbench"
     monkeypatch.setattr(fs, "XBENCH_IN_CHOICE", True)
-    on = fit_full_score(panel, pos, random_state=2, edge_estimator=True)
+    on = fit_full_score(panel, pos, random_state=0, edge_estimator=True)
     assert on.method == "xbench"
     # beyond the reference abilities the headline falls back on p-IRT, as for ridge and stack
     assert on._headline_estimators(np.array([False, False]), np.array([True, False])) == ["pirt", "xbench"]

@@ -38,6 +38,11 @@ estimate) are kept per fold.
   span of the strongest fold's abilities (0 inside the range). The lower end is left as
   :func:`~benchsift.compression.full_score.fit_full_score` makes it. The interval is one-sidedly widened
   because the shift's error is one-sided (every shift fold measured underestimates the stronger models).
+* **Anchor upper end** (:data:`~benchsift.compression.full_score.EDGE_ANCHOR_UPPER`). The upper end of an
+  edge model is besides at least the upper end of the design-based anchor mean's own interval (widened as
+  above): the anchor mean weighs the model's own suite answers by the share of the pool each item stands
+  for, fits no curve on weaker models, and so follows a release that answers more of the suite's items
+  right than its ability on the build models' curves says (measured in ``full_score``'s docstring).
 * **Edge estimator** (``fit_full_score(..., edge_estimator=True)``; off by default, see the measurements
   there). The estimate of an edge model is then that of the method the shift folds choose
   (:data:`~benchsift.compression.full_score.EDGE_CHOSEN_FROM`: the headline candidates and the design-based

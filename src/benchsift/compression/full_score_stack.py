@@ -5,8 +5,9 @@ Two pieces used by :mod:`benchsift.compression.full_score`:
 * **Anchor-weighted mean** (tinyBenchmarks' "anchor" estimator, Polo et al. 2024, "tinyBenchmarks: evaluating
   LLMs with fewer examples", section 3.1 and Eq. for :math:`\hat Z^{anchor}`; ``tinyBenchmarks/__init__.py``
   ``evaluate``). Every item ``i`` of a group ``G`` is assigned to the suite item of ``G`` whose correctness
-  vector over the reference models is nearest (Euclidean; a missing score is replaced by the item's mean,
-  ties go to the first suite item; a suite item is its own anchor). The weight of suite item ``s`` is the
+  vector over the reference models is nearest (Euclidean; a missing score is replaced by the item's mean;
+  an item equally near several suite items is shared equally among them; a suite item is its own anchor).
+  The weight of suite item ``s`` is the
   share of ``G`` assigned to it, :math:`w_s = |\{i \in G: \text{anchor}(i) = s\}| / |G|`, and a new model's
   estimate is the weighted mean of its suite responses over the suite items it has,
 
@@ -14,7 +15,14 @@ Two pieces used by :mod:`benchsift.compression.full_score`:
 
   tinyBenchmarks chooses the anchors by K-means and weighs them by their cluster's size; here the suite is
   given (chosen by ``compress``), so the clusters are the Voronoi cells of the suite items in the same
-  correctness space. It is a design-based estimate: it needs no ability model, so it does not inherit the
+  correctness space. On 0/1 vectors the distances are integers and ties are common (an easy item one
+  model missed is as near an all-correct anchor as another); giving every tie to the first suite item, as
+  before ``ANCHOR_SPLIT_TIES``, piled weight on low positions: on ZeroEval GSM8K (60/40 random splits, 3
+  seeds, ``--selector estimate``) the anchor mean erred 0.073 / 0.052 / 0.048 at 2 / 5 / 10 % (0.060 /
+  0.038 / 0.031 with shared ties) against tinyBenchmarks' 0.047 / 0.033 / 0.031 with its own anchors; with
+  the same K-means anchors the Voronoi weights with shared ties equal K-means' cluster shares to 0.0002 in
+  MAE (5 seeds).
+  It is a design-based estimate: it needs no ability model, so it does not inherit the
   2PL's misfit, which is what keeps a plain random subset competitive on panels with few build models.
 
 * **Stack** (stacked generalisation, Wolpert 1992, "Stacked generalization", Neural Networks 5(2); Breiman
@@ -59,6 +67,8 @@ __all__ = [
 
 #: The estimators the stack mixes, in the order of its weights.
 STACK_COMPONENTS = ("anchor", "ridge", "pirt")
+#: Whether a pool item equally near several suite items is shared among them (else: the first one).
+ANCHOR_SPLIT_TIES = True
 
 
 def stack_grid(step: float = 0.1) -> np.ndarray:
@@ -94,10 +104,20 @@ def anchor_weights(
         A = F[:, anchors]  # (n_ref, n_anchor)
         P = F[:, items]  # (n_ref, n_items)
         d2 = (P**2).sum(axis=0)[:, None] - 2.0 * P.T @ A + (A**2).sum(axis=0)[None, :]
-        nearest = np.argmin(d2, axis=1)
-        is_anchor = {int(p): k for k, p in enumerate(anchors)}
-        nearest = np.array([is_anchor.get(int(i), int(n)) for i, n in zip(items, nearest, strict=True)])
-        w = np.bincount(nearest, minlength=anchors.size).astype(np.float64)
+        if ANCHOR_SPLIT_TIES:
+            # an item equidistant from several suite items (0/1 vectors: integer distances, ties are
+            # common) is shared equally among them
+            tie = d2 <= d2.min(axis=1, keepdims=True) + 1e-9
+            share = tie / tie.sum(axis=1, keepdims=True)
+        else:
+            share = np.zeros_like(d2)
+            share[np.arange(d2.shape[0]), np.argmin(d2, axis=1)] = 1.0
+        own = {int(p): k for k, p in enumerate(anchors)}
+        for r, i in enumerate(items):
+            if int(i) in own:  # a suite item is its own anchor
+                share[r] = 0.0
+                share[r, own[int(i)]] = 1.0
+        w = share.sum(axis=0)
         out.append(w / w.sum())
     return out
 
