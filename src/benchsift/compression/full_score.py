@@ -719,15 +719,7 @@ class FullScoreModel(Result):
             theta[j] = np.nan
             rank[j] = np.nan
             rank_iv[j] = np.nan
-        warns = []
-        for j in np.flatnonzero(outside & ~none):
-            side = "above the strongest" if theta[j] > hi_t else "below the weakest"
-            warns.append(
-                f"model {names[j]!r}: its ability on the suite ({theta[j]:+.2f}) lies {side} of the "
-                f"{self.n_reference} reference models' ({lo_t:+.2f} to {hi_t:+.2f}): the estimate "
-                "extrapolates; its interval is widened to the errors of a cross-validation fold that holds "
-                "out the strongest reference models"
-            )
+        warns = self._outside_warnings(names, theta, outside & ~none)
         edge_note = edge_warning(
             list(names), at_edge & ~none, self.theta_edge, self.n_reference, self.edge_method
         )
@@ -754,6 +746,20 @@ class FullScoreModel(Result):
             estimator=estimator,
             edge_method=self.edge_method,
         )
+
+    def _outside_warnings(self, names: list[str], theta: np.ndarray, outside: np.ndarray) -> list[str]:
+        """One warning per model whose suite ability lies outside the reference models' range."""
+        lo_t, hi_t = self.theta_range
+        warns = []
+        for j in np.flatnonzero(outside):
+            side = "above the strongest" if theta[j] > hi_t else "below the weakest"
+            warns.append(
+                f"model {names[j]!r}: its ability on the suite ({theta[j]:+.2f}) lies {side} of the "
+                f"{self.n_reference} reference models' ({lo_t:+.2f} to {hi_t:+.2f}): the estimate "
+                "extrapolates; its interval is widened to the errors of a cross-validation fold that holds "
+                "out the strongest reference models"
+            )
+        return warns
 
     def _headline_estimators(self, at_edge: np.ndarray, outside: np.ndarray) -> list[str]:
         """Per new model, the method behind its headline estimate: the edge method (chosen on the shift
