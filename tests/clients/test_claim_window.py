@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 from fake_server import FakeServer
 
-from benchsift.clients import ClientPool, Request, ResponseCache, config_from_dict
+from benchsift.clients import ClientPool, Request
 from benchsift.clients.base import Response
+from benchsift.clients.cache import ResponseCache
 from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.clients.cached_client import CachedClient
+from benchsift.clients.config import config_from_dict
 from benchsift.clients.limits import LimitedClient
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsift.compression import stage2_prune
 from benchsift.compression.diagnostics.aggregate_stage3 import aggregate_stage3
 from benchsift.compression.diagnostics.leftout import leftout_prediction
 from benchsift.compression.diagnostics.shelf_life import shelf_life
@@ -18,6 +17,7 @@ from benchsift.compression.protocols.splits import chronological_split, random_s
 from benchsift.compression.protocols.stage2_heldout import stage2_heldout
 from benchsift.compression.selectors.base import check_selector_input
 from benchsift.compression.selectors.budget import largest_remainder_shares
+from benchsift.compression.stages.prune import stage2_prune
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
