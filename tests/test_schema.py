@@ -105,3 +105,16 @@ def test_rules_and_shapes() -> None:
         check_shape("W", (5, 4), ("n_boot", 3))
     with pytest.raises(InputError, match=r"^x: expected shape \(3,\), got \(3, 1\)$"):
         check_shape("x", (3, 1), (3,))
+
+
+def test_a_blank_text_cell_in_a_number_column_is_empty() -> None:
+    """As ``pandas.to_numeric`` reads it (a CSV's ``params`` column with an empty string, as the panel
+    models table had before the schema): NaN where empty cells are allowed, refused where they are not."""
+    frame = pd.DataFrame({"params": ["", " 7", "  ", None], "n": ["1", "2", "3", "4"]})
+    out = check_frame(frame, {"params": Col("number", empty=True), "n": Col("number")}, where="t")
+    np.testing.assert_array_equal(out["params"].to_numpy(), [np.nan, 7.0, np.nan, np.nan])
+    np.testing.assert_array_equal(out["n"].to_numpy(), [1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(
+        InputError, match=r"^t: column 'params' row 0: expected a number, got an empty value$"
+    ):
+        check_frame(frame, {"params": Col("number")}, where="t")

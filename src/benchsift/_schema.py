@@ -160,9 +160,13 @@ def check_frame(
         raw = out[name]
         value: pd.Series = raw
         bad = np.zeros(len(out), dtype=bool)
+        # a blank text cell in a number column is empty, as pandas.to_numeric reads it
+        blank = np.zeros(len(out), dtype=bool)
         if col.kind == "number":
-            value = pd.to_numeric(raw, errors="coerce").astype(float)
-            bad = np.array(value.isna() & raw.notna(), dtype=bool)
+            if pd.api.types.is_object_dtype(raw) or pd.api.types.is_string_dtype(raw):
+                blank = raw.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy(dtype=bool)
+            value = pd.to_numeric(raw.where(~blank), errors="coerce").astype(float)
+            bad = np.array(value.isna() & raw.notna(), dtype=bool) & ~blank
             if col.within is not None:
                 bad |= _outside(value, col.within)
         elif col.kind == "bool":
@@ -172,7 +176,7 @@ def check_frame(
         if col.values is not None:
             allowed = value.isin(list(col.values)).fillna(False).to_numpy(bool)
             bad |= ~allowed & value.notna().to_numpy()
-        empty = np.array(raw.isna(), dtype=bool)
+        empty = np.array(raw.isna(), dtype=bool) | blank
         if not col.empty:
             bad |= empty
         if bad.any():

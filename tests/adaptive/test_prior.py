@@ -159,7 +159,9 @@ def test_other_benchmarks_prior_cuts_the_error_at_few_items() -> None:
     mu, sd = cp.predict(cov, held.model_ids)
     truth = held.scores.mean(axis=1)
     plain, _ = replay_adaptive(bank, held.scores, held.model_ids, 8, random_state=0)
-    prior, given = replay_adaptive(bank, held.scores, held.model_ids, 8, prior_mean=mu, prior_sd=sd, random_state=0)
+    prior, given = replay_adaptive(
+        bank, held.scores, held.model_ids, 8, prior_mean=mu, prior_sd=sd, random_state=0
+    )
     assert (given.sum(axis=1) == 8).all()
     mae_plain = float(np.mean(np.abs(plain[:, -1] - truth)))
     mae_prior = float(np.mean(np.abs(prior[:, -1] - truth)))
