@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import choose
 from benchsift._jsonutil import loads_bounded
-from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._coded_meta import text_dtype

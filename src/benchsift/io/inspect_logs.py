@@ -53,9 +53,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import choose
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import ConstraintLike, Interval, validate_params
-from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_shape
 from benchsift._params import Options, check_param
-from benchsift._schema import Col, check_frame, check_shape
+from benchsift._schema import Col, check_frame
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError, listed
 from benchsift.panel.dates import parse_release_dates

@@ -26,7 +26,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from benchsift._schema import check_shape
+from benchsift._inputs import check_shape
 from benchsift.errors import InputError, listed
 
 __all__ = ["CLUSTER_COLUMN", "IMAGE_COLUMNS", "ClusterSpec", "ItemClusters", "item_clusters"]

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_shape
 from benchsift._params import Options, validate_params
-from benchsift._schema import check_shape
 from benchsift.errors import DegenerateError, InputError
 
 __all__ = [

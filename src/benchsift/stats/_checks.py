@@ -8,8 +8,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_shape
 from benchsift._params import Interval, Options, check_param
-from benchsift._schema import check_shape
 from benchsift.errors import InputError
 
 __all__ = [
