@@ -91,6 +91,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from benchsift._fileio import atomic_path
+from benchsift._inputs import check_length, existing_file
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.errors import DegenerateError, FormatError, InputError
@@ -193,8 +194,7 @@ class ItemBank(Result):
         if not isinstance(self.model, TwoPL):
             raise InputError("a per-model ability prior needs a 2PL bank (this one is graded)")
         mu = np.asarray(prior_mean, dtype=np.float64).reshape(-1)
-        if mu.shape[0] != X.shape[0]:
-            raise InputError(f"prior_mean: expected {X.shape[0]} values (one per model), got {mu.shape[0]}")
+        check_length("prior_mean", mu, X.shape[0], "values (one per model)")
         if prior_sd is None:
             raise InputError("prior_sd: required with prior_mean")
         sd = np.broadcast_to(np.asarray(prior_sd, dtype=np.float64), mu.shape).copy()
@@ -362,13 +362,7 @@ class ItemBank(Result):
 
 def load_bank(path: str | os.PathLike[str]) -> ItemBank:
     """Read a bank written by :meth:`ItemBank.save`."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(
-            f"{p}: a folder, not an item bank (expected the JSON file `benchsift adaptive bank` writes)"
-        )
-    if not p.is_file():
-        raise InputError(f"{p}: no such file (expected an item bank written by `benchsift adaptive bank`)")
+    p = existing_file(path, "an item bank: the JSON file `benchsift adaptive bank` writes")
     try:
         doc = loads_bounded(p.read_bytes(), str(p))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from benchsift._inputs import check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, validate_params
 from benchsift.adaptive.bank import ItemBank
@@ -182,8 +183,7 @@ def next_items(
         runs offers only the items a model was run on); default: every item.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-    if X.shape != (len(models), bank.n_items):
-        raise InputError(f"responses: expected shape ({len(models)}, {bank.n_items}), got {X.shape}")
+    check_shape("responses", X.shape, (len(models), bank.n_items))
     rule = stop if stop is not None else StopRule()
     answered = ~np.isnan(X)
     n_answered = answered.sum(axis=1)

@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit, log_expit
 
+from benchsift._inputs import check_shape
 from benchsift._params import ConstraintLike, Interval, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
@@ -416,8 +417,7 @@ class GradedResponse:
         """EAP ability and posterior sd of respondents ``X`` (scores on the fitted items, in item order)."""
         self._check_fitted()
         Xf, obs = _check_responses(np.atleast_2d(X), name="new responses")
-        if Xf.shape[1] != len(self.levels_):
-            raise InputError(f"new responses have {Xf.shape[1]} items, expected {len(self.levels_)}")
+        check_shape("new responses", Xf.shape, ("n", len(self.levels_)), what="one column per item, shape")
         cats = np.full(Xf.shape, -1, dtype=np.int64)
         fitted = ~np.isnan(self.discrimination_)
         for j, lv in enumerate(self.levels_):

@@ -79,6 +79,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from scipy.special import expit
 
+from benchsift._inputs import check_array, check_shape
 from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
@@ -99,17 +100,10 @@ class AbilityEstimate:
 
 
 def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(X, dtype=np.float64)
-    if arr.ndim != 2:
-        raise InputError(f"{name}: expected a 2-D respondents x items matrix, got shape {arr.shape}")
+    arr = check_array(
+        name, X, ndim=2, what="a 2-D respondents x items matrix", low=0, high=1, axes=("row", "item")
+    )
     obs = ~np.isnan(arr)
-    with np.errstate(invalid="ignore"):
-        bad = obs & ((arr < 0) | (arr > 1))
-    if bad.any():
-        m, j = np.argwhere(bad)[0]
-        raise InputError(
-            f"{name}: responses must be in [0, 1] (NaN = missing); row {m}, item {j} is {arr[m, j]}"
-        )
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
 
 
@@ -740,8 +734,7 @@ class TwoPL:
         self._check_fitted()
         idx = np.arange(len(self.discrimination_)) if items is None else np.asarray(items)
         data = _Responses(np.atleast_2d(X), name="new responses")
-        if data.x.shape[1] != len(idx):
-            raise InputError(f"new responses have {data.x.shape[1]} items, expected {len(idx)}")
+        check_shape("new responses", data.x.shape, ("n", len(idx)), what="one column per item, shape")
         a, d = self.discrimination_[idx], self.intercept_[idx]
         start = data.map_scores(a, d)
         if method == "map":

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_array
 from benchsift._params import validate_params
 from benchsift.errors import InputError
 from benchsift.stats._checks import COUNT, check_shape
@@ -52,9 +53,7 @@ def cluster_codes(clusters: ArrayLike) -> tuple[NDArray[np.intp], int]:
     ``clusters`` is one integer label per row (any integers; equal label = same cluster). With all labels
     distinct the codes are ``arange(n)``.
     """
-    c = np.asarray(clusters)
-    if c.ndim != 1 or c.size == 0:
-        raise InputError(f"clusters: expected a non-empty 1-d array of labels, got shape {c.shape}")
+    c = check_array("clusters", clusters, dtype=None, min_shape=(1,), what="a non-empty 1-d array of labels")
     if not np.issubdtype(c.dtype, np.integer):
         raise InputError(f"clusters: expected integer labels, got dtype {c.dtype}")
     _, first, inv = np.unique(c, return_index=True, return_inverse=True)
@@ -130,8 +129,7 @@ def cluster_robust_se(x: ArrayLike, clusters: ArrayLike, small_sample: bool = Tr
     v = np.asarray(x, dtype=np.float64)
     codes, g = cluster_codes(clusters)
     check_shape("x", v.shape, codes.shape, what="one value per cluster label, shape")
-    if np.isnan(v).any():
-        raise InputError("x: contains NaN; drop missing rows first")
+    check_array("x", v, nan=False)  # NaN refused: drop missing rows first
     if g < 2:
         raise InputError("clusters: need at least 2 clusters for a cluster-robust standard error")
     resid_sums = np.bincount(codes, weights=v - v.mean(), minlength=g)
