@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
 
 if TYPE_CHECKING:
@@ -166,17 +167,8 @@ def key_codes(*columns: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_side(side: pd.DataFrame, key: list[str], what: str, source: str) -> pd.DataFrame:
-    missing = [c for c in key if c not in side.columns]
-    if missing:
-        raise InputError(f"{source}: {what} is missing column(s) {missing}")
-    side = side.copy()
-    for c in key:
-        side[c] = side[c].astype(str)
-    dup = side.duplicated(key)
-    if dup.any():
-        row = int(dup.to_numpy().argmax())
-        raise InputError(f"{source}: {what} row {row} repeats key {side.loc[row, key].tolist()}")
-    return side
+    # key cells read as names (an empty one as "nan", as before); one row per key
+    return check_frame(side, {c: Col("name", empty=True) for c in key}, where=f"{source}: {what}", key=key)
 
 
 def merge_side(base: pd.DataFrame, side: pd.DataFrame | None, key: list[str]) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, validate_params
 from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
@@ -203,8 +204,7 @@ def collect_sources(
         raise InputError(f"`k` and `seeds`: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
     sampled = sample_items(pool, k=k, seeds=seed_list) if sample else pool
     ids = [it.id for it in sampled]
-    if len(set(ids)) != len(ids):
-        raise InputError("item ids are not unique across the inputs")
+    check_distinct("item ids (across the inputs)", ids, what="id")
     write_items(sampled, out)
     table = domain_counts(pool, sampled)
     return StageResult("sources", out, {"pool": len(pool), "items": len(sampled)}, table=table)

@@ -28,7 +28,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
+from benchsift._params import Options, check_param
 from benchsift._suggest import did_you_mean
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError, require_at_least
 from benchsift.panel import Panel
@@ -123,8 +125,7 @@ def benchmark_scores(
     ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level). The ``"auto"``
     level is decided on the panel before the category filter.
     """
-    if level not in ("auto", "benchmark", "item"):
-        raise InputError(f"`level` must be auto, benchmark or item, got {level!r}")
+    check_param("level", level, [Options(("auto", "benchmark", "item"))])
     if level == "auto":
         # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
         # turn that benchmark's items into "benchmarks".
@@ -199,8 +200,7 @@ def benchmark_redundancy(
     panel, notes = keep_condition(panel, condition)
     names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
     notes += _category_notes(panel, category, used)
-    if len(set(names)) != len(names):
-        raise InputError(f"benchmark names must be unique, got {names}")
+    check_distinct("benchmark names", names, what="name")
     basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
     overall = overall_scores(panel, group_means=scores)
     sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
