@@ -30,7 +30,6 @@ import pandas as pd
 
 from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import Options, check_param
 from benchsift._suggest import did_you_mean
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError, require_at_least
 from benchsift.panel import Panel
@@ -125,7 +124,8 @@ def benchmark_scores(
     ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level). The ``"auto"``
     level is decided on the panel before the category filter.
     """
-    check_param("level", level, [Options(("auto", "benchmark", "item"))])
+    if level not in ("auto", "benchmark", "item"):  # its words are pinned by tests/badinput
+        raise InputError(f"`level` must be auto, benchmark or item, got {level!r}")
     if level == "auto":
         # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
         # turn that benchmark's items into "benchmarks".
