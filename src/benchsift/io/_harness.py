@@ -297,7 +297,8 @@ def choose_metric(
         raise FormatError(
             f"{path}, line {records[0][0]}: no metric value in the sample (keys {sorted(first)})"
         )
-    raise InputError(f"{path}: several metrics {cands}; choose one with `metric`")
+    several: str = choose(None, cands, what="metric", param="metric", where=str(path))  # raises: several
+    return several
 
 
 def choose_filter(

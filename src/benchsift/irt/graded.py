@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit, log_expit
 
-from benchsift._inputs import check_shape
+from benchsift._inputs import check_length, check_shape
 from benchsift._params import ConstraintLike, Interval, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
@@ -369,8 +369,10 @@ class GradedResponse:
             levels = [np.asarray(lv, dtype=np.float64) for lv in state["levels"]]  # type: ignore[attr-defined]
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"graded response parameters: malformed ({exc})") from None
-        if thr.ndim != 2 or thr.shape[0] != a.shape[0] or len(levels) != a.shape[0]:
-            raise InputError("graded response parameters: slopes, thresholds and levels disagree in length")
+        check_shape(
+            "graded response thresholds", thr.shape, (a.shape[0], "k"), what="one row per slope, shape"
+        )
+        check_length("graded response levels", levels, a.shape[0], "arrays (one per slope)")
         n_levels = np.array([lv.size for lv in levels])
         fitted = np.isfinite(a) & (n_levels >= 2)
         model._width = int(n_levels[fitted].max()) if fitted.any() else 2

@@ -501,10 +501,8 @@ class TwoPL:
     def from_parameters(cls, discrimination: np.ndarray, intercept: np.ndarray, **params: object) -> TwoPL:
         """A fitted model from stored item parameters ``a_j``, ``d_j`` (slope-intercept form), for scoring and
         prediction (an item bank read back from disk); ``params`` are the constructor's parameters."""
-        a = np.asarray(discrimination, dtype=np.float64)
-        d = np.asarray(intercept, dtype=np.float64)
-        if a.ndim != 1 or a.shape != d.shape or not (np.isfinite(a).all() and np.isfinite(d).all()):
-            raise InputError("TwoPL parameters: expected two finite 1-D arrays of the same length")
+        a = check_array("discrimination", discrimination, ndim=1, finite=True, nan=False)
+        d = check_array("intercept", intercept, shape=a.shape, finite=True, nan=False)
         model = cls(**params)  # type: ignore[arg-type]
         model.discrimination_ = a
         model.intercept_ = d

@@ -519,8 +519,7 @@ def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
     if arr.size == 0:
         return np.arange(0)
     if np.issubdtype(arr.dtype, np.integer):
-        if arr.min() < -n or arr.max() >= n:
-            raise InputError(f"{what} position out of range: positions must be in [0, {n})")
+        check_array(f"{what} positions", arr, dtype=None, low=-n, high=n - 1)  # negative: from the end
         return arr.astype(np.int64) % n
     wanted = [str(x) for x in arr.ravel()]
     idx = ids.to_numpy(dtype=object)

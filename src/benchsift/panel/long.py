@@ -35,12 +35,8 @@ def panel_from_long(
     def row(i: int) -> str:  # the name of df's i-th row in a message
         return rows[i] if rows is not None else f"row {i}"
 
-    if len(df) == 0:
-        raise InputError(f"{source}: no rows")
-    missing = [c for c in LONG_REQUIRED if c not in df.columns]
-    if missing:
-        raise InputError(f"{source}: missing column(s) {missing}; expected at least {list(LONG_REQUIRED)}")
-    df = df.reset_index(drop=True).copy()
+    # the required columns, at least one row; the cells are checked below, where a row has its file's name
+    df = check_frame(df, {c: Col(empty=True) for c in LONG_REQUIRED}, where=source, nonempty=True)
     for col in ("model", "benchmark", "item"):
         empty = df[col].isna()
         if empty.any():

@@ -31,7 +31,7 @@ import pandas as pd
 
 from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import Interval, validate_params
+from benchsift._params import Check, Interval, check_param, validate_params
 from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
@@ -200,8 +200,9 @@ def collect_sources(
         raise InputError("no items: give raw records, item files or Hugging Face benchmarks")
     check_item_images(pool, images or (out.parent / "images" if hf else None))
     seed_list = [int(s) for s in seeds]
-    if sample and (k < 1 or not seed_list):
-        raise InputError(f"`k` and `seeds`: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
+    if sample:
+        check_param("k", k, [Interval(Integral, 1, None, closed="left")])
+        check_param("seeds", seed_list, [Check(bool, "at least one seed")])
     sampled = sample_items(pool, k=k, seeds=seed_list) if sample else pool
     ids = [it.id for it in sampled]
     check_distinct("item ids (across the inputs)", ids, what="id")

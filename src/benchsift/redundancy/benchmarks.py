@@ -151,11 +151,11 @@ def benchmark_scores(
         return names, scores, "benchmark"
     items = panel.items
     names = items["item"].astype(str).tolist()
-    if len(set(names)) != len(names):
-        raise InputError(
-            "aggregate (item-level) cross-benchmark analysis needs unique item ids, one per benchmark; "
-            "this panel repeats item ids across benchmarks (use level='benchmark')"
-        )
+    check_distinct(
+        "item ids (the item-level cross-benchmark analysis needs each once; use level='benchmark')",
+        names,
+        what="id",
+    )
     if wanted is None:
         return names, np.array(panel.scores), "item"
     unknown = [w for w in wanted if w not in names]
