@@ -123,7 +123,7 @@ def test_per_model_prior_refusals() -> None:
     few = pd.DataFrame({"X": [0.1, 0.2, 0.3]}, index=bank.reference_models)
     with pytest.raises(DegenerateError, match="at least 4 needed"):
         fit_covariate_prior(bank, few)
-    with pytest.raises(InputError, match="no column 'X'"):
+    with pytest.raises(InputError, match=r"missing column\(s\) \['X'\]"):
         fit_covariate_prior(
             _bank(np.linspace(-1, 1, 6)),
             pd.DataFrame({"X": np.arange(6.0)}, index=[f"r{k}" for k in range(6)]),
