@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from benchsift._inputs import check_array, check_shape
-from benchsift._params import Interval, Options, check_param
+from benchsift._params import Check, Interval, Options, check_param
 from benchsift.errors import InputError
 
 __all__ = [
@@ -65,8 +65,8 @@ def as_float_array(
     if ndim is not None:
         shape = {1: "(n,)", 2: "(n, k)"}.get(ndim, f"{ndim}-D")
         check_shape(name, arr.shape, ("n",) * ndim, words=f"a {ndim}-D array of shape {shape}")
-    if arr.ndim < min_ndim:
-        raise InputError(f"{name}: expected an array with at least {min_ndim} dimension, got a scalar")
+    at_least = Check(lambda a: a.ndim >= min_ndim, f"an array with at least {min_ndim} dimension")
+    check_param(name, arr, [at_least], quote=False)
     if check_inf:
         reject_inf(arr, name)
     return arr
