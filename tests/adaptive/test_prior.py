@@ -107,7 +107,7 @@ def test_per_model_prior_refusals() -> None:
     X = np.full((2, 4), np.nan)
     with pytest.raises(InputError, match="prior_mean: expected 2 values"):
         bank.score(X, np.zeros(3), 1.0)
-    with pytest.raises(InputError, match="prior_sd: required"):
+    with pytest.raises(InputError, match="prior_sd: expected a value with prior_mean, got None"):
         bank.score(X, np.zeros(2))
     with pytest.raises(InputError, match="prior_sd: expected positive"):
         bank.score(X, np.zeros(2), np.array([1.0, 0.0]))

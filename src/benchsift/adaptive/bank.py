@@ -195,12 +195,15 @@ class ItemBank(Result):
             raise InputError("a per-model ability prior needs a 2PL bank (this one is graded)")
         mu = np.asarray(prior_mean, dtype=np.float64).reshape(-1)
         check_length("prior_mean", mu, X.shape[0], "values (one per model)")
-        if prior_sd is None:
-            raise InputError("prior_sd: required with prior_mean")
+        given = Check(lambda s: s is not None, "a value with prior_mean")
+        check_param("prior_sd", prior_sd, [given], quote=False)
         sd = np.broadcast_to(np.asarray(prior_sd, dtype=np.float64), mu.shape).copy()
         has = np.isfinite(mu)
-        if not (np.isfinite(sd[has]).all() and (sd[has] > 0).all()):
-            raise InputError("prior_sd: expected positive finite values where prior_mean is given")
+        positive = Check(
+            lambda s: bool((np.isfinite(s) & (s > 0)).all()),
+            "positive finite values where prior_mean is given",
+        )
+        check_param("prior_sd", sd[has], [positive], quote=False)
         if not has.any():
             return self.score(X)
         grid = self._grid(np.concatenate([mu[has] - 8.0 * sd[has], mu[has] + 8.0 * sd[has]]))

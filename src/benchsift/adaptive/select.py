@@ -31,6 +31,7 @@ from scipy.stats import norm
 from benchsift._inputs import check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
@@ -38,6 +39,13 @@ from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
+
+#: run_step's inputs: what has been answered so far, or whom to start with
+_RESULTS_OR_START = Rule(
+    ("responses", "start"),
+    lambda responses, start: responses is not None or bool(start),
+    "`responses` (the results so far) or `start` (models to start)",
+)
 
 
 #: a count of items: "an int >= 1", the words the messages had before the declaration
@@ -264,8 +272,7 @@ def next_items_for(
     """
     from benchsift.io import read_scores
 
-    if responses is None and not start:
-        raise InputError("`responses` or `start`: give the results so far, or models to start")
+    check_rules([_RESULTS_OR_START], {"responses": responses, "start": start})
     models: list[str] = []
     X = np.empty((0, bank.n_items))
     ignored = 0

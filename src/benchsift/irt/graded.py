@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from benchsift._inputs import check_length, check_shape
-from benchsift._params import ConstraintLike, Interval, check_params
+from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, posterior_on_grid
@@ -344,8 +344,10 @@ class GradedResponse:
 
     # ------------------------------------------------------------------ using a fitted model
     def _check_fitted(self) -> None:
-        if not hasattr(self, "discrimination_"):
-            raise InputError("this GradedResponse model is not fitted yet; call fit(X) first")
+        fitted = Check(
+            lambda m: hasattr(m, "discrimination_"), "a fitted model (not fitted: call fit(X) first)"
+        )
+        check_param("this GradedResponse", self, [fitted], quote=False)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready item parameters (slopes, thresholds, level values); :meth:`from_dict` reads them."""

@@ -80,9 +80,17 @@ import numpy as np
 from scipy.special import expit
 
 from benchsift._inputs import check_array, check_shape
-from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
+from benchsift._params import (
+    Check,
+    ConstraintLike,
+    Interval,
+    Options,
+    check_param,
+    check_params,
+    validate_params,
+)
 from benchsift._threads import single_thread
-from benchsift.errors import DegenerateError, InputError
+from benchsift.errors import DegenerateError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, gauss_hermite_grid
 
 __all__ = ["AbilityEstimate", "TwoPL"]
@@ -715,8 +723,10 @@ class TwoPL:
 
     # ------------------------------------------------------------------ using a fitted model
     def _check_fitted(self) -> None:
-        if not hasattr(self, "discrimination_"):
-            raise InputError("this TwoPL model is not fitted yet; call fit(X) first")
+        fitted = Check(
+            lambda m: hasattr(m, "discrimination_"), "a fitted model (not fitted: call fit(X) first)"
+        )
+        check_param("this TwoPL", self, [fitted], quote=False)
 
     @validate_params({"method": [Check(lambda m: m in ("eap", "map"), "'eap' or 'map'")]})
     def score(
