@@ -32,6 +32,7 @@ import pandas as pd
 from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Check, Interval, check_param, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.clients import ClientPool, EngineConfig, ResponseCache, SQLiteCache, load_config
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES
@@ -43,6 +44,20 @@ __all__ = ["Evaluation", "StageResult", "build", "collect_sources", "evaluate", 
 
 PathLike = str | os.PathLike[str]
 T = TypeVar("T")
+
+#: grade's judges: the one each option needs, from `config`'s [judges]
+_GRADE_RULES = (
+    Rule(
+        ("grader", "grade_judge"),
+        lambda grader, judge: grader != "judge" or judge is not None,
+        "`config` with [judges] grade (or gen) for `grader` judge; or use `grader` rules",
+    ),
+    Rule(
+        ("audit_out", "audit_judge"),
+        lambda out, judge: out is None or judge is not None,
+        "`config` with [judges] audit for `audit_out`",
+    ),
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -455,10 +470,11 @@ def grade(
     arts = read_artifacts(artifacts)
     recs = read_run_records(records)
     cfg = config if isinstance(config, EngineConfig) or config is None else load_config(config)
-    if grader == "judge" and (cfg is None or cfg.grade_judge is None):
-        raise InputError("`grader` judge needs `config` with [judges] grade (or gen); or use `grader` rules")
-    if audit_out is not None and (cfg is None or cfg.audit_judge is None):
-        raise InputError("`audit_out` needs `config` with [judges] audit")
+    grade_judge, audit_judge = (None, None) if cfg is None else (cfg.grade_judge, cfg.audit_judge)
+    check_rules(
+        _GRADE_RULES,
+        {"grader": grader, "audit_out": audit_out, "grade_judge": grade_judge, "audit_judge": audit_judge},
+    )
     pool = _pool(cfg, cache, out) if cfg is not None else None
 
     async def work() -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame | None]:
