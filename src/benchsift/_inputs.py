@@ -11,12 +11,16 @@ hand at each site:
   "missing" unless ``nan=False``), finite, or NaN only in whole rows (a missing embedding). The message
   names the argument, what was expected and what was given: ``scores: expected a (models x items) array,
   got shape (3,)`` or ``scores: row 2, column 5 is 1.5; expected a value in [0, 1] or NaN``;
+- :func:`check_shape` -- the one check of an array's shape (``("n_boot", 7)``: a name is a free size, a
+  number must match): ``W: expected shape (n_boot, 7), got shape (3, 5)``; :func:`check_array` uses it;
 - :func:`check_length` -- a list that goes with an array (one name per column, one date per row):
   ``categories: expected 4 names (one per column), got 3``;
 - :func:`check_distinct` -- a list of names or values, non-empty and without repeats:
   ``selectors: expected at least one``, ``selectors: duplicate values ['vaw']``;
 - :func:`check_choice` / :func:`check_known` -- a name (or names) that must be among known ones, with the
   closest as a hint: ```selector`: unknown selector 'vaww' (did you mean 'vaw'?); expected one of ...``;
+  :func:`choose` -- one of the values a file offers (its metrics, endpoints): the one asked for (checked by
+  :func:`check_choice`), the only one when there is one, else which parameter chooses;
 - :func:`existing_file` / :func:`existing_dir` -- a path the user gave that must be there:
   ``runs/x.npy: no such file (expected embeddings)``.
 
@@ -46,6 +50,8 @@ __all__ = [
     "check_distinct",
     "check_known",
     "check_length",
+    "check_shape",
+    "choose",
     "existing_dir",
     "existing_file",
 ]
@@ -121,12 +127,10 @@ def check_array(
         a = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise error(f"{name}: expected {what} of numbers: {' '.join(str(exc).split())[:120]}") from None
-    bad_shape = (ndim is not None and a.ndim != ndim) or (
-        shape is not None and any(s is not None and s != g for s, g in zip(shape, a.shape, strict=False))
-    )
-    if not bad_shape and min_shape is not None:
-        bad_shape = any(g < m for m, g in zip(min_shape, a.shape, strict=False))
-    if bad_shape:
+    if shape is not None or ndim is not None:
+        sizes: Sequence[int | None] = shape if shape is not None else (None,) * (ndim or 0)
+        check_shape(name, a.shape, tuple("n" if d is None else d for d in sizes), words=what)
+    if min_shape is not None and any(g < m for m, g in zip(min_shape, a.shape, strict=False)):
         raise InputError(f"{name}: expected {what}, got shape {a.shape}")
     if a.dtype.kind not in "iuf":
         return a
@@ -157,6 +161,28 @@ def check_array(
                 f"{name}, {axes[0]} {row}: partly NaN (a missing row must be a whole row of NaN)"
             )
     return a
+
+
+def check_shape(
+    name: str,
+    shape: tuple[int, ...],
+    expected: Sequence[int | str],
+    what: str = "shape",
+    *,
+    words: str | None = None,
+) -> None:
+    """The one check of an array's shape: refuse ``shape`` unless it matches ``expected`` (an ``int`` must
+    be equal, a ``str`` names a free size): ``"<name>: expected <what> (n_boot, 7), got shape (3, 5)"``,
+    or with ``words`` ``"<name>: expected <words>, got shape (3, 5)"``. :func:`check_array` checks its
+    ``shape`` / ``ndim`` with it."""
+    ok = len(shape) == len(expected) and all(
+        isinstance(e, str) or int(e) == s for s, e in zip(shape, expected, strict=True)
+    )
+    if not ok:
+        if words is None:
+            dims = ", ".join(str(e) for e in expected) + ("," if len(expected) == 1 else "")
+            words = f"{what} ({dims})"
+        raise InputError(f"{name}: expected {words}, got shape {tuple(shape)}")
 
 
 def check_length(name: str, value: Sized, n: int, unit: str) -> None:
@@ -206,6 +232,20 @@ def check_known(name: str, values: Iterable[Any], known: Sequence[Any], *, what:
         hint = did_you_mean(unknown[0], known)
         raise InputError(f"{name}: unknown {what}(s) {unknown}{hint}; expected some of {list(known)}")
     return out
+
+
+def choose(wanted: Any, found: Sequence[Any], *, what: str, param: str, where: str) -> Any:
+    """The one of ``found`` (the values of kind ``what`` a file holds: its scorers, metrics, endpoints) to
+    use: ``wanted`` when given and there (else :func:`check_choice`'s ``"<where>: unknown <what> 'x' (did
+    you mean ...?); expected one of ..."``), the only one when ``wanted`` is ``None`` (several:
+    ``"<where>: several <what>s [...]; choose one with `<param>`"``); ``None`` when nothing is found and
+    nothing wanted."""
+    have = list(found)
+    if wanted is not None:
+        return check_choice(where, wanted, have, what=what)
+    if len(have) > 1:
+        raise InputError(f"{where}: several {what}s {have}; choose one with `{param}`")
+    return have[0] if have else None
 
 
 def existing_file(

@@ -11,11 +11,6 @@ for what an argument *holds*:
 
       verdicts.csv: column 'score' row 3: expected a number in [0, 1], got 'high'
 
-- :func:`choose` -- one of the values a file offers (its scorers, metrics, filters, reducers...): the one
-  asked for when it is there, the only one when there is one, else the message saying which parameter
-  chooses and among what.
-- :func:`check_shape` -- an array's shape against the one declared (``("n_boot", 7)``: a name is a free
-  size, a number must match).
 - :class:`Rule` and :func:`check_rules` -- a relation between parameters (``n_categories <=
   n_benchmarks``) declared with the words that say it; the first broken one raises, naming the
   parameters and their values.
@@ -39,7 +34,7 @@ from benchsift.errors import InputError, listed
 if TYPE_CHECKING:  # pandas is imported where a table is checked: stats, which has no table, never loads it
     import pandas as pd
 
-__all__ = ["Col", "Rule", "check_frame", "check_rules", "check_shape", "choose"]
+__all__ = ["Col", "Rule", "check_frame", "check_rules"]
 
 Kind = Literal["any", "name", "number", "bool", "text"]
 
@@ -207,22 +202,6 @@ def check_frame(
     return out
 
 
-def choose(wanted: Any, found: Sequence[Any], *, what: str, param: str, where: str) -> Any:
-    """The one of ``found`` (the values of kind ``what`` a file holds: its scorers, metrics...) to use:
-    ``wanted`` when given and there, the only one when ``wanted`` is ``None``, else
-    :class:`~benchsift.errors.InputError` -- ``"<where>: no <what> 'x' (<what>s: [...])"`` or
-    ``"<where>: several <what>s [...]; choose one with `<param>`"``. ``None`` when nothing is found and
-    nothing wanted."""
-    have = list(found)
-    if wanted is not None:
-        if wanted not in have:
-            raise InputError(f"{where}: no {what} {wanted!r} ({what}s: {have})")
-        return wanted
-    if len(have) > 1:
-        raise InputError(f"{where}: several {what}s {have}; choose one with `{param}`")
-    return have[0] if have else None
-
-
 @dataclass(frozen=True)
 class Rule:
     """A relation between parameters: ``holds(*values)`` true, ``names`` the parameters it reads (in
@@ -246,16 +225,3 @@ def check_rules(rules: Sequence[Rule], params: Mapping[str, Any], *, owner: str 
             shown = ", ".join(f"{n}={v!r}" for n, v in zip(rule.names, values, strict=True))
             lead = f"{owner} " if owner else ""
             raise InputError(f"{lead}{shown}: expected {rule.expected}")
-
-
-def check_shape(
-    name: str, shape: tuple[int, ...], expected: tuple[int | str, ...], what: str = "shape"
-) -> None:
-    """Refuse ``shape`` unless it matches ``expected`` (an ``int`` must be equal, a ``str`` names a free
-    size): ``"<name>: expected <what> (n_boot, 7), got (3, 5)"``."""
-    ok = len(shape) == len(expected) and all(
-        isinstance(e, str) or int(e) == s for s, e in zip(shape, expected, strict=True)
-    )
-    if not ok:
-        want = "(" + ", ".join(str(e) for e in expected) + ("," if len(expected) == 1 else "") + ")"
-        raise InputError(f"{name}: expected {what} {want}, got {tuple(shape)}")

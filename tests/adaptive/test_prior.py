@@ -107,7 +107,7 @@ def test_per_model_prior_refusals() -> None:
     X = np.full((2, 4), np.nan)
     with pytest.raises(InputError, match="prior_mean: expected 2 values"):
         bank.score(X, np.zeros(3), 1.0)
-    with pytest.raises(InputError, match="prior_sd: required"):
+    with pytest.raises(InputError, match="prior_sd: expected a value with prior_mean, got None"):
         bank.score(X, np.zeros(2))
     with pytest.raises(InputError, match="prior_sd: expected positive"):
         bank.score(X, np.zeros(2), np.array([1.0, 0.0]))
@@ -123,7 +123,7 @@ def test_per_model_prior_refusals() -> None:
     few = pd.DataFrame({"X": [0.1, 0.2, 0.3]}, index=bank.reference_models)
     with pytest.raises(DegenerateError, match="at least 4 needed"):
         fit_covariate_prior(bank, few)
-    with pytest.raises(InputError, match="no column 'X'"):
+    with pytest.raises(InputError, match=r"missing column\(s\) \['X'\]"):
         fit_covariate_prior(
             _bank(np.linspace(-1, 1, 6)),
             pd.DataFrame({"X": np.arange(6.0)}, index=[f"r{k}" for k in range(6)]),

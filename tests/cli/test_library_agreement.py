@@ -149,7 +149,7 @@ def test_stage3_clusters_match_the_library(clustered_panel: Path) -> None:
 def test_unknown_cluster_column_is_one_line(clustered_panel: Path) -> None:
     r = runner.invoke(app, ["diagnose", "stage3", str(clustered_panel), "--clusters", "nosuch", "--json"])
     assert r.exit_code == 2
-    assert "--clusters: column 'nosuch' not in the item table" in r.output
+    assert "--clusters: unknown item column 'nosuch'" in r.output
     assert len(r.output.strip().splitlines()) == 1
 
 

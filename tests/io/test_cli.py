@@ -175,7 +175,7 @@ def test_inspect_folders_warnings_in_json(tmp_path: Path) -> None:
         app, ["inspect", str(REAL_INSPECT / "epochs_max"), "--reducer", "mean", "-o", str(out)]
     )
     assert result.exit_code == 2
-    assert "scorer 'match': no epoch reducer 'mean' (epoch reducers: ['max'])" in result.output
+    assert "scorer 'match': unknown epoch reducer 'mean'; expected max" in result.output
 
 
 def test_info_per_model_coverage_and_unmatched_metadata(tmp_path: Path) -> None:

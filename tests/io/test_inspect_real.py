@@ -163,7 +163,7 @@ def test_reducer_choice(tmp_path: Path) -> None:
     ):
         read_inspect(target)
     assert np.nanmean(read_inspect(target, reducer="max").scores) == pytest.approx(0.5)
-    with pytest.raises(InputError, match="no epoch reducer 'median'"):
+    with pytest.raises(InputError, match="unknown epoch reducer 'median'"):
         read_inspect(target, reducer="median")
 
 

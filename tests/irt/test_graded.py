@@ -74,7 +74,7 @@ def test_scoring_new_respondents_matches_the_fit() -> None:
     est = model.score(sim["X"][:25])
     assert np.allclose(est.theta, model.theta_[:25], atol=1e-4)
     assert np.allclose(est.se, model.theta_se_[:25], rtol=1e-3)
-    with pytest.raises(InputError, match="expected 80"):
+    with pytest.raises(InputError, match=r"shape \(n, 80\), got shape \(2, 10\)"):
         model.score(sim["X"][:2, :10])
 
 

@@ -84,7 +84,7 @@ def test_score_new_respondents_on_item_subset() -> None:
     est = model.score(X[600:, items], items=items)
     assert np.corrcoef(est.theta, theta[600:])[0, 1] > 0.8
     assert (est.se > 0).all()
-    with pytest.raises(InputError, match="expected 30"):
+    with pytest.raises(InputError, match=r"shape \(n, 30\), got shape \(600, 10\)"):
         model.score(X[600:, :10], items=items)
 
 

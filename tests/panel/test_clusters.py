@@ -50,7 +50,7 @@ def test_inferred_from_image_within_benchmark_with_warning() -> None:
     assert "3 clusters" in w and "column 'image'" in w and "4 of 5 items" in w
     assert not item_clusters(items, None).used and item_clusters(items, None).warnings == []
     np.testing.assert_array_equal(item_clusters(items, [1, 1, 2, 3, 4]).codes, [0, 0, 1, 2, 3])
-    with pytest.raises(InputError, match="column 'nope' not in the item table"):
+    with pytest.raises(InputError, match="unknown item column 'nope'"):
         item_clusters(items, "nope")
     with pytest.raises(InputError, match="one cluster label per item"):
         item_clusters(items, [1, 2])

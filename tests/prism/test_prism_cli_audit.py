@@ -162,6 +162,6 @@ def test_analyze_weighted_pscore_option() -> None:
     wv = np.array([1, 2, 2, 1, 1, 1, 1.0])
     assert w["pscore"]["Gemini 3 Flash"] == pytest.approx(wv.sum() / (wv / s).sum())
     assert w["spearman_vs_harmonic"] == pytest.approx(0.99, abs=0.005) and w["top"][0] == "Gemini 3 Flash"
-    for bad, msg in (("h2", "axis=weight"), ("zz=2", "unknown axes"), ("h=-1", "non-negative")):
+    for bad, msg in (("h2", "axis=weight"), ("zz=2", "unknown axis"), ("h=-1", "non-negative")):
         r = _invoke("analyze", "--axis-means", str(table2), "--weights", bad)
         assert r.exit_code == 2 and msg in r.output, (bad, r.output)

@@ -230,7 +230,7 @@ def test_report_command_on_a_redundancy_out_folder(tmp_path: Path) -> None:
 def test_report_of_a_missing_folder_is_an_input_error(tmp_path: Path) -> None:
     r = runner.invoke(app, ["report", str(tmp_path / "nope")])
     assert r.exit_code == 2
-    assert "expected an existing output folder" in r.output
+    assert "not a directory (expected an existing output folder" in r.output
 
 
 @pytest.mark.parametrize("name", ["summary.json", "manifest.json"])

@@ -68,10 +68,12 @@ def test_declared_parameter_refused_with_one_line(call: Callable[[], Any], messa
 
 def test_shape_and_axis_rules_are_one_shared_check() -> None:
     with pytest.raises(
-        InputError, match=r"^samples: expected replicates of shape \(n_boot, 3\), got \(4, 2\)$"
+        InputError, match=r"^samples: expected replicates of shape \(n_boot, 3\), got shape \(4, 2\)$"
     ):
         rank_interval_pairwise(np.zeros(3), np.zeros((4, 2)))
-    with pytest.raises(InputError, match="^X: expected an array with at least 1 dimension, got a scalar$"):
+    with pytest.raises(
+        InputError, match=r"^X: expected an array with at least 1 dimension, got array\(3\.\)$"
+    ):
         zscore(3.0)
     with pytest.raises(InputError, match="^axis: "):
         percentile_ci(X, axis=2)

@@ -112,7 +112,9 @@ def test_bad_inputs() -> None:
         paired_bootstrap_means(X, weights=np.ones((3, 4)))
     with pytest.raises(InputError, match="denominators: expected shape"):
         paired_bootstrap_means(X, 10, 0, denominators=np.ones((2, 4)))
-    with pytest.raises(InputError, match=r"clusters: expected one label per item, shape \(5,\), got \(3,\)"):
+    with pytest.raises(
+        InputError, match=r"clusters: expected one label per item, shape \(5,\), got shape \(3,\)"
+    ):
         paired_bootstrap_means(X, 10, 0, clusters=[0, 1, 2])
     with pytest.raises(InputError, match="n_draw"):
         paired_bootstrap_means(X, 10, 0, n_draw=0)

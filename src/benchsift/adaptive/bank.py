@@ -91,6 +91,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from benchsift._fileio import atomic_path
+from benchsift._inputs import check_length, existing_file
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.errors import DegenerateError, FormatError, InputError
@@ -194,14 +195,16 @@ class ItemBank(Result):
         if not isinstance(self.model, TwoPL):
             raise InputError("a per-model ability prior needs a 2PL bank (this one is graded)")
         mu = np.asarray(prior_mean, dtype=np.float64).reshape(-1)
-        if mu.shape[0] != X.shape[0]:
-            raise InputError(f"prior_mean: expected {X.shape[0]} values (one per model), got {mu.shape[0]}")
-        if prior_sd is None:
-            raise InputError("prior_sd: required with prior_mean")
+        check_length("prior_mean", mu, X.shape[0], "values (one per model)")
+        given = Check(lambda s: s is not None, "a value with prior_mean")
+        check_param("prior_sd", prior_sd, [given], quote=False)
         sd = np.broadcast_to(np.asarray(prior_sd, dtype=np.float64), mu.shape).copy()
         has = np.isfinite(mu)
-        if not (np.isfinite(sd[has]).all() and (sd[has] > 0).all()):
-            raise InputError("prior_sd: expected positive finite values where prior_mean is given")
+        positive = Check(
+            lambda s: bool((np.isfinite(s) & (s > 0)).all()),
+            "positive finite values where prior_mean is given",
+        )
+        check_param("prior_sd", sd[has], [positive], quote=False)
         if not has.any():
             return self.score(X)
         grid = self._grid(np.concatenate([mu[has] - 8.0 * sd[has], mu[has] + 8.0 * sd[has]]))
@@ -363,13 +366,7 @@ class ItemBank(Result):
 
 def load_bank(path: str | os.PathLike[str]) -> ItemBank:
     """Read a bank written by :meth:`ItemBank.save`."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(
-            f"{p}: a folder, not an item bank (expected the JSON file `benchsift adaptive bank` writes)"
-        )
-    if not p.is_file():
-        raise InputError(f"{p}: no such file (expected an item bank written by `benchsift adaptive bank`)")
+    p = existing_file(path, "an item bank: the JSON file `benchsift adaptive bank` writes")
     try:
         doc = loads_bounded(p.read_bytes(), str(p))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

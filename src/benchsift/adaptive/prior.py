@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_known
 from benchsift._params import Interval, validate_params
+from benchsift._schema import Col, check_frame
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
@@ -62,11 +64,9 @@ class CovariatePrior(Result):
         column per feature). A model with every covariate gets the fitted regression; one with some, the
         regression on those (refitted on the reference models that have them; NaN when fewer than
         ``k + 3`` do); one with none, NaN (the bank's own prior)."""
-        missing = [f for f in self.features if f not in covariates.columns]
-        if missing:
-            raise InputError(
-                f"covariates: no column {missing[0]!r} (the prior was fitted on {self.features})"
-            )
+        check_frame(
+            covariates, {f: Col(empty=True) for f in self.features}, where="covariates (the prior's features)"
+        )
         Z = covariates.reindex(index=list(models))[self.features].to_numpy(dtype=np.float64)
         have = np.isfinite(Z)
         mean = np.full(len(models), np.nan)
@@ -108,9 +108,7 @@ def benchmark_covariates(panel: Panel, benchmarks: list[str] | None = None) -> p
     frame = pd.DataFrame(gs.means, index=list(image.model_ids), columns=[str(n) for n in gs.groups])
     if benchmarks is None:
         return frame
-    unknown = [b for b in benchmarks if b not in frame.columns]
-    if unknown:
-        raise InputError(f"benchmarks: {unknown[0]!r} is not in the panel (it has {list(frame.columns)})")
+    check_known("benchmarks", benchmarks, list(frame.columns), what="benchmark")
     return frame[list(benchmarks)]
 
 

@@ -28,8 +28,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from benchsift._inputs import check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, renamed_params, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
@@ -37,6 +39,13 @@ from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
 
 __all__ = ["NextItems", "StopRule", "next_items", "pick_batch"]
+
+#: run_step's inputs: what has been answered so far, or whom to start with
+_RESULTS_OR_START = Rule(
+    ("responses", "start"),
+    lambda responses, start: responses is not None or bool(start),
+    "`responses` (the results so far) or `start` (models to start)",
+)
 
 
 #: a count of items: "an int >= 1", the words the messages had before the declaration
@@ -184,8 +193,7 @@ def next_items(
         runs offers only the items a model was run on); default: every item.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-    if X.shape != (len(models), bank.n_items):
-        raise InputError(f"responses: expected shape ({len(models)}, {bank.n_items}), got {X.shape}")
+    check_shape("responses", X.shape, (len(models), bank.n_items))
     rule = stop if stop is not None else StopRule()
     answered = ~np.isnan(X)
     n_answered = answered.sum(axis=1)
@@ -267,8 +275,7 @@ def next_items_for(
     """
     from benchsift.io import read_scores
 
-    if responses is None and not start:
-        raise InputError("`responses` or `start`: give the results so far, or models to start")
+    check_rules([_RESULTS_OR_START], {"responses": responses, "start": start})
     models: list[str] = []
     X = np.empty((0, bank.n_items))
     ignored = 0

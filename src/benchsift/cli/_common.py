@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from benchsift._fileio import ENVIRONMENT_ERRNOS, check_output_dir, check_output_file, force_overwrite
+from benchsift._inputs import check_distinct
 from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
 from benchsift.report.progress import close_all
@@ -325,12 +326,10 @@ def pairs(values: Iterable[str] | None, option: str, what: str = "BENCHMARK=VALU
 
 def unique_pairs(values: Iterable[str] | None, option: str) -> dict[str, str]:
     """:func:`pairs` as a dict; a name given twice is an error."""
-    out: dict[str, str] = {}
-    for name, value in pairs(values, option):
-        if name in out:
-            raise InputError(f"{option}: benchmark {name!r} given twice")
-        out[name] = value
-    return out
+    given = pairs(values, option)
+    if given:
+        check_distinct(option, [name for name, _ in given], what="benchmark")
+    return dict(given)
 
 
 def emit(

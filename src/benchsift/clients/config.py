@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from benchsift._schema import choose
+from benchsift._inputs import choose
 from benchsift.clients.base import canonical_json
 from benchsift.clients.cache import is_database_url
 from benchsift.errors import InputError

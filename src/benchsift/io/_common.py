@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from benchsift._params import Check, check_param
 from benchsift.errors import FormatError, InputError, listed, wide_table_hint
 from benchsift.io._rows import row_label, row_name
 from benchsift.io._zipmembers import check_archive
@@ -68,8 +69,7 @@ def as_paths(paths: Paths) -> list[Path]:
         out = [Path(paths)]
     else:
         out = [Path(p) for p in paths]
-    if not out:
-        raise InputError("no input file given")
+    check_param("paths", out, [Check(bool, "at least one input file")])
     return out
 
 

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import choose
 from benchsift._jsonutil import loads_bounded
-from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._coded_meta import text_dtype
@@ -297,7 +297,8 @@ def choose_metric(
         raise FormatError(
             f"{path}, line {records[0][0]}: no metric value in the sample (keys {sorted(first)})"
         )
-    raise InputError(f"{path}: several metrics {cands}; choose one with `metric`")
+    several: str = choose(None, cands, what="metric", param="metric", where=str(path))  # raises: several
+    return several
 
 
 def choose_filter(

@@ -46,7 +46,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchsift._schema import choose
+from benchsift._inputs import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths

@@ -53,9 +53,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_choice, choose
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import ConstraintLike, Interval, validate_params
-from benchsift._schema import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
@@ -117,8 +117,7 @@ def score_to_float(value: Any, where: str, score_key: str | None) -> float:
             raise InputError(
                 f"{where}: score value is a dict with keys {sorted(value)}; choose one with `metric`"
             )
-        if score_key not in value:
-            raise InputError(f"{where}: score value has no key {score_key!r} (keys {sorted(value)})")
+        check_choice(f"{where}: score value", score_key, sorted(value), what="key")
         return score_to_float(value[score_key], where, None)
     raise InputError(f"{where}: score value {value!r} is not a scalar")
 

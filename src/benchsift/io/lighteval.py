@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchsift._schema import choose
+from benchsift._inputs import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (

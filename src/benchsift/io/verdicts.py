@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from benchsift._inputs import choose
 from benchsift._params import Interval
-from benchsift._schema import Col, check_frame, choose
+from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
 from benchsift.io._common import check_file
 from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS

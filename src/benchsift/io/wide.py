@@ -45,7 +45,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from benchsift._params import Options, validate_params
-from benchsift._schema import Rule, check_rules
+from benchsift._schema import Rule, check_frame, check_rules
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded import PANDAS_NA
 from benchsift.io._common import (
@@ -544,13 +544,8 @@ def read_wide(
             scores[rows_idx, col : col + part_items.shape[0]] = part_scores
             col += part_items.shape[0]
     item_table = pd.concat([it for _, _, it in parts], ignore_index=True)
-    dup = item_table.duplicated(["benchmark", "item"])
-    if dup.any():
-        i = int(np.flatnonzero(dup.to_numpy())[0])
-        raise InputError(
-            f"{files[-1]}: benchmark {item_table['benchmark'].iloc[i]!r} item {item_table['item'].iloc[i]!r} "
-            "appears in more than one file"
-        )
+    # a (benchmark, item) in more than one file
+    check_frame(item_table, {}, where=f"{files[-1]} (the items of all files)", key=["benchmark", "item"])
     model_table = pd.DataFrame({"model": all_models, "condition": condition or "image"})
     model_table = merge_side(
         model_table, read_models_table(models, notes) if models is not None else None, ["model"]

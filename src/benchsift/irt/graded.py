@@ -32,7 +32,8 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit, log_expit
 
-from benchsift._params import ConstraintLike, Interval, check_params
+from benchsift._inputs import check_length, check_shape
+from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, posterior_on_grid
@@ -343,8 +344,10 @@ class GradedResponse:
 
     # ------------------------------------------------------------------ using a fitted model
     def _check_fitted(self) -> None:
-        if not hasattr(self, "discrimination_"):
-            raise InputError("this GradedResponse model is not fitted yet; call fit(X) first")
+        fitted = Check(
+            lambda m: hasattr(m, "discrimination_"), "a fitted model (not fitted: call fit(X) first)"
+        )
+        check_param("this GradedResponse", self, [fitted], quote=False)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready item parameters (slopes, thresholds, level values); :meth:`from_dict` reads them."""
@@ -368,8 +371,10 @@ class GradedResponse:
             levels = [np.asarray(lv, dtype=np.float64) for lv in state["levels"]]  # type: ignore[attr-defined]
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"graded response parameters: malformed ({exc})") from None
-        if thr.ndim != 2 or thr.shape[0] != a.shape[0] or len(levels) != a.shape[0]:
-            raise InputError("graded response parameters: slopes, thresholds and levels disagree in length")
+        check_shape(
+            "graded response thresholds", thr.shape, (a.shape[0], "k"), what="one row per slope, shape"
+        )
+        check_length("graded response levels", levels, a.shape[0], "arrays (one per slope)")
         n_levels = np.array([lv.size for lv in levels])
         fitted = np.isfinite(a) & (n_levels >= 2)
         model._width = int(n_levels[fitted].max()) if fitted.any() else 2
@@ -416,8 +421,7 @@ class GradedResponse:
         """EAP ability and posterior sd of respondents ``X`` (scores on the fitted items, in item order)."""
         self._check_fitted()
         Xf, obs = _check_responses(np.atleast_2d(X), name="new responses")
-        if Xf.shape[1] != len(self.levels_):
-            raise InputError(f"new responses have {Xf.shape[1]} items, expected {len(self.levels_)}")
+        check_shape("new responses", Xf.shape, ("n", len(self.levels_)), what="one column per item, shape")
         cats = np.full(Xf.shape, -1, dtype=np.int64)
         fitted = ~np.isnan(self.discrimination_)
         for j, lv in enumerate(self.levels_):

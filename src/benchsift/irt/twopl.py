@@ -79,9 +79,18 @@ from typing import ClassVar, Literal
 import numpy as np
 from scipy.special import expit
 
-from benchsift._params import Check, ConstraintLike, Interval, Options, check_params, validate_params
+from benchsift._inputs import check_array, check_shape
+from benchsift._params import (
+    Check,
+    ConstraintLike,
+    Interval,
+    Options,
+    check_param,
+    check_params,
+    validate_params,
+)
 from benchsift._threads import single_thread
-from benchsift.errors import DegenerateError, InputError
+from benchsift.errors import DegenerateError
 from benchsift.irt.quadrature import Grid, adaptive_grid, follow_posteriors, gauss_hermite_grid
 
 __all__ = ["AbilityEstimate", "TwoPL"]
@@ -99,17 +108,10 @@ class AbilityEstimate:
 
 
 def _check_responses(X: np.ndarray, name: str = "responses") -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(X, dtype=np.float64)
-    if arr.ndim != 2:
-        raise InputError(f"{name}: expected a 2-D respondents x items matrix, got shape {arr.shape}")
+    arr = check_array(
+        name, X, ndim=2, what="a 2-D respondents x items matrix", low=0, high=1, axes=("row", "item")
+    )
     obs = ~np.isnan(arr)
-    with np.errstate(invalid="ignore"):
-        bad = obs & ((arr < 0) | (arr > 1))
-    if bad.any():
-        m, j = np.argwhere(bad)[0]
-        raise InputError(
-            f"{name}: responses must be in [0, 1] (NaN = missing); row {m}, item {j} is {arr[m, j]}"
-        )
     return np.where(obs, arr, 0.0), obs.astype(np.float64)
 
 
@@ -507,10 +509,8 @@ class TwoPL:
     def from_parameters(cls, discrimination: np.ndarray, intercept: np.ndarray, **params: object) -> TwoPL:
         """A fitted model from stored item parameters ``a_j``, ``d_j`` (slope-intercept form), for scoring and
         prediction (an item bank read back from disk); ``params`` are the constructor's parameters."""
-        a = np.asarray(discrimination, dtype=np.float64)
-        d = np.asarray(intercept, dtype=np.float64)
-        if a.ndim != 1 or a.shape != d.shape or not (np.isfinite(a).all() and np.isfinite(d).all()):
-            raise InputError("TwoPL parameters: expected two finite 1-D arrays of the same length")
+        a = check_array("discrimination", discrimination, ndim=1, finite=True, nan=False)
+        d = check_array("intercept", intercept, shape=a.shape, finite=True, nan=False)
         model = cls(**params)  # type: ignore[arg-type]
         model.discrimination_ = a
         model.intercept_ = d
@@ -723,8 +723,10 @@ class TwoPL:
 
     # ------------------------------------------------------------------ using a fitted model
     def _check_fitted(self) -> None:
-        if not hasattr(self, "discrimination_"):
-            raise InputError("this TwoPL model is not fitted yet; call fit(X) first")
+        fitted = Check(
+            lambda m: hasattr(m, "discrimination_"), "a fitted model (not fitted: call fit(X) first)"
+        )
+        check_param("this TwoPL", self, [fitted], quote=False)
 
     @validate_params({"method": [Check(lambda m: m in ("eap", "map"), "'eap' or 'map'")]})
     def score(
@@ -740,8 +742,7 @@ class TwoPL:
         self._check_fitted()
         idx = np.arange(len(self.discrimination_)) if items is None else np.asarray(items)
         data = _Responses(np.atleast_2d(X), name="new responses")
-        if data.x.shape[1] != len(idx):
-            raise InputError(f"new responses have {data.x.shape[1]} items, expected {len(idx)}")
+        check_shape("new responses", data.x.shape, ("n", len(idx)), what="one column per item, shape")
         a, d = self.discrimination_[idx], self.intercept_[idx]
         start = data.map_scores(a, d)
         if method == "map":

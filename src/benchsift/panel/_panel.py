@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_array, check_choice, check_shape
 from benchsift._params import Options, check_param
-from benchsift._schema import Col, check_frame, check_shape
+from benchsift._schema import Col, check_frame
 from benchsift._suggest import did_you_mean
-from benchsift.errors import InputError, listed
+from benchsift.errors import InputError
 from benchsift.panel.dates import parse_release_dates
 
 CONDITIONS: tuple[str, ...] = ("image", "text-only")
@@ -139,13 +140,11 @@ def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
 
 
 def _validate_scores(scores: Any) -> np.ndarray:
-    try:
-        arr = np.array(scores, dtype=np.float64, copy=True)
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"panel scores are not numeric: {exc}") from None
-    check_shape("panel scores", arr.shape, ("n_models", "n_items"), what="a 2-D models x items matrix, shape")
+    arr = check_array(
+        "panel scores", scores, ndim=2, what="a 2-D models x items matrix, shape (n_models, n_items)"
+    )
     _reject_inf(arr, 0)
-    return arr
+    return arr.copy() if arr is scores or arr.base is not None else arr  # never the caller's memory
 
 
 def _reject_inf(block: np.ndarray, start: int) -> None:
@@ -464,10 +463,7 @@ class Panel:
         missing are left out. Computed as two matrix products with the 0/1 group-membership matrix, so the
         cost is O(n_models x n_items).
         """
-        if by not in self._items.columns:
-            raise InputError(
-                f"group_means: no item column {by!r} (item columns are {listed(self._items.columns)})"
-            )
+        check_choice("group_means", by, list(self._items.columns), what="item column")
         labels = self._items[by]
         present = labels.notna().to_numpy()
         codes, groups = pd.factorize(labels[present], sort=False)
@@ -536,8 +532,7 @@ def _positions(sel: Any, n: int, ids: pd.Series, what: str) -> np.ndarray:
     if arr.size == 0:
         return np.arange(0)
     if np.issubdtype(arr.dtype, np.integer):
-        if arr.min() < -n or arr.max() >= n:
-            raise InputError(f"{what} position out of range: positions must be in [0, {n})")
+        check_array(f"{what} positions", arr, dtype=None, low=-n, high=n - 1)  # negative: from the end
         return arr.astype(np.int64) % n
     wanted = [str(x) for x in arr.ravel()]
     idx = ids.to_numpy(dtype=object)

@@ -26,8 +26,8 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from benchsift._schema import check_shape
-from benchsift.errors import InputError, listed
+from benchsift._inputs import check_choice, check_shape
+from benchsift._schema import Col, check_frame
 
 __all__ = ["CLUSTER_COLUMN", "IMAGE_COLUMNS", "ClusterSpec", "ItemClusters", "item_clusters"]
 
@@ -132,10 +132,7 @@ def item_clusters(items: pd.DataFrame, clusters: ClusterSpec = "auto") -> ItemCl
     if clusters is True:
         clusters = "auto"
     if isinstance(clusters, str) and clusters != "auto":
-        if clusters not in items.columns:
-            raise InputError(
-                f"`clusters`: column {clusters!r} not in the item table (columns are {listed(items.columns)})"
-            )
+        check_choice("`clusters`", clusters, list(items.columns), what="item column")
         return _from_keys(_labels(items[clusters], n, f"column {clusters!r}"), clusters, False)
     if not isinstance(clusters, str):
         return _from_keys(_labels(clusters, n, "clusters"), None, False)
@@ -144,8 +141,12 @@ def item_clusters(items: pd.DataFrame, clusters: ClusterSpec = "auto") -> ItemCl
     column = next((c for c in IMAGE_COLUMNS if c in items.columns), None)
     if column is None:
         return _none(n)
-    if "benchmark" not in items.columns:
-        raise InputError("item table: a 'benchmark' column is needed to infer clusters from images")
+    check_frame(
+        items,
+        {"benchmark": Col(empty=True)},
+        where="item table",
+        hint=" (needed to infer clusters from images)",
+    )
     values = _labels(items[column], n, f"column {column!r}")
     bench = items["benchmark"].astype(str).to_numpy(dtype=object)
     keys = np.array([f"{b}\x00{v}" for b, v in zip(bench, values, strict=True)], dtype=object)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,12 +35,8 @@ def panel_from_long(
     def row(i: int) -> str:  # the name of df's i-th row in a message
         return rows[i] if rows is not None else f"row {i}"
 
-    if len(df) == 0:
-        raise InputError(f"{source}: no rows")
-    missing = [c for c in LONG_REQUIRED if c not in df.columns]
-    if missing:
-        raise InputError(f"{source}: missing column(s) {missing}; expected at least {list(LONG_REQUIRED)}")
-    df = df.reset_index(drop=True).copy()
+    # the required columns, at least one row; the cells are checked below, where a row has its file's name
+    df = check_frame(df, {c: Col(empty=True) for c in LONG_REQUIRED}, where=source, nonempty=True)
     for col in ("model", "benchmark", "item"):
         empty = df[col].isna()
         if empty.any():
@@ -166,17 +163,8 @@ def key_codes(*columns: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_side(side: pd.DataFrame, key: list[str], what: str, source: str) -> pd.DataFrame:
-    missing = [c for c in key if c not in side.columns]
-    if missing:
-        raise InputError(f"{source}: {what} is missing column(s) {missing}")
-    side = side.copy()
-    for c in key:
-        side[c] = side[c].astype(str)
-    dup = side.duplicated(key)
-    if dup.any():
-        row = int(dup.to_numpy().argmax())
-        raise InputError(f"{source}: {what} row {row} repeats key {side.loc[row, key].tolist()}")
-    return side
+    # key cells read as names (an empty one as "nan", as before); one row per key
+    return check_frame(side, {c: Col("name", empty=True) for c in key}, where=f"{source}: {what}", key=key)
 
 
 def merge_side(base: pd.DataFrame, side: pd.DataFrame | None, key: list[str]) -> pd.DataFrame:

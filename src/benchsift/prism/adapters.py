@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsift._fileio import atomic_path
+from benchsift._inputs import check_choice
 from benchsift.errors import FormatError, InputError
 from benchsift.prism._images import resolve_image
 from benchsift.prism.items import LETTERS, Item, domain_of, read_jsonl_records
@@ -400,8 +401,7 @@ def adapt_record(
     written to ``image_dir``. For RefCOCOg / RefCOCO+ with an image folder, the referred box is drawn
     on a copy of the image (the question asks about "the region marked by the red box").
     """
-    if benchmark not in ADAPTERS:
-        raise InputError(f"unknown benchmark {benchmark!r} (known: {sorted(ADAPTERS)})")
+    check_choice("benchmark", benchmark, sorted(ADAPTERS), what="benchmark")
     adapter = ADAPTERS[benchmark]
     try:
         out = adapter.convert(record, index)

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_array, check_shape
 from benchsift._params import Options, validate_params
-from benchsift._schema import check_shape
 from benchsift.errors import DegenerateError, InputError
 
 __all__ = [
@@ -43,19 +43,12 @@ AGGREGATORS: tuple[str, ...] = ("harmonic", "geometric", "arithmetic", "min")
 
 
 def _check_means(means: ArrayLike, axes: Sequence[str] | None) -> FloatArray:
-    s = np.asarray(means, dtype=float)
+    s = check_array("axis means", means, low=0, high=1, axes=("model row", "axis column"))
     if s.ndim == 1:
         s = s[None, :]
-    if s.ndim != 2 or s.shape[1] == 0:
-        raise InputError(f"axis means: expected a (n_models, n_axes) array, got shape {np.shape(means)}")
+    check_array("axis means", s, dtype=None, min_shape=(0, 1), what="a (n_models, n_axes) array")
     if axes is not None:
         check_shape("axes", (len(axes),), (s.shape[1],), what="one name per column of the axis means:")
-    bad = ~np.isnan(s) & ((s < 0) | (s > 1))
-    if bad.any():
-        m, a = np.argwhere(bad)[0]
-        raise InputError(
-            f"axis means: model row {m}, axis column {a}: expected a value in [0, 1], got {s[m, a]}"
-        )
     return s
 
 

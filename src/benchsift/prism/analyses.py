@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from benchsift._inputs import check_array, check_known
 from benchsift._params import Options, validate_params
 from benchsift._suggest import did_you_mean
 from benchsift.errors import DegenerateError, InputError
@@ -150,9 +151,10 @@ def axis_correlation_ci(
     X = means.copy()
     if include_pscore:
         X["PScore"] = _pscore_series(means)
-    A = X.to_numpy(float)
-    if np.isnan(A).any():
-        raise InputError("axis_correlation_ci: axis means contain NaN; drop incomplete models first")
+    # NaN refused: drop incomplete models first
+    A = check_array(
+        "axis_correlation_ci: axis means", X.to_numpy(float), nan=False, axes=("model row", "column")
+    )
     idx = bootstrap_indices(A.shape[0], n_boot, random_state)
     Xb = A[idx]  # (B, n, k)
     if method == "srcc":
@@ -214,9 +216,7 @@ def ranking_variants(
     base = pscore(S, names, axes)
     rows = {}
     for name, wmap in variants.items():
-        unknown = set(wmap) - set(axes)
-        if unknown:
-            raise InputError(f"variant {name!r}: unknown axes {sorted(unknown)}; axes are {axes}")
+        check_known(f"variant {name!r}", sorted(wmap), axes, what="axis")
         w = np.array([float(wmap.get(a, 1.0)) for a in axes])
         v = weighted_pscore(S, w, names, axes)
         rows[name] = {"spearman_vs_harmonic": spearman(v, base), "top": _top(v, names, top_k)}

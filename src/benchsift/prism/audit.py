@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_length
 from benchsift._params import Interval, validate_params
 from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
@@ -182,8 +183,7 @@ def _canonical_labels(values: ArrayLike) -> pd.Series:
 def _agreement(a: ArrayLike, b: ArrayLike) -> tuple[float, float, int]:
     """Cohen's kappa, disagreement rate ``1 - p_o`` and number of pairs, over pairs with both labels."""
     x, y = _canonical_labels(a), _canonical_labels(b)
-    if len(x) != len(y):
-        raise InputError(f"cohen_kappa: label sequences differ in length ({len(x)} vs {len(y)})")
+    check_length("cohen_kappa: b", y, len(x), "labels (one per label of a)")
     keep = (x.notna() & y.notna()).to_numpy()
     x, y = x[keep], y[keep]
     n = len(x)

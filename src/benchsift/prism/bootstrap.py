@@ -38,9 +38,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from benchsift._inputs import check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, check_param
-from benchsift._schema import check_shape
 from benchsift.errors import DegenerateError, InputError
 from benchsift.io.verdicts import VerdictArrays
 from benchsift.panel import ClusterSpec, ItemClusters, item_clusters

@@ -29,8 +29,10 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
-from benchsift._params import Interval, validate_params
+from benchsift._params import Check, Interval, check_param, validate_params
+from benchsift._schema import Rule, check_rules
 from benchsift.clients import ClientPool, EngineConfig, SQLiteCache, load_config
 from benchsift.clients.cache import ResponseCache
 from benchsift.errors import InputError
@@ -43,6 +45,20 @@ __all__ = ["Evaluation", "StageResult", "build", "collect_sources", "evaluate", 
 
 PathLike = str | os.PathLike[str]
 T = TypeVar("T")
+
+#: grade's judges: the one each option needs, from `config`'s [judges]
+_GRADE_RULES = (
+    Rule(
+        ("grader", "grade_judge"),
+        lambda grader, judge: grader != "judge" or judge is not None,
+        "`config` with [judges] grade (or gen) for `grader` judge; or use `grader` rules",
+    ),
+    Rule(
+        ("audit_out", "audit_judge"),
+        lambda out, judge: out is None or judge is not None,
+        "`config` with [judges] audit for `audit_out`",
+    ),
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -200,12 +216,12 @@ def collect_sources(
         raise InputError("no items: give raw records, item files or Hugging Face benchmarks")
     check_item_images(pool, images or (out.parent / "images" if hf else None))
     seed_list = [int(s) for s in seeds]
-    if sample and (k < 1 or not seed_list):
-        raise InputError(f"`k` and `seeds`: expected K >= 1 and at least one seed, got K={k}, {seed_list!r}")
+    if sample:
+        check_param("k", k, [Interval(Integral, 1, None, closed="left")])
+        check_param("seeds", seed_list, [Check(bool, "at least one seed")])
     sampled = sample_items(pool, k=k, seeds=seed_list) if sample else pool
     ids = [it.id for it in sampled]
-    if len(set(ids)) != len(ids):
-        raise InputError("item ids are not unique across the inputs")
+    check_distinct("item ids (across the inputs)", ids, what="id")
     write_items(sampled, out)
     table = domain_counts(pool, sampled)
     return StageResult("sources", out, {"pool": len(pool), "items": len(sampled)}, table=table)
@@ -455,10 +471,11 @@ def grade(
     arts = read_artifacts(artifacts)
     recs = read_run_records(records)
     cfg = config if isinstance(config, EngineConfig) or config is None else load_config(config)
-    if grader == "judge" and (cfg is None or cfg.grade_judge is None):
-        raise InputError("`grader` judge needs `config` with [judges] grade (or gen); or use `grader` rules")
-    if audit_out is not None and (cfg is None or cfg.audit_judge is None):
-        raise InputError("`audit_out` needs `config` with [judges] audit")
+    grade_judge, audit_judge = (None, None) if cfg is None else (cfg.grade_judge, cfg.audit_judge)
+    check_rules(
+        _GRADE_RULES,
+        {"grader": grader, "audit_out": audit_out, "grade_judge": grade_judge, "audit_judge": audit_judge},
+    )
     pool = _pool(cfg, cache, out) if cfg is not None else None
 
     async def work() -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame | None]:

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._fileio import atomic_path
+from benchsift._inputs import check_choice
 from benchsift._params import Options, validate_params
 from benchsift.errors import FormatError, InputError
 from benchsift.prism.build import Artifact
@@ -342,10 +343,9 @@ def audit_subset(
 def write_verdicts(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     """CSV or parquet by extension, written atomically."""
     p = Path(path)
+    check_choice(str(p), p.suffix, (".csv", ".parquet"), what="verdict table suffix")
     with atomic_path(p) as tmp:
         if p.suffix == ".parquet":
             df.to_parquet(tmp, index=False)
-        elif p.suffix == ".csv":
-            df.to_csv(tmp, index=False)
         else:
-            raise InputError(f"{p}: verdict table must end in .csv or .parquet")
+            df.to_csv(tmp, index=False)

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
 from benchsift._suggest import did_you_mean
 from benchsift.errors import MIN_MODELS, DegenerateError, InputError, require_at_least
@@ -123,7 +124,7 @@ def benchmark_scores(
     ``benchmarks`` then picks names (benchmark names, or item ids at the ``"item"`` level). The ``"auto"``
     level is decided on the panel before the category filter.
     """
-    if level not in ("auto", "benchmark", "item"):
+    if level not in ("auto", "benchmark", "item"):  # its words are pinned by tests/badinput
         raise InputError(f"`level` must be auto, benchmark or item, got {level!r}")
     if level == "auto":
         # Decided on the whole panel: a domain filter leaving one benchmark of an item-level panel must not
@@ -150,11 +151,11 @@ def benchmark_scores(
         return names, scores, "benchmark"
     items = panel.items
     names = items["item"].astype(str).tolist()
-    if len(set(names)) != len(names):
-        raise InputError(
-            "aggregate (item-level) cross-benchmark analysis needs unique item ids, one per benchmark; "
-            "this panel repeats item ids across benchmarks (use level='benchmark')"
-        )
+    check_distinct(
+        "item ids (the item-level cross-benchmark analysis needs each once; use level='benchmark')",
+        names,
+        what="id",
+    )
     if wanted is None:
         return names, np.array(panel.scores), "item"
     unknown = [w for w in wanted if w not in names]
@@ -199,8 +200,7 @@ def benchmark_redundancy(
     panel, notes = keep_condition(panel, condition)
     names, scores, used = benchmark_scores(panel, benchmarks, category=category, level=level)
     notes += _category_notes(panel, category, used)
-    if len(set(names)) != len(names):
-        raise InputError(f"benchmark names must be unique, got {names}")
+    check_distinct("benchmark names", names, what="name")
     basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
     overall = overall_scores(panel, group_means=scores)
     sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)

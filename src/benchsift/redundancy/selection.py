@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from benchsift._inputs import check_shape
 from benchsift._params import Interval, check_param
-from benchsift._schema import Rule, check_rules, check_shape
+from benchsift._schema import Rule, check_rules
 from benchsift.errors import InputError
 from benchsift.panel import Panel
 

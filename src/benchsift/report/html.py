@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchsift._fileio import _owned, _read_manifest, atomic_path, from_spreadsheet
+from benchsift._inputs import existing_dir
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import InputError
 from benchsift.report.answers import Answer, SectionFiles, section_answers
@@ -347,11 +348,9 @@ def collect_report(
         When ``directory`` is not an existing folder, ``images`` is given and is not one, or ``answers`` is
         given without a panel to align them with.
     """
-    root_in = Path(directory)
-    if not root_in.is_dir():
-        raise InputError(f"{root_in}: expected an existing output folder (written by a benchsift command)")
-    if images is not None and not Path(images).is_dir():
-        raise InputError(f"{images}: --images expected an existing folder (the root of the item images)")
+    root_in = existing_dir(directory, "an existing output folder, written by a benchsift command")
+    if images is not None:
+        existing_dir(images, "--images: an existing folder, the root of the item images")
     root = root_in.resolve()
     name = root_in.name or root.name or str(root_in)
     page: dict[str, Any] = {"name": name, "run": {}, "warnings": [], "not_benchsift": 0, "items": []}

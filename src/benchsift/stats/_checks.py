@@ -8,8 +8,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import Interval, Options, check_param
-from benchsift._schema import check_shape
+from benchsift._inputs import check_array, check_shape
+from benchsift._params import Check, Interval, Options, check_param
 from benchsift.errors import InputError
 
 __all__ = [
@@ -62,11 +62,11 @@ def as_float_array(
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name}: expected numbers (NaN for missing), could not convert: {exc}") from None
-    if ndim is not None and arr.ndim != ndim:
+    if ndim is not None:
         shape = {1: "(n,)", 2: "(n, k)"}.get(ndim, f"{ndim}-D")
-        raise InputError(f"{name}: expected a {ndim}-D array of shape {shape}, got shape {arr.shape}")
-    if arr.ndim < min_ndim:
-        raise InputError(f"{name}: expected an array with at least {min_ndim} dimension, got a scalar")
+        check_shape(name, arr.shape, ("n",) * ndim, words=f"a {ndim}-D array of shape {shape}")
+    at_least = Check(lambda a: a.ndim >= min_ndim, f"an array with at least {min_ndim} dimension")
+    check_param(name, arr, [at_least], quote=False)
     if check_inf:
         reject_inf(arr, name)
     return arr
@@ -74,8 +74,8 @@ def as_float_array(
 
 def reject_inf(arr: NDArray[np.float64], name: str) -> None:
     """Raise :class:`~benchsift.errors.InputError` naming ``name`` when ``arr`` holds +-inf."""
-    if np.isinf(arr).any():
-        raise InputError(f"{name}: expected finite numbers or NaN, found an infinite value")
+    if np.isinf(arr).any():  # the cheap test first: check_array's walk runs only to word the message
+        check_array(name, arr, dtype=None, finite=True)
 
 
 def move_axis(arr: NDArray[np.float64], axis: int, to: int) -> NDArray[np.float64]:

@@ -28,11 +28,13 @@ strata is split at the stratum boundary (its parts are resampled within their st
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import validate_params
-from benchsift.errors import InputError
+from benchsift._inputs import check_array
+from benchsift._params import Check, Interval, check_param, validate_params
 from benchsift.stats._checks import COUNT, check_shape
 from benchsift.stats._random import SeedLike, check_random_state
 from benchsift.stats.bootstrap import bootstrap_weights
@@ -52,11 +54,10 @@ def cluster_codes(clusters: ArrayLike) -> tuple[NDArray[np.intp], int]:
     ``clusters`` is one integer label per row (any integers; equal label = same cluster). With all labels
     distinct the codes are ``arange(n)``.
     """
-    c = np.asarray(clusters)
-    if c.ndim != 1 or c.size == 0:
-        raise InputError(f"clusters: expected a non-empty 1-d array of labels, got shape {c.shape}")
-    if not np.issubdtype(c.dtype, np.integer):
-        raise InputError(f"clusters: expected integer labels, got dtype {c.dtype}")
+    c = check_array("clusters", clusters, dtype=None, min_shape=(1,), what="a non-empty 1-d array of labels")
+    check_param(
+        "clusters", c, [Check(lambda a: np.issubdtype(a.dtype, np.integer), "integer labels")], quote=False
+    )
     _, first, inv = np.unique(c, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # unique labels in order of first appearance
     rank = np.empty(order.size, dtype=np.intp)
@@ -130,10 +131,9 @@ def cluster_robust_se(x: ArrayLike, clusters: ArrayLike, small_sample: bool = Tr
     v = np.asarray(x, dtype=np.float64)
     codes, g = cluster_codes(clusters)
     check_shape("x", v.shape, codes.shape, what="one value per cluster label, shape")
-    if np.isnan(v).any():
-        raise InputError("x: contains NaN; drop missing rows first")
-    if g < 2:
-        raise InputError("clusters: need at least 2 clusters for a cluster-robust standard error")
+    check_array("x", v, nan=False)  # NaN refused: drop missing rows first
+    two = Interval(Integral, 2, None, closed="left")  # a cluster-robust standard error needs 2
+    check_param("number of clusters", g, [two], quote=False)
     resid_sums = np.bincount(codes, weights=v - v.mean(), minlength=g)
     factor = g / (g - 1) if small_sample else 1.0
     return float(np.sqrt(factor * np.sum(resid_sums**2)) / v.size)
