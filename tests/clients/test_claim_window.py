@@ -170,3 +170,47 @@ def test_window_must_be_positive() -> None:
     for bad in (0, -3):
         with pytest.raises(ValueError, match="window"):
             CachedClient(_Echo(), None, window=bad)
+
+
+def test_copies_far_apart_in_a_gather_share_one_failed_call(world: dict, tmp_path: Path) -> None:
+    """Two copies of a request that fails (HTTP 400, never cached) with 20 other requests between them, a
+    window of 4: the second copy joins the first (its key is registered before the window is taken), so
+    the server sees it once and both copies raise the same error. With the key computed only after the
+    window was taken, the second copy came after the first had failed and was sent again (2 arrivals)."""
+    srv = FakeServer(world["world"], latency=0.002).start()
+    cfg = config_from_dict(
+        {
+            "endpoint": [
+                {
+                    "name": "b",
+                    "base_url": srv.url,
+                    "model": "broken",
+                    "api_key_env": "BENCHSIFT_TEST_KEY",
+                    "concurrency": 2,
+                }
+            ]
+        }
+    )
+
+    def ask(text: str) -> Request:
+        return Request(model="broken", messages=({"role": "user", "content": text},), max_tokens=8)
+
+    reqs = [ask("twice"), *(ask(f"other {i}") for i in range(20)), ask("twice")]
+
+    async def go() -> list[Any]:
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        pool = ClientPool(cfg, cache)
+        try:
+            return await asyncio.gather(*(pool.get("b").generate(r) for r in reqs), return_exceptions=True)
+        finally:
+            await pool.aclose()
+            cache.close()
+
+    try:
+        out = asyncio.run(go())
+    finally:
+        srv.stop()
+    assert all(isinstance(r, Exception) for r in out)
+    assert str(out[0]) == str(out[-1])
+    log = srv.requests(model="broken")
+    assert len(log) == 21 and len({r["key"] for r in log}) == 21  # 21 distinct requests, each sent once

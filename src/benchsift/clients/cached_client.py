@@ -6,9 +6,10 @@ The cache calls run on the cache's worker thread in batches (:mod:`benchsift.cli
 on the event loop.
 
 ``window`` (the stack gives twice the endpoint's concurrency) bounds how many requests are being claimed,
-sent or stored at once; the others wait on it before anything is computed for them. A run that starts
-thousands of requests together (one ``gather``) then hashes and claims the first ``window`` of them, not
-all of them, before its first request goes out, and the requests that follow are claimed while those
+sent or stored at once; the others wait on it after their key is computed (so that every copy of a request
+started while it is pending shares its outcome, whatever the order). A run that starts thousands of
+requests together (one ``gather``) then claims the first ``window`` of them, not all of them, before its
+first request goes out, and the requests that follow are claimed while those
 ahead of them are in flight, so a free concurrency slot still finds a claimed request waiting. A request
 whose key another process holds leaves the window while it waits for that answer.
 """
@@ -48,28 +49,36 @@ class CachedClient:
         self._in_flight: dict[str, asyncio.Future[Response]] = {}
 
     async def generate(self, request: Request) -> Response:
-        if self.window is None:
-            return await self._generate(request, None)
-        if self._window is None:  # created lazily, in the running loop
-            self._window = asyncio.Semaphore(self.window)
-        place = _Place(self._window)
-        await place.take()
-        try:
-            return await self._generate(request, place)
-        finally:
-            place.leave()
-
-    async def _generate(self, request: Request, place: _Place | None) -> Response:
+        # The key is registered before the window is taken, so every copy of a request started while it
+        # is pending shares its outcome (an error too: errors are never cached), however far apart the
+        # copies are in a long gather: the count of requests sent does not depend on timing.
         key = request.key(self.endpoint)
         pending = self._in_flight.get(key)
-        if pending is not None:
+        if pending is not None:  # a copy is pending: this one waits outside the window
             self.stats.cache_hits += 1
-            if place is not None:  # the copy in flight holds a place: this one waits outside the window
-                place.leave()
             resp = await asyncio.shield(pending)
             return Response(**{**resp.__dict__, "cached": True})
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut
+        if self.window is None:
+            return await self._generate(key, request, fut, None)
+        if self._window is None:  # created lazily, in the running loop
+            self._window = asyncio.Semaphore(self.window)
+        place = _Place(self._window)
+        try:
+            await place.take()
+        except BaseException as err:
+            self._fail(fut, err)
+            self._in_flight.pop(key, None)
+            raise
+        try:
+            return await self._generate(key, request, fut, place)
+        finally:
+            place.leave()
+
+    async def _generate(
+        self, key: str, request: Request, fut: asyncio.Future[Response], place: _Place | None
+    ) -> Response:
         if self.cache is None:
             return await self._send(key, request, fut, None)
         worker = worker_for(self.cache)
