@@ -31,6 +31,37 @@ def _judge(i: int) -> Request:
     return Request(model="judge", messages=({"role": "user", "content": prompt},), max_tokens=64)
 
 
+def _gather(
+    url: str, model: str, concurrency: int, cache_path: Path, reqs: list[Request], **kw: Any
+) -> list[Any]:
+    """``reqs`` through a :class:`ClientPool` of one endpoint (``model`` at ``url``) over the SQLite cache
+    at ``cache_path``, all started together (one ``gather``; ``kw`` passed to it)."""
+    cfg = config_from_dict(
+        {
+            "endpoint": [
+                {
+                    "name": "e",
+                    "base_url": url,
+                    "model": model,
+                    "api_key_env": "BENCHSIFT_TEST_KEY",
+                    "concurrency": concurrency,
+                }
+            ]
+        }
+    )
+
+    async def go() -> list[Any]:
+        cache = ResponseCache(cache_path)
+        pool = ClientPool(cfg, cache)
+        try:
+            return await asyncio.gather(*(pool.get("e").generate(r) for r in reqs), **kw)
+        finally:
+            await pool.aclose()
+            cache.close()
+
+    return asyncio.run(go())
+
+
 class _Watching(FakeServer):
     """The scripted server, noting at each arrival the leases and answers in the client's cache file."""
 
@@ -54,32 +85,9 @@ def test_the_stack_claims_at_most_twice_its_concurrency_ahead(world: dict, tmp_p
     ResponseCache(path).close()  # the file exists before the server first reads it
     srv = _Watching(world["world"], path).start()
     conc, n = 4, 120
-    cfg = config_from_dict(
-        {
-            "endpoint": [
-                {
-                    "name": "j",
-                    "base_url": srv.url,
-                    "model": "judge",
-                    "api_key_env": "BENCHSIFT_TEST_KEY",
-                    "concurrency": conc,
-                }
-            ]
-        }
-    )
     reqs = [_judge(i) for i in range(n)]
-
-    async def go() -> list[Response]:
-        cache = ResponseCache(path)
-        pool = ClientPool(cfg, cache)
-        try:
-            return await asyncio.gather(*(pool.get("j").generate(r) for r in reqs + reqs[:10]))
-        finally:
-            await pool.aclose()
-            cache.close()
-
     try:
-        out = asyncio.run(go())
+        out = _gather(srv.url, "judge", conc, path, reqs + reqs[:10])
     finally:
         srv.stop()
     assert all(r.text for r in out) and [r.text for r in out[n:]] == [r.text for r in out[:10]]
@@ -178,36 +186,13 @@ def test_copies_far_apart_in_a_gather_share_one_failed_call(world: dict, tmp_pat
     the server sees it once and both copies raise the same error. With the key computed only after the
     window was taken, the second copy came after the first had failed and was sent again (2 arrivals)."""
     srv = FakeServer(world["world"], latency=0.002).start()
-    cfg = config_from_dict(
-        {
-            "endpoint": [
-                {
-                    "name": "b",
-                    "base_url": srv.url,
-                    "model": "broken",
-                    "api_key_env": "BENCHSIFT_TEST_KEY",
-                    "concurrency": 2,
-                }
-            ]
-        }
-    )
 
     def ask(text: str) -> Request:
         return Request(model="broken", messages=({"role": "user", "content": text},), max_tokens=8)
 
     reqs = [ask("twice"), *(ask(f"other {i}") for i in range(20)), ask("twice")]
-
-    async def go() -> list[Any]:
-        cache = ResponseCache(tmp_path / "cache.sqlite")
-        pool = ClientPool(cfg, cache)
-        try:
-            return await asyncio.gather(*(pool.get("b").generate(r) for r in reqs), return_exceptions=True)
-        finally:
-            await pool.aclose()
-            cache.close()
-
     try:
-        out = asyncio.run(go())
+        out = _gather(srv.url, "broken", 2, tmp_path / "cache.sqlite", reqs, return_exceptions=True)
     finally:
         srv.stop()
     assert all(isinstance(r, Exception) for r in out)
