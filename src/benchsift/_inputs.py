@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Hashable, Iterable, Sequence, Sized
+from numbers import Real
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from benchsift._params import Options
+from benchsift._params import Interval, Options
 from benchsift._suggest import did_you_mean
 from benchsift.errors import InputError
 
@@ -137,12 +138,10 @@ def check_array(
     isnan = np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, dtype=bool)
     checks: list[tuple[np.ndarray, str]] = []
     if low is not None or high is not None:
-        with np.errstate(invalid="ignore"):
-            out = np.isinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, dtype=bool)
-            if low is not None:
-                out |= a < low
-            if high is not None:
-                out |= a > high
+        # closed bounds, and an infinite value fails even on an unbounded side
+        out = Interval(Real, low, high).outside(a)
+        if a.dtype.kind == "f":
+            out |= np.isinf(a)
         checks.append((out, _interval_words(low, high)))
     if finite and a.dtype.kind == "f":
         checks.append((np.isinf(a), "a finite value"))

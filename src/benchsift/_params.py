@@ -130,6 +130,23 @@ class Interval(Constraint):
             return False
         return True
 
+    def outside(self, values: Any) -> Any:
+        """:meth:`is_satisfied_by` over an array of numbers, vectorised: a boolean array, True where a value
+        lies outside the bounds (or, for ``Integral``, is not a whole number). NaN is never outside here:
+        whether a missing value is allowed is the caller's rule."""
+        import numpy as np
+
+        v = np.asarray(values, dtype=np.float64)
+        out = np.zeros(v.shape, dtype=bool)
+        with np.errstate(invalid="ignore"):
+            if self.left is not None:
+                out |= v < self.left if self.closed in ("both", "left") else v <= self.left
+            if self.right is not None:
+                out |= v > self.right if self.closed in ("both", "right") else v >= self.right
+            if self.type is Integral:
+                out |= np.isfinite(v) & (v != np.round(v))
+        return out & ~np.isnan(v)
+
     def __str__(self) -> str:
         if self.desc is not None:
             return self.desc

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -83,20 +82,6 @@ class Col:
 def _plain(value: Any) -> Any:
     """A numpy scalar as its Python value, so a message shows ``1.5``, not ``np.float64(1.5)``."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _outside(values: pd.Series, interval: Interval) -> np.ndarray:
-    """Which numbers (NaN excluded) lie outside ``interval`` (vectorised :meth:`Interval.is_satisfied_by`)."""
-    v = values.to_numpy(dtype=np.float64)
-    out = np.zeros(v.shape, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        if interval.left is not None:
-            out |= v < interval.left if interval.closed in ("both", "left") else v <= interval.left
-        if interval.right is not None:
-            out |= v > interval.right if interval.closed in ("both", "right") else v >= interval.right
-        if interval.type is Integral:
-            out |= np.isfinite(v) & (v != np.round(v))
-    return out & ~np.isnan(v)
 
 
 def _bools(col: pd.Series) -> tuple[pd.Series, np.ndarray]:
@@ -163,7 +148,7 @@ def check_frame(
             value = pd.to_numeric(raw.where(~blank), errors="coerce").astype(float)
             bad = np.array(value.isna() & raw.notna(), dtype=bool) & ~blank
             if col.within is not None:
-                bad |= _outside(value, col.within)
+                bad |= col.within.outside(value.to_numpy(dtype=np.float64))
         elif col.kind == "bool":
             value, bad = _bools(raw)
         elif col.kind == "text":
