@@ -1,5 +1,5 @@
 """The ``long`` importer's one reader (pyarrow record batches coded by :mod:`benchsift.io._long_sources`,
-assembled by :mod:`benchsift.io._coded`) against an independent pandas reading written here
+assembled by :mod:`benchsift.panel.long._coded`) against an independent pandas reading written here
 (:func:`_reference`: ``read_csv(dtype=str)`` / ``read_parquet`` / ``read_excel``, ids stripped, first row
 of each cell, first-appearance order, metadata sorted with ``groupby(...).nunique``): the same scores,
 order, categories, metadata and notes on seeded random long tables with unicode and blank-padded ids,

@@ -1,5 +1,5 @@
 """The sample importers' long tables (each file's long frame coded as it is read, ``io._coded_frames``, and
-assembled by the one builder, ``io._coded``): on the real fixtures of the formats (written by the tools
+assembled by the one builder, ``panel.long``): on the real fixtures of the formats (written by the tools
 themselves) against an independent pandas reading of the importers' per-file frames (concatenated, first
 row of each cell, first-appearance order, pivoted here); the answers table against the panel;
 hand-checked edge cases (duplicates, conflicting scores, NaN scores, a model without any kept score,

@@ -184,7 +184,11 @@ def test_from_long_metadata_and_errors() -> None:
     dup_same = pd.concat([df, df.iloc[[0]]])
     assert Panel.from_long(dup_same) == Panel.from_long(df)
     conflict = pd.concat([df, df.iloc[[0]].assign(score=0.0)])
-    with pytest.raises(InputError, match=r"results.csv: conflicting scores for model 'a'.*item '1'"):
+    with pytest.raises(
+        InputError,
+        match=r"^results.csv, row 4: conflicting duplicate scores for model 'a', benchmark 'B', item '1': "
+        r"0.0 here and 1.0 at results.csv, row 0$",
+    ):
         Panel.from_long(conflict, source="results.csv")
     bad = df.assign(score=["1", "x", "0", "1"])
     with pytest.raises(InputError, match="row 1: score 'x' is not a number"):

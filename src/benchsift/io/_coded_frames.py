@@ -2,19 +2,19 @@
 
 The importers of per-sample logs (``lm-eval``, ``lmms-eval``, ``inspect``, ``vlmevalkit``, ``lighteval``,
 ``eee``, ``helm``) read one file at a time into a small long DataFrame with the columns of
-:mod:`benchsift.io._common` (``model, condition, benchmark, item, score, category, _file, _row, _answer``
-and, for VLMEvalKit, item metadata columns). Concatenating those frames would keep every sample's Python
-strings (ids, ``"line 17"`` labels, answers): about 400 bytes per kept sample. :func:`read_sample_panel`
-instead hands each frame, right after its file is read, to a :class:`FrameCoder`, which converts each
-column to pyarrow and codes it with the ``long`` reader's column coder
-(:class:`benchsift.io._long_sources.Column`): int32 codes into the distinct values seen so far (held once),
-the float64 scores and each row's number (``"line 17"`` is the prefix ``"line "``, once per file, and the
-number 17); the frame and the file's records are then released. The one builder,
-:func:`benchsift.io._coded.assemble_coded`, makes the panel from the codes, with the metadata rule of
-:meth:`benchsift.panel.Panel.from_long` (:func:`benchsift.io._coded_meta.panel_roles`). Ids and categories
-that are not text (an Excel sheet's numbers) are their text (``7``; ``3.0`` is ``3``); a missing id is an
-error naming its file and row. When answers are not asked for, an answer is kept as whether it is there
-(for the "not kept" note), not as its text.
+:mod:`benchsift.io._common` (``model, condition, benchmark, item, score, category, _file, _row, _answer`` and,
+for VLMEvalKit, item metadata columns). Concatenating those frames would keep every sample's Python strings
+(ids, ``"line 17"`` labels, answers): about 400 bytes per kept sample. :func:`read_sample_panel` instead hands
+each frame, right after its file is read, to a :class:`FrameCoder`, which converts each column to pyarrow and
+codes it with the ``long`` reader's column coder (:class:`benchsift.panel.long._columns.Column`): int32 codes
+into the distinct values seen so far (held once), the float64 scores and each row's number (``"line 17"`` is
+the prefix ``"line "``, once per file, and the number 17); the frame and the file's records are then released.
+The one builder, :func:`benchsift.panel.long._coded.assemble_coded`, makes the panel from the codes, with the
+metadata rule of :meth:`benchsift.panel.Panel.from_long`
+(:func:`benchsift.panel.long._coded_meta.panel_roles`). Ids and categories that are not text (an Excel sheet's
+numbers) are their text (``7``; ``3.0`` is ``3``); a missing id is an error naming its file and row. When
+answers are not asked for, an answer is kept as whether it is there (for the "not kept" note), not as its
+text.
 """
 
 from __future__ import annotations
@@ -29,14 +29,25 @@ import pandas as pd
 import pyarrow as pa
 
 from benchsift.errors import InputError
-from benchsift.io._coded import IDS, Coded, CodedLong, assemble_coded, long_keys, split_metadata
-from benchsift.io._coded_meta import PREDICTION, Extra
+from benchsift.io._coded import rescaler
 from benchsift.io._common import ANSWER_COL, FILE_COL, KEY, ROW_COL, source_label
-from benchsift.io._long_sources import Column, arrow_column, is_text
-from benchsift.io._rows import row_label
+from benchsift.io._rows import row_label, row_name
 from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
+from benchsift.panel.long import (
+    IDS,
+    PREDICTION,
+    Coded,
+    CodedLong,
+    Column,
+    Extra,
+    arrow_column,
+    assemble_coded,
+    is_text,
+    long_keys,
+    split_metadata,
+)
 
 FIXED = frozenset({*KEY, "score", "category", FILE_COL, ROW_COL, ANSWER_COL})
 _PREFIX = re.compile(r"(.*?)[0-9]*")
@@ -65,8 +76,9 @@ class FrameCoder:
     """Collects the long frames of the files of one import as codes (module docstring).
 
     ``keep_answers=False``: the ``_answer`` column is kept as presence only (code 0, the one value
-    :data:`~benchsift.io._coded.ANSWER_PRESENT`, where :func:`~benchsift.io._common.answer_labels` gives
-    a label), as the ``long`` reader does when the answers are only counted.
+    :data:`~benchsift.panel.long._coded.ANSWER_PRESENT`, where
+    :func:`~benchsift.panel.long._coded_meta.answer_labels` gives a label), as the ``long`` reader does when
+    the answers are only counted.
     """
 
     def __init__(self, keep_answers: bool) -> None:
@@ -152,6 +164,7 @@ class FrameCoder:
             row_numbers=numbers,
             row_formats=self.formats,
             id_dtypes=dtypes,
+            label=row_name,
         )
 
 
@@ -185,8 +198,7 @@ def read_sample_panel(
         coded,
         source=source_label(files),
         keys=keys,
-        rescale=rescale,
-        scales=scales,
+        rescale=rescaler(rescale, scales, notes),
         notes=notes,
         answers=answers,
     )

@@ -18,7 +18,6 @@ message that starts with the file name and says what was expected.
 from __future__ import annotations
 
 import csv
-import mmap
 import os
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +35,8 @@ from benchsift.io._rows import row_label, row_name
 from benchsift.io._zipmembers import check_archive
 from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_long
 from benchsift.panel import CONDITIONS, Panel
+from benchsift.panel.long import answer_labels as answer_labels
+from benchsift.panel.long import owned_matrix as owned_matrix
 
 PathLike = str | os.PathLike[str]
 Paths = PathLike | Sequence[PathLike]
@@ -46,21 +47,6 @@ ANSWER_COL = "_answer"  # an importer's logged model answer per score (the input
 KEY = ["model", "condition", "benchmark", "item"]
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 TABLE_PATTERNS = tuple(f"*{s}" for s in TABLE_SUFFIXES)  # what a folder walk of tables reads
-
-
-def owned_matrix(shape: tuple[int, int], fill: float | None = None) -> np.ndarray:
-    """A float64 matrix for a reader to fill (uninitialised unless ``fill``), on anonymous 4 KiB pages when
-    large: numpy asks the kernel for huge pages for large arrays (``madvise``), and a kernel whose
-    transparent huge pages defragment on ``madvise`` (Debian's and Ubuntu's default) then compacts memory
-    on each first write, which on a busy machine cost 3-4 s of system time for an 800 MB matrix where
-    plain pages cost 0.6 s (``benchmarks/bench_import_memory.py``)."""
-    size = int(np.prod(shape)) * 8
-    if size < 1 << 24:
-        return np.empty(shape) if fill is None else np.full(shape, fill)
-    out = np.frombuffer(mmap.mmap(-1, size), dtype=np.float64).reshape(shape)
-    if fill is not None:
-        out.fill(fill)
-    return out
 
 
 def as_paths(paths: Paths) -> list[Path]:
@@ -378,21 +364,6 @@ def assemble_panel(
             )
         long = long.drop(columns=ANSWER_COL)
     return Panel.from_long(long.drop(columns=[FILE_COL, ROW_COL]), models=models, items=items, source=source)
-
-
-def answer_labels(values: Any) -> pd.Series:
-    """Logged answers as stripped text labels (``str`` of each value); missing (None, NaN, ``pd.NA``) or
-    empty answers are None."""
-    out: list[str | None] = []
-    for v in values:
-        text = None if pd.api.types.is_scalar(v) and pd.isna(v) else str(v).strip()
-        out.append(text or None)
-    return pd.Series(out, dtype=object)
-
-
-def dropped_columns_note(columns: Sequence[str]) -> str:
-    """The note of a long table's per-score columns that no panel table can hold."""
-    return f"dropped per-score column(s) {list(columns)} (a panel keeps item and model metadata only)"
 
 
 def source_label(paths: Sequence[Path]) -> str:

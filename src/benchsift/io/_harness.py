@@ -41,7 +41,6 @@ from benchsift._inputs import choose
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
-from benchsift.io._coded_meta import text_dtype
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
@@ -59,6 +58,7 @@ from benchsift.io._lmms_rules import (
 )
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
+from benchsift.panel.long import text_dtype
 
 NON_METRIC_KEYS = frozenset(
     {

@@ -17,14 +17,15 @@ Side files: ``models`` (``model`` and any of ``family``, ``release_date``, ``par
     llava-1.5-7b,MMStar,17,1,coarse perception
     llava-1.5-7b,MMStar,18,0,coarse perception
 
-One reader for every source (:mod:`benchsift.io._long_sources`): a CSV / TSV / parquet file is read by
-pyarrow as record batches (an Excel sheet, or a file pyarrow cannot parse, by pandas, then converted to
-pyarrow), each column coded as int32 codes into its distinct values, and one builder
-(:mod:`benchsift.io._coded`; the metadata rules above run on the codes, :mod:`benchsift.io._coded_meta`)
-checks the ids, scores and conditions, naming the file and row of an offending cell, and fills the panel
-with numpy: no Python object per row, about 20 bytes per row while reading plus 4 per metadata column, then
-the panel's matrix; a 10-million-row CSV (80 MB panel) peaks at about 0.4 GB, below pandas' plain
-``read_csv`` of the same file (``benchmarks/bench_import_memory.py``).
+One reader for every source (:mod:`benchsift.io._long_sources`): a CSV / TSV / parquet file is read by pyarrow
+as record batches (an Excel sheet, or a file pyarrow cannot parse, by pandas, then converted to pyarrow), each
+column coded as int32 codes into its distinct values (:mod:`benchsift.panel.long._columns`), and the one
+builder of every long table (:mod:`benchsift.panel.long._coded`, also behind
+:meth:`benchsift.panel.Panel.from_long`; the metadata rules above run on the codes,
+:mod:`benchsift.panel.long._coded_meta`) checks the ids, scores and conditions, naming the file and row of an
+offending cell, and fills the panel with numpy: no Python object per row, about 20 bytes per row while reading
+plus 4 per metadata column, then the panel's matrix; a 10-million-row CSV (80 MB panel) peaks at about 0.4 GB,
+below pandas' plain ``read_csv`` of the same file (``benchmarks/bench_import_memory.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift.errors import InputError
-from benchsift.io._coded import CodedLong, assemble_coded, long_keys, split_metadata
+from benchsift.io._coded import rescaler
 from benchsift.io._common import (
     TABLE_PATTERNS,
     PathLike,
@@ -53,6 +54,7 @@ from benchsift.io._walk import walk_inputs
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 from benchsift.panel.dates import parse_release_dates
+from benchsift.panel.long import CodedLong, assemble_coded, long_keys, split_metadata
 
 
 def _read_side(path: PathLike, key: list[str], what: str, notes: list[str] | None = None) -> pd.DataFrame:
@@ -125,8 +127,7 @@ def read_long(
         keys=keys,
         models=models_table,
         items=read_items_table(items) if items is not None else None,
-        rescale=rescale,
-        scales=scales,
+        rescale=rescaler(rescale, scales, notes),
         notes=notes,
         answers=answers,
     )

@@ -268,10 +268,23 @@ class Panel:
         ``category``, ...) add metadata. Identical duplicate rows are collapsed; conflicting duplicates of one
         ``(model, condition, benchmark, item)`` are an error naming ``source`` and the row: ``rows[i]`` names
         ``df``'s i-th row (e.g. ``"line 7"`` of a CSV file; default ``"row i"``).
-        """
-        from benchsift.panel.long import panel_from_long
 
-        return panel_from_long(cls, df, models=models, items=items, source=source, rows=rows)
+        The table takes the one builder of ``benchsift import long`` and the sample importers
+        (:mod:`benchsift.panel.long`), so it is read as they read a file: ids, conditions and categories are
+        text, stripped (``" m1 "`` is ``"m1"``; a number is its text, an integral float ``3.0`` is ``"3"``),
+        an empty id is an error; a score is a number or a text of one (blank, ``NA``, ``None`` missing;
+        ``true``/``false`` 1/0), an infinite score is an error; a conflicting duplicate is
+        ``"<source>, <row>: conflicting duplicate scores for model ..., benchmark ..., item ...: <score> here
+        and <score> at <source>, <first row>"``. Unlike the importer it does not rescale: a score outside
+        [0, 1] is an error naming its row (percentages: ``benchsift import long`` rescales them). Among the
+        metadata columns, ``family``, ``release_date`` and ``params`` are model metadata; ``category``,
+        ``question``, ``answer``, ``answers`` and ``image`` item metadata; any other column is item metadata
+        when constant within every item, else model metadata when constant within every run, else left out;
+        each keeps its dtype.
+        """
+        from benchsift.panel.long import panel_from_frame
+
+        return panel_from_frame(df, models=models, items=items, source=source, rows=rows)
 
     # ------------------------------------------------------------------ basic properties
     @property

@@ -1,25 +1,25 @@
-"""The metadata columns of a coded long table (:mod:`benchsift.io._coded`): codes, rules, answers.
+"""The metadata columns of a coded long table (:mod:`benchsift.panel.long._coded`): codes, rules, answers.
 
-A long file's columns other than ``model, benchmark, item, score, condition, category`` (``question``,
+A long table's columns other than ``model, benchmark, item, score, condition, category`` (``question``,
 ``family``, ``release_date``, a per-score ``prediction``, ...) are read like the id columns: one int32 code
 per row (-1 = missing) and the list of distinct values, each value a Python object once (:class:`Extra`).
-What the general reader does on the long DataFrame is done here on the codes, with the same outcome:
+The rules run on the codes:
 
-* :func:`split_coded_extras` is :func:`benchsift.io.long.split_extra_columns` followed by the metadata rule
-  of :meth:`benchsift.panel.Panel.from_long` (``benchsift.panel.long._split_metadata``): a column is
-  "constant within" a key when every row holds the code of its group's first row (``nunique(dropna=False)
-  <= 1`` per group: missing counts as one value); ``family``, ``release_date``, ``params`` constant per
-  model run, or other columns constant per run but not per item, go to the models table (the values of each
-  model's first row); columns constant per item stay item metadata (each item's first row) except
-  ``family``/``release_date``/``params``, which the panel puts in its model table (each run's first row);
-  the rest is dropped with the note of the general path.
+* :func:`split_coded_extras`, the ``long`` importer's rule: a column is "constant within" a key when every
+  row holds the code of its group's first row (missing counts as one value); ``family``, ``release_date``,
+  ``params`` constant per model run, or other columns constant per run but not per item, go to the models
+  table (the values of each model's first row); columns constant per item stay item metadata (each item's
+  first row) except ``family``/``release_date``/``params``, which the panel puts in its model table (each
+  run's first row); the rest is dropped with a note.
+* :func:`panel_roles`, the rule of :meth:`benchsift.panel.Panel.from_long` and the sample importers.
 * ``prediction`` becomes the answers table (:func:`answers_table`) or the "not kept" note.
 
-Values come out as the pandas Series the general reader would hold: text columns of a CSV with the dtype of
-``read_csv(dtype=str)``; parquet columns through ``pandas.read_parquet`` of a one-column parquet buffer
-holding just the values needed, with the file's field type and pandas metadata (and a missing value when the
-column has one, which decides e.g. ``int64`` against ``float64``), so the dtype is the one
-``read_parquet`` gives the whole column.
+Values come out as pandas Series: text columns of a CSV with the dtype of ``read_csv(dtype=str)``; parquet
+columns through ``pandas.read_parquet`` of a one-column parquet buffer holding just the values needed, with
+the file's field type and pandas metadata (and a missing value when the column has one, which decides e.g.
+``int64`` against ``float64``), so the dtype is the one ``read_parquet`` gives the whole column; a column of
+an in-memory DataFrame (:meth:`~benchsift.panel.Panel.from_long`) is coded by :func:`pandas.factorize` and
+keeps its dtype (``Extra.uniques``).
 """
 
 from __future__ import annotations
@@ -35,13 +35,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchsift.io._common import KEY, answer_labels, dropped_columns_note
-from benchsift.panel.long import ITEM_META, MODEL_META
-
 #: The column read as the models' logged answers (``_answer`` of the general reader).
 PREDICTION = "prediction"
+#: A model run's and an item's key columns (the answers table's id columns).
+KEY = ["model", "condition", "benchmark", "item"]
+#: Columns that are model metadata whatever their values, and columns that are item metadata.
+MODEL_META = ("family", "release_date", "params")
+ITEM_META = ("category", "question", "answer", "answers", "image")
 #: Rows per block of the per-row passes.
 CHUNK = 1 << 20
+
+
+def answer_labels(values: Any) -> pd.Series:
+    """Logged answers as stripped text labels (``str`` of each value); missing (None, NaN, ``pd.NA``) or
+    empty answers are None."""
+    out: list[str | None] = []
+    for v in values:
+        text = None if pd.api.types.is_scalar(v) and pd.isna(v) else str(v).strip()
+        out.append(text or None)
+    return pd.Series(out, dtype=object)
+
+
+def dropped_columns_note(columns: Sequence[str]) -> str:
+    """The note of a long table's per-score columns that no panel table can hold."""
+    return f"dropped per-score column(s) {list(columns)} (a panel keeps item and model metadata only)"
 
 
 def text_dtype() -> Any:
@@ -55,8 +72,10 @@ class Extra:
     (the distinct values as Python objects), ``has_null`` (some cell is missing).
 
     ``arrow_field`` / ``pandas_meta``: the parquet field and the file's pandas metadata (None for a CSV / TSV
-    column, which is text). ``role`` is set by :func:`split_coded_extras`: ``"item"`` (item metadata),
-    ``"run"`` (the panel's model table, each run's first row), ``"model"`` (the models table), ``"drop"``.
+    column, which is text). ``uniques``: the distinct values as :func:`pandas.factorize` gives them (a
+    DataFrame's column, whose dtype they keep; ``values`` is then empty). ``role`` is set by
+    :func:`split_coded_extras` or :func:`panel_roles`: ``"item"`` (item metadata), ``"run"`` (the panel's
+    model table, each run's first row), ``"model"`` (the models table), ``"drop"``.
     """
 
     name: str
@@ -66,12 +85,15 @@ class Extra:
     arrow_field: pa.Field | None = None
     pandas_meta: dict[str, Any] | None = None
     role: str = ""
+    uniques: Any = None
     _dtype: Any = field(default=None, init=False, repr=False)
     _table: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def series(self, positions: np.ndarray) -> pd.Series:
         """The values at ``positions`` (codes; -1 = missing) as the general reader's column holds them."""
         positions = np.asarray(positions)
+        if self.uniques is not None:
+            return pd.Series(pd.api.extensions.take(self.uniques, positions, allow_fill=True))
         if self.arrow_field is None:
             if self._table is None or len(self._table) != len(self.values) + 1:
                 self._table = np.empty(len(self.values) + 1, dtype=object)
@@ -185,7 +207,7 @@ def split_coded_extras(
 ) -> pd.DataFrame | None:
     """Set each column's ``role`` (module docstring) and return the models table of the ``"model"`` ones:
     ``model`` (each model's first row, models in order of first appearance) and those columns, as
-    :func:`benchsift.io.long.split_extra_columns` returns it; None when there is none.
+    the ``long`` importer joins onto its models side table; None when there is none.
 
     ``runs`` / ``items``: each row's model run and item; ``run_first`` / ``item_first``: each one's first
     row; ``model_first``: the first row of each model; ``model_names``: their ids. The per-row codes of the
@@ -229,9 +251,8 @@ def panel_roles(
     items: np.ndarray,
     item_first: np.ndarray,
 ) -> None:
-    """Set each column's ``role`` by the rule of :meth:`benchsift.panel.Panel.from_long` alone
-    (``benchsift.panel.long._split_metadata``, what :func:`~benchsift.io._common.assemble_panel` applies to
-    the sample importers' long tables): ``family``/``release_date``/``params`` are model metadata (each
+    """Set each column's ``role`` by the rule of :meth:`benchsift.panel.Panel.from_long` (which the sample
+    importers' long tables follow too): ``family``/``release_date``/``params`` are model metadata (each
     run's first row, ``"run"``), ``category``/``question``/``answer``/``answers``/``image`` item metadata
     (``"item"``); another column is item metadata when constant within every item, else model metadata when
     constant within every run, else left out (``"drop"``, without a note, as there)."""
@@ -250,11 +271,10 @@ def answers_table(
     ids: dict[str, np.ndarray],
     dtypes: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """The long answers table of :func:`benchsift.io._common.assemble_panel`: ``model, condition,
-    benchmark, item`` of the kept rows (``ids``: object arrays of those rows) and the stripped answer
-    label of each (:func:`~benchsift.io._common.answer_labels`). ``rows``: the kept rows (None: all).
-    ``dtypes``: the dtypes of the id columns in the general path's long table (default: the ``long``
-    reader's, ``model``/``benchmark``/``item`` object and ``condition`` text)."""
+    """The long answers table: ``model, condition, benchmark, item`` of the kept rows (``ids``: object arrays
+    of those rows) and the stripped answer label of each (:func:`answer_labels`). ``rows``: the kept rows
+    (None: all). ``dtypes``: the dtypes of the id columns in the importer's long table (default: the
+    ``long`` reader's, ``model``/``benchmark``/``item`` object and ``condition`` text)."""
     codes = prediction.codes if rows is None else prediction.codes[rows]
     labels = _labels(prediction)
     if dtypes is None:
