@@ -42,9 +42,9 @@ app = typer.Typer(
 
 Bootstrap = Annotated[
     int,
-    opt("Bootstrap replicates B (App. E; --bootstrap is its old name).", "--n-boot", "--bootstrap", min=1),
+    opt("Bootstrap replicates B (App. E; --bootstrap is its old name).", "--n-boot", "--bootstrap"),
 ]
-Seed = Annotated[int, opt("Seed of the item resamples.", "--seed", min=0)]
+Seed = Annotated[int, opt("Seed of the item resamples.", "--seed")]
 ScVariant = Annotated[str, opt(f"sc axis definition: {', '.join(SC_VARIANTS)}.", "--sc-variant")]
 
 
@@ -75,7 +75,7 @@ def score_command(
     near_tie: Annotated[
         str | None, opt("Comma-separated models for a near-tie report.", "--near-tie")
     ] = None,
-    budget: Annotated[int | None, opt("Also test at a matched item budget.", "--budget", min=1)] = None,
+    budget: Annotated[int | None, opt("Also test at a matched item budget.", "--budget")] = None,
     clusters: ClustersOpt = "auto",
     json_output: JsonOpt = False,
     out: Annotated[Path | None, opt("Also write result.json, CSV tables and figures here.", "--out")] = None,
@@ -135,10 +135,9 @@ def analyze_command(
             "Model resamples for the correlation CIs (App. E; --bootstrap is its old name).",
             "--n-boot",
             "--bootstrap",
-            min=1,
         ),
     ] = 2000,
-    seed: Annotated[int, opt("Seed of the model resamples.", "--seed", min=0)] = 0,
+    seed: Annotated[int, opt("Seed of the model resamples.", "--seed")] = 0,
     json_output: JsonOpt = False,
     out: Annotated[Path | None, opt("Also write result.json and figures here.", "--out")] = None,
     force: ForceOpt = False,
@@ -180,8 +179,8 @@ def audit_command(
     ] = None,
     judge_col: Annotated[str, opt("Judge label column of --labels.", "--judge-col")] = "judge",
     human_col: Annotated[str, opt("Human label column of --labels.", "--human-col")] = "human",
-    items: Annotated[int, opt("Items per axis drawn for the cross-judge audit (S).", "--items", min=1)] = 200,
-    seed: Annotated[int, opt("Seed of the per-axis item draw.", "--seed", min=0)] = 0,
+    items: Annotated[int, opt("Items per axis drawn for the cross-judge audit (S).", "--items")] = 200,
+    seed: Annotated[int, opt("Seed of the per-axis item draw.", "--seed")] = 0,
     threshold: Annotated[
         float, opt("Admission rule: an axis is admitted iff rho >= this.", "--threshold")
     ] = 0.95,
