@@ -10,9 +10,10 @@ checks, no duplicate detection).
 The table: ``--models`` x ``--items`` rows (default 1,000 x 20,000 = 20 million), model by model, items in
 two benchmarks, scores 0/1 with 3 % NaN; ids as pandas' default text columns (what ``read_csv`` gives:
 ``str``, pyarrow-backed on pandas 3) or, ``--object``, as object columns of Python strings. Each step runs
-in its own fresh subprocess that builds the table and then runs the step; its peak is the child's maximum
-resident set (``getrusage(RUSAGE_CHILDREN)`` through a one-child wrapper), its CPU time user + system. The
-step ``table only`` (the table built, nothing run) is the floor to read the others against.
+in its own fresh subprocess that builds the table, resets its peak resident set (``/proc/self/clear_refs``,
+Linux) and runs the step: ``table GB`` is the resident set with the table built, ``peak GB`` the peak during
+the step (``VmHWM``), ``added GB`` the difference (what the step needs on top of the table), ``cpu s`` the
+step's CPU time (``time.process_time``: user + system, all threads), ``wall s`` its wall time.
 ``--before-src DIR`` runs ``from_long`` with ``PYTHONPATH=DIR`` too (``git archive 7acdf7f src | tar -x -C
 /tmp/before`` gives ``/tmp/before/src``), right after the current code's, so both see the same load.
 
@@ -30,13 +31,17 @@ from pathlib import Path
 
 from _timing import machine_line
 
-WRAP = """
-import resource, subprocess, sys, time
-t = time.perf_counter()
-rc = subprocess.run([sys.executable, "-c", sys.argv[1]]).returncode
-wall = time.perf_counter() - t
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(r.ru_maxrss * 1024, wall, r.ru_utime + r.ru_stime, rc)
+#: around the step, in the child: the peak resident set reset (``/proc/self/clear_refs``) once the table is
+#: built, then the step's CPU time, wall time and the peak reached (``VmHWM``)
+MEASURE = """
+import gc, time
+def _kb(key):
+    return next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith(key)) * 1024
+gc.collect()
+open("/proc/self/clear_refs", "w").write("5")
+_base, _t, _w = _kb("VmRSS:"), time.process_time(), time.perf_counter()
+{step}
+print("STEP", _base, _kb("VmHWM:"), time.process_time() - _t, time.perf_counter() - _w)
 """
 
 TABLE = """
@@ -55,7 +60,7 @@ del cols, score
 """
 
 STEPS = {
-    "table only": "",
+    "table only": "pass",
     "numpy factorize + scatter": (
         "r, _ = pd.factorize(df['model']); b, _ = pd.factorize(df['benchmark']);"
         " q, _ = pd.factorize(df['item']); i, u = pd.factorize(b.astype(np.int64) * (q.max() + 1) + q);"
@@ -67,17 +72,14 @@ STEPS = {
 }
 
 
-def run(code: str, src: str | None) -> tuple[float, float, float]:
+def run(code: str, src: str | None) -> tuple[float, float, float, float]:
+    """The table's resident set, the step's peak, CPU and wall seconds, in a fresh child."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = src
-    out = subprocess.run(
-        [sys.executable, "-c", WRAP, code], env=env, capture_output=True, text=True, check=True
-    ).stdout.split()
-    peak, wall, cpu, rc = float(out[0]), float(out[1]), float(out[2]), int(out[3])
-    if rc != 0:
-        raise SystemExit(f"step failed: {code[-200:]}")
-    return peak, wall, cpu
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    line = next(x for x in out.stdout.splitlines() if x.startswith("STEP")).split()
+    return float(line[1]), float(line[2]), float(line[3]), float(line[4])
 
 
 def main() -> None:
@@ -95,15 +97,19 @@ def main() -> None:
         f"table: {args.models} x {args.items} = {args.models * args.items:,} rows, ids "
         f"{'object' if args.object else 'pandas default text'}"
     )
-    print(f"{'step':40s} {'peak GB':>8s} {'wall s':>8s} {'cpu s':>8s}")
+    print(f"{'step':32s} {'table GB':>9s} {'peak GB':>8s} {'added GB':>9s} {'cpu s':>7s} {'wall s':>7s}")
     for name, step in STEPS.items():
         sides = [("", here)] + (
             [(" [before]", args.before_src)] if name == "Panel.from_long" and args.before_src else []
         )
         for _ in range(args.repeats):
             for suffix, src in sides:
-                peak, wall, cpu = run(table + step, src)
-                print(f"{name + suffix:40s} {peak / 1e9:8.2f} {wall:8.1f} {cpu:8.1f}", flush=True)
+                base, peak, cpu, wall = run(table + MEASURE.format(step=step), src)
+                print(
+                    f"{name + suffix:32s} {base / 1e9:9.2f} {peak / 1e9:8.2f} {(peak - base) / 1e9:9.2f} "
+                    f"{cpu:7.2f} {wall:7.2f}",
+                    flush=True,
+                )
     print(machine_line())
 
 
