@@ -22,13 +22,18 @@ model's expected score over it). Each rate is printed with its Monte Carlo stand
 
 1. rank-interval coverage: share of (model, panel) whose true rank lies in its 95 % rank interval
    (nominal 0.95; marginal per model), pooled and per model (min / max over the models), on a spread
-   leaderboard, near-tied pairs, a dense one and an all near-tied one. compare's interval
-   (:func:`benchsift.stats.rank_interval_pairwise`: one-sided, worst direction, by steps) beside: the
-   two-sided max-|t| steps of Mogstad et al. (2024); two yardsticks that show what no valid interval can
-   go below: claims at a single one-sided test each (``t > z_0.95``, no allowance for multiplicity; valid
-   only where one competitor is close) and the observed rank alone; and the percentile interval of the
-   bootstrap ranks. The MC se printed treats (model, panel) as independent (models of one panel are not:
-   read it as a lower bound);
+   leaderboard, near-tied pairs, a dense one and an all near-tied one, with each interval's mean width
+   over the number of models (on an exact tie the data do not tell a model's place, and pooled coverage
+   equals it). compare's interval (:func:`benchsift.stats.rank_interval_pairwise`: one-sided, each
+   direction at its own critical value, by steps) beside the one it replaced (the larger of the two
+   critical values for both directions, ``critical="worst"``, 7acdf7f), on the same panels; the two-sided
+   max-|t| steps of Mogstad et al. (2024); two yardsticks that show what no valid interval can go below:
+   claims at a single one-sided test each (``t > z_0.95``, no allowance for multiplicity; valid only
+   where one competitor is close) and the observed rank alone; the percentile interval of the bootstrap
+   ranks; and the least coverage of any interval whose claims are each at least a one-sided 5 % test,
+   ``1 - sum_k Phi(-z_0.95 - |delta_k| / se_k)`` from the true differences and standard errors. The MC
+   se printed treats (model, panel) as independent (models of one panel are not, and 100 panels share
+   one draw of resampling weights: read it as a lower bound);
 2. false separation: under the global null (8 equal models) the share of panels with any pair separated
    after Holm (family-wise error) and after BH (under the global null the FDR equals it), nominal 0.05;
    on a leaderboard of 5 tied pairs among 10 models, Holm's family-wise error over the 5 null pairs and
@@ -63,6 +68,11 @@ def main() -> None:
     parser.add_argument("--skip-acceptance", action="store_true")
     parser.add_argument(
         "--only-rank-coverage", action="store_true", help="of the acceptance checks, the rank coverage only"
+    )
+    parser.add_argument(
+        "--skip-rank-coverage",
+        action="store_true",
+        help="of the acceptance checks, all but the rank coverage",
     )
     args = parser.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -207,6 +217,27 @@ def _claims_interval(x, S, crit):
     return out
 
 
+def _pairwise_bound(theta, n):
+    """Per model: ``1 - sum_k Phi(-z_0.95 - |delta_k| / se_k)`` over its competitors, true ``delta`` and
+    ``se`` (a 200,000-item draw, scaled to ``n`` items). A miss needs a competitor claimed on the wrong
+    side; an interval whose claims are each at least a one-sided 5 % test (as any valid one must be
+    where that competitor is the only close one) makes one with probability at most
+    ``Phi(-z_0.95 - |delta_k| / se_k)``: so this is the least coverage any valid interval can have."""
+    import numpy as np
+    from scipy.stats import norm
+
+    from benchsift.simulate import simulate_leaderboard
+
+    big = simulate_leaderboard(theta, 200_000, random_state=7)
+    C = np.cov(big.scores)
+    v = np.diag(C)
+    se = np.sqrt(np.maximum(v[:, None] + v[None, :] - 2 * C, 1e-300) / n)
+    tau = np.abs(big.true_scores[:, None] - big.true_scores[None, :]) / se
+    miss = norm.cdf(-1.6448536269514722 - tau)
+    np.fill_diagonal(miss, 0.0)
+    return 1.0 - miss.sum(axis=1)
+
+
 def _mc(p: float, n: int) -> str:
     return f"{p:.4f} (MC se {(p * (1 - p) / n) ** 0.5:.4f}, n = {n})"
 
@@ -239,15 +270,17 @@ def acceptance(args) -> None:
         "all near-tied: 10 models 0.005 apart": np.arange(10) * 0.005,
     }
     rules = {
-        "compare's (one-sided steps)": lambda x, S: rank_interval_pairwise(x, S, 0.95),
+        "compare's (each direction, steps)": lambda x, S: rank_interval_pairwise(x, S, 0.95),
+        "worst direction for both (7acdf7f)": lambda x, S: rank_interval_pairwise(x, S, 0.95, "worst"),
         "two-sided max|t| steps (Mogstad et al.)": lambda x, S: _claims_interval(x, S, _two_sided),
         "single claim at z_0.95, no multiplicity": lambda x, S: _claims_interval(x, S, None),
         "observed rank alone": lambda x, S: _claims_interval(x, S, 0.0),
         "percentile of bootstrap ranks": lambda x, S: rank_interval(S, 0.95),
     }
-    for label, theta in configs.items():
+    for label, theta in configs.items() if not args.skip_rank_coverage else ():
         M = theta.size
         hits: dict[str, list[Any]] = {k: [] for k in rules}
+        widths: dict[str, list[Any]] = {k: [] for k in rules}
         for sims, X, W in _stacked(theta, n, R, rng, Bs):
             pb = paired_bootstrap_pairs(X, W, pairs=pairs_of(M, 1))  # only the model means are needed
             for r, s in enumerate(sims):
@@ -255,11 +288,24 @@ def acceptance(args) -> None:
                 for k, rule in rules.items():
                     ci = rule(s.scores.mean(axis=1), S)
                     hits[k].append((ci[:, 0] <= s.true_ranks) & (s.true_ranks <= ci[:, 1]))
-        print(f"rank coverage, {label}, n = {n} (nominal 0.95; pooled, then per model min / max):")
+                    widths[k].append(ci[:, 1] - ci[:, 0] + 1)
+        bound = _pairwise_bound(theta, n)
+        print(
+            f"rank coverage, {label}, n = {n} (nominal 0.95; pooled, then per model min / max; mean width / "
+            f"{M}, which pooled coverage equals on an exact tie):"
+        )
         for k, h in hits.items():
             per = np.mean(h, axis=0)
             cell = _mc(float(np.mean(h)), R * M) if k.startswith("compare") else f"{float(np.mean(h)):.4f}"
-            print(f"    {k:<42} {cell}; per model {per.min():.3f} / {per.max():.3f}")
+            print(
+                f"    {k:<42} {cell}; per model {per.min():.3f} / {per.max():.3f}; "
+                f"width / M {float(np.mean(widths[k])) / M:.3f}"
+            )
+        print(
+            f"    forced: 1 - sum_k Phi(-z_0.95 - |delta_k| / se_k), the least coverage of an interval whose "
+            f"claims are each at least a one-sided 5 % test: pooled {bound.mean():.4f}, per model "
+            f"{bound.min():.3f} / {bound.max():.3f}"
+        )
     if args.only_rank_coverage:
         print(f"acceptance checks: {time.perf_counter() - t0:.0f} s")
         return

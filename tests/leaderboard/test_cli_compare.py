@@ -74,6 +74,23 @@ def test_bad_pair_is_one_line_exit_2(panel_file: tuple[Panel, Path]) -> None:
     assert "--pair: expected two model ids" in out.output
 
 
+def test_rank_critical_worst_is_the_wider_interval(panel_file: tuple[Panel, Path]) -> None:
+    # --rank-critical worst: the interval before (both directions at the larger critical value), the
+    # library's, and never narrower than the default's; an unknown value is one line, exit 2
+    panel, path = panel_file
+    out = runner.invoke(app, ["compare", str(path), "--json", "--n-boot", "300", "--rank-critical", "worst"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc == json.loads(json.dumps(compare(panel, n_boot=300, rank_critical="worst").to_dict()))
+    assert doc["parameters"]["rank_critical"] == "worst"
+    worst = {r["model"]: (r["rank_low"], r["rank_high"]) for r in doc["sections"]["sim"]["leaderboard"]}
+    each = compare(panel, n_boot=300).leaderboard.set_index("model")
+    for m, (lo, hi) in worst.items():
+        assert lo <= each.loc[m, "rank_low"] <= each.loc[m, "rank_high"] <= hi
+    out = runner.invoke(app, ["compare", str(path), "--rank-critical", "both"])
+    assert out.exit_code == 2 and "--rank-critical: expected each or worst" in out.output
+
+
 def test_suite_comparison(tmp_path: Path) -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=4, n_categories=2, items_per_benchmark=80), 0)
     res = run_pipeline(sim.panel, CompressionConfig(retention=None, k=2))

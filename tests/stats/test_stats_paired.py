@@ -229,3 +229,25 @@ def test_rank_interval_pairwise_hand_computed() -> None:
     out = rank_interval_pairwise([0.3, 0.0, np.nan], S, 0.95)
     np.testing.assert_array_equal(out[:2], [[1, 1], [2, 2]])
     assert np.isnan(out[2]).all()
+
+
+def test_rank_interval_pairwise_each_direction_at_its_own_critical_value() -> None:
+    # two models 0.2 apart, replicate difference (upper minus lower) 0.2 - e with a skewed e: 37 values
+    # evenly spaced in [-0.1, 0.1] and a tail 0.4, 0.5, 0.6, 0.7 (41 replicates). For the lower model the
+    # centred replicates are Z = -e / se; claiming the other above it is a one-sided test at
+    # c+ = q_0.95(Z) ("higher": the 39th of 41 sorted) = 0.0889 / se (the 35th of the even values), and
+    # t = 0.2 / se exceeds it. For the upper model Z = e / se: claiming the other below it needs
+    # t = -0.2 / se < -c-, c- = q_0.95(-Z) = q_0.95(-e) / se, the same 0.0889 / se: claimed too.
+    # So both ranks are known: [1, 1] and [2, 2]. With "worst" (the interval before) both directions
+    # take the larger quantile, q_0.95(e) / se = 0.5 / se > t: nothing is claimed, [1, 2] twice.
+    e = np.concatenate([np.linspace(-0.1, 0.1, 37), [0.4, 0.5, 0.6, 0.7]])
+    S = np.column_stack([np.zeros(41), -0.2 + e])  # model 0 scores 0, model 1 scores -0.2
+    assert np.quantile(-e, 0.95, method="higher") == pytest.approx(-0.1 + 34 * 0.2 / 36)
+    assert np.quantile(e, 0.95, method="higher") == 0.5
+    np.testing.assert_array_equal(rank_interval_pairwise([0.0, -0.2], S, 0.95), [[1, 1], [2, 2]])
+    worst = rank_interval_pairwise([0.0, -0.2], S, 0.95, critical="worst")
+    np.testing.assert_array_equal(worst, [[1, 2], [1, 2]])
+    # the default on its own: 0.6 apart (past both quantiles) is claimed both ways, 0.05 apart by neither
+    for d, expected in ((0.6, [[1, 1], [2, 2]]), (0.05, [[1, 2], [1, 2]])):
+        S = np.column_stack([np.zeros(41), -d + e])
+        np.testing.assert_array_equal(rank_interval_pairwise([0.0, -d], S, 0.95), expected)

@@ -40,6 +40,14 @@ def compare_command(
         str, opt("Correction across pairs: holm (family-wise), bh (false discovery) or none.")
     ] = "holm",
     level: Annotated[float, opt("Level of the score, difference and rank intervals.")] = 0.95,
+    rank_critical: Annotated[
+        str,
+        opt(
+            "Rank intervals' critical values: each (each direction its own one-sided one) or worst (both "
+            "at the larger: wider).",
+            "--rank-critical",
+        ),
+    ] = "each",
     power: Annotated[float, opt("Power of the minimum detectable difference and the items needed.")] = 0.8,
     pair: Annotated[
         str | None, opt("Two model ids A,B: their power now and the items that would separate them.")
@@ -65,11 +73,13 @@ def compare_command(
         clusters=cluster_spec(clusters), random_state=seed,
     )  # fmt: skip
     if suite is not None:
-        if pair is not None or benchmarks is not None:
-            raise InputError("--pair and --benchmarks apply to a panel, not to --suite")
+        if pair is not None or benchmarks is not None or rank_critical != "each":
+            raise InputError("--pair, --benchmarks and --rank-critical apply to a panel, not to --suite")
         _compare_suite(panel, suite, stats, out, json_output)
     else:
-        _compare_panel(panel, benchmarks, pair, stats, top, out, json_output)
+        _compare_panel(
+            panel, benchmarks, pair, {**stats, "rank_critical": rank_critical}, top, out, json_output
+        )
 
 
 def _written(out: Path | None) -> list[str]:

@@ -19,7 +19,7 @@ benchmarks) and every pair of models, on the items both answered:
 2. **Cross-checks** beside it: the paired t test (``scipy.stats.ttest_rel`` on the common items; lmms-eval's
    paired t) and, for 0/1 scores, the exact McNemar test.
 3. **Ranks and tie groups**: each model's rank interval counts the competitors shown above and below it
-   by its pairwise bootstrap comparisons, one-sided in the worst direction and by steps down
+   by its pairwise bootstrap comparisons, one-sided, each direction at its own critical value, by steps down
    (:func:`benchsift.stats.rank_interval_pairwise`, after Mogstad, Romano, Shaikh & Wilhelm 2024):
    marginal coverage, per model, at least ``level`` whatever the true scores, about ``level`` for a model
    at the end of a near-tie and above it elsewhere (unavoidably: the README); not simultaneous over models
@@ -67,9 +67,17 @@ from benchsift.stats import (
 )
 from benchsift.stats.cluster import cluster_codes
 from benchsift.stats.paired import items_for_power, paired_bootstrap_pairs, paired_moments, wald_pvalue
-from benchsift.stats.ranks import rank_average
+from benchsift.stats.ranks import RANK_CRITICAL, rank_average
 
 __all__ = ["CORRECTIONS", "compare"]
+
+#: ``parameters["rank_interval"]`` of a comparison, per ``rank_critical``
+_RANK_TEXT = {
+    "each": "marginal per model: pairwise bootstrap comparisons, one-sided critical values, each direction "
+    "its own, by steps down (Mogstad et al. 2024)",
+    "worst": "marginal per model: pairwise bootstrap comparisons, one-sided critical value, the worse "
+    "direction's for both, by steps down (Mogstad et al. 2024)",
+}
 
 #: what ``correction`` accepts: Holm (family-wise error), Benjamini-Hochberg (false discovery), none
 CORRECTIONS = ("holm", "bh", "none")
@@ -84,6 +92,7 @@ PARAMETER_CONSTRAINTS: dict[str, list[ConstraintLike]] = {
     "level": [_OPEN_UNIT],
     "power": [_OPEN_UNIT],
     "correction": [Options(CORRECTIONS)],
+    "rank_critical": [Options(RANK_CRITICAL)],
     "n_boot": [Interval(Integral, 2, None)],
     "pair": [
         None,
@@ -105,6 +114,7 @@ def _section(
     level: float,
     power: float,
     correction: str,
+    rank_critical: str,
     progress: ProgressFn | None,
 ) -> dict[str, Any]:
     """Leaderboard rows, pair rows, resolution row and tie labels of one section's score matrix."""
@@ -167,7 +177,7 @@ def _section(
     sep |= sep.T
     groups = tie_groups(score, sep)
     rank = rank_average(-score)
-    rank_ci = rank_interval_pairwise(score, boot.means, level)
+    rank_ci = rank_interval_pairwise(score, boot.means, level, rank_critical)
     score_ci = percentile_ci(boot.means, level, axis=0).T
     order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")
     order = order[~np.isnan(score[order])]
@@ -287,6 +297,7 @@ def _run_sections(
     level: float,
     power: float,
     correction: str,
+    rank_critical: str,
     progress: ProgressFn | None,
 ) -> list[dict[str, Any]]:
     """Step 3 of :func:`compare`: :func:`_section` on each plan, one progress count over all pairs."""
@@ -312,6 +323,7 @@ def _run_sections(
                 level=level,
                 power=power,
                 correction=correction,
+                rank_critical=rank_critical,
                 progress=tick,
             )
         )
@@ -329,6 +341,7 @@ def compare(
     level: float = 0.95,
     power: float = 0.8,
     correction: str = "holm",
+    rank_critical: str = "each",
     clusters: ClusterSpec = "auto",
     pair: Sequence[str] | None = None,
     random_state: SeedLike = 0,
@@ -352,6 +365,10 @@ def compare(
         Level of the score, difference and rank intervals.
     power:
         Power of the minimum detectable difference and of the items needed.
+    rank_critical:
+        The rank intervals' critical values (:func:`benchsift.stats.rank_interval_pairwise`): ``"each"``
+        (default), each direction of claim (above / below the model) at its own one-sided critical value;
+        ``"worst"``, both at the larger of the two (the interval before: wider, never closer to ``level``).
     clusters:
         Item clusters resampled whole (:func:`benchsift.panel.item_clusters`): ``"auto"``, ``None``, a
         column name or one label per item.
@@ -398,6 +415,7 @@ def compare(
         level=level,
         power=power,
         correction=correction,
+        rank_critical=rank_critical,
         progress=progress,
     )
     pairs = pd.concat([o["pairs"] for o in outs], ignore_index=True)
@@ -417,8 +435,8 @@ def compare(
             "correction": correction,
             "random_state": random_state if isinstance(random_state, int | None) else "Generator",
             "p_value": "bootstrap Wald 2 Phi(-|delta| / se*)",
-            "rank_interval": "marginal per model: pairwise bootstrap comparisons, one-sided critical value "
-            "(worst direction) by steps down (Mogstad et al. 2024)",
+            "rank_interval": _RANK_TEXT[rank_critical],
+            "rank_critical": rank_critical,
         },
         clusters=found.to_dict(),
     )

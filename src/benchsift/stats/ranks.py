@@ -5,10 +5,21 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._params import validate_params
+from benchsift._params import Options, validate_params
 from benchsift.stats._checks import OPEN_UNIT, as_float_array, check_shape, move_axis
 
-__all__ = ["rank_among", "rank_average", "rank_interval", "rank_interval_pairwise", "tie_groups"]
+__all__ = [
+    "RANK_CRITICAL",
+    "rank_among",
+    "rank_average",
+    "rank_interval",
+    "rank_interval_pairwise",
+    "tie_groups",
+]
+
+#: what ``critical`` of :func:`rank_interval_pairwise` accepts: each direction its own one-sided critical
+#: value (default), or the larger of the two for both directions (the interval before)
+RANK_CRITICAL = ("each", "worst")
 
 
 def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
@@ -113,9 +124,9 @@ def tie_groups(scores: ArrayLike, separated: ArrayLike) -> NDArray[np.intp]:
     return out
 
 
-@validate_params({"level": [OPEN_UNIT]})
+@validate_params({"level": [OPEN_UNIT], "critical": [Options(RANK_CRITICAL)]})
 def rank_interval_pairwise(
-    estimates: ArrayLike, samples: ArrayLike, level: float = 0.95
+    estimates: ArrayLike, samples: ArrayLike, level: float = 0.95, critical: str = "each"
 ) -> NDArray[np.float64]:
     r"""``(M, 2)`` rank intervals (1 = best) from pairwise comparisons: **marginal** per model, each
     model's interval holds its true rank with probability at least ``level`` (asymptotically) whatever the
@@ -125,38 +136,53 @@ def rank_interval_pairwise(
     bootstrap replicates. For model :math:`m` and competitor :math:`k`,
     :math:`\hat d_k = \hat x_k - \hat x_m`, its bootstrap standard error :math:`s_k` (ddof 1 over the
     replicates of :math:`x^*_k - x^*_m`), :math:`t_k = \hat d_k / s_k` and the centred replicates
-    :math:`Z^{*(r)}_k = (d^{*(r)}_k - \hat d_k) / s_k`. With a critical value :math:`c_m` the interval is
+    :math:`Z^{*(r)}_k = (d^{*(r)}_k - \hat d_k) / s_k`. The interval is
 
-    .. math:: L_m = 1 + \#\{k : t_k > c_m\}, \qquad U_m = M - \#\{k : t_k < -c_m\}
+    .. math:: L_m = 1 + \#\{k : t_k > c^+_m\}, \qquad U_m = M - \#\{k : t_k < -c^-_m\}
 
     (the competitors shown to be above, and below, the model: Mogstad, Romano, Shaikh & Wilhelm 2024,
-    eq. (3.3) with the differences' confidence set one-sided per claim). :math:`c_m` comes by steps
+    eq. (3.3) with the differences' confidence set one-sided per claim), each direction at its own
+    critical value, :math:`c^+_m` for the claims above and :math:`c^-_m` for those below, found by steps
     down: with :math:`R` the competitors not yet claimed above or below (at first all),
 
-    .. math:: c_m(R) = \max\Bigl(q_{\text{level}}\bigl(\max_{k \in R} Z^*_k\bigr),\
-              q_{\text{level}}\bigl(\max_{k \in R} -Z^*_k\bigr)\Bigr),
+    .. math:: c^+_m(R) = q_{\text{level}}\bigl(\max_{k \in R} Z^*_k\bigr), \qquad
+              c^-_m(R) = q_{\text{level}}\bigl(\max_{k \in R} -Z^*_k\bigr)
 
-    :math:`q_{\text{level}}` the ``level`` quantile over replicates; the claims at :math:`c_m(R)` are
-    added and :math:`R` shrinks until no new claim is made (Romano & Wolf 2005's step-down, as Mogstad et
-    al. refine their marginal sets, Algorithm 3.1).
+    (each at least 0), :math:`q_{\text{level}}` the ``level`` quantile over replicates; a competitor is
+    claimed above when :math:`t_k > c^+_m(R)` and below when :math:`t_k < -c^-_m(R)`, the claims are added
+    and :math:`R` shrinks until no new claim is made (Romano & Wolf 2005's step-down, as Mogstad et al.
+    refine their marginal sets, Algorithm 3.1). ``critical="worst"`` uses the larger of the two for both
+    directions (this function's interval before: it contains the default one on every input).
 
-    Why one-sided and the worst direction, not their two-sided :math:`\max_k |Z_k|`: the interval misses
-    only when more competitors are claimed above than truly are (or more below), and the two misses
-    exclude each other. When the truly-above competitors near :math:`m` are pushed far up they are claimed
-    and a miss needs a false "above" claim among the rest; when they are near, they are unclaimed and
-    leave room for one. So the least favourable truth puts every close competitor on one side of :math:`m`
-    (it is the last, or the first, of a tie), where a miss is any false claim in one direction: its
-    probability is :math:`P(\max_{k} Z_k > c)` or :math:`P(\max_k -Z_k > c)`, which :math:`c_m` bounds by
-    ``1 - level`` for the set still in question (an argument, checked by simulation on the
-    configurations of ``benchmarks/bench_compare.py``, not a proof; the steps' validity rests on Romano &
-    Wolf's monotonicity: fewer competitors in question, a smaller critical value). The two-sided max
-    guards both directions at once and covered 0.995 where this one covers 0.988 (10 near-tied models;
-    ``benchmarks/bench_compare.py``).
+    Why one-sided, each direction on its own, not their two-sided :math:`\max_k |Z_k|`: the interval
+    misses only when more competitors are claimed above than truly are (:math:`L_m` too high) or more
+    below (:math:`U_m` too low); the claims are disjoint, so :math:`L_m \le U_m` and the two misses
+    exclude each other: :math:`P(\text{miss}) = P(L_m > r_m) + P(U_m < r_m)`. A miss above needs the
+    false "above" claims to outnumber the truly-above competitors left unclaimed; when those are near
+    :math:`m` they are unclaimed and a miss needs two false claims or more, when they are far they are
+    claimed and one false claim is a miss, but then no truly-above competitor is near enough to be
+    claimed below, so :math:`P(U_m < r_m)` is the far tail :math:`\Phi(-c - \tau)`. The least favourable
+    truth therefore puts every close competitor on one side of :math:`m` (it is the last, or the first, of
+    a tie), where a miss is any false claim in that one direction: its probability is
+    :math:`P(\max_{k} Z_k > c^+)` or :math:`P(\max_k -Z_k > c^-)`, each bounded by ``1 - level`` by its
+    own critical value over the set still in question, with no need to guard the other direction at the
+    same time (an argument, checked by simulation on the configurations of
+    ``benchmarks/bench_compare.py``, not a proof; the steps' validity rests on Romano & Wolf's
+    monotonicity: fewer competitors in question, a smaller critical value). Taking the larger of the two
+    quantiles for both directions (``"worst"``) only adds the bootstrap noise of the other direction's
+    quantile; the two-sided max guards both directions at once and is wider still.
 
-    Coverage above ``level`` is unavoidable for a valid interval for most models of a leaderboard: a
-    model in the middle of a near-tie gives the same data as one that is truly last of the tie, where the
-    interval must be this wide; on a well-spread leaderboard even claims at a single one-sided test each,
-    with no allowance for multiplicity, cover 0.997 (the measured numbers are in the README).
+    How close to ``level`` a valid interval can come (the measured numbers are in the README): to
+    ``level`` for a model at the end of a near-tie (the least favourable truth above), and above it
+    elsewhere, unavoidably. A claim must be at least a one-sided test at ``1 - level`` (where the
+    competitor is the only close one, a smaller critical value is invalid), so a miss needs some
+    competitor's :math:`t_k` beyond :math:`z_{\text{level}}` on the wrong side: coverage is at least
+    :math:`1 - \sum_k \Phi(-z_{\text{level}} - |\delta_k| / \mathrm{se}_k)`, about 1 on a spread
+    leaderboard. On an exact tie the data do not tell a model's true position, so its interval is
+    distributed alike whatever that position is, and the coverage pooled over the tie's models is the
+    interval's mean width over the tie's size; validity for the first and the last position (each needs
+    :math:`L_m = 1`, :math:`U_m = M`, with probability ``level``) keeps that near 1 unless, in the
+    panels where the interval is cut, it is cut by many ranks at once.
 
     Why not the percentile interval of the bootstrap ranks (:func:`rank_interval`): the bootstrap world's
     truth is the observed scores, whose gaps exceed the true ones near ties (Hall & Miller 2009), so its
@@ -200,7 +226,7 @@ def rank_interval_pairwise(
             Z = S32[:, cols] - S32[:, [j]]
             Z -= d[cols].astype(np.float32)
             Z /= se[cols].astype(np.float32)
-            up, down = _step_down(Z, z[cols], float(level))
+            up, down = _step_down(Z, z[cols], float(level), worst=critical == "worst")
             above[cols], below[cols] = up, down
         above |= np.isposinf(z)
         below |= np.isneginf(z)
@@ -210,10 +236,11 @@ def rank_interval_pairwise(
 
 
 def _step_down(
-    Z: NDArray[np.float32], t: NDArray[np.float64], level: float
+    Z: NDArray[np.float32], t: NDArray[np.float64], level: float, worst: bool = False
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Claims ``(above, below)`` of :func:`rank_interval_pairwise` for one model: ``t`` the competitors'
-    standardised differences, ``Z`` ``(B, K)`` their centred replicates (NaN: left out)."""
+    standardised differences, ``Z`` ``(B, K)`` their centred replicates (NaN: left out); ``worst``: both
+    directions at the larger of their two critical values."""
     nan = np.isnan(Z)
     hi = np.where(nan, -np.inf, Z)  # an undefined replicate difference never exceeds a critical value
     lo = np.where(nan, -np.inf, -Z)
@@ -223,8 +250,11 @@ def _step_down(
         rest = ~(up | down)
         if not rest.any():
             return up, down
-        c = max(_quantile_of_max(hi[:, rest], level), _quantile_of_max(lo[:, rest], level), 0.0)
-        new_up, new_down = up | (t > c), down | (t < -c)
+        c_up = max(_quantile_of_max(hi[:, rest], level), 0.0)
+        c_down = max(_quantile_of_max(lo[:, rest], level), 0.0)
+        if worst:
+            c_up = c_down = max(c_up, c_down)
+        new_up, new_down = up | (t > c_up), down | (t < -c_down)
         if (new_up == up).all() and (new_down == down).all():
             return up, down
         up, down = new_up, new_down
