@@ -176,11 +176,28 @@ class _Responses:
     """A validated response matrix with the products every iteration reuses."""
 
     def __init__(self, X: np.ndarray, name: str = "responses") -> None:
-        self.x, self.obs = _check_responses(X, name)
-        self.complete = bool(self.obs.all())
-        self.n_obs_item = self.obs.sum(axis=0)
+        arr = check_array(
+            name, X, ndim=2, what="a 2-D respondents x items matrix", low=0, high=1, axes=("row", "item")
+        )
+        missing = np.isnan(arr)
+        self.complete = not bool(missing.any())
+        self._obs: np.ndarray | None = None
+        if self.complete:  # no copy and no mask (issue 36: 13 % of a 1,000 x 20,000 fit); never written to
+            self.x = np.ascontiguousarray(arr)
+            self.n_obs_item = np.full(arr.shape[1], float(arr.shape[0]))
+        else:
+            self.x = np.where(missing, 0.0, arr)
+            self._obs = np.logical_not(missing).astype(np.float64)
+            self.n_obs_item = self._obs.sum(axis=0)
         self.x_sum_item = self.x.sum(axis=0)
         self._bases: dict[bytes, np.ndarray] = {}  # the E-step's Chebyshev basis at the grid (_item_sum)
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The observed-cell mask as 0/1 floats (all ones for a complete panel, made only when asked for)."""
+        if self._obs is None:
+            self._obs = np.ones(self.x.shape)
+        return self._obs
 
     def loglik(
         self,
@@ -766,7 +783,7 @@ class TwoPL:
         )
         # Anchor the sign of the latent scale: ability must rise with the raw mean score (a normal slope
         # prior allows either sign; under the log-normal prior slopes are positive, nothing to reflect).
-        n_obs_resp = data.obs.sum(axis=1)
+        n_obs_resp = np.full(n_resp, float(n_items)) if data.complete else data.obs.sum(axis=1)
         raw = np.where(n_obs_resp > 0, data.x.sum(axis=1) / np.maximum(n_obs_resp, 1), np.nan)
         ok = ~np.isnan(raw)
         if (
