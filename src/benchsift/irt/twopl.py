@@ -145,10 +145,11 @@ def _softplus(z: np.ndarray) -> np.ndarray:
     return z
 
 
-#: bytes of one block of the item-side (items x points) arrays: the elementwise passes over a block stay in
-#: the core's L2 cache (issue 36: on the 2-core test machine a 3,000 x 74 softplus ran 3x slower as one
-#: 1.8 MB array than in 128 kB blocks, each of its six passes streaming from the shared L3)
-_BLOCK_BYTES = 128 * 1024
+#: bytes of one block of the item-side (items x points) arrays: the temporaries stay this size whatever the
+#: number of items (an (N, K) array is 100 MB at 20,000 items x 650 nodes), and a block's elementwise passes
+#: stay in the core's L2 cache (1 MB per core on the test machine). Blocks of 64 kB, 128 kB, 512 kB and
+#: 2 MB fitted within the run-to-run noise of each other (+-10 % at load 13), 64 kB the slowest.
+_BLOCK_BYTES = 512 * 1024
 
 
 def _block_rows(n_points: int) -> int:
