@@ -43,19 +43,23 @@ Respondents are scored by the expected a posteriori (EAP) ability with its poste
 posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus the prior's precision):
 :meth:`TwoPL.score`, which also scores new respondents on any subset of the fitted items.
 
-Cost per EM iteration: ``O(M N)`` for the sufficient statistics (``X a``, ``X d``, ``X^T E[theta]``),
-``O(M K)`` for the posteriors on the grid's K nodes, and item-side work that does not grow with K on a
-complete panel (``O(M N K)``, one matrix product, when cells are missing); K grows as the narrowest
-posterior sd shrinks (one point per sd over the span of the posteriors: ~180 points for 200 respondents x
-3,000 items, ~650 for
-1,000 x 20,000). On every complete panel, the E-step's item sum ``S(q) = sum_j softplus(a_j q + d_j)`` comes
-from its barycentric Chebyshev interpolant on the grid's span (:func:`_item_sum_chebyshev`) when it needs at
-most 2/3 of the grid's points: ``S`` is analytic, so ~70-110 points give it to 1e-10 per item
-(:func:`_chebyshev_points` bounds the error). And the M-step's node weights are replaced by their Gauss
-rule (:func:`_gauss_rule`, Golub-Welsch): 30-70 points instead of the ~150-650 nodes the posteriors reach,
-as many as the item integrands' analyticity needs for a relative error of ~1e-11 (:func:`_gauss_points`).
-With both, the fits equal the plain EM on the full grid (every node summed in both steps) to 1e-11 on
-simulated 200 x 3,000, 1,000 x 5,000, 200 x 20,000 and 1,000 x 20,000 panels (issue 36; tests/irt). Until
+Cost per EM iteration: ``O(M N)`` for the sufficient statistics (``X a`` and ``X^T E[theta]``; the term
+``(X d)_m`` is the same at every node, so it is left out of the posteriors and only its sum
+``x_sum_item @ d`` enters the objective), ``O(M K)`` for the posteriors on the grid's K nodes, and
+item-side work that does not grow with K or M on a complete panel (``O(M N K)``, one matrix product, when
+cells are missing); K grows as the narrowest posterior sd shrinks (one point per sd over the span of the
+posteriors: ~180 points for 200 respondents x 3,000 items, ~650 for 1,000 x 20,000). On every complete
+panel, the E-step's item sum ``S(q) = sum_j softplus(a_j q + d_j)`` comes from Chebyshev interpolants on
+the grid's span (:func:`_item_sum`) where they need at most 2/3 of the grid's points: ``S`` is analytic, so
+~30-110 points give it to 1e-10 per item (:func:`_chebyshev_counts` bounds the error). And the M-step's node
+weights are replaced by their Gauss rule (:func:`_gauss_rule`, Golub-Welsch): 15-70 points instead of the
+~150-650 nodes the posteriors reach, as many as the item integrands' analyticity needs for a relative
+error of ~1e-11 (:func:`_gauss_points`). Both are sized per slope group (:class:`_SlopePartition`: 4
+groups by ``|a_j|``), each for its own steepest item, since the points needed fall with the slope (issue
+36: 28 / 35 / 44 / 74 Chebyshev and 16 / 20 / 25 / 42 Gauss points on a 200 x 3,000 panel, where one
+size for all took 74 and 42). With both, the fits equal the plain EM on the full grid (every node summed
+in both steps) to 1e-11 on simulated 200 x 3,000, 1,000 x 5,000, 200 x 20,000 and 1,000 x 20,000 panels
+(issue 36; tests/irt, with random panels in tests/irt/test_item_sums.py). Until
 issue 36 a grid finer than 0.025 had its item-side sums moved to a 0.05 grid (Hermite interpolation of
 ``S``, quadratic binning of the node weights); that made EM non-monotone on long panels (1,000 x 20,000:
 slopes 0.009 and intercepts 0.019 away from the exact fit; 200 x 20,000: 19 cycles instead of 7 and
