@@ -909,7 +909,8 @@ class TwoPL:
             groups = [partition.group(g) for g in range(partition.groups)]
             sizes = [_gauss_points(nodes, 1.25 * float(np.abs(a[idx]).max(initial=0.0))) for idx in groups]
             wanted = [n if 2 * n < nodes.size else nodes.size for n in sizes]
-            jacobi = _jacobi_matrix(nodes, n_jk, max(wanted)) if min(wanted) < nodes.size else None
+            ruled = [n for n in wanted if n < nodes.size]  # the groups summed over a Gauss rule
+            jacobi = _jacobi_matrix(nodes, n_jk, max(ruled)) if ruled else None
             parts = [
                 (idx, nodes, n_jk)
                 if n == nodes.size or jacobi is None
