@@ -77,6 +77,7 @@ PRIMEBench (Appendix D.1, after metabench, Kipnis et al. 2025) and the p-IRT est
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from numbers import Integral, Real
 from typing import ClassVar, Literal
 
@@ -331,11 +332,15 @@ class _SlopePartition:
         cuts = self.starts[1:]
         self.order = np.argpartition(np.abs(a), cuts) if cuts.size else np.arange(n_items)
 
+    def span(self, g: int) -> slice:
+        """Where slope group ``g`` lies in ``order``."""
+        lo = int(self.starts[g * self.pieces])
+        hi = int(self.starts[(g + 1) * self.pieces]) if g + 1 < self.groups else self.order.size
+        return slice(lo, hi)
+
     def group(self, g: int) -> np.ndarray:
         """Item positions of slope group ``g`` (increasing slopes with ``g``)."""
-        lo = self.starts[g * self.pieces]
-        hi = self.starts[(g + 1) * self.pieces] if g + 1 < self.groups else self.order.size
-        return self.order[lo:hi]
+        return self.order[self.span(g)]
 
 
 def _item_sum(
@@ -427,13 +432,21 @@ def _chebyshev_nodes(lo: float, hi: float, n_points: int) -> np.ndarray:
 
 def _chebyshev_coefficients(values: np.ndarray) -> np.ndarray:
     """Coefficients ``c_0..c_{n-1}`` of the polynomial interpolating ``values`` at :func:`_chebyshev_nodes`
-    (a type-I discrete cosine transform; Trefethen 2013, ch. 3)."""
-    from scipy.fft import dct
+    (a type-I discrete cosine transform, as one product with :func:`_dct1_matrix`; Trefethen 2013, ch. 3)."""
+    return _dct1_matrix(values.size) @ values
 
-    coef = dct(values, type=1) / (values.size - 1)
-    coef[0] *= 0.5
-    coef[-1] *= 0.5
-    return coef
+
+@lru_cache(maxsize=64)
+def _dct1_matrix(n_points: int) -> np.ndarray:
+    """The ``(n, n)`` matrix from values at ``n`` Chebyshev points of the second kind to the coefficients of
+    their interpolant: ``c_j = (2 / (n - 1)) sum_k'' f_k cos(pi j k / (n - 1))``, the first and last terms
+    of the sum and the first and last coefficients halved (read-only, shared)."""
+    k = np.arange(n_points)
+    matrix = np.cos(np.pi * np.outer(k, k) / (n_points - 1)) * (2.0 / (n_points - 1))
+    matrix[:, [0, -1]] *= 0.5
+    matrix[[0, -1], :] *= 0.5
+    matrix.setflags(write=False)
+    return matrix
 
 
 def _chebyshev_series(
@@ -443,7 +456,7 @@ def _chebyshev_series(
 
     ``cache`` keeps the basis matrix for the next call on the same points and span (a fit's grid stays the
     same for most of its cycles)."""
-    key = np.array([lo, hi, coef.size, *x]).tobytes()
+    key = np.array([lo, hi, coef.size]).tobytes() + np.ascontiguousarray(x).tobytes()
     basis = None if cache is None else cache.get(key)
     if basis is None:
         t = np.clip((2.0 * x - (lo + hi)) / (hi - lo), -1.0, 1.0)
@@ -543,13 +556,18 @@ def _rule_of_jacobi(
 
 
 def _newton_sums(
-    a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_jk: np.ndarray, basis: np.ndarray
+    a: np.ndarray,
+    d: np.ndarray,
+    nodes: np.ndarray,
+    n_jk: np.ndarray,
+    basis: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The M-step's node sums per item, in blocks of items (:func:`_block_rows`): ``(N, 2)`` sums of
     ``n_jk P_jk`` times 1 and q, and ``(N, 3)`` sums of ``n_jk P_jk (1 - P_jk)`` times 1, q and q^2, with
     ``P_jk = expit(a_j q_k + d_j)`` (``n_jk`` is ``(K,)`` when shared by the items, else ``(N, K)``)."""
     n_items = a.size
-    sum_w, info = np.empty((n_items, 2)), np.empty((n_items, 3))
+    sum_w, info = (np.empty((n_items, 2)), np.empty((n_items, 3))) if out is None else out
     rows = _block_rows(nodes.size)
     for lo in range(0, n_items, rows):
         block = slice(lo, lo + rows)
@@ -896,7 +914,8 @@ class TwoPL:
         partition: _SlopePartition | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Newton steps on each item's expected log posterior (``n_jk`` is ``(K,)`` when shared by items)."""
-        parts = [(np.arange(a.size), nodes, n_jk)]  # (items, their nodes, the nodes' weights)
+        parts = [(slice(None), nodes, n_jk)]  # (items, their nodes, the nodes' weights)
+        order = None
         if n_jk.ndim == 1:
             # Nodes that no respondent's posterior reaches add nothing to any item's sums: drop them.
             keep = n_jk > 1e-12 * n_jk.max(initial=0.0)
@@ -904,32 +923,28 @@ class TwoPL:
             # The item sums are smooth in q: a Gauss rule of the node weights with far fewer points gives
             # them to ~1e-11 (_gauss_points; with room for the slopes to grow by 25 % over the Newton steps),
             # sized per slope group for the group's steepest item; every rule is a leading block of one
-            # Jacobi matrix (one Lanczos run).
+            # Jacobi matrix (one Lanczos run). The items are taken in the partition's order, so that each
+            # group is a contiguous slice, and put back at the end.
             partition = _SlopePartition(a) if partition is None else partition
-            groups = [partition.group(g) for g in range(partition.groups)]
-            sizes = [_gauss_points(nodes, 1.25 * float(np.abs(a[idx]).max(initial=0.0))) for idx in groups]
+            order = partition.order
+            a, d, r_sum, r_theta = a[order], d[order], r_sum[order], r_theta[order]
+            spans = [partition.span(g) for g in range(partition.groups)]
+            sizes = [_gauss_points(nodes, 1.25 * float(np.abs(a[sl]).max(initial=0.0))) for sl in spans]
             wanted = [n if 2 * n < nodes.size else nodes.size for n in sizes]
             ruled = [n for n in wanted if n < nodes.size]  # the groups summed over a Gauss rule
             jacobi = _jacobi_matrix(nodes, n_jk, max(ruled)) if ruled else None
             parts = [
-                (idx, nodes, n_jk)
-                if n == nodes.size or jacobi is None
-                else (idx, *_rule_of_jacobi(*jacobi, n))
-                for idx, n in zip(groups, wanted, strict=True)
+                (sl, nodes, n_jk) if n == nodes.size or jacobi is None else (sl, *_rule_of_jacobi(*jacobi, n))
+                for sl, n in zip(spans, wanted, strict=True)
             ]
         parts_basis = [
-            (idx, q, n_q, np.stack([np.ones_like(q), q, q * q], axis=1))  # (K, 3): sums of 1, q, q^2
-            for idx, q, n_q in parts
+            (sl, q, n_q, np.stack([np.ones_like(q), q, q * q], axis=1))  # (K, 3): sums of 1, q, q^2
+            for sl, q, n_q in parts
         ]
-        whole = len(parts_basis) == 1
         for _ in range(self.newton_steps):
-            if whole:
-                _, q, n_q, basis = parts_basis[0]
-                sum_w, info = _newton_sums(a, d, q, n_q, basis)
-            else:
-                sum_w, info = np.empty((a.size, 2)), np.empty((a.size, 3))
-                for idx, q, n_q, basis in parts_basis:
-                    sum_w[idx], info[idx] = _newton_sums(a[idx], d[idx], q, n_q, basis)
+            sum_w, info = np.empty((a.size, 2)), np.empty((a.size, 3))
+            for sl, q, n_q, basis in parts_basis:
+                _newton_sums(a[sl], d[sl], q, n_q, basis, out=(sum_w[sl], info[sl]))
             if self.float_priors:
                 centres = self._prior_centres(a, d)  # the centres move with the items (joint update)
             _, pg_a, pg_d, ph_aa, ph_dd = self._prior_terms(a, d, centres)
@@ -950,6 +965,10 @@ class TwoPL:
                 a_new = np.where(a_new > 0, a_new, 0.5 * a)  # slopes stay positive under a log-normal prior
             a = a_new
             d = d + scale * step_d
+        if order is not None:
+            a_out, d_out = np.empty_like(a), np.empty_like(d)
+            a_out[order], d_out[order] = a, d
+            return a_out, d_out
         return a, d
 
     # ------------------------------------------------------------------ using a fitted model
