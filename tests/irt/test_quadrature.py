@@ -51,3 +51,21 @@ def test_gauss_hermite_grid_is_normalised() -> None:
     assert w.sum() == pytest.approx(1.0)
     assert float(w @ grid.nodes**2) == pytest.approx(1.0)
     assert np.isnan(grid.step)
+
+
+def test_posterior_on_grid_in_place_equals_the_copy() -> None:
+    """``overwrite=True`` (what follow_posteriors uses) builds the posteriors in the log-likelihood's memory,
+    with the same values; by default the input is left as it was."""
+    from benchsift.irt.quadrature import posterior_on_grid
+
+    rng = np.random.default_rng(2)
+    grid = adaptive_grid(rng.normal(size=30), rng.uniform(0.05, 0.5, 30))
+    loglik = rng.normal(0, 30, (30, grid.size))
+    kept = loglik.copy()
+    want = posterior_on_grid(loglik, grid)
+    np.testing.assert_array_equal(loglik, kept)
+    got = posterior_on_grid(loglik, grid, overwrite=True)
+    assert np.shares_memory(got[0], loglik)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_allclose(want[0].sum(axis=1), 1.0, rtol=1e-12)

@@ -112,32 +112,37 @@ def grid_covers(grid: Grid, mean: np.ndarray, sd: np.ndarray, points_per_sd: flo
 
 
 def posterior_on_grid(
-    loglik: np.ndarray, grid: Grid
+    loglik: np.ndarray, grid: Grid, overwrite: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Posterior weights ``(M, K)``, log marginal likelihood, posterior mean and sd from ``(M, K)`` loglik."""
-    log_joint = loglik + grid.log_weights
-    top = log_joint.max(axis=1, keepdims=True)
-    joint = np.exp(log_joint - top)
+    """Posterior weights ``(M, K)``, log marginal likelihood, posterior mean and sd from ``(M, K)`` loglik.
+
+    ``overwrite=True`` builds the posterior weights in ``loglik``'s own memory (one ``(M, K)`` array instead
+    of four; the values are the same)."""
+    joint = np.add(loglik, grid.log_weights, out=loglik if overwrite else None)
+    top = joint.max(axis=1, keepdims=True)
+    joint -= top
+    np.exp(joint, out=joint)
     total = joint.sum(axis=1, keepdims=True)
-    post = joint / total
-    mean = post @ grid.nodes
-    var = post @ grid.nodes**2 - mean**2
-    return post, (np.log(total) + top).ravel(), mean, np.sqrt(np.maximum(var, 0.0))
+    joint /= total
+    mean = joint @ grid.nodes
+    var = joint @ grid.nodes**2 - mean**2
+    return joint, (np.log(total) + top).ravel(), mean, np.sqrt(np.maximum(var, 0.0))
 
 
 def follow_posteriors(
     loglik_at: Callable[[np.ndarray], np.ndarray], grid: Grid, points_per_sd: float, rebuilds: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Grid]:
-    """:func:`posterior_on_grid` of ``loglik_at(grid.nodes)``, rebuilding the grid while it does not cover.
+    """:func:`posterior_on_grid` of ``loglik_at(grid.nodes)``, rebuilding the grid while it does not cover
+    (``loglik_at`` returns a fresh array each call: the posteriors are built in its memory).
 
     At most ``rebuilds`` times the grid is replaced by the :func:`adaptive_grid` of the posteriors just
     computed and the posteriors recomputed on it (a fixed Gauss-Hermite grid is never replaced). Returns the
     posterior weights, log marginal likelihoods, means, sds and the grid they were computed on.
     """
-    post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid)
+    post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid, overwrite=True)
     for _ in range(rebuilds):
         if grid_covers(grid, mean, sd, points_per_sd):
             break
         grid = adaptive_grid(mean, sd, points_per_sd)
-        post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid)
+        post, log_marg, mean, sd = posterior_on_grid(loglik_at(grid.nodes), grid, overwrite=True)
     return post, log_marg, mean, sd, grid

@@ -43,19 +43,23 @@ Respondents are scored by the expected a posteriori (EAP) ability with its poste
 posteriori (MAP) ability with ``1 / sqrt(I(theta) + 1)`` (test information plus the prior's precision):
 :meth:`TwoPL.score`, which also scores new respondents on any subset of the fitted items.
 
-Cost per EM iteration: ``O(M N)`` for the sufficient statistics (``X a``, ``X d``, ``X^T E[theta]``),
-``O(M K)`` for the posteriors on the grid's K nodes, and item-side work that does not grow with K on a
-complete panel (``O(M N K)``, one matrix product, when cells are missing); K grows as the narrowest
-posterior sd shrinks (one point per sd over the span of the posteriors: ~180 points for 200 respondents x
-3,000 items, ~650 for
-1,000 x 20,000). On every complete panel, the E-step's item sum ``S(q) = sum_j softplus(a_j q + d_j)`` comes
-from its barycentric Chebyshev interpolant on the grid's span (:func:`_item_sum_chebyshev`) when it needs at
-most 2/3 of the grid's points: ``S`` is analytic, so ~70-110 points give it to 1e-10 per item
-(:func:`_chebyshev_points` bounds the error). And the M-step's node weights are replaced by their Gauss
-rule (:func:`_gauss_rule`, Golub-Welsch): 30-70 points instead of the ~150-650 nodes the posteriors reach,
-as many as the item integrands' analyticity needs for a relative error of ~1e-11 (:func:`_gauss_points`).
-With both, the fits equal the plain EM on the full grid (every node summed in both steps) to 1e-11 on
-simulated 200 x 3,000, 1,000 x 5,000, 200 x 20,000 and 1,000 x 20,000 panels (issue 36; tests/irt). Until
+Cost per EM iteration: ``O(M N)`` for the sufficient statistics (``X a`` and ``X^T E[theta]``; the term
+``(X d)_m`` is the same at every node, so it is left out of the posteriors and only its sum
+``x_sum_item @ d`` enters the objective), ``O(M K)`` for the posteriors on the grid's K nodes, and
+item-side work that does not grow with K or M on a complete panel (``O(M N K)``, one matrix product, when
+cells are missing); K grows as the narrowest posterior sd shrinks (one point per sd over the span of the
+posteriors: ~180 points for 200 respondents x 3,000 items, ~650 for 1,000 x 20,000). On every complete
+panel, the E-step's item sum ``S(q) = sum_j softplus(a_j q + d_j)`` comes from Chebyshev interpolants on
+the grid's span (:func:`_item_sum`) where they need at most 2/3 of the grid's points: ``S`` is analytic, so
+~30-110 points give it to 1e-10 per item (:func:`_chebyshev_counts` bounds the error). And the M-step's node
+weights are replaced by their Gauss rule (:func:`_gauss_rule`, Golub-Welsch): 15-70 points instead of the
+~150-650 nodes the posteriors reach, as many as the item integrands' analyticity needs for a relative
+error of ~1e-11 (:func:`_gauss_points`). Both are sized per slope group (:class:`_SlopePartition`: 4
+groups by ``|a_j|``), each for its own steepest item, since the points needed fall with the slope (issue
+36: 28 / 35 / 44 / 74 Chebyshev and 16 / 20 / 25 / 42 Gauss points on a 200 x 3,000 panel, where one
+size for all took 74 and 42). With both, the fits equal the plain EM on the full grid (every node summed
+in both steps) to 1e-11 on simulated 200 x 3,000, 1,000 x 5,000, 200 x 20,000 and 1,000 x 20,000 panels
+(issue 36; tests/irt, with random panels in tests/irt/test_item_sums.py). Until
 issue 36 a grid finer than 0.025 had its item-side sums moved to a 0.05 grid (Hermite interpolation of
 ``S``, quadratic binning of the node weights); that made EM non-monotone on long panels (1,000 x 20,000:
 slopes 0.009 and intercepts 0.019 away from the exact fit; 200 x 20,000: 19 cycles instead of 7 and
@@ -73,6 +77,7 @@ PRIMEBench (Appendix D.1, after metabench, Kipnis et al. 2025) and the p-IRT est
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from numbers import Integral, Real
 from typing import ClassVar, Literal
 
@@ -145,26 +150,82 @@ def _softplus(z: np.ndarray) -> np.ndarray:
     return z
 
 
+#: bytes of one block of the item-side (items x points) arrays: the temporaries stay this size whatever the
+#: number of items (an (N, K) array is 100 MB at 20,000 items x 650 nodes), and a block's elementwise passes
+#: stay in the core's L2 cache (1 MB per core on the test machine). Blocks of 64 kB, 128 kB, 512 kB and
+#: 2 MB fitted within the run-to-run noise of each other (+-10 % at load 13), 64 kB the slowest.
+_BLOCK_BYTES = 512 * 1024
+
+
+def _block_rows(n_points: int) -> int:
+    """Items per block of an ``(items, n_points)`` float64 array of at most :data:`_BLOCK_BYTES`."""
+    return max(16, _BLOCK_BYTES // (8 * max(n_points, 1)))
+
+
+def _softplus_sums(
+    a: np.ndarray, d: np.ndarray, points: np.ndarray, obs: np.ndarray | None = None
+) -> np.ndarray:
+    """``sum_j softplus(a_j q + d_j)`` at each of ``points`` (``(K,)``), or ``obs @ softplus`` (``(M, K)``)
+    for an ``(M, N)`` observed-cell mask ``obs``, in blocks of items (:func:`_block_rows`)."""
+    rows = _block_rows(points.size)
+    out = np.zeros(points.size if obs is None else (obs.shape[0], points.size))
+    for lo in range(0, a.size, rows):
+        block = _softplus(_affine(a[lo : lo + rows], points, d[lo : lo + rows]))
+        if obs is None:
+            out += block.sum(axis=0)
+        else:
+            out += obs[:, lo : lo + rows] @ block
+    return out
+
+
 class _Responses:
     """A validated response matrix with the products every iteration reuses."""
 
     def __init__(self, X: np.ndarray, name: str = "responses") -> None:
-        self.x, self.obs = _check_responses(X, name)
-        self.complete = bool(self.obs.all())
-        self.n_obs_item = self.obs.sum(axis=0)
+        arr = check_array(
+            name, X, ndim=2, what="a 2-D respondents x items matrix", low=0, high=1, axes=("row", "item")
+        )
+        missing = np.isnan(arr)
+        self.complete = not bool(missing.any())
+        self._obs: np.ndarray | None = None
+        if self.complete:  # no copy and no mask (issue 36: 13 % of a 1,000 x 20,000 fit); never written to
+            self.x = np.ascontiguousarray(arr)
+            self.n_obs_item = np.full(arr.shape[1], float(arr.shape[0]))
+        else:
+            self.x = np.where(missing, 0.0, arr)
+            self._obs = np.logical_not(missing).astype(np.float64)
+            self.n_obs_item = self._obs.sum(axis=0)
         self.x_sum_item = self.x.sum(axis=0)
+        self._bases: dict[bytes, np.ndarray] = {}  # the E-step's Chebyshev basis at the grid (_item_sum)
 
-    def loglik(self, a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """``(M, K)`` log-likelihood of each respondent's observed responses at each node."""
-        lin = _affine(self.x @ a, nodes, self.x @ d)
+    @property
+    def obs(self) -> np.ndarray:
+        """The observed-cell mask as 0/1 floats (all ones for a complete panel, made only when asked for)."""
+        if self._obs is None:
+            self._obs = np.ones(self.x.shape)
+        return self._obs
+
+    def loglik(
+        self,
+        a: np.ndarray,
+        d: np.ndarray,
+        nodes: np.ndarray,
+        constant: bool = True,
+        partition: _SlopePartition | None = None,
+    ) -> np.ndarray:
+        """``(M, K)`` log-likelihood of each respondent's observed responses at each node.
+
+        ``constant=False`` leaves out the term ``(X d)_m``, the same for every node: it cancels from the
+        posteriors, and its sum over respondents is ``x_sum_item @ d`` (one pass over the matrix fewer per
+        EM cycle).
+        """
+        xd = self.x @ d if constant else np.zeros(self.x.shape[0])
+        lin = _affine(self.x @ a, nodes, xd)
         if self.complete:
-            n_cheb = _chebyshev_points(a, d, nodes)
-            if 3 * n_cheb < 2 * nodes.size:
-                return lin - _item_sum_chebyshev(a, d, nodes, n_cheb)
-        softplus = _softplus(_affine(a, nodes, d))  # (N, K)
-        if self.complete:
-            return lin - softplus.sum(axis=0)
-        return lin - self.obs @ softplus
+            lin -= _item_sum(a, d, nodes, partition, self._bases)
+            return lin
+        lin -= _softplus_sums(a, d, nodes, self.obs)
+        return lin
 
     def start_scores(self, a: np.ndarray, d: np.ndarray, n_steps: int = 10) -> AbilityEstimate:
         """Approximate MAP abilities and SEs for the starting grid, in ``O((M + N) G)`` on a complete panel.
@@ -186,13 +247,17 @@ class _Responses:
         if not self.complete:
             return self.map_scores(a, d, n_steps=n_steps)
         table = np.linspace(-10.0, 10.0, 81)
-        p = _expit(_affine(a, table, d))  # (N, G)
-        pq = p * (1.0 - p)
-        aa = a * a
-        expected = a @ p  # E(t)
-        info_t = aa @ pq  # I(t) = E'(t)
-        pq *= 1.0 - 2.0 * p
-        info_slope = (aa * a) @ pq  # I'(t)
+        expected, info_t, info_slope = np.zeros(table.size), np.zeros(table.size), np.zeros(table.size)
+        rows = _block_rows(table.size)
+        for lo in range(0, a.size, rows):  # in blocks of items (cache-sized, :func:`_block_rows`)
+            ab = a[lo : lo + rows]
+            p = _expit(_affine(ab, table, d[lo : lo + rows]))  # (rows, G)
+            pq = p * (1.0 - p)
+            aa = ab * ab
+            expected += ab @ p  # E(t)
+            info_t += aa @ pq  # I(t) = E'(t)
+            pq *= 1.0 - 2.0 * p
+            info_slope += (aa * ab) @ pq  # I'(t)
         theta = np.zeros(self.x.shape[0])
         xa = self.x @ a
         for _ in range(n_steps):
@@ -238,63 +303,177 @@ def _hermite(x: np.ndarray, knots: np.ndarray, f: np.ndarray, df: np.ndarray) ->
     )
 
 
+#: Slope groups of the item-side sums (:class:`_SlopePartition`): each group's Chebyshev points (E-step)
+#: and Gauss rule (M-step) are sized for its own steepest item instead of the panel's.
+_SLOPE_GROUPS = 4
+#: Fewest items for which the sums are split into slope groups (below, the groups' overhead dominates).
+_GROUP_MIN_ITEMS = 256
+#: Pieces of each slope group whose steepest slope and largest |d| bound the Chebyshev error.
+_PIECES = 16
+
+
+class _SlopePartition:
+    """The items partitioned by ``|a_j|`` into ``groups`` slope groups of ``pieces`` pieces each (all of about
+    equal size; ``np.argpartition`` at the pieces' edges, ``O(N log P)``, no full sort): ``order`` lists the
+    items piece by piece, ``starts`` where each piece begins. One group below :data:`_GROUP_MIN_ITEMS`
+    items. Any partition gives exact sums; a partition by slope makes the smaller slopes' groups cheaper."""
+
+    def __init__(self, a: np.ndarray, groups: int | None = None) -> None:
+        n_items = a.size
+        if groups is None:
+            groups = _SLOPE_GROUPS if n_items >= _GROUP_MIN_ITEMS else 1
+        self.groups = groups
+        self.pieces = min(_PIECES, max(n_items // self.groups, 1))
+        total = self.groups * self.pieces
+        count = np.full(total, n_items // total, dtype=np.intp)
+        count[: n_items % total] += 1
+        self.count = count
+        self.starts = np.concatenate(([0], np.cumsum(count[:-1]))).astype(np.intp)
+        cuts = self.starts[1:]
+        self.order = np.argpartition(np.abs(a), cuts) if cuts.size else np.arange(n_items)
+
+    def span(self, g: int) -> slice:
+        """Where slope group ``g`` lies in ``order``."""
+        lo = int(self.starts[g * self.pieces])
+        hi = int(self.starts[(g + 1) * self.pieces]) if g + 1 < self.groups else self.order.size
+        return slice(lo, hi)
+
+    def group(self, g: int) -> np.ndarray:
+        """Item positions of slope group ``g`` (increasing slopes with ``g``)."""
+        return self.order[self.span(g)]
+
+
+def _item_sum(
+    a: np.ndarray,
+    d: np.ndarray,
+    nodes: np.ndarray,
+    partition: _SlopePartition | None = None,
+    cache: dict[bytes, np.ndarray] | None = None,
+) -> np.ndarray:
+    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes``, slope group by slope group: each group's
+    Chebyshev interpolant on as many points as its error bound asks for (:func:`_chebyshev_counts`,
+    ``_CHEB_TOL`` per item) where that needs at most 2/3 of the nodes, else its direct sum. The groups'
+    interpolants are added as Chebyshev coefficients and evaluated at the nodes in one product."""
+    partition = _SlopePartition(a) if partition is None else partition
+    counts = _chebyshev_counts(a, d, nodes, partition)
+    out = np.zeros(nodes.size)
+    coef = np.zeros(int(counts.max(initial=2)))
+    lo, hi = float(nodes[0]), float(nodes[-1])
+    for g, n_cheb in enumerate(counts):
+        idx = partition.group(g)
+        if 3 * n_cheb < 2 * nodes.size:
+            coef[:n_cheb] += _chebyshev_coefficients(
+                _softplus_sums(a[idx], d[idx], _chebyshev_nodes(lo, hi, n_cheb))
+            )
+        else:
+            out += _softplus_sums(a[idx], d[idx], nodes)
+    if coef.any():
+        out += _chebyshev_series(coef, lo, hi, nodes, cache)
+    return out
+
+
 #: target absolute error of the E-step's item sum per item (its interpolation, _chebyshev_points)
 _CHEB_TOL = 1e-10
 
 
 def _chebyshev_points(a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> int:
     """Chebyshev points that interpolate ``S(q) = sum_j softplus(a_j q + d_j)`` on the span of ``nodes`` to
-    ``_CHEB_TOL`` per item.
+    ``_CHEB_TOL`` per item (all items as one group; :func:`_chebyshev_counts`)."""
+    return int(_chebyshev_counts(a, d, nodes, _SlopePartition(a, groups=1))[0])
+
+
+def _chebyshev_counts(
+    a: np.ndarray, d: np.ndarray, nodes: np.ndarray, partition: _SlopePartition
+) -> np.ndarray:
+    """Chebyshev points per slope group for ``_CHEB_TOL`` per item on the span of ``nodes``.
 
     Item ``j``'s term is analytic in the ellipse with foci at the span's ends through its nearest
     singularity (``b_j = pi / |a_j|`` off the real axis; Bernstein parameter ``rho_j``); inside the smaller
     ellipse ``rho_j' = rho_j^0.95`` its size is taken as ``M_j = |a_j| (r + b_j) + |d_j| + 4`` (an estimate:
     ``|z|`` there plus room for the logarithmic singularity), so its
     interpolant on ``n`` Chebyshev points errs by at most ``4 M_j rho_j'^-n / (rho_j' - 1)`` (Trefethen
-    2013, "Approximation theory and approximation practice", Theorem 8.2), and ``S``'s by the sum of those.
-    The items are summed in 16 groups by slope, each at its steepest slope and largest ``|d|``. Checked
-    numerically (tests/irt): at the count it gives, the error is ~1e-14 per item, well below the target.
+    2013, "Approximation theory and approximation practice", Theorem 8.2), and a group's sum by the sum of
+    those. Each group's items are bounded in its pieces, each at its steepest slope and largest ``|d|``;
+    the count is the smallest ``n`` in ``[2, 10 K + 1]`` whose bound is at most ``_CHEB_TOL`` times the
+    group's items (so ``S`` errs by at most ``_CHEB_TOL`` per item), else ``10 K + 1``. Checked numerically
+    (tests/irt): at the count it gives, the error is ~1e-14 per item, well below the target.
     """
-    n_items = a.size
+    groups, pieces = partition.groups, partition.pieces
     r = 0.5 * float(nodes[-1] - nodes[0])
-    if n_items == 0 or not r > 0:
-        return nodes.size
-    slopes = np.abs(a)
-    order = np.argsort(slopes)
-    k = min(16, n_items)  # the groups of np.array_split(order, k), reduced without a Python loop
-    count = np.full(k, n_items // k, dtype=np.float64)
-    count[: n_items % k] += 1
-    starts = np.concatenate(([0], np.cumsum(count[:-1]))).astype(np.intp)
-    top = np.maximum.reduceat(slopes[order], starts)
+    if a.size == 0 or not r > 0:
+        return np.full(groups, nodes.size)
+    order, starts = partition.order, partition.starts
+    top = np.maximum.reduceat(np.abs(a)[order], starts)
     far = np.maximum.reduceat(np.abs(d)[order], starts)
+    count = partition.count.astype(np.float64)
     b = np.pi / np.maximum(top, 1e-12)
     rho = (b / r + np.sqrt(1.0 + (b / r) ** 2)) ** 0.95
-    bound = 4.0 * count * (top * (r + b) + far + 4.0) / (rho - 1.0)  # the error bound at n = 0, per group
-    n = np.arange(2, 10 * nodes.size + 2)
-    total = np.exp(np.log(bound)[:, None] - np.log(rho)[:, None] * n[None, :]).sum(axis=0)
-    ok = np.nonzero(total <= _CHEB_TOL * n_items)[0]
-    return int(n[ok[0]]) if ok.size else int(n[-1])
+    bound = 4.0 * count * (top * (r + b) + far + 4.0) / (rho - 1.0)  # the error bound at n = 0, per piece
+    log_bound, log_rho = np.log(bound).reshape(groups, pieces), np.log(rho).reshape(groups, pieces)
+    with np.errstate(divide="ignore"):  # a zero tolerance asks for every point: 10 K + 1
+        log_tol = np.log(_CHEB_TOL * count.reshape(groups, pieces).sum(axis=1))
+    # The smallest n lies where the group's largest single term is below its target, and no further than
+    # where every term is below target / pieces.
+    excess = log_bound - log_tol[:, None]
+    largest = 10 * nodes.size + 1
+    lo = np.clip(np.ceil((excess / log_rho).max(axis=1)), 2, largest)
+    hi = np.clip(np.ceil(((excess + np.log(pieces)) / log_rho).max(axis=1)), lo, largest)
+    n = np.arange(int(lo.min()), int(hi.max()) + 1)
+    total = np.exp(log_bound[:, :, None] - log_rho[:, :, None] * n).sum(axis=1)  # (groups, len(n))
+    ok = total <= np.exp(log_tol)[:, None]
+    return np.where(ok.any(axis=1), n[ok.argmax(axis=1)], largest).astype(np.intp)
+
+
+def _chebyshev_nodes(lo: float, hi: float, n_points: int) -> np.ndarray:
+    """``n_points`` Chebyshev points of the second kind on ``[lo, hi]``, from ``hi`` down to ``lo``."""
+    k = np.arange(n_points)
+    return 0.5 * (lo + hi) + 0.5 * (hi - lo) * np.cos(np.pi * k / (n_points - 1))
+
+
+def _chebyshev_coefficients(values: np.ndarray) -> np.ndarray:
+    """Coefficients ``c_0..c_{n-1}`` of the polynomial interpolating ``values`` at :func:`_chebyshev_nodes`
+    (a type-I discrete cosine transform, as one product with :func:`_dct1_matrix`; Trefethen 2013, ch. 3)."""
+    return _dct1_matrix(values.size) @ values
+
+
+@lru_cache(maxsize=64)
+def _dct1_matrix(n_points: int) -> np.ndarray:
+    """The ``(n, n)`` matrix from values at ``n`` Chebyshev points of the second kind to the coefficients of
+    their interpolant: ``c_j = (2 / (n - 1)) sum_k'' f_k cos(pi j k / (n - 1))``, the first and last terms
+    of the sum and the first and last coefficients halved (read-only, shared)."""
+    k = np.arange(n_points)
+    matrix = np.cos(np.pi * np.outer(k, k) / (n_points - 1)) * (2.0 / (n_points - 1))
+    matrix[:, [0, -1]] *= 0.5
+    matrix[[0, -1], :] *= 0.5
+    matrix.setflags(write=False)
+    return matrix
+
+
+def _chebyshev_series(
+    coef: np.ndarray, lo: float, hi: float, x: np.ndarray, cache: dict[bytes, np.ndarray] | None = None
+) -> np.ndarray:
+    """``sum_k c_k T_k(t)`` at ``x`` mapped to ``t`` in [-1, 1], ``T_k = cos(k arccos t)`` (one product).
+
+    ``cache`` keeps the basis matrix for the next call on the same points and span (a fit's grid stays the
+    same for most of its cycles)."""
+    key = np.array([lo, hi, coef.size]).tobytes() + np.ascontiguousarray(x).tobytes()
+    basis = None if cache is None else cache.get(key)
+    if basis is None:
+        t = np.clip((2.0 * x - (lo + hi)) / (hi - lo), -1.0, 1.0)
+        basis = np.cos(np.multiply.outer(np.arccos(t), np.arange(coef.size)))
+        if cache is not None:
+            cache.clear()  # only the latest grid is worth keeping
+            cache[key] = basis
+    return basis @ coef
 
 
 def _item_sum_chebyshev(a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_points: int) -> np.ndarray:
-    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes`` by barycentric interpolation from ``n_points``
-    Chebyshev points of the second kind on the span of ``nodes`` (Berrut and Trefethen 2004, "Barycentric
-    Lagrange interpolation", SIAM Review 46(3)); the error bound is :func:`_chebyshev_points`'s."""
+    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes`` from its interpolant on ``n_points`` Chebyshev
+    points of the second kind on the span of ``nodes`` (its Chebyshev series, :func:`_chebyshev_series`);
+    the error bound is :func:`_chebyshev_counts`'."""
     lo, hi = float(nodes[0]), float(nodes[-1])
-    k = np.arange(n_points)
-    cheb = 0.5 * (lo + hi) + 0.5 * (hi - lo) * np.cos(np.pi * k / (n_points - 1))
-    values = _softplus(_affine(a, cheb, d)).sum(axis=0)
-    weights = np.where(k % 2 == 0, 1.0, -1.0)
-    weights[0] *= 0.5
-    weights[-1] *= 0.5
-    diff = nodes[:, None] - cheb[None, :]
-    hit = diff == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = weights / diff
-        out = (c @ values) / c.sum(axis=1)
-    rows, cols = np.nonzero(hit)
-    out[rows] = values[cols]
-    return out
+    values = _softplus_sums(a, d, _chebyshev_nodes(lo, hi, n_points))
+    return _chebyshev_series(_chebyshev_coefficients(values), lo, hi, nodes)
 
 
 #: target error of the M-step's Gauss rule, relative, for integrands analytic near the nodes' interval
@@ -322,14 +501,24 @@ def _gauss_rule(nodes: np.ndarray, weights: np.ndarray, n_points: int) -> tuple[
     """The ``n_points``-point Gauss rule of the discrete measure ``sum_k weights_k delta(q - nodes_k)``.
 
     Golub and Welsch (1969, "Calculation of Gauss quadrature rules", Math. Comp. 23): the Jacobi matrix of
-    the measure by Lanczos on ``diag(nodes)`` from ``sqrt(weights)`` (fully reorthogonalised, so exact up to
-    rounding however many steps), its eigenvalues are the nodes and the squared first components of its
-    eigenvectors times the total mass the weights. The rule sums every polynomial of degree below
-    ``2 n_points`` exactly as the full measure does. Fewer points come back when the measure has fewer
-    support points.
+    the measure by Lanczos on ``diag(nodes)`` from ``sqrt(weights)`` (:func:`_jacobi_matrix`), its
+    eigenvalues are the nodes and the squared first components of its eigenvectors times the total mass the
+    weights (:func:`_rule_of_jacobi`). The rule sums every polynomial of degree below ``2 n_points``
+    exactly as the full measure does. Fewer points come back when the measure has fewer support points.
     """
-    from scipy.linalg import eigh_tridiagonal
+    alpha, beta, total = _jacobi_matrix(nodes, weights, n_points)
+    return _rule_of_jacobi(alpha, beta, total, n_points)
 
+
+def _jacobi_matrix(
+    nodes: np.ndarray, weights: np.ndarray, n_points: int
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The leading ``n x n`` block (``n <= n_points``; fewer when the measure has fewer support points) of the
+    Jacobi matrix of ``sum_k weights_k delta(q - nodes_k)``: diagonal ``alpha``, off-diagonal ``beta``
+    (length ``n - 1``) and the total mass. Lanczos on ``diag(nodes)`` from ``sqrt(weights / total)``, fully
+    reorthogonalised twice per step ("twice is enough", Parlett), so exact up to rounding however many
+    steps. Its leading ``L x L`` block is the Jacobi matrix of the ``L``-point Gauss rule for every
+    ``L <= n``."""
     total = float(weights.sum())
     basis = np.zeros((n_points, nodes.size))  # the Lanczos vectors as rows (contiguous)
     basis[0] = np.sqrt(weights / total)
@@ -340,20 +529,55 @@ def _gauss_rule(nodes: np.ndarray, weights: np.ndarray, n_points: int) -> tuple[
     for j in range(n_points):
         v = nodes * basis[j]
         alpha[j] = basis[j] @ v
-        done = basis[: j + 1]
-        for _ in range(2):  # full reorthogonalisation, twice ("twice is enough", Parlett)
-            v -= (done @ v) @ done
         if j + 1 == n_points:
             break
+        done = basis[: j + 1]
+        for _ in range(2):  # full reorthogonalisation, twice
+            v -= (done @ v) @ done
         beta[j] = np.sqrt(v @ v)
         if beta[j] <= small:
             size = j + 1
             break
         np.divide(v, beta[j], out=basis[j + 1])
+    return alpha[:size], beta[: size - 1], total
+
+
+def _rule_of_jacobi(
+    alpha: np.ndarray, beta: np.ndarray, total: float, n_points: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Gauss rule of the leading ``min(n_points, len(alpha))`` block of a Jacobi matrix (Golub-Welsch)."""
+    from scipy.linalg import eigh_tridiagonal
+
+    size = min(n_points, alpha.size)
     if size == 1:
-        return np.array([alpha[0]]), np.array([total])
+        return alpha[:1].copy(), np.array([total])
     points, vectors = eigh_tridiagonal(alpha[:size], beta[: size - 1])
     return points, total * vectors[0] ** 2
+
+
+def _newton_sums(
+    a: np.ndarray,
+    d: np.ndarray,
+    nodes: np.ndarray,
+    n_jk: np.ndarray,
+    basis: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The M-step's node sums per item, in blocks of items (:func:`_block_rows`): ``(N, 2)`` sums of
+    ``n_jk P_jk`` times 1 and q, and ``(N, 3)`` sums of ``n_jk P_jk (1 - P_jk)`` times 1, q and q^2, with
+    ``P_jk = expit(a_j q_k + d_j)`` (``n_jk`` is ``(K,)`` when shared by the items, else ``(N, K)``)."""
+    n_items = a.size
+    sum_w, info = (np.empty((n_items, 2)), np.empty((n_items, 3))) if out is None else out
+    rows = _block_rows(nodes.size)
+    for lo in range(0, n_items, rows):
+        block = slice(lo, lo + rows)
+        p = _expit(_affine(a[block], nodes, d[block]))
+        w = p * (n_jk if n_jk.ndim == 1 else n_jk[block])  # expected correct responses, (rows, K)
+        np.matmul(w, basis[:, :2], out=sum_w[block])  # sum_k w, sum_k w q
+        p *= w
+        np.subtract(w, p, out=p)  # n p (1 - p)
+        np.matmul(p, basis, out=info[block])  # sums of n p (1 - p) times 1, q, q^2
+    return sum_w, info
 
 
 def _px_rescale(
@@ -578,11 +802,11 @@ class TwoPL:
                 a, d = a2, d2
 
         _, _, mean, sd, grid = follow_posteriors(
-            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd
+            lambda nodes: data.loglik(a, d, nodes, constant=False), grid, self.points_per_sd
         )
         # Anchor the sign of the latent scale: ability must rise with the raw mean score (a normal slope
         # prior allows either sign; under the log-normal prior slopes are positive, nothing to reflect).
-        n_obs_resp = data.obs.sum(axis=1)
+        n_obs_resp = np.full(n_resp, float(n_items)) if data.complete else data.obs.sum(axis=1)
         raw = np.where(n_obs_resp > 0, data.x.sum(axis=1) / np.maximum(n_obs_resp, 1), np.nan)
         ok = ~np.isnan(raw)
         if (
@@ -614,13 +838,20 @@ class TwoPL:
 
         Returns the new item parameters, the log marginal posterior at ``(a, d)`` and the grid used.
         """
+        partition = _SlopePartition(a)
         post, log_marg, mean, sd, grid = follow_posteriors(
-            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd
+            lambda nodes: data.loglik(a, d, nodes, constant=False, partition=partition),
+            grid,
+            self.points_per_sd,
         )
         centres = self._prior_centres(a, d)
-        objective = float(log_marg.sum() + self._prior_terms(a, d, centres)[0].sum())
+        # the log-likelihood's term (X d)_m, left out of the posteriors, summed over respondents
+        log_lik = float(log_marg.sum()) + float(data.x_sum_item @ d)
+        objective = log_lik + float(self._prior_terms(a, d, centres)[0].sum())
         n_jk = post.sum(axis=0) if data.complete else data.obs.T @ post  # (K,) or (N, K)
-        a_new, d_new = self._m_step(a, d, n_jk, data.x_sum_item, data.x.T @ mean, grid.nodes, centres)
+        a_new, d_new = self._m_step(
+            a, d, n_jk, data.x_sum_item, data.x.T @ mean, grid.nodes, centres, partition
+        )
         a_new, d_new = _px_rescale(a_new, d_new, mean, sd)
         return a_new, d_new, objective, grid
 
@@ -680,25 +911,40 @@ class TwoPL:
         r_theta: np.ndarray,
         nodes: np.ndarray,
         centres: tuple[float, float],
+        partition: _SlopePartition | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Newton steps on each item's expected log posterior (``n_jk`` is ``(K,)`` when shared by items)."""
+        parts = [(slice(None), nodes, n_jk)]  # (items, their nodes, the nodes' weights)
+        order = None
         if n_jk.ndim == 1:
             # Nodes that no respondent's posterior reaches add nothing to any item's sums: drop them.
             keep = n_jk > 1e-12 * n_jk.max(initial=0.0)
             nodes, n_jk = nodes[keep], n_jk[keep]
             # The item sums are smooth in q: a Gauss rule of the node weights with far fewer points gives
-            # them to ~1e-11 (_gauss_points; with room for the slopes to grow by 25 % over the Newton steps).
-            n_points = _gauss_points(nodes, 1.25 * float(np.abs(a).max(initial=0.0)))
-            if 2 * n_points < nodes.size:
-                nodes, n_jk = _gauss_rule(nodes, n_jk, n_points)
-        basis = np.stack([np.ones_like(nodes), nodes, nodes * nodes], axis=1)  # (K, 3): sums of 1, q, q^2
+            # them to ~1e-11 (_gauss_points; with room for the slopes to grow by 25 % over the Newton steps),
+            # sized per slope group for the group's steepest item; every rule is a leading block of one
+            # Jacobi matrix (one Lanczos run). The items are taken in the partition's order, so that each
+            # group is a contiguous slice, and put back at the end.
+            partition = _SlopePartition(a) if partition is None else partition
+            order = partition.order
+            a, d, r_sum, r_theta = a[order], d[order], r_sum[order], r_theta[order]
+            spans = [partition.span(g) for g in range(partition.groups)]
+            sizes = [_gauss_points(nodes, 1.25 * float(np.abs(a[sl]).max(initial=0.0))) for sl in spans]
+            wanted = [n if 2 * n < nodes.size else nodes.size for n in sizes]
+            ruled = [n for n in wanted if n < nodes.size]  # the groups summed over a Gauss rule
+            jacobi = _jacobi_matrix(nodes, n_jk, max(ruled)) if ruled else None
+            parts = [
+                (sl, nodes, n_jk) if n == nodes.size or jacobi is None else (sl, *_rule_of_jacobi(*jacobi, n))
+                for sl, n in zip(spans, wanted, strict=True)
+            ]
+        parts_basis = [
+            (sl, q, n_q, np.stack([np.ones_like(q), q, q * q], axis=1))  # (K, 3): sums of 1, q, q^2
+            for sl, q, n_q in parts
+        ]
         for _ in range(self.newton_steps):
-            p = _expit(_affine(a, nodes, d))
-            w = p * n_jk  # expected correct responses under the current parameters, (N, K)
-            sum_w = w @ basis[:, :2]  # (N, 2): sum_k w, sum_k w q
-            p *= w
-            np.subtract(w, p, out=p)  # n p (1 - p)
-            info = p @ basis  # (N, 3): sums of n p (1 - p) times 1, q, q^2
+            sum_w, info = np.empty((a.size, 2)), np.empty((a.size, 3))
+            for sl, q, n_q, basis in parts_basis:
+                _newton_sums(a[sl], d[sl], q, n_q, basis, out=(sum_w[sl], info[sl]))
             if self.float_priors:
                 centres = self._prior_centres(a, d)  # the centres move with the items (joint update)
             _, pg_a, pg_d, ph_aa, ph_dd = self._prior_terms(a, d, centres)
@@ -719,6 +965,10 @@ class TwoPL:
                 a_new = np.where(a_new > 0, a_new, 0.5 * a)  # slopes stay positive under a log-normal prior
             a = a_new
             d = d + scale * step_d
+        if order is not None:
+            a_out, d_out = np.empty_like(a), np.empty_like(d)
+            a_out[order], d_out[order] = a, d
+            return a_out, d_out
         return a, d
 
     # ------------------------------------------------------------------ using a fitted model
@@ -753,7 +1003,7 @@ class TwoPL:
             else adaptive_grid(start.theta, start.se, self.points_per_sd)
         )
         _, _, mean, sd, _ = follow_posteriors(
-            lambda nodes: data.loglik(a, d, nodes), grid, self.points_per_sd, rebuilds=3
+            lambda nodes: data.loglik(a, d, nodes, constant=False), grid, self.points_per_sd, rebuilds=3
         )
         return AbilityEstimate(theta=mean, se=sd)
 
