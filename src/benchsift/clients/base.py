@@ -52,6 +52,12 @@ def _url_digest(url: str) -> str:
     return "sha256:" + hashlib.sha256(url.encode("ascii")).hexdigest()
 
 
+@functools.lru_cache(maxsize=64)
+def _endpoint_json(endpoint: str) -> str:
+    """``canonical_json(endpoint.rstrip("/"))``: the endpoint part of every cache key (a run has a few)."""
+    return canonical_json(endpoint.rstrip("/"))
+
+
 def _map_data_urls(obj: Any, replace: Callable[[str], str]) -> Any:
     """A copy of a JSON-like tree with every ``"url": "data:..."`` value replaced by ``replace(value)``.
 
@@ -147,7 +153,7 @@ class Request:
         on every byte of every image while each image is hashed once however many requests carry it.
         """
         # canonical_json({"endpoint": ..., "request": loggable}), assembled from the cached request text
-        body = f'{{"endpoint":{canonical_json(endpoint.rstrip("/"))},"request":{self.canonical}}}'
+        body = f'{{"endpoint":{_endpoint_json(endpoint)},"request":{self.canonical}}}'
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     def loggable(self) -> dict[str, Any]:
@@ -156,8 +162,18 @@ class Request:
 
     @functools.cached_property
     def canonical(self) -> str:
-        """``canonical_json(self.loggable())``, computed once (the cache key and its request column)."""
-        return canonical_json(self.loggable())
+        """``canonical_json(self.loggable())``, computed once (the cache key and its request column).
+
+        A request without an image data URL is its own loggable form, so its payload is serialised once,
+        without the copy that replaces data URLs: in canonical JSON every ``"url"`` field whose value
+        starts with ``data:`` reads ``"url":"data:`` (sorted keys, no whitespace, and a quote inside a
+        string is always escaped), so when the text lacks that, the copy would have changed nothing.
+        """
+        payload = self.payload()
+        text = canonical_json(payload)
+        if '"url":"data:' in text:  # an image (or a text that spells the pattern out): the full copy
+            return canonical_json(_digest_images(payload))
+        return text
 
     @property
     def has_data_urls(self) -> bool:
