@@ -64,6 +64,8 @@ def test_the_canonical_text_is_the_loggable_request_s_canonical_json(
 ) -> None:
     parts = [{"type": "text", "text": 'say "url":"data:x" back'}, tree]
     parts += [{"type": "image_url", "image_url": {"url": image_data_url(b)}} for b in images]
+    plain = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(parts) == plain
     for content in (parts, tree, "plain text"):
         req = Request(model="m", messages=({"role": "user", "content": content},), extra=(("url", "data:y"),))
         for r in (req, Request(model="m", messages=({"role": "user", "content": content},))):

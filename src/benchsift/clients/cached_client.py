@@ -16,8 +16,8 @@ whose key another process holds leaves the window while it waits for that answer
 The window is a queue of *tickets*, not a semaphore: a request that finds the window full queues its
 ticket, and the request that leaves the window hands its place to the first ticket in the queue and submits
 that ticket's claim to the cache's thread itself, with the ticket as the claim's future. The waiting request
-is then woken once, when its claim is answered, rather than twice (its place, then its claim), and the
-claims of the places freed in one pass of the loop go to the thread together with the answers stored in it.
+is then woken once, when its claim is answered, rather than twice (its place, then its claim); the claims
+submitted in one pass of the loop go to the thread in one batch with the other calls of that pass.
 """
 
 from __future__ import annotations
