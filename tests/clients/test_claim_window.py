@@ -174,6 +174,37 @@ def test_a_copy_in_flight_waits_outside_the_window(tmp_path: Path) -> None:
         cache.close()
 
 
+def test_cancelled_requests_leave_no_place_and_no_lease_behind(tmp_path: Path) -> None:
+    """Window 1: request 1 is cancelled while it queues for the place request 0 holds, request 2 while its
+    claim is at the cache's thread; requests 0 and 3 are answered, the window is not left short of its
+    place (request 3 would wait forever) and no lease stays in the file."""
+    cache = SQLiteCache(tmp_path / "cache.sqlite")
+    echo = _Echo()
+    client = CachedClient(LimitedClient(echo, 1), cache, endpoint="u", window=1)
+
+    async def go() -> list[str | None]:
+        first = asyncio.create_task(client.generate(_ask(0)))
+        queued = asyncio.create_task(client.generate(_ask(1)))
+        await asyncio.sleep(0)  # both started: 0 holds the place (its claim is out), 1 queues for it
+        queued.cancel()
+        done = await first
+        claiming = asyncio.create_task(client.generate(_ask(2)))
+        await asyncio.sleep(0)  # 2 took the place and its claim went to the thread
+        claiming.cancel()
+        last = await asyncio.wait_for(client.generate(_ask(3)), 120)
+        for task in (queued, claiming):
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        return [done.text, last.text]
+
+    try:
+        assert asyncio.run(go()) == ["question 0", "question 3"]
+        assert echo.sent == ["question 0", "question 3"]
+        assert cache.leases() == {} and len(cache) == 2
+    finally:
+        cache.close()
+
+
 def test_window_must_be_positive() -> None:
     for bad in (0, -3):
         with pytest.raises(ValueError, match="window"):

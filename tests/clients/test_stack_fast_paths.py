@@ -1,5 +1,7 @@
 """The per-request shortcuts of the client stack (issue 36) give what the long way gave.
 
+* ``Request.canonical`` (the text of every cache key) is ``canonical_json(request.loggable())``, also when it
+  skips the copy that replaces data URLs (a request without one);
 * ``Request.has_data_urls`` never misses a data URL, so ``json_bytes(body, data_urls=...)`` (the plain
   encoder when there is none) is byte for byte the ``json.dumps`` of the body;
 * :class:`StopOnFatalClient` lets the requests that waited for the probe go on together, still sends a
@@ -9,13 +11,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from benchsift.clients import ClientError, Request, Response, image_data_url
-from benchsift.clients.base import json_bytes
+from benchsift.clients.base import canonical_json, json_bytes
 from benchsift.clients.breaker import StopOnFatalClient
 
 
@@ -53,6 +56,23 @@ def test_has_data_urls_never_misses_one_and_the_body_bytes_stay_the_same(tree, i
     if _has_data_url(body):
         assert req.has_data_urls
     assert json_bytes(body, data_urls=req.has_data_urls) == json.dumps(body, ensure_ascii=False).encode()
+
+
+@given(trees, st.lists(st.binary(max_size=32), max_size=2), st.text(max_size=8))
+def test_the_canonical_text_is_the_loggable_request_s_canonical_json(
+    tree, images: list[bytes], endpoint
+) -> None:
+    parts = [{"type": "text", "text": 'say "url":"data:x" back'}, tree]
+    parts += [{"type": "image_url", "image_url": {"url": image_data_url(b)}} for b in images]
+    plain = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(parts) == plain
+    for content in (parts, tree, "plain text"):
+        req = Request(model="m", messages=({"role": "user", "content": content},), extra=(("url", "data:y"),))
+        for r in (req, Request(model="m", messages=({"role": "user", "content": content},))):
+            assert r.canonical == canonical_json(r.loggable())
+            # the key as the cache defined it: the canonical JSON of the endpoint and the loggable request
+            whole = canonical_json({"endpoint": endpoint.rstrip("/"), "request": r.loggable()})
+            assert r.key(endpoint) == hashlib.sha256(whole.encode()).hexdigest()
 
 
 def test_a_text_request_has_no_data_urls_and_an_image_request_has() -> None:

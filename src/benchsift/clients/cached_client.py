@@ -12,11 +12,19 @@ requests together (one ``gather``) then claims the first ``window`` of them, not
 first request goes out, and the requests that follow are claimed while those
 ahead of them are in flight, so a free concurrency slot still finds a claimed request waiting. A request
 whose key another process holds leaves the window while it waits for that answer.
+
+The window is a queue of *tickets*, not a semaphore: a request that finds the window full queues its
+ticket, and the request that leaves the window hands its place to the first ticket in the queue and submits
+that ticket's claim to the cache's thread itself, with the ticket as the claim's future. The waiting request
+is then woken once, when its claim is answered, rather than twice (its place, then its claim); the claims
+submitted in one pass of the loop go to the thread in one batch with the other calls of that pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
+from typing import Any
 
 from benchsift.clients.base import ClientStats, ModelClient, Request, Response
 from benchsift.clients.cache import ResponseCache
@@ -45,8 +53,11 @@ class CachedClient:
         self.endpoint = endpoint
         self.stats = stats if stats is not None else ClientStats()
         self.window = None if window is None else int(window)
-        self._window: asyncio.Semaphore | None = None
         self._in_flight: dict[str, asyncio.Future[Response]] = {}
+        #: tickets waiting for a place in the window, first come first served
+        self._queue: deque[_Ticket] = deque()
+        #: requests holding a place (being claimed, sent or stored)
+        self._active = 0
 
     async def generate(self, request: Request) -> Response:
         # The key is registered before the window is taken, so every copy of a request started while it
@@ -60,40 +71,75 @@ class CachedClient:
             return Response(**{**resp.__dict__, "cached": True})
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut
-        if self.window is None:
-            return await self._generate(key, request, fut, None)
-        if self._window is None:  # created lazily, in the running loop
-            self._window = asyncio.Semaphore(self.window)
-        place = _Place(self._window)
+        worker = worker_for(self.cache) if self.cache is not None else None
         try:
-            await place.take()
+            hit = await self._enter(key, worker)
         except BaseException as err:
             self._fail(fut, err)
             self._in_flight.pop(key, None)
             raise
         try:
-            return await self._generate(key, request, fut, place)
+            if hit is not None:  # stored already, or by another process while this one waited
+                self.stats.cache_hits += 1
+                fut.set_result(hit)
+                self._in_flight.pop(key, None)
+                return hit
+            return await self._send(key, request, fut, worker)
         finally:
-            place.leave()
+            self._leave()
 
-    async def _generate(
-        self, key: str, request: Request, fut: asyncio.Future[Response], place: _Place | None
-    ) -> Response:
-        if self.cache is None:
-            return await self._send(key, request, fut, None)
-        worker = worker_for(self.cache)
-        try:
-            hit = await self._lease(worker, key, place)
-        except BaseException as err:
-            self._fail(fut, err)
-            self._in_flight.pop(key, None)
-            raise
-        if hit is not None:  # stored already, or by another process while this one waited
-            self.stats.cache_hits += 1
-            fut.set_result(hit)
-            self._in_flight.pop(key, None)
-            return hit
-        return await self._send(key, request, fut, worker)
+    async def _enter(self, key: str, worker: CacheWorker | None) -> Response | None:
+        """Take a place in the window and claim ``key`` across processes: ``None`` once claimed (send it;
+        without a cache, at once), else its stored answer (stored before, or committed by another process
+        while this one waited, polling from 10 ms up to 0.5 s, outside the window). On return the request
+        holds its place (:meth:`_leave` gives it back); on an error or a cancellation it holds none."""
+        delay = 0.01
+        while True:
+            ticket = _Ticket(key, asyncio.get_running_loop().create_future(), worker)
+            self._queue.append(ticket)
+            self._pump()
+            try:
+                state = await ticket.future
+            except BaseException:
+                if ticket.placed:
+                    if (
+                        worker is not None
+                        and ticket.future.done()
+                        and not ticket.future.cancelled()
+                        and ticket.future.exception() is None
+                        and ticket.future.result() == "claimed"
+                    ):  # claimed, but this request is gone (cancelled as it was woken): drop the lease
+                        worker.release(key)
+                    self._leave()
+                raise
+            if state is None or state == "claimed":
+                return None
+            if isinstance(state, Response):
+                return state
+            self._leave()  # "held" by another owner: wait outside the window, then claim again
+            await asyncio.sleep(delay)
+            delay = min(0.5, delay * 1.5)
+
+    def _pump(self) -> None:
+        """Give the free places to the first tickets in the queue: each placed ticket's claim goes to the
+        cache's thread with the ticket as its future (without a cache the ticket is done at once)."""
+        queue, window = self._queue, self.window
+        while queue and (window is None or self._active < window):
+            ticket = queue.popleft()
+            if ticket.future.done():  # its request was cancelled while it queued
+                continue
+            self._active += 1
+            ticket.placed = True
+            if ticket.worker is None:
+                ticket.future.set_result(None)
+            else:
+                ticket.worker.claim(ticket.key, ticket.future)
+
+    def _leave(self) -> None:
+        """Give back a place and hand it to the next ticket."""
+        self._active -= 1
+        if self._queue:
+            self._pump()
 
     async def _send(
         self, key: str, request: Request, fut: asyncio.Future[Response], worker: CacheWorker | None
@@ -139,39 +185,15 @@ class CachedClient:
         else:
             fut.cancel()
 
-    async def _lease(self, worker: CacheWorker, key: str, place: _Place | None) -> Response | None:
-        """Claim ``key`` across processes: ``None`` once claimed (send it), else its stored answer (stored
-        before, or committed by another process while this one waited, polling from 10 ms up to 0.5 s,
-        outside the window)."""
-        delay = 0.01
-        while True:
-            state = await worker.claim(key)
-            if state == "claimed":
-                return None
-            if isinstance(state, Response):
-                return state
-            if place is not None:
-                place.leave()
-            await asyncio.sleep(delay)
-            if place is not None:
-                await place.take()
-            delay = min(0.5, delay * 1.5)
 
+class _Ticket:
+    """One request's turn for a place in the window: its key, the future its claim answers (``None``
+    without a cache), the cache's worker, and whether the ticket was given a place."""
 
-class _Place:
-    """One request's place in the window (a semaphore), left and taken again around its waits."""
+    __slots__ = ("future", "key", "placed", "worker")
 
-    __slots__ = ("gate", "held")
-
-    def __init__(self, gate: asyncio.Semaphore) -> None:
-        self.gate = gate
-        self.held = False
-
-    async def take(self) -> None:
-        await self.gate.acquire()  # a cancelled acquire takes nothing
-        self.held = True
-
-    def leave(self) -> None:
-        if self.held:
-            self.held = False
-            self.gate.release()
+    def __init__(self, key: str, future: asyncio.Future[Any], worker: CacheWorker | None) -> None:
+        self.key = key
+        self.future = future
+        self.worker = worker
+        self.placed = False
