@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from benchsift.cli.main import app
 from benchsift.errors import InputError
-from benchsift.io.wide import _fast_csv, _raw_header, read_wide
+from benchsift.io.wide import _fast_csv, _line_bound, _raw_header, read_wide
 
 runner = CliRunner()
 
@@ -153,6 +153,24 @@ def test_line_ends_blank_lines_and_breaks_in_cells_random(tmp_path: Path, seed: 
     else:
         assert panel.model_ids == expected["id"].str.strip().tolist()
         np.testing.assert_array_equal(panel.scores, matrix)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("last_end", [True, False])
+@pytest.mark.parametrize("n_rows", [0, 1, 7])
+def test_line_bound_is_the_data_rows(tmp_path: Path, end: str, last_end: bool, n_rows: int) -> None:
+    """Issue 36: without blank lines or breaks in cells the matrix is sized to the data rows exactly (the
+    header's line is not one of them), so the read never moves the matrix afterwards, and a file without
+    quotes is marked exact (its matrix mapped whole); with them the bound stays at or above the rows pandas
+    reads."""
+    lines = ["item,a,b"] + [f"q{k},1,0" for k in range(n_rows)]
+    path = tmp_path / "t.csv"
+    path.write_bytes((end.join(lines) + (end if last_end else "")).encode())
+    assert _line_bound(path) == (n_rows, True)
+    path.write_bytes((end.join(lines) + end + end + '"q x' + end + 'y",0,1' + end).encode())
+    bound, exact = _line_bound(path)
+    assert not exact  # a quote: a cell may hold a line break, so the matrix is not mapped whole
+    assert bound >= len(pd.read_csv(path, lineterminator="\r" if end == "\r" else None)) == n_rows + 1
 
 
 @pytest.fixture

@@ -211,10 +211,10 @@ def test_save_load_round_trip(tmp_path) -> None:
 
 
 def test_save_layout_scores_byte_stream_split_values_exact(tmp_path) -> None:
-    """Issue 36: the score columns are written byte-stream-split with zstd level 1, without a dictionary
-    (whose hashing of every value was most of the write); plain pyarrow and pandas read them back as float64
-    with every value bit for bit (fractions, -0.0, the smallest subnormal, NaN), and benchsift reads the panel
-    back equal."""
+    """Issue 36: the score columns are written byte-stream-split with lz4 (LZ4_RAW; pyarrow names it
+    ``LZ4``), without a dictionary (whose hashing of every value was most of the write); plain pyarrow and
+    pandas read them back as float64 with every value bit for bit (fractions, -0.0, the smallest subnormal,
+    NaN), and benchsift reads the panel back equal."""
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(7)
@@ -232,7 +232,7 @@ def test_save_layout_scores_byte_stream_split_values_exact(tmp_path) -> None:
     for m in range(6):
         col = by_name[f"score:{m}"]
         assert "BYTE_STREAM_SPLIT" in col.encodings and not col.has_dictionary_page
-        assert col.compression == "ZSTD"
+        assert col.compression == "LZ4"
     assert by_name["item"].has_dictionary_page  # item metadata keeps its dictionary
 
     table = pq.read_table(path)
@@ -273,3 +273,68 @@ def test_a_long_table_out_of_range_names_its_row_and_says_percentages() -> None:
     long["score"] = [-0.5, 0.0]
     with pytest.raises(InputError, match=r"row 0: score -0.5 .* is outside \[0, 1\] \(NaN = missing\)$"):
         Panel.from_long(long, source="runs.csv")
+
+
+def _kind_scores(kind: str, seed: int, shape: tuple[int, int] = (9, 257)) -> np.ndarray:
+    """Random scores of one kind: 0/1, graded (multiples of 1/4, 1/3 and 1/10: some not exact in binary),
+    or any float in [0, 1] (with -0.0 and the smallest subnormal); a random share of cells NaN."""
+    rng = np.random.default_rng(seed)
+    if kind == "binary":
+        scores = rng.integers(0, 2, shape).astype(float)
+    elif kind == "graded":
+        steps = rng.choice([4, 3, 10])
+        scores = rng.integers(0, steps + 1, shape) / steps
+    else:
+        scores = rng.random(shape)
+        scores[0, :2] = [-0.0, 5e-324]
+    scores[rng.random(shape) < rng.uniform(0.0, 0.5)] = NAN
+    return scores
+
+
+@pytest.mark.parametrize("kind", ["binary", "graded", "float"])
+@pytest.mark.parametrize("seed", range(4))
+def test_save_load_round_trip_bit_for_bit(tmp_path, kind: str, seed: int) -> None:
+    """Issue 36: every score comes back from save / load with the same 64 bits (NaN, -0.0 and subnormals
+    included), for 0/1, graded and float panels with missing cells, through benchsift and through plain
+    pyarrow."""
+    import pyarrow.parquet as pq
+
+    scores = _kind_scores(kind, seed)
+    models = pd.DataFrame({"model": [f"m{i}" for i in range(scores.shape[0])]})
+    items = pd.DataFrame({"benchmark": "B", "item": [f"q{j}" for j in range(scores.shape[1])]})
+    path = Panel(scores, models, items).save(tmp_path / "p.parquet")
+    back = Panel.load(path)
+    assert back.scores.dtype == np.float64 and back.scores.tobytes() == scores.tobytes()
+    table = pq.read_table(path)
+    for m in range(scores.shape[0]):
+        assert table.column(f"score:{m}").to_numpy().tobytes() == scores[m].tobytes()
+
+
+def test_load_a_file_written_before_issue_36(tmp_path) -> None:
+    """A panel file written by benchsift 7acdf7f (score columns zstd, before they were lz4:
+    tests/fixtures/panel/make_old_panel.py) loads with every score, model and item as written."""
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(__file__).parents[1] / "fixtures" / "panel"
+    spec = importlib.util.spec_from_file_location("make_old_panel", folder / "make_old_panel.py")
+    assert spec is not None and spec.loader is not None
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(folder / "old_zstd_panel.parquet").metadata.row_group(0)
+    assert {meta.column(k).compression for k in range(meta.num_columns)} == {"ZSTD"}  # the old layout
+    panel = Panel.load(folder / "old_zstd_panel.parquet")
+    expected = maker.old_scores()
+    assert panel.scores.tobytes() == expected.tobytes()
+    models, items = maker.old_tables()
+    assert panel.models["model"].tolist() == models["model"].tolist()
+    assert panel.models["family"].tolist() == models["family"].tolist()
+    assert (
+        panel.items[["benchmark", "item"]].astype(str).values.tolist()
+        == items[["benchmark", "item"]].values.tolist()
+    )
+    # and it saves again in today's layout with the same values
+    again = Panel.load(panel.save(tmp_path / "again.parquet"))
+    assert again.scores.tobytes() == expected.tobytes()

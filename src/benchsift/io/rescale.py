@@ -337,12 +337,18 @@ def _how(zero: float, div: float) -> str:
     return f"divided by {div:g}" if zero == 0.0 else f"mapped x -> (x - ({zero:g})) / {div:g}"
 
 
+#: cells per block of :func:`_matrix_counts` (512 KiB: each block stays in cache across its passes)
+_CACHE_CELLS = 1 << 16
+
+
 def _matrix_counts(scores: np.ndarray) -> tuple[bool, float, float, int, int]:
     """Whether any score is finite, the least and greatest score (NaN ignored; NaN when none is finite),
     and how many are above 1 and how many are not 0 (NaN compares False: only observed cells count), over
-    blocks of about 4M cells: no temporary of the matrix's size."""
+    blocks of about :data:`_CACHE_CELLS` cells: no temporary of the matrix's size, each block read from
+    cache by every pass over it. The two counts only matter when a score is above 1 (the share of
+    percentages, :func:`decide_affine`): they are counted then, in a second pass, and are 0 otherwise."""
     rows = scores.reshape(len(scores), -1) if scores.ndim > 1 else scores.reshape(1, -1)
-    step = max(1, (1 << 22) // max(1, rows.shape[1]))
+    step = max(1, _CACHE_CELLS // max(1, rows.shape[1]))
     any_score, above, nonzero = False, 0, 0
     low, high = np.inf, -np.inf
     with np.errstate(invalid="ignore"):
@@ -353,6 +359,10 @@ def _matrix_counts(scores: np.ndarray) -> tuple[bool, float, float, int, int]:
             if block.size:
                 low = min(low, float(np.fmin.reduce(block, axis=None)))
                 high = max(high, float(np.fmax.reduce(block, axis=None)))
+        if not high > 1:
+            return (True, low, high, 0, 0) if any_score else (False, float("nan"), float("nan"), 0, 0)
+        for s in range(0, len(rows), step):
+            block = rows[s : s + step]
             n_above = int(np.count_nonzero(block > 1))
             above += n_above
             nonzero += n_above + int(

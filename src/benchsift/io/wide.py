@@ -24,8 +24,9 @@ too, and with another ``item_column`` it is left out of the model columns (noted
 
 Memory: a CSV / TSV is read by pyarrow's streaming CSV reader straight into the panel's float64 matrix in
 one pass (sized by the file's line ends, each block's score columns converted in one call, the matrix on
-plain 4 KiB pages: :func:`benchsift.io._common.owned_matrix`), so the peak is about the panel's own size
-and the CPU below pandas' plain ``read_csv`` of the file (``benchmarks/bench_import_memory.py``). A cell
+plain 4 KiB pages, mapped whole at the start when the file holds no quote:
+:func:`benchsift.io._common.owned_matrix`), so the peak is about 1.5x the panel's own size (pandas' is
+2.7x) and the CPU below pandas' plain ``read_csv`` of the file (``benchmarks/bench_import_memory.py``). A cell
 pyarrow does not read as a plain number (``true``, `` 1`` with blanks, ``inf``, text) sends the file to the
 general reader (pandas, every cell as text), which accepts the same inputs as before and names the
 offending cell; both give the same panel.
@@ -149,8 +150,11 @@ def _block(
 #: any leaderboard's models, far fewer than a hostile header of a million fields (issue 32)
 MAX_COLUMNS = 200_000
 _HEADER_CHUNK = 1 << 20
-#: bytes per block of pyarrow's CSV reader (one thread: on a loaded machine threads cost CPU, gain no time)
-BLOCK = 8 << 20
+#: bytes per block of pyarrow's CSV reader (one thread: on a loaded machine threads cost CPU, gain no time).
+#: 4 MiB: as fast to parse as 8 MiB, and the reader's own buffers (held while the matrix, mapped whole at
+#: the start, already counts in full) 120 MB smaller on 2,000 columns: peak RSS of a 2,000 x 50,000 read
+#: 1.19 GB where 8 MiB blocks took 1.31 GB (issue 36)
+BLOCK = 4 << 20
 
 
 def check_columns(path: Path, sep: str, max_columns: int) -> None:
@@ -190,17 +194,25 @@ def _raw_header(path: Path, max_columns: int = MAX_COLUMNS) -> list[str] | None:
     return [c.strip() for c in first]
 
 
-def _line_bound(path: Path) -> int:
-    """An upper bound of a CSV's data rows: its line ends (``\\n``, and a ``\\r`` not followed by
-    ``\\n``), counted in 16 MiB blocks; exact when no cell holds a line break and no line is blank (which
-    pyarrow's reader skips)."""
-    ends, last = 0, b""
+def _line_bound(path: Path) -> tuple[int, bool]:
+    """An upper bound of a CSV's data rows: its lines but the header (line ends ``\\n``, and ``\\r`` not
+    followed by ``\\n``), counted in 16 MiB blocks; exact when no cell holds a line break and no line is
+    blank (which pyarrow's reader skips), so that the matrix needs no moving after the read (until issue 36
+    the bound counted the header too, and every read moved the whole matrix up by one row). Also whether
+    the file holds no quote (``"``), so that no cell can hold a line break and the bound is the rows plus
+    the blank lines. ``\\r`` is counted only in a block that holds one: searching for it costs a fortieth
+    of counting ``\\r\\n`` (0.17 s for 200 MB)."""
+    ends, last, quotes = 0, b"", False
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 24), b""):
-            ends += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            ends += chunk.count(b"\n")
+            if b"\r" in chunk:
+                ends += chunk.count(b"\r") - chunk.count(b"\r\n")
             ends -= last == b"\r" and chunk[:1] == b"\n"  # a \r\n across two blocks
+            quotes = quotes or b'"' in chunk
             last = chunk[-1:]
-    return ends  # the header's line end pays for a last line without one
+    # lines = ends, plus one for a last line without its line end; one of them is the header's
+    return ends - (last in (b"\n", b"\r")), not quotes
 
 
 def _to_matrix(batch: pa.RecordBatch, rows_first: bool) -> np.ndarray:
@@ -254,9 +266,12 @@ def _fast_csv(
     is not well-formed for pyarrow: the general reader decides.
 
     One parse (two when a cell holds one of pandas' missing texts but the empty one, whose look-up costs a
-    quarter more): the matrix is made for :func:`_line_bound` rows (pages never written cost no memory)
-    and filled batch by batch, each batch's score columns converted in one call (:func:`_to_matrix`); when
-    fewer rows came (blank lines, line breaks in cells) the rows are moved together in place.
+    quarter more): the matrix is made for :func:`_line_bound` rows (pages never written cost no memory;
+    when the file holds no quote, so that the bound is exact up to blank lines, all its pages are mapped
+    in one call, ``MAP_POPULATE``, instead of one fault per page: 0.5-1 s less CPU for 800 MB on a loaded
+    machine) and filled batch by batch, each batch's score columns converted in one call
+    (:func:`_to_matrix`); when fewer rows came (blank lines, line breaks in cells) the rows are moved
+    together in place.
     """
     names = [f"c{j}" for j in range(len(header))]
     score_names = [names[j] for j in range(len(header)) if j not in text_cols]
@@ -265,8 +280,9 @@ def _fast_csv(
     parse = pacsv.ParseOptions(
         delimiter="\t" if path.suffix.lower() == ".tsv" else ",", newlines_in_values=True
     )
-    cap = _line_bound(path)
-    scores = owned_matrix((cap, len(score_names)) if rows_first else (len(score_names), cap))
+    cap, exact = _line_bound(path)
+    shape = (cap, len(score_names)) if rows_first else (len(score_names), cap)
+    scores = owned_matrix(shape, populate=exact)
     got = None
     for nulls in ([""], list(PANDAS_NA)):
         convert = pacsv.ConvertOptions(

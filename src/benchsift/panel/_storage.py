@@ -6,9 +6,9 @@ Layout (format ``benchsift-panel/1``):
   other item columns such as ``question``).
 * Then one float64 column per model run, named ``score:<i>`` where ``<i>`` is the model row (0-based); NaN is
   a missing score. Numbering the columns keeps them apart from item metadata whatever the model is called.
-  They are written byte-stream-split with zstd level 1 (:data:`SCORE_CODEC`), no dictionary, no
-  statistics: plain parquet that pyarrow and pandas read as float64; the item columns with a dictionary and
-  zstd.
+  They are written byte-stream-split with lz4 (:data:`SCORE_CODEC`; files written before issue 36 used
+  zstd level 1: the reader takes either), no dictionary, no statistics: plain parquet that pyarrow and
+  pandas read as float64; the item columns with a dictionary and zstd.
 * The parquet schema metadata key ``benchsift`` holds JSON: ``{"format": "benchsift-panel/1", "models":
   [...records of the models table, dates as ISO strings...], "item_columns": [...]}``.
 
@@ -38,12 +38,16 @@ FORMAT = "benchsift-panel/1"
 META_KEY = b"benchsift"
 #: Compression of the score columns, written byte-stream-split (the 8 bytes of every float64 in 8 streams,
 #: so the constant sign/exponent bytes of 0/1 scores compress to almost nothing), without a dictionary and
-#: without min/max statistics. On a 2,000 x 50,000 panel of 0/1 scores with 3 % NaN (issue 36) the write
-#: took 1.76 s CPU for a 16 MB file with the writer's defaults (a dictionary, statistics, zstd), 1.11 s /
-#: 45 MB with zstd level 1 (chosen) and 0.81 s / 104 MB with lz4: lz4's last 0.3 s were not worth a file
-#: 2.3x larger. Dictionary encoding is what costs: it hashes every one of the 100 million values.
-SCORE_CODEC = "zstd"
-SCORE_LEVEL = 1
+#: without min/max statistics. On a 2,000 x 50,000 panel of 0/1 scores with 3 % NaN (issue 36), min of 3
+#: writes and of 3 reads in one run: zstd level 1 1.07 s write / 0.59 s read / 45 MB, lz4 0.65 s / 0.29 s /
+#: 104 MB (chosen: 0.4 s less CPU to write, 0.3 s less for every command that loads the panel, for a
+#: file half the CSV's size), plain (no split) lz4 1.03 s / 0.50 s / 171 MB; the writer's
+#: defaults (a dictionary, statistics, zstd) 1.76 s / 16 MB: the dictionary hashes every one of the 100
+#: million values. Narrower types cost more here, not less (pyarrow 26): a non-nullable boolean column
+#: 0.55-0.65 s (13 MB), a nullable one (NaN as null) 1.5 s, a nullable int8 1.85 s, float32 0.50 s plus
+#: 0.3 s to convert and check: the writer's per-value work (bit packing, definition levels), not the
+#: bytes, is the cost.
+SCORE_CODEC = "lz4_raw"
 
 
 def _json_value(v: Any) -> Any:
@@ -82,7 +86,7 @@ def save_panel(panel: Panel, path: str | Path) -> Path:
             table,
             tmp,
             compression={**dict.fromkeys(item_names, "zstd"), **dict.fromkeys(score_names, SCORE_CODEC)},
-            compression_level={**dict.fromkeys(item_names, 3), **dict.fromkeys(score_names, SCORE_LEVEL)},
+            compression_level=dict.fromkeys(item_names, 3),
             use_dictionary=item_names,
             use_byte_stream_split=score_names,
             write_statistics=item_names,

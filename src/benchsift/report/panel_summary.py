@@ -59,21 +59,51 @@ def panel_summary(panel: Panel) -> dict[str, Any]:
     }
 
 
+#: cells per block of :func:`_benchmark_sums` (512 KiB of scores: the block and its mask stay in cache)
+_BLOCK_CELLS = 1 << 16
+#: most runs of consecutive items of one benchmark summed run by run; more runs are summed per item column
+_MAX_RUNS = 64
+
+
+def _runs(codes: np.ndarray) -> list[tuple[int, int, int]]:
+    """``(code, start, stop)`` of each run of equal consecutive values of ``codes``."""
+    if len(codes) == 0:
+        return []
+    starts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1]
+    stops = np.r_[starts[1:], len(codes)]
+    return [(int(codes[a]), int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
+
+
 def _benchmark_sums(
     scores: np.ndarray, codes: np.ndarray, n: int, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per benchmark code: the number of scored cells and their sum over the model rows where ``rows`` is
-    true, over blocks of rows (no copy of the whole matrix)."""
+    true. One pass over blocks of about :data:`_BLOCK_CELLS` cells of those rows (runs of consecutive rows:
+    no copy), one NaN mask per block: each run of consecutive items of one benchmark (the usual layout)
+    counted and summed whole, or, past :data:`_MAX_RUNS` runs, per item column and binned."""
     counts = np.zeros(n, dtype=np.int64)
     sums = np.zeros(n)
-    step = max(1, (1 << 22) // max(1, scores.shape[1]))
-    for start in range(0, scores.shape[0], step):
-        block = scores[start : start + step][rows[start : start + step]]
-        if block.shape[0] == 0:
+    n_cols = scores.shape[1]
+    step = max(1, _BLOCK_CELLS // max(1, n_cols))
+    col_runs = _runs(codes)
+    by_run = len(col_runs) <= _MAX_RUNS
+    mask = np.empty((min(step, scores.shape[0]), n_cols), dtype=bool)
+    for keep, r0, r1 in _runs(rows.astype(np.int8)):
+        if not keep:
             continue
-        obs = ~np.isnan(block)
-        counts += np.bincount(codes, weights=obs.sum(axis=0), minlength=n).astype(np.int64)
-        sums += np.bincount(codes, weights=np.where(obs, block, 0.0).sum(axis=0), minlength=n)
+        for start in range(r0, r1, step):
+            block = scores[start : min(r1, start + step)]
+            obs = mask[: len(block)]
+            np.isnan(block, out=obs)
+            np.logical_not(obs, out=obs)
+            if by_run:
+                for code, a, b in col_runs:
+                    counts[code] += np.count_nonzero(obs[:, a:b])
+                    sums[code] += np.add.reduce(block[:, a:b], axis=None, where=obs[:, a:b])
+            else:
+                counts += np.bincount(codes, weights=obs.sum(axis=0), minlength=n).astype(np.int64)
+                col = np.add.reduce(block, axis=0, where=obs)
+                sums += np.bincount(codes, weights=col, minlength=n)
     return counts, sums
 
 

@@ -68,16 +68,24 @@ ITEM_KEY = ["benchmark", "item"]
 CHUNK = 1 << 20
 
 
-def owned_matrix(shape: tuple[int, int], fill: float | None = None) -> np.ndarray:
+def owned_matrix(shape: tuple[int, int], fill: float | None = None, *, populate: bool = False) -> np.ndarray:
     """A float64 matrix for a reader to fill (uninitialised unless ``fill``), on anonymous 4 KiB pages when
     large: numpy asks the kernel for huge pages for large arrays (``madvise``), and a kernel whose
     transparent huge pages defragment on ``madvise`` (Debian's and Ubuntu's default) then compacts memory
     on each first write, which on a busy machine cost 3-4 s of system time for an 800 MB matrix where
-    plain pages cost 0.6 s (``benchmarks/bench_import_memory.py``)."""
+    plain pages cost 0.6 s (``benchmarks/bench_import_memory.py``). ``populate``: map every page at once
+    (``MAP_POPULATE``, where the platform has it) instead of one page fault per page at its first write,
+    for a reader that writes them all (issue 36: the wide reader's CPU 4.6 -> 3.6 s at load 15)."""
     size = int(np.prod(shape)) * 8
     if size < 1 << 24:
         return np.empty(shape) if fill is None else np.full(shape, fill)
-    out = np.frombuffer(mmap.mmap(-1, size), dtype=np.float64).reshape(shape)
+    flags = getattr(mmap, "MAP_POPULATE", 0) if populate else 0
+    if flags:
+        flags |= mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+        buf = mmap.mmap(-1, size, flags=flags)
+    else:
+        buf = mmap.mmap(-1, size)
+    out = np.frombuffer(buf, dtype=np.float64).reshape(shape)
     if fill is not None:
         out.fill(fill)
     return out
