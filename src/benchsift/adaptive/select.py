@@ -33,6 +33,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, renamed_params, validate_params
 from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
+from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
 from benchsift.panel.keys import numeric_twins, twins_text
@@ -89,6 +90,8 @@ class NextItems(Result):
     keys: list[tuple[str, str]] = field(default_factory=list)  # (benchmark, item) of the bank positions
     n_ignored_items: int = 0  # items of the responses given that are not in the bank (left out)
     warnings: list[str] = field(default_factory=list)  # responses left out, models restarted because of it
+    prior: dict[str, Any] | None = None  # the covariate prior used (CovariatePrior.to_dict), if any
+    prior_mean: np.ndarray | None = None  # per model, NaN = the bank's own prior
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
@@ -112,6 +115,12 @@ class NextItems(Result):
             "n_ignored_items": int(self.n_ignored_items),
             "warnings": list(self.warnings),
         }
+        if self.prior is not None:
+            doc["prior"] = dict(self.prior)
+        if self.prior_mean is not None:
+            rows: list[dict[str, Any]] = doc["models"]  # type: ignore[assignment]
+            for row, mu in zip(rows, self.prior_mean, strict=True):
+                row["prior_mean"] = mu  # NaN (None in JSON): the bank's own prior
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
     def to_frame(self) -> pd.DataFrame:
@@ -258,6 +267,7 @@ def next_items_for(
     exposure: float = 3.0,
     stop: StopRule | None = None,
     random_state: int = 0,
+    covariates: pd.DataFrame | None = None,
 ) -> NextItems:
     """:func:`next_items` for the models of a results file (or panel) and new models with no results yet.
 
@@ -272,6 +282,13 @@ def next_items_for(
         responses.
     batch, exposure, stop, random_state:
         As in :func:`next_items` (``random_state`` was ``seed``, accepted until 0.3).
+    covariates:
+        Optional models x features table (index: model ids) of what else is known about the models, e.g.
+        their means on other benchmarks (:func:`benchmark_covariates`, :func:`other_benchmarks`); it must
+        hold the bank's reference models (the regression is fitted on them) and the models tested. Each
+        model's ability prior is then regressed on its covariates
+        (:func:`benchsift.adaptive.prior.fit_covariate_prior`); a model with none keeps the bank's prior
+        (named in a warning).
     """
     from benchsift.io import read_scores
 
@@ -319,5 +336,31 @@ def next_items_for(
             "ranks are in-sample (optimistic)"
         )
     X = np.vstack([X, np.full((len(fresh), bank.n_items), np.nan)])
-    res = next_items(bank, X, models, batch=batch, exposure=exposure, stop=stop, random_state=random_state)
-    return dataclasses.replace(res, n_ignored_items=ignored, warnings=warnings)
+    mu: np.ndarray | None = None
+    sd: np.ndarray | None = None
+    prior_doc: dict[str, Any] | None = None
+    if covariates is not None:
+        cp = fit_covariate_prior(bank, covariates)
+        mu, sd = cp.predict(covariates, models)
+        prior_doc = cp.to_dict()
+        warnings.extend(cp.warnings)
+        bare = [m for j, m in enumerate(models) if not np.isfinite(mu[j])]
+        if bare:
+            warnings.append(
+                f"{len(bare)} model(s) have none of the prior's covariates ({', '.join(cp.features)}) "
+                f"and keep the bank's {bank.prior} prior: {listed(bare, 5)}"
+            )
+    res = next_items(
+        bank,
+        X,
+        models,
+        batch=batch,
+        prior_mean=mu,
+        prior_sd=sd,
+        exposure=exposure,
+        stop=stop,
+        random_state=random_state,
+    )
+    return dataclasses.replace(
+        res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu
+    )

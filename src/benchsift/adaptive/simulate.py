@@ -31,6 +31,7 @@ from joblib import delayed
 
 from benchsift._params import Interval, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
+from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.adaptive.select import StopRule, next_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
@@ -149,7 +150,14 @@ def replay_adaptive(
 
 
 def _split_task(
-    image: Panel, split: int, seed: int, n_build: int, budget: float, batch: int | None, exposure: float
+    image: Panel,
+    split: int,
+    seed: int,
+    n_build: int,
+    budget: float,
+    batch: int | None,
+    exposure: float,
+    covariates: pd.DataFrame | None = None,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
@@ -170,8 +178,19 @@ def _split_task(
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build)
+    mu = sd = None
+    if covariates is not None:  # the regression on the build models only; the held-out models' covariates
+        mu, sd = fit_covariate_prior(bank, covariates).predict(covariates, held.model_ids)
     final = replay_adaptive(
-        bank, held.scores, held.model_ids, n, batch=batch, exposure=exposure, random_state=seed
+        bank,
+        held.scores,
+        held.model_ids,
+        n,
+        batch=batch,
+        prior_mean=mu,
+        prior_sd=sd,
+        exposure=exposure,
+        random_state=seed,
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
@@ -200,6 +219,7 @@ def simulate_adaptive(
     n_splits: int = 5,
     batch: int | None = None,
     exposure: float = 3.0,
+    covariates: pd.DataFrame | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -210,7 +230,10 @@ def simulate_adaptive(
     The splits are independent tasks sent through ``joblib.Parallel`` on ``backend`` / ``address`` /
     ``n_jobs`` (:func:`benchsift.parallel.sweep_backend`; default: in this process); each carries its own
     seed, so the same ``random_state`` (the seed; was ``seed``, accepted until 0.3) gives the same numbers
-    on every backend.
+    on every backend. ``covariates``: optional models x features table (e.g. the models' means on other
+    benchmarks, :func:`benchsift.adaptive.prior.other_benchmarks`); the adaptive method's ability prior is
+    then regressed on them (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on each split's
+    build models).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -226,7 +249,7 @@ def simulate_adaptive(
     with sweep_backend(backend, address, n_jobs) as workers:
         results = ordered_parallel(workers)(
             delayed(_split_task)(
-                image, split, int(random_state), n_build, float(budget), batch, float(exposure)
+                image, split, int(random_state), n_build, float(budget), batch, float(exposure), covariates
             )
             for split in range(int(n_splits))
         )
@@ -236,6 +259,10 @@ def simulate_adaptive(
                 per[m].append(metrics[m])
             if progress is not None:
                 progress(done, int(n_splits))
+    if covariates is not None:
+        notes.append(
+            "adaptive: ability prior regressed on the models' " + ", ".join(map(str, covariates.columns))
+        )
     if min(sizes) < 10:
         notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
     return AdaptiveSimulation(float(holdout), float(budget), int(random_state), sizes, per, notes)
