@@ -211,3 +211,36 @@ def test_simulate_prior_from_other_benchmarks(tmp_path: Path) -> None:
     assert any("regressed on the models' B" in n for n in doc["notes"])
     loose = runner.invoke(app, ["adaptive", "simulate", str(bank_panel), "--prior-benchmarks", "B"])
     assert loose.exit_code == 2 and "--prior-from" in loose.output
+
+
+def test_next_and_simulate_static_start(tmp_path: Path) -> None:
+    from benchsift.adaptive import load_bank
+
+    panel = _panel_file(tmp_path)
+    bank = tmp_path / "bank.json"
+    assert runner.invoke(app, ["adaptive", "bank", str(panel), "-o", str(bank)]).exit_code == 0
+    spread = load_bank(bank).spread_items(4)
+    keys = [(str(b), str(i)) for b, i in load_bank(bank).items[["benchmark", "item"]].to_numpy()[spread]]
+    args = [
+        "adaptive",
+        "next",
+        str(bank),
+        "--start",
+        "fresh",
+        "--batch",
+        "3",
+        "--static-start",
+        "4",
+        "--json",
+    ]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["models"]
+    assert [(k["benchmark"], k["item"]) for k in row["next"]] == keys[:3]  # the spread items, in order
+    bad = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "x", "--static-start", "-1"])
+    assert bad.exit_code == 2 and "--static-start" in bad.output
+    sim = ["adaptive", "simulate", str(panel), "--splits", "1", "--budget", "0.1", "--json"]
+    res = runner.invoke(app, [*sim, "--static-start", "0.25"])
+    assert res.exit_code == 0, res.output
+    bad = runner.invoke(app, [*sim, "--static-start", "2"])
+    assert bad.exit_code == 2 and "--static-start" in bad.output

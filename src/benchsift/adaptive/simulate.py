@@ -32,10 +32,10 @@ from joblib import delayed
 from benchsift._params import Interval, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.prior import fit_covariate_prior
-from benchsift.adaptive.select import StopRule, next_items
+from benchsift.adaptive.select import StopRule, next_items, static_start_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.errors import DegenerateError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
@@ -119,12 +119,23 @@ def replay_adaptive(
     prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
     random_state: int = 0,
+    static_start: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
     models' logged scores on the bank's items; NaN = not run, never offered). ``prior_mean`` / ``prior_sd``:
-    an optional per-model ability prior, as in :func:`next_items`. Returns the full-score estimates
-    ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    an optional per-model ability prior, as in :func:`next_items`. ``static_start``: the fraction of the
+    ``n_items`` given first as a static start, ``int(static_start * n_items)`` items spread over the
+    bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
+    items, none below (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the
+    full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    if static_start is None:
+        n_start = static_start_items(int(n_items))
+    elif 0.0 <= float(static_start) <= 1.0:
+        n_start = int(float(static_start) * int(n_items))
+    else:
+        raise InputError(f"static_start: expected a fraction in [0, 1], got {static_start!r}")
+    start = bank.spread_items(n_start)
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
@@ -141,6 +152,7 @@ def replay_adaptive(
             stop=rule,
             random_state=int(random_state),
             available=available,
+            start_items=start,
         )
         if all(not items for items in nxt.items):
             break
@@ -158,6 +170,7 @@ def _split_task(
     batch: int | None,
     exposure: float,
     covariates: pd.DataFrame | None = None,
+    static_start: float | None = None,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
@@ -191,6 +204,7 @@ def _split_task(
         prior_sd=sd,
         exposure=exposure,
         random_state=seed,
+        static_start=static_start,
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
@@ -208,6 +222,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "budget": [_FRACTION],
         "n_splits": [_POSITIVE_INT],
         "batch": [_POSITIVE_INT, None],
+        "static_start": [Interval(Real, 0, 1, closed="both", noun="a fraction"), None],
     }
 )
 def simulate_adaptive(
@@ -220,6 +235,7 @@ def simulate_adaptive(
     batch: int | None = None,
     exposure: float = 3.0,
     covariates: pd.DataFrame | None = None,
+    static_start: float | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -233,7 +249,8 @@ def simulate_adaptive(
     on every backend. ``covariates``: optional models x features table (e.g. the models' means on other
     benchmarks, :func:`benchsift.adaptive.prior.other_benchmarks`); the adaptive method's ability prior is
     then regressed on them (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on each split's
-    build models).
+    build models). ``static_start``: the adaptive method's static start, a fraction of its items
+    (:func:`replay_adaptive`; ``None``: a quarter from 60 items).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -249,7 +266,15 @@ def simulate_adaptive(
     with sweep_backend(backend, address, n_jobs) as workers:
         results = ordered_parallel(workers)(
             delayed(_split_task)(
-                image, split, int(random_state), n_build, float(budget), batch, float(exposure), covariates
+                image,
+                split,
+                int(random_state),
+                n_build,
+                float(budget),
+                batch,
+                float(exposure),
+                covariates,
+                None if static_start is None else float(static_start),
             )
             for split in range(int(n_splits))
         )

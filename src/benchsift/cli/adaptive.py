@@ -118,6 +118,14 @@ def next_command(
             "--prior-benchmarks",
         ),
     ] = None,
+    static_start: Annotated[
+        int | None,
+        opt(
+            "Give every model these many items spread over the bank's difficulty first, then adaptive "
+            "(default: a quarter of --max-items when it is at least 60, else none; 0 = none; README).",
+            "--static-start",
+        ),
+    ] = None,
     json_output: JsonOpt = False,
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
@@ -140,6 +148,7 @@ def next_command(
         stop=stop,
         random_state=seed,
         covariates=covariates,
+        static_start=static_start,
     )
     notes = []
     if res.prior is not None:
@@ -166,6 +175,14 @@ def simulate_command(
     seed: Annotated[int, opt("Seed of the splits, the suite and the exposure draws.")] = 0,
     splits: Annotated[int, opt("Random build / held-out splits.")] = 5,
     batch: Annotated[int | None, opt("Adaptive items per step (default: a tenth).")] = None,
+    static_start: Annotated[
+        float | None,
+        opt(
+            "Fraction of the adaptive method's items given first, spread over the bank's difficulty "
+            "(default: 0.25 when that is at least 60 items, else 0; README).",
+            "--static-start",
+        ),
+    ] = None,
     prior_from: Annotated[
         Path | None,
         opt(
@@ -204,6 +221,7 @@ def simulate_command(
     run = simulate_adaptive_replay(
         scores,
         covariates=covariates,
+        static_start=static_start,
         out=out,
         holdout=holdout,
         budget=budget,
