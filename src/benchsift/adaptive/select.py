@@ -8,6 +8,10 @@ that every model does not see the same few items. The draw is seeded by ``(seed,
 answered)``, so the same responses give the same next items on any machine, and the step needs no state:
 it runs through any harness (export the chosen items, run them, append the results, call it again).
 
+Static start (``start_items``; :func:`next_items_for` by default a quarter of a ``max_items`` budget of at
+least 60 items, :func:`static_start_items`): given items come first, in order, while any is still open to a
+model, e.g. items spread over the bank's difficulty (:meth:`ItemBank.spread_items`).
+
 Stopping rules (checked before choosing; the first that holds is reported): the ability's posterior sd is at
 most ``se_target``; the rank interval among the bank's reference models (ability +- ``z`` sd) is at most
 ``rank_width`` wide; ``max_items`` items have been answered; no item is left.

@@ -10,10 +10,12 @@ held-out model, the static suite's size ``n``:
 * ``static`` -- the suite's items; the full-score estimate of the chosen method;
 * ``random`` -- ``n`` items drawn at random (seeded, one draw per split, the same for every model); their
   plain mean;
-* ``adaptive`` -- batches of maximum-information items with randomesque exposure control
-  (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default ``n / 10``) until ``n`` items,
-  answered from the model's logged scores; the bank's full-score estimate (observed scores plus the expected
-  scores of the items not given, corrected by the bank's residual factors when it has them).
+* ``adaptive`` -- from 60 items a static start (a quarter of them spread over the bank's difficulty,
+  :func:`benchsift.adaptive.select.static_start_items`), then batches of maximum-information items with
+  randomesque exposure control (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default
+  ``n / 10``) until ``n`` items, answered from the model's logged scores; the bank's full-score estimate
+  (observed scores plus the expected scores of the items not given, corrected by the bank's residual factors
+  when it has them).
 
 Reported per method, mean and sd over splits: the Spearman correlation between held-out models' estimated
 and true full overall scores (mean of benchmark means over every item), and the mean absolute error.
