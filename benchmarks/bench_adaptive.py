@@ -19,13 +19,22 @@ Two protocols, both on held-out models (40 % of the image models per split):
   with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit refined by the joint polish; with
   at least 60 build models three residual factors and the empirical ability prior,
   :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
-  items, randomesque exposure 3). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
+  items, randomesque exposure 3; from 60 items the default static start, a quarter of them spread over the
+  bank's difficulty first). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
   the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
   same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
   (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.
   ``vlm3.parquet``): the default bank, each held-out model's ability prior regressed on its means on those
   benchmarks (:func:`benchsift.adaptive.prior.fit_covariate_prior` on the build models; a model with none
-  of them keeps the bank's prior). Printed per panel and budget: MAE and Spearman (mean over splits, with
+  of them keeps the bank's prior). ``--try A,B`` adds experimental variants on top of it (or of the
+  default bank without ``--covariates``), measured on the same splits: ``no-start`` (no static start: the
+  default before it; the default gives a quarter of a budget of at least 60 items first,
+  :func:`benchsift.adaptive.select.static_start_items`), ``spread-start`` /
+  ``spread-quarter`` / ``spread-eighth`` (a static start of ``n/2``, ``n/4``, ``n/8`` items spread over
+  the bank's difficulty, ``replay_adaptive(static_start=...)``, then adaptive), ``uniform-factor`` (one more
+  residual factor of constant loading: a shrunk model-level shift of every unanswered item's expected
+  score, the observed-items correction of tinyBenchmarks' gp-IRT), ``no-factors`` (the bank without its
+  residual factors). Printed per panel and budget: MAE and Spearman (mean over splits, with
   the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with a Spearman
   no worse (issue 31's acceptance, within 0.005).
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
@@ -38,9 +47,11 @@ its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 bench
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,6 +67,22 @@ from benchsift.stats.means import nan_mean
 
 VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
 COVARIATE = "benchsift + other bench."
+#: the static-start trials: the fraction of the items given first, spread over the bank's difficulty
+#: (``no-start``: none, the default before the static start; the default is a quarter from 60 items)
+SPREAD = {"spread-start": 0.5, "spread-quarter": 0.25, "spread-eighth": 0.125, "no-start": 0.0}
+#: experimental variants on top of the covariate prior (or the default bank without covariates): ``--try``
+TRIALS = ("no-start", "spread-start", "spread-quarter", "spread-eighth", "uniform-factor", "no-factors")
+
+
+def _uniform_factor_bank(bank: Any, build: Panel) -> Any:
+    """The bank with one more residual factor of constant loading ``s``: a model-level shift of every item's
+    expected score (the observed-items correction of tinyBenchmarks' gp-IRT, shrunk by the factor's N(0, 1)
+    prior); ``s`` is the sd over the build models of their mean residual."""
+    P = bank.expected(np.asarray(bank.reference_theta))
+    s = float(np.nanstd(np.nanmean(build.scores - P, axis=1)))
+    col = np.full((bank.n_items, 1), max(s, 1e-3))
+    L = col if bank.residual_loadings is None else np.column_stack([bank.residual_loadings, col])
+    return dataclasses.replace(bank, residual_loadings=L)
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -72,6 +99,7 @@ def versus_reference(
     exposure: float = 3.0,
     covariates: pd.DataFrame | None = None,
     variants: tuple[str, ...] = VARIANTS,
+    trials: tuple[str, ...] = (),
 ) -> dict[float, dict[str, list[tuple[float, float]]]]:
     """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts. With
     ``covariates`` (models x features, e.g. the models' other benchmark means) also ``COVARIATE``: the
@@ -79,7 +107,8 @@ def versus_reference(
     (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on the build models)."""
     image = panel.image_panel()
     n_build = image.n_models - int(round(0.4 * image.n_models))
-    names = [*variants, *([COVARIATE] if covariates is not None else [])]
+    base = COVARIATE if covariates is not None else "benchsift"
+    names = [*variants, *([COVARIATE] if covariates is not None else []), *(f"+ {t}" for t in trials)]
     out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in names} for b in budgets}
     for split in range(splits):
         rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
@@ -98,6 +127,13 @@ def versus_reference(
             cp = fit_covariate_prior(banks["benchsift"], covariates)
             banks[COVARIATE] = banks["benchsift"]
             priors[COVARIATE] = cp.predict(covariates, held.model_ids)
+        for t in trials:
+            banks[f"+ {t}"] = banks["benchsift"]
+            if t == "uniform-factor":
+                banks[f"+ {t}"] = _uniform_factor_bank(banks["benchsift"], build)
+            if t == "no-factors":
+                banks[f"+ {t}"] = dataclasses.replace(banks["benchsift"], residual_loadings=None)
+            priors[f"+ {t}"] = priors[base]
         for b in budgets:
             n = max(1, int(round(b * image.n_items)))
             th, given = ref.cat_run(held.scores, a, d, n)
@@ -112,16 +148,9 @@ def versus_reference(
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             for name, bank in banks.items():
                 mu, sd = priors[name]
-                full, _ = replay_adaptive(
-                    bank,
-                    held.scores,
-                    held.model_ids,
-                    n,
-                    prior_mean=mu,
-                    prior_sd=sd,
-                    exposure=exposure,
-                    random_state=seed + split,
-                )
+                kw = {"prior_mean": mu, "prior_sd": sd, "exposure": exposure, "random_state": seed + split}
+                frac = SPREAD.get(name[2:])  # None: the library's default static start
+                full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out
 
@@ -170,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         "ability prior is regressed on them",
     )
     ap.add_argument("--covariate-benchmarks", default=None, help="comma-separated benchmarks of --covariates")
+    ap.add_argument("--try", dest="trials", default="", help="experimental variants: " + ",".join(TRIALS))
     ap.add_argument("--no-normal", action="store_true", help="skip the N(0,1) variant (saves time)")
     args = ap.parse_args(argv)
     print(machine_line())
@@ -185,7 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         variants = tuple(v for v in VARIANTS if not (args.no_normal and v == "benchsift, N(0,1)"))
         for name, panel in panels:
             t0 = time.perf_counter()
-            res = versus_reference(panel, ref, budgets, args.splits, args.seed, args.exposure, cov, variants)
+            trials = tuple(t for t in args.trials.split(",") if t)
+            res = versus_reference(
+                panel, ref, budgets, args.splits, args.seed, args.exposure, cov, variants, trials
+            )
             print(render_versus(name, panel, res))
             print(f"  ({args.splits} splits, {time.perf_counter() - t0:.0f} s, load {load_average()})")
     if not args.no_simulate:

@@ -480,3 +480,59 @@ def test_a_bank_of_60_models_gets_the_empirical_prior_by_default(tmp_path) -> No
     X = np.where(np.arange(20) < 5, panel.scores[:3], np.nan)
     # the EAP under the empirical prior, not under N(0, 1)
     assert not np.allclose(bank.score(X).theta, bank.model.score(X).theta, atol=1e-3)
+
+
+def test_spread_items_and_the_static_start_by_hand() -> None:
+    # six items; reference abilities -1, 0, 1: mean expected scores computed here, items ordered hardest first
+    a = np.array([1.0, 2.0, 0.5, 1.5, 1.0, 0.8])
+    d = np.array([0.0, 2.0, -1.0, -2.0, 1.0, 0.3])
+    bank = _bank(a, d, ["B"] * 6)
+    bank.reference_theta = np.array([-1.0, 0.0, 1.0])
+    pbar = expit(np.outer([-1.0, 0.0, 1.0], a) + d).mean(axis=0)
+    order = np.argsort(pbar)  # [3, 2, 0, 5, 4, 1]
+    assert order.tolist() == [3, 2, 0, 5, 4, 1]
+    # k = 2: positions floor(0.5 * 6 / 2) = 1 and floor(1.5 * 3) = 4 of that order; k = 3: 1, 3, 5
+    assert bank.spread_items(2).tolist() == [2, 4]
+    assert bank.spread_items(3).tolist() == [2, 5, 1]
+    assert bank.spread_items(0).tolist() == [] and sorted(bank.spread_items(99).tolist()) == list(range(6))
+    start = bank.spread_items(3)
+    X = np.full((3, 6), np.nan)
+    X[1, 2] = 1.0  # model 1 answered the first start item already
+    avail = np.ones((3, 6), dtype=bool)
+    avail[2, 5] = False  # model 2 was not run on the second one
+    res = next_items(bank, X, ["a", "b", "c"], batch=2, start_items=start, available=avail, exposure=1.0)
+    assert res.items == [[2, 5], [5, 1], [2, 1]]
+    X[:, [2, 5, 1]] = 1.0
+    after = next_items(bank, X, ["a", "b", "c"], batch=1, start_items=start, exposure=1.0)
+    info = bank.information(after.theta)[0]
+    free = [i for i in range(6) if i not in (2, 5, 1)]
+    assert after.items[0] == [free[int(np.argmax(info[free]))]]  # then maximum information
+    with pytest.raises(InputError, match="start_items"):
+        next_items(bank, X, ["a", "b", "c"], start_items=[6])
+
+
+def test_replay_static_start_gives_the_spread_items_first() -> None:
+    from benchsift.adaptive import replay_adaptive
+
+    panel, _ = _panel(40, 120, seed=4)
+    bank = fit_bank(panel, prior="normal", residual_factors=0)
+    full, mask = replay_adaptive(bank, panel.scores[:5], panel.model_ids[:5], 20, static_start=0.25)
+    assert mask.sum(axis=1).tolist() == [20] * 5
+    assert mask[:, bank.spread_items(5)].all()
+    plain = replay_adaptive(bank, panel.scores[:5], panel.model_ids[:5], 20)[1]
+    assert not plain[:, bank.spread_items(5)].all()  # adaptive alone does not pick those
+    with pytest.raises(InputError, match="static_start"):
+        replay_adaptive(bank, panel.scores[:5], panel.model_ids[:5], 20, static_start=1.5)
+
+
+def test_default_static_start_is_a_quarter_from_60_items(tmp_path) -> None:
+    from benchsift.adaptive.select import next_items_for, static_start_items
+
+    assert [static_start_items(n) for n in (10, 59, 60, 154)] == [0, 0, 15, 38]
+    panel, _ = _panel(40, 120, seed=4)
+    bank = fit_bank(panel, prior="normal", residual_factors=0)
+    big = next_items_for(bank, start=["new"], batch=5, stop=StopRule(max_items=80))
+    assert big.items == [bank.spread_items(20)[:5].tolist()]  # 20 of 80 spread items first
+    small = next_items_for(bank, start=["new"], batch=5, stop=StopRule(max_items=40))
+    none = next_items_for(bank, start=["new"], batch=5, static_start=0, stop=StopRule(max_items=80))
+    assert small.items == none.items != big.items  # under 60 items, or 0: maximum information at once

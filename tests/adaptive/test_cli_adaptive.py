@@ -121,3 +121,126 @@ def test_bank_prior_and_residual_factor_options(tmp_path: Path) -> None:
         app, ["adaptive", "bank", str(panel), "-o", str(tmp_path / "b.json"), "--prior", "flat"]
     )
     assert bad.exit_code == 2 and "prior" in bad.output and not (tmp_path / "b.json").exists()
+
+
+def _two_benchmark_files(tmp_path: Path) -> tuple[Path, Path, np.ndarray]:
+    """A bank panel (benchmark A, 80 reference models) and a prior panel with benchmarks A and B for the
+    reference models and 20 new models; the abilities on A and B correlate 0.95 (simulated truth)."""
+    rng = np.random.default_rng(5)
+    n_ref, n_new = 80, 20
+    th_a = rng.standard_normal(n_ref + n_new)
+    th_b = 0.95 * th_a + np.sqrt(1 - 0.95**2) * rng.standard_normal(n_ref + n_new)
+
+    def answers(theta: np.ndarray, n: int, bench: str) -> tuple[np.ndarray, pd.DataFrame]:
+        a, b = rng.uniform(0.8, 2.0, n), rng.normal(0, 1, n)
+        x = (rng.random((theta.size, n)) < expit(a * (theta[:, None] - b))).astype(float)
+        return x, pd.DataFrame({"benchmark": bench, "item": [f"{bench}{i}" for i in range(n)]})
+
+    xa, ia = answers(th_a, 200, "A")
+    xb, ib = answers(th_b, 200, "B")
+    ref = [f"r{j}" for j in range(n_ref)]
+    new = [f"new{j}" for j in range(n_new)]
+    bank_panel = tmp_path / "a.parquet"
+    Panel(xa[:n_ref], ref, ia).save(bank_panel)
+    prior_panel = tmp_path / "ab.parquet"  # the new models' A answers are unknown (NaN): only B tells
+    xa_known = np.vstack([xa[:n_ref], np.full((n_new, 200), np.nan)])
+    Panel(np.hstack([xa_known, xb]), [*ref, *new], pd.concat([ia, ib], ignore_index=True)).save(prior_panel)
+    return bank_panel, prior_panel, th_a[n_ref:]
+
+
+def test_next_prior_from_other_benchmarks(tmp_path: Path) -> None:
+    from benchsift.stats import spearman
+
+    bank_panel, prior_panel, truth = _two_benchmark_files(tmp_path)
+    bank = tmp_path / "bank.json"
+    assert runner.invoke(app, ["adaptive", "bank", str(bank_panel), "-o", str(bank)]).exit_code == 0
+    start = ",".join(f"new{j}" for j in range(20))
+    plain = runner.invoke(app, ["adaptive", "next", str(bank), "--start", start, "--batch", "3", "--json"])
+    assert plain.exit_code == 0, plain.output
+    rows = json.loads(plain.stdout)["models"]
+    assert np.ptp([r["theta"] for r in rows]) < 1e-9  # no responses, no prior: everyone the same
+    res = runner.invoke(
+        app,
+        ["adaptive", "next", str(bank), "--start", start, "--batch", "3", "--prior-from", str(prior_panel)]
+        + ["--json"],
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["prior"]["features"] == ["B"]  # the bank's own benchmark A is left out by default
+    assert doc["prior"]["n_models"] == 80 and doc["prior"]["r2"] > 0.7
+    theta = np.array([r["theta"] for r in doc["models"]])
+    # before a single item, the abilities follow the new models' true abilities on A through B
+    assert spearman(theta, truth) > 0.8
+    assert all(np.isfinite(r["prior_mean"]) for r in doc["models"])
+    # a strong and a weak model get different first items (maximum information at their own prior)
+    first = {r["model"]: {k["item"] for k in r["next"]} for r in doc["models"]}
+    strong, weak = f"new{int(np.argmax(truth))}", f"new{int(np.argmin(truth))}"
+    assert first[strong] != first[weak]
+    # the same with B named; the bank's own benchmark alone is refused; --prior-benchmarks needs the panel
+    named = runner.invoke(
+        app,
+        ["adaptive", "next", str(bank), "--start", start, "--prior-from", str(prior_panel)]
+        + ["--prior-benchmarks", "B", "--json"],
+    )
+    assert [r["theta"] for r in json.loads(named.stdout)["models"]] == theta.tolist()
+    only_own = runner.invoke(
+        app, ["adaptive", "next", str(bank), "--start", "x", "--prior-from", str(bank_panel)]
+    )
+    assert only_own.exit_code == 2 and "all the bank's own" in only_own.output
+    loose = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "x", "--prior-benchmarks", "B"])
+    assert loose.exit_code == 2 and "--prior-from" in loose.output
+    table = runner.invoke(
+        app, ["adaptive", "next", str(bank), "--start", "new0,stranger", "--prior-from", str(prior_panel)]
+    )
+    assert table.exit_code == 0, table.output
+    assert "ability prior regressed on B" in table.output and "stranger" in table.output
+
+
+def test_simulate_prior_from_other_benchmarks(tmp_path: Path) -> None:
+    # the replay with the other benchmark's prior estimates held-out models better than without it
+    bank_panel, prior_panel, _ = _two_benchmark_files(tmp_path)
+    args = ["adaptive", "simulate", str(bank_panel), "--splits", "2", "--budget", "0.03", "--json"]
+    plain = runner.invoke(app, args)
+    res = runner.invoke(app, [*args, "--prior-from", str(prior_panel)])
+    assert plain.exit_code == 0 and res.exit_code == 0, res.output
+    without = {r["method"]: r for r in json.loads(plain.stdout)["results"]}["adaptive"]
+    doc = json.loads(res.stdout)
+    with_prior = {r["method"]: r for r in doc["results"]}["adaptive"]
+    assert with_prior["mae_mean"] < 0.8 * without["mae_mean"]
+    assert with_prior["rho_mean"] > without["rho_mean"]
+    assert any("regressed on the models' B" in n for n in doc["notes"])
+    loose = runner.invoke(app, ["adaptive", "simulate", str(bank_panel), "--prior-benchmarks", "B"])
+    assert loose.exit_code == 2 and "--prior-from" in loose.output
+
+
+def test_next_and_simulate_static_start(tmp_path: Path) -> None:
+    from benchsift.adaptive import load_bank
+
+    panel = _panel_file(tmp_path)
+    bank = tmp_path / "bank.json"
+    assert runner.invoke(app, ["adaptive", "bank", str(panel), "-o", str(bank)]).exit_code == 0
+    spread = load_bank(bank).spread_items(4)
+    keys = [(str(b), str(i)) for b, i in load_bank(bank).items[["benchmark", "item"]].to_numpy()[spread]]
+    args = [
+        "adaptive",
+        "next",
+        str(bank),
+        "--start",
+        "fresh",
+        "--batch",
+        "3",
+        "--static-start",
+        "4",
+        "--json",
+    ]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["models"]
+    assert [(k["benchmark"], k["item"]) for k in row["next"]] == keys[:3]  # the spread items, in order
+    bad = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "x", "--static-start", "-1"])
+    assert bad.exit_code == 2 and "--static-start" in bad.output
+    sim = ["adaptive", "simulate", str(panel), "--splits", "1", "--budget", "0.1", "--json"]
+    res = runner.invoke(app, [*sim, "--static-start", "0.25"])
+    assert res.exit_code == 0, res.output
+    bad = runner.invoke(app, [*sim, "--static-start", "2"])
+    assert bad.exit_code == 2 and "--static-start" in bad.output

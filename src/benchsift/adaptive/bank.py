@@ -282,6 +282,20 @@ class ItemBank(Result):
             out[j] = np.linalg.solve(Lo.T @ (w[:, None] * Lo) + np.eye(k), Lo.T @ (w * (X[j, seen] - p)))
         return out
 
+    def spread_items(self, k: int) -> np.ndarray:
+        r"""``k`` bank positions spread over the items' difficulty, a static start that represents the bank's
+        items (not only those informative near one ability): the items ordered by their mean expected score
+        over the reference models, :math:`\bar p_i = \frac1R\sum_r E[y_i \mid \theta_r]` (ties by
+        position; hardest first), and the one at each quantile ``(j + 1/2) / k``, position
+        ``floor((j + 1/2) N / k)`` of that order, taken. Deterministic; ``k`` is capped at the bank's size."""
+        k = max(0, min(int(k), self.n_items))
+        if k == 0:
+            return np.empty(0, dtype=np.int64)
+        pbar = np.nanmean(self.expected(np.asarray(self.reference_theta, dtype=np.float64)), axis=0)
+        order = np.argsort(np.where(np.isfinite(pbar), pbar, np.inf), kind="stable")
+        at = np.minimum(((np.arange(k) + 0.5) * self.n_items / k).astype(np.int64), self.n_items - 1)
+        return np.asarray(order[at], dtype=np.int64)
+
     def rank_of_theta(self, theta: np.ndarray) -> np.ndarray:
         """Rank among the reference models by ability: ``1 + #(reference abilities above theta)``."""
         return rank_among(self.reference_theta, np.atleast_1d(np.asarray(theta, dtype=float)))

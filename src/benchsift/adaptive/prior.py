@@ -37,7 +37,7 @@ from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.results import Result
 
-__all__ = ["CovariatePrior", "benchmark_covariates", "fit_covariate_prior"]
+__all__ = ["CovariatePrior", "benchmark_covariates", "fit_covariate_prior", "other_benchmarks"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -110,6 +110,22 @@ def benchmark_covariates(panel: Panel, benchmarks: list[str] | None = None) -> p
         return frame
     check_known("benchmarks", benchmarks, list(frame.columns), what="benchmark")
     return frame[list(benchmarks)]
+
+
+def other_benchmarks(panel: Panel, exclude: list[str], benchmarks: list[str] | None = None) -> pd.DataFrame:
+    """:func:`benchmark_covariates` of ``panel`` for a covariate prior: the named ``benchmarks``, or by
+    default every benchmark of ``panel`` not in ``exclude`` (the bank's own: a model's score there would be
+    the answer, not a prior). Refused when none is left."""
+    if benchmarks is None:
+        own = {str(b) for b in exclude}
+        found = [str(b) for b in panel.image_panel().benchmark_means().groups]
+        benchmarks = [b for b in found if b not in own]
+        if not benchmarks:
+            raise InputError(
+                f"prior panel: its benchmarks ({', '.join(found)}) are all the bank's own; a prior needs the "
+                "models' scores on other benchmarks"
+            )
+    return benchmark_covariates(panel, benchmarks)
 
 
 @validate_params({"width": [Interval(Real, 0, None, closed="neither", desc="a positive number")]})

@@ -10,10 +10,12 @@ held-out model, the static suite's size ``n``:
 * ``static`` -- the suite's items; the full-score estimate of the chosen method;
 * ``random`` -- ``n`` items drawn at random (seeded, one draw per split, the same for every model); their
   plain mean;
-* ``adaptive`` -- batches of maximum-information items with randomesque exposure control
-  (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default ``n / 10``) until ``n`` items,
-  answered from the model's logged scores; the bank's full-score estimate (observed scores plus the expected
-  scores of the items not given, corrected by the bank's residual factors when it has them).
+* ``adaptive`` -- from 60 items a static start (a quarter of them spread over the bank's difficulty,
+  :func:`benchsift.adaptive.select.static_start_items`), then batches of maximum-information items with
+  randomesque exposure control (:func:`benchsift.adaptive.next_items`, ``batch`` items a step, default
+  ``n / 10``) until ``n`` items, answered from the model's logged scores; the bank's full-score estimate
+  (observed scores plus the expected scores of the items not given, corrected by the bank's residual factors
+  when it has them).
 
 Reported per method, mean and sd over splits: the Spearman correlation between held-out models' estimated
 and true full overall scores (mean of benchmark means over every item), and the mean absolute error.
@@ -31,10 +33,11 @@ from joblib import delayed
 
 from benchsift._params import Interval, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
-from benchsift.adaptive.select import StopRule, next_items
+from benchsift.adaptive.prior import fit_covariate_prior
+from benchsift.adaptive.select import StopRule, next_items, static_start_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.errors import DegenerateError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
@@ -118,12 +121,23 @@ def replay_adaptive(
     prior_sd: np.ndarray | float | None = None,
     exposure: float = 3.0,
     random_state: int = 0,
+    static_start: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
     models' logged scores on the bank's items; NaN = not run, never offered). ``prior_mean`` / ``prior_sd``:
-    an optional per-model ability prior, as in :func:`next_items`. Returns the full-score estimates
-    ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    an optional per-model ability prior, as in :func:`next_items`. ``static_start``: the fraction of the
+    ``n_items`` given first as a static start, ``int(static_start * n_items)`` items spread over the
+    bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
+    items, none below (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the
+    full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    if static_start is None:
+        n_start = static_start_items(int(n_items))
+    elif 0.0 <= float(static_start) <= 1.0:
+        n_start = int(float(static_start) * int(n_items))
+    else:
+        raise InputError(f"static_start: expected a fraction in [0, 1], got {static_start!r}")
+    start = bank.spread_items(n_start)
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
@@ -140,6 +154,7 @@ def replay_adaptive(
             stop=rule,
             random_state=int(random_state),
             available=available,
+            start_items=start,
         )
         if all(not items for items in nxt.items):
             break
@@ -149,7 +164,15 @@ def replay_adaptive(
 
 
 def _split_task(
-    image: Panel, split: int, seed: int, n_build: int, budget: float, batch: int | None, exposure: float
+    image: Panel,
+    split: int,
+    seed: int,
+    n_build: int,
+    budget: float,
+    batch: int | None,
+    exposure: float,
+    covariates: pd.DataFrame | None = None,
+    static_start: float | None = None,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
@@ -170,8 +193,20 @@ def _split_task(
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build)
+    mu = sd = None
+    if covariates is not None:  # the regression on the build models only; the held-out models' covariates
+        mu, sd = fit_covariate_prior(bank, covariates).predict(covariates, held.model_ids)
     final = replay_adaptive(
-        bank, held.scores, held.model_ids, n, batch=batch, exposure=exposure, random_state=seed
+        bank,
+        held.scores,
+        held.model_ids,
+        n,
+        batch=batch,
+        prior_mean=mu,
+        prior_sd=sd,
+        exposure=exposure,
+        random_state=seed,
+        static_start=static_start,
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
@@ -189,6 +224,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "budget": [_FRACTION],
         "n_splits": [_POSITIVE_INT],
         "batch": [_POSITIVE_INT, None],
+        "static_start": [Interval(Real, 0, 1, closed="both", noun="a fraction"), None],
     }
 )
 def simulate_adaptive(
@@ -200,6 +236,8 @@ def simulate_adaptive(
     n_splits: int = 5,
     batch: int | None = None,
     exposure: float = 3.0,
+    covariates: pd.DataFrame | None = None,
+    static_start: float | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -210,7 +248,11 @@ def simulate_adaptive(
     The splits are independent tasks sent through ``joblib.Parallel`` on ``backend`` / ``address`` /
     ``n_jobs`` (:func:`benchsift.parallel.sweep_backend`; default: in this process); each carries its own
     seed, so the same ``random_state`` (the seed; was ``seed``, accepted until 0.3) gives the same numbers
-    on every backend.
+    on every backend. ``covariates``: optional models x features table (e.g. the models' means on other
+    benchmarks, :func:`benchsift.adaptive.prior.other_benchmarks`); the adaptive method's ability prior is
+    then regressed on them (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on each split's
+    build models). ``static_start``: the adaptive method's static start, a fraction of its items
+    (:func:`replay_adaptive`; ``None``: a quarter from 60 items).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -226,7 +268,15 @@ def simulate_adaptive(
     with sweep_backend(backend, address, n_jobs) as workers:
         results = ordered_parallel(workers)(
             delayed(_split_task)(
-                image, split, int(random_state), n_build, float(budget), batch, float(exposure)
+                image,
+                split,
+                int(random_state),
+                n_build,
+                float(budget),
+                batch,
+                float(exposure),
+                covariates,
+                None if static_start is None else float(static_start),
             )
             for split in range(int(n_splits))
         )
@@ -236,6 +286,10 @@ def simulate_adaptive(
                 per[m].append(metrics[m])
             if progress is not None:
                 progress(done, int(n_splits))
+    if covariates is not None:
+        notes.append(
+            "adaptive: ability prior regressed on the models' " + ", ".join(map(str, covariates.columns))
+        )
     if min(sizes) < 10:
         notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
     return AdaptiveSimulation(float(holdout), float(budget), int(random_state), sizes, per, notes)
