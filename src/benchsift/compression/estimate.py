@@ -442,10 +442,18 @@ def _full_estimates(
     warnings.extend(full.warnings)
     flagged = _flagged(full)
     if flagged.any():  # shown by a notebook, not only stored in the result
+        blended = sum(str(e).endswith("+stratified") for e in (full.estimator or []))
         _warnings.warn(
             f"{int(flagged.sum())} of {len(models)} new model(s) lie at or beyond the top (or outside) "
             "of the abilities of the suite's reference models: their full-score estimates may be too low "
-            "or extrapolate, and their intervals were widened (see result.warnings)",
+            "or extrapolate, and their intervals were widened"
+            + (
+                f"; {blended} score above every reference model on the stratified mean of their own suite "
+                "answers: their estimates are its mean with the headline estimator's"
+                if blended
+                else ""
+            )
+            + " (see result.warnings)",
             EstimateWarning,
             stacklevel=3,
         )
