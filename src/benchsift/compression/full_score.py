@@ -104,7 +104,10 @@ sec. 3.1) and fits no curve on weaker models, so a release far stronger than the
 answers the suite like the strongest of them as far as the ability goes, but gets more of the items right
 -- is not pulled down in it (ZeroEval CRUX, built on the weakest 60 % of 48 models, 2 % of the items:
 the edge models' 95 % intervals covered 0.79 / 0.89 / 0.74 of the strongest 40 % on seeds 0 / 1 / 2, 1.00 /
-1.00 / 0.95 with it; the estimate and the lower end do not move); all edge models are named in one warning
+1.00 / 0.95 with it; the estimate and the lower end do not move); (``EDGE_STRATIFIED_UPPER``,
+``EDGE_STRATIFIED_BLEND``) the upper end is at least the difficulty-stratified suite mean's design-based one,
+and an edge model above every reference model on that mean gets the mean of the two as its headline
+(:func:`~benchsift.compression.extrapolation.stratified_blend`); all edge models are named in one warning
 (``FullScoreEstimates.at_edge``, and
 ``FullScoreEstimates.estimator`` says per model whose estimate is the headline). A model stronger than
 every reference model often answers the suite like
