@@ -122,6 +122,30 @@ def test_estimate_json_reproduces_a_reference_model(
     assert row["rank_interval"][0] <= row["rank"] <= row["rank_interval"][1]
 
 
+def test_a_stronger_model_is_warned_on_the_terminal_and_in_json(
+    compressed: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    """A model right on every suite item is beyond every reference model: at the edge, its estimate the mean
+    of the headline estimator's and the stratified suite mean's, and the warning says so on the terminal
+    and in --json (issue 31, point 3)."""
+    out, _ = compressed
+    ref = pd.read_csv(out / "reference_scores.csv", dtype={"benchmark": str, "item": str})
+    long = pd.DataFrame({"model": "top", "benchmark": ref["benchmark"], "item": ref["item"], "score": 1.0})
+    new_path = tmp_path / "top.csv"
+    long.to_csv(new_path, index=False)
+    res = runner.invoke(app, ["estimate", str(out), str(new_path), "--n-boot", "50", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    (row,) = doc["models"]
+    assert row["at_edge"] is True and row["estimator"].endswith("+stratified")  # (pirt beyond the range)
+    (said,) = [w for w in doc["warnings"] if w.startswith("1 model(s) ('top')")]
+    assert "1 of them score above every reference model" in said and "mean of the two" in said
+    shown = runner.invoke(app, ["estimate", str(out), str(new_path), "--n-boot", "50"])
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())  # the console wraps long lines
+    assert "1 model(s) ('top')" in text and "1 of them score above every reference model" in text
+
+
 def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_path: Path) -> None:
     out, _ = compressed
     items = pd.read_csv(out / "items.csv", dtype=str, keep_default_na=False)
@@ -186,7 +210,10 @@ def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Pat
     )
     # per model: at the edge of the build models or not, and which estimator gave the headline; the edge
     # and the other models' MAE and coverage recomputed from the table
-    assert per["at_edge"].dtype == bool and set(per["estimator"]) <= set(METHODS)
+    # (an edge model above every build model on its stratified suite mean: "METHOD+stratified")
+    base = {str(e).removesuffix("+stratified") for e in per["estimator"]}
+    assert per["at_edge"].dtype == bool and base <= set(METHODS)
+    assert all(e in METHODS or per["at_edge"][j] for j, e in enumerate(per["estimator"]))
     for part, rows in (("edge", per["at_edge"]), ("not_edge", ~per["at_edge"])):
         assert h[part]["n"] == int(rows.sum())
         if rows.any():

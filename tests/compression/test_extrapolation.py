@@ -14,7 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchsift.compression.extrapolation import edge_upper_halfwidth, shift_upper_halfwidth
+from benchsift.compression.extrapolation import (
+    edge_upper_halfwidth,
+    shift_upper_halfwidth,
+    stratified_blend,
+    stratified_estimate,
+)
 from benchsift.compression.full_score import EDGE_CHOSEN_FROM, FullScoreModel, fit_full_score
 from benchsift.panel import Panel
 
@@ -159,3 +164,91 @@ def test_edge_upper_end_reaches_the_anchor_means_upper_end(
     covered = (est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1])
     covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
     assert int(covered_old.sum()) == before and int(covered.sum()) == after
+
+
+def test_stratified_estimate_by_hand() -> None:
+    # one group of 8 suite items, J = min(STRATA, 8 // 4) = 2 strata cut at the suite difficulties' median
+    # (0.5): items 0-3 and 4-7; the 3 other pool items fall 2 / 1 -> shares 6/11 and 5/11
+    p_suite = [np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])]
+    p_rest = [np.array([0.05, 0.15, 0.95])]
+    X = np.array(
+        [
+            [1, 0, 0, 0, 1, 1, 1, 0],
+            [1, 0, np.nan, 0, np.nan, np.nan, np.nan, np.nan],  # no answer in stratum 2: stratum 1 alone
+            [np.nan] * 8,
+        ]
+    )
+    est, hi = stratified_estimate(X, [np.arange(8)], p_suite, p_rest, n_benchmarks=1, level=0.95)
+    # 6/11 * 1/4 + 5/11 * 3/4; variance (6/11)^2 * .3 * .7 / 4 + (5/11)^2 * .7 * .3 / 4 with the
+    # smoothed stratum means (1 + .5) / 5 = .3 and (3 + .5) / 5 = .7
+    want = 6 / 11 * 0.25 + 5 / 11 * 0.75
+    sd = math.sqrt((36 / 121 + 25 / 121) * 0.21 / 4)
+    np.testing.assert_allclose(est[0], [want, want])  # the group and the overall column (one benchmark)
+    np.testing.assert_allclose(hi[0], want + 1.959963984540054 * sd)
+    # the second model: 1 right of 3 answered in stratum 1 (weight renormalised to 1); (1.5/4)(2.5/4)/3
+    np.testing.assert_allclose(est[1], 1 / 3)
+    np.testing.assert_allclose(hi[1], 1 / 3 + 1.959963984540054 * math.sqrt(0.375 * 0.625 / 3))
+    assert np.isnan(est[2]).all() and np.isnan(hi[2]).all()
+
+
+def test_stratified_blend_by_hand() -> None:
+    score = np.array([[0.5, 0.5], [0.6, 0.6], [0.7, 0.7]])
+    strat = np.array([[0.9, 0.9], [0.65, 0.65], [0.95, 0.95]])
+    ref = np.array([[0.6, 0.6], [0.8, np.nan]])  # the best reference model: 0.8 and 0.6
+    out, beyond = stratified_blend(score, strat, np.array([True, True, False]), ref)
+    # row 0 at the edge and above every reference model: (0.5 + 0.9) / 2; row 1: 0.65 is above 0.6 only in
+    # the overall column; row 2 is not at the edge
+    np.testing.assert_allclose(out, [[0.7, 0.7], [0.6, 0.625], [0.7, 0.7]])
+    assert beyond.tolist() == [[True, True], [False, True], [False, False]]
+
+
+def _jump_panel(seed: int, jump: float) -> tuple[Panel, np.ndarray]:
+    """Simulated truth: a 2PL panel of 150 models and 400 items whose strongest 40 % are ``jump`` stronger
+    still (a release stronger than every build model), and a suite of the items most informative for the
+    weakest 60 % (every 4th item they answer right 15-85 % of the time)."""
+    rng = np.random.default_rng(seed)
+    th = rng.standard_normal(150)
+    th[np.argsort(th)[90:]] += jump
+    a, b = rng.uniform(0.7, 2.0, 400), rng.normal(0.5, 1.3, 400)
+    x = (rng.random((150, 400)) < 1 / (1 + np.exp(-a * (th[:, None] - b[None, :])))).astype(float)
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(400)]})
+    panel = Panel(x, [f"m{j}" for j in range(150)], items)
+    build = np.argsort(panel.scores.mean(axis=1), kind="stable")[:90]
+    p = panel.scores[build].mean(axis=0)
+    return panel, np.flatnonzero((p > 0.15) & (p < 0.85))[::4]
+
+
+def test_stronger_release_gets_the_stratified_mean_and_its_upper_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchsift.compression.full_score as fs_mod
+
+    panel, suite = _jump_panel(0, 1.0)
+    order = np.argsort(panel.scores.mean(axis=1), kind="stable")
+    build, held = panel.subset(models=np.sort(order[:90])), panel.subset(models=np.sort(order[90:]))
+    fs = fit_full_score(build, suite, random_state=0)
+    truth = held.scores.mean(axis=1)
+    X, R = held.scores[:, suite], build.scores[:, suite]
+    m = fs.method
+    est = fs.predict(X, held.model_ids, reference=R)
+    monkeypatch.setattr(fs_mod, "EDGE_STRATIFIED_BLEND", False)
+    monkeypatch.setattr(fs_mod, "EDGE_STRATIFIED_UPPER", False)
+    old = fs.predict(X, held.model_ids, reference=R)
+    s, lo, hi = est.score[m][:, -1], est.low[m][:, -1], est.high[m][:, -1]
+    # every held-out model is at the edge; the estimators through the ability are pulled down by the jump
+    assert est.at_edge is not None and est.at_edge.all() and est.estimator is not None
+    mae_old, mae = np.mean(np.abs(old.score[m][:, -1] - truth)), np.mean(np.abs(s - truth))
+    assert np.mean(old.score[m][:, -1] - truth) < -0.09 and mae_old > 0.09
+    # the mean with the stratified mean halves the error (0.105 -> 0.049 with this seed)
+    assert mae < 0.6 * mae_old and abs(np.mean(s - truth)) < 0.04
+    blended = np.array([e.endswith("+stratified") for e in est.estimator])
+    assert blended.mean() > 0.9
+    strat, st_hi = fs._stratified(X, R)
+    np.testing.assert_allclose(s[blended], 0.5 * (old.score[m][blended, -1] + strat[blended, -1]))
+    np.testing.assert_array_equal(s[~blended], old.score[m][~blended, -1])
+    # the interval holds the headline; the lower end is the estimator's, the upper end at least the
+    # stratified mean's design-based one; it covers the stronger release
+    assert ((lo <= s) & (s <= hi)).all()
+    np.testing.assert_array_equal(est.low[m], old.low[m])
+    assert (hi >= st_hi[:, -1] - 1e-12).all() and (hi >= old.high[m][:, -1]).all()
+    assert np.mean((lo <= truth) & (truth <= hi)) >= 0.9
+    (said,) = [w for w in est.warnings if w.startswith("60 model(s) (")]
+    assert f"; {int(blended.sum())} of them score above every reference model" in said

@@ -121,7 +121,9 @@ class EstimateResult(Result):
         widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
         looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
         ``method`` (the estimator behind the model's headline: the chosen one, or for a model at the edge the
-        one the folds that hold out the strongest reference models chose),
+        one the folds that hold out the strongest reference models chose; ``"METHOD+stratified"`` where it
+        is the mean of that one's and the stratified mean of the model's suite answers,
+        :func:`benchsift.compression.extrapolation.stratified_blend`),
         then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
         ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
         Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
@@ -442,10 +444,18 @@ def _full_estimates(
     warnings.extend(full.warnings)
     flagged = _flagged(full)
     if flagged.any():  # shown by a notebook, not only stored in the result
+        blended = sum(str(e).endswith("+stratified") for e in (full.estimator or []))
         _warnings.warn(
             f"{int(flagged.sum())} of {len(models)} new model(s) lie at or beyond the top (or outside) "
             "of the abilities of the suite's reference models: their full-score estimates may be too low "
-            "or extrapolate, and their intervals were widened (see result.warnings)",
+            "or extrapolate, and their intervals were widened"
+            + (
+                f"; {blended} score above every reference model on the stratified mean of their own suite "
+                "answers: their estimates are its mean with the headline estimator's"
+                if blended
+                else ""
+            )
+            + " (see result.warnings)",
             EstimateWarning,
             stacklevel=3,
         )

@@ -104,7 +104,10 @@ sec. 3.1) and fits no curve on weaker models, so a release far stronger than the
 answers the suite like the strongest of them as far as the ability goes, but gets more of the items right
 -- is not pulled down in it (ZeroEval CRUX, built on the weakest 60 % of 48 models, 2 % of the items:
 the edge models' 95 % intervals covered 0.79 / 0.89 / 0.74 of the strongest 40 % on seeds 0 / 1 / 2, 1.00 /
-1.00 / 0.95 with it; the estimate and the lower end do not move); all edge models are named in one warning
+1.00 / 0.95 with it; the estimate and the lower end do not move); (``EDGE_STRATIFIED_UPPER``,
+``EDGE_STRATIFIED_BLEND``) the upper end is at least the difficulty-stratified suite mean's design-based one,
+and an edge model above every reference model on that mean gets the mean of the two as its headline
+(:func:`~benchsift.compression.extrapolation.stratified_blend`); all edge models are named in one warning
 (``FullScoreEstimates.at_edge``, and
 ``FullScoreEstimates.estimator`` says per model whose estimate is the headline). A model stronger than
 every reference model often answers the suite like
@@ -135,6 +138,8 @@ from benchsift.compression.extrapolation import (
     edge_upper_halfwidth,
     edge_warning,
     shift_upper_halfwidth,
+    stratified_blend,
+    stratified_estimate,
 )
 from benchsift.compression.full_score_stack import (
     anchor_means,
@@ -209,6 +214,16 @@ EDGE_CHOSEN_FROM = (*CHOSEN_FROM, "anchor")
 #: widened at the edge like every method's): the anchor mean weighs the model's own responses and fits no
 #: curve on weaker models, so it is not pulled down under a shift.
 EDGE_ANCHOR_UPPER = True
+#: Whether the upper end of a model at the edge is at least the design-based upper end of the
+#: difficulty-stratified mean of its own suite answers
+#: (:func:`benchsift.compression.extrapolation.stratified_estimate`; needs the reference scores, which
+#: :func:`benchsift.compression.estimate.estimate_new_models` passes). Measured in the README ("Stronger new
+#: models"): on MMT's strongest-40 % split the shift folds' widths and the anchor mean's upper end covered
+#: 0.91 / 0.62 / 0.85 of the held-out models at 2 / 5 / 10 %.
+EDGE_STRATIFIED_UPPER = True
+#: Whether the headline of a model at the edge whose stratified mean lies above every reference model's
+#: full score is the mean of the two (:func:`benchsift.compression.extrapolation.stratified_blend`).
+EDGE_STRATIFIED_BLEND = True
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 #: Whether the stack's weights are chosen on the strongest fold's error too (else on the random folds only,
@@ -695,12 +710,21 @@ class FullScoreModel(Result):
         if EDGE_ANCHOR_UPPER and at_edge.any():  # the design-based anchor mean's upper end bounds them
             for m in METHODS:
                 high[m] = np.where(at_edge[:, None], np.fmax(high[m], high["anchor"]), high[m])
+        strat = self._stratified(X, reference) if at_edge.any() and reference is not None else None
+        if EDGE_STRATIFIED_UPPER and strat is not None:  # and the stratified mean's design-based upper end
+            for m in METHODS:
+                high[m] = np.where(at_edge[:, None], np.fmax(high[m], strat[1]), high[m])
         best = self.method
         estimator = self._headline_estimators(at_edge, outside)
         for row, m in enumerate(estimator):  # the headline of a model at the edge (or beyond) is another's
             if m != best:
                 for arr in (score, low, high):
                     arr[best][row] = arr[m][row]
+        n_blended = 0
+        if EDGE_STRATIFIED_BLEND and strat is not None and self.reference_full is not None:
+            score[best], beyond = stratified_blend(score[best], strat[0], at_edge, self.reference_full)
+            estimator = [f"{e}+stratified" if b else e for e, b in zip(estimator, beyond[:, -1], strict=True)]
+            n_blended = int(beyond[:, -1].sum())
         notes = self._apply_known(X, reference, known, score[best], low[best], high[best]) if known else []
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
@@ -721,7 +745,7 @@ class FullScoreModel(Result):
             rank_iv[j] = np.nan
         warns = self._outside_warnings(names, theta, outside & ~none)
         edge_note = edge_warning(
-            list(names), at_edge & ~none, self.theta_edge, self.n_reference, self.edge_method
+            list(names), at_edge & ~none, self.theta_edge, self.n_reference, self.edge_method, n_blended
         )
         if edge_note is not None:
             warns.append(edge_note)
@@ -746,6 +770,20 @@ class FullScoreModel(Result):
             estimator=estimator,
             edge_method=self.edge_method,
         )
+
+    def _stratified(self, X: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The difficulty-stratified mean of the new models' suite answers and its design-based upper end
+        (:func:`benchsift.compression.extrapolation.stratified_estimate`), the strata from the reference
+        models: their mean correctness on each suite item, and the 2PL's at their abilities on the rest."""
+        R = np.atleast_2d(np.asarray(reference, dtype=np.float64))
+        th = TwoPL.from_parameters(self.a_suite, self.d_suite).score(R).theta
+        th = th[np.isfinite(th)]
+        p_suite = [np.nan_to_num(nan_mean(R[:, c], axis=0), nan=0.5) for c in self.suite_cols]
+        p_rest = [
+            (1.0 / (1.0 + np.exp(-(np.outer(th, a) + d[None, :])))).mean(axis=0) if a.size else np.zeros(0)
+            for a, d in zip(self.a_rest, self.d_rest, strict=True)
+        ]
+        return stratified_estimate(X, self.suite_cols, p_suite, p_rest, self.n_benchmarks, self.level)
 
     def _outside_warnings(self, names: list[str], theta: np.ndarray, outside: np.ndarray) -> list[str]:
         """One warning per model whose suite ability lies outside the reference models' range."""

@@ -14,7 +14,9 @@ size (seeded), what a user would get by running that many random items instead.
 Edge models. Per model, ``at_edge`` says whether its ability on the suite reached the strongest build models'
 (:mod:`benchsift.compression.extrapolation`: its estimate is then the edge estimator's, chosen on the folds
 that hold out the strongest build models, and its interval's upper end is widened), and ``estimator`` which
-estimator gave its headline. The MAE and coverage are also reported for the edge and the other models
+estimator gave its headline (``"METHOD+stratified"``: the mean of that one's and the stratified mean of its
+own suite answers, for an edge model above every build model on the latter). The MAE and coverage are
+also reported for the edge and the other models
 apart (``edge`` and ``not_edge`` in holdout.json): on a random hold-out the edge models are the strong half
 of an ordinary split, on a hold-out of the strongest models (``--holdout-models``) they are a stronger
 release, and the two numbers say whether the widening paid.
