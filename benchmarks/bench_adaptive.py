@@ -148,7 +148,12 @@ def versus_reference(
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             for name, bank in banks.items():
                 mu, sd = priors[name]
-                kw = {"prior_mean": mu, "prior_sd": sd, "exposure": exposure, "random_state": seed + split}
+                kw: dict[str, Any] = {
+                    "prior_mean": mu,
+                    "prior_sd": sd,
+                    "exposure": exposure,
+                    "random_state": seed + split,
+                }
                 frac = SPREAD.get(name[2:])  # None: the library's default static start
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))

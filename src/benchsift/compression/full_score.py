@@ -707,13 +707,7 @@ class FullScoreModel(Result):
             score[m] = s
             low[m] = np.clip(s - hw, 0.0, 1.0)
             high[m] = np.clip(s + hw_hi, 0.0, 1.0)
-        if EDGE_ANCHOR_UPPER and at_edge.any():  # the design-based anchor mean's upper end bounds them
-            for m in METHODS:
-                high[m] = np.where(at_edge[:, None], np.fmax(high[m], high["anchor"]), high[m])
-        strat = self._stratified(X, reference) if at_edge.any() and reference is not None else None
-        if EDGE_STRATIFIED_UPPER and strat is not None:  # and the stratified mean's design-based upper end
-            for m in METHODS:
-                high[m] = np.where(at_edge[:, None], np.fmax(high[m], strat[1]), high[m])
+        strat = self._edge_upper_ends(high, at_edge, X, reference)
         best = self.method
         estimator = self._headline_estimators(at_edge, outside)
         for row, m in enumerate(estimator):  # the headline of a model at the edge (or beyond) is another's
@@ -770,6 +764,22 @@ class FullScoreModel(Result):
             estimator=estimator,
             edge_method=self.edge_method,
         )
+
+    def _edge_upper_ends(
+        self, high: dict[str, np.ndarray], at_edge: np.ndarray, X: np.ndarray, reference: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Raise the upper ends ``high`` (in place) of the models at the edge to the design-based anchor
+        mean's (``EDGE_ANCHOR_UPPER``) and the stratified mean's (``EDGE_STRATIFIED_UPPER``); returns the
+        stratified means and upper ends (:meth:`_stratified`), ``None`` when no model is at the edge or
+        ``reference`` is not given."""
+        if EDGE_ANCHOR_UPPER and at_edge.any():  # the design-based anchor mean's upper end bounds them
+            for m in METHODS:
+                high[m] = np.where(at_edge[:, None], np.fmax(high[m], high["anchor"]), high[m])
+        strat = self._stratified(X, reference) if at_edge.any() and reference is not None else None
+        if EDGE_STRATIFIED_UPPER and strat is not None:  # and the stratified mean's design-based upper end
+            for m in METHODS:
+                high[m] = np.where(at_edge[:, None], np.fmax(high[m], strat[1]), high[m])
+        return strat
 
     def _stratified(self, X: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The difficulty-stratified mean of the new models' suite answers and its design-based upper end
