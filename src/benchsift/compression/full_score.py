@@ -66,8 +66,9 @@ with ``a ~ N(1, 1)``). The log-normal prior keeps every slope positive and has a
 GSM8K (all 42 models) its slopes' 95th percentile is 3.31 against 2.52 with the normal prior (MATH-L5: 3.65
 against 2.74), and 2 items against 31 have a slope below 0.3 (17 negative: items that stronger models fail
 more often). Steep item curves make p-IRT's expected score of the items off the suite jump with the ability,
-and an item that hardly depends on the ability should stay flat. Measured on ZeroEval GSM8K / MATH-L5 / CRUX (60/40 random splits, 3 seeds,
-``--selector estimate``), p-IRT's MAE at 2 / 5 / 10 %: 0.033 / 0.028 / 0.027 -> 0.031 / 0.022 / 0.022,
+and an item that hardly depends on the ability should stay flat. Measured on ZeroEval GSM8K / MATH-L5 /
+CRUX (60/40 random splits, 3 seeds, ``--selector estimate``), p-IRT's MAE at 2 / 5 / 10 %: 0.033 / 0.028 /
+0.027 -> 0.031 / 0.022 / 0.022,
 0.061 / 0.046 / 0.039 -> 0.065 / 0.040 / 0.032, 0.047 / 0.038 / 0.034 -> 0.044 / 0.033 / 0.025 against the
 log-normal prior (sd 1.0 on ``log a``; its sd 0.5, TwoPL's default, had shrunk the slopes of the few
 informative items, ``benchmarks/bench_estimate.py``).
