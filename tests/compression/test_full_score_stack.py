@@ -145,7 +145,10 @@ def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> N
     est = fs.predict(held.scores[:, suite])
     w = fs.stack_weight[0]
     mix = w[0] * est.score["anchor"][:, 0] + w[1] * est.score["ridge"][:, 0] + w[2] * est.score["pirt"][:, 0]
-    np.testing.assert_allclose(est.score["stack"][:, 0], np.clip(mix, 0, 1), atol=1e-12)
+    # (a model beyond the reference abilities gets p-IRT as the chosen method's headline: not a mix of rows)
+    inside = ~est.extrapolating if est.extrapolating is not None else np.ones(mix.shape[0], dtype=bool)
+    assert inside.mean() > 0.9
+    np.testing.assert_allclose(est.score["stack"][inside, 0], np.clip(mix, 0, 1)[inside], atol=1e-12)
     cover = np.mean((est.low["stack"][:, -1] <= truth) & (truth <= est.high["stack"][:, -1]))
     assert cover >= 0.85
     back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
