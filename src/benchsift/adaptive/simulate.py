@@ -31,13 +31,13 @@ import numpy as np
 import pandas as pd
 from joblib import delayed
 
-from benchsift._params import Interval, renamed_attribute, renamed_params, validate_params
+from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.adaptive.select import StopRule, next_items, static_start_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
-from benchsift.errors import DegenerateError, InputError
+from benchsift.errors import DegenerateError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn
@@ -109,6 +109,10 @@ def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return float(spearman(est[ok], truth[ok])), float(np.mean(np.abs(est[ok] - truth[ok])))
 
 
+#: a static start: a fraction of the items, or None for the default (:func:`static_start_items`)
+_STATIC_START = [Interval(Real, 0, 1, closed="both", noun="a fraction"), None]
+
+
 @renamed_params({"seed": "random_state"}, until="0.3")
 def replay_adaptive(
     bank: ItemBank,
@@ -133,10 +137,9 @@ def replay_adaptive(
     full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
     if static_start is None:
         n_start = static_start_items(int(n_items))
-    elif 0.0 <= float(static_start) <= 1.0:
-        n_start = int(float(static_start) * int(n_items))
     else:
-        raise InputError(f"static_start: expected a fraction in [0, 1], got {static_start!r}")
+        check_param("static_start", static_start, _STATIC_START)
+        n_start = int(float(static_start) * int(n_items))
     start = bank.spread_items(n_start)
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
@@ -224,7 +227,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "budget": [_FRACTION],
         "n_splits": [_POSITIVE_INT],
         "batch": [_POSITIVE_INT, None],
-        "static_start": [Interval(Real, 0, 1, closed="both", noun="a fraction"), None],
+        "static_start": _STATIC_START,
     }
 )
 def simulate_adaptive(

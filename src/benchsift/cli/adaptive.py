@@ -38,6 +38,12 @@ from benchsift.workflows.estimate import simulate_adaptive_replay
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
 
+def _check_prior_options(prior_from: object, prior_benchmarks: object) -> None:
+    """``--prior-benchmarks`` names benchmarks of ``--prior-from``'s panel: refused without it."""
+    if prior_benchmarks is not None and prior_from is None:
+        raise InputError("--prior-benchmarks needs --prior-from (the panel with those benchmarks)")
+
+
 @app.command("bank")
 def bank_command(
     panel: Annotated[Path, arg("Panel (benchsift parquet) or long table to fit the bank on.")],
@@ -132,8 +138,7 @@ def next_command(
     bank = load_bank(bank_path)
     if responses is None and start is None:
         raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
-    if prior_benchmarks is not None and prior_from is None:
-        raise InputError("--prior-benchmarks needs --prior-from (the panel with those benchmarks)")
+    _check_prior_options(prior_from, prior_benchmarks)
     stop = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
     covariates = None
     if prior_from is not None:
@@ -210,8 +215,7 @@ def simulate_command(
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     outputs(force, dirs=[out])
-    if prior_benchmarks is not None and prior_from is None:
-        raise InputError("--prior-benchmarks needs --prior-from (the panel with those benchmarks)")
+    _check_prior_options(prior_from, prior_benchmarks)
     scores = read_scores(panel)
     covariates = None
     if prior_from is not None:
