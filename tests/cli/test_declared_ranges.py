@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
+from _commands import all_commands
 from typer.testing import CliRunner
 
 import benchsift as benchsift_package
@@ -29,17 +29,6 @@ from benchsift.simulate.verdicts import simulate_verdicts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 runner = CliRunner()
-
-
-def _commands() -> list[tuple[list[str], Any]]:
-    """``(path, click command)`` of every command under the root, sub-commands included."""
-    group = typer.main.get_command(app)
-    out: list[tuple[list[str], Any]] = []
-    for name in group.list_commands(typer.Context(group)):  # type: ignore[attr-defined]
-        cmd = group.load(name)  # type: ignore[attr-defined]
-        subs = getattr(cmd, "commands", {})
-        out += [([name, sub], c) for sub, c in subs.items()] if subs else [([name], cmd)]
-    return out
 
 
 def _declared() -> dict[str, list[str]]:
@@ -86,7 +75,7 @@ def test_no_option_restates_a_range_or_choices_the_library_declares() -> None:
     declared = _declared()
     assert {"n_boot", "random_state", "budget", "items"} <= set(declared)  # the walk found the prism ones
     restated = []
-    for path, command in _commands():
+    for path, command in all_commands():
         for param in command.params:
             said = _restriction(param)
             if said is None:

@@ -8,10 +8,8 @@ reads as if ``--json`` took a value; the column is blank for flags.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-import typer.main
+from _commands import all_commands
 from typer.testing import CliRunner
 
 from benchsift.cli.main import app
@@ -19,18 +17,7 @@ from benchsift.cli.main import app
 runner = CliRunner()
 
 
-def _commands() -> list[tuple[list[str], Any]]:
-    """``(path, click command)`` of every command under the root, sub-commands included."""
-    group = typer.main.get_command(app)
-    out: list[tuple[list[str], Any]] = []
-    for name in group.list_commands(typer.Context(group)):  # type: ignore[attr-defined]
-        cmd = group.load(name)  # type: ignore[attr-defined]
-        subs = getattr(cmd, "commands", {})
-        out += [([name, sub], c) for sub, c in subs.items()] if subs else [([name], cmd)]
-    return out
-
-
-COMMANDS = _commands()
+COMMANDS = all_commands()
 
 
 def _written(escaped: str) -> str:
