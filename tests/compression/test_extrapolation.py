@@ -252,3 +252,16 @@ def test_stronger_release_gets_the_stratified_mean_and_its_upper_end(monkeypatch
     assert np.mean((lo <= truth) & (truth <= hi)) >= 0.9
     (said,) = [w for w in est.warnings if w.startswith("60 model(s) (")]
     assert f"; {int(blended.sum())} of them score above every reference model" in said
+
+
+def test_stratified_blend_needs_the_lower_end_beyond_with_upper_ends() -> None:
+    score = np.array([[0.5, 0.5], [0.6, 0.6]])
+    strat = np.array([[0.9, 0.9], [0.9, 0.9]])
+    upper = np.array([[0.95, 0.95], [1.0, 1.0]])  # mirrored lower ends 0.85 and 0.8
+    ref = np.array([[0.6, 0.6], [0.82, 0.82]])  # the best reference model: 0.82
+    out, beyond = stratified_blend(score, strat, np.array([True, True]), ref, upper)
+    # row 0: 0.85 > 0.82, the mean of the two; row 1: 0.8 is not beyond 0.82, kept (without the upper
+    # ends both rows would be blended: 0.9 > 0.82)
+    np.testing.assert_allclose(out, [[0.7, 0.7], [0.6, 0.6]])
+    assert beyond.tolist() == [[True, True], [False, False]]
+    assert stratified_blend(score, strat, np.array([True, True]), ref)[1].all()
