@@ -183,7 +183,8 @@ class ResponseCache:
         return self._run(self._statement(sql), params)
 
     def _execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self._run_many(self._statement(sql), rows)
+        if rows:  # a statement with no rows is skipped (most batches of a run drop or take over no lease)
+            self._run_many(self._statement(sql), rows)
 
     def get(self, key: str) -> Response | None:
         with self._lock:

@@ -162,12 +162,10 @@ class SQLiteCache(ResponseCache):
         out: dict[str, Response | Claim] = {}
         with self._lock:
             with self._transaction():
-                if values:
-                    self._put_rows(values)
-                if released:
-                    self._execute_many(
-                        "DELETE FROM leases WHERE key = ? AND owner = ?", [(k, self.owner) for k in released]
-                    )
+                self._put_rows(values)
+                self._execute_many(
+                    "DELETE FROM leases WHERE key = ? AND owner = ?", [(k, self.owner) for k in released]
+                )
                 for start in range(0, len(todo), _CHUNK):
                     out.update(self._claim_locked(todo[start : start + _CHUNK]))
             if "claimed" in out.values():
@@ -208,10 +206,8 @@ class SQLiteCache(ResponseCache):
                 if owner != self.owner:  # an expired or dead owner's lease: take it over
                     take.append((self.owner, self.lease_ttl, key))
                 out[key] = "claimed"
-        if drop:  # (a statement with no rows is skipped: most batches have none)
-            self._execute_many("DELETE FROM leases WHERE key = ? AND owner = ?", drop)
-        if take:
-            self._execute_many("UPDATE leases SET owner = ?, expires = {now} + ? WHERE key = ?", take)
+        self._execute_many("DELETE FROM leases WHERE key = ? AND owner = ?", drop)
+        self._execute_many("UPDATE leases SET owner = ?, expires = {now} + ? WHERE key = ?", take)
         return out
 
     @contextmanager
