@@ -177,7 +177,7 @@ class Column:
             if v is None:
                 out[k], self.nulls = -1, True
             else:
-                out[k] = index.setdefault(json.dumps(v, default=str, ensure_ascii=False), len(index))
+                out[k] = index.setdefault(_json(v), len(index))
 
     def pad(self, n: int) -> None:
         """``n`` rows without this column (missing)."""
