@@ -118,7 +118,7 @@ def other_benchmarks(panel: Panel, exclude: list[str], benchmarks: list[str] | N
     the answer, not a prior). Refused when none is left."""
     if benchmarks is None:
         own = {str(b) for b in exclude}
-        found = [str(b) for b in panel.image_panel().benchmark_means().groups]
+        found = [str(b) for b in panel.benchmarks]
         benchmarks = [b for b in found if b not in own]
         if not benchmarks:
             raise InputError(

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from benchsift._inputs import check_shape
+from benchsift._inputs import check_array, check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, renamed_params, validate_params
 from benchsift._schema import Rule, check_rules
@@ -243,11 +243,10 @@ def next_items(
     rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
     full, names = bank.full_scores(X, theta)
     info = bank.information(theta)
-    start = np.asarray([] if start_items is None else list(start_items), dtype=np.int64).reshape(-1)
-    if start.size and (start.min() < 0 or start.max() >= bank.n_items):
-        raise InputError(
-            f"start_items: expected bank positions in [0, {bank.n_items}), got {start.min()}..{start.max()}"
-        )
+    start = check_array(
+        "start_items", [] if start_items is None else list(start_items), ndim=1, dtype=np.int64, low=0,
+        high=bank.n_items - 1,
+    )  # fmt: skip
     chosen: list[list[int]] = []
     reasons: list[str | None] = []
     for j, m in enumerate(models):

@@ -10,7 +10,7 @@ suite and random items at the same budget. Shapes of ``--json``: :meth:`NextItem
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -35,13 +35,24 @@ from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
 from benchsift.workflows.estimate import simulate_adaptive_replay
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
 
-def _check_prior_options(prior_from: object, prior_benchmarks: object) -> None:
-    """``--prior-benchmarks`` names benchmarks of ``--prior-from``'s panel: refused without it."""
-    if prior_benchmarks is not None and prior_from is None:
-        raise InputError("--prior-benchmarks needs --prior-from (the panel with those benchmarks)")
+def _prior_covariates(
+    prior_from: Path | None, prior_benchmarks: str | None, own: list[str]
+) -> pd.DataFrame | None:
+    """The covariates of ``--prior-from`` (:func:`~benchsift.adaptive.prior.other_benchmarks`: the
+    ``--prior-benchmarks`` named, else every benchmark not in ``own``), ``None`` without it;
+    ``--prior-benchmarks`` names benchmarks of that panel, so it is refused without it."""
+    if prior_from is None:
+        if prior_benchmarks is not None:
+            raise InputError("--prior-benchmarks needs --prior-from (the panel with those benchmarks)")
+        return None
+    picked = split_list(prior_benchmarks, "--prior-benchmarks")
+    return other_benchmarks(read_scores(prior_from), own, picked)
 
 
 @app.command("bank")
@@ -138,12 +149,8 @@ def next_command(
     bank = load_bank(bank_path)
     if responses is None and start is None:
         raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
-    _check_prior_options(prior_from, prior_benchmarks)
+    covariates = _prior_covariates(prior_from, prior_benchmarks, bank.benchmarks)
     stop = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
-    covariates = None
-    if prior_from is not None:
-        picked = split_list(prior_benchmarks, "--prior-benchmarks")
-        covariates = other_benchmarks(read_scores(prior_from), bank.benchmarks, picked)
     res = next_items_for(
         bank,
         responses,
@@ -215,13 +222,8 @@ def simulate_command(
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     outputs(force, dirs=[out])
-    _check_prior_options(prior_from, prior_benchmarks)
     scores = read_scores(panel)
-    covariates = None
-    if prior_from is not None:
-        own = [str(g) for g in scores.image_panel().benchmark_means().groups]
-        picked = split_list(prior_benchmarks, "--prior-benchmarks")
-        covariates = other_benchmarks(read_scores(prior_from), own, picked)
+    covariates = _prior_covariates(prior_from, prior_benchmarks, [str(b) for b in scores.benchmarks])
     run = simulate_adaptive_replay(
         scores,
         covariates=covariates,
