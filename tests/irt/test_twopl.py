@@ -359,11 +359,20 @@ def test_m_step_on_the_gauss_rule_matches_the_full_node_sums(step: float) -> Non
 @pytest.mark.parametrize(("top_slope", "step"), [(2.2, 0.055), (4.0, 0.03), (2.2, 0.012)])
 def test_chebyshev_item_sums_match_the_direct_sum(top_slope: float, step: float) -> None:
     """The E-step's item sum ``sum_j softplus(a_j q + d_j)`` from the Chebyshev interpolant (as many points
-    as :func:`_chebyshev_points` asks for) matches the direct (N, K) sum to 1e-9 per item, slopes up to 4,
-    and the complete panel's log-likelihood takes it when it needs fewer points than the grid."""
+    as :func:`_chebyshev_counts` asks for, all items one group) matches the direct (N, K) sum to 1e-9 per
+    item, slopes up to 4, and the complete panel's log-likelihood takes it when it needs fewer points than
+    the grid."""
     from scipy.special import log_expit
 
-    from benchsift.irt.twopl import _chebyshev_points, _item_sum_chebyshev, _Responses
+    from benchsift.irt.twopl import (
+        _chebyshev_coefficients,
+        _chebyshev_counts,
+        _chebyshev_nodes,
+        _chebyshev_series,
+        _Responses,
+        _SlopePartition,
+        _softplus_sums,
+    )
 
     rng = np.random.default_rng(6)
     n_items = 3000
@@ -371,9 +380,11 @@ def test_chebyshev_item_sums_match_the_direct_sum(top_slope: float, step: float)
     d = rng.normal(0, 2.0, n_items)
     nodes = np.arange(-4.3, 3.9, step)
     direct = -log_expit(-(np.outer(a, nodes) + d[:, None])).sum(axis=0)
-    n_points = _chebyshev_points(a, d, nodes)
+    n_points = int(_chebyshev_counts(a, d, nodes, _SlopePartition(a, groups=1))[0])
     assert n_points < nodes.size
-    got = _item_sum_chebyshev(a, d, nodes, n_points)
+    lo, hi = float(nodes[0]), float(nodes[-1])  # the interpolant on n_points, evaluated at the nodes
+    values = _softplus_sums(a, d, _chebyshev_nodes(lo, hi, n_points))
+    got = _chebyshev_series(_chebyshev_coefficients(values), lo, hi, nodes)
     assert np.abs(got - direct).max() < 1e-9 * n_items
     X = (rng.random((30, n_items)) < 0.5).astype(float)
     lin = np.outer(X @ a, nodes) + (X @ d)[:, None]

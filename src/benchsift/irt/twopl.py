@@ -372,14 +372,8 @@ def _item_sum(
     return out
 
 
-#: target absolute error of the E-step's item sum per item (its interpolation, _chebyshev_points)
+#: target absolute error of the E-step's item sum per item (its interpolation, _chebyshev_counts)
 _CHEB_TOL = 1e-10
-
-
-def _chebyshev_points(a: np.ndarray, d: np.ndarray, nodes: np.ndarray) -> int:
-    """Chebyshev points that interpolate ``S(q) = sum_j softplus(a_j q + d_j)`` on the span of ``nodes`` to
-    ``_CHEB_TOL`` per item (all items as one group; :func:`_chebyshev_counts`)."""
-    return int(_chebyshev_counts(a, d, nodes, _SlopePartition(a, groups=1))[0])
 
 
 def _chebyshev_counts(
@@ -465,15 +459,6 @@ def _chebyshev_series(
             cache.clear()  # only the latest grid is worth keeping
             cache[key] = basis
     return basis @ coef
-
-
-def _item_sum_chebyshev(a: np.ndarray, d: np.ndarray, nodes: np.ndarray, n_points: int) -> np.ndarray:
-    """``S(q) = sum_j softplus(a_j q + d_j)`` at ``nodes`` from its interpolant on ``n_points`` Chebyshev
-    points of the second kind on the span of ``nodes`` (its Chebyshev series, :func:`_chebyshev_series`);
-    the error bound is :func:`_chebyshev_counts`'."""
-    lo, hi = float(nodes[0]), float(nodes[-1])
-    values = _softplus_sums(a, d, _chebyshev_nodes(lo, hi, n_points))
-    return _chebyshev_series(_chebyshev_coefficients(values), lo, hi, nodes)
 
 
 #: target error of the M-step's Gauss rule, relative, for integrands analytic near the nodes' interval
