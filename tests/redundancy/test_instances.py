@@ -49,6 +49,36 @@ def test_selection_matrix_exact_sizes_and_uniform_inclusion():
         selection_matrix(5, 6, 3, rng)
 
 
+class _CoarseKeys:
+    """A generator stand-in whose uniform keys are rounded to one decimal: ties at a row's threshold are the
+    rule, so the comparison path of selection_matrix must fall back to the index path."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def random(self, shape: tuple[int, int]) -> np.ndarray:
+        return np.round(self._rng.random(shape), 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_selection_matrix_marks_the_k_smallest_keys_as_argpartition_does(dtype):
+    """The threshold comparison gives the same rows as marking argpartition's k indices of the same keys
+    (an independent construction), with continuous keys and with tied ones."""
+    for k in (1, 7, 25, 49):
+        keys = np.random.default_rng(k).random((300, 50))
+        expected = np.zeros((300, 50))
+        np.put_along_axis(expected, np.argpartition(keys, k - 1, axis=1)[:, :k], 1.0, axis=1)
+        got = selection_matrix(50, k, 300, np.random.default_rng(k), dtype)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, expected)
+        tied = selection_matrix(50, k, 300, _CoarseKeys(k), dtype)  # type: ignore[arg-type]
+        np.testing.assert_array_equal(tied.sum(axis=1), k)
+        coarse = np.round(np.random.default_rng(k).random((300, 50)), 1)
+        expected[:] = 0.0
+        np.put_along_axis(expected, np.argpartition(coarse, k - 1, axis=1)[:, :k], 1.0, axis=1)
+        np.testing.assert_array_equal(tied, expected)
+
+
 def test_sampled_scores_are_nan_aware_means():
     scores = np.array([[1.0, 0.0, np.nan, 1.0], [np.nan, np.nan, 0.5, 0.0]])
     sel = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])

@@ -172,16 +172,22 @@ def selection_matrix(
     """``(repeats, n_items)`` float 0/1 matrix; each row a uniform k-subset drawn without replacement.
 
     Row ``t`` marks the ``k`` smallest of ``n_items`` iid uniforms, which is a uniformly random k-subset.
-    ``dtype`` (float64 or float32) does not change the draws.
+    ``dtype`` (float64 or float32) does not change the draws. The row's k-th smallest key is found by
+    ``np.partition`` (values only) and the row marked by one comparison with it: about half the time of an
+    ``argpartition`` followed by ``put_along_axis`` at 100 x 3,088, the same matrix (a tie of two float64
+    uniforms at a row's threshold, probability about ``n^2 / 2^53``, falls back to the index path, so the
+    rows hold exactly ``k`` items whatever the keys).
     """
     check_param("k", k, [Interval(Integral, 1, n_items, noun="a sample size")], quote=False)
-    sel: np.ndarray = np.zeros((repeats, n_items), dtype=dtype)
     if k == n_items:
-        sel[:] = 1.0
-        return sel
+        return np.ones((repeats, n_items), dtype=dtype)
     keys = rng.random((repeats, n_items))
-    idx = np.argpartition(keys, k - 1, axis=1)[:, :k]
-    np.put_along_axis(sel, idx, 1.0, axis=1)
+    threshold = np.partition(keys, k - 1, axis=1)[:, k - 1 : k]
+    sel: np.ndarray = np.empty((repeats, n_items), dtype=dtype)
+    np.less_equal(keys, threshold, out=sel, casting="unsafe")
+    if repeats and not np.all(sel.sum(axis=1, dtype=np.float64) == k):
+        sel[:] = 0.0
+        np.put_along_axis(sel, np.argpartition(keys, k - 1, axis=1)[:, :k], 1.0, axis=1)
     return sel
 
 
