@@ -6,6 +6,10 @@ Run (from the repository root; the panels are real ones written by ``benchsift i
         --reference ../shared/reference --seeds 10
     .venv/bin/python benchmarks/bench_estimate_peers.py --panel mmmu.parquet --reference DIR --json > out.json
 
+Seeds can run in parallel processes and be pooled afterwards: ``--seeds 1 --seed-start S --json-out S.json``
+per seed, then ``--merge *.json`` prints (or with ``--json`` writes) what one run over all those seeds would
+(checked: two one-seed runs merged give the metrics of one two-seed run, to the byte).
+
 ``--reference DIR`` is the folder holding ``tinybench_ref.py`` (the independent tinyBenchmarks and Fluid-style
 CAT implementations); it is loaded by path, never copied into the project.
 
@@ -323,7 +327,7 @@ def run_joint(
                 continue
             by_kind: dict[tuple[str, str], list[dict[float, dict[str, Any]]]] = {}
             for kind in splits:
-                for seed in range(args.seeds):
+                for seed in range(args.seed_start, args.seed_start + args.seeds):
                     t0 = time.perf_counter()
                     res = joint_split(
                         panel, kind, seed, retentions, ref, Path(tmp), args.selector, Path(path).stem
@@ -351,7 +355,8 @@ def run_joint(
                         cells = [run_[r] for run_ in runs if r in run_]
                         if not cells:
                             continue
-                        summ = summarise([seed_metrics(c) for c in cells])
+                        per_seed = [seed_metrics(c) for c in cells]
+                        summ = summarise(per_seed)
                         before = [float(np.nanmean(np.abs(c["before"]["est"] - c["truth"]))) for c in cells]
                         chosen: dict[str, int] = {}
                         for c in cells:
@@ -407,12 +412,13 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
                 for kind in splits:
                     t0 = time.perf_counter()
                     runs = []
-                    for seed in range(args.seeds):
+                    for seed in range(args.seed_start, args.seed_start + args.seeds):
                         runs.append(one_split(panel, kind, seed, retentions, ref, Path(tmp), args.selector))
                         print(f"  {name} {kind} seed {seed} done", file=log, flush=True)
                     for r in retentions:
                         cells = [run_[r] for run_ in runs]
-                        summ = summarise([seed_metrics(c) for c in cells])
+                        per_seed = [seed_metrics(c) for c in cells]
+                        summ = summarise(per_seed)
                         chosen: dict[str, int] = {}
                         for c in cells:
                             chosen[c["chosen"]] = chosen.get(c["chosen"], 0) + 1
@@ -424,12 +430,53 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
                                 "n_held": int(cells[0]["truth"].size),
                                 "chosen": chosen,
                                 "metrics": summ,
+                                "per_seed": per_seed,
+                                "seed_list": list(range(args.seed_start, args.seed_start + args.seeds)),
                                 "seconds": time.perf_counter() - t0,
                             }
                         )
                 doc["panels"].append(entry)
     doc["acceptance"] = acceptance(doc)
     return doc
+
+
+def merge(paths: list[str]) -> dict[str, Any]:
+    """One document from the ``--json-out`` files of runs over disjoint seeds (``--seed-start``), e.g. run
+    in parallel: per panel, split and retention the seeds' metrics are pooled and summarised as one run
+    over all of them would (a seed given twice is an error; the cells of every file must match)."""
+    docs = [json.loads(Path(p).read_text()) for p in paths]
+    out: dict[str, Any] = {"retentions": docs[0]["retentions"], "selector": docs[0]["selector"]}
+    panels: dict[str, dict[str, Any]] = {}
+    cells: dict[tuple[str, str, float], dict[str, Any]] = {}
+    for path, doc in zip(paths, docs, strict=True):
+        if "per_seed" not in (doc["panels"][0]["cells"][0] if doc["panels"] else {"per_seed": 0}):
+            raise SystemExit(f"--merge: {path} has no per-seed metrics (written before --seed-start)")
+        for p in doc["panels"]:
+            panels.setdefault(p["panel"], {k: p[k] for k in ("panel", "n_models", "n_items")})
+            for c in p["cells"]:
+                key = (p["panel"], c["split"], c["retention"])
+                acc = cells.setdefault(
+                    key, {**c, "per_seed": [], "seed_list": [], "chosen": {}, "seconds": 0.0}
+                )
+                if set(acc["seed_list"]) & set(c["seed_list"]):
+                    raise SystemExit(f"--merge: {path}: seed given twice for {key}")
+                acc["per_seed"] += c["per_seed"]
+                acc["seed_list"] += c["seed_list"]
+                acc["seconds"] += c["seconds"]
+                for k, v in c["chosen"].items():
+                    acc["chosen"][k] = acc["chosen"].get(k, 0) + v
+    seeds = {len(c["seed_list"]) for c in cells.values()}
+    out["seeds"] = seeds.pop() if len(seeds) == 1 else f"{min(seeds)}-{max(seeds)}"
+    out["panels"] = []
+    for name, entry in panels.items():
+        entry["cells"] = []
+        for key in sorted(k for k in cells if k[0] == name):
+            c = cells[key]
+            c["metrics"] = summarise(c["per_seed"])
+            entry["cells"].append(c)
+        out["panels"].append(entry)
+    out["acceptance"] = acceptance(out)
+    return out
 
 
 def acceptance(doc: dict[str, Any]) -> dict[str, Any]:
@@ -524,9 +571,13 @@ def render(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--panel", action="append", required=True, help="a real panel (repeatable)")
-    ap.add_argument("--reference", required=True, help="folder holding tinybench_ref.py")
+    ap.add_argument("--panel", action="append", help="a real panel (repeatable)")
+    ap.add_argument("--reference", help="folder holding tinybench_ref.py")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--seed-start", type=int, default=0, help="first seed (seeds SEED_START..+SEEDS-1)")
+    ap.add_argument(
+        "--merge", nargs="+", default=None, help="pool the --json-out files of runs over disjoint seeds"
+    )
     ap.add_argument("--retentions", default="0.02,0.05,0.1")
     ap.add_argument("--splits", default="random,strongest", help="random, strongest, or both")
     ap.add_argument("--selector", default="vaw", help="compress's Stage 2 selector (vaw, estimate, ...)")
@@ -538,6 +589,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout instead of tables")
     ap.add_argument("--json-out", default=None, help="also write the JSON object to this file")
     args = ap.parse_args(argv)
+    if args.merge:
+        doc = merge(args.merge)
+        print(json.dumps(doc, indent=1, allow_nan=True) if args.json else render(doc))
+        return 0
+    if not args.panel or not args.reference:
+        ap.error("--panel and --reference are required (unless --merge)")
     if not args.json:
         print(machine_line())
     t0 = time.perf_counter()
