@@ -460,6 +460,7 @@ def merge(paths: list[str]) -> dict[str, Any]:
                 )
                 if set(acc["seed_list"]) & set(c["seed_list"]):
                     raise SystemExit(f"--merge: {path}: seed given twice for {key}")
+                acc.setdefault("_n", []).extend([c["n_items"]] * len(c["seed_list"]))
                 acc["per_seed"] += c["per_seed"]
                 acc["seed_list"] += c["seed_list"]
                 acc["seconds"] += c["seconds"]
@@ -473,6 +474,7 @@ def merge(paths: list[str]) -> dict[str, Any]:
         for key in sorted(k for k in cells if k[0] == name):
             c = cells[key]
             c["metrics"] = summarise(c["per_seed"])
+            c["n_items"] = int(np.mean(c.pop("_n")))  # as a run over all the seeds shows it
             entry["cells"].append(c)
         out["panels"].append(entry)
     out["acceptance"] = acceptance(out)
