@@ -242,16 +242,21 @@ def _step_down(
     standardised differences, ``Z`` ``(B, K)`` their centred replicates (NaN: left out); ``worst``: both
     directions at the larger of their two critical values."""
     nan = np.isnan(Z)
-    hi = np.where(nan, -np.inf, Z)  # an undefined replicate difference never exceeds a critical value
-    lo = np.where(nan, -np.inf, -Z)
+    if nan.any():
+        hi = np.where(nan, -np.inf, Z)  # an undefined replicate difference never exceeds a critical value
+        lo = np.where(nan, np.inf, Z)
+    else:
+        hi = lo = Z
     up = np.zeros(t.size, dtype=bool)
     down = np.zeros(t.size, dtype=bool)
     while True:
         rest = ~(up | down)
         if not rest.any():
             return up, down
-        c_up = max(_quantile_of_max(hi[:, rest], level), 0.0)
-        c_down = max(_quantile_of_max(lo[:, rest], level), 0.0)
+        every = bool(rest.all())  # the first step: no column copy
+        c_up = max(_quantile_of_max(hi if every else hi[:, rest], level), 0.0)
+        # max_k -Z_k = -min_k Z_k (negation is exact): the same value as the maximum of -Z
+        c_down = max(_quantile_of_max(-(lo if every else lo[:, rest]).min(axis=1, keepdims=True), level), 0.0)
         if worst:
             c_up = c_down = max(c_up, c_down)
         new_up, new_down = up | (t > c_up), down | (t < -c_down)
