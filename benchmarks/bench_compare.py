@@ -372,7 +372,7 @@ def acceptance(args) -> None:
         M = theta.size
         E = _oracle_errors(theta, n, args.oracle_reps, 9000 + c)
         tails, short = _oracle_interval(E, 0.95, False), _oracle_interval(E, 0.95, True)
-        rules_c = {
+        rules_c: dict[str, Any] = {
             **rules,
             "ORACLE: true rank errors, equal tails": lambda x, S, f=tails: f(x),
             "ORACLE: true rank errors, shortest 95 %": lambda x, S, f=short: f(x),

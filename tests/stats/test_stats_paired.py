@@ -267,12 +267,10 @@ def _pairwise_reference(x: np.ndarray, S: np.ndarray, level: float, worst: bool)
         up, down = np.zeros(k.size, bool), np.zeros(k.size, bool)
         while True:
             rest = ~(up | down)
-            c = [
-                max(float(np.quantile(np.where(np.isnan(V), -np.inf, V)[:, rest].max(1), level, method="higher")), 0)
-                if rest.any()
-                else 0.0
-                for V in (Z, -Z)
-            ]
+            c = [0.0, 0.0]
+            if rest.any():
+                maxima = [np.where(np.isnan(V), -np.inf, V)[:, rest].max(1) for V in (Z, -Z)]
+                c = [max(float(np.quantile(v, level, method="higher")), 0.0) for v in maxima]
             if worst:
                 c = [max(c), max(c)]
             nu, nd = up | (t > c[0]), down | (t < -c[1])
