@@ -123,3 +123,23 @@ def test_suite_comparison(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
     assert doc["method"] == got.method and doc["warnings"] == got.warnings
+
+
+def test_compare_without_out_loads_neither_compression_nor_matplotlib(panel_file: tuple[Panel, Path]) -> None:
+    # `benchsift compare PANEL` (no --out, no --suite) needs no compression method (sklearn, scipy.spatial)
+    # and no figure: a fresh interpreter runs the command and reports which heavy packages it loaded
+    import subprocess
+    import sys
+
+    _, path = panel_file
+    code = (
+        "import sys\n"
+        "from benchsift.cli.main import app\n"
+        f'try:\n    app(["compare", {str(path)!r}, "--n-boot", "50", "--json"])\n'
+        "except SystemExit:\n    pass\n"
+        "heavy = ('sklearn', 'matplotlib', 'benchsift.compression')\n"
+        "print('LOADED', sorted(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert '"sections"' in out  # the command ran and printed its JSON
+    assert out.strip().splitlines()[-1] == "LOADED []"

@@ -25,19 +25,20 @@ suite resolves, it resolves; a difference it leaves unresolved may still be real
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
 from benchsift._params import validate_params
-from benchsift.compression import estimate_new_models
-from benchsift.compression.suite import Suite
 from benchsift.leaderboard._compare import PARAMETER_CONSTRAINTS
 from benchsift.leaderboard.result import SuiteComparison
 from benchsift.panel import ClusterSpec, Panel
 from benchsift.stats import SeedLike, bh_adjust, holm_adjust, minimum_detectable_difference
+
+if TYPE_CHECKING:
+    from benchsift.compression.suite import Suite
 from benchsift.stats.paired import wald_pvalue
 
 __all__ = ["compare_suite"]
@@ -95,6 +96,9 @@ def compare_suite(
     ``power`` and ``correction`` are those of :func:`benchsift.leaderboard.compare`.
     """
     alpha, power = float(alpha), float(power)
+    # compression (sklearn, scipy.spatial) on use: `benchsift compare PANEL` never loads it
+    from benchsift.compression import estimate_new_models
+
     res = estimate_new_models(
         suite,
         new_scores,

@@ -241,17 +241,25 @@ def _step_down(
     """Claims ``(above, below)`` of :func:`rank_interval_pairwise` for one model: ``t`` the competitors'
     standardised differences, ``Z`` ``(B, K)`` their centred replicates (NaN: left out); ``worst``: both
     directions at the larger of their two critical values."""
+    # the `level` quantile, numpy's "higher" method (the replicate at or above the level, no interpolation
+    # with a -inf: no claim possible), is the k-th smallest of the B replicates: k found by numpy once
+    k = int(np.quantile(np.arange(Z.shape[0], dtype=np.float64), level, method="higher"))
     nan = np.isnan(Z)
-    hi = np.where(nan, -np.inf, Z)  # an undefined replicate difference never exceeds a critical value
-    lo = np.where(nan, -np.inf, -Z)
+    if nan.any():
+        hi = np.where(nan, -np.inf, Z)  # an undefined replicate difference never exceeds a critical value
+        lo = np.where(nan, np.inf, Z)
+    else:
+        hi = lo = Z
     up = np.zeros(t.size, dtype=bool)
     down = np.zeros(t.size, dtype=bool)
     while True:
         rest = ~(up | down)
         if not rest.any():
             return up, down
-        c_up = max(_quantile_of_max(hi[:, rest], level), 0.0)
-        c_down = max(_quantile_of_max(lo[:, rest], level), 0.0)
+        every = bool(rest.all())  # the first step: no column copy
+        c_up = max(_order_stat((hi if every else hi[:, rest]).max(axis=1), k), 0.0)
+        # max_k -Z_k = -min_k Z_k (negation is exact): the same value as the maximum of -Z
+        c_down = max(_order_stat(-(lo if every else lo[:, rest]).min(axis=1), k), 0.0)
         if worst:
             c_up = c_down = max(c_up, c_down)
         new_up, new_down = up | (t > c_up), down | (t < -c_down)
@@ -260,9 +268,10 @@ def _step_down(
         up, down = new_up, new_down
 
 
-def _quantile_of_max(V: NDArray[np.float32], level: float) -> float:
-    # "higher": the replicate at or above the level, no interpolation with a -inf (no claim possible)
-    return float(np.quantile(V.max(axis=1), level, method="higher"))
+def _order_stat(v: NDArray[np.float32], k: int) -> float:
+    """The ``k``-th smallest entry of ``v`` (0-based): ``np.quantile(v, level, method="higher")`` for the
+    ``k`` of :func:`_step_down`, without its per-call overhead (``v`` holds no NaN)."""
+    return float(np.partition(v, k)[k])
 
 
 def _difference_se(S: NDArray[np.float64]) -> NDArray[np.float64] | None:

@@ -27,10 +27,13 @@ def compare_panel(
     tables, rank figures and ``index.html`` (:func:`~benchsift.report.leaderboard.write_compare`; ``run``
     and ``data`` describe the input there). The payload is the comparison's JSON; the warnings are its."""
     from benchsift.leaderboard import compare
-    from benchsift.report.leaderboard import write_compare
 
     result = compare(panel, **options)
-    files = [write_compare(result, out, run=run, data=data)] if out is not None else []
+    files = []
+    if out is not None:  # matplotlib and the HTML writer on use: without --out they are never loaded
+        from benchsift.report.leaderboard import write_compare
+
+        files.append(write_compare(result, out, run=run, data=data))
     return WorkflowResult(result, result.to_dict(), files, [], list(result.warnings))
 
 
