@@ -43,6 +43,11 @@ __all__ = ["EstimationSelector", "estimation_items"]
 #: random splits, 3 seeds: on ZeroEval GSM8K 0 won (headline MAE 0.030 / 0.023 / 0.022 at 2 / 5 / 10 %
 #: against 0.036 / 0.027 / 0.027), on CRUX it lost (0.047 / 0.040 / 0.027 against 0.046 / 0.034 / 0.025),
 #: on MATH-L5 it was mixed (0.076 / 0.043 / 0.032 against 0.072 / 0.046 / 0.032); so half and half stays.
+#: Measured again against a quarter (``bench_estimate_peers.py --seeds 6 --splits random --selector estimate
+#: --retentions 0.02,0.05``, same seeds, one run per panel): benchsift / min(gp-IRT, random) at 2 / 5 % was
+#: GSM8K 0.93 / 0.82 (0.89 / 0.90 with a quarter), CRUX 1.02 / 0.99 (1.04 / 0.92), MATH-L5 1.02 / 1.03
+#: (1.04 / 0.97): mean 0.967 against 0.958, within noise, losing three cells of six; a quarter is not kept.
+#: None (anchors only, the same anchors as tinyBenchmarks) lost on GSM8K, 3 seeds (mean 1.062 against 0.924).
 INFO_SHARE = 0.5
 
 
