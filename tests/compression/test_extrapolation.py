@@ -84,7 +84,8 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     # most of these models are inside the build models' ability range on the suite, yet all are stronger
     assert est.extrapolating is not None and est.extrapolating.mean() == pytest.approx(34 / 80)
     # (64 / 80 with the shift folds' widths alone, 80 / 80 with the anchor mean's upper end too: below)
-    assert covered_old.mean() == pytest.approx(50 / 80) and covered.mean() == pytest.approx(80 / 80)
+    assert covered_old.mean() == pytest.approx(51 / 80)  # 50 / 80 with the cross-validated choice
+    assert covered.mean() == pytest.approx(80 / 80)
     # every held-out model is at the edge: named in one warning; its upper end is at least h_up
     assert est.at_edge is not None and est.at_edge.all()
     assert sum(w.startswith("80 model(s) ('m") for w in est.warnings) == 1
@@ -132,7 +133,9 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     np.testing.assert_array_equal(plain.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])
 
 
-@pytest.mark.parametrize(("seed", "n_models", "before", "after"), [(0, 200, 64, 80), (2, 100, 38, 40)])
+# seed 0: 66 of the 80 held-out models covered before the widening with the average as headline (64 with the
+# cross-validated choice)
+@pytest.mark.parametrize(("seed", "n_models", "before", "after"), [(0, 200, 66, 80), (2, 100, 38, 40)])
 def test_edge_upper_end_reaches_the_anchor_means_upper_end(
     monkeypatch: pytest.MonkeyPatch, seed: int, n_models: int, before: int, after: int
 ) -> None:
@@ -163,7 +166,8 @@ def test_edge_upper_end_reaches_the_anchor_means_upper_end(
     assert (est.high[m] >= old.high[m]).all()
     covered = (est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1])
     covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
-    assert int(covered_old.sum()) == before and int(covered.sum()) == after
+    assert int(covered_old.sum()) == before
+    assert int(covered.sum()) == after
 
 
 def test_stratified_estimate_by_hand() -> None:

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from benchsift.compression.full_score import (
-    CHOSEN_FROM,
     METHODS,
     FullScoreModel,
     _conformal_halfwidth,
@@ -195,11 +194,28 @@ def test_ridge_is_at_least_as_good_as_pirt_out_of_sample_and_stored() -> None:
     fs = fit_full_score(build, suite, random_state=0)
     truth = np.column_stack([held.scores[:, k * n : (k + 1) * n].mean(axis=1) for k in range(3)])
     est = fs.predict(held.scores[:, suite])
-    mae = {m: float(np.mean(np.abs(est.score[m][:, 2] - truth[:, 2]))) for m in ("pirt", "ridge")}
+    mae = {m: float(np.mean(np.abs(est.score[m][:, 2] - truth[:, 2]))) for m in ("pirt", "ridge", "average")}
     assert mae["ridge"] < 0.85 * mae["pirt"], mae
-    assert fs.method in CHOSEN_FROM and fs.ridge_penalty is not None
+    assert mae["average"] < mae["pirt"], mae  # the ridge correction carries into the headline average
+    assert fs.method == "average" and fs.ridge_penalty is not None
     back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
     np.testing.assert_array_equal(back.predict(held.scores[:, suite]).score["ridge"], est.score["ridge"])
+
+
+def test_headline_average_is_the_mean_of_four_estimators_with_its_own_interval() -> None:
+    """``average`` is the equal-weight mean of p-IRT, ridge, stack and calibrated p-IRT (by hand, from the
+    four estimates), it is the headline, and its half-width is the conformal quantile of its own
+    out-of-fold residuals (not one of the four's)."""
+    panel, _ = _panel(120, 100, seed=5)
+    suite = np.arange(0, panel.n_items, 9)
+    fs = fit_full_score(panel.subset(models=np.arange(80)), suite, random_state=0)
+    est = fs.predict(panel.scores[80:, suite])
+    by_hand = sum(est.score[m] for m in ("pirt", "ridge", "stack", "pirt_cal")) / 4.0
+    np.testing.assert_allclose(est.score["average"], by_hand, rtol=0, atol=1e-15)
+    assert fs.method == "average"
+    assert not any(
+        np.array_equal(fs.halfwidth["average"], fs.halfwidth[m]) for m in ("pirt", "ridge", "stack")
+    )
 
 
 def test_a_file_written_before_ridge_reads_back_as_pirt() -> None:

@@ -234,6 +234,7 @@ def test_xbench_choice_follows_the_flag(monkeypatch: pytest.MonkeyPatch) -> None
     # XBENCH_IN_CHOICE lets it take part
     import benchsift.compression.full_score as fs
 
+    monkeypatch.setattr(fs, "HEADLINE_AVERAGE", False)  # the choice itself is under test, not the average
     panel = _two_bench(40, 120, 0.3, 0)
     pos = np.sort(np.random.default_rng(0).choice(panel.n_items, 24, replace=False))
     off = fit_full_score(panel, pos, random_state=0, edge_estimator=True)
