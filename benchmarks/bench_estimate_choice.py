@@ -23,11 +23,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from bench_estimate_peers import full_score, split_models
+from bench_estimate_peers import full_score, split_models, suite_and_estimate
 
-from benchsift.compression import CompressionConfig, estimate_new_models
 from benchsift.panel import Panel
-from benchsift.workflows.compress import compress_to_suite
 
 
 def _nanmean(x: np.ndarray) -> float:
@@ -39,12 +37,7 @@ def one_cell(panel: Panel, seed: int, retention: float, selector: str, workdir: 
     b_idx, h_idx = split_models(panel, "random", seed)
     build, held = panel.subset(models=b_idx), panel.subset(models=h_idx)
     truth = full_score(held)
-    out = workdir / f"suite-{retention:g}-{seed}"
-    cfg = CompressionConfig(retention=retention, floor=0, random_state=seed, selector=selector)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = compress_to_suite(build, out, cfg).value
-        est = estimate_new_models(out, held)
+    result, est = suite_and_estimate(build, held, retention, seed, workdir, selector)
     full = est.full
     assert full is not None
     rows = [est.models.index(m) for m in held.model_ids]

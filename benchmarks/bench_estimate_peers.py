@@ -72,6 +72,20 @@ METHODS = ("benchsift", "random", "gpirt", "cat")
 SPLITS = ("random", "strongest")
 
 
+def suite_and_estimate(
+    build: Panel, held: Panel, retention: float, seed: int, workdir: Path, selector: str = "vaw"
+) -> tuple[Any, Any]:
+    """``compress --retention R --floor 0 --seed S --selector SEL`` on ``build`` into ``workdir``, then
+    ``estimate`` of ``held`` (warnings silenced): the compression result and the estimates."""
+    out = workdir / f"suite-{retention:g}-{seed}"
+    cfg = CompressionConfig(retention=retention, floor=0, random_state=seed, selector=selector)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compress_to_suite(build, out, cfg).value
+        est = estimate_new_models(out, held)
+    return result, est
+
+
 def benchsift_estimate(
     build: Panel, held: Panel, retention: float, seed: int, workdir: Path, selector: str = "vaw"
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, str, np.ndarray]:
@@ -81,12 +95,7 @@ def benchsift_estimate(
     model is flagged as extrapolating or at the edge of the build models' abilities (named in a warning);
     the chosen estimator is ``METHOD/EDGE@edge`` when the edge models got another one (chosen on the folds
     that hold out the strongest build models)."""
-    out = workdir / f"suite-{retention:g}-{seed}"
-    cfg = CompressionConfig(retention=retention, floor=0, random_state=seed, selector=selector)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = compress_to_suite(build, out, cfg).value
-        est = estimate_new_models(out, held)
+    result, est = suite_and_estimate(build, held, retention, seed, workdir, selector)
     full = est.full
     assert full is not None
     rows = [est.models.index(m) for m in held.model_ids] if list(est.models) != list(held.model_ids) else None
