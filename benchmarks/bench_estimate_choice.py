@@ -37,7 +37,9 @@ def one_cell(panel: Panel, seed: int, retention: float, selector: str, workdir: 
     b_idx, h_idx = split_models(panel, "random", seed)
     build, held = panel.subset(models=b_idx), panel.subset(models=h_idx)
     truth = full_score(held)
-    result, est = suite_and_estimate(build, held, retention, seed, workdir, selector)
+    result, est = suite_and_estimate(
+        build, held, retention, seed, workdir / f"suite-{retention:g}-{seed}", selector
+    )
     full = est.full
     assert full is not None
     rows = [est.models.index(m) for m in held.model_ids]

@@ -73,11 +73,10 @@ SPLITS = ("random", "strongest")
 
 
 def suite_and_estimate(
-    build: Panel, held: Panel, retention: float, seed: int, workdir: Path, selector: str = "vaw"
+    build: Panel, held: Panel, retention: float, seed: int, out: Path, selector: str = "vaw"
 ) -> tuple[Any, Any]:
-    """``compress --retention R --floor 0 --seed S --selector SEL`` on ``build`` into ``workdir``, then
-    ``estimate`` of ``held`` (warnings silenced): the compression result and the estimates."""
-    out = workdir / f"suite-{retention:g}-{seed}"
+    """``compress --retention R --floor 0 --seed S --selector SEL --out OUT`` on ``build``, then ``estimate``
+    of ``held`` (warnings silenced): the compression result and the estimates."""
     cfg = CompressionConfig(retention=retention, floor=0, random_state=seed, selector=selector)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -95,7 +94,8 @@ def benchsift_estimate(
     model is flagged as extrapolating or at the edge of the build models' abilities (named in a warning);
     the chosen estimator is ``METHOD/EDGE@edge`` when the edge models got another one (chosen on the folds
     that hold out the strongest build models)."""
-    result, est = suite_and_estimate(build, held, retention, seed, workdir, selector)
+    out = workdir / f"suite-{retention:g}-{seed}"
+    result, est = suite_and_estimate(build, held, retention, seed, out, selector)
     full = est.full
     assert full is not None
     rows = [est.models.index(m) for m in held.model_ids] if list(est.models) != list(held.model_ids) else None
@@ -256,11 +256,7 @@ def joint_split(
     out: dict[str, dict[str, dict[float, dict[str, Any]]]] = {"joint": {}, "known": {}}
     for r in retentions:
         dest = workdir / f"joint-{kind}-{r:g}-{seed}"
-        cfg = CompressionConfig(retention=r, floor=0, random_state=seed, selector=selector)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = compress_to_suite(build, dest, cfg).value
-            est = estimate_new_models(dest, held)
+        result, est = suite_and_estimate(build, held, r, seed, dest, selector)
         full = est.full
         assert full is not None
         model = load_suite(dest).full_score
