@@ -282,6 +282,12 @@ IRT_A_PRIOR: Literal["normal", "lognormal"] = "normal"
 STRONG_SHARE = 0.2
 
 
+def _average(estimates: dict[str, np.ndarray]) -> np.ndarray:
+    """``average``: the equal-weight mean of the :data:`AVERAGE_OF` estimates (the one definition, for new
+    models and for the out-of-fold predictions its interval comes from)."""
+    return np.mean([estimates[m] for m in AVERAGE_OF], axis=0)
+
+
 def _mean_abs(x: np.ndarray) -> float:
     """Mean of ``|x|`` over its finite entries; NaN (no warning) when there are none."""
     return float(nan_mean(np.abs(np.asarray(x, dtype=np.float64))))
@@ -593,7 +599,6 @@ class FullScoreModel(Result):
             cal = self.pirt_line[None, :, 0] + self.pirt_line[None, :, 1] * pirt
             cal = np.where(np.isnan(cal), pirt, cal)
         est = {
-            "average": (pirt + ridge + stack + cal) / 4.0,
             "pirt_cal": cal,
             "suite_mean": suite,
             "regression": reg,
@@ -604,6 +609,7 @@ class FullScoreModel(Result):
             "stack": stack,
             "xbench": xb,
         }
+        est["average"] = _average(est)
         return est, suite, theta
 
     def _with_overall(self, a: np.ndarray) -> np.ndarray:
@@ -1313,7 +1319,7 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds) -> _Setti
             cal[:, g] = al + be * pr["pirt"][:, g]
         pr["pirt_cal"] = cal
     for pr in preds:
-        pr["average"] = np.mean([pr[m] for m in AVERAGE_OF], axis=0)
+        pr["average"] = _average(pr)
     pen = np.array([_RIDGE_PENALTIES[b] for b in best], dtype=np.float64)
     return _Settings(pen, gp_w, stack_w, line, pen_x)
 
