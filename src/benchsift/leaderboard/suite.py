@@ -36,10 +36,10 @@ from benchsift.leaderboard._compare import PARAMETER_CONSTRAINTS
 from benchsift.leaderboard.result import SuiteComparison
 from benchsift.panel import ClusterSpec, Panel
 from benchsift.stats import SeedLike, bh_adjust, holm_adjust, minimum_detectable_difference
+from benchsift.stats.paired import wald_pvalue
 
 if TYPE_CHECKING:
     from benchsift.compression.suite import Suite
-from benchsift.stats.paired import wald_pvalue
 
 __all__ = ["compare_suite"]
 
