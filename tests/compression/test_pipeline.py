@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from benchsift.compression import pipeline
 from benchsift.compression.embeddings import ItemEmbeddings
-from benchsift.compression.full_score import CHOSEN_FROM
+from benchsift.compression.full_score import CHOSEN_FROM, HEADLINE_FROM
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.selectors.estimation import estimation_items
 from benchsift.errors import FloorWarning, InputError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -166,5 +170,32 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation() ->
     res = run_pipeline(sim.panel, CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None))
     n = int(res.stages[-1].items_in)
     assert res.n_items_suite == int(np.floor(0.05 * n + 1e-9))
-    assert {"estimate:information", "estimate:anchor"} == set(res.suite_reason)
     assert res.full_score is not None and res.full_score.method in (*CHOSEN_FROM, "average")
+    # both designs were fitted; the kept one has the least cross-validated error and is the suite released
+    (note,) = [n for n in res.notes if n.startswith("estimate suite design chosen")]
+    designs = r"(anchors only|information strata 50 % \+ anchors) ([0-9.]+)"
+    errors = {name: float(e) for name, e in re.findall(designs, note)}
+    assert len(errors) == 2, note
+    kept = min(errors, key=lambda k: errors[k])
+    assert f"{kept} {errors[kept]:.4f} (kept)" in note
+    assert res.full_score.selection_error() == pytest.approx(errors[kept], abs=5e-5)
+    want = {"estimate:anchor"} if kept == "anchors only" else {"estimate:information", "estimate:anchor"}
+    assert set(res.suite_reason) == want
+
+
+def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models(monkeypatch) -> None:
+    """The alternative design alone (``ESTIMATE_DESIGNS = (0.0,)``): the suite released is the correctness
+    anchors of the budget, chosen on every reference model (as each fold re-chooses them on its own), every
+    item marked ``estimate:anchor``, and no design note (nothing was weighed)."""
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=1, n_categories=1, items_per_benchmark=400), 3)
+    cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None, random_state=4)
+    monkeypatch.setattr(pipeline, "ESTIMATE_DESIGNS", (0.0,))
+    res = run_pipeline(sim.panel, cfg)
+    assert not any(n.startswith("estimate suite design chosen") for n in res.notes)
+    assert set(res.suite_reason) == {"estimate:anchor"}
+    pool = res.stage0.kept_positions  # one category: Stage 2's pool is what Stage 0 kept
+    want, _ = estimation_items(
+        sim.panel.image_panel().scores[:, pool], res.n_items_suite, random_state=4, info_share=0.0
+    )
+    np.testing.assert_array_equal(res.suite_items, pool[want])
+    assert res.full_score is not None and res.full_score.method in HEADLINE_FROM

@@ -86,6 +86,15 @@ __all__ = [
 
 #: PRIMEBench's Stage 2 item floor (section 4.3), the default of ``CompressionConfig.floor``.
 DEFAULT_FLOOR = 100
+#: With ``selector="estimate"``: the suite designs (share of each category's budget taken by the information
+#: strata, :func:`~benchsift.compression.selectors.estimation.estimation_items`) whose full-score estimators
+#: are fitted and cross-validated; the suite kept is the design whose headline has the least cross-validated
+#: error (:meth:`~benchsift.compression.full_score.FullScoreModel.selection_error`), named in ``notes``. The
+#: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors), a number
+#: the same budgets re-chosen with that share on every reference model. Half and half won on MMMU and most
+#: LLM cells, correctness anchors alone on MMT and AI2D (README, issue 31, "suite design and headline by
+#: cross-validation").
+ESTIMATE_DESIGNS: tuple[float | None, ...] = (None, 0.0)
 
 
 @dataclass(frozen=True)
@@ -494,10 +503,13 @@ def _full_score_step(
     s2: Stage2Result | None,
     stage2_pool: tuple[np.ndarray, np.ndarray],
     selected: list[str],
-    warnings: list[str],
-) -> Any:
-    """The full-score estimators of the suite (:func:`fit_full_score`), or ``None`` with a warning when the
-    panel has too many items or too few reference models."""
+    messages: tuple[list[str], list[str]],
+) -> tuple[Any, np.ndarray]:
+    """``(model, suite items)``: the full-score estimators of the suite (:func:`fit_full_score`), or ``None``
+    with a warning when the panel has too many items or too few reference models. With the ``estimate``
+    selector every design of :data:`ESTIMATE_DESIGNS` is fitted and the one with the least cross-validated
+    error is returned with its suite (a note says which and why)."""
+    notes, warnings = messages
     n_image = int(np.isfinite(work.scores[work.image_rows]).any(axis=1).sum())  # the reference models
     if work.n_items > MAX_FULL_SCORE_ITEMS:
         warnings.append(
@@ -505,21 +517,48 @@ def _full_score_step(
             f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
             "estimate will report suite means only"
         )
-        return None
+        return None, suite_items
     if n_image < MIN_REFERENCE_MODELS:
         warnings.append(
             f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
             f"with scores to cross-validate, the panel has {n_image}; estimate will report suite means "
             "only"
         )
-        return None
-    return fit_full_score(
-        work,
-        suite_items,
-        n_folds=cfg.full_score_folds,
-        random_state=cfg.random_state,
-        reselect=_estimate_reselect(s2, stage2_pool, selected, cfg.random_state),
+        return None, suite_items
+    designs = ESTIMATE_DESIGNS if _estimate_budgets(s2, selected) is not None else (None,)
+    fits: list[tuple[Any, np.ndarray]] = []
+    for share in designs:
+        reselect = _estimate_reselect(s2, stage2_pool, selected, cfg.random_state, share)
+        items = suite_items
+        if reselect is not None and share is not None:  # another design: its suite on the reference models
+            ref = work.image_panel()
+            items = reselect(ref.scores[np.isfinite(ref.scores).any(axis=1)])
+        model = fit_full_score(
+            work, items, n_folds=cfg.full_score_folds, random_state=cfg.random_state, reselect=reselect
+        )
+        fits.append((model, items))
+    if len(fits) == 1:
+        return fits[0]
+    errors = [m.selection_error() for m, _ in fits]
+    best = int(np.nanargmin(errors)) if np.isfinite(errors).any() else 0
+    shown = ", ".join(
+        f"{_design_name(d)} {e:.4f}" + (" (kept)" if k == best else "")
+        for k, (d, e) in enumerate(zip(designs, errors, strict=True))
     )
+    notes.append(
+        f"estimate suite design chosen by the full-score cross-validation (random folds' plus strongest "
+        f"fold's MAE of the headline, {fits[best][0].method}): {shown}"
+    )
+    return fits[best]
+
+
+def _design_name(share: float | None) -> str:
+    """``"anchors only"`` / ``"information strata 50 % + anchors"`` for a design of ``ESTIMATE_DESIGNS``."""
+    if share is None:
+        from benchsift.compression.selectors.estimation import INFO_SHARE
+
+        share = INFO_SHARE
+    return "anchors only" if share == 0 else f"information strata {share * 100:g} % + anchors"
 
 
 def run_pipeline(
@@ -616,7 +655,15 @@ def run_pipeline(
     full_score = None
     if cfg.full_score:
         tick()
-        full_score = _full_score_step(work, suite_items, cfg, s2, stage2_pool, selected, warnings)
+        full_score, chosen = _full_score_step(
+            work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings)
+        )
+        if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
+            suite_items = np.asarray(chosen, dtype=np.int64)
+            reason[suite_items] = f"{cfg.selector}:anchor"
+            suite_cat_means, _ = pooled_category_means(work.subset(items=suite_items), selected)
+            suite_scores = stage_row_means(suite_cat_means)
+            rho_suite = _rho(suite_scores, reference)
     tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
@@ -643,27 +690,37 @@ def run_pipeline(
     )
 
 
+def _estimate_budgets(s2: Stage2Result | None, selected: list[str]) -> list[tuple[str, int]] | None:
+    """With the ``estimate`` selector: ``(category, Stage 2 budget)`` of each kept category; else None."""
+    if s2 is None or s2.params.get("selector") != "estimate":
+        return None
+    keep = set(selected)
+    return [(str(r.category), int(r.budget)) for r in s2.categories.itertuples() if str(r.category) in keep]
+
+
 def _estimate_reselect(
-    s2: Stage2Result | None, pool: tuple[np.ndarray, np.ndarray], selected: list[str], seed: int
+    s2: Stage2Result | None,
+    pool: tuple[np.ndarray, np.ndarray],
+    selected: list[str],
+    seed: int,
+    info_share: float | None = None,
 ) -> Any:
     """With the ``estimate`` selector: the suite's choice as a function of the build rows' scores (each kept
-    category's Stage 2 pool and budget, :func:`~benchsift.compression.selectors.estimation.estimation_items`),
-    so that the full-score cross-validation re-chooses the items in every fold; else None."""
-    if s2 is None or s2.params.get("selector") != "estimate":
+    category's Stage 2 pool and budget, :func:`~benchsift.compression.selectors.estimation.estimation_items`
+    with ``info_share``), so that the full-score cross-validation re-chooses the items in every fold; else
+    None."""
+    budgets = _estimate_budgets(s2, selected)
+    if budgets is None:
         return None
     from benchsift.compression.selectors.estimation import estimation_items
 
     pos, cats = pool
-    keep = set(selected)
-    budgets = [
-        (str(r.category), int(r.budget)) for r in s2.categories.itertuples() if str(r.category) in keep
-    ]
 
     def reselect(X: np.ndarray) -> np.ndarray:
         out = [np.empty(0, dtype=np.int64)]
         for c, budget in budgets:
             cols = pos[cats == c]
-            kept, _ = estimation_items(X[:, cols], budget, random_state=seed)
+            kept, _ = estimation_items(X[:, cols], budget, random_state=seed, info_share=info_share)
             out.append(cols[kept])
         return np.sort(np.concatenate(out))
 

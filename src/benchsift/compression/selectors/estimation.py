@@ -92,13 +92,23 @@ def correctness_anchors(scores: np.ndarray, n: int, seed: int) -> np.ndarray:
 
 
 def estimation_items(
-    scores: np.ndarray, k: int, *, prior_a_sd: float = 1.0, random_state: int = 0
+    scores: np.ndarray,
+    k: int,
+    *,
+    prior_a_sd: float = 1.0,
+    random_state: int = 0,
+    info_share: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(kept positions sorted, reasons)`` of the estimation suite of ``k`` items (module docstring).
 
-    Items without any build score are never kept unless nothing else is left (filled at random, reason
-    ``"completion"``).
+    ``info_share``: the share of ``k`` taken by the information strata (None: :data:`INFO_SHARE`; 0: the
+    correctness anchors only, the design ``compress`` weighs against the default, see
+    :data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`). Items without any build score are never kept
+    unless nothing else is left (filled at random, reason ``"completion"``).
     """
+    share = INFO_SHARE if info_share is None else float(info_share)
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"info_share: expected a number in [0, 1], got {info_share!r}")
     rng = check_random_state(random_state)
     x = np.asarray(scores, dtype=np.float64)
     n_items = x.shape[1]
@@ -107,9 +117,11 @@ def estimation_items(
     kept = np.empty(0, dtype=np.int64)
     reasons: list[str] = []
     if fitted.size and k > 0 and x.shape[0] >= 2:
-        irt = TwoPL(prior_a_sd=prior_a_sd).fit(x[:, fitted])
-        n_info = min(int(math.ceil(k * INFO_SHARE)), fitted.size)
-        info = fitted[information_strata(irt.discrimination_, irt.intercept_, irt.theta_, n_info)]
+        n_info = min(int(math.ceil(k * share)), fitted.size)
+        info = np.empty(0, dtype=np.int64)
+        if n_info > 0:  # (no 2PL fit for the anchors-only design)
+            irt = TwoPL(prior_a_sd=prior_a_sd).fit(x[:, fitted])
+            info = fitted[information_strata(irt.discrimination_, irt.intercept_, irt.theta_, n_info)]
         rest = np.setdiff1d(fitted, info)
         n_km = min(k - info.size, rest.size)
         seed = int(rng.integers(0, 2**31 - 1))
