@@ -62,7 +62,13 @@ def compress_command(
     text_embeddings: Annotated[
         Path | None, opt("Text-only embeddings of the same encoder (.npy or .parquet).")
     ] = None,
-    selector: Annotated[str, opt("Stage 2 item selector.")] = "vaw",
+    selector: Annotated[
+        str,
+        opt(
+            "Stage 2 item selector (`estimate`: items chosen for the new-model estimate, information strata "
+            "plus anchors or anchors alone, whichever the estimators' cross-validation prefers)."
+        ),
+    ] = "vaw",
     variant: Annotated[
         str, opt("VAW cell variant: cells, text-cells, random-cells, shares or dpp (App. D.4).")
     ] = "cells",

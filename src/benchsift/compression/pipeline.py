@@ -54,6 +54,7 @@ from benchsift.compression.full_score import (
     MIN_REFERENCE_MODELS,
     FullScoreModel,
     fit_full_score,
+    one_se_choice,
 )
 from benchsift.compression.selectors.registry import check_selector_name
 from benchsift.compression.selectors.vaw import check_variant
@@ -88,8 +89,10 @@ __all__ = [
 DEFAULT_FLOOR = 100
 #: With ``selector="estimate"``: the suite designs (share of each category's budget taken by the information
 #: strata, :func:`~benchsift.compression.selectors.estimation.estimation_items`) whose full-score estimators
-#: are fitted and cross-validated; the suite kept is the design whose headline has the least cross-validated
-#: error (:meth:`~benchsift.compression.full_score.FullScoreModel.selection_error`), named in ``notes``. The
+#: are fitted and cross-validated; the suite kept is the first design unless another's headline has a
+#: cross-validated error (:meth:`~benchsift.compression.full_score.FullScoreModel.selection_error`) lower by
+#: more than one standard error of the paired difference over the reference models' random-fold errors
+#: (:func:`~benchsift.compression.full_score.one_se_choice`), named in ``notes``. The
 #: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors), a number
 #: the same budgets re-chosen with that share on every reference model. Half and half won on MMMU and most
 #: LLM cells, correctness anchors alone on MMT and AI2D (README, issue 31, "suite design and headline by
@@ -539,15 +542,16 @@ def _full_score_step(
         fits.append((model, items))
     if len(fits) == 1:
         return fits[0]
-    errors = [m.selection_error() for m, _ in fits]
-    best = int(np.nanargmin(errors)) if np.isfinite(errors).any() else 0
-    shown = ", ".join(
-        f"{_design_name(d)} {e:.4f}" + (" (kept)" if k == best else "")
-        for k, (d, e) in enumerate(zip(designs, errors, strict=True))
-    )
+    names = [_design_name(d) for d in designs]
+    errors = {n: m.selection_error() for n, (m, _) in zip(names, fits, strict=True)}
+    losses = {n: m.reference_losses() for n, (m, _) in zip(names, fits, strict=True)}
+    kept = one_se_choice(names[0], errors, {n: [losses[n] - losses[names[0]]] for n in names})
+    best = names.index(kept)
+    shown = ", ".join(f"{n} {errors[n]:.4f}" + (" (kept)" if n == kept else "") for n in names)
     notes.append(
         f"estimate suite design chosen by the full-score cross-validation (random folds' plus strongest "
-        f"fold's MAE of the headline, {fits[best][0].method}): {shown}"
+        f"fold's MAE of the headline; another design than the first only if lower by more than one standard "
+        f"error of the paired difference, {fits[best][0].method} kept): {shown}"
     )
     return fits[best]
 

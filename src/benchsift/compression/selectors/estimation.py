@@ -17,7 +17,11 @@ so that what the ability does not explain can be calibrated. The selector takes 
 
 Measured (``benchmarks/bench_estimate.py``; MMMU 168 models x 1,050 items, 60/40 random splits): with the
 stacked estimator of ``full_score``, the MAE at 2 / 5 / 10 % is lower than with K-means anchors alone or
-information strata alone (see the README, "Estimating new models").
+information strata alone (see the README, "Estimating new models"). Not on every panel: on MMT-Bench and
+AI2D (80-100 build models) the anchors alone erred less, so ``compress`` fits the full-score estimators on
+both designs and keeps the one its cross-validation prefers
+(:data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`; ``info_share=0`` of :func:`estimation_items` is
+the anchors-only design).
 """
 
 from __future__ import annotations
