@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchsift.compression import full_score as full_score_module
 from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
 from benchsift.compression.full_score_stack import (
     anchor_means,
@@ -132,7 +133,9 @@ def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> N
     panel = _panel(200, 400, seed=5)
     build, held = panel.subset(models=np.arange(120)), panel.subset(models=np.arange(120, 200))
     suite = np.arange(0, 400, 10)
-    fs = fit_full_score(build, suite, random_state=0)
+    with pytest.MonkeyPatch.context() as mp:  # the in-sample errors the weights are chosen on
+        mp.setattr(full_score_module, "STACK_CROSS_FITTED", False)
+        fs = fit_full_score(build, suite, random_state=0)
     assert "stack" in METHODS and "stack" in CHOSEN_FROM and fs.stack_weight is not None
     assert fs.cv_mae_strong is not None
 
@@ -209,3 +212,22 @@ def test_calibrated_pirt_corrects_the_spread_of_a_misfitting_2pl() -> None:
     alpha, beta = fs.pirt_line[0]
     cal = np.clip(alpha + beta * est.score["pirt"][:, 0], 0, 1)
     np.testing.assert_allclose(est.score["pirt_cal"][:, 0], cal, atol=1e-12)
+
+
+def test_cross_fitted_stack_predicts_each_fold_with_the_other_folds_weights() -> None:
+    """Fold 0's three models are predicted exactly by the anchor part, the other twelve by p-IRT (the other
+    parts 0.3 off). In-sample the weights are p-IRT's for everyone; cross-fitted, fold 0 gets the weights the
+    other folds choose (p-IRT: 0.3 off), folds 1 and 2 (six models each) the ones chosen with fold 0 and
+    the other fold (p-IRT: exact); the shift fold holding out folds 1 and 2 gets fold 0's choice (anchor)."""
+    y = np.linspace(0.2, 0.8, 15)[:, None]
+    fold = np.array([0] * 3 + [1] * 6 + [2] * 6)
+    anchor = np.where(fold[:, None] == 0, y, y + 0.3)
+    pirt = np.where(fold[:, None] == 0, y + 0.3, y)
+    parts = np.stack([anchor, y + 0.3, pirt])
+    shift = fold > 0
+    folds = full_score_module._Folds([fold == k for k in range(3)], [shift])
+    preds = [{"stack": np.zeros_like(y)}, {"stack": np.zeros_like(y)}]
+    full_score_module._cross_fit_stack(preds, [parts, parts], y, folds)
+    np.testing.assert_allclose(preds[0]["stack"][fold == 0], y[fold == 0] + 0.3, atol=1e-12)
+    np.testing.assert_allclose(preds[0]["stack"][fold > 0], y[fold > 0], atol=1e-12)
+    np.testing.assert_allclose(preds[1]["stack"], anchor, atol=1e-12)
