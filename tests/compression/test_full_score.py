@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchsift.compression import full_score as full_score_module
 from benchsift.compression.full_score import (
     HEADLINE_FROM,
     METHODS,
@@ -259,6 +260,26 @@ def test_the_headline_is_the_average_unless_the_stack_errs_less_by_one_standard_
             assert fs.selection_error("stack") < fs.selection_error("average")
         chosen.add(fs.method)
     assert chosen == set(HEADLINE_FROM), chosen
+
+
+def test_below_choice_min_reference_the_headline_is_the_average_whatever_the_errors() -> None:
+    """With 40 reference models (< CHOICE_MIN_REFERENCE) no choice is made: the average is the headline on
+    every seed, also on those where the stack's cross-validated error is lower by more than one se (the
+    same seeds with the threshold lowered pick it at least once)."""
+    picked_low = set()
+    for seed in range(6):
+        panel, _ = _panel(90, 120, seed=20 + seed)
+        suite = np.arange(seed % 5, panel.n_items, 10)
+        build = panel.subset(models=np.arange(60))
+        assert (
+            fit_full_score(build.subset(models=np.arange(40)), suite, random_state=seed).method == "average"
+        )
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(full_score_module, "CHOICE_MIN_REFERENCE", 10)
+            picked_low.add(
+                fit_full_score(build.subset(models=np.arange(40)), suite, random_state=seed).method
+            )
+    assert "stack" in picked_low, picked_low
 
 
 def test_a_file_written_before_ridge_reads_back_as_pirt() -> None:

@@ -165,9 +165,17 @@ def test_full_score_counts_only_image_runs_with_scores() -> None:
     ) in res.warnings
 
 
-def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation() -> None:
+def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monkeypatch) -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=300), 1)
-    res = run_pipeline(sim.panel, CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None))
+    cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None)
+    # below CHOICE_MIN_REFERENCE reference models: Stage 2's design only, no choice made, nothing noted
+    assert sim.panel.n_models < pipeline.CHOICE_MIN_REFERENCE
+    few = run_pipeline(sim.panel, cfg)
+    assert not any(n.startswith("estimate suite design chosen") for n in few.notes)
+    assert {"estimate:information", "estimate:anchor"} == set(few.suite_reason)
+    assert few.full_score is not None and few.full_score.method == "average"
+    monkeypatch.setattr(pipeline, "CHOICE_MIN_REFERENCE", 5)  # the design choice itself is under test now
+    res = run_pipeline(sim.panel, cfg)
     n = int(res.stages[-1].items_in)
     assert res.n_items_suite == int(np.floor(0.05 * n + 1e-9))
     assert res.full_score is not None and res.full_score.method in (*CHOSEN_FROM, "average")

@@ -50,6 +50,7 @@ import pandas as pd
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import renamed_attribute, renamed_params
 from benchsift.compression.full_score import (
+    CHOICE_MIN_REFERENCE,
     MAX_FULL_SCORE_ITEMS,
     MIN_REFERENCE_MODELS,
     FullScoreModel,
@@ -92,7 +93,8 @@ DEFAULT_FLOOR = 100
 #: are fitted and cross-validated; the suite kept is the first design unless another's headline has a
 #: cross-validated error (:meth:`~benchsift.compression.full_score.FullScoreModel.selection_error`) lower by
 #: more than one standard error of the paired difference over the reference models' random-fold errors
-#: (:func:`~benchsift.compression.full_score.one_se_choice`), named in ``notes``. The
+#: (:func:`~benchsift.compression.full_score.one_se_choice`), named in ``notes``; with fewer than
+#: ``CHOICE_MIN_REFERENCE`` (50) reference models only the first is fitted. The
 #: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors), a number
 #: the same budgets re-chosen with that share on every reference model. Half and half won on MMMU and most
 #: LLM cells, correctness anchors alone on MMT and AI2D (README, issue 31, "suite design and headline by
@@ -528,7 +530,9 @@ def _full_score_step(
             "only"
         )
         return None, suite_items
-    designs = ESTIMATE_DESIGNS if _estimate_budgets(s2, selected) is not None else (None,)
+    n_ref = int(np.isfinite(work.image_panel().scores).any(axis=1).sum())
+    choose = _estimate_budgets(s2, selected) is not None and n_ref >= CHOICE_MIN_REFERENCE
+    designs = ESTIMATE_DESIGNS if choose else ESTIMATE_DESIGNS[:1]
     fits: list[tuple[Any, np.ndarray]] = []
     for share in designs:
         reselect = _estimate_reselect(s2, stage2_pool, selected, cfg.random_state, share)
