@@ -501,7 +501,7 @@ def _stage3_step(
     return s3, keep, rho_no_stage3
 
 
-def _full_score_step(
+def _estimators(
     work: Panel,
     suite_items: np.ndarray,
     cfg: CompressionConfig,
@@ -558,6 +558,23 @@ def _full_score_step(
         f"error of the paired difference, {fits[best][0].method} kept): {shown}"
     )
     return fits[best]
+
+
+def _swap_design(
+    work: Panel, chosen: np.ndarray, reason: np.ndarray, selected: list[str], reference: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The anchors-only design's suite in place of Stage 2's (its items' reason ``estimate:anchor``), with
+    its pooled scores and their rho against the reference."""
+    items = np.asarray(chosen, dtype=np.int64)
+    reason[items] = "estimate:anchor"
+    return (items, *_suite_scores(work.subset(items=items), selected, reference))
+
+
+def _suite_scores(suite: Panel, selected: list[str], reference: np.ndarray) -> tuple[np.ndarray, float]:
+    """The suite's pooled scores over the kept categories and their rho against the reference."""
+    means, _ = pooled_category_means(suite, selected)
+    scores = stage_row_means(means)
+    return scores, _rho(scores, reference)
 
 
 def _design_name(share: float | None) -> str:
@@ -654,24 +671,16 @@ def run_pipeline(
         pruned_pos = pruned_pos[keep]
         pool_panel = pool_panel.subset(items=keep)
 
-    suite_cat_means, _ = pooled_category_means(pool_panel, selected)
-    suite_scores = stage_row_means(suite_cat_means)
-    rho_suite = _rho(suite_scores, reference)
+    suite_scores, rho_suite = _suite_scores(pool_panel, selected, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
     cats_all = work.category_or_benchmark
-    full_score = None
+    full_score, chosen = None, suite_items
     if cfg.full_score:
         tick()
-        full_score, chosen = _full_score_step(
-            work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings)
-        )
-        if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
-            suite_items = np.asarray(chosen, dtype=np.int64)
-            reason[suite_items] = f"{cfg.selector}:anchor"
-            suite_cat_means, _ = pooled_category_means(work.subset(items=suite_items), selected)
-            suite_scores = stage_row_means(suite_cat_means)
-            rho_suite = _rho(suite_scores, reference)
+        full_score, chosen = _estimators(work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings))
+    if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
+        suite_items, suite_scores, rho_suite = _swap_design(work, chosen, reason, selected, reference)
     tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
