@@ -512,8 +512,9 @@ def _estimators(
 ) -> tuple[Any, np.ndarray]:
     """``(model, suite items)``: the full-score estimators of the suite (:func:`fit_full_score`), or ``None``
     with a warning when the panel has too many items or too few reference models. With the ``estimate``
-    selector every design of :data:`ESTIMATE_DESIGNS` is fitted and the one with the least cross-validated
-    error is returned with its suite (a note says which and why)."""
+    selector and at least ``CHOICE_MIN_REFERENCE`` reference models every design of
+    :data:`ESTIMATE_DESIGNS` is fitted and the one the one-standard-error rule keeps is returned with its
+    suite (a note names both designs' errors and the one kept)."""
     notes, warnings = messages
     n_image = int(np.isfinite(work.scores[work.image_rows]).any(axis=1).sum())  # the reference models
     if work.n_items > MAX_FULL_SCORE_ITEMS:
