@@ -201,7 +201,9 @@ def test_ridge_is_at_least_as_good_as_pirt_out_of_sample_and_stored() -> None:
     mae = {m: float(np.mean(np.abs(est.score[m][:, 2] - truth[:, 2]))) for m in ("pirt", "ridge", "average")}
     assert mae["ridge"] < 0.85 * mae["pirt"], mae
     assert mae["average"] < mae["pirt"], mae  # the ridge correction carries into the headline average
-    assert fs.method == min(HEADLINE_FROM, key=fs.selection_error) and fs.ridge_penalty is not None
+    assert fs.method in HEADLINE_FROM and fs.ridge_penalty is not None
+    if fs.method == "stack":  # (chosen over the average only by a lower cross-validated error)
+        assert fs.selection_error("stack") < fs.selection_error("average")
     back = FullScoreModel.from_dict(json.loads(json.dumps(fs.to_dict())))
     np.testing.assert_array_equal(back.predict(held.scores[:, suite]).score["ridge"], est.score["ridge"])
 
