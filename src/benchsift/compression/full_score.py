@@ -590,10 +590,8 @@ class FullScoreModel(Result):
         m = self.method if method is None else method
         if self.cv_mae_strong is None:
             return math.nan
-        ng = self.cv_mae[m].shape[0] - 1
-        common = np.all([np.isfinite(v[: self.n_benchmarks]) for v in self.cv_mae.values()], axis=0)
-        cols = np.flatnonzero(common) if common.any() else np.array([ng])
-        return _mean_abs(self.cv_mae[m][cols]) + _mean_abs(self.cv_mae_strong[m][cols])
+        cols = _choice_columns(self.cv_mae, self.n_benchmarks)
+        return _selection_error(self.cv_mae, self.cv_mae_strong, m, cols)
 
     def reference_losses(self) -> np.ndarray:
         """Each reference model's out-of-fold absolute error of the headline on the random folds, averaged
@@ -602,8 +600,7 @@ class FullScoreModel(Result):
         if self.reference_oof is None or self.reference_full is None:
             return np.full(self.n_reference, np.nan)
         cols = slice(0, self.n_benchmarks) if self.n_benchmarks > 0 else slice(-1, None)
-        res = np.abs(self.reference_oof[:, cols] - self.reference_full[:, cols])
-        return np.asarray(nan_mean(res, axis=1), dtype=np.float64)
+        return _row_means(np.abs(self.reference_oof[:, cols] - self.reference_full[:, cols]))
 
     # ------------------------------------------------------------------ prediction
     def _predict_all(self, X_suite: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -1458,9 +1455,7 @@ def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str]:
     the lowest of it; and the one of ``EDGE_CHOSEN_FROM`` with the lowest mean MAE over the shift folds
     (both over the benchmarks every method estimates; overall when there is none). ``xbench`` takes part
     only with ``XBENCH_IN_CHOICE`` and several benchmarks."""
-    ng = err.cv_mae["pirt"].shape[0] - 1
-    common = np.all([np.isfinite(err.cv_mae[m][:n_benchmarks]) for m in METHODS], axis=0)
-    cols = np.flatnonzero(common) if common.any() else np.array([ng])
+    cols = _choice_columns(err.cv_mae, n_benchmarks)
 
     def finite(x: float) -> float:
         return x if np.isfinite(x) else math.inf
@@ -1473,7 +1468,7 @@ def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str]:
         method = HEADLINE_FROM[0]
     elif HEADLINE_AVERAGE:
         default = HEADLINE_FROM[0]
-        criterion = {m: finite(_selection_error(err, m, cols)) for m in HEADLINE_FROM}
+        criterion = {m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)) for m in HEADLINE_FROM}
         paired = {
             m: [
                 _row_means(err.abs_random[m][:, cols]) - _row_means(err.abs_random[default][:, cols]),
@@ -1483,7 +1478,10 @@ def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str]:
         }
         method = one_se_choice(default, criterion, paired)
     else:
-        method = min(filter(allowed, CHOSEN_FROM), key=lambda m: finite(_selection_error(err, m, cols)))
+        method = min(
+            filter(allowed, CHOSEN_FROM),
+            key=lambda m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)),
+        )
     edge_method = min(
         filter(allowed, EDGE_CHOSEN_FROM), key=lambda m: finite(_mean_abs(err.mae_shift[m][cols]))
     )
@@ -1495,10 +1493,21 @@ def _row_means(x: np.ndarray) -> np.ndarray:
     return np.asarray(nan_mean(x, axis=1), dtype=np.float64)
 
 
-def _selection_error(err: _Errors, method: str, cols: np.ndarray) -> float:
-    """The criterion every choice of :func:`_choose_methods` minimises: the random folds' plus the strongest
-    fold's mean absolute error of ``method`` over the columns ``cols``."""
-    return _mean_abs(err.cv_mae[method][cols]) + _mean_abs(err.mae_strong[method][cols])
+def _choice_columns(cv_mae: dict[str, np.ndarray], n_benchmarks: int) -> np.ndarray:
+    """The columns every choice is judged on: the benchmarks every method has a finite error on, else
+    ``overall`` (the last column)."""
+    ng = cv_mae["pirt"].shape[0] - 1
+    common = np.all([np.isfinite(cv_mae[m][:n_benchmarks]) for m in METHODS], axis=0)
+    return np.flatnonzero(common) if common.any() else np.array([ng])
+
+
+def _selection_error(
+    cv_mae: dict[str, np.ndarray], mae_strong: dict[str, np.ndarray], method: str, cols: np.ndarray
+) -> float:
+    """The criterion every choice of :func:`_choose_methods` minimises (and
+    :meth:`FullScoreModel.selection_error` reports): the random folds' plus the strongest fold's mean
+    absolute error of ``method`` over the columns ``cols``."""
+    return _mean_abs(cv_mae[method][cols]) + _mean_abs(mae_strong[method][cols])
 
 
 def _refit_ridge(base: FullScoreModel, X_suite: np.ndarray, full: np.ndarray, pen: np.ndarray) -> np.ndarray:

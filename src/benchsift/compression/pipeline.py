@@ -516,7 +516,9 @@ def _estimators(
     :data:`ESTIMATE_DESIGNS` is fitted and the one the one-standard-error rule keeps is returned with its
     suite (a note names both designs' errors and the one kept)."""
     notes, warnings = messages
-    n_image = int(np.isfinite(work.scores[work.image_rows]).any(axis=1).sum())  # the reference models
+    image = work.scores[work.image_rows]
+    ref_scores = image[np.isfinite(image).any(axis=1)]  # the reference models: image runs with a score
+    n_image = ref_scores.shape[0]
     if work.n_items > MAX_FULL_SCORE_ITEMS:
         warnings.append(
             f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
@@ -531,16 +533,14 @@ def _estimators(
             "only"
         )
         return None, suite_items
-    n_ref = int(np.isfinite(work.image_panel().scores).any(axis=1).sum())
-    choose = _estimate_budgets(s2, selected) is not None and n_ref >= CHOICE_MIN_REFERENCE
+    choose = _estimate_budgets(s2, selected) is not None and n_image >= CHOICE_MIN_REFERENCE
     designs = ESTIMATE_DESIGNS if choose else ESTIMATE_DESIGNS[:1]
     fits: list[tuple[Any, np.ndarray]] = []
     for share in designs:
         reselect = _estimate_reselect(s2, stage2_pool, selected, cfg.random_state, share)
         items = suite_items
         if reselect is not None and share is not None:  # another design: its suite on the reference models
-            ref = work.image_panel()
-            items = reselect(ref.scores[np.isfinite(ref.scores).any(axis=1)])
+            items = reselect(ref_scores)
         model = fit_full_score(
             work, items, n_folds=cfg.full_score_folds, random_state=cfg.random_state, reselect=reselect
         )
