@@ -284,6 +284,39 @@ def test_below_choice_min_reference_the_headline_is_the_average_whatever_the_err
     assert "stack" in picked_low, picked_low
 
 
+def test_models_inside_the_reference_abilities_get_the_stack_those_at_the_edge_the_headline() -> None:
+    """With at least CHOICE_MIN_REFERENCE reference models a new model inside the reference abilities
+    (neither at the edge nor beyond) is estimated by the stack, with the stack's own interval; one at the
+    edge by the headline the one-SE rule chose (here the average), or p-IRT beyond the reference models. The
+    choice is stored; below CHOICE_MIN_REFERENCE reference models there is none."""
+    panel, _ = _panel(110, 100, seed=33)
+    suite = np.arange(0, panel.n_items, 8)
+    build, held = panel.subset(models=np.arange(70)), panel.subset(models=np.arange(70, 110))
+    fs = fit_full_score(build, suite, random_state=0)
+    assert (fs.method, fs.inside_method) == ("average", "stack")
+    est = fs.predict(held.scores[:, suite], held.model_ids, reference=build.scores[:, suite])
+    assert est.at_edge is not None and est.extrapolating is not None
+    edge = est.at_edge | est.extrapolating
+    assert 0 < edge.sum() < edge.size  # both kinds of model are there
+    names = np.array([e.removesuffix("+stratified") for e in est.estimator])
+    assert (names[~edge] == "stack").all()
+    assert set(names[est.at_edge & ~est.extrapolating]) == {"average"}
+    assert set(names[est.extrapolating]) == {"pirt"}
+    for arr in (est.score, est.low, est.high):
+        np.testing.assert_array_equal(arr["average"][~edge], arr["stack"][~edge])
+    doc = json.loads(json.dumps(fs.to_dict()))
+    back = FullScoreModel.from_dict(doc)
+    del doc["inside_method"]  # as a file written before it: the average for every model inside
+    plain = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], reference=build.scores[:, suite])
+    assert set(plain.estimator) <= {"average", "pirt", "average+stratified", "pirt+stratified"}
+    assert np.abs(plain.score["average"][~edge] - est.score["average"][~edge]).max() > 1e-3
+    np.testing.assert_array_equal(plain.score["average"][edge], est.score["average"][edge])
+    assert back.inside_method == "stack" and fs.summary()["inside_method"] == "stack"
+    again = back.predict(held.scores[:, suite], held.model_ids, reference=build.scores[:, suite])
+    np.testing.assert_array_equal(again.score["average"], est.score["average"])
+    assert fit_full_score(build.subset(models=np.arange(40)), suite, random_state=0).inside_method is None
+
+
 def test_a_file_written_before_ridge_reads_back_as_pirt() -> None:
     panel, _ = _panel(40, 40, seed=8)
     pos = np.arange(0, panel.n_items, 6)
