@@ -285,10 +285,10 @@ def test_below_choice_min_reference_the_headline_is_the_average_whatever_the_err
 
 
 def test_models_inside_the_reference_abilities_get_the_stack_those_at_the_edge_the_headline() -> None:
-    """With at least CHOICE_MIN_REFERENCE reference models a new model inside the reference abilities
-    (neither at the edge nor beyond) is estimated by the stack, with the stack's own interval; one at the
-    edge by the headline the one-SE rule chose (here the average), or p-IRT beyond the reference models. The
-    choice is stored; below CHOICE_MIN_REFERENCE reference models there is none."""
+    """With at least CHOICE_MIN_REFERENCE reference models a new model inside the reference abilities (not
+    at the edge, also below the weakest reference model) is estimated by the stack, with the stack's own
+    interval; one at the edge by the headline the one-SE rule chose (here the average), or p-IRT above the
+    reference models. The choice is stored; below CHOICE_MIN_REFERENCE reference models there is none."""
     panel, _ = _panel(110, 100, seed=33)
     suite = np.arange(0, panel.n_items, 8)
     build, held = panel.subset(models=np.arange(70)), panel.subset(models=np.arange(70, 110))
@@ -296,12 +296,13 @@ def test_models_inside_the_reference_abilities_get_the_stack_those_at_the_edge_t
     assert (fs.method, fs.inside_method) == ("average", "stack")
     est = fs.predict(held.scores[:, suite], held.model_ids, reference=build.scores[:, suite])
     assert est.at_edge is not None and est.extrapolating is not None
-    edge = est.at_edge | est.extrapolating
-    assert 0 < edge.sum() < edge.size  # both kinds of model are there
+    edge = est.at_edge
+    above, below = est.extrapolating & edge, est.extrapolating & ~edge
+    assert 0 < edge.sum() < edge.size and above.any() and below.any()  # every kind of model is there
     names = np.array([e.removesuffix("+stratified") for e in est.estimator])
-    assert (names[~edge] == "stack").all()
-    assert set(names[est.at_edge & ~est.extrapolating]) == {"average"}
-    assert set(names[est.extrapolating]) == {"pirt"}
+    assert (names[~edge] == "stack").all()  # below the weakest reference model too
+    assert set(names[edge & ~above]) == {"average"}
+    assert set(names[above]) == {"pirt"}
     for arr in (est.score, est.low, est.high):
         np.testing.assert_array_equal(arr["average"][~edge], arr["stack"][~edge])
     doc = json.loads(json.dumps(fs.to_dict()))
@@ -309,6 +310,7 @@ def test_models_inside_the_reference_abilities_get_the_stack_those_at_the_edge_t
     del doc["inside_method"]  # as a file written before it: the average for every model inside
     plain = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], reference=build.scores[:, suite])
     assert set(plain.estimator) <= {"average", "pirt", "average+stratified", "pirt+stratified"}
+    assert {plain.estimator[j] for j in np.flatnonzero(below)} == {"pirt"}  # before: p-IRT below, too
     assert np.abs(plain.score["average"][~edge] - est.score["average"][~edge]).max() > 1e-3
     np.testing.assert_array_equal(plain.score["average"][edge], est.score["average"][edge])
     assert back.inside_method == "stack" and fs.summary()["inside_method"] == "stack"
