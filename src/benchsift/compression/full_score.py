@@ -1484,14 +1484,14 @@ def _errors(
     return out
 
 
-def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str, str]:
+def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str, str | None]:
     """``(method, edge_method, inside_method)``: with :data:`HEADLINE_AVERAGE`, the one of
     :data:`HEADLINE_FROM` that :func:`one_se_choice` keeps on the random folds' plus strongest fold's MAE
     (:func:`_selection_error`; the first below :data:`CHOICE_MIN_REFERENCE` reference models), else the one
     of ``CHOSEN_FROM`` with the lowest of it; the one of ``EDGE_CHOSEN_FROM`` with the lowest mean MAE over
     the shift folds; and :data:`INSIDE_METHOD` with at least :data:`CHOICE_MIN_REFERENCE` reference models
-    (else ``method``) for the models inside the reference abilities (all over the benchmarks every method
-    estimates; overall when there is none).
+    (else None: ``method``) for the models inside the reference abilities (all over the benchmarks every
+    method estimates; overall when there is none).
     ``xbench`` takes part only with ``XBENCH_IN_CHOICE`` and several benchmarks."""
     cols = _choice_columns(err.cv_mae, n_benchmarks)
 
@@ -1521,7 +1521,7 @@ def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str, str]:
             filter(allowed, CHOSEN_FROM),
             key=lambda m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)),
         )
-    inside = INSIDE_METHOD if choose and INSIDE_METHOD is not None else method
+    inside = INSIDE_METHOD if choose else None
     edge_method = min(
         filter(allowed, EDGE_CHOSEN_FROM), key=lambda m: finite(_mean_abs(err.mae_shift[m][cols]))
     )
@@ -1660,7 +1660,7 @@ def fit_full_score(
     err = _errors(base, oof, full_all, folds, float(level))
     base.method, edge_method, inside_method = _choose_methods(err, groups.n_benchmarks)
     base.edge_method = edge_method if edge_estimator else None
-    base.inside_method = inside_method if inside_method != base.method else None
+    base.inside_method = inside_method
     theta = _refit_ridge(base, X[:, pos], full, settings.penalty)
     _refit_xbench(base, X[:, pos], theta, full, settings.xbench_penalty)
     base.reference_oof = np.clip(base._with_overall(oof.random[base.method]), 0.0, 1.0)
