@@ -121,8 +121,9 @@ class EstimateResult(Result):
         widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
         looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
         ``method`` (the estimator behind the model's headline: the chosen one, or for a model at the edge the
-        one the folds that hold out the strongest reference models chose; ``"METHOD+stratified"`` where it
-        is the mean of that one's and the stratified mean of the model's suite answers,
+        one the folds that hold out the strongest reference models chose, and with at least 50 reference
+        models the stack for a model not at the edge, ``full_score.INSIDE_METHOD``; ``"METHOD+stratified"``
+        where it is the mean of that one's and the stratified mean of the model's suite answers,
         :func:`benchsift.compression.extrapolation.stratified_blend`),
         then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
         ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.

@@ -88,10 +88,10 @@ the README); without ``HEADLINE_AVERAGE``, the one of
 through the ability, so that a stronger model is extrapolated along the item response curves; the stack's
 ability-free part is the anchor mean, not a line fitted on weaker models) with the lowest sum of the random
 folds' and the strongest fold's mean absolute error over the benchmarks (recorded as ``method``). With at
-least ``CHOICE_MIN_REFERENCE`` reference models, a new model inside the reference abilities (neither at the
-edge nor beyond, below) gets the stack instead (``INSIDE_METHOD``, ``inside_method``: its weights are the
-random folds' cross-validated mix, the situation of such a model); ``method`` is the headline at the edge,
-and ``FullScoreEstimates.estimator`` says per model which. Intervals
+least ``CHOICE_MIN_REFERENCE`` reference models, a new model inside the reference abilities (not at the
+edge, below; a model below the weakest reference model too) gets the stack instead (``INSIDE_METHOD``,
+``inside_method``: its weights are the random folds' cross-validated mix, the situation of such a model);
+``method`` is the headline at the edge, and ``FullScoreEstimates.estimator`` says per model which. Intervals
 are split-conformal on the random folds' out-of-fold residuals (cross-conformal, Vovk 2015; the "CV+" family
 of Barber et al. 2021, "Predictive inference with the jackknife+", Ann. Statist. 49(1)): the half-width for
 group ``g`` and method ``m`` is the :math:`\lceil (n + 1)\,\text{level} \rceil`-th smallest of the ``n``
@@ -231,8 +231,8 @@ HEADLINE_FROM = ("average", "stack")
 #: README, issue 31, "suite design and headline by cross-validation"); cross-fitted, nested
 #: cross-validation in the sense of Varma and Simon 2006 (BMC Bioinformatics 7:91), it is honest.
 STACK_CROSS_FITTED = True
-#: The headline of a new model inside the reference abilities (neither at the edge nor beyond the reference
-#: models) when there are at least :data:`CHOICE_MIN_REFERENCE` reference models (``inside_method``; None:
+#: The headline of a new model inside the reference abilities (not at the edge; below the weakest reference
+#: model too) when there are at least :data:`CHOICE_MIN_REFERENCE` reference models (``inside_method``; None:
 #: ``method`` for every model). Models at the edge keep ``method``, chosen with the strongest fold too. The
 #: stack's weights are the cross-validated best mix on the random folds, whose held-out models stand where a
 #: new model among the reference abilities stands; at the edge (a stronger release) the equal-weight average
@@ -969,8 +969,8 @@ class FullScoreModel(Result):
             "edge_method": self.edge_method,
             "inside_method": self.inside_method,
             "inside_selected_by": (
-                "the stack (its weights the random folds' cross-validated best mix) for new models inside "
-                "the reference abilities (neither at the edge nor beyond), with enough reference models"
+                "the stack (its weights the random folds' cross-validated best mix) for new models not at "
+                "the edge of the reference abilities (also below the weakest), with enough reference models"
             ),
             "edge_selected_by": (
                 "lowest mean absolute error over the shift folds (the strongest 20 % and 40 % of the "
