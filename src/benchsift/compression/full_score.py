@@ -947,10 +947,10 @@ class FullScoreModel(Result):
         situation")."""
         out = []
         for edge, beyond in zip(at_edge, outside, strict=True):
-            m = self.edge_method if edge and self.edge_method is not None else self.method
             if not edge and self.inside_method is not None:  # below the weakest reference model too
                 out.append(self.inside_method)
                 continue
+            m = self.edge_method if edge and self.edge_method is not None else self.method
             out.append("pirt" if beyond and m in ("ridge", "stack", "xbench", "average") else m)
         return out
 
@@ -1508,20 +1508,20 @@ def _choose_methods(err: _Errors, n_benchmarks: int) -> tuple[str, str, str | No
     n_ref = err.abs_random[HEADLINE_FROM[0]].shape[0] if err.abs_random else 0
     default = HEADLINE_FROM[0]
     choose = HEADLINE_AVERAGE and n_ref >= CHOICE_MIN_REFERENCE
-    if HEADLINE_AVERAGE and not choose:
+    if not HEADLINE_AVERAGE:
+        method = min(
+            filter(allowed, CHOSEN_FROM),
+            key=lambda m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)),
+        )
+    elif not choose:
         method = default
-    elif choose:
+    else:
         criterion = {m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)) for m in HEADLINE_FROM}
         paired = {
             m: [losses(m, False) - losses(default, False), losses(m, True) - losses(default, True)]
             for m in HEADLINE_FROM
         }
         method = one_se_choice(default, criterion, paired)
-    else:
-        method = min(
-            filter(allowed, CHOSEN_FROM),
-            key=lambda m: finite(_selection_error(err.cv_mae, err.mae_strong, m, cols)),
-        )
     inside = INSIDE_METHOD if choose else None
     edge_method = min(
         filter(allowed, EDGE_CHOSEN_FROM), key=lambda m: finite(_mean_abs(err.mae_shift[m][cols]))
