@@ -7,7 +7,9 @@ Workload: T = 100 repeats at 10 sampling ratios, SRCC / PLCC / R^2 / Kendall tau
 * benchsift: :func:`benchsift.redundancy.instance_redundancy` (all repeats of a ratio as one product of a
   random 0/1 selection matrix with the score matrix, column-wise metrics);
 * baseline, ``selection matrix`` (the strongest simple version, about ten lines): the same draws as a
-  (T, M) 0/1 selection matrix per ratio, all T sampled score vectors as one product ``scores @ S.T / k``,
+  (T, M) 0/1 selection matrix per ratio, each row marked by one comparison of its uniform keys with their
+  k-th smallest (``np.partition``, as benchsift draws; no ``argpartition`` + ``put_along_axis``), all T
+  sampled score vectors as one product ``scores @ S.T / k``,
   and each metric vectorised over the T columns: Pearson and R² as centred column sums, Spearman as
   Pearson of ``scipy.stats.rankdata(axis=0)`` ranks, Kendall tau-b from the (n, n, T) sign arrays of
   every model pair. Asserted equal to benchsift's per-repeat values to ``TOL``. The README quotes this
@@ -88,6 +90,17 @@ def _draws(n_items: int, seed: int) -> list[np.ndarray]:
     return out
 
 
+def _selections(n_items: int, seed: int) -> list[np.ndarray]:
+    """Per ratio, the same draws as :func:`_draws` as a (T, n_items) 0/1 matrix: each row's keys compared
+    with their k-th smallest (one ``np.partition``), the simple form of benchsift's draw."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in sample_sizes(n_items, np.array(RATIOS)):
+        keys = rng.random((T_REPEATS, n_items))
+        out.append((keys <= np.partition(keys, int(k) - 1, axis=1)[:, int(k) - 1 : int(k)]).astype(float))
+    return out
+
+
 def _lean_metrics(full: np.ndarray) -> dict[str, Callable[[np.ndarray], float]]:
     """Each metric of one sampled score vector against ``full`` in a few numpy lines (full hoisted)."""
     fc = full - full.mean()
@@ -136,10 +149,8 @@ def matrix_baseline(scores: np.ndarray, metrics: tuple[str, ...]) -> dict[str, n
     fc, rf = full - full.mean(), ss.rankdata(full) - (full.size + 1) / 2
     sf = np.sign(full[:, None] - full[None, :])[:, :, None]
     out = {m: np.empty((len(RATIOS), T_REPEATS)) for m in metrics}
-    for r, idx in enumerate(_draws(scores.shape[1], SEED)):
-        S = np.zeros((T_REPEATS, scores.shape[1]))
-        np.put_along_axis(S, idx, 1.0, axis=1)
-        s = scores @ S.T / idx.shape[1]  # (n_models, T): every sampled score vector at once
+    for r, S in enumerate(_selections(scores.shape[1], SEED)):
+        s = scores @ S.T / S.sum(axis=1)  # (n_models, T): every sampled score vector at once
         if "plcc" in metrics:
             out["plcc"][r] = _pearson_columns(s - s.mean(axis=0), fc)
         if "r2" in metrics:
