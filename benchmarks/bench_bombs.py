@@ -1,15 +1,26 @@
-"""Peak memory and wall time of benchsift refusing hostile inputs ("bombs", issue 32).
+"""Peak memory and wall time of benchsift refusing hostile inputs ("bombs", issue 32), and of the plain read.
 
 Each bomb is built in a temporary folder (sizes printed), then ``python -m benchsift import ...`` reads it
 in a child process started by a small wrapper process, whose ``resource.getrusage(RUSAGE_CHILDREN)``
 ``ru_maxrss`` is the child's peak resident set; the wall time is the wrapper's. The target: every bomb
-refused (exit 2, one line) under 1 GB peak.
+refused (exit 2, one line) under 1 GB peak. Each bomb is read ``--repeats`` times (default 3): wall time
+min / median, peak RSS the largest.
 
-    PYTHONPATH=src python benchmarks/bench_bombs.py [--src DIR] [--timeout S] [--only NAME]
+Baseline: what a user reads the same file with when no bounds are set, in the same kind of child, right
+after benchsift's run in every repeat: ``zipfile`` + ``json.loads`` of every sample member (the ``.eval``
+zips with deflate members), ``json.load`` (the inspect ``.json`` log), ``pandas.read_csv`` (the wide CSV),
+``json.loads`` per line (the lm-eval JSON lines) and ``pandas.read_excel`` (the ``.xlsx``). Its address
+space is capped at ``--baseline-limit-gb`` (default 4 GB, ``RLIMIT_AS``) and it is stopped after
+``--timeout`` seconds, so a read that would take the machine ends as "MemoryError at the limit" or
+"timeout" instead (a baseline that times out is not run again). None for the zstd ``.eval`` zips: the
+standard library's ``zipfile`` cannot read method 93, and the user's tool for them (inspect_ai's log
+reader) is not a dependency here.
+
+    PYTHONPATH=src python benchmarks/bench_bombs.py [--src DIR] [--timeout S] [--only NAME] [--repeats 3]
 
 ``--src`` runs another tree's benchsift (e.g. ``/work/main/src`` for the before numbers); ``--timeout``
-stops a reader that runs away (reported as ``timeout``), and the child's address space is capped at 6 GB
-(``RLIMIT_AS``) so a runaway reader fails instead of taking the machine.
+stops a reader that runs away (reported as ``timeout``), and benchsift's child's address space is capped at
+6 GB (``RLIMIT_AS``) so a runaway reader fails instead of taking the machine.
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ import argparse
 import io
 import json
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -26,6 +38,8 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from _timing import load_average, machine_line
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -224,14 +238,36 @@ BOMBS: dict[str, Callable[[Path], tuple[list[str], str]]] = {
     "xlsx-1.5GiB-sheet": lambda d: xlsx_bomb(d, 3 * GiB // 2),
 }
 
+#: the plain read a user would run on each bomb (``sys.argv[1]``: the file), None where there is none
+_ZIP_JSON = (
+    "import json, sys, zipfile\n"
+    "zf = zipfile.ZipFile(sys.argv[1])\n"
+    "rows = [json.loads(zf.read(n)) for n in zf.namelist() if n.startswith('samples/')]"
+)
+BASELINES: dict[str, tuple[str, str] | None] = {
+    "eval-deflate-1.5GiB": ("zipfile + json.loads", _ZIP_JSON),
+    "eval-zstd-1.5GiB": None,
+    "eval-zstd-lying-1.5GiB": None,
+    "json-log-200k-deep": ("json.load", "import json, sys\nlog = json.load(open(sys.argv[1]))"),
+    "eval-member-200k-deep": ("zipfile + json.loads", _ZIP_JSON),
+    "wide-1000001-columns": ("pandas.read_csv", "import sys, pandas\ndf = pandas.read_csv(sys.argv[1])"),
+    "jsonl-512MiB-line": (
+        "json.loads per line",
+        "import json, sys\nrows = [json.loads(line) for line in open(sys.argv[1])]",
+    ),
+    "xlsx-1.5GiB-sheet": ("pandas.read_excel", "import sys, pandas\ndf = pandas.read_excel(sys.argv[1])"),
+}
+assert set(BASELINES) == set(BOMBS)
+
 _WRAPPER = """
 import resource, subprocess, sys, time
+cap_bytes = int(float(sys.argv[2]) * (1 << 30))
 def cap():
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
 t = time.perf_counter()
 try:
     limit = float(sys.argv[1])
-    r = subprocess.run(sys.argv[2:], capture_output=True, text=True, timeout=limit, preexec_fn=cap)
+    r = subprocess.run(sys.argv[3:], capture_output=True, text=True, timeout=limit, preexec_fn=cap)
     code, err = r.returncode, r.stderr.strip()
 except subprocess.TimeoutExpired:
     code, err = "timeout", ""
@@ -241,19 +277,62 @@ print(repr((code, wall, peak, err)))
 """
 
 
-def run(name: str, src: str, timeout: float) -> None:
+def _wrapped(cmd: list[str], timeout: float, cap_gb: float, env: dict[str, str]) -> tuple:
+    """(exit code or "timeout", wall s, peak RSS MiB, stderr) of ``cmd`` run under the wrapper."""
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, str(timeout), str(cap_gb), *cmd],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    return eval(out.stdout.strip().splitlines()[-1])
+
+
+def _outcome(code: object, err: str, cap_gb: float) -> str:
+    """What became of a baseline read, in words."""
+    if code == "timeout":
+        return "timeout"
+    if code == 0:
+        return "read it"
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    if "MemoryError" in last:
+        return f"MemoryError at the {cap_gb:g} GB limit"
+    if isinstance(code, int) and code < 0:
+        return f"killed by signal {-code}"
+    return f"exit {code}: {last[:120]}"
+
+
+def _stats(runs: list[tuple]) -> str:
+    walls = [r[1] for r in runs]
+    return (
+        f"{min(walls):6.1f} / {statistics.median(walls):6.1f} s (min / median of {len(runs)}), "
+        f"peak RSS {max(r[2] for r in runs):7.0f} MiB"
+    )
+
+
+def run(name: str, src: str, timeout: float, repeats: int, cap_gb: float) -> None:
     with tempfile.TemporaryDirectory(prefix="bomb-") as tmp:
         folder = Path(tmp)
         argv, what = BOMBS[name](folder)
         cmd = [sys.executable, "-m", "benchsift", "import", *argv, "-o", str(folder / "out.parquet")]
         env = {**os.environ, "PYTHONPATH": src}
-        out = subprocess.run(
-            [sys.executable, "-c", _WRAPPER, str(timeout), *cmd], capture_output=True, text=True, env=env
-        )
-        code, wall, peak, err = eval(out.stdout.strip().splitlines()[-1])
+        base = BASELINES[name]
+        ours: list[tuple] = []
+        theirs: list[tuple] = []
+        for _ in range(max(1, repeats)):  # alternated: benchsift, then the plain read
+            ours.append(_wrapped(cmd, timeout, 6, env))
+            if base is not None and not (theirs and theirs[-1][0] == "timeout"):
+                theirs.append(_wrapped([sys.executable, "-c", base[1], argv[1]], timeout, cap_gb, env))
+        codes = sorted({str(r[0]) for r in ours})
+        err = ours[-1][3]
         lines = err.count("\n") + 1 if err else 0
         print(f"{name:24s} {what}")
-        print(f"{'':24s} exit {code}, {wall:6.1f} s, peak RSS {peak:7.0f} MiB, {lines} line(s): {err[:150]}")
+        print(f"{'  benchsift':24s} exit {'/'.join(codes)}, {_stats(ours)}, {lines} line(s): {err[:150]}")
+        if base is None:
+            print(f"{'  baseline':24s} none (zstd members: the standard library cannot read them)")
+        else:
+            outcomes = sorted({_outcome(r[0], r[3], cap_gb) for r in theirs})
+            print(f"{'  baseline':24s} {base[0]}: {'; '.join(outcomes)}, {_stats(theirs)}")
         sys.stdout.flush()
 
 
@@ -262,10 +341,16 @@ def main() -> None:
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[1] / "src"))
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--only", action="append", choices=sorted(BOMBS))
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="reads of each bomb by each side (min / median)"
+    )
+    parser.add_argument("--baseline-limit-gb", type=float, default=4.0, help="the baseline's RLIMIT_AS")
     args = parser.parse_args()
     print(f"benchsift from {args.src}; python {sys.version.split()[0]}")
+    print(machine_line())
     for name in args.only or list(BOMBS):
-        run(name, args.src, args.timeout)
+        run(name, args.src, args.timeout, args.repeats, args.baseline_limit_gb)
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -13,11 +13,20 @@ two benchmarks, scores 0/1 with 3 % NaN; ids as pandas' default text columns (wh
 in its own fresh subprocess that builds the table, resets its peak resident set (``/proc/self/clear_refs``,
 Linux) and runs the step: ``table GB`` is the resident set with the table built, ``peak GB`` the peak during
 the step (``VmHWM``), ``added GB`` the difference (what the step needs on top of the table), ``cpu s`` the
-step's CPU time (``time.process_time``: user + system, all threads), ``wall s`` its wall time.
+step's CPU time (``time.process_time``: user + system, all threads), ``wall s`` its wall time (benchsift is
+imported before the measured part, so neither side's time holds an import).
 ``--before-src DIR`` runs ``from_long`` with ``PYTHONPATH=DIR`` too (``git archive 7acdf7f src | tar -x -C
 /tmp/before`` gives ``/tmp/before/src``), right after the current code's, so both see the same load.
 
-Run: ``python benchmarks/bench_from_long.py [--models 1000] [--items 20000] [--object] [--repeats 1]
+Both sides run ``--repeats`` times (default 3), alternated (table only, baseline, ``from_long``, [before]
+in every repeat, so a burst of load hits each), each run printed as it ends; the summary table then gives per
+step the CPU and wall seconds as min / median of the repeats, the largest peak and added memory, and the
+speed-up of ``Panel.from_long`` over the baseline (baseline / ``from_long``, of the minima / of the medians;
+below 1: benchsift is slower). Before timing, both sides run in this process on a small table of the same
+layout and the baseline matrix is checked equal to the panel's scores, cell by cell (the max difference is
+printed). The baseline does less: no checks of the ids or scores, no duplicate detection, no metadata.
+
+Run: ``python benchmarks/bench_from_long.py [--models 1000] [--items 20000] [--object] [--repeats 3]
 [--before-src DIR]``.
 """
 
@@ -29,7 +38,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _timing import machine_line
+import numpy as np
+import pandas as pd
+from _timing import Timing, machine_line, ratio_cell
 
 #: around the step, in the child: the peak resident set reset (``/proc/self/clear_refs``) once the table is
 #: built, then the step's CPU time, wall time and the peak reached (``VmHWM``)
@@ -66,10 +77,10 @@ STEPS = {
         " q, _ = pd.factorize(df['item']); i, u = pd.factorize(b.astype(np.int64) * (q.max() + 1) + q);"
         " m = np.full((r.max() + 1, len(u)), np.nan); m[r, i] = df['score'].to_numpy()"
     ),
-    "Panel.from_long": (
-        "from benchsift.panel import Panel; p = Panel.from_long(df); assert p.shape == (n_m, n_i)"
-    ),
+    "Panel.from_long": "p = Panel.from_long(df); assert p.shape == (n_m, n_i)",
 }
+#: imports a step needs, run before the measured part (so the step's time is the work, not the import)
+SETUP = {"Panel.from_long": "from benchsift.panel import Panel\n"}
 
 
 def run(code: str, src: str | None) -> tuple[float, float, float, float]:
@@ -82,12 +93,33 @@ def run(code: str, src: str | None) -> tuple[float, float, float, float]:
     return float(line[1]), float(line[2]), float(line[3]), float(line[4])
 
 
+def check_same(models: int = 30, items: int = 200, obj: bool = False) -> float:
+    """Max |difference| between the baseline's matrix and ``Panel.from_long``'s scores on a small table of the
+    benchmark's layout (rows and columns matched by model id and (benchmark, item)); raises if they differ."""
+    from benchsift.panel import Panel
+
+    ns: dict = {}
+    exec(TABLE.format(models=models, items=items, object=obj), ns)
+    exec(STEPS["numpy factorize + scatter"], ns)
+    df, m, i = ns["df"], ns["m"], ns["i"]
+    panel = Panel.from_long(df)
+    first = np.unique(i, return_index=True)[1]  # a row of each item column, in column order
+    cols = pd.MultiIndex.from_arrays([df["benchmark"].to_numpy()[first], df["item"].to_numpy()[first]])
+    base = pd.DataFrame(m, index=pd.unique(df["model"]), columns=cols)
+    want = pd.MultiIndex.from_frame(panel.items[["benchmark", "item"]])
+    aligned = base.reindex(index=panel.model_ids, columns=want).to_numpy()
+    same_nan = np.array_equal(np.isnan(aligned), np.isnan(panel.scores))
+    diff = float(np.nanmax(np.abs(aligned - panel.scores)))
+    assert same_nan and diff == 0.0, f"baseline and Panel.from_long differ (NaN pattern {same_nan}, {diff})"
+    return diff
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", type=int, default=1000)
     ap.add_argument("--items", type=int, default=20000)
     ap.add_argument("--object", action="store_true", help="ids as object columns of Python strings")
-    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each step (alternated; min / median)")
     ap.add_argument("--before-src", type=str, default=None)
     args = ap.parse_args()
     here = str(Path(__file__).resolve().parents[1] / "src")
@@ -97,19 +129,42 @@ def main() -> None:
         f"table: {args.models} x {args.items} = {args.models * args.items:,} rows, ids "
         f"{'object' if args.object else 'pandas default text'}"
     )
-    print(f"{'step':32s} {'table GB':>9s} {'peak GB':>8s} {'added GB':>9s} {'cpu s':>7s} {'wall s':>7s}")
-    for name, step in STEPS.items():
-        sides = [("", here)] + (
-            [(" [before]", args.before_src)] if name == "Panel.from_long" and args.before_src else []
-        )
-        for _ in range(args.repeats):
+    print(f"check: baseline matrix equals Panel.from_long's scores, max |diff| {check_same(obj=args.object)}")
+    runs: dict[str, list[tuple[float, float, float, float]]] = {}
+    head = f"{'step':32s} {'table GB':>9s} {'peak GB':>8s} {'added GB':>9s} {'cpu s':>7s} {'wall s':>7s}"
+    print("  each run: " + head)
+    for rep in range(max(1, args.repeats)):  # steps alternated within each repeat
+        for name, step in STEPS.items():
+            sides = [("", here)] + (
+                [(" [before]", args.before_src)] if name == "Panel.from_long" and args.before_src else []
+            )
             for suffix, src in sides:
-                base, peak, cpu, wall = run(table + MEASURE.format(step=step), src)
+                base, peak, cpu, wall = run(table + SETUP.get(name, "") + MEASURE.format(step=step), src)
+                runs.setdefault(name + suffix, []).append((base, peak, cpu, wall))
                 print(
-                    f"{name + suffix:32s} {base / 1e9:9.2f} {peak / 1e9:8.2f} {(peak - base) / 1e9:9.2f} "
-                    f"{cpu:7.2f} {wall:7.2f}",
+                    f"  run {rep + 1:<6d} {name + suffix:32s} {base / 1e9:9.2f} {peak / 1e9:8.2f} "
+                    f"{(peak - base) / 1e9:9.2f} {cpu:7.2f} {wall:7.2f}",
                     flush=True,
                 )
+    print(f"min / median of {max(1, args.repeats)} runs per step; peak and added GB: the largest run")
+    print(f"{'step':32s} {'table GB':>9s} {'peak GB':>8s} {'added GB':>9s} {'cpu s':>15s} {'wall s':>15s}")
+    cpu_t: dict[str, Timing] = {}
+    wall_t: dict[str, Timing] = {}
+    for label, rs in runs.items():
+        cpu_t[label] = Timing(tuple(r[2] for r in rs), None)
+        wall_t[label] = Timing(tuple(r[3] for r in rs), None)
+        print(
+            f"{label:32s} {max(r[0] for r in rs) / 1e9:9.2f} {max(r[1] for r in rs) / 1e9:8.2f} "
+            f"{max(r[1] - r[0] for r in rs) / 1e9:9.2f} {cpu_t[label].cell():>15s} "
+            f"{wall_t[label].cell():>15s}"
+        )
+    ours, base_name = "Panel.from_long", "numpy factorize + scatter"
+    for label in [ours] + ([f"{ours} [before]"] if args.before_src else []):
+        cpu_r = ratio_cell(cpu_t[label], cpu_t[base_name])
+        wall_r = ratio_cell(wall_t[label], wall_t[base_name])
+        print(f"speed-up of {label} over the baseline (min-ratio / median-ratio): cpu {cpu_r}, wall {wall_r}")
+    if wall_t[ours].median > wall_t[base_name].median:
+        print("Panel.from_long is SLOWER than the baseline (median wall) in this run")
     print(machine_line())
 
 

@@ -80,23 +80,27 @@ def load_wide_csv(path: Path) -> np.ndarray:
     return df.iloc[:, 1:].to_numpy(dtype=np.float64).T
 
 
-def _draws(n_items: int, seed: int) -> list[np.ndarray]:
+def _draws(
+    n_items: int, seed: int, ratios: tuple[float, ...] = RATIOS, repeats: int = T_REPEATS
+) -> list[np.ndarray]:
     """Per ratio, the (T, k) item indices benchsift draws: k smallest of iid uniform keys (same generator)."""
     rng = np.random.default_rng(seed)
     out = []
-    for k in sample_sizes(n_items, np.array(RATIOS)):
-        keys = rng.random((T_REPEATS, n_items))
+    for k in sample_sizes(n_items, np.array(ratios)):
+        keys = rng.random((repeats, n_items))
         out.append(np.argpartition(keys, int(k) - 1, axis=1)[:, : int(k)])
     return out
 
 
-def _selections(n_items: int, seed: int) -> list[np.ndarray]:
+def _selections(
+    n_items: int, seed: int, ratios: tuple[float, ...] = RATIOS, repeats: int = T_REPEATS
+) -> list[np.ndarray]:
     """Per ratio, the same draws as :func:`_draws` as a (T, n_items) 0/1 matrix: each row's keys compared
     with their k-th smallest (one ``np.partition``), the simple form of benchsift's draw."""
     rng = np.random.default_rng(seed)
     out = []
-    for k in sample_sizes(n_items, np.array(RATIOS)):
-        keys = rng.random((T_REPEATS, n_items))
+    for k in sample_sizes(n_items, np.array(ratios)):
+        keys = rng.random((repeats, n_items))
         out.append((keys <= np.partition(keys, int(k) - 1, axis=1)[:, int(k) - 1 : int(k)]).astype(float))
     return out
 
@@ -143,14 +147,29 @@ def _pearson_columns(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b @ A) / np.sqrt((A * A).sum(axis=0) * (b @ b))  # A column-centred, b centred
 
 
-def matrix_baseline(scores: np.ndarray, metrics: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Per ratio: one selection matrix, one product for all T sampled means, every metric vectorised."""
-    full = scores.mean(axis=1)
+def matrix_baseline(
+    scores: np.ndarray,
+    metrics: tuple[str, ...],
+    ratios: tuple[float, ...] = RATIOS,
+    repeats: int = T_REPEATS,
+    seed: int = SEED,
+) -> dict[str, np.ndarray]:
+    """Per ratio: one selection matrix, one product for all T sampled means, every metric vectorised.
+
+    With missing scores (NaN) the means are NaN-aware: a second product with the observed mask counts each
+    model's scored items per sample (``benchmarks/bench_sweep_scaling.py`` uses that; a sample where some
+    model has no scored item would need pairwise-complete metrics, which this baseline does not do)."""
+    missing = np.isnan(scores)
+    complete = not missing.any()
+    full = scores.mean(axis=1) if complete else np.nanmean(scores, axis=1)
+    zeroed = scores if complete else np.where(missing, 0.0, scores)
+    observed = None if complete else (~missing).astype(np.float64)
     fc, rf = full - full.mean(), ss.rankdata(full) - (full.size + 1) / 2
     sf = np.sign(full[:, None] - full[None, :])[:, :, None]
-    out = {m: np.empty((len(RATIOS), T_REPEATS)) for m in metrics}
-    for r, S in enumerate(_selections(scores.shape[1], SEED)):
-        s = scores @ S.T / S.sum(axis=1)  # (n_models, T): every sampled score vector at once
+    out = {m: np.empty((len(ratios), repeats)) for m in metrics}
+    for r, S in enumerate(_selections(scores.shape[1], seed, ratios, repeats)):
+        # (n_models, T): every sampled score vector at once
+        s = zeroed @ S.T / (S.sum(axis=1) if observed is None else observed @ S.T)
         if "plcc" in metrics:
             out["plcc"][r] = _pearson_columns(s - s.mean(axis=0), fc)
         if "r2" in metrics:
