@@ -50,8 +50,9 @@ def fit_numpy_2pl(
         ll = X @ Z - np.logaddexp(0, Z).sum(axis=0) + log_w
         return ll - logsumexp(ll, axis=1, keepdims=True)
 
-    converged = False
-    for cycle in range(1, max_cycles + 1):
+    cycles, converged = 0, False
+    while cycles < max_cycles and not converged:
+        cycles += 1
         a_old, d_old = np.exp(u), d.copy()
         post = np.exp(log_lik(u, d))
         r, n = X.T @ post, post.sum(axis=0)  # expected passes per item and node, respondents per node
@@ -64,9 +65,7 @@ def fit_numpy_2pl(
             det = huu * hdd - hud**2
             u = u + np.clip((hdd * gu - hud * gd) / det, -1, 1)
             d = d + np.clip((huu * gd - hud * gu) / det, -2, 2)
-        if max(np.abs(np.exp(u) - a_old).max(), np.abs(d - d_old).max()) < tol:
-            converged = True
-            break
+        converged = max(np.abs(np.exp(u) - a_old).max(), np.abs(d - d_old).max()) < tol
     a = np.exp(u)
     theta = np.exp(log_lik(u, d)) @ q  # EAP on the grid
-    return {"a": a, "b": -d / a, "d": d, "theta": theta, "iters": cycle, "converged": converged}
+    return {"a": a, "b": -d / a, "d": d, "theta": theta, "iters": cycles, "converged": converged}
