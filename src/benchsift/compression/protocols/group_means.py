@@ -119,8 +119,7 @@ class CategoryBlocks:
                     continue
                 w = W[lo:hi]
                 num = held[:, lo:hi] @ Wp[lo:hi]
-                den = np.broadcast_to(totals[c], num.shape)
-                n_obs = np.broadcast_to(counts[c], num.shape)
+                den, n_obs = totals[c], counts[c]  # (n_sets,): broadcast against the rows where used
                 miss = self.missing[c]
                 if miss is not None:
                     den = den - np.asarray(miss @ w)[rows]
