@@ -36,24 +36,33 @@ def rank_average(x: ArrayLike, axis: int = 0) -> NDArray[np.float64]:
 
 
 def rank_last_axis(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Average ranks along the last axis of a float array (no validation; NaN stays NaN)."""
+    """Average ranks along the last axis of a float array (no validation; NaN stays NaN).
+
+    Every slice is sorted at once; the sorted values are then handled as one flat run in which a tie group
+    never crosses a slice (each slice's first position starts a group), so a group's average rank is the
+    mean of its first and last flat positions less its slice's offset, plus one.
+    """
     n = a.shape[-1]
     if n == 0 or a.size == 0:
         return np.array(a, dtype=np.float64, copy=True)
-    order = np.argsort(a, axis=-1)  # NaN sorts last
-    s = np.take_along_axis(a, order, axis=-1)
-    pos = np.arange(n)
-    new_group = np.ones(s.shape, dtype=bool)
-    new_group[..., 1:] = s[..., 1:] != s[..., :-1]  # NaN != NaN: every NaN is its own group
-    first = np.maximum.accumulate(np.where(new_group, pos, 0), axis=-1)
-    ends_group = np.ones(s.shape, dtype=bool)
-    ends_group[..., :-1] = new_group[..., 1:]
-    last = np.minimum.accumulate(np.where(ends_group, pos, n - 1)[..., ::-1], axis=-1)[..., ::-1]
-    sorted_ranks = (first + last) / 2.0 + 1.0
-    sorted_ranks[np.isnan(s)] = np.nan
-    ranks = np.empty_like(sorted_ranks)
-    np.put_along_axis(ranks, order, sorted_ranks, axis=-1)
-    return ranks
+    rows = a.reshape(-1, n)
+    size = rows.size
+    offsets = np.arange(0, size, n)
+    flat = (np.argsort(rows, axis=-1) + offsets[:, None]).reshape(-1)  # NaN sorts last
+    s = rows.reshape(-1)[flat]
+    starts_group = np.empty(size, dtype=bool)
+    np.not_equal(s[1:], s[:-1], out=starts_group[1:])  # NaN != NaN: every NaN is its own group
+    starts_group[::n] = True
+    first = np.flatnonzero(starts_group)
+    last = np.empty_like(first)
+    last[:-1] = first[1:] - 1
+    last[-1] = size - 1
+    group = np.cumsum(starts_group) - 1
+    sorted_ranks = ((first + last) / 2.0)[group].reshape(-1, n) - (offsets - 1.0)[:, None]
+    sorted_ranks[np.isnan(s).reshape(-1, n)] = np.nan
+    ranks = np.empty(size)
+    ranks[flat] = sorted_ranks.reshape(-1)
+    return ranks.reshape(a.shape)
 
 
 def rank_among(reference: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -101,3 +103,24 @@ def test_category_blocks_with_an_empty_category() -> None:
     np.testing.assert_allclose(got[:, 0, a], [1.0, 0.0])  # model 1: item 2 missing -> mean of item 0
     np.testing.assert_allclose(got[:, 0, b], [0.0, 1.0])
     assert np.isnan(got[:, 0, c]).all()
+
+
+def test_category_blocks_float32_counts_equal_the_float64_products() -> None:
+    """0/1 scores are kept as float32 (whole counts, exact): the same means, bit for bit, as the float64
+    values, with 0/1 weights (float32 products) and real weights (rows taken back to float64), in the items'
+    own order and in a shuffled category order."""
+    rng = np.random.default_rng(5)
+    n_models, n_items = 40, 900
+    scores = (rng.random((n_models, n_items)) < 0.4).astype(float)
+    scores[rng.random(scores.shape) < 0.04] = NAN
+    for cats in (["A"] * n_items, [f"c{k}" for k in rng.integers(0, 4, n_items)]):
+        blocks = CategoryBlocks.from_pools(prepare_pools(_pools(scores, cats)))
+        assert blocks.values.dtype == np.float32 and blocks.in_order == (len(set(cats)) == 1)
+        wide = replace(blocks, values=blocks.values.astype(np.float64))
+        rows = np.sort(rng.permutation(n_models)[:25])
+        binary = (rng.random((n_items, 4)) < 0.1).astype(float)
+        for W in (binary, binary * rng.uniform(0.5, 2.0, binary.shape), np.asfortranarray(binary)):
+            np.testing.assert_array_equal(blocks.kept_means(W, rows), wide.kept_means(W, rows))
+    partial = np.where(np.isnan(scores), NAN, scores * 0.5)
+    partial_blocks = CategoryBlocks.from_pools(prepare_pools(_pools(partial, ["A"] * n_items)))
+    assert partial_blocks.values.dtype == np.float64

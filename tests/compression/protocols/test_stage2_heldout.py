@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 from benchsift.compression.protocols import Split, stage2_heldout
+from benchsift.compression.protocols.group_means import CategoryBlocks
+from benchsift.compression.protocols.pools import prepare_pools
 from benchsift.compression.protocols.stage2_heldout import macro_rho, per_category_rho, split_summary
 from benchsift.compression.selectors.base import ItemSelector, check_selector_input
 from benchsift.errors import InputError
@@ -26,6 +30,69 @@ def test_per_category_rho_matches_scipy_and_needs_ten_models() -> None:
     # with the threshold lowered, category 1 is defined on its 9 complete models
     rho9 = per_category_rho(full, sel, min_heldout=9)
     assert rho9[1] == pytest.approx(stats.spearmanr(full[3:, 1], sel[3:, 1]).statistic, abs=1e-12)
+
+
+def _spearman_or_nan(x: np.ndarray, y: np.ndarray, min_heldout: int) -> float:
+    """The independent rho of a column: scipy on the complete rows; NaN below ``min_heldout`` or constant."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < min_heldout or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
+        return np.nan
+    return float(stats.spearmanr(x[ok], y[ok]).statistic)
+
+
+def test_per_category_rho_matches_spearmanr_per_column_with_ties_and_nan() -> None:
+    """Random tied columns, complete (the no-missing kernel) or with NaN on either side, constant columns and
+    too few complete rows: each column as ``scipy.stats.spearmanr`` on its complete rows, to 1e-12."""
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        n, k = int(rng.integers(5, 90)), int(rng.integers(1, 9))
+        full = np.round(rng.random((n, k)) * 8) / 8  # coarse values: many ties on both sides
+        sel = np.round((full + rng.random((n, k))) * 4) / 4
+        if trial % 2:
+            sel[rng.random(sel.shape) < 0.15] = np.nan
+            full[rng.random(full.shape) < 0.05] = np.nan
+        if trial % 3 == 0:
+            sel[:, 0] = 0.25  # a constant side
+        rho = per_category_rho(full, sel, min_heldout=10)
+        want = [_spearman_or_nan(full[:, c], sel[:, c], 10) for c in range(k)]
+        np.testing.assert_allclose(rho, want, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_heldout_scoring_matches_nanmean_and_spearmanr() -> None:
+    """The protocol's scoring of one task (``kept_means`` then ``per_category_rho`` on the tiled full-pool
+    means, as ``_heldout_task``) against ``np.nanmean`` per selection and ``spearmanr`` per column, on 0/1
+    scores with and without missing cells (the float32 product) and on partial-credit scores."""
+    rng = np.random.default_rng(12)
+    n_models, n_items, n_ret = 60, 400, 3
+    for kind in ("binary", "binary with NaN", "partial credit"):
+        S = (rng.random((n_models, n_items)) < rng.random((n_models, 1))).astype(float)
+        if kind == "partial credit":
+            S = np.round(S * rng.random(S.shape) * 4) / 4
+        if kind == "binary with NaN":
+            S[rng.random(S.shape) < 0.05] = np.nan
+        cats = [f"c{k}" for k in rng.integers(0, 3, n_items)]
+        items = pd.DataFrame({"benchmark": "b", "item": range(n_items), "category": cats})
+        pools = prepare_pools(Panel(S, [f"m{i}" for i in range(n_models)], items))
+        blocks = CategoryBlocks.from_pools(pools)
+        assert blocks.values.dtype == (np.float64 if kind == "partial credit" else np.float32)
+        W = (rng.random((n_items, n_ret)) < [[0.05, 0.2, 0.5]]).astype(float)
+        rows = np.sort(rng.permutation(n_models)[:30])
+        means = blocks.kept_means(W, rows)  # (rows, retentions, categories)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # nanmean of an all-missing selection
+            full = np.stack([np.nanmean(S[:, cols], axis=1) for cols in pools.columns], axis=1)
+            for j in range(n_ret):
+                for c, cols in enumerate(pools.columns):
+                    kept = cols[W[cols, j] == 1.0]
+                    want = np.nanmean(S[np.ix_(rows, kept)], axis=1)
+                    np.testing.assert_allclose(means[:, j, c], want, rtol=1e-12, atol=0, equal_nan=True)
+        n_cat = pools.n_categories
+        rho = per_category_rho(np.tile(full[rows], n_ret), means.reshape(-1, n_ret * n_cat))
+        want_rho = [
+            _spearman_or_nan(full[rows, c], means[:, j, c], 10) for j in range(n_ret) for c in range(n_cat)
+        ]
+        np.testing.assert_allclose(rho, want_rho, rtol=0, atol=1e-12, equal_nan=True)
+        assert np.isfinite(rho).sum() >= n_cat  # the comparison is not all NaN
 
 
 def test_macro_rho_averages_defined_categories_only() -> None:
