@@ -10,7 +10,8 @@ machine (min / median; one thread against the default pool of two):
   287 / 1,620 ms; one VAW selection 0.18 s against 2.5 s;
 * ``corr_matrix`` 169 x 200 (``benchmarks/bench_stats.py``): Pearson 18x, Kendall 4.5x (1.9x with 5 % NaN),
   Spearman 1.2x faster at the median; the single matrix-vector product of Pearson / R^2 / Spearman
-  ``corr_with_vector`` gains nothing (0.9-1.0x), so those paths run without the limit;
+  ``corr_with_vector`` gains nothing (0.9-1.0x), so those paths run without the limit, as does Kendall's
+  (column sums of row-pair signs, no BLAS product large enough to be threaded);
 * the 2PL fit on 200 x 3,000 (``benchmarks/bench_irt.py``): 2.1-2.9x faster under load, 0.88-1.0x on a
   quiet machine.
 

@@ -16,7 +16,6 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from benchsift._threads import single_thread
 from benchsift.stats import _kernels as K
 from benchsift.stats._checks import Metric, as_float_array, check_metric, check_shape, reject_inf
 from benchsift.stats.ranks import rank_last_axis
@@ -116,7 +115,8 @@ def corr_with_vector(X: ArrayLike, y: ArrayLike, metric: Metric | str = "srcc") 
     The hot path of instance-redundancy resampling (e.g. 169 models x 1000 sampled subsets against the
     full-benchmark scores). For ``"r2"`` ``y`` is the truth and each column a prediction. Without NaN the
     work is one argsort along the rows (Spearman), a centring pass and matrix-vector products (Pearson, R²),
-    or one matrix-vector product of row-pair signs per row (Kendall, under one BLAS thread); with NaN each
+    or column sums of row-pair signs (Kendall: all pairs at once when small, else one row at a time on
+    integer ranks, scipy's sort-based algorithm per column when the columns are long or few); with NaN each
     column uses its own complete rows (ranks are taken over those rows only), read through matrix-vector
     products with the 0/1 mask instead of a broadcast copy of ``y``. Rows where ``y`` is NaN are dropped
     first (no column can use them).
@@ -137,8 +137,7 @@ def corr_with_vector(X: ArrayLike, y: ArrayLike, metric: Metric | str = "srcc") 
             return out
     reject_inf(A, "X")
     if name == "kendall":
-        with single_thread():
-            return K.kendall_with_vector(A, v)
+        return K.kendall_with_vector(A, v)
     if y_nan.any():
         A, v = A[~y_nan], v[~y_nan]
     n, k = A.shape
