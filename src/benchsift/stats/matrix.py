@@ -41,12 +41,14 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     """
     name = check_metric(metric)
     A = as_float_array(X, "X", ndim=2, check_inf=False)
-    finite = bool(np.isfinite(A).all())  # one pass: no inf and no NaN
-    if not finite:
-        reject_inf(A, "X")
+    n = A.shape[0]
     with single_thread():  # many small and medium products: one thread is faster (see benchsift._threads)
-        if finite and name == "plcc" and A.shape[0] >= 2:
-            return _complete_pearson_matrix(A)
+        if name == "plcc" and n >= 2:
+            m = (np.ones(n) @ A) / n
+            if np.isfinite(m).all():  # no NaN and no inf in A: either makes its column's mean non-finite
+                return _complete_pearson_matrix(A, m)
+        if not np.isfinite(A).all():  # one pass: no inf and no NaN
+            reject_inf(A, "X")
         if name == "kendall":
             return _kendall_matrix(A)
         if name == "srcc":
@@ -117,31 +119,46 @@ def _moment_matrix(A: FloatArray, r2: bool) -> FloatArray:
     return r
 
 
-def _complete_pearson_matrix(A: FloatArray) -> FloatArray:
+def _complete_pearson_matrix(A: FloatArray, m: FloatArray | None = None) -> FloatArray:
     """Pearson matrix of a NaN-free ``A`` with n >= 2 rows: centred columns, one product (as ``np.corrcoef``).
 
-    Constancy stays exact: only a column whose sum of squares is small enough to be the rounding error of
-    a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min against max. The
-    matrix is exactly symmetric: numpy computes ``Z.T @ Z`` as one symmetric product (syrk, the lower
-    triangle copied from the upper), and the scale ``outer(1 / sd, 1 / sd)`` is symmetric.
+    The columns are scaled to unit sum of squares before the product (``Zs.T @ Zs``: one pass over the
+    (n, k) data instead of scaling the (k, k) product; with |entries| <= 1 it cannot overflow). When a sum
+    of squares overflows, the product comes first and the scale after, as ``np.corrcoef`` (the overflowed
+    entries NaN). Constancy stays exact: only a column whose sum of squares is small enough to be the
+    rounding error of a constant column's mean (:data:`~benchsift.stats._kernels.CONST_SS`) is compared min
+    against max. The matrix is exactly symmetric: numpy computes ``Zs.T @ Zs`` as one symmetric product
+    (syrk, the lower triangle copied from the upper), and the scale ``outer(1 / sd, 1 / sd)`` is symmetric.
+    ``m``: the column means, when the caller has them.
     """
     n, k = A.shape
-    m = (np.ones(n) @ A) / n
+    if m is None:
+        m = (np.ones(n) @ A) / n
     Z = A - m
-    r = Z.T @ Z
-    ss = np.diag(r).copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        ss = np.einsum("ij,ij->j", Z, Z)
+    prescale = bool(np.isfinite(ss).all())
+    if not prescale:
+        r = Z.T @ Z
+        ss = np.diag(r).copy()
     maybe = np.flatnonzero(ss <= K.CONST_SS * float(n) ** 3 * (m * m))
     bad = np.zeros(k, dtype=bool)
-    bad[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
+    if maybe.size:
+        bad[maybe] = ~(A[:, maybe].max(axis=0) > A[:, maybe].min(axis=0))
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         inv = 1.0 / np.sqrt(ss)
         bad |= ~np.isfinite(inv)
         inv[bad] = 0.0
-        r *= np.outer(inv, inv)
-    if not np.isfinite(r).all():  # an overflow in the product
+        if prescale:
+            Z *= inv
+            r = Z.T @ Z
+        else:
+            r *= np.outer(inv, inv)
+    if not prescale and not np.isfinite(r).all():  # an overflow in the product
         r[~np.isfinite(r)] = np.nan
-    r[bad] = np.nan
-    r[:, bad] = np.nan
+    if bad.any():
+        r[bad] = np.nan
+        r[:, bad] = np.nan
     np.clip(r, -1.0, 1.0, out=r)
     r[np.diag_indices(k)] = np.where(bad, np.nan, 1.0)
     return r
