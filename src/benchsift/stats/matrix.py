@@ -44,7 +44,8 @@ def corr_matrix(X: ArrayLike, metric: Metric | str = "srcc") -> FloatArray:
     n = A.shape[0]
     with single_thread():  # many small and medium products: one thread is faster (see benchsift._threads)
         if name == "plcc" and n >= 2:
-            m = (np.ones(n) @ A) / n
+            with np.errstate(over="ignore", invalid="ignore"):  # inf - inf, an overflow: told just below
+                m = (np.ones(n) @ A) / n
             if np.isfinite(m).all():  # no NaN and no inf in A: either makes its column's mean non-finite
                 return _complete_pearson_matrix(A, m)
         if not np.isfinite(A).all():  # one pass: no inf and no NaN
