@@ -236,7 +236,8 @@ def _sign_sum_gathered(F: FloatArray, y: FloatArray) -> tuple[FloatArray, int]:
     down = y[ia] < y[ib]
     hi = np.concatenate([ia[up], ib[down]])
     lo = np.concatenate([ib[up], ia[down]])
-    return np.sign(F[hi] - F[lo]).sum(axis=0), hi.size
+    with np.errstate(over="ignore"):  # |difference| > max float: inf, of the right sign
+        return np.sign(F[hi] - F[lo]).sum(axis=0), hi.size
 
 
 def _kendall_gathered(
