@@ -84,16 +84,16 @@ def random_heldout_baseline(
         cols = np.flatnonzero(codes == c)
         n_c = cols.size
         full = zero[:, cols].sum(axis=1) / seen[:, cols].sum(axis=1)
-        S = np.zeros((n_c, n_splits, n_ret))  # one 0/1 column per (split, retention)
+        S3 = np.zeros((n_c, n_splits, n_ret))  # one 0/1 column per (split, retention)
         for j, r in enumerate(retentions):
             k = max(math.floor(r * n_c + 1e-9), min(n_c, floor))
             for i in range(n_splits):
                 if k >= n_c:
-                    S[:, i, j] = 1.0
+                    S3[:, i, j] = 1.0
                 else:
                     rng = np.random.default_rng(task_seed(base, i, key, round(r * 1e9), c))
-                    S[rng.permutation(n_c)[:k], i, j] = 1.0
-        S = S.reshape(n_c, -1)
+                    S3[rng.permutation(n_c)[:k], i, j] = 1.0
+        S = S3.reshape(n_c, -1)
         kept = ((zero[:, cols] @ S) / (seen[:, cols] @ S)).reshape(n, n_splits, n_ret)
         x = rankdata(kept[held, np.arange(n_splits)[None, :], :], axis=0)  # (n_heldout, n_splits, n_ret)
         y = rankdata(full[held], axis=0)[:, :, None]
@@ -142,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_line())
     subs = {f: panel.subset(items=subsets[f]) for f in fractions}
     image = np.asarray(panel.image_rows, dtype=bool)
-    base_in = {f: (subs[f].scores[image], category_or_benchmark(subs[f].items)) for f in fractions}
+    base_in: dict[float, tuple[np.ndarray, Sequence[str]]] = {
+        f: (subs[f].scores[image], list(category_or_benchmark(subs[f].items))) for f in fractions
+    }
     with_base = "random" in selectors
     seconds: dict[float, list[float]] = {f: [] for f in fractions}
     cpu: dict[float, list[float]] = {f: [] for f in fractions}
