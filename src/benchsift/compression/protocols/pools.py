@@ -153,6 +153,26 @@ def prepare_pools(
     )
 
 
+def pool_inputs(
+    pools: CategoryPools, rows: np.ndarray, cols: np.ndarray, predictions: bool = True
+) -> dict[str, Any]:
+    """What a selector sees of one pool (``cols``) fitted on ``rows``: the scores, the items' metadata,
+    the embeddings and (``predictions``) the predictions, as read-only arrays, so that the retentions of
+    one pool share them (copying a 20,000-item pool's two 64-dim embeddings took ~5 ms per selection)."""
+    out: dict[str, Any] = {
+        "X": pools.scores[np.ix_(rows, cols)],
+        "embeddings": None if pools.vision_text is None else pools.vision_text[cols],
+        "text_embeddings": None if pools.text is None else pools.text[cols],
+        "item_meta": pools.items.iloc[cols].reset_index(drop=True),
+    }
+    if predictions and pools.predictions is not None:
+        out["predictions"] = pools.predictions[np.ix_(rows, cols)]
+    for value in out.values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return out
+
+
 def select_pool(
     pools: CategoryPools,
     spec: SelectorSpec,
@@ -161,24 +181,26 @@ def select_pool(
     k: int,
     seed: int,
     params: dict[str, Any] | None = None,
+    inputs: dict[str, Any] | None = None,
 ) -> tuple[np.ndarray, ItemSelector]:
     """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted).
 
     ``params`` are set on the fresh selector before it selects (the automatic selector's
-    ``candidate_seeds``)."""
+    ``candidate_seeds``); ``inputs`` are the pool's :func:`pool_inputs` when the caller made them."""
     sel = build_selector(spec, seed)
     if params:
         sel.set_params(**params)
-    meta = pools.items.iloc[cols].reset_index(drop=True)
+    if inputs is None:
+        inputs = pool_inputs(pools, rows, cols)
     extra: dict[str, Any] = {}
-    if pools.predictions is not None and "predictions" in inspect.signature(sel.select).parameters:
-        extra["predictions"] = pools.predictions[np.ix_(rows, cols)]
+    if "predictions" in inputs and "predictions" in inspect.signature(sel.select).parameters:
+        extra["predictions"] = inputs["predictions"]
     local = sel.select(
-        pools.scores[np.ix_(rows, cols)],
+        inputs["X"],
         int(k),
-        embeddings=None if pools.vision_text is None else pools.vision_text[cols],
-        text_embeddings=None if pools.text is None else pools.text[cols],
-        item_meta=meta,
+        embeddings=inputs["embeddings"],
+        text_embeddings=inputs["text_embeddings"],
+        item_meta=inputs["item_meta"],
         **extra,
     )
     return cols[np.asarray(local, dtype=np.int64)], sel
@@ -220,8 +242,9 @@ def selection_weights(
     per_pool = seed_per_pool(spec)
     labels = candidate_labels(spec) if candidate_seeds is not None else None
     for c in cats:
+        cols = pools.columns[c]
+        inputs: dict[str, Any] | None = None  # made once per pool, at its first selection
         for j, r in enumerate(retentions):
-            cols = pools.columns[c]
             k = category_budget(int(cols.shape[0]), float(r), int(floor))
             budgets[j, c] = k
             if k >= cols.shape[0]:  # the floor keeps a small pool whole: nothing to select
@@ -233,7 +256,9 @@ def selection_weights(
                 params = {
                     "candidate_seeds": {lab: candidate_seeds(lab, retention_key(r), c) for lab in labels}
                 }
-            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c), params)
+            if inputs is None:
+                inputs = pool_inputs(pools, rows, cols)
+            kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c), params, inputs)
             if fitted is not None:
                 fitted[(j, c)] = (kept, sel)
             w = getattr(sel, "weights_", None) if use_weights else None
