@@ -187,9 +187,10 @@ VECTOR_LONG_COLUMNS = 1000
 SORT_PAIRS_PER_COLUMN = 15_000
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def upper_pairs(n: int) -> tuple[IntArray, IntArray]:
-    """Row indices ``(a, b)`` of every pair ``a < b`` of ``n`` rows (cached, read-only)."""
+    """Row indices ``(a, b)`` of every pair ``a < b`` of ``n`` rows (the last 8 sizes cached, read-only;
+    only for the small problems of :func:`kendall_with_vector`'s all-pairs path)."""
     ia, ib = np.triu_indices(n, 1)
     ia.flags.writeable = False
     ib.flags.writeable = False
