@@ -124,12 +124,41 @@ def test_subset_and_selects() -> None:
     [
         (np.array([[0.5, 1.5]]), r"\[0, 1\].*model 'm' \(image\), benchmark 'b', item '2' has 1.5$"),
         (np.array([[0.5, np.inf]]), "infinite"),
+        (np.array([[np.nan, -np.inf]]), "infinite value at model row 0, item column 1"),
+        (np.array([[np.nan, -0.25]]), r"item '2' has -0.25$"),
+        (np.array([[-1e-300, np.nan]]), r"item '1' has -1e-300$"),
         (np.array([0.5, 0.2]), "2-D"),
     ],
 )
 def test_bad_scores(scores: np.ndarray, match: str) -> None:
+    items = pd.DataFrame({"benchmark": "b", "item": ["1", "2"]})
     with pytest.raises(InputError, match=match):
-        Panel(scores, ["m"], pd.DataFrame({"benchmark": "b", "item": ["1", "2"]}))
+        Panel(scores, ["m"], items)
+    if scores.ndim == 2:  # an importer's matrix, checked in blocks: the same messages
+        with pytest.raises(InputError, match=match):
+            Panel._from_owned(scores.astype(np.float64), ["m"], items)
+
+
+def test_scores_at_the_edges_of_the_range_are_accepted() -> None:
+    """-0.0, 0, 1, the smallest subnormal and NaN are scores; a matrix of NaN only is a (missing) panel."""
+    items = pd.DataFrame({"benchmark": "b", "item": ["1", "2", "3"]})
+    edge = np.array([[-0.0, 1.0, 5e-324], [np.nan, 0.0, np.nan]])
+    for scores in (edge, np.full((2, 3), np.nan), np.empty((2, 0))):
+        its = items.iloc[: scores.shape[1]]
+        for p in (Panel(scores, ["m", "n"], its), Panel._from_owned(scores.copy(), ["m", "n"], its)):
+            np.testing.assert_array_equal(p.scores, scores)
+
+
+def test_string_metadata_becomes_str_or_none() -> None:
+    """An arrow-backed string column (what a parquet file gives) and an object column with a number and a
+    missing value both become object columns of ``str`` with ``None`` for missing."""
+    arrow = pd.Series(["x", None, "y"], dtype="string[pyarrow]")
+    mixed = pd.Series(["x", None, 3], dtype=object)
+    for category in (arrow, mixed):
+        items = pd.DataFrame({"benchmark": "b", "item": ["1", "2", "3"], "category": category})
+        got = Panel(np.zeros((1, 3)), ["m"], items).items["category"]
+        assert got.dtype == object
+        assert got.tolist() == ["x", None, "y" if category is arrow else "3"]
 
 
 def test_bad_metadata() -> None:

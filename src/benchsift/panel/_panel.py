@@ -85,6 +85,8 @@ class GroupScores:
 
 def _as_str_series(values: pd.Series) -> pd.Series:
     """Optional text metadata as an object column of ``str`` with ``None`` for missing."""
+    if isinstance(values.dtype, pd.StringDtype):  # a parquet file's strings: already ``str``, one pass
+        return pd.Series(values.to_numpy(dtype=object, na_value=None), index=values.index, dtype=object)
     present = values.notna().to_numpy()
     text = np.array(values.astype(object).to_numpy(), dtype=object, copy=True)
     if present.any():
@@ -139,12 +141,24 @@ def _normalise_items(items: pd.DataFrame, n_cols: int) -> pd.DataFrame:
     return df[ordered]
 
 
-def _validate_scores(scores: Any) -> np.ndarray:
+def _validate_scores(scores: Any) -> tuple[np.ndarray, bool]:
+    """The checked score matrix (never the caller's memory) and whether every score is NaN or in [0, 1]
+    (when not, an infinite score has been refused here; :func:`_check_range` names the first bad one)."""
     arr = check_array(
         "panel scores", scores, ndim=2, what="a 2-D models x items matrix, shape (n_models, n_items)"
     )
-    _reject_inf(arr, 0)
-    return arr.copy() if arr is scores or arr.base is not None else arr  # never the caller's memory
+    ok = _in_unit_interval(arr)
+    if not ok:
+        _reject_inf(arr, 0)
+    return (arr.copy() if arr is scores or arr.base is not None else arr), ok
+
+
+def _in_unit_interval(block: np.ndarray) -> bool:
+    """Whether every score of ``block`` is NaN or in [0, 1]: two NaN-ignoring reductions and no temporary
+    (an infinite score is outside too); a block of NaN only answers False, and the exact checks decide."""
+    if block.size == 0:
+        return True
+    return bool(np.fmin.reduce(block, axis=None) >= 0.0) and bool(np.fmax.reduce(block, axis=None) <= 1.0)
 
 
 def _reject_inf(block: np.ndarray, start: int) -> None:
@@ -190,10 +204,11 @@ class Panel:
     __slots__ = ("_scores", "_models", "_items")
 
     def __init__(self, scores: Any, models: pd.DataFrame | Sequence[str], items: pd.DataFrame) -> None:
-        arr = _validate_scores(scores)
+        arr, in_range = _validate_scores(scores)
         self._models = _normalise_models(models, arr.shape[0])
         self._items = _normalise_items(items, arr.shape[1])
-        _check_range(arr, 0, self._models, self._items)
+        if not in_range:
+            _check_range(arr, 0, self._models, self._items)
         arr.flags.writeable = False
         self._scores = arr
 
@@ -214,8 +229,9 @@ class Panel:
         step = max(1, (1 << 22) // max(1, arr.shape[1]))
         for start in range(0, arr.shape[0], step):
             block = arr[start : start + step]
-            _reject_inf(block, start)
-            _check_range(block, start, model_table, item_table)
+            if not _in_unit_interval(block):
+                _reject_inf(block, start)
+                _check_range(block, start, model_table, item_table)
         obj = cls.__new__(cls)
         obj._models = model_table
         obj._items = item_table
