@@ -60,3 +60,32 @@ def test_the_first_error_cancels_the_rest_and_propagates() -> None:
     asyncio.run(go())
     assert sorted(started) == list(range(8))  # nothing new starts after the failure
     assert sorted(cancelled) == [0, 1, 2, 4, 5, 6, 7]  # the others in flight were cancelled
+
+
+def test_cancelling_the_call_cancels_every_running_job_and_starts_no_more() -> None:
+    started, cancelled = [], []
+
+    def job(i: int):
+        async def run() -> int:
+            started.append(i)
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                cancelled.append(i)
+                raise
+            return i
+
+        return run
+
+    async def go() -> None:
+        call = asyncio.ensure_future(gather_bounded([job(i) for i in range(50)], window=8))
+        while len(started) < 8:
+            await asyncio.sleep(0)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert all(t.done() for t in asyncio.all_tasks() if t is not asyncio.current_task())
+
+    asyncio.run(go())
+    assert started == list(range(8))  # the window, and no job after the cancellation
+    assert sorted(cancelled) == started

@@ -112,20 +112,22 @@ async def gather_bounded(
     each factory's result, in completion order.
     """
     tick = Ticker(progress, len(factories))
+    report = progress is not None
     results: list[Any] = [None] * len(factories)
     todo = iter(enumerate(factories))
 
     async def worker() -> None:
         for i, factory in todo:  # a shared iterator: next() never yields to the event loop
-            r = await factory()
-            results[i] = r
-            tick()
+            results[i] = await factory()
+            if report:
+                tick()
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(max(int(window), 1), len(factories)))]
     try:
         await asyncio.gather(*workers)
-    finally:
+    except BaseException:  # a factory failed, or this call was cancelled: stop the others, let them unwind
         for w in workers:
             w.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)  # let the cancelled ones unwind
+        await asyncio.gather(*workers, return_exceptions=True)
+        raise
     return results
