@@ -35,26 +35,35 @@ def test_results_in_input_order_with_at_most_window_running() -> None:
     assert asyncio.run(gather_bounded([], window=4)) == []
 
 
-def test_the_first_error_cancels_the_rest_and_propagates() -> None:
-    started, cancelled = [], []
+def _sleeping_jobs(n: int, delay, fails: int | None = None):
+    """``n`` job factories: job ``i`` records its start, sleeps ``delay(i)`` seconds (recording a
+    cancellation), then raises if it is job ``fails``, else returns ``i``; and the two records."""
+    started: list[int] = []
+    cancelled: list[int] = []
 
     def job(i: int):
         async def run() -> int:
             started.append(i)
             try:
-                await asyncio.sleep(0.001 if i == 3 else 0.05)
+                await asyncio.sleep(delay(i))
             except asyncio.CancelledError:
                 cancelled.append(i)
                 raise
-            if i == 3:
-                raise ValueError("item 3")
+            if i == fails:
+                raise ValueError(f"item {i}")
             return i
 
         return run
 
+    return [job(i) for i in range(n)], started, cancelled
+
+
+def test_the_first_error_cancels_the_rest_and_propagates() -> None:
+    jobs, started, cancelled = _sleeping_jobs(100, lambda i: 0.001 if i == 3 else 0.05, fails=3)
+
     async def go() -> None:
         with pytest.raises(ValueError, match="item 3"):
-            await gather_bounded([job(i) for i in range(100)], window=8)
+            await gather_bounded(jobs, window=8)
         assert all(t.done() for t in asyncio.all_tasks() if t is not asyncio.current_task())
 
     asyncio.run(go())
@@ -63,22 +72,10 @@ def test_the_first_error_cancels_the_rest_and_propagates() -> None:
 
 
 def test_cancelling_the_call_cancels_every_running_job_and_starts_no_more() -> None:
-    started, cancelled = [], []
-
-    def job(i: int):
-        async def run() -> int:
-            started.append(i)
-            try:
-                await asyncio.sleep(10)
-            except asyncio.CancelledError:
-                cancelled.append(i)
-                raise
-            return i
-
-        return run
+    jobs, started, cancelled = _sleeping_jobs(50, lambda i: 10.0)
 
     async def go() -> None:
-        call = asyncio.ensure_future(gather_bounded([job(i) for i in range(50)], window=8))
+        call = asyncio.ensure_future(gather_bounded(jobs, window=8))
         while len(started) < 8:
             await asyncio.sleep(0)
         call.cancel()
