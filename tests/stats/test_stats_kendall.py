@@ -83,3 +83,16 @@ def test_corr_matrix_kendall_matches_scipy(n: int, k: int, nan_rate: float) -> N
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
     np.testing.assert_array_equal(got, got.T)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_kendall_leaves_the_callers_array_as_it_was(order: str) -> None:
+    """The rank paths (300 rows x 20 columns with NaN: dense ranks) read X without writing to it, whatever
+    its memory order (the transpose of a Fortran-ordered array is that array's memory)."""
+    rng = np.random.default_rng(3)
+    X = np.array(rng.normal(size=(300, 20)), order=order)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    before = X.copy()
+    corr_with_vector(X, rng.normal(size=300), "kendall")
+    corr_matrix(X, "kendall")
+    np.testing.assert_array_equal(X, before)

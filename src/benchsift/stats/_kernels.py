@@ -205,11 +205,11 @@ def dense_ranks(X: FloatArray) -> tuple[IntArray, FloatArray]:
     its own group, and ranked 0 afterwards.
     """
     n, k = X.shape
-    XT = np.ascontiguousarray(X.T)
+    XT = X.T
     missing = np.isnan(XT)
     has_nan = bool(missing.any())
-    if has_nan:
-        XT[missing] = np.inf
+    if has_nan:  # a new array: the caller's X keeps its NaN (X.T of a Fortran-ordered X is its memory)
+        XT = np.where(missing, np.inf, XT)
     order = np.argsort(XT, axis=1)
     s = np.take_along_axis(XT, order, axis=1)
     new_group = np.ones(s.shape, dtype=bool)
