@@ -282,15 +282,6 @@ def _sign_sum_by_row(R: IntArray, y: FloatArray) -> FloatArray:
     return num.astype(np.float64)
 
 
-def _tied_pairs_1d(y: FloatArray) -> float:
-    """Pairs of equal values in a NaN-free vector."""
-    s = np.sort(y)
-    if not (s[1:] == s[:-1]).any():
-        return 0.0
-    count = np.unique(s, return_counts=True)[1].astype(np.float64)
-    return float((count * (count - 1)).sum()) / 2.0
-
-
 def _y_group_terms(y: FloatArray, missing: BoolArray) -> tuple[FloatArray, FloatArray]:
     """Per column, from the present rows counted per tie group of ``y``: the pairs untied in ``y`` among
     the present rows, and ``sum over missing m, present p of sign(y_m - y_p)`` (the present rows in lower
@@ -340,7 +331,7 @@ def kendall_with_vector(X: FloatArray, y: FloatArray) -> FloatArray:
             ty, towards_missing = _y_group_terms(y, missing)
             num += towards_missing
         else:
-            ty = np.full(k, n * (n - 1) / 2.0 - _tied_pairs_1d(y))
+            ty = np.full(k, n * (n - 1) / 2.0 - tied_pairs(y[:, None])[0])
     count = (~missing).sum(axis=0).astype(np.float64) if has_nan else np.full(k, float(n))
     tx = count * (count - 1) / 2.0 - tied
     undefined = (tx == 0) | (ty == 0)

@@ -69,15 +69,11 @@ def _constant_pairs(A: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.bool_]
     if mask.all():
         const = ~(A.max(axis=0) > A.min(axis=0)) if n else np.ones(k, dtype=bool)
         return np.broadcast_to(const[:, None], (k, k)).copy()
-    order = np.argsort(A.T, axis=-1)
-    s = np.take_along_axis(A.T, order, axis=-1)
-    step = np.zeros(s.shape, dtype=np.int64)
-    step[:, 1:] = s[:, 1:] != s[:, :-1]
-    dense_sorted = np.cumsum(step, axis=-1) + 1
-    dense = np.empty_like(dense_sorted)
-    np.put_along_axis(dense, order, dense_sorted, axis=-1)
-    D = np.where(mask, dense.T, 0)
+    D = K.dense_ranks(A)[0].astype(np.int64)  # 0 where missing (``mask`` is A's non-NaN cells)
     M = mask.astype(D.dtype)
+    c: np.ndarray
+    sd: np.ndarray
+    sdd: np.ndarray
     if n > _EXACT_FLOAT_N:
         c, sd, sdd = M.T @ M, D.T @ M, (D * D).T @ M  # int64 products: exact
     else:

@@ -153,11 +153,9 @@ def prepare_pools(
     )
 
 
-def pool_inputs(
-    pools: CategoryPools, rows: np.ndarray, cols: np.ndarray, predictions: bool = True
-) -> dict[str, Any]:
+def pool_inputs(pools: CategoryPools, rows: np.ndarray, cols: np.ndarray) -> dict[str, Any]:
     """What a selector sees of one pool (``cols``) fitted on ``rows``: the scores, the items' metadata,
-    the embeddings and (``predictions``) the predictions, as read-only arrays, so that the retentions of
+    the embeddings and the predictions, as read-only arrays, so that the retentions of
     one pool share them (copying a 20,000-item pool's two 64-dim embeddings took ~5 ms per selection)."""
     out: dict[str, Any] = {
         "X": pools.scores[np.ix_(rows, cols)],
@@ -165,7 +163,7 @@ def pool_inputs(
         "text_embeddings": None if pools.text is None else pools.text[cols],
         "item_meta": pools.items.iloc[cols].reset_index(drop=True),
     }
-    if predictions and pools.predictions is not None:
+    if pools.predictions is not None:
         out["predictions"] = pools.predictions[np.ix_(rows, cols)]
     for value in out.values():
         if isinstance(value, np.ndarray):
