@@ -247,9 +247,10 @@ def test_one_se_choice_by_hand() -> None:
 def test_the_headline_is_the_average_unless_the_stack_errs_less_by_one_standard_error() -> None:
     """``selection_error`` by hand (the mean over the benchmark columns of the random folds' plus that of
     the strongest fold's out-of-fold MAE); the stack is the headline only where its error is the lower one,
-    and over six reference sets the rule keeps the average in some and the stack in others."""
+    and over nine reference sets the rule keeps the average in some and the stack in others (the panels of
+    seeds 27 and 28 pick the stack since the factor estimator joined it)."""
     chosen = set()
-    for seed in range(6):
+    for seed in range(9):
         panel, _ = _panel(90, 120, seed=20 + seed)
         suite = np.arange(seed % 5, panel.n_items, 10)
         fs = fit_full_score(panel.subset(models=np.arange(60)), suite, random_state=seed)

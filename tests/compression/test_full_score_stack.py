@@ -15,7 +15,9 @@ import pytest
 
 from benchsift.compression import full_score as full_score_module
 from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
+from benchsift.compression.full_score_factor import FACTOR_MIN_REFERENCE
 from benchsift.compression.full_score_stack import (
+    STACK_COMPONENTS,
     anchor_means,
     anchor_weights,
     calibrated_loo,
@@ -142,12 +144,13 @@ def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> N
     def crit(m: str) -> float:  # the random folds' error, on which the stack's weights are chosen
         return float(fs.cv_mae[m][0])
 
-    for m in ("anchor", "ridge", "pirt"):
+    assert fs.factor is not None and fs.stack_weight.shape == (1, 4)  # 120 reference models: with the factor
+    for m in STACK_COMPONENTS:
         assert crit("stack") <= crit(m) + 1e-12, (m, crit("stack"), crit(m))
     truth = held.scores.mean(axis=1)
     est = fs.predict(held.scores[:, suite])
     w = fs.stack_weight[0]
-    mix = w[0] * est.score["anchor"][:, 0] + w[1] * est.score["ridge"][:, 0] + w[2] * est.score["pirt"][:, 0]
+    mix = sum(w[k] * est.score[m][:, 0] for k, m in enumerate(STACK_COMPONENTS))
     # (a model beyond the reference abilities gets p-IRT as the chosen method's headline: not a mix of rows)
     inside = ~est.extrapolating if est.extrapolating is not None else np.ones(mix.shape[0], dtype=bool)
     assert inside.mean() > 0.9
@@ -169,6 +172,27 @@ def test_a_file_written_before_the_stack_reads_back_as_pirt() -> None:
     est = old.predict(panel.scores[:4, pos])
     np.testing.assert_array_equal(est.score["stack"], est.score["pirt"])
     np.testing.assert_array_equal(est.score["anchor"], est.score["pirt"])
+
+
+def test_the_factor_estimator_needs_enough_reference_models_and_old_files_read_back_without_it() -> None:
+    """Below FACTOR_MIN_REFERENCE reference models no factor model is fitted: ``factor`` is p-IRT and its
+    stack weight 0. A file written before the factor estimator (three stack weights, no ``factor``) reads
+    back with a factor weight of 0 and predicts what it predicted."""
+    small = _panel(FACTOR_MIN_REFERENCE - 1, 80, seed=8)
+    pos = np.arange(0, 80, 5)
+    fs = fit_full_score(small, pos, n_folds=5)
+    assert fs.factor is None and fs.stack_weight is not None and fs.stack_weight.shape == (1, 4)
+    assert fs.stack_weight[0, 3] == 0.0
+    est = fs.predict(small.scores[:6, pos])
+    np.testing.assert_array_equal(est.score["factor"], est.score["pirt"])
+    doc = fs.to_dict()
+    doc["stack_weight"] = [row[:3] for row in doc["stack_weight"]]
+    del doc["factor"]
+    for key in ("halfwidth", "cv_mae"):
+        del doc[key]["factor"]
+    old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
+    assert old.stack_weight is not None and old.stack_weight.shape == (1, 4) and old.stack_weight[0, 3] == 0.0
+    np.testing.assert_array_equal(old.predict(small.scores[:6, pos]).score["stack"], est.score["stack"])
 
 
 def test_calibration_line_matches_polyfit_and_loo_by_hand() -> None:

@@ -41,11 +41,18 @@ Estimators (per benchmark and category; ``overall`` is the mean of the benchmark
   items whose correctness vector over the reference models is nearest to its own
   (:func:`benchsift.compression.full_score_stack.anchor_weights`), a design-based estimate with no ability
   model;
-* ``stack`` -- the convex combination of ``anchor``, ``ridge`` and ``pirt`` with per-group weights on the
-  simplex grid of step 0.1 chosen by the random folds' out-of-fold error below (as tinyBenchmarks chooses
-  its gp-IRT mix; the strongest fold then judges the stack as a whole in the method choice)
-  (:func:`benchsift.compression.full_score_stack.stack_weights`; Breiman 1996, "Stacked regressions").
-  p-IRT, ridge and tinyBenchmarks' gp-IRT mix (anchor with p-IRT) are points of the grid.
+* ``factor`` -- with at least 50 reference models
+  (:data:`~benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`), the posterior mean of the full
+  score under a three-factor logistic model fitted on the reference models' scores on every item, the prior
+  the reference models' own abilities (:mod:`benchsift.compression.full_score_factor`,
+  :mod:`benchsift.irt.factor`); it does not extrapolate beyond the reference abilities. With fewer reference
+  models it is p-IRT.
+* ``stack`` -- the convex combination of ``anchor``, ``ridge``, ``pirt`` and ``factor`` with per-group
+  weights on the simplex grid of step 0.1 chosen by the random folds' out-of-fold error below (as
+  tinyBenchmarks chooses its gp-IRT mix; the strongest fold then judges the stack as a whole in the method
+  choice) (:func:`benchsift.compression.full_score_stack.stack_weights`; Breiman 1996, "Stacked
+  regressions"); the factor's weight is 0 without the factor model. p-IRT, ridge and tinyBenchmarks' gp-IRT
+  mix (anchor with p-IRT) are points of the grid.
 * ``pirt_cal`` -- calibrated p-IRT: :math:`\alpha_g + \beta_g \hat Z^{p\text{-}IRT}_g`, the least-squares
   line of the reference models' full scores on their out-of-fold p-IRT estimates
   (:func:`benchsift.compression.full_score_stack.calibration_line`; its own out-of-fold estimates are
@@ -161,11 +168,20 @@ from benchsift.compression.extrapolation import (
     stratified_blend,
     stratified_estimate,
 )
+from benchsift.compression.full_score_factor import (
+    FACTOR_MIN_REFERENCE,
+    FactorState,
+    factor_estimates,
+    factor_state,
+    fit_factor,
+)
 from benchsift.compression.full_score_stack import (
+    STACK_COMPONENTS,
     anchor_means,
     anchor_weights,
     calibrated_loo,
     calibration_line,
+    stack_grid,
     stack_weights,
 )
 from benchsift.compression.full_score_xbench import (
@@ -194,6 +210,7 @@ METHODS = (
     "gpirt",
     "ridge",
     "anchor",
+    "factor",
     "stack",
     "pirt_cal",
     "xbench",
@@ -587,7 +604,9 @@ class FullScoreModel(Result):
     halfwidth_up: dict[str, np.ndarray] | None = None
     theta_edge: float = math.inf
     anchor_weight: list[np.ndarray] | None = None  # per group: weight of each suite item (anchor estimate)
-    stack_weight: np.ndarray | None = None  # (n_groups, 3): weights of anchor, ridge, p-IRT in the stack
+    # (n_groups, 4): weights of anchor, ridge, p-IRT and factor in the stack ((n_groups, 3) in a file written
+    # before the factor estimator: read back with a factor weight of 0)
+    stack_weight: np.ndarray | None = None
     pirt_line: np.ndarray | None = None  # (n_groups, 2): alpha, beta of the calibrated p-IRT
     # the estimator of models at the edge, chosen on the shift folds (None: `method` for every model, as in
     # a file written before it existed), and each method's mean over the shift folds of their MAE
@@ -602,6 +621,9 @@ class FullScoreModel(Result):
     # the known-score adjustment (benchsift.compression.full_score_xbench.adjust_known) is fitted on them
     reference_full: np.ndarray | None = None
     reference_oof: np.ndarray | None = None
+    # the factor estimator's state (None: fewer than FACTOR_MIN_REFERENCE reference models, or a file written
+    # before it existed; ``factor`` is then p-IRT)
+    factor: FactorState | None = None
 
     def selection_error(self, method: str | None = None) -> float:
         """The criterion the headline was chosen by, for ``method`` (default: the headline): the random
@@ -655,10 +677,16 @@ class FullScoreModel(Result):
         if self.anchor_weight is not None:
             anchor = anchor_means(X, self.suite_cols, self.anchor_weight)
             anchor = np.where(np.isnan(anchor), pirt, anchor)  # no suite item of the group: p-IRT
+        factor = pirt.copy()
+        if self.factor is not None:
+            factor = factor_estimates(X, self.factor, self.suite_cols, self.pool_sizes)
+            factor = np.where(np.isnan(suite), pirt, factor)  # no suite item of the group: p-IRT
         stack = pirt.copy()
         if self.stack_weight is not None:
             w = self.stack_weight
             stack = w[None, :, 0] * anchor + w[None, :, 1] * ridge + w[None, :, 2] * pirt
+            if w.shape[1] > 3:
+                stack = stack + w[None, :, 3] * factor
         xb = pirt.copy()
         if self.xbench is not None:
             nb = self.n_benchmarks
@@ -677,6 +705,7 @@ class FullScoreModel(Result):
             "gpirt": gp,
             "ridge": ridge,
             "anchor": anchor,
+            "factor": factor,
             "stack": stack,
             "xbench": xb,
         }
@@ -1039,6 +1068,14 @@ class FullScoreModel(Result):
             "xbench": None if self.xbench is None else {k: v.tolist() for k, v in self.xbench.items()},
             "reference_full": None if self.reference_full is None else _nan_lists(self.reference_full),
             "reference_oof": None if self.reference_oof is None else _nan_lists(self.reference_oof),
+            "factor": None
+            if self.factor is None
+            else {
+                "samples": self.factor.samples.tolist(),
+                "a_suite": self.factor.a_suite.tolist(),
+                "d_suite": self.factor.d_suite.tolist(),
+                "rest_sums": self.factor.rest_sums.tolist(),
+            },
         }
 
     @classmethod
@@ -1112,7 +1149,7 @@ class FullScoreModel(Result):
                 if d.get("anchor_weight") is None
                 else [arr(w, dtype=np.float64) for w in d["anchor_weight"]]
             ),
-            stack_weight=opt("stack_weight"),
+            stack_weight=_stack_weights_in(opt("stack_weight")),
             pirt_line=opt("pirt_line"),
             edge_method=None if d.get("edge_method") is None else str(d["edge_method"]),
             inside_method=None if d.get("inside_method") is None else str(d["inside_method"]),
@@ -1128,6 +1165,14 @@ class FullScoreModel(Result):
             ),
             reference_full=_nan_array(d.get("reference_full")),
             reference_oof=_nan_array(d.get("reference_oof")),
+            factor=None
+            if d.get("factor") is None
+            else FactorState(
+                arr(d["factor"]["samples"], dtype=np.float64).reshape(len(d["factor"]["samples"]), -1),
+                arr(d["factor"]["a_suite"], dtype=np.float64).reshape(len(d["factor"]["a_suite"]), -1),
+                arr(d["factor"]["d_suite"], dtype=np.float64),
+                arr(d["factor"]["rest_sums"], dtype=np.float64).reshape(len(d["factor"]["rest_sums"]), -1),
+            ),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -1142,10 +1187,24 @@ class FullScoreModel(Result):
         ).rename_axis("method")
 
 
+def _stack_weights_in(w: np.ndarray | None) -> np.ndarray | None:
+    """Stack weights read back: a file written before the factor estimator has three per group (anchor,
+    ridge, p-IRT); the factor's weight is then 0."""
+    if w is None or w.shape[1] == len(STACK_COMPONENTS):
+        return w
+    return np.column_stack([w, np.zeros((w.shape[0], len(STACK_COMPONENTS) - w.shape[1]))])
+
+
 def _fit_once(
-    X: np.ndarray, groups: _Groups, suite_pos: np.ndarray, full: np.ndarray, warm: TwoPL | None
+    X: np.ndarray,
+    groups: _Groups,
+    suite_pos: np.ndarray,
+    full: np.ndarray,
+    warm: TwoPL | None,
+    factor_seed: int | None = None,
 ) -> tuple[FullScoreModel, TwoPL]:
-    """Regression lines and 2PL on the reference rows ``X`` (gp weights, widths and errors left empty)."""
+    """Regression lines, 2PL and (with ``factor_seed``, the prior draws' seed) the factor model on the
+    reference rows ``X`` (gp weights, widths and errors left empty)."""
     irt = (
         TwoPL(a_prior=IRT_A_PRIOR, prior_a_sd=IRT_PRIOR_A_SD)
         if warm is None
@@ -1193,6 +1252,9 @@ def _fit_once(
         n_folds=0,
         n_reference=X.shape[0],
         anchor_weight=anchors,
+        factor=None
+        if factor_seed is None
+        else factor_state(fit_factor(X), groups.pool_items, suite_pos, factor_seed),
     )
     return model, irt
 
@@ -1332,11 +1394,12 @@ def _out_of_fold(
     irt: TwoPL,
     folds: _Folds,
     reselect: Callable[[np.ndarray], np.ndarray] | None,
+    factor_seed: int | None = None,
 ) -> _OutOfFold:
     """Refit on each fold's complement and predict its models from their suite responses (the plain
     methods, the ridge correction for every penalty and xbench's for every penalty)."""
     n_ref, ng, n_pen, n_xp = X.shape[0], len(groups.names), len(_RIDGE_PENALTIES), len(XBENCH_PENALTIES)
-    plain = ("suite_mean", "regression", "pirt", "anchor")
+    plain = ("suite_mean", "regression", "pirt", "anchor", "factor")
     out = _OutOfFold(
         random={m: np.full((n_ref, ng), np.nan) for m in plain},
         shift=[{m: np.full((n_ref, ng), np.nan) for m in plain} for _ in folds.shifts],
@@ -1354,7 +1417,7 @@ def _out_of_fold(
         if reselect is not None:
             pos_k = np.asarray(reselect(X[~test]), dtype=np.int64)
             groups_k = _groups(ref, pos_k)
-        part, _ = _fit_once(X[~test], groups_k, pos_k, full[~test], irt)
+        part, _ = _fit_once(X[~test], groups_k, pos_k, full[~test], irt, factor_seed)
         raw_tr, _, th_tr = part._predict_all(X[~test][:, pos_k])
         F_tr = _ridge_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite)
         mu, tm, coefs = _ridge_paths(F_tr, full[~test] - raw_tr["pirt"], _RIDGE_PENALTIES)
@@ -1379,7 +1442,7 @@ def _out_of_fold(
     return out
 
 
-def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds) -> _Settings:
+def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds, with_factor: bool) -> _Settings:
     """Ridge and xbench penalties (random folds' plus strongest fold's MAE), gp-IRT weight and stack weights
     (random folds' MAE) and the p-IRT calibration line per group; fills ``ridge``, ``xbench``, ``gpirt``,
     ``stack`` and ``pirt_cal`` into every fold's predictions."""
@@ -1415,13 +1478,19 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds) -> _Setti
         pr["ridge"] = np.column_stack([ridge[best[g]][:, g] for g in range(ng)])
         pr["xbench"] = np.column_stack([xb[pen_x[g]][:, g] for g in range(ng)])
         pr["gpirt"] = gp_w[None, :] * pr["regression"] + (1 - gp_w[None, :]) * pr["pirt"]
-    # the stack of anchor, ridge and p-IRT: simplex weights per group by the random folds' error
-    parts = [np.stack([pr[m] for m in ("anchor", "ridge", "pirt")]) for pr in preds]
-    stack_w = stack_weights(parts[0], parts[1] if STACK_WEIGHTS_USE_STRONGEST else None, full, strong)
+    # the stack of anchor, ridge, p-IRT and factor: simplex weights per group by the random folds' error
+    # (the factor's weight 0 without the factor model)
+    parts = [np.stack([pr[m] for m in STACK_COMPONENTS]) for pr in preds]
+    grid = stack_grid(n_parts=len(STACK_COMPONENTS))
+    if not with_factor:
+        grid = grid[grid[:, 3] == 0]
+    stack_w = stack_weights(
+        parts[0], parts[1] if STACK_WEIGHTS_USE_STRONGEST else None, full, strong, grid=grid
+    )
     for pr, pa in zip(preds, parts, strict=True):
         pr["stack"] = np.einsum("gk,kng->ng", stack_w, pa)
     if STACK_CROSS_FITTED:
-        _cross_fit_stack(preds, parts, full, folds)
+        _cross_fit_stack(preds, parts, full, folds, grid)
     # calibrated p-IRT: a line on the out-of-fold p-IRT estimates (leave-one-out for its own residuals; a
     # shift fold's estimates through the line of the other models' random-fold estimates)
     line = np.array([calibration_line(rnd["pirt"][:, g], full[:, g]) for g in range(ng)])
@@ -1439,7 +1508,11 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds) -> _Setti
 
 
 def _cross_fit_stack(
-    preds: list[dict[str, np.ndarray]], parts: list[np.ndarray], full: np.ndarray, folds: _Folds
+    preds: list[dict[str, np.ndarray]],
+    parts: list[np.ndarray],
+    full: np.ndarray,
+    folds: _Folds,
+    grid: np.ndarray | None = None,
 ) -> None:
     """The stack's out-of-fold predictions with weights chosen without the predicted models
     (:data:`STACK_CROSS_FITTED`): each random fold's models through the weights the other folds' out-of-fold
@@ -1448,11 +1521,11 @@ def _cross_fit_stack(
     none = np.zeros(full.shape[0], dtype=bool)
     rnd = np.full_like(preds[0]["stack"], np.nan)
     for test in folds.random:
-        w = stack_weights(np.where(test[None, :, None], np.nan, parts[0]), None, full, none)
+        w = stack_weights(np.where(test[None, :, None], np.nan, parts[0]), None, full, none, grid)
         rnd[test] = np.einsum("gk,kng->ng", w, parts[0][:, test])
     preds[0]["stack"] = rnd
     for pr, pa, held in zip(preds[1:], parts[1:], folds.shifts, strict=True):
-        w = stack_weights(np.where(held[None, :, None], np.nan, parts[0]), None, full, none)
+        w = stack_weights(np.where(held[None, :, None], np.nan, parts[0]), None, full, none, grid)
         pr["stack"] = np.einsum("gk,kng->ng", w, pa)
 
 
@@ -1654,10 +1727,16 @@ def fit_full_score(
     groups = _groups(ref, pos)
     full = group_nan_means(X, groups.pool_items)
     full_all = np.column_stack([full, nan_mean(full[:, : groups.n_benchmarks], axis=1)])
-    base, irt = _fit_once(X, groups, pos, full, None)
     folds = _make_folds(full_all[:, -1], n_folds, random_state)
-    oof = _out_of_fold(X, ref, groups, pos, full, irt, folds, reselect)
-    settings = _choose_settings(oof, full, folds)
+    # the factor model's prior draws: one seed for the full fit and every fold (the same draws per fit)
+    factor_seed = (
+        int(check_random_state(random_state).integers(0, 2**31 - 1))
+        if X.shape[0] >= FACTOR_MIN_REFERENCE
+        else None
+    )
+    base, irt = _fit_once(X, groups, pos, full, None, factor_seed)
+    oof = _out_of_fold(X, ref, groups, pos, full, irt, folds, reselect, factor_seed)
+    settings = _choose_settings(oof, full, folds, factor_seed is not None)
     err = _errors(base, oof, full_all, folds, float(level))
     base.method, edge_method, inside_method = _choose_methods(err, groups.n_benchmarks)
     base.edge_method = edge_method if edge_estimator else None

@@ -65,17 +65,25 @@ __all__ = [
     "stack_weights",
 ]
 
-#: The estimators the stack mixes, in the order of its weights.
-STACK_COMPONENTS = ("anchor", "ridge", "pirt")
+#: The estimators the stack mixes, in the order of its weights (``factor``: only with enough reference
+#: models, :data:`benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`; else its weight is 0).
+STACK_COMPONENTS = ("anchor", "ridge", "pirt", "factor")
 #: Whether a pool item equally near several suite items is shared among them (else: the first one).
 ANCHOR_SPLIT_TIES = True
 
 
-def stack_grid(step: float = 0.1) -> np.ndarray:
-    """The points of the 2-simplex with coordinates on multiples of ``step``, ``(n, 3)``, the vertices first
-    (so that a tie keeps a single estimator)."""
+def stack_grid(step: float = 0.1, n_parts: int = 3) -> np.ndarray:
+    """The points of the simplex of ``n_parts`` weights with coordinates on multiples of ``step``,
+    ``(n, n_parts)`` (66 points for 3 parts at step 0.1, 286 for 4), the vertices first (so that a tie keeps
+    a single estimator)."""
     k = int(round(1.0 / step))
-    pts = [(i, j, k - i - j) for i in range(k + 1) for j in range(k + 1 - i)]
+
+    def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+        if parts == 1:
+            return [(total,)]
+        return [(i, *rest) for i in range(total + 1) for rest in compositions(total - i, parts - 1)]
+
+    pts = compositions(k, int(n_parts))
     pts.sort(key=lambda p: (sum(v > 0 for v in p), p))
     return np.asarray(pts, dtype=np.float64) / k
 
@@ -148,12 +156,15 @@ def stack_weights(
 ) -> np.ndarray:
     """Per group, the grid weights with the smallest out-of-fold error: the random folds' MAE, plus, when
     ``parts_strong`` is given, the strongest fold's MAE on its models. ``parts``: ``(3, n_ref, n_groups)``
-    out-of-fold predictions of :data:`STACK_COMPONENTS` from the random folds, ``parts_strong`` the same from
-    the strongest fold (rows of ``strong``). Returns ``(n_groups, 3)``; a group without finite errors gets
-    p-IRT alone."""
-    G = stack_grid() if grid is None else grid
+    out-of-fold predictions of the stack's components (the first three of :data:`STACK_COMPONENTS`, or all
+    four) from the random folds, ``parts_strong`` the same from the strongest fold (rows of ``strong``);
+    ``grid``: the candidate weights (default: :func:`stack_grid` for as many parts). Returns ``(n_groups,
+    n_parts)``; a group without finite errors gets p-IRT (the third part) alone."""
+    G = stack_grid(n_parts=parts.shape[0]) if grid is None else grid
     ng = full.shape[1]
-    out = np.tile(np.array([0.0, 0.0, 1.0]), (ng, 1))
+    pirt_alone = np.zeros(parts.shape[0])
+    pirt_alone[2] = 1.0
+    out = np.tile(pirt_alone, (ng, 1))
     for g in range(ng):
         y = full[:, g]
         pr = np.tensordot(G, parts[:, :, g], axes=(1, 0))  # (n_grid, n_ref)
