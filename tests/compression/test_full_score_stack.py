@@ -175,9 +175,9 @@ def test_a_file_written_before_the_stack_reads_back_as_pirt() -> None:
 
 
 def test_the_factor_estimator_needs_enough_reference_models_and_old_files_read_back_without_it() -> None:
-    """Below FACTOR_MIN_REFERENCE reference models no factor model is fitted: ``factor`` is p-IRT and its
-    stack weight 0. A file written before the factor estimator (three stack weights, no ``factor``) reads
-    back with a factor weight of 0 and predicts what it predicted."""
+    """Below FACTOR_MIN_REFERENCE reference models (or above FACTOR_MAX_CELLS cells) no factor model is
+    fitted: ``factor`` is p-IRT and its stack weight 0. A file written before the factor estimator (three
+    stack weights, no ``factor``) reads back with a factor weight of 0 and predicts what it predicted."""
     small = _panel(FACTOR_MIN_REFERENCE - 1, 80, seed=8)
     pos = np.arange(0, 80, 5)
     fs = fit_full_score(small, pos, n_folds=5)
@@ -193,6 +193,12 @@ def test_the_factor_estimator_needs_enough_reference_models_and_old_files_read_b
     old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
     assert old.stack_weight is not None and old.stack_weight.shape == (1, 4) and old.stack_weight[0, 3] == 0.0
     np.testing.assert_array_equal(old.predict(small.scores[:6, pos]).score["stack"], est.score["stack"])
+    # enough models, but more reference cells than FACTOR_MAX_CELLS: no factor model either
+    big = _panel(FACTOR_MIN_REFERENCE + 5, 80, seed=8)
+    assert fit_full_score(big, pos, n_folds=5).factor is not None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(full_score_module, "FACTOR_MAX_CELLS", big.n_models * 80 - 1)
+        assert fit_full_score(big, pos, n_folds=5).factor is None
 
 
 def test_calibration_line_matches_polyfit_and_loo_by_hand() -> None:

@@ -42,11 +42,12 @@ Estimators (per benchmark and category; ``overall`` is the mean of the benchmark
   (:func:`benchsift.compression.full_score_stack.anchor_weights`), a design-based estimate with no ability
   model;
 * ``factor`` -- with at least 50 reference models
-  (:data:`~benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`), the posterior mean of the full
+  (:data:`~benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`) and at most a million reference
+  cells (:data:`~benchsift.compression.full_score_factor.FACTOR_MAX_CELLS`), the posterior mean of the full
   score under a three-factor logistic model fitted on the reference models' scores on every item, the prior
   the reference models' own abilities (:mod:`benchsift.compression.full_score_factor`,
-  :mod:`benchsift.irt.factor`); it does not extrapolate beyond the reference abilities. With fewer reference
-  models it is p-IRT.
+  :mod:`benchsift.irt.factor`); it does not extrapolate beyond the reference abilities. Otherwise it is
+  p-IRT.
 * ``stack`` -- the convex combination of ``anchor``, ``ridge``, ``pirt`` and ``factor`` with per-group
   weights on the simplex grid of step 0.1 chosen by the random folds' out-of-fold error below (as
   tinyBenchmarks chooses its gp-IRT mix; the strongest fold then judges the stack as a whole in the method
@@ -169,6 +170,7 @@ from benchsift.compression.extrapolation import (
     stratified_estimate,
 )
 from benchsift.compression.full_score_factor import (
+    FACTOR_MAX_CELLS,
     FACTOR_MIN_REFERENCE,
     FactorState,
     factor_estimates,
@@ -1731,7 +1733,7 @@ def fit_full_score(
     # the factor model's prior draws: one seed for the full fit and every fold (the same draws per fit)
     factor_seed = (
         int(check_random_state(random_state).integers(0, 2**31 - 1))
-        if X.shape[0] >= FACTOR_MIN_REFERENCE
+        if X.shape[0] >= FACTOR_MIN_REFERENCE and X.size <= FACTOR_MAX_CELLS
         else None
     )
     base, irt = _fit_once(X, groups, pos, full, None, factor_seed)

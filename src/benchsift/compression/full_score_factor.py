@@ -1,9 +1,10 @@
 r"""The ``factor`` full-score estimator: posterior mean under a multidimensional logistic factor model.
 
 Used by :mod:`benchsift.compression.full_score` (with at least :data:`FACTOR_MIN_REFERENCE` reference
-models) as a fourth component of the stack. A :class:`benchsift.irt.factor.LogisticFactor` with
-:data:`FACTOR_DIM` factors is fitted on the reference models' scores on *every* pool item; a new model's
-full score on group ``g`` (items ``G``, suite items ``S_g``) is the posterior mean
+models and at most :data:`FACTOR_MAX_CELLS` reference cells) as a fourth component of the stack. A
+:class:`benchsift.irt.factor.LogisticFactor` with :data:`FACTOR_DIM` factors is fitted on the reference
+models' scores on *every* pool item; a new model's full score on group ``g`` (items ``G``, suite items
+``S_g``) is the posterior mean
 
 .. math:: \hat Z^{factor}_g = \frac{1}{|G|}\Big(\sum_{j \in S_g} \tilde y_j
           + \sum_s w_s \sum_{j \in G \setminus S_g} \sigma(\theta_s \cdot a_j + d_j)\Big),
@@ -35,6 +36,7 @@ from benchsift.irt.factor import LogisticFactor, ability_samples, posterior_weig
 __all__ = [
     "FACTOR_BANDWIDTH",
     "FACTOR_DIM",
+    "FACTOR_MAX_CELLS",
     "FACTOR_MIN_REFERENCE",
     "FACTOR_SAMPLES",
     "FactorState",
@@ -47,6 +49,11 @@ __all__ = [
 #: and its stack weight is 0): on the ZeroEval LLM panels (25-29 build models) three factors overfit
 #: (held-out MAE up to 1.44x gp-IRT's at 10 %), on MMT-Bench and AI2D (82-101) they paid.
 FACTOR_MIN_REFERENCE = 50
+#: Most reference cells (models x pool items) on which the factor model is fitted (above: no factor model,
+#: as below :data:`FACTOR_MIN_REFERENCE`). A fit costs ``O(M N D)`` per L-BFGS step, ~2 s of CPU at 82 x 3,127
+#: (MMT-Bench's build models), and ``fit_full_score`` makes one per fold (13 with the default 10 folds):
+#: 30 s there, ~2 minutes at this bound.
+FACTOR_MAX_CELLS = 1_000_000
 #: Factors of the model (MMT-Bench, seed 0, a held-out model's full score from all its answers: 0.0157 with
 #: one, 0.0137 with two, 0.0095 with three, 0.0099 with five).
 FACTOR_DIM = 3
