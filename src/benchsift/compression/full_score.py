@@ -237,7 +237,7 @@ HEADLINE_AVERAGE = True
 #: With :data:`HEADLINE_AVERAGE`, the headline is the first of these two ensembles unless the other's
 #: cross-validated error (random folds plus the strongest fold, :func:`_selection_error`) is lower by more
 #: than the standard error of the paired difference over the reference models (:func:`one_se_choice`). The
-#: stack is the cross-validated mix of anchor, ridge and p-IRT; with 80-100 reference models (the VLM
+#: stack is the cross-validated mix of anchor, ridge, p-IRT and factor; with 80-100 reference models (the VLM
 #: panels) its weights are well determined and it erred less than the average on MMT and AI2D; with 25-30
 #: (the LLM panels) the plain lowest error picked it where it erred more (GSM8K, CRUX), which the rule
 #: guards against (measured in the README, issue 31, "suite design and headline by cross-validation").
