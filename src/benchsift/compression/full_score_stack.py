@@ -155,11 +155,12 @@ def stack_weights(
     grid: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per group, the grid weights with the smallest out-of-fold error: the random folds' MAE, plus, when
-    ``parts_strong`` is given, the strongest fold's MAE on its models. ``parts``: ``(3, n_ref, n_groups)``
-    out-of-fold predictions of the stack's components (the first three of :data:`STACK_COMPONENTS`, or all
-    four) from the random folds, ``parts_strong`` the same from the strongest fold (rows of ``strong``);
-    ``grid``: the candidate weights (default: :func:`stack_grid` for as many parts). Returns ``(n_groups,
-    n_parts)``; a group without finite errors gets p-IRT (the third part) alone."""
+    ``parts_strong`` is given, the strongest fold's MAE on its models. ``parts``: ``(n_parts, n_ref,
+    n_groups)`` out-of-fold predictions of the stack's components (the first three of
+    :data:`STACK_COMPONENTS`, or all four) from the random folds, ``parts_strong`` the same from the
+    strongest fold (rows of ``strong``); ``grid``: the candidate weights (default: :func:`stack_grid` for as
+    many parts). Returns ``(n_groups, n_parts)``; a group without finite errors gets p-IRT (the third part)
+    alone."""
     G = stack_grid(n_parts=parts.shape[0]) if grid is None else grid
     ng = full.shape[1]
     pirt_alone = np.zeros(parts.shape[0])
