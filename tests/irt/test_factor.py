@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import check_grad
 from scipy.special import expit
 
-from benchsift.errors import DegenerateError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.irt.factor import LogisticFactor, ability_samples, posterior_weights
 
 
@@ -107,3 +107,5 @@ def test_refuses_too_few_respondents_and_bad_parameters() -> None:
         LogisticFactor().fit(np.ones((1, 5)))
     with pytest.raises(Exception, match="n_factors"):
         LogisticFactor(n_factors=0).fit(np.ones((3, 5)))
+    with pytest.raises(InputError, match="responses"):  # the 2PL's check: a score outside [0, 1]
+        LogisticFactor().fit(np.array([[0.0, 1.0], [2.0, 0.0], [1.0, np.inf]]))

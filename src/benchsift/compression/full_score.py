@@ -1225,10 +1225,11 @@ def _fit_once(
     beta = np.empty(ng)
     in_suite = np.zeros(X.shape[1], dtype=bool)
     in_suite[suite_pos] = True
-    a_rest, d_rest = [], []
+    a_rest, d_rest, rests = [], [], []
     for g in range(ng):
         alpha[g], beta[g] = _ols(suite_means[:, g], full[:, g])
         rest = groups.pool_items[g][~in_suite[groups.pool_items[g]]]
+        rests.append(rest)
         a_rest.append(irt.discrimination_[rest])
         d_rest.append(irt.intercept_[rest])
     empty = {m: np.full(ng + 1, np.nan) for m in METHODS}
@@ -1254,9 +1255,7 @@ def _fit_once(
         n_folds=0,
         n_reference=X.shape[0],
         anchor_weight=anchors,
-        factor=None
-        if factor_seed is None
-        else factor_state(fit_factor(X), groups.pool_items, suite_pos, factor_seed),
+        factor=None if factor_seed is None else factor_state(fit_factor(X), rests, suite_pos, factor_seed),
     )
     return model, irt
 

@@ -97,15 +97,13 @@ class FactorState:
 
 
 def factor_state(
-    model: LogisticFactor, pool_items: list[np.ndarray], suite_pos: np.ndarray, seed: int
+    model: LogisticFactor, rest_items: list[np.ndarray], suite_pos: np.ndarray, seed: int
 ) -> FactorState:
-    """The :class:`FactorState` of a fitted factor model for a suite (``seed``: the prior draws')."""
+    """The :class:`FactorState` of a fitted factor model for a suite (``rest_items``: per group, its pool
+    items off the suite; ``seed``: the prior draws')."""
     samples = ability_samples(model.theta_, FACTOR_SAMPLES, FACTOR_BANDWIDTH, seed)
-    in_suite = np.zeros(model.loadings_.shape[0], dtype=bool)
-    in_suite[suite_pos] = True
-    rest = np.zeros((samples.shape[0], len(pool_items)))
-    for g, items in enumerate(pool_items):
-        off = items[~in_suite[items]]
+    rest = np.zeros((samples.shape[0], len(rest_items)))
+    for g, off in enumerate(rest_items):
         if off.size == 0:
             continue
         A, d = model.loadings_[off], model.intercept_[off]

@@ -37,21 +37,19 @@ per new model plus ``O(n_samples N D)`` once for the items off the suite.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from benchsift._inputs import check_array
 from benchsift._params import ConstraintLike, Interval, check_params
 from benchsift._threads import single_thread
 from benchsift.errors import DegenerateError
+from benchsift.irt.twopl import _POSITIVE, _check_responses
 
 __all__ = ["LogisticFactor", "ability_samples", "posterior_weights"]
-
-_POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
 class LogisticFactor:
@@ -105,23 +103,21 @@ class LogisticFactor:
     def fit(self, X: np.ndarray) -> LogisticFactor:
         """Fit to ``X`` (respondents x items, values in [0, 1], NaN = missing), one BLAS thread."""
         check_params(self._parameter_constraints, vars(self), owner="LogisticFactor")
-        x = check_array("responses", X, ndim=2, finite=False, nan=True)
-        if x.shape[0] < 2 or x.shape[1] < 1:
-            raise DegenerateError(f"factor model: needs at least 2 respondents and 1 item, got {x.shape}")
+        y, w = _check_responses(X)  # (the 2PL's check: values in [0, 1] or NaN; missing as 0 with weight 0)
+        if y.shape[0] < 2 or y.shape[1] < 1:
+            raise DegenerateError(f"factor model: needs at least 2 respondents and 1 item, got {y.shape}")
         with single_thread():
-            self._fit(x)
+            self._fit(y, w)
         return self
 
-    def _fit(self, x: np.ndarray) -> None:
-        n, N = x.shape
+    def _fit(self, y: np.ndarray, w: np.ndarray) -> None:
+        """Joint MAP from the responses ``y`` (missing as 0) and their weights ``w`` (1 observed, 0 not)."""
+        n, N = y.shape
         D = int(self.n_factors)
-        seen = ~np.isnan(x)
-        y = np.where(seen, x, 0.0)
-        w = seen.astype(np.float64)
         lt, la, ld = (1.0 / float(s) ** 2 for s in (self.prior_theta_sd, self.prior_a_sd, self.prior_d_sd))
         p = np.clip((y.sum(axis=0) + 0.5) / (w.sum(axis=0) + 1.0), 0.01, 0.99)
         d0 = np.log(p / (1 - p))
-        U, s, Vt = np.linalg.svd(np.where(seen, x - p, 0.0), full_matrices=False)
+        U, s, Vt = np.linalg.svd(np.where(w > 0, y - p, 0.0), full_matrices=False)
         k = min(D, s.shape[0])
         sign = np.sign(Vt[:k][np.arange(k), np.argmax(np.abs(Vt[:k]), axis=1)])  # a fixed sign per axis
         T0 = np.zeros((n, D))
