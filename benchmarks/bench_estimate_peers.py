@@ -202,7 +202,9 @@ def summarise(per_seed: list[dict[str, dict[str, float]]]) -> dict[str, dict[str
     for m in METHODS:
         keys = dict.fromkeys(k for s in per_seed for k in s[m])  # (files of older runs lack some)
         vals = {k: np.array([s[m].get(k, np.nan) for s in per_seed], dtype=np.float64) for k in keys}
-        d = {k: float(np.nanmean(v)) for k, v in vals.items()}
+        with warnings.catch_warnings():  # a metric no seed has (all NaN) stays NaN, silently
+            warnings.simplefilter("ignore", RuntimeWarning)
+            d = {k: float(np.nanmean(v)) for k, v in vals.items()}
         mae = vals["mae"]
         d["mae_se"] = float(np.std(mae, ddof=1) / np.sqrt(mae.size)) if mae.size > 1 else float("nan")
         out[m] = d
