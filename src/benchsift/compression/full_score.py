@@ -686,9 +686,11 @@ class FullScoreModel(Result):
         stack = pirt.copy()
         if self.stack_weight is not None:
             w = self.stack_weight
-            stack = w[None, :, 0] * anchor + w[None, :, 1] * ridge + w[None, :, 2] * pirt
-            if w.shape[1] > 3:
-                stack = stack + w[None, :, 3] * factor
+            parts = {"anchor": anchor, "ridge": ridge, "pirt": pirt, "factor": factor}
+            # in STACK_COMPONENTS' order, as the weights were chosen (three weights: the first three parts)
+            stack = w[None, :, 0] * parts[STACK_COMPONENTS[0]]
+            for k in range(1, w.shape[1]):
+                stack = stack + w[None, :, k] * parts[STACK_COMPONENTS[k]]
         xb = pirt.copy()
         if self.xbench is not None:
             nb = self.n_benchmarks
@@ -1484,7 +1486,7 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds, with_fact
     parts = [np.stack([pr[m] for m in STACK_COMPONENTS]) for pr in preds]
     grid = stack_grid(n_parts=len(STACK_COMPONENTS))
     if not with_factor:
-        grid = grid[grid[:, 3] == 0]
+        grid = grid[grid[:, STACK_COMPONENTS.index("factor")] == 0]
     stack_w = stack_weights(
         parts[0], parts[1] if STACK_WEIGHTS_USE_STRONGEST else None, full, strong, grid=grid
     )

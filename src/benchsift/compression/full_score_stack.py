@@ -164,7 +164,7 @@ def stack_weights(
     G = stack_grid(n_parts=parts.shape[0]) if grid is None else grid
     ng = full.shape[1]
     pirt_alone = np.zeros(parts.shape[0])
-    pirt_alone[2] = 1.0
+    pirt_alone[STACK_COMPONENTS.index("pirt")] = 1.0
     out = np.tile(pirt_alone, (ng, 1))
     for g in range(ng):
         y = full[:, g]
