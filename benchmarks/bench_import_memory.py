@@ -15,7 +15,9 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
 
 * wide: one row per item (``item`` column, then one column per model), the layout of VLMEvalKit-derived
   per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB; 0/1 scores, 3 % of
-  the cells empty);
+  the cells empty; read by the wide reader's byte path);
+* wide-frac: the same layout with partial-credit cells ``0``, ``0.25``, ``0.5``, ``0.75``, ``1`` or empty
+  (about 400 MB; read by pyarrow's parser, as any file whose cells are not single digits);
 * long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
   items in two benchmarks, model by model, 0/1 scores, about 140 MB);
 * long-meta: the same rows with metadata columns ``question`` (a text per item), ``family`` and
@@ -70,6 +72,11 @@ STEPS = {
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','wide',{wide!r},'-o',{wide_out!r},'--json']; main()"
     ),
+    "pandas.read_csv wide-frac": "import pandas as pd; pd.read_csv({wide_frac!r})",
+    "benchsift import wide-frac": (
+        "from benchsift.cli.main import main; import sys;"
+        " sys.argv=['benchsift','import','wide',{wide_frac!r},'-o',{wide_frac_out!r},'--json']; main()"
+    ),
     "benchsift info (wide panel)": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','info',{wide_out!r},'--json']; main()"
@@ -116,17 +123,22 @@ STEPS = {
 }
 
 
-def write_wide(path: Path, n_models: int, n_items: int, seed: int) -> None:
-    """Items as rows: ``item,m0000,...``; cells ``0``, ``1`` or empty, written in blocks of rows."""
+def write_wide(path: Path, n_models: int, n_items: int, seed: int, fractions: bool = False) -> None:
+    """Items as rows: ``item,m0000,...``; cells ``0``, ``1`` or empty (3 %), written in blocks of rows;
+    with ``fractions``, partial credit ``0``, ``0.25``, ``0.5``, ``0.75``, ``1`` or empty instead."""
     rng = np.random.default_rng(seed)
-    digits = np.array([b"0", b"1", b""], dtype=object)
+    texts = [b"0", b"0.25", b"0.5", b"0.75", b"1"] if fractions else [b"0", b"1"]
+    values = np.array([*texts, b""], dtype=object)
     with open(path, "wb") as fh:
         fh.write(("item," + ",".join(f"m{j:04d}" for j in range(n_models)) + "\n").encode())
         for start in range(0, n_items, 2000):
             stop = min(n_items, start + 2000)
-            codes = (rng.random((stop - start, n_models)) < 0.6).astype(np.int8)
-            codes[rng.random(codes.shape) < 0.03] = 2
-            cells = digits[codes]
+            if fractions:
+                codes = rng.integers(0, len(texts), size=(stop - start, n_models)).astype(np.int8)
+            else:
+                codes = (rng.random((stop - start, n_models)) < 0.6).astype(np.int8)
+            codes[rng.random(codes.shape) < 0.03] = len(texts)
+            cells = values[codes]
             lines = (b"q%d," % (start + i) + b",".join(row) + b"\n" for i, row in enumerate(cells.tolist()))
             fh.write(b"".join(lines))
 
@@ -202,9 +214,9 @@ def write_lm_eval(folder: Path, n_models: int, seed: int) -> None:
 
 
 def kind_of(step: str) -> str:
-    """Which input a step reads: ``wide``, ``long``, ``long-meta``, ``long-pred``, ``lm-eval``, ``1-row`` or
-    ``""``."""
-    kinds = ("1-row", "1 row", "long-meta", "long-pred", "lm-eval", "long", "wide")
+    """Which input a step reads: ``wide``, ``wide-frac``, ``long``, ``long-meta``, ``long-pred``,
+    ``lm-eval``, ``1-row`` or ``""``."""
+    kinds = ("1-row", "1 row", "long-meta", "long-pred", "lm-eval", "long", "wide-frac", "wide")
     return next((k for k in kinds if k in step), "").replace(" ", "-")
 
 
@@ -248,6 +260,7 @@ def main() -> None:
         inputs.mkdir(parents=True, exist_ok=True)
         tag = f"s{args.seed}"
         wide = inputs / f"wide-{args.models}x{args.items}-{tag}.csv"
+        wide_frac = inputs / f"wide-frac-{args.models}x{args.items}-{tag}.csv"
         long = inputs / f"long-{args.long_rows}-{tag}.csv"
         long_meta = inputs / f"long-meta-{args.long_rows}-{tag}.csv"
         long_pred = inputs / f"long-pred-{args.long_rows}-{tag}.csv"
@@ -258,6 +271,7 @@ def main() -> None:
         lm, li = LONG_MODELS, args.long_rows // LONG_MODELS
         writers: list[tuple[str, Path, Callable[[Path], object]]] = [
             ("wide", wide, lambda out: write_wide(out, args.models, args.items, args.seed)),
+            ("wide-frac", wide_frac, lambda out: write_wide(out, args.models, args.items, args.seed, True)),
             ("long", long, lambda out: write_long(out, args.long_rows, args.seed)),
             ("long-meta", long_meta, lambda out: write_long_meta(out, args.long_rows, args.seed)),
             ("long-pred", long_pred, lambda out: write_long_pred(out, args.long_rows, args.seed)),
@@ -281,6 +295,8 @@ def main() -> None:
         def paths(tag: str) -> dict[str, str]:
             return {
                 "wide": str(wide),
+                "wide_frac": str(wide_frac),
+                "wide_frac_out": str(folder / f"wide-frac{tag}.parquet"),
                 "long": str(long),
                 "long_meta": str(long_meta),
                 "long_meta_out": str(folder / f"long-meta{tag}.parquet"),
@@ -297,6 +313,7 @@ def main() -> None:
 
         sizes = {
             "wide": args.models * args.items * 8 / 1e9,
+            "wide-frac": args.models * args.items * 8 / 1e9,
             "long": lm * li * 8 / 1e9,
             "long-meta": lm * li * 8 / 1e9,
             "long-pred": lm * li * 8 / 1e9,

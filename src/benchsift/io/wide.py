@@ -22,14 +22,16 @@ A CSV written by ``pandas.DataFrame.to_csv`` with its index has an empty first h
 reads it as ``Unnamed: 0``) is the id column by default (noted), ``item_column="Unnamed: 0"`` names it
 too, and with another ``item_column`` it is left out of the model columns (noted).
 
-Memory: a CSV / TSV is read by pyarrow's streaming CSV reader straight into the panel's float64 matrix in
-one pass (sized by the file's line ends, each block's score columns converted in one call, the matrix on
-plain 4 KiB pages, mapped whole at the start when the file holds no quote:
-:func:`benchsift.io._common.owned_matrix`), so the peak is about 1.5x the panel's own size (pandas' is
-2.7x) and the CPU below pandas' plain ``read_csv`` of the file (``benchmarks/bench_import_memory.py``). A cell
-pyarrow does not read as a plain number (``true``, `` 1`` with blanks, ``inf``, text) sends the file to the
-general reader (pandas, every cell as text), which accepts the same inputs as before and names the
-offending cell; both give the same panel.
+Memory and CPU: a CSV / TSV is read in one pass straight into the panel's float64 matrix (sized by the
+file's line ends, on plain 4 KiB pages, mapped whole at the start when the file holds no quote:
+:func:`benchsift.io._common.owned_matrix`). A file whose score cells are each one digit or empty (a 0/1
+correctness table) is read as bytes by numpy passes over blocks of lines
+(:mod:`benchsift.io._digit_csv`); any other by pyarrow's streaming CSV reader, each block's score columns
+converted in one call. 2,000 x 50,000 0/1 cells: peak 1.0 GB, 1.25x the panel's own size (pandas' is 2.7x),
+and ``import wide`` 3.6 s of CPU where ``pandas.read_csv`` alone takes 3.1-7.9 s
+(``benchmarks/bench_import_memory.py``). A cell pyarrow does not read as a plain number (``true``, `` 1``
+with blanks, ``inf``, text) sends the file to the general reader (pandas, every cell as text), which
+accepts the same inputs as before and names the offending cell; all three give the same panel.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
+from benchsift.io._digit_csv import fill_digits
 from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import (
     UNNAMED,
@@ -257,33 +260,17 @@ def _fill(
     return texts, row
 
 
-def _fast_csv(
-    path: Path, header: list[str], text_cols: set[int], rows_first: bool
-) -> tuple[dict[int, list], np.ndarray] | None:
-    """Read a CSV / TSV with pyarrow into ``(text columns, scores)``: ``scores`` is float64
-    ``(n_score_columns, n_rows)`` (``(n_rows, n_score_columns)`` with ``rows_first``), the columns not in
-    ``text_cols`` in file order; None when a score cell is not a plain number (or is infinite), or the file
-    is not well-formed for pyarrow: the general reader decides.
-
-    One parse (two when a cell holds one of pandas' missing texts but the empty one, whose look-up costs a
-    quarter more): the matrix is made for :func:`_line_bound` rows (pages never written cost no memory;
-    when the file holds no quote, so that the bound is exact up to blank lines, all its pages are mapped
-    in one call, ``MAP_POPULATE``, instead of one fault per page: 0.5-1 s less CPU for 800 MB on a loaded
-    machine) and filled batch by batch, each batch's score columns converted in one call
-    (:func:`_to_matrix`); when fewer rows came (blank lines, line breaks in cells) the rows are moved
-    together in place.
-    """
+def _arrow_fill(
+    path: Path, header: list[str], text_cols: set[int], sep: str, scores: np.ndarray, rows_first: bool
+) -> tuple[dict[int, list], int] | None:
+    """Fill ``scores`` with pyarrow's streaming CSV reader (:func:`_fill`): one parse, two when a cell holds
+    one of pandas' missing texts but the empty one (whose look-up costs a quarter more); None as
+    :func:`_fill` says."""
     names = [f"c{j}" for j in range(len(header))]
     score_names = [names[j] for j in range(len(header)) if j not in text_cols]
     types = {names[j]: (pa.string() if j in text_cols else pa.float64()) for j in range(len(header))}
     read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK, use_threads=False)
-    parse = pacsv.ParseOptions(
-        delimiter="\t" if path.suffix.lower() == ".tsv" else ",", newlines_in_values=True
-    )
-    cap, exact = _line_bound(path)
-    shape = (cap, len(score_names)) if rows_first else (len(score_names), cap)
-    scores = owned_matrix(shape, populate=exact)
-    got = None
+    parse = pacsv.ParseOptions(delimiter=sep, newlines_in_values=True)
     for nulls in ([""], list(PANDAS_NA)):
         convert = pacsv.ConvertOptions(
             column_types=types, null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True
@@ -294,7 +281,35 @@ def _fast_csv(
             continue
         got = _fill(reader, scores, text_cols, score_names, rows_first)
         if got is not None:
-            break
+            return got
+    return None
+
+
+def _fast_csv(
+    path: Path, header: list[str], text_cols: set[int], rows_first: bool
+) -> tuple[dict[int, list], np.ndarray] | None:
+    """Read a CSV / TSV into ``(text columns, scores)``: ``scores`` is float64 ``(n_score_columns, n_rows)``
+    (``(n_rows, n_score_columns)`` with ``rows_first``), the columns not in ``text_cols`` in file order;
+    None when a score cell is not a plain number (or is infinite), or the file is not well-formed for
+    pyarrow: the general reader decides.
+
+    The matrix is made for :func:`_line_bound` rows (pages never written cost no memory; when the file
+    holds no quote, so that the bound is exact up to blank lines, all its pages are mapped in one call,
+    ``MAP_POPULATE``, instead of one fault per page: 0.5-1 s less CPU for 800 MB on a loaded machine). A
+    file without quotes whose score cells are each one digit or empty (a correctness table) is read by the
+    byte path (:func:`benchsift.io._digit_csv.fill_digits`: 2,000 x 50,000 cells in about half pyarrow's
+    parse time), any other by pyarrow's streaming reader (:func:`_arrow_fill`), batch by batch, each batch's
+    score columns converted in one call (:func:`_to_matrix`); when fewer rows came (blank lines, line breaks
+    in cells) the rows are moved together in place.
+    """
+    n_scores = len(header) - len(text_cols)
+    cap, exact = _line_bound(path)
+    shape = (cap, n_scores) if rows_first else (n_scores, cap)
+    scores = owned_matrix(shape, populate=exact)
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    got = fill_digits(path, scores, text_cols, len(header), sep, rows_first) if exact else None
+    if got is None:
+        got = _arrow_fill(path, header, text_cols, sep, scores, rows_first)
     if got is None:
         return None
     texts, row = got
@@ -303,9 +318,9 @@ def _fast_csv(
     if row == cap:
         return texts, scores
     flat = scores.reshape(-1)
-    for k in range(1, len(score_names)):  # the rows' places move down: each move's source lies ahead
+    for k in range(1, n_scores):  # the rows' places move down: each move's source lies ahead
         flat[k * row : (k + 1) * row] = flat[k * cap : k * cap + row]
-    return texts, flat[: len(score_names) * row].reshape(len(score_names), row)
+    return texts, flat[: n_scores * row].reshape(n_scores, row)
 
 
 def _index_column(path: Path, orient: Orient, id_column: str | None, notes: list[str] | None) -> str | None:
