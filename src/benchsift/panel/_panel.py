@@ -524,7 +524,13 @@ class Panel:
         return self.group_means("category")
 
     def model_means(self) -> np.ndarray:
-        """Per-model mean over all scored items (NaN for a model with none)."""
+        """Per-model mean over all scored items (NaN for a model with none). A panel without missing
+        cells (every row sum finite: NaN would propagate, and a panel holds no infinity) takes one pass,
+        the same bits as the NaN-aware path."""
+        if self._scores.shape[1]:
+            sums = self._scores.sum(axis=1)
+            if np.isfinite(sums).all():
+                return sums / self._scores.shape[1]
         obs = self.observed
         with np.errstate(invalid="ignore", divide="ignore"):
             counts = obs.sum(axis=1)

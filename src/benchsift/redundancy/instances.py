@@ -183,26 +183,29 @@ def selection_matrix(
         return np.ones((repeats, n_items), dtype=dtype)
     keys = rng.random((repeats, n_items))
     threshold = np.partition(keys, k - 1, axis=1)[:, k - 1 : k]
-    sel: np.ndarray = np.empty((repeats, n_items), dtype=dtype)
-    np.less_equal(keys, threshold, out=sel, casting="unsafe")
-    if repeats and not np.all(sel.sum(axis=1, dtype=np.float64) == k):
-        sel[:] = 0.0
-        np.put_along_axis(sel, np.argpartition(keys, k - 1, axis=1)[:, :k], 1.0, axis=1)
+    marked = keys <= threshold
+    if np.count_nonzero(marked) == k * repeats:  # each row marks at least k: so every row exactly k
+        return marked.astype(dtype)
+    sel: np.ndarray = np.zeros((repeats, n_items), dtype=dtype)
+    np.put_along_axis(sel, np.argpartition(keys, k - 1, axis=1)[:, :k], 1.0, axis=1)
     return sel
 
 
-def sampled_scores(zeroed: np.ndarray, observed: np.ndarray | None, selection: np.ndarray) -> np.ndarray:
+def sampled_scores(
+    zeroed: np.ndarray, observed: np.ndarray | None, selection: np.ndarray, k: int | None = None
+) -> np.ndarray:
     """``(n_models, repeats)`` NaN-aware mean scores of each model on each sample.
 
     ``zeroed`` is the ``(n_models, n_items)`` score matrix with NaN set to 0, ``observed`` its float 0/1
     mask (``None`` when nothing is missing). A model with no scored item in a sample gets NaN. The
     products run in the inputs' dtype: float32 is exact (and about twice as fast) when the scores are
     integers whose sums stay below 2^24, which :func:`instance_redundancy` checks before it chooses it;
-    the means are always divided in float64.
+    the means are always divided in float64. ``k``: the items in every sample, when the caller knows it
+    (:func:`selection_matrix`'s rows), instead of counting each row's.
     """
     sums = (zeroed @ selection.T).astype(np.float64, copy=False)
     if observed is None:
-        return sums / selection.sum(axis=1, dtype=np.float64)[None, :]
+        return sums / (selection.sum(axis=1, dtype=np.float64)[None, :] if k is None else float(k))
     counts = (observed @ selection.T).astype(np.float64, copy=False)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
@@ -240,7 +243,7 @@ def _chunk_task(
         # One BLAS thread: a chunk's product is small (169 x 3,088 x 100 is 50 M multiply-adds), so a
         # second thread's wake-up costs more than it saves, and on a loaded machine far more (measured).
         with single_thread():
-            sampled = sampled_scores(zeroed, observed, sel)
+            sampled = sampled_scores(zeroed, observed, sel, k)
     return {m: corr_with_vector(sampled, full, m) for m in names}
 
 
@@ -265,17 +268,18 @@ def _work_arrays(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """The scores with missing cells as 0 and the observed mask (``None`` when every cell is observed),
     in float32 when that is exact: integer scores (0/1 correctness) with sums below 2^24 make the sample
     sums exact in float32, so the selection products run there, bit for bit the float64 result at about
-    half the cost."""
+    half the cost. A complete panel is not copied; exactness is checked on the float32 copy (it equals the
+    scores, and its values are integers), about half the passes of checking the float64 matrix."""
     n_items = scores.shape[1]
     obs = ~np.isnan(scores)
-    zeroed = np.where(obs, scores, 0.0)
-    exact32 = (
-        bool(np.array_equal(zeroed, np.rint(zeroed)))
-        and float(np.abs(zeroed).max(initial=0.0)) * n_items < 2.0**24
-    )
-    work = np.float32 if exact32 else np.float64
-    observed = None if obs.all() else obs.astype(work)
-    return zeroed.astype(work, copy=False), observed
+    complete = bool(obs.all())
+    zeroed = scores if complete else np.where(obs, scores, 0.0)
+    bound = float(max(-zeroed.min(initial=0.0), zeroed.max(initial=0.0)))
+    if bound * n_items < 2.0**24:
+        narrow = zeroed.astype(np.float32)
+        if np.array_equal(narrow, zeroed) and np.array_equal(narrow, np.rint(narrow)):
+            return narrow, None if complete else obs.astype(np.float32)
+    return zeroed, None if complete else obs.astype(np.float64)
 
 
 def _undefined_full(n_models: int, full: np.ndarray) -> list[str]:
@@ -452,18 +456,19 @@ def instance_redundancy(
     seed = int(random_state) if isinstance(random_state, int | np.integer) else None
     panel, notes = prepare_panel(panel, benchmark, condition)
     basis = f"benchmark {benchmark!r}" if benchmark is not None else "the panel"
-    panel, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, basis=basis)
+    overall = panel.model_means()  # the ranking basis; the kept rows' means are the full scores
+    panel, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
     n_models, n_items = panel.shape
     if n_items == 0:
         raise InputError(f"instance redundancy: {basis} has no items")
+    full = overall[selection.positions]  # NaN for a model with no score
     require_at_least(
-        int((~np.isnan(panel.scores)).any(axis=1).sum()),
+        int(np.isfinite(full).sum()),
         MIN_MODELS,
         f"instance redundancy on {basis}: models with scores",
         "a correlation across 2 models is +-1, so rho(A%) and the saturation ratio would mean nothing",
     )
     zeroed, observed = _work_arrays(panel.scores)
-    full = panel.model_means()
     sizes = sample_sizes(n_items, grid)
     undefined = _undefined_full(n_models, full)
     values = _sample_metrics(
