@@ -74,6 +74,25 @@ def test_group_means_hand_computed() -> None:
     np.testing.assert_allclose(p.model_means(), [2.5 / 4, 1 / 3, 4 / 5])
 
 
+def test_model_means_of_complete_and_incomplete_panels_match_numpy() -> None:
+    """The one-pass path (no missing cell) against numpy and against the NaN-aware formula, bit for bit;
+    a panel with holes: the rows without one unchanged, the others NaN-aware (an empty row NaN)."""
+    rng = np.random.default_rng(11)
+    ids = [f"m{i}" for i in range(7)], [f"i{j}" for j in range(300)]
+    panel = Panel.from_matrix(rng.random((7, 300)), *ids)
+    complete = panel.model_means()
+    np.testing.assert_array_equal(complete, panel.scores.mean(axis=1))
+    np.testing.assert_array_equal(complete, np.where(panel.observed, panel.scores, 0.0).sum(axis=1) / 300)
+    holed = panel.scores.copy()
+    holed[0, 5] = NAN
+    holed[3] = NAN
+    means = Panel.from_matrix(holed, *ids).model_means()
+    np.testing.assert_array_equal(means[[1, 2, 4, 5, 6]], complete[[1, 2, 4, 5, 6]])
+    np.testing.assert_allclose(means[0], np.nanmean(holed[0]), rtol=1e-15)
+    assert np.isnan(means[3])
+    assert Panel.from_matrix(np.empty((2, 0)), ["a", "b"], []).model_means().shape == (2,)
+
+
 def test_group_means_matches_pandas_groupby() -> None:
     rng = np.random.default_rng(3)
     scores = rng.random((6, 40))
