@@ -103,7 +103,8 @@ async def _stack(
             ],
         }
     )
-    pool = ClientPool(cfg, ResponseCache(cache_path) if cache_path else None)
+    cache = ResponseCache(cache_path) if cache_path else None
+    pool = ClientPool(cfg, cache)
     client = pool.get("j")
     reqs = [Request(model="judge", messages=(_message(offset + i),), max_tokens=384) for i in range(n)]
     t, cpu = time.perf_counter(), time.process_time()
@@ -111,6 +112,8 @@ async def _stack(
     dt, dcpu = time.perf_counter() - t, time.process_time() - cpu
     stats = pool.total().to_dict()
     await pool.aclose()
+    if cache is not None:  # as a run does: its threads stop, its connection closes (none left to later rows)
+        cache.close()
     return dt, dcpu, stats
 
 
