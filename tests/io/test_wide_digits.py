@@ -40,7 +40,9 @@ def _both(
     return (got[0], ours[: got[1]] if rows_first else ours[:, : got[1]]), ref_out
 
 
-def _random_file(rng: np.random.Generator, path: Path, sep: str, lead: int, last_end: bool) -> int:
+def _random_file(
+    rng: np.random.Generator, path: Path, sep: str, lead: int, last_end: bool, crlf: bool, blanks: bool
+) -> int:
     n_rows, n_scores = int(rng.integers(1, 30)), int(rng.integers(1, 15))
     digits = rng.integers(0, 10, size=(n_rows, n_scores)).astype(str).astype(object)
     digits[rng.random((n_rows, n_scores)) < 0.25] = ""
@@ -49,18 +51,24 @@ def _random_file(rng: np.random.Generator, path: Path, sep: str, lead: int, last
     for k in range(n_rows):
         texts = [rng.choice(["", f"q{k}", f"é{k}ü", "NA", " x "]) for _ in range(lead)]
         lines.append(sep.join([*texts, *digits[k]]))
-    path.write_bytes(("\n".join(lines) + ("\n" if last_end else "")).encode())
+        if blanks and rng.random() < 0.25:
+            lines.append("")  # an empty line: pyarrow skips it
+    end = "\r\n" if crlf else "\n"
+    path.write_bytes((end.join(lines) + (end if last_end else "")).encode())
     return n_rows
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(16))
 def test_digit_files_read_as_pyarrow_reads_them(tmp_path: Path, seed: int) -> None:
+    """Random files (CSV or TSV, one or two text columns, LF or CR LF line ends, empty lines, with and
+    without a last line end) at block sizes that split lines and line ends: the byte path reads each and
+    gives pyarrow's text cells and scores, bit for bit."""
     rng = np.random.default_rng(seed)
     sep = "," if seed % 3 else "\t"
     lead, rows_first, last_end = 1 + seed % 2, seed % 4 < 2, seed % 5 != 0
     path = tmp_path / ("t.tsv" if sep == "\t" else "t.csv")
-    n_rows = _random_file(rng, path, sep, lead, last_end)
-    for block in (1, 7, 64, 1 << 21):
+    n_rows = _random_file(rng, path, sep, lead, last_end, crlf=seed % 8 >= 4, blanks=seed % 3 == 1)
+    for block in (1, 2, 7, 64, 1 << 21):
         got, ref = _both(path, n_rows, lead, sep, rows_first, block)
         assert got is not None, block
         assert got[0] == ref[0]
@@ -75,9 +83,8 @@ def test_digit_files_read_as_pyarrow_reads_them(tmp_path: Path, seed: int) -> No
         ("q1,1,0.5\nq2,0,1\n", None),  # a fraction
         ("q1,1.0,0.0\nq2,0,1\n", None),  # pandas' float text
         ("q1,1, 1\nq2,0,1\n", None),  # a blank before the digit
-        ("q1,1,1\n\nq2,0,1\n", None),  # a blank line
-        ("q1,1,1\nq2,0,1\n\n", None),  # a blank line at the end
-        ("q1,1,1\r\nq2,0,1\r\n", None),  # Windows line ends
+        ("q1,1,1\rq2,0,1\r", None),  # old Mac line ends
+        ("q1,1,1\r\nq2,0,1\r0\n", r"line 4: 1 fields, the header has 3"),  # a lone CR
         ('q1,1,1\n"q2",0,1\n', None),  # a quote
         ("q1,1,x\nq2,0,1\n", r"line 2: score in column 'b' 'x' is not a number"),  # not a digit
         ("q1,1,-\nq2,0,1\n", r"line 2: score in column 'b' '-' is not a number"),
@@ -120,16 +127,19 @@ def test_bytes_no_text_reader_takes_decline(tmp_path: Path) -> None:
     assert got is not None and got[1] == 3
 
 
-def test_read_wide_of_a_correctness_table_equals_pandas(tmp_path: Path) -> None:
-    """The whole reader on a 0/1 table with empty cells, written by pandas (ints, missing as empty), in
-    both orients: the byte path is taken and the panel is pandas' reading of the file."""
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_read_wide_of_a_correctness_table_equals_pandas(tmp_path: Path, line_end: str) -> None:
+    """The whole reader on a 0/1 table with empty cells, written by pandas (ints, missing as empty; LF, or
+    CR LF as pandas writes on Windows), in both orients: the byte path is taken and the panel is pandas'
+    reading of the file."""
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 2, size=(300, 40)).astype(float)
     scores[rng.random(scores.shape) < 0.05] = np.nan
     frame = pd.DataFrame(scores, columns=[f"m{j}" for j in range(40)]).astype("Int64")
     frame.insert(0, "item", [f"item {k}" for k in range(300)])
     path = tmp_path / "c.csv"
-    frame.to_csv(path, index=False)
+    frame.to_csv(path, index=False, lineterminator=line_end)
+    assert path.read_bytes().count(b"\r") == (301 if line_end == "\r\n" else 0)
     assert _fast_csv(path, _raw_header(path) or [], {0}, rows_first=False) is not None
     expected = pd.read_csv(path, dtype={"item": str})
     panel = read_wide(path)
@@ -139,7 +149,7 @@ def test_read_wide_of_a_correctness_table_equals_pandas(tmp_path: Path) -> None:
     header = _raw_header(path) or []
     assert fill_digits(path, _matrix(300, 40, False), {0}, len(header), ",", False) is not None
     flipped = tmp_path / "f.csv"
-    frame.set_index("item").T.rename_axis("model").to_csv(flipped)
+    frame.set_index("item").T.rename_axis("model").to_csv(flipped, lineterminator=line_end)
     models_rows = read_wide(flipped, orient="models-rows", benchmark="c")
     np.testing.assert_array_equal(models_rows.scores, panel.scores)
     assert models_rows.items["item"].tolist() == panel.items["item"].tolist()

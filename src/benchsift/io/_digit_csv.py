@@ -49,8 +49,8 @@ def _blocks(path: Path, block: int) -> Iterator[bytes]:
             if not chunk:
                 if header:
                     return  # header only (or empty): pyarrow's reader says so
-                if data:
-                    yield data + b"\n"
+                if data:  # the last line, without its line end
+                    yield data + (b"\r\n" if b"\r" in data else b"\n")
                 return
             if header:
                 end = data.find(b"\n")
@@ -68,36 +68,63 @@ def _blocks(path: Path, block: int) -> Iterator[bytes]:
             rest = data[cut:]
 
 
-def _lines(block: bytes, sep: bytes, n_columns: int, lead: int, texts: dict[int, list]) -> tuple[int, int]:
-    """Walk ``block``'s lines: check each has ``n_columns`` fields, append its ``lead`` text cells to
-    ``texts``; the number of lines and of characters in the score cells."""
+def _without_blank_lines(block: bytes, crlf: bool) -> bytes:
+    """``block`` without its empty lines (pyarrow's reader skips them; so may this one)."""
+    end = b"\r\n" if crlf else b"\n"
+    while block.startswith(end):
+        block = block[len(end) :]
+    while end + end in block:
+        block = block.replace(end + end, end)
+    return block
+
+
+def _lines(
+    block: bytes, sep: bytes, n_columns: int, lead: int, crlf: bool, texts: dict[int, list]
+) -> tuple[int, int]:
+    """Walk ``block``'s lines (ending in ``\\r\\n`` when ``crlf``): check each has ``n_columns`` fields,
+    append its ``lead`` text cells to ``texts``; the number of lines and of characters in the score
+    cells."""
     p, n, rows, chars = 0, len(block), 0, 0
     score_seps = n_columns - lead - 1
     while p < n:
         e = block.index(b"\n", p)
-        if block.count(sep, p, e) != n_columns - 1:  # n_columns >= 2: a blank line fails too
-            raise _NotDigits  # a ragged line (pyarrow's error) or a blank one (pyarrow skips it)
+        end = e - 1 if crlf else e  # a CR before the LF, checked by the caller
+        if block.count(sep, p, end) != n_columns - 1:
+            raise _NotDigits  # a ragged line: pyarrow's reader names it
         q = p
         for j in range(lead):
-            c = block.index(sep, q, e)
+            c = block.index(sep, q, end)
             texts[j].append(block[q:c].decode("utf-8") if c > q else None)
             q = c + 1
-        chars += e - q - score_seps
+        chars += end - q - score_seps
         rows += 1
         p = e + 1
     return rows, chars
 
 
-def _codes(block: bytes, sep: int) -> np.ndarray:
-    """For every cell end (separator or ``\\n``) of ``block`` in order, the byte before it, or 255 when that
-    byte is itself a cell end (the cell is empty)."""
+def _codes(block: bytes, sep: int, line_end: int) -> np.ndarray:
+    """For every cell end (``sep`` or ``line_end``) of ``block`` in order, the byte before it, or 255 when
+    that byte is itself a cell end (the cell is empty)."""
     b = np.frombuffer(block, dtype=np.uint8)
     ends = b == sep
-    ends |= b == 10
+    ends |= b == line_end
     before = np.empty_like(b)
     before[0] = _EMPTY
     np.bitwise_or(b[:-1], np.negative(ends[:-1].view(np.uint8)), out=before[1:])
     return before[ends]
+
+
+def _crlf(block: bytes) -> bool | None:
+    """Whether ``block``'s lines end in CR LF (True) or LF (False); None when it holds a quote or a CR
+    that does not end a line, or mixes the two line ends."""
+    if b'"' in block:
+        return None
+    crs = block.count(b"\r")
+    if crs == 0:
+        return False
+    if crs == block.count(b"\r\n") == block.count(b"\n"):
+        return True
+    return None
 
 
 def fill_digits(
@@ -120,13 +147,17 @@ def fill_digits(
     row, cap = 0, scores.shape[0 if rows_first else 1]
     sep_b = sep.encode()
     try:
-        for block in _blocks(path, block_size):
-            if b'"' in block or b"\r" in block:
+        for raw in _blocks(path, block_size):
+            crlf = _crlf(raw)
+            if crlf is None:
                 return None
-            rows, chars = _lines(block, sep_b, n_columns, lead, texts)
+            block = _without_blank_lines(raw, crlf)
+            rows, chars = _lines(block, sep_b, n_columns, lead, crlf, texts)
             if row + rows > cap:
                 return None
-            cells = _codes(block, sep_b[0]).reshape(rows, n_columns)[:, lead:]
+            if not rows:
+                continue
+            cells = _codes(block, sep_b[0], 13 if crlf else 10).reshape(rows, n_columns)[:, lead:]
             if not rows_first:
                 cells = np.ascontiguousarray(cells.T)
             empty = cells == _EMPTY
