@@ -10,7 +10,9 @@ Python work; per line, one ``bytes.count`` (the fields) and one ``find`` per lea
 
 Whether the file is such a file is checked, not assumed: every line has exactly the header's number of
 fields; the characters outside the text columns are exactly one per non-empty cell (so no cell has two),
-each a digit ``0``-``9``; no quote, carriage return or blank line; the text columns are valid UTF-8. When
+each a digit ``0``-``9``; no quote; the lines of a block end all in LF or all in CR LF (a carriage return
+anywhere else, or both kinds in one block, is left to pyarrow); the text columns are valid UTF-8. Empty
+lines are dropped, as pyarrow's reader skips them. When
 any check fails, :func:`fill_digits` returns None and the caller reads the file with pyarrow's parser,
 which then decides from scratch (what was written into the matrix is overwritten). A digit is the number
 pyarrow reads from it and an empty cell is NaN, as pyarrow's reader with ``null_values=[""]`` gives; a text
