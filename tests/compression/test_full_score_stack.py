@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from benchsift.compression import full_score as full_score_module
+from benchsift.compression import full_score_factor as factor_module
 from benchsift.compression.full_score import CHOSEN_FROM, METHODS, FullScoreModel, fit_full_score
 from benchsift.compression.full_score_factor import FACTOR_MIN_REFERENCE
 from benchsift.compression.full_score_stack import (
@@ -197,7 +198,7 @@ def test_the_factor_estimator_needs_enough_reference_models_and_old_files_read_b
     big = _panel(FACTOR_MIN_REFERENCE + 5, 80, seed=8)
     assert fit_full_score(big, pos, n_folds=5).factor is not None
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(full_score_module, "FACTOR_MAX_CELLS", big.n_models * 80 - 1)
+        mp.setattr(factor_module, "FACTOR_MAX_CELLS", big.n_models * 80 - 1)
         assert fit_full_score(big, pos, n_folds=5).factor is None
 
 

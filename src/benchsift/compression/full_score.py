@@ -170,9 +170,8 @@ from benchsift.compression.extrapolation import (
     stratified_estimate,
 )
 from benchsift.compression.full_score_factor import (
-    FACTOR_MAX_CELLS,
-    FACTOR_MIN_REFERENCE,
     FactorState,
+    factor_applies,
     factor_estimates,
     factor_state,
     fit_factor,
@@ -1732,11 +1731,7 @@ def fit_full_score(
     full_all = np.column_stack([full, nan_mean(full[:, : groups.n_benchmarks], axis=1)])
     folds = _make_folds(full_all[:, -1], n_folds, random_state)
     # the factor model's prior draws: one seed for the full fit and every fold (the same draws per fit)
-    factor_seed = (
-        int(check_random_state(random_state).integers(0, 2**31 - 1))
-        if X.shape[0] >= FACTOR_MIN_REFERENCE and X.size <= FACTOR_MAX_CELLS
-        else None
-    )
+    factor_seed = int(check_random_state(random_state).integers(0, 2**31 - 1)) if factor_applies(X) else None
     base, irt = _fit_once(X, groups, pos, full, None, factor_seed)
     oof = _out_of_fold(X, ref, groups, pos, full, irt, folds, reselect, factor_seed)
     settings = _choose_settings(oof, full, folds, factor_seed is not None)

@@ -40,6 +40,7 @@ __all__ = [
     "FACTOR_MIN_REFERENCE",
     "FACTOR_SAMPLES",
     "FactorState",
+    "factor_applies",
     "factor_estimates",
     "factor_state",
     "fit_factor",
@@ -66,6 +67,12 @@ FACTOR_BANDWIDTH = 0.3
 _CACHE: OrderedDict[str, LogisticFactor] = OrderedDict()
 _CACHE_SIZE = 32
 _BLOCK = 256  # prior draws per block when summing the items off the suite (bounded memory)
+
+
+def factor_applies(X: np.ndarray) -> bool:
+    """Whether the factor model is fitted on the reference responses ``X`` (models x pool items): at least
+    :data:`FACTOR_MIN_REFERENCE` models and at most :data:`FACTOR_MAX_CELLS` cells."""
+    return X.shape[0] >= FACTOR_MIN_REFERENCE and X.size <= FACTOR_MAX_CELLS
 
 
 def fit_factor(X: np.ndarray) -> LogisticFactor:

@@ -203,8 +203,7 @@ def select_pool(
                 text_embeddings=inputs["text_embeddings"],
                 item_meta=inputs["item_meta"],
             )
-        sel._check_params()
-        local = sel._select(replace(checked, k=min(int(k), checked.n_items)))
+        local = sel.select_checked(replace(checked, k=min(int(k), checked.n_items)))
         return cols[np.asarray(local, dtype=np.int64)], sel
     extra: dict[str, Any] = {}
     if "predictions" in inputs and "predictions" in inspect.signature(sel.select).parameters:

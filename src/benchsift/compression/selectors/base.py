@@ -191,10 +191,17 @@ class ItemSelector(BaseEstimator, ABC):
         The parameters and the inputs are validated here, once (:meth:`_check_params`,
         :func:`check_selector_input`); the selection itself is the subclass's :meth:`_select`.
         """
-        self._check_params()
+        self._check_params()  # before the input, as ever: a bad parameter is named first
         inp = check_selector_input(
             scores, k, embeddings=embeddings, text_embeddings=text_embeddings, item_meta=item_meta
         )
+        return self._select(inp)
+
+    def select_checked(self, inp: SelectorInput) -> np.ndarray:
+        """:meth:`select` on input :func:`check_selector_input` has already checked (a caller that selects
+        many times from one pool checks its input once): the parameters are validated, then
+        :meth:`_select`."""
+        self._check_params()
         return self._select(inp)
 
     def _check_params(self) -> None:
