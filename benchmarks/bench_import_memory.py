@@ -17,7 +17,7 @@ Inputs (written once into ``--inputs DIR``, kept for later runs, or a temporary 
   per-item tables; ``--models`` x ``--items`` (default 2,000 x 50,000, about 200 MB; 0/1 scores, 3 % of
   the cells empty; read by the wide reader's byte path);
 * wide-frac: the same layout with partial-credit cells ``0``, ``0.25``, ``0.5``, ``0.75``, ``1`` or empty
-  (about 400 MB; read by pyarrow's parser, as any file whose cells are not single digits);
+  (about 350 MB; read by pyarrow's parser, as any file whose cells are not single digits);
 * long: ``model, benchmark, item, score``, ``--long-rows`` rows (default 10 million: 1,000 models x 10,000
   items in two benchmarks, model by model, 0/1 scores, about 140 MB);
 * long-meta: the same rows with metadata columns ``question`` (a text per item), ``family`` and
