@@ -111,7 +111,7 @@ def test_other_files_decline_and_read_as_pandas_reads_them(
     np.testing.assert_array_equal(panel.scores, expected[["a", "b"]].to_numpy(dtype=np.float64).T)
 
 
-def test_bytes_no_text_reader_takes_decline(tmp_path: Path) -> None:
+def test_invalid_bytes_a_later_text_column_and_too_many_rows_decline(tmp_path: Path) -> None:
     """A byte 0xFF (the empty cell's code) or invalid UTF-8 in a score or text cell, a text column that is
     not among the leading ones, and more rows than the matrix holds: declined."""
     path = tmp_path / "b.csv"
