@@ -386,3 +386,20 @@ def test_load_a_file_written_before_issue_36(tmp_path) -> None:
     # and it saves again in today's layout with the same values
     again = Panel.load(panel.save(tmp_path / "again.parquet"))
     assert again.scores.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[python]", "string[pyarrow]"])
+def test_text_metadata_from_string_columns_is_str_or_none(dtype: str) -> None:
+    """A string column (what a parquet file gives) becomes an object column of ``str`` and ``None``, cell
+    for cell the column's own values, whatever pandas' string storage (each distinct text converted once)."""
+    from benchsift.panel._panel import _as_str_series
+
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 60, 2000):
+        cells = np.array([f"cat {i}" for i in rng.integers(0, 9, n)], dtype=object)
+        cells[rng.random(n) < 0.2] = None
+        values = pd.Series(pd.array(cells, dtype=dtype), index=np.arange(n) * 2)
+        got = _as_str_series(values)
+        assert got.dtype == object and got.index.equals(values.index)
+        assert got.tolist() == [None if c is None else str(c) for c in cells]
+        assert all(v is None or type(v) is str for v in got)

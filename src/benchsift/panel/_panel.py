@@ -85,8 +85,14 @@ class GroupScores:
 
 def _as_str_series(values: pd.Series) -> pd.Series:
     """Optional text metadata as an object column of ``str`` with ``None`` for missing."""
-    if isinstance(values.dtype, pd.StringDtype):  # a parquet file's strings: already ``str``, one pass
-        return pd.Series(values.to_numpy(dtype=object, na_value=None), index=values.index, dtype=object)
+    if isinstance(values.dtype, pd.StringDtype):  # a parquet file's strings: already ``str``
+        # each distinct text made a Python str once, then taken by its code (a missing one's code, -1, takes
+        # the None at the end): 8 ms where converting every cell took 33 for 386,312 cells of 30 categories
+        codes, uniques = pd.factorize(values)
+        table = np.empty(len(uniques) + 1, dtype=object)
+        table[:-1] = uniques.to_numpy(dtype=object)
+        table[-1] = None
+        return pd.Series(table[codes], index=values.index, dtype=object)
     present = values.notna().to_numpy()
     text = np.array(values.astype(object).to_numpy(), dtype=object, copy=True)
     if present.any():
