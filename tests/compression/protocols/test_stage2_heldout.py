@@ -351,3 +351,41 @@ def test_a_category_every_model_scores_the_same_is_said() -> None:
     ) in res.notes
     plain = stage2_heldout(base, selectors=["random"], retentions=[0.5], splits=[split], floor=0)
     assert not any("same pool mean" in n for n in plain.notes)
+
+
+def test_selections_equal_the_public_select_on_every_input_and_gather_only_what_is_read() -> None:
+    """A held-out selection gives a selector only the inputs it reads (``ItemSelector.reads``; issue 36: the
+    random selector of a paper-scale validate had 386,312 items' embeddings copied and checked for nothing),
+    and keeps exactly the items the selector's public ``select`` keeps when it is given every input."""
+    from benchsift.compression.embeddings import ItemEmbeddings
+    from benchsift.compression.protocols.pools import pool_inputs, select_pool
+    from benchsift.compression.protocols.specs import build_selector
+    from benchsift.compression.selectors.registry import SELECTOR_NAMES
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=4, n_categories=2, items_per_benchmark=150), 5)
+    p = sim.panel
+    emb = ItemEmbeddings(
+        p.items[["benchmark", "item"]], vision_text=sim.truth.embeddings_vl, text=sim.truth.embeddings_text
+    )
+    pools = prepare_pools(p, emb)
+    rows = np.arange(0, pools.n_models, 2)
+    cols = pools.columns[1]
+    meta = pools.items.iloc[cols].reset_index(drop=True)
+    expected_gather = {"random": set(), "variance": {"X"}, "pointbiserial": {"X"}, "vaw": {"X", "embeddings"}}
+    for name in SELECTOR_NAMES:
+        inputs = pool_inputs(pools, rows, cols)
+        for k in (7, 40):
+            kept, _ = select_pool(pools, name, rows, cols, k, 11, None, inputs)
+            public = build_selector(name, 11).select(
+                pools.scores[np.ix_(rows, cols)],
+                k,
+                embeddings=pools.vision_text[cols],
+                text_embeddings=pools.text[cols],
+                item_meta=meta,
+            )
+            assert kept.tolist() == cols[public].tolist(), (name, k)
+        if name in expected_gather:
+            assert expected_gather[name] <= inputs.gathered, name
+            if name != "vaw":  # the narrow ones gather exactly what they read
+                assert inputs.gathered == expected_gather[name], name

@@ -25,12 +25,19 @@ from benchsift.compression.protocols.specs import (
     candidate_labels,
     seed_per_pool,
 )
-from benchsift.compression.selectors.base import ItemSelector, check_selector_input
+from benchsift.compression.selectors.base import ItemSelector, SelectorInput, check_selector_input
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.panel import Panel
 from benchsift.panel.categories import category_or_benchmark
 
-__all__ = ["CategoryPools", "check_predictions", "prepare_pools", "select_pool", "selection_weights"]
+__all__ = [
+    "CategoryPools",
+    "PoolInputs",
+    "check_predictions",
+    "prepare_pools",
+    "select_pool",
+    "selection_weights",
+]
 
 
 @dataclass(frozen=True)
@@ -153,22 +160,80 @@ def prepare_pools(
     )
 
 
-def pool_inputs(pools: CategoryPools, rows: np.ndarray, cols: np.ndarray) -> dict[str, Any]:
-    """What a selector sees of one pool (``cols``) fitted on ``rows``: the scores, the items' metadata,
-    the embeddings and the predictions, as read-only arrays, so that the retentions of
-    one pool share them (copying a 20,000-item pool's two 64-dim embeddings took ~5 ms per selection)."""
-    out: dict[str, Any] = {
-        "X": pools.scores[np.ix_(rows, cols)],
-        "embeddings": None if pools.vision_text is None else pools.vision_text[cols],
-        "text_embeddings": None if pools.text is None else pools.text[cols],
-        "item_meta": pools.items.iloc[cols].reset_index(drop=True),
-    }
-    if pools.predictions is not None:
-        out["predictions"] = pools.predictions[np.ix_(rows, cols)]
-    for value in out.values():
+class PoolInputs:
+    """What selectors see of one pool (``cols``) fitted on ``rows``: the scores, the items' metadata, the
+    embeddings and the predictions, each made on first use and kept (read-only), so that the retentions of
+    one pool share them (copying a 20,000-item pool's two 64-dim embeddings took ~5 ms per selection) and a
+    selector that does not read an input (:attr:`ItemSelector.reads`) never has it gathered: the random
+    selector of a paper-scale ``validate`` had 386,312 items' two embeddings copied and checked for nothing.
+    """
+
+    __slots__ = ("_checked", "_made", "cols", "pools", "rows")
+
+    def __init__(self, pools: CategoryPools, rows: np.ndarray, cols: np.ndarray) -> None:
+        self.pools = pools
+        self.rows = rows
+        self.cols = cols
+        self._made: dict[str, Any] = {}
+        self._checked: dict[frozenset[str], SelectorInput] = {}
+
+    @property
+    def has_predictions(self) -> bool:
+        return self.pools.predictions is not None
+
+    @property
+    def gathered(self) -> frozenset[str]:
+        """The inputs made so far (names as :meth:`get` takes them)."""
+        return frozenset(self._made)
+
+    def get(self, name: str) -> Any:
+        """One input: ``"X"`` (the scores), ``"embeddings"``, ``"text_embeddings"``, ``"item_meta"`` or
+        ``"predictions"`` (``None`` where the pools have none)."""
+        if name in self._made:
+            return self._made[name]
+        pools, rows, cols = self.pools, self.rows, self.cols
+        value: Any
+        if name == "X":
+            value = pools.scores[np.ix_(rows, cols)]
+        elif name == "embeddings":
+            value = None if pools.vision_text is None else pools.vision_text[cols]
+        elif name == "text_embeddings":
+            value = None if pools.text is None else pools.text[cols]
+        elif name == "item_meta":
+            value = pools.items.iloc[cols].reset_index(drop=True)
+        elif name == "predictions":
+            value = None if pools.predictions is None else pools.predictions[np.ix_(rows, cols)]
+        else:
+            raise KeyError(name)
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
-    return out
+        self._made[name] = value
+        return value
+
+    def checked(self, reads: frozenset[str]) -> SelectorInput:
+        """:func:`check_selector_input` of the inputs in ``reads`` (the others ``None``; scores not read are
+        given as none of the models' rows, an ``(0, n_items)`` array), made once per pool and ``reads``."""
+        out = self._checked.get(reads)
+        if out is None:
+            n = int(self.cols.shape[0])
+            scores = self.get("X") if "scores" in reads else np.empty((0, n))
+            if "scores" not in reads and not reads & {"embeddings", "text_embeddings", "item_meta"}:
+                out = SelectorInput(scores, 0, None, None, None)  # nothing of the pool to check
+            else:
+                out = check_selector_input(
+                    scores,
+                    0,
+                    embeddings=self.get("embeddings") if "embeddings" in reads else None,
+                    text_embeddings=self.get("text_embeddings") if "text_embeddings" in reads else None,
+                    item_meta=self.get("item_meta") if "item_meta" in reads else None,
+                )
+            self._checked[reads] = out
+        return out
+
+
+def pool_inputs(pools: CategoryPools, rows: np.ndarray, cols: np.ndarray) -> PoolInputs:
+    """The inputs of one pool (``cols``) fitted on ``rows``, made as the selectors ask for them."""
+    return PoolInputs(pools, rows, cols)
 
 
 def select_pool(
@@ -179,41 +244,34 @@ def select_pool(
     k: int,
     seed: int,
     params: dict[str, Any] | None = None,
-    inputs: dict[str, Any] | None = None,
+    inputs: PoolInputs | None = None,
 ) -> tuple[np.ndarray, ItemSelector]:
     """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted).
 
     ``params`` are set on the fresh selector before it selects (the automatic selector's
     ``candidate_seeds``); ``inputs`` are the pool's :func:`pool_inputs` when the caller made them. A selector
-    that keeps :meth:`ItemSelector.select` gets its inputs checked once per pool (``check_selector_input``,
-    kept in ``inputs``) and its own parameters checked each time, as ``select`` would: the checks of a
-    20,000-item pool's scores and two embeddings took ~7 ms, repeated for every retention."""
+    that keeps :meth:`ItemSelector.select` gets the inputs it reads (:attr:`ItemSelector.reads`) checked
+    once per pool (:meth:`PoolInputs.checked`) and its own parameters checked each time, as ``select``
+    would: the checks of a 20,000-item pool's scores and two embeddings took ~7 ms, repeated for every
+    retention."""
     sel = build_selector(spec, seed)
     if params:
         sel.set_params(**params)
     if inputs is None:
         inputs = pool_inputs(pools, rows, cols)
     if type(sel).select is ItemSelector.select:  # the common entry point: its input check made once per pool
-        checked = inputs.get("checked")
-        if checked is None:
-            checked = inputs["checked"] = check_selector_input(
-                inputs["X"],
-                0,
-                embeddings=inputs["embeddings"],
-                text_embeddings=inputs["text_embeddings"],
-                item_meta=inputs["item_meta"],
-            )
+        checked = inputs.checked(frozenset(type(sel).reads))
         local = sel.select_checked(replace(checked, k=min(int(k), checked.n_items)))
         return cols[np.asarray(local, dtype=np.int64)], sel
     extra: dict[str, Any] = {}
-    if "predictions" in inputs and "predictions" in inspect.signature(sel.select).parameters:
-        extra["predictions"] = inputs["predictions"]
+    if inputs.has_predictions and "predictions" in inspect.signature(sel.select).parameters:
+        extra["predictions"] = inputs.get("predictions")
     local = sel.select(
-        inputs["X"],
+        inputs.get("X"),
         int(k),
-        embeddings=inputs["embeddings"],
-        text_embeddings=inputs["text_embeddings"],
-        item_meta=inputs["item_meta"],
+        embeddings=inputs.get("embeddings"),
+        text_embeddings=inputs.get("text_embeddings"),
+        item_meta=inputs.get("item_meta"),
         **extra,
     )
     return cols[np.asarray(local, dtype=np.int64)], sel
@@ -256,7 +314,7 @@ def selection_weights(
     labels = candidate_labels(spec) if candidate_seeds is not None else None
     for c in cats:
         cols = pools.columns[c]
-        inputs: dict[str, Any] | None = None  # made once per pool, at its first selection
+        inputs: PoolInputs | None = None  # made once per pool, at its first selection
         for j, r in enumerate(retentions):
             k = category_budget(int(cols.shape[0]), float(r), int(floor))
             budgets[j, c] = k

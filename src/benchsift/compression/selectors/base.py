@@ -46,8 +46,8 @@ implement ``_select(inp)`` on the validated :class:`SelectorInput` (the public :
 once and calls it; a selector with extra inputs, like DISCO's logged answers, overrides :meth:`select`
 itself and calls :func:`check_selector_input` first); finish with ``return self._set_fitted(n_items, kept,
 reasons, item_scores)``, which sets the three fitted attributes and returns the sorted positions; set a class
-attribute ``name``, and register the class under that name in
-:data:`benchsift.compression.selectors.SELECTORS`. Helpers: :func:`item_variance` (NaN-aware plug-in
+attribute ``name`` (and ``reads`` when ``_select`` ignores some inputs), and register the class under that
+name in :data:`benchsift.compression.selectors.SELECTORS`. Helpers: :func:`item_variance` (NaN-aware plug-in
 variance and valid counts), :func:`top_k_positions` (top-k with seeded random ties),
 ``category_budget`` / ``largest_remainder_shares`` (Stage 2 budgets).
 Stage 2 (:func:`benchsift.compression.stages.prune.stage2_prune`) calls ``select`` once per category pool
@@ -176,6 +176,13 @@ class ItemSelector(BaseEstimator, ABC):
     #: The constructor's parameters, declared once (:mod:`benchsift._params`); :meth:`_check_params`
     #: checks them at :meth:`select`, scikit-learn's ``_parameter_constraints``.
     _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {}
+    #: The inputs :meth:`_select` reads (of ``scores``, ``embeddings``, ``text_embeddings``, ``item_meta``).
+    #: The held-out protocols gather and check only these for a selection
+    #: (:class:`benchsift.compression.protocols.pools.PoolInputs`) and give ``None`` for the others, scores
+    #: not read as none of the models' rows (an ``(0, n_items)`` array, so ``n_items`` still counts the
+    #: pool). :meth:`select` checks every input it is given, as ever. Declare it narrower only for a
+    #: selector whose ``_select`` never looks at the rest.
+    reads: ClassVar[frozenset[str]] = frozenset({"scores", "embeddings", "text_embeddings", "item_meta"})
 
     def select(
         self,

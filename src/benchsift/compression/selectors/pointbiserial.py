@@ -20,6 +20,8 @@ Variance), ties in a seeded random order.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from benchsift.compression.selectors.base import (
@@ -73,6 +75,8 @@ class PointBiserialSelector(ItemSelector):
     """
 
     name = "pointbiserial"
+    #: what _select looks at (the held-out protocols gather nothing else for it)
+    reads: ClassVar[frozenset[str]] = frozenset({"scores"})
 
     def __init__(self, random_state: int | np.random.Generator | None = 0) -> None:
         self.random_state = random_state

@@ -1,11 +1,14 @@
 """Random item selection, the reference baseline of PRIMEBench section 5 (and Table 24).
 
 Keeps ``k`` items of the pool drawn uniformly without replacement from a seeded generator; the model scores
-are read only for validation. The estimate of a model's pool mean is the plain mean of its kept items (the
-base class default), an unbiased estimate of the pool mean under simple random sampling.
+are read only for validation (by :meth:`~ItemSelector.select`; the held-out protocols, which check the
+panel once, give it none: ``reads`` is empty). The estimate of a model's pool mean is the plain mean of its
+kept items (the base class default), an unbiased estimate of the pool mean under simple random sampling.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import numpy as np
 
@@ -29,6 +32,8 @@ class RandomSelector(ItemSelector):
     """
 
     name = "random"
+    #: what _select looks at (the held-out protocols gather nothing else for it)
+    reads: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, random_state: int | np.random.Generator | None = 0) -> None:
         self.random_state = random_state

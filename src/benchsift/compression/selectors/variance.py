@@ -71,6 +71,8 @@ class VarianceSelector(ItemSelector):
     """
 
     name = "variance"
+    #: what _select looks at (the held-out protocols gather nothing else for it)
+    reads: ClassVar[frozenset[str]] = frozenset({"scores"})
     _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {
         "rank_by": [Options(["plugin", "eq5"])],
         "tie_break": [Options(["random", "index"])],
