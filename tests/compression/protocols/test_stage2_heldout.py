@@ -389,3 +389,31 @@ def test_selections_equal_the_public_select_on_every_input_and_gather_only_what_
             assert expected_gather[name] <= inputs.gathered, name
             if name != "vaw":  # the narrow ones gather exactly what they read
                 assert inputs.gathered == expected_gather[name], name
+
+
+def test_a_subclass_that_reads_the_scores_in_its_own_select_gets_them() -> None:
+    """``reads`` is trusted only from the class whose ``_select`` runs: a subclass of Random (which reads
+    nothing) with its own ``_select`` on the scores gets the build models' scores, not an empty matrix."""
+    from benchsift.compression.protocols.pools import pool_inputs, select_pool
+    from benchsift.compression.selectors.base import SelectorInput, inputs_read
+    from benchsift.compression.selectors.random import RandomSelector
+    from benchsift.compression.selectors.variance import IndexTieVarianceSelector, VarianceSelector
+
+    class EasiestFirst(RandomSelector):
+        name = "easiest-first"
+
+        def _select(self, inp: SelectorInput) -> np.ndarray:
+            kept = np.argsort(-np.nanmean(inp.scores, axis=0), kind="stable")[: inp.k]
+            return self._set_fitted(inp.n_items, kept, np.full(kept.size, "top", dtype=object), np.zeros(0))
+
+    assert inputs_read(RandomSelector) == frozenset()
+    assert inputs_read(VarianceSelector) == inputs_read(IndexTieVarianceSelector) == frozenset({"scores"})
+    assert inputs_read(EasiestFirst) == ItemSelector.reads
+    p = _panel(30, 240)
+    pools = prepare_pools(p)
+    rows, cols = np.arange(0, 30, 3), pools.columns[0]
+    inputs = pool_inputs(pools, rows, cols)
+    kept, _ = select_pool(pools, EasiestFirst(), rows, cols, 9, 0, None, inputs)
+    means = np.nanmean(pools.scores[np.ix_(rows, cols)], axis=0)
+    assert sorted(kept.tolist()) == sorted(cols[np.argsort(-means, kind="stable")[:9]].tolist())
+    assert "X" in inputs.gathered

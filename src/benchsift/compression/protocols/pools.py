@@ -25,7 +25,12 @@ from benchsift.compression.protocols.specs import (
     candidate_labels,
     seed_per_pool,
 )
-from benchsift.compression.selectors.base import ItemSelector, SelectorInput, check_selector_input
+from benchsift.compression.selectors.base import (
+    ItemSelector,
+    SelectorInput,
+    check_selector_input,
+    inputs_read,
+)
 from benchsift.compression.selectors.budget import category_budget
 from benchsift.panel import Panel
 from benchsift.panel.categories import category_or_benchmark
@@ -211,17 +216,16 @@ class PoolInputs:
         return value
 
     def checked(self, reads: frozenset[str]) -> SelectorInput:
-        """:func:`check_selector_input` of the inputs in ``reads`` (the others ``None``; scores not read are
-        given as none of the models' rows, an ``(0, n_items)`` array), made once per pool and ``reads``."""
+        """:func:`check_selector_input` of the scores and the inputs in ``reads`` (the others ``None``), made
+        once per pool and ``reads``; with nothing read, no check and the scores as none of the models' rows
+        (an ``(0, n_items)`` array)."""
         out = self._checked.get(reads)
         if out is None:
-            n = int(self.cols.shape[0])
-            scores = self.get("X") if "scores" in reads else np.empty((0, n))
-            if "scores" not in reads and not reads & {"embeddings", "text_embeddings", "item_meta"}:
-                out = SelectorInput(scores, 0, None, None, None)  # nothing of the pool to check
+            if not reads:  # nothing of the pool to check (the random selector)
+                out = SelectorInput(np.empty((0, int(self.cols.shape[0]))), 0, None, None, None)
             else:
                 out = check_selector_input(
-                    scores,
+                    self.get("X"),
                     0,
                     embeddings=self.get("embeddings") if "embeddings" in reads else None,
                     text_embeddings=self.get("text_embeddings") if "text_embeddings" in reads else None,
@@ -250,7 +254,7 @@ def select_pool(
 
     ``params`` are set on the fresh selector before it selects (the automatic selector's
     ``candidate_seeds``); ``inputs`` are the pool's :func:`pool_inputs` when the caller made them. A selector
-    that keeps :meth:`ItemSelector.select` gets the inputs it reads (:attr:`ItemSelector.reads`) checked
+    that keeps :meth:`ItemSelector.select` gets the inputs it reads (:func:`inputs_read`) checked
     once per pool (:meth:`PoolInputs.checked`) and its own parameters checked each time, as ``select``
     would: the checks of a 20,000-item pool's scores and two embeddings took ~7 ms, repeated for every
     retention."""
@@ -260,7 +264,7 @@ def select_pool(
     if inputs is None:
         inputs = pool_inputs(pools, rows, cols)
     if type(sel).select is ItemSelector.select:  # the common entry point: its input check made once per pool
-        checked = inputs.checked(frozenset(type(sel).reads))
+        checked = inputs.checked(inputs_read(type(sel)))
         local = sel.select_checked(replace(checked, k=min(int(k), checked.n_items)))
         return cols[np.asarray(local, dtype=np.int64)], sel
     extra: dict[str, Any] = {}

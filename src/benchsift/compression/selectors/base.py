@@ -74,6 +74,7 @@ __all__ = [
     "SELECTOR_SPEC",
     "SelectorInput",
     "check_selector_input",
+    "inputs_read",
     "item_variance",
     "top_k_positions",
 ]
@@ -164,6 +165,19 @@ def top_k_positions(score: np.ndarray, k: int, rng: np.random.Generator | None) 
     return order[:k].astype(np.int64)
 
 
+def inputs_read(selector: type[ItemSelector]) -> frozenset[str]:
+    """The inputs a selector class's ``_select`` reads: :attr:`ItemSelector.reads` of the nearest class of its
+    MRO that declares ``reads`` or defines ``_select``, every input when that class defines ``_select`` but
+    declares no ``reads`` (a subclass of Random whose own ``_select`` reads the scores gets them)."""
+    for klass in selector.__mro__:
+        own = vars(klass)
+        if "reads" in own:
+            return frozenset(own["reads"])
+        if "_select" in own:
+            return ItemSelector.reads
+    return ItemSelector.reads
+
+
 class ItemSelector(BaseEstimator, ABC):
     """Base class of the item selectors (see the module docstring for the full contract).
 
@@ -178,10 +192,11 @@ class ItemSelector(BaseEstimator, ABC):
     _parameter_constraints: ClassVar[dict[str, list[ConstraintLike]]] = {}
     #: The inputs :meth:`_select` reads (of ``scores``, ``embeddings``, ``text_embeddings``, ``item_meta``).
     #: The held-out protocols gather and check only these for a selection
-    #: (:class:`benchsift.compression.protocols.pools.PoolInputs`) and give ``None`` for the others, scores
-    #: not read as none of the models' rows (an ``(0, n_items)`` array, so ``n_items`` still counts the
-    #: pool). :meth:`select` checks every input it is given, as ever. Declare it narrower only for a
-    #: selector whose ``_select`` never looks at the rest.
+    #: (:class:`benchsift.compression.protocols.pools.PoolInputs`; :func:`inputs_read`) and give ``None``
+    #: for the others; a selector that reads nothing (Random) gets the scores as none of the models' rows
+    #: (an ``(0, n_items)`` array, so ``n_items`` still counts the pool). :meth:`select` checks every input
+    #: it is given, as ever. Declare it narrower only for a selector whose ``_select`` never looks at the
+    #: rest; a subclass that overrides ``_select`` without declaring it again reads everything.
     reads: ClassVar[frozenset[str]] = frozenset({"scores", "embeddings", "text_embeddings", "item_meta"})
 
     def select(
