@@ -358,7 +358,7 @@ def test_selections_equal_the_public_select_on_every_input_and_gather_only_what_
     random selector of a paper-scale validate had 386,312 items' embeddings copied and checked for nothing),
     and keeps exactly the items the selector's public ``select`` keeps when it is given every input."""
     from benchsift.compression.embeddings import ItemEmbeddings
-    from benchsift.compression.protocols.pools import pool_inputs, select_pool
+    from benchsift.compression.protocols.pools import PoolInputs, select_pool
     from benchsift.compression.protocols.specs import build_selector
     from benchsift.compression.selectors.registry import SELECTOR_NAMES
     from benchsift.simulate import SimulationConfig, simulate_panel
@@ -374,7 +374,7 @@ def test_selections_equal_the_public_select_on_every_input_and_gather_only_what_
     meta = pools.items.iloc[cols].reset_index(drop=True)
     expected_gather = {"random": set(), "variance": {"X"}, "pointbiserial": {"X"}, "vaw": {"X", "embeddings"}}
     for name in SELECTOR_NAMES:
-        inputs = pool_inputs(pools, rows, cols)
+        inputs = PoolInputs(pools, rows, cols)
         for k in (7, 40):
             kept, _ = select_pool(pools, name, rows, cols, k, 11, None, inputs)
             public = build_selector(name, 11).select(
@@ -394,7 +394,7 @@ def test_selections_equal_the_public_select_on_every_input_and_gather_only_what_
 def test_a_subclass_that_reads_the_scores_in_its_own_select_gets_them() -> None:
     """``reads`` is trusted only from the class whose ``_select`` runs: a subclass of Random (which reads
     nothing) with its own ``_select`` on the scores gets the build models' scores, not an empty matrix."""
-    from benchsift.compression.protocols.pools import pool_inputs, select_pool
+    from benchsift.compression.protocols.pools import PoolInputs, select_pool
     from benchsift.compression.selectors.base import SelectorInput, inputs_read
     from benchsift.compression.selectors.random import RandomSelector
     from benchsift.compression.selectors.variance import IndexTieVarianceSelector, VarianceSelector
@@ -412,7 +412,7 @@ def test_a_subclass_that_reads_the_scores_in_its_own_select_gets_them() -> None:
     p = _panel(30, 240)
     pools = prepare_pools(p)
     rows, cols = np.arange(0, 30, 3), pools.columns[0]
-    inputs = pool_inputs(pools, rows, cols)
+    inputs = PoolInputs(pools, rows, cols)
     kept, _ = select_pool(pools, EasiestFirst(), rows, cols, 9, 0, None, inputs)
     means = np.nanmean(pools.scores[np.ix_(rows, cols)], axis=0)
     assert sorted(kept.tolist()) == sorted(cols[np.argsort(-means, kind="stable")[:9]].tolist())

@@ -235,11 +235,6 @@ class PoolInputs:
         return out
 
 
-def pool_inputs(pools: CategoryPools, rows: np.ndarray, cols: np.ndarray) -> PoolInputs:
-    """The inputs of one pool (``cols``) fitted on ``rows``, made as the selectors ask for them."""
-    return PoolInputs(pools, rows, cols)
-
-
 def select_pool(
     pools: CategoryPools,
     spec: SelectorSpec,
@@ -253,7 +248,7 @@ def select_pool(
     """Run one selector on one pool (``cols``) fitted on ``rows``; returns (item positions, fitted).
 
     ``params`` are set on the fresh selector before it selects (the automatic selector's
-    ``candidate_seeds``); ``inputs`` are the pool's :func:`pool_inputs` when the caller made them. A selector
+    ``candidate_seeds``); ``inputs`` are the pool's :class:`PoolInputs` when the caller made them. A selector
     that keeps :meth:`ItemSelector.select` gets the inputs it reads (:func:`inputs_read`) checked
     once per pool (:meth:`PoolInputs.checked`) and its own parameters checked each time, as ``select``
     would: the checks of a 20,000-item pool's scores and two embeddings took ~7 ms, repeated for every
@@ -262,7 +257,7 @@ def select_pool(
     if params:
         sel.set_params(**params)
     if inputs is None:
-        inputs = pool_inputs(pools, rows, cols)
+        inputs = PoolInputs(pools, rows, cols)
     if type(sel).select is ItemSelector.select:  # the common entry point: its input check made once per pool
         checked = inputs.checked(inputs_read(type(sel)))
         local = sel.select_checked(replace(checked, k=min(int(k), checked.n_items)))
@@ -318,7 +313,7 @@ def selection_weights(
     labels = candidate_labels(spec) if candidate_seeds is not None else None
     for c in cats:
         cols = pools.columns[c]
-        inputs: PoolInputs | None = None  # made once per pool, at its first selection
+        inputs = PoolInputs(pools, rows, cols)  # shared by the pool's retentions; made as read
         for j, r in enumerate(retentions):
             k = category_budget(int(cols.shape[0]), float(r), int(floor))
             budgets[j, c] = k
@@ -331,8 +326,6 @@ def selection_weights(
                 params = {
                     "candidate_seeds": {lab: candidate_seeds(lab, retention_key(r), c) for lab in labels}
                 }
-            if inputs is None:
-                inputs = pool_inputs(pools, rows, cols)
             kept, sel = select_pool(pools, spec, rows, cols, k, seeds(r_key, c), params, inputs)
             if fitted is not None:
                 fitted[(j, c)] = (kept, sel)
