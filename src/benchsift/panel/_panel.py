@@ -530,19 +530,25 @@ class Panel:
         return self.group_means("category")
 
     def model_means(self) -> np.ndarray:
-        """Per-model mean over all scored items (NaN for a model with none). A panel without missing
-        cells (every row sum finite: NaN would propagate, and a panel holds no infinity) takes one pass,
-        the same bits as the NaN-aware path."""
-        if self._scores.shape[1]:
-            sums = self._scores.sum(axis=1)
-            if np.isfinite(sums).all():
-                return sums / self._scores.shape[1]
-        obs = self.observed
-        with np.errstate(invalid="ignore", divide="ignore"):
+        """Per-model mean over all scored items (NaN for a model with none). One pass of row sums: a row
+        whose sum is finite has no missing cell (NaN would propagate, and a panel holds no infinity), so its
+        mean is the sum over the items; only the other rows are summed again over their observed cells
+        (the same bits as that NaN-aware sum for every row)."""
+        n_models, n_items = self._scores.shape
+        if not n_items:
+            return np.full(n_models, np.nan)
+        sums = self._scores.sum(axis=1)
+        out = sums / n_items
+        gaps = np.flatnonzero(~np.isfinite(sums))
+        if gaps.size:
+            part = self._scores[gaps]
+            obs = ~np.isnan(part)
             counts = obs.sum(axis=1)
-            return np.where(
-                counts > 0, np.where(obs, self._scores, 0.0).sum(axis=1) / np.maximum(counts, 1), np.nan
-            )
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[gaps] = np.where(
+                    counts > 0, np.where(obs, part, 0.0).sum(axis=1) / np.maximum(counts, 1), np.nan
+                )
+        return out
 
     # ------------------------------------------------------------------ conversion and storage
     def to_long(self, dropna: bool = True) -> pd.DataFrame:
