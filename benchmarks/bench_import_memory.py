@@ -73,6 +73,7 @@ STEPS = {
         " sys.argv=['benchsift','import','wide',{wide!r},'-o',{wide_out!r},'--json']; main()"
     ),
     "pandas.read_csv wide-frac": "import pandas as pd; pd.read_csv({wide_frac!r})",
+    "benchsift read_wide wide-frac": "from benchsift.io.wide import read_wide; read_wide({wide_frac!r})",
     "benchsift import wide-frac": (
         "from benchsift.cli.main import main; import sys;"
         " sys.argv=['benchsift','import','wide',{wide_frac!r},'-o',{wide_frac_out!r},'--json']; main()"

@@ -27,8 +27,9 @@ file's line ends, on plain 4 KiB pages, mapped whole at the start when the file 
 :func:`benchsift.io._common.owned_matrix`). A file whose score cells are each one digit or empty (a 0/1
 correctness table) is read as bytes by numpy passes over blocks of lines
 (:mod:`benchsift.io._digit_csv`); any other by pyarrow's streaming CSV reader, each block's score columns
-converted in one call. 2,000 x 50,000 0/1 cells: peak 1.0 GB, 1.25x the panel's own size (pandas' is 2.7x),
-and ``import wide`` 3.6 s of CPU where ``pandas.read_csv`` alone takes 3.1-7.9 s
+converted in one call (a large file without quotes in byte ranges parsed on as many threads as cores,
+:mod:`benchsift.io._csv_ranges`). 2,000 x 50,000 0/1 cells: peak 1.0 GB, 1.25x the panel's own size
+(pandas' is 2.7x), and ``import wide`` 3.6 s of CPU where ``pandas.read_csv`` alone takes 3.1-7.9 s
 (``benchmarks/bench_import_memory.py``). A cell pyarrow does not read as a plain number (``true``, `` 1``
 with blanks, ``inf``, text) sends the file to the general reader (pandas, every cell as text), which
 accepts the same inputs as before and names the offending cell; all three give the same panel.
@@ -39,6 +40,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -50,6 +52,7 @@ import pyarrow.csv as pacsv
 from benchsift._params import Options, validate_params
 from benchsift._schema import Rule, check_frame, check_rules
 from benchsift.errors import FormatError, InputError
+from benchsift.io import _csv_ranges
 from benchsift.io._coded import PANDAS_NA
 from benchsift.io._common import (
     TABLE_PATTERNS,
@@ -65,6 +68,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
+from benchsift.io._csv_ranges import LineEnds, line_ends
 from benchsift.io._digit_csv import fill_digits
 from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import (
@@ -199,23 +203,13 @@ def _raw_header(path: Path, max_columns: int = MAX_COLUMNS) -> list[str] | None:
 
 def _line_bound(path: Path) -> tuple[int, bool]:
     """An upper bound of a CSV's data rows: its lines but the header (line ends ``\\n``, and ``\\r`` not
-    followed by ``\\n``), counted in 16 MiB blocks; exact when no cell holds a line break and no line is
-    blank (which pyarrow's reader skips), so that the matrix needs no moving after the read (until issue 36
-    the bound counted the header too, and every read moved the whole matrix up by one row). Also whether
-    the file holds no quote (``"``), so that no cell can hold a line break and the bound is the rows plus
-    the blank lines. ``\\r`` is counted only in a block that holds one: searching for it costs a fortieth
-    of counting ``\\r\\n`` (0.17 s for 200 MB)."""
-    ends, last, quotes = 0, b"", False
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 24), b""):
-            ends += chunk.count(b"\n")
-            if b"\r" in chunk:
-                ends += chunk.count(b"\r") - chunk.count(b"\r\n")
-            ends -= last == b"\r" and chunk[:1] == b"\n"  # a \r\n across two blocks
-            quotes = quotes or b'"' in chunk
-            last = chunk[-1:]
-    # lines = ends, plus one for a last line without its line end; one of them is the header's
-    return ends - (last in (b"\n", b"\r")), not quotes
+    followed by ``\\n``); exact when no cell holds a line break and no line is blank (which pyarrow's reader
+    skips), so that the matrix needs no moving after the read (until issue 36 the bound counted the header
+    too, and every read moved the whole matrix up by one row). Also whether the file holds no quote
+    (``"``), so that no cell can hold a line break and the bound is the rows plus the blank lines
+    (:func:`benchsift.io._csv_ranges.line_ends`)."""
+    ends = line_ends(path)
+    return ends.data_rows_bound, not ends.quote
 
 
 def _to_matrix(batch: pa.RecordBatch, rows_first: bool) -> np.ndarray:
@@ -260,29 +254,93 @@ def _fill(
     return texts, row
 
 
+def _arrow_columns(
+    header: list[str], text_cols: set[int]
+) -> tuple[list[str], list[str], dict[str, pa.DataType]]:
+    """The column names pyarrow reads the file with (``c0``, ``c1``, ...), those of the score columns, and
+    every column's type (text for ``text_cols``, float64 else)."""
+    names = [f"c{j}" for j in range(len(header))]
+    score_names = [names[j] for j in range(len(header)) if j not in text_cols]
+    types = {names[j]: (pa.string() if j in text_cols else pa.float64()) for j in range(len(header))}
+    return names, score_names, types
+
+
+def _convert(types: dict[str, pa.DataType], nulls: list[str]) -> pacsv.ConvertOptions:
+    return pacsv.ConvertOptions(
+        column_types=types, null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True
+    )
+
+
 def _arrow_fill(
     path: Path, header: list[str], text_cols: set[int], sep: str, scores: np.ndarray, rows_first: bool
 ) -> tuple[dict[int, list], int] | None:
     """Fill ``scores`` with pyarrow's streaming CSV reader (:func:`_fill`): one parse, two when a cell holds
     one of pandas' missing texts but the empty one (whose look-up costs a quarter more); None as
     :func:`_fill` says."""
-    names = [f"c{j}" for j in range(len(header))]
-    score_names = [names[j] for j in range(len(header)) if j not in text_cols]
-    types = {names[j]: (pa.string() if j in text_cols else pa.float64()) for j in range(len(header))}
+    names, score_names, types = _arrow_columns(header, text_cols)
     read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK, use_threads=False)
     parse = pacsv.ParseOptions(delimiter=sep, newlines_in_values=True)
     for nulls in ([""], list(PANDAS_NA)):
-        convert = pacsv.ConvertOptions(
-            column_types=types, null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True
-        )
         try:  # open_csv reads the first block already
-            reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+            reader = pacsv.open_csv(
+                path, read_options=read, parse_options=parse, convert_options=_convert(types, nulls)
+            )
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             continue
         got = _fill(reader, scores, text_cols, score_names, rows_first)
         if got is not None:
             return got
     return None
+
+
+def _arrow_fill_ranges(
+    path: Path,
+    header: list[str],
+    text_cols: set[int],
+    sep: str,
+    scores: np.ndarray,
+    rows_first: bool,
+    cuts: list[int],
+    ends: LineEnds,
+) -> tuple[dict[int, list], int] | None:
+    """:func:`_arrow_fill` for a file without quotes or lone ``\\r``, cut at ``cuts`` (each right after a
+    ``\\n``): each range parsed by its own streaming reader on its own thread, into its own rows of
+    ``scores`` (its lines, counted in ``ends``; the first range's header is not a row), then the rows moved
+    together where blank lines left gaps (:mod:`benchsift.io._csv_ranges`). Only the empty cell is missing
+    here; None when any range fails, and the caller reads the file again in one stream."""
+    names, score_names, types = _arrow_columns(header, text_cols)
+    edges = [0, *cuts, path.stat().st_size]
+    rows = [n - (k == 0) for k, n in enumerate(ends.newlines)]
+    rows[-1] += not ends.ends_with_eol
+    starts = [0, *np.cumsum(rows[:-1]).tolist()]
+    parse = pacsv.ParseOptions(delimiter=sep)
+    convert = _convert(types, [""])
+    # the readers share one reader's blocks: k ranges of BLOCK / k bytes each (at least 1 MiB) hold what
+    # one stream of BLOCK held (2 ranges of 4 MiB: 0.18 GB more peak RSS on 2,000 x 50,000 cells)
+    block = max(1 << 20, BLOCK // len(rows))
+
+    def fill_range(k: int) -> tuple[dict[int, list], int] | None:
+        read = pacsv.ReadOptions(
+            column_names=names, skip_rows=int(k == 0), block_size=block, use_threads=False
+        )
+        lo, hi = starts[k], starts[k] + rows[k]
+        view = scores[lo:hi] if rows_first else scores[:, lo:hi]
+        with _csv_ranges.RangeFile(path, edges[k], edges[k + 1]) as stream:
+            try:
+                reader = pacsv.open_csv(
+                    stream, read_options=read, parse_options=parse, convert_options=convert
+                )
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                return None
+            return _fill(reader, view, text_cols, score_names, rows_first)
+
+    with ThreadPoolExecutor(max_workers=len(rows)) as pool:
+        parts = list(pool.map(fill_range, range(len(rows))))
+    if any(p is None for p in parts):
+        return None
+    done = [p for p in parts if p is not None]
+    texts = {j: [t for p in done for t in p[0][j]] for j in text_cols}
+    return texts, _csv_ranges.close_gaps(scores, starts, [p[1] for p in done], rows_first)
 
 
 def _fast_csv(
@@ -293,21 +351,29 @@ def _fast_csv(
     None when a score cell is not a plain number (or is infinite), or the file is not well-formed for
     pyarrow: the general reader decides.
 
-    The matrix is made for :func:`_line_bound` rows (pages never written cost no memory; when the file
-    holds no quote, so that the bound is exact up to blank lines, all its pages are mapped in one call,
-    ``MAP_POPULATE``, instead of one fault per page: 0.5-1 s less CPU for 800 MB on a loaded machine). A
-    file without quotes whose score cells are each one digit or empty (a correctness table) is read by the
-    byte path (:func:`benchsift.io._digit_csv.fill_digits`: 2,000 x 50,000 cells in about half pyarrow's
-    parse time), any other by pyarrow's streaming reader (:func:`_arrow_fill`), batch by batch, each batch's
-    score columns converted in one call (:func:`_to_matrix`); when fewer rows came (blank lines, line breaks
-    in cells) the rows are moved together in place.
+    The matrix is made for the file's lines but the header (:func:`_csv_ranges.line_ends`; pages never
+    written cost no memory; when the file holds no quote, so that the bound is exact up to blank lines, all
+    its pages are mapped in one call, ``MAP_POPULATE``, instead of one fault per page: 0.5-1 s less CPU for
+    800 MB on a loaded machine). A file without quotes whose score cells are each one digit or empty (a
+    correctness table) is read by the byte path (:func:`benchsift.io._digit_csv.fill_digits`: 2,000 x
+    50,000 cells in about half pyarrow's parse time); any other by pyarrow's streaming reader, batch by
+    batch, each batch's score columns converted in one call (:func:`_to_matrix`): a file of at least
+    :data:`~benchsift.io._csv_ranges.MIN_BYTES` without quotes or lone ``\\r`` in byte ranges, one reader
+    per range on its own thread (:func:`_arrow_fill_ranges`; 2,000 x 50,000 partial-credit cells, 353 MB, on
+    2 cores: 3.5-4.5 s instead of 5.1-5.6 s, at the same peak memory), else in one stream
+    (:func:`_arrow_fill`); when fewer rows came (blank lines, line breaks in cells) the rows are moved
+    together in place.
     """
     n_scores = len(header) - len(text_cols)
-    cap, exact = _line_bound(path)
+    cuts = _csv_ranges.split_points(path, _csv_ranges.range_count(path.stat().st_size))
+    ends = line_ends(path, cuts)
+    cap, exact = ends.data_rows_bound, not ends.quote
     shape = (cap, n_scores) if rows_first else (n_scores, cap)
     scores = owned_matrix(shape, populate=exact)
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     got = fill_digits(path, scores, text_cols, len(header), sep, rows_first) if exact else None
+    if got is None and exact and cuts and not ends.lone_cr:
+        got = _arrow_fill_ranges(path, header, text_cols, sep, scores, rows_first, cuts, ends)
     if got is None:
         got = _arrow_fill(path, header, text_cols, sep, scores, rows_first)
     if got is None:
