@@ -1,9 +1,11 @@
-"""The wide reader's ranged parse (``_arrow_fill_ranges``: one pyarrow reader per byte range, on threads)
-against the one-stream parse (``_arrow_fill``) and pandas on the same files.
+"""The wide reader's ranged parse (``fill_in_ranges``: one reader per byte range, on threads) against the
+one-stream parse and pandas on the same files, for both readers: pyarrow's (``_arrow_range_reader`` against
+``_arrow_fill``) and the byte path's (``_digit_range_reader`` against ``fill_digits`` on the whole file).
 
-Random partial-credit files with empty cells, blank lines (inside a range and at its end), CR LF line ends, a
-byte-order mark, no final line end, text columns, both orientations, CSV and TSV, cut into 2-5 ranges: the
-ranged parse must give the bits, NaN and texts of the one-stream parse. The byte counts behind the cuts
+Random files (partial-credit cells, or single digits for the byte path) with empty cells, blank lines (inside
+a range and at its end), CR LF line ends, a byte-order mark, no final line end, text columns, both
+orientations, CSV and TSV, cut into 2-5 ranges: the ranged parse must give the bits, NaN and texts of the
+one-stream parse. The byte counts behind the cuts
 (``line_ends``) are checked against a direct count on every cut, with 16-byte scan blocks so that block ends
 fall inside ``\\r\\n`` pairs.
 """
@@ -17,10 +19,12 @@ import pandas as pd
 import pytest
 
 from benchsift.io import _csv_ranges
-from benchsift.io._csv_ranges import close_gaps, line_ends, split_points
-from benchsift.io.wide import _arrow_fill, _arrow_fill_ranges, read_wide
+from benchsift.io._csv_ranges import close_gaps, fill_in_ranges, line_ends, split_points
+from benchsift.io._digit_csv import fill_digits
+from benchsift.io.wide import _arrow_fill, _arrow_range_reader, _digit_range_reader, read_wide
 
 CELLS = np.array(["0", "0.25", "0.5", "0.75", "1", "", "1e-1", "-0.5"], dtype=object)
+DIGITS = np.array(["0", "1", "", "7"], dtype=object)
 
 
 def _random_file(
@@ -33,6 +37,7 @@ def _random_file(
     blanks: bool = False,
     last_end: bool = True,
     bom: bool = False,
+    cells: np.ndarray = CELLS,
 ) -> tuple[int, int]:
     """Write a random wide table; its (data rows, score columns)."""
     n_rows, n_scores = int(rng.integers(1, 60)), int(rng.integers(1, 12))
@@ -40,7 +45,7 @@ def _random_file(
     lines = [sep.join(names)]
     for k in range(n_rows):
         texts = [rng.choice([f"q{k}", f"é{k}ü", "NA", " x ", ""]) for _ in range(lead)]
-        lines.append(sep.join([*texts, *rng.choice(CELLS, size=n_scores)]))
+        lines.append(sep.join([*texts, *rng.choice(cells, size=n_scores)]))
         if blanks and rng.random() < 0.2:
             lines.append("")  # a blank line: pyarrow skips it
     end = "\r\n" if crlf else "\n"
@@ -51,7 +56,11 @@ def _random_file(
     return n_rows, n_scores
 
 
-def _ranged_and_single(path: Path, n_ranges: int, sep: str, lead: int, rows_first: bool):
+def _ranged_and_single(
+    path: Path, n_ranges: int, sep: str, lead: int, rows_first: bool, digits: bool = False
+):
+    """Cuts, the ranged and the one-stream result, and their matrices, of the pyarrow path (or the byte
+    path with ``digits``)."""
     header = path.read_text(encoding="utf-8-sig").splitlines()[0].split(sep)
     cols = set(range(lead))
     cuts = split_points(path, n_ranges)
@@ -59,13 +68,19 @@ def _ranged_and_single(path: Path, n_ranges: int, sep: str, lead: int, rows_firs
     n_scores = len(header) - lead
     shape = (ends.data_rows_bound, n_scores) if rows_first else (n_scores, ends.data_rows_bound)
     ours, ref = np.full(shape, -7.0), np.full(shape, -7.0)
-    got = _arrow_fill_ranges(path, header, cols, sep, ours, rows_first, cuts, ends)
-    want = _arrow_fill(path, header, cols, sep, ref, rows_first)
+    if digits:
+        reader = _digit_range_reader(path, len(header), cols, sep, rows_first)
+        want = fill_digits(path, ref, cols, len(header), sep, rows_first)
+    else:
+        reader = _arrow_range_reader(path, header, cols, sep, rows_first, len(cuts) + 1)
+        want = _arrow_fill(path, header, cols, sep, ref, rows_first)
+    got = fill_in_ranges(path, ours, rows_first, cuts, ends, reader)
     return cuts, got, want, ours, ref
 
 
+@pytest.mark.parametrize("digits", [False, True], ids=["pyarrow", "bytes"])
 @pytest.mark.parametrize("seed", range(24))
-def test_ranged_parse_equals_the_one_stream_parse(tmp_path: Path, seed: int) -> None:
+def test_ranged_parse_equals_the_one_stream_parse(tmp_path: Path, seed: int, digits: bool) -> None:
     rng = np.random.default_rng(seed)
     sep = "\t" if seed % 5 == 4 else ","
     path = tmp_path / ("t.tsv" if sep == "\t" else "t.csv")
@@ -80,9 +95,10 @@ def test_ranged_parse_equals_the_one_stream_parse(tmp_path: Path, seed: int) -> 
         blanks=seed % 4 in (1, 2),
         last_end=seed % 6 != 5,
         bom=seed % 7 == 3,
+        cells=DIGITS if digits else CELLS,
     )
     n_ranges = 2 + seed % 4
-    cuts, got, want, ours, ref = _ranged_and_single(path, n_ranges, sep, lead, rows_first)
+    cuts, got, want, ours, ref = _ranged_and_single(path, n_ranges, sep, lead, rows_first, digits)
     assert cuts, "the file was not cut"  # every file here is long enough for at least two ranges
     assert want is not None and got is not None
     assert got[1] == want[1]

@@ -1,5 +1,6 @@
-"""A large CSV without quotes read in byte ranges, one thread per range: pyarrow's parser releases the
-interpreter lock, so ``k`` ranges parse on ``k`` cores at once.
+"""A large CSV without quotes read in byte ranges, one thread per range: pyarrow's parser and the byte
+path's numpy passes (:mod:`benchsift.io._digit_csv`) release the interpreter lock, so ``k`` ranges parse on
+``k`` cores at once (:func:`fill_in_ranges`).
 
 A file that holds no quote (``"``) cannot hold a line break inside a cell, so every ``\\n`` ends a row and a
 range that starts right after one starts at a row. :func:`split_points` cuts the file after the first ``\\n``
@@ -9,15 +10,16 @@ end but no row: pyarrow skips it), so each range is given its own rows of the ma
 read, and the rows of a range that had blank lines are moved up afterwards (:func:`close_gaps`). A lone
 ``\\r`` also ends a row for pyarrow but is no cut, so such a file is read in one range.
 
-Measured on the 2-core test machine (``benchmarks/bench_import_memory.py``, 2,000 x 50,000 partial-credit
-cells, 353 MB): see the README's speed table.
+Measured on the 2-core test machine (``benchmarks/bench_import_memory.py``, 2,000 x 50,000 cells, 0/1 and
+partial credit): see the README's speed table.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,3 +148,33 @@ def close_gaps(scores: np.ndarray, starts: Sequence[int], got: Sequence[int], ro
                 scores[:, row : row + n] = scores[:, start : start + n]
         row += n
     return row
+
+
+#: one range's reader: ``(range index, first byte, end byte, the range's rows of the matrix)`` -> the text
+#: columns' cells and the rows written, or None when the range is not one this reader reads
+RangeReader = Callable[[int, int, int, np.ndarray], "tuple[dict[int, list], int] | None"]
+
+
+def fill_in_ranges(
+    path: Path, scores: np.ndarray, rows_first: bool, cuts: Sequence[int], ends: LineEnds, read: RangeReader
+) -> tuple[dict[int, list], int] | None:
+    """Fill ``scores`` from the ranges of ``path`` that ``cuts`` makes, ``read`` on one thread per range,
+    each range given as many rows as it has lines (``ends``; the first range's header is no row); then the
+    rows moved together where blank lines left gaps (:func:`close_gaps`). The text cells of every range in
+    file order and the rows in all, or None when any range's reader says None."""
+    edges = [0, *cuts, path.stat().st_size]
+    rows = [n - (k == 0) for k, n in enumerate(ends.newlines)]
+    rows[-1] += not ends.ends_with_eol
+    starts = [0, *np.cumsum(rows[:-1]).tolist()]
+
+    def one(k: int) -> tuple[dict[int, list], int] | None:
+        lo, hi = starts[k], starts[k] + rows[k]
+        return read(k, edges[k], edges[k + 1], scores[lo:hi] if rows_first else scores[:, lo:hi])
+
+    with ThreadPoolExecutor(max_workers=len(rows)) as pool:
+        parts = list(pool.map(one, range(len(rows))))
+    done = [p for p in parts if p is not None]
+    if len(done) < len(parts):
+        return None
+    texts = {j: [t for p in done for t in p[0][j]] for j in done[0][0]}
+    return texts, close_gaps(scores, starts, [p[1] for p in done], rows_first)

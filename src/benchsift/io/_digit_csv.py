@@ -40,13 +40,19 @@ class _NotDigits(Exception):
     """The file is not one the byte path reads; the caller falls back."""
 
 
-def _blocks(path: Path, block: int) -> Iterator[bytes]:
-    """The file's data lines in blocks of about ``block`` bytes (more when a line is longer), each block
-    whole lines ending in ``\\n`` (the last one given one when the file has none); the header left out."""
-    rest, header = b"", True
+def _blocks(path: Path, block: int, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+    """The data lines of the file's bytes ``[start, stop)`` (``stop`` None: to the end) in blocks of about
+    ``block`` bytes (more when a line is longer), each block whole lines ending in ``\\n`` (the last one
+    given one when the range has none); the header left out when the range starts the file (a range that
+    starts elsewhere must start at a line)."""
+    rest, header = b"", start == 0
+    left = -1 if stop is None else stop - start
     with open(path, "rb") as fh:
+        fh.seek(start)
         while True:
-            chunk = fh.read(block)
+            chunk = fh.read(block if left < 0 else min(block, left))
+            if left > 0:
+                left -= len(chunk)
             data = rest + chunk if rest else chunk
             if not chunk:
                 if header:
@@ -137,11 +143,15 @@ def fill_digits(
     sep: str,
     rows_first: bool,
     block_size: int = BLOCK,
+    start: int = 0,
+    stop: int | None = None,
 ) -> tuple[dict[int, list], int] | None:
     """Fill ``scores`` (the file's rows along its first axis when ``rows_first``, else its second) from a
     CSV / TSV whose text columns are ``text_cols``, the leading ones, and whose every other cell is one digit
     or empty; the text columns' cells and the number of rows, or None when the file is not such a file (see
-    the module docstring) or its rows outrun the matrix. ``block_size``: bytes read at a time."""
+    the module docstring) or its rows outrun the matrix. ``block_size``: bytes read at a time; ``start``,
+    ``stop``: read only those bytes of the file (a range that does not start the file must start at a line
+    and has no header; :mod:`benchsift.io._csv_ranges`)."""
     lead = len(text_cols)
     if text_cols != set(range(lead)) or not 0 < lead < n_columns:
         return None
@@ -149,7 +159,7 @@ def fill_digits(
     row, cap = 0, scores.shape[0 if rows_first else 1]
     sep_b = sep.encode()
     try:
-        for raw in _blocks(path, block_size):
+        for raw in _blocks(path, block_size, start, stop):
             crlf = _crlf(raw)
             if crlf is None:
                 return None

@@ -40,7 +40,6 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -68,7 +67,7 @@ from benchsift.io._common import (
     read_table,
     require_columns,
 )
-from benchsift.io._csv_ranges import LineEnds, line_ends
+from benchsift.io._csv_ranges import line_ends
 from benchsift.io._digit_csv import fill_digits
 from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import (
@@ -293,54 +292,44 @@ def _arrow_fill(
     return None
 
 
-def _arrow_fill_ranges(
-    path: Path,
-    header: list[str],
-    text_cols: set[int],
-    sep: str,
-    scores: np.ndarray,
-    rows_first: bool,
-    cuts: list[int],
-    ends: LineEnds,
-) -> tuple[dict[int, list], int] | None:
-    """:func:`_arrow_fill` for a file without quotes or lone ``\\r``, cut at ``cuts`` (each right after a
-    ``\\n``): each range parsed by its own streaming reader on its own thread, into its own rows of
-    ``scores`` (its lines, counted in ``ends``; the first range's header is not a row), then the rows moved
-    together where blank lines left gaps (:mod:`benchsift.io._csv_ranges`). Only the empty cell is missing
-    here; None when any range fails, and the caller reads the file again in one stream."""
+def _arrow_range_reader(
+    path: Path, header: list[str], text_cols: set[int], sep: str, rows_first: bool, n_ranges: int
+) -> _csv_ranges.RangeReader:
+    """:func:`_arrow_fill`'s parse for one byte range of a file without quotes (a range after the first
+    starts at a row, and has no header): its own streaming reader on the range's bytes; only the empty cell
+    is missing here (a file with pandas' other missing texts is read again in one stream). The readers of
+    the ``n_ranges`` ranges share one reader's blocks: ``BLOCK / n_ranges`` bytes each, at least 1 MiB (two
+    ranges of 4 MiB held 0.18 GB more at the peak on 2,000 x 50,000 cells)."""
     names, score_names, types = _arrow_columns(header, text_cols)
-    edges = [0, *cuts, path.stat().st_size]
-    rows = [n - (k == 0) for k, n in enumerate(ends.newlines)]
-    rows[-1] += not ends.ends_with_eol
-    starts = [0, *np.cumsum(rows[:-1]).tolist()]
     parse = pacsv.ParseOptions(delimiter=sep)
     convert = _convert(types, [""])
-    # the readers share one reader's blocks: k ranges of BLOCK / k bytes each (at least 1 MiB) hold what
-    # one stream of BLOCK held (2 ranges of 4 MiB: 0.18 GB more peak RSS on 2,000 x 50,000 cells)
-    block = max(1 << 20, BLOCK // len(rows))
+    block = max(1 << 20, BLOCK // n_ranges)
 
-    def fill_range(k: int) -> tuple[dict[int, list], int] | None:
-        read = pacsv.ReadOptions(
+    def read(k: int, start: int, stop: int, view: np.ndarray) -> tuple[dict[int, list], int] | None:
+        options = pacsv.ReadOptions(
             column_names=names, skip_rows=int(k == 0), block_size=block, use_threads=False
         )
-        lo, hi = starts[k], starts[k] + rows[k]
-        view = scores[lo:hi] if rows_first else scores[:, lo:hi]
-        with _csv_ranges.RangeFile(path, edges[k], edges[k + 1]) as stream:
+        with _csv_ranges.RangeFile(path, start, stop) as stream:
             try:
                 reader = pacsv.open_csv(
-                    stream, read_options=read, parse_options=parse, convert_options=convert
+                    stream, read_options=options, parse_options=parse, convert_options=convert
                 )
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 return None
             return _fill(reader, view, text_cols, score_names, rows_first)
 
-    with ThreadPoolExecutor(max_workers=len(rows)) as pool:
-        parts = list(pool.map(fill_range, range(len(rows))))
-    if any(p is None for p in parts):
-        return None
-    done = [p for p in parts if p is not None]
-    texts = {j: [t for p in done for t in p[0][j]] for j in text_cols}
-    return texts, _csv_ranges.close_gaps(scores, starts, [p[1] for p in done], rows_first)
+    return read
+
+
+def _digit_range_reader(
+    path: Path, n_columns: int, text_cols: set[int], sep: str, rows_first: bool
+) -> _csv_ranges.RangeReader:
+    """The byte path (:func:`benchsift.io._digit_csv.fill_digits`) on one byte range."""
+
+    def read(k: int, start: int, stop: int, view: np.ndarray) -> tuple[dict[int, list], int] | None:
+        return fill_digits(path, view, text_cols, n_columns, sep, rows_first, start=start, stop=stop)
+
+    return read
 
 
 def _fast_csv(
@@ -357,12 +346,12 @@ def _fast_csv(
     800 MB on a loaded machine). A file without quotes whose score cells are each one digit or empty (a
     correctness table) is read by the byte path (:func:`benchsift.io._digit_csv.fill_digits`: 2,000 x
     50,000 cells in about half pyarrow's parse time); any other by pyarrow's streaming reader, batch by
-    batch, each batch's score columns converted in one call (:func:`_to_matrix`): a file of at least
-    :data:`~benchsift.io._csv_ranges.MIN_BYTES` without quotes or lone ``\\r`` in byte ranges, one reader
-    per range on its own thread (:func:`_arrow_fill_ranges`; 2,000 x 50,000 partial-credit cells, 353 MB, on
-    2 cores: 3.5-4.5 s instead of 5.1-5.6 s, at the same peak memory), else in one stream
-    (:func:`_arrow_fill`); when fewer rows came (blank lines, line breaks in cells) the rows are moved
-    together in place.
+    batch, each batch's score columns converted in one call (:func:`_to_matrix`). A file of at least
+    :data:`~benchsift.io._csv_ranges.MIN_BYTES` without quotes or lone ``\\r`` is read in byte ranges, one
+    reader per range on its own thread (:func:`benchsift.io._csv_ranges.fill_in_ranges`; on 2 cores, 2,000 x
+    50,000 cells: 0/1 1.9 -> 1.3 s, partial credit 5.1-5.6 -> 3.5-4.5 s, at about the same peak memory),
+    else in one stream (:func:`_arrow_fill`); when fewer rows came (blank lines, line breaks in cells) the
+    rows are moved together in place.
     """
     n_scores = len(header) - len(text_cols)
     cuts = _csv_ranges.split_points(path, _csv_ranges.range_count(path.stat().st_size))
@@ -371,9 +360,17 @@ def _fast_csv(
     shape = (cap, n_scores) if rows_first else (n_scores, cap)
     scores = owned_matrix(shape, populate=exact)
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
-    got = fill_digits(path, scores, text_cols, len(header), sep, rows_first) if exact else None
-    if got is None and exact and cuts and not ends.lone_cr:
-        got = _arrow_fill_ranges(path, header, text_cols, sep, scores, rows_first, cuts, ends)
+    got = None
+    if exact and cuts and not ends.lone_cr:  # one thread per byte range (benchsift.io._csv_ranges)
+        for reader in (
+            _digit_range_reader(path, len(header), text_cols, sep, rows_first),
+            _arrow_range_reader(path, header, text_cols, sep, rows_first, len(cuts) + 1),
+        ):
+            got = _csv_ranges.fill_in_ranges(path, scores, rows_first, cuts, ends, reader)
+            if got is not None:
+                break
+    elif exact:
+        got = fill_digits(path, scores, text_cols, len(header), sep, rows_first)
     if got is None:
         got = _arrow_fill(path, header, text_cols, sep, scores, rows_first)
     if got is None:
