@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from benchsift.cli.main import app
 from benchsift.errors import InputError
-from benchsift.io.wide import _fast_csv, _line_bound, _raw_header, read_wide
+from benchsift.io._csv_ranges import line_ends
+from benchsift.io.wide import _fast_csv, _raw_header, read_wide
 
 runner = CliRunner()
 
@@ -166,10 +167,12 @@ def test_line_bound_is_the_data_rows(tmp_path: Path, end: str, last_end: bool, n
     lines = ["item,a,b"] + [f"q{k},1,0" for k in range(n_rows)]
     path = tmp_path / "t.csv"
     path.write_bytes((end.join(lines) + (end if last_end else "")).encode())
-    assert _line_bound(path) == (n_rows, True)
+    ends = line_ends(path)
+    assert (ends.data_rows_bound, ends.quote) == (n_rows, False)
     path.write_bytes((end.join(lines) + end + end + '"q x' + end + 'y",0,1' + end).encode())
-    bound, exact = _line_bound(path)
-    assert not exact  # a quote: a cell may hold a line break, so the matrix is not mapped whole
+    ends = line_ends(path)
+    bound, quote = ends.data_rows_bound, ends.quote
+    assert quote  # a quote: a cell may hold a line break, so the matrix is not mapped whole
     assert bound >= len(pd.read_csv(path, lineterminator="\r" if end == "\r" else None)) == n_rows + 1
 
 

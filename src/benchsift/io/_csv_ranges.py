@@ -36,11 +36,10 @@ _SEEK = 1 << 20  # bytes per read while looking for a line end near a cut
 def range_count(size: int) -> int:
     """How many ranges a file of ``size`` bytes is read in: one per usable CPU (at most
     :data:`MAX_RANGES`), each at least ``MIN_BYTES / 2`` long; 1 below :data:`MIN_BYTES`."""
-    min_bytes = MIN_BYTES
-    if size < min_bytes:
+    if size < MIN_BYTES:
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(MAX_RANGES, cpus, size // max(1, min_bytes // 2)))
+    return max(1, min(MAX_RANGES, cpus, size // max(1, MIN_BYTES // 2)))
 
 
 def split_points(path: Path, n: int) -> list[int]:

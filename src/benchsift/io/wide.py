@@ -200,17 +200,6 @@ def _raw_header(path: Path, max_columns: int = MAX_COLUMNS) -> list[str] | None:
     return [c.strip() for c in first]
 
 
-def _line_bound(path: Path) -> tuple[int, bool]:
-    """An upper bound of a CSV's data rows: its lines but the header (line ends ``\\n``, and ``\\r`` not
-    followed by ``\\n``); exact when no cell holds a line break and no line is blank (which pyarrow's reader
-    skips), so that the matrix needs no moving after the read (until issue 36 the bound counted the header
-    too, and every read moved the whole matrix up by one row). Also whether the file holds no quote
-    (``"``), so that no cell can hold a line break and the bound is the rows plus the blank lines
-    (:func:`benchsift.io._csv_ranges.line_ends`)."""
-    ends = line_ends(path)
-    return ends.data_rows_bound, not ends.quote
-
-
 def _to_matrix(batch: pa.RecordBatch, rows_first: bool) -> np.ndarray:
     """The float64 columns of ``batch`` as ``(n_rows, n_columns)``, nulls as NaN, F-ordered unless
     ``rows_first``: one call (pyarrow >= 16), else a column at a time."""
