@@ -5,9 +5,8 @@ one-stream parse and pandas on the same files, for both readers: pyarrow's (``_a
 Random files (partial-credit cells, or single digits for the byte path) with empty cells, blank lines (inside
 a range and at its end), CR LF line ends, a byte-order mark, no final line end, text columns, both
 orientations, CSV and TSV, cut into 2-5 ranges: the ranged parse must give the bits, NaN and texts of the
-one-stream parse. The byte counts behind the cuts
-(``line_ends``) are checked against a direct count on every cut, with 16-byte scan blocks so that block ends
-fall inside ``\\r\\n`` pairs.
+one-stream parse. The byte counts behind the cuts (``line_ends``) are checked against a direct count on every
+cut, with 16-byte scan blocks so that block ends fall inside ``\\r\\n`` pairs.
 """
 
 from __future__ import annotations
@@ -162,7 +161,9 @@ def test_close_gaps_moves_each_range_up_in_order() -> None:
 
 
 def test_read_wide_in_ranges_equals_pandas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through ``read_wide`` with the ranged parse switched on for a small file: the panel pandas reads."""
+    """Through ``read_wide`` with the ranged parse switched on for a small file (on a machine with one CPU
+    the file is read in one stream; the tests above call the ranged parse directly): the panel pandas
+    reads."""
     rng = np.random.default_rng(3)
     path = tmp_path / "MMB.csv"
     header = ["item"] + [f"m{j}" for j in range(30)]
