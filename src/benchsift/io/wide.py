@@ -156,10 +156,13 @@ def _block(
 #: any leaderboard's models, far fewer than a hostile header of a million fields (issue 32)
 MAX_COLUMNS = 200_000
 _HEADER_CHUNK = 1 << 20
-#: bytes per block of pyarrow's CSV reader (one thread: on a loaded machine threads cost CPU, gain no time).
-#: 4 MiB: as fast to parse as 8 MiB, and the reader's own buffers (held while the matrix, mapped whole at
-#: the start, already counts in full) 120 MB smaller on 2,000 columns: peak RSS of a 2,000 x 50,000 read
-#: 1.19 GB where 8 MiB blocks took 1.31 GB (issue 36)
+#: bytes per block of pyarrow's CSV reader (``use_threads=False``: pyarrow's own threads within one reader
+#: cost CPU on a loaded machine and gained no time; a large file without quotes is read instead in byte
+#: ranges, one reader per range and thread, :mod:`benchsift.io._csv_ranges`: 2,000 x 50,000 partial-credit
+#: cells 4.8-5.3 -> 3.4-3.5 s wall on 2 idle cores for 5-10 % more CPU). 4 MiB: as fast to parse as 8 MiB,
+#: and the reader's own buffers (held while the matrix, mapped whole at the start, already counts in full)
+#: 120 MB smaller on 2,000 columns: peak RSS of a 2,000 x 50,000 read 1.19 GB where 8 MiB blocks took
+#: 1.31 GB (issue 36); the readers of the ranges share it
 BLOCK = 4 << 20
 
 
