@@ -341,7 +341,8 @@ def _fast_csv(
     batch, each batch's score columns converted in one call (:func:`_to_matrix`). A file of at least
     :data:`~benchsift.io._csv_ranges.MIN_BYTES` without quotes or lone ``\\r`` is read in byte ranges, one
     reader per range on its own thread (:func:`benchsift.io._csv_ranges.fill_in_ranges`; on 2 cores, 2,000 x
-    50,000 cells: 0/1 1.9 -> 1.3 s, partial credit 5.1-5.6 -> 3.5-4.5 s, at about the same peak memory),
+    50,000 cells, the reader's process: 0/1 2.3-2.4 -> 1.8-1.9 s, partial credit 4.8-5.3 -> 3.4-3.5 s, at
+    about the same peak memory),
     else in one stream (:func:`_arrow_fill`); when fewer rows came (blank lines, line breaks in cells) the
     rows are moved together in place.
     """
