@@ -111,23 +111,37 @@ def line_ends(path: Path, cuts: Sequence[int] = ()) -> LineEnds:
 
 
 class RangeFile(io.RawIOBase):
-    """The bytes ``[start, stop)`` of a file as a readable binary stream (for pyarrow's CSV reader)."""
+    """The bytes ``[start, stop)`` of a file (``stop`` None: to its end) as a readable binary stream (for
+    pyarrow's CSV reader and the byte path's blocks)."""
 
-    def __init__(self, path: Path, start: int, stop: int) -> None:
+    def __init__(self, path: Path, start: int, stop: int | None = None) -> None:
         super().__init__()
         self._fh = open(path, "rb")  # noqa: SIM115 (closed by close())
         self._fh.seek(start)
-        self._left = stop - start
+        self._left = -1 if stop is None else stop - start  # -1: no end but the file's
 
     def readable(self) -> bool:
         return True
 
+    def _want(self, n: int) -> int:
+        return n if self._left < 0 else min(n, self._left)
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left of the range when ``size`` is None or negative), read
+        straight from the file (no buffer in between)."""
+        want = self._want(self._left if size is None or size < 0 else size)
+        data = self._fh.read(want) if want else b""
+        if self._left >= 0:
+            self._left -= len(data)
+        return data
+
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        want = min(len(buffer), self._left)
+        want = self._want(len(buffer))
         if want <= 0:
             return 0
         got = self._fh.readinto(memoryview(buffer)[:want])
-        self._left -= got
+        if self._left >= 0:
+            self._left -= got
         return got
 
     def close(self) -> None:
