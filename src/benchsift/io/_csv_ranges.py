@@ -80,6 +80,8 @@ class LineEnds:
     quote: bool
     #: whether its last byte ends a line
     ends_with_eol: bool
+    #: the bytes counted (the file's size at the pass)
+    size: int
 
     @property
     def data_rows_bound(self) -> int:
@@ -107,7 +109,7 @@ def line_ends(path: Path, cuts: Sequence[int] = ()) -> LineEnds:
             quote = quote or b'"' in chunk
             last = chunk[-1:]
             offset += len(chunk)
-    return LineEnds(tuple(newlines), lone, quote, last in (b"\n", b"\r"))
+    return LineEnds(tuple(newlines), lone, quote, last in (b"\n", b"\r"), offset)
 
 
 class RangeFile(io.RawIOBase):
@@ -174,8 +176,9 @@ def fill_in_ranges(
     """Fill ``scores`` from the ranges of ``path`` that ``cuts`` makes, ``read`` on one thread per range,
     each range given as many rows as it has lines (``ends``; the first range's header is no row); then the
     rows moved together where blank lines left gaps (:func:`close_gaps`). The text cells of every range in
-    file order and the rows in all, or None when any range's reader says None."""
-    edges = [0, *cuts, path.stat().st_size]
+    file order and the rows in all, or None when any range's reader says None. The last range ends where
+    the count ended (a file that grew since is read no further)."""
+    edges = [0, *cuts, ends.size]
     rows = [n - (k == 0) for k, n in enumerate(ends.newlines)]
     rows[-1] += not ends.ends_with_eol
     starts = [0, *np.cumsum(rows[:-1]).tolist()]
