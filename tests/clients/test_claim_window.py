@@ -205,6 +205,42 @@ def test_cancelled_requests_leave_no_place_and_no_lease_behind(tmp_path: Path) -
         cache.close()
 
 
+def test_a_store_and_the_next_claim_share_one_transaction(tmp_path: Path) -> None:
+    """Window 1, concurrency 1, five requests: a request gives back its place as it queues its answer's
+    store, so the next request's claim reaches the cache's thread in the same hand-off and both commit
+    in one transaction (6 commits for 5 requests: the first claim alone, 4 store + claim, the last store
+    alone); before, each store and each claim had its own (10 commits, and a read before each claim)."""
+    cache = SQLiteCache(tmp_path / "cache.sqlite")
+    statements: list[str] = []
+    cache._conn.set_trace_callback(statements.append)
+    echo = _Echo()
+    client = CachedClient(LimitedClient(echo, 1), cache, endpoint="u", window=1)
+
+    async def go() -> list[Response]:
+        return await asyncio.wait_for(asyncio.gather(*(client.generate(_ask(i)) for i in range(5))), 120)
+
+    try:
+        out = asyncio.run(go())
+        assert [r.text for r in out] == [f"question {i}" for i in range(5)]
+        assert echo.sent == [f"question {i}" for i in range(5)]
+        transactions: list[list[str]] = []
+        for sql in statements:
+            if sql.startswith("BEGIN"):
+                transactions.append([])
+            elif transactions and not sql.startswith("COMMIT"):
+                transactions[-1].append(sql.split(" (")[0])
+        kinds = [
+            ("store" if any(s.startswith("INSERT INTO responses") for s in t) else "")
+            + ("claim" if any(s.startswith("INSERT INTO leases") for s in t) else "")
+            for t in transactions
+        ]
+        assert kinds == ["claim", "storeclaim", "storeclaim", "storeclaim", "storeclaim", "store"]
+        assert sum(sql == "COMMIT" for sql in statements) == 6
+        assert cache.leases() == {} and len(cache) == 5
+    finally:
+        cache.close()
+
+
 def test_window_must_be_positive() -> None:
     for bad in (0, -3):
         with pytest.raises(ValueError, match="window"):

@@ -5,13 +5,14 @@ waited on until its answer is committed or the lease is gone (the rules: :mod:`b
 The cache calls run on the cache's worker thread in batches (:mod:`benchsift.clients.cache_worker`), not
 on the event loop.
 
-``window`` (the stack gives twice the endpoint's concurrency) bounds how many requests are being claimed,
-sent or stored at once; the others wait on it after their key is computed (so that every copy of a request
-started while it is pending shares its outcome, whatever the order). A run that starts thousands of
-requests together (one ``gather``) then claims the first ``window`` of them, not all of them, before its
-first request goes out, and the requests that follow are claimed while those
-ahead of them are in flight, so a free concurrency slot still finds a claimed request waiting. A request
-whose key another process holds leaves the window while it waits for that answer.
+``window`` (the stack gives twice the endpoint's concurrency) bounds how many requests are being claimed or
+sent at once (a request gives back its place as it queues its answer's store, which its concurrency slot
+holds until the store is committed); the others wait on it after their key is computed (so that every copy
+of a request started while it is pending shares its outcome, whatever the order). A run that starts
+thousands of requests together (one ``gather``) then claims the first ``window`` of them, not all of them,
+before its first request goes out, and the requests that follow are claimed while those ahead of them are in
+flight, so a free concurrency slot still finds a claimed request waiting. A request whose key another
+process holds leaves the window while it waits for that answer.
 
 The window is a queue of *tickets*, not a semaphore: a request that finds the window full queues its
 ticket, and the request that leaves the window hands its place to the first ticket in the queue and submits
@@ -78,15 +79,16 @@ class CachedClient:
             self._fail(fut, err)
             self._in_flight.pop(key, None)
             raise
+        place = _Place(self)
         try:
             if hit is not None:  # stored already, or by another process while this one waited
                 self.stats.cache_hits += 1
                 fut.set_result(hit)
                 self._in_flight.pop(key, None)
                 return hit
-            return await self._send(key, request, fut, worker)
+            return await self._send(key, request, fut, worker, place)
         finally:
-            self._leave()
+            place.leave()
 
     async def _enter(self, key: str, worker: CacheWorker | None) -> Response | None:
         """Take a place in the window and claim ``key`` across processes: ``None`` once claimed (send it;
@@ -142,20 +144,30 @@ class CachedClient:
             self._pump()
 
     async def _send(
-        self, key: str, request: Request, fut: asyncio.Future[Response], worker: CacheWorker | None
+        self,
+        key: str,
+        request: Request,
+        fut: asyncio.Future[Response],
+        worker: CacheWorker | None,
+        place: _Place,
     ) -> Response:
         """Send a request this process holds (its lease claimed, or no cache) and store its answer.
 
         The answer is committed inside the concurrency slot: the limit layer awaits :data:`ON_ANSWER` (set
         here for this request's context) before it frees the slot. A stack without a limit layer commits
-        it after ``inner.generate`` returns.
+        it after ``inner.generate`` returns. The request gives back its place in the window as it queues
+        its answer's store, so the next ticket's claim goes to the cache's thread in the same batch as the
+        store (one transaction for both, instead of one for the store and, after its commit, one for the
+        claim); the concurrency slot, not the window, is what the store holds.
         """
         stored = False
 
         async def store(resp: Response) -> None:
             nonlocal stored
             if worker is not None and not stored:
-                await worker.put(key, self.endpoint, request, resp)
+                put = worker.put(key, self.endpoint, request, resp)
+                place.leave()
+                await put
             stored = True
 
         token = ON_ANSWER.set(store)
@@ -184,6 +196,21 @@ class CachedClient:
             fut.exception()  # mark retrieved: waiters re-raise it themselves
         else:
             fut.cancel()
+
+
+class _Place:
+    """A request's place in a :class:`CachedClient`'s window, given back once (:meth:`leave`)."""
+
+    __slots__ = ("client", "held")
+
+    def __init__(self, client: CachedClient) -> None:
+        self.client = client
+        self.held = True
+
+    def leave(self) -> None:
+        if self.held:
+            self.held = False
+            self.client._leave()
 
 
 class _Ticket:
