@@ -401,3 +401,65 @@ def test_vectorised_expit_and_softplus_equal_scipy() -> None:
     z = np.concatenate([np.linspace(-800.0, 800.0, 200_001), [-1e308, -745.2, -37.0, 0.0, 37.0, 1e308]])
     np.testing.assert_allclose(_expit(z.copy()), expit(z), rtol=4e-16, atol=0)
     np.testing.assert_allclose(_softplus(z.copy()), -log_expit(-z), rtol=4e-16, atol=0)
+
+
+def _with_noise_items(n_resp: int, n_items: int, seed: int) -> np.ndarray:
+    """A 2PL panel whose last 15 % of items carry almost no signal (slopes 0-0.05), as real benchmarks
+    have (items every model guesses at)."""
+    rng = np.random.default_rng(seed)
+    theta = rng.standard_normal(n_resp)
+    k = int(0.15 * n_items)
+    a = np.concatenate([rng.uniform(0.6, 2.5, n_items - k), rng.uniform(0.0, 0.05, k)])
+    d = rng.normal(-0.5, 1.2, n_items)
+    return (rng.random((n_resp, n_items)) < expit(np.outer(theta, a) + d)).astype(float)
+
+
+def test_log_normal_m_step_is_each_items_maximum() -> None:
+    """The M-step's Newton iteration under the log-normal slope prior (fixed centres) reaches, item by item,
+    the maximum of the expected complete-data log posterior ``a r_theta + d r_sum - sum_k n_k
+    softplus(a q_k + d) - (log a)^2 / (2 sd_a^2) - d^2 / (2 sd_d^2)``, found here by scipy in ``(log a, d)``,
+    on items with slopes of 0.6-2.5 and items with slopes near zero."""
+    rng = np.random.default_rng(3)
+    nodes = np.linspace(-4, 4, 81)
+    n_k = 150 * np.exp(-0.5 * nodes**2)
+    n_k *= 150 / n_k.sum()
+    true_a = np.concatenate([rng.uniform(0.6, 2.5, 30), rng.uniform(0.0, 0.05, 30)])
+    true_d = rng.normal(-0.5, 1.2, 60)
+    p = expit(np.outer(true_a, nodes) + true_d[:, None]) * rng.uniform(0.9, 1.1, (60, nodes.size))
+    r_sum, r_theta = (p * n_k).sum(axis=1), (p * n_k) @ nodes
+    model = TwoPL(prior_a_sd=1.0, float_priors=False, newton_steps=60)
+    a, d = model._m_step(
+        np.ones(60), np.zeros(60), n_k, r_sum, r_theta, nodes, model._prior_centres(true_a, true_d)
+    )
+
+    def negative(x: np.ndarray, j: int) -> float:
+        z = np.exp(x[0]) * nodes + x[1]
+        value = np.exp(x[0]) * r_theta[j] + x[1] * r_sum[j] - n_k @ np.logaddexp(0.0, z)
+        return -(value - x[0] ** 2 / 2.0 - x[1] ** 2 / (2 * 3.0**2))
+
+    for j in range(60):
+        best = optimize.minimize(
+            negative,
+            [0.0, 0.0],
+            args=(j,),
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000},
+        )
+        assert abs(np.log(a[j]) - best.x[0]) < 1e-5 and abs(d[j] - best.x[1]) < 1e-5, j
+
+
+def test_log_normal_fit_converges_with_items_without_signal() -> None:
+    """Slopes near zero under the log-normal prior with sd 1 (``compress --selector estimate``'s fit): the
+    default fit converges in a few dozen cycles at most and reaches the fixed point of plain EM with
+    near-exact M-steps (no acceleration, 20 Newton steps, tol 1e-8). Before the M-step used the prior's
+    exact curvature, 4 of 9 such panels ran to the 500-cycle limit (the 200 x 1,000 one here among them)
+    and every one ended at a lower objective."""
+    for seed, (n_resp, n_items) in enumerate([(200, 1000), (120, 600), (60, 300)]):
+        X = _with_noise_items(n_resp, n_items, seed)
+        fit = TwoPL(prior_a_sd=1.0).fit(X)
+        assert fit.converged_ and fit.n_iter_ < 60
+        plain = TwoPL(prior_a_sd=1.0, accelerate=False, newton_steps=20, tol=1e-8, max_iter=3000).fit(X)
+        assert plain.converged_
+        np.testing.assert_allclose(fit.discrimination_, plain.discrimination_, atol=2e-3)
+        np.testing.assert_allclose(fit.intercept_, plain.intercept_, atol=2e-3)
+        assert fit.objective_[-1] > plain.objective_[-1] - 1e-2
