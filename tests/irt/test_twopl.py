@@ -429,7 +429,7 @@ def test_log_normal_m_step_is_each_items_maximum() -> None:
     r_sum, r_theta = (p * n_k).sum(axis=1), (p * n_k) @ nodes
     model = TwoPL(prior_a_sd=1.0, float_priors=False, newton_steps=60)
     a, d = model._m_step(
-        np.ones(60), np.zeros(60), n_k, r_sum, r_theta, nodes, model._prior_centres(true_a, true_d)
+        np.ones(60), np.zeros(60), n_k, r_sum, r_theta, nodes, model._prior_centres(np.ones(60), np.zeros(60))
     )
 
     def negative(x: np.ndarray, j: int) -> float:
