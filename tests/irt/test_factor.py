@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.optimize import check_grad
-from scipy.special import expit
+from scipy.special import expit, log_expit
 
 from benchsift.errors import DegenerateError, InputError
-from benchsift.irt.factor import LogisticFactor, ability_samples, posterior_weights
+from benchsift.irt.factor import LogisticFactor, ability_samples, expected_correct, posterior_weights
 
 
 def _two_factor(n_models: int, n_items: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -109,3 +109,24 @@ def test_refuses_too_few_respondents_and_bad_parameters() -> None:
         LogisticFactor(n_factors=0).fit(np.ones((3, 5)))
     with pytest.raises(InputError, match="responses"):  # the 2PL's check: a score outside [0, 1]
         LogisticFactor().fit(np.array([[0.0, 1.0], [2.0, 0.0], [1.0, np.inf]]))
+
+
+def test_expected_correct_and_posterior_weights_match_scipy() -> None:
+    """The vectorised sums against scipy's ``expit`` / ``log_expit`` written directly: the expected number
+    correct per draw (in blocks that do not divide the draws), and the importance weights of rows with
+    missing answers (a row with none gets the prior's equal weights)."""
+    rng = np.random.default_rng(11)
+    samples = rng.normal(size=(501, 2)) * 2.0
+    A, d = rng.normal(size=(40, 2)) * 1.5, rng.normal(size=40) * 2.0
+    z = samples @ A.T + d
+    np.testing.assert_allclose(expected_correct(samples, A, d, block=64), expit(z).sum(axis=1), rtol=1e-13)
+    X = (rng.random((6, 40)) < 0.6).astype(float)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[5] = np.nan
+    seen = ~np.isnan(X)
+    ll = np.where(seen, X, 0.0) @ log_expit(z).T + np.where(seen, 1.0 - X, 0.0) @ log_expit(-z).T
+    want = np.exp(ll - ll.max(axis=1, keepdims=True))
+    want /= want.sum(axis=1, keepdims=True)
+    got = posterior_weights(X, A, d, samples)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(got[5], np.full(501, 1 / 501), rtol=1e-12)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from benchsift.irt.factor import LogisticFactor, ability_samples, posterior_weights
+from benchsift.irt.factor import LogisticFactor, ability_samples, expected_correct, posterior_weights
 
 __all__ = [
     "FACTOR_BANDWIDTH",
@@ -113,9 +113,7 @@ def factor_state(
     for g, off in enumerate(rest_items):
         if off.size == 0:
             continue
-        A, d = model.loadings_[off], model.intercept_[off]
-        for s in range(0, samples.shape[0], _BLOCK):
-            rest[s : s + _BLOCK, g] = expit(samples[s : s + _BLOCK] @ A.T + d).sum(axis=1)
+        rest[:, g] = expected_correct(samples, model.loadings_[off], model.intercept_[off], _BLOCK)
     return FactorState(samples, model.loadings_[suite_pos], model.intercept_[suite_pos], rest)
 
 
