@@ -51,9 +51,9 @@ __all__ = [
 #: (held-out MAE up to 1.44x gp-IRT's at 10 %), on MMT-Bench and AI2D (82-101) they paid.
 FACTOR_MIN_REFERENCE = 50
 #: Most reference cells (models x pool items) on which the factor model is fitted (above: no factor model,
-#: as below :data:`FACTOR_MIN_REFERENCE`). A fit costs ``O(M N D)`` per L-BFGS step, ~2 s of CPU at 82 x 3,127
-#: (MMT-Bench's build models), and ``fit_full_score`` makes one per fold (13 with the default 10 folds):
-#: 30 s there, ~2 minutes at this bound.
+#: as below :data:`FACTOR_MIN_REFERENCE`). A fit costs ``O(M N D)`` per L-BFGS step, ~0.5 s of CPU at
+#: 123 x 3,127 (MMT-Bench's build models; 2.5 s before the one-pass log-likelihood), and ``fit_full_score``
+#: makes one per fold (13 with the default 10 folds): ~7 s there, ~20 s at this bound.
 FACTOR_MAX_CELLS = 1_000_000
 #: Factors of the model (MMT-Bench, seed 0, a held-out model's full score from all its answers: 0.0157 with
 #: one, 0.0137 with two, 0.0095 with three, 0.0099 with five).
