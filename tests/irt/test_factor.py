@@ -130,3 +130,5 @@ def test_expected_correct_and_posterior_weights_match_scipy() -> None:
     got = posterior_weights(X, A, d, samples)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
     np.testing.assert_allclose(got[5], np.full(501, 1 / 501), rtol=1e-12)
+    with pytest.raises(ValueError, match="block"):
+        expected_correct(samples, A, d, block=0)

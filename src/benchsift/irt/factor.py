@@ -174,11 +174,14 @@ def expected_correct(
     """``(n_samples,)``: for each ability draw, the expected number of items answered correctly,
     ``sum_j sigma(theta_s . a_j + d_j)``, over the items of ``loadings`` / ``intercept`` (``block`` draws at
     a time, so the memory is ``block`` x items)."""
+    step = int(block)
+    if step < 1:
+        raise ValueError(f"block: expected a positive number of draws, got {block!r}")
     t = np.asarray(samples, dtype=np.float64)
     A, d = np.asarray(loadings, dtype=np.float64), np.asarray(intercept, dtype=np.float64)
     out = np.zeros(t.shape[0])
-    for s in range(0, t.shape[0], int(block)):
-        out[s : s + int(block)] = _expit(t[s : s + int(block)] @ A.T + d).sum(axis=1)
+    for s in range(0, t.shape[0], step):
+        out[s : s + step] = _expit(t[s : s + step] @ A.T + d).sum(axis=1)
     return out
 
 
