@@ -172,7 +172,8 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monk
     assert sim.panel.n_models < pipeline.CHOICE_MIN_REFERENCE
     few = run_pipeline(sim.panel, cfg)
     assert not any(n.startswith("estimate suite design chosen") for n in few.notes)
-    assert {"estimate:information", "estimate:anchor"} == set(few.suite_reason)
+    strata = set(few.suite_reason) - {"estimate:anchor"}  # information, and difficulty where a floor shows
+    assert strata in ({"estimate:information"}, {"estimate:difficulty", "estimate:information"}), strata
     assert few.full_score is not None and few.full_score.method == "average"
     monkeypatch.setattr(pipeline, "CHOICE_MIN_REFERENCE", 5)  # the design choice itself is under test now
     res = run_pipeline(sim.panel, cfg)
@@ -181,15 +182,18 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monk
     assert res.full_score is not None and res.full_score.method in (*CHOSEN_FROM, "average")
     # both designs were fitted; the kept one has the least cross-validated error and is the suite released
     (note,) = [n for n in res.notes if n.startswith("estimate suite design chosen")]
-    designs = r"(anchors only|information strata 50 % \+ anchors) ([0-9.]+)"
+    designs = r"(anchors only|strata 50 % \+ anchors) ([0-9.]+)"
     errors = {name: float(e) for name, e in re.findall(designs, note)}
     assert len(errors) == 2, note
     (kept,) = [k for k in errors if f"{k} {errors[k]:.4f} (kept)" in note]
     if kept == "anchors only":  # the alternative is kept only when it errs less (by one se)
-        assert errors[kept] < errors["information strata 50 % + anchors"]
+        assert errors[kept] < errors["strata 50 % + anchors"]
     assert res.full_score.selection_error() == pytest.approx(errors[kept], abs=5e-5)
-    want = {"estimate:anchor"} if kept == "anchors only" else {"estimate:information", "estimate:anchor"}
-    assert set(res.suite_reason) == want
+    if kept == "anchors only":
+        assert set(res.suite_reason) == {"estimate:anchor"}
+    else:
+        strata = set(res.suite_reason) - {"estimate:anchor"}
+        assert strata in ({"estimate:information"}, {"estimate:difficulty", "estimate:information"}), strata
 
 
 def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models(monkeypatch) -> None:

@@ -65,8 +65,9 @@ def compress_command(
     selector: Annotated[
         str,
         opt(
-            "Stage 2 item selector (`estimate`: items chosen for the new-model estimate, information strata "
-            "plus anchors or anchors alone, whichever the estimators' cross-validation prefers)."
+            "Stage 2 item selector (`estimate`: items chosen for the new-model estimate, IRT-information "
+            "strata (half of them difficulty strata where the 2PL misses a guessing floor) plus anchors, "
+            "or anchors alone, whichever the estimators' cross-validation prefers)."
         ),
     ] = "vaw",
     variant: Annotated[

@@ -95,7 +95,9 @@ DEFAULT_FLOOR = 100
 #: more than one standard error of the paired difference over the reference models' random-fold errors
 #: (:func:`~benchsift.compression.full_score.one_se_choice`), named in ``notes``; with fewer than
 #: ``CHOICE_MIN_REFERENCE`` (50) reference models only the first is fitted. The
-#: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors), a number
+#: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors; the strata
+#: information strata, a quarter of the budget difficulty strata instead where the benchmark shows a guessing
+#: floor, :mod:`~benchsift.compression.selectors.estimation`), a number
 #: the same budgets re-chosen with that share on every reference model. Half and half won on MMMU and most
 #: LLM cells, correctness anchors alone on MMT and AI2D (README, issue 31, "suite design and headline by
 #: cross-validation").
@@ -579,12 +581,14 @@ def _suite_scores(suite: Panel, selected: list[str], reference: np.ndarray) -> t
 
 
 def _design_name(share: float | None) -> str:
-    """``"anchors only"`` / ``"information strata 50 % + anchors"`` for a design of ``ESTIMATE_DESIGNS``."""
-    if share is None:
-        from benchsift.compression.selectors.estimation import INFO_SHARE
+    """``"anchors only"`` / ``"strata 50 % + anchors"`` (``"difficulty strata ..."`` or ``"information strata
+    ..."`` where the selector's ``STRATA`` fixes the kind) for a design of ``ESTIMATE_DESIGNS``."""
+    from benchsift.compression.selectors.estimation import INFO_SHARE, STRATA
 
+    if share is None:
         share = INFO_SHARE
-    return "anchors only" if share == 0 else f"information strata {share * 100:g} % + anchors"
+    kind = "" if STRATA == "auto" else f"{STRATA} "
+    return "anchors only" if share == 0 else f"{kind}strata {share * 100:g} % + anchors"
 
 
 def run_pipeline(

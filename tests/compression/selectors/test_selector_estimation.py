@@ -1,18 +1,26 @@
-"""The estimation selector (IRT-information strata + correctness anchors) and what it is for: on a simulated
-2PL panel with known truth its suite gives the full-score estimators a smaller held-out error than a random
-item set of the same size (the mean over three random sets)."""
+"""The estimation selector (IRT-information strata, half of them difficulty strata where the 2PL misses a
+guessing floor, + correctness anchors) and what it is for: on a simulated 2PL panel with known truth its
+suite gives the full-score estimators a smaller held-out error than a random item set of the same size (the
+mean over three random sets)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from benchsift.compression.full_score import fit_full_score
+from benchsift.compression.selectors import estimation
 from benchsift.compression.selectors.estimation import (
+    FLOOR_MISFIT,
     EstimationSelector,
     correctness_anchors,
+    difficulty_strata,
+    estimation_items,
+    floor_misfit,
     information_strata,
 )
+from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 
 
@@ -29,6 +37,71 @@ def test_information_strata_by_hand() -> None:
     assert len(set(information_strata(a, d, theta, 4).tolist())) == 4
 
 
+def test_difficulty_strata_take_one_item_from_each_equal_share_of_the_ranked_items() -> None:
+    # mean scores per item: 0.1 0.5 0.9 0.3 0.7 0.2 (and item 6 never scored); ranked: 0 5 | 3 1 | 4 2
+    p = np.array([0.1, 0.5, 0.9, 0.3, 0.7, 0.2])
+    scores = np.column_stack([np.tile(p, (10, 1)), np.full(10, np.nan)])
+    strata = [{0, 5}, {3, 1}, {4, 2}]
+    seen = set()
+    for seed in range(20):
+        got = difficulty_strata(scores, 3, np.random.default_rng(seed))
+        assert got.tolist() == sorted(got.tolist()) and len(got) == 3
+        assert all(len(set(got.tolist()) & s) == 1 for s in strata), got  # one item from each stratum
+        seen.update(got.tolist())
+    assert seen == set(range(6))  # every scored item can be drawn; the unscored item 6 never is
+    # as many strata as scored items: every scored item once
+    assert difficulty_strata(scores, 9, np.random.default_rng(0)).tolist() == [0, 1, 2, 3, 4, 5]
+    # the same seed, the same items
+    a = difficulty_strata(scores, 2, np.random.default_rng(7))
+    np.testing.assert_array_equal(a, difficulty_strata(scores, 2, np.random.default_rng(7)))
+
+
+def test_floor_misfit_is_zero_for_a_2pl_panel_and_reads_a_guessing_floor() -> None:
+    """By hand on a 3 x 3 panel, then on simulated panels: a 2PL panel's weak models answer its hard items as
+    the fitted curves say (misfit ~0), a four-option panel's (``P = 1/4 + 3/4 sigmoid``) well above them."""
+    # model means 1, 2/3, 1/3 and item means 1/3, 2/3, 1: the 30 % quantile of each is 1/3 + 0.6 / 3, so the
+    # block is model 2 on item 0 alone, observed 0; with a = 1, d = 0 and theta_2 = log 3, expected 3/4
+    x = np.array([[1.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    a, d, theta = np.ones(3), np.zeros(3), np.array([0.0, 0.0, np.log(3.0)])
+    assert floor_misfit(x, a, d, theta) == pytest.approx(0.0 - 0.75)
+    for guess, low, high in ((0.0, -0.01, 0.01), (0.25, 0.02, 0.2)):
+        x = _panel(120, 900, seed=2, guess=guess).scores
+        irt = TwoPL(prior_a_sd=1.0).fit(x)
+        got = floor_misfit(x, irt.discrimination_, irt.intercept_, irt.theta_)
+        assert low < got < high, (guess, got)
+    assert FLOOR_MISFIT < 0.03
+
+
+def test_half_the_strata_are_by_difficulty_where_the_2pl_misses_a_guessing_floor() -> None:
+    x = _panel(120, 900, seed=2).scores
+    kept, reasons = estimation_items(x, 90, random_state=0)
+    assert sorted(reasons.tolist()) == ["anchor"] * 45 + ["information"] * 45
+    x = _panel(120, 900, seed=2, guess=0.25).scores
+    kept, reasons = estimation_items(x, 90, random_state=0)
+    assert sorted(reasons.tolist()) == ["anchor"] * 45 + ["difficulty"] * 23 + ["information"] * 22
+    assert np.unique(kept).size == 90
+    # the difficulty strata are those of the seeded generator's first draws (nothing drawn before them)
+    first = difficulty_strata(x, 23, np.random.default_rng(0))
+    np.testing.assert_array_equal(kept[reasons == "difficulty"], first)
+
+
+def test_estimation_items_keep_the_difficulty_distribution_of_the_pool(monkeypatch) -> None:
+    """The strata all by difficulty: their mean item score is the pool's to within a stratum's spread, where
+    the information strata take the hard, steep items (the bias of issue 31)."""
+    monkeypatch.setattr(estimation, "STRATA", "difficulty")
+    panel = _panel(120, 900, seed=2, guess=0.25)
+    x = panel.scores
+    pool_p = np.nanmean(x, axis=0)
+    kept, reasons = estimation_items(x, 90, random_state=0)
+    strata = kept[reasons == "difficulty"]
+    assert strata.size == 45
+    # one item per 20 ranked items (ties in any order): the s-th smallest kept mean lies in the s-th stratum
+    ranked = np.sort(pool_p)
+    got = np.sort(pool_p[strata])
+    assert (got >= ranked[0::20]).all() and (got <= ranked[19::20]).all()
+    assert abs(pool_p[strata].mean() - pool_p.mean()) < 0.02
+
+
 def test_correctness_anchors_pick_one_item_per_cluster() -> None:
     rng = np.random.default_rng(0)
     pattern = rng.random((30, 3)) < 0.5  # three item "types" over 30 models
@@ -39,12 +112,14 @@ def test_correctness_anchors_pick_one_item_per_cluster() -> None:
     assert sorted(cols[picked].tolist()) == [0, 1, 2]
 
 
-def _panel(n_models: int, n_items: int, seed: int) -> Panel:
+def _panel(n_models: int, n_items: int, seed: int, guess: float = 0.0) -> Panel:
+    """A simulated panel, 2PL (``guess=0``) or with a lower asymptote ``guess`` (multiple choice)."""
     rng = np.random.default_rng(seed)
     theta = rng.standard_normal(n_models)
     a = rng.lognormal(0.0, 0.5, n_items)
     b = rng.normal(0.5, 1.2, n_items)
-    x = (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(float)
+    p = guess + (1 - guess) / (1 + np.exp(-a * (theta[:, None] - b)))
+    x = (rng.random((n_models, n_items)) < p).astype(float)
     items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(n_items)]})
     return Panel(x, [f"m{j}" for j in range(n_models)], items)
 
@@ -55,7 +130,7 @@ def test_estimation_suite_beats_random_items_on_held_out_models() -> None:
     truth = held.scores.mean(axis=1)
     sel = EstimationSelector(random_state=0)
     kept = sel.select(build.scores, 18)
-    assert kept.size == 18 and set(sel.reasons_) == {"information", "anchor"}
+    assert kept.size == 18 and set(sel.reasons_) == {"information", "anchor"}  # a 2PL panel: no floor
     assert (sel.reasons_ == "information").sum() == 9
     np.testing.assert_array_equal(kept, EstimationSelector(random_state=0).select(build.scores, 18))
     errs = []

@@ -1,4 +1,5 @@
-r"""Items chosen for the new-model estimate: IRT-information strata plus correctness anchors.
+r"""Items chosen for the new-model estimate: IRT-information strata (and difficulty strata where the
+benchmark has a guessing floor) plus correctness anchors.
 
 The suite that ranks well (VAW, PRIMEBench section 4.3) is not the suite that estimates a new model's full
 score best: the full-score estimators (:mod:`benchsift.compression.full_score`) need (i) a precise ability
@@ -11,6 +12,18 @@ so that what the ability does not explain can be calibrated. The selector takes 
   each :math:`t_s` (from the median outwards) the unused item of largest Fisher information
   :math:`a_j^2 P_j(t_s)(1 - P_j(t_s))` is kept (Lord 1980, ch. 11: information is what fixes the
   ability's standard error; the strata spread it over the abilities the models have).
+* **Difficulty strata** in place of half of them where the build models show a guessing floor: a 2PL has no
+  lower asymptote, so on a multiple-choice benchmark the weak models answer the hard items above its curves
+  (:func:`floor_misfit`: AI2D's weakest 30 % of models on its hardest 30 % of items 0.215 observed against
+  0.176 expected under a 2PL fitted to all 169 models). The information strata are hard, steep items, so a
+  weak model's ability read from them comes out too high, and so does its estimate (AI2D, 10 % suite, seed
+  0: p-IRT over-estimated the held-out models below the 40th percentile by +0.026 on average, on a random
+  item set of the same size by -0.001).
+  Where :func:`floor_misfit` exceeds :data:`FLOOR_MISFIT` (the three VLM benchmarks; never on the three
+  free-answer LLM benchmarks), ``ceil(q / 2)`` of the strata are :func:`difficulty_strata` instead (the
+  items ranked by mean score, cut into equal strata, one drawn from each: the pool's own spread of
+  difficulty, over which the misfit averages out as over the pool), the rest information strata among the
+  other items.
 * **Correctness anchors** (the rest): k-means on the remaining items' correctness vectors over the build
   models (missing filled with the item mean), the item nearest each centre (tinyBenchmarks' "anchor
   points", Polo et al. 2024, section 3.1, on the correctness vectors rather than on IRT parameters).
@@ -21,7 +34,11 @@ information strata alone (see the README, "Estimating new models"). Not on every
 AI2D (80-100 build models) the anchors alone erred less, so ``compress`` fits the full-score estimators on
 both designs and keeps the one its cross-validation prefers
 (:data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`; ``info_share=0`` of :func:`estimation_items` is
-the anchors-only design).
+the anchors-only design). The difficulty strata (issue 31; ``bench_estimate_peers.py``, 10 random 60 / 40
+splits, 3 strongest-40 % ones, on MMT, AI2D and MMMU): benchsift's MAE over the better of gp-IRT and a
+random subset, mean over the nine cells 0.994 -> 0.962, the strongest split's summed MAE 3.8 % lower; the
+README gives the tables, and the design that took the difficulty strata alone (better on random splits
+only, worse on the strongest).
 """
 
 from __future__ import annotations
@@ -29,7 +46,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Real
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 from sklearn.cluster import KMeans
@@ -53,6 +70,17 @@ __all__ = ["EstimationSelector", "estimation_items"]
 #: (1.04 / 0.97): mean 0.967 against 0.958, within noise, losing three cells of six; a quarter is not kept.
 #: None (anchors only, the same anchors as tinyBenchmarks) lost on GSM8K, 3 seeds (mean 1.062 against 0.924).
 INFO_SHARE = 0.5
+#: What the strata are: ``"auto"`` (default: :func:`information_strata`, and where the build models show a
+#: guessing floor the 2PL misses, :func:`floor_misfit` above :data:`FLOOR_MISFIT`, half of them
+#: :func:`difficulty_strata` instead), or all of one kind, ``"information"`` (the design before) or
+#: ``"difficulty"``.
+STRATA: Literal["auto", "difficulty", "information"] = "auto"
+#: Share of the weakest build models and of the hardest items whose block :func:`floor_misfit` reads.
+FLOOR_SHARE = 0.3
+#: :func:`floor_misfit` above which the strata are by difficulty (``STRATA="auto"``). On the six real panels
+#: (60 % build splits, seeds 0-9 and the weakest-60 % build) the three multiple-choice VLM benchmarks gave
+#: +0.021 to +0.046, the three free-answer LLM benchmarks -0.004 to +0.013.
+FLOOR_MISFIT = 0.017
 
 
 def information_strata(a: np.ndarray, d: np.ndarray, theta: np.ndarray, n: int) -> np.ndarray:
@@ -71,6 +99,54 @@ def information_strata(a: np.ndarray, d: np.ndarray, theta: np.ndarray, n: int) 
         used[j] = True
         out.append(j)
     return np.sort(np.asarray(out, dtype=np.int64))
+
+
+def floor_misfit(scores: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.ndarray) -> float:
+    """Observed minus 2PL-expected mean score of the weakest :data:`FLOOR_SHARE` of the models (by mean score)
+    on the hardest :data:`FLOOR_SHARE` of the items (by mean score), over the observed cells.
+
+    A 2PL has no lower asymptote: on a multiple-choice benchmark the weak models answer the hard items at
+    about chance (AI2D, weakest fifth on the hardest fifth: 0.18 observed, 0.12 expected), where on a free-
+    answer one they answer almost none (MATH-L5: 0.008 and 0.005). NaN when the block has no observed cell."""
+    x = np.asarray(scores, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        item_mean = np.nanmean(x, axis=0)
+        model_mean = np.nanmean(x, axis=1)
+    ok_i, ok_m = np.isfinite(item_mean), np.isfinite(model_mean)
+    if not ok_i.any() or not ok_m.any():
+        return math.nan
+    hard = ok_i & (item_mean <= np.quantile(item_mean[ok_i], FLOOR_SHARE))
+    weak = ok_m & (model_mean <= np.quantile(model_mean[ok_m], FLOOR_SHARE))
+    block = x[np.ix_(weak, hard)]
+    seen = np.isfinite(block)
+    if not seen.any():
+        return math.nan
+    z = np.outer(theta[weak], a[hard]) + d[hard]
+    expected = 1.0 / (1.0 + np.exp(-z))
+    return float(block[seen].mean() - expected[seen].mean())
+
+
+def difficulty_strata(scores: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` items: the items with a build score ranked by their mean build score (ties in a seeded random
+    order), cut into ``n`` strata of equal size (``np.array_split``), one item drawn at random from each.
+
+    Stratified sampling on difficulty (Cochran 1977, "Sampling techniques", ch. 5, proportional
+    allocation): every stratum holds ``1 / n`` of the items, so the kept items have the pool's distribution of
+    difficulty, and the estimators' misfit (a 2PL has no guessing floor: on AI2D the weak models answer
+    the hardest fifth 0.14-0.25 right where the curves say 0.06-0.15) averages out over them as it does
+    over the pool, where items of largest information at the ability quantiles are the hard, steep ones
+    and carry it into every estimate of a weak model (module docstring)."""
+    cols = np.flatnonzero((~np.isnan(scores)).any(axis=0))
+    n = min(int(n), cols.size)
+    if n <= 0:
+        return np.empty(0, dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = np.nanmean(scores[:, cols], axis=0)
+    order = cols[np.lexsort((rng.random(cols.size), p))]
+    picks = [int(block[rng.integers(block.size)]) for block in np.array_split(order, n)]
+    return np.sort(np.asarray(picks, dtype=np.int64))
 
 
 def correctness_anchors(scores: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -122,16 +198,24 @@ def estimation_items(
     reasons: list[str] = []
     if fitted.size and k > 0 and x.shape[0] >= 2:
         n_info = min(int(math.ceil(k * share)), fitted.size)
+        n_dif = n_info if STRATA == "difficulty" else 0
         info = np.empty(0, dtype=np.int64)
-        if n_info > 0:  # (no 2PL fit for the anchors-only design)
+        if n_info > 0 and STRATA != "difficulty":  # (no 2PL fit for the anchors-only design)
             irt = TwoPL(prior_a_sd=prior_a_sd).fit(x[:, fitted])
-            info = fitted[information_strata(irt.discrimination_, irt.intercept_, irt.theta_, n_info)]
-        rest = np.setdiff1d(fitted, info)
-        n_km = min(k - info.size, rest.size)
+            a, d, theta = irt.discrimination_, irt.intercept_, irt.theta_
+            if STRATA == "auto" and floor_misfit(x[:, fitted], a, d, theta) > FLOOR_MISFIT:
+                n_dif = int(math.ceil(n_info / 2))
+        dif = difficulty_strata(x, n_dif, rng) if n_dif > 0 else np.empty(0, dtype=np.int64)
+        if n_info > n_dif:  # the information strata among the items the difficulty strata left
+            left = np.setdiff1d(fitted, dif)
+            at = np.searchsorted(fitted, left)
+            info = left[information_strata(a[at], d[at], theta, n_info - n_dif)]
+        rest = np.setdiff1d(fitted, np.concatenate([dif, info]))
+        n_km = min(k - dif.size - info.size, rest.size)
         seed = int(rng.integers(0, 2**31 - 1))
         km = rest[correctness_anchors(x[:, rest], n_km, seed)]
-        kept = np.concatenate([info, km])
-        reasons = ["information"] * info.size + ["anchor"] * km.size
+        kept = np.concatenate([dif, info, km])
+        reasons = ["difficulty"] * dif.size + ["information"] * info.size + ["anchor"] * km.size
     if kept.size < k:
         pool = np.setdiff1d(np.arange(n_items), kept)
         extra = np.sort(rng.choice(pool, size=k - kept.size, replace=False))
