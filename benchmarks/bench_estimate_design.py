@@ -7,7 +7,8 @@ Run (from the repository root; ``nice`` on a shared machine; 1-4 min per seed on
 
 For each random 60 / 40 split of ``bench_estimate_peers`` (``default_rng(seed)``) and item count ``n =
 int(retention * n_items)``: the suite of :func:`~benchsift.compression.selectors.estimation.estimation_items`
-with half its budget in information strata (``compress --selector estimate``'s Stage 2 design) and with
+with half its budget in strata (information strata, half of them difficulty strata where the build models
+show a guessing floor: ``compress --selector estimate``'s Stage 2 design) and with
 correctness anchors only (``info_share=0``), each with the full-score estimators fitted on the build models
 and re-chosen in every fold (``fit_full_score(..., reselect=...)``, as ``compress`` does). Printed per design:
 the held-out models' MAE of the average and of the stack, their cross-validated error
