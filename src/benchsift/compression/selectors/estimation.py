@@ -49,6 +49,7 @@ from numbers import Real
 from typing import ClassVar, Literal
 
 import numpy as np
+from scipy.special import expit
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
@@ -122,8 +123,7 @@ def floor_misfit(scores: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.nda
     seen = np.isfinite(block)
     if not seen.any():
         return math.nan
-    z = np.outer(theta[weak], a[hard]) + d[hard]
-    expected = 1.0 / (1.0 + np.exp(-z))
+    expected = expit(np.outer(theta[weak], a[hard]) + d[hard])
     return float(block[seen].mean() - expected[seen].mean())
 
 
