@@ -85,8 +85,9 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     # most of these models are inside the build models' ability range on the suite, yet all are stronger
     assert est.extrapolating is not None and est.extrapolating.mean() == pytest.approx(34 / 80)
     # (64 / 80 with the shift folds' widths alone, 80 / 80 with the anchor mean's upper end too: below)
-    # (51 / 80 before the factor estimator joined the stack; 50 / 80 with the cross-validated choice)
-    assert covered_old.mean() == pytest.approx(50 / 80)
+    # (51 / 80 before the factor estimator joined the stack; 50 / 80 with the cross-validated choice, and
+    # before the difference estimator joined the average and the stack)
+    assert covered_old.mean() == pytest.approx(57 / 80)
     assert covered.mean() == pytest.approx(80 / 80)
     # every held-out model is at the edge: named in one warning; its upper end is at least h_up
     assert est.at_edge is not None and est.at_edge.all()
@@ -135,9 +136,9 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     np.testing.assert_array_equal(plain.cv_mae_shift["anchor"], fs.cv_mae_shift["anchor"])
 
 
-# seed 0: 66 of the 80 held-out models covered before the widening with the average as headline (64 with the
-# cross-validated choice)
-@pytest.mark.parametrize(("seed", "n_models", "before", "after"), [(0, 200, 66, 80), (2, 100, 38, 40)])
+# seed 0: 71 of the 80 held-out models covered before the widening with the average as headline (66 before
+# the difference estimator joined it; 64 with the cross-validated choice)
+@pytest.mark.parametrize(("seed", "n_models", "before", "after"), [(0, 200, 71, 80), (2, 100, 38, 40)])
 def test_edge_upper_end_reaches_the_anchor_means_upper_end(
     monkeypatch: pytest.MonkeyPatch, seed: int, n_models: int, before: int, after: int
 ) -> None:

@@ -26,6 +26,7 @@ from benchsift.compression.full_score import (
     one_se_choice,
 )
 from benchsift.errors import DegenerateError, InputError
+from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 
 
@@ -208,20 +209,86 @@ def test_ridge_is_at_least_as_good_as_pirt_out_of_sample_and_stored() -> None:
     np.testing.assert_array_equal(back.predict(held.scores[:, suite]).score["ridge"], est.score["ridge"])
 
 
-def test_headline_average_is_the_mean_of_four_estimators_with_its_own_interval() -> None:
-    """``average`` is the equal-weight mean of p-IRT, ridge, stack and calibrated p-IRT (by hand, from the
-    four estimates), it is the headline, and its half-width is the conformal quantile of its own
-    out-of-fold residuals (not one of the four's)."""
+def test_headline_average_is_the_mean_of_five_estimators_with_its_own_interval() -> None:
+    """``average`` is the equal-weight mean of p-IRT, ridge, stack, calibrated p-IRT and the difference
+    estimator (by hand, from the five estimates), it is the headline, and its half-width is the conformal
+    quantile of its own out-of-fold residuals (not one of the five's)."""
     panel, _ = _panel(120, 100, seed=5)
     suite = np.arange(0, panel.n_items, 9)
     fs = fit_full_score(panel.subset(models=np.arange(80)), suite, random_state=0)
     est = fs.predict(panel.scores[80:, suite])
-    by_hand = sum(est.score[m] for m in ("pirt", "ridge", "stack", "pirt_cal")) / 4.0
-    np.testing.assert_allclose(est.score["average"], by_hand, rtol=0, atol=1e-15)
+    five = ("pirt", "ridge", "stack", "pirt_cal", "greg")
+    by_hand = sum(est.score[m] for m in five) / 5.0
+    # the models whose headline is the average (the others, inside the reference abilities, get the stack
+    # in its column) and whose five estimates are inside [0, 1] (each is clipped on its own)
+    rows = np.array([e == "average" for e in est.estimator]) & np.all(
+        [(est.score[m] > 0).all(axis=1) & (est.score[m] < 1).all(axis=1) for m in five], axis=0
+    )
+    assert rows.sum() >= 10
+    np.testing.assert_allclose(est.score["average"][rows], by_hand[rows], rtol=0, atol=1e-15)
     assert fs.method in HEADLINE_FROM
     assert not any(
-        np.array_equal(fs.halfwidth["average"], fs.halfwidth[m]) for m in ("pirt", "ridge", "stack")
+        np.array_equal(fs.halfwidth["average"], fs.halfwidth[m]) for m in ("pirt", "ridge", "stack", "greg")
     )
+
+
+def test_greg_by_hand_from_the_fitted_model() -> None:
+    """The difference estimator of one benchmark, by hand from the fitted model's parameters: the 2PL's
+    expected score of every pool item at the model's ability (``lam`` times the suite items' mean plus
+    ``1 - lam`` times the other items'), plus the anchor-weighted mean of the suite residuals
+    ``x_j - expit(a_j theta + d_j)`` over the items the model answered (weights renormalised), a model
+    with no answer at all being NaN."""
+    panel, _ = _panel(100, 80, seed=9, n_bench=1)
+    suite = np.arange(0, panel.n_items, 5)
+    fs = fit_full_score(panel.subset(models=np.arange(70)), suite, random_state=0)
+    X = panel.scores[70:, suite].copy()
+    X[0, ::3] = np.nan  # a model that skipped a third of the suite
+    X[1, :] = np.nan  # and one that answered none of it
+    est = fs.predict(X)
+    theta = TwoPL.from_parameters(fs.a_suite, fs.d_suite).score(X).theta
+    p_suite = 1.0 / (1.0 + np.exp(-(np.outer(theta, fs.a_suite) + fs.d_suite)))
+    p_rest = 1.0 / (1.0 + np.exp(-(np.outer(theta, fs.a_rest[0]) + fs.d_rest[0])))
+    lam = suite.size / panel.n_items
+    expected = lam * p_suite.mean(axis=1) + (1 - lam) * p_rest.mean(axis=1)
+    w = fs.anchor_weight[0]
+    seen = ~np.isnan(X)
+    resid = (np.where(seen, X - p_suite, 0.0) @ w) / np.maximum(seen @ w, 1e-300)
+    by_hand = expected + resid
+    got = est.score["greg"][:, 0]
+    np.testing.assert_allclose(got[2:], by_hand[2:], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[0], by_hand[0], rtol=0, atol=1e-12)
+    assert np.isnan(got[1]) and np.isnan(est.score["pirt"][1, 0])  # no answer at all: NaN, as every method
+    assert abs(w.sum() - 1.0) < 1e-12 and (w > 0).all()
+
+
+def test_greg_removes_the_bias_a_guessing_floor_gives_p_irt() -> None:
+    """Simulated multiple-choice benchmark with a guessing floor (3PL, c = 0.25) that the 2PL lacks, the
+    suite the hardest, steepest items (as the information strata are): p-IRT over-estimates the weakest
+    third of the held-out models; the difference estimator's anchor-weighted residuals carry the misfit
+    and its bias there is less than half of p-IRT's."""
+    rng = np.random.default_rng(4)
+    n_models, n_items = 300, 400
+    theta = rng.standard_normal(n_models)
+    a = rng.uniform(0.6, 2.5, n_items)
+    b = rng.normal(0.0, 1.2, n_items)
+    p = 0.25 + 0.75 / (1.0 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    panel = Panel(
+        x,
+        [f"m{j}" for j in range(n_models)],
+        pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(n_items)]}),
+    )
+    hard = np.argsort(-(a * (b > 0.3)))[:20]
+    rest = rng.choice(np.setdiff1d(np.arange(n_items), hard), 20, replace=False)
+    suite = np.sort(np.concatenate([hard, rest]))
+    fs = fit_full_score(panel.subset(models=np.arange(180)), suite, random_state=0)
+    held = panel.scores[180:]
+    truth = held.mean(axis=1)
+    est = fs.predict(held[:, suite])
+    weak = truth < np.quantile(truth, 1 / 3)
+    bias = {m: float(np.mean(est.score[m][weak, 0] - truth[weak])) for m in ("pirt", "greg")}
+    assert bias["pirt"] > 0.01, bias
+    assert abs(bias["greg"]) < 0.5 * bias["pirt"], bias
 
 
 def test_one_se_choice_by_hand() -> None:

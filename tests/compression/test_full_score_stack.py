@@ -145,7 +145,8 @@ def test_stack_is_chosen_from_and_no_worse_out_of_fold_than_what_it_mixes() -> N
     def crit(m: str) -> float:  # the random folds' error, on which the stack's weights are chosen
         return float(fs.cv_mae[m][0])
 
-    assert fs.factor is not None and fs.stack_weight.shape == (1, 4)  # 120 reference models: with the factor
+    # 120 reference models: with the factor
+    assert fs.factor is not None and fs.stack_weight.shape == (1, len(STACK_COMPONENTS))
     for m in STACK_COMPONENTS:
         assert crit("stack") <= crit(m) + 1e-12, (m, crit("stack"), crit(m))
     truth = held.scores.mean(axis=1)
@@ -182,18 +183,30 @@ def test_the_factor_estimator_needs_enough_reference_models_and_old_files_read_b
     small = _panel(FACTOR_MIN_REFERENCE - 1, 80, seed=8)
     pos = np.arange(0, 80, 5)
     fs = fit_full_score(small, pos, n_folds=5)
-    assert fs.factor is None and fs.stack_weight is not None and fs.stack_weight.shape == (1, 4)
-    assert fs.stack_weight[0, 3] == 0.0
+    n_parts, k_factor = len(STACK_COMPONENTS), STACK_COMPONENTS.index("factor")
+    assert fs.factor is None and fs.stack_weight is not None and fs.stack_weight.shape == (1, n_parts)
+    assert fs.stack_weight[0, k_factor] == 0.0
     est = fs.predict(small.scores[:6, pos])
     np.testing.assert_array_equal(est.score["factor"], est.score["pirt"])
-    doc = fs.to_dict()
-    doc["stack_weight"] = [row[:3] for row in doc["stack_weight"]]
-    del doc["factor"]
-    for key in ("halfwidth", "cv_mae"):
-        del doc[key]["factor"]
-    old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
-    assert old.stack_weight is not None and old.stack_weight.shape == (1, 4) and old.stack_weight[0, 3] == 0.0
-    np.testing.assert_array_equal(old.predict(small.scores[:6, pos]).score["stack"], est.score["stack"])
+    # files written before the factor (three weights) and before the difference estimator (four): the
+    # missing weights read back as 0, and the stack is the mix of the parts the file has weights for
+    for n_old in (3, 4):
+        doc = fs.to_dict()
+        w_old = np.array([0.2, 0.5, 0.3, 0.0][:n_old])
+        doc["stack_weight"] = [w_old.tolist()]
+        if n_old == 3:
+            del doc["factor"]
+            for key in ("halfwidth", "cv_mae"):
+                del doc[key]["factor"]
+        for key in ("halfwidth", "cv_mae"):
+            del doc[key]["greg"]
+        old = FullScoreModel.from_dict(json.loads(json.dumps(doc)))
+        assert old.stack_weight is not None and old.stack_weight.shape == (1, n_parts)
+        np.testing.assert_array_equal(old.stack_weight[0, n_old:], 0.0)
+        got = old.predict(small.scores[:6, pos]).score
+        mix = 0.2 * got["anchor"] + 0.5 * got["ridge"] + 0.3 * got["pirt"]
+        inside = (got["stack"] > 0) & (got["stack"] < 1)
+        np.testing.assert_allclose(got["stack"][inside], mix[inside], rtol=0, atol=1e-12)
     # enough models, but more reference cells than FACTOR_MAX_CELLS: no factor model either
     big = _panel(FACTOR_MIN_REFERENCE + 5, 80, seed=8)
     assert fit_full_score(big, pos, n_folds=5).factor is not None

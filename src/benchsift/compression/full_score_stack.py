@@ -66,8 +66,10 @@ __all__ = [
 ]
 
 #: The estimators the stack mixes, in the order of its weights (``factor``: only with enough reference
-#: models, :data:`benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`; else its weight is 0).
-STACK_COMPONENTS = ("anchor", "ridge", "pirt", "factor")
+#: models, :data:`benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`; else its weight is 0;
+#: ``greg``, the difference estimator, since issue 31's fourteenth session: a file written before it reads
+#: back with its weight 0).
+STACK_COMPONENTS = ("anchor", "ridge", "pirt", "factor", "greg")
 #: Whether a pool item equally near several suite items is shared among them (else: the first one).
 ANCHOR_SPLIT_TIES = True
 
@@ -157,7 +159,7 @@ def stack_weights(
     """Per group, the grid weights with the smallest out-of-fold error: the random folds' MAE, plus, when
     ``parts_strong`` is given, the strongest fold's MAE on its models. ``parts``: ``(n_parts, n_ref,
     n_groups)`` out-of-fold predictions of the stack's components (the first three of
-    :data:`STACK_COMPONENTS`, or all four) from the random folds, ``parts_strong`` the same from the
+    :data:`STACK_COMPONENTS`, or more) from the random folds, ``parts_strong`` the same from the
     strongest fold (rows of ``strong``); ``grid``: the candidate weights (default: :func:`stack_grid` for as
     many parts). Returns ``(n_groups, n_parts)``; a group without finite errors gets p-IRT (the third part)
     alone."""
