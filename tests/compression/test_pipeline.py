@@ -165,6 +165,49 @@ def test_full_score_counts_only_image_runs_with_scores() -> None:
     ) in res.warnings
 
 
+def test_stage3_dropping_categories_warns_that_the_suite_is_below_the_asked_share() -> None:
+    """Stage 3 keeps k of the categories, so the suite is a smaller share of the pool than ``retention``:
+    the warning gives the suite's size and share, the asked share and how to keep every category; with
+    ``k=None`` (or k at least the categories) there is no such warning."""
+    sim = simulate_panel(
+        SimulationConfig.small(n_models=30, n_benchmarks=4, n_categories=4, items_per_benchmark=80),
+        random_state=0,
+    )
+    n_cat = int(pd.unique(sim.panel.category_or_benchmark).size)
+    assert n_cat > 2
+    res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
+    n, pool = res.suite_items.size, sim.panel.n_items
+    assert len(res.selected_categories) == 2 and n < 0.2 * pool
+    want = (
+        f"stage 3 kept 2 of {len(res.categories)} categories: the suite has {n:,} items, {n / pool:.1%} of "
+        f"the {pool:,}, where the retention asked 20.0%; --k {len(res.categories)} (Python: k=None) keeps "
+        "every category"
+    )
+    assert want in res.warnings, res.warnings
+    for k in (None, len(res.categories)):
+        res_all = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=k, floor=0, full_score=False))
+        assert not any(w.startswith("stage 3 kept") for w in res_all.warnings)
+
+
+def test_full_score_is_not_fitted_above_the_item_cap_and_says_so(monkeypatch) -> None:
+    """Above ``MAX_FULL_SCORE_ITEMS`` pool items the estimators are not fitted and the warning names the
+    count and the cap; at the cap they are."""
+    sim = simulate_panel(
+        SimulationConfig.small(n_models=12, n_benchmarks=2, n_categories=1, items_per_benchmark=60),
+        random_state=0,
+    )
+    cfg = CompressionConfig(retention=0.5, k=1, floor=0, random_state=0)
+    monkeypatch.setattr(pipeline, "MAX_FULL_SCORE_ITEMS", 119)
+    res = run_pipeline(sim.panel, cfg)
+    assert res.full_score is None
+    assert any(
+        w.startswith("full-score estimators not fitted: the panel has 120 items, more than the 119")
+        for w in res.warnings
+    ), res.warnings
+    monkeypatch.setattr(pipeline, "MAX_FULL_SCORE_ITEMS", 120)
+    assert run_pipeline(sim.panel, cfg).full_score is not None
+
+
 def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monkeypatch) -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=300), 1)
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None)

@@ -298,11 +298,15 @@ INSIDE_METHOD: str | None = "stack"
 #: Grandvalet 2004, JMLR 5); on 80-100 (MMT, AI2D, MMMU) the choices erred less (README, issue 31, "suite
 #: design and headline by cross-validation").
 CHOICE_MIN_REFERENCE = 50
-#: Most pool items ``run_pipeline`` fits the estimators on. The 2PL's quadrature grid has one point per
-#: posterior sd, so a fit grows faster than the items: measured (30 models, 10 folds, 2 loaded cores)
-#: 2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, and more than 20 GB (killed) at 386,000. Above
-#: this the suite reports suite means only, with a note.
-MAX_FULL_SCORE_ITEMS = 10_000
+#: Most pool items ``run_pipeline`` fits the estimators on. It was 10,000 while the 2PL's quadrature grid grew
+#: with the items (2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, more than 20 GB at 386,000); the
+#: 2PL fit is now linear in items (``benchmarks/bench_irt_scaling.py``), and 10,000 refused real benchmarks
+#: (MMLU-Pro's 12,032 questions: suite means only). Measured (``compress --selector estimate --floor 0
+#: --retention 0.02`` on a 60 % build split, one process, the 2-core test machine with other work beside
+#: it): MMLU-Pro, 17 models x 12,032 items, 20 s CPU, 0.7 GB; simulated 60 x 30,000, 118 s, 0.8 GB;
+#: 60 x 50,000, 329 s, 1.4 GB (the selector's k-means anchors grow as items x clusters). Above this the
+#: suite reports suite means only, with a warning.
+MAX_FULL_SCORE_ITEMS = 50_000
 #: Fewest reference models :func:`fit_full_score` accepts (five folds of at least one model).
 MIN_REFERENCE_MODELS = 5
 _GP_WEIGHTS = np.linspace(0.0, 1.0, 11)

@@ -524,7 +524,7 @@ def _estimators(
     if work.n_items > MAX_FULL_SCORE_ITEMS:
         warnings.append(
             f"full-score estimators not fitted: the panel has {work.n_items:,} items, more than the "
-            f"{MAX_FULL_SCORE_ITEMS:,} the 2PL fit handles in memory (its grid grows with the items); "
+            f"{MAX_FULL_SCORE_ITEMS:,} they are measured up to (time and memory grow with the items); "
             "estimate will report suite means only"
         )
         return None, suite_items
@@ -686,6 +686,14 @@ def run_pipeline(
         full_score, chosen = _estimators(work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings))
     if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
         suite_items, suite_scores, rho_suite = _swap_design(work, chosen, reason, selected, reference)
+    if s3 is not None and len(selected) < len(categories) and cfg.retention is not None:
+        # Stage 3 drops whole categories: the suite is a smaller share of the pool than the one asked for
+        warnings.append(
+            f"stage 3 kept {len(selected)} of {len(categories)} categories: the suite has "
+            f"{suite_items.size:,} items, {suite_items.size / work.n_items:.1%} of the {work.n_items:,}, "
+            f"where the retention asked {float(cfg.retention):.1%}; --k {len(categories)} (Python: k=None) "
+            "keeps every category"
+        )
     tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
