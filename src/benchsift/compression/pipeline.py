@@ -377,6 +377,20 @@ def _stage0_summary(work: Panel, s0: Any, reference: np.ndarray) -> StageSummary
     )
 
 
+def _stage3_share_warning(
+    cfg: CompressionConfig, kept: int, n_categories: int, n_suite: int, n_pool: int
+) -> list[str]:
+    """Stage 3 drops whole categories, so the suite is a smaller share of the pool than ``retention`` asked
+    for: the warning says by how much and how to keep every category (none when every category is kept)."""
+    if cfg.retention is None or kept >= n_categories:
+        return []
+    return [
+        f"stage 3 kept {kept} of {n_categories} categories: the suite has {n_suite:,} items, "
+        f"{n_suite / n_pool:.1%} of the {n_pool:,}, where the retention asked {float(cfg.retention):.1%}; "
+        f"--k {n_categories} (Python: k=None) keeps every category"
+    ]
+
+
 def _category_warnings(cfg: CompressionConfig, n_categories: int) -> list[str]:
     """Stages that will not run as asked: a ``k`` above the categories left, or one category only."""
     single = n_categories == 1
@@ -686,14 +700,7 @@ def run_pipeline(
         full_score, chosen = _estimators(work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings))
     if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
         suite_items, suite_scores, rho_suite = _swap_design(work, chosen, reason, selected, reference)
-    if s3 is not None and len(selected) < len(categories) and cfg.retention is not None:
-        # Stage 3 drops whole categories: the suite is a smaller share of the pool than the one asked for
-        warnings.append(
-            f"stage 3 kept {len(selected)} of {len(categories)} categories: the suite has "
-            f"{suite_items.size:,} items, {suite_items.size / work.n_items:.1%} of the {work.n_items:,}, "
-            f"where the retention asked {float(cfg.retention):.1%}; --k {len(categories)} (Python: k=None) "
-            "keeps every category"
-        )
+    warnings += _stage3_share_warning(cfg, len(selected), len(categories), suite_items.size, work.n_items)
     tick(tick.total - tick.done)
     return CompressionResult(
         config=cfg,
