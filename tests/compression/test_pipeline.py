@@ -189,6 +189,31 @@ def test_stage3_dropping_categories_warns_that_the_suite_is_below_the_asked_shar
         assert not any(w.startswith("stage 3 kept") for w in res_all.warnings)
 
 
+def test_the_estimate_selector_keeps_every_category_and_says_stage3_is_skipped() -> None:
+    """Under ``selector="estimate"`` Stage 3 does not run (its suite stands for the whole pool): every
+    category keeps suite items, the warning says so, and there is no Stage 3 row; the same configuration
+    with the VAW selector runs Stage 3 and keeps k categories."""
+    sim = simulate_panel(
+        SimulationConfig.small(n_models=30, n_benchmarks=4, n_categories=4, items_per_benchmark=80),
+        random_state=0,
+    )
+    est = run_pipeline(
+        sim.panel, CompressionConfig(selector="estimate", retention=0.2, k=2, floor=0, full_score=False)
+    )
+    n_cat = len(est.categories)
+    assert est.stage3 is None and len(est.selected_categories) == n_cat
+    cats = sim.panel.category_or_benchmark[est.suite_items]
+    assert set(cats) == set(est.categories)
+    assert (
+        f"stage 3 skipped: the estimate selector's suite stands for all {n_cat} categories (k=2 would keep "
+        "fewer, and a smaller share of the pool than the retention asks); --selector vaw runs it"
+    ) in est.warnings
+    assert not any(w.startswith("stage 3 kept") for w in est.warnings)
+    vaw = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
+    assert vaw.stage3 is not None and len(vaw.selected_categories) == 2
+    assert vaw.suite_items.size < est.suite_items.size
+
+
 def test_full_score_is_not_fitted_above_the_item_cap_and_says_so(monkeypatch) -> None:
     """Above ``MAX_FULL_SCORE_ITEMS`` pool items the estimators are not fitted and the warning names the
     count and the cap; at the cap they are."""
