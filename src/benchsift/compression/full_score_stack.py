@@ -67,8 +67,8 @@ __all__ = [
 
 #: The estimators the stack mixes, in the order of its weights (``factor``: only with enough reference
 #: models, :data:`benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`; else its weight is 0;
-#: ``greg``, the difference estimator, since issue 31's fourteenth session: a file written before it reads
-#: back with its weight 0).
+#: ``greg``, the difference estimator, added after the factor: a file written before it reads back with its
+#: weight 0).
 STACK_COMPONENTS = ("anchor", "ridge", "pirt", "factor", "greg")
 #: Whether a pool item equally near several suite items is shared among them (else: the first one).
 ANCHOR_SPLIT_TIES = True
