@@ -687,6 +687,7 @@ class FullScoreModel(Result):
         theta = TwoPL.from_parameters(self.a_suite, self.d_suite).score(X).theta
         reg = self.alpha[None, :] + self.beta[None, :] * suite
         pirt = np.empty((n, ng))
+        rest_mean = np.full((n, ng), np.nan)  # the 2PL's mean over each group's items off the suite
         for g in range(ng):
             rest = self.a_rest[g]
             lam = self.suite_cols[g].shape[0] / float(self.pool_sizes[g])
@@ -694,7 +695,7 @@ class FullScoreModel(Result):
                 pirt[:, g] = suite[:, g]
                 continue
             p = 1.0 / (1.0 + np.exp(-(np.outer(theta, rest) + self.d_rest[g][None, :])))
-            irt_part = p.mean(axis=1)
+            irt_part = rest_mean[:, g] = p.mean(axis=1)
             pirt[:, g] = irt_part if lam == 0 else lam * suite[:, g] + (1 - lam) * irt_part
             # a model with no observed suite item of the group: p-IRT rests on theta alone
             pirt[:, g] = np.where(np.isnan(suite[:, g]), irt_part, pirt[:, g])
@@ -722,8 +723,7 @@ class FullScoreModel(Result):
                 if cols.size == 0 or self.a_rest[g].size == 0:
                     continue
                 lam = cols.shape[0] / float(self.pool_sizes[g])
-                rest = expit(np.outer(theta, self.a_rest[g]) + self.d_rest[g][None, :]).mean(axis=1)
-                expected = lam * p_suite[:, cols].mean(axis=1) + (1 - lam) * rest
+                expected = lam * p_suite[:, cols].mean(axis=1) + (1 - lam) * rest_mean[:, g]
                 greg[:, g] = np.where(np.isnan(resid[:, g]), pirt[:, g], expected + resid[:, g])
         stack = pirt.copy()
         if self.stack_weight is not None:
