@@ -23,9 +23,11 @@ from benchsift.compression.full_score_stack import (
     anchor_weights,
     calibrated_loo,
     calibration_line,
+    design_weights,
     stack_grid,
     stack_weights,
 )
+from benchsift.compression.selectors.estimation import estimation_items
 from benchsift.panel import Panel
 
 
@@ -275,3 +277,65 @@ def test_cross_fitted_stack_predicts_each_fold_with_the_other_folds_weights() ->
     np.testing.assert_allclose(preds[0]["stack"][fold == 0], y[fold == 0] + 0.3, atol=1e-12)
     np.testing.assert_allclose(preds[0]["stack"][fold > 0], y[fold > 0], atol=1e-12)
     np.testing.assert_allclose(preds[1]["stack"], anchor, atol=1e-12)
+
+
+def test_design_weights_by_hand() -> None:
+    # 10 items: the benchmark (all of them), category A (items 0-5) and B (6-9); suite items 1, 4 (A) and 8
+    # (B). In the benchmark an A item stands for 6 / 2 = 3 items, the B item for 4 / 1: weights 3, 3, 4 over
+    # 10; inside a category its items are equal.
+    pool = [np.arange(10), np.arange(6), np.arange(6, 10)]
+    suite = np.array([1, 4, 8])
+    cols = [np.array([0, 1, 2]), np.array([0, 1]), np.array([2])]
+    w = design_weights(10, pool, suite, cols)
+    np.testing.assert_allclose(w[0], [0.3, 0.3, 0.4])
+    np.testing.assert_allclose(w[1], [0.5, 0.5])
+    np.testing.assert_allclose(w[2], [1.0])
+    X = np.zeros((3, 10))  # (anchor_weights with design=True reads no scores)
+    for a, b in zip(anchor_weights(X, pool, suite, cols, design=True), w, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_stratified_mean_is_unbiased_where_the_equal_weight_mean_is_not() -> None:
+    """Known truth: one model's answers on two categories (300 items at 0.8, 100 at 0.2), a stratified sample
+    with 10 items of each (the smaller category over-sampled, as Stage 2's budgets may be). Over 2,000 draws
+    the design-weighted mean averages to the full mean 0.65 (within 4 Monte Carlo SE), the suite's plain mean
+    to 0.5."""
+    rng = np.random.default_rng(0)
+    y = np.concatenate([rng.random(300) < 0.8, rng.random(100) < 0.2]).astype(float)
+    truth = y.mean()
+    build = (rng.random((15, 400)) < np.concatenate([np.full(300, 0.7), np.full(100, 0.3)])).astype(float)
+    pool = [np.arange(400), np.arange(300), np.arange(300, 400)]
+    ests, plain = [], []
+    for seed in range(2000):
+        a, _ = estimation_items(build[:, :300], 10, random_state=seed, info_share=1.0, strata="difficulty")
+        b, _ = estimation_items(build[:, 300:], 10, random_state=seed, info_share=1.0, strata="difficulty")
+        suite = np.concatenate([a, 300 + b])
+        (w,) = design_weights(400, pool, suite, [np.arange(20), np.arange(10), np.arange(10, 20)])[:1]
+        ests.append(float(w @ y[suite]))
+        plain.append(float(y[suite].mean()))
+    se = np.std(ests) / np.sqrt(len(ests))
+    assert abs(np.mean(ests) - truth) < 4 * se, (np.mean(ests), truth, se)
+    assert abs(np.mean(plain) - truth) > 0.1
+
+
+def test_a_stratified_fit_gives_the_stratified_mean_and_a_design_based_difference_estimator() -> None:
+    """``fit_full_score(stratified=True)`` on a benchmark of two categories with a non-proportional suite: its
+    ``anchor`` estimate is the stratified mean by hand (sum over categories of N_c / N times the category's
+    suite mean) and ``greg`` is the 2PL's pool mean plus the design-weighted mean of the suite residuals."""
+    base = _panel(40, 120, seed=4)
+    items = base.items.assign(category=["A"] * 90 + ["B"] * 30)
+    panel = Panel(base.scores, base.model_ids, items)
+    suite = np.concatenate([np.arange(0, 90, 9), np.arange(90, 120, 3)])  # 10 of 90 (A), 10 of 30 (B)
+    fs = fit_full_score(panel, suite, n_folds=5, stratified=True)
+    est = fs.predict(panel.scores[:, suite])
+    Y = panel.scores[:, suite]
+    want = 0.75 * Y[:, :10].mean(axis=1) + 0.25 * Y[:, 10:].mean(axis=1)
+    np.testing.assert_allclose(est.score["anchor"][:, 0], want, atol=1e-12)
+    raw, _, theta = fs._predict_all(Y)
+    p_suite = 1.0 / (1.0 + np.exp(-(np.outer(theta, fs.a_suite) + fs.d_suite[None, :])))
+    p_rest = 1.0 / (1.0 + np.exp(-(np.outer(theta, fs.a_rest[0]) + fs.d_rest[0][None, :])))
+    w = np.r_[np.full(10, 0.075), np.full(10, 0.025)]  # 9 and 3 items per suite item, over 120
+    greg = (p_suite.sum(axis=1) + p_rest.sum(axis=1)) / 120 + (Y - p_suite) @ w
+    np.testing.assert_allclose(raw["greg"][:, 0], greg, atol=1e-10)
+    plain = fit_full_score(panel, suite, n_folds=5)  # the nearest-item weights differ
+    assert np.abs(plain.predict(Y).score["anchor"][:, 0] - want).max() > 1e-3

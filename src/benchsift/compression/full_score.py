@@ -1249,9 +1249,11 @@ def _fit_once(
     full: np.ndarray,
     warm: TwoPL | None,
     factor_seed: int | None = None,
+    design: bool = False,
 ) -> tuple[FullScoreModel, TwoPL]:
     """Regression lines, 2PL and (with ``factor_seed``, the prior draws' seed) the factor model on the
-    reference rows ``X`` (gp weights, widths and errors left empty)."""
+    reference rows ``X`` (gp weights, widths and errors left empty); ``design``: the anchor weights are the
+    stratified sample's (:func:`~benchsift.compression.full_score_stack.anchor_weights`)."""
     irt = (
         TwoPL(a_prior=IRT_A_PRIOR, prior_a_sd=IRT_PRIOR_A_SD)
         if warm is None
@@ -1278,7 +1280,7 @@ def _fit_once(
         a_rest.append(irt.discrimination_[rest])
         d_rest.append(irt.intercept_[rest])
     empty = {m: np.full(ng + 1, np.nan) for m in METHODS}
-    anchors = anchor_weights(X, groups.pool_items, suite_pos, groups.suite_cols)
+    anchors = anchor_weights(X, groups.pool_items, suite_pos, groups.suite_cols, design)
     model = FullScoreModel(
         groups=groups.names,
         kinds=groups.kinds,
@@ -1441,6 +1443,7 @@ def _out_of_fold(
     folds: _Folds,
     reselect: Callable[[np.ndarray], np.ndarray] | None,
     factor_seed: int | None = None,
+    design: bool = False,
 ) -> _OutOfFold:
     """Refit on each fold's complement and predict its models from their suite responses (the plain
     methods, the ridge correction for every penalty and xbench's for every penalty)."""
@@ -1463,7 +1466,7 @@ def _out_of_fold(
         if reselect is not None:
             pos_k = np.asarray(reselect(X[~test]), dtype=np.int64)
             groups_k = _groups(ref, pos_k)
-        part, _ = _fit_once(X[~test], groups_k, pos_k, full[~test], irt, factor_seed)
+        part, _ = _fit_once(X[~test], groups_k, pos_k, full[~test], irt, factor_seed, design)
         raw_tr, _, th_tr = part._predict_all(X[~test][:, pos_k])
         F_tr = _ridge_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite)
         mu, tm, coefs = _ridge_paths(F_tr, full[~test] - raw_tr["pirt"], _RIDGE_PENALTIES)
@@ -1731,6 +1734,7 @@ def fit_full_score(
     random_state: SeedLike = 0,
     reselect: Callable[[np.ndarray], np.ndarray] | None = None,
     edge_estimator: bool = False,
+    stratified: bool = False,
 ) -> FullScoreModel:
     """Fit the full-score estimators on the image-condition models of ``panel`` (the reference models).
 
@@ -1761,6 +1765,13 @@ def fit_full_score(
         error on GSM8K by half and more, but made MATH-L5's at 10 % and the random splits' on GSM8K worse
         (README, "What a new model would have scored"). The shift folds' errors (``cv_mae_shift``) are
         computed either way.
+    stratified:
+        The suite is a stratified random sample of each category (:func:`~benchsift.compression.selectors.
+        estimation.difficulty_strata` over the whole budget, ``reselect`` drawing it again in every fold):
+        ``anchor`` is then the stratified mean and ``greg`` the design-based difference estimator, each
+        suite item weighted by the items of its category it stands for
+        (:func:`~benchsift.compression.full_score_stack.design_weights`), instead of by the items nearest to
+        it.
 
     Steps: the reference panel checked (:func:`_reference_panel`), the full fit (:func:`_fit_once`), the
     random and shift folds (:func:`_make_folds`), their out-of-fold predictions (:func:`_out_of_fold`), the
@@ -1776,8 +1787,8 @@ def fit_full_score(
     folds = _make_folds(full_all[:, -1], n_folds, random_state)
     # the factor model's prior draws: one seed for the full fit and every fold (the same draws per fit)
     factor_seed = int(check_random_state(random_state).integers(0, 2**31 - 1)) if factor_applies(X) else None
-    base, irt = _fit_once(X, groups, pos, full, None, factor_seed)
-    oof = _out_of_fold(X, ref, groups, pos, full, irt, folds, reselect, factor_seed)
+    base, irt = _fit_once(X, groups, pos, full, None, factor_seed, stratified)
+    oof = _out_of_fold(X, ref, groups, pos, full, irt, folds, reselect, factor_seed, stratified)
     settings = _choose_settings(oof, full, folds, factor_seed is not None)
     err = _errors(base, oof, full_all, folds, float(level))
     base.method, edge_method, inside_method = _choose_methods(err, groups.n_benchmarks)

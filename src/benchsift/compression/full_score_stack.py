@@ -60,6 +60,7 @@ __all__ = [
     "anchor_means",
     "anchor_weights",
     "calibrated_loo",
+    "design_weights",
     "calibration_line",
     "stack_grid",
     "stack_weights",
@@ -99,11 +100,20 @@ def _filled(X: np.ndarray) -> np.ndarray:
 
 
 def anchor_weights(
-    X: np.ndarray, pool_items: list[np.ndarray], suite_pos: np.ndarray, suite_cols: list[np.ndarray]
+    X: np.ndarray,
+    pool_items: list[np.ndarray],
+    suite_pos: np.ndarray,
+    suite_cols: list[np.ndarray],
+    design: bool = False,
 ) -> list[np.ndarray]:
     """Per group, the weight of each of its suite items (aligned with ``suite_cols[g]``): the share of the
     group's pool items whose correctness vector (column of ``X``, the reference models' scores on every
-    pool item) is nearest to that suite item's. Weights sum to 1 in each group with a suite item."""
+    pool item) is nearest to that suite item's. Weights sum to 1 in each group with a suite item.
+
+    ``design``: the suite is a stratified random sample of every cell (:func:`design_weights`); the weights
+    are the sampling design's instead."""
+    if design:
+        return design_weights(X.shape[1], pool_items, suite_pos, suite_cols)
     F = _filled(X)
     out = []
     for items, cols in zip(pool_items, suite_cols, strict=True):
@@ -128,6 +138,33 @@ def anchor_weights(
                 share[r] = 0.0
                 share[r, own[int(i)]] = 1.0
         w = share.sum(axis=0)
+        out.append(w / w.sum())
+    return out
+
+
+def design_weights(
+    n_items: int, pool_items: list[np.ndarray], suite_pos: np.ndarray, suite_cols: list[np.ndarray]
+) -> list[np.ndarray]:
+    r"""Per group, the sampling weight of each of its suite items when the suite is a stratified random
+    sample drawn in every cell (the finest partition of the items that the groups make: the categories of
+    a benchmark): a suite item of cell :math:`c` stands for :math:`N_c / n_c` items, its cell's pool size
+    over its cell's suite size (Cochran 1977, "Sampling techniques", eq. 5.1: the stratified mean
+    :math:`\sum_c (N_c / N) \bar y_c`). Weights sum to 1 in each group with a suite item; a cell of a group
+    with no suite item is not represented (its items count for none)."""
+    cell = np.zeros(n_items, dtype=np.int64)
+    for items in pool_items:  # refine the partition by each group's membership
+        mark = np.zeros(n_items, dtype=np.int64)
+        mark[items] = 1
+        cell = np.unique(np.stack([cell, mark]), axis=1, return_inverse=True)[1].ravel()
+    pool_n = np.bincount(cell, minlength=int(cell.max()) + 1).astype(np.float64)
+    suite_n = np.bincount(cell[suite_pos], minlength=pool_n.size).astype(np.float64)
+    out = []
+    for cols in suite_cols:
+        if cols.size == 0:
+            out.append(np.zeros(0))
+            continue
+        c = cell[suite_pos[cols]]
+        w = pool_n[c] / suite_n[c]
         out.append(w / w.sum())
     return out
 

@@ -140,3 +140,17 @@ def test_estimation_suite_beats_random_items_on_held_out_models() -> None:
         est = fs.predict(held.scores[:, items]).score[fs.method][:, -1]
         errs.append(float(np.mean(np.abs(est - truth))))
     assert errs[0] < np.mean(errs[1:]), errs
+
+
+def test_a_stratified_sample_is_one_item_of_each_difficulty_stratum_with_no_item_model() -> None:
+    """``info_share=1, strata="difficulty"`` (the design ``compress`` weighs on small panels): every item is a
+    difficulty stratum's, the same draw as :func:`difficulty_strata` with the generator the seed makes (no
+    2PL is fitted, so nothing else consumes it), and the module's ``STRATA`` is not consulted."""
+    rng = np.random.default_rng(3)
+    X = (rng.random((12, 90)) < rng.uniform(0.05, 0.95, 90)[None, :]).astype(float)
+    kept, reasons = estimation_items(X, 9, random_state=11, info_share=1.0, strata="difficulty")
+    assert set(reasons) == {"difficulty"}
+    np.testing.assert_array_equal(kept, difficulty_strata(X, 9, np.random.default_rng(11)))
+    # one item per 10 ranked items (ties in any order): the s-th smallest kept mean lies in the s-th stratum
+    ranked, got = np.sort(X.mean(axis=0)), np.sort(X.mean(axis=0)[kept])
+    assert (got >= ranked[0::10]).all() and (got <= ranked[9::10]).all()

@@ -39,6 +39,14 @@ splits, 3 strongest-40 % ones, on MMT, AI2D and MMMU): benchsift's MAE over the 
 random subset, mean over the nine cells 0.994 -> 0.962, the strongest split's summed MAE 3.8 % lower; the
 README gives the tables, and the design that took the difficulty strata alone (better on random splits
 only, worse on the strongest).
+
+With few build models (fewer than ``CHOICE_MIN_REFERENCE``) the 2PL's item parameters and the k-means
+clusters are noisy, and a sample that needs neither can do better: ``estimation_items(..., info_share=1,
+strata="difficulty")`` is a stratified random sample (:func:`difficulty_strata` over the whole budget), the
+second design ``compress`` weighs on such panels
+(:data:`benchsift.compression.pipeline.SMALL_PANEL_DESIGNS`), drawn from every item of each category and
+estimated with design weights (the stratified mean and the design-based difference estimator,
+:func:`benchsift.compression.full_score_stack.design_weights`).
 """
 
 from __future__ import annotations
@@ -178,14 +186,18 @@ def estimation_items(
     prior_a_sd: float = 1.0,
     random_state: int = 0,
     info_share: float | None = None,
+    strata: Literal["auto", "difficulty", "information"] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(kept positions sorted, reasons)`` of the estimation suite of ``k`` items (module docstring).
 
     ``info_share``: the share of ``k`` taken by the information strata (None: :data:`INFO_SHARE`; 0: the
     correctness anchors only, the design ``compress`` weighs against the default, see
-    :data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`). Items without any build score are never kept
+    :data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`). ``strata``: the kind of strata (None:
+    :data:`STRATA`); ``info_share=1, strata="difficulty"`` is a stratified random sample of the items
+    (:func:`difficulty_strata` over the whole budget). Items without any build score are never kept
     unless nothing else is left (filled at random, reason ``"completion"``).
     """
+    kind = STRATA if strata is None else strata
     share = INFO_SHARE if info_share is None else float(info_share)
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"info_share: expected a number in [0, 1], got {info_share!r}")
@@ -198,12 +210,12 @@ def estimation_items(
     reasons: list[str] = []
     if fitted.size and k > 0 and x.shape[0] >= 2:
         n_info = min(int(math.ceil(k * share)), fitted.size)
-        n_dif = n_info if STRATA == "difficulty" else 0
+        n_dif = n_info if kind == "difficulty" else 0
         info = np.empty(0, dtype=np.int64)
-        if n_info > 0 and STRATA != "difficulty":  # (no 2PL fit for the anchors-only design)
+        if n_info > 0 and kind != "difficulty":  # (no 2PL fit for the anchors-only design)
             irt = TwoPL(prior_a_sd=prior_a_sd).fit(x[:, fitted])
             a, d, theta = irt.discrimination_, irt.intercept_, irt.theta_
-            if STRATA == "auto" and floor_misfit(x[:, fitted], a, d, theta) > FLOOR_MISFIT:
+            if kind == "auto" and floor_misfit(x[:, fitted], a, d, theta) > FLOOR_MISFIT:
                 n_dif = int(math.ceil(n_info / 2))
         dif = difficulty_strata(x, n_dif, rng) if n_dif > 0 else np.empty(0, dtype=np.int64)
         if n_info > n_dif:  # the information strata among the items the difficulty strata left
