@@ -236,13 +236,22 @@ def test_full_score_is_not_fitted_above_the_item_cap_and_says_so(monkeypatch) ->
 def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monkeypatch) -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=300), 1)
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None)
-    # below CHOICE_MIN_REFERENCE reference models: Stage 2's design only, no choice made, nothing noted
+    # below CHOICE_MIN_REFERENCE reference models: Stage 2's design against a stratified sample of every item
     assert sim.panel.n_models < pipeline.CHOICE_MIN_REFERENCE
     few = run_pipeline(sim.panel, cfg)
-    assert not any(n.startswith("estimate suite design chosen") for n in few.notes)
-    strata = set(few.suite_reason) - {"estimate:anchor"}  # information, and difficulty where a floor shows
-    assert strata in ({"estimate:information"}, {"estimate:difficulty", "estimate:information"}), strata
+    (note,) = [n for n in few.notes if n.startswith("estimate suite design chosen")]
+    named = r"(stratified sample|strata 50 % \+ anchors) ([0-9.]+)"
+    errors = {k: float(e) for k, e in re.findall(named, note)}
+    assert len(errors) == 2, note
     assert few.full_score is not None and few.full_score.method == "average"
+    (kept,) = [k for k in errors if f"{k} {errors[k]:.4f} (kept)" in note]
+    assert few.full_score.selection_error() == pytest.approx(errors[kept], abs=5e-5)
+    if kept == "stratified sample":  # the alternative is kept only when it errs less (by one se)
+        assert errors[kept] < errors["strata 50 % + anchors"]
+        assert set(few.suite_reason) == {"estimate:stratum"}
+    else:
+        strata = set(few.suite_reason) - {"estimate:anchor"}  # information (and difficulty: a floor)
+        assert strata in ({"estimate:information"}, {"estimate:difficulty", "estimate:information"}), strata
     monkeypatch.setattr(pipeline, "CHOICE_MIN_REFERENCE", 5)  # the design choice itself is under test now
     res = run_pipeline(sim.panel, cfg)
     n = int(res.stages[-1].items_in)
@@ -265,12 +274,14 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monk
 
 
 def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models(monkeypatch) -> None:
-    """The alternative design alone (``ESTIMATE_DESIGNS = (0.0,)``): the suite released is the correctness
-    anchors of the budget, chosen on every reference model (as each fold re-chooses them on its own), every
-    item marked ``estimate:anchor``, and no design note (nothing was weighed)."""
+    """The alternative design alone (``ESTIMATE_DESIGNS = SMALL_PANEL_DESIGNS = (0.0,)``): the suite
+    released is the correctness anchors of the budget, chosen on every reference model (as each fold
+    re-chooses them on its own), every item marked ``estimate:anchor``, and no design note (nothing was
+    weighed)."""
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=1, n_categories=1, items_per_benchmark=400), 3)
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None, random_state=4)
     monkeypatch.setattr(pipeline, "ESTIMATE_DESIGNS", (0.0,))
+    monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", (0.0,))  # (the panel has fewer than 50 models)
     res = run_pipeline(sim.panel, cfg)
     assert not any(n.startswith("estimate suite design chosen") for n in res.notes)
     assert set(res.suite_reason) == {"estimate:anchor"}
@@ -280,3 +291,23 @@ def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models
     )
     np.testing.assert_array_equal(res.suite_items, pool[want])
     assert res.full_score is not None and res.full_score.method in HEADLINE_FROM
+
+
+def test_the_stratified_design_samples_every_item_of_each_category_and_weighs_by_design(monkeypatch) -> None:
+    """The small-panel alternative alone (``SMALL_PANEL_DESIGNS = ("stratified",)``): the suite released is
+    one item per difficulty stratum of each category over all its items (the Stage 0-cleaned ones too: a full
+    run scores them), drawn as each fold draws it, every item marked ``estimate:stratum``; the fitted anchor
+    weights are the design's (equal within the one category)."""
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=1, n_categories=1, items_per_benchmark=400), 3)
+    panel = sim.panel
+    cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None, random_state=4)
+    monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", ("stratified",))
+    assert panel.n_models < pipeline.CHOICE_MIN_REFERENCE
+    res = run_pipeline(panel, cfg)
+    assert set(res.suite_reason) == {"estimate:stratum"}
+    want, _ = estimation_items(
+        panel.image_panel().scores, res.n_items_suite, random_state=4, info_share=1.0, strata="difficulty"
+    )
+    np.testing.assert_array_equal(res.suite_items, want)
+    assert res.full_score is not None and res.full_score.anchor_weight is not None
+    np.testing.assert_allclose(res.full_score.anchor_weight[0], 1.0 / res.n_items_suite)

@@ -42,7 +42,7 @@ import hashlib
 import json
 import warnings as _warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -94,14 +94,30 @@ DEFAULT_FLOOR = 100
 #: cross-validated error (:meth:`~benchsift.compression.full_score.FullScoreModel.selection_error`) lower by
 #: more than one standard error of the paired difference over the reference models' random-fold errors
 #: (:func:`~benchsift.compression.full_score.one_se_choice`), named in ``notes``; with fewer than
-#: ``CHOICE_MIN_REFERENCE`` (50) reference models only the first is fitted. The
+#: ``CHOICE_MIN_REFERENCE`` (50) reference models the designs are :data:`SMALL_PANEL_DESIGNS`. The
 #: design None is Stage 2's own suite (the selector's ``INFO_SHARE``, half strata and half anchors; the strata
 #: information strata, a quarter of the budget difficulty strata instead where the benchmark shows a guessing
 #: floor, :mod:`~benchsift.compression.selectors.estimation`), a number
 #: the same budgets re-chosen with that share on every reference model. Half and half won on MMMU and most
 #: LLM cells, correctness anchors alone on MMT and AI2D (README, issue 31, "suite design and headline by
 #: cross-validation").
-ESTIMATE_DESIGNS: tuple[float | None, ...] = (None, 0.0)
+ESTIMATE_DESIGNS: tuple[float | str | None, ...] = (None, 0.0)
+#: The design ``"stratified"``: a stratified random sample of every kept category's items (all of them, not
+#: only Stage 2's pool: the Stage 0-cleaned items count in a full run too), strata by the build models' mean
+#: score, one item per stratum (:func:`~benchsift.compression.selectors.estimation.difficulty_strata`), with
+#: design-based anchor weights (``fit_full_score(stratified=True)``). It needs no item parameters to choose
+#: its items, where the other designs' information strata and correctness anchors are only as good as
+#: the 2PL and k-means fitted on the reference models.
+STRATIFIED = "stratified"
+#: The designs weighed with fewer than ``CHOICE_MIN_REFERENCE`` reference models (at least
+#: ``MIN_REFERENCE_MODELS``): Stage 2's suite and the stratified sample, by the same one-standard-error rule.
+#: Measured (``run_estimate_peers.sh``, 10 random 60 / 40 splits, 3 strongest-40 % ones): on MMLU-Pro (17
+#: build models, 12,032 items) benchsift's MAE over the better of gp-IRT and a random subset went 1.04 /
+#: 1.18 / 1.07 -> 0.94 / 0.85 / 0.77 at 2 / 5 / 10 %; on the three LLM panels (25-29 build models), where the
+#: choice goes either way by seed, the nine cells' mean ratio went 0.840 -> 0.853, each cell within two paired
+#: standard errors (README, "A stratified sample for small build panels"). (Before, only Stage 2's design
+#: was fitted below 50 reference models: the anchors-only alternative had lost on the LLM panels.)
+SMALL_PANEL_DESIGNS: tuple[float | str | None, ...] = (None, STRATIFIED)
 
 
 @dataclass(frozen=True)
@@ -542,12 +558,13 @@ def _estimators(
     stage2_pool: tuple[np.ndarray, np.ndarray],
     selected: list[str],
     messages: tuple[list[str], list[str]],
-) -> tuple[Any, np.ndarray]:
-    """``(model, suite items)``: the full-score estimators of the suite (:func:`fit_full_score`), or ``None``
-    with a warning when the panel has too many items or too few reference models. With the ``estimate``
-    selector and at least ``CHOICE_MIN_REFERENCE`` reference models every design of
-    :data:`ESTIMATE_DESIGNS` is fitted and the one the one-standard-error rule keeps is returned with its
-    suite (a note names both designs' errors and the one kept)."""
+) -> tuple[Any, np.ndarray, str]:
+    """``(model, suite items, reason)``: the full-score estimators of the suite (:func:`fit_full_score`), or
+    ``None`` with a warning when the panel has too many items or too few reference models. With the
+    ``estimate`` selector every design of :data:`ESTIMATE_DESIGNS` (with fewer than ``CHOICE_MIN_REFERENCE``
+    reference models, of :data:`SMALL_PANEL_DESIGNS`) is fitted and the one the one-standard-error rule keeps
+    is returned with its suite (a note names the designs' errors and the one kept) and its items' reason
+    (``"anchor"``, ``"stratum"``; ``""`` for Stage 2's own suite)."""
     notes, warnings = messages
     image = work.scores[work.image_rows]
     ref_scores = image[np.isfinite(image).any(axis=1)]  # the reference models: image runs with a score
@@ -558,28 +575,37 @@ def _estimators(
             f"{MAX_FULL_SCORE_ITEMS:,} they are measured up to (time and memory grow with the items); "
             "estimate will report suite means only"
         )
-        return None, suite_items
+        return None, suite_items, ""
     if n_image < MIN_REFERENCE_MODELS:
         warnings.append(
             f"full-score estimators not fitted: they need at least {MIN_REFERENCE_MODELS} image models "
             f"with scores to cross-validate, the panel has {n_image}; estimate will report suite means "
             "only"
         )
-        return None, suite_items
-    choose = _estimate_budgets(s2, selected) is not None and n_image >= CHOICE_MIN_REFERENCE
-    designs = ESTIMATE_DESIGNS if choose else ESTIMATE_DESIGNS[:1]
+        return None, suite_items, ""
+    if _estimate_budgets(s2, selected) is None:
+        designs: tuple[float | str | None, ...] = ESTIMATE_DESIGNS[:1]
+    else:
+        designs = ESTIMATE_DESIGNS if n_image >= CHOICE_MIN_REFERENCE else SMALL_PANEL_DESIGNS
+    frame = (np.arange(work.n_items), work.category_or_benchmark)  # the stratified design's: every item
     fits: list[tuple[Any, np.ndarray]] = []
     for share in designs:
-        reselect = _estimate_reselect(s2, stage2_pool, selected, cfg.random_state, share)
+        pool = frame if share == STRATIFIED else stage2_pool
+        reselect = _estimate_reselect(s2, pool, selected, cfg.random_state, share)
         items = suite_items
         if reselect is not None and share is not None:  # another design: its suite on the reference models
             items = reselect(ref_scores)
         model = fit_full_score(
-            work, items, n_folds=cfg.full_score_folds, random_state=cfg.random_state, reselect=reselect
+            work,
+            items,
+            n_folds=cfg.full_score_folds,
+            random_state=cfg.random_state,
+            reselect=reselect,
+            stratified=share == STRATIFIED,
         )
         fits.append((model, items))
     if len(fits) == 1:
-        return fits[0]
+        return (*fits[0], _design_reason(designs[0]))
     names = [_design_name(d) for d in designs]
     errors = {n: m.selection_error() for n, (m, _) in zip(names, fits, strict=True)}
     losses = {n: m.reference_losses() for n, (m, _) in zip(names, fits, strict=True)}
@@ -591,16 +617,21 @@ def _estimators(
         f"fold's MAE of the headline; another design than the first only if lower by more than one standard "
         f"error of the paired difference, {fits[best][0].method} kept): {shown}"
     )
-    return fits[best]
+    return (*fits[best], _design_reason(designs[best]))
+
+
+def _design_reason(share: float | str | None) -> str:
+    """The suite items' reason (after ``estimate:``) of a design other than Stage 2's own (None: ``""``)."""
+    return "" if share is None else "stratum" if share == STRATIFIED else "anchor"
 
 
 def _swap_design(
-    work: Panel, chosen: np.ndarray, reason: np.ndarray, selected: list[str], reference: np.ndarray
+    work: Panel, chosen: np.ndarray, why: str, reason: np.ndarray, selected: list[str], reference: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The anchors-only design's suite in place of Stage 2's (its items' reason ``estimate:anchor``), with
-    its pooled scores and their rho against the reference."""
+    """Another design's suite in place of Stage 2's (its items' reason ``estimate:WHY``, WHY ``anchor`` or
+    ``stratum``), with its pooled scores and their rho against the reference."""
     items = np.asarray(chosen, dtype=np.int64)
-    reason[items] = "estimate:anchor"
+    reason[items] = f"estimate:{why}"
     return (items, *_suite_scores(work.subset(items=items), selected, reference))
 
 
@@ -611,15 +642,18 @@ def _suite_scores(suite: Panel, selected: list[str], reference: np.ndarray) -> t
     return scores, _rho(scores, reference)
 
 
-def _design_name(share: float | None) -> str:
+def _design_name(share: float | str | None) -> str:
     """``"anchors only"`` / ``"strata 50 % + anchors"`` (``"difficulty strata ..."`` or ``"information strata
-    ..."`` where the selector's ``STRATA`` fixes the kind) for a design of ``ESTIMATE_DESIGNS``."""
+    ..."`` where the selector's ``STRATA`` fixes the kind) / ``"stratified sample"`` for a design of
+    ``ESTIMATE_DESIGNS`` or ``SMALL_PANEL_DESIGNS``."""
     from benchsift.compression.selectors.estimation import INFO_SHARE, STRATA
 
+    if share == STRATIFIED:
+        return "stratified sample"
     if share is None:
         share = INFO_SHARE
     kind = "" if STRATA == "auto" else f"{STRATA} "
-    return "anchors only" if share == 0 else f"{kind}strata {share * 100:g} % + anchors"
+    return "anchors only" if share == 0 else f"{kind}strata {float(share) * 100:g} % + anchors"
 
 
 def run_pipeline(
@@ -650,6 +684,7 @@ def run_pipeline(
     tick = Ticker(progress, _n_steps(cfg))
     notes: list[str] = []
     warnings: list[str] = []
+    messages = (notes, warnings)
     fingerprint = panel_fingerprint(panel)
     work = _with_categories(panel)
     if work is not panel:
@@ -694,7 +729,7 @@ def run_pipeline(
     if cfg.stop_after >= 2 and cfg.retention is not None:
         tick()
         s2, pruned_pos, pool_panel = _stage2_step(
-            pool_panel, pool_pos, cfg, embeddings, categories, reference, reason, (notes, warnings), stages
+            pool_panel, pool_pos, cfg, embeddings, categories, reference, reason, messages, stages
         )
 
     s3: Stage3Result | None = None
@@ -710,13 +745,12 @@ def run_pipeline(
     suite_scores, rho_suite = _suite_scores(pool_panel, selected, reference)
     order = np.argsort(pruned_pos, kind="stable")
     suite_items = pruned_pos[order]
-    cats_all = work.category_or_benchmark
-    full_score, chosen = None, suite_items
+    full_score, chosen, why = None, suite_items, ""
     if cfg.full_score:
         tick()
-        full_score, chosen = _estimators(work, suite_items, cfg, s2, stage2_pool, selected, (notes, warnings))
-    if not np.array_equal(chosen, suite_items):  # the estimate selector's other design won
-        suite_items, suite_scores, rho_suite = _swap_design(work, chosen, reason, selected, reference)
+        full_score, chosen, why = _estimators(work, suite_items, cfg, s2, stage2_pool, selected, messages)
+    if why:  # the estimate selector's other design won
+        suite_items, suite_scores, rho_suite = _swap_design(work, chosen, why, reason, selected, reference)
     warnings += _stage3_share_warning(cfg, len(selected), len(categories), suite_items.size, work.n_items)
     tick(tick.total - tick.done)
     return CompressionResult(
@@ -730,7 +764,7 @@ def run_pipeline(
         categories=categories,
         selected_categories=selected,
         suite_items=suite_items,
-        suite_category=cats_all[suite_items],
+        suite_category=work.category_or_benchmark[suite_items],
         suite_role=role[suite_items],
         suite_reason=reason[suite_items],
         model_ids=model_ids,
@@ -757,24 +791,28 @@ def _estimate_reselect(
     pool: tuple[np.ndarray, np.ndarray],
     selected: list[str],
     seed: int,
-    info_share: float | None = None,
+    info_share: float | str | None = None,
 ) -> Any:
     """With the ``estimate`` selector: the suite's choice as a function of the build rows' scores (each kept
-    category's Stage 2 pool and budget, :func:`~benchsift.compression.selectors.estimation.estimation_items`
-    with ``info_share``), so that the full-score cross-validation re-chooses the items in every fold; else
-    None."""
+    category's items in ``pool`` and its Stage 2 budget,
+    :func:`~benchsift.compression.selectors.estimation.estimation_items` with ``info_share``; for
+    :data:`STRATIFIED`, difficulty strata over the whole budget), so that the full-score cross-validation
+    re-chooses the items in every fold; else None."""
     budgets = _estimate_budgets(s2, selected)
     if budgets is None:
         return None
     from benchsift.compression.selectors.estimation import estimation_items
 
     pos, cats = pool
+    share = 1.0 if info_share == STRATIFIED else info_share
+    strata: Literal["difficulty"] | None = "difficulty" if info_share == STRATIFIED else None
+    assert share is None or isinstance(share, float)
 
     def reselect(X: np.ndarray) -> np.ndarray:
         out = [np.empty(0, dtype=np.int64)]
         for c, budget in budgets:
             cols = pos[cats == c]
-            kept, _ = estimation_items(X[:, cols], budget, random_state=seed, info_share=info_share)
+            kept, _ = estimation_items(X[:, cols], budget, random_state=seed, info_share=share, strata=strata)
             out.append(cols[kept])
         return np.sort(np.concatenate(out))
 
