@@ -309,6 +309,9 @@ def test_one_se_choice_by_hand() -> None:
     )
     # of several beyond one se, the lowest
     assert one_se_choice("a", {"a": 0.1, "b": 0.08, "c": 0.07}, {"b": tight, "c": tight}) == "c"
+    # n_se = 2 (the small-panel design choice): the gap must exceed 2 x 0.00408 = 0.00816
+    assert one_se_choice("a", {"a": 0.10, "b": 0.0941}, {"b": tight}, n_se=2.0) == "a"  # 0.0059
+    assert one_se_choice("a", {"a": 0.10, "b": 0.0915}, {"b": tight}, n_se=2.0) == "b"  # 0.0085
 
 
 def test_the_headline_is_the_average_unless_the_stack_errs_less_by_one_standard_error() -> None:

@@ -40,7 +40,10 @@ Estimators (per benchmark and category; ``overall`` is the mean of the benchmark
 * ``anchor`` -- tinyBenchmarks' anchor-weighted mean: each suite item weighted by the share of the group's
   items whose correctness vector over the reference models is nearest to its own
   (:func:`benchsift.compression.full_score_stack.anchor_weights`), a design-based estimate with no ability
-  model;
+  model; on a suite that is a stratified random sample (``fit_full_score(stratified=True)``) each item is
+  weighted by the items of its category it stands for instead, so that ``anchor`` is the stratified mean and
+  ``greg`` below the design-based difference estimator
+  (:func:`benchsift.compression.full_score_stack.design_weights`);
 * ``factor`` -- with at least 50 reference models
   (:data:`~benchsift.compression.full_score_factor.FACTOR_MIN_REFERENCE`) and at most a million reference
   cells (:data:`~benchsift.compression.full_score_factor.FACTOR_MAX_CELLS`), the posterior mean of the full
@@ -1365,11 +1368,13 @@ class _Errors:
     abs_strong: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def one_se_choice(default: str, criterion: dict[str, float], paired: dict[str, list[np.ndarray]]) -> str:
+def one_se_choice(
+    default: str, criterion: dict[str, float], paired: dict[str, list[np.ndarray]], n_se: float = 1.0
+) -> str:
     """The one-standard-error rule (Breiman, Friedman, Olshen & Stone 1984, "Classification and Regression
     Trees", sec. 3.4.3; Hastie, Tibshirani & Friedman 2009, sec. 7.10): keep ``default`` unless another
-    candidate's ``criterion`` is lower by more than the standard error of the difference, and then take the
-    lowest of those. ``paired[m]``: per part of the criterion (a sum of means), the per-model differences
+    candidate's ``criterion`` is lower by more than ``n_se`` standard errors of the difference, and then take
+    the lowest of those. ``paired[m]``: per part of the criterion (a sum of means), the per-model differences
     ``loss(m) - loss(default)`` on the same models; the standard error of the difference is
     ``sqrt(sum_k var(d_k) / n_k)`` (the parts taken as independent). A candidate without a finite criterion
     or with fewer than two paired models in a part is not taken."""
@@ -1382,7 +1387,7 @@ def one_se_choice(default: str, criterion: dict[str, float], paired: dict[str, l
         if not parts or any(d.size < 2 for d in parts):
             continue
         se = math.sqrt(sum(float(np.var(d, ddof=1)) / d.size for d in parts))
-        if value < base - se and value < best_value:
+        if value < base - n_se * se and value < best_value:
             best, best_value = m, value
     return best
 
