@@ -60,8 +60,8 @@ __all__ = [
     "anchor_means",
     "anchor_weights",
     "calibrated_loo",
-    "design_weights",
     "calibration_line",
+    "design_weights",
     "stack_grid",
     "stack_weights",
 ]

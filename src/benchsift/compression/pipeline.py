@@ -111,8 +111,8 @@ ESTIMATE_DESIGNS: tuple[float | str | None, ...] = (None, 0.0)
 #: the 2PL and k-means fitted on the reference models.
 STRATIFIED = "stratified"
 #: The designs weighed with fewer than ``CHOICE_MIN_REFERENCE`` reference models (at least
-#: ``MIN_REFERENCE_MODELS``): Stage 2's suite and the stratified sample, by the same one-standard-error rule.
-#: Kept when its cross-validated error is lower by :data:`SMALL_PANEL_SE` standard errors. Measured in the
+#: ``MIN_REFERENCE_MODELS``): Stage 2's suite and the stratified sample, the latter kept when its
+#: cross-validated error is lower by more than :data:`SMALL_PANEL_SE` standard errors. Measured in the
 #: README, "A stratified sample for small build panels". (Before, only Stage 2's design was fitted below 50
 #: reference models: the anchors-only alternative had lost on the LLM panels.)
 SMALL_PANEL_DESIGNS: tuple[float | str | None, ...] = (None, STRATIFIED)
