@@ -110,6 +110,10 @@ def benchsift_estimate(
     edge_method = getattr(full, "edge_method", None)  # (absent before the shift folds chose for the edge)
     if warned.any() and edge_method is not None and edge_method != chosen:
         chosen += f"/{edge_method}@edge"
+    reasons = set(np.asarray(result.suite_reason, dtype=object).tolist())  # (aligned with suite_items)
+    for reason, design in (("estimate:stratum", "stratified"), ("estimate:anchor", "anchors")):
+        if reasons == {reason}:  # another design than Stage 2's won the design choice
+            chosen += f" [{design}]"
     return int(result.suite_items.size), s, lo, hi, chosen, warned
 
 
