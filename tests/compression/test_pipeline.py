@@ -282,7 +282,8 @@ def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=1, n_categories=1, items_per_benchmark=400), 3)
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None, random_state=4)
     monkeypatch.setattr(pipeline, "ESTIMATE_DESIGNS", (0.0,))
-    monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", (0.0,))  # (the panel has fewer than 50 models)
+    # (the panel has fewer than 50 models; an integer share is a share too)
+    monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", (0,))
     res = run_pipeline(sim.panel, cfg)
     assert not any(n.startswith("estimate suite design chosen") for n in res.notes)
     assert set(res.suite_reason) == {"estimate:anchor"}

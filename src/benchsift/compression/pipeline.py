@@ -811,9 +811,9 @@ def _estimate_reselect(
     from benchsift.compression.selectors.estimation import estimation_items
 
     pos, cats = pool
-    share = 1.0 if info_share == STRATIFIED else info_share
-    strata: Literal["difficulty"] | None = "difficulty" if info_share == STRATIFIED else None
-    assert share is None or isinstance(share, float)
+    stratified = info_share == STRATIFIED
+    share = 1.0 if stratified else None if info_share is None else float(info_share)
+    strata: Literal["difficulty"] | None = "difficulty" if stratified else None
 
     def reselect(X: np.ndarray) -> np.ndarray:
         out = [np.empty(0, dtype=np.int64)]
