@@ -19,11 +19,13 @@ from benchsift.compression.full_score import (
     HEADLINE_FROM,
     METHODS,
     FullScoreModel,
+    _bounded_halfwidth,
     _conformal_halfwidth,
     _ols,
     _ridge_paths,
     fit_full_score,
     one_se_choice,
+    small_reference_warning,
 )
 from benchsift.errors import DegenerateError, InputError
 from benchsift.irt import TwoPL
@@ -67,6 +69,45 @@ def test_conformal_halfwidth_by_hand() -> None:
     assert _conformal_halfwidth(r, 0.8) == pytest.approx(0.5)
     # level 0.95 -> ceil(11 * 0.95) = 11 > 10: no finite interval from 10 residuals
     assert _conformal_halfwidth(r, 0.95) == np.inf
+
+
+def test_bounded_halfwidth_by_hand_and_its_guarantee_by_simulation() -> None:
+    r = np.array([0.5, -0.1, 0.3, -0.2, 0.4, np.nan, 0.05, -0.6, 0.25, 0.15, -0.35])
+    assert _bounded_halfwidth(r, 0.8) == pytest.approx(0.5)  # enough residuals: the conformal quantile
+    assert _bounded_halfwidth(r, 0.95) == pytest.approx(0.6 * 11 / 10)  # the largest |r| times (n + 1) / n
+    assert _bounded_halfwidth(np.array([np.nan]), 0.95) == np.inf
+    # known truth: 17 exchangeable residuals and an 18th; the largest of 17 covers the 18th with probability
+    # exactly 17/18, the widened one at least that (and at most 1)
+    e = np.random.default_rng(0).standard_normal((20_000, 18))
+    hw = np.array([_bounded_halfwidth(row[:17], 0.95) for row in e])
+    plain = np.abs(e[:, :17]).max(axis=1)
+    se = np.sqrt(17 / 18 / 18 / 20_000)
+    assert abs(np.mean(np.abs(e[:, 17]) <= plain) - 17 / 18) < 4 * se
+    assert np.mean(np.abs(e[:, 17]) <= hw) > 17 / 18
+    np.testing.assert_allclose(hw, plain * 18 / 17)
+
+
+def test_small_reference_warning_names_the_level_it_guarantees() -> None:
+    assert small_reference_warning(19, 0.95) is None  # ceil(20 * 0.95) = 19 <= 19: split-conformal
+    text = small_reference_warning(17, 0.95)
+    assert text is not None
+    assert "17 reference models, fewer than the 19" in text and "widened by 18/17" in text
+    assert "only 94.4% of new models" in text
+    assert small_reference_warning(9, 0.9) is None and small_reference_warning(8, 0.9) is not None
+
+
+def test_few_reference_models_give_bounded_intervals_and_a_warning() -> None:
+    panel, _ = _panel(32, 60, seed=5)
+    build, held = panel.subset(models=np.arange(16)), panel.subset(models=np.arange(16, 32))
+    suite = np.arange(0, 180, 6)
+    fs = fit_full_score(build, suite, random_state=0)
+    assert fs.n_reference == 16
+    for m in METHODS:
+        assert np.isfinite(fs.halfwidth[m]).all(), m
+    est = fs.predict(held.scores[:, suite], held.model_ids)
+    assert np.isfinite(est.low[est.method]).all() and np.isfinite(est.high[est.method]).all()
+    (warned,) = [w for w in est.warnings if "reference models, fewer than the 19" in w]
+    assert "only 94.1% of new models" in warned  # 16 / 17
 
 
 def test_pirt_is_the_full_mean_when_the_suite_is_the_pool() -> None:

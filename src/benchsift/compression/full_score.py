@@ -125,8 +125,11 @@ of Barber et al. 2021, "Predictive inference with the jackknife+", Ann. Statist.
 group ``g`` and method ``m`` is the :math:`\lceil (n + 1)\,\text{level} \rceil`-th smallest of the ``n``
 absolute out-of-fold residuals, so the interval covers a new model's full score with probability
 about ``level`` when the new model is exchangeable with the reference models (a model unlike all of them --
-a new family, a jump in ability -- is not covered by this guarantee). Estimates and interval ends are
-clipped to [0, 1].
+a new family, a jump in ability -- is not covered by this guarantee). With fewer reference models than
+that quantile needs (``n < level / (1 - level)``, 19 at 95 %) the half-width is the largest absolute
+residual times ``(n + 1) / n`` (the largest alone is the split-conformal interval at level ``n / (n + 1)``),
+and a warning names the level it guarantees (:func:`small_reference_warning`). Estimates and interval ends
+are clipped to [0, 1].
 
 Extrapolation. A new model whose ability on the suite (EAP from its suite responses) lies outside the
 reference models' (``theta_range``, with a tolerance of 0.01) is flagged ``extrapolating`` and named in
@@ -457,10 +460,29 @@ def _largest(values: list[float]) -> float:
     return max(finite) if finite else math.nan
 
 
-def _strong_halfwidth(residuals: np.ndarray, level: float) -> float:
-    """The half-width for a model beyond the reference models: the conformal quantile of the strongest
-    fold's absolute residuals, or (too few of them for that level) their largest absolute value times
-    ``(n + 1) / n``."""
+def small_reference_warning(n_reference: int, level: float) -> str | None:
+    """The warning that the intervals are not split-conformal at ``level`` (too few reference models for
+    its quantile, :func:`_bounded_halfwidth`), or None."""
+    if math.ceil((n_reference + 1) * level) <= n_reference:  # as _conformal_halfwidth decides
+        return None
+    need = max(n_reference + 1, math.floor(level / (1 - level)) - 2)  # a few steps below the least n
+    while math.ceil((need + 1) * level) > need:
+        need += 1
+    got = n_reference / (n_reference + 1)  # (rounded down: a guarantee)
+    return (
+        f"the {level:.0%} intervals rest on {n_reference} reference models, fewer than the {need} a "
+        f"split-conformal interval at that level needs: each is the largest out-of-fold error widened by "
+        f"{n_reference + 1}/{n_reference}, guaranteed to cover only {math.floor(got * 1000) / 10:.1f}% of "
+        "new models like the reference ones"
+    )
+
+
+def _bounded_halfwidth(residuals: np.ndarray, level: float) -> float:
+    """The conformal quantile of the absolute residuals (:func:`_conformal_halfwidth`), or, with too few of
+    them for that level (``n < level / (1 - level)``: fewer than 19 at 95 %), their largest absolute value
+    times ``(n + 1) / n``: the largest alone is the split-conformal interval at level ``n / (n + 1)`` (94.4 %
+    with 17), the factor widens it towards the level asked (a heuristic, said in a warning where it is
+    used). Infinite only without any finite residual."""
     r = np.abs(residuals[np.isfinite(residuals)])
     if r.size == 0:
         return math.inf
@@ -786,7 +808,7 @@ class FullScoreModel(Result):
             rows = np.flatnonzero(inverse.ravel() == p)
             for m in METHODS:
                 gap = self._with_overall(est[m]) - full[m]
-                out[m][rows] = [_conformal_halfwidth(gap[:, g], self.level) for g in range(gap.shape[1])]
+                out[m][rows] = [_bounded_halfwidth(gap[:, g], self.level) for g in range(gap.shape[1])]
         return out
 
     def _known_references(
@@ -927,12 +949,6 @@ class FullScoreModel(Result):
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
         rank_iv = np.column_stack([rank_among(ref, high[best][:, -1]), rank_among(ref, low[best][:, -1])])
-        if not np.isfinite(self.halfwidth[best][-1]):
-            need = math.ceil(self.level / (1 - self.level))
-            notes.append(
-                f"the {self.level:.0%} intervals are unbounded: split-conformal intervals at this level need "
-                f"at least {need} reference models, the suite has {self.n_reference}"
-            )
         none = np.isnan(suite).all(axis=1)
         for j in np.flatnonzero(none):
             notes.append(f"model {names[j]!r} has no score on any suite item: its estimates are undefined")
@@ -942,6 +958,9 @@ class FullScoreModel(Result):
             rank[j] = np.nan
             rank_iv[j] = np.nan
         warns = self._outside_warnings(names, theta, outside & ~none)
+        small = small_reference_warning(self.n_reference, self.level)
+        if small is not None:
+            warns.append(small)
         edge_note = edge_warning(
             list(names), at_edge & ~none, self.theta_edge, self.n_reference, self.edge_method, n_blended
         )
@@ -1591,7 +1610,7 @@ def _errors(
     out = _Errors({}, {}, {}, {}, {}, {})
     for m in METHODS:
         res = np.clip(base._with_overall(oof.random[m]), 0.0, 1.0) - full_all
-        out.halfwidth[m] = np.array([_conformal_halfwidth(res[:, g], level) for g in range(nc)])
+        out.halfwidth[m] = np.array([_bounded_halfwidth(res[:, g], level) for g in range(nc)])
         out.cv_mae[m] = np.array([_mean_abs(res[:, g]) for g in range(nc)])
         # truth minus estimate on each shift fold's held-out models
         unders = [
@@ -1599,7 +1618,7 @@ def _errors(
             for pr, mk in zip(oof.shift, folds.shifts, strict=True)
         ]
         out.mae_strong[m] = np.array([_mean_abs(unders[0][:, g]) for g in range(nc)])
-        out.hw_strong[m] = np.array([_strong_halfwidth(unders[0][:, g], level) for g in range(nc)])
+        out.hw_strong[m] = np.array([_bounded_halfwidth(unders[0][:, g], level) for g in range(nc)])
         # the upper width of edge models: the largest of the folds' quantiles (compression.extrapolation)
         out.hw_up[m] = np.array(
             [_largest([shift_upper_halfwidth(u[:, g], level) for u in unders]) for g in range(nc)]
