@@ -223,7 +223,14 @@ from benchsift.stats import SeedLike, check_random_state
 from benchsift.stats.means import group_nan_means, nan_mean
 from benchsift.stats.ranks import rank_among
 
-__all__ = ["METHODS", "FullScoreEstimates", "FullScoreModel", "fit_full_score", "one_se_choice"]
+__all__ = [
+    "METHODS",
+    "FullScoreEstimates",
+    "FullScoreModel",
+    "fit_full_score",
+    "one_se_choice",
+    "small_reference_warning",
+]
 
 #: Format tag of :meth:`FullScoreModel.to_dict`.
 FORMAT = "benchsift-full-score/1"
