@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -404,3 +405,24 @@ def test_the_headline_is_the_full_benchmark_estimate(suite_and_panel: tuple[Suit
     assert res.to_dict()["models"][2]["overall"]["score"] is None
     page = res._repr_html_()
     assert "suite_mean_overall" in page and "overall_low" in page
+
+
+def test_few_reference_models_warn_in_python_that_the_intervals_are_not_at_the_level(tmp_path: Path) -> None:
+    """A suite built on 16 models: split-conformal 95 % intervals need 19, so each is the largest
+    out-of-fold error widened by 17/16; the estimate says so as a Python warning (a notebook shows it) and in
+    ``warnings``, and the intervals are finite."""
+    sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=150), 2)
+    image = np.flatnonzero(sim.panel.image_rows)
+    build, new = sim.panel.subset(models=image[0:32:2]), sim.panel.subset(models=image[1:17:2])
+    res = run_pipeline(build, CompressionConfig(selector="estimate", retention=0.1, floor=0, k=None))
+    write_suite(res, build, tmp_path / "suite")
+    with warnings.catch_warnings(record=True) as said:  # what a notebook shows under the cell
+        warnings.simplefilter("always", EstimateWarning)
+        est = estimate_new_models(tmp_path / "suite", new, n_boot=50)
+    (shown,) = [w for w in said if "rest on 16 reference models, fewer than the 19" in str(w.message)]
+    assert issubclass(shown.category, EstimateWarning)
+    assert "widened by 17/16" in str(shown.message) and "94.1%" in str(shown.message)
+    assert str(shown.message) in est.warnings
+    assert est.full is not None
+    full = est.full
+    assert np.isfinite(full.low[full.method]).all() and np.isfinite(full.high[full.method]).all()

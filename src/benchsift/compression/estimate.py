@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._suggest import did_you_mean
-from benchsift.compression.full_score import FullScoreEstimates
+from benchsift.compression.full_score import FullScoreEstimates, small_reference_warning
 from benchsift.compression.full_score_xbench import known_scores
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import EstimateWarning, InputError, listed
@@ -443,6 +443,9 @@ def _full_estimates(
     )
     notes.extend(n for n in full.notes if n not in notes)
     warnings.extend(full.warnings)
+    small = small_reference_warning(s.full_score.n_reference, s.full_score.level)
+    if small is not None:  # the intervals are not at the level asked: shown by a notebook too
+        _warnings.warn(small, EstimateWarning, stacklevel=3)
     flagged = _flagged(full)
     if flagged.any():  # shown by a notebook, not only stored in the result
         blended = sum(str(e).endswith("+stratified") for e in (full.estimator or []))
