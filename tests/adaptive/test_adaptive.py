@@ -491,17 +491,18 @@ def test_spread_items_and_the_static_start_by_hand() -> None:
     pbar = expit(np.outer([-1.0, 0.0, 1.0], a) + d).mean(axis=0)
     order = np.argsort(pbar)  # [3, 2, 0, 5, 4, 1]
     assert order.tolist() == [3, 2, 0, 5, 4, 1]
-    # k = 2: positions floor(0.5 * 6 / 2) = 1 and floor(1.5 * 3) = 4 of that order; k = 3: 1, 3, 5
+    # k = 2: positions floor(0.5 * 6 / 2) = 1 and floor(1.5 * 3) = 4 of that order; k = 3: 1, 3, 5 of it,
+    # returned in the bit-reversed order of j (0, 2, 1), so that the first two span the range
     assert bank.spread_items(2).tolist() == [2, 4]
-    assert bank.spread_items(3).tolist() == [2, 5, 1]
+    assert bank.spread_items(3).tolist() == [2, 1, 5]
     assert bank.spread_items(0).tolist() == [] and sorted(bank.spread_items(99).tolist()) == list(range(6))
     start = bank.spread_items(3)
     X = np.full((3, 6), np.nan)
     X[1, 2] = 1.0  # model 1 answered the first start item already
     avail = np.ones((3, 6), dtype=bool)
-    avail[2, 5] = False  # model 2 was not run on the second one
+    avail[2, 5] = False  # model 2 was not run on the last one
     res = next_items(bank, X, ["a", "b", "c"], batch=2, start_items=start, available=avail, exposure=1.0)
-    assert res.items == [[2, 5], [5, 1], [2, 1]]
+    assert res.items == [[2, 1], [1, 5], [2, 1]]
     X[:, [2, 5, 1]] = 1.0
     after = next_items(bank, X, ["a", "b", "c"], batch=1, start_items=start, exposure=1.0)
     info = bank.information(after.theta)[0]

@@ -94,6 +94,7 @@ from benchsift._fileio import atomic_path
 from benchsift._inputs import check_length, existing_file
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
+from benchsift.adaptive.design import MISFIT_FOLDS, composite_correction, out_of_fold_misfit, spread_wins
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
@@ -124,7 +125,9 @@ class ItemBank(Result):
     full overall scores of the models the bank was fitted on; ``prior`` the ability prior of a new model,
     ``"empirical"`` (kernel density of ``reference_theta``, 2PL banks) or ``"normal"`` (N(0, 1));
     ``residual_loadings`` the ``(n_items, k)`` loadings of the 2PL residual factors (module docstring;
-    ``None``: plain p-IRT).
+    ``None``: plain p-IRT); ``misfit_var`` / ``residual_var`` per benchmark (in :attr:`benchmarks` order) the
+    out-of-fold mean squared misfit of the 2PL's curve and item residual
+    (:func:`benchsift.adaptive.design.out_of_fold_misfit`; ``None``: not measured, no composite correction).
     """
 
     kind: str
@@ -135,6 +138,8 @@ class ItemBank(Result):
     reference_overall: np.ndarray
     prior: str = "normal"
     residual_loadings: np.ndarray | None = None
+    misfit_var: np.ndarray | None = None
+    residual_var: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -249,18 +254,28 @@ class ItemBank(Result):
             return self.model.predict_proba(theta)
         return self.model.expected_score(theta)
 
-    def full_scores(self, X: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    def full_scores(
+        self, X: np.ndarray, theta: np.ndarray, sample: np.ndarray | None = None
+    ) -> tuple[np.ndarray, list[str]]:
         """``(n, n_benchmarks + 1)`` full-score estimates (observed scores plus expected ones for the items
-        not administered; last column ``overall``, the mean over benchmarks) and the column names."""
+        not administered; last column ``overall``, the mean over benchmarks) and the column names.
+
+        ``sample``: bank positions of items spread over the difficulty that the models were given (the
+        static start, :meth:`spread_items`); with a measured misfit (``misfit_var``) each benchmark's
+        estimate adds the composite correction from the model's residuals on them
+        (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1])."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         exp = self.expected(theta)
         if self.residual_loadings is not None and self.residual_loadings.shape[1] > 0:
             exp = np.clip(exp + self.factor_scores(X, exp) @ self.residual_loadings.T, 0.0, 1.0)
         filled = np.where(np.isnan(X), exp, X)
-        bench = self.items["benchmark"].astype(str).to_numpy()
         names = self.benchmarks
+        groups = self._benchmark_groups()
         # graded items without a fit have no expected score: NaN, left out of the means
-        per = group_nan_means(filled, [np.flatnonzero(bench == b) for b in names])
+        per = group_nan_means(filled, groups)
+        tau2, s2 = self.misfit_var, self.residual_var
+        if sample is not None and len(sample) and tau2 is not None and s2 is not None:
+            per = np.clip(per + composite_correction(X, exp, np.asarray(sample), groups, tau2, s2), 0.0, 1.0)
         overall = nan_mean(per, axis=1)
         return np.column_stack([per, overall]), [*names, "overall"]
 
@@ -282,19 +297,51 @@ class ItemBank(Result):
             out[j] = np.linalg.solve(Lo.T @ (w[:, None] * Lo) + np.eye(k), Lo.T @ (w * (X[j, seen] - p)))
         return out
 
+    def _benchmark_groups(self) -> list[np.ndarray]:
+        """Bank positions of each benchmark's items, in :attr:`benchmarks` order."""
+        bench = self.items["benchmark"].astype(str).to_numpy()
+        return [np.flatnonzero(bench == b) for b in self.benchmarks]
+
+    def spread_wins(self, n_items: int) -> bool:
+        """Whether a budget of ``n_items`` is better given whole as items spread over the difficulty than
+        as a quarter of them and maximum information (:func:`benchsift.adaptive.design.spread_wins`: the
+        sampling error of the spread items is at most the bank's measured misfit); False when the misfit was
+        not measured."""
+        if self.misfit_var is None or self.residual_var is None or int(n_items) < 1:
+            return False
+        sample = self.spread_items(int(n_items))
+        return spread_wins(sample, self._benchmark_groups(), self.misfit_var, self.residual_var)
+
+    def spread_from(self) -> int | None:
+        """The smallest budget that :meth:`spread_wins` gives whole as spread items (bisection over the
+        budget, which it is monotone in for one benchmark); ``None``: no budget up to the bank's size, or
+        the misfit was not measured."""
+        if self.misfit_var is None or not self.spread_wins(self.n_items):
+            return None
+        lo, hi = 0, self.n_items  # spread_wins(lo) is False (0 items), spread_wins(hi) True
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if self.spread_wins(mid) else (mid, hi)
+        return hi
+
     def spread_items(self, k: int) -> np.ndarray:
         r"""``k`` bank positions spread over the items' difficulty, a static start that represents the bank's
         items (not only those informative near one ability): the items ordered by their mean expected score
         over the reference models, :math:`\bar p_i = \frac1R\sum_r E[y_i \mid \theta_r]` (ties by
         position; hardest first), and the one at each quantile ``(j + 1/2) / k``, position
-        ``floor((j + 1/2) N / k)`` of that order, taken. Deterministic; ``k`` is capped at the bank's size."""
+        ``floor((j + 1/2) N / k)`` of that order, taken. They are returned in the bit-reversed order of ``j``
+        (the van der Corput sequence: 0, k/2, k/4, 3k/4, ...), so that every prefix is spread too: a test
+        stopped early (``se_target``) has a sample of the whole difficulty range, not its hardest items.
+        Deterministic; ``k`` is capped at the bank's size."""
         k = max(0, min(int(k), self.n_items))
         if k == 0:
             return np.empty(0, dtype=np.int64)
-        pbar = np.nanmean(self.expected(np.asarray(self.reference_theta, dtype=np.float64)), axis=0)
+        pbar = nan_mean(self.expected(np.asarray(self.reference_theta, dtype=np.float64)), axis=0)
         order = np.argsort(np.where(np.isfinite(pbar), pbar, np.inf), kind="stable")
         at = np.minimum(((np.arange(k) + 0.5) * self.n_items / k).astype(np.int64), self.n_items - 1)
-        return np.asarray(order[at], dtype=np.int64)
+        bits = max(1, (k - 1).bit_length())
+        reversed_j = [int(format(j, f"0{bits}b")[::-1], 2) for j in range(k)]
+        return np.asarray(order[at[np.argsort(reversed_j, kind="stable")]], dtype=np.int64)
 
     def rank_of_theta(self, theta: np.ndarray) -> np.ndarray:
         """Rank among the reference models by ability: ``1 + #(reference abilities above theta)``."""
@@ -324,6 +371,8 @@ class ItemBank(Result):
             "reference_overall": [None if not np.isfinite(v) else float(v) for v in self.reference_overall],
             "prior": self.prior,
             "residual_loadings": None if self.residual_loadings is None else self.residual_loadings.tolist(),
+            "misfit_var": None if self.misfit_var is None else self.misfit_var.tolist(),
+            "residual_var": None if self.residual_var is None else self.residual_var.tolist(),
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -359,6 +408,9 @@ class ItemBank(Result):
             prior = str(d.get("prior", "normal"))  # banks written before the option: N(0, 1)
             raw = d.get("residual_loadings")  # banks written before the option: plain p-IRT
             loadings = None if raw is None else np.asarray(raw, dtype=np.float64).reshape(len(items), -1)
+            # banks written before the measure: no composite correction, a quarter as the static start
+            misfit = [None if d.get(k) is None else np.asarray(d[k], dtype=np.float64).reshape(-1)
+                      for k in ("misfit_var", "residual_var")]  # fmt: skip
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -371,7 +423,15 @@ class ItemBank(Result):
             )
         if loadings is not None and (kind != "2pl" or not np.isfinite(loadings).all()):
             raise FormatError(f"{source}: residual loadings need a 2PL bank and finite values")
-        return cls(kind, model, items, models, theta, overall, prior, loadings)
+        n_bench = len(dict.fromkeys(items["benchmark"].astype(str)))
+        if (misfit[0] is None) != (misfit[1] is None) or any(
+            m is not None and (m.size != n_bench or not (np.isfinite(m) & (m >= 0)).all()) for m in misfit
+        ):
+            raise FormatError(
+                f"{source}: misfit_var and residual_var need one finite value >= 0 per benchmark (both or "
+                "neither)"
+            )
+        return cls(kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1])
 
     def to_frame(self) -> pd.DataFrame:
         """The bank's item table (benchmark, item, category)."""
@@ -459,6 +519,9 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 _FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
     "prior": [Check(lambda p: p in PRIORS, "one of " + ", ".join(PRIORS)), None],  # the pinned words
     "residual_factors": [Interval(Integral, 0, None, desc="an int >= 0"), None],
+    "misfit_folds": [
+        Check(lambda k: isinstance(k, Integral) and int(k) != 1 and int(k) >= 0, "0 or an int >= 2")
+    ],
 }
 #: ``kind``, checked after the panel's size, as before
 _FIT_BANK_KIND = [Check(lambda k: k in ("auto", "2pl", "graded"), "'auto', '2pl' or 'graded'")]
@@ -471,6 +534,8 @@ def fit_bank(
     polish: bool = True,
     prior: str | None = None,
     residual_factors: int | None = None,
+    misfit_folds: int = MISFIT_FOLDS,
+    random_state: int = 0,
 ) -> ItemBank:
     """Fit an item bank on the image-condition models of ``panel``.
 
@@ -483,10 +548,17 @@ def fit_bank(
     reference models, normal for a smaller one (module docstring). ``residual_factors``: ``k`` principal
     directions of a 2PL bank's residuals that correct the expected scores of the items a model did not answer
     (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
-    (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0.
+    (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0. ``misfit_folds``: folds of
+    the out-of-fold misfit of the bank's curve (:func:`benchsift.adaptive.design.out_of_fold_misfit`: that
+    many more fits, each on the other folds' models with the same options; 0 = not measured, and then no
+    composite correction and no whole-budget spread start); ``random_state`` seeds the folds.
     """
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
-    check_params(_FIT_BANK_PARAMS, {"prior": prior, "residual_factors": residual_factors}, quote=False)
+    check_params(
+        _FIT_BANK_PARAMS,
+        {"prior": prior, "residual_factors": residual_factors, "misfit_folds": misfit_folds},
+        quote=False,
+    )
     ref = panel.image_panel()
     if ref.n_models < MIN_BANK_MODELS:
         raise DegenerateError(
@@ -534,4 +606,12 @@ def fit_bank(
     )
     means = ref.benchmark_means().means
     bank.reference_overall = nan_mean(means, axis=1)
+    if misfit_folds:
+
+        def refit(part: Panel) -> ItemBank:
+            return fit_bank(part, use, max_categories, polish, use_prior, residual_factors, misfit_folds=0)
+
+        cv = out_of_fold_misfit(ref, refit, bank._benchmark_groups(), int(misfit_folds), int(random_state))
+        if cv is not None:
+            bank.misfit_var, bank.residual_var = cv
     return bank

@@ -133,10 +133,12 @@ def replay_adaptive(
     an optional per-model ability prior, as in :func:`next_items`. ``static_start``: the fraction of the
     ``n_items`` given first as a static start, ``int(static_start * n_items)`` items spread over the
     bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
-    items, none below (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the
-    full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``) and the answered mask."""
+    items, none below, all where the bank's misfit exceeds their sampling error
+    (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the full-score
+    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
+    static start's items, :mod:`benchsift.adaptive.design`) and the answered mask."""
     if static_start is None:
-        n_start = static_start_items(int(n_items))
+        n_start = static_start_items(int(n_items), bank)
     else:
         check_param("static_start", static_start, _STATIC_START)
         n_start = int(float(static_start) * int(n_items))
@@ -163,7 +165,7 @@ def replay_adaptive(
             break
         for j, items in enumerate(nxt.items):
             X[j, items] = scores[j, items]
-    return bank.full_scores(X, bank.score(X, prior_mean, prior_sd).theta)[0], ~np.isnan(X)
+    return bank.full_scores(X, bank.score(X, prior_mean, prior_sd).theta, sample=start)[0], ~np.isnan(X)
 
 
 def _split_task(

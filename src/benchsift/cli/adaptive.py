@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import numpy as np
 import typer
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for
@@ -100,6 +101,10 @@ def bank_command(
         "n_reference": len(bank.reference_models),
         "prior": bank.prior,
         "residual_factors": 0 if bank.residual_loadings is None else int(bank.residual_loadings.shape[1]),
+        "misfit_rms": None
+        if bank.misfit_var is None
+        else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
+        "spread_from": bank.spread_from(),
     }
     emit(json_output, summary, lambda: render_bank(bank, out))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 from rich.table import Table
 
 from benchsift.adaptive import AdaptiveSimulation, ItemBank, NextItems
@@ -13,11 +14,21 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
-    """The bank written: its IRT model, items, benchmarks and reference models."""
+    """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
+    of its curve and the budget from which the whole budget is given spread (:meth:`ItemBank.spread_from`)."""
     table = DataTable(title=f"Item bank written to {out}")
-    for col in ("model", "items", "benchmarks", "reference models"):
+    for col in ("model", "items", "benchmarks", "reference models", "misfit (rms)", "whole budget spread"):
         table.add_column(col)
-    table.add_row(bank.kind, str(bank.n_items), str(len(bank.benchmarks)), str(len(bank.reference_models)))
+    misfit = "not measured" if bank.misfit_var is None else f"{float(np.sqrt(np.max(bank.misfit_var))):.3f}"
+    start = bank.spread_from()
+    table.add_row(
+        bank.kind,
+        str(bank.n_items),
+        str(len(bank.benchmarks)),
+        str(len(bank.reference_models)),
+        misfit,
+        "never" if start is None else f"from {start} items",
+    )
     return table
 
 
