@@ -17,10 +17,12 @@ Two protocols, both on held-out models (40 % of the image models per split):
   Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
   ability with a N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing
   with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit refined by the joint polish; with
-  at least 60 build models three residual factors and the empirical ability prior,
-  :mod:`benchsift.adaptive.bank`), then :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10``
-  items, randomesque exposure 3; from 60 items the default static start, a quarter of them spread over the
-  bank's difficulty first). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
+  at least 60 build models three residual factors and the empirical ability prior; the out-of-fold misfit,
+  :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
+  :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10`` items, randomesque exposure 3; from 60
+  items the default static start, a quarter of them spread over the bank's difficulty first, or the whole
+  budget where the bank's misfit exceeds the spread items' sampling error; the composite correction from
+  them). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
   the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
   same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
   (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.

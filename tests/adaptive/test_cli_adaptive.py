@@ -278,3 +278,9 @@ def test_a_small_bank_reports_its_misfit_and_spreads_a_large_budget(tmp_path: Pa
     # a budget below it: a quarter spread first (the default), no warning
     res = runner.invoke(app, [*args[:-1], str(start - 1), "--json"])
     assert not [w for w in json.loads(res.stdout)["warnings"] if "given spread" in w]
+    # --misfit-folds 0: not measured, never spread whole; --seed other folds
+    fit = ["adaptive", "bank", str(tmp_path / "small.parquet"), "--json", "-o"]
+    res = runner.invoke(app, [*fit, str(tmp_path / "b0.json"), "--misfit-folds", "0"])
+    assert json.loads(res.stdout)["misfit_rms"] is None and json.loads(res.stdout)["spread_from"] is None
+    res = runner.invoke(app, [*fit, str(tmp_path / "b1.json"), "--seed", "1"])
+    assert json.loads(res.stdout)["misfit_rms"] != doc["misfit_rms"]

@@ -160,7 +160,8 @@ def test_the_misfit_is_saved_and_a_bank_file_without_it_reads_as_before(tmp_path
     assert old.misfit_var is None and not old.spread_wins(300)
     X = np.where(np.arange(300) < 100, 1.0, np.nan)[None, :]
     theta = old.score(X).theta
-    assert old.full_scores(X, theta, sample=np.arange(100))[0].tolist() == old.full_scores(X, theta)[0].tolist()
+    with_sample = old.full_scores(X, theta, sample=np.arange(100))[0]
+    assert with_sample.tolist() == old.full_scores(X, theta)[0].tolist()
     for bad in ([0.1, 0.2], [-0.1], [float("nan")]):
         (tmp_path / "bad.json").write_text(json.dumps({**doc, "misfit_var": bad, "residual_var": [0.2]}))
         with pytest.raises(FormatError, match="misfit_var and residual_var"):

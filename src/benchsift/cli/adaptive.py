@@ -16,6 +16,7 @@ import numpy as np
 import typer
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for
+from benchsift.adaptive.design import MISFIT_FOLDS
 from benchsift.adaptive.prior import other_benchmarks
 from benchsift.cli._common import (
     AddressOpt,
@@ -85,13 +86,29 @@ def bank_command(
             "--residual-factors",
         ),
     ] = None,
+    misfit_folds: Annotated[
+        int,
+        opt(
+            "Folds of the out-of-fold misfit of the bank's curve (that many more fits); it corrects the "
+            "estimates from the static start's spread items and, where it exceeds their sampling error, "
+            "spreads the whole budget (0 = not measured).",
+            "--misfit-folds",
+        ),
+    ] = MISFIT_FOLDS,
+    seed: Annotated[int, opt("Seed of the misfit's folds.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Fit an IRT item bank on a panel's image-condition models."""
     outputs(force, files=[out])
     bank = fit_bank(
-        read_scores(panel), kind=kind, polish=polish, prior=prior, residual_factors=residual_factors
+        read_scores(panel),
+        kind=kind,
+        polish=polish,
+        prior=prior,
+        residual_factors=residual_factors,
+        misfit_folds=misfit_folds,
+        random_state=seed,
     )
     bank.save(out)
     summary = {
