@@ -44,7 +44,8 @@ of the budget is given spread (a static, stratified test) rather than only a qua
 (:func:`benchsift.adaptive.select.static_start_items`). Measured against the reference CAT on seven real
 panels (README): on MMLU-Pro (17 bank models) the MAE went from 1.09 / 1.03 / 1.03 to 0.99 / 0.76 / 0.46 x the
 CAT's at 1 / 2 / 5 % of the items; on the six panels with 24-101 bank models the rule kept the adaptive
-design at every budget, and the composite correction of the quarter start lowered the MAE or left it.
+design at every budget, and the composite correction of the quarter start lowered the MAE (AI2D, MMT, GSM8K
+at 5 %: by 0.02-0.04 x) or left it.
 """
 
 from __future__ import annotations
@@ -117,15 +118,13 @@ def composite_correction(
     for g, cols in enumerate(groups):
         cols = np.asarray(cols, dtype=np.int64)
         s_cols = cols[in_sample[cols]]
-        if s_cols.size == 0 or cols.size == 0:
-            continue
-        r = X[:, s_cols] - fill[:, s_cols]
-        k = answered[:, s_cols].sum(axis=1)
-        has = k > 0
-        rbar = np.where(has, np.nansum(np.where(np.isnan(r), 0.0, r), axis=1) / np.maximum(k, 1), 0.0)
         tau2, s2 = float(misfit_var[g]), float(residual_var[g])
-        if not tau2 > 0:  # no misfit measured: the p-IRT estimate as it is
+        if s_cols.size == 0 or not tau2 > 0:  # no sample, or no misfit: the p-IRT estimate as it is
             continue
+        r = X[:, s_cols] - fill[:, s_cols]  # NaN where not answered (or a graded item has no fill)
+        k = np.isfinite(r).sum(axis=1)
+        has = k > 0
+        rbar = np.where(has, np.where(np.isfinite(r), r, 0.0).sum(axis=1) / np.maximum(k, 1), 0.0)
         lam = np.where(has, tau2 / (tau2 + s2 / np.maximum(k, 1)), 0.0)
         unanswered = (~answered[:, cols]).sum(axis=1) / cols.size
         out[:, g] = lam * unanswered * rbar

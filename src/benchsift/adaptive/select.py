@@ -57,7 +57,7 @@ def static_start_items(n_items: int, bank: ItemBank | None = None) -> int:
     """How many of a budget of ``n_items`` the default static start gives first: all of them when ``bank``
     says that the whole budget spread over the difficulty beats its curve (:meth:`ItemBank.spread_wins`,
     :mod:`benchsift.adaptive.design`: the sampling error of ``n`` spread items is at most the bank's
-    out-of-fold misfit; on MMLU-Pro's 17-model bank from 241 items), else ``floor(0.25 n)`` from
+    out-of-fold misfit; on MMLU-Pro's 17-model banks from about 120 items), else ``floor(0.25 n)`` from
     :data:`STATIC_START_MIN` items, else 0. Measured against the covariate prior alone on six real panels
     (5 splits): at 62-156 items it lowered the MAE in all five cells (AI2D 0.91 -> 0.86 and 1.01 -> 0.89 x
     the reference CAT's, MMT 0.97 -> 0.93 and 0.92 -> 0.83, GSM8K 0.97 -> 0.94); below 60 items it was
