@@ -247,8 +247,8 @@ def test_next_and_simulate_static_start(tmp_path: Path) -> None:
 
 
 def test_a_small_bank_reports_its_misfit_and_spreads_a_large_budget(tmp_path: Path) -> None:
-    # 12 models x 3,000 items of one benchmark: the curve of 12 models misses a new model's mean by more
-    # than the sampling error of a few hundred spread items (benchsift.adaptive.design)
+    # 12 models x 3,000 items of one benchmark: the polished curve of 12 models misses a new model's mean by
+    # more than the sampling error of a few hundred spread items (benchsift.adaptive.design)
     rng = np.random.default_rng(5)
     theta = rng.standard_normal(12)
     a, b = rng.uniform(0.8, 2.0, 3000), rng.normal(0, 1, 3000)
@@ -256,7 +256,8 @@ def test_a_small_bank_reports_its_misfit_and_spreads_a_large_budget(tmp_path: Pa
     items = pd.DataFrame({"benchmark": "A", "item": [f"q{i}" for i in range(3000)]})
     Panel(x, [f"m{j}" for j in range(12)], items).save(tmp_path / "small.parquet")
     bank = tmp_path / "bank.json"
-    res = runner.invoke(app, ["adaptive", "bank", str(tmp_path / "small.parquet"), "-o", str(bank), "--json"])
+    fit = ["adaptive", "bank", str(tmp_path / "small.parquet"), "--json", "--polish", "-o"]
+    res = runner.invoke(app, [*fit, str(bank)])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     from benchsift.adaptive import load_bank
@@ -279,7 +280,6 @@ def test_a_small_bank_reports_its_misfit_and_spreads_a_large_budget(tmp_path: Pa
     res = runner.invoke(app, [*args[:-1], str(start - 1), "--json"])
     assert not [w for w in json.loads(res.stdout)["warnings"] if "given spread" in w]
     # --misfit-folds 0: not measured, never spread whole; --seed other folds
-    fit = ["adaptive", "bank", str(tmp_path / "small.parquet"), "--json", "-o"]
     res = runner.invoke(app, [*fit, str(tmp_path / "b0.json"), "--misfit-folds", "0"])
     assert json.loads(res.stdout)["misfit_rms"] is None and json.loads(res.stdout)["spread_from"] is None
     res = runner.invoke(app, [*fit, str(tmp_path / "b1.json"), "--seed", "1"])

@@ -70,20 +70,22 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
     # known truth: 200 fresh models of the same 2PL population, scored by the bank fitted on the first ones;
     # their mean squared misfit is what the bank's out-of-fold estimate stands for. The folds' banks have
     # 4/5 of the models, so the estimate is of a slightly smaller bank: at most higher (2x with 10 models)
-    for seed in (1, 2):
+    for seed, polish in ((1, False), (2, False), (1, True), (2, True)):
         panel = _panel(230, 2000, seed=seed)
         fresh = panel.scores[30:]
         got = {}
         for n_build in (10, 30):
-            bank = fit_bank(panel.subset(models=np.arange(n_build)), prior="normal", residual_factors=0)
+            part = panel.subset(models=np.arange(n_build))
+            bank = fit_bank(part, polish=polish, prior="normal", residual_factors=0)
             assert bank.misfit_var is not None and bank.residual_var is not None
             r = fresh - bank.expected(bank.score(fresh).theta)
             truth = float(np.mean(np.mean(r, axis=1) ** 2))
             low, high = (0.7, 2.5) if n_build == 10 else (0.8, 1.6)
-            assert low < bank.misfit_var[0] / truth < high
+            assert low < bank.misfit_var[0] / truth < high, (seed, polish, n_build)
             assert bank.residual_var[0] / np.mean(r**2) == pytest.approx(1.0, abs=0.1)
             got[n_build] = bank.misfit_var[0]
-        assert got[10] > 2 * got[30]  # the curve of 10 models misses by more than that of 30
+        if polish:  # the joint polish of 10 models bends the curve towards them: misfit; the EM fit hardly
+            assert got[10] > 2 * got[30]
     # the same seed gives the same folds and bytes; another seed other folds
     part = _panel(30, 300, seed=1)
     one, again = (fit_bank(part, prior="normal", residual_factors=0) for _ in range(2))
@@ -122,8 +124,8 @@ def test_spread_wins_by_hand() -> None:
 
 
 def test_few_models_with_a_large_misfit_get_the_whole_budget_spread_and_a_warning() -> None:
-    panel = _panel(16, 3000, seed=5)
-    bank = fit_bank(panel.subset(models=np.arange(12)), prior="normal", residual_factors=0)
+    panel = _panel(16, 3000, seed=5)  # the polished curve of 12 models misses new models' means
+    bank = fit_bank(panel.subset(models=np.arange(12)), polish=True, prior="normal", residual_factors=0)
     assert bank.misfit_var is not None and bank.residual_var is not None
     n_even = int(np.ceil(bank.residual_var[0] / bank.misfit_var[0]))  # the smallest budget it wins at
     assert 10 < n_even < 600

@@ -550,7 +550,8 @@ def fit_bank(
     (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
     (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0. ``misfit_folds``: folds of
     the out-of-fold misfit of the bank's curve (:func:`benchsift.adaptive.design.out_of_fold_misfit`: that
-    many more fits, each on the other folds' models with the same options; 0 = not measured, and then no
+    many more fits, each on the other folds' models with the same options but no residual factors, which
+    the misfit does not use; 0 = not measured, and then no
     composite correction and no whole-budget spread start); ``random_state`` seeds the folds.
     """
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
@@ -608,8 +609,8 @@ def fit_bank(
     bank.reference_overall = nan_mean(means, axis=1)
     if misfit_folds:
 
-        def refit(part: Panel) -> ItemBank:
-            return fit_bank(part, use, max_categories, polish, use_prior, residual_factors, misfit_folds=0)
+        def refit(part: Panel) -> ItemBank:  # the misfit needs the curve and the ability, not the factors
+            return fit_bank(part, use, max_categories, polish, use_prior, 0, misfit_folds=0)
 
         cv = out_of_fold_misfit(ref, refit, bank._benchmark_groups(), int(misfit_folds), int(random_state))
         if cv is not None:
