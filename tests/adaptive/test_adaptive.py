@@ -287,7 +287,15 @@ def test_fit_bank_polishes_a_2pl_bank_only() -> None:
 
     panel, _ = _panel(40, 30, seed=11)
     raw = fit_bank(panel, polish=False)
-    bank = fit_bank(panel)
+    bank = fit_bank(panel, polish=True)
+    # the default: the EM fit under 60 reference models, polished from 60
+    assert fit_bank(panel).model.discrimination_.tolist() == raw.model.discrimination_.tolist()
+    big, _ = _panel(60, 30, seed=11)
+    assert (
+        fit_bank(big).model.discrimination_.tolist()
+        == fit_bank(big, polish=True).model.discrimination_.tolist()
+        != fit_bank(big, polish=False).model.discrimination_.tolist()
+    )
     assert isinstance(raw.model, TwoPL) and isinstance(bank.model, TwoPL)
     a, d, th = joint_polish(
         panel.scores, raw.model.discrimination_, raw.model.intercept_, raw.reference_theta

@@ -246,41 +246,41 @@ def test_next_and_simulate_static_start(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--static-start" in bad.output
 
 
-def test_a_small_bank_reports_its_misfit_and_spreads_a_large_budget(tmp_path: Path) -> None:
-    # 12 models x 3,000 items of one benchmark: the polished curve of 12 models misses a new model's mean by
-    # more than the sampling error of a few hundred spread items (benchsift.adaptive.design)
+def test_a_small_bank_reports_its_misfit_and_designs_and_warns_when_it_spreads(tmp_path: Path) -> None:
+    from benchsift.adaptive import load_bank
+
     rng = np.random.default_rng(5)
     theta = rng.standard_normal(12)
-    a, b = rng.uniform(0.8, 2.0, 3000), rng.normal(0, 1, 3000)
-    x = (rng.random((12, 3000)) < expit(a * (theta[:, None] - b))).astype(float)
-    items = pd.DataFrame({"benchmark": "A", "item": [f"q{i}" for i in range(3000)]})
+    a, b = rng.uniform(0.8, 2.0, 600), rng.normal(0, 1, 600)
+    x = (rng.random((12, 600)) < expit(a * (theta[:, None] - b))).astype(float)
+    items = pd.DataFrame({"benchmark": "A", "item": [f"q{i}" for i in range(600)]})
     Panel(x, [f"m{j}" for j in range(12)], items).save(tmp_path / "small.parquet")
     bank = tmp_path / "bank.json"
-    fit = ["adaptive", "bank", str(tmp_path / "small.parquet"), "--json", "--polish", "-o"]
+    fit = ["adaptive", "bank", str(tmp_path / "small.parquet"), "--json", "-o"]
     res = runner.invoke(app, [*fit, str(bank)])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    from benchsift.adaptive import load_bank
-
     fitted = load_bank(bank)
     assert doc["misfit_rms"] == {"A": float(np.sqrt(fitted.misfit_var[0]))}
-    start = doc["spread_from"]
-    assert start == int(np.ceil(fitted.residual_var[0] / fitted.misfit_var[0]))  # one benchmark: s2 / tau2
-    assert fitted.spread_wins(start) and not fitted.spread_wins(start - 1)
-    args = ["adaptive", "next", str(bank), "--start", "new", "--batch", "5", "--max-items", str(start)]
+    assert doc["designs"] == fitted.designs() and [r["items"] for r in doc["designs"]] == [6, 12, 30, 60]
+    # the measured errors replaced by ones where the whole budget spread wins at 5 % (30 items) only
+    saved = json.loads(bank.read_text())
+    rows = [[0.03, 0.04, 0.001], [0.03, 0.029, 0.002], [0.03, 0.02, 0.001], [0.02, 0.03, 0.001]]
+    saved["design_mae"] = rows
+    bank.write_text(json.dumps(saved))
+    args = ["adaptive", "next", str(bank), "--start", "new", "--batch", "5", "--max-items", "30"]
     res = runner.invoke(app, [*args, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert [w for w in out["warnings"] if f"all {start} items are given spread" in w]
+    assert [w for w in out["warnings"] if "all 30 items are given spread" in w]
     got = [k["item"] for k in out["models"][0]["next"]]
-    assert got == [f"q{i}" for i in fitted.spread_items(start)[:5]]
+    assert got == [f"q{i}" for i in load_bank(bank).spread_items(30)[:5]]
     res = runner.invoke(app, args)
     assert res.exit_code == 0 and "given spread" in res.output
-    # a budget below it: a quarter spread first (the default), no warning
-    res = runner.invoke(app, [*args[:-1], str(start - 1), "--json"])
+    res = runner.invoke(app, [*args[:-1], "12", "--json"])  # 2 %: adaptive, no warning
     assert not [w for w in json.loads(res.stdout)["warnings"] if "given spread" in w]
-    # --misfit-folds 0: not measured, never spread whole; --seed other folds
+    # --misfit-folds 0: not measured, no designs; --seed: other folds
     res = runner.invoke(app, [*fit, str(tmp_path / "b0.json"), "--misfit-folds", "0"])
-    assert json.loads(res.stdout)["misfit_rms"] is None and json.loads(res.stdout)["spread_from"] is None
+    assert json.loads(res.stdout)["misfit_rms"] is None and json.loads(res.stdout)["designs"] == []
     res = runner.invoke(app, [*fit, str(tmp_path / "b1.json"), "--seed", "1"])
     assert json.loads(res.stdout)["misfit_rms"] != doc["misfit_rms"]

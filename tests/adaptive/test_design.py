@@ -76,8 +76,8 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
         got = {}
         for n_build in (10, 30):
             part = panel.subset(models=np.arange(n_build))
-            bank = fit_bank(part, polish=polish, prior="normal", residual_factors=0)
-            assert bank.misfit_var is not None and bank.residual_var is not None
+            bank = fit_bank(part, polish=polish, prior="normal", residual_factors=0, design_budgets=())
+            assert bank.design_mae is None and bank.misfit_var is not None and bank.residual_var is not None
             r = fresh - bank.expected(bank.score(fresh).theta)
             truth = float(np.mean(np.mean(r, axis=1) ** 2))
             low, high = (0.7, 2.5) if n_build == 10 else (0.8, 1.6)
@@ -89,6 +89,7 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
     # the same seed gives the same folds and bytes; another seed other folds
     part = _panel(30, 300, seed=1)
     one, again = (fit_bank(part, prior="normal", residual_factors=0) for _ in range(2))
+    assert one.design_mae.tobytes() == again.design_mae.tobytes()
     assert one.misfit_var.tobytes() == again.misfit_var.tobytes()
     other = fit_bank(part, prior="normal", residual_factors=0, random_state=1)
     assert other.misfit_var[0] != one.misfit_var[0]
@@ -115,29 +116,65 @@ def test_composite_correction_by_hand() -> None:
 
 
 def test_spread_wins_by_hand() -> None:
-    groups = [np.arange(0, 10), np.arange(10, 20)]
-    # 4 sample items in group 0, 2 in group 1: s2 / k = 0.2 / 4 = 0.05 and 0.2 / 2 = 0.1
-    sample = np.array([0, 3, 6, 9, 12, 17])
-    assert spread_wins(sample, groups, np.array([0.05, 0.1]), np.array([0.2, 0.2]))
-    assert not spread_wins(sample, groups, np.array([0.05, 0.099]), np.array([0.2, 0.2]))
-    assert not spread_wins(np.array([0, 3]), groups, np.array([1.0, 1.0]), np.array([0.2, 0.2]))  # none in B
+    budgets = np.array([0.01, 0.02, 0.05, 0.1])
+    # rows: adaptive MAE, spread MAE, SE of the difference; spread wins where spread + 2 SE < adaptive
+    errors = np.array([[0.03, 0.02, 0.0051], [0.03, 0.02, 0.0049], [0.02, 0.03, 0.001], [0.02, 0.01, np.nan]])
+    # 1,000 items: 10 -> 1 %, 20 -> 2 %, 30 (log-nearest 2 %), 40 (log-nearest 5 %), 500 -> 10 % (NaN: no)
+    got = [spread_wins(n, 1000, budgets, errors) for n in (10, 14, 20, 30, 40, 500, 1)]
+    assert got == [False, False, True, True, False, False, False]
+    assert not spread_wins(0, 1000, budgets, errors) and not spread_wins(20, 1000, np.array([]), errors)
 
 
-def test_few_models_with_a_large_misfit_get_the_whole_budget_spread_and_a_warning() -> None:
-    panel = _panel(16, 3000, seed=5)  # the polished curve of 12 models misses new models' means
-    bank = fit_bank(panel.subset(models=np.arange(12)), polish=True, prior="normal", residual_factors=0)
+def _set_designs(bank, errors) -> None:  # type: ignore[no-untyped-def]
+    bank.design_budgets = np.array([0.01, 0.02, 0.05, 0.1])
+    bank.design_mae = np.asarray(errors, dtype=np.float64)
+
+
+def test_design_errors_are_the_fold_banks_replays() -> None:
+    # the bank's design errors against the same replays written out here: the fold banks (same seeded
+    # folds, same options), each given the bank's misfit, replaying their held-out models both ways
+    from benchsift.adaptive.design import fold_banks
+
+    panel = _panel(20, 400, seed=3)
+    bank = fit_bank(panel, polish=True, prior="normal", residual_factors=0, design_budgets=(0.05, 0.1))
+    folds = fold_banks(
+        panel, lambda p: fit_bank(p, polish=True, prior="normal", residual_factors=0, misfit_folds=0)
+    )
+    truth = panel.scores.mean(axis=1)
+    for fold_bank, _ in folds:
+        fold_bank.misfit_var, fold_bank.residual_var = bank.misfit_var, bank.residual_var
+    for j, n in enumerate((20, 40)):
+        err = np.zeros((20, 2))
+        for c, frac in enumerate((0.0, 1.0)):  # under 60 items no quarter start
+            for fold_bank, held in folds:
+                ids = [panel.model_ids[i] for i in held]
+                est = replay_adaptive(fold_bank, panel.scores[held], ids, n, static_start=frac)[0][:, -1]
+                err[held, c] = np.abs(est - truth[held])
+        d = err[:, 1] - err[:, 0]
+        want = [err[:, 0].mean(), err[:, 1].mean(), d.std(ddof=1) / np.sqrt(20)]
+        np.testing.assert_allclose(bank.design_mae[j], want, rtol=1e-12)
+    assert [r["items"] for r in bank.designs()] == [20, 40]
+
+
+def test_a_bank_whose_spread_design_errs_less_gives_the_whole_budget_spread_and_a_warning() -> None:
+    panel = _panel(16, 3000, seed=5)
+    bank = fit_bank(panel.subset(models=np.arange(12)), polish=True, prior="normal", residual_factors=0,
+                    design_budgets=())  # fmt: skip
     assert bank.misfit_var is not None and bank.residual_var is not None
-    n_even = int(np.ceil(bank.residual_var[0] / bank.misfit_var[0]))  # the smallest budget it wins at
-    assert 10 < n_even < 600
-    assert static_start_items(n_even + 5, bank) == n_even + 5 and bank.spread_wins(n_even + 5)
-    assert static_start_items(n_even - 5, bank) == static_start_items(n_even - 5)  # the quarter rule
-    res = next_items_for(bank, start=["new"], batch=5, stop=StopRule(max_items=n_even + 5))
-    assert res.items == [bank.spread_items(n_even + 5)[:5].tolist()]
-    assert any("all " + str(n_even + 5) + " items are given spread" in w for w in res.warnings)
+    # measured errors set by hand: the spread design wins at 5 % and 10 % of the 3,000 items, not below
+    _set_designs(bank, [[0.03, 0.04, 0.001], [0.03, 0.029, 0.002], [0.03, 0.02, 0.001], [0.02, 0.01, 0.001]])
+    assert [r["spread"] for r in bank.designs()] == [False, False, True, True]
+    assert static_start_items(150, bank) == 150 and static_start_items(300, bank) == 300
+    assert static_start_items(60, bank) == static_start_items(60) == 15  # 2 %: the quarter rule
+    res = next_items_for(bank, start=["new"], batch=5, stop=StopRule(max_items=150))
+    assert res.items == [bank.spread_items(150)[:5].tolist()]
+    assert [w for w in res.warnings if "all 150 items are given spread" in w and "0.020" in w]
+    small = next_items_for(bank, start=["new"], batch=5, stop=StopRule(max_items=60))
+    assert not [w for w in small.warnings if "given spread" in w]
     held = panel.subset(models=np.arange(12, 16))
-    full, mask = replay_adaptive(bank, held.scores, held.model_ids, n_even + 5)
-    spread = bank.spread_items(n_even + 5)
-    assert mask.sum(axis=1).tolist() == [n_even + 5] * 4 and mask[:, spread].all()
+    full, mask = replay_adaptive(bank, held.scores, held.model_ids, 150)
+    spread = bank.spread_items(150)
+    assert mask.sum(axis=1).tolist() == [150] * 4 and mask[:, spread].all()
     # the estimate: the p-IRT one plus the composite correction from the spread items
     X = np.where(mask, held.scores, np.nan)
     theta = bank.score(X).theta
@@ -153,19 +190,27 @@ def test_the_misfit_is_saved_and_a_bank_file_without_it_reads_as_before(tmp_path
     bank = fit_bank(_panel(20, 300, seed=2), prior="normal", residual_factors=0)
     path = bank.save(tmp_path / "bank.json")
     back = load_bank(path)
-    assert back.misfit_var.tolist() == bank.misfit_var.tolist()
-    assert back.residual_var.tolist() == bank.residual_var.tolist()
+    for name in ("misfit_var", "residual_var", "design_budgets", "design_mae"):
+        assert getattr(back, name).tolist() == getattr(bank, name).tolist()
     doc = json.loads(path.read_text())
-    del doc["misfit_var"], doc["residual_var"]
+    for bad in (
+        {"design_mae": None},
+        {"design_mae": [[0.1, 0.2]] * 4},
+        {"design_budgets": [0.0, 0.1, 0.2, 0.3]},
+    ):
+        (tmp_path / "bad.json").write_text(json.dumps({**doc, **bad}))
+        with pytest.raises(FormatError, match="design_budgets"):
+            load_bank(tmp_path / "bad.json")
+    del doc["misfit_var"], doc["residual_var"], doc["design_budgets"], doc["design_mae"]
     (tmp_path / "old.json").write_text(json.dumps(doc))
     old = load_bank(tmp_path / "old.json")
-    assert old.misfit_var is None and not old.spread_wins(300)
+    assert old.misfit_var is None and old.design_mae is None and not old.spread_wins(300)
     X = np.where(np.arange(300) < 100, 1.0, np.nan)[None, :]
     theta = old.score(X).theta
     with_sample = old.full_scores(X, theta, sample=np.arange(100))[0]
     assert with_sample.tolist() == old.full_scores(X, theta)[0].tolist()
-    for bad in ([0.1, 0.2], [-0.1], [float("nan")]):
-        (tmp_path / "bad.json").write_text(json.dumps({**doc, "misfit_var": bad, "residual_var": [0.2]}))
+    for wrong in ([0.1, 0.2], [-0.1], [float("nan")]):
+        (tmp_path / "bad.json").write_text(json.dumps({**doc, "misfit_var": wrong, "residual_var": [0.2]}))
         with pytest.raises(FormatError, match="misfit_var and residual_var"):
             load_bank(tmp_path / "bad.json")
     (tmp_path / "half.json").write_text(json.dumps({**doc, "misfit_var": [0.1]}))

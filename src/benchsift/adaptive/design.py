@@ -2,11 +2,12 @@ r"""What a bank's 2PL cannot say about a new model, measured on its own models, 
 
 The adaptive estimate of a full benchmark score fills every item a model did not run with its expected
 score at the model's ability (:meth:`~benchsift.adaptive.bank.ItemBank.full_scores`, the p-IRT estimator).
-However precisely the ability is known, a model's real mean differs from that curve: the *misfit*. On a
-bank fitted on few models it is large (MMLU-Pro, 17 models, 12,032 items: a held-out model's mean is
-off the curve at its full-run ability by 0.034 in root mean square, more than the sampling error of 241
-items spread over the difficulty, 0.025), and a plain random subset of the items beat both adaptive tests
-(README). This module measures the misfit and corrects for it.
+However precisely the ability is known, a model's real mean differs from that curve: the *misfit*. On a bank
+fitted on few models it can be large (MMLU-Pro, 17 models, 12,032 items: with the jointly polished curve a
+held-out model's mean is off it at its full-run ability by 0.034 in root mean square, more than the sampling
+error of 241 items spread over the difficulty, 0.025), and a plain random subset of the items beat both
+adaptive tests (README). This module measures the misfit, corrects for it, and measures which design serves a
+budget better.
 
 **Out-of-fold misfit** (:func:`out_of_fold_misfit`). The bank's reference models are split into ``k``
 folds (a seeded permutation); a bank is fitted on the other folds with the same options, each held-out
@@ -37,57 +38,83 @@ to the p-IRT estimate of benchmark ``G`` (:math:`O`: the items answered; only th
 estimated). With a small misfit or a small sample :math:`\lambda \to 0` (the p-IRT estimate); with a large
 misfit and many sample items :math:`\lambda \to 1`.
 
-**Whole budget spread** (:func:`spread_wins`). When even the sampling error of the whole budget spread over
-the difficulty is below the misfit, :math:`s^2_G / k_G \le \tau^2_G` for every benchmark (``k_G``: the
-budget's spread items in ``G``), the ability's precision is not what limits the estimate, and every item
-of the budget is given spread (a static, stratified test) rather than only a quarter
-(:func:`benchsift.adaptive.select.static_start_items`). Measured against the reference CAT on seven real
-panels (README): on MMLU-Pro (17 bank models) the MAE went from 1.09 / 1.03 / 1.03 to 0.99 / 0.76 / 0.46 x the
-CAT's at 1 / 2 / 5 % of the items; on the six panels with 24-101 bank models the rule kept the adaptive
-design at every budget, and the composite correction of the quarter start lowered the MAE (AI2D, MMT, GSM8K
-at 5 %: by 0.02-0.04 x) or left it.
+**Whole budget spread** (:func:`design_errors`, :func:`spread_wins`). Whether a budget is better spent
+adaptively (a quarter spread, then maximum information) or spread whole over the difficulty (a static,
+stratified test) depends on the bank: the spread items' estimate errs by their sampling error, the adaptive
+one by the curve's error far from the model's ability, which the best-case misfit above does not see. So the
+fold banks (each given the measured misfit, for the composite correction) replay their held-out models with
+both designs at a few budgets (:data:`DESIGN_BUDGETS`, fractions of the items), and a budget is spread whole
+where, at the nearest measured budget, the spread design's mean absolute error is lower by more than
+:data:`DESIGN_SE` standard errors of the paired difference (:func:`spread_wins`). Measured against the
+reference CAT on seven real panels (README).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from benchsift.panel import Panel
+from benchsift.stats.means import nan_mean
 
-__all__ = ["composite_correction", "out_of_fold_misfit", "spread_wins"]
+__all__ = [
+    "DESIGN_BUDGETS",
+    "composite_correction",
+    "design_errors",
+    "fold_banks",
+    "misfit_from_folds",
+    "out_of_fold_misfit",
+    "spread_wins",
+]
 
 #: Folds of the out-of-fold misfit, by default.
 MISFIT_FOLDS = 5
+#: Budgets, as fractions of the bank's items, at which :func:`design_errors` replays both designs.
+DESIGN_BUDGETS = (0.01, 0.02, 0.05, 0.1)
+#: The whole budget is spread only when that lowers the out-of-fold error by more than this many standard
+#: errors of the paired difference, as the static suite's design choice
+#: (:data:`benchsift.compression.pipeline.DESIGN_SE`). One standard error (Breiman et al. 1984's rule) spread
+#: GSM8K's 66-item budget in some splits and cost its Spearman (README).
+DESIGN_SE = 2.0
+
+#: a fold: the bank fitted on the other folds' models and the positions of the fold's own models
+Fold = tuple[Any, np.ndarray]
 
 
-def out_of_fold_misfit(
+def fold_banks(
     panel: Panel,
-    fit: Callable[[Panel], object],
-    groups: Sequence[np.ndarray],
+    fit: Callable[[Panel], Any],
     n_folds: int = MISFIT_FOLDS,
     random_state: int = 0,
     min_train: int = 5,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(tau2, s2)`` per group of item positions (module docstring), or ``None`` when a fold's training
-    part would hold fewer than ``min_train`` models or ``n_folds < 2``.
-
-    ``panel``: the image panel the bank is fitted on; ``fit(panel)`` fits a bank with the caller's options
-    (it must have ``score(X).theta`` and ``expected(theta)``); ``groups``: item positions per benchmark.
-    Folds: ``np.random.default_rng(random_state).permutation(n) % n_folds``."""
+) -> list[Fold] | None:
+    """``[(bank fitted on the other folds, the fold's model positions)]`` (module docstring), or ``None``
+    when a fold's training part would hold fewer than ``min_train`` models or ``n_folds < 2``. Folds:
+    ``np.random.default_rng(random_state).permutation(n) % n_folds``; ``fit(panel)`` fits a bank with the
+    caller's options."""
     n = panel.n_models
     k = int(n_folds)
     if k < 2 or n - -(-n // k) < int(min_train):
         return None
     folds = np.random.default_rng(int(random_state)).permutation(n) % k
+    return [
+        (fit(panel.subset(models=np.flatnonzero(folds != f))), np.flatnonzero(folds == f)) for f in range(k)
+    ]
+
+
+def misfit_from_folds(
+    panel: Panel, folds: Sequence[Fold], groups: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(tau2, s2)`` per group of item positions (module docstring) from :func:`fold_banks`' folds (each
+    bank must have ``score(X).theta`` and ``expected(theta)``); ``None`` when a group has no scores."""
+    n = panel.n_models
     means = np.full((n, len(groups)), np.nan)
     squares = np.full((n, len(groups)), np.nan)
-    for f in range(k):
-        held = np.flatnonzero(folds == f)
-        bank = fit(panel.subset(models=np.flatnonzero(folds != f)))
+    for bank, held in folds:
         X = panel.scores[held]
-        resid = X - bank.expected(bank.score(X).theta)  # type: ignore[attr-defined]
+        resid = X - bank.expected(bank.score(X).theta)
         for g, cols in enumerate(groups):
             r = resid[:, cols]
             seen = (~np.isnan(r)).sum(axis=1)
@@ -97,6 +124,49 @@ def out_of_fold_misfit(
     if not np.isfinite(means).any(axis=0).all():
         return None
     return np.nanmean(means**2, axis=0), np.nanmean(squares, axis=0)
+
+
+def out_of_fold_misfit(
+    panel: Panel,
+    fit: Callable[[Panel], Any],
+    groups: Sequence[np.ndarray],
+    n_folds: int = MISFIT_FOLDS,
+    random_state: int = 0,
+    min_train: int = 5,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`misfit_from_folds` of :func:`fold_banks` (``None`` when either is)."""
+    folds = fold_banks(panel, fit, n_folds, random_state, min_train)
+    return None if folds is None else misfit_from_folds(panel, folds, groups)
+
+
+def design_errors(
+    panel: Panel,
+    folds: Sequence[Fold],
+    budgets: Sequence[float],
+    replay: Callable[..., np.ndarray],
+    quarter: Callable[[int], int],
+) -> np.ndarray:
+    """``(len(budgets), 3)`` out of fold, per budget ``b`` (``n = max(1, round(b N))`` items): the mean
+    absolute error of the overall estimate of the adaptive design (``quarter(n)`` spread items first, then
+    maximum information), of the whole budget spread, and the standard error of their paired difference over
+    the models (module docstring). ``replay(bank, scores, models, n, static_start=fraction)`` returns the
+    full-score estimates (last column overall), as :func:`benchsift.adaptive.replay_adaptive`; each fold's
+    bank is used as it is (give it the measured misfit first, for the composite correction)."""
+    truth = nan_mean(panel.benchmark_means().means, axis=1)
+    out = np.full((len(budgets), 3), np.nan)
+    for j, b in enumerate(budgets):
+        n = max(1, int(round(float(b) * panel.n_items)))
+        err = np.full((panel.n_models, 2), np.nan)
+        for c, frac in enumerate((quarter(n) / n, 1.0)):
+            for bank, held in folds:
+                sub = panel.subset(models=held)
+                est = replay(bank, sub.scores, sub.model_ids, n, static_start=frac)[:, -1]
+                err[held, c] = np.abs(est - truth[held])
+        ok = np.isfinite(err).all(axis=1)
+        if ok.sum() >= 2:
+            diff = err[ok, 1] - err[ok, 0]
+            out[j] = [err[ok, 0].mean(), err[ok, 1].mean(), diff.std(ddof=1) / np.sqrt(ok.sum())]
+    return out
 
 
 def composite_correction(
@@ -131,16 +201,15 @@ def composite_correction(
     return out
 
 
-def spread_wins(
-    sample: np.ndarray, groups: Sequence[np.ndarray], misfit_var: np.ndarray, residual_var: np.ndarray
-) -> bool:
-    """Whether a budget given whole as the spread ``sample`` beats the 2PL's curve (module docstring):
-    ``s2 / k <= tau2`` for every group, ``k`` its items in ``sample`` (none: False)."""
-    in_sample = np.zeros(max((int(c.max()) + 1 for c in groups if c.size), default=0), dtype=bool)
-    sample = np.asarray(sample, dtype=np.int64)
-    in_sample[sample[sample < in_sample.size]] = True
-    for g, cols in enumerate(groups):
-        k = int(in_sample[np.asarray(cols, dtype=np.int64)].sum())
-        if k == 0 or float(residual_var[g]) / k > float(misfit_var[g]):
-            return False
-    return True
+def spread_wins(n_items: int, n_bank: int, budgets: np.ndarray, errors: np.ndarray) -> bool:
+    """Whether a budget of ``n_items`` (of a bank of ``n_bank``) is better given whole as spread items
+    (module docstring): at the measured budget nearest to ``n_items / n_bank`` on a log scale, the spread
+    design's out-of-fold mean absolute error (``errors[:, 1]``) is below the adaptive one's
+    (``errors[:, 0]``) by more than :data:`DESIGN_SE` standard errors of their difference
+    (``errors[:, 2]``); budgets outside the measured ones take the nearest end's verdict. False when that
+    row is not finite."""
+    if int(n_items) < 1 or not len(budgets):
+        return False
+    j = int(np.argmin(np.abs(np.log(np.asarray(budgets, dtype=np.float64)) - np.log(n_items / n_bank))))
+    adaptive, spread, se = (float(v) for v in errors[j])
+    return bool(np.isfinite([adaptive, spread, se]).all() and spread + DESIGN_SE * se < adaptive)

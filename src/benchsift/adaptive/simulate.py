@@ -133,7 +133,7 @@ def replay_adaptive(
     an optional per-model ability prior, as in :func:`next_items`. ``static_start``: the fraction of the
     ``n_items`` given first as a static start, ``int(static_start * n_items)`` items spread over the
     bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
-    items, none below, all where the bank's misfit exceeds their sampling error
+    items, none below, all where the bank measured that design to err less out of fold
     (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the full-score
     estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
     static start's items, :mod:`benchsift.adaptive.design`) and the answered mask."""

@@ -63,13 +63,14 @@ def bank_command(
     out: Annotated[Path, opt("Item bank file to write (JSON).", "--out", "-o")],
     kind: Annotated[str, opt("auto (2PL for 0/1 scores, graded otherwise), 2pl or graded.")] = "auto",
     polish: Annotated[
-        bool,
+        bool | None,
         opt(
             "Refine a 2PL bank's EM fit by joint MAP, so full-score estimates track each model "
-            "(--no-polish: the EM fit as it is).",
+            "(--no-polish: the EM fit as it is). Default: with at least 60 models (with fewer the EM fit "
+            "had the lower MAE against the reference CAT on four panels of 17-29 models).",
             "--polish/--no-polish",
         ),
-    ] = True,
+    ] = None,
     prior: Annotated[
         str | None,
         opt(
@@ -121,7 +122,7 @@ def bank_command(
         "misfit_rms": None
         if bank.misfit_var is None
         else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
-        "spread_from": bank.spread_from(),
+        "designs": bank.designs(),
     }
     emit(json_output, summary, lambda: render_bank(bank, out))
 

@@ -15,19 +15,21 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
-    of its curve and the budget from which the whole budget is given spread (:meth:`ItemBank.spread_from`)."""
+    of its curve and the measured budgets at which the whole budget is given spread
+    (:meth:`ItemBank.designs`)."""
     table = DataTable(title=f"Item bank written to {out}")
     for col in ("model", "items", "benchmarks", "reference models", "misfit (rms)", "whole budget spread"):
         table.add_column(col)
     misfit = "not measured" if bank.misfit_var is None else f"{float(np.sqrt(np.max(bank.misfit_var))):.3f}"
-    start = bank.spread_from()
+    rows = bank.designs()
+    spread = [f"{r['items']}" for r in rows if r["spread"]]
     table.add_row(
         bank.kind,
         str(bank.n_items),
         str(len(bank.benchmarks)),
         str(len(bank.reference_models)),
         misfit,
-        "never" if start is None else f"from {start} items",
+        "not measured" if not rows else ("never" if not spread else "at " + ", ".join(spread) + " items"),
     )
     return table
 
