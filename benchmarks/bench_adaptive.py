@@ -16,13 +16,13 @@ Two protocols, both on held-out models (40 % of the image models per split):
   every method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent
   Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
   ability with a N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing
-  with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit refined by the joint polish; with
-  at least 60 build models three residual factors and the empirical ability prior; the out-of-fold misfit,
-  :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
+  with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit, with at least 60 build models
+  refined by the joint polish and given three residual factors and the empirical ability prior; the
+  out-of-fold misfit and designs, :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
   :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10`` items, randomesque exposure 3; from 60
   items the default static start, a quarter of them spread over the bank's difficulty first, or the whole
-  budget where the bank's misfit exceeds the spread items' sampling error; the composite correction from
-  them). ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
+  budget where the bank measured that design to err less out of fold; the composite correction from them).
+  ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
   the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
   same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
   (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.
@@ -121,9 +121,12 @@ def versus_reference(
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            banks = {"benchsift": fit_bank(build)}
+            # the designs measured at the budgets replayed only: the same decisions as the default grid,
+            # which holds them, at a fraction of the time
+            grid = tuple(budgets)
+            banks = {"benchsift": fit_bank(build, design_budgets=grid)}
             if "benchsift, N(0,1)" in variants:
-                banks["benchsift, N(0,1)"] = fit_bank(build, prior="normal")
+                banks["benchsift, N(0,1)"] = fit_bank(build, prior="normal", design_budgets=grid)
         priors: dict[str, tuple[np.ndarray | None, np.ndarray | None]] = {n: (None, None) for n in banks}
         if covariates is not None:
             cp = fit_covariate_prior(banks["benchsift"], covariates)

@@ -96,6 +96,9 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
     assert fit_bank(part, misfit_folds=0).misfit_var is None
     with pytest.raises(InputError, match="misfit_folds"):
         fit_bank(part, misfit_folds=1)
+    for wrong in ((0.0,), (0.05, 1.5)):
+        with pytest.raises(InputError, match="design_budgets"):
+            fit_bank(part, design_budgets=wrong)
 
 
 def test_composite_correction_by_hand() -> None:

@@ -88,7 +88,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -572,6 +572,12 @@ _FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
     "misfit_folds": [
         Check(lambda k: isinstance(k, Integral) and int(k) != 1 and int(k) >= 0, "0 or an int >= 2")
     ],
+    "design_budgets": [
+        Check(
+            lambda b: all(isinstance(v, Real) and 0 < float(v) <= 1 for v in b),
+            "fractions of the items in (0, 1]",
+        )
+    ],
 }
 #: ``kind``, checked after the panel's size, as before
 _FIT_BANK_KIND = [Check(lambda k: k in ("auto", "2pl", "graded"), "'auto', '2pl' or 'graded'")]
@@ -612,7 +618,12 @@ def fit_bank(
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
     check_params(
         _FIT_BANK_PARAMS,
-        {"prior": prior, "residual_factors": residual_factors, "misfit_folds": misfit_folds},
+        {
+            "prior": prior,
+            "residual_factors": residual_factors,
+            "misfit_folds": misfit_folds,
+            "design_budgets": design_budgets,
+        },
         quote=False,
     )
     ref = panel.image_panel()
