@@ -325,8 +325,9 @@ class ItemBank(Result):
     def spread_wins(self, n_items: int) -> bool:
         """Whether a budget of ``n_items`` is better given whole as items spread over the difficulty than
         as a quarter of them and maximum information: at the nearest measured budget, the whole-spread
-        design's out-of-fold error is the lower (:func:`benchsift.adaptive.design.spread_wins`); False when
-        the designs were not measured."""
+        design's out-of-fold mean absolute error is the lower by more than
+        :data:`~benchsift.adaptive.design.DESIGN_SE` standard errors
+        (:func:`benchsift.adaptive.design.spread_wins`); False when the designs were not measured."""
         if self.design_budgets is None or self.design_mae is None:
             return False
         return spread_wins(int(n_items), self.n_items, self.design_budgets, self.design_mae)
@@ -444,7 +445,7 @@ class ItemBank(Result):
             budgets = (
                 None if d.get("design_budgets") is None else np.asarray(d["design_budgets"], dtype=np.float64)
             )
-            mse = None if d.get("design_mae") is None else np.asarray(d["design_mae"], dtype=np.float64)
+            mae = None if d.get("design_mae") is None else np.asarray(d["design_mae"], dtype=np.float64)
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -465,14 +466,14 @@ class ItemBank(Result):
                 f"{source}: misfit_var and residual_var need one finite value >= 0 per benchmark (both or "
                 "neither)"
             )
-        if (budgets is None) != (mse is None) or (
+        if (budgets is None) != (mae is None) or (
             budgets is not None
-            and mse is not None
+            and mae is not None
             and (
                 budgets.ndim != 1
-                or mse.shape != (budgets.size, 3)
+                or mae.shape != (budgets.size, 3)
                 or not ((budgets > 0) & (budgets <= 1)).all()
-                or (np.isfinite(mse) & (mse < 0)).any()
+                or (np.isfinite(mae) & (mae < 0)).any()
             )
         ):
             raise FormatError(
@@ -480,7 +481,7 @@ class ItemBank(Result):
                 "per budget) go together"
             )
         return cls(
-            kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1], budgets, mse
+            kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1], budgets, mae
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -609,7 +610,8 @@ def fit_bank(
     (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0. ``misfit_folds``: folds of
     the out-of-fold misfit of the bank's curve (:func:`benchsift.adaptive.design.out_of_fold_misfit`: that
     many more fits, each on the other folds' models with the same options; 0 = not measured, and then no
-    composite correction and no whole-budget spread start); ``random_state`` seeds the folds.
+    composite correction and no whole-budget spread start); ``random_state`` seeds the folds and the
+    replays' exposure draws.
     ``design_budgets``: the budgets (fractions of the items) at which the fold banks replay their held-out
     models with both designs, adaptive and the whole budget spread
     (:func:`benchsift.adaptive.design.design_errors`; :meth:`ItemBank.spread_wins` takes the nearest);
@@ -709,7 +711,7 @@ def _measure_designs(
         fold_bank.misfit_var, fold_bank.residual_var = cv
 
     def replay(b: ItemBank, scores: np.ndarray, models: list[str], n: int, static_start: float) -> np.ndarray:
-        return replay_adaptive(b, scores, models, n, static_start=static_start)[0]
+        return replay_adaptive(b, scores, models, n, static_start=static_start, random_state=random_state)[0]
 
     bank.design_budgets = np.asarray(budgets, dtype=np.float64)
     bank.design_mae = design_errors(ref, folds, budgets, replay, static_start_items)

@@ -90,13 +90,14 @@ def bank_command(
     misfit_folds: Annotated[
         int,
         opt(
-            "Folds of the out-of-fold misfit of the bank's curve (that many more fits); it corrects the "
-            "estimates from the static start's spread items and, where it exceeds their sampling error, "
-            "spreads the whole budget (0 = not measured).",
+            "Folds of the out-of-fold misfit of the bank's curve and of its two designs (that many more "
+            "fits, replaying their held-out models adaptively and with the whole budget spread): the misfit "
+            "corrects the estimates from the static start's spread items, and a budget is spread whole where "
+            "that measured better (0 = not measured).",
             "--misfit-folds",
         ),
     ] = MISFIT_FOLDS,
-    seed: Annotated[int, opt("Seed of the misfit's folds.")] = 0,
+    seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
