@@ -26,10 +26,10 @@ best case; residual factors (a bank of 60+ models) remove part of it, so there i
 bank: the mean residual :math:`\bar r_{G} = \operatorname{mean}_{i \in S_G}(y_i - \hat y_i)` of a model on
 the ``k`` sample items of ``G`` it answered estimates its mean residual on the items it did not run, with
 sampling variance about :math:`s^2_G / k`. Adding it gives the model-assisted difference estimator
-(Särndal, Swensson and Wretman 1992, *Model Assisted Survey Sampling*, section 6.3); adding none gives the
+(Särndal, Swensson and Wretman 1992, *Model Assisted Survey Sampling*, ch. 6); adding none gives the
 p-IRT (synthetic) one, whose error is the misfit. The composite of the two (Rao and Molina 2015, *Small
-Area Estimation*, 2nd ed., section 3.3, eq. 3.3.3, with the weight that minimises the mean squared error
-of two independent errors) adds the shrunk correction
+Area Estimation*, 2nd ed., section 3.3, composite estimation, with the weight that minimises the mean
+squared error of two independent errors) adds the shrunk correction
 
 .. math:: \hat Z_G \mathrel{+}= \lambda_G\, \frac{|G \setminus O|}{|G|}\, \bar r_G, \qquad
           \lambda_G = \frac{\tau^2_G}{\tau^2_G + s^2_G / k},
@@ -46,7 +46,8 @@ fold banks (each given the measured misfit, for the composite correction) replay
 both designs at a few budgets (:data:`DESIGN_BUDGETS`, fractions of the items), and a budget is spread whole
 where, at the nearest measured budget, the spread design's mean absolute error is lower by more than
 :data:`DESIGN_SE` standard errors of the paired difference (:func:`spread_wins`). Measured against the
-reference CAT on seven real panels (README).
+reference CAT on seven real panels, with the EM fit of banks under 60 models (README): MMLU-Pro (17 bank
+models) 1.09 / 1.03 / 1.03 -> 0.70 / 0.69 / 0.62 x the CAT's MAE at 1 / 2 / 5 % of the items.
 """
 
 from __future__ import annotations
