@@ -264,7 +264,13 @@ def test_a_small_bank_reports_its_misfit_and_designs_and_warns_when_it_spreads(t
     doc = json.loads(res.stdout)
     fitted = load_bank(bank)
     assert doc["misfit_rms"] == {"A": float(np.sqrt(fitted.misfit_var[0]))}
+    assert doc["designs"] == []  # not measured by default
+    res = runner.invoke(app, [*fit, str(bank), "--design-budgets", "0.01,0.02,0.05,0.1"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    fitted = load_bank(bank)
     assert doc["designs"] == fitted.designs() and [r["items"] for r in doc["designs"]] == [6, 12, 30, 60]
+    assert all(r["spread"] == fitted.spread_wins(r["items"]) for r in doc["designs"])
     # the measured errors replaced by ones where the whole budget spread wins at 5 % (30 items) only
     saved = json.loads(bank.read_text())
     rows = [[0.03, 0.04, 0.001], [0.03, 0.029, 0.002], [0.03, 0.02, 0.001], [0.02, 0.03, 0.001]]
@@ -282,7 +288,10 @@ def test_a_small_bank_reports_its_misfit_and_designs_and_warns_when_it_spreads(t
     res = runner.invoke(app, [*args[:-1], "12", "--json"])  # 2 %: adaptive, no warning
     assert not [w for w in json.loads(res.stdout)["warnings"] if "given spread" in w]
     # --misfit-folds 0: not measured, no designs; --seed: other folds
-    res = runner.invoke(app, [*fit, str(tmp_path / "b0.json"), "--misfit-folds", "0"])
+    no_folds = ["--misfit-folds", "0", "--design-budgets", "0.1"]
+    res = runner.invoke(app, [*fit, str(tmp_path / "b0.json"), *no_folds])
     assert json.loads(res.stdout)["misfit_rms"] is None and json.loads(res.stdout)["designs"] == []
+    res = runner.invoke(app, [*fit, str(tmp_path / "b2.json"), "--design-budgets", "0.1,x"])
+    assert res.exit_code == 2 and "--design-budgets" in res.output
     res = runner.invoke(app, [*fit, str(tmp_path / "b1.json"), "--seed", "1"])
     assert json.loads(res.stdout)["misfit_rms"] != doc["misfit_rms"]

@@ -88,14 +88,17 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
             assert got[10] > 2 * got[30]
     # the same seed gives the same folds and bytes; another seed other folds
     part = _panel(30, 300, seed=1)
-    one, again = (fit_bank(part, prior="normal", residual_factors=0) for _ in range(2))
+    options = {"prior": "normal", "residual_factors": 0, "design_budgets": (0.05,)}
+    one, again = (fit_bank(part, **options) for _ in range(2))
     assert one.design_mae.tobytes() == again.design_mae.tobytes()
     assert one.misfit_var.tobytes() == again.misfit_var.tobytes()
-    other = fit_bank(part, prior="normal", residual_factors=0, random_state=1)
+    other = fit_bank(part, **options, random_state=1)
     assert other.misfit_var[0] != one.misfit_var[0]
     assert fit_bank(part, misfit_folds=0).misfit_var is None
     with pytest.raises(InputError, match="misfit_folds"):
         fit_bank(part, misfit_folds=1)
+    # the designs are measured only when asked for; the misfit by default
+    assert one.misfit_var is not None and fit_bank(part).design_mae is None
     for wrong in ((0.0,), (0.05, 1.5)):
         with pytest.raises(InputError, match="design_budgets"):
             fit_bank(part, design_budgets=wrong)
@@ -190,7 +193,7 @@ def test_a_bank_whose_spread_design_errs_less_gives_the_whole_budget_spread_and_
 
 
 def test_the_misfit_is_saved_and_a_bank_file_without_it_reads_as_before(tmp_path) -> None:
-    bank = fit_bank(_panel(20, 300, seed=2), prior="normal", residual_factors=0)
+    bank = fit_bank(_panel(20, 300, seed=2), prior="normal", residual_factors=0, design_budgets=(0.05, 0.1))
     path = bank.save(tmp_path / "bank.json")
     back = load_bank(path)
     for name in ("misfit_var", "residual_var", "design_budgets", "design_mae"):

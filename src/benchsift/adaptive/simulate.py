@@ -197,7 +197,7 @@ def _split_task(
     out["static"] = _metrics(static, truth)
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
-    bank = fit_bank(build, design_budgets=(n / image.n_items,))  # its designs at this budget only
+    bank = fit_bank(build)
     mu = sd = None
     if covariates is not None:  # the regression on the build models only; the held-out models' covariates
         mu, sd = fit_covariate_prior(bank, covariates).predict(covariates, held.model_ids)

@@ -26,6 +26,7 @@ from benchsift.cli._common import (
     NJobsOpt,
     arg,
     emit,
+    numbers,
     opt,
     outputs,
     split_list,
@@ -90,13 +91,20 @@ def bank_command(
     misfit_folds: Annotated[
         int,
         opt(
-            "Folds of the out-of-fold misfit of the bank's curve and of its two designs (that many more "
-            "fits, replaying their held-out models adaptively and with the whole budget spread): the misfit "
-            "corrects the estimates from the static start's spread items, and a budget is spread whole where "
-            "that measured better (0 = not measured).",
+            "Folds of the out-of-fold misfit of the bank's curve (that many more fits): it corrects the "
+            "estimates from the static start's spread items (0 = not measured).",
             "--misfit-folds",
         ),
     ] = MISFIT_FOLDS,
+    design_budgets: Annotated[
+        str | None,
+        opt(
+            "Comma-separated budgets (fractions of the items, e.g. 0.01,0.02,0.05,0.1) at which the folds "
+            "replay their models adaptively and with the whole budget spread; `adaptive next` then spreads a "
+            "budget whole where that measured better by 2 SE. Default: not measured (a quarter start).",
+            "--design-budgets",
+        ),
+    ] = None,
     seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -111,6 +119,7 @@ def bank_command(
         residual_factors=residual_factors,
         misfit_folds=misfit_folds,
         random_state=seed,
+        design_budgets=() if design_budgets is None else tuple(numbers(design_budgets, "--design-budgets")),
     )
     bank.save(out)
     summary = {
