@@ -698,8 +698,12 @@ def _measure_designs(
     from benchsift.adaptive.select import static_start_items  # imports this module: imported when used
     from benchsift.adaptive.simulate import replay_adaptive
 
+    # the misfit needs the curve and the abilities only (the residual factors change neither); the design
+    # replays need the bank as it is
+    fold_options = options if budgets else {**options, "residual_factors": 0}
+
     def refit(part: Panel) -> ItemBank:
-        return fit_bank(part, **options, misfit_folds=0)
+        return fit_bank(part, **fold_options, misfit_folds=0)
 
     folds = fold_banks(ref, refit, int(misfit_folds), int(random_state))
     cv = None if folds is None else misfit_from_folds(ref, folds, bank._benchmark_groups())

@@ -66,6 +66,7 @@ __all__ = [
     "design_errors",
     "fold_banks",
     "misfit_from_folds",
+    "nearest_budget",
     "out_of_fold_misfit",
     "spread_wins",
 ]
@@ -202,15 +203,20 @@ def composite_correction(
     return out
 
 
+def nearest_budget(n_items: int, n_bank: int, budgets: np.ndarray) -> int:
+    """Index of the measured budget (a fraction of the bank's items) nearest to ``n_items / n_bank`` on a log
+    scale: the row of :func:`design_errors` that speaks for a budget of ``n_items``."""
+    return int(np.argmin(np.abs(np.log(np.asarray(budgets, dtype=np.float64)) - np.log(n_items / n_bank))))
+
+
 def spread_wins(n_items: int, n_bank: int, budgets: np.ndarray, errors: np.ndarray) -> bool:
     """Whether a budget of ``n_items`` (of a bank of ``n_bank``) is better given whole as spread items
-    (module docstring): at the measured budget nearest to ``n_items / n_bank`` on a log scale, the spread
-    design's out-of-fold mean absolute error (``errors[:, 1]``) is below the adaptive one's
+    (module docstring): at the measured budget nearest to ``n_items / n_bank`` (:func:`nearest_budget`), the
+    spread design's out-of-fold mean absolute error (``errors[:, 1]``) is below the adaptive one's
     (``errors[:, 0]``) by more than :data:`DESIGN_SE` standard errors of their difference
     (``errors[:, 2]``); budgets outside the measured ones take the nearest end's verdict. False when that
     row is not finite."""
     if int(n_items) < 1 or not len(budgets):
         return False
-    j = int(np.argmin(np.abs(np.log(np.asarray(budgets, dtype=np.float64)) - np.log(n_items / n_bank))))
-    adaptive, spread, se = (float(v) for v in errors[j])
+    adaptive, spread, se = (float(v) for v in errors[nearest_budget(n_items, n_bank, budgets)])
     return bool(np.isfinite([adaptive, spread, se]).all() and spread + DESIGN_SE * se < adaptive)

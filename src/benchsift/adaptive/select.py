@@ -39,6 +39,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift._params import ConstraintLike, Interval, check_params, renamed_params, validate_params
 from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
+from benchsift.adaptive.design import nearest_budget
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
@@ -77,7 +78,8 @@ def _default_start(bank: ItemBank, stop: StopRule | None, warnings: list[str]) -
     n = int(stop.max_items) if stop is not None and stop.max_items else 0
     n_start = static_start_items(n, bank) if n else 0
     if n_start and n_start == n:
-        row = min(bank.designs(), key=lambda r: abs(np.log(r["items"] / n)))
+        assert bank.design_budgets is not None  # spread_wins held: the designs were measured
+        row = bank.designs()[nearest_budget(n, bank.n_items, bank.design_budgets)]  # the row that decided
         warnings.append(
             f"out of fold, at {row['items']} items ({row['budget']:.1%} of the bank) the whole budget spread "
             f"over the difficulty erred {row['spread_mae']:.3f} on average and the adaptive test "
