@@ -12,36 +12,42 @@ Run (from the repository root)::
 Two protocols, both on held-out models (40 % of the image models per split):
 
 * **Against the reference CAT** (with ``--reference DIR``, the folder of ``tinybench_ref.py``, loaded by
-  path): per split (``SeedSequence([seed, split])``, the same splits for every method) and budget ``b``,
-  every method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent
-  Fluid-style CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP
-  ability with a N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing
-  with the default bank (:func:`benchsift.adaptive.fit_bank`: the EM fit, with at least 60 build models
-  refined by the joint polish and given three residual factors and the empirical ability prior; the
-  out-of-fold misfit and designs, :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
-  :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10`` items, randomesque exposure 3; from 60
-  items the default static start, a quarter of them spread over the bank's difficulty first, or the whole
-  budget where a bank fitted with ``design_budgets`` measured that design to err less out of fold; the
-  composite correction from them).
-  ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before
-  the empirical prior became one for 60 models and more (``prior="normal"``; the residual factors kept; the
-  same bank as the default one under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.``
-  (with ``--covariates PANEL --covariate-benchmarks A,B``: the same models' other benchmarks, e.g.
-  ``vlm3.parquet``): the default bank, each held-out model's ability prior regressed on its means on those
-  benchmarks (:func:`benchsift.adaptive.prior.fit_covariate_prior` on the build models; a model with none
-  of them keeps the bank's prior). ``--try A,B`` adds experimental variants on top of it (or of the
-  default bank without ``--covariates``), measured on the same splits: ``no-start`` (no static start: the
-  default before it; the default gives a quarter of a budget of at least 60 items first,
-  :func:`benchsift.adaptive.select.static_start_items`), ``spread-start`` /
-  ``spread-quarter`` / ``spread-eighth`` (a static start of ``n/2``, ``n/4``, ``n/8`` items spread over
-  the bank's difficulty, ``replay_adaptive(static_start=...)``, then adaptive), ``uniform-factor`` (one more
-  residual factor of constant loading: a shrunk model-level shift of every unanswered item's expected
-  score, the observed-items correction of tinyBenchmarks' gp-IRT), ``no-factors`` (the bank without its
-  residual factors), ``measured-designs`` (the bank with its two designs measured out of fold at the
-  budgets replayed, ``fit_bank(design_budgets=...)``: the whole budget spread where that measured better by
-  2 SE, :mod:`benchsift.adaptive.design`). Printed per panel and budget: MAE and Spearman (mean over
-  splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's
-  with a Spearman no worse (issue 31's acceptance, within 0.005).
+  path): per split (``SeedSequence([seed, split])``, the same splits for every method) and budget ``b``, every
+  method gives each held-out model ``n = round(b N)`` items. ``CAT (reference)``: the independent Fluid-style
+  CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP ability with a
+  N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing with the default
+  bank (:func:`benchsift.adaptive.fit_bank`: the EM fit, with at least 60 build models refined by the joint
+  polish and given three residual factors and the empirical ability prior; the out-of-fold misfit and designs,
+  :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
+  :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10`` items chosen by their Fisher information
+  averaged over the ability posterior, randomesque exposure 3; from 60 items the default static start, a
+  quarter of them spread over the bank's difficulty first, or the whole budget where a bank fitted with
+  ``design_budgets`` measured that design to err less out of fold; the composite correction from them).
+  ``benchsift, N(0,1)``: the same with the N(0, 1) prior, the default before the empirical prior became one
+  for 60 models and more (``prior="normal"``; the residual factors kept; the same bank as the default one
+  under 60 models; ``--no-normal`` leaves it out). ``benchsift + other bench.`` (with ``--covariates PANEL
+  --covariate-benchmarks A,B``: the same models' other benchmarks, e.g. ``vlm3.parquet``): the default bank,
+  each held-out model's ability prior regressed on its means on those benchmarks
+  (:func:`benchsift.adaptive.prior.fit_covariate_prior` on the build models; a model with none of them keeps
+  the bank's prior; the prior moves the ability and the estimate, the items are chosen from the responses
+  alone). ``--try A,B`` adds experimental variants on top of it (or of the default bank without
+  ``--covariates``), measured on the same splits: ``no-start`` (no static start: the default before it; the
+  default gives a quarter of a budget of at least 60 items first,
+  :func:`benchsift.adaptive.select.static_start_items`), ``spread-start`` / ``spread-quarter`` /
+  ``spread-eighth`` (a static start of ``n/2``, ``n/4``, ``n/8`` items spread over the bank's difficulty,
+  ``replay_adaptive(static_start=...)``, then adaptive), ``uniform-factor`` (one more residual factor of
+  constant loading: a shrunk model-level shift of every unanswered item's expected score, the observed-items
+  correction of tinyBenchmarks' gp-IRT), ``no-factors`` (the bank without its residual factors),
+  ``measured-designs`` (the bank with its two designs measured out of fold at the budgets replayed,
+  ``fit_bank(design_budgets=...)``: the whole budget spread where that measured better by 2 SE,
+  :mod:`benchsift.adaptive.design`), ``point-information`` (items chosen by their information at the ability's
+  EAP, ``criterion="point"``, the classical rule and the default before the posterior-weighted information),
+  ``prior-in-choice`` (with ``--covariates``: the items chosen under each model's covariate prior too,
+  ``prior_in_choice=True``, the default before; by default the prior moves the ability and the estimate, and
+  the items are chosen from the responses alone). Printed per panel and budget: MAE and Spearman (mean over
+  splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with
+  a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of the Spearman
+  difference paired by split.
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget.
 
@@ -84,6 +90,8 @@ TRIALS = (
     "uniform-factor",
     "no-factors",
     "measured-designs",
+    "point-information",
+    "prior-in-choice",
 )
 
 
@@ -171,6 +179,10 @@ def versus_reference(
                     "random_state": seed + split,
                 }
                 frac = SPREAD.get(name[2:])  # None: the library's default static start
+                if name == "+ point-information":  # the classical rule: information at the EAP alone
+                    kw["criterion"] = "point"
+                if name == "+ prior-in-choice":  # the covariate prior steers the item choice too
+                    kw["prior_in_choice"] = True
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out
@@ -188,13 +200,16 @@ def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple
             se = np.std(vals[:, 0], ddof=1) / np.sqrt(len(vals)) if len(vals) > 1 else float("nan")
             summ[v] = (float(np.mean(vals[:, 0])), float(se), float(np.nanmean(vals[:, 1])))
         ref_mae, _, ref_rho = summ["CAT (reference)"]
+        cat_rho = np.array(per["CAT (reference)"])[:, 1]
         for v in per:
             mae, se, rho = summ[v]
             verdict = ""
             if v != "CAT (reference)":
                 ok = mae <= ref_mae and rho >= ref_rho - 0.005
                 word = "beats" if ok else "loses to"
-                verdict = f"{word} CAT ({mae / ref_mae:.2f} x MAE, rho {rho - ref_rho:+.3f})"
+                diff = np.array(per[v])[:, 1] - cat_rho  # paired by split
+                rho_se = np.std(diff, ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+                verdict = f"{word} CAT ({mae / ref_mae:.2f} x MAE, rho {rho - ref_rho:+.3f} SE {rho_se:.3f})"
             lines.append(f"  {b:>6.0%} {n:>4}  {v:<23} {mae:.4f} ({se:.4f}) {rho:9.3f}  {verdict}")
     return "\n".join(lines)
 

@@ -174,10 +174,19 @@ def test_next_prior_from_other_benchmarks(tmp_path: Path) -> None:
     # before a single item, the abilities follow the new models' true abilities on A through B
     assert spearman(theta, truth) > 0.8
     assert all(np.isfinite(r["prior_mean"]) for r in doc["models"])
-    # a strong and a weak model get different first items (maximum information at their own prior)
-    first = {r["model"]: {k["item"] for k in r["next"]} for r in doc["models"]}
+    # without the exposure draw, a strong and a weak model get the same first items by default (chosen from
+    # the responses alone) and different ones with --prior-in-choice (maximum information at their own prior)
     strong, weak = f"new{int(np.argmax(truth))}", f"new{int(np.argmin(truth))}"
-    assert first[strong] != first[weak]
+    firsts = []
+    for extra in ([], ["--prior-in-choice"]):
+        res = runner.invoke(
+            app,
+            ["adaptive", "next", str(bank), "--start", f"{strong},{weak}", "--batch", "3", "--exposure", "1"]
+            + ["--prior-from", str(prior_panel), "--json", *extra],
+        )
+        assert res.exit_code == 0, res.output
+        firsts.append({r["model"]: {k["item"] for k in r["next"]} for r in json.loads(res.stdout)["models"]})
+    assert firsts[0][strong] == firsts[0][weak] and firsts[1][strong] != firsts[1][weak]
     # the same with B named; the bank's own benchmark alone is refused; --prior-benchmarks needs the panel
     named = runner.invoke(
         app,

@@ -54,17 +54,32 @@ def test_covariate_prior_is_the_ols_fit_and_its_residual_sd() -> None:
     assert cp.r2 == pytest.approx(ols.score(Z, theta[keep]), rel=1e-10)
     assert cp.n_models == 29 and cp.features == ["X", "Y"]
     assert "1 reference model(s) lack a covariate" in cp.warnings[0]
-    new = pd.DataFrame({"Y": [1.0, np.nan], "X": [0.5, 0.2]}, index=["n1", "n2"])
-    mean, sd = cp.predict(new, ["n2", "n1", "absent"])
+    new = pd.DataFrame({"Y": [1.0, np.nan, 6.0], "X": [0.5, 0.2, 5.0]}, index=["n1", "n2", "far"])
+    mean, sd = cp.predict(new, ["n2", "n1", "absent", "far"])
     assert mean[1] == pytest.approx(params @ [1.0, 0.5, 1.0])
     assert np.isnan(mean[2]) and np.isnan(sd[2])  # no covariate: the bank's own prior
+
+    def prediction_sd(Z: np.ndarray, resid_var: float, x: np.ndarray) -> float:
+        """sd of a new observation's prediction error, sqrt(s^2 (1 + h)), h = ||R^-T (1, x)||^2 from the QR
+        factor of the design (an independent route to x (A^T A)^-1 x)."""
+        _, R = np.linalg.qr(np.column_stack([np.ones(len(Z)), Z]))
+        u = np.linalg.solve(R.T, np.concatenate([[1.0], x]))
+        return float(np.sqrt(resid_var * (1.0 + u @ u)))
+
     # only X: the regression on X alone, over the 30 reference models that have X (r4 included)
     ols_x = LinearRegression().fit(z1[:, None], theta)
     resid_x = theta - ols_x.predict(z1[:, None])
     assert mean[0] == pytest.approx(ols_x.intercept_ + ols_x.coef_[0] * 0.2, rel=1e-10)
-    assert sd[0] == pytest.approx(np.sqrt(resid_x @ resid_x / (30 - 2)), rel=1e-10)
-    assert sd[1] == pytest.approx(np.sqrt(scale), rel=1e-10)
-    assert fit_covariate_prior(bank, cov, width=2.0).sd == pytest.approx(2 * np.sqrt(scale))
+    var_x = float(resid_x @ resid_x / (30 - 2))
+    assert sd[0] == pytest.approx(prediction_sd(z1[:, None], var_x, np.array([0.2])), rel=1e-10)
+    assert sd[1] == pytest.approx(prediction_sd(Z, scale, np.array([0.5, 1.0])), rel=1e-10)
+    # the prediction's sd: above the residual sd, and more so for a model far outside the reference models
+    assert np.sqrt(scale) < sd[1] < 1.1 * np.sqrt(scale)
+    assert sd[3] == pytest.approx(prediction_sd(Z, scale, np.array([5.0, 6.0])), rel=1e-10)
+    assert sd[3] > 1.5 * sd[1]
+    wide = fit_covariate_prior(bank, cov, width=2.0)
+    assert wide.sd == pytest.approx(2 * np.sqrt(scale))
+    np.testing.assert_allclose(wide.predict(new, ["n2", "n1", "far"])[1], 2 * sd[[0, 1, 3]], rtol=1e-12)
     # the result protocol: JSON as it is, a frame of the coefficients, a short repr
     doc = cp.to_dict()
     assert json.loads(json.dumps(doc))["coef"] == pytest.approx(list(params))
@@ -169,16 +184,17 @@ def test_other_benchmarks_prior_cuts_the_error_at_few_items() -> None:
     rho_plain = float(pd.Series(plain[:, -1]).corr(pd.Series(truth), method="spearman"))
     rho_prior = float(pd.Series(prior[:, -1]).corr(pd.Series(truth), method="spearman"))
     assert rho_prior > rho_plain + 0.01
-    # the prior also moves the first items chosen: they are the most informative at the prior mean
-    first = next_items(
-        bank,
-        np.full((2, n_items), np.nan),
-        ["lo", "hi"],
-        batch=1,
-        exposure=1.0,
-        prior_mean=np.array([-2.0, 2.0]),
-        prior_sd=0.3,
-    )
-    info = bank.information(np.array([-2.0, 2.0]))
+    # by default the prior moves the ability and the estimate, not the items: both models get the item most
+    # informative under the bank's own prior (no responses yet); with prior_in_choice (and the point rule)
+    # the most informative at each prior mean
+    fresh = np.full((2, n_items), np.nan)
+    kw = {"batch": 1, "exposure": 1.0, "prior_mean": np.array([-2.0, 2.0]), "prior_sd": 0.3}
+    first = next_items(bank, fresh, ["lo", "hi"], **kw)  # type: ignore[arg-type]
     assert first.theta[0] == pytest.approx(-2.0, abs=1e-3) and first.theta[1] == pytest.approx(2.0, abs=1e-3)
-    assert first.items == [[int(np.argmax(info[0]))], [int(np.argmax(info[1]))]]
+    own = bank.score(fresh[:1])
+    same = int(np.argmax(bank.posterior_information(own.theta, own.se)[0]))
+    assert first.items == [[same], [same]]
+    steered = next_items(bank, fresh, ["lo", "hi"], prior_in_choice=True, criterion="point", **kw)  # type: ignore[arg-type]
+    info = bank.information(np.array([-2.0, 2.0]))
+    assert steered.items == [[int(np.argmax(info[0]))], [int(np.argmax(info[1]))]]
+    assert steered.items[0] != steered.items[1]

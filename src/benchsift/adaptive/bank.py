@@ -127,6 +127,8 @@ MIN_FACTOR_MODELS = 60
 PRIORS = ("empirical", "normal")
 #: Step of the EAP grid under the empirical prior.
 _GRID_STEP = 0.01
+#: quadrature nodes of :meth:`ItemBank.posterior_information`
+POSTERIOR_NODES = 61
 
 
 @dataclass(repr=False)
@@ -265,6 +267,30 @@ class ItemBank(Result):
     def information(self, theta: np.ndarray) -> np.ndarray:
         """``(n, n_items)`` Fisher information of every item at abilities ``theta``."""
         return self.model.item_information(np.atleast_1d(np.asarray(theta, dtype=float)))
+
+    def posterior_information(self, theta: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        r"""``(n, n_items)`` Fisher information of every item averaged over each model's ability posterior,
+        taken as :math:`N(\hat\theta, \mathrm{sd}^2)` (the EAP and posterior sd of :meth:`score`):
+
+        .. math:: \bar I_j = \int I_j(\theta)\, \phi\big((\theta - \hat\theta) / \mathrm{sd}\big)
+                  / \mathrm{sd}\; d\theta \approx \sum_k w_k\, I_j(\hat\theta + \mathrm{sd}\, x_k),
+
+        by the trapezoid rule on :data:`POSTERIOR_NODES` even nodes over :math:`\hat\theta \pm 6\,\mathrm{sd}`
+        (weights :math:`\phi(x_k)`, summing to 1; within 0.1 % of adaptive quadrature for slopes up to 6 and
+        sds up to 2, where 9-31 Gauss-Hermite nodes erred by 23-1 % on steep items). The posterior-weighted
+        information criterion of van der Linden (1998, "Bayesian item selection criteria for adaptive
+        testing", Psychometrika 63(2), 201-216), with the posterior in its normal approximation; with a sharp
+        posterior (sd 0 or NaN) it is the information at the EAP."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+        sd = np.broadcast_to(np.asarray(sd, dtype=np.float64), theta.shape)
+        sd = np.where(np.isfinite(sd), sd, 0.0)
+        nodes = np.linspace(-6.0, 6.0, POSTERIOR_NODES)
+        weights = np.exp(-0.5 * nodes**2)
+        weights /= weights.sum()
+        out = np.zeros((theta.size, self.n_items))
+        for x, w in zip(nodes, weights, strict=True):
+            out += w * self.model.item_information(theta + sd * x)
+        return out
 
     def expected(self, theta: np.ndarray) -> np.ndarray:
         """``(n, n_items)`` expected score of every item at abilities ``theta``."""

@@ -126,6 +126,8 @@ def replay_adaptive(
     exposure: float = 3.0,
     random_state: int = 0,
     static_start: float | None = None,
+    criterion: str = "posterior",
+    prior_in_choice: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -134,7 +136,8 @@ def replay_adaptive(
     ``n_items`` given first as a static start, ``int(static_start * n_items)`` items spread over the
     bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
     items, none below, all where the bank measured that design to err less out of fold
-    (:func:`benchsift.adaptive.select.static_start_items`, measured there). Returns the full-score
+    (:func:`benchsift.adaptive.select.static_start_items`, measured there). ``criterion``,
+    ``prior_in_choice``: the item choice, as in :func:`next_items`. Returns the full-score
     estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
     static start's items, :mod:`benchsift.adaptive.design`) and the answered mask."""
     if static_start is None:
@@ -160,6 +163,8 @@ def replay_adaptive(
             random_state=int(random_state),
             available=available,
             start_items=start,
+            criterion=criterion,
+            prior_in_choice=prior_in_choice,
         )
         if all(not items for items in nxt.items):
             break

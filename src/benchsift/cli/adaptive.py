@@ -176,6 +176,21 @@ def next_command(
             "--static-start",
         ),
     ] = None,
+    criterion: Annotated[
+        str,
+        opt(
+            "posterior (each item's information averaged over the model's ability posterior) or point "
+            "(at the ability estimate alone, the classical rule; README).",
+        ),
+    ] = "posterior",
+    prior_in_choice: Annotated[
+        bool,
+        opt(
+            "With --prior-from: choose the items under each model's prior too (default: the prior moves the "
+            "ability and the estimates, the items are chosen from the responses alone; README).",
+            "--prior-in-choice",
+        ),
+    ] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
@@ -194,13 +209,16 @@ def next_command(
         random_state=seed,
         covariates=covariates,
         static_start=static_start,
+        criterion=criterion,
+        prior_in_choice=prior_in_choice,
     )
     notes = []
     if res.prior is not None:
         p = res.prior
         notes.append(
             f"ability prior regressed on {', '.join(p['features'])} of {prior_from}: R^2 {p['r2']:.2f}, "
-            f"prior sd {p['sd']:.2f}, fitted on {p['n_models']} reference models"
+            f"residual sd {p['sd']:.2f} (a model's prior sd is wider by its distance from the reference "
+            f"models' covariates), fitted on {p['n_models']} reference models"
         )
     emit(
         json_output,
