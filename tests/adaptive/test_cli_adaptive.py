@@ -174,6 +174,9 @@ def test_next_prior_from_other_benchmarks(tmp_path: Path) -> None:
     # before a single item, the abilities follow the new models' true abilities on A through B
     assert spearman(theta, truth) > 0.8
     assert all(np.isfinite(r["prior_mean"]) for r in doc["models"])
+    # each model's prior sd is the regression's prediction sd: above the residual sd, by its leverage
+    sds = np.array([r["prior_sd"] for r in doc["models"]])
+    assert (sds > doc["prior"]["sd"]).all() and (sds < 1.2 * doc["prior"]["sd"]).all()
     # without the exposure draw, a strong and a weak model get the same first items by default (chosen from
     # the responses alone) and different ones with --prior-in-choice (maximum information at their own prior)
     strong, weak = f"new{int(np.argmax(truth))}", f"new{int(np.argmin(truth))}"

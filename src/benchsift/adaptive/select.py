@@ -162,11 +162,13 @@ class NextItems(Result):
     warnings: list[str] = field(default_factory=list)  # responses left out, models restarted because of it
     prior: dict[str, Any] | None = None  # the covariate prior used (CovariatePrior.to_dict), if any
     prior_mean: np.ndarray | None = None  # per model, NaN = the bank's own prior
+    prior_sd: np.ndarray | None = None  # per model, the prediction sd; NaN = the bank's own prior
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
         "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}], "n_ignored_items",
-        "warnings"}``."""
+        "warnings"}``; with a covariate prior also ``"prior"`` and each model's ``"prior_mean"`` and
+        ``"prior_sd"``."""
         doc = {
             "models": [
                 {
@@ -189,8 +191,10 @@ class NextItems(Result):
             doc["prior"] = dict(self.prior)
         if self.prior_mean is not None:
             rows: list[dict[str, Any]] = doc["models"]  # type: ignore[assignment]
-            for row, mu in zip(rows, self.prior_mean, strict=True):
+            sds = self.prior_sd if self.prior_sd is not None else np.full(len(rows), np.nan)
+            for row, mu, sd in zip(rows, self.prior_mean, sds, strict=True):
                 row["prior_mean"] = mu  # NaN (None in JSON): the bank's own prior
+                row["prior_sd"] = sd
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
     def to_frame(self) -> pd.DataFrame:
@@ -495,5 +499,5 @@ def next_items_for(
         prior_in_choice=prior_in_choice,
     )
     return dataclasses.replace(
-        res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu
+        res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd
     )
