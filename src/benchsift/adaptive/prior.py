@@ -8,25 +8,24 @@ covariates :math:`x_r` (for instance their means on the other benchmarks),
 .. math:: \theta_r = \beta_0 + x_r^\top \beta + \varepsilon_r, \qquad
           \hat\sigma^2 = \frac{1}{R - p - 1}\sum_r (\theta_r - \hat\beta_0 - x_r^\top\hat\beta)^2,
 
-and a new model with covariates :math:`x` starts from the prior :math:`N(\hat\beta_0 + x^\top\hat\beta,\,
-w^2 \hat\sigma^2 (1 + h(x)))`, :math:`h(x) = \tilde x^\top (A^\top A)^{-1} \tilde x` (:math:`\tilde x =
-(1, x)`, :math:`A` the reference models' rows :math:`\tilde x_r`), the variance of a new observation's
-prediction error (the prediction interval of a new observation, e.g. Weisberg 2014, *Applied Linear
-Regression*, 4th ed.: the residual variance plus
-the fitted coefficients' uncertainty at :math:`x`, which grows as :math:`x` leaves the reference models'
-range), instead of the bank's population prior (the empirical-Bayes prior of Mislevy 1987,
+and a new model with covariates :math:`x` starts from the prior :math:`N(\hat\beta_0 + x^\top\hat\beta,\, w^2
+\hat\sigma^2 (1 + h(x)))`, :math:`h(x) = \tilde x^\top (A^\top A)^{-1} \tilde x` (:math:`\tilde x = (1, x)`,
+:math:`A` the reference models' rows :math:`\tilde x_r`), the variance of a new observation's prediction error
+(the prediction interval of a new observation, e.g. Weisberg 2014, *Applied Linear Regression*, 4th ed.: the
+residual variance plus the fitted coefficients' uncertainty at :math:`x`, which grows as :math:`x` leaves the
+reference models' range), instead of the bank's population prior (the empirical-Bayes prior of Mislevy 1987,
 "Exploiting auxiliary information about examinees in the estimation of item parameters", Applied
 Psychological Measurement 11(1); Zwinderman 1991, "A generalized Rasch model for manifest predictors",
 Psychometrika 56(4)). The EAP ability under it (:meth:`benchsift.adaptive.bank.ItemBank.score`) drives
-both the item choice and the full-score estimate. A model with only some of the covariates gets the same
+the full-score estimate, and the item choice only with ``prior_in_choice``
+(:func:`benchsift.adaptive.next_items`). A model with only some of the covariates gets the same
 regression on those it has (fitted on the reference models that have them; on MMMU a fifth of the models
 have no MMT run); one with none keeps the bank's prior. ``width``
 :math:`w` scales the residual sd (1 = the fitted one; measured in the README: 1.5 was worse on MMMU and
 GSM8K at 1-2 % of the items). Without the :math:`h(x)` term (the prior's sd the residual sd alone, the
-default before) the prior was too sure of itself on the real panels: on MATH-L5 (24 reference models, GSM8K
-and CRUXEval as covariates) a held-out model's ability was off its prior mean by 1.6 prior sds (root mean
-square, median of 10 splits), and the prior cost the adaptive test's rank Spearman 0.015 at 7 items
-(README).
+default before) the prior was too sure of itself: on MATH-L5 (24 reference models, GSM8K and CRUXEval as
+covariates) a held-out model's ability was off its prior mean by 1.64 residual sds (root mean square, median
+of 10 splits), 1.30 prediction sds (README).
 """
 
 from __future__ import annotations
