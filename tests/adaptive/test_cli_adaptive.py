@@ -203,6 +203,8 @@ def test_next_prior_from_other_benchmarks(tmp_path: Path) -> None:
     assert only_own.exit_code == 2 and "all the bank's own" in only_own.output
     loose = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "x", "--prior-benchmarks", "B"])
     assert loose.exit_code == 2 and "--prior-from" in loose.output
+    idle = runner.invoke(app, ["adaptive", "next", str(bank), "--start", "x", "--prior-in-choice"])
+    assert idle.exit_code == 2 and "--prior-in-choice needs --prior-from" in idle.output
     table = runner.invoke(
         app, ["adaptive", "next", str(bank), "--start", "new0,stranger", "--prior-from", str(prior_panel)]
     )

@@ -197,6 +197,8 @@ def next_command(
     bank = load_bank(bank_path)
     if responses is None and start is None:
         raise InputError("give RESPONSES (the results so far) or --start MODEL[,MODEL...] for a first batch")
+    if prior_in_choice and prior_from is None:
+        raise InputError("--prior-in-choice needs --prior-from (the prior that would steer the item choice)")
     covariates = _prior_covariates(prior_from, prior_benchmarks, bank.benchmarks)
     stop = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
     res = next_items_for(
