@@ -83,6 +83,7 @@ import math
 
 import numpy as np
 
+from benchsift.stats.conformal import conformal_rank
 from benchsift.stats.means import nan_mean
 
 __all__ = [
@@ -190,7 +191,7 @@ def shift_upper_halfwidth(underestimates: np.ndarray, level: float) -> float:
     n = r.shape[0]
     if n == 0:
         return math.nan
-    k = math.ceil((n + 1) * float(level))
+    k = conformal_rank(n, level)
     return float(r[k - 1]) if k <= n else float(r[-1]) * (n + 1) / n
 
 

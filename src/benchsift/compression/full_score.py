@@ -220,6 +220,7 @@ from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import SeedLike, check_random_state
+from benchsift.stats.conformal import conformal_quantile, conformal_rank
 from benchsift.stats.means import group_nan_means, nan_mean
 from benchsift.stats.ranks import rank_among
 
@@ -415,18 +416,10 @@ def _ols(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(y.mean() - beta * s.mean()), beta
 
 
-def _conformal_rank(n: int, level: float) -> int:
-    """``ceil((n + 1) level)``: which of ``n`` sorted absolute residuals is the split-conformal half-width
-    at ``level`` (none when it exceeds ``n``)."""
-    return math.ceil((n + 1) * level)
-
-
 def _conformal_halfwidth(residuals: np.ndarray, level: float) -> float:
-    """The ``ceil((n + 1) level)``-th smallest ``|residual|`` (finite ones); ``inf`` when that exceeds n."""
-    r = np.sort(np.abs(residuals[np.isfinite(residuals)]))
-    n = r.shape[0]
-    k = _conformal_rank(n, level)
-    return math.inf if n == 0 or k > n else float(r[k - 1])
+    """The split-conformal quantile of the finite ``|residual|`` (:func:`benchsift.stats.conformal
+    .conformal_quantile`: the ``ceil((n + 1) level)``-th smallest); ``inf`` when that exceeds n."""
+    return conformal_quantile(np.abs(residuals), level)
 
 
 def _ridge_features(X: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -476,10 +469,10 @@ def _largest(values: list[float]) -> float:
 def small_reference_warning(n_reference: int, level: float) -> str | None:
     """The warning that the intervals are not split-conformal at ``level`` (too few reference models for
     its quantile, :func:`_bounded_halfwidth`), or None."""
-    if _conformal_rank(n_reference, level) <= n_reference:
+    if conformal_rank(n_reference, level) <= n_reference:
         return None
     need = max(n_reference + 1, math.floor(level / (1 - level)) - 2)  # a few steps below the least n
-    while _conformal_rank(need, level) > need:
+    while conformal_rank(need, level) > need:
         need += 1
     got = n_reference / (n_reference + 1)  # (rounded down: a guarantee)
     return (

@@ -46,6 +46,7 @@ import numpy as np
 
 from benchsift.errors import InputError
 from benchsift.irt import TwoPL
+from benchsift.stats.conformal import conformal_quantile
 from benchsift.stats.means import nan_mean
 
 __all__ = ["XBENCH_PENALTIES", "adjust_known", "bench_features", "known_scores", "ridge_fit_predict"]
@@ -146,12 +147,6 @@ def _loo_line(Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, flo
     return np.r_[y.mean() - mu @ b, b], loo, lam
 
 
-def _conformal(res: np.ndarray, level: float) -> float:
-    r = np.sort(np.abs(res[np.isfinite(res)]))
-    k = math.ceil((r.size + 1) * level)
-    return math.inf if r.size == 0 or k > r.size else float(r[k - 1])
-
-
 def adjust_known(
     groups: list[str],
     n_benchmarks: int,
@@ -222,8 +217,8 @@ def adjust_known(
                 continue
             loo_bench[ok, g] = Yf[ok, g] - loo
             loo_bench[~ok, g] = Yo[~ok, g]
-            hw_k = _conformal(loo, level)
-            hw_0 = _conformal(base_res, level)
+            hw_k = conformal_quantile(np.abs(loo), level)
+            hw_0 = conformal_quantile(np.abs(base_res), level)
             s_old = score[rows, g]
             z_new = np.column_stack([s_old, K[np.ix_(rows, kidx)]])
             s_new = np.clip(coef[0] + z_new @ coef[1:], 0.0, 1.0)
@@ -240,8 +235,8 @@ def adjust_known(
                 )
         # overall: the mean over the benchmarks, its interval from the reference models' leave-one-out errors
         ov_ref = nan_mean(loo_bench, axis=1)
-        hw_ov = _conformal(ov_ref - Yf[:, -1], level)
-        hw_ov0 = _conformal(Yo[:, -1] - Yf[:, -1], level)
+        hw_ov = conformal_quantile(np.abs(ov_ref - Yf[:, -1]), level)
+        hw_ov0 = conformal_quantile(np.abs(Yo[:, -1] - Yf[:, -1]), level)
         ratio = hw_ov / hw_ov0 if hw_ov0 > 0 and np.isfinite(hw_ov0) else 1.0
         s_old = score[rows, -1]
         s_new = nan_mean(score[rows, :nb], axis=1)
