@@ -417,8 +417,9 @@ def _ols(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def _conformal_halfwidth(residuals: np.ndarray, level: float) -> float:
-    """The split-conformal quantile of the finite ``|residual|`` (:func:`benchsift.stats.conformal
-    .conformal_quantile`: the ``ceil((n + 1) level)``-th smallest); ``inf`` when that exceeds n."""
+    """The split-conformal quantile of the finite ``|residual|``
+    (:func:`~benchsift.stats.conformal.conformal_quantile`: the ``ceil((n + 1) level)``-th smallest); ``inf``
+    when that exceeds n."""
     return conformal_quantile(np.abs(residuals), level)
 
 
