@@ -170,7 +170,9 @@ def replay_adaptive(
             break
         for j, items in enumerate(nxt.items):
             X[j, items] = scores[j, items]
-    return bank.full_scores(X, bank.score(X, prior_mean, prior_sd).theta, sample=start)[0], ~np.isnan(X)
+    # the last step saw every answer: its estimates are the final ones (ability under the same prior, the
+    # same composite sample)
+    return nxt.estimates, ~np.isnan(X)
 
 
 def _split_task(
