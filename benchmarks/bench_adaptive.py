@@ -70,6 +70,7 @@ from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
+from benchsift.adaptive.design import budget_items
 from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -159,7 +160,7 @@ def versus_reference(
                 banks[f"+ {t}"] = fit_bank(build, design_budgets=tuple(budgets))
             priors[f"+ {t}"] = priors[base]
         for b in budgets:
-            n = max(1, int(round(b * image.n_items)))
+            n = budget_items(b, image.n_items)
             th, given = ref.cat_run(held.scores, a, d, n)
             bench = held.items["benchmark"].astype(str).to_numpy()
             P = ref.full_from_theta  # observed + expected; per benchmark when the panel has several
@@ -193,7 +194,7 @@ def render_versus(name: str, panel: Panel, res: dict[float, dict[str, list[tuple
     lines = [f"\n{name}: {image.n_models} models x {image.n_items} items, vs the reference CAT"]
     lines.append(f"  {'budget':>6} {'n':>4}  {'method':<23} {'MAE (SE)':>17} {'Spearman':>9}  verdict")
     for b, per in res.items():
-        n = max(1, int(round(b * image.n_items)))
+        n = budget_items(b, image.n_items)
         summ = {}
         for v in per:
             vals = np.array(per[v])

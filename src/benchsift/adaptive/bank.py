@@ -102,6 +102,7 @@ from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.adaptive.design import (
     MISFIT_FOLDS,
+    budget_items,
     composite_correction,
     design_errors,
     fold_banks,
@@ -365,7 +366,7 @@ class ItemBank(Result):
             return []
         rows = []
         for b, (adaptive, spread, se) in zip(self.design_budgets, self.design_mae, strict=True):
-            n = max(1, int(round(float(b) * self.n_items)))
+            n = budget_items(b, self.n_items)
             rows.append(
                 {
                     "budget": float(b),

@@ -62,6 +62,7 @@ from benchsift.stats.means import nan_mean
 
 __all__ = [
     "DESIGN_BUDGETS",
+    "budget_items",
     "composite_correction",
     "design_errors",
     "fold_banks",
@@ -141,6 +142,11 @@ def out_of_fold_misfit(
     return None if folds is None else misfit_from_folds(panel, folds, groups)
 
 
+def budget_items(budget: float, n_items: int) -> int:
+    """The items of a budget given as a fraction of ``n_items``: ``max(1, round(budget n_items))``."""
+    return max(1, int(round(float(budget) * int(n_items))))
+
+
 def design_errors(
     panel: Panel,
     folds: Sequence[Fold],
@@ -148,7 +154,7 @@ def design_errors(
     replay: Callable[..., np.ndarray],
     quarter: Callable[[int], int],
 ) -> np.ndarray:
-    """``(len(budgets), 3)`` out of fold, per budget ``b`` (``n = max(1, round(b N))`` items): the mean
+    """``(len(budgets), 3)`` out of fold, per budget ``b`` (:func:`budget_items` of the panel): the mean
     absolute error of the overall estimate of the adaptive design (``quarter(n)`` spread items first, then
     maximum information), of the whole budget spread, and the standard error of their paired difference over
     the models (module docstring). ``replay(bank, scores, models, n, static_start=fraction)`` returns the
@@ -157,7 +163,7 @@ def design_errors(
     truth = nan_mean(panel.benchmark_means().means, axis=1)
     out = np.full((len(budgets), 3), np.nan)
     for j, b in enumerate(budgets):
-        n = max(1, int(round(float(b) * panel.n_items)))
+        n = budget_items(b, panel.n_items)
         err = np.full((panel.n_models, 2), np.nan)
         for c, frac in enumerate((quarter(n) / n, 1.0)):
             for bank, held in folds:
