@@ -120,9 +120,11 @@ class _Echo:
         return Response(text=str(request.messages[0]["content"]))
 
 
-def test_cache_calls_leave_the_loop_and_answers_are_stored_within_the_slot(tmp_path: Path) -> None:
+def test_cache_calls_run_on_the_loop_when_the_file_is_free_and_answers_are_stored_within_the_slot(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "cache.sqlite"
-    cache = SQLiteCache(path)
+    cache = SQLiteCache(path, lease_ttl=3600)  # no lease renewal (it takes the cache's lock) in the test
     threads: set[int] = set()
     cache._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
     echo = _Echo(path)
@@ -138,7 +140,8 @@ def test_cache_calls_leave_the_loop_and_answers_are_stored_within_the_slot(tmp_p
         assert [r.text for r in out] == [f"question {i}" for i in range(12)] + [
             f"question {i}" for i in range(4)
         ]
-        assert threads and loop_thread not in threads  # every statement ran off the loop's thread
+        # nothing else holds the file: every batch ran on the loop's thread, and no thread was started
+        assert threads == {loop_thread} and cache._worker._thread is None
         # concurrency 1: the k-th request reached the client only once the k answers before it were stored
         assert echo.stored_at_arrival == list(range(12))
         assert len(cache) == 12 and cache.leases() == {}
@@ -146,6 +149,93 @@ def test_cache_calls_leave_the_loop_and_answers_are_stored_within_the_slot(tmp_p
         assert all(r.cached for r in again) and len(echo.stored_at_arrival) == 12
     finally:
         cache.close()
+
+
+def test_a_locked_file_sends_the_batches_to_the_thread_and_the_loop_goes_on(tmp_path: Path) -> None:
+    """Another connection holds the file's write lock (another process's transaction): the first pass's
+    claims cannot commit without waiting, so they go to the cache's thread, which waits for the lock while
+    the loop goes on (a batch run on the loop never waits: it would stall every socket); once the lock
+    is free every request is answered and stored, and the calls after the thread's batch run on the loop
+    again."""
+    path = tmp_path / "cache.sqlite"
+    cache = SQLiteCache(path, lease_ttl=3600)
+    threads: set[int] = set()
+    statements: list[tuple[int, str]] = []
+
+    def trace(sql: str) -> None:
+        threads.add(threading.get_ident())
+        statements.append((threading.get_ident(), sql))
+
+    cache._conn.set_trace_callback(trace)
+    echo = _Echo(path)
+    client = CachedClient(LimitedClient(echo, 4), cache, endpoint="u")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+
+    async def go() -> tuple[list[Response], int]:
+        run = asyncio.gather(*(client.generate(_request(i)) for i in range(10)))
+        ticks = 0
+        while cache._worker is None or cache._worker._backlog == 0:  # until the claims reach the thread
+            await asyncio.sleep(0.01)
+            ticks += 1
+            assert ticks < 6000, "the claims never reached the cache's thread"
+        for _ in range(5):  # the loop keeps running while the thread waits for the lock
+            await asyncio.sleep(0.01)
+        waiting = int(not run.done() and echo.stored_at_arrival == [])
+        other.execute("COMMIT")
+        return await asyncio.wait_for(run, 120), waiting
+
+    try:
+        out, waiting = asyncio.run(go())
+        assert waiting == 1  # nothing was answered while the lock was held
+        assert [r.text for r in out] == [f"question {i}" for i in range(10)]
+        assert len(cache) == 10 and cache.leases() == {}
+        assert len(echo.stored_at_arrival) == 10
+        loop_thread = threading.get_ident()
+        assert loop_thread in threads and len(threads) == 2  # the thread's batch, then the loop's
+        # and on the loop, every transaction was begun with the busy timeout at 0 (it never waits)
+        on_loop = [sql for t, sql in statements if t == loop_thread]
+        begins = [i for i, sql in enumerate(on_loop) if sql == "BEGIN IMMEDIATE"]
+        assert begins and all(on_loop[i - 1] == "PRAGMA busy_timeout = 0" for i in begins)
+    finally:
+        other.close()
+        cache.close()
+
+
+def test_checkpoints_run_on_the_thread(tmp_path: Path) -> None:
+    """A cache's connection does not checkpoint on its own: after 200 commits made on the loop, the
+    checkpoint goes to the cache's thread (its fsyncs would stall the loop); no checkpoint runs on the
+    loop. Window 1, concurrency 1: 420 requests make 421 commits."""
+    path = tmp_path / "cache.sqlite"
+    cache = SQLiteCache(path, lease_ttl=3600)
+    calls: list[tuple[int, str]] = []
+    cache._conn.set_trace_callback(lambda sql: calls.append((threading.get_ident(), sql)))
+    client = CachedClient(LimitedClient(_Instant(), 1), cache, endpoint="u", window=1)
+
+    async def go() -> list[Response]:
+        run = asyncio.gather(*(client.generate(_request(i)) for i in range(420)))
+        return await asyncio.wait_for(run, 300)
+
+    try:
+        out = asyncio.run(go())
+        cache._worker.stop()  # the queued checkpoint has run
+        loop_thread = threading.get_ident()
+        assert [r.text for r in out] == [f"question {i}" for i in range(420)]
+        commits = [t for t, sql in calls if sql == "COMMIT"]
+        checkpoints = [t for t, sql in calls if "wal_checkpoint" in sql]
+        assert len(commits) == 421 and loop_thread in commits
+        # (a batch queued while the checkpoint waits for the thread commits there, after it)
+        assert checkpoints and loop_thread not in checkpoints
+        assert len(cache) == 420 and cache.leases() == {}
+    finally:
+        cache.close()
+
+
+class _Instant:
+    """A model client answering each request with its own text at once."""
+
+    async def generate(self, request: Request) -> Response:
+        return Response(text=str(request.messages[0]["content"]))
 
 
 def test_write_batch_gives_what_the_three_calls_give(tmp_path: Path) -> None:
@@ -182,10 +272,56 @@ def test_write_batch_gives_what_the_three_calls_give(tmp_path: Path) -> None:
             one.close()
 
 
+def test_try_write_batch_gives_what_write_batch_gives_or_does_nothing(tmp_path: Path) -> None:
+    """On a free file ``try_write_batch`` is ``write_batch`` (the same answer and the same file, on copies
+    of a random state); while another connection holds the write lock, or another thread holds the
+    cache's lock, it returns None and changes nothing."""
+    read = "SELECT key, endpoint, request, response FROM responses ORDER BY key"
+    for seed in range(3):
+        paths = [tmp_path / f"{name}{seed}.sqlite" for name in ("a", "b", "c")]
+        asked, mine = _random_state(str(paths[0]), seed)
+        for copy in paths[1:]:
+            copy.write_bytes(paths[0].read_bytes())
+        waits, tries, locked = (SQLiteCache(p) for p in paths)
+        for cache in (waits, tries, locked):
+            cache.owner = mine
+        try:
+            fresh = [f"new{seed}-{i}" for i in range(4)]
+            for cache in (waits, tries, locked):
+                cache.claim_many(fresh)
+            rows = [(k, "u", _request(i), Response(text=f"stored {i}")) for i, k in enumerate(fresh[:2])]
+            keys = random.Random(seed).sample(asked, 20) + fresh[3:]
+            want = waits.write_batch(rows, fresh[2:3], keys)
+            assert tries.try_write_batch(rows, fresh[2:3], keys) == want
+            owners = [{k: o for k, (o, _) in c.leases().items()} for c in (tries, waits)]
+            assert tries._execute(read) == waits._execute(read) and owners[0] == owners[1]
+
+            before = (locked._execute(read), locked.leases())
+            other = sqlite3.connect(paths[2], isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")
+            try:
+                assert locked.try_write_batch(rows, fresh[2:3], keys) is None
+            finally:
+                other.execute("COMMIT")
+                other.close()
+            holder = threading.Thread(target=locked._lock.acquire)
+            holder.start()
+            holder.join()
+            try:
+                assert locked.try_write_batch(rows, fresh[2:3], keys) is None
+            finally:
+                locked._lock.release()
+            assert (locked._execute(read), locked.leases()) == before
+            assert locked.try_write_batch(rows, fresh[2:3], keys) == want  # free again
+        finally:
+            for cache in (waits, tries, locked):
+                cache.close()
+
+
 def test_a_burst_of_claims_goes_in_chunks_and_every_answer_is_stored(tmp_path: Path) -> None:
     """700 distinct requests (and 50 copies) started in one pass: their claims reach the thread in several
-    hand-offs (256 at a time) and come back per chunk; every request is answered once and stored, no
-    lease is left, and no statement runs on the loop's thread."""
+    hand-offs (256 at a time) and come back per chunk; every request is answered once and stored, and no
+    lease is left."""
     path = tmp_path / "cache.sqlite"
     cache = SQLiteCache(path)
     threads: set[int] = set()
@@ -199,7 +335,7 @@ def test_a_burst_of_claims_goes_in_chunks_and_every_answer_is_stored(tmp_path: P
 
     try:
         out = asyncio.run(run())
-        assert threads and threading.get_ident() not in threads
+        assert cache._worker._thread is not None and threads - {threading.get_ident()}  # the hand-offs
         assert [r.text for r in out] == [f"question {i}" for i in range(700)] + [
             f"question {i}" for i in range(50)
         ]

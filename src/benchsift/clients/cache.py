@@ -8,10 +8,11 @@ transport, timeouts, retry and concurrency settings. Stored requests have their 
 by digests.
 
 Durability: WAL journal, every response committed as soon as it arrives (before the slot of the
-concurrency limit serves another request). A run's calls go through one thread per cache
-(:mod:`benchsift.clients.cache_worker`), which commits the responses that arrived together, and claims
-the keys asked together, in one transaction (:meth:`ResponseCache.write_batch`,
-:meth:`ResponseCache.put_many`, :meth:`ResponseCache.claim_many`: the same rules, key by key). Errors
+concurrency limit serves another request). A run's calls are batched per pass of its event loop
+(:mod:`benchsift.clients.cache_worker`: on the loop when the file is free, else on one thread per cache),
+which commits the responses that arrived together, and claims the keys asked together, in one transaction
+(:meth:`ResponseCache.write_batch`, :meth:`ResponseCache.put_many`, :meth:`ResponseCache.claim_many`: the
+same rules, key by key). Errors
 are never cached.
 Concurrent requests with the same key share one call (single flight), so the q answer and the
 turn-0 answer of the sc dialogue, which are the same request, are asked once even when scheduled
@@ -331,7 +332,7 @@ class ResponseCache:
         released: Sequence[str],
         keys: Sequence[str],
     ) -> dict[str, Response | Claim]:
-        """A batch of the worker thread (:mod:`benchsift.clients.cache_worker`): :meth:`put_many` of
+        """A batch of the worker (:mod:`benchsift.clients.cache_worker`): :meth:`put_many` of
         ``rows``, :meth:`release_many` of ``released``, then :meth:`claim_many` of ``keys`` (returned).
 
         Here three calls, each committed; the SQLite backend commits the three in one transaction. Either
@@ -340,6 +341,25 @@ class ResponseCache:
         self.put_many(rows)
         self.release_many(released)
         return self.claim_many(keys)
+
+    def try_write_batch(
+        self,
+        rows: Sequence[tuple[str, str, Request, Response]],
+        released: Sequence[str],
+        keys: Sequence[str],
+    ) -> dict[str, Response | Claim] | None:
+        """:meth:`write_batch` if it can run without waiting for a lock, else ``None`` with nothing done:
+        the worker then runs the batch on its thread. Here always ``None`` (a server database answers over
+        the network: every call waits); the SQLite backend runs it when the file is free."""
+        return None
+
+    @property
+    def checkpoint_due(self) -> bool:
+        """Whether commits made without waiting left a checkpoint to run (:meth:`checkpoint`)."""
+        return False
+
+    def checkpoint(self) -> None:
+        """Move committed writes from the journal into the store (nothing to do here)."""
 
     def release_many(self, keys: Sequence[str]) -> None:
         """:meth:`release` for many keys in one transaction."""

@@ -1,16 +1,35 @@
-"""The response cache's calls off the event loop: one thread runs them for every loop, in batches.
+"""The response cache's calls in batches: one transaction per pass of the event loop, on the loop when the
+file is free, else on the cache's thread.
 
 Every cache call of :class:`~benchsift.clients.cached_client.CachedClient` (claim a key or read its answer,
-store an answer, drop a lease) is queued; the calls queued during one pass of the event loop go to the cache's
-thread in one hand-off (or at once, 256 at a time, in a pass that queues more), and the thread runs all the
-calls handed to it so far as few statements: stores, dropped leases and up to 500 claims in one transaction
-(:meth:`ResponseCache.write_batch`; on SQLite one commit for the whole batch), or, for a batch of claims
-alone, one read and one transaction per 500 keys (:meth:`ResponseCache.claim_many`), the callers of each chunk
-woken as soon as it is claimed. The loop is woken once per batch (``call_soon_threadsafe``), so a busy run no
-longer spends its loop on SQLite (issue 36: 11 statements per request, all on the loop, were 17 % of a run at
-concurrency 64). Running the same batches on the loop itself was slower (0.60x against 0.77x of a bare aiohttp
-loop at the median, load 15): a batched commit holds up every socket for its duration. The lease renewals have
-their own thread (:meth:`ResponseCache._renew`), as before.
+store an answer, drop a lease) is queued; at the end of a pass of the event loop the calls queued during it
+run as few statements: stores, dropped leases and up to 500 claims in one transaction
+(:meth:`ResponseCache.write_batch`; on SQLite one commit for the whole batch), and their futures are
+resolved. Where they run:
+
+* On the loop itself when nothing waits: the thread has nothing queued, and the cache can take the batch
+  without waiting for a lock (:meth:`ResponseCache.try_write_batch`: on SQLite, its own lock free and
+  ``BEGIN IMMEDIATE`` with the busy timeout at 0). A run that is the file's only writer, the usual case,
+  runs every batch there, and starts no thread.
+* On the cache's thread otherwise: the file is locked by another process's transaction, or the lease
+  renewal holds the cache, or the backend is a database server (every call waits on the network), or a
+  pass queued more than one chunk of claims (a run that starts thousands of requests together hands them
+  over 256 at a time, so its first claims are answered while the loop still hashes the later keys). The
+  thread runs all the calls handed to it so far (for claims alone, one read and one transaction per 500
+  keys, :meth:`ResponseCache.claim_many`, the callers of each chunk woken as soon as it is claimed) and
+  wakes each loop once per batch (``call_soon_threadsafe``). While it has calls queued, every later batch
+  goes to it too, so the calls of one loop run in the order they were made.
+* Checkpoints (SQLite) on the thread: a commit on the loop never runs one (its fsyncs would stall every
+  socket); once due, the checkpoint is queued to the thread.
+
+Issue 36, measured with benchmarks/bench_engine_throughput.py (2,000 requests, 50 ms server, concurrency
+64; fresh child processes in one run, min / median of 7): at load 4 the thread for every batch gave 0.81x /
+0.80x of a bare aiohttp loop and the loop when the file is free 0.89x / 0.90x; at load 1 0.95x / 0.91x and
+0.94x / 0.94x. Under load, a batch handed to a thread waits to be scheduled twice (the thread, then the
+loop's wake-up) while its requests hold their concurrency slots; on the loop it commits in the pass that
+made it. (Before the batches shared one transaction, 11 statements per request ran on the loop, and that
+was slower than the thread: 0.60x against 0.77x at load 15.) The lease renewals have their own thread
+(:meth:`ResponseCache._renew`), as before.
 
 Nothing in the rules of :mod:`benchsift.clients.cache` changes: a stored answer is committed before the
 awaiting request goes on (the caller awaits it while still holding its concurrency slot:
@@ -64,8 +83,12 @@ class CacheWorker:
         self.cache = cache
         self._queue: queue.SimpleQueue[list[_Call] | None] = queue.SimpleQueue()
         self._pending: dict[asyncio.AbstractEventLoop, list[_Call]] = {}
-        self._thread = threading.Thread(target=self._serve, name="benchsift-cache-writer", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None  # started by the first hand-off (_send)
+        #: hand-offs queued to the thread and not yet run (a batch runs on a loop only when there are none,
+        #: so the calls of one loop run in the order they were made)
+        self._backlog = 0
+        self._checkpoint_queued = False
+        self._mutex = threading.Lock()  # guards the thread's start, _backlog and _checkpoint_queued
 
     # --- the callers' side (on an event loop) -------------------------------------------------------
 
@@ -80,14 +103,52 @@ class CacheWorker:
         pending.append((kind, payload, loop, fut))
         if len(pending) >= _FLUSH_AT:  # a long pass: hand these over now (the scheduled flush sends the rest)
             self._pending[loop] = []
-            self._queue.put(pending)
+            self._send(pending)
         return fut
 
     def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Hand the calls queued during one pass of ``loop`` to the thread (one wake-up per pass)."""
+        """Run the calls queued during one pass of ``loop``: here, when the thread has nothing queued and
+        the cache can take them without waiting (:meth:`_run_here`), else on the thread."""
         pending = self._pending.pop(loop, None)
-        if pending:
-            self._queue.put(pending)
+        if pending and not (self._backlog == 0 and self._run_here(pending)):
+            self._send(pending)
+
+    def _run_here(self, calls: list[_Call]) -> bool:
+        """Run one pass's calls on the caller's loop in one transaction if the cache can do it without
+        waiting (:meth:`ResponseCache.try_write_batch`) and resolve their futures; False (nothing done)
+        otherwise, or when the claims are more than one chunk."""
+        puts, releases, claims = _split(calls)
+        if len(claims) > _CHUNK:
+            return False
+        err: Exception | None = None
+        try:
+            result = self.cache.try_write_batch(
+                [c[1] for c in puts], [c[1] for c in releases], [c[1] for c in claims]
+            )
+        except Exception as exc:  # every caller of the batch gets the error
+            result, err = {}, exc
+        if result is None:
+            return False
+        loops: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
+        _collect((*puts, *releases, *claims), result, err, loops)
+        for results in loops.values():  # one loop: these calls were queued on it
+            self._deliver(results)
+        if self.cache.checkpoint_due:
+            with self._mutex:
+                due, self._checkpoint_queued = not self._checkpoint_queued, True
+            if due:
+                self._send([("checkpoint", None, None, None)])
+        return True
+
+    def _send(self, calls: list[_Call]) -> None:
+        """Hand ``calls`` to the thread (started on first use)."""
+        with self._mutex:
+            if self._thread is None:
+                name = "benchsift-cache-writer"
+                self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+                self._thread.start()
+            self._backlog += 1
+        self._queue.put(calls)
 
     # the three calls return the queued call's future itself (no coroutine around it: one frame less on
     # every resume of the awaiting request)
@@ -107,7 +168,7 @@ class CacheWorker:
 
     def stop(self) -> None:
         """Run what is queued, then end the thread."""
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()
 
@@ -118,6 +179,7 @@ class CacheWorker:
             first = self._queue.get()
             batch: list[_Call] = []
             stop = first is None
+            handed = 0 if stop else 1
             if first is not None:
                 batch.extend(first)
             while not stop:
@@ -129,33 +191,40 @@ class CacheWorker:
                     stop = True
                 else:
                     batch.extend(calls)
-            if batch:
-                self._run(batch)
+                    handed += 1
+            self._run(batch, handed)
             if stop:
                 return
 
-    def _run(self, batch: list[_Call]) -> None:
-        """Run one batch: stores first (they drop leases), then released leases, then claims; wake each
-        caller's loop once with the results of the stores and releases, then once per chunk of claims
-        (:data:`benchsift.clients.cache._CHUNK` keys), so the first claimed requests go on while the
-        thread claims the next chunk."""
-        puts: list[_Call] = []
-        releases: list[_Call] = []
-        claims: list[_Call] = []
-        for call in batch:
-            (puts if call[0] == "put" else releases if call[0] == "release" else claims).append(call)
+    def _run(self, batch: list[_Call], handed: int = 1) -> None:
+        """Run one batch (``handed`` hand-offs): stores first (they drop leases), then released leases,
+        then claims; wake each caller's loop once with the results of the stores and releases, then once
+        per chunk of claims (:data:`benchsift.clients.cache._CHUNK` keys), so the first claimed requests
+        go on while the thread claims the next chunk. The hand-offs leave the backlog before the last
+        wake-up (their writes are done), so the next pass of a woken loop may run its calls itself; a
+        checkpoint that a batch run on a loop left due runs last."""
+        puts, releases, claims = _split(batch)
         loops: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
         if (puts or releases) and 0 < len(claims) <= _CHUNK:  # one transaction for the whole batch
             self._write_batch(puts, releases, claims, loops)
-            self._wake(loops)
-            return
-        self._call(self.cache.put_many, puts, loops)
-        self._call(self.cache.release_many, releases, loops)
-        for start in range(0, len(claims), _CHUNK):
-            self._wake(loops)
-            loops = {}
-            self._call(self.cache.claim_many, claims[start : start + _CHUNK], loops)
+        else:
+            self._call(self.cache.put_many, puts, loops)
+            self._call(self.cache.release_many, releases, loops)
+            for start in range(0, len(claims), _CHUNK):
+                self._wake(loops)
+                loops = {}
+                self._call(self.cache.claim_many, claims[start : start + _CHUNK], loops)
+        checkpoint = any(call[0] == "checkpoint" for call in batch)
+        with self._mutex:
+            self._backlog -= handed
+            if checkpoint:
+                self._checkpoint_queued = False
         self._wake(loops)
+        if checkpoint:
+            try:
+                self.cache.checkpoint()
+            except Exception:  # a failed checkpoint leaves the WAL to the next one
+                pass
 
     def _write_batch(
         self,
@@ -174,10 +243,7 @@ class CacheWorker:
             )
         except Exception as exc:
             err = exc
-        for kind, payload, loop, fut in (*puts, *releases, *claims):
-            if loop is not None and fut is not None:
-                value = (payload, result[payload]) if kind == "claim" and err is None else None
-                loops.setdefault(loop, []).append((fut, value, err))
+        _collect((*puts, *releases, *claims), result, err, loops)
 
     @staticmethod
     def _call(work: Any, calls: list[_Call], loops: dict[asyncio.AbstractEventLoop, list[_Result]]) -> None:
@@ -222,4 +288,34 @@ class CacheWorker:
         """Queue the release of every key claimed for a caller that is gone (cancelled, loop closed)."""
         for _, value, err in results:
             if err is None and isinstance(value, tuple) and value[1] == "claimed":
-                self._queue.put([("release", value[0], None, None)])
+                self._send([("release", value[0], None, None)])
+
+
+def _split(calls: list[_Call]) -> tuple[list[_Call], list[_Call], list[_Call]]:
+    """The stores, the releases and the claims among ``calls``, each in its order."""
+    puts: list[_Call] = []
+    releases: list[_Call] = []
+    claims: list[_Call] = []
+    for call in calls:
+        kind = call[0]
+        if kind == "put":
+            puts.append(call)
+        elif kind == "release":
+            releases.append(call)
+        elif kind == "claim":
+            claims.append(call)
+    return puts, releases, claims
+
+
+def _collect(
+    calls: tuple[_Call, ...],
+    result: dict[str, Any],
+    err: Exception | None,
+    loops: dict[asyncio.AbstractEventLoop, list[_Result]],
+) -> None:
+    """Add each waiting caller's result of one batch (``result``: the claims' states) to ``loops``; an
+    error reaches every caller of the batch."""
+    for kind, payload, loop, fut in calls:
+        if loop is not None and fut is not None:
+            value = (payload, result[payload]) if kind == "claim" and err is None else None
+            loops.setdefault(loop, []).append((fut, value, err))

@@ -2,8 +2,8 @@
 
 Concurrent requests with the same key share one call (single flight); a key leased by another process is
 waited on until its answer is committed or the lease is gone (the rules: :mod:`benchsift.clients.cache`).
-The cache calls run on the cache's worker thread in batches (:mod:`benchsift.clients.cache_worker`), not
-on the event loop.
+The cache calls run in batches, one per pass of the event loop (:mod:`benchsift.clients.cache_worker`: on
+the loop when the file is free, else on the cache's thread).
 
 ``window`` (the stack gives twice the endpoint's concurrency) bounds how many requests are being claimed or
 sent at once (a request gives back its place as it queues its answer's store, which its concurrency slot
@@ -16,9 +16,9 @@ process holds leaves the window while it waits for that answer.
 
 The window is a queue of *tickets*, not a semaphore: a request that finds the window full queues its
 ticket, and the request that leaves the window hands its place to the first ticket in the queue and submits
-that ticket's claim to the cache's thread itself, with the ticket as the claim's future. The waiting request
+that ticket's claim to the cache's worker itself, with the ticket as the claim's future. The waiting request
 is then woken once, when its claim is answered, rather than twice (its place, then its claim); the claims
-submitted in one pass of the loop go to the thread in one batch with the other calls of that pass.
+submitted in one pass of the loop go to the worker in one batch with the other calls of that pass.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class CachedClient:
 
     def _pump(self) -> None:
         """Give the free places to the first tickets in the queue: each placed ticket's claim goes to the
-        cache's thread with the ticket as its future (without a cache the ticket is done at once)."""
+        cache's worker with the ticket as its future (without a cache the ticket is done at once)."""
         queue, window = self._queue, self.window
         while queue and (window is None or self._active < window):
             ticket = queue.popleft()
@@ -156,7 +156,7 @@ class CachedClient:
         The answer is committed inside the concurrency slot: the limit layer awaits :data:`ON_ANSWER` (set
         here for this request's context) before it frees the slot. A stack without a limit layer commits
         it after ``inner.generate`` returns. The request gives back its place in the window as it queues
-        its answer's store, so the next ticket's claim goes to the cache's thread in the same batch as the
+        its answer's store, so the next ticket's claim goes to the cache's worker in the same batch as the
         store (one transaction for both, instead of one for the store and, after its commit, one for the
         claim); the concurrency slot, not the window, is what the store holds.
         """
