@@ -23,13 +23,15 @@ resolved. Where they run:
   socket); once due, the checkpoint is queued to the thread.
 
 Issue 36, measured with benchmarks/bench_engine_throughput.py (2,000 requests, 50 ms server, concurrency
-64; fresh child processes in one run, min / median of 7): at load 4 the thread for every batch gave 0.81x /
-0.80x of a bare aiohttp loop and the loop when the file is free 0.89x / 0.90x; at load 1 0.95x / 0.91x and
-0.94x / 0.94x. Under load, a batch handed to a thread waits to be scheduled twice (the thread, then the
-loop's wake-up) while its requests hold their concurrency slots; on the loop it commits in the pass that
-made it. (Before the batches shared one transaction, 11 statements per request ran on the loop, and that
-was slower than the thread: 0.60x against 0.77x at load 15.) The lease renewals have their own thread
-(:meth:`ResponseCache._renew`), as before.
+64; each tree in a fresh child process, both in one run; min / median ratio to a bare aiohttp loop): at load
+4 (three runs of 7-12 rounds) a thread for every batch 0.79-0.85x / 0.80-0.84x, the loop when the file is
+free 0.85-0.89x / 0.80-0.90x; at load 1 (two runs) 0.95-0.96x / 0.91-0.94x and 0.94-0.96x / 0.94-0.95x, with
+less CPU per request (0.48-0.51 -> 0.44-0.50 ms at the median). Under load, a batch handed to a thread
+waits to be scheduled twice (the thread, then the loop's wake-up) while its requests hold their concurrency
+slots; on the loop it commits in the pass after the one that made it. At load 10 (two runs of 5 and 7
+rounds) the loop lost at the median (0.76-0.77x -> 0.68-0.72x; at the minimum 0.72-0.77x -> 0.72-0.81x): a
+process with a busy second thread gets a larger share of an oversubscribed machine. The lease renewals
+have their own thread (:meth:`ResponseCache._renew`), as before.
 
 Nothing in the rules of :mod:`benchsift.clients.cache` changes: a stored answer is committed before the
 awaiting request goes on (the caller awaits it while still holding its concurrency slot:
