@@ -44,12 +44,15 @@ Two protocols, both on held-out models (40 % of the image models per split):
   EAP, ``criterion="point"``, the classical rule and the default before the posterior-weighted information),
   ``prior-in-choice`` (with ``--covariates``: the items chosen under each model's covariate prior too,
   ``prior_in_choice=True``, the default before; by default the prior moves the ability and the estimate, and
-  the items are chosen from the responses alone). Printed per panel and budget: MAE and Spearman (mean over
+  the items are chosen from the responses alone), ``no-balance`` (on a panel of several benchmarks, items
+  chosen by information over the whole bank, ``balance=False``, the default before; by default each benchmark
+  gets an equal share of a model's items). Printed per panel and budget: MAE and Spearman (mean over
   splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with
   a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of the Spearman
   difference paired by split.
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
-  static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget.
+  static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget; with ``--try
+  no-balance`` also adaptive testing without the per-benchmark shares (``no bal.``).
 
 Panels: ``--panel`` (repeatable; a panel with several benchmarks is taken as it is: the truth is the mean of
 its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 benchmarks).
@@ -93,6 +96,7 @@ TRIALS = (
     "measured-designs",
     "point-information",
     "prior-in-choice",
+    "no-balance",
 )
 
 
@@ -184,6 +188,8 @@ def versus_reference(
                     kw["criterion"] = "point"
                 if name == "+ prior-in-choice":  # the covariate prior steers the item choice too
                     kw["prior_in_choice"] = True
+                if name == "+ no-balance":  # by information over the whole bank, not per benchmark
+                    kw["balance"] = False
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out
@@ -260,14 +266,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ({args.splits} splits, {time.perf_counter() - t0:.0f} s, load {load_average()})")
     if not args.no_simulate:
         sim = simulate_panel(SimulationConfig(n_models=160), random_state=1).panel
+        trials = tuple(t for t in args.trials.split(",") if t)
         for name, panel in [*panels, ("simulated, 160 models x 8 benchmarks", sim)]:
             for budget in budgets:
                 t0 = time.perf_counter()
                 res_s = simulate_adaptive(
                     panel, holdout=0.4, budget=budget, random_state=args.seed, n_splits=args.splits
                 )
-                secs = time.perf_counter() - t0
                 rows = res_s.rows()
+                if "no-balance" in trials:  # the adaptive row again, items by information over the bank
+                    off = simulate_adaptive(
+                        panel,
+                        holdout=0.4,
+                        budget=budget,
+                        random_state=args.seed,
+                        n_splits=args.splits,
+                        balance=False,
+                    ).rows()
+                    rows += [{**r, "method": "no bal."} for r in off if r["method"] == "adaptive"]
+                secs = time.perf_counter() - t0
                 print(
                     f"\n{name}: {panel.image_panel().n_models} models x {panel.n_items} items, budget "
                     f"{budget:g} ({rows[0]['n_items']:.0f} items on average), {args.splits} splits, "

@@ -76,6 +76,11 @@ def test_simulate_json_and_refusals(tmp_path: Path) -> None:
     doc = json.loads(res.stdout)
     assert [r["method"] for r in doc["results"]] == ["adaptive", "static", "random"]
     assert all({"budget", "rho_mean", "mae_mean", "n_items"} <= r.keys() for r in doc["results"])
+    # items chosen over the whole bank of the two benchmarks: the same static and random rows
+    args = ["adaptive", "simulate", str(panel), "--splits", "1", "--budget", "0.1", "--json"]
+    off = runner.invoke(app, [*args, "--no-balance"])
+    assert off.exit_code == 0, off.output
+    assert json.loads(off.stdout)["results"][1:] == doc["results"][1:]
     bad = runner.invoke(app, ["adaptive", "simulate", str(panel), "--holdout", "1.5"])
     assert bad.exit_code == 2 and "holdout" in bad.output
     missing = runner.invoke(app, ["adaptive", "next", str(tmp_path / "none.json"), str(panel)])

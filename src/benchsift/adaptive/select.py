@@ -61,7 +61,10 @@ __all__ = [
     "STATIC_START",
     "NextItems",
     "StopRule",
+    "benchmark_codes",
+    "benchmark_quotas",
     "next_items",
+    "pick_balanced",
     "pick_batch",
     "static_start_items",
 ]
@@ -253,6 +256,64 @@ def pick_batch(
     return np.sort(rng.choice(order, size=take, replace=False)).astype(np.int64)
 
 
+def benchmark_quotas(answered: np.ndarray, free: np.ndarray, room: int) -> np.ndarray:
+    """How many of the next ``room`` items go to each benchmark: one at a time, to the benchmark furthest
+    below an equal share of the items given so far (``answered``, per benchmark, counting the ones already
+    given in this step) among those with an item left (``free``, per benchmark); ties to the first.
+
+    Content balancing by quotas (Kingsbury and Zara 1989, "Procedures for selecting items for computerized
+    adaptive tests", Applied Measurement in Education 2(4)): the item choice by information is then made
+    within each benchmark. The share is equal because the overall score is the mean of the benchmark means
+    (:meth:`ItemBank.full_scores`), each measured from its own items.
+    """
+    count = np.asarray(answered, dtype=np.float64).copy()
+    left = np.asarray(free, dtype=np.int64).copy()
+    quota = np.zeros(count.size, dtype=np.int64)
+    total = float(count.sum())
+    for k in range(int(room)):
+        if not (left > 0).any():
+            break
+        deficit = np.where(left > 0, (total + k + 1) / count.size - count, -np.inf)
+        g = int(np.argmax(deficit))
+        quota[g] += 1
+        count[g] += 1
+        left[g] -= 1
+    return quota
+
+
+def benchmark_codes(bank: ItemBank) -> np.ndarray | None:
+    """Each bank item's benchmark as a code 0..G-1, or None for a bank of one benchmark."""
+    codes = np.unique(bank.items["benchmark"].astype(str), return_inverse=True)[1].astype(np.int64)
+    return codes if codes.size and int(codes.max()) > 0 else None
+
+
+def pick_balanced(
+    info: np.ndarray,
+    blocked: np.ndarray,
+    answered: np.ndarray,
+    groups: np.ndarray | None,
+    batch: int,
+    exposure: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """:func:`pick_batch` within each benchmark (``groups``: its code per item, 0..G-1, from
+    :func:`benchmark_codes`), ``batch`` items in all, split by :func:`benchmark_quotas` of the model's
+    ``answered`` items; the benchmarks drawn in order. ``groups=None``: :func:`pick_batch` over all items
+    (content balancing off, or a bank of one benchmark: the same items as before it existed)."""
+    if groups is None:
+        return pick_batch(info, blocked, batch, exposure, rng)
+    n_groups = int(groups.max()) + 1
+    quota = benchmark_quotas(
+        np.bincount(groups[answered], minlength=n_groups),
+        np.bincount(groups[~blocked], minlength=n_groups),
+        batch,
+    )
+    picked = [
+        pick_batch(info, blocked | (groups != g), int(q), exposure, rng) for g, q in enumerate(quota) if q > 0
+    ]
+    return np.sort(np.concatenate(picked)) if picked else np.empty(0, dtype=np.int64)
+
+
 @renamed_params({"seed": "random_state"}, until="0.3")
 @validate_params(
     {
@@ -260,6 +321,7 @@ def pick_batch(
         "exposure": [Interval(Real, 1, None)],
         "criterion": [Options(CRITERIA)],
         "prior_in_choice": ["boolean"],
+        "balance": ["boolean"],
     }
 )
 def next_items(
@@ -277,6 +339,7 @@ def next_items(
     start_items: Sequence[int] | np.ndarray | None = None,
     criterion: str = "posterior",
     prior_in_choice: bool = False,
+    balance: bool = True,
 ) -> NextItems:
     """The next ``batch`` items for each model given its responses ``X`` (``(n, bank.n_items)``, NaN = not
     answered), or the stopping rule that ends its test.
@@ -312,11 +375,13 @@ def next_items(
     criterion:
         ``"posterior"`` (default): each item's Fisher information averaged over the model's ability
         posterior (:meth:`ItemBank.posterior_information`); ``"point"``: at the EAP alone, the classical
-        rule (and the reference CAT's). With a few items the posterior is wide and the point rule picks the
-        items steepest at a guess; the bank's steepest items are also where its slopes, fitted on a few
-        dozen models, err most (van der Linden and Glas 2000, "Capitalization on item calibration error in
-        adaptive testing", Applied Measurement in Education 13(1)). Measured against the reference CAT on
-        the real panels (README, benchmarks/bench_adaptive.py).
+        rule (and the reference CAT's), which with a wide posterior picks the items steepest at a guess,
+        where a bank's slopes err most (van der Linden and Glas 2000, "Capitalization on item calibration
+        error in adaptive testing", Applied Measurement in Education 13(1)). Measured: README.
+    balance:
+        On a bank of several benchmarks, an equal share of a model's items per benchmark, chosen by
+        information within each (default; :func:`benchmark_quotas`); ``False``: over the whole bank, which
+        sends the items to the most discriminating benchmarks (README). No effect on a bank of one benchmark.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     check_shape("responses", X.shape, (len(models), bank.n_items))
@@ -335,10 +400,9 @@ def next_items(
     )  # fmt: skip
     full, names = bank.full_scores(X, theta, sample=start)
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
-    if criterion == "posterior":
-        info = bank.posterior_information(guide.theta, guide.se)
-    else:
-        info = bank.information(guide.theta)
+    point = criterion == "point"
+    info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
+    groups = benchmark_codes(bank) if balance else None
     chosen: list[list[int]] = []
     reasons: list[str | None] = []
     for j, m in enumerate(models):
@@ -355,7 +419,7 @@ def next_items(
             chosen.append(open_start.tolist())
             continue
         rng = _step_seed(random_state, m, int(n_answered[j]))
-        chosen.append(pick_batch(info[j], blocked[j], room, exposure, rng).tolist())
+        chosen.append(pick_balanced(info[j], blocked[j], answered[j], groups, room, exposure, rng).tolist())
     keys = list(zip(bank.items["benchmark"].astype(str), bank.items["item"].astype(str), strict=True))
     return NextItems(
         models=list(models),
@@ -423,6 +487,7 @@ def next_items_for(
     static_start: int | None = None,
     criterion: str = "posterior",
     prior_in_choice: bool = False,
+    balance: bool = True,
 ) -> NextItems:
     """:func:`next_items` for the models of a results file (or panel) and new models with no results yet.
 
@@ -435,7 +500,7 @@ def next_items_for(
     start:
         Models to start (their first batch): each one not already in ``responses`` is added with no
         responses.
-    batch, exposure, stop, random_state, criterion, prior_in_choice:
+    batch, exposure, stop, random_state, criterion, prior_in_choice, balance:
         As in :func:`next_items` (``random_state`` was ``seed``, accepted until 0.3).
     covariates:
         Optional models x features table (index: model ids) of what else is known about the models, e.g.
@@ -497,6 +562,7 @@ def next_items_for(
         start_items=bank.spread_items(n_start) if n_start > 0 else None,
         criterion=criterion,
         prior_in_choice=prior_in_choice,
+        balance=balance,
     )
     return dataclasses.replace(
         res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd

@@ -128,6 +128,7 @@ def replay_adaptive(
     static_start: float | None = None,
     criterion: str = "posterior",
     prior_in_choice: bool = False,
+    balance: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -137,7 +138,7 @@ def replay_adaptive(
     bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
     items, none below, all where the bank measured that design to err less out of fold
     (:func:`benchsift.adaptive.select.static_start_items`, measured there). ``criterion``,
-    ``prior_in_choice``: the item choice, as in :func:`next_items`. Returns the full-score
+    ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. Returns the full-score
     estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
     static start's items, :mod:`benchsift.adaptive.design`) and the answered mask."""
     if static_start is None:
@@ -165,6 +166,7 @@ def replay_adaptive(
             start_items=start,
             criterion=criterion,
             prior_in_choice=prior_in_choice,
+            balance=balance,
         )
         if all(not items for items in nxt.items):
             break
@@ -185,6 +187,7 @@ def _split_task(
     exposure: float,
     covariates: pd.DataFrame | None = None,
     static_start: float | None = None,
+    balance: bool = True,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
@@ -219,6 +222,7 @@ def _split_task(
         exposure=exposure,
         random_state=seed,
         static_start=static_start,
+        balance=balance,
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
@@ -237,6 +241,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "n_splits": [_POSITIVE_INT],
         "batch": [_POSITIVE_INT, None],
         "static_start": _STATIC_START,
+        "balance": ["boolean"],
     }
 )
 def simulate_adaptive(
@@ -250,6 +255,7 @@ def simulate_adaptive(
     exposure: float = 3.0,
     covariates: pd.DataFrame | None = None,
     static_start: float | None = None,
+    balance: bool = True,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -264,7 +270,8 @@ def simulate_adaptive(
     benchmarks, :func:`benchsift.adaptive.prior.other_benchmarks`); the adaptive method's ability prior is
     then regressed on them (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on each split's
     build models). ``static_start``: the adaptive method's static start, a fraction of its items
-    (:func:`replay_adaptive`; ``None``: a quarter from 60 items).
+    (:func:`replay_adaptive`; ``None``: a quarter from 60 items). ``balance``: equal shares of the items
+    per benchmark (:func:`benchsift.adaptive.next_items`).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -289,6 +296,7 @@ def simulate_adaptive(
                 float(exposure),
                 covariates,
                 None if static_start is None else float(static_start),
+                bool(balance),
             )
             for split in range(int(n_splits))
         )

@@ -191,6 +191,14 @@ def next_command(
             "--prior-in-choice",
         ),
     ] = False,
+    no_balance: Annotated[
+        bool,
+        opt(
+            "On a bank of several benchmarks, choose by information over the whole bank (default: an equal "
+            "share of each model's items per benchmark, chosen by information within each; README).",
+            "--no-balance",
+        ),
+    ] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
@@ -213,6 +221,7 @@ def next_command(
         static_start=static_start,
         criterion=criterion,
         prior_in_choice=prior_in_choice,
+        balance=not no_balance,
     )
     notes = []
     if res.prior is not None:
@@ -263,6 +272,14 @@ def simulate_command(
             "--prior-benchmarks",
         ),
     ] = None,
+    no_balance: Annotated[
+        bool,
+        opt(
+            "On a panel of several benchmarks, choose the adaptive items by information over the whole bank "
+            "(default: an equal share per benchmark; README).",
+            "--no-balance",
+        ),
+    ] = False,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
@@ -281,6 +298,7 @@ def simulate_command(
         scores,
         covariates=covariates,
         static_start=static_start,
+        balance=not no_balance,
         out=out,
         holdout=holdout,
         budget=budget,
