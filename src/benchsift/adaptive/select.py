@@ -11,6 +11,12 @@ name, number of items answered)``, so the same responses give the same next item
 needs no state: it runs through any harness (export the chosen items, run them, append the results, call it
 again).
 
+Content balancing (``balance=True``, the default; the same paper's quotas): on a bank of several benchmarks
+each step's items are split among the benchmarks furthest below an equal share of the model's items
+(:func:`benchmark_quotas`) and chosen by information within each (:func:`pick_balanced`), so that every
+benchmark mean in the overall score is measured; by information over the whole bank the items go to the most
+discriminating benchmarks (README, "Several benchmarks in one bank").
+
 Static start (``start_items``; :func:`next_items_for` by default a quarter of a ``max_items`` budget of at
 least 60 items, or the whole budget where the bank measured that design to err less out of fold,
 :func:`static_start_items`): given items come first, in order, while any is still open to a
