@@ -180,12 +180,8 @@ class SQLiteCache(ResponseCache):
         released leases, then the claims (:meth:`_claim_locked`), committed together, so a batch of a busy
         run costs one commit instead of up to three. The claims take no read first (the transaction holds
         the write lock for the stores anyway)."""
-        values = [(k, e, q.canonical, canonical_json(r.to_dict())) for k, e, q, r in rows]
-        with self._lock:
-            with self._transaction():
-                out = self._write_locked(values, released, keys)
-            if "claimed" in out.values():
-                self._start_renewal()
+        out = self._batch(rows, released, keys, wait=True)
+        assert out is not None  # a waiting batch always runs
         return out
 
     def try_write_batch(
@@ -201,12 +197,22 @@ class SQLiteCache(ResponseCache):
         busy timeout at 0). Inside the transaction nothing else waits: in WAL mode the write lock is the
         only lock a writer takes, and the commit runs no checkpoint (:data:`_CHECKPOINT_EVERY`).
         """
+        return self._batch(rows, released, keys, wait=False)
+
+    def _batch(
+        self,
+        rows: Sequence[tuple[str, str, Request, Response]],
+        released: Sequence[str],
+        keys: Sequence[str],
+        wait: bool,
+    ) -> dict[str, Response | Claim] | None:
+        """:meth:`write_batch` (``wait``) or :meth:`try_write_batch`: ``None`` when it would have waited."""
         values = [(k, e, q.canonical, canonical_json(r.to_dict())) for k, e, q, r in rows]
-        if not self._lock.acquire(blocking=False):
+        if not self._lock.acquire(blocking=wait):
             return None
         try:
             try:
-                with self._transaction(wait=False):
+                with self._transaction(wait=wait):
                     out = self._write_locked(values, released, keys)
             except _Busy:
                 return None

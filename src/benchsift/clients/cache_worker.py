@@ -45,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from benchsift.clients.base import Request, Response
@@ -122,17 +123,9 @@ class CacheWorker:
         puts, releases, claims = _split(calls)
         if len(claims) > _CHUNK:
             return False
-        err: Exception | None = None
-        try:
-            result = self.cache.try_write_batch(
-                [c[1] for c in puts], [c[1] for c in releases], [c[1] for c in claims]
-            )
-        except Exception as exc:  # every caller of the batch gets the error
-            result, err = {}, exc
-        if result is None:
-            return False
         loops: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
-        _collect((*puts, *releases, *claims), result, err, loops)
+        if not self._write_batch(puts, releases, claims, loops, self.cache.try_write_batch):
+            return False
         for results in loops.values():  # one loop: these calls were queued on it
             self._deliver(results)
         if self.cache.checkpoint_due:
@@ -234,18 +227,23 @@ class CacheWorker:
         releases: list[_Call],
         claims: list[_Call],
         loops: dict[asyncio.AbstractEventLoop, list[_Result]],
-    ) -> None:
-        """Stores, releases and claims in one :meth:`ResponseCache.write_batch` (one commit on SQLite);
-        an error reaches every caller of the batch."""
-        result: dict[str, Any] = {}
+        write: Callable[..., dict[str, Any] | None] | None = None,
+    ) -> bool:
+        """Stores, releases and claims in one :meth:`ResponseCache.write_batch` (one commit on SQLite), or
+        in ``write`` (:meth:`ResponseCache.try_write_batch` on a loop); an error reaches every caller of the
+        batch. False, with nothing added to ``loops``, when ``write`` did nothing (it would have waited)."""
+        result: dict[str, Any] | None = {}
         err: Exception | None = None
         try:
-            result = self.cache.write_batch(
+            result = (self.cache.write_batch if write is None else write)(
                 [c[1] for c in puts], [c[1] for c in releases], [c[1] for c in claims]
             )
         except Exception as exc:
-            err = exc
+            result, err = {}, exc
+        if result is None:
+            return False
         _collect((*puts, *releases, *claims), result, err, loops)
+        return True
 
     @staticmethod
     def _call(work: Any, calls: list[_Call], loops: dict[asyncio.AbstractEventLoop, list[_Result]]) -> None:
