@@ -24,8 +24,11 @@ several trees (a row each, labelled with the tree's folder); the current tree gi
 under the same conditions as the older ones (a fresh child process), which separates the change from any
 advantage of the in-process row.
 
+``--no-cache-row`` adds the stack without its response cache (diagnostic: a run through the CLI always has
+one), so the gap to bare aiohttp splits into the cache's share and the other layers'.
+
 Usage: ``python benchmarks/bench_engine_throughput.py [--n 2000] [--latency 0.05] [--concurrency 64]
-[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR ...] [--no-sdk] [--json FILE]``
+[--image-kb 0] [--repeats 5] [--busy 0] [--before-src DIR ...] [--no-sdk] [--no-cache-row] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -202,6 +205,7 @@ ROWS = (
     "benchsift stack, openai SDK transport (cold)",
     "benchsift stack, aiohttp transport (cold)",
     "benchsift stack, cached rerun",
+    "benchsift stack without its cache, aiohttp (diagnostic)",
 )
 
 
@@ -259,8 +263,14 @@ def main() -> None:
     ap.add_argument(
         "--no-sdk", action="store_true", help="leave out the httpx and openai SDK rows (the slow ones)"
     )
+    ap.add_argument(
+        "--no-cache-row",
+        action="store_true",
+        help="add a row: the stack without its response cache (what the cache's writes cost; a run "
+        "through the CLI always has one)",
+    )
     args = ap.parse_args()
-    skipped = (ROWS[2], ROWS[3]) if args.no_sdk else ()
+    skipped = ((ROWS[2], ROWS[3]) if args.no_sdk else ()) + (() if args.no_cache_row else (ROWS[6],))
     befores = {_before_row(src): src for src in args.before_src}
     rows = tuple(r for r in ROWS if r not in skipped) + tuple(befores)
     if args.image_kb > 0:
@@ -322,6 +332,9 @@ def main() -> None:
             before = _server_requests(url)
             t, c, s = asyncio.run(_stack(url, n, conc, cache, "aiohttp", 0))
             add(ROWS[5], t, c, _server_requests(url) - before, s["cache_hits"])
+            if args.no_cache_row:
+                t, c, s = asyncio.run(_stack(url, n, conc, None, "aiohttp", 0))
+                add(ROWS[6], t, c, s["requests"], s["cache_hits"])
             for b, (row, src) in enumerate(befores.items()):
                 t, c, r, h = _stack_before(src, url, n, conc, tmp / f"before-{b}-{rep}.sqlite")
                 add(row, t, c, r, h)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchsift.clients.base import Request, Response
@@ -21,6 +22,13 @@ from benchsift.clients.cache import ResponseCache
 from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.clients.cached_client import CachedClient
 from benchsift.clients.limits import LimitedClient
+
+
+def _trace(cache: SQLiteCache, callback: Callable[[str], object]) -> None:
+    """Trace every statement of the cache's two connections (the waiting one and the one that never
+    waits, for the batches run on the loop)."""
+    for conn in (cache._conn, cache._conn_now):
+        conn.set_trace_callback(callback)
 
 
 def _request(i: int) -> Request:
@@ -126,7 +134,7 @@ def test_cache_calls_run_on_the_loop_when_the_file_is_free_and_answers_are_store
     path = tmp_path / "cache.sqlite"
     cache = SQLiteCache(path, lease_ttl=3600)  # no lease renewal (it takes the cache's lock) in the test
     threads: set[int] = set()
-    cache._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    _trace(cache, lambda _sql: threads.add(threading.get_ident()))
     echo = _Echo(path)
     client = CachedClient(LimitedClient(echo, 1), cache, endpoint="u")
 
@@ -160,13 +168,17 @@ def test_a_locked_file_sends_the_batches_to_the_thread_and_the_loop_goes_on(tmp_
     path = tmp_path / "cache.sqlite"
     cache = SQLiteCache(path, lease_ttl=3600)
     threads: set[int] = set()
-    statements: list[tuple[int, str]] = []
+    statements: list[tuple[int, str, str]] = []  # (thread, connection, statement)
 
-    def trace(sql: str) -> None:
-        threads.add(threading.get_ident())
-        statements.append((threading.get_ident(), sql))
+    def tracer(conn: str) -> Callable[[str], None]:
+        def trace(sql: str) -> None:
+            threads.add(threading.get_ident())
+            statements.append((threading.get_ident(), conn, sql))
 
-    cache._conn.set_trace_callback(trace)
+        return trace
+
+    cache._conn.set_trace_callback(tracer("waits"))
+    cache._conn_now.set_trace_callback(tracer("never waits"))
     echo = _Echo(path)
     client = CachedClient(LimitedClient(echo, 4), cache, endpoint="u")
     other = sqlite3.connect(path, isolation_level=None)
@@ -193,10 +205,12 @@ def test_a_locked_file_sends_the_batches_to_the_thread_and_the_loop_goes_on(tmp_
         assert len(echo.stored_at_arrival) == 10
         loop_thread = threading.get_ident()
         assert loop_thread in threads and len(threads) == 2  # the thread's batch, then the loop's
-        # and on the loop, every transaction was begun with the busy timeout at 0 (it never waits)
-        on_loop = [sql for t, sql in statements if t == loop_thread]
-        begins = [i for i, sql in enumerate(on_loop) if sql == "BEGIN IMMEDIATE"]
-        assert begins and all(on_loop[i - 1] == "PRAGMA busy_timeout = 0" for i in begins)
+        # every transaction on the loop ran on the connection whose busy timeout is 0 (it never waits),
+        # the thread's on the one that waits
+        begins = {(t == loop_thread, conn) for t, conn, sql in statements if sql == "BEGIN IMMEDIATE"}
+        assert begins == {(True, "never waits"), (False, "waits")}
+        assert cache._conn_now.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+        assert cache._conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
     finally:
         other.close()
         cache.close()
@@ -209,7 +223,7 @@ def test_checkpoints_run_on_the_thread(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     cache = SQLiteCache(path, lease_ttl=3600)
     calls: list[tuple[int, str]] = []
-    cache._conn.set_trace_callback(lambda sql: calls.append((threading.get_ident(), sql)))
+    _trace(cache, lambda sql: calls.append((threading.get_ident(), sql)))
     client = CachedClient(LimitedClient(_Instant(), 1), cache, endpoint="u", window=1)
 
     async def go() -> list[Response]:
@@ -325,7 +339,7 @@ def test_a_burst_of_claims_goes_in_chunks_and_every_answer_is_stored(tmp_path: P
     path = tmp_path / "cache.sqlite"
     cache = SQLiteCache(path)
     threads: set[int] = set()
-    cache._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    _trace(cache, lambda _sql: threads.add(threading.get_ident()))
     echo = _Echo(path)
     client = CachedClient(LimitedClient(echo, 8), cache, endpoint="u")
     reqs = [_request(i) for i in range(700)]

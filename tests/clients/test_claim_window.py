@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,13 @@ from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.clients.cached_client import CachedClient
 from benchsift.clients.config import config_from_dict
 from benchsift.clients.limits import LimitedClient
+
+
+def _trace(cache: SQLiteCache, callback: Callable[[str], object]) -> None:
+    """Trace every statement of the cache's two connections (the waiting one and the one that never
+    waits, for the batches run on the loop)."""
+    for conn in (cache._conn, cache._conn_now):
+        conn.set_trace_callback(callback)
 
 
 def _judge(i: int) -> Request:
@@ -212,7 +220,7 @@ def test_a_store_and_the_next_claim_share_one_transaction(tmp_path: Path) -> Non
     alone); before, each store and each claim had its own (10 commits, and a read before each claim)."""
     cache = SQLiteCache(tmp_path / "cache.sqlite")
     statements: list[str] = []
-    cache._conn.set_trace_callback(statements.append)
+    _trace(cache, statements.append)
     echo = _Echo()
     client = CachedClient(LimitedClient(echo, 1), cache, endpoint="u", window=1)
 

@@ -132,33 +132,46 @@ class SQLiteCache(ResponseCache):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.created:
             self.created = _create_cache_file(self.path)
-        self._conn = sqlite3.connect(
-            self.path, timeout=_BUSY_MS / 1000, check_same_thread=False, isolation_level=None
-        )
+        self._conn = self._connect(busy_ms=_BUSY_MS)
         try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "responses" not in tables:
                 raise InputError(f"{self.path}: an SQLite file but not a benchsift response cache")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints: _CHECKPOINT_EVERY
+            self._conn.execute("PRAGMA journal_mode=WAL")  # a setting of the file, kept
             self._conn.execute(_SCHEMA)
             self._conn.execute(_LEASES)
             self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+            self._conn_now = self._connect(busy_ms=0)
         except sqlite3.DatabaseError as err:
             self._conn.close()
             raise InputError(f"{self.path}: corrupt response cache ({err})") from None
         except BaseException:
             self._conn.close()
             raise
+        #: the connection of the transaction in progress (the one its statements run on)
+        self._cur = self._conn
         #: commits since the last checkpoint (_CHECKPOINT_EVERY)
         self._commits = 0
 
+    def _connect(self, busy_ms: int) -> sqlite3.Connection:
+        """A connection to the file waiting at most ``busy_ms`` for a lock held by another connection.
+
+        The cache has two: one waiting :data:`_BUSY_MS` for every call, one that never waits for
+        :meth:`try_write_batch` (its busy timeout is set once: a ``PRAGMA busy_timeout`` before and after
+        each transaction cost 13 us each, 18 us per request of a run, issue 36). Each checkpoints only when
+        told (:data:`_CHECKPOINT_EVERY`)."""
+        conn = sqlite3.connect(
+            self.path, timeout=busy_ms / 1000, check_same_thread=False, isolation_level=None
+        )
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        return conn
+
     def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        return self._conn.execute(sql, params).fetchall()
+        return self._cur.execute(sql, params).fetchall()
 
     def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self._conn.executemany(sql, rows)
+        self._cur.executemany(sql, rows)
 
     def _claim_rest(self, keys: list[str]) -> dict[str, Response | Claim]:
         """Claim ``keys`` in one ``BEGIN IMMEDIATE`` transaction, each by :meth:`ResponseCache.claim`'s rule
@@ -193,9 +206,10 @@ class SQLiteCache(ResponseCache):
         """:meth:`write_batch` if it can run without waiting, else ``None`` (nothing done).
 
         It waits for nothing: not for this object's lock (held by the lease renewal or another thread's
-        call), and not for the file's write lock (held by another connection: ``BEGIN IMMEDIATE`` with the
-        busy timeout at 0). Inside the transaction nothing else waits: in WAL mode the write lock is the
-        only lock a writer takes, and the commit runs no checkpoint (:data:`_CHECKPOINT_EVERY`).
+        call), and not for the file's write lock (held by another connection: the transaction runs on the
+        cache's second connection, whose busy timeout is 0). Inside the transaction nothing else waits: in
+        WAL mode the write lock is the only lock a writer takes, and the commit runs no checkpoint
+        (:data:`_CHECKPOINT_EVERY`); a statement that still finds a lock rolls the batch back (``None``).
         """
         return self._batch(rows, released, keys, wait=False)
 
@@ -256,9 +270,9 @@ class SQLiteCache(ResponseCache):
         caller holds ``self._lock`` and the transaction).
 
         The transaction holds the whole file, so it equals :meth:`claim` on each key in turn with nothing
-        in between: insert the lease rows that are absent, read the keys' lease rows and answers, then per
-        key: answered (drop a lease of this owner), held by another live owner, or claimed (a lease of an
-        expired or dead owner taken over).
+        in between: insert the lease rows that are absent, read the keys' lease rows and answers (one
+        join), then per key: answered (drop a lease of this owner), held by another live owner, or claimed
+        (a lease of an expired or dead owner taken over).
         """
         out: dict[str, Response | Claim] = {}
         if not keys:
@@ -268,17 +282,20 @@ class SQLiteCache(ResponseCache):
             "INSERT INTO leases (key, owner, expires) VALUES (?, ?, {now} + ?) ON CONFLICT (key) DO NOTHING",
             [(k, self.owner, self.lease_ttl) for k in keys],
         )
-        rows = self._execute(f"SELECT key, owner, expires, {{now}} FROM leases WHERE key IN ({marks})", keys)
-        answers = dict(self._execute(f"SELECT key, response FROM responses WHERE key IN ({marks})", keys))
-        leases = {k: (o, e, now) for k, o, e, now in rows}
+        rows = self._execute(
+            "SELECT l.key, l.owner, l.expires, {now}, r.response FROM leases AS l "
+            f"LEFT JOIN responses AS r ON r.key = l.key WHERE l.key IN ({marks})",
+            keys,
+        )
+        leases = {k: (o, e, now, answer) for k, o, e, now, answer in rows}
         drop: list[tuple[str, str]] = []
         take: list[tuple[str, float, str]] = []
         for key in keys:
-            owner, expires, now = leases[key]  # inserted above, and nothing ran in between
-            if key in answers:
+            owner, expires, now, answer = leases[key]  # inserted above, and nothing ran in between
+            if answer is not None:
                 if owner == self.owner:
                     drop.append((key, self.owner))
-                out[key] = Response.from_dict(json.loads(answers[key]), cached=True)
+                out[key] = Response.from_dict(json.loads(answer), cached=True)
             elif owner != self.owner and expires > now and not _owner_gone(owner):
                 out[key] = "held"
             else:
@@ -293,30 +310,32 @@ class SQLiteCache(ResponseCache):
     def _transaction(self, wait: bool = True) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` (the file's write lock at once: the transaction is exclusive) ... ``COMMIT``.
 
-        ``wait=False`` raises :class:`_Busy` instead of waiting when another connection holds the lock.
-        A commit with ``wait`` runs the checkpoint once due (:data:`_CHECKPOINT_EVERY`); one without it
-        leaves it to the caller (:attr:`checkpoint_due`)."""
-        if wait:
-            self._conn.execute("BEGIN IMMEDIATE")
-        else:
-            self._conn.execute("PRAGMA busy_timeout = 0")
+        ``wait=False`` runs it on the connection that never waits (:meth:`_connect`) and raises
+        :class:`_Busy`, with nothing done, where a statement of it found the file locked by another
+        connection. A commit with ``wait`` runs the checkpoint once due (:data:`_CHECKPOINT_EVERY`); one
+        without it leaves it to the caller (:attr:`checkpoint_due`). A statement that fails rolls the whole
+        transaction back."""
+        conn = self._conn if wait else self._conn_now
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            self._cur = conn
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                if err.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:  # and its extended codes
-                    raise _Busy(str(err)) from None
+                yield
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
             finally:
-                self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-        try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
+                self._cur = self._conn
+        except sqlite3.OperationalError as err:
+            if not wait and err.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:  # and its extended codes
+                raise _Busy(str(err)) from None
             raise
-        self._conn.execute("COMMIT")
         self._commits += 1
         if wait and self._commits >= _CHECKPOINT_EVERY:
             self._checkpoint()
 
     def _disconnect(self) -> None:
+        self._conn_now.close()
         self._conn.close()
