@@ -332,6 +332,32 @@ def test_try_write_batch_gives_what_write_batch_gives_or_does_nothing(tmp_path: 
                 cache.close()
 
 
+def test_a_batch_whose_statement_fails_is_rolled_back_whole(tmp_path: Path) -> None:
+    """A statement of a batch fails (a row the table refuses: no endpoint) after the batch's claims and
+    stores began: on either connection (``try_write_batch`` on the one that never waits, ``write_batch``
+    on the one that waits) the error reaches the caller, nothing of the batch is kept (the good store, the
+    claims) and no transaction is left open, so the next batch commits."""
+    cache = SQLiteCache(tmp_path / "cache.sqlite", lease_ttl=3600)
+    try:
+        cache.claim_many(["a", "b"])
+        good = ("a", "u", _request(0), Response(text="stored 0"))
+        bad = ("b", None, _request(1), Response(text="stored 1"))  # endpoint NOT NULL
+        before = (len(cache), cache.leases())
+        for write in (cache.try_write_batch, cache.write_batch):
+            try:
+                write([good, bad], [], ["c", "d"])  # type: ignore[list-item]
+            except sqlite3.IntegrityError:
+                pass
+            else:
+                raise AssertionError("the refused row was stored")
+            assert not cache._conn.in_transaction and not cache._conn_now.in_transaction
+            assert (len(cache), cache.leases()) == before
+        assert cache.try_write_batch([good], [], ["c"]) == {"c": "claimed"}
+        assert len(cache) == 1 and set(cache.leases()) == {"b", "c"}
+    finally:
+        cache.close()
+
+
 def test_a_burst_of_claims_goes_in_chunks_and_every_answer_is_stored(tmp_path: Path) -> None:
     """700 distinct requests (and 50 copies) started in one pass: their claims reach the thread in several
     hand-offs (256 at a time) and come back per chunk; every request is answered once and stored, and no
