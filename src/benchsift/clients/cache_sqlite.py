@@ -132,7 +132,10 @@ class SQLiteCache(ResponseCache):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.created:
             self.created = _create_cache_file(self.path)
-        self._conn = self._connect(busy_ms=_BUSY_MS)
+        try:
+            self._conn = self._connect(busy_ms=_BUSY_MS)
+        except sqlite3.DatabaseError as err:  # its first statements read the file's header
+            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
         try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "responses" not in tables:
@@ -163,8 +166,12 @@ class SQLiteCache(ResponseCache):
         conn = sqlite3.connect(
             self.path, timeout=busy_ms / 1000, check_same_thread=False, isolation_level=None
         )
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
