@@ -46,13 +46,16 @@ Two protocols, both on held-out models (40 % of the image models per split):
   ``prior_in_choice=True``, the default before; by default the prior moves the ability and the estimate, and
   the items are chosen from the responses alone), ``no-balance`` (on a panel of several benchmarks, items
   chosen by information over the whole bank, ``balance=False``, the default before; by default each benchmark
-  gets an equal share of a model's items). Printed per panel and budget: MAE and Spearman (mean over
+  gets an equal share of a model's items), ``no-offsets`` (one ability for every benchmark of a bank, the
+  default before; by default a bank of several benchmarks gives each model an ability offset per benchmark,
+  :mod:`benchsift.adaptive.offsets`). Printed per panel and budget: MAE and Spearman (mean over
   splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with
   a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of the Spearman
   difference paired by split.
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget; with ``--try
-  no-balance`` also adaptive testing without the per-benchmark shares (``no bal.``).
+  no-balance`` also adaptive testing without the per-benchmark shares (``no bal.``), with ``--try
+  no-offsets`` without the per-benchmark ability offsets (``no offs.``).
 
 Panels: ``--panel`` (repeatable; a panel with several benchmarks is taken as it is: the truth is the mean of
 its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 benchmarks).
@@ -97,6 +100,7 @@ TRIALS = (
     "point-information",
     "prior-in-choice",
     "no-balance",
+    "no-offsets",
 )
 
 
@@ -162,6 +166,8 @@ def versus_reference(
                 banks[f"+ {t}"] = dataclasses.replace(banks["benchsift"], residual_loadings=None)
             if t == "measured-designs":  # the opt-in designs, measured at the budgets replayed only
                 banks[f"+ {t}"] = fit_bank(build, design_budgets=tuple(budgets))
+            if t == "no-offsets":  # one ability for every benchmark (the default before)
+                banks[f"+ {t}"] = dataclasses.replace(banks["benchsift"], offset_var=None)
             priors[f"+ {t}"] = priors[base]
         for b in budgets:
             n = budget_items(b, image.n_items)
@@ -274,16 +280,20 @@ def main(argv: list[str] | None = None) -> int:
                     panel, holdout=0.4, budget=budget, random_state=args.seed, n_splits=args.splits
                 )
                 rows = res_s.rows()
-                if "no-balance" in trials:  # the adaptive row again, items by information over the bank
-                    off = simulate_adaptive(
-                        panel,
-                        holdout=0.4,
-                        budget=budget,
-                        random_state=args.seed,
-                        n_splits=args.splits,
-                        balance=False,
-                    ).rows()
-                    rows += [{**r, "method": "no bal."} for r in off if r["method"] == "adaptive"]
+                # the adaptive row again: items by information over the bank; one ability for every
+                # benchmark
+                for trial, label in (("no-balance", "no bal."), ("no-offsets", "no offs.")):
+                    if trial in trials:
+                        again = simulate_adaptive(
+                            panel,
+                            holdout=0.4,
+                            budget=budget,
+                            random_state=args.seed,
+                            n_splits=args.splits,
+                            balance=trial != "no-balance",
+                            benchmark_offsets=False if trial == "no-offsets" else None,
+                        ).rows()
+                        rows += [{**r, "method": label} for r in again if r["method"] == "adaptive"]
                 secs = time.perf_counter() - t0
                 print(
                     f"\n{name}: {panel.image_panel().n_models} models x {panel.n_items} items, budget "

@@ -81,6 +81,12 @@ density is smooth and the trade goes the other way: on MMMU (101 bank models) 1.
 82: 1.05/1.05/0.96 to 1.04/1.08/0.96; dev replays on the benchmark's splits). Hence the default
 (``prior=None``): empirical from :data:`MIN_FACTOR_MODELS` reference models, N(0, 1) below.
 A bank file written before the option reads as ``"normal"``.
+
+**Per-benchmark ability offsets** (``fit_bank(..., benchmark_offsets=True)``; by default on a bank of several
+benchmarks). A model's ability on benchmark ``b`` is :math:`\theta + \delta_b`, the offset shrunk towards 0 by
+its spread among the reference models, and each benchmark's unanswered items are filled at it
+(:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction. A bank file
+written before the option has none.
 """
 
 from __future__ import annotations
@@ -109,6 +115,7 @@ from benchsift.adaptive.design import (
     misfit_from_folds,
     spread_wins,
 )
+from benchsift.adaptive.offsets import offset_variances, offsets
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
@@ -147,7 +154,9 @@ class ItemBank(Result):
     ``design_budgets`` / ``design_mae`` the budgets (fractions of the items) at which the two designs were
     replayed out of fold and their mean absolute errors (``(n_budgets, 3)``: adaptive, whole budget spread,
     the standard error of their paired difference;
-    :func:`benchsift.adaptive.design.design_errors`; ``None``: not measured, never spread whole).
+    :func:`benchsift.adaptive.design.design_errors`; ``None``: not measured, never spread whole);
+    ``offset_var`` per benchmark the variance of a model's ability offset on it
+    (:mod:`benchsift.adaptive.offsets`; ``None``: one ability for every benchmark).
     """
 
     kind: str
@@ -162,6 +171,7 @@ class ItemBank(Result):
     residual_var: np.ndarray | None = None
     design_budgets: np.ndarray | None = None
     design_mae: np.ndarray | None = None
+    offset_var: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -300,6 +310,13 @@ class ItemBank(Result):
             return self.model.predict_proba(theta)
         return self.model.expected_score(theta)
 
+    def expected_items(self, theta: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``(n, len(cols))`` expected score of the bank items ``cols`` at abilities ``theta``."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        if isinstance(self.model, TwoPL):
+            return self.model.predict_proba(theta, np.asarray(cols, dtype=np.int64))
+        return self.model.expected_score(theta)[:, cols]
+
     def full_scores(
         self, X: np.ndarray, theta: np.ndarray, sample: np.ndarray | None = None
     ) -> tuple[np.ndarray, list[str]]:
@@ -309,14 +326,21 @@ class ItemBank(Result):
         ``sample``: bank positions of items spread over the difficulty that the models were given (the
         static start, :meth:`spread_items`); with a measured misfit (``misfit_var``) each benchmark's
         estimate adds the composite correction from the model's residuals on them
-        (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1])."""
+        (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1]). A bank with
+        ``offset_var`` fills each benchmark's items at the model's ability plus its offset on that benchmark
+        (:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         exp = self.expected(theta)
+        names = self.benchmarks
+        groups = self._benchmark_groups()
+        if self.offset_var is not None:
+            delta, _ = offsets(self.expected_items, theta, X, groups, self.offset_var)
+            for g, cols in enumerate(groups):
+                exp[:, cols] = self.expected_items(theta + delta[:, g], cols)
         if self.residual_loadings is not None and self.residual_loadings.shape[1] > 0:
             exp = np.clip(exp + self.factor_scores(X, exp) @ self.residual_loadings.T, 0.0, 1.0)
         filled = np.where(np.isnan(X), exp, X)
-        names = self.benchmarks
-        groups = self._benchmark_groups()
         # graded items without a fit have no expected score: NaN, left out of the means
         per = group_nan_means(filled, groups)
         tau2, s2 = self.misfit_var, self.residual_var
@@ -430,6 +454,7 @@ class ItemBank(Result):
             "residual_var": None if self.residual_var is None else self.residual_var.tolist(),
             "design_budgets": None if self.design_budgets is None else self.design_budgets.tolist(),
             "design_mae": None if self.design_mae is None else self.design_mae.tolist(),
+            "offset_var": None if self.offset_var is None else self.offset_var.tolist(),
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -472,6 +497,8 @@ class ItemBank(Result):
                 None if d.get("design_budgets") is None else np.asarray(d["design_budgets"], dtype=np.float64)
             )
             mae = None if d.get("design_mae") is None else np.asarray(d["design_mae"], dtype=np.float64)
+            # banks written before the offsets: one ability for every benchmark
+            off = None if d.get("offset_var") is None else np.asarray(d["offset_var"], dtype=np.float64)
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -506,8 +533,22 @@ class ItemBank(Result):
                 f"{source}: design_budgets (fractions in (0, 1]) and design_mae (a row of three errors >= 0 "
                 "per budget) go together"
             )
+        if off is not None and (off.shape != (n_bench,) or not (np.isfinite(off) & (off > 0)).all()):
+            raise FormatError(f"{source}: offset_var needs one finite value > 0 per benchmark")
         return cls(
-            kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1], budgets, mae
+            kind,
+            model,
+            items,
+            models,
+            theta,
+            overall,
+            prior,
+            loadings,
+            misfit[0],
+            misfit[1],
+            budgets,
+            mae,
+            off,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -620,6 +661,7 @@ def fit_bank(
     misfit_folds: int = MISFIT_FOLDS,
     random_state: int = 0,
     design_budgets: tuple[float, ...] = (),
+    benchmark_offsets: bool | None = None,
 ) -> ItemBank:
     """Fit an item bank on the image-condition models of ``panel``.
 
@@ -644,6 +686,9 @@ def fit_bank(
     ``()`` (default): not measured (then a quarter start, never the whole budget spread); e.g.
     :data:`~benchsift.adaptive.design.DESIGN_BUDGETS`. Opt-in: the replays cost 3-40 s on the real panels and
     changed one cell of 21 against the reference CAT (README).
+    ``benchmark_offsets``: a model's ability on each benchmark may differ from its overall one by an offset
+    whose spread is measured on the reference models (:mod:`benchsift.adaptive.offsets`); ``None``
+    (default): on for a bank of several benchmarks, off for one.
     """
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
     check_params(
@@ -705,9 +750,14 @@ def fit_bank(
     )
     means = ref.benchmark_means().means
     bank.reference_overall = nan_mean(means, axis=1)
+    groups = bank._benchmark_groups()
+    if benchmark_offsets is None:
+        benchmark_offsets = len(groups) > 1
+    if benchmark_offsets:
+        bank.offset_var = offset_variances(bank.expected_items, np.asarray(theta), X, groups)
     if misfit_folds:
         options = {"kind": use, "max_categories": max_categories, "polish": polish, "prior": use_prior,
-                   "residual_factors": residual_factors}  # fmt: skip
+                   "residual_factors": residual_factors, "benchmark_offsets": benchmark_offsets}  # fmt: skip
         _measure_designs(bank, ref, options, misfit_folds, random_state, design_budgets)
     return bank
 
@@ -725,9 +775,9 @@ def _measure_designs(
     from benchsift.adaptive.select import static_start_items  # imports this module: imported when used
     from benchsift.adaptive.simulate import replay_adaptive
 
-    # the misfit needs the curve and the abilities only (the residual factors change neither); the design
-    # replays need the bank as it is
-    fold_options = options if budgets else {**options, "residual_factors": 0}
+    # the misfit needs the curve and the abilities only (the residual factors and the benchmark offsets
+    # change neither); the design replays need the bank as it is
+    fold_options = options if budgets else {**options, "residual_factors": 0, "benchmark_offsets": False}
 
     def refit(part: Panel) -> ItemBank:
         return fit_bank(part, **fold_options, misfit_folds=0)

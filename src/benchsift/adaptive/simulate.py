@@ -188,6 +188,7 @@ def _split_task(
     covariates: pd.DataFrame | None = None,
     static_start: float | None = None,
     balance: bool = True,
+    benchmark_offsets: bool | None = None,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
@@ -207,7 +208,7 @@ def _split_task(
     out["static"] = _metrics(static, truth)
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
-    bank = fit_bank(build)
+    bank = fit_bank(build, benchmark_offsets=benchmark_offsets)
     mu = sd = None
     if covariates is not None:  # the regression on the build models only; the held-out models' covariates
         mu, sd = fit_covariate_prior(bank, covariates).predict(covariates, held.model_ids)
@@ -242,6 +243,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "batch": [_POSITIVE_INT, None],
         "static_start": _STATIC_START,
         "balance": ["boolean"],
+        "benchmark_offsets": ["boolean", None],
     }
 )
 def simulate_adaptive(
@@ -256,6 +258,7 @@ def simulate_adaptive(
     covariates: pd.DataFrame | None = None,
     static_start: float | None = None,
     balance: bool = True,
+    benchmark_offsets: bool | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -271,7 +274,8 @@ def simulate_adaptive(
     then regressed on them (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on each split's
     build models). ``static_start``: the adaptive method's static start, a fraction of its items
     (:func:`replay_adaptive`; ``None``: a quarter from 60 items). ``balance``: equal shares of the items
-    per benchmark (:func:`benchsift.adaptive.next_items`).
+    per benchmark (:func:`benchsift.adaptive.next_items`). ``benchmark_offsets``: the banks' per-benchmark
+    ability offsets (:func:`benchsift.adaptive.fit_bank`; ``None``: its default).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -297,6 +301,7 @@ def simulate_adaptive(
                 covariates,
                 None if static_start is None else float(static_start),
                 bool(balance),
+                benchmark_offsets,
             )
             for split in range(int(n_splits))
         )

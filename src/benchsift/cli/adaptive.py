@@ -105,6 +105,15 @@ def bank_command(
             "--design-budgets",
         ),
     ] = None,
+    benchmark_offsets: Annotated[
+        bool | None,
+        opt(
+            "On a bank of several benchmarks, give each model an ability offset per benchmark, shrunk by "
+            "their spread among the bank's models (--no-benchmark-offsets: one ability for all). Default: on "
+            "with several benchmarks.",
+            "--benchmark-offsets/--no-benchmark-offsets",
+        ),
+    ] = None,
     seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -120,6 +129,7 @@ def bank_command(
         misfit_folds=misfit_folds,
         random_state=seed,
         design_budgets=() if design_budgets is None else tuple(numbers(design_budgets, "--design-budgets")),
+        benchmark_offsets=benchmark_offsets,
     )
     bank.save(out)
     summary = {
@@ -133,6 +143,9 @@ def bank_command(
         if bank.misfit_var is None
         else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
         "designs": bank.designs(),
+        "benchmark_offset_sd": None
+        if bank.offset_var is None
+        else dict(zip(bank.benchmarks, np.sqrt(bank.offset_var).tolist(), strict=True)),
     }
     emit(json_output, summary, lambda: render_bank(bank, out))
 
@@ -280,6 +293,14 @@ def simulate_command(
             "--no-balance",
         ),
     ] = False,
+    no_benchmark_offsets: Annotated[
+        bool,
+        opt(
+            "Fit the banks with one ability for every benchmark (default: an offset per benchmark on a "
+            "panel of several; `adaptive bank --help`).",
+            "--no-benchmark-offsets",
+        ),
+    ] = False,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
@@ -299,6 +320,7 @@ def simulate_command(
         covariates=covariates,
         static_start=static_start,
         balance=not no_balance,
+        benchmark_offsets=False if no_benchmark_offsets else None,
         out=out,
         holdout=holdout,
         budget=budget,
