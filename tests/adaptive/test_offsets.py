@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from benchsift.adaptive import fit_bank, load_bank
 from benchsift.adaptive.offsets import OFFSET_FLOOR, offset_variances, offsets
 from benchsift.cli.main import app
-from benchsift.errors import FormatError
+from benchsift.errors import FormatError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 
@@ -138,6 +138,8 @@ def test_a_bank_of_one_benchmark_has_no_offsets_and_the_cli_reports_them(tmp_pat
         pd.DataFrame({"benchmark": "B0", "item": [str(i) for i in range(150)]}),
     )
     assert fit_bank(one, misfit_folds=0).offset_var is None
+    with pytest.raises(InputError, match="benchmark_offsets: expected True or False or None, got 'yes'"):
+        fit_bank(one, misfit_folds=0, benchmark_offsets="yes")  # type: ignore[arg-type]
     path = tmp_path / "two.parquet"
     _panel(w, slice(0, 120)).save(path)
     runner = CliRunner()

@@ -646,6 +646,7 @@ _FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
             "fractions of the items in (0, 1]",
         )
     ],
+    "benchmark_offsets": ["boolean", None],
 }
 #: ``kind``, checked after the panel's size, as before
 _FIT_BANK_KIND = [Check(lambda k: k in ("auto", "2pl", "graded"), "'auto', '2pl' or 'graded'")]
@@ -698,6 +699,7 @@ def fit_bank(
             "residual_factors": residual_factors,
             "misfit_folds": misfit_folds,
             "design_budgets": design_budgets,
+            "benchmark_offsets": benchmark_offsets,
         },
         quote=False,
     )
