@@ -66,6 +66,10 @@ def test_probabilities_and_expected_score() -> None:
     expected = model.expected_score(theta)
     assert (np.diff(expected, axis=0) > 0).all()  # positive slopes: expected score rises with ability
     assert ((expected >= 0) & (expected <= 1)).all()
+    # a subset of the items (in any order) is the same columns of the whole
+    items = np.array([41, 3, 17, 59, 0])
+    assert np.array_equal(model.category_probabilities(theta, items), probs[:, items])
+    assert np.array_equal(model.expected_score(theta, items), expected[:, items])
 
 
 def test_scoring_new_respondents_matches_the_fit() -> None:

@@ -315,7 +315,7 @@ class ItemBank(Result):
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
         if isinstance(self.model, TwoPL):
             return self.model.predict_proba(theta, np.asarray(cols, dtype=np.int64))
-        return self.model.expected_score(theta)[:, cols]
+        return self.model.expected_score(theta, np.asarray(cols, dtype=np.int64))
 
     def full_scores(
         self, X: np.ndarray, theta: np.ndarray, sample: np.ndarray | None = None
@@ -331,11 +331,13 @@ class ItemBank(Result):
         (:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
-        exp = self.expected(theta)
         names = self.benchmarks
         groups = self._benchmark_groups()
-        if self.offset_var is not None:
+        if self.offset_var is None:
+            exp = self.expected(theta)
+        else:  # every item is in one benchmark: each group's expected scores at its own ability
             delta, _ = offsets(self.expected_items, theta, X, groups, self.offset_var)
+            exp = np.full((theta.size, self.n_items), np.nan)
             for g, cols in enumerate(groups):
                 exp[:, cols] = self.expected_items(theta + delta[:, g], cols)
         if self.residual_loadings is not None and self.residual_loadings.shape[1] > 0:

@@ -398,23 +398,27 @@ class GradedResponse:
         info[:, ~np.isfinite(self.discrimination_)] = 0.0
         return info
 
-    def category_probabilities(self, theta: np.ndarray) -> np.ndarray:
-        """``(n, n_items, width)``: ``P(x_j = c | theta)`` for each fitted item (0 past an item's levels)."""
+    def category_probabilities(self, theta: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
+        """``(n, n_items, width)``: ``P(x_j = c | theta)`` for each fitted item (0 past an item's levels);
+        ``items``: only those item positions (as :meth:`TwoPL.predict_proba`)."""
         self._check_fitted()
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
-        a = np.nan_to_num(self.discrimination_)
-        d = self.thresholds_[:, : self._width - 1]
+        idx = np.arange(len(self.levels_)) if items is None else np.asarray(items, dtype=np.int64)
+        a = np.nan_to_num(self.discrimination_[idx])
+        d = self.thresholds_[idx, : self._width - 1]
         s = self._cum_probs(a, d, theta)  # (N, width + 1, n)
         return np.transpose(s[:, :-1] - s[:, 1:], (2, 0, 1))
 
-    def expected_score(self, theta: np.ndarray) -> np.ndarray:
-        """``(n, n_items)``: expected score ``sum_c level_jc P(x_j = c | theta)`` (NaN for unfitted items)."""
-        probs = self.category_probabilities(theta)
-        values = np.zeros((len(self.levels_), self._width))
-        for j, lv in enumerate(self.levels_):
-            values[j, : lv.size] = lv
+    def expected_score(self, theta: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
+        """``(n, n_items)``: expected score ``sum_c level_jc P(x_j = c | theta)`` (NaN for unfitted items);
+        ``items``: only those item positions."""
+        idx = np.arange(len(self.levels_)) if items is None else np.asarray(items, dtype=np.int64)
+        probs = self.category_probabilities(theta, idx)
+        values = np.zeros((idx.size, self._width))
+        for k, j in enumerate(idx):
+            values[k, : self.levels_[j].size] = self.levels_[j]
         out = np.einsum("nic,ic->ni", probs, values)
-        out[:, np.isnan(self.discrimination_)] = np.nan
+        out[:, np.isnan(self.discrimination_[idx])] = np.nan
         return out
 
     def score(self, X: np.ndarray) -> AbilityEstimate:
