@@ -257,11 +257,7 @@ class CacheWorker:
             result = work([c[1] for c in calls])
         except Exception as exc:  # every caller of the batch gets the error
             err = exc
-        claim = calls[0][0] == "claim"
-        for _, payload, loop, fut in calls:
-            if loop is not None and fut is not None:
-                value = (payload, result[payload]) if claim and err is None else None
-                loops.setdefault(loop, []).append((fut, value, err))
+        _collect(tuple(calls), result or {}, err, loops)
 
     def _wake(self, loops: dict[asyncio.AbstractEventLoop, list[_Result]]) -> None:
         """Hand each loop its results (one ``call_soon_threadsafe`` per loop)."""
