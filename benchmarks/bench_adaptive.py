@@ -48,10 +48,15 @@ Two protocols, both on held-out models (40 % of the image models per split):
   chosen by information over the whole bank, ``balance=False``, the default before; by default each benchmark
   gets an equal share of a model's items), ``no-offsets`` (one ability for every benchmark of a bank, the
   default before; by default a bank of several benchmarks gives each model an ability offset per benchmark,
-  :mod:`benchsift.adaptive.offsets`). Printed per panel and budget: MAE and Spearman (mean over
-  splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with
-  a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of the Spearman
-  difference paired by split.
+  :mod:`benchsift.adaptive.offsets`). ``random items``: what a user would do instead, each held-out model's
+  ``n`` items drawn at random among those it has a score on (an equal share per benchmark) and the mean of
+  its benchmark means over them. ``--split strongest``: the bank is built on the weakest 60 % of the models
+  by their full score and the strongest 40 % are the new models (every split the same partition, the seeds
+  moving only the randomised item choices), where each model's estimate extrapolates the curves (at the
+  bank's edge: :meth:`benchsift.adaptive.ItemBank.at_edge`). Printed per panel and budget: MAE and Spearman
+  (mean over splits, with the standard error of the MAE), and whether benchsift's MAE is at most the
+  reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of
+  the Spearman difference paired by split.
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget; with ``--try
   no-balance`` also adaptive testing without the per-benchmark shares (``no bal.``), with ``--try
@@ -84,6 +89,8 @@ from benchsift.stats import spearman
 from benchsift.stats.means import nan_mean
 
 VARIANTS = ("CAT (reference)", "benchsift, N(0,1)", "benchsift")
+#: what a user would do instead: the same number of items drawn at random (an equal share per benchmark)
+RANDOM = "random items"
 COVARIATE = "benchsift + other bench."
 #: the static-start trials: the fraction of the items given first, spread over the bank's difficulty
 #: (``no-start``: none, the default before the static start; the default is a quarter from 60 items)
@@ -115,6 +122,25 @@ def _uniform_factor_bank(bank: Any, build: Panel) -> Any:
     return dataclasses.replace(bank, residual_loadings=L)
 
 
+def _random_items(
+    scores: np.ndarray, groups: list[np.ndarray], n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Per model, ``n`` items drawn at random among those it has a score on, an equal share (at least one)
+    per benchmark, and the mean of its benchmark means over them: the design-based estimate of the truth."""
+    share = max(1, int(round(n / len(groups))))
+    est = np.full(scores.shape[0], np.nan)
+    for j in range(scores.shape[0]):
+        means = []
+        for g in groups:
+            seen = g[np.isfinite(scores[j, g])]
+            if seen.size:
+                means.append(
+                    float(np.mean(scores[j, rng.choice(seen, min(share, seen.size), replace=False)]))
+                )
+        est[j] = np.mean(means) if means else np.nan
+    return est
+
+
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     ok = np.isfinite(est) & np.isfinite(truth)
     return float(np.mean(np.abs(est[ok] - truth[ok]))), float(spearman(est[ok], truth[ok]))
@@ -130,19 +156,25 @@ def versus_reference(
     covariates: pd.DataFrame | None = None,
     variants: tuple[str, ...] = VARIANTS,
     trials: tuple[str, ...] = (),
+    strongest: bool = False,
 ) -> dict[float, dict[str, list[tuple[float, float]]]]:
-    """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts. With
+    """``{budget: {variant: [(mae, rho) per split]}}`` on the same splits and item counts (``strongest``:
+    the bank built on the weakest 60 % of the models, the strongest 40 % held out, in every split). With
     ``covariates`` (models x features, e.g. the models' other benchmark means) also ``COVARIATE``: the
     default bank with each held-out model's ability prior regressed on its covariates
     (:func:`benchsift.adaptive.prior.fit_covariate_prior`, fitted on the build models)."""
     image = panel.image_panel()
     n_build = image.n_models - int(round(0.4 * image.n_models))
+    # the strongest split: the weakest 60 % build the bank, the strongest 40 % are the new models (by their
+    # full-run score, the mean of their benchmark means); the same partition in every split, whose seed then
+    # moves only the randomised item choice
+    strength = np.argsort(nan_mean(image.benchmark_means().means, axis=1), kind="stable")
     base = COVARIATE if covariates is not None else "benchsift"
-    names = [*variants, *([COVARIATE] if covariates is not None else []), *(f"+ {t}" for t in trials)]
+    names = [*variants, *([COVARIATE] if covariates is not None else []), *(f"+ {t}" for t in trials), RANDOM]
     out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in names} for b in budgets}
     for split in range(splits):
         rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
-        perm = rng.permutation(image.n_models)
+        perm = strength if strongest else rng.permutation(image.n_models)
         build = image.subset(models=np.sort(perm[:n_build]))
         held = image.subset(models=np.sort(perm[n_build:]))
         truth = nan_mean(held.benchmark_means().means, axis=1)
@@ -181,6 +213,9 @@ def versus_reference(
                 per = [P(held.scores[:, g], a[g], d[g], th, given[:, g]) for g in groups]
                 est = np.mean(per, axis=0)
             out[b]["CAT (reference)"].append(_metrics(est, truth))
+            draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
+            bench_groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
+            out[b][RANDOM].append(_metrics(_random_items(held.scores, bench_groups, n, draws), truth))
             for name, bank in banks.items():
                 mu, sd = priors[name]
                 kw: dict[str, Any] = {
@@ -250,6 +285,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--covariate-benchmarks", default=None, help="comma-separated benchmarks of --covariates")
     ap.add_argument("--try", dest="trials", default="", help="experimental variants: " + ",".join(TRIALS))
     ap.add_argument("--no-normal", action="store_true", help="skip the N(0,1) variant (saves time)")
+    ap.add_argument(
+        "--split",
+        choices=("random", "strongest"),
+        default="random",
+        help="vs the CAT: random 60/40 splits, or the bank built on the weakest 60 %% and the strongest "
+        "40 %% held out (new models stronger than every bank model)",
+    )
     args = ap.parse_args(argv)
     print(machine_line())
     budgets = [float(b) for b in args.budgets.split(",")]
@@ -266,9 +308,18 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             trials = tuple(t for t in args.trials.split(",") if t)
             res = versus_reference(
-                panel, ref, budgets, args.splits, args.seed, args.exposure, cov, variants, trials
+                panel,
+                ref,
+                budgets,
+                args.splits,
+                args.seed,
+                args.exposure,
+                cov,
+                variants,
+                trials,
+                strongest=args.split == "strongest",
             )
-            print(render_versus(name, panel, res))
+            print(render_versus(f"{name} ({args.split} split)", panel, res))
             print(f"  ({args.splits} splits, {time.perf_counter() - t0:.0f} s, load {load_average()})")
     if not args.no_simulate:
         sim = simulate_panel(SimulationConfig(n_models=160), random_state=1).panel

@@ -107,6 +107,7 @@ from benchsift._inputs import check_length, existing_file
 from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.adaptive.design import (
+    EDGE_SHARE,
     MISFIT_FOLDS,
     budget_items,
     composite_correction,
@@ -115,6 +116,7 @@ from benchsift.adaptive.design import (
     misfit_from_folds,
     spread_wins,
 )
+from benchsift.adaptive.design import edge_error as measure_edge_error
 from benchsift.adaptive.offsets import offset_variances, offsets
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
@@ -156,7 +158,9 @@ class ItemBank(Result):
     the standard error of their paired difference;
     :func:`benchsift.adaptive.design.design_errors`; ``None``: not measured, never spread whole);
     ``offset_var`` per benchmark the variance of a model's ability offset on it
-    (:mod:`benchsift.adaptive.offsets`; ``None``: one ability for every benchmark).
+    (:mod:`benchsift.adaptive.offsets`; ``None``: one ability for every benchmark); ``edge_error`` the mean
+    error of the estimate of a bank fitted on the weakest 80 % of the reference models for the strongest 20 %
+    (:func:`benchsift.adaptive.design.edge_error`; negative: too low; ``None``: not measured).
     """
 
     kind: str
@@ -172,6 +176,7 @@ class ItemBank(Result):
     design_budgets: np.ndarray | None = None
     design_mae: np.ndarray | None = None
     offset_var: np.ndarray | None = None
+    edge_error: float | None = None
 
     @property
     def n_items(self) -> int:
@@ -424,6 +429,14 @@ class ItemBank(Result):
         reversed_j = [int(format(j, f"0{bits}b")[::-1], 2) for j in range(k)]
         return np.asarray(order[at[np.argsort(reversed_j, kind="stable")]], dtype=np.int64)
 
+    def at_edge(self, theta: np.ndarray) -> np.ndarray:
+        """Whether each ability is at the bank's edge: as high as the strongest :data:`EDGE_SHARE` of the
+        reference models' (at least their ``1 - EDGE_SHARE`` quantile), where the curves were fitted on few
+        models and a stronger model's full score is not checked (:attr:`edge_error`)."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+        edge = float(np.quantile(np.asarray(self.reference_theta, dtype=np.float64), 1.0 - EDGE_SHARE))
+        return theta >= edge
+
     def rank_of_theta(self, theta: np.ndarray) -> np.ndarray:
         """Rank among the reference models by ability: ``1 + #(reference abilities above theta)``."""
         return rank_among(self.reference_theta, np.atleast_1d(np.asarray(theta, dtype=float)))
@@ -457,6 +470,7 @@ class ItemBank(Result):
             "design_budgets": None if self.design_budgets is None else self.design_budgets.tolist(),
             "design_mae": None if self.design_mae is None else self.design_mae.tolist(),
             "offset_var": None if self.offset_var is None else self.offset_var.tolist(),
+            "edge_error": self.edge_error,
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -501,6 +515,7 @@ class ItemBank(Result):
             mae = None if d.get("design_mae") is None else np.asarray(d["design_mae"], dtype=np.float64)
             # banks written before the offsets: one ability for every benchmark
             off = None if d.get("offset_var") is None else np.asarray(d["offset_var"], dtype=np.float64)
+            edge = None if d.get("edge_error") is None else float(d["edge_error"])  # before the measure: none
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -537,6 +552,8 @@ class ItemBank(Result):
             )
         if off is not None and (off.shape != (n_bench,) or not (np.isfinite(off) & (off > 0)).all()):
             raise FormatError(f"{source}: offset_var needs one finite value > 0 per benchmark")
+        if edge is not None and not np.isfinite(edge):
+            raise FormatError(f"{source}: edge_error needs a finite number (or null)")
         return cls(
             kind,
             model,
@@ -551,6 +568,7 @@ class ItemBank(Result):
             budgets,
             mae,
             off,
+            edge,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -680,8 +698,9 @@ def fit_bank(
     (module docstring; 0 = plain p-IRT; at most the number of reference models minus one); ``None``
     (default): 3 with at least :data:`MIN_FACTOR_MODELS` reference models, else 0. ``misfit_folds``: folds of
     the out-of-fold misfit of the bank's curve (:func:`benchsift.adaptive.design.out_of_fold_misfit`: that
-    many more fits, each on the other folds' models with the same options; 0 = not measured, and then no
-    composite correction and no whole-budget spread start); ``random_state`` seeds the folds and the
+    many more fits, each on the other folds' models with the same options, and one more on the weakest 80 %
+    for the error at the edge, :attr:`ItemBank.edge_error`; 0 = not measured, and then no composite
+    correction, no whole-budget spread start and no edge error); ``random_state`` seeds the folds and the
     replays' exposure draws.
     ``design_budgets``: the budgets (fractions of the items) at which the fold banks replay their held-out
     models with both designs, adaptive and the whole budget spread
@@ -787,6 +806,7 @@ def _measure_designs(
         return fit_bank(part, **fold_options, misfit_folds=0)
 
     folds = fold_banks(ref, refit, int(misfit_folds), int(random_state))
+    bank.edge_error = measure_edge_error(ref, refit, bank._benchmark_groups())
     cv = None if folds is None else misfit_from_folds(ref, folds, bank._benchmark_groups())
     if folds is None or cv is None:
         return

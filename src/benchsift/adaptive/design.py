@@ -38,6 +38,22 @@ to the p-IRT estimate of benchmark ``G`` (:math:`O`: the items answered; only th
 estimated). With a small misfit or a small sample :math:`\lambda \to 0` (the p-IRT estimate); with a large
 misfit and many sample items :math:`\lambda \to 1`.
 
+**Error at the edge** (:func:`edge_error`). The folds above are random, so they measure the curve where the
+reference models are; a new model stronger than all of them is where the curve was never checked. A bank is
+fitted on the weakest :math:`1 - e` of the reference models (by their full score; :data:`EDGE_SHARE`
+:math:`= e`), each of the strongest :math:`e` is scored on all its items, and the error of its p-IRT estimate
+at that ability, averaged over the benchmarks, is averaged over them:
+
+.. math:: \epsilon_{edge} = \operatorname{mean}_m \operatorname{mean}_G \frac{1}{|G_m|}\sum_{i \in G_m}
+          (p_i(\hat\theta_m) - y_{mi})
+
+(negative: too low). It is what the bank's estimate did for models stronger than the ones it was fitted on,
+the situation of a new model at the edge of the bank (:meth:`~benchsift.adaptive.bank.ItemBank.at_edge`),
+which its ability cannot tell apart from a model inside the range: on MMMU, banks fitted on random 60 % of
+the models measure -0.036 to -0.064 while their own strongest held-out models err by -0.012 to +0.009, and
+the bank fitted on the weakest 60 % measures -0.047 where the strongest 40 % err by -0.065 (README). So it is
+reported with a warning, not subtracted.
+
 **Whole budget spread** (:func:`design_errors`, :func:`spread_wins`). Whether a budget is better spent
 adaptively (a quarter spread, then maximum information) or spread whole over the difficulty (a static,
 stratified test) depends on the bank: the spread items' estimate errs by their sampling error, the adaptive
@@ -58,13 +74,14 @@ from typing import Any
 import numpy as np
 
 from benchsift.panel import Panel
-from benchsift.stats.means import nan_mean
+from benchsift.stats.means import group_nan_means, nan_mean
 
 __all__ = [
     "DESIGN_BUDGETS",
     "budget_items",
     "composite_correction",
     "design_errors",
+    "edge_error",
     "fold_banks",
     "misfit_from_folds",
     "nearest_budget",
@@ -81,6 +98,12 @@ DESIGN_BUDGETS = (0.01, 0.02, 0.05, 0.1)
 #: (:data:`benchsift.compression.pipeline.DESIGN_SE`). One standard error (Breiman et al. 1984's rule) spread
 #: GSM8K's 66-item budget in some splits and cost its Spearman (README).
 DESIGN_SE = 2.0
+
+#: The share of the reference models, the strongest by full score, that :func:`edge_error` holds out; a new
+#: model as able as the strongest this share of the reference models is at the bank's edge.
+EDGE_SHARE = 0.2
+#: Fewest models :func:`edge_error` holds out (with fewer the error is not measured).
+MIN_EDGE_MODELS = 3
 
 #: a fold: the bank fitted on the other folds' models and the positions of the fold's own models
 Fold = tuple[Any, np.ndarray]
@@ -140,6 +163,31 @@ def out_of_fold_misfit(
     """:func:`misfit_from_folds` of :func:`fold_banks` (``None`` when either is)."""
     folds = fold_banks(panel, fit, n_folds, random_state, min_train)
     return None if folds is None else misfit_from_folds(panel, folds, groups)
+
+
+def edge_error(
+    panel: Panel,
+    fit: Callable[[Panel], Any],
+    groups: Sequence[np.ndarray],
+    share: float = EDGE_SHARE,
+    min_train: int = 5,
+) -> float | None:
+    """The mean error of the p-IRT estimate for the strongest ``share`` of ``panel``'s models (by the mean of
+    their benchmark means) of a bank fitted on the others (module docstring; negative: too low), or ``None``
+    when fewer than :data:`MIN_EDGE_MODELS` would be held out or fewer than ``min_train`` would fit the bank.
+    ``fit(panel)`` fits a bank with the caller's options; ``groups`` are the benchmarks' item positions."""
+    overall = nan_mean(panel.benchmark_means().means, axis=1)
+    ranked = np.flatnonzero(np.isfinite(overall))
+    ranked = ranked[np.argsort(overall[ranked], kind="stable")]  # weakest first
+    n_edge = int(round(float(share) * ranked.size))
+    if n_edge < MIN_EDGE_MODELS or panel.n_models - n_edge < int(min_train):
+        return None
+    held = np.sort(ranked[ranked.size - n_edge :])
+    bank = fit(panel.subset(models=np.setdiff1d(np.arange(panel.n_models), held)))
+    X = panel.scores[held]
+    err = bank.expected(bank.score(X).theta) - X  # NaN where a model has no score
+    by_model = nan_mean(group_nan_means(err, groups), axis=1)
+    return float(nan_mean(by_model)) if np.isfinite(by_model).any() else None
 
 
 def budget_items(budget: float, n_items: int) -> int:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import warnings as _warnings
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,9 +56,9 @@ from benchsift._params import (
 )
 from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
-from benchsift.adaptive.design import nearest_budget
+from benchsift.adaptive.design import EDGE_SHARE, nearest_budget
 from benchsift.adaptive.prior import fit_covariate_prior
-from benchsift.errors import InputError, listed
+from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.panel import Panel
 from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
@@ -172,10 +173,12 @@ class NextItems(Result):
     prior: dict[str, Any] | None = None  # the covariate prior used (CovariatePrior.to_dict), if any
     prior_mean: np.ndarray | None = None  # per model, NaN = the bank's own prior
     prior_sd: np.ndarray | None = None  # per model, the prediction sd; NaN = the bank's own prior
+    #: per model, whether its ability is at the bank's edge (:meth:`ItemBank.at_edge`)
+    at_edge: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
-        "theta", "se", "rank", "rank_interval", "estimates": {NAME: score}}], "n_ignored_items",
+        "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}}], "n_ignored_items",
         "warnings"}``; with a covariate prior also ``"prior"`` and each model's ``"prior_mean"`` and
         ``"prior_sd"``."""
         doc = {
@@ -189,6 +192,7 @@ class NextItems(Result):
                     "se": self.se[j],
                     "rank": self.rank[j],
                     "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
+                    "at_edge": None if self.at_edge is None else bool(self.at_edge[j]),
                     "estimates": {n: self.estimates[j, c] for c, n in enumerate(self.estimate_names)},
                 }
                 for j, m in enumerate(self.models)
@@ -207,8 +211,8 @@ class NextItems(Result):
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per model: answered items, ability, rank and its interval, full-score estimates,
-        the number of next items and the stop rule."""
+        """One row per model: answered items, ability, rank and its interval, whether it is at the bank's
+        edge, full-score estimates, the number of next items and the stop rule."""
         frame = pd.DataFrame(
             {
                 "model": self.models,
@@ -220,6 +224,8 @@ class NextItems(Result):
                 "rank_high": self.rank_interval[:, 1],
             }
         )
+        if self.at_edge is not None:
+            frame["at_edge"] = np.asarray(self.at_edge, dtype=bool)
         for c, name in enumerate(self.estimate_names):
             frame[name] = self.estimates[:, c]
         frame["n_next"] = [len(i) for i in self.items]
@@ -439,6 +445,7 @@ def next_items(
         estimates=full,
         estimate_names=names,
         keys=keys,
+        at_edge=bank.at_edge(theta),
     )
 
 
@@ -570,6 +577,34 @@ def next_items_for(
         prior_in_choice=prior_in_choice,
         balance=balance,
     )
+    edge = edge_warning(bank, [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]])
+    if edge is not None:  # shown by a notebook too, not only stored in the result
+        warnings.append(edge)
+        _warnings.warn(edge, EstimateWarning, stacklevel=2)
     return dataclasses.replace(
         res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd
+    )
+
+
+def edge_warning(bank: ItemBank, models: Sequence[str]) -> str | None:
+    """The warning for ``models`` at the bank's edge (:meth:`ItemBank.at_edge`; ``None`` for none): their
+    full-score estimates extrapolate the curves, and what the bank measured there
+    (:attr:`ItemBank.edge_error`)."""
+    if not models:
+        return None
+    share = f"{EDGE_SHARE:.0%}"
+    text = (
+        f"{len(models)} model(s) at the edge of the bank, as able as its strongest {share} of reference "
+        f"models: {listed(models, 5)}; a model stronger than every reference model gets a full-score "
+        "estimate from curves no model that strong was fitted on"
+    )
+    err = bank.edge_error
+    if err is None:
+        return text + " (the bank did not measure how far off that is: refit it with misfit folds)"
+    way = "too low" if err < 0 else "too high"
+    return (
+        f"{text}: fitted on its weakest {1 - EDGE_SHARE:.0%}, the bank's estimates for its strongest {share} "
+        f"were {abs(err):.3f} {way} on average: a model stronger than every reference model may be "
+        f"estimated {way} (its ability cannot tell it apart from one as strong as the strongest reference "
+        "models)"
     )

@@ -9,6 +9,7 @@ suite and random items at the same budget. Shapes of ``--json``: :meth:`NextItem
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,7 +33,7 @@ from benchsift.cli._common import (
     split_list,
     sweep_workers,
 )
-from benchsift.errors import InputError
+from benchsift.errors import EstimateWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
@@ -142,6 +143,7 @@ def bank_command(
         "misfit_rms": None
         if bank.misfit_var is None
         else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
+        "edge_error": bank.edge_error,
         "designs": bank.designs(),
         "benchmark_offset_sd": None
         if bank.offset_var is None
@@ -222,20 +224,22 @@ def next_command(
         raise InputError("--prior-in-choice needs --prior-from (the prior that would steer the item choice)")
     covariates = _prior_covariates(prior_from, prior_benchmarks, bank.benchmarks)
     stop = StopRule(se_target=se_target, rank_width=rank_width, max_items=max_items)
-    res = next_items_for(
-        bank,
-        responses,
-        split_list(start) or [],
-        batch=batch,
-        exposure=exposure,
-        stop=stop,
-        random_state=seed,
-        covariates=covariates,
-        static_start=static_start,
-        criterion=criterion,
-        prior_in_choice=prior_in_choice,
-        balance=not no_balance,
-    )
+    with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
+        warnings.simplefilter("ignore", EstimateWarning)
+        res = next_items_for(
+            bank,
+            responses,
+            split_list(start) or [],
+            batch=batch,
+            exposure=exposure,
+            stop=stop,
+            random_state=seed,
+            covariates=covariates,
+            static_start=static_start,
+            criterion=criterion,
+            prior_in_choice=prior_in_choice,
+            balance=not no_balance,
+        )
     notes = []
     if res.prior is not None:
         p = res.prior

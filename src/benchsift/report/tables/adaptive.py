@@ -15,12 +15,22 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
-    of its curve and the measured budgets at which the whole budget is given spread
-    (:meth:`ItemBank.designs`)."""
+    of its curve, its error at the edge (:attr:`ItemBank.edge_error`) and the measured budgets at which the
+    whole budget is given spread (:meth:`ItemBank.designs`)."""
     table = DataTable(title=f"Item bank written to {out}")
-    for col in ("model", "items", "benchmarks", "reference models", "misfit (rms)", "whole budget spread"):
+    cols = (
+        "model",
+        "items",
+        "benchmarks",
+        "reference models",
+        "misfit (rms)",
+        "edge error",
+        "whole budget spread",
+    )
+    for col in cols:
         table.add_column(col)
     misfit = "not measured" if bank.misfit_var is None else f"{float(np.sqrt(np.max(bank.misfit_var))):.3f}"
+    edge = "not measured" if bank.edge_error is None else f"{bank.edge_error:+.3f}"
     rows = bank.designs()
     spread = [f"{r['items']}" for r in rows if r["spread"]]
     table.add_row(
@@ -29,6 +39,7 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
         str(len(bank.benchmarks)),
         str(len(bank.reference_models)),
         misfit,
+        edge,
         "not measured" if not rows else ("never" if not spread else "at " + ", ".join(spread) + " items"),
     )
     return table

@@ -1,0 +1,154 @@
+"""A bank's edge (benchsift.adaptive.design.edge_error, ItemBank.at_edge): the error measured for the
+strongest fifth of the reference models by a bank fitted on the others, checked against that bank fitted by
+hand and on simulated worlds where strong models beat the curve by a known amount; the models at the edge
+flagged and warned of (Python, result, CLI); the bank file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+from typer.testing import CliRunner
+
+from benchsift.adaptive import fit_bank, load_bank, next_items_for
+from benchsift.adaptive.bank import ItemBank
+from benchsift.adaptive.design import EDGE_SHARE
+from benchsift.cli.main import app
+from benchsift.errors import EstimateWarning, FormatError
+from benchsift.panel import Panel
+
+
+def _world(
+    n_models: int, n_items: int, boost: float, seed: int, theta: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A 2PL world (a ~ U(0.4, 2), b ~ N(0, 1), theta ~ N(0, 1) unless given) where a model above ability
+    0.8 gains ``boost`` x (theta - 0.8) logits on the low-discrimination items (a < 0.9): a strong model
+    beats the curve there, by a known amount (0 = a plain 2PL world). The items depend on ``seed`` only, so
+    new models of the same world answer the same items. Returns the 0/1 responses and the probabilities."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(0.4, 2.0, n_items), rng.normal(0.0, 1.0, n_items)
+    th = rng.standard_normal(n_models) if theta is None else theta
+    p = expit(a * (th[:, None] - b) + boost * np.maximum(th[:, None] - 0.8, 0.0) * (a < 0.9))
+    return (rng.random(p.shape) < p).astype(float), p
+
+
+def _panel(x: np.ndarray, prefix: str = "m") -> Panel:
+    items = pd.DataFrame({"benchmark": "B", "item": [str(i) for i in range(x.shape[1])]})
+    return Panel(x, [f"{prefix}{j}" for j in range(x.shape[0])], items)
+
+
+def test_edge_error_is_the_error_of_a_bank_fitted_on_the_weakest_four_fifths() -> None:
+    """The definition, by hand with the public API: the 20 strongest of 100 models (by their mean) held out,
+    a bank fitted on the other 80 with the fold options (no residual factors, the bank's prior and polish,
+    nothing measured), each held-out model scored on all its items, the mean of expected minus observed."""
+    x, _ = _world(100, 240, 1.0, 4)
+    bank = fit_bank(_panel(x))
+    order = np.argsort(x.mean(axis=1), kind="stable")
+    weak, strong = np.sort(order[:80]), np.sort(order[80:])
+    fold = fit_bank(
+        _panel(x[weak]),
+        polish=True,
+        prior=bank.prior,
+        residual_factors=0,
+        misfit_folds=0,
+        benchmark_offsets=False,
+    )
+    theta = fold.score(x[strong]).theta
+    by_hand = float(np.mean(fold.expected(theta).mean(axis=1) - x[strong].mean(axis=1)))
+    assert bank.edge_error == pytest.approx(by_hand, abs=1e-12)
+    assert fit_bank(_panel(x), misfit_folds=0).edge_error is None  # not measured without the misfit folds
+    assert fit_bank(_panel(x[:12])).edge_error is None  # 2 models would be held out: too few
+
+
+def test_edge_error_grows_where_strong_models_beat_the_curve_and_has_the_sign_of_new_strong_models() -> None:
+    """Known truth: in a plain 2PL world the edge error is the ability's shrinkage only (within 0.05 of 0,
+    below 0); where strong models beat the curve on a third of the items it is lower by more than 0.01 on
+    each of three worlds, below -0.03, and new models stronger than every reference model (ability 2-3) are
+    estimated too low there too (their mean error against their true expected mean below 0)."""
+    for seed in range(3):
+        plain = fit_bank(_panel(_world(100, 300, 0.0, seed)[0])).edge_error
+        x, _ = _world(100, 300, 2.0, seed)
+        bank = fit_bank(_panel(x))
+        assert plain is not None and bank.edge_error is not None
+        assert -0.05 < plain < 0.0
+        assert bank.edge_error < min(plain - 0.01, -0.03)
+        strong = np.random.default_rng(100 + seed).uniform(2.0, 3.0, 40)
+        xn, pn = _world(40, 300, 2.0, seed, theta=strong)
+        theta = bank.score(xn).theta
+        assert bank.at_edge(theta).all()
+        assert np.mean(bank.expected(theta).mean(axis=1) - pn.mean(axis=1)) < 0.0
+
+
+def test_at_edge_is_the_strongest_fifth_of_the_reference_abilities() -> None:
+    x, _ = _world(100, 200, 0.0, 7)
+    bank = fit_bank(_panel(x), misfit_folds=0)
+    ref = np.asarray(bank.reference_theta)
+    cut = np.quantile(ref, 1 - EDGE_SHARE)
+    assert bank.at_edge(ref).sum() == (ref >= cut).sum() == 20
+    assert bank.at_edge(np.array([ref.max() + 1.0, np.median(ref), cut])).tolist() == [True, False, True]
+
+
+def test_models_at_the_edge_are_flagged_and_warned_of() -> None:
+    """A bank fitted on the 60 weakest of 100 models; the 40 strongest take their next items: those at the
+    edge are flagged in the result (to_frame, to_dict) and named in one warning, in the result and as an
+    EstimateWarning a notebook shows, with the bank's measured edge error; the weak ones raise none."""
+    x, _ = _world(100, 300, 2.0, 1)
+    order = np.argsort(x.mean(axis=1), kind="stable")
+    bank = fit_bank(_panel(x[np.sort(order[:60])]))
+    strong = _panel(x[np.sort(order[60:])], prefix="s")
+    with pytest.warns(EstimateWarning, match="at the edge of the bank") as caught:
+        res = next_items_for(bank, strong, batch=5)
+    flagged = bank.at_edge(res.theta)
+    assert 0 < flagged.sum() <= 40 and res.at_edge is not None
+    assert res.at_edge.tolist() == flagged.tolist() == res.to_frame()["at_edge"].tolist()
+    assert [m["at_edge"] for m in res.to_dict()["models"]] == flagged.tolist()
+    (text,) = [w for w in res.warnings if "at the edge" in w]
+    assert str(caught[0].message) == text
+    assert text.startswith(f"{int(flagged.sum())} model(s) at the edge")
+    assert f"{abs(bank.edge_error or 0):.3f} too low" in text
+    weak = _panel(x[np.sort(order[:10])], prefix="w")
+    quiet = next_items_for(bank, weak, batch=5)  # the suite turns any warning into an error
+    assert quiet.at_edge is not None and not quiet.at_edge.any()
+    assert not any("at the edge" in w for w in quiet.warnings)
+
+
+def test_the_bank_file_keeps_the_edge_error(tmp_path: Path) -> None:
+    x, _ = _world(60, 120, 1.0, 2)
+    bank = fit_bank(_panel(x))
+    assert bank.edge_error is not None
+    path = bank.save(tmp_path / "bank.json")
+    assert load_bank(path).edge_error == bank.edge_error
+    doc = json.loads(path.read_text())
+    del doc["edge_error"]  # a bank written before the measure
+    assert ItemBank.from_dict(doc).edge_error is None
+    with pytest.raises(FormatError, match="edge_error needs a finite number"):
+        ItemBank.from_dict({**doc, "edge_error": float("inf")}, source="b.json")
+    with pytest.raises(FormatError, match="not a benchsift item bank"):
+        ItemBank.from_dict({**doc, "edge_error": "high"}, source="b.json")
+
+
+def test_the_cli_reports_the_edge_error_and_warns_of_models_at_the_edge(tmp_path: Path) -> None:
+    x, _ = _world(100, 200, 2.0, 3)
+    order = np.argsort(x.mean(axis=1), kind="stable")
+    _panel(x[np.sort(order[:60])]).save(tmp_path / "weak.parquet")
+    _panel(x[np.sort(order[60:])], prefix="s").save(tmp_path / "strong.parquet")
+    runner = CliRunner()
+    out = runner.invoke(
+        app, ["adaptive", "bank", str(tmp_path / "weak.parquet"), "-o", str(tmp_path / "b.json"), "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    edge = json.loads(out.stdout)["edge_error"]
+    assert edge == load_bank(tmp_path / "b.json").edge_error and edge < 0
+    nxt = runner.invoke(
+        app, ["adaptive", "next", str(tmp_path / "b.json"), str(tmp_path / "strong.parquet"), "--json"]
+    )
+    assert nxt.exit_code == 0, nxt.output
+    doc = json.loads(nxt.stdout)
+    flagged = [m["model"] for m in doc["models"] if m["at_edge"]]
+    assert flagged
+    (text,) = [w for w in doc["warnings"] if "at the edge" in w]
+    assert text.startswith(f"{len(flagged)} model(s) at the edge") and f"{abs(edge):.3f} too low" in text
