@@ -48,15 +48,17 @@ Two protocols, both on held-out models (40 % of the image models per split):
   chosen by information over the whole bank, ``balance=False``, the default before; by default each benchmark
   gets an equal share of a model's items), ``no-offsets`` (one ability for every benchmark of a bank, the
   default before; by default a bank of several benchmarks gives each model an ability offset per benchmark,
-  :mod:`benchsift.adaptive.offsets`). ``random items``: what a user would do instead, each held-out model's
-  ``n`` items drawn at random among those it has a score on (an equal share per benchmark) and the mean of
-  its benchmark means over them. ``--split strongest``: the bank is built on the weakest 60 % of the models
-  by their full score and the strongest 40 % are the new models (every split the same partition, the seeds
-  moving only the randomised item choices), where each model's estimate extrapolates the curves (at the
-  bank's edge: :meth:`benchsift.adaptive.ItemBank.at_edge`). Printed per panel and budget: MAE and Spearman
-  (mean over splits, with the standard error of the MAE), and whether benchsift's MAE is at most the
-  reference CAT's with a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of
-  the Spearman difference paired by split.
+  :mod:`benchsift.adaptive.offsets`), ``edge-spread`` (a model at the bank's edge given the rest of its budget
+  spread over the difficulty and its estimate corrected from them, ``replay_adaptive(edge_spread=True)``;
+  opt-in). ``random items``: what a user would do instead, each held-out model's ``n`` items drawn at random
+  among those it has a score on (an equal share per benchmark) and the mean of its benchmark means over them.
+  ``--split strongest``: the bank is built on the weakest 60 % of the models by their full score and the
+  strongest 40 % are the new models (every split the same partition, the seeds moving only the randomised item
+  choices), where each model's estimate extrapolates the curves (at the bank's edge:
+  :meth:`benchsift.adaptive.ItemBank.at_edge`). Printed per panel and budget: MAE and Spearman (mean over
+  splits, with the standard error of the MAE), and whether benchsift's MAE is at most the reference CAT's with
+  a Spearman no worse (issue 31's acceptance, within 0.005), with the standard error of the Spearman
+  difference paired by split.
 * **simulate** (unless ``--no-simulate``): :func:`benchsift.adaptive.simulate_adaptive` -- adaptive vs the
   static suite vs random items, rank Spearman and MAE (mean and sd over splits) per budget; with ``--try
   no-balance`` also adaptive testing without the per-benchmark shares (``no bal.``), with ``--try
@@ -108,6 +110,7 @@ TRIALS = (
     "prior-in-choice",
     "no-balance",
     "no-offsets",
+    "edge-spread",
 )
 
 
@@ -231,6 +234,8 @@ def versus_reference(
                     kw["prior_in_choice"] = True
                 if name == "+ no-balance":  # by information over the whole bank, not per benchmark
                     kw["balance"] = False
+                if name == "+ edge-spread":  # an edge model given the rest of its budget spread
+                    kw["edge_spread"] = True
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out

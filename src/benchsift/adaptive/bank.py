@@ -323,7 +323,11 @@ class ItemBank(Result):
         return self.model.expected_score(theta, np.asarray(cols, dtype=np.int64))
 
     def full_scores(
-        self, X: np.ndarray, theta: np.ndarray, sample: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        theta: np.ndarray,
+        sample: np.ndarray | None = None,
+        edge: np.ndarray | None = None,
     ) -> tuple[np.ndarray, list[str]]:
         """``(n, n_benchmarks + 1)`` full-score estimates (observed scores plus expected ones for the items
         not administered; last column ``overall``, the mean over benchmarks) and the column names.
@@ -331,8 +335,11 @@ class ItemBank(Result):
         ``sample``: bank positions of items spread over the difficulty that the models were given (the
         static start, :meth:`spread_items`); with a measured misfit (``misfit_var``) each benchmark's
         estimate adds the composite correction from the model's residuals on them
-        (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1]). A bank with
-        ``offset_var`` fills each benchmark's items at the model's ability plus its offset on that benchmark
+        (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1]); an ``(n, n_items)``
+        mask gives each model its own. ``edge``: per model, whether it is at the bank's edge
+        (:meth:`at_edge`): its correction takes the misfit as at least the bank's error at the edge squared
+        (:attr:`edge_error`), the curve's error measured out there. A bank with ``offset_var`` fills each
+        benchmark's items at the model's ability plus its offset on that benchmark
         (:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
@@ -351,8 +358,13 @@ class ItemBank(Result):
         # graded items without a fit have no expected score: NaN, left out of the means
         per = group_nan_means(filled, groups)
         tau2, s2 = self.misfit_var, self.residual_var
-        if sample is not None and len(sample) and tau2 is not None and s2 is not None:
-            per = np.clip(per + composite_correction(X, exp, np.asarray(sample), groups, tau2, s2), 0.0, 1.0)
+        picked = None if sample is None else np.asarray(sample)
+        has_sample = picked is not None and (picked.any() if picked.ndim == 2 else picked.size > 0)
+        if picked is not None and has_sample and tau2 is not None and s2 is not None:
+            if edge is not None and self.edge_error is not None:
+                out_there = np.maximum(tau2, self.edge_error**2)
+                tau2 = np.where(np.asarray(edge, dtype=bool)[:, None], out_there[None, :], tau2[None, :])
+            per = np.clip(per + composite_correction(X, exp, picked, groups, tau2, s2), 0.0, 1.0)
         overall = nan_mean(per, axis=1)
         return np.column_stack([per, overall]), [*names, "overall"]
 

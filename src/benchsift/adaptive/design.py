@@ -236,22 +236,28 @@ def composite_correction(
     r"""``(n, n_groups)`` additive corrections of the benchmark estimates (module docstring):
     :math:`\lambda_G \frac{|G \setminus O|}{|G|} \bar r_G` per model, 0 where a model answered none of the
     ``sample`` items of ``G``. ``X``: responses (NaN = not answered); ``fill``: the expected scores the
-    estimate fills the unanswered items with; ``sample``: bank positions of the spread sample."""
-    out = np.zeros((X.shape[0], len(groups)))
-    in_sample = np.zeros(X.shape[1], dtype=bool)
-    in_sample[np.asarray(sample, dtype=np.int64)] = True
+    estimate fills the unanswered items with; ``sample``: bank positions of the spread sample, or an
+    ``(n, n_items)`` mask, each model's own; ``misfit_var``: per group, or ``(n, n_groups)`` per model."""
+    n = X.shape[0]
+    out = np.zeros((n, len(groups)))
+    if np.asarray(sample).ndim == 2:
+        in_sample = np.asarray(sample, dtype=bool)
+    else:
+        in_sample = np.zeros((1, X.shape[1]), dtype=bool)
+        in_sample[0, np.asarray(sample, dtype=np.int64)] = True
+    tau2_all = np.broadcast_to(np.asarray(misfit_var, dtype=np.float64), (n, len(groups)))
     answered = ~np.isnan(X)
     for g, cols in enumerate(groups):
         cols = np.asarray(cols, dtype=np.int64)
-        s_cols = cols[in_sample[cols]]
-        tau2, s2 = float(misfit_var[g]), float(residual_var[g])
-        if s_cols.size == 0 or not tau2 > 0:  # no sample, or no misfit: the p-IRT estimate as it is
+        tau2, s2 = tau2_all[:, g], float(residual_var[g])
+        picked = np.broadcast_to(in_sample[:, cols], (n, cols.size))
+        if not picked.any() or not (tau2 > 0).any():  # no sample, or no misfit: the p-IRT estimate as it is
             continue
-        r = X[:, s_cols] - fill[:, s_cols]  # NaN where not answered (or a graded item has no fill)
+        r = np.where(picked, X[:, cols] - fill[:, cols], np.nan)  # NaN where not answered or no fill
         k = np.isfinite(r).sum(axis=1)
-        has = k > 0
+        has = (k > 0) & (tau2 > 0)
         rbar = np.where(has, np.where(np.isfinite(r), r, 0.0).sum(axis=1) / np.maximum(k, 1), 0.0)
-        lam = np.where(has, tau2 / (tau2 + s2 / np.maximum(k, 1)), 0.0)
+        lam = np.where(has, tau2 / np.where(has, tau2 + s2 / np.maximum(k, 1), 1.0), 0.0)
         unanswered = (~answered[:, cols]).sum(axis=1) / cols.size
         out[:, g] = lam * unanswered * rbar
     return out

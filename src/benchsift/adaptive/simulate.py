@@ -34,7 +34,7 @@ from joblib import delayed
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.prior import fit_covariate_prior
-from benchsift.adaptive.select import StopRule, next_items, static_start_items
+from benchsift.adaptive.select import StopRule, next_items, spread_rest, static_start_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError
@@ -129,6 +129,7 @@ def replay_adaptive(
     criterion: str = "posterior",
     prior_in_choice: bool = False,
     balance: bool = True,
+    edge_spread: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -138,15 +139,20 @@ def replay_adaptive(
     bank's difficulty (:meth:`ItemBank.spread_items`), then adaptive; ``None`` (default): a quarter from 60
     items, none below, all where the bank measured that design to err less out of fold
     (:func:`benchsift.adaptive.select.static_start_items`, measured there). ``criterion``,
-    ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. Returns the full-score
-    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
-    static start's items, :mod:`benchsift.adaptive.design`) and the answered mask."""
+    ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. ``edge_spread``: a model at
+    the bank's edge is given the static start and then the rest of its budget spread over the difficulty
+    (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models
+    stronger than the bank*); opt-in: on the strongest 40 % of MMMU and vlm3_90 it lowered the error at 5 %
+    of the items and raised it at 1-2 %. Returns the full-score estimates ``(n,
+    n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the static start's
+    items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the answered mask."""
     if static_start is None:
         n_start = static_start_items(int(n_items), bank)
     else:
         check_param("static_start", static_start, _STATIC_START)
         n_start = int(float(static_start) * int(n_items))
     start = bank.spread_items(n_start)
+    edge = spread_rest(bank, int(n_items), start) if edge_spread else None
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
@@ -167,6 +173,7 @@ def replay_adaptive(
             criterion=criterion,
             prior_in_choice=prior_in_choice,
             balance=balance,
+            edge_items=edge,
         )
         if all(not items for items in nxt.items):
             break

@@ -214,6 +214,15 @@ def next_command(
             "--no-balance",
         ),
     ] = False,
+    edge_spread: Annotated[
+        bool,
+        opt(
+            "With --max-items, a model at the bank's edge gets the rest of its budget spread over the "
+            "difficulty and its estimate corrected from them (README: won at 5 % of the items, lost at "
+            "1-2 %).",
+            "--edge-spread",
+        ),
+    ] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
@@ -239,6 +248,7 @@ def next_command(
             criterion=criterion,
             prior_in_choice=prior_in_choice,
             balance=not no_balance,
+            edge_spread=edge_spread,
         )
     notes = []
     if res.prior is not None:
