@@ -618,7 +618,8 @@ def next_items_for(
         prior_in_choice=prior_in_choice,
         balance=balance,
     )
-    edge = edge_warning(bank, [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]])
+    flagged = [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]]
+    edge = _edge_warning(bank, flagged)
     if edge is not None:  # shown by a notebook too, not only stored in the result
         warnings.append(edge)
         _warnings.warn(edge, EstimateWarning, stacklevel=2)
@@ -627,7 +628,7 @@ def next_items_for(
     )
 
 
-def edge_warning(bank: ItemBank, models: Sequence[str]) -> str | None:
+def _edge_warning(bank: ItemBank, models: Sequence[str]) -> str | None:
     """The warning for ``models`` at the bank's edge (:meth:`ItemBank.at_edge`; ``None`` for none): their
     full-score estimates extrapolate the curves, and what the bank measured there
     (:attr:`ItemBank.edge_error`)."""
