@@ -113,6 +113,27 @@ def spread_rest(bank: ItemBank, n_items: int, start: np.ndarray | None = None) -
     return np.concatenate([first, rest[~np.isin(rest, first)]])
 
 
+def _given_items(
+    bank: ItemBank,
+    start_items: Sequence[int] | np.ndarray | None,
+    edge_items: Sequence[int] | np.ndarray | None,
+    at_edge: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The static start and the edge models' items of :func:`next_items` (checked; ``None`` without), and the
+    composite correction's sample: the static start, or per model (``(n, n_items)``) an edge model's own."""
+    start = check_array(
+        "start_items", [] if start_items is None else list(start_items), ndim=1, dtype=np.int64, low=0,
+        high=bank.n_items - 1,
+    )  # fmt: skip
+    if edge_items is None:
+        return start, None, start
+    edge = check_array("edge_items", list(edge_items), ndim=1, dtype=np.int64, low=0, high=bank.n_items - 1)
+    sample = np.zeros((at_edge.size, bank.n_items), dtype=bool)
+    sample[:, start] = True
+    sample[at_edge] = np.isin(np.arange(bank.n_items), edge)
+    return start, edge, sample
+
+
 def _default_start(bank: ItemBank, stop: StopRule | None, warnings: list[str]) -> int:
     """The default static start of :func:`next_items_for`: :func:`static_start_items` of ``stop.max_items``
     (none without it); when that is the whole budget, a warning saying why joins ``warnings``."""
@@ -392,16 +413,11 @@ def next_items(
         runs offers only the items a model was run on); default: every item.
     start_items:
         Optional bank positions every model is given first, in this order (a static start, e.g.
-        :meth:`ItemBank.spread_items`): while one of them is still open to a model (not answered and
-        available), its next items are the first open ones; then maximum information. Stateless like the
-        rest: it depends only on what was answered.
+        :meth:`ItemBank.spread_items`), while one is still open (not answered, available); then maximum
+        information. Stateless like the rest: it depends only on what was answered.
     edge_items:
-        Optional bank positions a model at the bank's edge (:meth:`ItemBank.at_edge`, at its current
-        ability) is given instead, in this order, while one is open (e.g. :func:`spread_rest`: the static
-        start, then the rest of the budget spread over the difficulty). There the curves extrapolate, so its
-        estimate rests on a sample instead: the composite correction takes the ``edge_items`` it answered as
-        its sample, with the bank's error at the edge as the misfit (:attr:`ItemBank.edge_error`; README,
-        *New models stronger than the bank*). ``None``: the edge changes nothing.
+        What a model at the bank's edge (:meth:`ItemBank.at_edge`) is given instead of ``start_items`` (e.g.
+        :func:`spread_rest`), and its composite correction's sample (:func:`_given_items`; README).
     criterion:
         ``"posterior"`` (default): each item's Fisher information averaged over the model's ability
         posterior (:meth:`ItemBank.posterior_information`); ``"point"``: at the EAP alone, the classical
@@ -424,41 +440,25 @@ def next_items(
     z = float(norm.ppf(0.5 + rule.level / 2))
     rank = bank.rank_of_theta(theta)
     rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
-    start = check_array(
-        "start_items", [] if start_items is None else list(start_items), ndim=1, dtype=np.int64, low=0,
-        high=bank.n_items - 1,
-    )  # fmt: skip
     at_edge = bank.at_edge(theta)
-    sample: np.ndarray = start
-    edge = None
-    if edge_items is not None:
-        edge = check_array(
-            "edge_items", list(edge_items), ndim=1, dtype=np.int64, low=0, high=bank.n_items - 1
-        )
-        sample = np.zeros((len(models), bank.n_items), dtype=bool)  # each model's sample: its own list
-        sample[:, start] = True
-        sample[np.ix_(np.flatnonzero(at_edge), edge)] = True
-        sample[at_edge] &= np.isin(np.arange(bank.n_items), edge)
-    full, names = bank.full_scores(X, theta, sample=sample, edge=at_edge if edge is not None else None)
+    start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
+    full, names = bank.full_scores(X, theta, sample=sample, edge=None if edge is None else at_edge)
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
     groups = benchmark_codes(bank) if balance else None
+    reasons = [
+        _stop_reason(rule, bool(blocked[j].all()), int(n_answered[j]), float(se[j]), rank_iv[j])
+        for j in range(len(models))
+    ]
     chosen: list[list[int]] = []
-    reasons: list[str | None] = []
+    cap = rule.max_items
     for j, m in enumerate(models):
-        reason = _stop_reason(rule, bool(blocked[j].all()), int(n_answered[j]), float(se[j]), rank_iv[j])
-        reasons.append(reason)
-        if reason is not None:
-            chosen.append([])
-            continue
-        room = int(batch)
-        if rule.max_items is not None:
-            room = min(room, int(rule.max_items) - int(n_answered[j]))
-        given = edge if edge is not None and at_edge[j] else start
-        open_start = given[~blocked[j, given]][:room]
-        if open_start.size:  # the static start first
-            chosen.append(open_start.tolist())
+        room = int(batch) if cap is None else min(int(batch), int(cap) - int(n_answered[j]))
+        given = edge if edge is not None and at_edge[j] else start  # the static start, an edge model's own
+        first = given[~blocked[j, given]][:room]
+        if reasons[j] is not None or first.size:
+            chosen.append([] if reasons[j] is not None else first.tolist())
             continue
         rng = _step_seed(random_state, m, int(n_answered[j]))
         chosen.append(pick_balanced(info[j], blocked[j], answered[j], groups, room, exposure, rng).tolist())
