@@ -196,11 +196,17 @@ def _split_task(
     static_start: float | None = None,
     balance: bool = True,
     benchmark_offsets: bool | None = None,
+    strongest: bool = False,
+    edge_spread: bool = False,
 ) -> tuple[int, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
-    (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs."""
+    (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs;
+    ``strongest``: the strongest models by full score held out (the seed moves the rest)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(split)]))
     perm = rng.permutation(image.n_models)
+    if strongest:
+        overall = _full_overall(image)
+        perm = np.argsort(np.where(np.isfinite(overall), overall, -np.inf), kind="stable")
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
     truth = _full_overall(held)
@@ -231,6 +237,7 @@ def _split_task(
         random_state=seed,
         static_start=static_start,
         balance=balance,
+        edge_spread=edge_spread,
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
@@ -251,6 +258,8 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "static_start": _STATIC_START,
         "balance": ["boolean"],
         "benchmark_offsets": ["boolean", None],
+        "strongest": ["boolean"],
+        "edge_spread": ["boolean"],
     }
 )
 def simulate_adaptive(
@@ -266,6 +275,8 @@ def simulate_adaptive(
     static_start: float | None = None,
     balance: bool = True,
     benchmark_offsets: bool | None = None,
+    strongest: bool = False,
+    edge_spread: bool = False,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -282,7 +293,11 @@ def simulate_adaptive(
     build models). ``static_start``: the adaptive method's static start, a fraction of its items
     (:func:`replay_adaptive`; ``None``: a quarter from 60 items). ``balance``: equal shares of the items
     per benchmark (:func:`benchsift.adaptive.next_items`). ``benchmark_offsets``: the banks' per-benchmark
-    ability offsets (:func:`benchsift.adaptive.fit_bank`; ``None``: its default).
+    ability offsets (:func:`benchsift.adaptive.fit_bank`; ``None``: its default). ``strongest``: hold out the
+    strongest ``holdout`` share of the models by full score instead of a random one (every split the same
+    models; the seeds move the suite, the random items and the exposure draws): new models stronger than
+    every build model, where the bank's curves extrapolate (README, *New models stronger than the bank*).
+    ``edge_spread``: the adaptive method's :func:`replay_adaptive` option.
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -309,6 +324,8 @@ def simulate_adaptive(
                 None if static_start is None else float(static_start),
                 bool(balance),
                 benchmark_offsets,
+                bool(strongest),
+                bool(edge_spread),
             )
             for split in range(int(n_splits))
         )
@@ -318,6 +335,13 @@ def simulate_adaptive(
                 per[m].append(metrics[m])
             if progress is not None:
                 progress(done, int(n_splits))
+    if strongest:
+        notes.append(
+            f"held out: the strongest {n_hold} models by full score, in every split (new models stronger "
+            "than the build models)"
+        )
+    if edge_spread:
+        notes.append("adaptive: a model at the bank's edge got the rest of its budget spread (edge spread)")
     if covariates is not None:
         notes.append(
             "adaptive: ability prior regressed on the models' " + ", ".join(map(str, covariates.columns))

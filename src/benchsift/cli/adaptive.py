@@ -315,6 +315,18 @@ def simulate_command(
             "--no-benchmark-offsets",
         ),
     ] = False,
+    strongest: Annotated[
+        bool,
+        opt(
+            "Hold out the strongest models by full score (the --holdout share, every split): new models "
+            "stronger than the bank's, where its estimate extrapolates (README).",
+            "--strongest",
+        ),
+    ] = False,
+    edge_spread: Annotated[
+        bool,
+        opt("The adaptive method with `adaptive next --edge-spread` (README).", "--edge-spread"),
+    ] = False,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
@@ -335,6 +347,8 @@ def simulate_command(
         static_start=static_start,
         balance=not no_balance,
         benchmark_offsets=False if no_benchmark_offsets else None,
+        strongest=strongest,
+        edge_spread=edge_spread,
         out=out,
         holdout=holdout,
         budget=budget,
@@ -344,6 +358,7 @@ def simulate_command(
         progress=progress_bar("replaying splits"),
         n_jobs=sweep_workers(ctx, backend, address, n_jobs),
     )
-    title = f"Adaptive vs static vs random on {panel.name} (holdout {holdout}, {splits} splits)"
+    held = "the strongest" if strongest else "holdout"
+    title = f"Adaptive vs static vs random on {panel.name} ({held} {holdout}, {splits} splits)"
     written = [f"simulation written to {out}/ (open {out}/index.html)"] if out is not None else []
     emit(json_output, run, lambda: render_simulation(run.value, title), notes=run.notes, after=written)
