@@ -83,7 +83,7 @@ from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
-from benchsift.adaptive.design import budget_items
+from benchsift.adaptive.design import budget_items, weakest_first
 from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -171,7 +171,7 @@ def versus_reference(
     # the strongest split: the weakest 60 % build the bank, the strongest 40 % are the new models (by their
     # full-run score, the mean of their benchmark means); the same partition in every split, whose seed then
     # moves only the randomised item choice
-    strength = np.argsort(nan_mean(image.benchmark_means().means, axis=1), kind="stable")
+    strength = weakest_first(nan_mean(image.benchmark_means().means, axis=1))
     base = COVARIATE if covariates is not None else "benchsift"
     names = [*variants, *([COVARIATE] if covariates is not None else []), *(f"+ {t}" for t in trials), RANDOM]
     out: dict[float, dict[str, list[tuple[float, float]]]] = {b: {v: [] for v in names} for b in budgets}

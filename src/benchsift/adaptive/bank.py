@@ -310,17 +310,16 @@ class ItemBank(Result):
 
     def expected(self, theta: np.ndarray) -> np.ndarray:
         """``(n, n_items)`` expected score of every item at abilities ``theta``."""
-        theta = np.atleast_1d(np.asarray(theta, dtype=float))
-        if isinstance(self.model, TwoPL):
-            return self.model.predict_proba(theta)
-        return self.model.expected_score(theta)
+        return self.expected_items(theta)
 
-    def expected_items(self, theta: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """``(n, len(cols))`` expected score of the bank items ``cols`` at abilities ``theta``."""
+    def expected_items(self, theta: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """``(n, len(cols))`` expected score of the bank items ``cols`` (``None``: every item) at abilities
+        ``theta``."""
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        items = None if cols is None else np.asarray(cols, dtype=np.int64)
         if isinstance(self.model, TwoPL):
-            return self.model.predict_proba(theta, np.asarray(cols, dtype=np.int64))
-        return self.model.expected_score(theta, np.asarray(cols, dtype=np.int64))
+            return self.model.predict_proba(theta, items)
+        return self.model.expected_score(theta, items)
 
     def full_scores(
         self,
@@ -817,9 +816,10 @@ def _measure_designs(
     def refit(part: Panel) -> ItemBank:
         return fit_bank(part, **fold_options, misfit_folds=0)
 
+    groups = bank._benchmark_groups()
     folds = fold_banks(ref, refit, int(misfit_folds), int(random_state))
-    bank.edge_error = measure_edge_error(ref, refit, bank._benchmark_groups())
-    cv = None if folds is None else misfit_from_folds(ref, folds, bank._benchmark_groups())
+    bank.edge_error = measure_edge_error(ref, refit, groups)
+    cv = None if folds is None else misfit_from_folds(ref, folds, groups)
     if folds is None or cv is None:
         return
     bank.misfit_var, bank.residual_var = cv

@@ -87,6 +87,7 @@ __all__ = [
     "nearest_budget",
     "out_of_fold_misfit",
     "spread_wins",
+    "weakest_first",
 ]
 
 #: Folds of the out-of-fold misfit, by default.
@@ -165,6 +166,14 @@ def out_of_fold_misfit(
     return None if folds is None else misfit_from_folds(panel, folds, groups)
 
 
+def weakest_first(overall: np.ndarray) -> np.ndarray:
+    """Model positions ordered by their full score ``overall``, weakest first (stable; a model without one,
+    NaN, first: it never counts among the strongest). The order of :func:`edge_error` and of the strongest
+    split (:func:`benchsift.adaptive.simulate_adaptive` ``strongest``)."""
+    overall = np.asarray(overall, dtype=np.float64)
+    return np.argsort(np.where(np.isfinite(overall), overall, -np.inf), kind="stable")
+
+
 def edge_error(
     panel: Panel,
     fit: Callable[[Panel], Any],
@@ -177,12 +186,10 @@ def edge_error(
     when fewer than :data:`MIN_EDGE_MODELS` would be held out or fewer than ``min_train`` would fit the bank.
     ``fit(panel)`` fits a bank with the caller's options; ``groups`` are the benchmarks' item positions."""
     overall = nan_mean(panel.benchmark_means().means, axis=1)
-    ranked = np.flatnonzero(np.isfinite(overall))
-    ranked = ranked[np.argsort(overall[ranked], kind="stable")]  # weakest first
-    n_edge = int(round(float(share) * ranked.size))
+    n_edge = int(round(float(share) * int(np.isfinite(overall).sum())))
     if n_edge < MIN_EDGE_MODELS or panel.n_models - n_edge < int(min_train):
         return None
-    held = np.sort(ranked[ranked.size - n_edge :])
+    held = np.sort(weakest_first(overall)[panel.n_models - n_edge :])
     bank = fit(panel.subset(models=np.setdiff1d(np.arange(panel.n_models), held)))
     X = panel.scores[held]
     err = bank.expected(bank.score(X).theta) - X  # NaN where a model has no score

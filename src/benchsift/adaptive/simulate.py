@@ -33,6 +33,7 @@ from joblib import delayed
 
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
+from benchsift.adaptive.design import weakest_first
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.adaptive.select import StopRule, next_items, spread_rest, static_start_items
 from benchsift.compression.full_score import fit_full_score
@@ -205,8 +206,7 @@ def _split_task(
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(split)]))
     perm = rng.permutation(image.n_models)
     if strongest:
-        overall = _full_overall(image)
-        perm = np.argsort(np.where(np.isfinite(overall), overall, -np.inf), kind="stable")
+        perm = weakest_first(_full_overall(image))
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
     truth = _full_overall(held)
