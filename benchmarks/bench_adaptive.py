@@ -49,9 +49,11 @@ Two protocols, both on held-out models (40 % of the image models per split):
   gets an equal share of a model's items), ``no-offsets`` (one ability for every benchmark of a bank, the
   default before; by default a bank of several benchmarks gives each model an ability offset per benchmark,
   :mod:`benchsift.adaptive.offsets`), ``edge-spread`` (a model at the bank's edge given the rest of its budget
-  spread over the difficulty and its estimate corrected from them, ``replay_adaptive(edge_spread=True)``;
-  opt-in). ``random items``: what a user would do instead, each held-out model's ``n`` items drawn at random
-  among those it has a score on (an equal share per benchmark) and the mean of its benchmark means over them.
+  spread over the difficulty and its estimate corrected from them, ``replay_adaptive(edge_spread=True)``; by
+  default from 5 % of the bank's items), ``no-edge-spread`` (never, ``edge_spread=False``: the default below
+  5 %, and at every budget before). ``random items``: what a user would do instead, each held-out model's
+  ``n`` items drawn at random among those it has a score on (an equal share per benchmark) and the mean of its
+  benchmark means over them.
   ``--split strongest``: the bank is built on the weakest 60 % of the models by their full score and the
   strongest 40 % are the new models (every split the same partition, the seeds moving only the randomised item
   choices), where each model's estimate extrapolates the curves (at the bank's edge:
@@ -111,6 +113,7 @@ TRIALS = (
     "no-balance",
     "no-offsets",
     "edge-spread",
+    "no-edge-spread",
 )
 
 
@@ -236,6 +239,8 @@ def versus_reference(
                     kw["balance"] = False
                 if name == "+ edge-spread":  # an edge model given the rest of its budget spread
                     kw["edge_spread"] = True
+                if name == "+ no-edge-spread":  # never spread (the default below 5 % of the items)
+                    kw["edge_spread"] = False
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(full[:, -1], truth))
     return out

@@ -14,10 +14,17 @@ import pytest
 from scipy.special import expit
 from typer.testing import CliRunner
 
-from benchsift.adaptive import fit_bank, load_bank, next_items_for, replay_adaptive, simulate_adaptive
+from benchsift.adaptive import (
+    StopRule,
+    fit_bank,
+    load_bank,
+    next_items_for,
+    replay_adaptive,
+    simulate_adaptive,
+)
 from benchsift.adaptive.bank import ItemBank
-from benchsift.adaptive.design import EDGE_SHARE, composite_correction
-from benchsift.adaptive.select import spread_rest, static_start_items
+from benchsift.adaptive.design import EDGE_SHARE, EDGE_SPREAD_FROM, composite_correction
+from benchsift.adaptive.select import edge_spread_for, spread_rest, static_start_items
 from benchsift.cli.main import app
 from benchsift.errors import EstimateWarning, FormatError
 from benchsift.panel import Panel
@@ -206,7 +213,9 @@ def test_edge_spread_lowers_the_error_for_new_models_stronger_than_the_bank() ->
         assert err[True] < 0.85 * err[False]
 
 
-def test_the_cli_spreads_the_edge_models_budget_on_request(tmp_path: Path) -> None:
+def test_the_cli_spreads_the_edge_models_budget_by_default_and_on_request(tmp_path: Path) -> None:
+    """40 of 200 items (20 %): ``--no-edge-spread`` gives the plain test, ``--edge-spread`` and the default
+    the spread one (the same items); the default says so, with how to turn it off."""
     x, _ = _world(100, 200, 2.0, 3)
     order = np.argsort(x.mean(axis=1), kind="stable")
     bank = fit_bank(_panel(x[np.sort(order[:60])]))
@@ -216,8 +225,8 @@ def test_the_cli_spreads_the_edge_models_budget_on_request(tmp_path: Path) -> No
     answered[:, :8] = strong.scores[:, :8]  # every model has answered 8 items: its ability is known
     Panel(answered, strong.model_ids, strong.items).save(tmp_path / "so_far.parquet")
     runner = CliRunner()
-    docs = {}
-    for flag in ([], ["--edge-spread"]):
+    docs, warned = {}, {}
+    for flag in (["--no-edge-spread"], ["--edge-spread"], []):
         out = runner.invoke(
             app,
             [
@@ -231,7 +240,16 @@ def test_the_cli_spreads_the_edge_models_budget_on_request(tmp_path: Path) -> No
             + ["--batch", "8", "--json", *flag],
         )
         assert out.exit_code == 0, out.output
-        docs[bool(flag)] = json.loads(out.stdout)["models"]
+        key = flag[0] if flag else "default"
+        docs[key] = json.loads(out.stdout)["models"]
+        warned[key] = " ".join(json.loads(out.stdout)["warnings"])
+    assert docs["default"] == docs["--edge-spread"]
+    assert (
+        "the default from 5% of the bank's items" in warned["default"]
+        and "--no-edge-spread" in warned["default"]
+    )
+    assert "edge spread)" in warned["--edge-spread"] and "edge spread" not in warned["--no-edge-spread"]
+    docs[False], docs[True] = docs["--no-edge-spread"], docs["--edge-spread"]
     first = spread_rest(bank, 40, None)
     keys = [str(k) for k in bank.items["item"]]
     edge = [m["at_edge"] for m in docs[True]]
@@ -248,7 +266,8 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     """``simulate_adaptive(strongest=True)`` holds out the strongest 40 % by full score in every split: its
     adaptive row equals a replay of exactly those models on a bank of the others (same seed, items and
     options); with ``edge_spread`` the replay is the edge-spread one, which errs less in this world (where
-    strong models beat the curve); both say so in a note, and the CLI's ``--strongest --edge-spread`` too."""
+    strong models beat the curve), and at this budget (20 %) the default is the same; both say so in a note,
+    and the CLI's ``--strongest --edge-spread`` too."""
     x, _ = _world(100, 300, 2.0, 6)
     panel = _panel(x)
     order = np.argsort(x.mean(axis=1), kind="stable")
@@ -256,8 +275,12 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     truth = held.scores.mean(axis=1)
     bank = fit_bank(build)
     mae = {}
+    default = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True)  # 20 %: spread by default
+    assert any("edge spread, the default from 5%" in note for note in default.notes)
     for spread in (False, True):
         res = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True, edge_spread=spread)
+        if spread:
+            assert res.per_split["adaptive"] == default.per_split["adaptive"]
         n = res.n_items[0]
         full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, random_state=0, edge_spread=spread)
         expected = float(np.mean(np.abs(full[:, -1] - truth)))
@@ -275,3 +298,58 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     assert out.exit_code == 0, out.output
     notes = json.loads(out.stdout)["notes"]
     assert any("the strongest 40 models" in n for n in notes) and any("edge spread" in n for n in notes)
+
+
+def test_the_edge_spread_is_the_default_from_five_percent_of_a_measured_bank() -> None:
+    """``edge_spread_for``: from ``budget_items(0.05, 300)`` = 15 items on a bank with its misfit and edge
+    error measured, never below, never without a budget, never on a bank that measured neither (without
+    misfit folds); an explicit choice wins. ``replay_adaptive``'s default equals the explicit choice the
+    rule makes, to the bit, on both sides of the threshold."""
+    x, _ = _world(100, 300, 2.0, 5)
+    bank = fit_bank(_panel(x[:60]))
+    assert bank.edge_error is not None and bank.misfit_var is not None and EDGE_SPREAD_FROM == 0.05
+    assert [edge_spread_for(bank, n) for n in (14, 15, 60, 0, None)] == [False, True, True, False, False]
+    assert edge_spread_for(bank, 60, False) is False and edge_spread_for(bank, 10, True) is True
+    bare = fit_bank(_panel(x[:60]), misfit_folds=0)
+    assert bare.edge_error is None and edge_spread_for(bare, 60) is False
+    strong = np.random.default_rng(11).uniform(1.5, 3.0, 20)
+    xn, _ = _world(20, 300, 2.0, 5, theta=strong)
+    models = [f"s{j}" for j in range(20)]
+    for n, rule in ((10, False), (30, True)):
+        default, given = replay_adaptive(bank, xn, models, n, random_state=0)
+        explicit, given_explicit = replay_adaptive(bank, xn, models, n, random_state=0, edge_spread=rule)
+        other, _ = replay_adaptive(bank, xn, models, n, random_state=0, edge_spread=not rule)
+        np.testing.assert_array_equal(default, explicit)
+        np.testing.assert_array_equal(given, given_explicit)
+        assert not np.array_equal(default, other)  # the rule's choice matters at both budgets here
+
+
+def test_next_items_for_spreads_by_default_and_says_so() -> None:
+    """``next_items_for`` with a budget of 20 % of the bank: the edge models' items by default are those of
+    ``edge_spread=True``; the warning naming them says the spread is the default and how to turn it off;
+    with ``edge_spread=False`` their items differ and the warning says nothing of a spread; a budget under
+    5 % spreads nothing by default."""
+    x, _ = _world(100, 300, 2.0, 1)
+    order = np.argsort(x.mean(axis=1), kind="stable")
+    bank = fit_bank(_panel(x[np.sort(order[:60])]))
+    strong = _panel(x[np.sort(order[60:])], prefix="s")
+    answered = np.full(strong.scores.shape, np.nan)
+    answered[:, :10] = strong.scores[:, :10]
+    so_far = Panel(answered, strong.model_ids, strong.items)
+    res = {}
+    for spread in (None, True, False):
+        with pytest.warns(EstimateWarning, match="at the edge of the bank"):
+            res[spread] = next_items_for(
+                bank, so_far, batch=5, stop=StopRule(max_items=60), edge_spread=spread
+            )
+    assert res[None].at_edge is not None and res[None].at_edge.any()
+    assert res[None].to_dict()["models"] == res[True].to_dict()["models"]
+    assert res[None].to_dict()["models"] != res[False].to_dict()["models"]
+    (text,) = [w for w in res[None].warnings if "at the edge" in w]
+    assert "edge spread, the default from 5% of the bank's items; edge_spread=False" in text
+    assert not any("spread" in w for w in res[False].warnings)
+    with pytest.warns(EstimateWarning, match="at the edge of the bank"):
+        small = next_items_for(bank, so_far, batch=5, stop=StopRule(max_items=14))
+    with pytest.warns(EstimateWarning, match="at the edge of the bank"):
+        plain = next_items_for(bank, so_far, batch=5, stop=StopRule(max_items=14), edge_spread=False)
+    assert small.to_dict()["models"] == plain.to_dict()["models"]

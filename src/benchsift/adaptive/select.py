@@ -56,7 +56,7 @@ from benchsift._params import (
 )
 from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import ItemBank
-from benchsift.adaptive.design import EDGE_SHARE, nearest_budget
+from benchsift.adaptive.design import EDGE_SHARE, EDGE_SPREAD_FROM, budget_items, nearest_budget
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.panel import Panel
@@ -70,6 +70,7 @@ __all__ = [
     "StopRule",
     "benchmark_codes",
     "benchmark_quotas",
+    "edge_spread_for",
     "next_items",
     "pick_balanced",
     "pick_batch",
@@ -111,6 +112,23 @@ def spread_rest(bank: ItemBank, n_items: int, start: np.ndarray | None = None) -
     first = np.empty(0, dtype=np.int64) if start is None else np.asarray(start, dtype=np.int64)
     rest = bank.spread_items(int(n_items))
     return np.concatenate([first, rest[~np.isin(rest, first)]])
+
+
+def edge_spread_for(bank: ItemBank, n_items: int | None, edge_spread: bool | None = None) -> bool:
+    """Whether a model at the bank's edge gets the rest of a budget of ``n_items`` spread over the difficulty
+    (:func:`spread_rest`; ``edge_items`` of :func:`next_items`): ``edge_spread`` when it is given; ``None``
+    (the default of :func:`next_items_for`, :func:`~benchsift.adaptive.replay_adaptive` and
+    :func:`~benchsift.adaptive.simulate_adaptive`): a budget of at least :data:`EDGE_SPREAD_FROM` of the
+    bank's items (:func:`~benchsift.adaptive.design.budget_items`) on a bank that measured its misfit and
+    its error at the edge (the misfit folds of :func:`~benchsift.adaptive.fit_bank`); never without a
+    budget."""
+    if not n_items:
+        return False
+    if edge_spread is not None:
+        return bool(edge_spread)
+    if bank.edge_error is None or bank.misfit_var is None:
+        return False
+    return int(n_items) >= budget_items(EDGE_SPREAD_FROM, bank.n_items)
 
 
 def _given_items(
@@ -531,7 +549,7 @@ def next_items_for(
     criterion: str = "posterior",
     prior_in_choice: bool = False,
     balance: bool = True,
-    edge_spread: bool = False,
+    edge_spread: bool | None = None,
 ) -> NextItems:
     """:func:`next_items` for the models of a results file (or panel) and new models with no results yet.
 
@@ -563,8 +581,9 @@ def next_items_for(
         With a ``max_items`` budget, a model at the bank's edge is given the static start and then the rest
         of its budget spread over the difficulty, and its estimate corrected from them
         (:func:`spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models stronger than the
-        bank*); opt-in (default ``False``): it lowered the error at 5 % of the items and raised it at
-        1-2 % (README).
+        bank*). ``None`` (default): from 5 % of the bank's items on a bank that measured its edge error
+        (:func:`edge_spread_for`; it lowered the error on the strongest models of five panels at 5 % and
+        raised it on most at 1-2 %), said in the warning that names the models at the edge.
     """
     check_rules([_RESULTS_OR_START], {"responses": responses, "start": start})
     models: list[str] = []
@@ -600,6 +619,8 @@ def next_items_for(
                 f"and keep the bank's {bank.prior} prior: {listed(bare, 5)}"
             )
     first = bank.spread_items(n_start) if n_start > 0 else None
+    budget = None if stop is None or not stop.max_items else int(stop.max_items)
+    spread = edge_spread_for(bank, budget, edge_spread)
     res = next_items(
         bank,
         X,
@@ -611,15 +632,13 @@ def next_items_for(
         stop=stop,
         random_state=random_state,
         start_items=first,
-        edge_items=spread_rest(bank, int(stop.max_items), first)
-        if edge_spread and stop is not None and stop.max_items
-        else None,
+        edge_items=spread_rest(bank, budget, first) if spread and budget else None,
         criterion=criterion,
         prior_in_choice=prior_in_choice,
         balance=balance,
     )
     flagged = [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]]
-    edge = _edge_warning(bank, flagged)
+    edge = _edge_warning(bank, flagged, spread, edge_spread is None)
     if edge is not None:  # shown by a notebook too, not only stored in the result
         warnings.append(edge)
         _warnings.warn(edge, EstimateWarning, stacklevel=2)
@@ -628,10 +647,13 @@ def next_items_for(
     )
 
 
-def _edge_warning(bank: ItemBank, models: Sequence[str]) -> str | None:
+def _edge_warning(
+    bank: ItemBank, models: Sequence[str], spread: bool = False, by_default: bool = False
+) -> str | None:
     """The warning for ``models`` at the bank's edge (:meth:`ItemBank.at_edge`; ``None`` for none): their
     full-score estimates extrapolate the curves, and what the bank measured there
-    (:attr:`ItemBank.edge_error`)."""
+    (:attr:`ItemBank.edge_error`); with ``spread``, that their budgets are spread (the edge spread, by
+    default when ``by_default``: how to turn it off)."""
     if not models:
         return None
     share = f"{EDGE_SHARE:.0%}"
@@ -644,9 +666,21 @@ def _edge_warning(bank: ItemBank, models: Sequence[str]) -> str | None:
     if err is None:
         return text + " (the bank did not measure how far off that is: refit it with misfit folds)"
     way = "too low" if err < 0 else "too high"
-    return (
+    text = (
         f"{text}: fitted on its weakest {1 - EDGE_SHARE:.0%}, the bank's estimates for its strongest {share} "
         f"were {abs(err):.3f} {way} on average: a model stronger than every reference model may be "
         f"estimated {way} (its ability cannot tell it apart from one as strong as the strongest reference "
         "models)"
     )
+    if spread:
+        text += (
+            "; the rest of their budget is spread over the bank's difficulty and their estimates corrected "
+            "from those items (edge spread"
+            + (
+                f", the default from {EDGE_SPREAD_FROM:.0%} of the bank's items; edge_spread=False or "
+                "--no-edge-spread to turn it off)"
+                if by_default
+                else ")"
+            )
+        )
+    return text

@@ -33,9 +33,9 @@ from joblib import delayed
 
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
-from benchsift.adaptive.design import weakest_first
+from benchsift.adaptive.design import EDGE_SPREAD_FROM, weakest_first
 from benchsift.adaptive.prior import fit_covariate_prior
-from benchsift.adaptive.select import StopRule, next_items, spread_rest, static_start_items
+from benchsift.adaptive.select import StopRule, edge_spread_for, next_items, spread_rest, static_start_items
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError
@@ -130,7 +130,7 @@ def replay_adaptive(
     criterion: str = "posterior",
     prior_in_choice: bool = False,
     balance: bool = True,
-    edge_spread: bool = False,
+    edge_spread: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -143,8 +143,8 @@ def replay_adaptive(
     ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. ``edge_spread``: a model at
     the bank's edge is given the static start and then the rest of its budget spread over the difficulty
     (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models
-    stronger than the bank*); opt-in: on the strongest 40 % of MMMU and vlm3_90 it lowered the error at 5 %
-    of the items and raised it at 1-2 %. Returns the full-score estimates ``(n,
+    stronger than the bank*); ``None`` (default): from 5 % of the bank's items on a bank that measured its
+    edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the full-score estimates ``(n,
     n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the static start's
     items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the answered mask."""
     if static_start is None:
@@ -153,7 +153,8 @@ def replay_adaptive(
         check_param("static_start", static_start, _STATIC_START)
         n_start = int(float(static_start) * int(n_items))
     start = bank.spread_items(n_start)
-    edge = spread_rest(bank, int(n_items), start) if edge_spread else None
+    spread = edge_spread_for(bank, int(n_items), edge_spread)
+    edge = spread_rest(bank, int(n_items), start) if spread else None
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
@@ -198,9 +199,10 @@ def _split_task(
     balance: bool = True,
     benchmark_offsets: bool | None = None,
     strongest: bool = False,
-    edge_spread: bool = False,
-) -> tuple[int, dict[str, tuple[float, float]]]:
-    """One build / held-out split: ``(suite size, {method: (rho, mae)})``. Its own seed
+    edge_spread: bool | None = None,
+) -> tuple[int, dict[str, tuple[float, float]], bool]:
+    """One build / held-out split: ``(suite size, {method: (rho, mae)}, whether the adaptive method spread
+    the edge models' budgets)``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs;
     ``strongest``: the strongest models by full score held out (the seed moves the rest)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(split)]))
@@ -241,7 +243,7 @@ def _split_task(
     )[0]
     final = final[:, -1]
     out["adaptive"] = _metrics(final, truth)
-    return n, out
+    return n, out, edge_spread_for(bank, n, edge_spread)
 
 
 _FRACTION = Interval(Real, 0, 1, closed="neither", noun="a fraction")
@@ -259,7 +261,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "balance": ["boolean"],
         "benchmark_offsets": ["boolean", None],
         "strongest": ["boolean"],
-        "edge_spread": ["boolean"],
+        "edge_spread": ["boolean", None],
     }
 )
 def simulate_adaptive(
@@ -276,7 +278,7 @@ def simulate_adaptive(
     balance: bool = True,
     benchmark_offsets: bool | None = None,
     strongest: bool = False,
-    edge_spread: bool = False,
+    edge_spread: bool | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -297,7 +299,8 @@ def simulate_adaptive(
     strongest ``holdout`` share of the models by full score instead of a random one (every split the same
     models; the seeds move the suite, the random items and the exposure draws): new models stronger than
     every build model, where the bank's curves extrapolate (README, *New models stronger than the bank*).
-    ``edge_spread``: the adaptive method's :func:`replay_adaptive` option.
+    ``edge_spread``: the adaptive method's :func:`replay_adaptive` option (``None``: its default, from 5 % of
+    the bank's items).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -309,6 +312,7 @@ def simulate_adaptive(
         )
     per: dict[str, list[tuple[float, float]]] = {m: [] for m in METHODS}
     sizes: list[int] = []
+    spread: list[bool] = []
     notes: list[str] = []
     with sweep_backend(backend, address, n_jobs) as workers:
         results = ordered_parallel(workers)(
@@ -325,12 +329,13 @@ def simulate_adaptive(
                 bool(balance),
                 benchmark_offsets,
                 bool(strongest),
-                bool(edge_spread),
+                None if edge_spread is None else bool(edge_spread),
             )
             for split in range(int(n_splits))
         )
-        for done, (n, metrics) in enumerate(results, start=1):
+        for done, (n, metrics, spread_here) in enumerate(results, start=1):
             sizes.append(n)
+            spread.append(spread_here)
             for m in METHODS:
                 per[m].append(metrics[m])
             if progress is not None:
@@ -340,8 +345,12 @@ def simulate_adaptive(
             f"held out: the strongest {n_hold} models by full score, in every split (new models stronger "
             "than the build models)"
         )
-    if edge_spread:
-        notes.append("adaptive: a model at the bank's edge got the rest of its budget spread (edge spread)")
+    if any(spread):
+        how = "" if edge_spread else f", the default from {EDGE_SPREAD_FROM:.0%} of the bank's items"
+        notes.append(
+            f"adaptive: a model at the bank's edge got the rest of its budget spread (edge spread{how}; "
+            f"{sum(spread)} of {len(spread)} splits)"
+        )
     if covariates is not None:
         notes.append(
             "adaptive: ability prior regressed on the models' " + ", ".join(map(str, covariates.columns))

@@ -215,14 +215,14 @@ def next_command(
         ),
     ] = False,
     edge_spread: Annotated[
-        bool,
+        bool | None,
         opt(
             "With --max-items, a model at the bank's edge gets the rest of its budget spread over the "
-            "difficulty and its estimate corrected from them (README: won at 5 % of the items, lost at "
-            "1-2 %).",
-            "--edge-spread",
+            "difficulty and its estimate corrected from them. Default: from 5 % of the bank's items on a "
+            "bank that measured its edge error (README: won at 5 % of the items, lost at 1-2 %).",
+            "--edge-spread/--no-edge-spread",
         ),
-    ] = False,
+    ] = None,
     json_output: JsonOpt = False,
 ) -> None:
     """The next items for each model given its responses so far, or the rule that stops its test."""
@@ -324,9 +324,13 @@ def simulate_command(
         ),
     ] = False,
     edge_spread: Annotated[
-        bool,
-        opt("The adaptive method with `adaptive next --edge-spread` (README).", "--edge-spread"),
-    ] = False,
+        bool | None,
+        opt(
+            "The adaptive method's edge spread, as in `adaptive next` (default: from 5 % of the bank's "
+            "items; README).",
+            "--edge-spread/--no-edge-spread",
+        ),
+    ] = None,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
