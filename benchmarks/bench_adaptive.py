@@ -50,10 +50,10 @@ Two protocols, both on held-out models (40 % of the image models per split):
   default before; by default a bank of several benchmarks gives each model an ability offset per benchmark,
   :mod:`benchsift.adaptive.offsets`), ``edge-spread`` (a model at the bank's edge given the rest of its budget
   spread over the difficulty and its estimate corrected from them, ``replay_adaptive(edge_spread=True)``; by
-  default from 5 % of the bank's items), ``no-edge-spread`` (never, ``edge_spread=False``: the default below
-  5 %, and at every budget before). ``random items``: what a user would do instead, each held-out model's
-  ``n`` items drawn at random among those it has a score on (an equal share per benchmark) and the mean of its
-  benchmark means over them.
+  default from 5 % of the items of a bank of at least 60 models), ``no-edge-spread`` (never,
+  ``edge_spread=False``: the default below 5 % or 60 bank models, and everywhere before). ``random items``:
+  what a user would do instead, each held-out model's ``n`` items drawn at random among those it has a score
+  on (an equal share per benchmark) and the mean of its benchmark means over them.
   ``--split strongest``: the bank is built on the weakest 60 % of the models by their full score and the
   strongest 40 % are the new models (every split the same partition, the seeds moving only the randomised item
   choices), where each model's estimate extrapolates the curves (at the bank's edge:

@@ -245,7 +245,7 @@ def test_the_cli_spreads_the_edge_models_budget_by_default_and_on_request(tmp_pa
         warned[key] = " ".join(json.loads(out.stdout)["warnings"])
     assert docs["default"] == docs["--edge-spread"]
     assert (
-        "the default from 5% of the bank's items" in warned["default"]
+        "the default from 5% of the items of a bank of at least 60 models" in warned["default"]
         and "--no-edge-spread" in warned["default"]
     )
     assert "edge spread)" in warned["--edge-spread"] and "edge spread" not in warned["--no-edge-spread"]
@@ -301,10 +301,10 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
 
 
 def test_the_edge_spread_is_the_default_from_five_percent_of_a_measured_bank() -> None:
-    """``edge_spread_for``: from ``budget_items(0.05, 300)`` = 15 items on a bank with its misfit and edge
-    error measured, never below, never without a budget, never on a bank that measured neither (without
-    misfit folds); an explicit choice wins. ``replay_adaptive``'s default equals the explicit choice the
-    rule makes, to the bit, on both sides of the threshold."""
+    """``edge_spread_for``: from ``budget_items(0.05, 300)`` = 15 items on a bank of 60 models with its
+    misfit and edge error measured, never below, never without a budget, never on a bank that measured
+    neither (without misfit folds) or on one of 59 models; an explicit choice wins. ``replay_adaptive``'s
+    default equals the explicit choice the rule makes, to the bit, on both sides of the threshold."""
     x, _ = _world(100, 300, 2.0, 5)
     bank = fit_bank(_panel(x[:60]))
     assert bank.edge_error is not None and bank.misfit_var is not None and EDGE_SPREAD_FROM == 0.05
@@ -312,6 +312,9 @@ def test_the_edge_spread_is_the_default_from_five_percent_of_a_measured_bank() -
     assert edge_spread_for(bank, 60, False) is False and edge_spread_for(bank, 10, True) is True
     bare = fit_bank(_panel(x[:60]), misfit_folds=0)
     assert bare.edge_error is None and edge_spread_for(bare, 60) is False
+    small = fit_bank(_panel(x[:59]))
+    assert small.edge_error is not None and edge_spread_for(small, 60) is False
+    assert edge_spread_for(small, 60, True) is True
     strong = np.random.default_rng(11).uniform(1.5, 3.0, 20)
     xn, _ = _world(20, 300, 2.0, 5, theta=strong)
     models = [f"s{j}" for j in range(20)]
@@ -346,7 +349,10 @@ def test_next_items_for_spreads_by_default_and_says_so() -> None:
     assert res[None].to_dict()["models"] == res[True].to_dict()["models"]
     assert res[None].to_dict()["models"] != res[False].to_dict()["models"]
     (text,) = [w for w in res[None].warnings if "at the edge" in w]
-    assert "edge spread, the default from 5% of the bank's items; edge_spread=False" in text
+    assert (
+        "edge spread, the default from 5% of the items of a bank of at least 60 models; edge_spread=False"
+        in text
+    )
     assert not any("spread" in w for w in res[False].warnings)
     with pytest.warns(EstimateWarning, match="at the edge of the bank"):
         small = next_items_for(bank, so_far, batch=5, stop=StopRule(max_items=14))

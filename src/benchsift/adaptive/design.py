@@ -58,8 +58,9 @@ reported with a warning, not subtracted.
 static start, the rest of its budget spread over the difficulty, and its composite correction takes those
 items as its sample with :math:`\max(\tau^2_G, \epsilon_{edge}^2)` as the misfit: the curve's error out there,
 which the spread sample observes and corrects. By default from :data:`EDGE_SPREAD_FROM` of the bank's items on
-a bank that measured its misfit and its edge error; below that the spread items cost more information than
-their sample corrects (README, *New models stronger than the bank*).
+a bank of at least 60 models that measured its misfit and its edge error; below that budget the spread items
+cost more information than their sample corrects, and on smaller banks the edge error of a handful of
+models is too noisy a misfit (README, *New models stronger than the bank*).
 
 **Whole budget spread** (:func:`design_errors`, :func:`spread_wins`). Whether a budget is better spent
 adaptively (a quarter spread, then maximum information) or spread whole over the difficulty (a static,
@@ -112,11 +113,11 @@ DESIGN_SE = 2.0
 EDGE_SHARE = 0.2
 #: Fewest models :func:`edge_error` holds out (with fewer the error is not measured).
 MIN_EDGE_MODELS = 3
-#: From this share of the bank's items (:func:`budget_items`), a model at the bank's edge gets the rest of
-#: its budget spread over the difficulty by default (the edge spread,
-#: :func:`benchsift.adaptive.select.edge_spread_for`): at 5 % it lowered the MAE on the strongest 40 % of five
-#: VLM panels by 20-38 % and moved it on random splits by -0.0016 to +0.0009; at 1-2 % it lost on most
-#: (README, *New models stronger than the bank*).
+#: From this share of the bank's items (:func:`budget_items`), a model at the edge of a bank of at least 60
+#: models gets the rest of its budget spread over the difficulty by default (the edge spread,
+#: :func:`benchsift.adaptive.select.edge_spread_for`): at 5 and 10 % it lowered the MAE on the strongest
+#: 40 % of five VLM panels by 9-44 % and moved it on random splits by -0.0023 to +0.0009; at 1-2 % it lost
+#: on most, and on banks of 24-29 LLMs on random splits (README, *New models stronger than the bank*).
 EDGE_SPREAD_FROM = 0.05
 
 #: a fold: the bank fitted on the other folds' models and the positions of the fold's own models

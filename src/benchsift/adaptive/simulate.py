@@ -143,10 +143,11 @@ def replay_adaptive(
     ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. ``edge_spread``: a model at
     the bank's edge is given the static start and then the rest of its budget spread over the difficulty
     (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models
-    stronger than the bank*); ``None`` (default): from 5 % of the bank's items on a bank that measured its
-    edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the full-score estimates ``(n,
-    n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the static start's
-    items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the answered mask."""
+    stronger than the bank*); ``None`` (default): from 5 % of the items of a bank of at least 60 models that
+    measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the full-score
+    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
+    static start's items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the
+    answered mask."""
     if static_start is None:
         n_start = static_start_items(int(n_items), bank)
     else:
@@ -300,7 +301,7 @@ def simulate_adaptive(
     models; the seeds move the suite, the random items and the exposure draws): new models stronger than
     every build model, where the bank's curves extrapolate (README, *New models stronger than the bank*).
     ``edge_spread``: the adaptive method's :func:`replay_adaptive` option (``None``: its default, from 5 % of
-    the bank's items).
+    the items of a bank of at least 60 models).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -346,7 +347,7 @@ def simulate_adaptive(
             "than the build models)"
         )
     if any(spread):
-        how = "" if edge_spread else f", the default from {EDGE_SPREAD_FROM:.0%} of the bank's items"
+        how = "" if edge_spread else f", the default from {EDGE_SPREAD_FROM:.0%} of a large bank's items"
         notes.append(
             f"adaptive: a model at the bank's edge got the rest of its budget spread (edge spread{how}; "
             f"{sum(spread)} of {len(spread)} splits)"

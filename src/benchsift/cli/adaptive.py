@@ -218,8 +218,9 @@ def next_command(
         bool | None,
         opt(
             "With --max-items, a model at the bank's edge gets the rest of its budget spread over the "
-            "difficulty and its estimate corrected from them. Default: from 5 % of the bank's items on a "
-            "bank that measured its edge error (README: won at 5 % of the items, lost at 1-2 %).",
+            "difficulty and its estimate corrected from them. Default: from 5 % of the items of a bank of "
+            "at least 60 models that measured its edge error (README: won at 5-10 % of the items, lost at "
+            "1-2 % and on small banks).",
             "--edge-spread/--no-edge-spread",
         ),
     ] = None,
@@ -326,8 +327,8 @@ def simulate_command(
     edge_spread: Annotated[
         bool | None,
         opt(
-            "The adaptive method's edge spread, as in `adaptive next` (default: from 5 % of the bank's "
-            "items; README).",
+            "The adaptive method's edge spread, as in `adaptive next` (default: from 5 % of the items of "
+            "a bank of at least 60 models; README).",
             "--edge-spread/--no-edge-spread",
         ),
     ] = None,
