@@ -276,7 +276,7 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     bank = fit_bank(build)
     mae = {}
     default = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True)  # 20 %: spread by default
-    assert any("edge spread, the default from 5%" in note for note in default.notes)
+    assert any("the default from 5% of the items of a bank of at least 60 models" in n for n in default.notes)
     for spread in (False, True):
         res = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True, edge_spread=spread)
         if spread:
