@@ -265,9 +265,9 @@ def test_the_cli_spreads_the_edge_models_budget_by_default_and_on_request(tmp_pa
 def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp_path: Path) -> None:
     """``simulate_adaptive(strongest=True)`` holds out the strongest 40 % by full score in every split: its
     adaptive row equals a replay of exactly those models on a bank of the others (same seed, items and
-    options); with ``edge_spread`` the replay is the edge-spread one, which errs less in this world (where
-    strong models beat the curve), and at this budget (20 %) the default is the same; both say so in a note,
-    and the CLI's ``--strongest --edge-spread`` too."""
+    options); by default at this budget (20 % of a bank of 60 models) the replay is the edge-spread one,
+    which errs less in this world (where strong models beat the curve) than with ``edge_spread=False``; the
+    default says so in a note, and the CLI's ``--strongest --edge-spread`` too."""
     x, _ = _world(100, 300, 2.0, 6)
     panel = _panel(x)
     order = np.argsort(x.mean(axis=1), kind="stable")
@@ -275,19 +275,22 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     truth = held.scores.mean(axis=1)
     bank = fit_bank(build)
     mae = {}
-    default = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True)  # 20 %: spread by default
-    assert any("the default from 5% of the items of a bank of at least 60 models" in n for n in default.notes)
-    for spread in (False, True):
+    for spread in (False, None):  # None: the default, which spreads at 20 % of a bank of 60 models
         res = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True, edge_spread=spread)
-        if spread:
-            assert res.per_split["adaptive"] == default.per_split["adaptive"]
         n = res.n_items[0]
         full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, random_state=0, edge_spread=spread)
+        if spread is None:  # the default is the edge spread itself here
+            spread_by_hand, _ = replay_adaptive(
+                bank, held.scores, held.model_ids, n, random_state=0, edge_spread=True
+            )
+            np.testing.assert_array_equal(full, spread_by_hand)
         expected = float(np.mean(np.abs(full[:, -1] - truth)))
         assert [m for _, m in res.per_split["adaptive"]] == pytest.approx([expected, expected], abs=1e-12)
         assert any("the strongest 40 models" in note for note in res.notes)
-        assert any("edge spread" in note for note in res.notes) == spread
-        mae[spread] = expected
+        default_note = "edge spread, the default from 5% of the items of a bank of at least 60 models"
+        assert any(default_note in note for note in res.notes) == (spread is None)
+        assert any("edge spread" in note for note in res.notes) == (spread is None)
+        mae[spread is None] = expected
     assert mae[True] < mae[False]
     panel.save(tmp_path / "p.parquet")
     out = CliRunner().invoke(
