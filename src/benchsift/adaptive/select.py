@@ -65,6 +65,7 @@ from benchsift.results import Result
 
 __all__ = [
     "CRITERIA",
+    "EDGE_SPREAD_DEFAULT",
     "STATIC_START",
     "NextItems",
     "StopRule",
@@ -112,6 +113,13 @@ def spread_rest(bank: ItemBank, n_items: int, start: np.ndarray | None = None) -
     first = np.empty(0, dtype=np.int64) if start is None else np.asarray(start, dtype=np.int64)
     rest = bank.spread_items(int(n_items))
     return np.concatenate([first, rest[~np.isin(rest, first)]])
+
+
+#: How the edge spread's default is named in the warnings and notes that say it applied
+#: (:func:`edge_spread_for`).
+EDGE_SPREAD_DEFAULT = (
+    f"the default from {EDGE_SPREAD_FROM:.0%} of the items of a bank of at least {MIN_FACTOR_MODELS} models"
+)
 
 
 def edge_spread_for(bank: ItemBank, n_items: int | None, edge_spread: bool | None = None) -> bool:
@@ -682,14 +690,13 @@ def _edge_warning(
         "models)"
     )
     if spread:
+        how = (
+            f", {EDGE_SPREAD_DEFAULT}; edge_spread=False or --no-edge-spread to turn it off"
+            if by_default
+            else ""
+        )
         text += (
             "; the rest of their budget is spread over the bank's difficulty and their estimates corrected "
-            "from those items (edge spread"
-            + (
-                f", the default from {EDGE_SPREAD_FROM:.0%} of the items of a bank of at least "
-                f"{MIN_FACTOR_MODELS} models; edge_spread=False or --no-edge-spread to turn it off)"
-                if by_default
-                else ")"
-            )
+            f"from those items (edge spread{how})"
         )
     return text

@@ -32,10 +32,17 @@ import pandas as pd
 from joblib import delayed
 
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
-from benchsift.adaptive.bank import MIN_FACTOR_MODELS, ItemBank, fit_bank
-from benchsift.adaptive.design import EDGE_SPREAD_FROM, weakest_first
+from benchsift.adaptive.bank import ItemBank, fit_bank
+from benchsift.adaptive.design import weakest_first
 from benchsift.adaptive.prior import fit_covariate_prior
-from benchsift.adaptive.select import StopRule, edge_spread_for, next_items, spread_rest, static_start_items
+from benchsift.adaptive.select import (
+    EDGE_SPREAD_DEFAULT,
+    StopRule,
+    edge_spread_for,
+    next_items,
+    spread_rest,
+    static_start_items,
+)
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.errors import DegenerateError
@@ -347,8 +354,7 @@ def simulate_adaptive(
             "than the build models)"
         )
     if any(spread):
-        bank = f"a bank of at least {MIN_FACTOR_MODELS} models"
-        how = "" if edge_spread else f", the default from {EDGE_SPREAD_FROM:.0%} of the items of {bank}"
+        how = "" if edge_spread else f", {EDGE_SPREAD_DEFAULT}"
         notes.append(
             f"adaptive: a model at the bank's edge got the rest of its budget spread (edge spread{how}; "
             f"{sum(spread)} of {len(spread)} splits)"
