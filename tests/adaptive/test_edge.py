@@ -52,7 +52,8 @@ def _panel(x: np.ndarray, prefix: str = "m") -> Panel:
 def test_edge_error_is_the_error_of_a_bank_fitted_on_the_weakest_four_fifths() -> None:
     """The definition, by hand with the public API: the 20 strongest of 100 models (by their mean) held out,
     a bank fitted on the other 80 with the fold options (no residual factors, the bank's prior and polish,
-    nothing measured), each held-out model scored on all its items, the mean of expected minus observed."""
+    nothing measured), each held-out model scored on all its items, the mean of expected minus observed, and
+    its root mean square over the held-out models."""
     x, _ = _world(100, 240, 1.0, 4)
     bank = fit_bank(_panel(x))
     order = np.argsort(x.mean(axis=1), kind="stable")
@@ -66,10 +67,14 @@ def test_edge_error_is_the_error_of_a_bank_fitted_on_the_weakest_four_fifths() -
         benchmark_offsets=False,
     )
     theta = fold.score(x[strong]).theta
-    by_hand = float(np.mean(fold.expected(theta).mean(axis=1) - x[strong].mean(axis=1)))
-    assert bank.edge_error == pytest.approx(by_hand, abs=1e-12)
-    assert fit_bank(_panel(x), misfit_folds=0).edge_error is None  # not measured without the misfit folds
-    assert fit_bank(_panel(x[:12])).edge_error is None  # 2 models would be held out: too few
+    per_model = fold.expected(theta).mean(axis=1) - x[strong].mean(axis=1)
+    assert bank.edge_error == pytest.approx(float(np.mean(per_model)), abs=1e-12)
+    assert bank.edge_rms == pytest.approx(float(np.sqrt(np.mean(per_model**2))), abs=1e-12)
+    assert bank.edge_rms > abs(bank.edge_error)  # the models' errors differ
+    unmeasured = fit_bank(_panel(x), misfit_folds=0)  # not measured without the misfit folds
+    assert unmeasured.edge_error is None and unmeasured.edge_rms is None
+    few = fit_bank(_panel(x[:12]))  # 2 models would be held out: too few
+    assert few.edge_error is None and few.edge_rms is None
 
 
 def test_edge_error_grows_where_strong_models_beat_the_curve_and_has_the_sign_of_new_strong_models() -> None:
@@ -130,13 +135,24 @@ def test_the_bank_file_keeps_the_edge_error(tmp_path: Path) -> None:
     assert bank.edge_error is not None
     path = bank.save(tmp_path / "bank.json")
     assert load_bank(path).edge_error == bank.edge_error
+    assert load_bank(path).edge_rms == bank.edge_rms is not None
     doc = json.loads(path.read_text())
-    del doc["edge_error"]  # a bank written before the measure
-    assert ItemBank.from_dict(doc).edge_error is None
+    before_rms = {k: v for k, v in doc.items() if k != "edge_rms"}  # a bank written before the rms
+    assert ItemBank.from_dict(before_rms).edge_rms is None
+    assert ItemBank.from_dict(before_rms).edge_error == bank.edge_error
+    before = {k: v for k, v in before_rms.items() if k != "edge_error"}  # before the measure
+    assert ItemBank.from_dict(before).edge_error is None
     with pytest.raises(FormatError, match="edge_error needs a finite number"):
-        ItemBank.from_dict({**doc, "edge_error": float("inf")}, source="b.json")
+        ItemBank.from_dict({**before, "edge_error": float("inf")}, source="b.json")
     with pytest.raises(FormatError, match="not a benchsift item bank"):
-        ItemBank.from_dict({**doc, "edge_error": "high"}, source="b.json")
+        ItemBank.from_dict({**before, "edge_error": "high"}, source="b.json")
+    edge = float(doc["edge_error"])
+    for rms in (abs(edge) / 2, float("nan"), float("inf")):  # below the mean's size, or not a number
+        msg = r"b.json: edge_rms needs a finite number at least \|edge_error\|"
+        with pytest.raises(FormatError, match=msg):
+            ItemBank.from_dict({**doc, "edge_rms": rms}, source="b.json")
+    with pytest.raises(FormatError, match="edge_rms needs"):  # an rms without the mean
+        ItemBank.from_dict({**before, "edge_rms": 0.05}, source="b.json")
 
 
 def test_the_cli_reports_the_edge_error_and_warns_of_models_at_the_edge(tmp_path: Path) -> None:
@@ -186,6 +202,36 @@ def test_the_composite_correction_takes_a_sample_per_model() -> None:
     assert np.allclose(got[[0, 1, 3]], base[[0, 1, 3]], atol=1e-15)
     alone = composite_correction(X[2:3], fill[2:3], [1, 2, 13, 14, 29], groups, rows_tau2[2], s2)
     assert np.allclose(got[2], alone[0], atol=1e-15)
+
+
+def test_an_edge_models_correction_takes_the_mean_squared_edge_error() -> None:
+    """The composite correction of a model at the edge takes max(tau2, edge_rms^2) as its misfit (the second
+    moment of the edge models' errors, which the weight needs), by hand with composite_correction; a bank
+    file written before edge_rms takes edge_error^2; the models not at the edge keep tau2."""
+    x, _ = _world(100, 240, 2.0, 3)
+    bank = fit_bank(_panel(x), residual_factors=0)
+    tau2, s2 = bank.misfit_var, bank.residual_var
+    assert bank.edge_rms is not None and bank.edge_error is not None and tau2 is not None and s2 is not None
+    assert bank.edge_rms**2 > bank.edge_error**2 > tau2.max()  # so that each takes part
+    xn, _ = _world(6, 240, 2.0, 3, theta=np.random.default_rng(7).uniform(1.5, 3.0, 6))
+    X = np.where(np.random.default_rng(8).random(xn.shape) < 0.3, xn, np.nan)
+    theta = bank.score(X).theta
+    edge = np.array([True, True, True, False, False, False])
+    sample, groups = np.arange(0, 240, 4), [np.arange(240)]
+    exp = bank.expected(theta)
+    plain = np.where(np.isnan(X), exp, X).mean(axis=1)
+
+    def by_hand(second: float) -> np.ndarray:
+        rows = np.where(edge[:, None], np.maximum(tau2, second)[None, :], tau2[None, :])
+        return np.clip(plain + composite_correction(X, exp, sample, groups, rows, s2)[:, 0], 0.0, 1.0)
+
+    got = bank.full_scores(X, theta, sample=sample, edge=edge)[0][:, 0]
+    assert np.allclose(got, by_hand(bank.edge_rms**2), atol=1e-14, rtol=0)
+    doc = {k: v for k, v in bank.to_dict().items() if k != "edge_rms"}
+    before = ItemBank.from_dict(json.loads(json.dumps(doc)))
+    old = before.full_scores(X, theta, sample=sample, edge=edge)[0][:, 0]
+    assert np.allclose(old, by_hand(bank.edge_error**2), atol=1e-14, rtol=0)
+    assert (np.abs(got - old)[:3] > 1e-6).all() and np.array_equal(got[3:], old[3:])
 
 
 def test_edge_spread_lowers_the_error_for_new_models_stronger_than_the_bank() -> None:

@@ -160,7 +160,9 @@ class ItemBank(Result):
     ``offset_var`` per benchmark the variance of a model's ability offset on it
     (:mod:`benchsift.adaptive.offsets`; ``None``: one ability for every benchmark); ``edge_error`` the mean
     error of the estimate of a bank fitted on the weakest 80 % of the reference models for the strongest 20 %
-    (:func:`benchsift.adaptive.design.edge_error`; negative: too low; ``None``: not measured).
+    (:func:`benchsift.adaptive.design.edge_error`; negative: too low; ``None``: not measured), ``edge_rms``
+    the root mean square of those models' errors (the misfit of an edge model's composite correction;
+    ``None``: not measured, and a bank written before it corrects with ``edge_error`` squared).
     """
 
     kind: str
@@ -177,6 +179,7 @@ class ItemBank(Result):
     design_mae: np.ndarray | None = None
     offset_var: np.ndarray | None = None
     edge_error: float | None = None
+    edge_rms: float | None = None
 
     @property
     def n_items(self) -> int:
@@ -336,8 +339,9 @@ class ItemBank(Result):
         estimate adds the composite correction from the model's residuals on them
         (:func:`benchsift.adaptive.design.composite_correction`, clipped to [0, 1]); an ``(n, n_items)``
         mask gives each model its own. ``edge``: per model, whether it is at the bank's edge
-        (:meth:`at_edge`): its correction takes the misfit as at least the bank's error at the edge squared
-        (:attr:`edge_error`), the curve's error measured out there. A bank with ``offset_var`` fills each
+        (:meth:`at_edge`): its correction takes the misfit as at least the bank's mean squared error at the
+        edge (:attr:`edge_rms` squared; :attr:`edge_error` squared for a bank written before it), the curve's
+        error measured out there. A bank with ``offset_var`` fills each
         benchmark's items at the model's ability plus its offset on that benchmark
         (:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
@@ -360,8 +364,9 @@ class ItemBank(Result):
         picked = None if sample is None else np.asarray(sample)
         has_sample = picked is not None and (picked.any() if picked.ndim == 2 else picked.size > 0)
         if picked is not None and has_sample and tau2 is not None and s2 is not None:
-            if edge is not None and self.edge_error is not None:
-                out_there = np.maximum(tau2, self.edge_error**2)
+            edge_rms = self.edge_rms if self.edge_rms is not None else self.edge_error
+            if edge is not None and edge_rms is not None:
+                out_there = np.maximum(tau2, edge_rms**2)
                 tau2 = np.where(np.asarray(edge, dtype=bool)[:, None], out_there[None, :], tau2[None, :])
             per = np.clip(per + composite_correction(X, exp, picked, groups, tau2, s2), 0.0, 1.0)
         overall = nan_mean(per, axis=1)
@@ -482,6 +487,7 @@ class ItemBank(Result):
             "design_mae": None if self.design_mae is None else self.design_mae.tolist(),
             "offset_var": None if self.offset_var is None else self.offset_var.tolist(),
             "edge_error": self.edge_error,
+            "edge_rms": self.edge_rms,
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -527,6 +533,7 @@ class ItemBank(Result):
             # banks written before the offsets: one ability for every benchmark
             off = None if d.get("offset_var") is None else np.asarray(d["offset_var"], dtype=np.float64)
             edge = None if d.get("edge_error") is None else float(d["edge_error"])  # before the measure: none
+            rms = None if d.get("edge_rms") is None else float(d["edge_rms"])  # before it: edge_error squared
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -565,6 +572,8 @@ class ItemBank(Result):
             raise FormatError(f"{source}: offset_var needs one finite value > 0 per benchmark")
         if edge is not None and not np.isfinite(edge):
             raise FormatError(f"{source}: edge_error needs a finite number (or null)")
+        if rms is not None and (edge is None or not (np.isfinite(rms) and rms >= abs(edge) - 1e-12)):
+            raise FormatError(f"{source}: edge_rms needs a finite number at least |edge_error| (or null)")
         return cls(
             kind,
             model,
@@ -580,6 +589,7 @@ class ItemBank(Result):
             mae,
             off,
             edge,
+            rms,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -818,7 +828,7 @@ def _measure_designs(
 
     groups = bank._benchmark_groups()
     folds = fold_banks(ref, refit, int(misfit_folds), int(random_state))
-    bank.edge_error = measure_edge_error(ref, refit, groups)
+    bank.edge_error, bank.edge_rms = measure_edge_error(ref, refit, groups) or (None, None)
     cv = None if folds is None else misfit_from_folds(ref, folds, groups)
     if folds is None or cv is None:
         return

@@ -144,6 +144,7 @@ def bank_command(
         if bank.misfit_var is None
         else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
         "edge_error": bank.edge_error,
+        "edge_rms": bank.edge_rms,
         "designs": bank.designs(),
         "benchmark_offset_sd": None
         if bank.offset_var is None

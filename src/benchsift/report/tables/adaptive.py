@@ -15,7 +15,8 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
-    of its curve, its error at the edge (:attr:`ItemBank.edge_error`) and the measured budgets at which the
+    of its curve, its error at the edge (:attr:`ItemBank.edge_error`, and the root mean square
+    :attr:`ItemBank.edge_rms` where measured) and the measured budgets at which the
     whole budget is given spread (:meth:`ItemBank.designs`)."""
     table = DataTable(title=f"Item bank written to {out}")
     cols = (
@@ -31,6 +32,8 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
         table.add_column(col)
     misfit = "not measured" if bank.misfit_var is None else f"{float(np.sqrt(np.max(bank.misfit_var))):.3f}"
     edge = "not measured" if bank.edge_error is None else f"{bank.edge_error:+.3f}"
+    if bank.edge_error is not None and bank.edge_rms is not None:
+        edge += f" (rms {bank.edge_rms:.3f})"
     rows = bank.designs()
     spread = [f"{r['items']}" for r in rows if r["spread"]]
     table.add_row(
