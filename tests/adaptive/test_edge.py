@@ -238,7 +238,7 @@ def test_edge_spread_lowers_the_error_for_new_models_stronger_than_the_bank() ->
     """Known truth: in three worlds where strong models beat the curve, 40 new models of ability 1.5-3 tested
     on 60 of the 300 items: given the rest of their budget spread over the difficulty once at the edge, the
     mean absolute error of their full score (against their true expected mean) is below 0.85 x the default
-    test's (0.0250 / 0.0205 / 0.0165 against 0.0355 / 0.0268 / 0.0310 when written), and the models at the
+    test's (0.0249 / 0.0205 / 0.0164 against 0.0355 / 0.0268 / 0.0310), and the models at the
     edge answered the bank's spread items."""
     for seed in range(3):
         x, _ = _world(100, 300, 2.0, seed)
