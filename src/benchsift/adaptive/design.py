@@ -61,7 +61,7 @@ items as its sample with :math:`\max(\tau^2_G, \rho_{edge}^2)` as the misfit: th
 out there, which the spread sample observes and corrects. The composite weight needs the misfit's second
 moment (as :math:`\tau^2_G`, a mean of squares): the squared mean error :math:`\epsilon_{edge}^2`, used
 before, left out the spread of the edge models' errors and shrank the correction too far (README, *New models
-stronger than the bank*: on the strongest 40 % of AI2D at 5 % of the items, MAE 0.0278 -> 0.0227). By default
+stronger than the bank*: on the strongest 40 % of AI2D at 5 % of the items, MAE 0.0278 -> 0.0262). By default
 from :data:`EDGE_SPREAD_FROM` of the bank's items on a bank of at least 60 models that measured its misfit and
 its edge error; below that budget the spread items cost more information than their sample corrects, and on
 smaller banks the edge error of a handful of models is too noisy a misfit (README, *New models stronger than
