@@ -121,9 +121,9 @@ MIN_EDGE_MODELS = 3
 #: From this share of the bank's items (:func:`budget_items`), a model at the edge of a bank of at least 60
 #: models gets the rest of its budget spread over the difficulty by default (the edge spread,
 #: :func:`benchsift.adaptive.select.edge_spread_for`): at 5 and 10 % it lowered the MAE on the strongest
-#: 40 % of four VLM panels (banks of 82-101 models) by 21-44 % and moved it on random splits by -0.0007 to
-#: +0.0009; at 1-2 % it lost on most, and on banks of 24-29 LLMs on random splits (README, *New models
-#: stronger than the bank*).
+#: 40 % of four VLM panels (banks of 82-101 models) by 21-47 % and moved it on random splits by -0.0006 to
+#: +0.0010 (with the mean squared edge error, session 23); at 1-2 % it lost on most, and on banks of 24-29
+#: LLMs on random splits (README, *New models stronger than the bank*).
 EDGE_SPREAD_FROM = 0.05
 
 #: a fold: the bank fitted on the other folds' models and the positions of the fold's own models
