@@ -165,8 +165,13 @@ def test_the_cli_reports_the_edge_error_and_warns_of_models_at_the_edge(tmp_path
         app, ["adaptive", "bank", str(tmp_path / "weak.parquet"), "-o", str(tmp_path / "b.json"), "--json"]
     )
     assert out.exit_code == 0, out.output
-    edge = json.loads(out.stdout)["edge_error"]
-    assert edge == load_bank(tmp_path / "b.json").edge_error and edge < 0
+    edge, rms = (json.loads(out.stdout)[k] for k in ("edge_error", "edge_rms"))
+    written = load_bank(tmp_path / "b.json")
+    assert edge == written.edge_error and edge < 0 and rms == written.edge_rms and rms > -edge
+    table = runner.invoke(
+        app, ["adaptive", "bank", str(tmp_path / "weak.parquet"), "-o", str(tmp_path / "c.json")]
+    )
+    assert table.exit_code == 0 and f"{edge:+.3f} (rms {rms:.3f})" in table.output, table.output
     nxt = runner.invoke(
         app, ["adaptive", "next", str(tmp_path / "b.json"), str(tmp_path / "strong.parquet"), "--json"]
     )

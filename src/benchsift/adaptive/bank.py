@@ -341,9 +341,9 @@ class ItemBank(Result):
         mask gives each model its own. ``edge``: per model, whether it is at the bank's edge
         (:meth:`at_edge`): its correction takes the misfit as at least the bank's mean squared error at the
         edge (:attr:`edge_rms` squared; :attr:`edge_error` squared for a bank written before it), the curve's
-        error measured out there. A bank with ``offset_var`` fills each
-        benchmark's items at the model's ability plus its offset on that benchmark
-        (:mod:`benchsift.adaptive.offsets`), before the residual factors and the composite correction."""
+        error measured out there. A bank with ``offset_var`` fills each benchmark's items at the model's
+        ability plus its offset on that benchmark (:mod:`benchsift.adaptive.offsets`), before the residual
+        factors and the composite correction."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         names = self.benchmarks
@@ -364,9 +364,10 @@ class ItemBank(Result):
         picked = None if sample is None else np.asarray(sample)
         has_sample = picked is not None and (picked.any() if picked.ndim == 2 else picked.size > 0)
         if picked is not None and has_sample and tau2 is not None and s2 is not None:
-            edge_rms = self.edge_rms if self.edge_rms is not None else self.edge_error
-            if edge is not None and edge_rms is not None:
-                out_there = np.maximum(tau2, edge_rms**2)
+            # the edge's root mean square error; a bank written before it has only the mean error
+            edge_size = self.edge_rms if self.edge_rms is not None else self.edge_error
+            if edge is not None and edge_size is not None:
+                out_there = np.maximum(tau2, edge_size**2)
                 tau2 = np.where(np.asarray(edge, dtype=bool)[:, None], out_there[None, :], tau2[None, :])
             per = np.clip(per + composite_correction(X, exp, picked, groups, tau2, s2), 0.0, 1.0)
         overall = nan_mean(per, axis=1)

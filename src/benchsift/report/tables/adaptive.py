@@ -15,9 +15,9 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
-    of its curve, its error at the edge (:attr:`ItemBank.edge_error`, and the root mean square
-    :attr:`ItemBank.edge_rms` where measured) and the measured budgets at which the
-    whole budget is given spread (:meth:`ItemBank.designs`)."""
+    of its curve, its error at the edge (:attr:`ItemBank.edge_error`, with the root mean square
+    :attr:`ItemBank.edge_rms` where measured) and the measured budgets at which the whole budget is given
+    spread (:meth:`ItemBank.designs`)."""
     table = DataTable(title=f"Item bank written to {out}")
     cols = (
         "model",
