@@ -132,8 +132,8 @@ def edge_spread_for(bank: ItemBank, n_items: int | None, edge_spread: bool | Non
     error at the edge (the misfit folds of :func:`~benchsift.adaptive.fit_bank`). Never without a budget.
 
     Measured (README, *New models stronger than the bank*): on banks of 54-101 VLMs it lowered the MAE of
-    the strongest 40 % at 5 and 10 % of the items on every panel (by 9-44 %) and moved random splits by
-    -0.0023 to +0.0009; on banks of 24-29 LLMs it raised the MAE of random splits at 5 % (CRUX 0.0227 ->
+    the strongest 40 % at 5 and 10 % of the items on every panel (by 9-47 %) and moved random splits by
+    -0.0023 to +0.0010; on banks of 24-29 LLMs it raised the MAE of random splits at 5 % (CRUX 0.0227 ->
     0.0282) and of GSM8K's strongest models (0.0069 -> 0.0178), hence the bank size (the residual factors'
     and the empirical prior's threshold)."""
     if not n_items:
