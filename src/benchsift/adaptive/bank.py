@@ -93,7 +93,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -112,11 +112,20 @@ from benchsift.adaptive.design import (
     budget_items,
     composite_correction,
     design_errors,
+    edge_error_of,
+    edge_fold,
     fold_banks,
     misfit_from_folds,
+    nearest_budget,
     spread_wins,
 )
-from benchsift.adaptive.design import edge_error as measure_edge_error
+from benchsift.adaptive.interval import (
+    DERIVATIVE_STEP,
+    INTERVAL_BUDGETS,
+    calibration_scores,
+    estimate_variance,
+    interval_scale,
+)
 from benchsift.adaptive.offsets import offset_variances, offsets
 from benchsift.errors import DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
@@ -162,7 +171,11 @@ class ItemBank(Result):
     error of the estimate of a bank fitted on the weakest 80 % of the reference models for the strongest 20 %
     (:func:`benchsift.adaptive.design.edge_error`; negative: too low; ``None``: not measured), ``edge_rms``
     the root mean square of those models' errors (the misfit of an edge model's composite correction;
-    ``None``: not measured, and a bank written before it corrects with ``edge_error`` squared).
+    ``None``: not measured, and a bank written before it corrects with ``edge_error`` squared);
+    ``interval_budgets`` the budgets (fractions of the items) at which the full-score interval was
+    calibrated, and ``interval_inner`` / ``interval_edge`` per budget the sorted calibration scores,
+    normalised out-of-fold errors of models inside the range of their bank and at or beyond its edge
+    (:mod:`benchsift.adaptive.interval`; ``None``: not calibrated, no interval).
     """
 
     kind: str
@@ -180,6 +193,9 @@ class ItemBank(Result):
     offset_var: np.ndarray | None = None
     edge_error: float | None = None
     edge_rms: float | None = None
+    interval_budgets: np.ndarray | None = None
+    interval_inner: list[np.ndarray] | None = None
+    interval_edge: list[np.ndarray] | None = None
 
     @property
     def n_items(self) -> int:
@@ -272,11 +288,16 @@ class ItemBank(Result):
         obs = ~np.isnan(X)
         cols = np.flatnonzero(obs.any(axis=0))  # only the administered items enter the likelihood
         a, d = self.model.discrimination_[cols], self.model.intercept_[cols]
-        z = np.outer(grid, a) + d  # (G, k)
-        log_p, log_q = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+        log_p = np.outer(grid, -a)
+        log_p -= d
+        log_p = -np.logaddexp(0.0, log_p, out=log_p)  # log P = -log(1 + exp(-z)), z = a q + d: (G, k)
         Y, M = np.where(obs[:, cols], X[:, cols], 0.0), obs[:, cols].astype(np.float64)
         prior = self.log_prior(grid) if log_prior is None else log_prior
-        loglik = (Y * M) @ log_p.T + ((1.0 - Y) * M) @ log_q.T + prior  # (n, G)
+        # sum_i M (y log P + (1 - y) log(1 - P)) with log(1 - P) = log P - z: the second product is rank one
+        # in the grid, (1 - y) M z^T = ((1 - y) M a) q^T + (1 - y) M d (one logaddexp pass and one
+        # (n, k) x (k, G) product instead of two of each)
+        miss = (1.0 - Y) * M
+        loglik = M @ log_p.T - np.outer(miss @ a, grid) - (miss @ d)[:, None] + prior  # (n, G)
         post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
         post /= post.sum(axis=1, keepdims=True)
         mean = post @ grid
@@ -348,6 +369,22 @@ class ItemBank(Result):
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         names = self.benchmarks
         groups = self._benchmark_groups()
+        exp = self._fill(X, theta, groups)
+        filled = np.where(np.isnan(X), exp, X)
+        # graded items without a fit have no expected score: NaN, left out of the means
+        per = group_nan_means(filled, groups)
+        s2 = self.residual_var
+        picked = None if sample is None else np.asarray(sample)
+        has_sample = picked is not None and (picked.any() if picked.ndim == 2 else picked.size > 0)
+        tau2 = self._model_misfit(theta.size, edge)
+        if picked is not None and has_sample and tau2 is not None and s2 is not None:
+            per = np.clip(per + composite_correction(X, exp, picked, groups, tau2, s2), 0.0, 1.0)
+        overall = nan_mean(per, axis=1)
+        return np.column_stack([per, overall]), [*names, "overall"]
+
+    def _fill(self, X: np.ndarray, theta: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+        """``(n, n_items)`` the expected scores :meth:`full_scores` fills the unanswered items with: at the
+        ability (plus each benchmark's offset, with ``offset_var``), corrected by the residual factors."""
         if self.offset_var is None:
             exp = self.expected(theta)
         else:  # every item is in one benchmark: each group's expected scores at its own ability
@@ -357,21 +394,94 @@ class ItemBank(Result):
                 exp[:, cols] = self.expected_items(theta + delta[:, g], cols)
         if self.residual_loadings is not None and self.residual_loadings.shape[1] > 0:
             exp = np.clip(exp + self.factor_scores(X, exp) @ self.residual_loadings.T, 0.0, 1.0)
-        filled = np.where(np.isnan(X), exp, X)
-        # graded items without a fit have no expected score: NaN, left out of the means
-        per = group_nan_means(filled, groups)
-        tau2, s2 = self.misfit_var, self.residual_var
-        picked = None if sample is None else np.asarray(sample)
-        has_sample = picked is not None and (picked.any() if picked.ndim == 2 else picked.size > 0)
-        if picked is not None and has_sample and tau2 is not None and s2 is not None:
-            # the edge's root mean square error; a bank written before it has only the mean error
-            edge_size = self.edge_rms if self.edge_rms is not None else self.edge_error
-            if edge is not None and edge_size is not None:
-                out_there = np.maximum(tau2, edge_size**2)
-                tau2 = np.where(np.asarray(edge, dtype=bool)[:, None], out_there[None, :], tau2[None, :])
-            per = np.clip(per + composite_correction(X, exp, picked, groups, tau2, s2), 0.0, 1.0)
-        overall = nan_mean(per, axis=1)
-        return np.column_stack([per, overall]), [*names, "overall"]
+        return exp
+
+    def _model_misfit(self, n: int, edge: np.ndarray | None) -> np.ndarray | None:
+        """``(n, n_benchmarks)`` each model's misfit variance: :attr:`misfit_var`, raised for a model at the
+        edge (``edge``, per model) to the edge's mean squared error (:attr:`edge_rms` squared; a bank written
+        before it has only :attr:`edge_error`); ``None`` when the misfit was not measured."""
+        tau2 = self.misfit_var
+        if tau2 is None:
+            return None
+        out = np.broadcast_to(tau2, (n, tau2.size)).copy()
+        edge_size = self.edge_rms if self.edge_rms is not None else self.edge_error
+        if edge is not None and edge_size is not None:
+            out[np.asarray(edge, dtype=bool)] = np.maximum(tau2, edge_size**2)
+        return out
+
+    def full_score_se(
+        self,
+        X: np.ndarray,
+        theta: np.ndarray,
+        theta_sd: np.ndarray,
+        sample: np.ndarray | None = None,
+        edge: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``(n, n_benchmarks + 1)`` model-based standard errors of :meth:`full_scores`' estimates (last
+        column ``overall``): the unanswered items' Bernoulli variance, the misfit left after the composite
+        correction and the ability's posterior sd ``theta_sd`` through the curve
+        (:func:`benchsift.adaptive.interval.estimate_variance`). ``sample`` as in :meth:`full_scores`;
+        ``edge``: per model, whether it is at the bank's edge, whose misfit is then at least the edge's mean
+        squared error (whether or not its budget was spread). Calibrated into an interval by
+        :meth:`full_score_interval`."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+        groups = self._benchmark_groups()
+        step = DERIVATIVE_STEP
+        slope = (self.expected(theta + step) - self.expected(theta - step)) / (2.0 * step)
+        mask = None
+        if sample is not None and self.misfit_var is not None:
+            picked = np.asarray(sample)
+            if picked.ndim == 2:
+                mask = picked.astype(bool)
+            else:
+                mask = np.zeros(X.shape, dtype=bool)
+                mask[:, picked.astype(np.int64)] = True
+        var = estimate_variance(
+            self._fill(X, theta, groups),
+            slope,
+            X,
+            groups,
+            theta_sd,
+            mask,
+            self._model_misfit(theta.size, edge),
+            self.residual_var,
+        )
+        return np.sqrt(var)
+
+    def full_score_interval(
+        self,
+        estimate: np.ndarray,
+        se: np.ndarray,
+        edge: np.ndarray,
+        n_answered: np.ndarray,
+        level: float = 0.95,
+    ) -> tuple[np.ndarray, bool]:
+        """``(n, 2)`` interval of the overall estimates ``estimate`` with model-based standard errors ``se``
+        (:meth:`full_score_se`'s last column): ``estimate +- c se`` clipped to [0, 1], ``c`` the
+        split-conformal quantile at ``level`` of the calibration scores of the measured budget nearest to each
+        model's ``n_answered`` items, the inner ones for a model inside the range and the larger of the inner
+        and the edge ones for a model at the edge (``edge``;
+        :func:`benchsift.adaptive.interval.interval_scale`), and whether a set of scores was too small for
+        ``level`` (then pooled over the budgets, or its largest widened, and ``level`` not guaranteed). NaN
+        when the bank was not calibrated (:attr:`interval_budgets` is ``None``)."""
+        est = np.atleast_1d(np.asarray(estimate, dtype=np.float64))
+        out = np.full((est.size, 2), np.nan)
+        if self.interval_budgets is None or self.interval_inner is None or self.interval_edge is None:
+            return out, False
+        at_edge = np.asarray(edge, dtype=bool)
+        se = np.asarray(se, dtype=np.float64)
+        count = np.asarray(n_answered, dtype=np.int64)
+        short = False
+        for j in range(est.size):
+            at = nearest_budget(max(int(count[j]), 1), self.n_items, self.interval_budgets)
+            inner, edge_scale = interval_scale(self.interval_inner, self.interval_edge, at, float(level))
+            c, thin = edge_scale if at_edge[j] else inner
+            short = short or thin
+            half = c * se[j]
+            if np.isfinite(half):
+                out[j] = [max(est[j] - half, 0.0), min(est[j] + half, 1.0)]
+        return out, short
 
     def factor_scores(self, X: np.ndarray, expected: np.ndarray) -> np.ndarray:
         """``(n, k)`` residual-factor scores (module docstring): Bayesian ridge regression of each model's
@@ -423,6 +533,32 @@ class ItemBank(Result):
                     "spread_mae": float(spread),
                     "se": float(se),
                     "spread": self.spread_wins(n),
+                }
+            )
+        return rows
+
+    def interval_scales(self, level: float = 0.95) -> list[dict[str, Any]]:
+        """The calibrated interval, one row per measured budget: ``budget`` (fraction), ``items``, ``n_inner``
+        and ``n_edge`` (calibration scores), ``scale_inner`` and ``scale_edge`` (the multiples of the
+        model-based standard error at ``level``, :func:`benchsift.adaptive.interval.interval_scale`) and
+        ``short`` (a set too small even pooled over the budgets: its largest score widened, ``level`` not
+        guaranteed); ``[]`` when not calibrated."""
+        if self.interval_budgets is None or self.interval_inner is None or self.interval_edge is None:
+            return []
+        rows = []
+        for at, b in enumerate(self.interval_budgets):
+            (c_inner, short_inner), (c_edge, short_edge) = interval_scale(
+                self.interval_inner, self.interval_edge, at, float(level)
+            )
+            rows.append(
+                {
+                    "budget": float(b),
+                    "items": budget_items(float(b), self.n_items),
+                    "n_inner": int(self.interval_inner[at].size),
+                    "n_edge": int(self.interval_edge[at].size),
+                    "scale_inner": c_inner,
+                    "scale_edge": c_edge,
+                    "short": bool(short_inner or short_edge),
                 }
             )
         return rows
@@ -489,6 +625,11 @@ class ItemBank(Result):
             "offset_var": None if self.offset_var is None else self.offset_var.tolist(),
             "edge_error": self.edge_error,
             "edge_rms": self.edge_rms,
+            "interval_budgets": None if self.interval_budgets is None else self.interval_budgets.tolist(),
+            "interval_inner": None
+            if self.interval_inner is None
+            else [v.tolist() for v in self.interval_inner],
+            "interval_edge": None if self.interval_edge is None else [v.tolist() for v in self.interval_edge],
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -535,6 +676,15 @@ class ItemBank(Result):
             off = None if d.get("offset_var") is None else np.asarray(d["offset_var"], dtype=np.float64)
             edge = None if d.get("edge_error") is None else float(d["edge_error"])  # before the measure: none
             rms = None if d.get("edge_rms") is None else float(d["edge_rms"])  # before it: edge_error squared
+            # banks written before the interval: none
+            iv_budgets = (
+                None
+                if d.get("interval_budgets") is None
+                else np.asarray(d["interval_budgets"], dtype=np.float64)
+            )
+            scores = [None if d.get(k) is None else [np.sort(np.asarray(v, dtype=np.float64).reshape(-1))
+                                                     for v in d[k]]
+                      for k in ("interval_inner", "interval_edge")]  # fmt: skip
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
         if n_par != len(items) or theta.shape[0] != len(models):
@@ -575,6 +725,20 @@ class ItemBank(Result):
             raise FormatError(f"{source}: edge_error needs a finite number (or null)")
         if rms is not None and (edge is None or not (np.isfinite(rms) and rms >= abs(edge) - 1e-12)):
             raise FormatError(f"{source}: edge_rms needs a finite number at least |edge_error| (or null)")
+        given = [iv_budgets is not None, scores[0] is not None, scores[1] is not None]
+        if any(given) and not (
+            all(given)
+            and iv_budgets is not None
+            and iv_budgets.ndim == 1
+            and iv_budgets.size > 0
+            and ((iv_budgets > 0) & (iv_budgets <= 1)).all()
+            and all(len(v) == iv_budgets.size for v in scores if v is not None)
+            and all((np.isfinite(a) & (a >= 0)).all() for v in scores if v is not None for a in v)
+        ):
+            raise FormatError(
+                f"{source}: interval_budgets (fractions in (0, 1]), interval_inner and interval_edge (one "
+                "list of finite scores >= 0 per budget each) go together"
+            )
         return cls(
             kind,
             model,
@@ -591,6 +755,9 @@ class ItemBank(Result):
             off,
             edge,
             rms,
+            iv_budgets,
+            scores[0],
+            scores[1],
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -675,6 +842,10 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
 
 
+#: budgets as fractions of the items (``design_budgets``, ``interval_budgets``)
+_BUDGETS = Check(
+    lambda b: all(isinstance(v, Real) and 0 < float(v) <= 1 for v in b), "fractions of the items in (0, 1]"
+)
 #: what :func:`fit_bank`'s ``prior`` and ``residual_factors`` accept, declared once
 _FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
     "prior": [Check(lambda p: p in PRIORS, "one of " + ", ".join(PRIORS)), None],  # the pinned words
@@ -682,12 +853,8 @@ _FIT_BANK_PARAMS: dict[str, list[ConstraintLike]] = {
     "misfit_folds": [
         Check(lambda k: isinstance(k, Integral) and int(k) != 1 and int(k) >= 0, "0 or an int >= 2")
     ],
-    "design_budgets": [
-        Check(
-            lambda b: all(isinstance(v, Real) and 0 < float(v) <= 1 for v in b),
-            "fractions of the items in (0, 1]",
-        )
-    ],
+    "design_budgets": [_BUDGETS],
+    "interval_budgets": [_BUDGETS],
     "benchmark_offsets": ["boolean", None],
 }
 #: ``kind``, checked after the panel's size, as before
@@ -705,6 +872,7 @@ def fit_bank(
     random_state: int = 0,
     design_budgets: tuple[float, ...] = (),
     benchmark_offsets: bool | None = None,
+    interval_budgets: tuple[float, ...] = INTERVAL_BUDGETS,
 ) -> ItemBank:
     """Fit an item bank on the image-condition models of ``panel``.
 
@@ -733,6 +901,11 @@ def fit_bank(
     ``benchmark_offsets``: a model's ability on each benchmark may differ from its overall one by an offset
     whose spread is measured on the reference models (:mod:`benchsift.adaptive.offsets`); ``None``
     (default): on for a bank of several benchmarks, off for one.
+    ``interval_budgets``: the budgets (fractions of the items) at which the fold banks and the edge fold
+    replay their held-out models to calibrate the full-score interval (:mod:`benchsift.adaptive.interval`;
+    default :data:`~benchsift.adaptive.interval.INTERVAL_BUDGETS`; ``()``: not calibrated, no interval; needs
+    ``misfit_folds``): one more fit (the edge fold's own edge error) and the replays, 4-6x the time of a
+    bank without them (README).
     """
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
     check_params(
@@ -742,6 +915,7 @@ def fit_bank(
             "residual_factors": residual_factors,
             "misfit_folds": misfit_folds,
             "design_budgets": design_budgets,
+            "interval_budgets": interval_budgets,
             "benchmark_offsets": benchmark_offsets,
         },
         quote=False,
@@ -803,7 +977,7 @@ def fit_bank(
     if misfit_folds:
         options = {"kind": use, "max_categories": max_categories, "polish": polish, "prior": use_prior,
                    "residual_factors": residual_factors, "benchmark_offsets": benchmark_offsets}  # fmt: skip
-        _measure_designs(bank, ref, options, misfit_folds, random_state, design_budgets)
+        _measure_designs(bank, ref, options, misfit_folds, random_state, design_budgets, interval_budgets)
     return bank
 
 
@@ -814,26 +988,37 @@ def _measure_designs(
     misfit_folds: int,
     random_state: int,
     budgets: tuple[float, ...],
+    interval_budgets: tuple[float, ...] = (),
 ) -> None:
-    """The out-of-fold misfit and design errors of :func:`fit_bank` (:mod:`benchsift.adaptive.design`):
-    fold banks fitted with ``options`` (``fit_bank``'s keywords), then set on ``bank``."""
+    """The out-of-fold misfit, edge error, design errors and interval calibration of :func:`fit_bank`
+    (:mod:`benchsift.adaptive.design`, :mod:`benchsift.adaptive.interval`): fold banks fitted with
+    ``options`` (``fit_bank``'s keywords), then set on ``bank``."""
     from benchsift.adaptive.select import static_start_items  # imports this module: imported when used
-    from benchsift.adaptive.simulate import replay_adaptive
+    from benchsift.adaptive.simulate import replay_adaptive, replay_final
 
     # the misfit needs the curve and the abilities only (the residual factors and the benchmark offsets
-    # change neither); the design replays need the bank as it is
-    fold_options = options if budgets else {**options, "residual_factors": 0, "benchmark_offsets": False}
+    # change neither); the design and interval replays need the bank as it is
+    replays_needed = bool(budgets) or bool(interval_budgets)
+    fold_options = (
+        options if replays_needed else {**options, "residual_factors": 0, "benchmark_offsets": False}
+    )
 
     def refit(part: Panel) -> ItemBank:
-        return fit_bank(part, **fold_options, misfit_folds=0)
+        return fit_bank(part, **fold_options, misfit_folds=0, interval_budgets=())
 
     groups = bank._benchmark_groups()
     folds = fold_banks(ref, refit, int(misfit_folds), int(random_state))
-    bank.edge_error, bank.edge_rms = measure_edge_error(ref, refit, groups) or (None, None)
+    edge = edge_fold(ref, refit)
+    bank.edge_error, bank.edge_rms = (None if edge is None else edge_error_of(ref, edge, groups)) or (
+        None,
+        None,
+    )
     cv = None if folds is None else misfit_from_folds(ref, folds, groups)
     if folds is None or cv is None:
         return
     bank.misfit_var, bank.residual_var = cv
+    if interval_budgets:
+        _calibrate_interval(bank, ref, folds, edge, refit, interval_budgets, random_state, replay_final)
     if not budgets:
         return
     for fold_bank, _ in folds:  # the composite correction in their replays
@@ -844,3 +1029,54 @@ def _measure_designs(
 
     bank.design_budgets = np.asarray(budgets, dtype=np.float64)
     bank.design_mae = design_errors(ref, folds, budgets, replay, static_start_items)
+
+
+def _calibrate_interval(
+    bank: ItemBank,
+    ref: Panel,
+    folds: list[tuple[Any, np.ndarray]],
+    edge: tuple[Any, np.ndarray] | None,
+    refit: Any,
+    budgets: tuple[float, ...],
+    random_state: int,
+    replay_final: Any,
+) -> None:
+    """Set ``bank.interval_budgets``, ``interval_inner`` and ``interval_edge``
+    (:func:`benchsift.adaptive.interval.calibration_scores`): each fold bank with the bank's misfit and edge
+    error replays its held-out models; the edge fold's bank, with the bank's misfit and its own edge error
+    (measured on its own strongest models, one more fit), replays the strongest models, each at every one of
+    the ``budgets`` (:mod:`benchsift.adaptive.interval`)."""
+    assert bank.misfit_var is not None and bank.residual_var is not None
+    measured = {"misfit_var": bank.misfit_var, "residual_var": bank.residual_var}
+    every = list(range(len(budgets)))
+    replays: list[tuple[Any, Panel, bool, list[int]]] = [
+        (
+            replace(fold_bank, **measured, edge_error=bank.edge_error, edge_rms=bank.edge_rms),
+            ref.subset(models=held),
+            False,
+            every,
+        )
+        for fold_bank, held in folds
+    ]
+    if edge is not None:
+        edge_bank, held = edge
+        weak = ref.subset(models=np.setdiff1d(np.arange(ref.n_models), held))
+        own = edge_fold(weak, refit)
+        own_error = None if own is None else edge_error_of(weak, own, bank._benchmark_groups())
+        error, rms = own_error or (None, None)
+        replays.append(
+            (
+                replace(edge_bank, **measured, edge_error=error, edge_rms=rms),
+                ref.subset(models=held),
+                True,
+                every,
+            )
+        )
+
+    def replay(b: ItemBank, held: Panel, n: int) -> Any:  # in batches of a fifth of the budget
+        return replay_final(
+            b, held.scores, held.model_ids, n, batch=max(1, n // 5), random_state=random_state
+        )
+
+    bank.interval_inner, bank.interval_edge = calibration_scores(replays, budgets, ref.n_items, replay)
+    bank.interval_budgets = np.asarray(budgets, dtype=np.float64)

@@ -95,6 +95,8 @@ __all__ = [
     "composite_correction",
     "design_errors",
     "edge_error",
+    "edge_error_of",
+    "edge_fold",
     "fold_banks",
     "misfit_from_folds",
     "nearest_budget",
@@ -194,6 +196,34 @@ def weakest_first(overall: np.ndarray) -> np.ndarray:
     return np.argsort(np.where(np.isfinite(overall), overall, -np.inf), kind="stable")
 
 
+def edge_fold(
+    panel: Panel, fit: Callable[[Panel], Any], share: float = EDGE_SHARE, min_train: int = 5
+) -> Fold | None:
+    """``(bank fitted on the weakest 1 - share of panel's models, the strongest share's positions)``, by the
+    mean of their benchmark means (module docstring), or ``None`` when fewer than :data:`MIN_EDGE_MODELS`
+    would be held out or fewer than ``min_train`` would fit the bank. ``fit(panel)`` fits a bank with the
+    caller's options."""
+    overall = nan_mean(panel.benchmark_means().means, axis=1)
+    n_edge = int(round(float(share) * int(np.isfinite(overall).sum())))
+    if n_edge < MIN_EDGE_MODELS or panel.n_models - n_edge < int(min_train):
+        return None
+    held = np.sort(weakest_first(overall)[panel.n_models - n_edge :])
+    return fit(panel.subset(models=np.setdiff1d(np.arange(panel.n_models), held))), held
+
+
+def edge_error_of(panel: Panel, fold: Fold, groups: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """``(mean, root mean square)`` over the held-out models of an :func:`edge_fold` of their p-IRT
+    estimates' errors (module docstring; the mean negative: too low), or ``None`` when none has a score.
+    ``groups`` are the benchmarks' item positions."""
+    bank, held = fold
+    X = panel.scores[held]
+    err = bank.expected(bank.score(X).theta) - X  # NaN where a model has no score
+    by_model = nan_mean(group_nan_means(err, groups), axis=1)
+    if not np.isfinite(by_model).any():
+        return None
+    return float(nan_mean(by_model)), float(np.sqrt(nan_mean(by_model**2)))
+
+
 def edge_error(
     panel: Panel,
     fit: Callable[[Panel], Any],
@@ -205,19 +235,9 @@ def edge_error(
     benchmark means) of a bank fitted on the others (module docstring), as ``(mean, root mean square)`` over
     those models (the mean negative: too low), or ``None`` when fewer than :data:`MIN_EDGE_MODELS` would be
     held out or fewer than ``min_train`` would fit the bank. ``fit(panel)`` fits a bank with the caller's
-    options; ``groups`` are the benchmarks' item positions."""
-    overall = nan_mean(panel.benchmark_means().means, axis=1)
-    n_edge = int(round(float(share) * int(np.isfinite(overall).sum())))
-    if n_edge < MIN_EDGE_MODELS or panel.n_models - n_edge < int(min_train):
-        return None
-    held = np.sort(weakest_first(overall)[panel.n_models - n_edge :])
-    bank = fit(panel.subset(models=np.setdiff1d(np.arange(panel.n_models), held)))
-    X = panel.scores[held]
-    err = bank.expected(bank.score(X).theta) - X  # NaN where a model has no score
-    by_model = nan_mean(group_nan_means(err, groups), axis=1)
-    if not np.isfinite(by_model).any():
-        return None
-    return float(nan_mean(by_model)), float(np.sqrt(nan_mean(by_model**2)))
+    options; ``groups`` are the benchmarks' item positions (:func:`edge_fold`, :func:`edge_error_of`)."""
+    fold = edge_fold(panel, fit, share, min_train)
+    return None if fold is None else edge_error_of(panel, fold, groups)
 
 
 def budget_items(budget: float, n_items: int) -> int:

@@ -240,12 +240,22 @@ class NextItems(Result):
     prior_sd: np.ndarray | None = None  # per model, the prediction sd; NaN = the bank's own prior
     #: per model, whether its ability is at the bank's edge (:meth:`ItemBank.at_edge`)
     at_edge: np.ndarray | None = None
+    #: per model, the model-based standard error of the overall estimate (:meth:`ItemBank.full_score_se`)
+    estimate_se: np.ndarray | None = None
+    #: ``(n, 2)`` the overall estimate's calibrated interval at ``interval_level``
+    #: (:meth:`ItemBank.full_score_interval`; NaN: the bank was not calibrated)
+    interval: np.ndarray | None = None
+    interval_level: float = 0.95
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
-        "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}}], "n_ignored_items",
-        "warnings"}``; with a covariate prior also ``"prior"`` and each model's ``"prior_mean"`` and
-        ``"prior_sd"``."""
+        "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}, "overall_se",
+        "overall_interval": [low, high]}], "interval_level", "n_ignored_items", "warnings"}`` (the interval
+        ``null`` when the bank was not calibrated); with a covariate prior also ``"prior"`` and each model's
+        ``"prior_mean"`` and ``"prior_sd"``."""
+        n = len(self.models)
+        se = self.estimate_se if self.estimate_se is not None else np.full(n, np.nan)
+        iv = self.interval if self.interval is not None else np.full((n, 2), np.nan)
         doc = {
             "models": [
                 {
@@ -259,9 +269,12 @@ class NextItems(Result):
                     "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
                     "at_edge": None if self.at_edge is None else bool(self.at_edge[j]),
                     "estimates": {n: self.estimates[j, c] for c, n in enumerate(self.estimate_names)},
+                    "overall_se": se[j],
+                    "overall_interval": None if not np.isfinite(iv[j]).all() else [iv[j, 0], iv[j, 1]],
                 }
                 for j, m in enumerate(self.models)
             ],
+            "interval_level": self.interval_level,
             "n_ignored_items": int(self.n_ignored_items),
             "warnings": list(self.warnings),
         }
@@ -277,7 +290,9 @@ class NextItems(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: answered items, ability, rank and its interval, whether it is at the bank's
-        edge, full-score estimates, the number of next items and the stop rule."""
+        edge, full-score estimates, the overall estimate's standard error and interval (``overall_se``,
+        ``overall_low``, ``overall_high``; NaN without a calibrated bank), the number of next items and the
+        stop rule."""
         frame = pd.DataFrame(
             {
                 "model": self.models,
@@ -293,6 +308,10 @@ class NextItems(Result):
             frame["at_edge"] = np.asarray(self.at_edge, dtype=bool)
         for c, name in enumerate(self.estimate_names):
             frame[name] = self.estimates[:, c]
+        n = len(self.models)
+        frame["overall_se"] = self.estimate_se if self.estimate_se is not None else np.full(n, np.nan)
+        iv = self.interval if self.interval is not None else np.full((n, 2), np.nan)
+        frame["overall_low"], frame["overall_high"] = iv[:, 0], iv[:, 1]
         frame["n_next"] = [len(i) for i in self.items]
         frame["stop"] = self.stop
         return frame.set_index("model")
@@ -477,6 +496,15 @@ def next_items(
     at_edge = bank.at_edge(theta)
     start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
     full, names = bank.full_scores(X, theta, sample=sample, edge=None if edge is None else at_edge)
+    full_se = bank.full_score_se(X, theta, se, sample=sample, edge=at_edge)[:, -1]
+    interval, short = bank.full_score_interval(full[:, -1], full_se, at_edge, n_answered, rule.level)
+    notes = []
+    if short:
+        notes.append(
+            f"the full-score interval: the bank holds too few calibration scores for level {rule.level:g} "
+            "(fewer than 19 at 0.95, of its models replayed out of fold): the largest widened by "
+            "(n + 1) / n, which guarantees only n / (n + 1)"
+        )
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
@@ -510,6 +538,10 @@ def next_items(
         estimate_names=names,
         keys=keys,
         at_edge=at_edge,
+        estimate_se=full_se,
+        interval=interval,
+        interval_level=float(rule.level),
+        warnings=notes,
     )
 
 
@@ -659,6 +691,9 @@ def next_items_for(
     if edge is not None:  # shown by a notebook too, not only stored in the result
         warnings.append(edge)
         _warnings.warn(edge, EstimateWarning, stacklevel=2)
+    for note in res.warnings:  # the interval's level not guaranteed
+        warnings.append(note)
+        _warnings.warn(note, EstimateWarning, stacklevel=2)
     return dataclasses.replace(
         res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd
     )
@@ -698,5 +733,10 @@ def _edge_warning(
         text += (
             "; the rest of their budget is spread over the bank's difficulty and their estimates corrected "
             f"from those items (edge spread{how})"
+        )
+    if bank.interval_budgets is not None:
+        text += (
+            "; their intervals are as wide as the bank's own strongest models needed when a bank without "
+            "them estimated them, and a model far beyond every reference model can still fall outside"
         )
     return text

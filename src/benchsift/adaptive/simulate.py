@@ -37,6 +37,7 @@ from benchsift.adaptive.design import weakest_first
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.adaptive.select import (
     EDGE_SPREAD_DEFAULT,
+    NextItems,
     StopRule,
     edge_spread_for,
     next_items,
@@ -53,7 +54,7 @@ from benchsift.results import Result
 from benchsift.stats import spearman
 from benchsift.stats.means import nan_mean
 
-__all__ = ["AdaptiveSimulation", "replay_adaptive", "simulate_adaptive"]
+__all__ = ["AdaptiveSimulation", "replay_adaptive", "replay_final", "simulate_adaptive"]
 
 METHODS = ("adaptive", "static", "random")
 
@@ -154,7 +155,86 @@ def replay_adaptive(
     measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the full-score
     estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
     static start's items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the
-    answered mask."""
+    answered mask; :func:`replay_final` gives the last step whole (the estimates' intervals, the
+    abilities)."""
+    final, X = _replay(
+        bank,
+        scores,
+        models,
+        n_items,
+        batch=batch,
+        prior_mean=prior_mean,
+        prior_sd=prior_sd,
+        exposure=exposure,
+        random_state=random_state,
+        static_start=static_start,
+        criterion=criterion,
+        prior_in_choice=prior_in_choice,
+        balance=balance,
+        edge_spread=edge_spread,
+    )
+    return final.estimates, ~np.isnan(X)
+
+
+def replay_final(
+    bank: ItemBank,
+    scores: np.ndarray,
+    models: list[str],
+    n_items: int,
+    *,
+    batch: int | None = None,
+    prior_mean: np.ndarray | None = None,
+    prior_sd: np.ndarray | float | None = None,
+    exposure: float = 3.0,
+    random_state: int = 0,
+    static_start: float | None = None,
+    criterion: str = "posterior",
+    prior_in_choice: bool = False,
+    balance: bool = True,
+    edge_spread: bool | None = None,
+    level: float = 0.95,
+) -> NextItems:
+    """:func:`replay_adaptive`, returning its last step whole: the :class:`~benchsift.adaptive.NextItems` of
+    the answers to all ``n_items`` items (``estimates``, their model-based ``estimate_se`` and their
+    ``interval`` at ``level``, :mod:`benchsift.adaptive.interval`; the abilities; ``at_edge``)."""
+    return _replay(
+        bank,
+        scores,
+        models,
+        n_items,
+        batch=batch,
+        prior_mean=prior_mean,
+        prior_sd=prior_sd,
+        exposure=exposure,
+        random_state=random_state,
+        static_start=static_start,
+        criterion=criterion,
+        prior_in_choice=prior_in_choice,
+        balance=balance,
+        edge_spread=edge_spread,
+        level=level,
+    )[0]
+
+
+def _replay(
+    bank: ItemBank,
+    scores: np.ndarray,
+    models: list[str],
+    n_items: int,
+    *,
+    batch: int | None,
+    prior_mean: np.ndarray | None,
+    prior_sd: np.ndarray | float | None,
+    exposure: float,
+    random_state: int,
+    static_start: float | None,
+    criterion: str,
+    prior_in_choice: bool,
+    balance: bool,
+    edge_spread: bool | None,
+    level: float = 0.95,
+) -> tuple[NextItems, np.ndarray]:
+    """The replay of :func:`replay_adaptive`: the last step and the responses given."""
     if static_start is None:
         n_start = static_start_items(int(n_items), bank)
     else:
@@ -166,7 +246,7 @@ def replay_adaptive(
     step = int(batch) if batch is not None else max(1, int(n_items) // 10)
     X = np.full(scores.shape, np.nan)
     available = ~np.isnan(scores)
-    rule = StopRule(max_items=int(n_items))
+    rule = StopRule(max_items=int(n_items), level=float(level))
     while True:
         nxt = next_items(
             bank,
@@ -191,7 +271,7 @@ def replay_adaptive(
             X[j, items] = scores[j, items]
     # the last step saw every answer: its estimates are the final ones (ability under the same prior, the
     # same composite sample)
-    return nxt.estimates, ~np.isnan(X)
+    return nxt, X
 
 
 def _split_task(

@@ -18,6 +18,7 @@ import typer
 
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items_for
 from benchsift.adaptive.design import MISFIT_FOLDS
+from benchsift.adaptive.interval import INTERVAL_BUDGETS
 from benchsift.adaptive.prior import other_benchmarks
 from benchsift.cli._common import (
     AddressOpt,
@@ -115,6 +116,21 @@ def bank_command(
             "--benchmark-offsets/--no-benchmark-offsets",
         ),
     ] = None,
+    interval_budgets: Annotated[
+        str,
+        opt(
+            "Comma-separated budgets (fractions of the items) at which the folds replay their models to "
+            "calibrate the full-score interval of `adaptive next` (a model takes the nearest).",
+            "--interval-budgets",
+        ),
+    ] = ",".join(f"{b:g}" for b in INTERVAL_BUDGETS),
+    interval: Annotated[
+        bool,
+        opt(
+            "Calibrate the full-score interval (--no-interval: no interval, a bank 4-6x faster to fit).",
+            "--interval/--no-interval",
+        ),
+    ] = True,
     seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -131,6 +147,7 @@ def bank_command(
         random_state=seed,
         design_budgets=() if design_budgets is None else tuple(numbers(design_budgets, "--design-budgets")),
         benchmark_offsets=benchmark_offsets,
+        interval_budgets=tuple(numbers(interval_budgets, "--interval-budgets")) if interval else (),
     )
     bank.save(out)
     summary = {
@@ -146,6 +163,7 @@ def bank_command(
         "edge_error": bank.edge_error,
         "edge_rms": bank.edge_rms,
         "designs": bank.designs(),
+        "interval": bank.interval_scales(),
         "benchmark_offset_sd": None
         if bank.offset_var is None
         else dict(zip(bank.benchmarks, np.sqrt(bank.offset_var).tolist(), strict=True)),

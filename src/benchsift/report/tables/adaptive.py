@@ -16,8 +16,9 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
     of its curve, its error at the edge (:attr:`ItemBank.edge_error`, with the root mean square
-    :attr:`ItemBank.edge_rms` where measured) and the measured budgets at which the whole budget is given
-    spread (:meth:`ItemBank.designs`)."""
+    :attr:`ItemBank.edge_rms` where measured), the measured budgets at which the whole budget is given
+    spread (:meth:`ItemBank.designs`) and the 95 % interval's multiples of the standard error per calibrated
+    budget, inside the range / at the edge (:meth:`ItemBank.interval_scales`)."""
     table = DataTable(title=f"Item bank written to {out}")
     cols = (
         "model",
@@ -27,6 +28,7 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
         "misfit (rms)",
         "edge error",
         "whole budget spread",
+        "95 % interval: se x (inner / edge)",
     )
     for col in cols:
         table.add_column(col)
@@ -44,14 +46,35 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
         misfit,
         edge,
         "not measured" if not rows else ("never" if not spread else "at " + ", ".join(spread) + " items"),
+        _scales(bank),
     )
     return table
 
 
+def _scales(bank: ItemBank) -> str:
+    """``2.4 / 2.6 at 21 items; ...`` (``*``: too few scores, 95 % not guaranteed), or ``not calibrated``."""
+    rows = bank.interval_scales()
+    if not rows:
+        return "not calibrated"
+    return "; ".join(
+        f"{r['scale_inner']:.1f} / {r['scale_edge']:.1f}{'*' if r['short'] else ''} at {r['items']} items"
+        for r in rows
+    )
+
+
 def render_next(res: NextItems, title: str) -> Table:
-    """Per model: items answered, ability (sd), rank and interval, overall estimate, next items or stop."""
+    """Per model: items answered, ability (sd), rank and interval, overall estimate and its interval (at the
+    result's level, where the bank was calibrated), next items or stop."""
     table = DataTable(title=title)
-    for col in ("model", "answered", "ability (sd)", "rank [interval]", "overall est.", "next / stop"):
+    level = f"{res.interval_level:.0%}"
+    for col in (
+        "model",
+        "answered",
+        "ability (sd)",
+        "rank [interval]",
+        f"overall est. [{level}]",
+        "next / stop",
+    ):
         table.add_column(col)
     for row in res.to_dict()["models"]:
         nxt = ", ".join(f"{k['benchmark']}/{k['item']}" for k in row["next"]) or f"stop: {row['stop']}"
@@ -61,7 +84,12 @@ def render_next(res: NextItems, title: str) -> Table:
             str(row["n_answered"]),
             f"{row['theta']:.2f} ({row['se']:.2f})",
             f"{row['rank']:.0f} [{lo:.0f}, {hi:.0f}]",
-            f"{row['estimates']['overall']:.3f}",
+            f"{row['estimates']['overall']:.3f}"
+            + (
+                ""
+                if row["overall_interval"] is None
+                else " [{:.3f}, {:.3f}]".format(*row["overall_interval"])
+            ),
             nxt,
         )
     return table
