@@ -1,0 +1,167 @@
+"""The adaptive estimate's interval against what a user would do instead, on held-out models.
+
+Run (from the repository root)::
+
+    .venv/bin/python benchmarks/bench_adaptive_interval.py --panel mmmu.parquet --splits 3
+    .venv/bin/python benchmarks/bench_adaptive_interval.py --panel mmmu.parquet --split strongest
+
+Per split (``random``: the image models split at random, ``SeedSequence([seed, split])``, 40 % held out;
+``strongest``: the strongest 40 % by full score held out, the bank fitted on the weakest 60 %, every split the
+same partition) and budget ``b`` (fractions of the items, ``--budgets``), each held-out model gets
+``n = round(b N)`` items three ways, and each gives a 95 % interval of its full overall score (the mean of its
+benchmark means over every item):
+
+* ``adaptive``: the default bank of the build models (:func:`benchsift.adaptive.fit_bank`, which calibrates
+  the interval on its folds, :mod:`benchsift.adaptive.interval`) and the replayed adaptive test
+  (:func:`benchsift.adaptive.replay_final`); its interval, and for reference the model-based one
+  (estimate +- 1.96 se, ``adaptive, 1.96 se``) that the calibration widens or narrows;
+* ``random``: ``n`` items drawn at random per model (an equal share per benchmark), their mean and the Wald
+  interval with the finite-population correction, ``mean +- 1.96 sqrt(sum_b p_b (1 - p_b) / n_b (N_b - n_b) /
+  (N_b - 1)) / B`` over the ``B`` benchmarks: what a user does without benchsift, valid by design;
+* ``static``: the PRIMEBench suite of the same size (:func:`benchsift.compression.run_pipeline`, Stages
+  0-2) with the full-score estimator and its split-conformal interval
+  (:func:`benchsift.compression.fit_full_score`, the method it chose), benchsift's non-adaptive answer.
+
+Printed per budget: coverage of the true score (pooled over splits and models), mean width and MAE of the
+estimate; for the strongest split the coverage is the one that matters (new models stronger than every
+model the bank or suite was built on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchsift.adaptive import fit_bank, replay_final
+from benchsift.adaptive.design import budget_items, weakest_first
+from benchsift.compression.full_score import fit_full_score
+from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.panel import Panel
+from benchsift.stats.means import nan_mean
+
+METHODS = ("adaptive", "adaptive, 1.96 se", "random", "static")
+
+
+def _random_interval(
+    scores: np.ndarray, groups: list[np.ndarray], n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per model: the mean of its benchmark means over ``n`` random items (an equal share per benchmark, among
+    the items it has a score on) and the half-width of its 95 % Wald interval with the finite-population
+    correction."""
+    share = max(1, int(round(n / len(groups))))
+    est = np.full(scores.shape[0], np.nan)
+    half = np.full(scores.shape[0], np.nan)
+    for j in range(scores.shape[0]):
+        means, variances = [], []
+        for g in groups:
+            seen = g[np.isfinite(scores[j, g])]
+            if not seen.size:
+                continue
+            k = min(share, seen.size)
+            y = scores[j, rng.choice(seen, k, replace=False)]
+            p = float(np.mean(y))
+            fpc = (seen.size - k) / (seen.size - 1) if seen.size > 1 else 0.0
+            means.append(p)
+            variances.append(p * (1.0 - p) / k * fpc)
+        if means:
+            est[j] = np.mean(means)
+            half[j] = 1.96 * np.sqrt(np.sum(variances)) / len(means)
+    return est, half
+
+
+def _cell(est: np.ndarray, low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
+    return {"covered": (truth >= low) & (truth <= high), "width": high - low, "error": np.abs(est - truth)}
+
+
+def run_split(
+    image: Panel, budgets: list[float], seed: int, split: int, strongest: bool, static: bool
+) -> dict[float, dict[str, dict[str, np.ndarray]]]:
+    rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
+    truth_all = nan_mean(image.benchmark_means().means, axis=1)
+    perm = weakest_first(truth_all) if strongest else rng.permutation(image.n_models)
+    n_build = image.n_models - int(round(0.4 * image.n_models))
+    build = image.subset(models=np.sort(perm[:n_build]))
+    held = image.subset(models=np.sort(perm[n_build:]))
+    truth = nan_mean(held.benchmark_means().means, axis=1)
+    bench = held.items["benchmark"].astype(str).to_numpy()
+    groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bank = fit_bank(build, random_state=seed)
+    out: dict[float, dict[str, dict[str, np.ndarray]]] = {}
+    for b in budgets:
+        n = budget_items(b, image.n_items)
+        cells: dict[str, dict[str, np.ndarray]] = {}
+        final = replay_final(bank, held.scores, held.model_ids, n, random_state=seed + split)
+        est = final.estimates[:, -1]
+        assert final.interval is not None and final.estimate_se is not None
+        cells["adaptive"] = _cell(est, final.interval[:, 0], final.interval[:, 1], truth)
+        half = 1.96 * final.estimate_se
+        cells["adaptive, 1.96 se"] = _cell(est, np.clip(est - half, 0, 1), np.clip(est + half, 0, 1), truth)
+        draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
+        r_est, r_half = _random_interval(held.scores, groups, n, draws)
+        cells["random"] = _cell(r_est, np.clip(r_est - r_half, 0, 1), np.clip(r_est + r_half, 0, 1), truth)
+        if static:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cfg = CompressionConfig(
+                    retention=float(b), floor=0, k=None, random_state=seed, full_score=False
+                )
+                suite = run_pipeline(build, cfg).suite_items
+                fs = fit_full_score(build, suite, random_state=seed)
+                pred = fs.predict(held.scores[:, suite], held.model_ids)
+            s_est = pred.score[fs.method][:, -1]
+            cells["static"] = _cell(s_est, pred.low[fs.method][:, -1], pred.high[fs.method][:, -1], truth)
+        out[b] = cells
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--panel", required=True)
+    ap.add_argument("--budgets", default="0.02,0.05,0.1")
+    ap.add_argument("--splits", type=int, default=3)
+    ap.add_argument("--split", choices=("random", "strongest"), default="random")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--no-static", action="store_true", help="leave out the static suite (its pipeline is slow)"
+    )
+    args = ap.parse_args(argv)
+    image = Panel.load(args.panel).image_panel()
+    budgets = [float(v) for v in args.budgets.split(",")]
+    strongest = args.split == "strongest"
+    splits = 1 if strongest else args.splits
+    pooled: dict[float, dict[str, dict[str, list[np.ndarray]]]] = {}
+    t0 = time.perf_counter()
+    for split in range(splits):
+        res = run_split(image, budgets, args.seed, split, strongest, not args.no_static)
+        for b, cells in res.items():
+            for m, c in cells.items():
+                d = pooled.setdefault(b, {}).setdefault(m, {})
+                for k, v in c.items():
+                    d.setdefault(k, []).append(v)
+        print(f"split {split} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+    print(
+        f"{args.panel} ({image.n_models} models x {image.n_items} items), {args.split} split"
+        f"{'' if strongest else f's x {splits}'}, seed {args.seed}; 95 % intervals of the full overall score"
+    )
+    print(f"{'budget':>8} {'items':>6}  {'method':<18} {'coverage':>9} {'width':>7} {'MAE':>7}")
+    for b in budgets:
+        for m in METHODS:
+            if m not in pooled[b]:
+                continue
+            cell: dict[str, Any] = {k: np.concatenate(v) for k, v in pooled[b][m].items()}
+            print(
+                f"{b:>8.2f} {budget_items(b, image.n_items):>6}  {m:<18} {np.nanmean(cell['covered']):>9.3f} "
+                f"{np.nanmean(cell['width']):>7.3f} {np.nanmean(cell['error']):>7.4f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
