@@ -14,7 +14,15 @@ import pytest
 from scipy.special import expit
 from typer.testing import CliRunner
 
-from benchsift.adaptive import ItemBank, NextItems, fit_bank, load_bank, next_items, replay_final
+from benchsift.adaptive import (
+    ItemBank,
+    NextItems,
+    fit_bank,
+    load_bank,
+    next_items,
+    replay_final,
+    simulate_adaptive,
+)
 from benchsift.adaptive.design import weakest_first
 from benchsift.adaptive.interval import INTERVAL_BUDGETS, estimate_variance, interval_scale
 from benchsift.cli.main import app
@@ -288,3 +296,24 @@ def test_the_cli_writes_the_calibration_and_next_reports_the_interval(tmp_path: 
         app, ["adaptive", "next", str(tmp_path / "plain.json"), str(tmp_path / "resp.csv"), "--json"]
     )
     assert [m["overall_interval"] for m in json.loads(plain.output)["models"]] == [None] * 3
+
+
+def test_simulate_reports_the_intervals_coverage() -> None:
+    """``simulate_adaptive`` gives the adaptive and the static method's 95 % interval coverage and width
+    (the share of held-out models whose full score it holds, recomputed here from the same split's bank and
+    replay for the adaptive one), none for random items (null in JSON)."""
+    panel = _panel(_world(70, 400, 1.0, 9))
+    res = simulate_adaptive(panel, budget=0.05, n_splits=1, random_state=4)
+    rows = {r["method"]: r for r in res.rows()}
+    assert 0.0 <= rows["adaptive"]["coverage"] <= 1.0 and rows["adaptive"]["width"] > 0
+    assert 0.0 <= rows["static"]["coverage"] <= 1.0 and rows["static"]["width"] > 0
+    assert math.isnan(rows["random"]["coverage"])
+    doc = res.to_dict()["results"]
+    assert [r["coverage"] is None for r in doc] == [False, False, True]  # adaptive, static, random
+    # the adaptive coverage by hand: the split's build models (SeedSequence([4, 0]) permutation, 42 of 70)
+    rng = np.random.default_rng(np.random.SeedSequence([4, 0]))
+    perm = rng.permutation(70)
+    build, held = panel.subset(models=np.sort(perm[:42])), panel.subset(models=np.sort(perm[42:]))
+    final = replay_final(fit_bank(build), held.scores, held.model_ids, res.n_items[0], random_state=4)
+    truth = nan_mean(held.benchmark_means().means, axis=1)
+    assert rows["adaptive"]["coverage"] == pytest.approx(_coverage(final, truth), abs=1e-12)

@@ -59,6 +59,7 @@ from benchsift.adaptive.bank import MIN_FACTOR_MODELS, ItemBank
 from benchsift.adaptive.design import EDGE_SHARE, EDGE_SPREAD_FROM, budget_items, nearest_budget
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.errors import EstimateWarning, InputError, listed
+from benchsift.irt import AbilityEstimate
 from benchsift.panel import Panel
 from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
@@ -495,16 +496,7 @@ def next_items(
     rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
     at_edge = bank.at_edge(theta)
     start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
-    full, names = bank.full_scores(X, theta, sample=sample, edge=None if edge is None else at_edge)
-    full_se = bank.full_score_se(X, theta, se, sample=sample, edge=at_edge)[:, -1]
-    interval, short = bank.full_score_interval(full[:, -1], full_se, at_edge, n_answered, rule.level)
-    notes = []
-    if short:
-        notes.append(
-            f"the full-score interval: the bank holds too few calibration scores for level {rule.level:g} "
-            "(fewer than 19 at 0.95, of its models replayed out of fold): the largest widened by "
-            "(n + 1) / n, which guarantees only n / (n + 1)"
-        )
+    estimates = _estimates(bank, X, est, sample, edge is not None, at_edge, n_answered, rule.level)
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
@@ -534,15 +526,45 @@ def next_items(
         se=se,
         rank=rank,
         rank_interval=rank_iv,
-        estimates=full,
-        estimate_names=names,
         keys=keys,
         at_edge=at_edge,
-        estimate_se=full_se,
-        interval=interval,
-        interval_level=float(rule.level),
-        warnings=notes,
+        **estimates,
     )
+
+
+def _estimates(
+    bank: ItemBank,
+    X: np.ndarray,
+    est: AbilityEstimate,
+    sample: np.ndarray,
+    spread: bool,
+    at_edge: np.ndarray,
+    n_answered: np.ndarray,
+    level: float,
+) -> dict[str, Any]:
+    """:func:`next_items`' full-score estimates and their names (:meth:`ItemBank.full_scores`; with
+    ``spread`` the correction of a model at the edge takes the edge's misfit), the overall estimate's
+    model-based standard error and calibrated interval at ``level`` (:meth:`ItemBank.full_score_se`,
+    :meth:`ItemBank.full_score_interval`; every model at the edge takes the edge's misfit there), and a
+    warning when the calibration was too small for ``level``: :class:`NextItems`' fields."""
+    full, names = bank.full_scores(X, est.theta, sample=sample, edge=at_edge if spread else None)
+    full_se = bank.full_score_se(X, est.theta, est.se, sample=sample, edge=at_edge)[:, -1]
+    interval, short = bank.full_score_interval(full[:, -1], full_se, at_edge, n_answered, level)
+    notes = []
+    if short:
+        notes.append(
+            f"the full-score interval: the bank holds too few calibration scores for level {level:g} "
+            "(fewer than 19 at 0.95, of its models replayed out of fold): the largest widened by "
+            "(n + 1) / n, which guarantees only n / (n + 1)"
+        )
+    return {
+        "estimates": full,
+        "estimate_names": names,
+        "estimate_se": full_se,
+        "interval": interval,
+        "interval_level": float(level),
+        "warnings": notes,
+    }
 
 
 def _bank_responses(

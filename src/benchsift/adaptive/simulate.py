@@ -23,6 +23,7 @@ and true full overall scores (mean of benchmark means over every item), and the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 from joblib import delayed
 
+from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
 from benchsift.adaptive.design import weakest_first
@@ -61,7 +63,10 @@ METHODS = ("adaptive", "static", "random")
 
 @dataclass(frozen=True, repr=False)
 class AdaptiveSimulation(Result):
-    """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``) and their summary rows.
+    """Per-split metrics (``per_split[method]``: list of ``(rho, mae)``; ``intervals[method]``: list of the
+    95 % intervals' ``(coverage, mean width)`` of the held-out models' full overall scores, for ``adaptive``
+    (:mod:`benchsift.adaptive.interval`; NaN when its bank has none) and ``static`` (the full-score
+    estimator's split-conformal interval); none for ``random``) and their summary rows.
 
     ``random_state`` is the seed the simulation ran with (``"seed"`` in :meth:`to_dict`, as the CLI's
     ``--seed``; the attribute ``seed`` is its old name, read with a :class:`FutureWarning` until 0.3)."""
@@ -72,11 +77,13 @@ class AdaptiveSimulation(Result):
     n_items: list[int]
     per_split: dict[str, list[tuple[float, float]]]
     notes: list[str] = field(default_factory=list)
+    intervals: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
     def rows(self) -> list[dict[str, Any]]:
         out = []
         for m in METHODS:
             vals = np.array(self.per_split[m], dtype=np.float64)
+            iv = np.array(self.intervals.get(m) or [(np.nan, np.nan)], dtype=np.float64)
             out.append(
                 {
                     "method": m,
@@ -87,15 +94,18 @@ class AdaptiveSimulation(Result):
                     "rho_sd": float(np.nanstd(vals[:, 0])),
                     "mae_mean": float(np.nanmean(vals[:, 1])),
                     "mae_sd": float(np.nanstd(vals[:, 1])),
+                    "coverage": float(np.nanmean(iv[:, 0])) if np.isfinite(iv[:, 0]).any() else math.nan,
+                    "width": float(np.nanmean(iv[:, 1])) if np.isfinite(iv[:, 1]).any() else math.nan,
                 }
             )
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """``{"results": [{"method", "budget", "n_items", "n_splits", "rho_mean", "rho_sd", "mae_mean",
-        "mae_sd"}], "holdout", "seed", "notes"}``."""
+        "mae_sd", "coverage", "width"}], "holdout", "seed", "notes"}`` (``coverage`` and ``width``: the 95 %
+        intervals' mean over splits, ``null`` for a method without one)."""
         return {
-            "results": self.rows(),
+            "results": to_jsonable(self.rows()),
             "holdout": self.holdout,
             "seed": self.random_state,
             "notes": list(self.notes),
@@ -274,6 +284,16 @@ def _replay(
     return nxt, X
 
 
+def _interval_metrics(low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    """``(coverage, mean width)`` of intervals of the models with a truth and an interval (NaN for none)."""
+    ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(truth)
+    if not ok.any():
+        return math.nan, math.nan
+    return float(np.mean((truth[ok] >= low[ok]) & (truth[ok] <= high[ok]))), float(
+        np.mean(high[ok] - low[ok])
+    )
+
+
 def _split_task(
     image: Panel,
     split: int,
@@ -288,9 +308,9 @@ def _split_task(
     benchmark_offsets: bool | None = None,
     strongest: bool = False,
     edge_spread: bool | None = None,
-) -> tuple[int, dict[str, tuple[float, float]], bool]:
+) -> tuple[int, dict[str, tuple[float, float]], bool, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)}, whether the adaptive method spread
-    the edge models' budgets)``. Its own seed
+    the edge models' budgets, {method: (coverage, width)} of the 95 % intervals)``. Its own seed
     (``SeedSequence([seed, split])``), so the result does not depend on where or in what order it runs;
     ``strongest``: the strongest models by full score held out (the seed moves the rest)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(split)]))
@@ -307,15 +327,17 @@ def _split_task(
     n = int(suite.size)
     out: dict[str, tuple[float, float]] = {}
     fs = fit_full_score(build, suite, random_state=int(seed))
-    static = fs.predict(held.scores[:, suite], held.model_ids).score[fs.method][:, -1]
+    pred = fs.predict(held.scores[:, suite], held.model_ids)
+    static = pred.score[fs.method][:, -1]
     out["static"] = _metrics(static, truth)
+    intervals = {"static": _interval_metrics(pred.low[fs.method][:, -1], pred.high[fs.method][:, -1], truth)}
     rand = np.sort(rng.choice(image.n_items, size=n, replace=False))
     out["random"] = _metrics(nan_mean(held.scores[:, rand], axis=1), truth)
     bank = fit_bank(build, benchmark_offsets=benchmark_offsets)
     mu = sd = None
     if covariates is not None:  # the regression on the build models only; the held-out models' covariates
         mu, sd = fit_covariate_prior(bank, covariates).predict(covariates, held.model_ids)
-    final = replay_adaptive(
+    last = replay_final(
         bank,
         held.scores,
         held.model_ids,
@@ -328,10 +350,11 @@ def _split_task(
         static_start=static_start,
         balance=balance,
         edge_spread=edge_spread,
-    )[0]
-    final = final[:, -1]
-    out["adaptive"] = _metrics(final, truth)
-    return n, out, edge_spread_for(bank, n, edge_spread)
+    )
+    out["adaptive"] = _metrics(last.estimates[:, -1], truth)
+    iv = last.interval if last.interval is not None else np.full((truth.size, 2), np.nan)
+    intervals["adaptive"] = _interval_metrics(iv[:, 0], iv[:, 1], truth)
+    return n, out, edge_spread_for(bank, n, edge_spread), intervals
 
 
 _FRACTION = Interval(Real, 0, 1, closed="neither", noun="a fraction")
@@ -399,6 +422,7 @@ def simulate_adaptive(
             f"with holdout {holdout} give {n_build} and {n_hold}"
         )
     per: dict[str, list[tuple[float, float]]] = {m: [] for m in METHODS}
+    intervals: dict[str, list[tuple[float, float]]] = {}
     sizes: list[int] = []
     spread: list[bool] = []
     notes: list[str] = []
@@ -421,11 +445,13 @@ def simulate_adaptive(
             )
             for split in range(int(n_splits))
         )
-        for done, (n, metrics, spread_here) in enumerate(results, start=1):
+        for done, (n, metrics, spread_here, covered) in enumerate(results, start=1):
             sizes.append(n)
             spread.append(spread_here)
             for m in METHODS:
                 per[m].append(metrics[m])
+            for m, c in covered.items():
+                intervals.setdefault(m, []).append(c)
             if progress is not None:
                 progress(done, int(n_splits))
     if strongest:
@@ -445,4 +471,4 @@ def simulate_adaptive(
         )
     if min(sizes) < 10:
         notes.append(f"the static suite holds only {min(sizes)} items at budget {budget}: metrics are noisy")
-    return AdaptiveSimulation(float(holdout), float(budget), int(random_state), sizes, per, notes)
+    return AdaptiveSimulation(float(holdout), float(budget), int(random_state), sizes, per, notes, intervals)

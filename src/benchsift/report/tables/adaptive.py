@@ -96,9 +96,10 @@ def render_next(res: NextItems, title: str) -> Table:
 
 
 def render_simulation(res: AdaptiveSimulation, title: str) -> Table:
-    """Adaptive vs static vs random: items, rank Spearman and score MAE (mean and sd over splits)."""
+    """Adaptive vs static vs random: items, rank Spearman and score MAE (mean and sd over splits), and the
+    95 % intervals' coverage and mean width where the method has one."""
     table = DataTable(title=title)
-    for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)"):
+    for col in ("method", "items", "rank Spearman (sd)", "score MAE (sd)", "95 % interval: coverage (width)"):
         table.add_column(col)
     for r in res.rows():
         table.add_row(
@@ -106,5 +107,6 @@ def render_simulation(res: AdaptiveSimulation, title: str) -> Table:
             f"{r['n_items']:.0f}",
             f"{r['rho_mean']:.3f} ({r['rho_sd']:.3f})",
             f"{r['mae_mean']:.4f} ({r['mae_sd']:.4f})",
+            "-" if not np.isfinite(r["coverage"]) else f"{r['coverage']:.2f} ({r['width']:.3f})",
         )
     return table
