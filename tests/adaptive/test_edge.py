@@ -51,8 +51,9 @@ def _panel(x: np.ndarray, prefix: str = "m") -> Panel:
 
 def test_edge_error_is_the_error_of_a_bank_fitted_on_the_weakest_four_fifths() -> None:
     """The definition, by hand with the public API: the 20 strongest of 100 models (by their mean) held out,
-    a bank fitted on the other 80 with the fold options (no residual factors, the bank's prior and polish,
-    nothing measured), each held-out model scored on all its items, the mean of expected minus observed, and
+    a bank fitted on the other 80 with the bank's prior and polish and nothing measured (here without residual
+    factors: the bank's edge fold has them, for the interval's replays, and they change neither the curve nor
+    the abilities), each held-out model scored on all its items, the mean of expected minus observed, and
     its root mean square over the held-out models."""
     x, _ = _world(100, 240, 1.0, 4)
     bank = fit_bank(_panel(x))
