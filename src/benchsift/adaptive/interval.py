@@ -31,8 +31,8 @@ never checked), so the interval's width is calibrated by split-conformal predict
 regression", JASA 113(523), section 5.2, locally weighted conformal): the bank's fold banks
 (:func:`benchsift.adaptive.design.fold_banks`, each given the bank's measured misfit and edge error) replay
 their held-out models at each of :data:`INTERVAL_BUDGETS` of the items (in batches of a fifth of the budget),
-and each model's score is
-:math:`|\hat Z - Z| / \widehat{\mathrm{se}}` (``Z`` its full overall score; :func:`calibration_scores`). The
+and each model's score is :math:`|\hat Z - Z| / \widehat{\mathrm{se}}` (``Z`` its full overall score;
+:func:`calibration_scores`). The
 models inside the fold bank's range give the *inner* scores; the *edge* scores come from the models at their
 fold bank's edge and from the edge fold (a bank fitted on the weakest 80 % of the reference models, with its
 own edge error measured on its own strongest 20 %, replaying the strongest 20 % at every budget: new models
@@ -47,9 +47,11 @@ A new model's interval at level :math:`1 - \alpha` is
           \text{-th smallest of the } n \text{ scores}
 
 (:func:`~benchsift.stats.conformal.conformal_quantile`; the inner scores for a model inside the range, the
-larger of the two quantiles for one at the edge; :func:`interval_scale`), clipped to [0, 1]. The scores of
-the edge fold's models at three budgets are not independent, and fold replays are not new models, so the
-guarantee is approximate; measured in the README (*An interval for the adaptive estimate*).
+larger of the two quantiles for one at the edge; :func:`interval_scale`), clipped to [0, 1]. Fold replays
+are not new models (the fold banks are fitted on 80 % of the models, and the edge fold's bank takes the
+bank's misfit, measured with the edge models among the folds), and scores pooled over the budgets hold one
+model three times, so the guarantee is approximate; measured in the README (*An interval for the adaptive
+estimate*).
 """
 
 from __future__ import annotations
