@@ -150,11 +150,17 @@ def test_dask_without_address_starts_a_local_cluster(panel_file: str) -> None:
 
 
 def test_adaptive_simulate_on_dask_is_byte_identical(panel_file: str, dask_address: str) -> None:
-    args = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--json"]
+    """Three splits without the interval's calibration (its replays make each bank 4-6x slower to fit),
+    then one split with it: the same bytes on dask, loky and locally; another seed, other bytes."""
+    args = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--no-interval", "--json"]
     local = _cli(*args, "--seed", "2")
     assert _cli(*args, "--seed", "2", "--backend", "dask", "--address", dask_address) == local
     assert _cli(*args, "--seed", "2", "--backend", "loky", "--n-jobs", "2") == local
     assert _cli(*args, "--seed", "3") != local
+    calibrated = ["adaptive", "simulate", panel_file, "--splits", "1", "--budget", "0.1", "--json"]
+    local = _cli(*calibrated, "--seed", "2")
+    assert json.loads(local)["results"][0]["coverage"] is not None  # the adaptive interval's coverage
+    assert _cli(*calibrated, "--seed", "2", "--backend", "dask", "--address", dask_address) == local
 
 
 @pytest.mark.slow
@@ -169,7 +175,7 @@ def test_sweeps_on_ray_are_byte_identical(panel_file: str) -> None:
     assert _cli(*inst, "--seed", "5", "--backend", "ray", "--n-jobs", "2") == local
     assert not ray.is_initialized()  # the instance started for the call was shut down
     val = ["validate", panel_file, "--protocol", "random", *VALIDATE, "--floor", "5", "--k", "2", "--json"]
-    ada = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--json"]
+    ada = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--no-interval", "--json"]
     local_val, local_ada = _cli(*val, "--seed", "3"), _cli(*ada, "--seed", "2")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

@@ -76,7 +76,14 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
         got = {}
         for n_build in (10, 30):
             part = panel.subset(models=np.arange(n_build))
-            bank = fit_bank(part, polish=polish, prior="normal", residual_factors=0, design_budgets=())
+            bank = fit_bank(
+                part,
+                polish=polish,
+                prior="normal",
+                residual_factors=0,
+                design_budgets=(),
+                interval_budgets=(),
+            )
             assert bank.design_mae is None and bank.misfit_var is not None and bank.residual_var is not None
             r = fresh - bank.expected(bank.score(fresh).theta)
             truth = float(np.mean(np.mean(r, axis=1) ** 2))
@@ -92,6 +99,9 @@ def test_the_out_of_fold_misfit_tracks_the_misfit_on_fresh_models() -> None:
     one, again = (fit_bank(part, **options) for _ in range(2))
     assert one.design_mae.tobytes() == again.design_mae.tobytes()
     assert one.misfit_var.tobytes() == again.misfit_var.tobytes()
+    assert [v.tobytes() for v in one.interval_inner + one.interval_edge] == [
+        v.tobytes() for v in again.interval_inner + again.interval_edge
+    ]  # the interval's calibration too
     other = fit_bank(part, **options, random_state=1)
     assert other.misfit_var[0] != one.misfit_var[0]
     assert fit_bank(part, misfit_folds=0).misfit_var is None

@@ -84,9 +84,9 @@ def test_edge_error_grows_where_strong_models_beat_the_curve_and_has_the_sign_of
     each of three worlds, below -0.03, and new models stronger than every reference model (ability 2-3) are
     estimated too low there too (their mean error against their true expected mean below 0)."""
     for seed in range(3):
-        plain = fit_bank(_panel(_world(100, 300, 0.0, seed)[0])).edge_error
+        plain = fit_bank(_panel(_world(100, 300, 0.0, seed)[0]), interval_budgets=()).edge_error
         x, _ = _world(100, 300, 2.0, seed)
-        bank = fit_bank(_panel(x))
+        bank = fit_bank(_panel(x), interval_budgets=())  # the edge error alone (no interval calibration)
         assert plain is not None and bank.edge_error is not None
         assert -0.05 < plain < 0.0
         assert bank.edge_error < min(plain - 0.01, -0.03)
@@ -248,7 +248,7 @@ def test_edge_spread_lowers_the_error_for_new_models_stronger_than_the_bank() ->
     edge answered the bank's spread items."""
     for seed in range(3):
         x, _ = _world(100, 300, 2.0, seed)
-        bank = fit_bank(_panel(x))
+        bank = fit_bank(_panel(x), interval_budgets=())  # the estimates only
         strong = np.random.default_rng(100 + seed).uniform(1.5, 3.0, 40)
         xn, pn = _world(40, 300, 2.0, seed, theta=strong)
         models = [f"s{j}" for j in range(40)]
@@ -325,10 +325,12 @@ def test_simulate_holds_out_the_strongest_models_and_replays_the_edge_spread(tmp
     order = np.argsort(x.mean(axis=1), kind="stable")
     build, held = panel.subset(models=np.sort(order[:60])), panel.subset(models=np.sort(order[60:]))
     truth = held.scores.mean(axis=1)
-    bank = fit_bank(build)
+    bank = fit_bank(build, interval_budgets=())
     mae = {}
     for spread in (False, None):  # None: the default, which spreads at 20 % of a bank of 60 models
-        res = simulate_adaptive(panel, budget=0.2, n_splits=2, strongest=True, edge_spread=spread)
+        res = simulate_adaptive(
+            panel, budget=0.2, n_splits=2, strongest=True, edge_spread=spread, interval=False
+        )  # the estimates only; the interval's coverage: tests/adaptive/test_interval.py
         n = res.n_items[0]
         full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, random_state=0, edge_spread=spread)
         if spread is None:  # the default is the edge spread itself here

@@ -317,3 +317,22 @@ def test_simulate_reports_the_intervals_coverage() -> None:
     final = replay_final(fit_bank(build), held.scores, held.model_ids, res.n_items[0], random_state=4)
     truth = nan_mean(held.benchmark_means().means, axis=1)
     assert rows["adaptive"]["coverage"] == pytest.approx(_coverage(final, truth), abs=1e-12)
+
+
+def test_a_graded_bank_is_calibrated_too() -> None:
+    """Partial-credit scores make a graded-response bank, whose unfitted items have no expected score (NaN,
+    left out of the estimate's means): its calibration has scores and its new models finite intervals
+    around their estimates (before this was checked, every score was NaN and no interval came out)."""
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    cfg = SimulationConfig.small(n_models=30, items_per_benchmark=60, min_items_per_benchmark=30)
+    panel = simulate_panel(cfg, 0).panel.image_panel()
+    bank = fit_bank(panel.subset(models=np.arange(18)))
+    assert bank.kind == "graded"
+    assert all(r["n_inner"] > 0 and np.isfinite(r["scale_inner"]) for r in bank.interval_scales())
+    held = panel.subset(models=np.arange(18, 30))
+    final = replay_final(bank, held.scores, held.model_ids, 24)
+    assert final.interval is not None and final.estimate_se is not None
+    assert np.isfinite(final.interval).all() and (final.estimate_se > 0).all()
+    est = final.estimates[:, -1]
+    assert ((final.interval[:, 0] <= est) & (est <= final.interval[:, 1])).all()

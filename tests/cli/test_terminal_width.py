@@ -103,7 +103,7 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
         ],
         ["adaptive", "bank", P, "-o", str(root / "bank.json")],
         ["adaptive", "next", str(root / "bank.json"), P, "--batch", "3"],
-        ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1"],
+        ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1", "--no-interval"],
         ["validate", P, "--splits", "2", "--retentions", "0.05,0.5", "--selectors", "random,variance,vaw"],
         [
             "validate",

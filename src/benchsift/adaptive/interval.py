@@ -105,11 +105,14 @@ def estimate_variance(
     shared = np.zeros((n, len(groups)))  # d_G, through the one ability
     for g, cols in enumerate(groups):
         cols = np.asarray(cols, dtype=np.int64)
-        size = cols.size
-        U = unanswered[:, cols]
+        # the items the estimate's mean counts: a graded item without a fit has no expected score (NaN) and
+        # is left out of it when not answered, as here
+        counted = np.isfinite(np.where(unanswered[:, cols], expected[:, cols], X[:, cols]))
+        size = np.maximum(counted.sum(axis=1), 1)
+        U = unanswered[:, cols] & counted
         p = np.clip(expected[:, cols], 0.0, 1.0)
         own[:, g] = np.where(U, p * (1.0 - p), 0.0).sum(axis=1) / size**2
-        shared[:, g] = np.where(U, slope[:, cols], 0.0).sum(axis=1) / size
+        shared[:, g] = np.where(U & np.isfinite(slope[:, cols]), slope[:, cols], 0.0).sum(axis=1) / size
         if misfit_var is None or residual_var is None:
             continue
         u = U.sum(axis=1) / size
