@@ -26,6 +26,7 @@ import pytest
 from rich.text import Text
 from typer.testing import CliRunner
 
+from benchsift.adaptive import fit_bank
 from benchsift.cli.main import app
 from benchsift.panel import Panel
 from benchsift.report.console import ID_HEADERS
@@ -49,6 +50,12 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     panel = Panel(p.scores, models, items)
     panel_path = root / "panel.parquet"
     panel.save(panel_path)
+    # what `adaptive next` and `estimate` / `export` read, made here so that every command runs on its own
+    # (with pytest-xdist the command that writes them may run in another worker, or after): a bank with a
+    # calibrated interval (two folds, one budget: cheap) and a suite
+    fit_bank(panel, misfit_folds=2, interval_budgets=(0.05,)).save(root / "given_bank.json")
+    made = runner.invoke(app, ["compress", str(panel_path), "--out", str(root / "given_suite"), "--k", "2"])
+    assert made.exit_code == 0, made.output
     long = panel.to_long()
     long_path = root / "long.csv"
     long[["model", "condition", "benchmark", "item", "category", "score"]].to_csv(long_path, index=False)
@@ -90,10 +97,10 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
         ["redundancy", "instances", P, "--benchmark", d["bench"], "--metric", "srcc,r2"],
         ["redundancy", "benchmarks", P],
         ["compress", P, "--out", str(root / "suite"), "--k", "2"],
-        ["estimate", str(root / "suite"), P, "--n-boot", "50"],
+        ["estimate", str(root / "given_suite"), P, "--n-boot", "50"],
         [
             "export",
-            str(root / "suite"),
+            str(root / "given_suite"),
             "--to",
             "inspect",
             "-o",
@@ -101,8 +108,16 @@ def _commands(d: dict[str, Any]) -> list[list[str]]:
             "--ids-from",
             "inspect",
         ],
-        ["adaptive", "bank", P, "-o", str(root / "bank.json")],
-        ["adaptive", "next", str(root / "bank.json"), P, "--batch", "3"],
+        [
+            "adaptive",
+            "bank",
+            P,
+            "-o",
+            str(root / "bank.json"),
+            "--interval-budgets",
+            "0.05",
+        ],  # one calibration
+        ["adaptive", "next", str(root / "given_bank.json"), P, "--batch", "3"],
         ["adaptive", "simulate", P, "--splits", "1", "--budget", "0.1", "--no-interval"],
         ["validate", P, "--splits", "2", "--retentions", "0.05,0.5", "--selectors", "random,variance,vaw"],
         [
