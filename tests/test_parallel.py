@@ -150,8 +150,9 @@ def test_dask_without_address_starts_a_local_cluster(panel_file: str) -> None:
 
 
 def test_adaptive_simulate_on_dask_is_byte_identical(panel_file: str, dask_address: str) -> None:
-    """Three splits without the interval's calibration (its replays make each bank 4-6x slower to fit),
-    then one split with it: the same bytes on dask, loky and locally; another seed, other bytes."""
+    """Three splits without the interval's calibration (its replays make each bank 4-6x slower to fit): the
+    same bytes on dask, loky and locally, another seed other bytes; then one split with it: the same bytes
+    on dask and locally."""
     args = ["adaptive", "simulate", panel_file, "--splits", "3", "--budget", "0.1", "--no-interval", "--json"]
     local = _cli(*args, "--seed", "2")
     assert _cli(*args, "--seed", "2", "--backend", "dask", "--address", dask_address) == local
