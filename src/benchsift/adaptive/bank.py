@@ -351,6 +351,7 @@ class ItemBank(Result):
         theta: np.ndarray,
         sample: np.ndarray | None = None,
         edge: np.ndarray | None = None,
+        expected: np.ndarray | None = None,
     ) -> tuple[np.ndarray, list[str]]:
         """``(n, n_benchmarks + 1)`` full-score estimates (observed scores plus expected ones for the items
         not administered; last column ``overall``, the mean over benchmarks) and the column names.
@@ -364,12 +365,13 @@ class ItemBank(Result):
         edge (:attr:`edge_rms` squared; :attr:`edge_error` squared for a bank written before it), the curve's
         error measured out there. A bank with ``offset_var`` fills each benchmark's items at the model's
         ability plus its offset on that benchmark (:mod:`benchsift.adaptive.offsets`), before the residual
-        factors and the composite correction."""
+        factors and the composite correction (:meth:`filled_expected`; ``expected``: it, when already at
+        hand)."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         names = self.benchmarks
         groups = self._benchmark_groups()
-        exp = self._fill(X, theta, groups)
+        exp = self.filled_expected(X, theta) if expected is None else expected
         filled = np.where(np.isnan(X), exp, X)
         # graded items without a fit have no expected score: NaN, left out of the means
         per = group_nan_means(filled, groups)
@@ -382,9 +384,14 @@ class ItemBank(Result):
         overall = nan_mean(per, axis=1)
         return np.column_stack([per, overall]), [*names, "overall"]
 
-    def _fill(self, X: np.ndarray, theta: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    def filled_expected(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray:
         """``(n, n_items)`` the expected scores :meth:`full_scores` fills the unanswered items with: at the
-        ability (plus each benchmark's offset, with ``offset_var``), corrected by the residual factors."""
+        ability (plus each benchmark's offset, with ``offset_var``), corrected by the residual factors. Pass
+        it as ``expected`` to :meth:`full_scores` and :meth:`full_score_se` of the same responses and
+        abilities to compute it once."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+        groups = self._benchmark_groups()
         if self.offset_var is None:
             exp = self.expected(theta)
         else:  # every item is in one benchmark: each group's expected scores at its own ability
@@ -416,14 +423,15 @@ class ItemBank(Result):
         theta_sd: np.ndarray,
         sample: np.ndarray | None = None,
         edge: np.ndarray | None = None,
+        expected: np.ndarray | None = None,
     ) -> np.ndarray:
         """``(n, n_benchmarks + 1)`` model-based standard errors of :meth:`full_scores`' estimates (last
         column ``overall``): the unanswered items' Bernoulli variance, the misfit left after the composite
         correction and the ability's posterior sd ``theta_sd`` through the curve
         (:func:`benchsift.adaptive.interval.estimate_variance`). ``sample`` as in :meth:`full_scores`;
         ``edge``: per model, whether it is at the bank's edge, whose misfit is then at least the edge's mean
-        squared error (whether or not its budget was spread). Calibrated into an interval by
-        :meth:`full_score_interval`."""
+        squared error (whether or not its budget was spread); ``expected``: :meth:`filled_expected` when
+        already at hand. Calibrated into an interval by :meth:`full_score_interval`."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         groups = self._benchmark_groups()
@@ -438,7 +446,7 @@ class ItemBank(Result):
                 mask = np.zeros(X.shape, dtype=bool)
                 mask[:, picked.astype(np.int64)] = True
         var = estimate_variance(
-            self._fill(X, theta, groups),
+            self.filled_expected(X, theta) if expected is None else expected,
             slope,
             X,
             groups,
@@ -473,10 +481,12 @@ class ItemBank(Result):
         se = np.asarray(se, dtype=np.float64)
         count = np.asarray(n_answered, dtype=np.int64)
         short = False
+        scales: dict[int, tuple[tuple[float, bool], tuple[float, bool]]] = {}  # per budget, computed once
         for j in range(est.size):
             at = nearest_budget(max(int(count[j]), 1), self.n_items, self.interval_budgets)
-            inner, edge_scale = interval_scale(self.interval_inner, self.interval_edge, at, float(level))
-            c, thin = edge_scale if at_edge[j] else inner
+            if at not in scales:
+                scales[at] = interval_scale(self.interval_inner, self.interval_edge, at, float(level))
+            c, thin = scales[at][1] if at_edge[j] else scales[at][0]
             short = short or thin
             half = c * se[j]
             if np.isfinite(half):

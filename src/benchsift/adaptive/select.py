@@ -547,8 +547,11 @@ def _estimates(
     model-based standard error and calibrated interval at ``level`` (:meth:`ItemBank.full_score_se`,
     :meth:`ItemBank.full_score_interval`; every model at the edge takes the edge's misfit there), and a
     warning when the calibration was too small for ``level``: :class:`NextItems`' fields."""
-    full, names = bank.full_scores(X, est.theta, sample=sample, edge=at_edge if spread else None)
-    full_se = bank.full_score_se(X, est.theta, est.se, sample=sample, edge=at_edge)[:, -1]
+    exp = bank.filled_expected(X, est.theta)  # once for both
+    full, names = bank.full_scores(
+        X, est.theta, sample=sample, edge=at_edge if spread else None, expected=exp
+    )
+    full_se = bank.full_score_se(X, est.theta, est.se, sample=sample, edge=at_edge, expected=exp)[:, -1]
     interval, short = bank.full_score_interval(full[:, -1], full_se, at_edge, n_answered, level)
     notes = []
     if short:
