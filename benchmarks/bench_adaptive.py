@@ -130,21 +130,29 @@ def _uniform_factor_bank(bank: Any, build: Panel) -> Any:
 
 def _random_items(
     scores: np.ndarray, groups: list[np.ndarray], n: int, rng: np.random.Generator
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Per model, ``n`` items drawn at random among those it has a score on, an equal share (at least one)
-    per benchmark, and the mean of its benchmark means over them: the design-based estimate of the truth."""
+    per benchmark, and the mean of its benchmark means over them: the design-based estimate of the truth;
+    and the half-width of its 95 % Wald interval with the finite-population correction,
+    ``1.96 sqrt(sum_b p_b (1 - p_b) / n_b (N_b - n_b) / (N_b - 1)) / B`` (bench_adaptive_interval.py)."""
     share = max(1, int(round(n / len(groups))))
     est = np.full(scores.shape[0], np.nan)
+    half = np.full(scores.shape[0], np.nan)
     for j in range(scores.shape[0]):
-        means = []
+        means, variances = [], []
         for g in groups:
             seen = g[np.isfinite(scores[j, g])]
             if seen.size:
-                means.append(
-                    float(np.mean(scores[j, rng.choice(seen, min(share, seen.size), replace=False)]))
+                k = min(share, seen.size)
+                p = float(np.mean(scores[j, rng.choice(seen, k, replace=False)]))
+                means.append(p)
+                variances.append(
+                    p * (1.0 - p) / k * ((seen.size - k) / (seen.size - 1) if seen.size > 1 else 0.0)
                 )
-        est[j] = np.mean(means) if means else np.nan
-    return est
+        if means:
+            est[j] = np.mean(means)
+            half[j] = 1.96 * np.sqrt(np.sum(variances)) / len(means)
+    return est, half
 
 
 def _metrics(est: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -221,7 +229,7 @@ def versus_reference(
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
             bench_groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
-            out[b][RANDOM].append(_metrics(_random_items(held.scores, bench_groups, n, draws), truth))
+            out[b][RANDOM].append(_metrics(_random_items(held.scores, bench_groups, n, draws)[0], truth))
             for name, bank in banks.items():
                 mu, sd = priors[name]
                 kw: dict[str, Any] = {

@@ -30,6 +30,7 @@ model the bank or suite was built on).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -46,32 +47,8 @@ from benchsift.stats.means import nan_mean
 
 METHODS = ("adaptive", "adaptive, 1.96 se", "random", "static")
 
-
-def _random_interval(
-    scores: np.ndarray, groups: list[np.ndarray], n: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per model: the mean of its benchmark means over ``n`` random items (an equal share per benchmark, among
-    the items it has a score on) and the half-width of its 95 % Wald interval with the finite-population
-    correction."""
-    share = max(1, int(round(n / len(groups))))
-    est = np.full(scores.shape[0], np.nan)
-    half = np.full(scores.shape[0], np.nan)
-    for j in range(scores.shape[0]):
-        means, variances = [], []
-        for g in groups:
-            seen = g[np.isfinite(scores[j, g])]
-            if not seen.size:
-                continue
-            k = min(share, seen.size)
-            y = scores[j, rng.choice(seen, k, replace=False)]
-            p = float(np.mean(y))
-            fpc = (seen.size - k) / (seen.size - 1) if seen.size > 1 else 0.0
-            means.append(p)
-            variances.append(p * (1.0 - p) / k * fpc)
-        if means:
-            est[j] = np.mean(means)
-            half[j] = 1.96 * np.sqrt(np.sum(variances)) / len(means)
-    return est, half
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the random items of bench_adaptive.py
+from bench_adaptive import _random_items  # noqa: E402
 
 
 def _cell(est: np.ndarray, low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
@@ -104,7 +81,7 @@ def run_split(
         half = 1.96 * final.estimate_se
         cells["adaptive, 1.96 se"] = _cell(est, np.clip(est - half, 0, 1), np.clip(est + half, 0, 1), truth)
         draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
-        r_est, r_half = _random_interval(held.scores, groups, n, draws)
+        r_est, r_half = _random_items(held.scores, groups, n, draws)
         cells["random"] = _cell(r_est, np.clip(r_est - r_half, 0, 1), np.clip(r_est + r_half, 0, 1), truth)
         if static:
             with warnings.catch_warnings():
