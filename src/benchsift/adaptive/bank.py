@@ -1004,7 +1004,7 @@ def _measure_designs(
     (:mod:`benchsift.adaptive.design`, :mod:`benchsift.adaptive.interval`): fold banks fitted with
     ``options`` (``fit_bank``'s keywords), then set on ``bank``."""
     from benchsift.adaptive.select import static_start_items  # imports this module: imported when used
-    from benchsift.adaptive.simulate import replay_adaptive, replay_final
+    from benchsift.adaptive.simulate import replay_adaptive
 
     # the misfit needs the curve and the abilities only (the residual factors and the benchmark offsets
     # change neither); the design and interval replays need the bank as it is
@@ -1028,7 +1028,7 @@ def _measure_designs(
         return
     bank.misfit_var, bank.residual_var = cv
     if interval_budgets:
-        _calibrate_interval(bank, ref, folds, edge, refit, interval_budgets, random_state, replay_final)
+        _calibrate_interval(bank, ref, folds, edge, refit, interval_budgets, random_state)
     if not budgets:
         return
     for fold_bank, _ in folds:  # the composite correction in their replays
@@ -1049,13 +1049,14 @@ def _calibrate_interval(
     refit: Any,
     budgets: tuple[float, ...],
     random_state: int,
-    replay_final: Any,
 ) -> None:
     """Set ``bank.interval_budgets``, ``interval_inner`` and ``interval_edge``
     (:func:`benchsift.adaptive.interval.calibration_scores`): each fold bank with the bank's misfit and edge
     error replays its held-out models; the edge fold's bank, with the bank's misfit and its own edge error
     (measured on its own strongest models, one more fit), replays the strongest models, each at every one of
     the ``budgets`` (:mod:`benchsift.adaptive.interval`)."""
+    from benchsift.adaptive.simulate import replay_final  # imports this module: imported when used
+
     assert bank.misfit_var is not None and bank.residual_var is not None
     measured = {"misfit_var": bank.misfit_var, "residual_var": bank.residual_var}
     every = list(range(len(budgets)))
