@@ -77,9 +77,11 @@ def bank_command(
     prior: Annotated[
         str | None,
         opt(
-            "A new model's ability prior: normal (N(0, 1)) or empirical (kernel density of the bank's "
+            "A new model's ability prior: normal (N(0, 1)), robust (N(0, 1) with a wide tail: a new model "
+            "stronger than the bank's is pulled back less) or empirical (kernel density of the bank's "
             "models' abilities). Default: empirical with at least 60 models (lower MAE against the "
-            "reference CAT on MMMU and AI2D), else normal (on small LLM panels it cost rank Spearman)."
+            "reference CAT on MMMU and AI2D), else robust (on small LLM panels the empirical one cost "
+            "rank Spearman)."
         ),
     ] = None,
     residual_factors: Annotated[
