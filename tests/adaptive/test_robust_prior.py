@@ -118,7 +118,7 @@ def test_a_small_bank_gets_the_robust_prior_by_default(tmp_path) -> None:
     # not the N(0, 1) EAP of the 2PL model
     assert not np.allclose(bank.score(X).theta, bank.model.score(X).theta, atol=1e-3)
     doc = graded.to_dict()
-    with pytest.raises(FormatError, match="a robust prior needs a 2PL bank"):
+    with pytest.raises(FormatError, match="the robust prior needs a 2PL bank"):
         ItemBank.from_dict({**doc, "prior": "robust"})
     with pytest.raises(InputError, match="prior: expected one of empirical, normal, robust"):
         fit_bank(small, prior="flat")

@@ -730,12 +730,9 @@ class ItemBank(Result):
             raise FormatError(f"{source}: item parameters or reference models do not match their keys")
         if prior not in PRIORS:
             raise FormatError(f"{source}: prior {prior!r}, expected one of {', '.join(PRIORS)}")
-        if prior == "empirical" and (kind != "2pl" or theta.size < 2 or not np.isfinite(theta).all()):
-            raise FormatError(
-                f"{source}: an empirical prior needs a 2PL bank with finite reference abilities"
-            )
-        if prior == "robust" and kind != "2pl":
-            raise FormatError(f"{source}: a robust prior needs a 2PL bank (a graded bank's prior is N(0, 1))")
+        kde = prior == "empirical" and (theta.size < 2 or not np.isfinite(theta).all())
+        if prior != "normal" and (kind != "2pl" or kde):  # a graded bank's prior is N(0, 1)
+            raise FormatError(f"{source}: the {prior} prior needs a 2PL bank with finite reference abilities")
         if loadings is not None and (kind != "2pl" or not np.isfinite(loadings).all()):
             raise FormatError(f"{source}: residual loadings need a 2PL bank and finite values")
         n_bench = len(dict.fromkeys(items["benchmark"].astype(str)))
