@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -122,3 +124,24 @@ def test_a_small_bank_gets_the_robust_prior_by_default(tmp_path) -> None:
         ItemBank.from_dict({**doc, "prior": "robust"})
     with pytest.raises(InputError, match="prior: expected one of empirical, normal, robust"):
         fit_bank(small, prior="flat")
+
+
+def test_adaptive_bank_prints_and_writes_the_prior(tmp_path) -> None:
+    """`adaptive bank` names the ability prior in its table and `--json`; `--prior normal` keeps N(0, 1)."""
+    from typer.testing import CliRunner
+
+    from benchsift.cli.main import app
+
+    panel = tmp_path / "panel.parquet"
+    _simulated(40, 30, seed=6).save(panel)
+    runner = CliRunner()
+    out = str(tmp_path / "a.json")
+    table = runner.invoke(app, ["adaptive", "bank", str(panel), "-o", out, "--no-interval"])
+    assert table.exit_code == 0, table.output
+    assert "ability" in table.output and "robust" in table.output
+    assert load_bank(tmp_path / "a.json").prior == "robust"
+    args = ["adaptive", "bank", str(panel), "-o", str(tmp_path / "b.json"), "--no-interval", "--json"]
+    res = runner.invoke(app, [*args, "--prior", "normal"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["prior"] == "normal"
+    assert load_bank(tmp_path / "b.json").prior == "normal"

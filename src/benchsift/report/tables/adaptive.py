@@ -14,14 +14,15 @@ __all__ = ["render_bank", "render_next", "render_simulation"]
 
 
 def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
-    """The bank written: its IRT model, items, benchmarks, reference models, the largest out-of-fold misfit
-    of its curve, its error at the edge (:attr:`ItemBank.edge_error`, with the root mean square
-    :attr:`ItemBank.edge_rms` where measured), the measured budgets at which the whole budget is given
-    spread (:meth:`ItemBank.designs`) and the 95 % interval's multiples of the standard error per calibrated
-    budget, inside the range / at the edge (:meth:`ItemBank.interval_scales`)."""
+    """The bank written: its IRT model, a new model's ability prior, items, benchmarks, reference models, the
+    largest out-of-fold misfit of its curve, its error at the edge (:attr:`ItemBank.edge_error`, with the root
+    mean square :attr:`ItemBank.edge_rms` where measured), the measured budgets at which the whole budget is
+    given spread (:meth:`ItemBank.designs`) and the 95 % interval's multiples of the standard error per
+    calibrated budget, inside the range / at the edge (:meth:`ItemBank.interval_scales`)."""
     table = DataTable(title=f"Item bank written to {out}")
     cols = (
         "model",
+        "ability prior",
         "items",
         "benchmarks",
         "reference models",
@@ -40,6 +41,7 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     spread = [f"{r['items']}" for r in rows if r["spread"]]
     table.add_row(
         bank.kind,
+        bank.prior,
         str(bank.n_items),
         str(len(bank.benchmarks)),
         str(len(bank.reference_models)),
