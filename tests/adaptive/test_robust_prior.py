@@ -13,7 +13,7 @@ from scipy.stats import norm
 
 from benchsift.adaptive import fit_bank, load_bank
 from benchsift.adaptive.bank import ROBUST_SD, ROBUST_WEIGHT, ItemBank
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import BenchsiftWarning, FormatError, InputError
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 
@@ -112,7 +112,10 @@ def test_a_small_bank_gets_the_robust_prior_by_default(tmp_path) -> None:
     half = Panel(small.scores * 0.5, small.model_ids, small.items)
     graded = fit_bank(half, misfit_folds=0)
     assert graded.kind == "graded" and graded.prior == "normal"
-    assert fit_bank(half, prior="robust", misfit_folds=0).prior == "normal"
+    for asked in ("robust", "empirical"):  # asked for on a graded bank: N(0, 1), and a warning says so
+        said = f"graded bank's ability prior is N.0, 1.: the {asked} prior asked for is not used"
+        with pytest.warns(BenchsiftWarning, match=said):
+            assert fit_bank(half, prior=asked, misfit_folds=0).prior == "normal"
     X = np.where(np.arange(30) < 6, small.scores[:4], np.nan)
     back = load_bank(bank.save(tmp_path / "bank.json"))
     assert back.prior == "robust"

@@ -112,6 +112,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from pathlib import Path
@@ -146,7 +147,7 @@ from benchsift.adaptive.interval import (
     interval_scale,
 )
 from benchsift.adaptive.offsets import offset_variances, offsets
-from benchsift.errors import DegenerateError, FormatError, InputError
+from benchsift.errors import BenchsiftWarning, DegenerateError, FormatError, InputError
 from benchsift.irt import AbilityEstimate, GradedResponse, TwoPL
 from benchsift.panel import Panel
 from benchsift.results import Result
@@ -991,9 +992,7 @@ def fit_bank(
         theta = model.theta_
     items = ref.items[["benchmark", "item"]].copy()
     items["category"] = ref.items["category"] if "category" in ref.items.columns else None
-    if prior is None:
-        prior = "empirical" if ref.n_models >= MIN_FACTOR_MODELS else "robust"
-    use_prior = prior if use == "2pl" else "normal"
+    use_prior = _bank_prior(prior, use, ref.n_models)
     loadings = None
     if residual_factors is None:
         residual_factors = DEFAULT_FACTORS if ref.n_models >= MIN_FACTOR_MODELS else 0
@@ -1023,6 +1022,18 @@ def fit_bank(
                    "residual_factors": residual_factors, "benchmark_offsets": benchmark_offsets}  # fmt: skip
         _measure_designs(bank, ref, options, misfit_folds, random_state, design_budgets, interval_budgets)
     return bank
+
+
+def _bank_prior(prior: str | None, kind: str, n_models: int) -> str:
+    """The ability prior of a bank of ``kind`` fitted on ``n_models``: ``prior``, or by default empirical from
+    :data:`MIN_FACTOR_MODELS` models and robust below (module docstring); a graded bank's is N(0, 1), with a
+    warning when another one was asked for."""
+    if prior is None:
+        prior = "empirical" if n_models >= MIN_FACTOR_MODELS else "robust"
+    elif prior != "normal" and kind != "2pl":
+        message = f"a graded bank's ability prior is N(0, 1): the {prior} prior asked for is not used"
+        warnings.warn(message, BenchsiftWarning, stacklevel=3)
+    return prior if kind == "2pl" else "normal"
 
 
 def _measure_designs(
