@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from benchsift.adaptive.design import budget_items
 from benchsift.stats.conformal import conformal_quantile
 from benchsift.stats.means import nan_mean
 
@@ -176,8 +177,7 @@ def calibration_scores(
     for bank, held, beyond, at in replays:
         truth = nan_mean(held.benchmark_means().means, axis=1)
         for k in at:
-            n = max(1, int(round(float(budgets[k]) * int(n_items))))
-            final = replay(bank, held, n)
+            final = replay(bank, held, budget_items(budgets[k], n_items))
             se = np.asarray(final.estimate_se, dtype=np.float64)
             with np.errstate(divide="ignore", invalid="ignore"):
                 z = np.abs(final.estimates[:, -1] - truth) / se
