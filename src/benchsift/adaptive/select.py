@@ -248,15 +248,19 @@ class NextItems(Result):
     interval: np.ndarray | None = None
     interval_level: float = 0.95
 
+    def _overall_se_interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """The overall estimate's standard errors ``(n,)`` and intervals ``(n, 2)``, NaN where not set."""
+        n = len(self.models)
+        se = self.estimate_se if self.estimate_se is not None else np.full(n, np.nan)
+        return se, self.interval if self.interval is not None else np.full((n, 2), np.nan)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
         "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}, "overall_se",
         "overall_interval": [low, high]}], "interval_level", "n_ignored_items", "warnings"}`` (the interval
         ``null`` when the bank was not calibrated); with a covariate prior also ``"prior"`` and each model's
         ``"prior_mean"`` and ``"prior_sd"``."""
-        n = len(self.models)
-        se = self.estimate_se if self.estimate_se is not None else np.full(n, np.nan)
-        iv = self.interval if self.interval is not None else np.full((n, 2), np.nan)
+        se, iv = self._overall_se_interval()
         doc = {
             "models": [
                 {
@@ -309,9 +313,7 @@ class NextItems(Result):
             frame["at_edge"] = np.asarray(self.at_edge, dtype=bool)
         for c, name in enumerate(self.estimate_names):
             frame[name] = self.estimates[:, c]
-        n = len(self.models)
-        frame["overall_se"] = self.estimate_se if self.estimate_se is not None else np.full(n, np.nan)
-        iv = self.interval if self.interval is not None else np.full((n, 2), np.nan)
+        frame["overall_se"], iv = self._overall_se_interval()
         frame["overall_low"], frame["overall_high"] = iv[:, 0], iv[:, 1]
         frame["n_next"] = [len(i) for i in self.items]
         frame["stop"] = self.stop
