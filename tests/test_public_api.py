@@ -1,5 +1,5 @@
 """The public names are what docs/API.md says they are, each one exists and is documented, and the
-README's examples use only them."""
+README's and docs/' examples use only them."""
 
 from __future__ import annotations
 
@@ -109,8 +109,10 @@ def test_every_exported_name_is_documented(name: str) -> None:
 
 
 def _readme_imports() -> list[tuple[str, str]]:
-    """``(package, name)`` of every ``from benchsift.X import name`` in the README's Python blocks."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """``(package, name)`` of every ``from benchsift.X import name`` in the Python blocks of the README and
+    of the pages of docs/."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     found = []
     for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
         for node in ast.walk(ast.parse(block)):
@@ -130,7 +132,7 @@ def test_the_readme_uses_only_public_names() -> None:
                 private.append(f"{module}.{n}")
         elif n.startswith("_"):
             private.append(f"{module}.{n}")
-    assert not private, f"the README imports names outside the public API: {private}"
+    assert not private, f"the README or docs/ import names outside the public API: {private}"
 
 
 def test_error_tree() -> None:

@@ -169,8 +169,8 @@ def test_calibrated_intervals_cover_new_models_where_strong_models_beat_the_curv
     calibrated 95 % intervals cover at least 0.9 of the new models of the random split (the model-based
     interval, 1.96 se, 0.95 here), and on the strongest split, where the curve is wrong for every new model
     and the model-based interval covers 0.72, at least 0.85 and 0.1 more (0.87 measured; seeds 22 and 23 of
-    this world: 0.98 and 0.85 against 0.75 and 0.50; at 12 items only 0.52-0.70, README); every interval holds
-    its estimate and lies in [0, 1]; a 50 % interval is narrower and covers fewer."""
+    this world: 0.98 and 0.85 against 0.75 and 0.50; at 12 items only 0.52-0.70, docs/ADAPTIVE.md); every
+    interval holds its estimate and lies in [0, 1]; a 50 % interval is narrower and covers fewer."""
     x = _world(150, 600, 1.5, 21)
     panel = _panel(x)
     overall = x.mean(axis=1)

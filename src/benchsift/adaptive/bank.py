@@ -56,7 +56,7 @@ and each item it did not answer the expected score
 :math:`\operatorname{clip}(p_i(\hat\theta) + L_i \hat v, 0, 1)` in :math:`\hat Z_G`: the 2PL's ability plus
 ``k`` factors of what it leaves, a multidimensional model (Reckase 2009, *Multidimensional Item Response
 Theory*, ch. 4) linearised at :math:`\hat\theta`. With few items :math:`\hat v` stays near 0 (its prior), so
-the estimate is the p-IRT one; it pays from a few percent of the items (numbers in the README,
+the estimate is the p-IRT one; it pays from a few percent of the items (numbers in docs/ADAPTIVE.md,
 benchmarks/bench_adaptive.py). The directions need many reference models: by default a bank fitted on at
 least 60 gets 3, a smaller one none (on CRUXEval, 29 build models, 3 factors made the MAE at 5 % of the items
 0.92 x the reference CAT's where plain p-IRT had 0.86 x). ``residual_factors=0``, or a bank file written
@@ -98,7 +98,7 @@ a bank fitted on the weakest 60 % of the models and the strongest 40 % tested on
 full-score estimate was 0.084 too low on average and its calibrated interval covered 0.63 of them. Under the
 wide tail the responses can move such a model; inside the bank's range the prior is nearly N(0, 1) (weight
 0.9). The weight and width are the usual textbook choice, not tuned on the panels; measured against N(0, 1) in
-the README (*A prior for new models stronger than the bank*), with where it loses (GSM8K's and vlm3_90's
+docs/ADAPTIVE.md (*A prior for new models stronger than the bank*), with where it loses (GSM8K's and vlm3_90's
 strongest models at 1-2 % of the items, and their rank order at a few items). A graded bank keeps N(0, 1).
 
 **Per-benchmark ability offsets** (``fit_bank(..., benchmark_offsets=True)``; by default on a bank of several
@@ -942,7 +942,7 @@ def fit_bank(
     (:func:`benchsift.adaptive.design.design_errors`; :meth:`ItemBank.spread_wins` takes the nearest);
     ``()`` (default): not measured (then a quarter start, never the whole budget spread); e.g.
     :data:`~benchsift.adaptive.design.DESIGN_BUDGETS`. Opt-in: the replays cost 3-40 s on the real panels and
-    changed one cell of 21 against the reference CAT (README).
+    changed one cell of 21 against the reference CAT (docs/ADAPTIVE.md).
     ``benchmark_offsets``: a model's ability on each benchmark may differ from its overall one by an offset
     whose spread is measured on the reference models (:mod:`benchsift.adaptive.offsets`); ``None``
     (default): on for a bank of several benchmarks, off for one.
@@ -950,7 +950,7 @@ def fit_bank(
     replay their held-out models to calibrate the full-score interval (:mod:`benchsift.adaptive.interval`;
     default :data:`~benchsift.adaptive.interval.INTERVAL_BUDGETS`; ``()``: not calibrated, no interval; needs
     ``misfit_folds``): one more fit (the edge fold's own edge error) and the replays, 4-6x the time of a
-    bank without them (README).
+    bank without them (docs/ADAPTIVE.md).
     """
     # the names stay bare, as pinned by the tests: "prior: expected one of empirical, normal, got ..."
     check_params(

@@ -6,8 +6,8 @@ However precisely the ability is known, a model's real mean differs from that cu
 fitted on few models it can be large (MMLU-Pro, 17 models, 12,032 items: with the jointly polished curve a
 held-out model's mean is off it at its full-run ability by 0.034 in root mean square, more than the sampling
 error of 241 items spread over the difficulty, 0.025), and a plain random subset of the items beat both
-adaptive tests (README). This module measures the misfit, corrects for it, and measures which design serves a
-budget better.
+adaptive tests (docs/ADAPTIVE.md). This module measures the misfit, corrects for it, and measures which design
+serves a budget better.
 
 **Out-of-fold misfit** (:func:`out_of_fold_misfit`). The bank's reference models are split into ``k``
 folds (a seeded permutation); a bank is fitted on the other folds with the same options, each held-out
@@ -53,19 +53,19 @@ the ones it was fitted on, the situation of a new model at the edge of the bank
 (:meth:`~benchsift.adaptive.bank.ItemBank.at_edge`), which its ability cannot tell apart from a model inside
 the range: on MMMU, banks fitted on random 60 % of the models measure -0.036 to -0.064 while their own
 strongest held-out models err by -0.012 to +0.009, and the bank fitted on the weakest 60 % measures -0.047
-where the strongest 40 % err by -0.065 (README). So it is reported with a warning, not subtracted.
+where the strongest 40 % err by -0.065 (docs/ADAPTIVE.md). So it is reported with a warning, not subtracted.
 
 **Edge spread** (:func:`benchsift.adaptive.select.edge_spread_for`). A model at the edge is given, after the
 static start, the rest of its budget spread over the difficulty, and its composite correction takes those
 items as its sample with :math:`\max(\tau^2_G, \rho_{edge}^2)` as the misfit: the curve's mean squared error
 out there, which the spread sample observes and corrects. The composite weight needs the misfit's second
 moment (as :math:`\tau^2_G`, a mean of squares): the squared mean error :math:`\epsilon_{edge}^2`, used
-before, left out the spread of the edge models' errors and shrank the correction too far (README, *New models
-stronger than the bank*: on the strongest 40 % of AI2D at 5 % of the items, MAE 0.0278 -> 0.0262). By default
-from :data:`EDGE_SPREAD_FROM` of the bank's items on a bank of at least 60 models that measured its misfit and
-its edge error; below that budget the spread items cost more information than their sample corrects, and on
-smaller banks the edge error of a handful of models is too noisy a misfit (README, *New models stronger than
-the bank*).
+before, left out the spread of the edge models' errors and shrank the correction too far (docs/ADAPTIVE.md,
+*New models stronger than the bank*: on the strongest 40 % of AI2D at 5 % of the items, MAE 0.0278 -> 0.0262).
+By default from :data:`EDGE_SPREAD_FROM` of the bank's items on a bank of at least 60 models that measured its
+misfit and its edge error; below that budget the spread items cost more information than their sample
+corrects, and on smaller banks the edge error of a handful of models is too noisy a misfit (docs/ADAPTIVE.md,
+*New models stronger than the bank*).
 
 **Whole budget spread** (:func:`design_errors`, :func:`spread_wins`). Whether a budget is better spent
 adaptively (a quarter spread, then maximum information) or spread whole over the difficulty (a static,
@@ -76,7 +76,7 @@ both designs at a few budgets (:data:`DESIGN_BUDGETS`, fractions of the items), 
 where, at the nearest measured budget, the spread design's mean absolute error is lower by more than
 :data:`DESIGN_SE` standard errors of the paired difference (:func:`spread_wins`). Opt-in
 (``fit_bank(design_budgets=...)``): against the reference CAT on seven real panels it changed one cell of 21
-(MMLU-Pro 2 %: 0.67 -> 0.69 x the CAT's MAE), at 3-40 s a bank (README).
+(MMLU-Pro 2 %: 0.67 -> 0.69 x the CAT's MAE), at 3-40 s a bank (docs/ADAPTIVE.md).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ DESIGN_BUDGETS = (0.01, 0.02, 0.05, 0.1)
 #: The whole budget is spread only when that lowers the out-of-fold error by more than this many standard
 #: errors of the paired difference, as the static suite's design choice
 #: (:data:`benchsift.compression.pipeline.DESIGN_SE`). One standard error (Breiman et al. 1984's rule) spread
-#: GSM8K's 66-item budget in some splits and cost its Spearman (README).
+#: GSM8K's 66-item budget in some splits and cost its Spearman (docs/ADAPTIVE.md).
 DESIGN_SE = 2.0
 
 #: The share of the reference models, the strongest by full score, that :func:`edge_error` holds out; a new
@@ -125,7 +125,7 @@ MIN_EDGE_MODELS = 3
 #: :func:`benchsift.adaptive.select.edge_spread_for`): at 5 and 10 % it lowered the MAE on the strongest
 #: 40 % of four VLM panels (banks of 82-101 models) by 21-47 % and moved it on random splits by -0.0006 to
 #: +0.0010 (with the mean squared edge error, session 23); at 1-2 % it lost on most, and on banks of 24-29
-#: LLMs on random splits (README, *New models stronger than the bank*).
+#: LLMs on random splits (docs/ADAPTIVE.md, *New models stronger than the bank*).
 EDGE_SPREAD_FROM = 0.05
 
 #: a fold: the bank fitted on the other folds' models and the positions of the fold's own models

@@ -50,8 +50,8 @@ A new model's interval at level :math:`1 - \alpha` is
 larger of the two quantiles for one at the edge; :func:`interval_scale`), clipped to [0, 1]. Fold replays
 are not new models (the fold banks are fitted on 80 % of the models, and the edge fold's bank takes the
 bank's misfit, measured with the edge models among the folds), and scores pooled over the budgets hold one
-model three times, so the guarantee is approximate; measured in the README (*An interval for the adaptive
-estimate*).
+model three times, so the guarantee is approximate; measured in docs/ADAPTIVE.md (*An interval for the
+adaptive estimate*).
 """
 
 from __future__ import annotations

@@ -21,11 +21,11 @@ the full-score estimate, and the item choice only with ``prior_in_choice``
 (:func:`benchsift.adaptive.next_items`). A model with only some of the covariates gets the same
 regression on those it has (fitted on the reference models that have them; on MMMU a fifth of the models
 have no MMT run); one with none keeps the bank's prior. ``width``
-:math:`w` scales the residual sd (1 = the fitted one; measured in the README: 1.5 was worse on MMMU and
+:math:`w` scales the residual sd (1 = the fitted one; measured in docs/ADAPTIVE.md: 1.5 was worse on MMMU and
 GSM8K at 1-2 % of the items). Without the :math:`h(x)` term (the prior's sd the residual sd alone, the
 default before) the prior was too sure of itself: on MATH-L5 (24 reference models, GSM8K and CRUXEval as
 covariates) a held-out model's ability was off its prior mean by 1.64 residual sds (root mean square, median
-of 10 splits), 1.30 prediction sds (README).
+of 10 splits), 1.30 prediction sds (docs/ADAPTIVE.md).
 """
 
 from __future__ import annotations

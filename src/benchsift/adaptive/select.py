@@ -15,7 +15,7 @@ Content balancing (``balance=True``, the default; the same paper's quotas): on a
 each step's items are split among the benchmarks furthest below an equal share of the model's items
 (:func:`benchmark_quotas`) and chosen by information within each (:func:`pick_balanced`), so that every
 benchmark mean in the overall score is measured; by information over the whole bank the items go to the most
-discriminating benchmarks (README, "Several benchmarks in one bank").
+discriminating benchmarks (docs/ADAPTIVE.md, "Several benchmarks in one bank").
 
 Static start (``start_items``; :func:`next_items_for` by default a quarter of a ``max_items`` budget of at
 least 60 items, or the whole budget where the bank measured that design to err less out of fold,
@@ -80,8 +80,8 @@ __all__ = [
     "static_start_items",
 ]
 
-#: The default static start (README, benchmarks/bench_adaptive.py): a quarter of a budget of at least
-#: ``STATIC_START_MIN`` items is given first, spread over the bank's difficulty; smaller budgets none.
+#: The default static start (docs/ADAPTIVE.md, benchmarks/bench_adaptive.py): a quarter of a budget of at
+#: least ``STATIC_START_MIN`` items is given first, spread over the bank's difficulty; smaller budgets none.
 STATIC_START = 0.25
 STATIC_START_MIN = 60
 
@@ -132,8 +132,8 @@ def edge_spread_for(bank: ItemBank, n_items: int | None, edge_spread: bool | Non
     :data:`~benchsift.adaptive.bank.MIN_FACTOR_MODELS` reference models that measured its misfit and its
     error at the edge (the misfit folds of :func:`~benchsift.adaptive.fit_bank`). Never without a budget.
 
-    Measured (README, *New models stronger than the bank*): on banks of 54-101 VLMs it lowered the MAE of
-    the strongest 40 % at 5 and 10 % of the items on every panel (by 9-47 %) and moved random splits by
+    Measured (docs/ADAPTIVE.md, *New models stronger than the bank*): on banks of 54-101 VLMs it lowered the
+    MAE of the strongest 40 % at 5 and 10 % of the items on every panel (by 9-47 %) and moved random splits by
     -0.0023 to +0.0010; on banks of 24-29 LLMs it raised the MAE of random splits at 5 % (CRUX 0.0227 ->
     0.0282) and of GSM8K's strongest models (0.0069 -> 0.0178), hence the bank size (the residual factors'
     and the empirical prior's threshold)."""
@@ -456,7 +456,7 @@ def next_items(
     prior_in_choice:
         Choose the items under the per-model prior too (``False``, default: under the bank's own prior, from
         the responses alone, so that a prior that is wrong about a model does not also steer which items
-        it is asked; the estimate still uses it). Measured in the README.
+        it is asked; the estimate still uses it). Measured in docs/ADAPTIVE.md.
     exposure:
         Randomesque pool as a multiple of ``batch`` (1 = pure maximum information).
     stop:
@@ -473,17 +473,18 @@ def next_items(
         information. Stateless like the rest: it depends only on what was answered.
     edge_items:
         What a model at the bank's edge (:meth:`ItemBank.at_edge`) is given instead of ``start_items`` (e.g.
-        :func:`spread_rest`), and its composite correction's sample (:func:`_given_items`; README).
+        :func:`spread_rest`), and its composite correction's sample (:func:`_given_items`; docs/ADAPTIVE.md).
     criterion:
         ``"posterior"`` (default): each item's Fisher information averaged over the model's ability
         posterior (:meth:`ItemBank.posterior_information`); ``"point"``: at the EAP alone, the classical
         rule (and the reference CAT's), which with a wide posterior picks the items steepest at a guess,
         where a bank's slopes err most (van der Linden and Glas 2000, "Capitalization on item calibration
-        error in adaptive testing", Applied Measurement in Education 13(1)). Measured: README.
+        error in adaptive testing", Applied Measurement in Education 13(1)). Measured: docs/ADAPTIVE.md.
     balance:
         On a bank of several benchmarks, an equal share of a model's items per benchmark, chosen by
         information within each (default; :func:`benchmark_quotas`); ``False``: over the whole bank, which
-        sends the items to the most discriminating benchmarks (README). No effect on a bank of one benchmark.
+        sends the items to the most discriminating benchmarks (docs/ADAPTIVE.md). No effect on a bank of one
+        benchmark.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     check_shape("responses", X.shape, (len(models), bank.n_items))
@@ -655,8 +656,8 @@ def next_items_for(
     edge_spread:
         With a ``max_items`` budget, a model at the bank's edge is given the static start and then the rest
         of its budget spread over the difficulty, and its estimate corrected from them
-        (:func:`spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models stronger than the
-        bank*). ``None`` (default): from 5 % of the bank's items on a bank of at least 60 models that
+        (:func:`spread_rest`, ``edge_items`` of :func:`next_items`; docs/ADAPTIVE.md, *New models stronger
+        than the bank*). ``None`` (default): from 5 % of the bank's items on a bank of at least 60 models that
         measured its edge error (:func:`edge_spread_for`: it lowered the error on the strongest models of
         five VLM panels at 5-10 % and raised it on most at 1-2 % and on the small LLM banks), said in the
         warning that names the models at the edge.

@@ -161,11 +161,11 @@ def replay_adaptive(
     (:func:`benchsift.adaptive.select.static_start_items`, measured there). ``criterion``,
     ``prior_in_choice``, ``balance``: the item choice, as in :func:`next_items`. ``edge_spread``: a model at
     the bank's edge is given the static start and then the rest of its budget spread over the difficulty
-    (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; README, *New models
-    stronger than the bank*); ``None`` (default): from 5 % of the items of a bank of at least 60 models that
-    measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the full-score
-    estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction from the
-    static start's items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the
+    (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; docs/ADAPTIVE.md,
+    *New models stronger than the bank*); ``None`` (default): from 5 % of the items of a bank of at least 60
+    models that measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the
+    full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction
+    from the static start's items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the
     answered mask; :func:`replay_final` gives the last step whole (the estimates' intervals, the
     abilities)."""
     final, X = _replay(
@@ -415,9 +415,9 @@ def simulate_adaptive(
     ability offsets (:func:`benchsift.adaptive.fit_bank`; ``None``: its default). ``strongest``: hold out the
     strongest ``holdout`` share of the models by full score instead of a random one (every split the same
     models; the seeds move the suite, the random items and the exposure draws): new models stronger than
-    every build model, where the bank's curves extrapolate (README, *New models stronger than the bank*).
-    ``edge_spread``: the adaptive method's :func:`replay_adaptive` option (``None``: its default, from 5 % of
-    the items of a bank of at least 60 models). ``interval``: each split's bank calibrates the adaptive
+    every build model, where the bank's curves extrapolate (docs/ADAPTIVE.md, *New models stronger than the
+    bank*). ``edge_spread``: the adaptive method's :func:`replay_adaptive` option (``None``: its default, from
+    5 % of the items of a bank of at least 60 models). ``interval``: each split's bank calibrates the adaptive
     estimate's interval (:mod:`benchsift.adaptive.interval`; its coverage and width are reported); ``False``
     leaves it out (the banks fit 4-6x faster; the adaptive coverage is then NaN).
     """

@@ -193,7 +193,7 @@ def next_command(
         opt(
             "Panel or long table with the models' scores on other benchmarks (the bank's reference models "
             "and the models tested): each model's ability prior is regressed on its means there (lower MAE "
-            "from 1-2 % of the items on 5 of 6 real panels, README).",
+            "from 1-2 % of the items on 5 of 6 real panels, docs/ADAPTIVE.md).",
             "--prior-from",
         ),
     ] = None,
@@ -208,7 +208,8 @@ def next_command(
         int | None,
         opt(
             "Give every model these many items spread over the bank's difficulty first, then adaptive "
-            "(default: a quarter of --max-items when it is at least 60, else none; 0 = none; README).",
+            "(default: a quarter of --max-items when it is at least 60, else none; 0 = none; "
+            "docs/ADAPTIVE.md).",
             "--static-start",
         ),
     ] = None,
@@ -216,14 +217,14 @@ def next_command(
         str,
         opt(
             "posterior (each item's information averaged over the model's ability posterior) or point "
-            "(at the ability estimate alone, the classical rule; README).",
+            "(at the ability estimate alone, the classical rule; docs/ADAPTIVE.md).",
         ),
     ] = "posterior",
     prior_in_choice: Annotated[
         bool,
         opt(
             "With --prior-from: choose the items under each model's prior too (default: the prior moves the "
-            "ability and the estimates, the items are chosen from the responses alone; README).",
+            "ability and the estimates, the items are chosen from the responses alone; docs/ADAPTIVE.md).",
             "--prior-in-choice",
         ),
     ] = False,
@@ -231,7 +232,8 @@ def next_command(
         bool,
         opt(
             "On a bank of several benchmarks, choose by information over the whole bank (default: an equal "
-            "share of each model's items per benchmark, chosen by information within each; README).",
+            "share of each model's items per benchmark, chosen by information within each; "
+            "docs/ADAPTIVE.md).",
             "--no-balance",
         ),
     ] = False,
@@ -240,8 +242,8 @@ def next_command(
         opt(
             "With --max-items, a model at the bank's edge gets the rest of its budget spread over the "
             "difficulty and its estimate corrected from them. Default: from 5 % of the items of a bank of "
-            "at least 60 models that measured its edge error (README: won at 5-10 % of the items, lost at "
-            "1-2 % and on small banks).",
+            "at least 60 models that measured its edge error (docs/ADAPTIVE.md: won at 5-10 % of the items, "
+            "lost at 1-2 % and on small banks).",
             "--edge-spread/--no-edge-spread",
         ),
     ] = None,
@@ -302,7 +304,7 @@ def simulate_command(
         float | None,
         opt(
             "Fraction of the adaptive method's items given first, spread over the bank's difficulty "
-            "(default: 0.25 when that is at least 60 items, else 0; README).",
+            "(default: 0.25 when that is at least 60 items, else 0; docs/ADAPTIVE.md).",
             "--static-start",
         ),
     ] = None,
@@ -325,7 +327,7 @@ def simulate_command(
         bool,
         opt(
             "On a panel of several benchmarks, choose the adaptive items by information over the whole bank "
-            "(default: an equal share per benchmark; README).",
+            "(default: an equal share per benchmark; docs/ADAPTIVE.md).",
             "--no-balance",
         ),
     ] = False,
@@ -341,7 +343,7 @@ def simulate_command(
         bool,
         opt(
             "Hold out the strongest models by full score (the --holdout share, every split): new models "
-            "stronger than the bank's, where its estimate extrapolates (README).",
+            "stronger than the bank's, where its estimate extrapolates (docs/ADAPTIVE.md).",
             "--strongest",
         ),
     ] = False,
@@ -349,7 +351,7 @@ def simulate_command(
         bool | None,
         opt(
             "The adaptive method's edge spread, as in `adaptive next` (default: from 5 % of the items of "
-            "a bank of at least 60 models; README).",
+            "a bank of at least 60 models; docs/ADAPTIVE.md).",
             "--edge-spread/--no-edge-spread",
         ),
     ] = None,

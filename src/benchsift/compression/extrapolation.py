@@ -62,7 +62,8 @@ estimate) are kept per fold.
   test on its own answers)
   gets the mean of the two as its headline (:func:`stratified_blend`; ``estimator`` ``"METHOD+stratified"``).
   On MMT's strongest-40 % split this took coverage from 0.91 / 0.62 / 0.85 to 1.00 at 2 / 5 / 10 % of the
-  items and the error from 0.059 / 0.065 / 0.042 to 0.034 / 0.029 / 0.017 (README, "Stronger new models").
+  items and the error from 0.059 / 0.065 / 0.042 to 0.034 / 0.029 / 0.017 (docs/ESTIMATE.md, "Stronger new
+  models").
 * **Warnings.** Every edge model is named in one warning (the estimate may be too low, whose estimator
   gave it, the upper end was widened), besides the per-model warning of an extrapolating one.
 
@@ -74,7 +75,7 @@ stays biased: the suite's items carry no information on how much stronger such a
 This buys coverage for stronger releases with width for the top of an ordinary (random) split, where the
 edge models are exchangeable with the strongest build models and did not need it; the cost is measured in
 ``benchmarks/bench_estimate_peers.py`` (``--splits random,strongest``, coverage and width columns) and
-written in the README.
+written in docs/ESTIMATE.md.
 """
 
 from __future__ import annotations
@@ -213,9 +214,9 @@ def stratified_blend(
     answers, not by the mean's upward bias alone -- the estimate is :math:`(\hat Z + \hat Z^{st}) / 2`:
     the estimators through the ability are pulled *down* by a shift their curves were not fitted on, the
     stratified mean lies *above* a stronger model's truth (:func:`stratified_estimate`), and their mean
-    halves both biases (measured in the README, "Stronger new models"; an empirical rule, not an unbiased
-    estimator). The interval is left as it is: it already holds both (the lower end the headline's, the
-    upper end at least the stratified mean's own upper end)."""
+    halves both biases (measured in docs/ESTIMATE.md, "Stronger new models"; an empirical rule, not an
+    unbiased estimator). The interval is left as it is: it already holds both (the lower end the headline's,
+    the upper end at least the stratified mean's own upper end)."""
     ref = np.where(np.isnan(reference_full), -np.inf, reference_full).max(axis=0)
     test = stratified if upper is None else 2.0 * stratified - upper
     beyond = np.asarray(at_edge, dtype=bool)[:, None] & np.isfinite(stratified) & (test > ref[None, :])

@@ -111,7 +111,7 @@ one of two ensembles, ``average`` (the equal-weight mean of p-IRT, ridge, stack,
 than one standard error of the paired difference and there are at least ``CHOICE_MIN_REFERENCE`` (50)
 reference models (``HEADLINE_AVERAGE``, ``HEADLINE_FROM``,
 :func:`one_se_choice`, :meth:`FullScoreModel.selection_error`; measured against the free choice below in
-the README); without ``HEADLINE_AVERAGE``, the one of
+docs/ESTIMATE.md); without ``HEADLINE_AVERAGE``, the one of
 ``CHOSEN_FROM`` (p-IRT, ridge, stack, calibrated p-IRT; xbench when ``XBENCH_IN_CHOICE``: the estimators
 through the ability, so that a stronger model is extrapolated along the item response curves; the stack's
 ability-free part is the anchor mean, not a line fitted on weaker models) with the lowest sum of the random
@@ -258,7 +258,7 @@ METHODS = (
 #: random subset, mean over the 18 random-split cells 0.908 -> 0.891 (17 cells won both times; pooled
 #: coverage 0.962 -> 0.965), over the 18 strongest-split cells 0.942 -> 0.930 (lowest coverage 0.98 both);
 #: in the stack alone 0.899 (the LLM panels, below CHOICE_MIN_REFERENCE, unchanged), in the average alone
-#: 0.900 with AI2D 5 % lost (README, issue 31, "the difference estimator").
+#: 0.900 with AI2D 5 % lost (docs/ESTIMATE.md, issue 31, "the difference estimator").
 AVERAGE_OF = ("pirt", "ridge", "stack", "pirt_cal", "greg")
 #: Whether the headline of a model inside the reference abilities is ``average`` instead of the method of
 #: :data:`CHOSEN_FROM` with the least cross-validated error. On, because the choice is noisy: with 25-100
@@ -267,8 +267,8 @@ AVERAGE_OF = ("pirt", "ridge", "stack", "pirt_cal", "greg")
 #: ``benchmarks/bench_estimate_choice.py``); the mean's absolute error is at most the mean of the candidates'
 #: (the absolute error is convex) and their errors partly cancel (Bates and Granger 1969, "The combination of
 #: forecasts", Operational Research Quarterly 20(4); the "forecast combination puzzle" of Smith and Wallis
-#: 2009). Measured in the README (issue 31: 14 of 18 random-split cells better on the same seeds, 10 on the
-#: LLM panels, 3-5 on the VLM ones; worse on AI2D and MMT 10 %, where the pick found the stack reliably).
+#: 2009). Measured in docs/ESTIMATE.md (issue 31: 14 of 18 random-split cells better on the same seeds, 10 on
+#: the LLM panels, 3-5 on the VLM ones; worse on AI2D and MMT 10 %, where the pick found the stack reliably).
 #: Every candidate's cross-validated error is still reported
 #: (:meth:`FullScoreModel.summary`), and with ``edge_estimator=True`` a model at the edge gets the shift
 #: folds' choice (:data:`EDGE_CHOSEN_FROM`, ``average`` among them).
@@ -279,14 +279,14 @@ HEADLINE_AVERAGE = True
 #: stack is the cross-validated mix of anchor, ridge, p-IRT and factor; with 80-100 reference models (the VLM
 #: panels) its weights are well determined and it erred less than the average on MMT and AI2D; with 25-30
 #: (the LLM panels) the plain lowest error picked it where it erred more (GSM8K, CRUX), which the rule
-#: guards against (measured in the README, issue 31, "suite design and headline by cross-validation").
+#: guards against (measured in docs/ESTIMATE.md, issue 31, "suite design and headline by cross-validation").
 HEADLINE_FROM = ("average", "stack")
 #: Whether the stack's out-of-fold predictions (its cross-validated error, the choice of the headline and
 #: of the suite design, its and the average's intervals) use weights chosen without the predicted models
 #: (:func:`_cross_fit_stack`). Its weights are the best of 66 grid points on the same out-of-fold
 #: predictions, so in-sample its error is optimistic by the selection (with 25-30 reference models it
 #: beat the average by one standard error on folds where it then erred more on the held-out models:
-#: README, issue 31, "suite design and headline by cross-validation"); cross-fitted, nested
+#: docs/ESTIMATE.md, issue 31, "suite design and headline by cross-validation"); cross-fitted, nested
 #: cross-validation in the sense of Varma and Simon 2006 (BMC Bioinformatics 7:91), it is honest.
 STACK_CROSS_FITTED = True
 #: The headline of a new model inside the reference abilities (not at the edge; below the weakest reference
@@ -299,18 +299,18 @@ STACK_CROSS_FITTED = True
 #: than the average in 14 of 16 cells (MMT 0.0333 / 0.0213 / 0.0181 against 0.0351 / 0.0245 / 0.0211, seed
 #: 0), on those at the edge the average in 11 of 16; choosing between them for the inside models by the
 #: random folds' one-standard-error rule instead picked the average in all 8 AI2D cells, where the stack
-#: erred less in 6 (README, issue 31, "one headline per situation"). A model below the weakest reference
-#: model counts as inside (:meth:`FullScoreModel._headline_estimators`). 10 seeds: MMT's random-split MAE
-#: 0.0314 / 0.0254 / 0.0209 -> 0.0301 / 0.0240 / 0.0193 at 2 / 5 / 10 %, AI2D's 0.0305 / 0.0219 / 0.0183 ->
-#: 0.0302 / 0.0220 / 0.0179, MMMU's and every strongest-split cell within 0.0001.
+#: erred less in 6 (docs/ESTIMATE.md, issue 31, "one headline per situation"). A model below the weakest
+#: reference model counts as inside (:meth:`FullScoreModel._headline_estimators`). 10 seeds: MMT's
+#: random-split MAE 0.0314 / 0.0254 / 0.0209 -> 0.0301 / 0.0240 / 0.0193 at 2 / 5 / 10 %, AI2D's 0.0305 /
+#: 0.0219 / 0.0183 -> 0.0302 / 0.0220 / 0.0179, MMMU's and every strongest-split cell within 0.0001.
 INSIDE_METHOD: str | None = "stack"
 #: Fewest reference models for which the cross-validation chooses at all (the headline between
 #: :data:`HEADLINE_FROM`, and ``compress``'s suite design): with fewer, the first of each is kept. Every
 #: choice made by cross-validation on 25-30 reference models (the ZeroEval LLM panels) erred more on the
 #: held-out models than the fixed default, even under the one-standard-error rule with cross-fitted
 #: weights (the paired standard error over models that share training folds is too small, Bengio and
-#: Grandvalet 2004, JMLR 5); on 80-100 (MMT, AI2D, MMMU) the choices erred less (README, issue 31, "suite
-#: design and headline by cross-validation").
+#: Grandvalet 2004, JMLR 5); on 80-100 (MMT, AI2D, MMMU) the choices erred less (docs/ESTIMATE.md, issue 31,
+#: "suite design and headline by cross-validation").
 CHOICE_MIN_REFERENCE = 50
 #: Most pool items ``run_pipeline`` fits the estimators on. It was 10,000 while the 2PL's quadrature grid grew
 #: with the items (2.9 s at 5,000 items, 14 s at 10,000, 230 s at 20,000, more than 20 GB at 386,000); the
@@ -365,14 +365,14 @@ EDGE_ANCHOR_UPPER = True
 #: Whether the upper end of a model at the edge is at least the design-based upper end of the
 #: difficulty-stratified mean of its own suite answers
 #: (:func:`benchsift.compression.extrapolation.stratified_estimate`; needs the reference scores, which
-#: :func:`benchsift.compression.estimate.estimate_new_models` passes). Measured in the README ("Stronger new
-#: models"): on MMT's strongest-40 % split the shift folds' widths and the anchor mean's upper end covered
+#: :func:`benchsift.compression.estimate.estimate_new_models` passes). Measured in docs/ESTIMATE.md ("Stronger
+#: new models"): on MMT's strongest-40 % split the shift folds' widths and the anchor mean's upper end covered
 #: 0.91 / 0.62 / 0.85 of the held-out models at 2 / 5 / 10 %.
 EDGE_STRATIFIED_UPPER = True
 #: Whether the headline of a model at the edge whose stratified mean's lower end (mirrored from its upper
 #: end) lies above every reference model's full score is the mean of the two
 #: (:func:`benchsift.compression.extrapolation.stratified_blend`; the mean alone, without the lower end, cost
-#: MMMU's random splits 0.86 / 0.99 / 1.09 -> 1.41 / 1.36 / 1.58 of the better peer, README).
+#: MMMU's random splits 0.86 / 0.99 / 1.09 -> 1.41 / 1.36 / 1.58 of the better peer, docs/ESTIMATE.md).
 EDGE_STRATIFIED_BLEND = True
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
@@ -1048,8 +1048,8 @@ class FullScoreModel(Result):
         at the edge gets it, also one below the weakest reference model: there the 2PL, which has no
         guessing floor, extrapolates below the chance score of a multiple-choice benchmark (MMT, MMMU, AI2D,
         seeds 0-2 at 2 and 10 %: 6 held-out models in 5 of the 18 cells, where p-IRT erred 0.07-0.14 on
-        average and the stack 0.001-0.07 in 4 cells, the same in the fifth; README, "One headline per
-        situation")."""
+        average and the stack 0.001-0.07 in 4 cells, the same in the fifth; docs/ESTIMATE.md, "One headline
+        per situation")."""
         out = []
         for edge, beyond in zip(at_edge, outside, strict=True):
             if not edge and self.inside_method is not None:  # below the weakest reference model too
@@ -1794,8 +1794,8 @@ def fit_full_score(
         that the shift folds choose (``edge_method``), instead of the headline method. Off by default:
         measured on ZeroEval MATH-L5, GSM8K and CRUX (3 seeds, 2/5/10 %) it cut the strongest-40 % split's
         error on GSM8K by half and more, but made MATH-L5's at 10 % and the random splits' on GSM8K worse
-        (README, "What a new model would have scored"). The shift folds' errors (``cv_mae_shift``) are
-        computed either way.
+        (docs/ESTIMATE.md, "What a new model would have scored"). The shift folds' errors (``cv_mae_shift``)
+        are computed either way.
     stratified:
         The suite is a stratified random sample of each category (:func:`~benchsift.compression.selectors.
         estimation.difficulty_strata` over the whole budget, ``reselect`` drawing it again in every fold):

@@ -101,11 +101,11 @@ DEFAULT_FLOOR = 100
 #: is the same budgets re-chosen with that share from every item of each kept category (the Stage 0-cleaned
 #: ones too: a full run counts them), on every reference model. ``0.0`` is the correctness anchors alone
 #: (tinyBenchmarks' anchor points, Polo et al. 2024, section 3.1). The anchors come first: they won the
-#: random splits of MMT and AI2D, and Stage 2's design must beat them by two standard errors (README, issue
-#: 31, "Anchors first"; measured with ``bench_estimate_peers.py``, 10 random and 3 strongest-40 % splits:
-#: the nine random cells of the three VLM panels 0.941 -> 0.919 of the better peer, AI2D 2 % 0.0289 ->
-#: 0.0267 against gp-IRT's 0.0271; on seeds 10-19, run after the choice, 0.955 -> 0.949 and AI2D 2 % a tie,
-#: 0.0288 against 0.0287; the strongest split a little worse, MMT 5 % 0.0306 -> 0.0342).
+#: random splits of MMT and AI2D, and Stage 2's design must beat them by two standard errors
+#: (docs/ESTIMATE.md, issue 31, "Anchors first"; measured with ``bench_estimate_peers.py``, 10 random and 3
+#: strongest-40 % splits: the nine random cells of the three VLM panels 0.941 -> 0.919 of the better peer,
+#: AI2D 2 % 0.0289 -> 0.0267 against gp-IRT's 0.0271; on seeds 10-19, run after the choice, 0.955 -> 0.949 and
+#: AI2D 2 % a tie, 0.0288 against 0.0287; the strongest split a little worse, MMT 5 % 0.0306 -> 0.0342).
 ESTIMATE_DESIGNS: tuple[float | str | None, ...] = (0.0, None)
 #: The design ``"stratified"``: a stratified random sample of every kept category's items (all of them, not
 #: only Stage 2's pool: the Stage 0-cleaned items count in a full run too), strata by the build models' mean
@@ -117,8 +117,8 @@ STRATIFIED = "stratified"
 #: The designs weighed with fewer than ``CHOICE_MIN_REFERENCE`` reference models (at least
 #: ``MIN_REFERENCE_MODELS``): Stage 2's suite and the stratified sample, the latter kept when its
 #: cross-validated error is lower by more than :data:`DESIGN_SE` standard errors. Measured in the
-#: README, "A stratified sample for small build panels". (Before, only Stage 2's design was fitted below 50
-#: reference models: the anchors-only alternative had lost on the LLM panels.)
+#: docs/ESTIMATE.md, "A stratified sample for small build panels". (Before, only Stage 2's design was fitted
+#: below 50 reference models: the anchors-only alternative had lost on the LLM panels.)
 SMALL_PANEL_DESIGNS: tuple[float | str | None, ...] = (None, STRATIFIED)
 #: Standard errors by which a later design must beat the first to be kept. The paired standard error over
 #: reference models that share training folds is too small (Bengio and Grandvalet 2004), the more so with
@@ -423,7 +423,7 @@ def _runs_stage3(cfg: CompressionConfig, n_categories: int) -> bool:
     MMLU-Pro (14 categories, 17 build models, 10 random 60/40 splits) Stage 3's default k=5 cut a 2 / 5 /
     10 % suite to 0.7 / 1.8 / 3.6 % of the items and the estimate's MAE was 0.0271 / 0.0262 / 0.0201, without
     it (the share asked for) 0.0206 / 0.0180 / 0.0141 (a random subset of that size: 0.0197 / 0.0153 /
-    0.0133, README)."""
+    0.0133, docs/ESTIMATE.md)."""
     return cfg.stop_after >= 3 and cfg.k is not None and n_categories > 1 and cfg.selector != "estimate"
 
 

@@ -30,14 +30,14 @@ so that what the ability does not explain can be calibrated. The selector takes 
 
 Measured (``benchmarks/bench_estimate.py``; MMMU 168 models x 1,050 items, 60/40 random splits): with the
 stacked estimator of ``full_score``, the MAE at 2 / 5 / 10 % is lower than with K-means anchors alone or
-information strata alone (see the README, "Estimating new models"). Not on every panel: on MMT-Bench and
+information strata alone (see docs/ESTIMATE.md, "Estimating new models"). Not on every panel: on MMT-Bench and
 AI2D (80-100 build models) the anchors alone erred less, so ``compress`` fits the full-score estimators on
 both designs and keeps the anchors, chosen from every item, unless its cross-validation prefers Stage 2's
 design by two standard errors (:data:`benchsift.compression.pipeline.ESTIMATE_DESIGNS`; ``info_share=0`` of
 :func:`estimation_items` is the anchors-only design). The difficulty strata (issue 31;
 ``bench_estimate_peers.py``, 10 random 60 / 40 splits, 3 strongest-40 % ones, on MMT, AI2D and MMMU):
 benchsift's MAE over the better of gp-IRT and a random subset, mean over the nine cells 0.994 -> 0.962,
-the strongest split's summed MAE 3.8 % lower; the README gives the tables, and the design that took the
+the strongest split's summed MAE 3.8 % lower; docs/ESTIMATE.md gives the tables, and the design that took the
 difficulty strata alone (better on random splits only, worse on the strongest).
 
 With few build models (fewer than ``CHOICE_MIN_REFERENCE``) the 2PL's item parameters and the k-means
