@@ -85,7 +85,13 @@ from _data import load_reference
 from _timing import load_average, machine_line
 
 from benchsift.adaptive import fit_bank, replay_adaptive, simulate_adaptive
-from benchsift.adaptive.design import budget_items, weakest_first
+from benchsift.adaptive.design import (
+    budget_items,
+    observed_groups,
+    overall_on_observed,
+    panel_groups,
+    weakest_first,
+)
 from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -192,6 +198,8 @@ def versus_reference(
         build = image.subset(models=np.sort(perm[:n_build]))
         held = image.subset(models=np.sort(perm[n_build:]))
         truth = nan_mean(held.benchmark_means().means, axis=1)
+        # every method is scored on the benchmarks of each model's truth (a model may lack one)
+        observed = observed_groups(held.scores, panel_groups(held))
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -224,8 +232,8 @@ def versus_reference(
                 est = P(held.scores, a, d, th, given)
             else:
                 groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
-                per = [P(held.scores[:, g], a[g], d[g], th, given[:, g]) for g in groups]
-                est = np.mean(per, axis=0)
+                per = np.column_stack([P(held.scores[:, g], a[g], d[g], th, given[:, g]) for g in groups])
+                est = overall_on_observed(per.mean(axis=1), per, observed)
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
             bench_groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
@@ -250,7 +258,7 @@ def versus_reference(
                 if name == "+ no-edge-spread":  # never spread (the default below 5 % of the items)
                     kw["edge_spread"] = False
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
-                out[b][name].append(_metrics(full[:, -1], truth))
+                out[b][name].append(_metrics(overall_on_observed(full[:, -1], full[:, :-1], observed), truth))
     return out
 
 

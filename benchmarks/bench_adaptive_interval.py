@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 
 from benchsift.adaptive import fit_bank, replay_final
-from benchsift.adaptive.design import budget_items, weakest_first
+from benchsift.adaptive.design import (
+    budget_items,
+    observed_groups,
+    overall_on_observed,
+    panel_groups,
+    weakest_first,
+)
 from benchsift.compression.full_score import fit_full_score
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.panel import Panel
@@ -51,8 +57,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the random ite
 from bench_adaptive import _random_items  # noqa: E402
 
 
-def _cell(est: np.ndarray, low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
-    return {"covered": (truth >= low) & (truth <= high), "width": high - low, "error": np.abs(est - truth)}
+def _cell(
+    est: np.ndarray, low: np.ndarray, high: np.ndarray, truth: np.ndarray, truth_complete: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Coverage and width over the models with a score on every benchmark (``truth_complete`` finite: the
+    intervals are about the overall over every benchmark), the error over every model (``est`` on the
+    benchmarks of its truth)."""
+    complete = np.isfinite(truth_complete)
+    covered = np.where(complete, (truth_complete >= low) & (truth_complete <= high), np.nan)
+    return {"covered": covered, "width": np.where(complete, high - low, np.nan), "error": np.abs(est - truth)}
 
 
 def run_split(
@@ -65,8 +78,11 @@ def run_split(
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
     truth = nan_mean(held.benchmark_means().means, axis=1)
-    bench = held.items["benchmark"].astype(str).to_numpy()
-    groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
+    groups = panel_groups(held)
+    # point estimates on the benchmarks of each model's truth; coverage, about the overall over every
+    # benchmark, on the models that have them all
+    observed = observed_groups(held.scores, groups)
+    truth_complete = np.where(observed.all(axis=1), truth, np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bank = fit_bank(build, random_state=seed)
@@ -75,14 +91,15 @@ def run_split(
         n = budget_items(b, image.n_items)
         cells: dict[str, dict[str, np.ndarray]] = {}
         final = replay_final(bank, held.scores, held.model_ids, n, random_state=seed + split)
-        est = final.estimates[:, -1]
+        est = overall_on_observed(final.estimates[:, -1], final.estimates[:, :-1], observed)
         assert final.interval is not None and final.estimate_se is not None
-        cells["adaptive"] = _cell(est, final.interval[:, 0], final.interval[:, 1], truth)
+        tt = (truth, truth_complete)
+        cells["adaptive"] = _cell(est, final.interval[:, 0], final.interval[:, 1], *tt)
         half = 1.96 * final.estimate_se
-        cells["adaptive, 1.96 se"] = _cell(est, np.clip(est - half, 0, 1), np.clip(est + half, 0, 1), truth)
+        cells["adaptive, 1.96 se"] = _cell(est, np.clip(est - half, 0, 1), np.clip(est + half, 0, 1), *tt)
         draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
         r_est, r_half = _random_items(held.scores, groups, n, draws)
-        cells["random"] = _cell(r_est, np.clip(r_est - r_half, 0, 1), np.clip(r_est + r_half, 0, 1), truth)
+        cells["random"] = _cell(r_est, np.clip(r_est - r_half, 0, 1), np.clip(r_est + r_half, 0, 1), *tt)
         if static:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -92,8 +109,14 @@ def run_split(
                 suite = run_pipeline(build, cfg).suite_items
                 fs = fit_full_score(build, suite, random_state=seed)
                 pred = fs.predict(held.scores[:, suite], held.model_ids)
-            s_est = pred.score[fs.method][:, -1]
-            cells["static"] = _cell(s_est, pred.low[fs.method][:, -1], pred.high[fs.method][:, -1], truth)
+            score = pred.score[fs.method]
+            names = list(dict.fromkeys(held.items["benchmark"].astype(str)))
+            nan = np.full(held.n_models, np.nan)
+            per = np.column_stack(
+                [score[:, pred.groups.index(g)] if g in pred.groups else nan for g in names]
+            )
+            s_est = overall_on_observed(score[:, -1], per, observed)
+            cells["static"] = _cell(s_est, pred.low[fs.method][:, -1], pred.high[fs.method][:, -1], *tt)
         out[b] = cells
     return out
 

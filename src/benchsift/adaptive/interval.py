@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsift.adaptive.design import budget_items
+from benchsift.adaptive.design import budget_items, observed_groups, panel_groups
 from benchsift.stats.conformal import conformal_quantile
 from benchsift.stats.means import nan_mean
 
@@ -171,17 +171,20 @@ def calibration_scores(
     ``budgets[k]`` for ``k`` in ``at``; ``beyond`` True: every model's score goes to the edge set (the edge
     fold's models, stronger than every model of their bank), False: each model's by its ``at_edge`` at the
     end of its test. ``replay(bank, panel, n)`` replays a panel's models through ``n`` items and returns the
-    last :class:`~benchsift.adaptive.select.NextItems`. ``budgets``: fractions of ``n_items``."""
+    last :class:`~benchsift.adaptive.select.NextItems`. ``budgets``: fractions of ``n_items``. Only models
+    with a score on every benchmark give a score: the interval is about the overall over every benchmark,
+    and a model that lacks one has no truth there (:func:`benchsift.adaptive.design.overall_on_observed`)."""
     inner: list[list[np.ndarray]] = [[np.empty(0)] for _ in budgets]
     edge: list[list[np.ndarray]] = [[np.empty(0)] for _ in budgets]
     for bank, held, beyond, at in replays:
         truth = nan_mean(held.benchmark_means().means, axis=1)
+        complete = observed_groups(held.scores, panel_groups(held)).all(axis=1)
         for k in at:
             final = replay(bank, held, budget_items(budgets[k], n_items))
             se = np.asarray(final.estimate_se, dtype=np.float64)
             with np.errstate(divide="ignore", invalid="ignore"):
                 z = np.abs(final.estimates[:, -1] - truth) / se
-            ok = np.isfinite(z)
+            ok = np.isfinite(z) & complete
             flag = np.ones(z.size, dtype=bool) if beyond else np.asarray(final.at_edge, dtype=bool)
             inner[k].append(z[ok & ~flag])
             edge[k].append(z[ok & flag])

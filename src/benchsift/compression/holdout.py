@@ -37,7 +37,7 @@ from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import check_random_state, spearman
-from benchsift.stats.means import nan_mean
+from benchsift.stats.means import nan_mean, random_subset_means
 
 __all__ = ["HoldoutResult", "evaluate_holdout", "split_models"]
 
@@ -173,8 +173,12 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
     ok = np.isfinite(s) & np.isfinite(t)
     rng = check_random_state(seed)
     n = int(suite.n_items)
-    rand = rng.choice(image.n_items, size=min(n, image.n_items), replace=False)
-    plain = nan_mean(image.scores[:, rand], axis=1)
+    # a random subset of the suite's size, an equal share per benchmark, each model's mean of its benchmark
+    # means over it (the truth's definition; until 2026-12-07 a draw from the pool as a whole and its plain
+    # mean, which weighed a suite's benchmarks by their size)
+    bench = image.items["benchmark"].astype(str).to_numpy()
+    groups = [np.flatnonzero(bench == b) for b in dict.fromkeys(bench)]
+    plain = random_subset_means(image.scores, groups, min(n, image.n_items), rng)
     ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(f.models), dtype=bool)
     edge = f.at_edge if f.at_edge is not None else np.zeros(len(f.models), dtype=bool)
     per = pd.DataFrame(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["group_nan_means", "group_nan_sums", "nan_mean", "ratio_or_nan"]
+__all__ = ["group_nan_means", "group_nan_sums", "nan_mean", "random_subset_means", "ratio_or_nan"]
 
 
 def nan_mean(a: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -66,3 +66,21 @@ def ratio_or_nan(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     out = np.full(np.broadcast(sums, counts).shape, np.nan)
     np.divide(sums, counts, out=out, where=counts > 0)
     return out
+
+
+def random_subset_means(
+    scores: np.ndarray, groups: Sequence[np.ndarray], n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """What a user would do instead of a chosen subset: one random subset of ``n`` items for every model,
+    an equal share of it (at least one item) drawn from each benchmark, and each model's estimate the mean of
+    its benchmark means over the subset's items it has a score on (the overall is the mean of benchmark
+    means, so a subset drawn from the pool as a whole would weigh the benchmarks by their size). On a panel
+    of one benchmark: ``n`` items drawn from the pool, their mean."""
+    share = max(1, int(round(n / len(groups))))
+    means = np.column_stack(
+        [
+            nan_mean(scores[:, np.sort(g[rng.choice(g.size, min(share, g.size), replace=False)])], axis=1)
+            for g in groups
+        ]
+    )
+    return nan_mean(means, axis=1)
