@@ -67,7 +67,9 @@ Two protocols, both on held-out models (40 % of the image models per split):
   no-offsets`` without the per-benchmark ability offsets (``no offs.``).
 
 Panels: ``--panel`` (repeatable; a panel with several benchmarks is taken as it is: the truth is the mean of
-its benchmark means) and, for ``simulate``, a simulated one (160 models, 8 benchmarks).
+its benchmark means over the benchmarks each model ran, and every method's overall is taken over the same
+ones, :func:`benchsift.adaptive.design.overall_on_observed`) and, for ``simulate``, a simulated one (160
+models, 8 benchmarks).
 """
 
 from __future__ import annotations

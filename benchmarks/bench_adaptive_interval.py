@@ -24,7 +24,10 @@ benchmark means over every item):
 
 Printed per budget: coverage of the true score (pooled over splits and models), mean width and MAE of the
 estimate; for the strongest split the coverage is the one that matters (new models stronger than every
-model the bank or suite was built on).
+model the bank or suite was built on). On a panel of several benchmarks the coverage and width are over the
+models that ran every benchmark (the intervals are about the overall over all of them), the MAE over every
+model, each estimate taken over the benchmarks of its truth
+(:func:`benchsift.adaptive.design.overall_on_observed`).
 """
 
 from __future__ import annotations
