@@ -91,7 +91,6 @@ from benchsift.adaptive.design import (
     budget_items,
     observed_groups,
     overall_on_observed,
-    panel_groups,
     weakest_first,
 )
 from benchsift.adaptive.prior import benchmark_covariates, fit_covariate_prior
@@ -201,7 +200,8 @@ def versus_reference(
         held = image.subset(models=np.sort(perm[n_build:]))
         truth = nan_mean(held.benchmark_means().means, axis=1)
         # every method is scored on the benchmarks of each model's truth (a model may lack one)
-        observed = observed_groups(held.scores, panel_groups(held))
+        groups = held.benchmark_positions()
+        observed = observed_groups(held.scores, groups)
         a, d, _ = ref.fit_2pl(build.scores)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -228,18 +228,15 @@ def versus_reference(
         for b in budgets:
             n = budget_items(b, image.n_items)
             th, given = ref.cat_run(held.scores, a, d, n)
-            bench = held.items["benchmark"].astype(str).to_numpy()
             P = ref.full_from_theta  # observed + expected; per benchmark when the panel has several
-            if len(set(bench)) == 1:
+            if len(groups) == 1:
                 est = P(held.scores, a, d, th, given)
             else:
-                groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
                 per = np.column_stack([P(held.scores[:, g], a[g], d[g], th, given[:, g]) for g in groups])
                 est = overall_on_observed(per.mean(axis=1), per, observed)
             out[b]["CAT (reference)"].append(_metrics(est, truth))
             draws = np.random.default_rng(np.random.SeedSequence([seed, split, int(round(b * 1e6))]))
-            bench_groups = [np.flatnonzero(bench == g) for g in dict.fromkeys(bench)]
-            out[b][RANDOM].append(_metrics(_random_items(held.scores, bench_groups, n, draws)[0], truth))
+            out[b][RANDOM].append(_metrics(_random_items(held.scores, groups, n, draws)[0], truth))
             for name, bank in banks.items():
                 mu, sd = priors[name]
                 kw: dict[str, Any] = {

@@ -46,7 +46,6 @@ from benchsift.adaptive.design import (
     budget_items,
     observed_groups,
     overall_on_observed,
-    panel_groups,
     weakest_first,
 )
 from benchsift.compression.full_score import fit_full_score
@@ -81,7 +80,7 @@ def run_split(
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
     truth = nan_mean(held.benchmark_means().means, axis=1)
-    groups = panel_groups(held)
+    groups = held.benchmark_positions()
     # point estimates on the benchmarks of each model's truth; coverage, about the overall over every
     # benchmark, on the models that have them all
     observed = observed_groups(held.scores, groups)
@@ -112,13 +111,8 @@ def run_split(
                 suite = run_pipeline(build, cfg).suite_items
                 fs = fit_full_score(build, suite, random_state=seed)
                 pred = fs.predict(held.scores[:, suite], held.model_ids)
-            score = pred.score[fs.method]
-            names = list(dict.fromkeys(held.items["benchmark"].astype(str)))
-            nan = np.full(held.n_models, np.nan)
-            per = np.column_stack(
-                [score[:, pred.groups.index(g)] if g in pred.groups else nan for g in names]
-            )
-            s_est = overall_on_observed(score[:, -1], per, observed)
+            per = pred.benchmark_scores(held.benchmarks)
+            s_est = overall_on_observed(pred.score[fs.method][:, -1], per, observed)
             cells["static"] = _cell(s_est, pred.low[fs.method][:, -1], pred.high[fs.method][:, -1], *tt)
         out[b] = cells
     return out

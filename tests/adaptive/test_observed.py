@@ -11,7 +11,7 @@ import pandas as pd
 from scipy.special import expit
 
 from benchsift.adaptive import simulate_adaptive
-from benchsift.adaptive.design import observed_groups, overall_on_observed, panel_groups
+from benchsift.adaptive.design import observed_groups, overall_on_observed
 from benchsift.panel import Panel
 from benchsift.stats.means import random_subset_means
 
@@ -24,7 +24,12 @@ def test_overall_on_observed_by_hand() -> None:
             [np.nan, np.nan, np.nan, np.nan],  # none
         ]
     )
-    groups = [np.array([0, 1]), np.array([2, 3])]
+    items = pd.DataFrame({"benchmark": ["a", "a", "b", "b"], "item": ["1", "2", "3", "4"]})
+    groups = Panel(X, ["m0", "m1", "m2"], items).benchmark_positions()
+    assert [g.tolist() for g in groups] == [[0, 1], [2, 3]]
+    # interleaved benchmarks: positions in the order of each benchmark's first item
+    mixed = pd.DataFrame({"benchmark": ["b", "a", "b"], "item": ["1", "2", "3"]})
+    assert [g.tolist() for g in Panel(np.zeros((1, 3)), ["m"], mixed).benchmark_positions()] == [[0, 2], [1]]
     observed = observed_groups(X, groups)
     assert observed.tolist() == [[True, True], [True, False], [False, False]]
     per = np.array([[0.4, 0.8], [0.3, 0.9], [0.5, 0.5]])
@@ -70,7 +75,7 @@ def test_simulate_scores_a_model_on_the_benchmarks_it_ran() -> None:
     # on different benchmarks every method erred by about 0.3 on those models (an MAE of 0.1 or more);
     # compared on the benchmarks each model ran, the errors are those of a complete panel.
     panel = _two_benchmarks(100, 300, seed=5)
-    groups = panel_groups(panel)
+    groups = panel.benchmark_positions()
     full = simulate_adaptive(panel, holdout=0.4, budget=0.05, random_state=0, n_splits=1, interval=False)
     X = panel.scores.copy()
     X[:40, groups[1]] = np.nan

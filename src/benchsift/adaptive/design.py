@@ -240,13 +240,6 @@ def edge_error(
     return None if fold is None else edge_error_of(panel, fold, groups)
 
 
-def panel_groups(panel: Panel) -> list[np.ndarray]:
-    """Item positions of each benchmark of ``panel``, in the order of its first item (the order of
-    ``panel.benchmark_means()`` and of a bank fitted on the panel, :attr:`ItemBank.benchmarks`)."""
-    bench = panel.items["benchmark"].astype(str).to_numpy()
-    return [np.flatnonzero(bench == b) for b in dict.fromkeys(bench)]
-
-
 def observed_groups(X: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
     """``(n, len(groups))`` whether each model has a score (not NaN) on any item of each group."""
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
@@ -293,7 +286,7 @@ def design_errors(
     bank is used as it is (give it the measured misfit first, for the composite correction). A model that
     lacks a benchmark is compared on the benchmarks it has (:func:`overall_on_observed`)."""
     truth = nan_mean(panel.benchmark_means().means, axis=1)
-    observed = observed_groups(panel.scores, panel_groups(panel))
+    observed = observed_groups(panel.scores, panel.benchmark_positions())
     out = np.full((len(budgets), 3), np.nan)
     for j, b in enumerate(budgets):
         n = budget_items(b, panel.n_items)

@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsift.adaptive.design import budget_items, observed_groups, panel_groups
+from benchsift.adaptive.design import budget_items, observed_groups
 from benchsift.stats.conformal import conformal_quantile
 from benchsift.stats.means import nan_mean
 
@@ -178,7 +178,7 @@ def calibration_scores(
     edge: list[list[np.ndarray]] = [[np.empty(0)] for _ in budgets]
     for bank, held, beyond, at in replays:
         truth = nan_mean(held.benchmark_means().means, axis=1)
-        complete = observed_groups(held.scores, panel_groups(held)).all(axis=1)
+        complete = observed_groups(held.scores, held.benchmark_positions()).all(axis=1)
         for k in at:
             final = replay(bank, held, budget_items(budgets[k], n_items))
             se = np.asarray(final.estimate_se, dtype=np.float64)

@@ -42,7 +42,7 @@ from joblib import delayed
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, check_param, renamed_attribute, renamed_params, validate_params
 from benchsift.adaptive.bank import ItemBank, fit_bank
-from benchsift.adaptive.design import observed_groups, overall_on_observed, panel_groups, weakest_first
+from benchsift.adaptive.design import observed_groups, overall_on_observed, weakest_first
 from benchsift.adaptive.interval import INTERVAL_BUDGETS
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.adaptive.select import (
@@ -331,8 +331,7 @@ def _split_task(
     truth = _full_overall(held)
     # every method is scored on the benchmarks of each model's truth (overall_on_observed); an interval,
     # about the overall over every benchmark, only on the models that have them all
-    groups = panel_groups(held)
-    bench = list(dict.fromkeys(held.items["benchmark"].astype(str)))
+    groups = held.benchmark_positions()
     observed = observed_groups(held.scores, groups)
     truth_complete = np.where(observed.all(axis=1), truth, np.nan)
     cfg = CompressionConfig(
@@ -343,14 +342,8 @@ def _split_task(
     out: dict[str, tuple[float, float]] = {}
     fs = fit_full_score(build, suite, random_state=int(seed))
     pred = fs.predict(held.scores[:, suite], held.model_ids)
-    score = pred.score[fs.method]
-    per = np.column_stack(
-        [
-            score[:, pred.groups.index(b)] if b in pred.groups else np.full(held.n_models, np.nan)
-            for b in bench
-        ]
-    )
-    out["static"] = _metrics(overall_on_observed(score[:, -1], per, observed), truth)
+    per = pred.benchmark_scores(held.benchmarks)
+    out["static"] = _metrics(overall_on_observed(pred.score[fs.method][:, -1], per, observed), truth)
     static_iv = (pred.low[fs.method][:, -1], pred.high[fs.method][:, -1])
     intervals = {"static": _interval_metrics(*static_iv, truth_complete)}
     out["random"] = _metrics(random_subset_means(held.scores, groups, n, rng), truth)

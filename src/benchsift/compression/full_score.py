@@ -175,7 +175,7 @@ full fit), and for prediction one EAP scoring of the new models on the suite ite
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -516,9 +516,7 @@ def _groups(panel: Panel, suite_pos: np.ndarray) -> _Groups:
     kinds: list[str] = []
     pool: list[np.ndarray] = []
     cols: list[np.ndarray] = []
-    bench = items["benchmark"].astype(str).to_numpy()
-    for b in panel.benchmarks:
-        idx = np.flatnonzero(bench == b)
+    for b, idx in zip(panel.benchmarks, panel.benchmark_positions(), strict=True):
         names.append(str(b))
         kinds.append("benchmark")
         pool.append(idx)
@@ -567,6 +565,16 @@ class FullScoreEstimates(Result):
     #: the one the shift folds chose (``edge_method``), or p-IRT beyond the reference models for ridge/stack.
     estimator: list[str] | None = None
     edge_method: str | None = None
+
+    def benchmark_scores(self, benchmarks: Sequence[str], method: str | None = None) -> np.ndarray:
+        """``(n_models, len(benchmarks))`` the estimates of ``method`` (default: the chosen one) of these
+        benchmarks, in this order; NaN for a benchmark without a column here."""
+        cols = {
+            g: c for c, (g, k) in enumerate(zip(self.groups, self.kinds, strict=True)) if k == "benchmark"
+        }
+        score = self.score[method or self.method]
+        nan = np.full(score.shape[0], np.nan)
+        return np.column_stack([score[:, cols[str(b)]] if str(b) in cols else nan for b in benchmarks])
 
     def to_dict(self, method: str | None = None) -> dict[str, Any]:
         """JSON-ready: ``{"method", "level", "n_reference", "models": [{"model", "estimates": {BENCHMARK:

@@ -176,9 +176,7 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
     # a random subset of the suite's size, an equal share per benchmark, each model's mean of its benchmark
     # means over it (the truth's definition; until 2026-12-07 a draw from the pool as a whole and its plain
     # mean, which weighed a suite's benchmarks by their size)
-    bench = image.items["benchmark"].astype(str).to_numpy()
-    groups = [np.flatnonzero(bench == b) for b in dict.fromkeys(bench)]
-    plain = random_subset_means(image.scores, groups, min(n, image.n_items), rng)
+    plain = random_subset_means(image.scores, image.benchmark_positions(), min(n, image.n_items), rng)
     ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(f.models), dtype=bool)
     edge = f.at_edge if f.at_edge is not None else np.zeros(len(f.models), dtype=bool)
     per = pd.DataFrame(

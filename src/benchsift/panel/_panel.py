@@ -368,6 +368,12 @@ class Panel:
         """Benchmark names in order of first appearance."""
         return list(pd.unique(self._items["benchmark"]))
 
+    def benchmark_positions(self) -> list[np.ndarray]:
+        """Item positions (score columns) of each benchmark, in :attr:`benchmarks` order (the order of
+        :meth:`benchmark_means`' columns)."""
+        bench = self._items["benchmark"].astype(str).to_numpy()
+        return [np.flatnonzero(bench == str(b)) for b in self.benchmarks]
+
     @property
     def categories(self) -> list[str]:
         """Category names in order of first appearance (missing categories skipped).
