@@ -51,7 +51,10 @@ Two protocols, both on held-out models (40 % of the image models per split):
   :mod:`benchsift.adaptive.offsets`), ``edge-spread`` (a model at the bank's edge given the rest of its budget
   spread over the difficulty and its estimate corrected from them, ``replay_adaptive(edge_spread=True)``; by
   default from 5 % of the items of a bank of at least 60 models), ``no-edge-spread`` (never,
-  ``edge_spread=False``: the default below 5 % or 60 bank models, and everywhere before). ``random items``:
+  ``edge_spread=False``: the default below 5 % or 60 bank models, and everywhere before), ``no-beyond`` (a
+  polished bank's estimates from its polished curves alone, the default before; by default its EM curves weigh
+  in for a model whose answers say it is beyond the strongest reference model,
+  :meth:`benchsift.adaptive.ItemBank.beyond_weight`). ``random items``:
   what a user would do instead, each held-out model's ``n`` items drawn at random among those it has a score
   on (an equal share per benchmark) and the mean of its benchmark means over them.
   ``--split strongest``: the bank is built on the weakest 60 % of the models by their full score and the
@@ -121,6 +124,7 @@ TRIALS = (
     "no-offsets",
     "edge-spread",
     "no-edge-spread",
+    "no-beyond",
 )
 
 
@@ -224,6 +228,8 @@ def versus_reference(
                 banks[f"+ {t}"] = fit_bank(build, design_budgets=tuple(budgets))
             if t == "no-offsets":  # one ability for every benchmark (the default before)
                 banks[f"+ {t}"] = dataclasses.replace(banks["benchsift"], offset_var=None)
+            if t == "no-beyond":  # the polished curves alone (the default before)
+                banks[f"+ {t}"] = dataclasses.replace(banks["benchsift"], beyond=None)
             priors[f"+ {t}"] = priors[base]
         for b in budgets:
             n = budget_items(b, image.n_items)

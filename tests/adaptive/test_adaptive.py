@@ -371,7 +371,8 @@ def test_empirical_prior_cuts_the_full_score_error_on_a_clustered_population() -
     truth = held.scores.mean(axis=1)
     err = {}
     for prior in ("normal", "empirical"):
-        bank = fit_bank(build, prior=prior, residual_factors=0)
+        # the prior alone: without the EM curves' estimate, which lowers both errors (0.0499 vs 0.0524)
+        bank = fit_bank(build, prior=prior, residual_factors=0, beyond_curve=False)
         assert bank.prior == prior
         full, given = replay_adaptive(bank, held.scores, held.model_ids, 6, exposure=1.0, random_state=0)
         assert (given.sum(axis=1) == 6).all()

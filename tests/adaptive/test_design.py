@@ -148,7 +148,8 @@ def _set_designs(bank, errors) -> None:  # type: ignore[no-untyped-def]
 
 def test_design_errors_are_the_fold_banks_replays() -> None:
     # the bank's design errors against the same replays written out here: the fold banks (same seeded
-    # folds, same options), each given the bank's misfit, replaying their held-out models both ways
+    # folds, same options), each given the bank's misfit (and its EM curves the EM curves' misfit),
+    # replaying their held-out models both ways
     from benchsift.adaptive.design import fold_banks
 
     panel = _panel(20, 400, seed=3)
@@ -157,8 +158,12 @@ def test_design_errors_are_the_fold_banks_replays() -> None:
         panel, lambda p: fit_bank(p, polish=True, prior="normal", residual_factors=0, misfit_folds=0)
     )
     truth = panel.scores.mean(axis=1)
+    assert bank.beyond is not None  # a polished bank keeps its EM curves, with their own measured misfit
     for fold_bank, _ in folds:
         fold_bank.misfit_var, fold_bank.residual_var = bank.misfit_var, bank.residual_var
+        assert fold_bank.beyond is not None
+        fold_bank.beyond.misfit_var = bank.beyond.misfit_var
+        fold_bank.beyond.residual_var = bank.beyond.residual_var
     for j, n in enumerate((20, 40)):
         err = np.zeros((20, 2))
         for c, frac in enumerate((0.0, 1.0)):  # under 60 items no quarter start
@@ -174,8 +179,9 @@ def test_design_errors_are_the_fold_banks_replays() -> None:
 
 def test_a_bank_whose_spread_design_errs_less_gives_the_whole_budget_spread_and_a_warning() -> None:
     panel = _panel(16, 3000, seed=5)
+    # the polished curves alone (beyond_curve=False): the estimate checked by hand below is theirs
     bank = fit_bank(panel.subset(models=np.arange(12)), polish=True, prior="normal", residual_factors=0,
-                    design_budgets=())  # fmt: skip
+                    design_budgets=(), beyond_curve=False)  # fmt: skip
     assert bank.misfit_var is not None and bank.residual_var is not None
     # measured errors set by hand: the spread design wins at 5 % and 10 % of the 3,000 items, not below
     _set_designs(bank, [[0.03, 0.04, 0.001], [0.03, 0.029, 0.002], [0.03, 0.02, 0.001], [0.02, 0.01, 0.001]])

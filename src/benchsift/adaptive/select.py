@@ -247,6 +247,9 @@ class NextItems(Result):
     #: (:meth:`ItemBank.full_score_interval`; NaN: the bank was not calibrated)
     interval: np.ndarray | None = None
     interval_level: float = 0.95
+    #: per model, the weight of the bank's EM curves in the estimates (:meth:`ItemBank.beyond_weight`;
+    #: ``None``: a bank without them, the polished or EM curves alone)
+    beyond_weight: np.ndarray | None = None
 
     def _overall_se_interval(self) -> tuple[np.ndarray, np.ndarray]:
         """The overall estimate's standard errors ``(n,)`` and intervals ``(n, 2)``, NaN where not set."""
@@ -259,7 +262,8 @@ class NextItems(Result):
         "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}, "overall_se",
         "overall_interval": [low, high]}], "interval_level", "n_ignored_items", "warnings"}`` (the interval
         ``null`` when the bank was not calibrated); with a covariate prior also ``"prior"`` and each model's
-        ``"prior_mean"`` and ``"prior_sd"``."""
+        ``"prior_mean"`` and ``"prior_sd"``; with a bank that keeps its EM curves each model's
+        ``"beyond_weight"``."""
         se, iv = self._overall_se_interval()
         doc = {
             "models": [
@@ -291,13 +295,16 @@ class NextItems(Result):
             for row, mu, sd in zip(rows, self.prior_mean, sds, strict=True):
                 row["prior_mean"] = mu  # NaN (None in JSON): the bank's own prior
                 row["prior_sd"] = sd
+        if self.beyond_weight is not None:
+            for row, w in zip(doc["models"], self.beyond_weight, strict=True):  # type: ignore[call-overload]
+                row["beyond_weight"] = w
         return to_jsonable(doc)  # numpy floats to floats, NaN and inf to None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: answered items, ability, rank and its interval, whether it is at the bank's
-        edge, full-score estimates, the overall estimate's standard error and interval (``overall_se``,
-        ``overall_low``, ``overall_high``; NaN without a calibrated bank), the number of next items and the
-        stop rule."""
+        edge (and the weight of the EM curves, :attr:`beyond_weight`), full-score estimates, the overall
+        estimate's standard error and interval (``overall_se``, ``overall_low``, ``overall_high``; NaN without
+        a calibrated bank), the number of next items and the stop rule."""
         frame = pd.DataFrame(
             {
                 "model": self.models,
@@ -311,6 +318,8 @@ class NextItems(Result):
         )
         if self.at_edge is not None:
             frame["at_edge"] = np.asarray(self.at_edge, dtype=bool)
+        if self.beyond_weight is not None:
+            frame["beyond_weight"] = np.asarray(self.beyond_weight, dtype=np.float64)
         for c, name in enumerate(self.estimate_names):
             frame[name] = self.estimates[:, c]
         frame["overall_se"], iv = self._overall_se_interval()
@@ -500,6 +509,11 @@ def next_items(
     at_edge = bank.at_edge(theta)
     start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
     estimates = _estimates(bank, X, est, sample, edge is not None, at_edge, n_answered, rule.level)
+    weight = None
+    if bank.beyond is not None:
+        weight = bank.beyond_weight(X)
+        estimates = _with_beyond(bank, bank.beyond, X, prior_mean, prior_sd, sample, edge is not None,
+                                 at_edge, n_answered, rule.level, estimates, weight)  # fmt: skip
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
@@ -531,6 +545,7 @@ def next_items(
         rank_interval=rank_iv,
         keys=keys,
         at_edge=at_edge,
+        beyond_weight=weight,
         **estimates,
     )
 
@@ -571,6 +586,37 @@ def _estimates(
         "interval_level": float(level),
         "warnings": notes,
     }
+
+
+def _with_beyond(
+    bank: ItemBank,
+    em: ItemBank,
+    X: np.ndarray,
+    prior_mean: np.ndarray | None,
+    prior_sd: np.ndarray | float | None,
+    sample: np.ndarray,
+    spread: bool,
+    at_edge: np.ndarray,
+    n_answered: np.ndarray,
+    level: float,
+    own: dict[str, Any],
+    weight: np.ndarray,
+) -> dict[str, Any]:
+    """``own`` (:func:`_estimates` of ``bank``) mixed with the estimates of its EM curves ``em``
+    (:attr:`ItemBank.beyond`) on the same responses and sample: per model ``(1 - w) own + w em`` for the
+    estimates and their standard errors, ``w`` = ``weight`` (:meth:`ItemBank.beyond_weight`); the interval
+    from ``bank``'s calibration, whose replays mixed the same way (module docstring of
+    :mod:`benchsift.adaptive.bank`)."""
+    est = em.score(X, prior_mean, prior_sd)
+    other = _estimates(em, X, est, sample, spread, at_edge, n_answered, level)
+    w = np.asarray(weight, dtype=np.float64)
+    full = np.where(w[:, None] > 0, own["estimates"] + w[:, None] * (other["estimates"] - own["estimates"]),
+                    own["estimates"])  # fmt: skip
+    se = np.where(
+        w > 0, own["estimate_se"] + w * (other["estimate_se"] - own["estimate_se"]), own["estimate_se"]
+    )
+    interval, _ = bank.full_score_interval(full[:, -1], se, at_edge, n_answered, level)
+    return {**own, "estimates": full, "estimate_se": se, "interval": interval}
 
 
 def _bank_responses(

@@ -317,6 +317,7 @@ def _split_task(
     strongest: bool = False,
     edge_spread: bool | None = None,
     interval: bool = True,
+    beyond_curve: bool | None = None,
 ) -> tuple[int, dict[str, tuple[float, float]], bool, dict[str, tuple[float, float]]]:
     """One build / held-out split: ``(suite size, {method: (rho, mae)}, whether the adaptive method spread
     the edge models' budgets, {method: (coverage, width)} of the 95 % intervals)``. Its own seed
@@ -348,7 +349,10 @@ def _split_task(
     intervals = {"static": _interval_metrics(*static_iv, truth_complete)}
     out["random"] = _metrics(random_subset_means(held.scores, groups, n, rng), truth)
     bank = fit_bank(
-        build, benchmark_offsets=benchmark_offsets, interval_budgets=INTERVAL_BUDGETS if interval else ()
+        build,
+        benchmark_offsets=benchmark_offsets,
+        interval_budgets=INTERVAL_BUDGETS if interval else (),
+        beyond_curve=beyond_curve,
     )
     mu = sd = None
     if covariates is not None:  # the regression on the build models only; the held-out models' covariates
@@ -392,6 +396,7 @@ _POSITIVE_INT = Interval(Integral, 1, None, desc="an int >= 1")
         "strongest": ["boolean"],
         "edge_spread": ["boolean", None],
         "interval": ["boolean"],
+        "beyond_curve": ["boolean", None],
     }
 )
 def simulate_adaptive(
@@ -410,6 +415,7 @@ def simulate_adaptive(
     strongest: bool = False,
     edge_spread: bool | None = None,
     interval: bool = True,
+    beyond_curve: bool | None = None,
     progress: ProgressFn | None = None,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -433,7 +439,9 @@ def simulate_adaptive(
     bank*). ``edge_spread``: the adaptive method's :func:`replay_adaptive` option (``None``: its default, from
     5 % of the items of a bank of at least 60 models). ``interval``: each split's bank calibrates the adaptive
     estimate's interval (:mod:`benchsift.adaptive.interval`; its coverage and width are reported); ``False``
-    leaves it out (the banks fit 4-6x faster; the adaptive coverage is then NaN).
+    leaves it out (the banks fit 4-6x faster; the adaptive coverage is then NaN). ``beyond_curve``: the
+    banks' EM curves for models beyond their strongest reference model (:func:`benchsift.adaptive.fit_bank`;
+    ``None``: its default, with every polished bank).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))
@@ -465,6 +473,7 @@ def simulate_adaptive(
                 bool(strongest),
                 None if edge_spread is None else bool(edge_spread),
                 bool(interval),
+                beyond_curve,
             )
             for split in range(int(n_splits))
         )

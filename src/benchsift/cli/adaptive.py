@@ -133,6 +133,15 @@ def bank_command(
             "--interval/--no-interval",
         ),
     ] = True,
+    beyond_curve: Annotated[
+        bool | None,
+        opt(
+            "Keep a polished bank's EM curves too: their estimate weighs in for a model whose answers say "
+            "it is beyond the strongest reference model (--no-beyond-curve: the polished curves alone). "
+            "Default: with every polished bank (docs/ADAPTIVE.md).",
+            "--beyond-curve/--no-beyond-curve",
+        ),
+    ] = None,
     seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -150,6 +159,7 @@ def bank_command(
         design_budgets=() if design_budgets is None else tuple(numbers(design_budgets, "--design-budgets")),
         benchmark_offsets=benchmark_offsets,
         interval_budgets=tuple(numbers(interval_budgets, "--interval-budgets")) if interval else (),
+        beyond_curve=beyond_curve,
     )
     bank.save(out)
     summary = {
@@ -164,6 +174,8 @@ def bank_command(
         else dict(zip(bank.benchmarks, np.sqrt(bank.misfit_var).tolist(), strict=True)),
         "edge_error": bank.edge_error,
         "edge_rms": bank.edge_rms,
+        "beyond_curve": bank.beyond is not None,
+        "beyond_edge_error": None if bank.beyond is None else bank.beyond.edge_error,
         "designs": bank.designs(),
         "interval": bank.interval_scales(),
         "benchmark_offset_sd": None
@@ -363,6 +375,14 @@ def simulate_command(
             "--interval/--no-interval",
         ),
     ] = True,
+    beyond_curve: Annotated[
+        bool | None,
+        opt(
+            "The banks' EM curves for models beyond their strongest reference model, as in `adaptive bank` "
+            "(default: with every polished bank).",
+            "--beyond-curve/--no-beyond-curve",
+        ),
+    ] = None,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
@@ -386,6 +406,7 @@ def simulate_command(
         strongest=strongest,
         edge_spread=edge_spread,
         interval=interval,
+        beyond_curve=beyond_curve,
         out=out,
         holdout=holdout,
         budget=budget,

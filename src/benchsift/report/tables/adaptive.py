@@ -18,7 +18,8 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     largest out-of-fold misfit of its curve, its error at the edge (:attr:`ItemBank.edge_error`, with the root
     mean square :attr:`ItemBank.edge_rms` where measured), the measured budgets at which the whole budget is
     given spread (:meth:`ItemBank.designs`) and the 95 % interval's multiples of the standard error per
-    calibrated budget, inside the range / at the edge (:meth:`ItemBank.interval_scales`)."""
+    calibrated budget, inside the range / at the edge (:meth:`ItemBank.interval_scales`); ``+ EM curves`` and
+    their edge error where the bank keeps them (:attr:`ItemBank.beyond`)."""
     table = DataTable(title=f"Item bank written to {out}")
     cols = (
         "model",
@@ -37,10 +38,12 @@ def render_bank(bank: ItemBank, out: os.PathLike[str] | str) -> Table:
     edge = "not measured" if bank.edge_error is None else f"{bank.edge_error:+.3f}"
     if bank.edge_error is not None and bank.edge_rms is not None:
         edge += f" (rms {bank.edge_rms:.3f})"
+    if bank.beyond is not None and bank.beyond.edge_error is not None:
+        edge += f"; EM curves {bank.beyond.edge_error:+.3f}"
     rows = bank.designs()
     spread = [f"{r['items']}" for r in rows if r["spread"]]
     table.add_row(
-        bank.kind,
+        bank.kind if bank.beyond is None else f"{bank.kind} + EM curves",
         bank.prior,
         str(bank.n_items),
         str(len(bank.benchmarks)),
