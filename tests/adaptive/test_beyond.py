@@ -173,3 +173,35 @@ def test_the_cli_keeps_the_em_curves_unless_told_not_to(tmp_path: Path) -> None:
     res, out = runs["--beyond-curve --no-polish"]
     assert res.exit_code == 2 and not out.exists()
     assert "beyond_curve=True needs a polished 2PL bank" in res.output
+
+
+def test_a_covariate_prior_is_carried_to_the_em_curves_scale() -> None:
+    """With a per-model prior N(mu, sd^2) on the polished abilities, the EM curves' estimate uses it on their
+    own scale: by the least-squares line of the reference models' EM abilities on their polished ones
+    (scipy.stats.linregress), mean alpha + beta mu and sd sqrt(beta^2 sd^2 + residual variance); a NaN
+    mean keeps the EM bank's own prior. The mixed estimate equals (1 - w) x the polished bank's under the
+    prior plus w x the EM bank's under the carried prior."""
+    from scipy.stats import linregress
+
+    x = _world(90, 160, 11)
+    bank = fit_bank(_panel(x[5:85]), misfit_folds=0)
+    assert bank.beyond is not None
+    fit = linregress(bank.reference_theta, bank.beyond.reference_theta)
+    resid = bank.beyond.reference_theta - (fit.intercept + fit.slope * bank.reference_theta)
+    s2 = float(np.sum(resid**2)) / (resid.size - 2)
+    assert abs(fit.slope - 1.0) > 0.05  # the two scales differ (here the polish narrows them)
+    held = np.vstack([x[:5], x[85:]])
+    R = np.where(np.random.default_rng(2).random(held.shape) < 0.2, held, np.nan)
+    models = [f"h{j}" for j in range(10)]
+    mu = np.array([-1.5, -1.0, np.nan, -1.2, -1.4, 1.5, 1.8, np.nan, 2.0, 1.6])
+    sd = np.full(10, 0.4)
+    mixed = next_items(bank, R, models, prior_mean=mu, prior_sd=sd)
+    alone = next_items(replace(bank, beyond=None), R, models, prior_mean=mu, prior_sd=sd)
+    em_mu = fit.intercept + fit.slope * mu
+    em_sd = np.sqrt(fit.slope**2 * sd**2 + s2)
+    em = next_items(bank.beyond, R, models, prior_mean=em_mu, prior_sd=em_sd)
+    w = bank.beyond_weight(R)
+    want = (1 - w)[:, None] * alone.estimates + w[:, None] * em.estimates
+    assert mixed.estimates == pytest.approx(want, abs=1e-10)
+    unmapped = next_items(bank.beyond, R, models, prior_mean=mu, prior_sd=sd)
+    assert not np.allclose(unmapped.estimates[w > 0.5], em.estimates[w > 0.5], atol=1e-4)  # it matters

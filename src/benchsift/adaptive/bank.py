@@ -126,9 +126,11 @@ polished curves (:meth:`ItemBank.beyond_weight`): the score statistic of "as str
 model", free of the ability prior (the empirical prior's EAP can barely pass the strongest reference ability,
 so "ability above it" flagged few of MMT's strongest models). ``w`` is about 0.5 for a model as strong as the
 strongest reference model and near 0 for most models of a random split, whose estimates move little. The
-interval is calibrated on replays that mix the same way (the fold banks keep their EM curves too).
+interval is calibrated on replays that mix the same way (the fold banks keep their EM curves too); a
+per-model prior (a covariate prior) is carried to the EM curves' ability scale first
+(:func:`benchsift.adaptive.select._em_prior`).
 Measured on the same splits (docs/ADAPTIVE.md, *The EM curves for models beyond the bank*): the strongest
-40 % of AI2D, MMT and MMMU 8-51 % lower MAE at 2 / 5 / 10 % of the items, random splits within 2 %; it
+40 % of AI2D, vlm3, MMMU and MMT 5-51 % lower MAE at 2 / 5 / 10 % of the items, random splits within 2 %; it
 costs a polished bank's fit about a third more time (the replays score both curves). A bank file written
 before it has none (the polished curves alone).
 """
