@@ -844,39 +844,27 @@ class ItemBank(Result):
                 f"{source}: interval_budgets (fractions in (0, 1]), interval_inner and interval_edge (one "
                 "list of finite scores >= 0 per budget each) go together"
             )
-        if beyond is not None and (
-            kind != "2pl"
-            or beyond.kind != "2pl"
-            or beyond.beyond is not None
-            or list(beyond.reference_models) != models
-            or beyond.items[["benchmark", "item"]].astype(str).values.tolist()
-            != items[["benchmark", "item"]].astype(str).values.tolist()
+        bank = cls(kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1], budgets,
+                   mae, off, edge, rms, iv_budgets, scores[0], scores[1], beyond)  # fmt: skip
+        bank._check_beyond(source)
+        return bank
+
+    def _check_beyond(self, source: str) -> None:
+        """Refuse a :attr:`beyond` that is not a 2PL bank of the same items and reference models (without a
+        beyond of its own) in one line naming ``source``."""
+        em = self.beyond
+        if em is not None and (
+            self.kind != "2pl"
+            or em.kind != "2pl"
+            or em.beyond is not None
+            or list(em.reference_models) != list(self.reference_models)
+            or em.items[["benchmark", "item"]].astype(str).values.tolist()
+            != self.items[["benchmark", "item"]].astype(str).values.tolist()
         ):
             raise FormatError(
                 f"{source}: beyond needs a 2PL bank of the same items and reference models, without a beyond "
                 "of its own"
             )
-        return cls(
-            kind,
-            model,
-            items,
-            models,
-            theta,
-            overall,
-            prior,
-            loadings,
-            misfit[0],
-            misfit[1],
-            budgets,
-            mae,
-            off,
-            edge,
-            rms,
-            iv_budgets,
-            scores[0],
-            scores[1],
-            beyond,
-        )
 
     def to_frame(self) -> pd.DataFrame:
         """The bank's item table (benchmark, item, category)."""

@@ -471,8 +471,7 @@ def next_items(
     stop:
         :class:`StopRule` (default: none set; the test stops only when the bank is exhausted).
     random_state:
-        Seed of the exposure draw (combined with the model name and the number of items answered); was
-        ``seed``, accepted with a :class:`FutureWarning` until 0.3.
+        Seed of the exposure draw, with the model name and the items answered (``seed`` until 0.3).
     available:
         Optional ``(n, bank.n_items)`` mask of the items each model can still be given (a replay of logged
         runs offers only the items a model was run on); default: every item.
@@ -508,12 +507,8 @@ def next_items(
     rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
     at_edge = bank.at_edge(theta)
     start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
-    estimates = _estimates(bank, X, est, sample, edge is not None, at_edge, n_answered, rule.level)
-    weight = None
-    if bank.beyond is not None:
-        weight = bank.beyond_weight(X)
-        estimates = _with_beyond(bank, bank.beyond, X, prior_mean, prior_sd, sample, edge is not None,
-                                 at_edge, n_answered, rule.level, estimates, weight)  # fmt: skip
+    estimates = _estimates(bank, X, est, sample, edge is not None, at_edge, n_answered, rule.level,
+                           prior_mean, prior_sd)  # fmt: skip
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
@@ -545,7 +540,6 @@ def next_items(
         rank_interval=rank_iv,
         keys=keys,
         at_edge=at_edge,
-        beyond_weight=weight,
         **estimates,
     )
 
@@ -559,12 +553,16 @@ def _estimates(
     at_edge: np.ndarray,
     n_answered: np.ndarray,
     level: float,
+    prior_mean: np.ndarray | None = None,
+    prior_sd: np.ndarray | float | None = None,
 ) -> dict[str, Any]:
     """:func:`next_items`' full-score estimates and their names (:meth:`ItemBank.full_scores`; with
     ``spread`` the correction of a model at the edge takes the edge's misfit), the overall estimate's
     model-based standard error and calibrated interval at ``level`` (:meth:`ItemBank.full_score_se`,
     :meth:`ItemBank.full_score_interval`; every model at the edge takes the edge's misfit there), and a
-    warning when the calibration was too small for ``level``: :class:`NextItems`' fields."""
+    warning when the calibration was too small for ``level``: :class:`NextItems`' fields; with the bank's
+    EM curves, mixed with theirs (:func:`_with_beyond`; ``prior_mean``, ``prior_sd``: the per-model prior of
+    ``est``)."""
     exp = bank.filled_expected(X, est.theta)  # once for both
     full, names = bank.full_scores(
         X, est.theta, sample=sample, edge=at_edge if spread else None, expected=exp
@@ -578,7 +576,7 @@ def _estimates(
             "(fewer than 19 at 0.95, of its models replayed out of fold): the largest widened by "
             "(n + 1) / n, which guarantees only n / (n + 1)"
         )
-    return {
+    out = {
         "estimates": full,
         "estimate_names": names,
         "estimate_se": full_se,
@@ -586,6 +584,10 @@ def _estimates(
         "interval_level": float(level),
         "warnings": notes,
     }
+    if bank.beyond is None:
+        return out
+    em = bank.beyond
+    return _with_beyond(bank, em, X, prior_mean, prior_sd, sample, spread, at_edge, n_answered, level, out)
 
 
 def _with_beyond(
@@ -600,26 +602,25 @@ def _with_beyond(
     n_answered: np.ndarray,
     level: float,
     own: dict[str, Any],
-    weight: np.ndarray,
 ) -> dict[str, Any]:
     """``own`` (:func:`_estimates` of ``bank``) mixed with the estimates of its EM curves ``em``
     (:attr:`ItemBank.beyond`) on the same responses and sample: per model ``(1 - w) own + w em`` for the
-    estimates and their standard errors, ``w`` = ``weight`` (:meth:`ItemBank.beyond_weight`); the interval
-    from ``bank``'s calibration, whose replays mixed the same way (module docstring of
+    estimates and their standard errors, ``w`` = :meth:`ItemBank.beyond_weight` (``"beyond_weight"``); the
+    interval from ``bank``'s calibration, whose replays mixed the same way (module docstring of
     :mod:`benchsift.adaptive.bank`). A per-model prior (``prior_mean``, ``prior_sd``, on ``bank``'s ability
     scale) is carried to the EM curves' scale first (:func:`_em_prior`)."""
     if prior_mean is not None:
         prior_mean, prior_sd = _em_prior(bank, em, prior_mean, prior_sd)
     est = em.score(X, prior_mean, prior_sd)
     other = _estimates(em, X, est, sample, spread, at_edge, n_answered, level)
-    w = np.asarray(weight, dtype=np.float64)
+    w = bank.beyond_weight(X)
     full = np.where(w[:, None] > 0, own["estimates"] + w[:, None] * (other["estimates"] - own["estimates"]),
                     own["estimates"])  # fmt: skip
     se = np.where(
         w > 0, own["estimate_se"] + w * (other["estimate_se"] - own["estimate_se"]), own["estimate_se"]
     )
     interval, _ = bank.full_score_interval(full[:, -1], se, at_edge, n_answered, level)
-    return {**own, "estimates": full, "estimate_se": se, "interval": interval}
+    return {**own, "estimates": full, "estimate_se": se, "interval": interval, "beyond_weight": w}
 
 
 def _em_prior(

@@ -440,8 +440,7 @@ def simulate_adaptive(
     5 % of the items of a bank of at least 60 models). ``interval``: each split's bank calibrates the adaptive
     estimate's interval (:mod:`benchsift.adaptive.interval`; its coverage and width are reported); ``False``
     leaves it out (the banks fit 4-6x faster; the adaptive coverage is then NaN). ``beyond_curve``: the
-    banks' EM curves for models beyond their strongest reference model (:func:`benchsift.adaptive.fit_bank`;
-    ``None``: its default, with every polished bank).
+    banks' EM curves (:func:`benchsift.adaptive.fit_bank`; ``None``: with every polished bank).
     """
     image = panel.image_panel()
     n_hold = int(round(float(holdout) * image.n_models))

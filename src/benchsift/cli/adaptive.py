@@ -45,6 +45,18 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Adaptive testing: fit an item bank, choose the next items, replay logged runs.")
 
+#: ``--beyond-curve/--no-beyond-curve`` of ``adaptive bank`` and ``adaptive simulate`` (``fit_bank``'s
+#: ``beyond_curve``)
+BeyondCurveOpt = Annotated[
+    bool | None,
+    opt(
+        "Keep a polished bank's EM curves too: their estimate weighs in for a model whose answers say it is "
+        "beyond the strongest reference model (--no-beyond-curve: the polished curves alone). Default: with "
+        "every polished bank (docs/ADAPTIVE.md).",
+        "--beyond-curve/--no-beyond-curve",
+    ),
+]
+
 
 def _prior_covariates(
     prior_from: Path | None, prior_benchmarks: str | None, own: list[str]
@@ -133,15 +145,7 @@ def bank_command(
             "--interval/--no-interval",
         ),
     ] = True,
-    beyond_curve: Annotated[
-        bool | None,
-        opt(
-            "Keep a polished bank's EM curves too: their estimate weighs in for a model whose answers say "
-            "it is beyond the strongest reference model (--no-beyond-curve: the polished curves alone). "
-            "Default: with every polished bank (docs/ADAPTIVE.md).",
-            "--beyond-curve/--no-beyond-curve",
-        ),
-    ] = None,
+    beyond_curve: BeyondCurveOpt = None,
     seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
@@ -375,14 +379,7 @@ def simulate_command(
             "--interval/--no-interval",
         ),
     ] = True,
-    beyond_curve: Annotated[
-        bool | None,
-        opt(
-            "The banks' EM curves for models beyond their strongest reference model, as in `adaptive bank` "
-            "(default: with every polished bank).",
-            "--beyond-curve/--no-beyond-curve",
-        ),
-    ] = None,
+    beyond_curve: BeyondCurveOpt = None,
     n_jobs: NJobsOpt = None,
     backend: BackendOpt = None,
     address: AddressOpt = None,
