@@ -17,7 +17,8 @@ Two protocols, both on held-out models (40 % of the image models per split):
   CAT (joint-MAP 2PL of the build models, one item at a time by maximum Fisher information, EAP ability with a
   N(0, 1) prior, observed plus expected scores). ``benchsift``: benchsift's adaptive testing with the default
   bank (:func:`benchsift.adaptive.fit_bank`: the EM fit, with at least 60 build models refined by the joint
-  polish and given three residual factors and the empirical ability prior; the out-of-fold misfit and designs,
+  polish, keeping the EM curves for models beyond the bank, and given three residual factors and the
+  empirical ability prior; the out-of-fold misfit and designs,
   :mod:`benchsift.adaptive.bank`, :mod:`benchsift.adaptive.design`), then
   :func:`benchsift.adaptive.replay_adaptive` (batches of ``n / 10`` items chosen by their Fisher information
   averaged over the ability posterior, randomesque exposure 3; from 60 items the default static start, a
