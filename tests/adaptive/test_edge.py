@@ -109,7 +109,8 @@ def test_at_edge_is_the_strongest_fifth_of_the_reference_abilities() -> None:
 def test_models_at_the_edge_are_flagged_and_warned_of() -> None:
     """A bank fitted on the 60 weakest of 100 models; the 40 strongest take their next items: those at the
     edge are flagged in the result (to_frame, to_dict) and named in one warning, in the result and as an
-    EstimateWarning a notebook shows, with the bank's measured edge error; the weak ones raise none."""
+    EstimateWarning a notebook shows, with the bank's measured edge error (and its EM curves'); the weak ones
+    raise none."""
     x, _ = _world(100, 300, 2.0, 1)
     order = np.argsort(x.mean(axis=1), kind="stable")
     bank = fit_bank(_panel(x[np.sort(order[:60])]))
@@ -124,6 +125,9 @@ def test_models_at_the_edge_are_flagged_and_warned_of() -> None:
     assert str(caught[0].message) == text
     assert text.startswith(f"{int(flagged.sum())} model(s) at the edge")
     assert f"{abs(bank.edge_error or 0):.3f} too low" in text
+    assert bank.beyond is not None and bank.beyond.edge_error is not None  # and its EM curves' own
+    em_way = "too low" if bank.beyond.edge_error < 0 else "too high"
+    assert f"(beyond_weight), were {abs(bank.beyond.edge_error):.3f} {em_way} there" in text
     weak = _panel(x[np.sort(order[:10])], prefix="w")
     quiet = next_items_for(bank, weak, batch=5)  # the suite turns any warning into an error
     assert quiet.at_edge is not None and not quiet.at_edge.any()

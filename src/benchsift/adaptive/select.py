@@ -801,8 +801,8 @@ def _edge_warning(
 ) -> str | None:
     """The warning for ``models`` at the bank's edge (:meth:`ItemBank.at_edge`; ``None`` for none): their
     full-score estimates extrapolate the curves, and what the bank measured there
-    (:attr:`ItemBank.edge_error`); with ``spread``, that their budgets are spread (the edge spread, by
-    default when ``by_default``: how to turn it off)."""
+    (:attr:`ItemBank.edge_error`, and its EM curves' where it keeps them); with ``spread``, that their
+    budgets are spread (the edge spread, by default when ``by_default``: how to turn it off)."""
     if not models:
         return None
     share = f"{EDGE_SHARE:.0%}"
@@ -821,6 +821,13 @@ def _edge_warning(
         f"estimated {way} (its ability cannot tell it apart from one as strong as the strongest reference "
         "models)"
     )
+    em = bank.beyond
+    if em is not None and em.edge_error is not None:  # the curves mixed in for a model beyond the bank
+        em_way = "too low" if em.edge_error < 0 else "too high"
+        text += (
+            f"; its EM curves, mixed into the estimate of a model beyond every reference model "
+            f"(beyond_weight), were {abs(em.edge_error):.3f} {em_way} there"
+        )
     if spread:
         how = (
             f", {EDGE_SPREAD_DEFAULT}; edge_spread=False or --no-edge-spread to turn it off"
