@@ -263,7 +263,9 @@ class ItemBank(Result):
 
     @property
     def benchmarks(self) -> list[str]:
-        return list(dict.fromkeys(self.items["benchmark"].astype(str)))
+        """Benchmark names in order of first appearance (``pd.unique``: vectorised, where iterating the column
+        cost 4 ms a call on a 7,265-item bank, called several times per ``next_items``)."""
+        return [str(b) for b in pd.unique(self.items["benchmark"].astype(str))]
 
     def key_index(self) -> dict[tuple[str, str], int]:
         """``(benchmark, item) -> position`` in the bank."""
@@ -1072,7 +1074,7 @@ def fit_bank(
     if residual_factors is None:
         residual_factors = DEFAULT_FACTORS if ref.n_models >= MIN_FACTOR_MODELS else 0
     if benchmark_offsets is None:
-        benchmark_offsets = len(dict.fromkeys(ref.items["benchmark"].astype(str))) > 1
+        benchmark_offsets = len(pd.unique(ref.items["benchmark"].astype(str))) > 1
     bank = _plain_bank(
         ref, use, model, np.asarray(theta), use_prior, int(residual_factors), benchmark_offsets
     )
