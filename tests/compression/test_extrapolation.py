@@ -2,25 +2,31 @@
 
 Hand-computed half-widths, and a simulated panel with known truth where the strongest 40 % of the models
 answer the suite like the strongest build models (their extra strength is on items the suite does not
-measure): the upper ends of their intervals are widened, they are warned of, and the intervals cover.
+measure): the upper ends of their intervals are widened, they are warned of, and the intervals cover. On a
+stratified random suite (the end of the file) they move to its design-based mean, by hand and on the same
+panel, where a random split of the models must leave the estimates alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from benchsift.compression.extrapolation import (
+    beyond_mix,
     edge_upper_halfwidth,
     shift_upper_halfwidth,
     stratified_blend,
     stratified_estimate,
 )
 from benchsift.compression.full_score import EDGE_CHOSEN_FROM, FullScoreModel, fit_full_score
+from benchsift.compression.selectors.estimation import estimation_items
 from benchsift.panel import Panel
 
 
@@ -272,3 +278,110 @@ def test_stratified_blend_needs_the_lower_end_beyond_with_upper_ends() -> None:
     np.testing.assert_allclose(out, [[0.7, 0.7], [0.6, 0.6]])
     assert beyond.tolist() == [[True, True], [False, False]]
     assert stratified_blend(score, strat, np.array([True, True]), ref)[1].all()
+
+
+# --- a stratified random suite: the models beyond the build range move to its design-based mean (beyond_mix)
+
+
+def test_beyond_mix_by_hand() -> None:
+    score = np.full((5, 2), 0.5)
+    design = np.array([[0.8, 0.8], [0.8 + 0.05, 0.85], [0.7, 0.7], [np.nan, 0.9], [0.9, 0.9]])
+    ref = np.array([[0.6, 0.7], [0.8, np.nan]])  # the best reference model: 0.8 and 0.7
+    # half-widths 0.05 / 1.96 sd at 95 %: the scale s = 0.05 / 1.959964 in column 0, inf (no weight) in 1
+    hw = np.array([0.05, math.inf])
+    edge = np.array([True, True, True, True, False])
+    out, beyond = beyond_mix(score, design, hw, edge, ref, 0.95)
+    # row 0: the design mean equals the best reference model's: w = Phi(0) = 0.5 -> 0.65
+    # row 1: 1.96 scales above it: w = Phi(1.959964) = 0.975 -> 0.5 + 0.975 * 0.35
+    # row 2: two scales below: w = Phi(-3.92) ~ 4.4e-5; row 3: no design mean; row 4: not at the edge
+    s = 0.05 / norm.ppf(0.975)
+    want0 = [0.65, 0.5 + 0.975 * 0.35, 0.5 + norm.cdf(-0.1 / s) * 0.2, 0.5, 0.5]
+    np.testing.assert_allclose(out[:, 0], want0, rtol=1e-12)
+    np.testing.assert_array_equal(out[:, 1], 0.5)  # an infinite half-width: nothing measured, kept
+    assert beyond[:, 0].tolist() == [False, True, False, False, False]  # w > 0.5 (row 0 is exactly 0.5)
+    # a column with no finite reference score is left alone
+    out2, _ = beyond_mix(score, design, np.array([0.05, 0.05]), edge, np.array([[0.6, np.nan]]), 0.95)
+    np.testing.assert_array_equal(out2[:, 1], 0.5)
+
+
+def _fit(seed: int, split: str) -> tuple[FullScoreModel, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """A stratified random suite of 40 items (one per difficulty stratum of the build models) and its
+    estimators on the jump panel: the fit, the held-out models' suite answers, the build models', their true
+    full scores and names."""
+    panel, _ = _jump_panel(seed, 1.0)
+    if split == "strongest":
+        order = np.argsort(panel.scores.mean(axis=1), kind="stable")
+    else:
+        order = np.random.default_rng(seed).permutation(panel.n_models)
+    build, held = panel.subset(models=np.sort(order[:90])), panel.subset(models=np.sort(order[90:]))
+    suite, _ = estimation_items(build.scores, 40, random_state=seed, info_share=1.0, strata="difficulty")
+    fs = fit_full_score(build, suite, random_state=0, stratified=True)
+    return fs, held.scores[:, suite], build.scores[:, suite], held.scores.mean(axis=1), held.model_ids
+
+
+def test_a_stronger_release_moves_to_the_design_mean_and_a_random_split_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import benchsift.compression.full_score as fs_mod
+
+    fs, X, R, truth, names = _fit(0, "strongest")
+    assert fs.stratified
+    m = fs.method
+    est = fs.predict(X, names, reference=R)
+    old = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R)  # the rule before
+    s, lo, hi = est.score[m][:, -1], est.low[m][:, -1], est.high[m][:, -1]
+    assert est.at_edge is not None and est.at_edge.all() and est.estimator is not None
+    # the estimators through the ability are pulled down by the jump; the design mean is not
+    mae_old, mae = np.mean(np.abs(old.score[m][:, -1] - truth)), np.mean(np.abs(s - truth))
+    assert np.mean(old.score[m][:, -1] - truth) < -0.06 and mae_old > 0.07  # 0.078 with this seed
+    assert mae < 0.65 * mae_old and abs(np.mean(s - truth)) < 0.03  # 0.045, bias -0.022
+    # the headline is (1 - w) x the estimate before + w x the design mean (the anchor estimate), with w from
+    # the design mean's distance above the best reference model in its own error scale, per column
+    anchor = est.score["anchor"]
+    assert fs.reference_full is not None
+    best = np.nanmax(fs.reference_full, axis=0)
+    w = norm.cdf((anchor - best) / (fs.halfwidth["anchor"] / norm.ppf(0.975)))
+    before = dataclasses.replace(fs, stratified=False)
+    # (the blend of the rule before is not applied under this one: its estimate without any edge blend)
+    with monkeypatch.context() as mp:
+        mp.setattr(fs_mod, "EDGE_STRATIFIED_BLEND", False)
+        plain = before.predict(X, names, reference=R).score[m]
+    np.testing.assert_allclose(est.score[m], (1 - w) * plain + w * anchor, atol=1e-12)
+    moved = np.array([e.endswith("+stratified") for e in est.estimator])
+    np.testing.assert_array_equal(moved, w[:, -1] > 0.5)
+    assert moved.mean() > 0.5
+    # the interval holds the headline and covers the stronger release
+    assert ((lo <= s + 1e-12) & (s <= hi + 1e-12)).all()
+    assert np.mean((lo <= truth) & (truth <= hi)) >= 0.9
+    (said,) = [x for x in est.warnings if x.startswith("60 model(s) (")]
+    assert (
+        f"; {int(moved.sum())} of them score above every reference model on the suite's design-based" in said
+    )
+    # a random split of the same panel: the models at the edge are no stronger than the build models, and
+    # the estimates hardly move (MAE 0.0432 -> 0.0423 with this seed)
+    fs, X, R, truth, names = _fit(0, "random")
+    m = fs.method
+    est = fs.predict(X, names, reference=R)
+    old = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R)
+    assert est.at_edge is not None and 0.2 < est.at_edge.mean() < 0.8
+    mae_old, mae = np.mean(np.abs(old.score[m][:, -1] - truth)), np.mean(np.abs(est.score[m][:, -1] - truth))
+    assert mae <= 1.02 * mae_old
+    assert np.max(np.abs(est.score[m][:, -1] - old.score[m][:, -1])) < 0.05
+
+
+def test_the_stratified_flag_is_stored_and_an_older_file_keeps_the_rule_before() -> None:
+    fs, X, R, _, names = _fit(1, "strongest")
+    doc = json.loads(json.dumps(fs.to_dict()))
+    assert doc["stratified"] is True
+    back = FullScoreModel.from_dict(doc)
+    assert back.stratified
+    m = fs.method
+    np.testing.assert_array_equal(
+        back.predict(X, names, reference=R).score[m], fs.predict(X, names, R).score[m]
+    )
+    del doc["stratified"]  # a file written before: the blend with the stratified mean, as it was
+    old = FullScoreModel.from_dict(doc)
+    assert not old.stratified
+    want = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R).score[m]
+    np.testing.assert_array_equal(old.predict(X, names, reference=R).score[m], want)
+    assert np.abs(want - fs.predict(X, names, reference=R).score[m]).max() > 0.01

@@ -64,6 +64,12 @@ estimate) are kept per fold.
   On MMT's strongest-40 % split this took coverage from 0.91 / 0.62 / 0.85 to 1.00 at 2 / 5 / 10 % of the
   items and the error from 0.059 / 0.065 / 0.042 to 0.034 / 0.029 / 0.017 (docs/ESTIMATE.md, "Stronger new
   models").
+* **A stratified random suite** (:func:`beyond_mix`; ``fit_full_score(stratified=True)``, the small build
+  panels' design of ``compress --selector estimate`` when it wins its cross-validation). Its stratified mean
+  (the ``anchor`` estimate there) is unbiased by design for any model, so an edge model's headline moves to
+  it by :math:`w = \Phi((\hat Z^{st} - Z^{max}) / s)`, how far its own stratified mean lies above the best
+  reference model in the mean's error scale, instead of the blend above (docs/ESTIMATE.md, "Models beyond the
+  build range on a stratified suite").
 * **Warnings.** Every edge model is named in one warning (the estimate may be too low, whose estimator
   gave it, the upper end was widened), besides the per-model warning of an extrapolating one.
 
@@ -91,6 +97,7 @@ __all__ = [
     "EDGE_FOLD",
     "SHIFT_SHARES",
     "STRATA",
+    "beyond_mix",
     "edge_upper_halfwidth",
     "edge_warning",
     "shift_upper_halfwidth",
@@ -223,6 +230,49 @@ def stratified_blend(
     return np.where(beyond, 0.5 * (score + stratified), score), beyond
 
 
+def beyond_mix(
+    score: np.ndarray,
+    design: np.ndarray,
+    halfwidth: np.ndarray,
+    at_edge: np.ndarray,
+    reference_full: np.ndarray,
+    level: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""On a stratified random suite, the headline of each model at the edge moved towards the design-based
+    stratified mean by how sure its own answers make it that the model is beyond the build range.
+
+    ``score``, ``design``: ``(n, n_groups + 1)`` the headline estimates and the stratified means (the
+    ``anchor`` estimate of a suite fitted with ``fit_full_score(stratified=True)``: each suite item weighted
+    by the items of its category it stands for); ``halfwidth``: ``(n_groups + 1,)`` the stratified mean's
+    split-conformal half-width at ``level`` on the random folds; ``at_edge``: ``(n,)``; ``reference_full``:
+    ``(n_ref, n_groups + 1)`` the reference models' full scores. Per column, with :math:`Z^{max}` the
+    best reference model's full score and :math:`s = h / z_{(1 + 	ext{level}) / 2}` the stratified mean's
+    error scale,
+
+    .. math:: w = \Phiigl((\hat Z^{st} - Z^{max}) / sigr), \qquad
+              \hat Z = (1 - w)\,\hat Z^{head} + w\,\hat Z^{st}
+
+    for a model at the edge (``w = 0`` elsewhere, and where the half-width or the stratified mean is not
+    finite): about 0.5 for a model that answers like the best reference model, near 1 for one clearly
+    beyond it, near 0 for one inside the range. On a stratified random sample the stratified mean is
+    unbiased for *any* model (Cochran 1977, *Sampling Techniques*, ch. 5), a stronger release too, where the
+    estimators through the ability are pulled down by a shift their curves were not fitted on; inside the
+    range they are the more precise. The weight is the rule of the adaptive bank's EM curves
+    (:meth:`benchsift.adaptive.bank.ItemBank.beyond_weight`), here on the design-based estimate's own
+    distance from the build range. Measured in docs/ESTIMATE.md, "Models beyond the build range on a
+    stratified suite". Returns the estimates and ``w > 0.5``."""
+    from scipy.stats import norm
+
+    ref = np.where(np.isnan(reference_full), -np.inf, reference_full).max(axis=0)
+    scale = np.asarray(halfwidth, dtype=np.float64)[None, :] / float(norm.ppf(0.5 + float(level) / 2.0))
+    design = np.asarray(design, dtype=np.float64)
+    ok = np.asarray(at_edge, dtype=bool)[:, None] & np.isfinite(design) & np.isfinite(scale) & (scale > 0)
+    ok &= np.isfinite(ref)[None, :]
+    z = np.divide(design - ref[None, :], scale, out=np.full(design.shape, -np.inf), where=ok)
+    w = norm.cdf(z)
+    return np.where(ok, (1.0 - w) * score + w * np.where(ok, design, 0.0), score), w > 0.5
+
+
 def edge_upper_halfwidth(
     hw: np.ndarray,
     hw_up: np.ndarray,
@@ -257,11 +307,13 @@ def edge_warning(
     n_reference: int,
     method: str | None = None,
     n_blended: int = 0,
+    design: bool = False,
 ) -> str | None:
     """One warning naming the edge models (``None`` when there is none); ``method``: their estimator,
     chosen on the shift folds (``None``: the headline method, nothing said); ``n_blended``: how many of them
     lie beyond every reference model by their own answers and got the mean with the stratified mean
-    (:func:`stratified_blend`)."""
+    (:func:`stratified_blend`), or with ``design`` (a stratified random suite, :func:`beyond_mix`) whose
+    estimate moved more than half way to the suite's design-based stratified mean."""
     idx = np.flatnonzero(edge)
     if idx.size == 0:
         return None
@@ -276,7 +328,11 @@ def edge_warning(
         "the strongest reference models and to the upper end of the difficulty-stratified mean of their own "
         "suite answers"
         + (
-            f"; {n_blended} of them score above every reference model on that stratified mean: their "
+            f"; {n_blended} of them score above every reference model on the suite's design-based "
+            "stratified mean (a stratified random sample: unbiased for a stronger model too): their "
+            "estimates moved more than half way to it"
+            if n_blended and design
+            else f"; {n_blended} of them score above every reference model on that stratified mean: their "
             "estimates are the mean of the two (outside the build range)"
             if n_blended
             else ""

@@ -158,7 +158,12 @@ the edge models' 95 % intervals covered 0.79 / 0.89 / 0.74 of the strongest 40 %
 1.00 / 0.95 with it; the estimate and the lower end do not move); (``EDGE_STRATIFIED_UPPER``,
 ``EDGE_STRATIFIED_BLEND``) the upper end is at least the difficulty-stratified suite mean's design-based one,
 and an edge model above every reference model on that mean gets the mean of the two as its headline
-(:func:`~benchsift.compression.extrapolation.stratified_blend`); all edge models are named in one warning
+(:func:`~benchsift.compression.extrapolation.stratified_blend`); on a suite that is a stratified random
+sample (``fit_full_score(stratified=True)``, :attr:`FullScoreModel.stratified`) the headline of every edge
+model moves instead towards the suite's own stratified mean (the ``anchor`` estimate, unbiased by design for a
+stronger model too) by the weight :math:`w = \Phi((\hat Z^{st} - Z^{max}) / s)` of its distance above the best
+reference model in its error scale (:func:`~benchsift.compression.extrapolation.beyond_mix`); all edge models
+are named in one warning
 (``FullScoreEstimates.at_edge``, and
 ``FullScoreEstimates.estimator`` says per model whose estimate is the headline). A model stronger than
 every reference model often answers the suite like
@@ -187,6 +192,7 @@ from benchsift._jsonutil import to_jsonable
 from benchsift.compression.extrapolation import (
     EDGE_FOLD,
     SHIFT_SHARES,
+    beyond_mix,
     edge_upper_halfwidth,
     edge_warning,
     shift_upper_halfwidth,
@@ -372,7 +378,10 @@ EDGE_STRATIFIED_UPPER = True
 #: Whether the headline of a model at the edge whose stratified mean's lower end (mirrored from its upper
 #: end) lies above every reference model's full score is the mean of the two
 #: (:func:`benchsift.compression.extrapolation.stratified_blend`; the mean alone, without the lower end, cost
-#: MMMU's random splits 0.86 / 0.99 / 1.09 -> 1.41 / 1.36 / 1.58 of the better peer, docs/ESTIMATE.md).
+#: MMMU's random splits 0.86 / 0.99 / 1.09 -> 1.41 / 1.36 / 1.58 of the better peer, docs/ESTIMATE.md). On a
+#: suite that is a stratified random sample (``FullScoreModel.stratified``) the headline moves instead to the
+#: suite's own design-unbiased stratified mean by the weight of
+#: :func:`benchsift.compression.extrapolation.beyond_mix`.
 EDGE_STRATIFIED_BLEND = True
 #: Ridge penalties tried for the ``ridge`` estimator (chosen per group by cross-validated absolute error).
 _RIDGE_PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
@@ -695,6 +704,9 @@ class FullScoreModel(Result):
     # the factor estimator's state (None: fewer than FACTOR_MIN_REFERENCE reference models, or a file written
     # before it existed; ``factor`` is then p-IRT)
     factor: FactorState | None = None
+    #: the suite is a stratified random sample (``fit_full_score(stratified=True)``): the stratified mean is
+    #: design-unbiased for any model, and an edge model's headline moves to it by :func:`beyond_mix`
+    stratified: bool = False
 
     def selection_error(self, method: str | None = None) -> float:
         """The criterion the headline was chosen by, for ``method`` (default: the headline): the random
@@ -953,13 +965,7 @@ class FullScoreModel(Result):
             if m != best:
                 for arr in (score, low, high):
                     arr[best][row] = arr[m][row]
-        n_blended = 0
-        if EDGE_STRATIFIED_BLEND and strat is not None and self.reference_full is not None:
-            score[best], beyond = stratified_blend(
-                score[best], strat[0], at_edge, self.reference_full, strat[1]
-            )
-            estimator = [f"{e}+stratified" if b else e for e, b in zip(estimator, beyond[:, -1], strict=True)]
-            n_blended = int(beyond[:, -1].sum())
+        estimator, n_blended = self._edge_headline(score, low, high, estimator, at_edge, strat)
         notes = self._apply_known(X, reference, known, score[best], low[best], high[best]) if known else []
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
@@ -977,7 +983,13 @@ class FullScoreModel(Result):
         if small is not None:
             warns.append(small)
         edge_note = edge_warning(
-            list(names), at_edge & ~none, self.theta_edge, self.n_reference, self.edge_method, n_blended
+            list(names),
+            at_edge & ~none,
+            self.theta_edge,
+            self.n_reference,
+            self.edge_method,
+            n_blended,
+            design=self.stratified,
         )
         if edge_note is not None:
             warns.append(edge_note)
@@ -1002,6 +1014,46 @@ class FullScoreModel(Result):
             estimator=estimator,
             edge_method=self.edge_method,
         )
+
+    def _edge_headline(
+        self,
+        score: dict[str, np.ndarray],
+        low: dict[str, np.ndarray],
+        high: dict[str, np.ndarray],
+        estimator: list[str],
+        at_edge: np.ndarray,
+        strat: tuple[np.ndarray, np.ndarray] | None,
+    ) -> tuple[list[str], int]:
+        """Move the headline of the models at the edge (in place) to a design-based mean as far as their own
+        answers put them beyond the reference models: on a stratified random suite towards its stratified
+        mean (:func:`~benchsift.compression.extrapolation.beyond_mix`, the interval widened to hold the
+        estimate), else the blend with the difficulty-stratified mean
+        (:func:`~benchsift.compression.extrapolation.stratified_blend`, ``EDGE_STRATIFIED_BLEND``). Returns
+        the per-model estimators (``+stratified`` where it moved more than half way) and their count."""
+        best = self.method
+        if self.reference_full is None:
+            return estimator, 0
+        if self.stratified and at_edge.any():
+            # a stratified random suite: towards its design-unbiased mean, as far as the model is beyond
+            score[best], beyond = beyond_mix(
+                score[best],
+                score["anchor"],
+                self.halfwidth["anchor"],
+                at_edge,
+                self.reference_full,
+                self.level,
+            )
+            low[best] = np.fmin(low[best], score[best])  # (the upper end already holds the anchor mean's)
+            high[best] = np.fmax(high[best], score[best])
+        elif EDGE_STRATIFIED_BLEND and strat is not None:
+            score[best], beyond = stratified_blend(
+                score[best], strat[0], at_edge, self.reference_full, strat[1]
+            )
+        else:
+            return estimator, 0
+        moved = beyond[:, -1]
+        named = [f"{e}+stratified" if b else e for e, b in zip(estimator, moved, strict=True)]
+        return named, int(moved.sum())
 
     def _edge_upper_ends(
         self, high: dict[str, np.ndarray], at_edge: np.ndarray, X: np.ndarray, reference: np.ndarray | None
@@ -1152,6 +1204,7 @@ class FullScoreModel(Result):
             "xbench": None if self.xbench is None else {k: v.tolist() for k, v in self.xbench.items()},
             "reference_full": None if self.reference_full is None else _nan_lists(self.reference_full),
             "reference_oof": None if self.reference_oof is None else _nan_lists(self.reference_oof),
+            "stratified": self.stratified,
             "factor": None
             if self.factor is None
             else {
@@ -1249,6 +1302,7 @@ class FullScoreModel(Result):
             ),
             reference_full=_nan_array(d.get("reference_full")),
             reference_oof=_nan_array(d.get("reference_oof")),
+            stratified=bool(d.get("stratified", False)),
             factor=None
             if d.get("factor") is None
             else FactorState(
@@ -1850,4 +1904,5 @@ def fit_full_score(
     base.reference_overall = full_all[:, -1]
     base.level = float(level)
     base.n_folds = n_folds
+    base.stratified = bool(stratified)
     return base
