@@ -23,7 +23,10 @@ Protocol, per panel (a panel with several benchmarks is taken one benchmark at a
   do (:func:`benchsift_estimate`, the one place that calls benchsift): the suite and its full-score
   estimators built on the build models, the headline estimate (the estimator chosen by cross-validation)
   with its 95 % interval. Its item count ``n`` is the count every other method gets.
-* **random**: the plain mean of the held-out model over ``n`` items drawn at random (seeded).
+* **random**: the plain mean of the held-out model over ``n`` items drawn at random (seeded), one draw per
+  seed; and its *expected* MAE, the mean over ``RANDOM_DRAWS`` (500) draws per seed (printed on a line of its
+  own with benchsift's MAE over it; the one draw's MAE varies a lot, its items being shared by every
+  held-out model, so three seeds of it are a noisy yardstick).
 * **gp-IRT**: tinyBenchmarks (Polo et al. 2024) -- ``n`` K-means anchor points on the build models, 2PL fitted
   on the build models, gp-IRT estimate; its 95 % interval is the split-conformal one of the reference
   (out-of-fold residuals on the build models), clipped to [0, 1] like benchsift's.
@@ -69,6 +72,8 @@ from benchsift.stats import spearman
 from benchsift.workflows.compress import compress_to_suite
 
 METHODS = ("benchsift", "random", "gpirt", "cat")
+#: Draws of a random subset per seed and cell for its expected MAE (:func:`random_expected_mae`).
+RANDOM_DRAWS = 500
 SPLITS = ("random", "strongest")
 
 
@@ -159,6 +164,7 @@ def one_split(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             cell["random"] = {"est": np.nanmean(held.scores[:, items], axis=1)}
+            cell["random"]["mae_draws"] = random_expected_mae(held.scores, truth, n, seed)
         anchors, w, lam, hw = tb.fit_retention(n)
         gp = tb.predict(held.scores[:, anchors], anchors, w, lam)["gpirt"]
         h = hw["gpirt"]
@@ -167,6 +173,22 @@ def one_split(
         cell["cat"] = {"est": ref.full_from_theta(held.scores, tb.a, tb.d, th, given)}
         out[r] = cell
     return out
+
+
+def random_expected_mae(scores: np.ndarray, truth: np.ndarray, n: int, seed: int) -> float:
+    """The random subset's expected MAE: the mean over :data:`RANDOM_DRAWS` draws of ``n`` items (its own
+    seeded generator, so the one draw of the ``random`` column is unchanged) of the held-out models' MAE.
+    The one draw's MAE varies a lot between draws (its items are shared by every held-out model), so three
+    seeds of it are a noisy yardstick; this is what a user drawing a subset errs on average."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 11, n]))
+    ok = np.isfinite(truth)
+    maes = []
+    for _ in range(RANDOM_DRAWS):
+        items = rng.choice(scores.shape[1], size=n, replace=False)
+        est = np.nanmean(scores[:, items], axis=1)
+        good = ok & np.isfinite(est)
+        maes.append(np.mean(np.abs(est[good] - truth[good])))
+    return float(np.mean(maes))
 
 
 def seed_metrics(cell: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -196,6 +218,8 @@ def seed_metrics(cell: dict[str, Any]) -> dict[str, dict[str, float]]:
                 d["cover_unwarned"] = float(np.mean(inside[~w])) if (~w).any() else float("nan")
         else:
             d["bias"] = float(np.mean(e[good] - truth[good]))
+        if "mae_draws" in cell[m]:
+            d["mae_expected"] = float(cell[m]["mae_draws"])
         res[m] = d
     return res
 
@@ -564,6 +588,17 @@ def render(doc: dict[str, Any]) -> str:
             for c in p["cells"]
         ]
         lines.append("  warned share (their coverage; the others'): " + ", ".join(warned))
+        expected = [
+            f"{c['split']} {c['retention']:.0%} {c['metrics']['random']['mae_expected']:.4f} "
+            f"({c['metrics']['benchsift']['mae'] / c['metrics']['random']['mae_expected']:.2f})"
+            for c in p["cells"]
+            if np.isfinite(c["metrics"]["random"].get("mae_expected", np.nan))
+        ]
+        if expected:
+            lines.append(
+                f"  random subset's expected MAE ({RANDOM_DRAWS} draws per seed; benchsift / it): "
+                + ", ".join(expected)
+            )
         if p["cells"] and "before_mae" in p["cells"][0]:
             lines.append(
                 "  before (estimator chosen without xbench / no known scores) MAE: "
