@@ -246,10 +246,10 @@ def beyond_mix(
     by the items of its category it stands for); ``halfwidth``: ``(n_groups + 1,)`` the stratified mean's
     split-conformal half-width at ``level`` on the random folds; ``at_edge``: ``(n,)``; ``reference_full``:
     ``(n_ref, n_groups + 1)`` the reference models' full scores. Per column, with :math:`Z^{max}` the
-    best reference model's full score and :math:`s = h / z_{(1 + 	ext{level}) / 2}` the stratified mean's
+    best reference model's full score and :math:`s = h / z_{(1 + \text{level}) / 2}` the stratified mean's
     error scale,
 
-    .. math:: w = \Phiigl((\hat Z^{st} - Z^{max}) / sigr), \qquad
+    .. math:: w = \Phi\bigl((\hat Z^{st} - Z^{max}) / s\bigr), \qquad
               \hat Z = (1 - w)\,\hat Z^{head} + w\,\hat Z^{st}
 
     for a model at the edge (``w = 0`` elsewhere, and where the half-width or the stratified mean is not
