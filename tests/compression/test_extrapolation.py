@@ -4,7 +4,8 @@ Hand-computed half-widths, and a simulated panel with known truth where the stro
 answer the suite like the strongest build models (their extra strength is on items the suite does not
 measure): the upper ends of their intervals are widened, they are warned of, and the intervals cover. On a
 stratified random suite (the end of the file) they move to its design-based mean, by hand and on the same
-panel, where a random split of the models must leave the estimates alone.
+panel, where a random split of the models must leave the estimates alone; on any other suite with enough
+reference models they are raised by the strongest fold's underestimate (by hand, and on the same panel).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import pytest
 from scipy.stats import norm
 
 from benchsift.compression.extrapolation import (
+    SHIFT_CORRECTION_MIN_REFERENCE,
     beyond_mix,
     edge_upper_halfwidth,
+    shift_correction,
     shift_upper_halfwidth,
     stratified_blend,
     stratified_estimate,
@@ -80,12 +83,15 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     truth = held.scores.mean(axis=1)
     m = fs.method
     # the same fit read back without the shift folds' widths: the intervals as they were before (and
-    # without the inside models' headline, which needs the edge to tell them apart)
+    # without the inside models' headline, which needs the edge to tell them apart, and without the strongest
+    # fold's underestimate, which raises edge models: test_edge_headline_raised_by_the_strongest_folds_...)
     doc = json.loads(json.dumps(fs.to_dict()))
+    del doc["underestimate_strong"]
+    plain = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], held.model_ids)
     del doc["halfwidth_up"], doc["theta_edge"], doc["inside_method"]
     old = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], held.model_ids)
-    np.testing.assert_array_equal(old.score[m], est.score[m])  # the estimate is not moved
-    np.testing.assert_array_equal(old.low[m], est.low[m])  # nor the lower end
+    np.testing.assert_array_equal(old.score[m], plain.score[m])  # the widths do not move the estimate
+    np.testing.assert_array_equal(old.low[m], plain.low[m])  # nor the lower end
     covered = (est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1])
     covered_old = (old.low[m][:, -1] <= truth) & (truth <= old.high[m][:, -1])
     # most of these models are inside the build models' ability range on the suite, yet all are stronger
@@ -98,7 +104,7 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     # every held-out model is at the edge: named in one warning; its upper end is at least h_up
     assert est.at_edge is not None and est.at_edge.all()
     assert sum(w.startswith("80 model(s) ('m") for w in est.warnings) == 1
-    up = (est.high[m] - est.score[m])[:, -1]
+    up = (est.high[m] - plain.score[m])[:, -1]  # (above the estimate before the underestimate raised it)
     below_one = est.high[m][:, -1] < 1.0
     assert (up[below_one] >= fs.halfwidth_up[m][-1] - 1e-12).all()
     assert est.to_dict()["models"][0]["at_edge"] is True
@@ -121,6 +127,7 @@ def test_edge_models_get_the_estimator_the_shift_folds_choose() -> None:
     assert fs.cv_mae_shift["suite_mean"][-1] == pytest.approx(by_hand)
     # the edge method is the one of EDGE_CHOSEN_FROM with the least of those errors
     assert fs.edge_method == min(EDGE_CHOSEN_FROM, key=lambda m: fs.cv_mae_shift[m][0])
+    fs.underestimate_strong = None  # (which raises the edge models' headline: tested on its own below)
     est = fs.predict(held.scores[:, suite], held.model_ids)
     assert est.at_edge is not None and est.extrapolating is not None and est.estimator is not None
     m = fs.method
@@ -328,7 +335,9 @@ def test_a_stronger_release_moves_to_the_design_mean_and_a_random_split_does_not
     assert fs.stratified
     m = fs.method
     est = fs.predict(X, names, reference=R)
-    old = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R)  # the rule before
+    old = dataclasses.replace(fs, stratified=False, underestimate_strong=None).predict(
+        X, names, reference=R
+    )  # the rule before
     s, lo, hi = est.score[m][:, -1], est.low[m][:, -1], est.high[m][:, -1]
     assert est.at_edge is not None and est.at_edge.all() and est.estimator is not None
     # the estimators through the ability are pulled down by the jump; the design mean is not
@@ -341,7 +350,7 @@ def test_a_stronger_release_moves_to_the_design_mean_and_a_random_split_does_not
     assert fs.reference_full is not None
     best = np.nanmax(fs.reference_full, axis=0)
     w = norm.cdf((anchor - best) / (fs.halfwidth["anchor"] / norm.ppf(0.975)))
-    before = dataclasses.replace(fs, stratified=False)
+    before = dataclasses.replace(fs, stratified=False, underestimate_strong=None)
     # (the blend of the rule before is not applied under this one: its estimate without any edge blend)
     with monkeypatch.context() as mp:
         mp.setattr(fs_mod, "EDGE_STRATIFIED_BLEND", False)
@@ -362,7 +371,7 @@ def test_a_stronger_release_moves_to_the_design_mean_and_a_random_split_does_not
     fs, X, R, truth, names = _fit(0, "random")
     m = fs.method
     est = fs.predict(X, names, reference=R)
-    old = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R)
+    old = dataclasses.replace(fs, stratified=False, underestimate_strong=None).predict(X, names, reference=R)
     assert est.at_edge is not None and 0.2 < est.at_edge.mean() < 0.8
     mae_old, mae = np.mean(np.abs(old.score[m][:, -1] - truth)), np.mean(np.abs(est.score[m][:, -1] - truth))
     assert mae <= 1.02 * mae_old
@@ -379,9 +388,116 @@ def test_the_stratified_flag_is_stored_and_an_older_file_keeps_the_rule_before()
     np.testing.assert_array_equal(
         back.predict(X, names, reference=R).score[m], fs.predict(X, names, R).score[m]
     )
-    del doc["stratified"]  # a file written before: the blend with the stratified mean, as it was
+    del doc["stratified"], doc["underestimate_strong"]  # a file written before: the blend, as it was
     old = FullScoreModel.from_dict(doc)
     assert not old.stratified
-    want = dataclasses.replace(fs, stratified=False).predict(X, names, reference=R).score[m]
+    want = (
+        dataclasses.replace(fs, stratified=False, underestimate_strong=None)
+        .predict(X, names, reference=R)
+        .score[m]
+    )
     np.testing.assert_array_equal(old.predict(X, names, reference=R).score[m], want)
     assert np.abs(want - fs.predict(X, names, reference=R).score[m]).max() > 0.01
+
+
+def test_shift_correction_by_hand() -> None:
+    score = np.array([[0.50, 0.60], [0.72, 0.70], [0.99, 0.90], [0.80, np.nan]])
+    under, hw = np.array([0.04, -0.01]), np.array([0.098, 0.05])
+    at_edge = np.array([False, True, True, True])
+    reference_full = np.array([[0.6, 0.7], [0.7, np.nan]])  # the best: 0.7 in both columns
+    out, w = shift_correction(score, under, hw, at_edge, reference_full, 0.95)
+    # column 0: w = Phi((estimate - 0.7) / (0.098 / z_0.975)) at the edge, 0 elsewhere; raised by w x 0.04
+    w0 = norm.cdf((score[1:, 0] - 0.7) / (0.098 / norm.ppf(0.975)))
+    np.testing.assert_allclose(w[:, 0], [0.0, *w0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out[:, 0], [0.50, 0.72 + 0.04 * w0[0], 1.0, 0.80 + 0.04 * w0[2]], atol=1e-15)
+    assert 0.99 + 0.04 * w0[1] > 1.0  # (clipped to 1)
+    # column 1: an overestimate on the fold (b < 0) lowers nothing; NaN stays NaN
+    np.testing.assert_array_equal(out[:, 1], score[:, 1])
+    # one row per model (each model's own estimator's underestimate and width): the same as one for all
+    again, w_again = shift_correction(
+        score, np.tile(under, (4, 1)), np.tile(hw, (4, 1)), at_edge, reference_full, 0.95
+    )
+    np.testing.assert_array_equal(again, out)
+    np.testing.assert_array_equal(w_again, w)
+    # nothing measured (NaN underestimate): nothing raised
+    same, _ = shift_correction(score, np.full(2, np.nan), hw, at_edge, reference_full, 0.95)
+    np.testing.assert_array_equal(same, score)
+
+
+def _jump_fit(split: str, n_build: int = 90) -> tuple[FullScoreModel, np.ndarray, np.ndarray, Panel]:
+    """The jump panel's estimators on its strongest-40 % or a random split (seed 0), not a stratified suite:
+    the fit, the held-out models' and the build models' suite answers, and the held-out panel."""
+    panel, suite = _jump_panel(0, 1.0)
+    if split == "strongest":
+        order = np.argsort(panel.scores.mean(axis=1), kind="stable")
+    else:
+        order = np.random.default_rng(0).permutation(panel.n_models)
+    build, held = panel.subset(models=np.sort(order[:n_build])), panel.subset(models=np.sort(order[90:]))
+    fs = fit_full_score(build, suite, random_state=0)
+    return fs, held.scores[:, suite], build.scores[:, suite], held
+
+
+def test_edge_headline_raised_by_the_strongest_folds_underestimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchsift.compression.full_score as fs_mod
+
+    fs, X, R, held = _jump_fit("strongest")
+    truth, names, m = held.scores.mean(axis=1), held.model_ids, fs.method
+    assert fs.n_reference >= SHIFT_CORRECTION_MIN_REFERENCE and not fs.stratified
+    assert fs.underestimate_strong is not None and fs.underestimate_strong[m][-1] > 0.01  # 0.026: too low
+    assert fs.summary()["underestimate_strongest_overall"][m] == pytest.approx(fs.underestimate_strong[m][-1])
+    est = fs.predict(X, names, reference=R)
+    plain = dataclasses.replace(fs, underestimate_strong=None).predict(X, names, reference=R)
+    assert est.at_edge is not None and est.at_edge.all()
+    # the stronger release is estimated less far below its truth: MAE 0.0514 -> 0.0467, bias -0.034 -> -0.021
+    mae, mae_plain = (
+        np.mean(np.abs(est.score[m][:, -1] - truth)),
+        np.mean(np.abs(plain.score[m][:, -1] - truth)),
+    )
+    assert mae < 0.95 * mae_plain
+    assert np.mean(plain.score[m][:, -1] - truth) < np.mean(est.score[m][:, -1] - truth) < 0
+    # the interval keeps its ends (it holds the raised estimate) and covers as much
+    cover = np.mean((est.low[m][:, -1] <= truth) & (truth <= est.high[m][:, -1]))
+    assert cover >= np.mean((plain.low[m][:, -1] <= truth) & (truth <= plain.high[m][:, -1]))
+    assert (est.low[m] <= est.score[m] + 1e-12).all() and (est.score[m] <= est.high[m] + 1e-12).all()
+    # by hand, without the blend that follows: each model's estimator's underestimate, times
+    # w = Phi((estimate - best reference) / (its half-width / z_0.975)), per column
+    monkeypatch.setattr(fs_mod, "EDGE_STRATIFIED_BLEND", False)
+    raised = fs.predict(X, names, reference=R)
+    before = dataclasses.replace(fs, underestimate_strong=None).predict(X, names, reference=R).score[m]
+    assert raised.estimator is not None and fs.reference_full is not None
+    best = np.nanmax(fs.reference_full, axis=0)
+    for j, e in enumerate(raised.estimator):
+        w = norm.cdf((before[j] - best) / (fs.halfwidth[e] / norm.ppf(0.975)))
+        want = np.clip(before[j] + w * np.maximum(fs.underestimate_strong[e], 0.0), 0.0, 1.0)
+        np.testing.assert_allclose(raised.score[m][j], want, rtol=0, atol=1e-12)
+    # said once, with how many were raised by more than half of it (estimated above every reference model)
+    n_above = int(np.sum(before[:, -1] > best[-1]))
+    assert n_above > 30
+    (said,) = [x for x in raised.warnings if x.startswith("60 model(s) (")]
+    assert (
+        f"; {n_above} of them are estimated above every reference model: their estimates were raised" in said
+    )
+    assert f"(by up to {(raised.score[m] - before)[:, -1].max():.3f}) towards the mean underestimate" in said
+    # stored and read back; a file written before it existed raises nothing
+    doc = json.loads(json.dumps(fs.to_dict()))
+    back = FullScoreModel.from_dict(doc).predict(X, names, reference=R)
+    np.testing.assert_array_equal(back.score[m], raised.score[m])
+    del doc["underestimate_strong"]
+    np.testing.assert_array_equal(
+        FullScoreModel.from_dict(doc).predict(X, names, reference=R).score[m], before
+    )
+
+
+def test_shift_correction_leaves_random_splits_and_small_panels_alone() -> None:
+    # a random split: the edge models are no stronger than the strongest build models (MAE 0.0403 -> 0.0415)
+    fs, X, R, held = _jump_fit("random")
+    truth, names, m = held.scores.mean(axis=1), held.model_ids, fs.method
+    est = fs.predict(X, names, reference=R).score[m][:, -1]
+    plain = dataclasses.replace(fs, underestimate_strong=None).predict(X, names, reference=R).score[m][:, -1]
+    assert np.mean(np.abs(est - truth)) <= 1.05 * np.mean(np.abs(plain - truth))
+    # under SHIFT_CORRECTION_MIN_REFERENCE reference models: not applied
+    fs, X, R, held = _jump_fit("strongest", n_build=40)
+    assert fs.n_reference < SHIFT_CORRECTION_MIN_REFERENCE and fs.underestimate_strong is not None
+    est = fs.predict(X, held.model_ids, reference=R)
+    plain = dataclasses.replace(fs, underestimate_strong=None).predict(X, held.model_ids, reference=R)
+    np.testing.assert_array_equal(est.score[fs.method], plain.score[fs.method])
