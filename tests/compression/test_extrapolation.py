@@ -482,6 +482,9 @@ def test_edge_headline_raised_by_the_strongest_folds_underestimate(monkeypatch: 
     doc = json.loads(json.dumps(fs.to_dict()))
     back = FullScoreModel.from_dict(doc).predict(X, names, reference=R)
     np.testing.assert_array_equal(back.score[m], raised.score[m])
+    for forged in ([0.1, 0.2], {m: [0.1]}, {m: "0.1"}):  # not per-method lists of one number per column
+        with pytest.raises(ValueError, match="expected"):
+            FullScoreModel.from_dict({**doc, "underestimate_strong": forged})
     del doc["underestimate_strong"]
     np.testing.assert_array_equal(
         FullScoreModel.from_dict(doc).predict(X, names, reference=R).score[m], before
