@@ -162,7 +162,11 @@ and an edge model above every reference model on that mean gets the mean of the 
 sample (``fit_full_score(stratified=True)``, :attr:`FullScoreModel.stratified`) the headline of every edge
 model moves instead towards the suite's own stratified mean (the ``anchor`` estimate, unbiased by design for a
 stronger model too) by the weight :math:`w = \Phi((\hat Z^{st} - Z^{max}) / s)` of its distance above the best
-reference model in its error scale (:func:`~benchsift.compression.extrapolation.beyond_mix`); all edge models
+reference model in its error scale (:func:`~benchsift.compression.extrapolation.beyond_mix`); on any other
+suite with at least 50 reference models (``EDGE_SHIFT_CORRECTION``) the headline of an edge model is first
+raised by its estimator's mean underestimate on the strongest fold (``underestimate_strong``) times the same
+kind of weight on its own estimate's distance above the best reference model
+(:func:`~benchsift.compression.extrapolation.shift_correction`); all edge models
 are named in one warning
 (``FullScoreEstimates.at_edge``, and
 ``FullScoreEstimates.estimator`` says per model whose estimate is the headline). A model stronger than
