@@ -477,7 +477,7 @@ def test_edge_headline_raised_by_the_strongest_folds_underestimate(monkeypatch: 
     assert (
         f"; {n_above} of them are estimated above every reference model: their estimates were raised" in said
     )
-    assert f"(by up to {(raised.score[m] - before)[:, -1].max():.3f}) towards the mean underestimate" in said
+    assert f"raised by up to {(raised.score[m] - before)[:, -1].max():.3f}, by the mean underestimate" in said
     # stored and read back; a file written before it existed raises nothing
     doc = json.loads(json.dumps(fs.to_dict()))
     back = FullScoreModel.from_dict(doc).predict(X, names, reference=R)

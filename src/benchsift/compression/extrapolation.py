@@ -404,9 +404,9 @@ def edge_warning(
         )
         + (
             f"; {n_raised} of them are estimated above every reference model: their estimates were raised "
-            f"(by up to {largest_rise:.3f}) towards the mean underestimate on the fold that holds out the "
-            "strongest fifth of the reference models (a partial correction: a release far beyond them is "
-            "still estimated too low)"
+            f"by up to {largest_rise:.3f}, by the mean underestimate of a cross-validation fold that holds "
+            "out the strongest fifth of the reference models, weighted by how far above those models each "
+            "estimate lies (a partial correction: a release far beyond them is still estimated too low)"
             if n_raised
             else ""
         )
