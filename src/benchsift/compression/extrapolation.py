@@ -274,16 +274,27 @@ def beyond_mix(
     (:meth:`benchsift.adaptive.bank.ItemBank.beyond_weight`), here on the design-based estimate's own
     distance from the build range. Measured in docs/ESTIMATE.md, "Models beyond the build range on a
     stratified suite". Returns the estimates and ``w > 0.5``."""
+    design = np.asarray(design, dtype=np.float64)
+    w, ok = _beyond_weight(design, halfwidth, at_edge, reference_full, level)
+    return np.where(ok, (1.0 - w) * score + w * np.where(ok, design, 0.0), score), w > 0.5
+
+
+def _beyond_weight(
+    value: np.ndarray, halfwidth: np.ndarray, at_edge: np.ndarray, reference_full: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``w = Phi((value - Z^max) / s)`` per model and column, ``s = halfwidth / z_{(1 + level) / 2}``
+    (``halfwidth`` one row for all models or one per model), and where it applies: a model at the edge with
+    a finite value, scale and best reference score (``w = 0`` elsewhere). The weight of :func:`beyond_mix`
+    and :func:`shift_correction`."""
     from scipy.stats import norm
 
-    ref = np.where(np.isnan(reference_full), -np.inf, reference_full).max(axis=0)
-    scale = np.asarray(halfwidth, dtype=np.float64)[None, :] / float(norm.ppf(0.5 + float(level) / 2.0))
-    design = np.asarray(design, dtype=np.float64)
-    ok = np.asarray(at_edge, dtype=bool)[:, None] & np.isfinite(design) & np.isfinite(scale) & (scale > 0)
-    ok &= np.isfinite(ref)[None, :]
-    z = np.divide(design - ref[None, :], scale, out=np.full(design.shape, -np.inf), where=ok)
-    w = norm.cdf(z)
-    return np.where(ok, (1.0 - w) * score + w * np.where(ok, design, 0.0), score), w > 0.5
+    value = np.asarray(value, dtype=np.float64)
+    ref = np.where(np.isnan(reference_full), -np.inf, reference_full).max(axis=0)[None, :]
+    scale = np.broadcast_to(halfwidth, value.shape) / float(norm.ppf(0.5 + float(level) / 2.0))
+    ok = np.asarray(at_edge, dtype=bool)[:, None] & np.isfinite(value) & np.isfinite(ref)
+    ok &= np.isfinite(scale) & (scale > 0)
+    z = np.divide(value - ref, scale, out=np.full(value.shape, -np.inf), where=ok)
+    return np.where(ok, norm.cdf(z), 0.0), ok
 
 
 def shift_correction(
@@ -320,16 +331,11 @@ def shift_correction(
     panel), so this is a partial correction, not an unbiased one: on MMT's strongest-40 % split the bias of
     the estimate went from -0.030 to -0.023 at 5 % of the items (docs/ESTIMATE.md, "The strongest fold's
     underestimate"). Returns the estimates and ``w``."""
-    from scipy.stats import norm
-
     score = np.asarray(score, dtype=np.float64)
-    ref = np.where(np.isnan(reference_full), -np.inf, reference_full).max(axis=0)[None, :]
-    scale = np.broadcast_to(halfwidth, score.shape) / float(norm.ppf(0.5 + float(level) / 2.0))
     lift = np.fmax(np.broadcast_to(underestimate, score.shape).astype(np.float64), 0.0)  # NaN stays NaN
-    ok = np.asarray(at_edge, dtype=bool)[:, None] & np.isfinite(score) & np.isfinite(ref)
-    ok &= np.isfinite(lift) & np.isfinite(scale) & (scale > 0)
-    z = np.divide(score - ref, scale, out=np.full(score.shape, -np.inf), where=ok)
-    w = np.where(ok, norm.cdf(z), 0.0)
+    w, ok = _beyond_weight(score, halfwidth, at_edge, reference_full, level)
+    ok &= np.isfinite(lift)
+    w = np.where(ok, w, 0.0)
     raised = np.clip(score + w * np.where(ok, lift, 0.0), 0.0, 1.0)
     return np.where(ok, raised, score), w
 
