@@ -772,6 +772,25 @@ case(
     lambda e: (_suite(e), e.empty("new.csv"), ["estimate", "suite", "new.csv"])[2],
     match=r"new.csv: (empty|no)",
 )
+
+
+def _forged_full_score(env: Env) -> list[str]:
+    """A suite whose full_score.json has one per-method entry forged into a list (issue 20: every reader
+    refuses a damaged file in one line)."""
+    _suite(env)
+    path = env.root / "suite" / "full_score.json"
+    doc = json.loads(path.read_text())
+    doc["cv_mae_shift"] = [0.1, 0.2]
+    path.write_text(json.dumps(doc))
+    return ["estimate", "suite", "panel.parquet"]
+
+
+case(
+    "estimate-forged-full-score",
+    5,
+    _forged_full_score,
+    match=r"full_score.json: not a benchsift full-score model \(expected an object of per-method lists, got",
+)
 case(
     "spectrum-bad-eras",
     5,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -161,6 +162,34 @@ def test_stored_model_predicts_the_same() -> None:
         np.testing.assert_array_equal(a.score[m], b.score[m])
         np.testing.assert_array_equal(a.high[m], b.high[m])
     assert a.to_dict() == b.to_dict()
+
+
+def test_a_forged_entry_of_the_stored_model_is_refused_with_its_reason() -> None:
+    # every per-method entry is an object of one number per group plus the overall; a list, a number or a
+    # row of the wrong length (a forged or damaged file) is a ValueError naming what was expected, never an
+    # AttributeError from deep inside (load_suite turns the ValueError into its one-line FormatError)
+    panel, _ = _panel(60, 80, seed=4)
+    fs = fit_full_score(panel, np.arange(0, panel.n_items, 7), random_state=1)
+    doc = json.loads(json.dumps(fs.to_dict()))
+    n = len(doc["groups"]) + 1
+    keys = ("halfwidth", "cv_mae", "halfwidth_strong", "cv_mae_strong", "halfwidth_up", "cv_mae_shift")
+    for key in (*keys, "underestimate_strong"):
+        for forged, reason in (
+            ([0.1] * n, "expected an object of per-method lists, got list"),
+            (0.1, "expected an object of per-method lists, got float"),
+            ({"pirt": [0.1] * (n + 1)}, f"'pirt': expected a list of {n} numbers"),
+            ({"pirt": "0.1"}, f"'pirt': expected a list of {n} numbers"),
+        ):
+            with pytest.raises(ValueError, match=re.escape(reason)):
+                FullScoreModel.from_dict({**doc, key: forged})
+    with pytest.raises(ValueError, match="expected an object of arrays, got list"):
+        FullScoreModel.from_dict({**doc, "xbench": [1.0, 2.0]})
+    # a missing width reads back as infinite, a missing error as NaN (as the file writes them)
+    doc["halfwidth"]["pirt"][0] = None
+    doc["cv_mae"]["pirt"][0] = None
+    back = FullScoreModel.from_dict(doc)
+    assert back.halfwidth["pirt"][0] == math.inf and math.isnan(back.cv_mae["pirt"][0])
+    np.testing.assert_array_equal(back.halfwidth["pirt"][1:], fs.halfwidth["pirt"][1:])
 
 
 def test_missing_suite_responses_are_not_zero() -> None:

@@ -479,18 +479,23 @@ def _nan_lists(a: np.ndarray) -> list[list[float | None]]:
     return [[None if not np.isfinite(x) else float(x) for x in row] for row in a]
 
 
-def _per_method(v: object, n: int) -> dict[str, np.ndarray] | None:
-    """Read back a per-method dict of ``n`` numbers each (``None`` as NaN), checked (``ValueError``)."""
+def _per_method(v: object, n: int, missing: float = math.nan) -> dict[str, np.ndarray] | None:
+    """Read back a per-method dict of ``n`` numbers each (``None`` as ``missing``), checked (ValueError)."""
     if v is None:
         return None
-    if not isinstance(v, dict):
-        raise ValueError(f"expected an object of per-method lists, got {type(v).__name__}")
     out = {}
-    for k, row in v.items():
+    for k, row in _object(v, "per-method lists").items():
         if not isinstance(row, list) or len(row) != n:
             raise ValueError(f"{k!r}: expected a list of {n} numbers")
-        out[str(k)] = np.array([math.nan if x is None else x for x in row], dtype=np.float64)
+        out[str(k)] = np.array([missing if x is None else x for x in row], dtype=np.float64)
     return out
+
+
+def _object(v: object, what: str) -> dict[str, Any]:
+    """``v`` if it is a JSON object, else ``ValueError`` (a forged file's list or number, read back)."""
+    if not isinstance(v, dict):
+        raise ValueError(f"expected an object of {what}, got {type(v).__name__}")
+    return v
 
 
 def _nan_array(v: list[list[float | None]] | None) -> np.ndarray | None:
@@ -1294,20 +1299,12 @@ class FullScoreModel(Result):
         if d.get("format") != FORMAT:
             raise InputError(f"full-score model: format {d.get('format')!r}, expected {FORMAT!r}")
         arr = np.asarray
-
-        def widths(v: dict[str, list[float | None]]) -> dict[str, np.ndarray]:
-            return {
-                k: np.array([math.inf if x is None else x for x in w], dtype=np.float64) for k, w in v.items()
-            }
-
-        halfwidth = widths(d["halfwidth"])
-        cv_mae = {k: arr(v, dtype=np.float64) for k, v in d["cv_mae"].items()}
+        n = len(d["groups"]) + 1  # every per-method entry: one number per group, then the overall
+        halfwidth = _per_method(_object(d["halfwidth"], "per-method lists"), n, missing=math.inf) or {}
+        cv_mae = _per_method(_object(d["cv_mae"], "per-method lists"), n) or {}
         for m in METHODS:  # a file written before a method existed: it is p-IRT there
             halfwidth.setdefault(m, halfwidth["pirt"])
             cv_mae.setdefault(m, cv_mae["pirt"])
-        strong_hw = d.get("halfwidth_strong")
-        strong_mae = d.get("cv_mae_strong")
-        up = d.get("halfwidth_up")  # absent in a file written before the shift folds: no edge widening
         tr = d.get("theta_range") or [None, None]
 
         def opt(key: str, dtype: type = np.float64) -> np.ndarray | None:
@@ -1338,21 +1335,15 @@ class FullScoreModel(Result):
             ridge_coef=opt("ridge_coef"),
             ridge_intercept=opt("ridge_intercept"),
             ridge_penalty=opt("ridge_penalty"),
-            halfwidth_strong=None if strong_hw is None else widths(strong_hw),
-            cv_mae_strong=None
-            if strong_mae is None
-            else {k: arr(v, dtype=np.float64) for k, v in strong_mae.items()},
+            halfwidth_strong=_per_method(d.get("halfwidth_strong"), n, missing=math.inf),
+            cv_mae_strong=_per_method(d.get("cv_mae_strong"), n),
             theta_range=(
                 -math.inf if tr[0] is None else float(tr[0]),
                 math.inf if tr[1] is None else float(tr[1]),
             ),
             theta_strong=math.inf if d.get("theta_strong") is None else float(d["theta_strong"]),
-            halfwidth_up=None
-            if up is None
-            else {
-                k: np.array([math.nan if x is None else x for x in w], dtype=np.float64)
-                for k, w in up.items()
-            },
+            # absent in a file written before the shift folds: no edge widening
+            halfwidth_up=_per_method(d.get("halfwidth_up"), n),
             theta_edge=math.inf if d.get("theta_edge") is None else float(d["theta_edge"]),
             anchor_weight=(
                 None
@@ -1363,20 +1354,16 @@ class FullScoreModel(Result):
             pirt_line=opt("pirt_line"),
             edge_method=None if d.get("edge_method") is None else str(d["edge_method"]),
             inside_method=None if d.get("inside_method") is None else str(d["inside_method"]),
-            cv_mae_shift=(
-                None
-                if d.get("cv_mae_shift") is None
-                else {k: arr(v, dtype=np.float64) for k, v in d["cv_mae_shift"].items()}
-            ),
+            cv_mae_shift=_per_method(d.get("cv_mae_shift"), n),
             xbench=(
                 None
                 if d.get("xbench") is None
-                else {k: arr(v, dtype=np.float64) for k, v in d["xbench"].items()}
+                else {k: arr(v, dtype=np.float64) for k, v in _object(d["xbench"], "arrays").items()}
             ),
             reference_full=_nan_array(d.get("reference_full")),
             reference_oof=_nan_array(d.get("reference_oof")),
             stratified=bool(d.get("stratified", False)),
-            underestimate_strong=_per_method(d.get("underestimate_strong"), len(d["groups"]) + 1),
+            underestimate_strong=_per_method(d.get("underestimate_strong"), n),
             factor=None
             if d.get("factor") is None
             else FactorState(
