@@ -774,22 +774,33 @@ case(
 )
 
 
-def _forged_full_score(env: Env) -> list[str]:
-    """A suite whose full_score.json has one per-method entry forged into a list (issue 20: every reader
-    refuses a damaged file in one line)."""
-    _suite(env)
-    path = env.root / "suite" / "full_score.json"
-    doc = json.loads(path.read_text())
-    doc["cv_mae_shift"] = [0.1, 0.2]
-    path.write_text(json.dumps(doc))
-    return ["estimate", "suite", "panel.parquet"]
+def _forged_full_score(key: str, value: Any) -> Any:
+    """A suite whose full_score.json has ``key`` forged to ``value`` (issue 20: every reader refuses a
+    damaged file in one line, in bounded time: a level above 1 used to loop for ever)."""
+
+    def setup(env: Env) -> list[str]:
+        _suite(env)
+        path = env.root / "suite" / "full_score.json"
+        doc = json.loads(path.read_text())
+        doc[key] = value
+        path.write_text(json.dumps(doc))
+        return ["estimate", "suite", "panel.parquet"]
+
+    return setup
 
 
+NOT_A_MODEL = r"full_score.json: not a benchsift full-score model \("
 case(
     "estimate-forged-full-score",
     5,
-    _forged_full_score,
-    match=r"full_score.json: not a benchsift full-score model \(expected an object of per-method lists, got",
+    _forged_full_score("cv_mae_shift", [0.1, 0.2]),
+    match=NOT_A_MODEL + r"expected an object of per-method lists, got list\)",
+)
+case(
+    "estimate-forged-full-score-level",
+    5,
+    _forged_full_score("level", 1.5),
+    match=NOT_A_MODEL + r"level: expected a coverage between 0 and 1, got 1.5\)",
 )
 case(
     "spectrum-bad-eras",

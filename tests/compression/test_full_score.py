@@ -184,6 +184,58 @@ def test_a_forged_entry_of_the_stored_model_is_refused_with_its_reason() -> None
                 FullScoreModel.from_dict({**doc, key: forged})
     with pytest.raises(ValueError, match="expected an object of arrays, got list"):
         FullScoreModel.from_dict({**doc, "xbench": [1.0, 2.0]})
+    # every entry of the shape the groups, the suite and the reference models give it, every name an
+    # estimator, every number in its range (a level above 1 used to hang the interval's warning)
+    n_suite, n_groups, n_ref = len(doc["a_suite"]), len(doc["groups"]), doc["n_reference"]
+    assert doc["xbench"] is not None and doc["factor"] is not None and doc["stack_weight"] is not None
+    cols = [list(c) for c in doc["suite_cols"]]
+    cols[1][0] = n_suite
+    for key, forged, reason in (
+        ("level", 1.5, "level: expected a coverage between 0 and 1, got 1.5"),
+        ("method", "best", "method: expected one of suite_mean, regression"),
+        ("inside_method", 3, "inside_method: expected one of"),
+        ("stratified", [1], "stratified: expected true or false, got [1]"),
+        ("kinds", ["benchmark"] * n_groups, f"n_benchmarks: expected the {n_groups} benchmark groups, got 3"),
+        ("kinds", ["benchmark"], f"kinds: expected {n_groups} of 'benchmark' or 'category'"),
+        ("n_reference", 1, "n_folds, n_reference: expected at least 2, got 10 and 1"),
+        ("d_suite", [1.0, 2.0], f"d_suite: expected an array of shape ({n_suite},), got shape (2,)"),
+        ("alpha", 0.5, f"alpha: expected an array of shape ({n_groups},), got shape ()"),
+        ("reference_overall", [0.5], f"reference_overall: expected an array of shape ({n_ref},)"),
+        ("ridge_coef", [[0.1]], f"ridge_coef: expected an array of shape ({n_groups}, {n_suite}), got shape"),
+        ("stack_weight", [0.5], "stack_weight: expected an array of shape (any, any), got shape (1,)"),
+        (
+            "pirt_line",
+            [[0.0, 1.0]],
+            f"pirt_line: expected an array of shape ({n_groups}, 2), got shape (1, 2)",
+        ),
+        ("reference_oof", [[0.5]], f"reference_oof: expected an array of shape ({n_ref}, {n_groups + 1})"),
+        ("suite_cols", cols, f"suite_cols[1]: expected suite positions 0 to {n_suite - 1}"),
+        (
+            "a_rest",
+            doc["a_rest"][:-1],
+            f"a_rest: expected {n_groups} lists, one per group, got {n_groups - 1}",
+        ),
+        ("d_rest", [[0.0], *doc["d_rest"][1:]], "d_rest[0]: expected an array of shape"),
+        ("pool_sizes", [p + 1 for p in doc["pool_sizes"]], "pool_sizes[0]: expected"),
+        ("anchor_weight", [[1.0]] * n_groups, "anchor_weight[0]: expected an array of shape"),
+        (
+            "xbench",
+            {k: v for k, v in doc["xbench"].items() if k != "coef"},
+            "xbench: expected the entry 'coef'",
+        ),
+        (
+            "xbench",
+            {**doc["xbench"], "penalty": [1.0]},
+            f"xbench.penalty: expected an array of shape ({n_groups},)",
+        ),
+        (
+            "factor",
+            {**doc["factor"], "d_suite": [0.0]},
+            f"factor.d_suite: expected an array of shape ({n_suite},)",
+        ),
+    ):
+        with pytest.raises(ValueError, match=re.escape(reason)):
+            FullScoreModel.from_dict({**doc, key: forged})
     # a missing width reads back as infinite, a missing error as NaN (as the file writes them)
     doc["halfwidth"]["pirt"][0] = None
     doc["cv_mae"]["pirt"][0] = None

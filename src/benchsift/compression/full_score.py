@@ -1311,7 +1311,7 @@ class FullScoreModel(Result):
             v = d.get(key)
             return None if v is None else arr(v, dtype=dtype)
 
-        return cls(
+        model = cls(
             groups=list(d["groups"]),
             kinds=list(d["kinds"]),
             n_benchmarks=int(d["n_benchmarks"]),
@@ -1350,7 +1350,7 @@ class FullScoreModel(Result):
                 if d.get("anchor_weight") is None
                 else [arr(w, dtype=np.float64) for w in d["anchor_weight"]]
             ),
-            stack_weight=_stack_weights_in(opt("stack_weight")),
+            stack_weight=_stack_weights_in(_shaped("stack_weight", opt("stack_weight"), (None, None))),
             pirt_line=opt("pirt_line"),
             edge_method=None if d.get("edge_method") is None else str(d["edge_method"]),
             inside_method=None if d.get("inside_method") is None else str(d["inside_method"]),
@@ -1362,7 +1362,7 @@ class FullScoreModel(Result):
             ),
             reference_full=_nan_array(d.get("reference_full")),
             reference_oof=_nan_array(d.get("reference_oof")),
-            stratified=bool(d.get("stratified", False)),
+            stratified=d.get("stratified") or False,  # (not a bool: refused by _check_stored)
             underestimate_strong=_per_method(d.get("underestimate_strong"), n),
             factor=None
             if d.get("factor") is None
@@ -1373,6 +1373,8 @@ class FullScoreModel(Result):
                 arr(d["factor"]["rest_sums"], dtype=np.float64).reshape(len(d["factor"]["rest_sums"]), -1),
             ),
         )
+        _check_stored(model)
+        return model
 
     def to_frame(self) -> pd.DataFrame:
         """Per method: out-of-fold MAE (overall) and interval half-width (overall), as in :meth:`summary`."""
@@ -1384,6 +1386,97 @@ class FullScoreModel(Result):
                 "halfwidth_overall": doc["halfwidth_overall"],
             }
         ).rename_axis("method")
+
+
+def _shaped(name: str, v: np.ndarray | None, shape: tuple[int | None, ...]) -> np.ndarray | None:
+    """``v`` (None passes) if it has ``shape`` (None: any length on that axis), else ``ValueError``."""
+    if v is not None and (
+        v.ndim != len(shape) or any(w is not None and n != w for n, w in zip(v.shape, shape, strict=True))
+    ):
+        want = (
+            "("
+            + ", ".join("any" if w is None else str(w) for w in shape)
+            + ("," if len(shape) == 1 else "")
+            + ")"
+        )
+        raise ValueError(f"{name}: expected an array of shape {want}, got shape {v.shape}")
+    return v
+
+
+def _check_stored(m: FullScoreModel) -> None:
+    """A model read back from a file is one :func:`fit_full_score` could have written: every array of the
+    shape the groups, the suite and the reference models give it, every name one of the estimators, every
+    number in its range (``ValueError`` naming the entry; load_suite's one-line FormatError). A forged or
+    damaged file is refused here instead of failing deep inside :meth:`FullScoreModel.predict`, hanging on
+    a level above 1, or giving other numbers than the file's writer would have. The suite's size is
+    ``a_suite``'s (load_suite checks it against items.csv). An entry set to null reads as a file written
+    before it existed (the estimate that file gave), and a plausible forged number cannot be told apart."""
+    n_groups, n_suite, n_ref = len(m.groups), m.a_suite.size, m.n_reference
+    if not n_groups or any(not isinstance(g, str) for g in m.groups):
+        raise ValueError("groups: expected a list of group names")
+    if len(m.kinds) != n_groups or any(k not in ("benchmark", "category") for k in m.kinds):
+        raise ValueError(f"kinds: expected {n_groups} of 'benchmark' or 'category'")
+    if m.n_benchmarks != m.kinds.count("benchmark") or not m.n_benchmarks:
+        raise ValueError(
+            f"n_benchmarks: expected the {m.kinds.count('benchmark')} benchmark groups, got {m.n_benchmarks}"
+        )
+    if not 0.0 < m.level < 1.0:
+        raise ValueError(f"level: expected a coverage between 0 and 1, got {m.level}")
+    if m.n_folds < 2 or n_ref < 2:
+        raise ValueError(f"n_folds, n_reference: expected at least 2, got {m.n_folds} and {n_ref}")
+    for name, method in (
+        ("method", m.method),
+        ("edge_method", m.edge_method),
+        ("inside_method", m.inside_method),
+    ):
+        if method is not None and method not in METHODS:
+            raise ValueError(f"{name}: expected one of {', '.join(METHODS)}, got {method!r}")
+    if not isinstance(m.stratified, bool):
+        raise ValueError(f"stratified: expected true or false, got {m.stratified!r}")
+    lo, hi = m.theta_range
+    if not (lo <= hi and not math.isnan(m.theta_strong) and not math.isnan(m.theta_edge)):
+        raise ValueError("theta_range, theta_strong, theta_edge: expected abilities (lower end first)")
+    for name in ("a_suite", "d_suite", "ridge_mean"):
+        _shaped(name, getattr(m, name), (n_suite,))
+    for name in ("pool_sizes", "alpha", "beta", "gp_weight", "ridge_intercept", "ridge_penalty"):
+        _shaped(name, getattr(m, name), (n_groups,))
+    _shaped("reference_overall", m.reference_overall, (n_ref,))
+    _shaped("ridge_coef", m.ridge_coef, (n_groups, n_suite))
+    _shaped("stack_weight", m.stack_weight, (n_groups, len(STACK_COMPONENTS)))
+    _shaped("pirt_line", m.pirt_line, (n_groups, 2))
+    for name in ("reference_full", "reference_oof"):
+        _shaped(name, getattr(m, name), (n_ref, n_groups + 1))
+    for name, per_group in (("suite_cols", m.suite_cols), ("a_rest", m.a_rest), ("d_rest", m.d_rest)):
+        if len(per_group) != n_groups:
+            raise ValueError(f"{name}: expected {n_groups} lists, one per group, got {len(per_group)}")
+    for g in range(n_groups):
+        cols = _shaped(f"suite_cols[{g}]", m.suite_cols[g], (None,))
+        assert cols is not None
+        if cols.size and not (0 <= cols.min() and cols.max() < n_suite):
+            raise ValueError(f"suite_cols[{g}]: expected suite positions 0 to {n_suite - 1}")
+        rest = _shaped(f"a_rest[{g}]", m.a_rest[g], (None,))
+        assert rest is not None
+        _shaped(f"d_rest[{g}]", m.d_rest[g], rest.shape)
+        if m.pool_sizes[g] != cols.size + rest.size:
+            raise ValueError(f"pool_sizes[{g}]: expected {cols.size} suite + {rest.size} other items")
+        if m.anchor_weight is not None:
+            _shaped(
+                f"anchor_weight[{g}]", m.anchor_weight[g] if g < len(m.anchor_weight) else None, cols.shape
+            )
+    if m.anchor_weight is not None and len(m.anchor_weight) != n_groups:
+        raise ValueError(f"anchor_weight: expected {n_groups} lists, one per group")
+    if m.xbench is not None:
+        two_b = 2 * m.n_benchmarks
+        want = {"mean": (n_groups, two_b), "scale": (n_groups, two_b), "coef": (n_groups, two_b)}
+        for key, shape in {**want, "intercept": (n_groups,), "penalty": (n_groups,)}.items():
+            if key not in m.xbench:
+                raise ValueError(f"xbench: expected the entry {key!r}")
+            _shaped(f"xbench.{key}", m.xbench[key], shape)
+    if m.factor is not None:
+        n_samples, dims = m.factor.samples.shape
+        _shaped("factor.a_suite", m.factor.a_suite, (n_suite, dims))
+        _shaped("factor.d_suite", m.factor.d_suite, (n_suite,))
+        _shaped("factor.rest_sums", m.factor.rest_sums, (n_samples, n_groups))
 
 
 def _stack_weights_in(w: np.ndarray | None) -> np.ndarray | None:
