@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +114,24 @@ def test_load_suite_errors(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     with pytest.raises(FormatError, match=r"suite\.json"):
         load_suite(tmp_path / "d")
+    # a suite.json edited by hand or forged: the entries estimate reads are checked, in one line each
+    sim = simulate_panel(SimulationConfig.small(items_per_benchmark=50), 0)
+    write_suite(run_pipeline(sim.panel, CompressionConfig(retention=None, k=2)), sim.panel, tmp_path / "s")
+    path = tmp_path / "s" / "suite.json"
+    meta = json.loads(path.read_text())
+    for forged, reason in (
+        ([1, 2], "suite.json: format missing (a JSON list), expected 'benchsift-suite"),
+        ({**meta, "categories_selected": None}, "categories_selected: expected a list of category names"),
+        ({**meta, "categories_selected": 1.5}, "categories_selected: expected a list of category names"),
+        ({**meta, "categories_selected": [1.0]}, "categories_selected: expected a list of category names"),
+        ({**meta, "categories_selected": ["x"]}, "categories_selected: none of them is a category of items"),
+        ({**meta, "input": "x"}, "suite.json: input: expected an object (the panel's fingerprint)"),
+    ):
+        path.write_text(json.dumps(forged))
+        with pytest.raises(FormatError, match=re.escape(reason)):
+            load_suite(tmp_path / "s")
+    path.write_text(json.dumps(meta))
+    assert load_suite(tmp_path / "s").categories == meta["categories_selected"]
 
 
 def test_frontier_hand_case() -> None:

@@ -355,8 +355,16 @@ def load_suite(path: str | Path) -> Suite:
         meta = loads_bounded((root / "suite.json").read_bytes(), str(root / "suite.json"))
     except json.JSONDecodeError as exc:
         raise FormatError(f"{root / 'suite.json'}: not valid JSON ({exc})") from None
-    if meta.get("format") != FORMAT:
-        raise FormatError(f"{root / 'suite.json'}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = (
+            repr(meta.get("format")) if isinstance(meta, dict) else f"missing (a JSON {type(meta).__name__})"
+        )
+        raise FormatError(f"{root / 'suite.json'}: format {got}, expected {FORMAT!r}")
+    selected = meta.get("categories_selected")
+    if not isinstance(selected, list) or not selected or not all(isinstance(c, str) for c in selected):
+        raise FormatError(f"{root / 'suite.json'}: categories_selected: expected a list of category names")
+    if not isinstance(meta.get("input", {}), dict):
+        raise FormatError(f"{root / 'suite.json'}: input: expected an object (the panel's fingerprint)")
     items = _read_csv(
         root / "items.csv",
         dtype={"benchmark": str, "item": str, "category": str, ID_SOURCE: str},
@@ -368,6 +376,10 @@ def load_suite(path: str | Path) -> Suite:
     ref = _read_csv(root / "reference_scores.csv", dtype=str, keep_default_na=False)
     if list(ref["benchmark"]) != list(items["benchmark"]) or list(ref["item"]) != list(items["item"]):
         raise FormatError(f"{root / 'reference_scores.csv'}: rows do not match items.csv (benchmark, item)")
+    if not set(selected) & set(items["category"]):
+        raise FormatError(
+            f"{root / 'suite.json'}: categories_selected: none of them is a category of items.csv"
+        )
     models = [c for c in ref.columns if c not in ("benchmark", "item")]
     try:
         raw = ref[models].to_numpy(dtype=object)
