@@ -1367,3 +1367,26 @@ case(
     ],
     match=r"at least 5 build and 3 held-out models",
 )
+
+
+def _poisoned_cache(env: Env) -> list[str]:
+    """A run's cache whose stored answers another program overwrote: the next run is refused in one line
+    (it was an internal error, exit 70), its records not written, the cache left as it was."""
+    import sqlite3
+
+    argv = _run(env, [["shapes_000.png"]], "--cache", "c.sqlite")
+    assert env.invoke(argv).exit_code == 0
+    con = sqlite3.connect(env.root / "c.sqlite")
+    con.execute("UPDATE responses SET response = '[1]'")
+    con.commit()
+    con.close()
+    os.remove(env.root / "records.jsonl")
+    return argv
+
+
+case(
+    "run-poisoned-cache",
+    5,
+    _poisoned_cache,
+    match=r"c.sqlite: corrupt response cache \(a stored answer is not an object of a text, a finish reason",
+)

@@ -27,6 +27,7 @@ from benchsift.clients.base import Request, Response
 from benchsift.clients.cache import ResponseCache
 from benchsift.clients.cache_postgres import PostgresCache
 from benchsift.clients.cache_sqlite import SQLiteCache
+from benchsift.errors import InputError
 
 
 def _start(world: dict, tmp: Path, inputs: tuple[Path, Path, Path], cache: str, tag: str) -> subprocess.Popen:
@@ -159,6 +160,40 @@ def test_lease_claim_expiry_and_takeover(new_cache) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_a_stored_answer_another_program_damaged_is_one_line(new_cache) -> None:
+    """A row of the responses table overwritten with something that is not a stored answer: reading it
+    (get, a claim, a batch's claim) raises the one-line InputError naming the cache, on both backends;
+    the intact rows still read."""
+    where = new_cache()
+    c = ResponseCache(where)
+    req = Request(model="m", messages=({"role": "user", "content": "hi"},))
+    try:
+        for key in ("a", "b", "ok"):
+            c.put(
+                key, "u", req, Response(text="x", finish_reason="stop", prompt_tokens=2, completion_tokens=1)
+            )
+        c._execute("UPDATE responses SET response = ? WHERE key = ?", ("[1, 2]", "a"))
+        c._execute("UPDATE responses SET response = ? WHERE key = ?", ('{"text": 5}', "b"))
+        got = c.get("ok")
+        assert got is not None and (got.text, got.prompt_tokens, got.cached) == ("x", 2, True)
+        for key in ("a", "b"):
+            with pytest.raises(
+                InputError, match=r": corrupt response cache \(a stored answer is not an object"
+            ):
+                c.get(key)
+            with pytest.raises(InputError, match="corrupt response cache"):
+                c.claim_many([key, "ok"])
+            with pytest.raises(InputError, match="corrupt response cache"):
+                c.write_batch([], [], [key])
+        c._execute(
+            "UPDATE responses SET response = ? WHERE key = ?", ('{"text": "y", "prompt_tokens": -1}', "a")
+        )
+        with pytest.raises(InputError, match="corrupt response cache"):
+            c.get("a")
+    finally:
+        c.close()
 
 
 def test_racing_claims_give_each_key_to_one_owner(new_cache) -> None:

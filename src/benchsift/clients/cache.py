@@ -192,7 +192,29 @@ class ResponseCache:
             rows = self._execute("SELECT response FROM responses WHERE key = ?", (key,))
         if not rows:
             return None
-        return Response.from_dict(json.loads(rows[0][0]), cached=True)
+        return self._answer(rows[0][0])
+
+    def _answer(self, stored: Any) -> Response:
+        """A stored answer read back as a cached :class:`Response`, checked: a row that another program
+        wrote or damaged is one line naming the cache (``InputError``), never a crash deep in the engine or
+        a reply of the wrong type passed on as a model's answer."""
+        try:
+            doc = json.loads(stored)
+        except (TypeError, ValueError):
+            doc = None
+        ok = isinstance(doc, dict)
+        if ok:
+            texts = (doc.get("text"), doc.get("finish_reason"))
+            counts = (doc.get("prompt_tokens", 0), doc.get("completion_tokens", 0))
+            ok = all(v is None or isinstance(v, str) for v in texts) and all(
+                v is None or (type(v) is int and v >= 0) for v in counts
+            )
+        if not ok:
+            raise InputError(
+                f"{self.location}: corrupt response cache (a stored answer is not an object of a text, "
+                "a finish reason and token counts)"
+            )
+        return Response.from_dict(doc, cached=True)
 
     def put(self, key: str, endpoint: str, request: Request, response: Response) -> None:
         """Store one response and drop its lease, in one committed transaction (first writer wins)."""
@@ -286,7 +308,7 @@ class ResponseCache:
             rest: list[str] = []
             for key in chunk:
                 if key in answers:
-                    out[key] = Response.from_dict(json.loads(answers[key]), cached=True)
+                    out[key] = self._answer(answers[key])
                     continue
                 owner, expires, now = holders.get(key, (None, 0.0, 0.0))
                 if owner is not None and owner != self.owner and expires > now and not _owner_gone(owner):

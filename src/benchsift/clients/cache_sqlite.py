@@ -7,7 +7,6 @@ whole file and SQLite's clock.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import tempfile
@@ -302,7 +301,7 @@ class SQLiteCache(ResponseCache):
             if answer is not None:
                 if owner == self.owner:
                     drop.append((key, self.owner))
-                out[key] = Response.from_dict(json.loads(answer), cached=True)
+                out[key] = self._answer(answer)
             elif owner != self.owner and expires > now and not _owner_gone(owner):
                 out[key] = "held"
             else:
