@@ -1390,3 +1390,32 @@ case(
     _poisoned_cache,
     match=r"c.sqlite: corrupt response cache \(a stored answer is not an object of a text, a finish reason",
 )
+
+
+def _forged_bank(key: str, value: Any) -> Any:
+    """``adaptive next`` over a bank file whose ``key`` is forged to ``value`` (a function: of the bank's JSON
+    document) (issue 20: every reader refuses a damaged file in one line; a null reference_theta was an
+    IndexError, exit 70, and abilities of 1e300 were used as they stood, exit 0)."""
+
+    def setup(env: Env) -> list[str]:
+        doc = json.loads(_bank(env).read_text())
+        doc[key] = value(doc) if callable(value) else value
+        forged = env.write("forged.json", json.dumps(doc))
+        return ["adaptive", "next", str(forged), str(env.panel())]
+
+    return setup
+
+
+FORGED_BANK = r"forged.json: not a benchsift item bank \(reference_theta: expected \d+ finite abilities in "
+case(
+    "adaptive-next-forged-bank-abilities",
+    5,
+    _forged_bank("reference_theta", None),
+    match=FORGED_BANK + r"\[-20, 20\], one per reference model, got null\)",
+)
+case(
+    "adaptive-next-forged-bank-huge-abilities",
+    5,
+    _forged_bank("reference_theta", lambda doc: [1e300] * len(doc["reference_theta"])),
+    match=FORGED_BANK + r"\[-20, 20\], one per reference model, got 1e\+300 at \[0\]\)",
+)

@@ -138,6 +138,7 @@ before it has none (the polished curves alone).
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
 from dataclasses import dataclass, replace
@@ -747,107 +748,46 @@ class ItemBank(Result):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "item bank") -> ItemBank:
-        if not isinstance(d, dict) or d.get("format") != BANK_FORMAT:
-            got = d.get("format") if isinstance(d, dict) else type(d).__name__
-            raise FormatError(f"{source}: format {got!r}, expected {BANK_FORMAT!r}")
+        """Read back :meth:`to_dict` (a bank file), checked whole: every entry of the JSON type, the shape
+        (the items, the reference models, the benchmarks) and the range a fitted bank gives it, so that a
+        damaged or forged file is refused in one :class:`~benchsift.errors.FormatError` line naming
+        ``source`` and the entry, not failed deep inside :func:`~benchsift.adaptive.select.next_items`, hung,
+        or read as other numbers (:func:`_read_items`, :func:`_read_model`, :func:`_read_reference`,
+        :func:`_read_measures`, :func:`_check_measures`). An optional entry set to null or absent reads as a
+        bank written before it existed; a plausible forged number cannot be told apart."""
+        if not isinstance(d, dict):
+            raise FormatError(f"{source}: not a benchsift item bank (expected a JSON object, got {_got(d)})")
+        if d.get("format") != BANK_FORMAT:
+            raise FormatError(f"{source}: format {_shown(d.get('format'))}, expected {BANK_FORMAT!r}")
+        kind = d.get("kind")
+        if not isinstance(kind, str) or kind not in ("2pl", "graded"):
+            raise FormatError(f"{source}: kind {_shown(kind)}, expected '2pl' or 'graded'")
         try:
-            items = pd.DataFrame(d["items"])
-            kind = str(d["kind"])
-            params = d["parameters"]
-            if kind == "2pl":
-                model: TwoPL | GradedResponse = TwoPL.from_parameters(
-                    np.asarray(params["discrimination"], dtype=np.float64),
-                    np.asarray(params["intercept"], dtype=np.float64),
+            items = _read_items(d.get("items"))
+            model = _read_model(kind, d.get("parameters"), len(items))
+            models, theta, overall = _read_reference(d)
+            loadings = None  # banks written before the option: plain p-IRT
+            if d.get("residual_loadings") is not None:
+                what = f"a row of factor loadings in [-1, 1] per item ({len(items)}), or null"
+                loadings = _numbers(
+                    d["residual_loadings"], "residual_loadings", (len(items), None), what, 1.0
                 )
-                n_par = len(params["discrimination"])
-            elif kind == "graded":
-                model = GradedResponse.from_dict(params)
-                n_par = len(params["discrimination"])
-            else:
-                raise FormatError(f"{source}: kind {kind!r}, expected '2pl' or 'graded'")
-            theta = np.asarray(d["reference_theta"], dtype=np.float64)
-            overall = np.array(d["reference_overall"], dtype=np.float64)
-            models = [str(m) for m in d["reference_models"]]
-            prior = str(d.get("prior", "normal"))  # banks written before the option: N(0, 1)
-            raw = d.get("residual_loadings")  # banks written before the option: plain p-IRT
-            loadings = None if raw is None else np.asarray(raw, dtype=np.float64).reshape(len(items), -1)
-            # banks written before the measure: no composite correction, a quarter as the static start
-            misfit = [None if d.get(k) is None else np.asarray(d[k], dtype=np.float64).reshape(-1)
-                      for k in ("misfit_var", "residual_var")]  # fmt: skip
-            budgets = (
-                None if d.get("design_budgets") is None else np.asarray(d["design_budgets"], dtype=np.float64)
-            )
-            mae = None if d.get("design_mae") is None else np.asarray(d["design_mae"], dtype=np.float64)
-            # banks written before the offsets: one ability for every benchmark
-            off = None if d.get("offset_var") is None else np.asarray(d["offset_var"], dtype=np.float64)
-            edge = None if d.get("edge_error") is None else float(d["edge_error"])  # before the measure: none
-            rms = None if d.get("edge_rms") is None else float(d["edge_rms"])  # before it: edge_error squared
-            # banks written before the interval: none
-            iv_budgets = (
-                None
-                if d.get("interval_budgets") is None
-                else np.asarray(d["interval_budgets"], dtype=np.float64)
-            )
-            scores = [None if d.get(k) is None else [np.sort(np.asarray(v, dtype=np.float64).reshape(-1))
-                                                     for v in d[k]]
-                      for k in ("interval_inner", "interval_edge")]  # fmt: skip
+            stored = _read_measures(d)
             # banks written before the EM curves were kept: the polished curves alone
             beyond = None if d.get("beyond") is None else cls.from_dict(d["beyond"], f"{source} (beyond)")
-        except (KeyError, TypeError, ValueError, InputError) as exc:
+        except FormatError:
+            raise  # the EM curves' own, naming them
+        except (TypeError, ValueError, InputError) as exc:
             raise FormatError(f"{source}: not a benchsift item bank ({exc})") from None
-        if n_par != len(items) or theta.shape[0] != len(models):
-            raise FormatError(f"{source}: item parameters or reference models do not match their keys")
-        if prior not in PRIORS:
-            raise FormatError(f"{source}: prior {prior!r}, expected one of {', '.join(PRIORS)}")
-        kde = prior == "empirical" and (theta.size < 2 or not np.isfinite(theta).all())
-        if prior != "normal" and (kind != "2pl" or kde):  # a graded bank's prior is N(0, 1)
+        prior = d.get("prior", "normal")  # banks written before the option: N(0, 1)
+        if not isinstance(prior, str) or prior not in PRIORS:
+            raise FormatError(f"{source}: prior {_shown(prior)}, expected one of {', '.join(PRIORS)}")
+        if prior != "normal" and (kind != "2pl" or (prior == "empirical" and theta.size < 2)):
             raise FormatError(f"{source}: the {prior} prior needs a 2PL bank with finite reference abilities")
-        if loadings is not None and (kind != "2pl" or not np.isfinite(loadings).all()):
+        if loadings is not None and kind != "2pl":
             raise FormatError(f"{source}: residual loadings need a 2PL bank and finite values")
-        n_bench = len(dict.fromkeys(items["benchmark"].astype(str)))
-        if (misfit[0] is None) != (misfit[1] is None) or any(
-            m is not None and (m.size != n_bench or not (np.isfinite(m) & (m >= 0)).all()) for m in misfit
-        ):
-            raise FormatError(
-                f"{source}: misfit_var and residual_var need one finite value >= 0 per benchmark (both or "
-                "neither)"
-            )
-        if (budgets is None) != (mae is None) or (
-            budgets is not None
-            and mae is not None
-            and (
-                budgets.ndim != 1
-                or mae.shape != (budgets.size, 3)
-                or not ((budgets > 0) & (budgets <= 1)).all()
-                or (np.isfinite(mae) & (mae < 0)).any()
-            )
-        ):
-            raise FormatError(
-                f"{source}: design_budgets (fractions in (0, 1]) and design_mae (a row of three errors >= 0 "
-                "per budget) go together"
-            )
-        if off is not None and (off.shape != (n_bench,) or not (np.isfinite(off) & (off > 0)).all()):
-            raise FormatError(f"{source}: offset_var needs one finite value > 0 per benchmark")
-        if edge is not None and not np.isfinite(edge):
-            raise FormatError(f"{source}: edge_error needs a finite number (or null)")
-        if rms is not None and (edge is None or not (np.isfinite(rms) and rms >= abs(edge) - 1e-12)):
-            raise FormatError(f"{source}: edge_rms needs a finite number at least |edge_error| (or null)")
-        given = [iv_budgets is not None, scores[0] is not None, scores[1] is not None]
-        if any(given) and not (
-            all(given)
-            and iv_budgets is not None
-            and iv_budgets.ndim == 1
-            and iv_budgets.size > 0
-            and ((iv_budgets > 0) & (iv_budgets <= 1)).all()
-            and all(len(v) == iv_budgets.size for v in scores if v is not None)
-            and all((np.isfinite(a) & (a >= 0)).all() for v in scores if v is not None for a in v)
-        ):
-            raise FormatError(
-                f"{source}: interval_budgets (fractions in (0, 1]), interval_inner and interval_edge (one "
-                "list of finite scores >= 0 per budget each) go together"
-            )
-        bank = cls(kind, model, items, models, theta, overall, prior, loadings, misfit[0], misfit[1], budgets,
-                   mae, off, edge, rms, iv_budgets, scores[0], scores[1], beyond)  # fmt: skip
+        _check_measures(stored, len(dict.fromkeys(items["benchmark"])), source)
+        bank = cls(kind, model, items, models, theta, overall, prior, loadings, **stored, beyond=beyond)
         bank._check_beyond(source)
         return bank
 
@@ -878,9 +818,286 @@ def load_bank(path: str | os.PathLike[str]) -> ItemBank:
     p = existing_file(path, "an item bank: the JSON file `benchsift adaptive bank` writes")
     try:
         doc = loads_bounded(p.read_bytes(), str(p))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except FormatError:
+        raise  # nested too deep
+    except ValueError as exc:  # not JSON, not UTF-8, or an integer too long to read (Python's 4,300 digits)
         raise FormatError(f"{p}: not valid JSON ({exc})") from None
     return ItemBank.from_dict(doc, source=str(p))
+
+
+#: The largest reference ability a bank file may hold, in absolute value: the abilities are on the N(0, 1)
+#: scale of the fit (the 2PL's MAP abilities are clipped at 10), and the EAP grid spans them (forged, 1e300
+#: made it empty; abilities spread over +-1e3 took 14 s on 60 items, over +-1e5 more memory than there was)
+_ABILITY_LIMIT = 20.0
+#: The largest item slope, intercept or threshold a bank file may hold, in absolute value: a fitted bank's are
+#: a few units (their priors), and sums of products of far larger ones overflow
+_PARAMETER_LIMIT = 1e3
+
+
+def _shown(v: object) -> str:
+    """A value as a refusal shows it: a string quoted (its first 40 characters), anything else in words."""
+    return repr(v[:40]) if isinstance(v, str) else _got(v)
+
+
+def _got(v: object) -> str:
+    """A JSON value in a few words, for a refusal: ``null``, ``true``, ``1.5``, ``the string 'x'``, ``an
+    object``, ``a list of shape (2,)``, ``a ragged list of 3``."""
+    if v is None:
+        return "null"
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, Real):
+        return repr(_float(v))
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}"
+    if isinstance(v, dict):
+        return "an object"
+    obj = _array(v)
+    if obj is None:
+        return type(v).__name__
+    if any(isinstance(x, (list, tuple)) for x in obj.flat):
+        return f"a ragged list of {len(obj)}"
+    return f"a list of shape {obj.shape}"
+
+
+def _array(v: object) -> np.ndarray | None:
+    """A JSON list as an object array, as many dimensions as its nesting is regular (``None``: not a list)."""
+    if not isinstance(v, (list, tuple, np.ndarray)):
+        return None
+    try:
+        return np.array(v, dtype=object)
+    except ValueError:  # a nesting numpy cannot lay out: as a flat list of its entries
+        out = np.empty(len(v), dtype=object)
+        out[:] = list(v)
+        return out
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, Real) and not isinstance(x, (bool, np.bool_))
+
+
+def _float(x: Any) -> float:
+    """``float(x)``; an integer too large for a float is infinite (refused as not finite)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _numbers(
+    v: object,
+    entry: str,
+    shape: tuple[int | None, ...],
+    what: str,
+    bound: float | None = None,
+    *,
+    low: float | None = None,
+    null: bool = False,
+) -> np.ndarray:
+    """``v``, a JSON list of ``shape`` (``None``: any size on that axis) whose entries are numbers (and nulls,
+    read as NaN, where ``null``), as a float array; with ``bound``, every number (not a null) also finite and
+    in ``[low, bound]`` (``low`` default ``-bound``). Else ``ValueError("<entry>: expected <what>, got
+    ...")``, naming the first wrong entry."""
+    obj = _array(v)
+    if (
+        obj is None
+        or obj.ndim != len(shape)
+        or any(w is not None and n != w for n, w in zip(obj.shape, shape, strict=True))
+    ):
+        raise ValueError(f"{entry}: expected {what}, got {_got(v)}")
+    flat = obj.ravel()
+    bad = [j for j, x in enumerate(flat) if not (_is_number(x) or (null and x is None))][:1]
+    if not bad:
+        arr = np.array([math.nan if x is None else _float(x) for x in flat], dtype=np.float64)
+        if bound is not None:
+            lo = -bound if low is None else low
+            out = ~(np.isfinite(arr) & (arr >= lo) & (arr <= bound)) & ~(null & np.isnan(arr))
+            bad = np.flatnonzero(out)[:1].tolist()
+    if bad:
+        at = ", ".join(str(int(i)) for i in np.unravel_index(bad[0], obj.shape))
+        raise ValueError(f"{entry}: expected {what}, got {_got(flat[bad[0]])} at [{at}]")
+    return arr.reshape(obj.shape)
+
+
+def _strings(v: object, entry: str, n: int | None, what: str, *, null: bool = False) -> list[Any]:
+    """``v``, a JSON list of strings (and nulls where ``null``), ``n`` of them (``None``: at least one); else
+    ``ValueError("<entry>: expected <what>, got ...")``."""
+    if not isinstance(v, list) or (len(v) != n if n is not None else not v):
+        raise ValueError(f"{entry}: expected {what}, got {_got(v)}")
+    for j, s in enumerate(v):
+        if not (isinstance(s, str) or (null and s is None)):
+            raise ValueError(f"{entry}: expected {what}, got {_got(s)} at [{j}]")
+    return list(v)
+
+
+def _read_items(v: object) -> pd.DataFrame:
+    """The item table of a bank file: ``items`` an object of ``benchmark`` and ``item`` lists of strings, one
+    per item (at least one), distinct pairs, and ``category`` one string or null per item (null: none known;
+    absent: no column, as written before it); ``ValueError`` naming the entry otherwise."""
+    if not isinstance(v, dict):
+        raise ValueError(f"items: expected an object of benchmark, item and category lists, got {_got(v)}")
+    item = _strings(v.get("item"), "items.item", None, "a list of item ids (strings), at least one")
+    n = len(item)
+    bench = _strings(v.get("benchmark"), "items.benchmark", n, f"{n} benchmark names (strings), one per item")
+    cols: dict[str, list[Any]] = {"benchmark": bench, "item": item}
+    if "category" in v:
+        cat = v["category"]
+        what = f"{n} category names (strings or null), one per item, or null"
+        cols["category"] = [None] * n if cat is None else _strings(cat, "items.category", n, what, null=True)
+    seen: set[tuple[str, str]] = set()
+    for key in zip(bench, item, strict=True):
+        if key in seen:
+            raise ValueError(f"items: expected one entry per (benchmark, item), got {'/'.join(key)!r} twice")
+        seen.add(key)
+    return pd.DataFrame(cols)
+
+
+def _read_model(kind: str, params: object, n: int) -> TwoPL | GradedResponse:
+    """The IRT model of a bank file of ``kind`` and ``n`` items from its ``parameters``: a 2PL bank's
+    ``discrimination`` and ``intercept``, a graded bank's :meth:`GradedResponse.to_dict` (one fitted item at
+    least, each fitted item's thresholds decreasing, as the fit keeps them, and null past its last level), all
+    finite within :data:`_PARAMETER_LIMIT` (null: an item the graded fit left out); ``ValueError`` or
+    ``InputError`` naming the entry otherwise."""
+    if not isinstance(params, dict):
+        raise ValueError(f"parameters: expected an object of item parameters, got {_got(params)}")
+    lim = _PARAMETER_LIMIT
+    if kind == "2pl":
+        what = f"{n} finite numbers in [-{lim:g}, {lim:g}], one per item"
+        a = _numbers(params.get("discrimination"), "parameters.discrimination", (n,), what, lim)
+        d = _numbers(params.get("intercept"), "parameters.intercept", (n,), what, lim)
+        return TwoPL.from_parameters(a, d)
+    k = params.get("max_categories")
+    if not isinstance(k, Integral) or isinstance(k, bool) or k < 2:
+        raise ValueError(f"parameters.max_categories: expected an int >= 2, got {_got(k)}")
+    what = f"{n} slopes in (0, {lim:g}] or null (an item not fitted), one per item"
+    a = _numbers(
+        params.get("discrimination"), "parameters.discrimination", (n,), what, lim, low=0.0, null=True
+    )
+    if (a == 0).any():
+        raise ValueError(f"parameters.discrimination: expected {what}, got 0.0 at [{int(np.argmax(a == 0))}]")
+    what = f"{n} rows of {int(k) - 1} thresholds in [-{lim:g}, {lim:g}] or null (past an item's last level)"
+    thr = _numbers(params.get("thresholds"), "parameters.thresholds", (n, int(k) - 1), what, lim, null=True)
+    levels = params.get("levels")
+    if not isinstance(levels, list) or len(levels) != n:
+        what = f"{n} lists of level values, one per item"
+        raise ValueError(f"parameters.levels: expected {what}, got {_got(levels)}")
+    for j, lv in enumerate(levels):
+        _numbers(lv, f"parameters.levels[{j}]", (None,), "a list of level values in [0, 1]", 1.0, low=0.0)
+    model = GradedResponse.from_dict({**params, "discrimination": a, "thresholds": thr})
+    # each fitted item's thresholds decrease (the fit keeps them so; else a category's probability is < 0)
+    rising = np.flatnonzero((thr[:, 1:] >= thr[:, :-1]).any(axis=1))  # (NaN past the last level: False)
+    if rising.size:
+        j = int(rising[0])
+        raise ValueError(
+            f"parameters.thresholds: expected decreasing thresholds, got {thr[j].tolist()} at [{j}]"
+        )
+    return model
+
+
+def _read_reference(d: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(reference_models, reference_theta, reference_overall)`` of a bank file: distinct model ids (at
+    least one), one finite ability within :data:`_ABILITY_LIMIT` and one full overall score in [0, 1] or
+    null per model; ``ValueError`` naming the entry otherwise."""
+    models = _strings(d.get("reference_models"), "reference_models", None, "a list of model ids (strings)")
+    if len(set(models)) != len(models):
+        twice = next(m for j, m in enumerate(models) if m in models[:j])
+        raise ValueError(f"reference_models: expected distinct model ids, got {twice[:40]!r} twice")
+    n, lim = len(models), _ABILITY_LIMIT
+    what = f"{n} finite abilities in [-{lim:g}, {lim:g}], one per reference model"
+    theta = _numbers(d.get("reference_theta"), "reference_theta", (n,), what, lim)
+    what = f"{n} scores in [0, 1] or null, one per reference model"
+    overall = _numbers(d.get("reference_overall"), "reference_overall", (n,), what, 1.0, low=0.0, null=True)
+    return models, theta, overall
+
+
+def _read_measures(d: dict[str, Any]) -> dict[str, Any]:
+    """The out-of-fold measures of a bank file, :class:`ItemBank`'s fields from ``misfit_var`` to
+    ``interval_edge``: each null or absent (a bank written before it: ``None``) or of its JSON type, a list of
+    numbers (a table for ``design_mae``, a list of lists for the calibration scores, a number for the edge
+    error); ``ValueError`` naming the entry otherwise. Their sizes and ranges are checked together
+    (:func:`_check_measures`)."""
+    out: dict[str, Any] = {}
+    for key in ("misfit_var", "residual_var", "design_budgets", "offset_var", "interval_budgets"):
+        v = d.get(key)
+        out[key] = None if v is None else _numbers(v, key, (None,), "a list of numbers, or null", null=True)
+    v = d.get("design_mae")
+    out["design_mae"] = (
+        None if v is None else _numbers(v, "design_mae", (None, None), "a table of numbers", null=True)
+    )
+    for key in ("edge_error", "edge_rms"):
+        v = d.get(key)
+        if v is not None and not _is_number(v):
+            raise ValueError(f"{key}: expected a number, or null, got {_got(v)}")
+        out[key] = None if v is None else _float(v)
+    for key in ("interval_inner", "interval_edge"):
+        v = d.get(key)
+        if v is not None and not isinstance(v, list):
+            raise ValueError(
+                f"{key}: expected a list of lists of numbers (one per budget), or null, got {_got(v)}"
+            )
+        what = "a list of numbers"
+        out[key] = (
+            None
+            if v is None
+            else [np.sort(_numbers(s, f"{key}[{j}]", (None,), what, null=True)) for j, s in enumerate(v)]
+        )
+    return out
+
+
+def _check_measures(m: dict[str, Any], n_bench: int, source: str) -> None:
+    """The out-of-fold measures of :func:`_read_measures` together, each group in one line naming ``source``:
+    the misfit and the residual variance one value in [0, 1] per benchmark (mean squares of scores), both or
+    neither; the design budgets fractions in (0, 1] with a row of three errors in [0, 1] (or NaN) each; the
+    offset variances one finite value > 0 per benchmark; the edge error in [-1, 1] and its root mean square
+    from its size to 1; the interval budgets fractions in (0, 1] with one list of finite scores >= 0 each in
+    both calibration sets."""
+    misfit = (m["misfit_var"], m["residual_var"])
+    if (misfit[0] is None) != (misfit[1] is None) or any(
+        v is not None and (v.size != n_bench or not (np.isfinite(v) & (v >= 0) & (v <= 1)).all())
+        for v in misfit
+    ):
+        raise FormatError(
+            f"{source}: misfit_var and residual_var need one finite value in [0, 1] per benchmark (both or "
+            "neither)"
+        )
+    budgets, mae = m["design_budgets"], m["design_mae"]
+    if (budgets is None) != (mae is None) or (
+        budgets is not None
+        and mae is not None
+        and (
+            mae.shape != (budgets.size, 3)
+            or not ((budgets > 0) & (budgets <= 1)).all()
+            or not (np.isnan(mae) | ((mae >= 0) & (mae <= 1))).all()
+        )
+    ):
+        raise FormatError(
+            f"{source}: design_budgets (fractions in (0, 1]) and design_mae (a row of three errors in [0, 1] "
+            "per budget) go together"
+        )
+    off = m["offset_var"]
+    if off is not None and (off.shape != (n_bench,) or not (np.isfinite(off) & (off > 0)).all()):
+        raise FormatError(f"{source}: offset_var needs one finite value > 0 per benchmark")
+    edge, rms = m["edge_error"], m["edge_rms"]
+    if edge is not None and not (np.isfinite(edge) and abs(edge) <= 1):
+        raise FormatError(f"{source}: edge_error needs a finite number in [-1, 1] (or null)")
+    if rms is not None and (edge is None or not (np.isfinite(rms) and abs(edge) - 1e-12 <= rms <= 1)):
+        raise FormatError(
+            f"{source}: edge_rms needs a finite number at least |edge_error| and at most 1 (or null)"
+        )
+    iv, scores = m["interval_budgets"], (m["interval_inner"], m["interval_edge"])
+    given = [iv is not None, scores[0] is not None, scores[1] is not None]
+    if any(given) and not (
+        all(given)
+        and iv is not None
+        and iv.size > 0
+        and ((iv > 0) & (iv <= 1)).all()
+        and all(len(v) == iv.size for v in scores if v is not None)
+        and all((np.isfinite(a) & (a >= 0)).all() for v in scores if v is not None for a in v)
+    ):
+        raise FormatError(
+            f"{source}: interval_budgets (fractions in (0, 1]), interval_inner and interval_edge (one "
+            "list of finite scores >= 0 per budget each) go together"
+        )
 
 
 def joint_polish(

@@ -363,22 +363,68 @@ class GradedResponse:
 
     @classmethod
     def from_dict(cls, state: dict[str, object]) -> GradedResponse:
-        """A fitted model from :meth:`to_dict` (an item bank read back from disk), for scoring."""
-        try:
-            model = cls(max_categories=int(state["max_categories"]))  # type: ignore[call-overload]
-            a = np.array(state["discrimination"], dtype=np.float64)
-            thr = np.array(state["thresholds"], dtype=np.float64)
-            levels = [np.asarray(lv, dtype=np.float64) for lv in state["levels"]]  # type: ignore[attr-defined]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"graded response parameters: malformed ({exc})") from None
+        """A fitted model from :meth:`to_dict` (an item bank read back from disk), for scoring.
+
+        Refused in one :class:`~benchsift.errors.InputError` naming the entry unless the scoring can use it
+        (a damaged or forged bank file failed deep inside it, or scored on other levels): ``max_categories``
+        an int >= 2; ``discrimination`` one slope per item, positive and finite, or NaN (null) for an item the
+        fit left out; ``levels`` per item its level values, increasing, in [0, 1], at most ``max_categories``
+        of them, and two or more exactly where the item has a slope (one item at least); ``thresholds`` one
+        row per item, finite for each of a fitted item's levels but its first and NaN (null) past them."""
+        from benchsift._inputs import check_array  # (here: only this reader needs it)
+
+        if not isinstance(state, dict):
+            raise InputError(f"graded response parameters: expected an object, got {type(state).__name__}")
+        k = state.get("max_categories")
+        if not isinstance(k, Integral) or isinstance(k, bool) or int(k) < 2:
+            raise InputError(f"graded response max_categories: expected an int >= 2, got {k!r:.40}")
+        a = check_array("graded response discrimination", state.get("discrimination"), ndim=1, finite=True)
+        negative = ~(np.isnan(a) | (a > 0))
+        if negative.any():
+            first = float(a[negative][0])
+            raise InputError(
+                f"graded response discrimination: expected positive slopes (or NaN), got {first!r}"
+            )
+        thr = check_array("graded response thresholds", state.get("thresholds"), ndim=2, finite=True)
         check_shape(
             "graded response thresholds", thr.shape, (a.shape[0], "k"), what="one row per slope, shape"
         )
-        check_length("graded response levels", levels, a.shape[0], "arrays (one per slope)")
-        n_levels = np.array([lv.size for lv in levels])
-        fitted = np.isfinite(a) & (n_levels >= 2)
-        model._width = int(n_levels[fitted].max()) if fitted.any() else 2
-        model._n_levels = np.where(fitted, n_levels, 0)
+        raw = state.get("levels")
+        if not isinstance(raw, (list, tuple)):
+            raise InputError(f"graded response levels: expected a list per item, got {type(raw).__name__}")
+        check_length("graded response levels", raw, a.shape[0], "arrays (one per slope)")
+        levels = []
+        for j, lv in enumerate(raw):
+            v = check_array(f"graded response levels[{j}]", lv, ndim=1, low=0.0, high=1.0, nan=False)
+            if v.size > int(k) or (np.diff(v) <= 0).any():
+                want = f"at most {int(k)} increasing values"
+                raise InputError(f"graded response levels[{j}]: expected {want}, got {v.tolist()}")
+            levels.append(v)
+        n_levels = np.array([lv.size for lv in levels], dtype=np.int64)
+        fitted = np.isfinite(a)
+        odd = np.flatnonzero(fitted != (n_levels >= 2))
+        if odd.size or not fitted.any():
+            got = (
+                f"item {odd[0]}: slope {float(a[odd[0]])!r}, {n_levels[odd[0]]} levels"
+                if odd.size
+                else "none"
+            )
+            raise InputError(
+                "graded response discrimination: expected a slope exactly for the items of two levels or "
+                f"more (one at least), got {got}"
+            )
+        own = np.where(fitted, n_levels, 0)
+        used = np.arange(thr.shape[1])[None, :] < (own - 1)[:, None]
+        wrong = np.flatnonzero((np.isfinite(thr) != used).any(axis=1) | (own - 1 > thr.shape[1]))
+        if wrong.size:
+            j = int(wrong[0])
+            raise InputError(
+                "graded response thresholds: expected a finite value for each level of a fitted item but its "
+                f"first and NaN past them, got {thr[j].tolist()} for item {j} of {n_levels[j]} levels"
+            )
+        model = cls(max_categories=int(k))
+        model._width = int(own.max())
+        model._n_levels = own
         model.discrimination_ = a
         model.thresholds_ = thr
         model.levels_ = levels
