@@ -97,6 +97,14 @@ def test_small_reference_warning_names_the_level_it_guarantees() -> None:
     assert small_reference_warning(9, 0.9) is None and small_reference_warning(8, 0.9) is not None
 
 
+def test_small_reference_warning_refuses_a_level_outside_0_1() -> None:
+    # at a level of 1 or more no number of reference models is enough: refused, not searched for ever
+    for level in (1.0, 1.5, 0.0, -0.1, math.nan):
+        with pytest.raises(InputError, match="level: expected a coverage between 0 and 1"):
+            small_reference_warning(10, level)
+    assert small_reference_warning(10, 0.999999) is not None  # just below 1: the search ends
+
+
 def test_few_reference_models_give_bounded_intervals_and_a_warning() -> None:
     panel, _ = _panel(32, 60, seed=5)
     build, held = panel.subset(models=np.arange(16)), panel.subset(models=np.arange(16, 32))

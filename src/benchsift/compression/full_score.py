@@ -513,7 +513,10 @@ def _largest(values: list[float]) -> float:
 
 def small_reference_warning(n_reference: int, level: float) -> str | None:
     """The warning that the intervals are not split-conformal at ``level`` (too few reference models for
-    its quantile, :func:`_bounded_halfwidth`), or None."""
+    its quantile, :func:`_bounded_halfwidth`), or None. ``level`` must lie in (0, 1) (``InputError``: at 1
+    or above no number of models is enough, and the search for it would not end)."""
+    if not 0.0 < level < 1.0:  # (also NaN)
+        raise InputError(f"level: expected a coverage between 0 and 1, got {level!r}")
     if conformal_rank(n_reference, level) <= n_reference:
         return None
     need = max(n_reference + 1, math.floor(level / (1 - level)) - 2)  # a few steps below the least n
