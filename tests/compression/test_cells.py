@@ -135,6 +135,11 @@ def test_group_shares() -> None:
     assert shares.tolist() == [2, 1, 66, 1]
     # every row its own cell when k is the total
     assert _group_shares(9, np.array([2, 3, 4]), np.array([0.0, 1.0, 0.0])).tolist() == [2, 3, 4]
+    # a weight that is not a finite number >= 0 counts as 0 (an infinite one made every quota NaN, and the
+    # rounds never ended): the same shares as with 0 there
+    for odd in (np.inf, np.nan, -1.0):
+        got = _group_shares(70, np.array([2, 3, 100, 1]), np.array([5.0, odd, 1.0, 3.0]))
+        assert got.tolist() == [2, 1, 66, 1]
 
 
 def test_group_sse_by_hand() -> None:

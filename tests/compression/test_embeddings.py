@@ -81,6 +81,13 @@ def test_constructor_validation() -> None:
         ItemEmbeddings(KEYS, vision_text=np.zeros((2, 3)))
     with pytest.raises(InputError, match="partly NaN"):
         ItemEmbeddings(KEYS, vision_text=np.array([[1.0, np.nan], [1, 1], [1, 1]]))
+    # beyond 1e12 the clustering's float32 squared distances could overflow (forged 1e20: a hang)
+    with pytest.raises(
+        InputError, match=r"row 1, column 0 is 1\.0\d*e\+20; expected a value in \[-10{12}, 10{12}\]"
+    ):
+        ItemEmbeddings(KEYS, vision_text=np.array([[1.0, 2.0], [1e20, 1], [1, 1]]))
+    ok = ItemEmbeddings(KEYS, vision_text=np.array([[1e12, -1e12], [1, 1], [1, 1]]))
+    assert ok.vision_text is not None and ok.vision_text[0, 0] == np.float32(1e12)
     with pytest.raises(InputError, match="duplicate"):
         ItemEmbeddings(pd.DataFrame({"benchmark": ["A", "A"], "item": ["1", "1"]}))
     with pytest.raises(InputError, match="item"):

@@ -227,6 +227,13 @@ def _stack_list_column(col: pd.Series, source: str) -> np.ndarray:
     return out
 
 
+#: The largest embedding coordinate accepted, in absolute value. The clustering sums squared distances in
+#: float32 (largest 3.4e38): at 1e12 even a million dimensions stay below 4e30, where real embeddings are
+#: a few units (normalised) to a few thousand. Larger ones overflowed to inf, and the split of a large
+#: benchmark's cells among its groups never ended (forged embeddings of 1e20).
+EMBEDDING_LIMIT = 1e12
+
+
 def check_embedding_matrix(
     arr: Any,
     source: str,
@@ -237,8 +244,9 @@ def check_embedding_matrix(
 ) -> np.ndarray:
     """Validate an ``(n_items, d)`` embedding matrix once; return it as ``dtype``.
 
-    Missing embeddings are whole rows of NaN: a partly NaN row or an infinite value is an
-    :class:`~benchsift.errors.InputError` naming ``source`` and the row; ``n_rows`` (when given) is the
+    Missing embeddings are whole rows of NaN: a partly NaN row, an infinite value or one beyond
+    :data:`EMBEDDING_LIMIT` is an :class:`~benchsift.errors.InputError` naming ``source`` and the row;
+    ``n_rows`` (when given) is the
     expected number of rows (one per item). ``error`` is raised when ``arr`` is not numeric (a
     :class:`~benchsift.errors.FormatError` for file contents).
     """
@@ -251,6 +259,8 @@ def check_embedding_matrix(
         min_shape=(0, 1),
         what=f"embeddings of shape {want}, d >= 1",
         finite=True,
+        low=-EMBEDDING_LIMIT,
+        high=EMBEDDING_LIMIT,
         nan="rows",
         error=error,
     )

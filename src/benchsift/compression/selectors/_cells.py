@@ -219,10 +219,12 @@ def _group_shares(k: int, sizes: np.ndarray, weights: np.ndarray | None = None) 
     Default weights: the sizes. A group never gets more cells than rows; what a full group cannot take goes
     to the others in proportion to their weights (groups of weight 0 are filled last, by free room). Each
     round hands out the whole parts of the quotas, then one cell to each of the largest fractional quotas.
-    Needs ``len(sizes) <= k <= sum(sizes)``.
+    Needs ``len(sizes) <= k <= sum(sizes)``. A weight that is not a finite number >= 0 counts as 0 (with an
+    infinite one every quota was NaN and the rounds never ended).
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     w_all = sizes.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
+    w_all = np.where(np.isfinite(w_all) & (w_all > 0), w_all, 0.0)
     room = sizes - 1
     extra = np.zeros(sizes.shape[0], dtype=np.int64)
     left = int(k) - sizes.shape[0]
