@@ -24,7 +24,7 @@ from engine_world import prepare_run, run_args
 from fake_server import API_KEY, FakeServer
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cache import MAX_LEASE_TTL, ResponseCache
 from benchsift.clients.cache_postgres import PostgresCache
 from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.errors import InputError
@@ -194,6 +194,33 @@ def test_a_stored_answer_another_program_damaged_is_one_line(new_cache) -> None:
             c.get("a")
     finally:
         c.close()
+
+
+def test_a_lease_no_benchsift_process_could_have_written_is_taken_over(new_cache) -> None:
+    """A lease of another host expiring further ahead than MAX_LEASE_TTL (plus a minute) was forged: it is
+    taken over as an expired one (it made every request of the key wait for ever), by claim, claim_many and
+    the SQLite batch alike; one within the horizon is still held."""
+    where = new_cache()
+    c = ResponseCache(where)
+    try:
+        now = c._execute("SELECT {now}")[0][0]
+        for key, ahead in (("far", 1e12), ("far2", MAX_LEASE_TTL + 120), ("near", 600.0), ("near2", 600.0)):
+            c._execute("INSERT INTO leases VALUES (?, ?, ?)", (key, "elsewhere:1:abc", now + ahead))
+        assert c.claim("near") == "held" and c.claim_many(["near2"]) == {"near2": "held"}
+        assert c.claim("far") == "claimed" and c.claim_many(["far2"]) == {"far2": "claimed"}
+        assert {k: o for k, (o, _) in c.leases().items()} == {
+            "near": "elsewhere:1:abc",
+            "near2": "elsewhere:1:abc",
+            "far": c.owner,
+            "far2": c.owner,
+        }
+        c.release_many(["far", "far2"])
+        c._execute("UPDATE leases SET expires = ? WHERE key = 'near'", (now + 1e12,))
+        assert c.write_batch([], [], ["near"]) == {"near": "claimed"}
+    finally:
+        c.close()
+    with pytest.raises(ValueError, match="lease_ttl must be positive and at most 3600 s"):
+        ResponseCache(where, lease_ttl=MAX_LEASE_TTL + 1)
 
 
 def test_racing_claims_give_each_key_to_one_owner(new_cache) -> None:

@@ -69,6 +69,11 @@ from benchsift.errors import InputError
 __all__ = ["ResponseCache", "is_database_url", "redact_url"]
 
 DEFAULT_LEASE_TTL = 30.0
+#: The longest lease a process may take (``lease_ttl``, seconds). A lease that expires later than this (plus a
+#: minute for the clocks of the database's clients) from now was written by no benchsift process: it is taken
+#: over as an expired one (a forged lease expiring in 1e12 s made every run on the cache wait for ever).
+MAX_LEASE_TTL = 3600.0
+_CLOCK_SLACK = 60.0
 
 #: keys per statement of the batched reads (SQLite allows 32,766 parameters, old builds 999)
 _CHUNK = 500
@@ -77,6 +82,15 @@ _CHUNK = 500
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 Claim = Literal["claimed", "answered", "held"]
+
+
+def _other_live_lease(mine: str, owner: str | None, expires: float, now: float) -> bool:
+    """Whether a lease row (``owner``, ``expires``, read at the database's ``now``) keeps the key from
+    ``mine``: another owner's, not expired, not further ahead than :data:`MAX_LEASE_TTL` (else forged), and
+    not of a process of this host that no longer runs."""
+    if owner is None or owner == mine:
+        return False
+    return now < expires <= now + MAX_LEASE_TTL + _CLOCK_SLACK and not _owner_gone(owner)
 
 
 def _owner_gone(owner: str) -> bool:
@@ -139,8 +153,8 @@ class ResponseCache:
         return super().__new__(cls)
 
     def __init__(self, location: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
-        if not lease_ttl > 0:
-            raise ValueError(f"lease_ttl must be positive, got {lease_ttl!r}")
+        if not 0 < lease_ttl <= MAX_LEASE_TTL:
+            raise ValueError(f"lease_ttl must be positive and at most {MAX_LEASE_TTL:g} s, got {lease_ttl!r}")
         self.lease_ttl = float(lease_ttl)
         #: where the cache is, for messages (a URL with its password redacted)
         self.location = redact_url(os.fspath(location))
@@ -252,7 +266,7 @@ class ResponseCache:
                 )[0]
                 if answered:
                     return "answered"
-                if owner is not None and owner != self.owner and expires > now and not _owner_gone(owner):
+                if _other_live_lease(self.owner, owner, expires, now):
                     return "held"
                 with self._transaction():
                     self._execute(
@@ -270,7 +284,7 @@ class ResponseCache:
                         state = "answered"
                     elif not rows:  # the holder released it between the insert and the read: again
                         state = None
-                    elif rows[0][0] != self.owner and rows[0][1] > rows[0][2] and not _owner_gone(rows[0][0]):
+                    elif _other_live_lease(self.owner, *rows[0]):
                         state = "held"
                     else:
                         if rows[0][0] != self.owner:  # an expired or dead owner's lease: take it over
@@ -311,7 +325,7 @@ class ResponseCache:
                     out[key] = self._answer(answers[key])
                     continue
                 owner, expires, now = holders.get(key, (None, 0.0, 0.0))
-                if owner is not None and owner != self.owner and expires > now and not _owner_gone(owner):
+                if _other_live_lease(self.owner, owner, expires, now):
                     out[key] = "held"
                 else:
                     rest.append(key)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsift.clients.base import Request, Response, canonical_json
-from benchsift.clients.cache import _CHUNK, DEFAULT_LEASE_TTL, Claim, ResponseCache, _owner_gone
+from benchsift.clients.cache import _CHUNK, DEFAULT_LEASE_TTL, Claim, ResponseCache, _other_live_lease
 from benchsift.errors import InputError
 
 __all__ = ["SQLiteCache"]
@@ -302,7 +302,7 @@ class SQLiteCache(ResponseCache):
                 if owner == self.owner:
                     drop.append((key, self.owner))
                 out[key] = self._answer(answer)
-            elif owner != self.owner and expires > now and not _owner_gone(owner):
+            elif _other_live_lease(self.owner, owner, expires, now):
                 out[key] = "held"
             else:
                 if owner != self.owner:  # an expired or dead owner's lease: take it over
