@@ -1419,3 +1419,10 @@ case(
     _forged_bank("reference_theta", lambda doc: [1e300] * len(doc["reference_theta"])),
     match=FORGED_BANK + r"\[-20, 20\], one per reference model, got 1e\+300 at \[0\]\)",
 )
+case(
+    "leftout-splits-beyond-memory",
+    5,
+    lambda e: ["diagnose", "leftout", str(e.panel()), "--splits", "1000000000000"],
+    match=r"not enough memory for this command \(Unable to allocate .* TiB .*\): a smaller input, or smaller "
+    r"counts \(--n-boot, --repeats, --splits, sizes\), need less",
+)

@@ -136,7 +136,16 @@ def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
 def _environment_error(exc: BaseException) -> str | None:
     """``"<file>: <error> [<ERRNO>]"`` for an ``OSError`` of an environment that does not take a write (a
     full disk, a file-size limit, a read-only file system, no permission:
-    :data:`benchsift._fileio.ENVIRONMENT_ERRNOS`), None for any other exception."""
+    :data:`benchsift._fileio.ENVIRONMENT_ERRNOS`), a line saying memory ran out for a ``MemoryError`` or
+    ``ENOMEM`` (numpy refuses an allocation larger than the machine before making it: a count option of
+    1e12 asked for 87 TiB), None for any other exception."""
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
+        detail = " ".join(str(exc).split())[:200]
+        return (
+            "not enough memory for this command"
+            + (f" ({detail})" if detail else "")
+            + ": a smaller input, or smaller counts (--n-boot, --repeats, --splits, sizes), need less"
+        )
     if not isinstance(exc, OSError) or exc.errno is None or exc.errno not in ENVIRONMENT_ERRNOS:
         return None
     where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
@@ -151,7 +160,8 @@ class BenchsiftGroup(TyperGroup):
       ``benchsift: error: ...`` on stderr and exit code 2;
     * a usage error (unknown option, bad integer, missing argument) becomes the same one line, exit 2;
     * an ``OSError`` of a failing environment (a full disk, a file-size limit, a read-only file system, no
-      permission) becomes the same one line naming the file and the errno, exit 2;
+      permission) becomes the same one line naming the file and the errno, exit 2; so does running out of
+      memory (``MemoryError``, ``ENOMEM``), in a line saying so;
     * any other exception is a bug in benchsift: one line ``benchsift: internal error: ...`` asking for a
       report, exit code 70 (``EX_SOFTWARE``); ``BENCHSIFT_TRACEBACK=1`` re-raises it for the traceback.
     """
