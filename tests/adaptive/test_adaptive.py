@@ -57,6 +57,11 @@ def test_pick_batch_by_hand() -> None:
         got = pick_batch(info, answered, 2, 2.0, np.random.default_rng(s))
         assert len(set(got.tolist())) == 2 and set(got.tolist()) <= {0, 2, 3, 4}
     assert pick_batch(info, np.ones(5, dtype=bool), 2, 1.0, rng).size == 0
+    # an infinite exposure draws from every unanswered item: as an exposure of the whole bank (it was an
+    # OverflowError, `adaptive next --exposure inf` an internal error)
+    for s in range(5):
+        want = pick_batch(info, answered, 2, 10.0, np.random.default_rng(s))
+        assert pick_batch(info, answered, 2, np.inf, np.random.default_rng(s)).tolist() == want.tolist()
 
 
 def test_full_scores_fill_in_expected_scores_by_hand() -> None:

@@ -354,11 +354,12 @@ def pick_batch(
     info: np.ndarray, answered: np.ndarray, batch: int, exposure: float, rng: np.random.Generator
 ) -> np.ndarray:
     """``batch`` positions drawn at random from the ``ceil(exposure * batch)`` most informative unanswered
-    items (randomesque); fewer when fewer are left. Ties in information are broken by position."""
+    items (randomesque); fewer when fewer are left (an infinite ``exposure``: from every unanswered item).
+    Ties in information are broken by position."""
     free = np.flatnonzero(~answered)
     if free.size == 0 or batch <= 0:
         return np.empty(0, dtype=np.int64)
-    pool_size = min(free.size, max(int(batch), math.ceil(float(exposure) * int(batch))))
+    pool_size = min(free.size, max(int(batch), math.ceil(min(float(exposure) * int(batch), free.size))))
     order = free[np.argsort(-info[free], kind="stable")[:pool_size]]
     take = min(int(batch), order.size)
     return np.sort(rng.choice(order, size=take, replace=False)).astype(np.int64)
