@@ -55,7 +55,7 @@ REQ = Request(model="m", messages=({"role": "user", "content": "hi"},))
 
 def test_backoff_is_exponential_with_bounded_seeded_jitter() -> None:
     p = RetryPolicy(initial=0.5, max_delay=4.0, random_state=3)
-    for attempt, base in ((1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (6, 4.0)):
+    for attempt, base in ((1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (6, 4.0), (1025, 4.0), (10**6, 4.0)):
         d = p.delay(attempt, "k", None)
         assert base * 0.5 <= d <= base
         assert d == p.delay(attempt, "k", None)  # same seed and request: same wait

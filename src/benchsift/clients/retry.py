@@ -46,7 +46,8 @@ class RetryPolicy:
             return float(min(retry_after, self.max_retry_after))
         digest = hashlib.sha256(f"{self.random_state}:{key}:{attempt}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-        base = min(self.max_delay, self.initial * 2.0 ** (attempt - 1))
+        # (the exponent capped: past 2^1023 a float overflows, at attempt 1,025 of a long retry budget)
+        base = min(self.max_delay, self.initial * 2.0 ** min(attempt - 1, 1000))
         return float(base * rng.uniform(0.5, 1.0))
 
 
