@@ -31,6 +31,7 @@ from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
 from benchsift.io._common import check_file
 from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS
+from benchsift.panel.long import check_density
 
 __all__ = [
     "AXES",
@@ -86,7 +87,9 @@ def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.D
     Raises :class:`InputError` naming ``source``, the column and the first offending row when: a required
     column is missing; ``score`` / ``partial`` leave [0, 1]; ``answered`` is not a bool; an answered
     (non-sc) row has no score; a (model, benchmark, item, axis) key repeats; an item has two domains; or
-    the sc fields are malformed. Scores of unanswered rows are set to NaN (App. C: excluded, not 0).
+    the sc fields are malformed. :class:`~benchsift.errors.FormatError` when the dense arrays of
+    :func:`build_arrays` would be far larger than the rows can fill (:func:`_check_size`). Scores of
+    unanswered rows are set to NaN (App. C: excluded, not 0).
     """
     hint = " (see docs/CONTRACTS.md, 'Multi-axis verdict table')"
     key = ["model", "benchmark", "item", "axis"]
@@ -108,7 +111,35 @@ def validate_verdicts(df: pd.DataFrame, source: str = "<verdict table>") -> pd.D
         raise InputError(f"{source}: item ({b!r}, {i!r}) has more than one domain; expected one per item")
     if is_sc.any():
         _validate_sc(out, is_sc, source)
+    axes = set(out["axis"].unique())
+    _check_size(
+        source,
+        models=int(out["model"].nunique()),
+        items=len(n_dom),
+        axes=len(axes),
+        planes=_planes("partial" in out.columns and "mq" in axes, "sc" in axes),
+        rows=len(out),
+    )
     return out
+
+
+def _planes(partial: bool, sc: bool) -> int:
+    """How many (model x item) arrays :func:`build_arrays` makes besides the scores: ``partial`` (mq partial
+    credit) and the three of the sc axis."""
+    return int(partial) + 3 * int(sc)
+
+
+def _check_size(source: str, *, models: int, items: int, axes: int, planes: int, rows: int) -> None:
+    """Refuse a verdict table whose dense arrays its rows cannot nearly fill, before they are allocated
+    (:func:`benchsift.panel.long.check_density`: over 2**28 float64 cells and over 100 cells per row). The
+    cells are those of every array :func:`build_arrays` makes: the (model x item x axis) scores and the
+    ``planes`` (model x item) arrays besides (mq partial credit, the three of the sc axis). A verdict table
+    of 1,000 rows (27 KB), each a new model, item and axis, asked for 1e9 cells (7.45 GiB)."""
+    per_item = f"{axes:,} {'axis' if axes == 1 else 'axes'}"
+    if planes:
+        per_item = f"({per_item} + {planes} per-item array{'s' if planes > 1 else ''})"
+    shape = f"{models:,} models x {items:,} items x {per_item}"
+    check_density(source, shape, models * items * (axes + planes), rows)
 
 
 def _validate_sc(out: pd.DataFrame, is_sc: NDArray[np.bool_], source: str) -> None:
@@ -209,7 +240,9 @@ def _ordered_axes(names: pd.Series) -> list[str]:
 
 
 def build_arrays(df: pd.DataFrame, validated: bool = False) -> VerdictArrays:
-    """Build :class:`VerdictArrays` from a long verdict table (validated first unless ``validated``)."""
+    """Build :class:`VerdictArrays` from a long verdict table (validated first unless ``validated``); a
+    table whose arrays its rows cannot nearly fill is refused before they are allocated (:func:`_check_size`,
+    also run by :func:`validate_verdicts`, which names the file)."""
     v = df if validated else validate_verdicts(df)
     m_idx, m_uniq = pd.factorize(v["model"], sort=False)
     models = [str(m) for m in m_uniq]
@@ -224,11 +257,13 @@ def build_arrays(df: pd.DataFrame, validated: bool = False) -> VerdictArrays:
     item_ids = v["item"].iloc[first].to_numpy(dtype=str)
     domains = v["domain"].iloc[first].to_numpy(dtype=str)
     n_m, n_i, n_a = len(models), len(uniq), len(axes)
+    is_sc = (v["axis"] == "sc").to_numpy()
+    planes = _planes("partial" in v.columns and "mq" in axes, bool(is_sc.any()))
+    _check_size("verdict table", models=n_m, items=n_i, axes=n_a, planes=planes, rows=len(v))
 
     answered = v["answered"].to_numpy(bool)
     scores = np.full((n_m, n_i, n_a), np.nan)
     val = v["score"].to_numpy(float)
-    is_sc = (v["axis"] == "sc").to_numpy()
     if is_sc.any():
         held = v["sc_flip_turn"].isna().to_numpy()
         val = np.where(is_sc, held.astype(float), val)

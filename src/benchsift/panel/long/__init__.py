@@ -12,10 +12,13 @@ calls :meth:`~benchsift.panel.Panel.from_long` and :meth:`~benchsift.panel.Panel
 from __future__ import annotations
 
 from benchsift.panel.long._coded import IDS as IDS
+from benchsift.panel.long._coded import MAX_CELLS_PER_ROW as MAX_CELLS_PER_ROW
+from benchsift.panel.long._coded import MAX_DENSE_CELLS as MAX_DENSE_CELLS
 from benchsift.panel.long._coded import REQUIRED as REQUIRED
 from benchsift.panel.long._coded import Coded as Coded
 from benchsift.panel.long._coded import CodedLong as CodedLong
 from benchsift.panel.long._coded import assemble_coded as assemble_coded
+from benchsift.panel.long._coded import check_density as check_density
 from benchsift.panel.long._coded import long_keys as long_keys
 from benchsift.panel.long._coded import merge_side as merge_side
 from benchsift.panel.long._coded import owned_matrix as owned_matrix

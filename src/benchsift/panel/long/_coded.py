@@ -13,18 +13,21 @@ on those arrays:
    order of first appearance, and finds the first row whose ``condition`` is not ``image`` / ``text-only``;
 2. :func:`split_metadata` sorts the metadata columns into item and model metadata
    (:mod:`benchsift.panel.long._coded_meta`);
-3. :func:`assemble_coded` refuses a bad condition, rescales out-of-range benchmarks (the caller's
-   ``rescale`` step: the importers pass :func:`benchsift.io.rescale.rescale_codes`), collapses an
-   identical repeated cell (the first row kept; a conflicting one is an error naming both rows), scatters
-   the scores into the dense float64 matrix, takes the item metadata (``category`` and the item columns)
-   from each item's first row, hands the ``prediction`` column out as the answers table and joins the side
-   tables (:func:`panel_from_parts`).
+3. :func:`assemble_coded` refuses a bad condition and a table far sparser than its matrix
+   (:func:`check_density`: over :data:`MAX_DENSE_CELLS` cells and under one row per
+   :data:`MAX_CELLS_PER_ROW` of them, before the matrix or any array of its cells is allocated),
+   rescales out-of-range benchmarks (the caller's ``rescale`` step: the importers pass
+   :func:`benchsift.io.rescale.rescale_codes`), collapses an identical repeated cell (the first row kept;
+   a conflicting one is an error naming both rows), scatters the scores into the dense float64 matrix,
+   takes the item metadata (``category`` and the item columns) from each item's first row, hands the
+   ``prediction`` column out as the answers table and joins the side tables (:func:`panel_from_parts`).
 
 Memory: about 20 bytes per row (three int32 codes, the float64 score) plus 4 per metadata column while the
-table is read, then the panel's matrix and a bit array of its cells; everything per row is processed in
-blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects, once each: a column with
-a different text in every row (a free-text ``prediction``) costs a few hundred bytes per row (about 350
-for 40-character answers, docs/SCALING.md), unless the answers are only counted.
+table is read, then the panel's matrix and a byte array of its cells (at most
+``max(MAX_DENSE_CELLS, MAX_CELLS_PER_ROW * rows)`` cells: :func:`check_density`); everything per row is
+processed in blocks of :data:`CHUNK` rows. The distinct values of a column are Python objects, once
+each: a column with a different text in every row (a free-text ``prediction``) costs a few hundred bytes
+per row (about 350 for 40-character answers, docs/SCALING.md), unless the answers are only counted.
 """
 
 from __future__ import annotations
@@ -66,6 +69,20 @@ IDS = ("model", "benchmark", "item")
 ITEM_KEY = ["benchmark", "item"]
 #: Rows per block of the per-row passes (keys, scatter): bounds their temporaries to a few MB.
 CHUNK = 1 << 20
+#: Cells a dense result built from a table of rows (a panel's matrix, a verdict table's arrays) may always
+#: hold, however few rows fill it (:func:`check_density`): 2**28 = 268,435,456 float64 cells, 2 GiB. The
+#: largest real panels benchsift is meant for are about 2,000 models x 50,000 items = 1e8 cells (800 MB);
+#: the cap is 2.7 times that and holds such a panel with every model in both conditions (2e8 cells), so no
+#: panel of that size is refused however sparse it is, while a small file never asks for over 2 GiB of cells.
+MAX_DENSE_CELLS = 1 << 28
+#: Above :data:`MAX_DENSE_CELLS`, the most cells a dense result may hold per row of its table: at least 1 %
+#: of the cells filled. Sparse panels leave many cells missing (168 models x 1,050 items with 10 % of the
+#: scores: 10 cells a row; a leaderboard of models each run on one benchmark of 50: 50); a file that fills
+#: less than 1 % of over 2**28 cells is taken as damaged or hostile (a row of 17 bytes, a new model and a
+#: new item, asking for a new row and column). Past the cap the matrix then costs at most 800 bytes per row
+#: of the table (a fixed ratio above a floor, as :mod:`benchsift.io._zipmembers` bounds a member by its
+#: compressed size above 1 MiB).
+MAX_CELLS_PER_ROW = 100
 
 
 def owned_matrix(shape: tuple[int, int], fill: float | None = None, *, populate: bool = False) -> np.ndarray:
@@ -89,6 +106,26 @@ def owned_matrix(shape: tuple[int, int], fill: float | None = None, *, populate:
     if fill is not None:
         out.fill(fill)
     return out
+
+
+def check_density(source: str, shape: str, cells: int, rows: int) -> None:
+    """Refuse a table whose dense result would be far larger than its rows can fill, before allocating it.
+
+    ``shape``: the result's dimensions in words (``"30,000 models x 30,000 items"``); ``cells``: the float64
+    cells it holds; ``rows``: the table's rows (all of them: a duplicate or a missing score counts). The
+    rule: refused (:class:`FormatError` naming ``source``, the counts and what was expected) when ``cells``
+    is over :data:`MAX_DENSE_CELLS` (2**28) *and* over :data:`MAX_CELLS_PER_ROW` (100) times ``rows``. So a
+    result of up to 2**28 cells is always built (every real panel, however sparse: the absolute cap), and a
+    larger one when the rows fill at least 1 % of it (a large table that is dense enough); what a table of
+    ``rows`` rows can make the reader allocate is at most ``8 * max(2**28, 100 * rows)`` bytes. A long CSV
+    of 30,000 rows (518 KB), each a new model and a new item, asked for 900,000,000 cells (7.2 GB)."""
+    if cells <= MAX_DENSE_CELLS or cells <= MAX_CELLS_PER_ROW * rows:
+        return
+    raise FormatError(
+        f"{source}: {shape} = {cells:,} cells for {rows:,} rows; refused before allocating them (damaged or "
+        f"hostile?): expected at most {MAX_DENSE_CELLS:,} cells, or at least one row per {MAX_CELLS_PER_ROW} "
+        "cells"
+    )
 
 
 def data_row(file: str, index: int) -> str:
@@ -347,7 +384,9 @@ def assemble_coded(
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
 ) -> Panel:
-    """Check a coded long table, rescale, collapse duplicates and build the panel (module docstring).
+    """Check a coded long table, rescale, collapse duplicates and build the panel (module docstring); a
+    table whose matrix its rows cannot nearly fill is refused first (:func:`check_density`, the rows counted
+    with their duplicates).
 
     ``keys``: the table's :func:`long_keys`, if made already (and its metadata sorted by
     :func:`split_metadata`; else the metadata columns are left out). ``rescale``: the step that brings the
@@ -363,6 +402,10 @@ def assemble_coded(
     if keys.bad_condition is not None:
         i, value = keys.bad_condition
         raise InputError(f"{coded.place(i)}: condition {value!r} is not one of {list(CONDITIONS)}")
+    n_runs, n_items = len(keys.run_pairs), len(keys.item_pairs)
+    n_models = len(np.unique(keys.run_pairs // len(coded.condition.values)))
+    runs_named = "models" if n_runs == n_models else "model runs (model, condition)"
+    check_density(source, f"{n_runs:,} {runs_named} x {n_items:,} items", n_runs * n_items, n)
     model, cond, bench, item, category = (
         coded.model,
         coded.condition,
@@ -376,7 +419,6 @@ def assemble_coded(
     coded.score = np.empty(0)
     bench.codes = _EMPTY
     runs, items_of_rows, run_pairs, item_pairs = keys.runs, keys.items, keys.run_pairs, keys.item_pairs
-    n_runs, n_items = len(run_pairs), len(item_pairs)
 
     def cells(s: int, e: int) -> np.ndarray:
         return runs[s:e].astype(np.int64) * n_items + items_of_rows[s:e]
