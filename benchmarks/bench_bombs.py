@@ -9,12 +9,12 @@ min / median, peak RSS the largest.
 Baseline: what a user reads the same file with when no bounds are set, in the same kind of child, right
 after benchsift's run in every repeat: ``zipfile`` + ``json.loads`` of every sample member (the ``.eval``
 zips with deflate members), ``json.load`` (the inspect ``.json`` log), ``pandas.read_csv`` (the wide CSV),
-``json.loads`` per line (the lm-eval JSON lines) and ``pandas.read_excel`` (the ``.xlsx``). Its address
-space is capped at ``--baseline-limit-gb`` (default 4 GB, ``RLIMIT_AS``) and it is stopped after
-``--timeout`` seconds, so a read that would take the machine ends as "MemoryError at the limit" or
-"timeout" instead (a baseline that times out is not run again). None for the zstd ``.eval`` zips: the
-standard library's ``zipfile`` cannot read method 93, and the user's tool for them (inspect_ai's log
-reader) is not a dependency here.
+``json.loads`` per line (the lm-eval JSON lines), ``pandas.read_excel`` (the ``.xlsx``) and
+``pandas.read_parquet`` (the parquet long table). Its address space is capped at ``--baseline-limit-gb``
+(default 4 GB, ``RLIMIT_AS``) and it is stopped after ``--timeout`` seconds, so a read that would take the
+machine ends as "MemoryError at the limit" or "timeout" instead (a baseline that times out is not run
+again). None for the zstd ``.eval`` zips: the standard library's ``zipfile`` cannot read method 93, and the
+user's tool for them (inspect_ai's log reader) is not a dependency here.
 
     PYTHONPATH=src python benchmarks/bench_bombs.py [--src DIR] [--timeout S] [--only NAME] [--repeats 3]
 
@@ -227,6 +227,25 @@ def xlsx_bomb(folder: Path, size: int) -> tuple[list[str], str]:
     return ["vlmevalkit", str(path), "--model", "m"], what
 
 
+def parquet_rows(folder: Path, rows: int) -> tuple[list[str], str]:
+    """A long table (model, benchmark, item, score) of ``rows`` rows of one value, dictionary-encoded, in row
+    groups of 4,000,000 rows (the audit's forged ``panel.parquet`` of issue 32, as a long table)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    chunk = 4_000_000
+    idx = pa.array(np.zeros(chunk, dtype=np.int32))
+    columns = [pa.DictionaryArray.from_arrays(idx, pa.array([v])) for v in ("m", "B", "i", 1.0)]
+    table = pa.table(columns, names=["model", "benchmark", "item", "score"])
+    path = folder / "long.parquet"
+    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
+        for _ in range(rows // chunk):
+            writer.write_table(table)
+    what = f"long parquet {rows:,} rows of one value ({path.stat().st_size / MiB:.1f} MiB)"
+    return ["long", str(path)], what
+
+
 BOMBS: dict[str, Callable[[Path], tuple[list[str], str]]] = {
     "eval-deflate-1.5GiB": lambda d: eval_deflate(d, 3 * GiB // 2),
     "eval-zstd-1.5GiB": lambda d: eval_zstd(d, 3 * GiB // 2),
@@ -236,6 +255,7 @@ BOMBS: dict[str, Callable[[Path], tuple[list[str], str]]] = {
     "wide-1000001-columns": lambda d: wide_columns(d, 1_000_001),
     "jsonl-512MiB-line": lambda d: jsonl_long_line(d, 512 * MiB),
     "xlsx-1.5GiB-sheet": lambda d: xlsx_bomb(d, 3 * GiB // 2),
+    "parquet-400M-rows": lambda d: parquet_rows(d, 400_000_000),
 }
 
 #: the plain read a user would run on each bomb (``sys.argv[1]``: the file), None where there is none
@@ -256,6 +276,7 @@ BASELINES: dict[str, tuple[str, str] | None] = {
         "import json, sys\nrows = [json.loads(line) for line in open(sys.argv[1])]",
     ),
     "xlsx-1.5GiB-sheet": ("pandas.read_excel", "import sys, pandas\ndf = pandas.read_excel(sys.argv[1])"),
+    "parquet-400M-rows": ("pandas.read_parquet", "import sys, pandas\ndf = pandas.read_parquet(sys.argv[1])"),
 }
 assert set(BASELINES) == set(BOMBS)
 

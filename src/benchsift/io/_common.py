@@ -22,13 +22,14 @@ import os
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from benchsift._fileio import PARQUET_RATIO_FLOOR, check_parquet_footer
 from benchsift._params import Check, check_param
 from benchsift.errors import FormatError, InputError, listed, wide_table_hint
 from benchsift.io._rows import row_label, row_name
@@ -37,6 +38,9 @@ from benchsift.io.rescale import RescaleMode, ScaleMap, rescale_long
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import answer_labels as answer_labels
 from benchsift.panel.long import owned_matrix as owned_matrix
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 PathLike = str | os.PathLike[str]
 Paths = PathLike | Sequence[PathLike]
@@ -57,6 +61,49 @@ def as_paths(paths: Paths) -> list[Path]:
         out = [Path(p) for p in paths]
     check_param("paths", out, [Check(bool, "at least one input file")])
     return out
+
+
+#: Bounds on what a parquet table's footer may declare, checked before a byte of its data is read
+#: (:func:`check_parquet`). The rule and the floor are the panel reader's (``benchsift.panel._storage``;
+#: both are :func:`benchsift._fileio.check_parquet_footer`): the decoded size (``value_bytes`` per
+#: declared value, rows x columns or a list column's values where more, or the row groups' declared
+#: uncompressed bytes where more) may exceed 1 GiB only within :data:`TABLE_MAX_RATIO` times the file
+#: size, and never :data:`TABLE_MAX_BYTES`. A table's ratio is looser than a panel file's 256x: a long
+#: table repeats its model, benchmark and metadata cells in runs that encode to almost nothing, and 0/1
+#: scores to about a bit a row: 5,000,000 rows (100 models x 50,000 items) of model, benchmark, item,
+#: score expand 109x (snappy) and 139x (zstd) with 60 % ones, 138x / 217x with 97 %, and each constant
+#: column more adds 8 decoded bytes a row for no file bytes (~54x at a bit a row); 1024x leaves room for
+#: ten such columns. The 64 GiB cap reads the largest real long table, 2,000 x 50,000 = 100,000,000 rows,
+#: even with a logged answer of 200 bytes in every row (20 GB). The long table of 400,000,000 rows of one
+#: value in ``benchmarks/bench_bombs.py`` (4.9 MiB, 12.8 GB once read) is refused.
+TABLE_RATIO_FLOOR = PARQUET_RATIO_FLOOR
+TABLE_MAX_RATIO = 1024.0
+TABLE_MAX_BYTES = 64 << 30
+#: decoded bytes per value for a reader that makes a Python object of every cell (``to_pylist``): 93-109
+#: measured (pyarrow 26, CPython 3.11: ints, floats, short strings, a struct, a list of floats)
+PYTHON_VALUE_BYTES = 100
+
+
+def check_parquet(path: Path, pf: pq.ParquetFile | None = None, *, value_bytes: int = 8) -> None:
+    """Refuse the parquet file ``path`` in one line when the decoded size its footer declares is over the
+    bounds (:data:`TABLE_RATIO_FLOOR`); ``pf``: the file already open as a ``pyarrow.parquet.ParquetFile``.
+    Only the footer is read. A file pyarrow cannot open passes: its reader then names the error."""
+    import pyarrow.parquet
+
+    if pf is None:
+        try:
+            pf = pyarrow.parquet.ParquetFile(path)
+        except (pa.ArrowException, OSError, ValueError):
+            return
+    check_parquet_footer(
+        pf,
+        path,
+        max_ratio=TABLE_MAX_RATIO,
+        max_bytes=TABLE_MAX_BYTES,
+        floor=TABLE_RATIO_FLOOR,
+        value_bytes=value_bytes,
+        what="a parquet table",
+    )
 
 
 def check_file(path: Path) -> None:
@@ -153,6 +200,7 @@ def read_table(path: Path, *, numeric: NumericColumns | None = None) -> pd.DataF
                 dtype = {c: str for c in header if str(c).strip() not in inferred}
             df = pd.read_csv(path, sep=sep, dtype=dtype, keep_default_na=True, encoding="utf-8-sig")
         elif suffix == ".parquet":
+            check_parquet(path)  # the footer's counts, before pandas reads a row
             df = pd.read_parquet(path)
         elif suffix in (".xlsx", ".xls"):
             try:

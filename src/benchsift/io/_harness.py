@@ -44,10 +44,12 @@ from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
+    PYTHON_VALUE_BYTES,
     ROW_COL,
     Paths,
     as_paths,
     check_file,
+    check_parquet,
 )
 from benchsift.io._lmms_rules import (
     ITEM_MEAN_ALTERNATIVE,
@@ -146,6 +148,7 @@ def _parquet_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    check_parquet(path, value_bytes=PYTHON_VALUE_BYTES)  # the footer's counts: a Python object per cell
     try:
         rows = pq.read_table(path).to_pylist()
     except (pa.ArrowException, OSError, ValueError) as exc:

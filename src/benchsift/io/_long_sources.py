@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from benchsift.errors import FormatError
 from benchsift.io._coded import PANDAS_NA
-from benchsift.io._common import check_file, check_separator, read_table, require_columns
+from benchsift.io._common import check_file, check_parquet, check_separator, read_table, require_columns
 from benchsift.io._rows import row_name
 from benchsift.panel.long import BATCH, REQUIRED, CodedLong, arrow_column, code_batches
 
@@ -124,6 +124,7 @@ def _read_parquet(path: Path, condition: str | None, keep_answers: bool) -> Code
         schema = pf.schema_arrow
     except (pa.ArrowInvalid, OSError):
         return None
+    check_parquet(path, pf)  # the footer's counts, before a row is read or preallocated (capacity below)
     index_columns = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
     fields = [f for f in schema if f.name not in index_columns]
     header = [f.name.strip() for f in fields]

@@ -35,10 +35,12 @@ from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import (
     ANSWER_COL,
     FILE_COL,
+    PYTHON_VALUE_BYTES,
     ROW_COL,
     Paths,
     as_paths,
     check_file,
+    check_parquet,
 )
 from benchsift.io._harness import choices_text, text_columns
 from benchsift.io._walk import NotThisFormat
@@ -98,6 +100,7 @@ def _read_one(
     import pyarrow.parquet as pq
 
     check_file(path)
+    check_parquet(path, value_bytes=PYTHON_VALUE_BYTES)  # the footer's counts: to_pylist below
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError, ValueError) as exc:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchsift.errors import FormatError, InputError, wide_table_hint
-from benchsift.io._common import check_field_counts, id_strings
+from benchsift.io._common import check_field_counts, check_parquet, id_strings
 from benchsift.io._rows import RowNames
 from benchsift.panel import Panel
 
@@ -44,6 +44,7 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
         except FormatError as not_panel:
             if _has_panel_metadata(p):
                 raise  # a benchsift panel, damaged: its own error, not "missing column(s)" of a long table
+            check_parquet(p)  # the footer's counts, before pandas reads a row
             try:
                 df = pd.read_parquet(p)
             except (ValueError, OSError):  # pyarrow's ArrowInvalid is a ValueError

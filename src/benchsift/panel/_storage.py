@@ -27,7 +27,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import PARQUET_RATIO_FLOOR as _FLOOR
+from benchsift._fileio import atomic_path, check_parquet_footer
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError, listed
 
@@ -48,6 +49,26 @@ META_KEY = b"benchsift"
 #: 0.3 s to convert and check: the writer's per-value work (bit packing, definition levels), not the
 #: bytes, is the cost.
 SCORE_CODEC = "lz4_raw"
+
+#: Bounds on what a panel file's parquet footer may declare, checked before a byte of its data is read
+#: (:func:`check_parquet_bounds`): the decoded size (8 bytes per declared value: rows x columns, or a list
+#: column's values where more; or the row groups' declared uncompressed bytes where more) may exceed
+#: :data:`PARQUET_RATIO_FLOOR` only within :data:`PANEL_MAX_RATIO` times the file's size, and never
+#: :data:`PARQUET_MAX_BYTES`. A forged panel of 400,000,000 rows of one value (dictionary-encoded: 3.7 MB,
+#: 9.6 GB once read, 2,587x) is refused at once; before, ``benchsift info`` read its rows until an
+#: allocation failed (3.0 GB peak, 181 s on a 2-core machine under a 6 GB address-space limit).
+#: Why no real panel is refused: the largest, 2,000 models x 50,000 items, is 0.80 GB of float64 plus 8
+#: bytes per item cell (0.81 GB with 10 item columns), under the floor, so it is read however well it
+#: compresses. That matters: on 200 x 50,000 panels (0/1 scores, 3 % NaN) the whole file expands 8x dense,
+#: 57x with each model on 10 % of the items, 187x on 0.1 %, 194x all NaN with :data:`SCORE_CODEC`; the
+#: writers before issue 36 (zstd level 1; pyarrow's dictionary + zstd) reach 141-274x at 10 % and 704-737x
+#: all NaN. Above the floor (beyond every real panel) a panel written now stays under 256x unless almost
+#: every score is the same value: LZ4's block format spends at least one byte per 255 bytes of a match.
+#: The 16 GiB cap is 20 times the largest real panel. So a file of S bytes is read only when it declares
+#: at most max(1 GiB, 256 S) (16 GiB at most); the audit's 3.7 MB file could declare 1 GiB.
+PARQUET_RATIO_FLOOR = _FLOOR
+PANEL_MAX_RATIO = 256.0
+PARQUET_MAX_BYTES = 16 << 30
 
 
 def _json_value(v: Any) -> Any:
@@ -128,6 +149,21 @@ def _metadata(source: Path, raw: bytes, columns: list[str]) -> dict[str, Any]:
     return meta
 
 
+def check_parquet_bounds(pf: pq.ParquetFile, source: Path) -> None:
+    """Refuse the panel file ``source`` (open as ``pf``) in one line when the decoded size its footer
+    declares is over :data:`PARQUET_MAX_BYTES`, or over :data:`PARQUET_RATIO_FLOOR` and
+    :data:`PANEL_MAX_RATIO` times the file's size (:func:`benchsift._fileio.check_parquet_footer`; the
+    numbers and why: :data:`PARQUET_RATIO_FLOOR`). Only the footer is read: nothing is decoded."""
+    check_parquet_footer(
+        pf,
+        source,
+        max_ratio=PANEL_MAX_RATIO,
+        max_bytes=PARQUET_MAX_BYTES,
+        floor=PARQUET_RATIO_FLOOR,
+        what="a panel file",
+    )
+
+
 def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     """Read a panel written by :func:`save_panel`.
 
@@ -148,6 +184,7 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise FormatError(f"{source}: not a benchsift panel (no 'benchsift' metadata); import it first")
+    check_parquet_bounds(pf, source)  # before a row is read: a forged footer is refused, not allocated
     meta = _metadata(source, raw, [str(n) for n in schema.names])
     models = pd.DataFrame.from_records(meta["models"])
     if models.empty:
