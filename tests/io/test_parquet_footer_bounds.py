@@ -128,3 +128,17 @@ def test_a_lighteval_details_file_is_bounded(tmp_path: Path, no_data_reads: None
             writer.write_table(table)
     with pytest.raises(FormatError, match=re.escape(expected(path, rows, 3, 100 * 3 * rows))):
         read_lighteval(path)
+
+
+def test_the_verdict_and_embedding_readers_check_the_footer_too(bomb: Path, no_data_reads: None) -> None:
+    # the same forged file given as a verdict table (prism score) or an embedding file (compress
+    # --embeddings): refused from its footer, the verdicts with the table bound, embeddings with a panel's
+    from benchsift.compression.embeddings import _read_table as read_embeddings
+    from benchsift.io.verdicts import read_table as read_verdicts
+
+    with pytest.raises(FormatError, match=re.escape(expected(bomb, ROWS, 4, 8 * 4 * ROWS))):
+        read_verdicts(bomb)
+    with pytest.raises(
+        FormatError, match=r"x\); expected at most 256x the file size above 1,073,741,824 bytes "
+    ):
+        read_embeddings(bomb, "embeddings")

@@ -29,7 +29,7 @@ from benchsift._inputs import choose
 from benchsift._params import Interval
 from benchsift._schema import Col, check_frame
 from benchsift.errors import InputError
-from benchsift.io._common import check_file
+from benchsift.io._common import check_file, check_parquet
 from benchsift.panel.clusters import CLUSTER_COLUMN, IMAGE_COLUMNS
 from benchsift.panel.long import check_density
 
@@ -71,6 +71,8 @@ def read_table(path: Path) -> pd.DataFrame:
     """Read a CSV or parquet table; :class:`InputError` naming the file when absent or unreadable."""
     check_file(path)
     suffix = path.suffix.lower()
+    if suffix in {".parquet", ".pq"}:
+        check_parquet(path)  # the footer's counts, before pandas reads a row
     try:
         if suffix in {".parquet", ".pq"}:
             return pd.read_parquet(path)
