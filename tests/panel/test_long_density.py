@@ -195,3 +195,33 @@ def test_real_sparse_panel_imports(reader: str, tmp_path: Path) -> None:
     panel = READERS[reader](path)
     assert panel.shape == (168, 1_050)
     _check_values(panel, df)
+
+
+def test_wide_files_of_other_models_each_are_refused_before_their_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ten wide files (items as rows), each of two models of its own on five items: the joined matrix is
+    # 20 models x 50 items = 1,000 cells for the files' 100 cells; with the cap at 500 cells and 5 cells a
+    # row it is refused before it is allocated; at 10 cells a row it is read, equal to the files
+    from benchsift.io import read_wide
+
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for f in range(10):
+        df = pd.DataFrame({"item": [f"q{j}" for j in range(5)]})
+        for m in range(2):
+            df[f"m{f}_{m}"] = rng.integers(0, 2, 5).astype(float)
+        df.to_csv(folder / f"B{f}.csv", index=False)
+    _limits(monkeypatch, 500, 5)
+    with pytest.raises(
+        FormatError, match=r"\(the 10 wide files together\): 20 models x 50 items = 1,000 cells "
+    ):
+        read_wide(folder)
+    _limits(monkeypatch, 500, 10)
+    panel = read_wide(folder)
+    assert panel.scores.shape == (20, 50) and int(np.isfinite(panel.scores).sum()) == 100
+    b3 = pd.read_csv(folder / "B3.csv")
+    rows = [panel.model_ids.index(m) for m in ("m3_0", "m3_1")]
+    cols = [panel.item_keys.index(("B3", f"q{j}")) for j in range(5)]
+    np.testing.assert_array_equal(panel.scores[np.ix_(rows, cols)], b3[["m3_0", "m3_1"]].to_numpy().T)

@@ -81,7 +81,7 @@ from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
 from benchsift.io.rescale import RescaleMode, ScaleMap, matrix_affine
 from benchsift.panel import CONDITIONS, Panel
-from benchsift.panel.long import merge_side
+from benchsift.panel.long import check_density, merge_side
 
 Orient = Literal["items-rows", "models-rows"]
 ORIENTS: tuple[str, ...] = ("items-rows", "models-rows")
@@ -624,6 +624,14 @@ def read_wide(
     else:
         position = {m: i for i, m in enumerate(all_models)}
         n_items = sum(part_items.shape[0] for _, _, part_items in parts)
+        # files of other models each: the joined matrix grows as their product (refused where the files'
+        # cells fill under 1 % of it, past 2**28 cells: check_density, counting each file's cells as rows)
+        check_density(
+            f"{files[-1]} (the {len(files)} wide files together)",
+            f"{len(all_models):,} models x {n_items:,} items",
+            len(all_models) * n_items,
+            sum(part_scores.size for part_scores, _, _ in parts),
+        )
         scores = np.full((len(all_models), n_items), np.nan)
         col = 0
         for part_scores, ids, part_items in parts:
