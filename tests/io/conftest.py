@@ -1,10 +1,14 @@
-"""Shared fixtures of the importer tests: paths to the hand-written files in ``tests/fixtures/io``."""
+"""Shared fixtures of the importer tests: paths to the hand-written files in ``tests/fixtures/io``; the
+hostile-input helpers of tests/support (hostile.py) importable."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "io"
 

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hostile import forbid_parquet_data_reads, write_repeated
 
 from benchsift.errors import FormatError
 from benchsift.io import _common, read_lighteval, read_lm_eval, read_long, read_scores
@@ -31,10 +32,7 @@ def forged_long(path: Path, rows: int = ROWS, chunk: int = CHUNK) -> Path:
     names = ["model", "benchmark", "item"]
     columns = [pa.DictionaryArray.from_arrays(idx, pa.array([v])) for v in ("m", "B", "i")]
     table = pa.table([*columns, pa.DictionaryArray.from_arrays(idx, pa.array([1.0]))], [*names, "score"])
-    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
-        for _ in range(rows // chunk):
-            writer.write_table(table)
-    return path
+    return write_repeated(path, table, rows // chunk)
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +42,7 @@ def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def no_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail("a row of the parquet file was read")
-
-    for name in ("read", "read_row_group", "read_row_groups", "iter_batches"):
-        monkeypatch.setattr(pq.ParquetFile, name, refuse)
-    monkeypatch.setattr(pq, "read_table", refuse)
-    monkeypatch.setattr(pd, "read_parquet", refuse)
+    forbid_parquet_data_reads(monkeypatch)
 
 
 def expected(path: Path, rows: int, columns: int, decoded: int) -> str:

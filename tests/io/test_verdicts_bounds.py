@@ -8,24 +8,18 @@ A table of N rows, each a new model, item and axis, asks for N**3 cells: 1,000 r
 
 from __future__ import annotations
 
-import os
 import re
-import resource
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hostile import run_capped
 
-import benchsift
 from benchsift.errors import FormatError
 from benchsift.io.verdicts import build_arrays, load_verdicts
 from benchsift.panel.long import _coded
 
-SRC = Path(benchsift.__file__).resolve().parents[1]
 COLUMNS = ["model", "benchmark", "item", "domain", "axis", "score", "answered"]
 
 
@@ -78,28 +72,12 @@ def test_sc_arrays_are_counted(tmp_path: Path) -> None:
         load_verdicts(path)
 
 
-def _capped(limit: int) -> Callable[[], None]:
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    return apply
-
-
 def test_prism_score_refuses_cubic_table_in_one_line_under_a_memory_cap(tmp_path: Path) -> None:
     # a real `benchsift prism score` in a process whose address space is capped at 1.5 GiB: the 7.45 GiB
     # array cannot be made there, so a build that tried ends in MemoryError (the CLI's "not enough memory"
     # line, naming no file; exit 70 before that line), not in this refusal
     _cubic(1_000).to_csv(tmp_path / "verdicts.csv", index=False)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    res = subprocess.run(
-        [sys.executable, "-m", "benchsift", "prism", "score", "verdicts.csv"],
-        cwd=tmp_path,
-        env={**env, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_capped(3 << 29),
-    )
+    res = run_capped(["prism", "score", "verdicts.csv"], tmp_path, 3 << 29)
     where = f"exit={res.returncode}\nstderr={res.stderr[-2000:]!r}"
     assert res.returncode == 2, where
     shape = "1,000 models x 1,000 items x 1,000 axes"

@@ -8,11 +8,7 @@ A table of N rows, each a new model and a new item, asks for N x N cells: 20,000
 
 from __future__ import annotations
 
-import os
 import re
-import resource
-import subprocess
-import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -21,14 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hostile import run_capped
 
-import benchsift
 from benchsift.errors import FormatError
 from benchsift.io import read_long, read_scores
 from benchsift.panel import Panel
 from benchsift.panel.long import _coded
 
-SRC = Path(benchsift.__file__).resolve().parents[1]
 HEADER = "model,benchmark,item,score\n"
 
 
@@ -98,28 +93,12 @@ def test_hostile_sparse_table_refused_before_any_large_allocation(
     assert peak < 64 << 20, peak
 
 
-def _capped(limit: int) -> Callable[[], None]:
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    return apply
-
-
 def test_import_long_refuses_hostile_file_in_one_line_under_a_memory_cap(tmp_path: Path) -> None:
     # a real `benchsift import long` in a process whose address space is capped at 1.5 GiB: the 3.2 GB
     # matrix cannot be made there, so a read that tried ends in ENOMEM (the CLI's "not enough memory" line,
     # naming no file; exit 70 before that line), not in this refusal
     _diagonal(tmp_path / "sparse.csv", 20_000)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    res = subprocess.run(
-        [sys.executable, "-m", "benchsift", "import", "long", "sparse.csv", "-o", "out.parquet"],
-        cwd=tmp_path,
-        env={**env, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_capped(3 << 29),
-    )
+    res = run_capped(["import", "long", "sparse.csv", "-o", "out.parquet"], tmp_path, 3 << 29)
     where = f"exit={res.returncode}\nstderr={res.stderr[-2000:]!r}"
     assert res.returncode == 2, where
     message = _message("sparse.csv", 20_000, 20_000, 20_000, 1 << 28, 100, "models")

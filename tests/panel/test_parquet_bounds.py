@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hostile import forbid_parquet_data_reads, write_repeated
 from typer.testing import CliRunner
 
 from benchsift._fileio import parquet_footer_counts
@@ -46,11 +47,7 @@ def forged_panel(path: Path, rows: int = ROWS, chunk: int = CHUNK) -> Path:
     score = pa.DictionaryArray.from_arrays(idx, pa.array([0.0]))
     fields = [pa.field("benchmark", bench.type), pa.field("item", item.type), pa.field("score:0", score.type)]
     schema = pa.schema(fields, metadata={b"benchsift": json.dumps(META).encode()})
-    table = pa.Table.from_arrays([bench, item, score], schema=schema)
-    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
-        for _ in range(rows // chunk):
-            writer.write_table(table)
-    return path
+    return write_repeated(path, pa.Table.from_arrays([bench, item, score], schema=schema), rows // chunk)
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +57,7 @@ def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def no_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every way the readers read parquet data fails the test: only the footer may be read."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail("a row of the parquet file was read")
-
-    for name in ("read", "read_row_group", "read_row_groups", "iter_batches"):
-        monkeypatch.setattr(pq.ParquetFile, name, refuse)
-    monkeypatch.setattr(pq, "read_table", refuse)
-    monkeypatch.setattr(pd, "read_parquet", refuse)
+    forbid_parquet_data_reads(monkeypatch)
 
 
 def expected(path: Path, rows: int, columns: int, ratio: float = 256, what: str = "a panel file") -> str:
