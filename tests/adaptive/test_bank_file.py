@@ -176,6 +176,10 @@ def test_a_forged_entry_of_a_2pl_bank_is_refused_with_its_reason(docs: dict[str,
     # the EM curves are a bank of their own: refused in their own words, once (was IndexError)
     em = {**doc, "beyond": {**doc["beyond"], "reference_theta": 1.5}}
     _refused(em, f"bank.json (beyond): not a benchsift item bank ({abilities} 1.5)")
+    # equal abilities under the EM curves where the bank's differ: no line carries a prior between them (it
+    # was a prior_sd error at use, naming no file)
+    flat = {**doc, "beyond": {**doc["beyond"], "reference_theta": [0.0] * len(doc["reference_theta"])}}
+    _refused(flat, "bank.json: beyond's reference abilities are all equal where the bank's are not")
 
 
 def test_a_forged_entry_of_a_graded_bank_is_refused_with_its_reason(docs: dict[str, dict[str, Any]]) -> None:

@@ -807,6 +807,13 @@ class ItemBank(Result):
                 f"{source}: beyond needs a 2PL bank of the same items and reference models, without a beyond "
                 "of its own"
             )
+        if em is not None and np.ptp(em.reference_theta) == 0 < np.ptp(self.reference_theta):
+            # the same responses spread the reference models under both curves: a prior carried from one
+            # scale to the other needs a line between them (it was a prior_sd error naming no file, at use)
+            raise FormatError(
+                f"{source}: beyond's reference abilities are all equal where the bank's are not (the same "
+                "models under the same responses; a forged or damaged file?)"
+            )
 
     def to_frame(self) -> pd.DataFrame:
         """The bank's item table (benchmark, item, category)."""
