@@ -100,6 +100,16 @@ def test_truth_roundtrip(tmp_path) -> None:
         GroundTruth.load(tmp_path / "junk.npz")
     with pytest.raises(InputError, match="missing.npz"):
         GroundTruth.load(tmp_path / "missing.npz")
+    # a compressed member (a deflate bomb: 64 MiB of zeros in a few kB) is refused before it is unpacked
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "bomb.npz", "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("_meta.npy", b"\0" * (64 << 20))
+    assert (tmp_path / "bomb.npz").stat().st_size < 1 << 20
+    with pytest.raises(
+        FormatError, match=r"bomb.npz: not a benchsift simulation truth file: its members unpack "
+    ):
+        GroundTruth.load(tmp_path / "bomb.npz")
 
 
 def test_panel_survives_parquet(tmp_path) -> None:

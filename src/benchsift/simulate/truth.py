@@ -191,6 +191,7 @@ class GroundTruth:
         source = Path(path)
         if not source.exists():
             raise InputError(f"{source}: no such file")
+        _check_members(source)
         try:
             with np.load(source, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
@@ -235,3 +236,23 @@ class GroundTruth:
             elif json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
                 return False
         return True
+
+
+def _check_members(source: Path) -> None:
+    """Refuse, before a member is read, an ``.npz`` whose members unpack to more bytes than the file holds:
+    :meth:`GroundTruth.save` stores them uncompressed (``np.savez``), so a compressed member (a deflate bomb:
+    1.5 GiB from 1.5 MiB) is not one it wrote. A file that is not a zip archive passes (``np.load`` names
+    the error)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(source) as archive:
+            members = archive.infolist()
+    except (OSError, zipfile.BadZipFile):
+        return
+    unpacked = sum(info.file_size for info in members)
+    if unpacked > source.stat().st_size or any(info.compress_type != zipfile.ZIP_STORED for info in members):
+        raise FormatError(
+            f"{source}: not a benchsift simulation truth file: its members unpack to {unpacked:,} bytes from "
+            f"a {source.stat().st_size:,}-byte file (a truth file stores them uncompressed)"
+        )
