@@ -192,6 +192,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from benchsift._inputs import check_shape
 from benchsift._jsonutil import to_jsonable
 from benchsift.compression.extrapolation import (
     EDGE_FOLD,
@@ -1392,17 +1393,10 @@ class FullScoreModel(Result):
 
 
 def _shaped(name: str, v: np.ndarray | None, shape: tuple[int | None, ...]) -> np.ndarray | None:
-    """``v`` (None passes) if it has ``shape`` (None: any length on that axis), else ``ValueError``."""
-    if v is not None and (
-        v.ndim != len(shape) or any(w is not None and n != w for n, w in zip(v.shape, shape, strict=True))
-    ):
-        want = (
-            "("
-            + ", ".join("any" if w is None else str(w) for w in shape)
-            + ("," if len(shape) == 1 else "")
-            + ")"
-        )
-        raise ValueError(f"{name}: expected an array of shape {want}, got shape {v.shape}")
+    """``v`` (None passes) if it has ``shape`` (None: any length on that axis), else
+    :func:`~benchsift._inputs.check_shape`'s ``InputError`` (a ``ValueError``)."""
+    if v is not None:
+        check_shape(name, v.shape, ["any" if w is None else w for w in shape], "an array of shape")
     return v
 
 
@@ -1452,6 +1446,8 @@ def _check_stored(m: FullScoreModel) -> None:
     for name, per_group in (("suite_cols", m.suite_cols), ("a_rest", m.a_rest), ("d_rest", m.d_rest)):
         if len(per_group) != n_groups:
             raise ValueError(f"{name}: expected {n_groups} lists, one per group, got {len(per_group)}")
+    if m.anchor_weight is not None and len(m.anchor_weight) != n_groups:
+        raise ValueError(f"anchor_weight: expected {n_groups} lists, one per group")
     for g in range(n_groups):
         cols = _shaped(f"suite_cols[{g}]", m.suite_cols[g], (None,))
         assert cols is not None
@@ -1463,11 +1459,7 @@ def _check_stored(m: FullScoreModel) -> None:
         if m.pool_sizes[g] != cols.size + rest.size:
             raise ValueError(f"pool_sizes[{g}]: expected {cols.size} suite + {rest.size} other items")
         if m.anchor_weight is not None:
-            _shaped(
-                f"anchor_weight[{g}]", m.anchor_weight[g] if g < len(m.anchor_weight) else None, cols.shape
-            )
-    if m.anchor_weight is not None and len(m.anchor_weight) != n_groups:
-        raise ValueError(f"anchor_weight: expected {n_groups} lists, one per group")
+            _shaped(f"anchor_weight[{g}]", m.anchor_weight[g], cols.shape)
     if m.xbench is not None:
         two_b = 2 * m.n_benchmarks
         want = {"mean": (n_groups, two_b), "scale": (n_groups, two_b), "coef": (n_groups, two_b)}
