@@ -548,6 +548,11 @@ def _safe_index(index: Any) -> Any:
 #: so it is read however well it compresses (the panel reader's and the importers' bounds above it:
 #: ``benchsift.panel._storage``, ``benchsift.io._common``).
 PARQUET_RATIO_FLOOR = 1 << 30
+#: Above the floor, a panel file's bounds (why these numbers: ``benchsift.panel._storage``): at most this many
+#: times the file's size, and never more than :data:`PANEL_MAX_BYTES`. An embedding file (floats, which
+#: barely compress) is held to the same.
+PANEL_MAX_RATIO = 256.0
+PANEL_MAX_BYTES = 16 << 30
 
 
 def parquet_footer_counts(pf: pq.ParquetFile, path: Path) -> tuple[int, int, int, int]:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift._fileio import check_parquet_footer
+from benchsift._fileio import PANEL_MAX_BYTES, PANEL_MAX_RATIO, check_parquet_footer
 from benchsift._inputs import check_array, existing_file
 from benchsift._params import Check, Interval, validate_params
 from benchsift._threads import single_thread
@@ -126,7 +126,9 @@ def _read_table(path: Path, what: str) -> pd.DataFrame:
             # the footer's counts, before pandas reads a row: embeddings are floats that barely compress,
             # and 50,000 items x 4,096 dimensions are 1.6 GB once read (a panel file's bounds)
             footer = pq.ParquetFile(path)
-            check_parquet_footer(footer, path, max_ratio=256.0, max_bytes=16 << 30, what="an embedding file")
+            check_parquet_footer(
+                footer, path, max_ratio=PANEL_MAX_RATIO, max_bytes=PANEL_MAX_BYTES, what="an embedding file"
+            )
             return pd.read_parquet(path)
         if suffix in (".csv", ".tsv", ".txt"):
             sep = "\t" if suffix == ".tsv" else ","

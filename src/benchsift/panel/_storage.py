@@ -27,6 +27,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchsift._fileio import PANEL_MAX_BYTES as _MAX_BYTES
+from benchsift._fileio import PANEL_MAX_RATIO as _MAX_RATIO
 from benchsift._fileio import PARQUET_RATIO_FLOOR as _FLOOR
 from benchsift._fileio import atomic_path, check_parquet_footer
 from benchsift._jsonutil import loads_bounded
@@ -67,8 +69,8 @@ SCORE_CODEC = "lz4_raw"
 #: The 16 GiB cap is 20 times the largest real panel. So a file of S bytes is read only when it declares
 #: at most max(1 GiB, 256 S) (16 GiB at most); the audit's 3.7 MB file could declare 1 GiB.
 PARQUET_RATIO_FLOOR = _FLOOR
-PANEL_MAX_RATIO = 256.0
-PARQUET_MAX_BYTES = 16 << 30
+PANEL_MAX_RATIO = _MAX_RATIO
+PARQUET_MAX_BYTES = _MAX_BYTES
 
 
 def _json_value(v: Any) -> Any:
