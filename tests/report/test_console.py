@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import io
+import random
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchsift.report.console import DataTable, _abbreviate, fit_tables
+from benchsift.report.console import (
+    _WORD,
+    KEEP_WORD,
+    MIN_WORD,
+    SHORT_WORDS,
+    DataTable,
+    _abbreviate,
+    _readable,
+    _short_word,
+    fit_tables,
+)
 
 
 def test_headers_are_cut_to_their_cells_with_a_legend() -> None:
@@ -41,6 +52,57 @@ def test_headers_of_several_words_keep_whole_words() -> None:
     # short words stay whole; a header that would shrink by less than two characters is left whole
     assert out == ["r (item-rest)", "SRCC mean ± sd", "top5_energy_pct", "discr index."]
     assert legend == ["discr index. = discrimination index"]
+
+
+def _readable_by_rescanning(header: str, target: int) -> str:
+    """The first implementation of ``_readable`` (rebuild the text and rescan every word at each one-letter
+    cut, quadratic in the header's length), kept as the reference the heap version must equal."""
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(header)]
+    words = [header[a:b] for a, b in spans]
+    short = list(words)
+
+    def text() -> str:
+        out, last = [], 0
+        for (a, b), w in zip(spans, short, strict=True):
+            out += [header[last:a], w]
+            last = b
+        return "".join(out) + header[last:]
+
+    while len(text()) > target:
+        long = [
+            k
+            for k, w in enumerate(short)
+            if len(words[k]) > KEEP_WORD
+            and len(w) > MIN_WORD
+            and not (words[k].lower() in SHORT_WORDS and w == _short_word(words[k], len(w)))
+        ]
+        if not long:
+            break
+        k = max(long, key=lambda j: (len(short[j]), -j))
+        known = SHORT_WORDS.get(words[k].lower())
+        if known is not None and len(known) < len(short[k]) and short[k] == words[k]:
+            short[k] = _short_word(words[k], len(known))
+        else:
+            short[k] = short[k][:-1]
+    return text()
+
+
+def test_readable_equals_the_rescanning_reference_on_random_headers() -> None:
+    rng = random.Random(0)
+    pool = [*SHORT_WORDS, "items", "ab", "flagged", "near", "ceiling", "Correlation", "DISCRIMINATION", "x"]
+    for _ in range(600):
+        words = [
+            rng.choice(pool)
+            if rng.random() < 0.6
+            else "".join(rng.choice("abcdefghij") for _ in range(rng.randint(1, 14)))
+            for _ in range(rng.randint(1, 7))
+        ]
+        seps = [rng.choice(["-", " ", "_", " (", ") ", "/", " ± "]) for _ in words]
+        header = "".join(w + s for w, s in zip(words, seps, strict=True))[: rng.randint(1, 90)]
+        for target in (rng.randint(0, len(header) + 2), 4, 0):
+            assert _readable(header, target) == _readable_by_rescanning(header, target), (header, target)
+    long_header = "-".join(["discrimination", "coverage", "abcdefghijkl"] * 2_000)  # 54,000 characters
+    assert _readable(long_header, 100) == "-".join(["discr", "cover", "abcd"] * 2_000)
 
 
 def test_a_title_wider_than_its_table_is_a_line_above_it() -> None:

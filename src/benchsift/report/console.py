@@ -24,6 +24,7 @@ Every command prints its tables as :class:`rich.table.Table` objects through the
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 import re
@@ -306,35 +307,42 @@ def _readable(header: str, target: int) -> str:
     """``header`` shortened towards ``target`` characters by shortening its long words (more than
     :data:`KEEP_WORD` characters), the longest first, each to its known short form (:data:`SHORT_WORDS`,
     not cut further) or to no fewer than :data:`MIN_WORD` letters; separators and short words stay
-    (``near-ceiling`` -> ``near-ceil``, ``items`` stays ``items``)."""
+    (``near-ceiling`` -> ``near-ceil``, ``items`` stays ``items``).
+
+    One cut at a time, the longest word first (the first of equals); the words wait in a heap and the
+    length is kept as it changes, so the cost grows as ``n log n`` in the header's length ``n`` (rebuilding
+    the text and rescanning every word at each cut was quadratic: 0.9 s for 32,000 characters)."""
     spans = [(m.start(), m.end()) for m in _WORD.finditer(header)]
     words = [header[a:b] for a, b in spans]
     short = list(words)
 
-    def text() -> str:
-        out, last = [], 0
-        for (a, b), w in zip(spans, short, strict=True):
-            out += [header[last:a], w]
-            last = b
-        return "".join(out) + header[last:]
-
-    while len(text()) > target:
-        long = [
-            k
-            for k, w in enumerate(short)
-            if len(words[k]) > KEEP_WORD
+    def cuttable(k: int) -> bool:
+        w = short[k]
+        return (
+            len(words[k]) > KEEP_WORD
             and len(w) > MIN_WORD
             and not (words[k].lower() in SHORT_WORDS and w == _short_word(words[k], len(w)))
-        ]  # a word at its known short form is not cut further
-        if not long:
-            break
-        k = max(long, key=lambda j: (len(short[j]), -j))
+        )  # a word at its known short form is not cut further
+
+    heap = [(-len(short[k]), k) for k in range(len(words)) if cuttable(k)]
+    heapq.heapify(heap)
+    length = len(header)
+    while length > target and heap:
+        _, k = heapq.heappop(heap)
+        before = len(short[k])
         known = SHORT_WORDS.get(words[k].lower())
         if known is not None and len(known) < len(short[k]) and short[k] == words[k]:
             short[k] = _short_word(words[k], len(known))
         else:
             short[k] = short[k][:-1]
-    return text()
+        length -= before - len(short[k])
+        if cuttable(k):
+            heapq.heappush(heap, (-len(short[k]), k))
+    out, last = [], 0
+    for (a, b), w in zip(spans, short, strict=True):
+        out += [header[last:a], w]
+        last = b
+    return "".join(out) + header[last:]
 
 
 def _abbreviate(
