@@ -339,3 +339,58 @@ def test_ids_numbered_by_another_tool_are_refused(tmp_path: Path) -> None:
     assert done.warnings == [
         "the suite does not record which tool numbered its items; taken as inspect's ids, as `ids_from` says"
     ]
+
+
+@pytest.mark.parametrize("bad", ["../../victim", "a/b", "x" * 250, ".hidden"])
+def test_benchmark_names_that_are_not_file_names_are_refused(bad: str, suite: Suite, tmp_path: Path) -> None:
+    # lmms-eval and VLMEvalKit name a file after each benchmark; the name comes from the suite's items.csv,
+    # so it is not a path: before, "../../victim" wrote victim_benchsift.yaml two folders above the output
+    # (over a user's file of that name, without --force) and 250 characters gave an OSError (exit 70)
+    panel = _doc_id_panel()
+    first = sorted(_suite_items(suite))[0]  # a benchmark the suite keeps
+    items = panel.items.copy()
+    items["benchmark"] = items["benchmark"].where(items["benchmark"] != first, bad)
+    renamed = Panel(panel.scores, panel.models, items)
+    with pytest.warns(FloorWarning):
+        res = run_pipeline(renamed, CompressionConfig(retention=0.2, k=2))
+    write_suite(res, renamed, tmp_path / "suite")
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    victim = tmp_path / "victim_benchsift.yaml"
+    victim.write_text("the user's own file\n")
+    task = tmp_path / "task.yaml"
+    task.write_text("task: x\n")
+    benches = sorted(_suite_items(load_suite(tmp_path / "suite")))
+    assert bad in benches
+    out = work / "exp"
+    with pytest.raises(InputError, match=r"suite benchmark .*and lmms-eval names a file after it; rename"):
+        _exp(load_suite(tmp_path / "suite"), "lmms-eval", out, task_yaml=dict.fromkeys(benches, task))
+    tsv = {b: task for b in benches}
+    with pytest.raises(InputError, match=r"suite benchmark .*and vlmevalkit names a file after it"):
+        _exp(
+            load_suite(tmp_path / "suite"),
+            "vlmevalkit",
+            out,
+            dataset_tsv=tsv,
+            dataset_class=dict.fromkeys(benches, "MMMUDataset"),
+        )
+    assert victim.read_text() == "the user's own file\n"
+    others = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.parts[-2:][0] != "suite")
+    assert others == ["a", "a/b", "suite", "task.yaml", "victim_benchsift.yaml"]  # nothing written
+    assert not out.exists()
+    r = CliRunner().invoke(
+        app,
+        [
+            "export",
+            str(tmp_path / "suite"),
+            "--to",
+            "lmms-eval",
+            "--ids-from",
+            "lmms-eval",
+            *[a for b in benches for a in ("--task-yaml", f"{b}={task}")],
+            "-o",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 2 and r.output.startswith("benchsift: error: suite benchmark")
+    assert len(r.output.strip().splitlines()) == 1 and not out.exists()

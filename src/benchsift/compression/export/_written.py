@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,35 @@ def check_per_benchmark(
     if missing:
         raise InputError(f"{tool} export needs {option} for benchmark(s) {missing}")
     check_known(option, given, list(items), what="suite benchmark")
+
+
+#: The longest file name most file systems take, in bytes (ext4, xfs, btrfs, APFS, NTFS's 255 characters).
+NAME_MAX = 255
+
+
+def file_name(tool: str, benchmark: str, name: str) -> str:
+    """``name``, a file name built from a suite benchmark's name for ``tool``, when it is a plain name of
+    one folder: no ``/``, ``\\`` or NUL, not ``.`` / ``..`` or hidden, at most :data:`NAME_MAX` bytes;
+    else one :class:`~benchsift.errors.InputError` naming the benchmark. The name comes from a file (the
+    suite's ``items.csv``, from the panel's benchmark column), so it is not trusted as a path: a benchmark
+    ``../../x`` would write outside the output folder."""
+    why = None
+    if any(c in benchmark for c in "/\\\0"):
+        why = "holds a path separator or NUL"
+    elif benchmark in ("", ".", "..") or name.startswith("."):
+        why = "is empty, '.' / '..' or starts with '.'"
+    else:
+        try:
+            if len(os.fsencode(name)) > NAME_MAX:
+                why = f"makes the file name {name[:40]!r}... longer than {NAME_MAX} bytes"
+        except UnicodeError:
+            why = "cannot be encoded as a file name"
+    if why is not None:
+        raise InputError(
+            f"suite benchmark {benchmark[:80]!r}: its name {why}, and {tool} names a file after it; "
+            "rename the benchmark in the panel and compress again"
+        )
+    return name
 
 
 def write_lists(path: Path, lists: Mapping[str, Sequence[object]]) -> None:

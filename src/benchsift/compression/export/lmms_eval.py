@@ -29,7 +29,7 @@ import shlex
 from pathlib import Path
 
 from benchsift._inputs import existing_file
-from benchsift.compression.export._written import Written, check_per_benchmark
+from benchsift.compression.export._written import Written, check_per_benchmark, file_name
 from benchsift.compression.export.lm_eval import doc_indices
 
 FOLDER = "lmms_eval_tasks"
@@ -61,6 +61,7 @@ def _subset(task, dataset):
 def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str, str | Path]) -> Written:
     """Write the derived task YAMLs and their ``process_docs`` module into ``tmp/lmms_eval_tasks``."""
     check_per_benchmark("lmms-eval", "`task_yaml` (the task's own YAML file)", task_yaml, items)
+    names = {task: file_name("lmms-eval", task, f"{task}{SUFFIX}.yaml") for task in items}
     original = {}
     for task, path in task_yaml.items():
         p = existing_file(
@@ -79,13 +80,13 @@ def write(items: dict[str, list[str]], tmp: Path, out: Path, task_yaml: dict[str
     files = [f"{FOLDER}/{MODULE}.py"]
     for n, task in enumerate(keep):
         name = f"{task}{SUFFIX}"
-        (folder / f"{name}.yaml").write_text(
+        (folder / names[task]).write_text(
             f"# written by benchsift export: {task} restricted to the suite's {len(keep[task])} documents\n"
             f"include: {json.dumps(original[task])}\n"
             f"task: {json.dumps(name)}\n"
             f"process_docs: !function {MODULE}.process_docs_{n}\n"
         )
-        files.append(f"{FOLDER}/{name}.yaml")
+        files.append(f"{FOLDER}/{names[task]}")
     tasks = ",".join(f"{t}{SUFFIX}" for t in keep)
     command = (
         f"python -m lmms_eval --model MODEL --model_args MODEL_ARGS --tasks {shlex.quote(tasks)} "

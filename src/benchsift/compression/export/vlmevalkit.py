@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchsift._inputs import existing_file
-from benchsift.compression.export._written import Written, check_per_benchmark
+from benchsift.compression.export._written import Written, check_per_benchmark, file_name
 from benchsift.errors import FormatError, InputError
 
 DATA = "LMUData"
@@ -79,12 +79,13 @@ def write(
     for bench, cls in classes.items():
         if not cls.isidentifier():
             raise InputError(f"`dataset_class` for {bench!r}: {cls!r} is not a class name")
+    tsv_names = {bench: file_name("vlmevalkit", bench, f"{bench}{SUFFIX}.tsv") for bench in items}
     (tmp / DATA).mkdir()
     files, data = [], {}
     for bench, ids in items.items():
         name = f"{bench}{SUFFIX}"
         sub = subset_table(Path(tsv[bench]), bench, ids)
-        rel = f"{DATA}/{name}.tsv"
+        rel = f"{DATA}/{tsv_names[bench]}"
         sub.to_csv(tmp / rel, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
         files.append(rel)
         data[bench] = {"class": classes[bench], "dataset": name}
