@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -752,6 +753,39 @@ case(
     5,
     lambda e: _cache_file(e, b"SQLite format 3\x00" + b"\xff" * 200),
     match=r"c.sqlite: corrupt response cache",
+)
+
+
+def _user_database(env: Env, tables: list[str]) -> list[str]:
+    """A user's own SQLite database at the cache path: benchsift must neither change nor use it."""
+    conn = sqlite3.connect(env.root / "c.sqlite")
+    for sql in tables:
+        conn.execute(sql)
+    conn.execute(
+        "INSERT INTO responses VALUES ('k', 'e', 'q', 'a', 0)"
+        if "endpoint" in tables[0]
+        else "INSERT INTO responses VALUES (1, 'the user''s row')"
+    )
+    conn.commit()
+    conn.close()
+    return _run_cfg(env, BASE_EP, "--cache", "c.sqlite")
+
+
+_CACHE_RESPONSES = (
+    "CREATE TABLE responses (key TEXT, endpoint TEXT, request TEXT, response TEXT, created REAL)"
+)
+case(
+    "cache-user-database-responses-table",  # before: turned to WAL, given a leases table, then exit 70
+    5,
+    lambda e: _user_database(e, ["CREATE TABLE responses (id INTEGER, note TEXT)"]),
+    match=r"c.sqlite: table 'responses' has columns \['id', 'note'\], not a benchsift response cache's",
+)
+case(
+    "cache-user-database-more-tables",  # a cache's responses table beside a table of the user's own
+    5,
+    lambda e: _user_database(e, [_CACHE_RESPONSES, "CREATE TABLE important (x TEXT)"]),
+    match=r"c.sqlite: an SQLite file but not a benchsift response cache \(its tables: important, responses; "
+    r"important not a cache table\); nothing changed",
 )
 case(
     "cache-is-dir",

@@ -43,6 +43,13 @@ CREATE TABLE IF NOT EXISTS leases (
 ) WITHOUT ROWID
 """
 
+#: The columns of each table of a cache file, checked before a file is used (a user's own database is
+#: never changed).
+_COLUMNS = {
+    "responses": {"key", "endpoint", "request", "response", "created"},
+    "leases": {"key", "owner", "expires"},
+}
+
 #: The connection's busy timeout in milliseconds (``sqlite3.connect(timeout=30.0)``): a transaction that
 #: finds the file locked by another connection waits this long for it.
 _BUSY_MS = 30_000
@@ -136,9 +143,7 @@ class SQLiteCache(ResponseCache):
         except sqlite3.DatabaseError as err:  # its first statements read the file's header
             raise InputError(f"{self.path}: corrupt response cache ({err})") from None
         try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "responses" not in tables:
-                raise InputError(f"{self.path}: an SQLite file but not a benchsift response cache")
+            self._check_tables()
             self._conn.execute("PRAGMA journal_mode=WAL")  # a setting of the file, kept
             self._conn.execute(_SCHEMA)
             self._conn.execute(_LEASES)
@@ -154,6 +159,31 @@ class SQLiteCache(ResponseCache):
         self._cur = self._conn
         #: commits since the last checkpoint (_CHECKPOINT_EVERY)
         self._commits = 0
+
+    def _check_tables(self) -> None:
+        """Refuse, before any statement that changes the file, an SQLite file whose tables are not a
+        cache's: only ``responses`` and ``leases`` (SQLite's own ``sqlite_*`` aside), each with the cache's
+        columns. A user's database that happens to hold a ``responses`` table of other columns was turned
+        to WAL and given a ``leases`` table, then the run failed (exit 70). A file without tables is a new
+        cache (``_create_cache_file`` where hard links fail)."""
+        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        tables = {r[0] for r in rows if not str(r[0]).startswith("sqlite_")}
+        if not tables:
+            return
+        if "responses" not in tables or tables - set(_COLUMNS):
+            others = sorted(tables - set(_COLUMNS))[:3]
+            raise InputError(
+                f"{self.path}: an SQLite file but not a benchsift response cache (its tables: "
+                f"{', '.join(sorted(tables)[:5])}{', ...' if len(tables) > 5 else ''}"
+                f"{'; ' + ', '.join(others) + ' not a cache table' if others else ''}); nothing changed"
+            )
+        for table in sorted(tables):
+            columns = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            if columns != _COLUMNS[table]:
+                raise InputError(
+                    f"{self.path}: table {table!r} has columns {sorted(columns)}, not a benchsift response "
+                    f"cache's {sorted(_COLUMNS[table])}; nothing changed"
+                )
 
     def _connect(self, busy_ms: int) -> sqlite3.Connection:
         """A connection to the file waiting at most ``busy_ms`` for a lock held by another connection.
