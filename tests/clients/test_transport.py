@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_server import API_KEY
+from fake_server import API_KEY, ODD_REPLIES
 
 from benchsift.clients import ClientError, OpenAICompatClient, Request
 from benchsift.clients.config import TRANSPORTS, config_from_dict
@@ -76,6 +76,18 @@ def test_each_failure_is_classified_the_same_way(server, transport: str) -> None
     broken = _client(server.url, "broken", transport)
     err = _fails(broken, Request(model="broken", messages=({"role": "user", "content": "x"},)))
     assert (err.kind, err.status, err.retryable) == ("400", 400, False) and API_KEY not in str(err)
+
+
+@each_transport
+@pytest.mark.parametrize("model", sorted(ODD_REPLIES))
+def test_an_unusable_completion_is_a_malformed_reply(server, transport: str, model: str) -> None:
+    # before: JSON nested 100,000 deep stopped `prism run` with a RecursionError (exit 70), an infinite
+    # token count with an OverflowError; a list as finish reason or a negative count was cached, and the
+    # next run read the cache as corrupt
+    client = _client(server.url, model, transport)
+    err = _fails(client, Request(model=model, messages=({"role": "user", "content": "x"},)))
+    assert (err.kind, err.retryable, err.fatal) == ("malformed", True, False), err
+    assert client.stats.errors == {"malformed": 1} and client.stats.succeeded == 0
 
 
 @each_transport

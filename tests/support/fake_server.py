@@ -52,6 +52,24 @@ EXTRA_QS = [
 ]
 
 
+def _completion(choice: dict[str, Any], usage: dict[str, Any] | None = None) -> bytes:
+    return json.dumps({"id": "chatcmpl-odd", "choices": [choice], "usage": usage or {}}).encode()
+
+
+_SAID = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+#: Models whose every reply is a 200 with a body the client must call malformed (retryable), not crash on
+#: or pass on to the cache: JSON nested 100,000 deep, a finish reason that is not a string, a negative and
+#: an infinite token count.
+ODD_REPLIES: dict[str, bytes] = {
+    "odd-deep": b"[" * 100_000 + b"]" * 100_000,
+    "odd-finish": _completion({**_SAID, "finish_reason": [["stop"]]}),
+    "odd-negative": _completion(_SAID, {"prompt_tokens": -5, "completion_tokens": 1}),
+    "odd-infinite": _completion(_SAID, {"prompt_tokens": 1, "completion_tokens": 1}).replace(
+        b'"prompt_tokens": 1', b'"prompt_tokens": 1e400'
+    ),
+}
+
+
 def norm(s: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", s.lower()).split())
 
@@ -448,6 +466,8 @@ class FakeServer:
             ok: dict[str, Any] = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
             slow = {"id": "chatcmpl-" + key[:12], "model": model, "choices": [ok]}
             return 200, json.dumps(slow).encode(), {"X-Fake-Trickle": "1"}
+        if model in ODD_REPLIES:  # a 200 whose body is not a usable chat completion
+            return 200, ODD_REPLIES[model], {}
         if model == "mute":
             message = {"role": "assistant", "content": None}
             choice = {"index": 0, "message": message, "finish_reason": "length"}

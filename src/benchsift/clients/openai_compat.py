@@ -62,13 +62,15 @@ class OpenAICompatClient:
             usage = data.get("usage") or {}
             if text is not None and not isinstance(text, str):
                 raise TypeError("content is not a string")
+            if finish is not None and not isinstance(finish, str):
+                raise TypeError("finish_reason is not a string")
             resp = Response(
                 text=text,
                 finish_reason=finish,
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
+                prompt_tokens=_token_count(usage.get("prompt_tokens")),
+                completion_tokens=_token_count(usage.get("completion_tokens")),
             )
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as err:
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError, OverflowError) as err:
             self.stats.count_error("malformed")
             raise ClientError(
                 f"{self.endpoint.name}: reply is not a chat completion", retryable=True, kind="malformed"
@@ -80,3 +82,13 @@ class OpenAICompatClient:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def _token_count(value: Any) -> int:
+    """A reply's token count as a non-negative int (missing or null: 0); else ``ValueError`` (the reply is
+    malformed). A finish reason or count of another type was stored and made the cache read as corrupt on
+    the next run, and a count of ``1e400`` (infinity) was an ``OverflowError`` that stopped the run."""
+    n = int(value or 0)
+    if n < 0:
+        raise ValueError("negative token count")
+    return n

@@ -301,7 +301,7 @@ class AiohttpTransport(_OneEventLoop):
             raise _connection_error(name, err) from err
         try:
             return json.loads(raw)
-        except ValueError as err:  # JSONDecodeError and UnicodeDecodeError
+        except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, nested too deep
             raise _malformed(name, err) from err
 
     async def aclose(self) -> None:
@@ -368,7 +368,7 @@ class OpenAISDKTransport(_OneEventLoop):
             raise _connection_error(name, err) from err
         except oa.APIStatusError as err:
             raise _status_error(name, int(err.status_code), getattr(err.response, "headers", None)) from err
-        except (oa.APIResponseValidationError, ValueError) as err:  # ValueError covers JSONDecodeError
+        except (oa.APIResponseValidationError, ValueError, RecursionError) as err:  # JSONDecodeError, deep
             raise _malformed(name, err) from err
 
     async def aclose(self) -> None:
