@@ -171,7 +171,7 @@ class FrameCoder:
 def read_sample_panel(
     given: Sequence[Path],
     patterns: Sequence[str],
-    read: Callable[[Path, list[str] | None], pd.DataFrame | None],
+    read: Callable[[Path, list[str] | None, Path], pd.DataFrame | None],
     *,
     what: str,
     rescale: RescaleMode,
@@ -180,11 +180,12 @@ def read_sample_panel(
     answers: list[pd.DataFrame] | None,
 ) -> Panel:
     """The panel of the files given and found (:func:`~benchsift.io._walk.walk_inputs` with ``patterns``),
-    each read by ``read(path, notes)`` into its long frame and coded file by file (module docstring)."""
+    each read by ``read(path, notes, root)`` into its long frame (``root``: the folder it may read other
+    files in, :func:`~benchsift.io._walk.side_file`) and coded file by file (module docstring)."""
     coder = FrameCoder(keep_answers=answers is not None)
 
-    def code(path: Path, file_notes: list[str] | None) -> Path | None:
-        frame = read(path, file_notes)
+    def code(path: Path, file_notes: list[str] | None, root: Path) -> Path | None:
+        frame = read(path, file_notes, root)
         if frame is None:
             return None
         coder.add(frame)

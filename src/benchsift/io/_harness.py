@@ -58,6 +58,7 @@ from benchsift.io._lmms_rules import (
     other_aggregate,
     seed_correct,
 )
+from benchsift.io._walk import root_of, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 from benchsift.panel.long import text_dtype
@@ -544,9 +545,11 @@ def samples_to_long(
     )
 
 
-def _results_json(candidates: Sequence[Path]) -> dict[str, Any]:
+def _results_json(candidates: Sequence[Path], root: Path, notes: list[str] | None) -> dict[str, Any]:
+    """The first of ``candidates`` that is a results json object, read only inside ``root``
+    (:func:`~benchsift.io._walk.side_file`: one linking outside is not read, ``notes`` says so)."""
     for c in candidates:
-        if c.is_file():
+        if side_file(c, root, notes) is not None:
             data = read_json(c)
             if isinstance(data, dict):
                 return data
@@ -603,8 +606,10 @@ def read_harness_file(
     benchmark: str | None,
     condition: str | None,
     notes: list[str] | None,
+    root: Path | None = None,
 ) -> pd.DataFrame:
-    """The long table of one sample file written in ``layout``."""
+    """The long table of one sample file written in ``layout``; its results json is read only inside
+    ``root`` (default: the folder that holds the file, :func:`~benchsift.io._walk.root_of`)."""
     refuse_results_file(path, layout)
     m = layout.name_re.match(path.name)
     task = m.group("task") if m else path.stem
@@ -615,7 +620,8 @@ def read_harness_file(
             f"warning: {path}: not named as this harness names its sample files ({layout.samples_glob}), so "
             f"its benchmark is the file name {task!r} (`benchmark` names it)"
         )
-    results = _results_json(layout.results_candidates(path, m.group("date") if m else None))
+    candidates = layout.results_candidates(path, m.group("date") if m else None)
+    results = _results_json(candidates, root_of(path) if root is None else root, notes)
     return results_samples(
         path,
         results,
@@ -684,8 +690,8 @@ def read_harness_panel(
         model=model, metric=metric, filter_name=filter_name, benchmark=benchmark, condition=condition
     )
 
-    def one(path: Path, notes: list[str] | None) -> pd.DataFrame | None:
-        return reader(path, layout, notes=notes, **options)
+    def one(path: Path, notes: list[str] | None, root: Path) -> pd.DataFrame | None:
+        return reader(path, layout, notes=notes, root=root, **options)
 
     found = patterns or (layout.samples_glob,)
     return read_sample_panel(

@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchsift.io._walk import find_files
+from benchsift.io._walk import find_files, root_of
 
 #: the model name of a run kept by ``keep_all_runs``
 RUN_LABEL = "{model} (run {run})"
@@ -60,12 +60,19 @@ class RunFile:
 
 def candidate_files(given: Sequence[Path], patterns: Sequence[str]) -> list[Path]:
     """The given files and the files below the given folders that match ``patterns`` (inside them)."""
-    out: list[Path] = []
+    return [path for path, _ in rooted_candidates(given, patterns)]
+
+
+def rooted_candidates(given: Sequence[Path], patterns: Sequence[str]) -> list[tuple[Path, Path]]:
+    """:func:`candidate_files`, each with the root its reader reads other files in
+    (:func:`benchsift.io._walk.root_of` the path given)."""
+    out: list[tuple[Path, Path]] = []
     for path in given:
         if path.is_dir():
-            out.extend(find_files(path, patterns)[0])
+            root = root_of(path)
+            out.extend((p, root) for p in find_files(path, patterns)[0])
         elif path.is_file():
-            out.append(path)
+            out.append((path, root_of(path)))
     return out
 
 
@@ -91,11 +98,11 @@ def superseded(runs: Sequence[RunFile]) -> dict[Path, RunFile]:
 
 def choose_runs(
     runs: Sequence[RunFile],
-    read: Callable[[Path, list[str] | None], pd.DataFrame | None],
+    read: Callable[[Path, list[str] | None, Path], pd.DataFrame | None],
     *,
     keep_all_runs: bool,
     tool: str,
-) -> Callable[[Path, list[str] | None], pd.DataFrame | None]:
+) -> Callable[[Path, list[str] | None, Path], pd.DataFrame | None]:
     """``read`` that skips superseded files with a warning, or, with ``keep_all_runs``, labels the model
     of every file whose task ran more than once with its run (``RUN_LABEL``)."""
     by_path = {r.path.resolve(): r for r in runs}
@@ -103,7 +110,7 @@ def choose_runs(
     rerun = {by_path[p].model_key for p in newer}
     repeated = {p for p, r in by_path.items() if r.model_key in rerun}  # every file of a model run again
 
-    def one(path: Path, notes: list[str] | None) -> pd.DataFrame | None:
+    def one(path: Path, notes: list[str] | None, root: Path) -> pd.DataFrame | None:
         real = path.resolve()
         if real in newer and not keep_all_runs:
             if notes is not None:
@@ -114,7 +121,7 @@ def choose_runs(
                     "run as its own model run)"
                 )
             return None
-        frame = read(path, notes)
+        frame = read(path, notes, root)
         if frame is not None and keep_all_runs and real in repeated:
             run = by_path[real].run
             frame = frame.assign(model=[RUN_LABEL.format(model=m, run=run) for m in frame["model"]])

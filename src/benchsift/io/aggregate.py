@@ -356,7 +356,7 @@ def read_aggregate(
 ) -> Panel:
     """Read models x benchmarks tables or OpenVLM leaderboard JSON into a benchmark-level panel."""
 
-    def one(p: Path, file_notes: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    def one(p: Path, file_notes: list[str] | None, _root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         if p.suffix.lower() == ".json":
             if model_column is not None:
                 raise InputError(f"{p}: model_column applies to tables, not to the OpenVLM JSON")

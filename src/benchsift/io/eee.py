@@ -20,7 +20,8 @@ and are refused when named (skipped in a walk); item metadata where the record l
 ``question`` = ``input.raw``, ``choices`` = ``input.choices`` (a JSON list), ``answer`` =
 ``input.reference`` as logged (a list joined by ", "; EEE's lm-eval converter logs the index of the right
 choice), each cut to 2,000 characters; the aggregate file beside a samples file
-(``<uuid>.json``) is read to check, per model and evaluation, that the per-item mean reproduces its
+(``<uuid>.json``, read only when it resolves inside the folder given: one linking outside is not read,
+with a warning) is read to check, per model and evaluation, that the per-item mean reproduces its
 score (a warning names both numbers when not: EEE 0.3.0's lm-eval converter fills the samples file of
 task ``arith_mc`` with the samples of ``arith_mc_rev`` when both ran, its ``samples_arith_mc_*`` pattern
 matching both files).
@@ -50,8 +51,8 @@ from benchsift._inputs import choose
 from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
-from benchsift.io._harness import check_reported, choices_text, read_jsonl, text_columns
-from benchsift.io._walk import NotThisFormat
+from benchsift.io._harness import check_reported, choices_text, read_json, read_jsonl, text_columns
+from benchsift.io._walk import NotThisFormat, root_of, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -90,7 +91,12 @@ def _input_text(rec: dict[str, Any]) -> tuple[str | None, str | None, str | None
 
 
 def _read_one(
-    path: Path, *, filter_name: str | None, condition: str | None, notes: list[str] | None
+    path: Path,
+    *,
+    filter_name: str | None,
+    condition: str | None,
+    notes: list[str] | None,
+    root: Path | None = None,
 ) -> pd.DataFrame:
     if path.suffix.lower() == ".json":
         raise NotThisFormat(
@@ -147,22 +153,29 @@ def _read_one(
         table[col] = values
     if notes is not None:
         chosen = {k: (filter_name if k in shared else v[0]) for k, v in by_name.items()}
-        notes.extend(_check_aggregate(path, table, chosen))
+        root = root_of(path) if root is None else root
+        notes.extend(_check_aggregate(path, table, chosen, root, notes))
     table["condition"] = condition or "image"
     table[FILE_COL] = str(path)
     return table
 
 
-def _check_aggregate(path: Path, table: pd.DataFrame, keys: dict[Any, str | None]) -> list[str]:
+def _check_aggregate(
+    path: Path, table: pd.DataFrame, keys: dict[Any, str | None], root: Path, notes: list[str]
+) -> list[str]:
     """Warnings where the per-item mean of a model and evaluation differs from the score of the aggregate
     file beside the samples (``<uuid>.json``, ``evaluation_results[].score_details.score`` of the same
-    ``evaluation_name`` and ``evaluation_result_id``)."""
+    ``evaluation_name`` and ``evaluation_result_id``), read only inside ``root``
+    (:func:`~benchsift.io._walk.side_file`, whose warning goes to ``notes``) and only as deep as any JSON
+    benchsift reads (:func:`~benchsift.io._harness.read_json`)."""
     aggregate = path.with_name(path.name.removesuffix("_samples.jsonl") + ".json")
-    if aggregate == path or not aggregate.is_file():
+    if aggregate == path or side_file(aggregate, root, notes) is None:
         return []
     try:
-        doc = json.loads(aggregate.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        doc = read_json(aggregate)
+    except FormatError as exc:  # not JSON, not UTF-8, nested too deep: nothing to check against
+        return [f"warning: {path.name}: the aggregate beside it is not checked ({exc})"]
+    except OSError:
         return []
     results = doc.get("evaluation_results") if isinstance(doc, dict) else None
     entries = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
@@ -193,8 +206,8 @@ def read_eee(
 ) -> Panel:
     """Read Every Eval Ever instance-level files (``*_samples.jsonl``, or folders of them) into a panel."""
 
-    def one(path: Path, file_notes: list[str] | None) -> pd.DataFrame:
-        return _read_one(path, filter_name=filter, condition=condition, notes=file_notes)
+    def one(path: Path, file_notes: list[str] | None, root: Path) -> pd.DataFrame:
+        return _read_one(path, filter_name=filter, condition=condition, notes=file_notes, root=root)
 
     return read_sample_panel(
         as_paths(paths),

@@ -18,10 +18,17 @@ are counted in a note). An instance without the stat is missing.
 The stat: ``metric``, else the main metric of the run's group as HELM's own leaderboard shows it: the
 ``environment.main_name`` (and ``main_split``) of the run group in the ``schema.json`` that
 ``helm-summarize`` writes beside the runs (``helm/benchmark/presentation/summarize.py``; ``exact_match``
-for MMLU, ``quasi_exact_match`` for BoolQ, ``f1_score`` for NarrativeQA ...). Without a schema entry for
-the group, ``exact_match`` when the run has it (with a warning saying so), else the import is refused
-with the stats the run has. The split: ``split``, else the schema's ``main_split``, else ``test`` when
-present, else the only split.
+for MMLU, ``quasi_exact_match`` for BoolQ, ``f1_score`` for NarrativeQA ...), read only when it lies
+inside the folder given: give the suite folder (``runs/<suite>``) for it to count; given a run folder (or
+one of its files), the schema.json above it is outside what was given and not read, and the warning or
+error says so. Without a schema entry for the group, ``exact_match`` when the run has it (with a warning
+saying so), else the import is refused with the stats the run has. The split: ``split``, else the
+schema's ``main_split``, else ``test`` when present, else the only split.
+
+Every file read beside ``per_instance_stats.json`` (``run_spec.json``, ``scenario_state.json``,
+``stats.json``) is read only when it is a regular file resolving inside the folder given (for a run folder
+or file given by name, that run folder; :func:`benchsift.io._walk.side_file`): a ``run_spec.json`` linking
+outside refuses the run, another such file is left unread with a warning naming it.
 
 The aggregate check: the per-item mean is compared with HELM's own aggregate in ``stats.json`` (same stat,
 split, no perturbation); a warning names both numbers when they differ by more than 1e-9. The model's
@@ -51,7 +58,7 @@ from benchsift.errors import FormatError, InputError
 from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
 from benchsift.io._harness import choices_text, read_json, text_columns
-from benchsift.io._walk import NotThisFormat
+from benchsift.io._walk import NotThisFormat, inside, root_of, side_file
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -139,10 +146,13 @@ def _instance_text(instance: dict[str, Any], mapping: Any) -> tuple[str | None, 
     return question, choices_text(shown), answer, image
 
 
-def _answers(run_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str | None, ...]]]:
-    """The model's answer and the item text of each instance of the run's ``scenario_state.json``."""
-    path = run_dir / SCENARIO_STATE
-    if not path.is_file():
+def _answers(
+    run_dir: Path, root: Path, notes: list[str] | None
+) -> tuple[dict[str, str], dict[str, tuple[str | None, ...]]]:
+    """The model's answer and the item text of each instance of the run's ``scenario_state.json``
+    (read only inside ``root``, :func:`~benchsift.io._walk.side_file`)."""
+    path = side_file(run_dir / SCENARIO_STATE, root, notes)
+    if path is None:
         return {}, {}
     state = read_json(path)
     out: dict[str, str] = {}
@@ -162,6 +172,21 @@ def _answers(run_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str | None,
     return out, texts
 
 
+def _schema(run_dir: Path, root: Path, notes: list[str] | None) -> tuple[Any, str]:
+    """The suite's ``schema.json`` (in the folder that holds the run folder) and what the warning says of
+    it; read only when it lies inside ``root``: given a run folder (or a file of it), the schema above it
+    is outside what was given and not read, and the text says to give the suite folder."""
+    schema_path = run_dir.parent / SCHEMA
+    if not inside(run_dir.parent, root):
+        if schema_path.is_file():
+            return None, f"{schema_path} is outside {root}, not read: give the suite folder that holds it"
+        return None, "no schema.json beside the runs"
+    found = side_file(schema_path, root, notes)
+    if found is None:
+        return None, "no schema.json beside the runs"
+    return read_json(found), str(found)
+
+
 def _choose(
     path: Path,
     entries: list[dict[str, Any]],
@@ -169,6 +194,7 @@ def _choose(
     metric: str | None,
     split: str | None,
     notes: list[str] | None,
+    root: Path,
 ) -> tuple[str, str | None]:
     have: dict[str, set[str | None]] = {}
     for e in entries:
@@ -177,22 +203,21 @@ def _choose(
             if key is not None and not key[2]:
                 have.setdefault(key[0], set()).add(key[1])
     groups = [str(g) for g in spec.get("groups") or []]
-    schema_path = path.resolve().parent.parent / SCHEMA
-    main = main_metric(read_json(schema_path), groups) if schema_path.is_file() else None
+    schema, where = _schema(path.resolve().parent, root, notes)
+    main = main_metric(schema, groups)
     if metric is None:
         if main is not None:
             metric = main[0]
         elif FALLBACK_METRIC in have:
             metric = FALLBACK_METRIC
             if notes is not None:
-                where = f"{schema_path}" if schema_path.is_file() else "no schema.json beside the runs"
                 notes.append(
                     f"warning: {path.parent.name}: no main metric for groups {groups} ({where}); "
                     f"used {FALLBACK_METRIC!r} (`metric` chooses another)"
                 )
         else:
             raise InputError(
-                f"{path}: no main metric known for groups {groups}; choose one with `metric` "
+                f"{path}: no main metric known for groups {groups} ({where}); choose one with `metric` "
                 f"(stats: {sorted(have)[:20]})"
             )
     if metric not in have:
@@ -206,9 +231,11 @@ def _choose(
     return metric, split
 
 
-def _aggregate(run_dir: Path, metric: str, split: str | None) -> float | None:
-    path = run_dir / STATS
-    if not path.is_file():
+def _aggregate(
+    run_dir: Path, metric: str, split: str | None, root: Path, notes: list[str] | None
+) -> float | None:
+    path = side_file(run_dir / STATS, root, notes)
+    if path is None:
         return None
     stats = read_json(path)
     for s in stats if isinstance(stats, list) else []:
@@ -228,10 +255,14 @@ def _read_one(
     split: str | None,
     condition: str | None,
     notes: list[str] | None,
+    root: Path | None = None,
 ) -> pd.DataFrame:
     run_dir = path.resolve().parent  # a bare file name given from inside the run folder names it too
+    root = root_of(path) if root is None else root
     if not (run_dir / RUN_SPEC).is_file():
         raise NotThisFormat(f"{path}: no {RUN_SPEC} beside it (not a HELM run folder)")
+    if side_file(run_dir / RUN_SPEC, root, None) is None:
+        raise FormatError(f"{path}: its {RUN_SPEC} links outside the folder {root} (not read)")
     spec = read_json(run_dir / RUN_SPEC)
     entries = read_json(path)
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
@@ -243,7 +274,7 @@ def _read_one(
     if not name:
         raise FormatError(f"{run_dir / RUN_SPEC}: no adapter_spec.model; give `model`")
     task = benchmark or benchmark_of(spec["name"])
-    chosen, chosen_split = _choose(path, entries, spec, metric, split, notes)
+    chosen, chosen_split = _choose(path, entries, spec, metric, split, notes, root)
     values: dict[str, list[float]] = {}
     rows: dict[str, int] = {}
     perturbed = 0
@@ -260,7 +291,7 @@ def _read_one(
     if not values:
         raise FormatError(f"{path}: no unperturbed instance")
     scores = {iid: (math.fsum(v) / len(v) if v else math.nan) for iid, v in values.items()}
-    answers, texts = _answers(run_dir)
+    answers, texts = _answers(run_dir, root, notes)
     items = list(values)
     frame = pd.DataFrame(
         {
@@ -281,7 +312,7 @@ def _read_one(
             f"{run_dir.name}: model {name!r}, benchmark {task!r}, stat {chosen!r} on split "
             f"{chosen_split!r}, {len(items)} instances{extra}"
         )
-        reported = _aggregate(run_dir, chosen, chosen_split)
+        reported = _aggregate(run_dir, chosen, chosen_split, root, notes)
         observed = [s for s in scores.values() if not math.isnan(s)]
         mean = math.fsum(observed) / len(observed) if observed else math.nan
         if reported is not None and not abs(mean - reported) <= 1e-9:
@@ -312,7 +343,7 @@ def read_helm(
         # a run folder given by name: its per_instance_stats.json
         given.append(p / PATTERNS[0] if (p / RUN_SPEC).is_file() and (p / PATTERNS[0]).is_file() else p)
 
-    def one(path: Path, file_notes: list[str] | None) -> pd.DataFrame:
+    def one(path: Path, file_notes: list[str] | None, root: Path) -> pd.DataFrame:
         return _read_one(
             path,
             model=model,
@@ -321,6 +352,7 @@ def read_helm(
             split=split,
             condition=condition,
             notes=file_notes,
+            root=root,
         )
 
     return read_sample_panel(

@@ -508,7 +508,7 @@ def read_inspect(
     options.update(reducer=reducer, condition=condition, bounds=bounds)
     read = choose_runs(
         log_runs(candidate_files(given, LOG_PATTERNS), bounds),
-        lambda p, n: _read_one(p, notes=n, **options),
+        lambda p, n, _root: _read_one(p, notes=n, **options),
         keep_all_runs=keep_all_runs,
         tool="inspect (eval-retry, eval-set)",
     )

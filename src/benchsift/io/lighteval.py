@@ -173,7 +173,7 @@ def read_lighteval(
 ) -> Panel:
     """Read lighteval ``details_<task>_<date>.parquet`` files (or folders of them) into a panel."""
 
-    def one(path: Path, file_notes: list[str] | None) -> pd.DataFrame:
+    def one(path: Path, file_notes: list[str] | None, _root: Path) -> pd.DataFrame:
         return _read_one(
             path, model=model, benchmark=benchmark, metric=metric, condition=condition, notes=file_notes
         )

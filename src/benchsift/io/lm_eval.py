@@ -8,7 +8,10 @@ metric names), hashes and one key per metric (``acc``, ``acc_norm``, ``exact_mat
 :mod:`benchsift.io._harness` for how the score is taken.
 
 With ``--output_path RUN.json`` (a file name) the results are ``RUN_<date>.json`` and the sample files lie
-beside it; the results json of a sample file is the one of the same ``<date>``.
+beside it; the results json of a sample file is the one of the same ``<date>``. A results json (or
+``results.json``) is read only when it is a regular file resolving inside the folder given (for a file
+given by name, the folder that holds it; :func:`benchsift.io._walk.side_file`): one linking outside is
+left unread, with a warning naming it.
 
 lm-eval 0.4.0 - 0.4.2 (``lm_eval/__main__.py`` of 0.4.2) wrote ``OUT/results.json`` and one
 ``<model_args>_<task>.jsonl`` per task, where ``<model_args>`` is ``--model_args`` with ``/`` and ``=``
@@ -53,8 +56,8 @@ from benchsift.io._harness import (
     refuse_results_file,
     results_samples,
 )
-from benchsift.io._runs import RunFile, candidate_files, choose_runs
-from benchsift.io._walk import NotThisFormat
+from benchsift.io._runs import RunFile, choose_runs, rooted_candidates
+from benchsift.io._walk import NotThisFormat, root_of, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -84,17 +87,18 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
     return max(ends, key=len) if ends else None
 
 
-def sample_runs(paths: list[Path]) -> list[RunFile]:
+def sample_runs(paths: list[tuple[Path, Path]]) -> list[RunFile]:
     """Each ``samples_<task>_<date>`` file's task as lm-eval picks the latest run (``get_latest_filename``):
-    its folder, model (results json) and task; newest by ``<date>`` (:mod:`benchsift.io._runs`)."""
+    its folder, model (results json, read only inside the file's root: ``paths`` are ``(file, root)``)
+    and task; newest by ``<date>`` (:mod:`benchsift.io._runs`)."""
     runs = []
-    for path in paths:
+    for path, root in paths:
         m = LAYOUT.name_re.match(path.name)
         if m is None:
             continue
         date = m.group("date")
         try:
-            results = _results_json(LAYOUT.results_candidates(path, date))
+            results = _results_json(LAYOUT.results_candidates(path, date), root, None)
         except (FormatError, OSError):
             results = {}
         name = model_from_results(results) or path.parent.name
@@ -103,17 +107,22 @@ def sample_runs(paths: list[Path]) -> list[RunFile]:
     return runs
 
 
-def _read_file(path: Path, layout: HarnessLayout, **options: Any) -> pd.DataFrame:
-    if LAYOUT.name_re.match(path.name) or not (path.parent / LEGACY_RESULTS).is_file():
-        return read_harness_file(path, layout, **options)  # refuses a results file given as the log
+def _read_file(
+    path: Path, layout: HarnessLayout, *, notes: list[str] | None, root: Path | None = None, **options: Any
+) -> pd.DataFrame:
+    root = root_of(path) if root is None else root
+    named = LAYOUT.name_re.match(path.name)
+    legacy = None if named else side_file(path.parent / LEGACY_RESULTS, root, notes)
+    if legacy is None:  # (it refuses a results file given as the log)
+        return read_harness_file(path, layout, notes=notes, root=root, **options)
     refuse_results_file(path, layout)
-    results = read_json(path.parent / LEGACY_RESULTS)
+    results = read_json(legacy)
     if not isinstance(results, dict):
         raise NotThisFormat(f"{path.parent / LEGACY_RESULTS}: not an lm-eval results json")
     task = _legacy_task(path, results)
     if task is None:
         raise NotThisFormat(f"{path}: not a sample file of the tasks in {LEGACY_RESULTS} ({list(results)})")
-    return results_samples(path, results, task, **options)
+    return results_samples(path, results, task, notes=notes, **options)
 
 
 def read_lm_eval(
@@ -144,8 +153,8 @@ def read_lm_eval(
     given = as_paths(paths)
     options = dict(model=model, metric=metric, filter_name=filter, benchmark=benchmark, condition=condition)
     choose = choose_runs(
-        sample_runs(candidate_files(given, patterns)),
-        lambda p, n: _read_file(p, LAYOUT, notes=n, **options),
+        sample_runs(rooted_candidates(given, patterns)),
+        lambda p, n, r: _read_file(p, LAYOUT, notes=n, root=r, **options),
         keep_all_runs=keep_all_runs,
         tool="lm-eval (get_latest_filename)",
     )
@@ -161,6 +170,6 @@ def read_lm_eval(
         scales=scales,
         notes=notes,
         answers=answers,
-        read_file=lambda path, layout, notes, **_: choose(path, notes),
+        read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
         patterns=patterns,
     )

@@ -108,7 +108,7 @@ def read_long(
     parts, files = walk_inputs(
         as_paths(paths),
         TABLE_PATTERNS,
-        lambda p, _notes: read_long_file(p, condition, keep_answers=answers is not None),
+        lambda p, _notes, _root: read_long_file(p, condition, keep_answers=answers is not None),
         notes=notes,
         what="long table",
     )

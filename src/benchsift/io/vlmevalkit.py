@@ -93,7 +93,7 @@ from benchsift.io._harness import check_reported
 from benchsift.io._rows import RowNames
 from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
-from benchsift.io._walk import NotThisFormat
+from benchsift.io._walk import NotThisFormat, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -363,8 +363,6 @@ def _read_one(
         table["score"] = group_score.loc[g[first]].to_numpy()
         if notes is not None:
             notes.append(f"{path.name}: {len(order)} rows grouped into {len(table)} circular items")
-    if notes is not None and auto_column:
-        notes.extend(_check_acc(path, name, bench, table["score"].to_numpy(dtype=np.float64)))
     table["model"] = name
     table["condition"] = condition or "image"
     table["benchmark"] = bench
@@ -372,25 +370,34 @@ def _read_one(
     return table
 
 
-def _check_acc(path: Path, model: str, bench: str, scores: np.ndarray) -> list[str]:
+#: largest ``_acc.csv`` read for the check (VLMEvalKit writes one row of a few dozen columns)
+MAX_ACC_BYTES = 1 << 20
+
+
+def _check_acc(path: Path, table: pd.DataFrame, root: Path, notes: list[str]) -> list[str]:
     """Compare the per-item mean with the ``Overall`` of VLMEvalKit's ``<model>_<dataset>_acc.csv`` beside
     the result file (one row; a fraction for multiple choice, ``report_acc``; percent for VQA's
     ``_results``), counting failed answers (missing here) as VLMEvalKit does, wrong; a warning names both
-    numbers when they differ."""
-    acc = path.resolve().parent / f"{model}_{bench}_acc.csv"
-    if not acc.is_file():
+    numbers when they differ (``table``: the file's long frame, one model and benchmark). The file is read
+    only inside ``root`` (:func:`~benchsift.io._walk.side_file`) and up to :data:`MAX_ACC_BYTES`."""
+    if not len(table):
+        return []
+    model, bench = str(table["model"].iloc[0]), str(table["benchmark"].iloc[0])
+    acc = side_file(path.resolve().parent / f"{model}_{bench}_acc.csv", root, notes)
+    if acc is None or acc.stat().st_size > MAX_ACC_BYTES:
         return []
     try:
-        table = pd.read_csv(acc)
+        own = pd.read_csv(acc)
     except (OSError, ValueError, UnicodeDecodeError):
         return []
-    if len(table) != 1 or "Overall" not in table.columns:
+    if len(own) != 1 or "Overall" not in own.columns:
         return []
-    value = pd.to_numeric(table["Overall"], errors="coerce").iloc[0]
+    value = pd.to_numeric(own["Overall"], errors="coerce").iloc[0]
     if not np.isfinite(value):
         return []
     reported = float(value) / (100.0 if path.stem.endswith("_results") else 1.0)
-    return check_reported(np.nan_to_num(scores, nan=0.0), reported, f"{path.name} ({acc.name})", model)
+    scores = np.nan_to_num(table["score"].to_numpy(dtype=np.float64), nan=0.0)
+    return check_reported(scores, reported, f"{path.name} ({acc.name})", model)
 
 
 def read_vlmevalkit(
@@ -415,8 +422,11 @@ def read_vlmevalkit(
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, score_column=score_column)
     options.update(circular=circular, condition=condition)
 
-    def one(path: Path, notes: list[str] | None) -> pd.DataFrame:
-        return _read_one(path, notes=notes, **options)
+    def one(path: Path, notes: list[str] | None, root: Path) -> pd.DataFrame:
+        table = _read_one(path, notes=notes, **options)
+        if notes is not None and score_column is None:  # the score column VLMEvalKit's own acc is of
+            notes.extend(_check_acc(path, table, root, notes))
+        return table
 
     given = as_paths(paths)
     panel = read_sample_panel(

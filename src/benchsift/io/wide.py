@@ -604,7 +604,7 @@ def read_wide(
         )
     id_column = item_column if orient == "items-rows" else model_column
 
-    def one(p: Path, file_notes: list[str] | None) -> tuple[np.ndarray, list[str], pd.DataFrame]:
+    def one(p: Path, file_notes: list[str] | None, _root: Path) -> tuple[np.ndarray, list[str], pd.DataFrame]:
         return _read_one(
             p,
             benchmark=benchmark,
