@@ -52,7 +52,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from benchsift.errors import BenchsiftWarning, FormatError, InputError, OutputError, listed
 
@@ -63,14 +63,18 @@ __all__ = [
     "ENVIRONMENT_ERRNOS",
     "FORMULA_START",
     "MANIFEST",
+    "MAX_LINE_BYTES",
     "MAX_MANIFEST_BYTES",
     "allow_overwrite",
     "atomic_dir",
     "atomic_path",
+    "bounded_lines",
     "check_output_dir",
     "check_output_file",
     "force_overwrite",
     "from_spreadsheet",
+    "open_regular",
+    "read_regular",
     "spreadsheet_cell",
     "spreadsheet_frame",
 ]
@@ -609,3 +613,80 @@ def check_parquet_footer(
             f"{head}; expected at most {max_ratio:g}x the file size above {floor:,} bytes for {what} "
             "(a forged or damaged file?)"
         )
+
+
+# --- inputs: only regular files, read within bounds (issue 32) ---------------------------------------------
+
+#: Longest line a line-by-line reader of benchsift reads (bytes or characters): the importers' cap on a line
+#: of a sample log (``benchsift.io._harness.MAX_LINE_CHARS``). A line of an item, artifact, record or
+#: review file is a few kB; a file without line breaks (or a hostile 2 GB line) is refused after this much
+#: instead of being read whole.
+MAX_LINE_BYTES = 64 << 20
+
+
+def _expected(expected: str) -> str:
+    return f" (expected {expected})" if expected else ""
+
+
+def open_regular(path: str | os.PathLike[str], expected: str = "") -> BinaryIO:
+    """``path`` opened for reading (binary) when it names a regular file, symbolic links followed; else one
+    :class:`~benchsift.errors.InputError` line: ``<path>: file not found`` or ``<path>: cannot be read
+    (<why>)``, each followed by `` (expected <expected>)`` when given; ``<path>: is a directory, expected
+    <expected, else "a file">``; ``<path>: is a FIFO (a device, a socket), not a regular file; expected
+    <expected, else "a regular file">``.
+
+    The file is opened without blocking and checked on the open descriptor (:func:`os.fstat`), so a FIFO is
+    never waited on, a device (``/dev/zero``, a terminal) or a socket is never read, and a file swapped in
+    between a check and the open is refused all the same. The caller closes the file (``with``).
+    """
+    p = Path(path)
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    )
+    try:
+        fd = os.open(p, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"{p}: file not found{_expected(expected)}") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, expected {expected or 'a file'}") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror}){_expected(expected)}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{p}: is a directory, expected {expected or 'a file'}")
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            raise InputError(f"{p}: is {kind}, not a regular file; expected {expected or 'a regular file'}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int, expected: str = "") -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), reading at most ``max_bytes`` + 1 of
+    them: a longer file is refused in one :class:`~benchsift.errors.FormatError` line (``<path>: larger
+    than <max_bytes> bytes; refused``) before more is read."""
+    with open_regular(path, expected) as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FormatError(f"{path}: larger than {max_bytes:,} bytes; refused{_expected(expected)}")
+    return bytes(data)
+
+
+def bounded_lines(fh: Any, where: str, max_len: int = MAX_LINE_BYTES, what: str = "") -> Iterator[Any]:
+    """The lines of the open file ``fh`` (bytes or text, line ends kept), each read at most ``max_len``
+    (+1) long: a longer line stops the read with one :class:`~benchsift.errors.FormatError` line,
+    ``<where>, line <n>: longer than <max_len> <bytes|characters>; refused (<what>)``, so a file without
+    line breaks costs ``max_len``, not its size. Lines are counted from 1 as they are read."""
+    empty = fh.read(0)
+    unit = "bytes" if isinstance(empty, bytes) else "characters"
+    for n, line in enumerate(iter(lambda: fh.readline(max_len + 1), empty), start=1):
+        if len(line) > max_len:
+            raise FormatError(
+                f"{where}, line {n}: longer than {max_len:,} {unit}; refused" + (f" ({what})" if what else "")
+            )
+        yield line

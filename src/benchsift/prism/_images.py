@@ -4,8 +4,9 @@ An item's ``images`` entries are file names relative to the image folder (``--im
 directory when none is given). Before a byte is read, the path is joined to the folder, resolved with
 every symbolic link followed (:meth:`pathlib.Path.resolve`) and checked to lie inside the resolved
 folder; an absolute path, a ``..`` that climbs out, or a link that points out of the folder is refused.
-A path inside the folder must be a regular file whose first bytes are an image signature (PNG, JPEG,
-GIF, WebP, BMP, TIFF); anything else (a directory, a text file renamed ``.png``) is refused. The
+A path inside the folder must be a regular file of at most :data:`MAX_IMAGE_BYTES` whose first bytes
+are an image signature (PNG, JPEG, GIF, WebP, BMP, TIFF); anything else (a directory, a FIFO, a text
+file renamed ``.png``) is refused. The
 signatures are the ones each format's specification puts at offset 0 (PNG: ISO/IEC 15948 sec. 5.2;
 JPEG: the SOI marker FF D8 FF; GIF87a/GIF89a; RIFF....WEBP; BM; TIFF II*\\0 / MM\\0*).
 """
@@ -15,9 +16,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from benchsift._fileio import read_regular
 from benchsift.errors import InputError
 
-__all__ = ["image_mime", "image_root", "read_image", "resolve_image"]
+__all__ = ["MAX_IMAGE_BYTES", "image_mime", "image_root", "read_image", "resolve_image"]
+
+#: Largest image file read (API endpoints take images of up to about 20 MB; a larger file is refused in one
+#: line, not read whole into memory and into every request that shows it)
+MAX_IMAGE_BYTES = 64 << 20
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -68,7 +74,10 @@ def read_image(name: str, root: str | os.PathLike[str] | None, where: str) -> tu
         raise InputError(f"{where}: image file {full} not found")
     if not full.is_file():
         raise InputError(f"{where}: image path {name!r} is not a regular file")
-    data = full.read_bytes()
+    try:  # a regular file still (not swapped for a FIFO since the check), read within the bound
+        data = read_regular(full, MAX_IMAGE_BYTES, "an image file")
+    except InputError as err:
+        raise InputError(f"{where}: image path {name!r}: {err}") from None
     mime = image_mime(data[:16])
     if mime is None:
         raise InputError(f"{where}: {name!r} is not an image file (no PNG/JPEG/GIF/WebP/BMP/TIFF signature)")

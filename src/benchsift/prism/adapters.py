@@ -18,8 +18,8 @@ from typing import Any
 
 from benchsift._fileio import atomic_path
 from benchsift._inputs import check_choice
-from benchsift.errors import FormatError, InputError
-from benchsift.prism._images import resolve_image
+from benchsift.errors import BenchsiftError, FormatError, InputError
+from benchsift.prism._images import read_image
 from benchsift.prism.items import LETTERS, Item, domain_of, read_jsonl_records
 
 __all__ = ["ADAPTERS", "Adapter", "adapt_record", "read_raw_jsonl"]
@@ -377,13 +377,19 @@ def _boxed_image(name: str, image_dir: Path, stem: str, bbox: Sequence[float]) -
     """
     from PIL import Image, ImageDraw
 
-    src = resolve_image(name, image_dir, stem)
     try:
-        with Image.open(src) as im:
+        x, y, w, h = (float(v) for v in bbox)
+    except (TypeError, ValueError):
+        raise FormatError(f"{stem}: bbox {list(bbox)!r} is not four numbers (COCO x, y, w, h)") from None
+    # a regular image file inside the folder, within the size bound (read_image: never a FIFO or a device)
+    data, _ = read_image(name, image_dir, f"{stem} (the image to draw the referred box on)")
+    try:
+        with Image.open(io.BytesIO(data)) as im:
             img = im.convert("RGB")
-    except FileNotFoundError as err:
-        raise InputError(f"{stem}: image file {src} not found (needed to draw the referred box)") from err
-    x, y, w, h = (float(v) for v in bbox)
+    except Exception as err:  # PIL's errors for a damaged image are of many types
+        raise InputError(
+            f"{stem}: image {name!r} could not be read as an image ({type(err).__name__})"
+        ) from None
     width = max(2, round(min(img.size) / 150))
     ImageDraw.Draw(img).rectangle([x, y, x + w, y + h], outline=(255, 0, 0), width=width)
     out = f"{_safe(stem)}_box.png"
@@ -407,6 +413,16 @@ def adapt_record(
         out = adapter.convert(record, index)
     except KeyError as err:
         raise FormatError(f"{benchmark} record {index}: missing field {err.args[0]!r}") from err
+    except BenchsiftError:
+        raise
+    except (ValueError, TypeError, AttributeError, IndexError, SyntaxError, RecursionError) as err:
+        # a field of the wrong type or shape (an int answer, an options string that is not a Python
+        # list literal): the raw record is the user's input, so one line naming it, not an internal error
+        why = str(err).splitlines()[0][:200] if str(err) else ""
+        raise FormatError(
+            f"{benchmark} record {index}: not a {benchmark} record in the dataset's own schema "
+            f"({type(err).__name__}: {why})"
+        ) from None
     if out is None:
         return None
     source_id, fields, refs = out
@@ -423,7 +439,8 @@ def adapt_record(
                 raise InputError(f"{benchmark} record {index}: in-memory image needs an image folder")
             images.append(_save_image(ref, image_dir, f"{benchmark}_{source_id}_{k}"))
     bbox = fields.get("meta", {}).get("bbox")
-    if adapter.convert is _refcoco and image_dir is not None and images and bbox and len(bbox) == 4:
+    boxed = isinstance(bbox, list | tuple) and len(bbox) == 4
+    if adapter.convert is _refcoco and image_dir is not None and images and boxed:
         fields["meta"]["source_image"] = images[0]
         images[0] = _boxed_image(images[0], image_dir, f"{benchmark}_{source_id}", bbox)
     return Item(

@@ -31,13 +31,13 @@ satisfiable. The per-item score is the mean compliance over the drawn set (Sec. 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from benchsift._jsonutil import loads_bounded
 from benchsift.errors import InputError
 from benchsift.prism.axes import stable_hash
 
@@ -61,8 +61,8 @@ def _json_answer(text: str) -> bool:
     if m:
         body = m.group(1)
     try:
-        obj = json.loads(body)
-    except ValueError:
+        obj = loads_bounded(body, "answer")
+    except ValueError:  # not JSON, or nested too deeply (a FormatError is a ValueError)
         return False
     return isinstance(obj, dict) and set(obj) == {"answer"}
 

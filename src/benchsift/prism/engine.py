@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from benchsift._fileio import open_regular
 from benchsift._inputs import check_distinct
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Check, Interval, check_param, validate_params
@@ -117,6 +118,31 @@ class StageResult(Result):
         top = Counter(self.errors).most_common(1)[0][0] if self.errors else "no reply"
         head = "nothing was answered" if lost == total else f"{lost} of {total} got no answer"
         return f"{head}; first cause: {top}"
+
+
+#: Largest models/judges config file read (a config names a few endpoints in a few kB)
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def _config(config: EngineConfig | PathLike) -> EngineConfig:
+    """``config`` itself, or the TOML config file it names (:func:`benchsift.clients.load_config`) once it
+    is known to be a regular file (:func:`benchsift._fileio.open_regular`: a FIFO is never waited on, a
+    device never read) of at most :data:`MAX_CONFIG_BYTES`; TOML nested too deeply for the parser is one
+    :class:`~benchsift.errors.InputError` line, not a ``RecursionError``."""
+    if isinstance(config, EngineConfig):
+        return config
+    p = Path(config)
+    with open_regular(p, "a TOML config file") as fh:
+        size = os.fstat(fh.fileno()).st_size
+    if size > MAX_CONFIG_BYTES:
+        raise InputError(
+            f"{p}: {size:,} bytes, over the {MAX_CONFIG_BYTES:,} a config file may have (expected a TOML "
+            "config file)"
+        )
+    try:
+        return load_config(p)
+    except RecursionError:
+        raise InputError(f"{p}: not valid TOML (nested too deeply to read)") from None
 
 
 def _pool(cfg: EngineConfig, cache: PathLike | str | None, out: Path) -> ClientPool:
@@ -284,7 +310,7 @@ def build(
         else:
             if config is None:
                 raise InputError("build needs `config` (the generation judge)")
-            cfg = config if isinstance(config, EngineConfig) else load_config(config)
+            cfg = _config(config)
             if cfg.gen_judge is None:
                 raise InputError(f"{config}: [judges] gen is not set")
             gen = cfg.endpoint(cfg.gen_judge)
@@ -364,7 +390,7 @@ def run(
     out = Path(out)
     item_list = read_items(items)
     arts = read_artifacts(artifacts)
-    cfg = config if isinstance(config, EngineConfig) else load_config(config)
+    cfg = _config(config)
     names = list(models) if models else [m.name for m in cfg.models]
     if not names:
         raise InputError(f"{config}: no endpoint with role = 'model'")
@@ -470,7 +496,7 @@ def grade(
     item_list = read_items(items)
     arts = read_artifacts(artifacts)
     recs = read_run_records(records)
-    cfg = config if isinstance(config, EngineConfig) or config is None else load_config(config)
+    cfg = None if config is None else _config(config)
     grade_judge, audit_judge = (None, None) if cfg is None else (cfg.grade_judge, cfg.audit_judge)
     check_rules(
         _GRADE_RULES,
@@ -580,7 +606,7 @@ def evaluate(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cfg = config if isinstance(config, EngineConfig) else load_config(config)
+    cfg = _config(config)
     shared = cache or cfg.cache or out / "prism-cache.sqlite"
 
     def tick(stage: str) -> ProgressFn | None:

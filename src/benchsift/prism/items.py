@@ -14,9 +14,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsift._fileio import atomic_path
+from benchsift._fileio import atomic_path, bounded_lines, open_regular
 from benchsift._jsonutil import loads_bounded
-from benchsift.errors import FormatError, InputError
+from benchsift.errors import FormatError
 from benchsift.prism._images import resolve_image
 
 __all__ = [
@@ -113,16 +113,27 @@ class Item:
 
 
 def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file (blank lines skipped); one line naming the file and line when bad."""
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError as err:
-        raise InputError(f"{path}: file not found") from err
-    except UnicodeDecodeError as err:
-        raise FormatError(
-            f"{path}: not a UTF-8 text file of JSON lines ({err.reason} at byte {err.start})"
-        ) from None
+    """The JSON objects of a JSONL file (blank lines skipped); one line naming the file and line when bad.
+
+    Only a regular file is read (:func:`benchsift._fileio.open_regular`: a FIFO or a device is refused,
+    never waited on or read), a line at a time, each at most :data:`benchsift._fileio.MAX_LINE_BYTES` long
+    (a file without line breaks is refused after that much, not read whole), each object nested at most
+    :data:`benchsift._jsonutil.MAX_JSON_DEPTH` deep. Lines end at ``\\n`` only: a raw U+2028 or U+0085
+    inside a string (``json.dumps(..., ensure_ascii=False)`` writes them) stays in its line.
+    """
+    lines = []
+    offset = 0
+    with open_regular(path, "a JSON lines file") as fh:
+        for n, raw in enumerate(bounded_lines(fh, str(path), what="expected one JSON object per line"), 1):
+            try:
+                lines.append(raw.decode("utf-8"))
+            except UnicodeDecodeError as err:
+                at = offset + err.start
+                raise FormatError(
+                    f"{path}: not a UTF-8 text file of JSON lines ({err.reason} at byte {at}, line {n})"
+                ) from None
+            offset += len(raw)
+    rows = []  # parsed once the whole file is known to be UTF-8 text: a binary file is said to be one
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -9,14 +9,16 @@ fix with the same validator as the generation judge's output
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsift._fileio import atomic_path, from_spreadsheet, spreadsheet_cell
-from benchsift.errors import FormatError, InputError
+from benchsift._fileio import atomic_path, bounded_lines, from_spreadsheet, open_regular, spreadsheet_cell
+from benchsift._jsonutil import loads_bounded
+from benchsift.errors import FormatError
 from benchsift.prism.build import _H_CONTEXT, Artifact, h_subtype, validate_artifact
 from benchsift.prism.items import Item
 from benchsift.prism.stage_io import read_jsonl, write_jsonl
@@ -57,23 +59,40 @@ def export_review(arts: Sequence[Artifact], path: str | os.PathLike[str]) -> Non
 
 
 def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
-    """The rows of a review file (JSONL or CSV) with where each stands (file and line)."""
+    """The rows of a review file (JSONL or CSV) with where each stands (file and line).
+
+    A CSV file is read as a JSONL one is (:func:`benchsift.prism.items.read_jsonl_records`): a regular file
+    only, a line at a time within :data:`benchsift._fileio.MAX_LINE_BYTES`; a cell over the ``csv``
+    module's field limit, a file that is not UTF-8 and an ``artifact`` cell that is not JSON (or is nested
+    deeper than :data:`benchsift._jsonutil.MAX_JSON_DEPTH`) are each one line naming the file and line.
+    """
     if p.suffix.lower() != ".csv":
         return [(f"{p}, line {n}", row) for n, row in enumerate(read_jsonl(p), 1)]
-    try:
-        with open(p, encoding="utf-8", newline="") as fh:
-            raw = [{k: from_spreadsheet(v) for k, v in row.items()} for row in csv.DictReader(fh)]
-    except FileNotFoundError as err:
-        raise InputError(f"{p}: file not found") from err
     out = []
-    for n, row in enumerate(raw, 2):  # line 1 is the header
-        where = f"{p}, line {n}"
-        cell = (row.get("artifact") or "").strip()
+    with open_regular(p, "a review file (CSV)") as raw, io.TextIOWrapper(raw, "utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(bounded_lines(fh, str(p), what="expected a review file of benchsift"))
         try:
-            art = json.loads(cell) if cell else None
-        except ValueError as err:
-            raise FormatError(f"{where}: column 'artifact' is not valid JSON ({err})") from err
-        out.append((where, {**row, "artifact": art}))
+            for row in reader:
+                where = f"{p}, line {reader.line_num}"
+                cells = {k: from_spreadsheet(v) for k, v in row.items()}
+                cell = cells.get("artifact")
+                cell = cell.strip() if isinstance(cell, str) else ""
+                try:
+                    art = loads_bounded(cell, f"{where}: column 'artifact'") if cell else None
+                except FormatError:
+                    raise
+                except ValueError as err:
+                    raise FormatError(f"{where}: column 'artifact' is not valid JSON ({err})") from err
+                out.append((where, {**cells, "artifact": art}))
+        except csv.Error as err:  # a cell over the csv module's field limit (131,072 characters)
+            at = reader.reader.line_num  # the line being read (DictReader's own count lags on an error)
+            why = f"a cell over {csv.field_size_limit():,} characters" if "field limit" in str(err) else err
+            raise FormatError(f"{p}, line {at}: not a readable CSV row ({why})") from None
+        except UnicodeDecodeError as err:
+            at = reader.reader.line_num + 1
+            raise FormatError(
+                f"{p}, line {at}: not UTF-8 text; expected a UTF-8 CSV file ({err.reason})"
+            ) from None
     return out
 
 

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from benchsift._fileio import atomic_path
+from benchsift._jsonutil import MAX_JSON_DEPTH, loads_bounded
 from benchsift.clients.base import image_data_url
+from benchsift.errors import FormatError
 from benchsift.prism._images import read_image
 from benchsift.prism.sources import Item
 from benchsift.progress import ProgressFn, Ticker
@@ -67,7 +69,8 @@ _FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 def parse_json_object(text: str | None) -> dict[str, Any]:
     """Strict JSON: the whole reply (optionally inside one ```json fence) must be a JSON object.
 
-    Raises ValueError with the reason otherwise (used to re-ask the judge).
+    Raises ValueError with the reason otherwise (used to re-ask the judge), a reply nested deeper than
+    :data:`benchsift._jsonutil.MAX_JSON_DEPTH` included.
     """
     if text is None or not text.strip():
         raise ValueError("empty reply")
@@ -76,7 +79,9 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
     if m:
         body = m.group(1)
     try:
-        obj = json.loads(body)
+        obj = loads_bounded(body, "reply")
+    except FormatError as err:  # nested deeper than MAX_JSON_DEPTH: never a RecursionError
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from err
     except json.JSONDecodeError as err:
         raise ValueError(f"not valid JSON ({err.msg} at position {err.pos})") from err
     if not isinstance(obj, dict):
