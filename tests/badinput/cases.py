@@ -212,6 +212,27 @@ case(
     writes=("*.csv", "stages.md", "suite.json", "full_score.json", "index.html", ".benchsift-manifest.json"),
     check=_suite_written("."),
 )
+
+
+def _foreign_page(env: Env, argv: list[str]) -> list[str]:
+    """A user's own ``out/index.html`` in the output folder: the command must refuse before it writes any
+    of its files (compress, audit and the redundancy commands wrote theirs, then refused the page)."""
+    env.panel()
+    env.write("out/index.html", "<html>the user's own page</html>\n")
+    return argv
+
+
+for _name, _argv in (
+    ("compress", ["compress", "panel.parquet", "--out", "out", "--k", "2"]),
+    ("audit", ["audit", "panel.parquet", "--out", "out"]),
+    ("redundancy", ["redundancy", "instances", "panel.parquet", "--repeats", "5", "--out", "out"]),
+):
+    case(
+        f"{_name}-out-holds-a-foreign-page",
+        2,
+        lambda e, argv=_argv: _foreign_page(e, argv),
+        match=r"out/index.html: exists and was not written by benchsift",
+    )
 case("compress-rerun-own-files", 2, _compress_again, outcome="ok", writes=SUITE, check=_umask_check)
 case(
     "compress-foreign-file-in-dir",

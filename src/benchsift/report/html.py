@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchsift._fileio import _owned, _read_manifest, atomic_path, from_spreadsheet
+from benchsift._fileio import _owned, _read_manifest, atomic_path, from_spreadsheet, open_regular
 from benchsift._inputs import existing_dir
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import InputError
@@ -61,6 +61,7 @@ __all__ = [
     "ReportFigure",
     "ReportSection",
     "ReportTable",
+    "check_page",
     "collect_report",
     "decode_table_data",
     "report_contents",
@@ -643,20 +644,40 @@ def report_folder(
     answer_column: str = "answer",
 ) -> dict[str, Any]:
     """:func:`write_report`, returning :func:`report_contents` of the page (``benchsift report``)."""
+    check_page(directory)
+    target = Path(directory) / "index.html"
     page, sections = collect_report(
         directory, panel=panel, images=images, answers=answers, answer_column=answer_column
     )
-    target = Path(directory) / "index.html"
-    if target.exists():
-        head = target.read_text(encoding="utf-8", errors="replace")[:2000]
-        if f'<meta name="generator" content="{GENERATOR}' not in head:
-            raise InputError(
-                f"{target}: exists and was not written by benchsift; move it away or choose another folder"
-            )
     text = render_report(page, sections, title)
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return report_contents(page, sections, target)
+
+
+#: Bytes of an existing ``index.html`` read to find benchsift's generator tag (in its first lines)
+_HEAD_BYTES = 8000
+
+
+def check_page(directory: str | Path) -> None:
+    """Refuse the folder ``directory`` when it holds an ``index.html`` that benchsift did not write (or
+    that is not a regular file), in one :class:`~benchsift.errors.InputError` line, before any work: a
+    command that writes other files into the folder before its page calls it first, so that a refusal
+    leaves nothing written. A page benchsift wrote is a regular file whose first 2,000 characters hold
+    the generator tag. Only a regular file is read (symbolic links followed), and only its first
+    :data:`_HEAD_BYTES`: a FIFO, a device (a link to ``/dev/zero``) or a socket is refused without being
+    waited on or read (:func:`benchsift._fileio.open_regular`)."""
+    target = Path(directory) / "index.html"
+    if not target.exists():
+        return
+    move = "move it away or choose another folder"
+    try:
+        with open_regular(target, "benchsift's report page") as fh:
+            head = fh.read(_HEAD_BYTES).decode("utf-8", errors="replace")[:2000]
+    except InputError as err:
+        raise InputError(f"{err}; {move}") from None
+    if f'<meta name="generator" content="{GENERATOR}' not in head:
+        raise InputError(f"{target}: exists and was not written by benchsift; {move}")
 
 
 def report_contents(page: dict[str, Any], sections: list[ReportSection], path: Path) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from benchsift._jsonutil import loads_bounded
+
 if TYPE_CHECKING:
     from benchsift.io.answers import LoggedAnswers
     from benchsift.panel import Panel
@@ -122,13 +124,11 @@ def _choices(row: dict[str, Any]) -> list[str]:
         if isinstance(v, str) and v.strip():
             text = v.strip()
             if text.startswith("[") and text.endswith("]"):
-                import json
-
-                try:
-                    parsed = json.loads(text)
+                try:  # nested too deep for the parser (a damaged or hostile cell): shown as its text
+                    parsed = loads_bounded(text, f"{c} cell")
                     if isinstance(parsed, list):
                         return [_text(x) for x in parsed]
-                except ValueError:
+                except ValueError:  # not JSON, or the bounded parser's FormatError
                     pass
             return [text]
     # VLMEvalKit-style option columns A, B, C, ...

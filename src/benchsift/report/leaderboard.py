@@ -22,7 +22,7 @@ from matplotlib.patches import Patch
 from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift.leaderboard import ComparisonResult, SuiteComparison
 from benchsift.report.figures import new_figure, save_figure
-from benchsift.report.html import write_report
+from benchsift.report.html import check_page, write_report
 
 __all__ = ["rank_figure", "write_compare", "write_suite_compare"]
 
@@ -94,6 +94,7 @@ def write_compare(
     level = float(result.parameters.get("level", 0.95))
     alpha = result.parameters.get("alpha", 0.05)
     correction = result.parameters.get("correction", "holm")
+    check_page(target)  # a page benchsift did not write: refused before any file is written
     with atomic_dir(target, prune=False) as tmp:
         from benchsift._jsonutil import to_jsonable
 
@@ -129,6 +130,7 @@ def write_suite_compare(result: SuiteComparison, out: str | Path, run: dict[str,
     doc = result.to_dict()
     if run:
         doc = {"run": run, **doc}
+    check_page(target)  # a page benchsift did not write: refused before any file is written
     with atomic_dir(target, prune=False) as tmp:
         from benchsift._jsonutil import to_jsonable
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift.audit import AuditResult
-from benchsift.report.html import write_report
+from benchsift.report.html import check_page, write_report
 from benchsift.workflows.result import WorkflowResult
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def write_audit(
 ) -> Path:
     """:func:`write_audit_files` into folder ``out``, then ``out/index.html`` (with a view of every flagged
     item when ``panel``, the audited panel, is given); return the folder."""
+    check_page(out)  # a page benchsift did not write: refused before any file is written
     write_audit_files(result, out, run)
     write_report(out, title="benchsift audit", panel=panel)
     return Path(out)
@@ -68,6 +69,7 @@ def audit_panel(
     result = audit(panel, **options)
     files = []
     if out is not None:
+        check_page(out)  # a page benchsift did not write: refused before any file is written
         files = [
             *write_audit_files(result, out, run),
             write_report(out, title="benchsift audit", panel=panel),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchsift._fileio import atomic_path, spreadsheet_frame
-from benchsift.report.html import write_report
+from benchsift.report.html import check_page, write_report
 from benchsift.workflows.result import WorkflowResult
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ def compress_to_suite(
         panel = panel.subset(models=build_mask)
     result = run_pipeline(panel, config, embeddings=embeddings, progress=progress)
     fr = capability_frontier(result.stage0.panel, gain=frontier_gain) if frontier else None
+    check_page(out)  # a page benchsift did not write: refused before any file is written
     write_suite(result, panel, out, frontier=fr)
     files = [out]
     if held is not None:

@@ -21,7 +21,7 @@ from rich.console import Console
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import renamed_params
-from benchsift.report.html import write_report
+from benchsift.report.html import check_page, write_report
 from benchsift.workflows.result import WorkflowResult
 
 SECTIONS: tuple[str, ...] = ("panel", "redundancy", "compression", "loop", "validation", "prism", "audit")
@@ -43,6 +43,7 @@ def run_demo(
     """
     seed = random_state
     out_dir = Path(out)
+    check_page(out_dir)  # a page benchsift did not write: refused before any section writes its files
     out_dir.mkdir(parents=True, exist_ok=True)
     con = console if console is not None else Console(quiet=True)
     start = time.perf_counter()

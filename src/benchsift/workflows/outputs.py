@@ -15,7 +15,7 @@ import pandas as pd
 
 from benchsift._fileio import atomic_dir, spreadsheet_frame
 from benchsift._jsonutil import to_jsonable
-from benchsift.report.html import write_report
+from benchsift.report.html import check_page, write_report
 
 if TYPE_CHECKING:
     from benchsift.panel import Panel
@@ -36,6 +36,7 @@ def write_analysis_dir(
 ) -> None:
     """``out/<name>.json`` and the figures ``figures(folder)`` writes, added to ``out`` (other analyses'
     files stay), then ``out/index.html`` over everything in it (the redundancy commands)."""
+    check_page(out)  # a page benchsift did not write: refused before any file is written
     with atomic_dir(out, prune=False) as tmp:
         (tmp / f"{name}.json").write_text(json.dumps(result, indent=2))
         figures(tmp)
@@ -75,6 +76,7 @@ def write_command_dir(
     ``figures(DIR)`` writes and ``DIR/index.html`` (with item views when ``panel`` is given). The folder's
     earlier files from benchsift are replaced; a file benchsift did not write is never touched. Returns
     the path of the page."""
+    check_page(out)  # a page benchsift did not write: refused before any file is written
     with atomic_dir(out) as tmp:
         (tmp / f"{name}.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for fname, df in frames.items():
