@@ -86,7 +86,7 @@ def test_stronger_release_is_warned_and_covered_after_widening() -> None:
     # without the inside models' headline, which needs the edge to tell them apart, and without the strongest
     # fold's underestimate, which raises edge models: test_edge_headline_raised_by_the_strongest_folds_...)
     doc = json.loads(json.dumps(fs.to_dict()))
-    del doc["underestimate_strong"]
+    del doc["underestimate_strong"], doc["theta_bins"], doc["halfwidth_bins"]  # (and the ability bins)
     plain = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], held.model_ids)
     del doc["halfwidth_up"], doc["theta_edge"], doc["inside_method"]
     old = FullScoreModel.from_dict(doc).predict(held.scores[:, suite], held.model_ids)
