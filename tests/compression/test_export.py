@@ -259,7 +259,7 @@ def test_cli_export_json_and_refusal(suite: Suite, tmp_path: Path) -> None:
 
 
 def test_estimate_warns_on_runs_that_are_not_the_suite(suite: Suite) -> None:
-    from benchsift.compression.estimate import estimate_new_models
+    from benchsift.compression.estimate import estimate_new_models, ranking_suite_warning
 
     items = suite.items[["benchmark", "item", "category"]]
     X = np.where(np.arange(suite.n_items) % 2 == 0, 1.0, 0.0)[None, :]
@@ -267,7 +267,7 @@ def test_estimate_warns_on_runs_that_are_not_the_suite(suite: Suite) -> None:
     res = estimate_new_models(suite, Panel(X, ["new"], items), n_boot=50)
     n = suite.n_items
     want = f"model 'new' has scores for {n - 3} of the suite's {n} items; estimates use those"
-    assert res.warnings == [want]
+    assert res.warnings == [want, ranking_suite_warning(suite)]  # (a VAW suite: chosen to rank models)
     assert res.to_dict()["warnings"] == res.warnings
 
 
