@@ -208,6 +208,10 @@ def seed_metrics(cell: dict[str, Any]) -> dict[str, dict[str, float]]:
             d["cover"] = float(np.mean((lo[good] <= truth[good]) & (truth[good] <= hi[good])))
             d["width"] = float(np.mean(hi[good] - lo[good]))
             d["bias"] = float(np.mean(e[good] - truth[good]))
+            # the weakest third of the held-out models by their truth: a pooled coverage can hide theirs
+            weak = truth[good] <= np.quantile(truth[good], 1 / 3)
+            inside_all = (lo[good] <= truth[good]) & (truth[good] <= hi[good])
+            d["cover_weak"] = float(np.mean(inside_all[weak]))
             if "warned" in cell[m]:
                 w = cell[m]["warned"][good]
                 inside = (lo[good] <= truth[good]) & (truth[good] <= hi[good])
@@ -588,6 +592,14 @@ def render(doc: dict[str, Any]) -> str:
             for c in p["cells"]
         ]
         lines.append("  warned share (their coverage; the others'): " + ", ".join(warned))
+        weakest = [
+            f"{c['split']} {c['retention']:.0%} {c['metrics']['benchsift'].get('cover_weak', np.nan):.2f}"
+            f" / {c['metrics']['gpirt'].get('cover_weak', np.nan):.2f}"
+            for c in p["cells"]
+        ]
+        lines.append(
+            "  coverage of the weakest third of held-out models (benchsift / gp-IRT): " + ", ".join(weakest)
+        )
         expected = [
             f"{c['split']} {c['retention']:.0%} {c['metrics']['random']['mae_expected']:.4f} "
             f"({c['metrics']['benchsift']['mae'] / c['metrics']['random']['mae_expected']:.2f})"
