@@ -32,7 +32,9 @@ def test_top_and_bottom_k_with_ties_in_row_order():
 def test_all_models_and_errors():
     panel = _panel()
     sub, sel = select_models(panel)
-    assert sel.mode == "all" and sel.k is None and sub is panel
+    # m5 has no score: "all" is every model the analysis can use, so m5 is neither kept nor counted
+    assert sel.mode == "all" and sel.k is None and sel.models == ["m0", "m1", "m2", "m3", "m4"]
+    assert sub.model_ids == sel.models and sel.to_dict()["n_models"] == 5
     with pytest.raises(InputError, match="5 with a score"):
         select_models(panel, top_k=6)  # m5 has no score and cannot be ranked
     with pytest.raises(InputError, match=r"^`bottom_k`: expected an integer >= 1, got 0$"):

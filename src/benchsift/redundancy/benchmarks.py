@@ -28,10 +28,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from benchsift._inputs import check_distinct
+from benchsift._inputs import check_distinct, named_hints
 from benchsift._jsonutil import to_jsonable
-from benchsift._suggest import did_you_mean
-from benchsift.errors import MIN_MODELS, DegenerateError, InputError, require_at_least
+from benchsift.errors import MIN_MODELS, DegenerateError, InputError, listed, require_at_least
 from benchsift.panel import Panel
 from benchsift.redundancy._common import (
     MatrixResultMixin,
@@ -160,8 +159,10 @@ def benchmark_scores(
         return names, np.array(panel.scores), "item"
     unknown = [w for w in wanted if w not in names]
     if unknown:
-        hint = did_you_mean(unknown[0], names)
-        raise InputError(f"unknown benchmark column(s) {unknown}{hint}; the panel's columns are {names[:20]}")
+        raise InputError(
+            f"unknown benchmark column(s) {named_hints(unknown, names)}; the panel's columns are"
+            f" {listed(names, 20)}"
+        )
     order = [names.index(w) for w in wanted]
     return wanted, np.array(panel.scores[:, order]), "item"
 
@@ -205,6 +206,16 @@ def benchmark_redundancy(
     overall = overall_scores(panel, group_means=scores)
     sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
     scores = scores[selection.positions]
+    # a model scored on fewer than 2 benchmarks of the set is in no correlation: not used, not counted
+    usable = np.isfinite(scores).sum(axis=1) >= 2
+    pool = len(usable) if selection.mode != "all" else panel.n_models
+    if int(usable.sum()) < pool:
+        notes.append(
+            f"{pool - int(usable.sum())} of {pool} model(s) with a score on fewer than 2 of the"
+            f" {len(names)} benchmarks left out ({int(usable.sum())} used)"
+        )
+        selection = selection.keep(usable)
+        scores = scores[usable]
     require_at_least(
         len(names),
         2,

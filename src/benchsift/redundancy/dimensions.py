@@ -188,7 +188,13 @@ def dimension_redundancy(
             f"dimension column {column!r} is not an item column (item columns: {list(panel.items.columns)})"
         )
     basis = f"benchmark {benchmark!r}" if benchmark is not None else "the panel"
+    n_all = panel.n_models
     panel, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, basis=basis)
+    if selection.mode == "all" and panel.n_models < n_all:
+        notes.append(
+            f"{n_all - panel.n_models} of {n_all} model(s) have no score on {basis} and are left out"
+            f" ({panel.n_models} used)"
+        )
     n_missing = int(panel.items[column].isna().sum())
     if n_missing:
         notes.append(f"{n_missing} item(s) without a {column!r} value left out")

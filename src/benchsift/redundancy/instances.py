@@ -282,6 +282,15 @@ def _work_arrays(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     return zeroed, None if complete else obs.astype(np.float64)
 
 
+def _unscored_note(selection: ModelSelection, overall: np.ndarray, basis: str) -> list[str]:
+    """The models of the panel with no score on the benchmark, which "all" leaves out (not counted), or []."""
+    unscored = int(np.count_nonzero(~np.isfinite(overall)))
+    if selection.mode != "all" or not unscored:
+        return []
+    used = selection.positions.size
+    return [f"{unscored} of {overall.size} model(s) have no score on {basis} and are left out ({used} used)"]
+
+
 def _undefined_full(n_models: int, full: np.ndarray) -> list[str]:
     """Why every metric is undefined (fewer than 2 models, or constant full-benchmark scores), or []."""
     if n_models < 2:
@@ -458,6 +467,7 @@ def instance_redundancy(
     basis = f"benchmark {benchmark!r}" if benchmark is not None else "the panel"
     overall = panel.model_means()  # the ranking basis; the kept rows' means are the full scores
     panel, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
+    notes += _unscored_note(selection, overall, basis)
     n_models, n_items = panel.shape
     if n_items == 0:
         raise InputError(f"instance redundancy: {basis} has no items")

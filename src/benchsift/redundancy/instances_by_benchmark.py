@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._inputs import named_hints
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, check_param, renamed_attribute
-from benchsift._suggest import did_you_mean
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 from benchsift.panel import Panel
 from benchsift.parallel import sweep_backend
 from benchsift.progress import ProgressFn
@@ -167,7 +167,7 @@ def _benchmark_list(panel: Panel, benchmarks: str | Iterable[str] | None) -> lis
         unknown = [b for b in names if b not in known]
         if unknown:
             raise InputError(
-                f"unknown benchmark(s) {unknown}{did_you_mean(unknown[0], known)}; the panel has {known}"
+                f"unknown benchmark(s) {named_hints(unknown, known)}; the panel has {listed(known, 20)}"
             )
     if not names:
         raise InputError("instance redundancy per benchmark: no benchmark to analyse")

@@ -4,13 +4,14 @@ The paper restricts each redundancy analysis to the K models with the highest (T
 (Bottom-K) *overall performance on the benchmark in question*: for dimension (Eq. 1-2) and instance (Eq. 3)
 redundancy that is the model's mean score over the benchmark's items; for cross-benchmark redundancy
 (Eq. 4) it is the mean of the model's scores on the benchmarks of the set (each benchmark weighted
-equally). Models without an overall score cannot be ranked and are never selected by top/bottom-K.
-Ties are broken by panel row order (stable sort), so the selection is deterministic.
+equally). Models without an overall score cannot be ranked and are never selected, by top/bottom-K nor
+by "all": an analysis uses, and counts, only the models it has a score for. Ties are broken by panel row
+order (stable sort), so the selection is deterministic.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 from typing import Any, Literal
 
@@ -54,6 +55,16 @@ class ModelSelection:
     def label(self) -> str:
         """``"all"``, ``"top-50"`` or ``"bottom-50"``."""
         return "all" if self.mode == "all" else f"{self.mode}-{self.k}"
+
+    def keep(self, mask: np.ndarray) -> ModelSelection:
+        """This selection restricted to the models where ``mask`` (one bool per selected model) is true."""
+        pos = np.flatnonzero(np.asarray(mask, dtype=bool))
+        return replace(
+            self,
+            positions=self.positions[pos],
+            models=[self.models[i] for i in pos],
+            overall=self.overall[pos],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "k": self.k, "n_models": len(self.models), "models": list(self.models)}
@@ -103,7 +114,8 @@ def select_models(
     """Restrict ``panel`` to its top-K or bottom-K models by overall score (Section 2.5).
 
     ``overall`` is the per-row ranking basis (default :func:`overall_scores` of ``panel``); ``basis`` names
-    it in error messages. With neither K given, every model is kept. Returns the restricted panel and a
+    it in error messages. With neither K given, every model with an overall score is kept (a model without
+    one has no score to correlate: it is not used, so not counted). Returns the restricted panel and a
     :class:`ModelSelection`. K larger than the number of models with an overall score is an
     :class:`~benchsift.errors.InputError`.
     """
@@ -113,10 +125,10 @@ def select_models(
     overall = np.asarray(overall, dtype=np.float64)
     check_shape("overall", overall.shape, (panel.n_models,), what="one score per model row, shape")
     labels = panel.model_labels
+    rankable = np.flatnonzero(np.isfinite(overall))
     if mode == "all":
-        pos = np.arange(panel.n_models)
+        pos = rankable
     else:
-        rankable = np.flatnonzero(np.isfinite(overall))
         assert k is not None
         if k > rankable.size:
             raise InputError(
@@ -128,5 +140,6 @@ def select_models(
     selection = ModelSelection(
         mode=mode, k=k, positions=pos, models=[labels[p] for p in pos], overall=overall[pos]
     )
-    sub = panel if mode == "all" else panel.subset(models=pos)
+    unchanged = mode == "all" and pos.size == panel.n_models
+    sub = panel if unchanged else panel.subset(models=pos)
     return sub, selection
