@@ -331,7 +331,7 @@ def end_to_end(
     require_at_least(clean.n_items, 1, "end_to_end: items left after Stage 0", "all were removed")
     if predictions is not None:  # Stage 0 keeps the image-condition rows and the kept items
         predictions = predictions[panel.image_rows][:, s0.kept]
-    pools = prepare_pools(clean, embeddings, predictions)
+    pools = prepare_pools(clean, embeddings, predictions, selectors=selectors)
     ref_cat, _ = benchmark_weighted_category_means(clean)
     reference = row_mean(ref_cat)
     single = pools.n_categories == 1

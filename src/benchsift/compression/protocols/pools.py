@@ -23,7 +23,9 @@ from benchsift.compression.protocols.specs import (
     SelectorSpec,
     build_selector,
     candidate_labels,
+    reads_embeddings,
     seed_per_pool,
+    uses_coverage_cells,
 )
 from benchsift.compression.selectors.base import (
     ItemSelector,
@@ -112,7 +114,11 @@ def check_predictions(predictions: Any, panel: Panel) -> np.ndarray:
 
 @validate_params({"embeddings": EMBEDDINGS})
 def prepare_pools(
-    panel: Panel, embeddings: ItemEmbeddings | None = None, predictions: Any = None
+    panel: Panel,
+    embeddings: ItemEmbeddings | None = None,
+    predictions: Any = None,
+    *,
+    selectors: Sequence[SelectorSpec] | None = None,
 ) -> CategoryPools:
     """Group ``panel``'s image-condition rows into category pools and align the item embeddings.
 
@@ -124,6 +130,11 @@ def prepare_pools(
     aligned with ``panel.scores`` (``None``/NaN = missing). Every selection then passes the build rows'
     answers on the pool as ``predictions=`` to selectors whose ``select`` takes it (DISCO, PRIMEBench
     section 5: "prediction disagreement on the logged model answers").
+
+    ``selectors`` (optional): the selectors the pools are for. The notes then speak only of what they
+    use: the embedding note only when one of them reads embeddings, the "VAW has no coverage cells" note
+    only when one draws VAW's cells (:func:`~.specs.uses_coverage_cells`: ``vaw``, or ``auto`` with it
+    among its candidates); ``None``: every note, as for any selector.
     """
     Panel.check(panel, image=True)
     image = panel.image_rows
@@ -141,10 +152,15 @@ def prepare_pools(
     columns = [order[bounds[c] : bounds[c + 1]] for c in range(len(names))]
     vl = txt = None
     emb = embeddings
+    embedded = selectors is None or any(reads_embeddings(spec) for spec in selectors)
+    celled = selectors is None or any(uses_coverage_cells(spec) for spec in selectors)
     if emb is None and "question" in items.columns and items["question"].notna().any():
         emb = ItemEmbeddings.from_text(items)
-        notes.append("no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding")
-    elif emb is None:
+        if embedded:
+            notes.append(
+                "no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding"
+            )
+    elif emb is None and celled:
         notes.append("no embeddings and no question text: VAW has no coverage cells (shares filled by score)")
     if emb is not None:
         aligned = emb.align(items)

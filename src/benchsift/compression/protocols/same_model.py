@@ -154,7 +154,7 @@ def same_model(
     items = panel.items.copy()
     items["category"] = items["benchmark"]
     by_bench = Panel(panel.scores, panel.models, items)
-    pools = prepare_pools(by_bench, embeddings, predictions)
+    pools = prepare_pools(by_bench, embeddings, predictions, selectors=selectors)
     base = base_seed(random_state)
     full = weighted_group_means(pools.scores, pools.onehot())
     rho = np.full((len(sel_labels), len(rets), pools.n_categories), np.nan)

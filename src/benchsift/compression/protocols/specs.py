@@ -132,6 +132,35 @@ def candidate_labels(spec: SelectorSpec) -> list[str] | None:
     return labels
 
 
+def _candidates(spec: SelectorSpec) -> list[SelectorSpec]:
+    """The candidates of a selector that picks among candidates (the automatic selector; its default ones
+    for a name), else []."""
+    if candidate_labels(spec) is None:
+        return []
+    sel = spec if isinstance(spec, ItemSelector) else build_selector(spec, 0)
+    return list(getattr(sel, "candidates", ()))
+
+
+def uses_coverage_cells(spec: SelectorSpec) -> bool:
+    """Whether the selector draws VAW's coverage cells: VAW (or a subclass of it), or a selector choosing
+    among candidates one of which does (``auto``: its default candidates include ``vaw``)."""
+    from benchsift.compression.selectors.vaw import VAWSelector
+
+    if issubclass(_spec_class(spec), VAWSelector):
+        return True
+    return any(uses_coverage_cells(c) for c in _candidates(spec))
+
+
+def reads_embeddings(spec: SelectorSpec) -> bool:
+    """Whether the selector reads the item embeddings (itself or, for ``auto``, one of its candidates)."""
+    from benchsift.compression.selectors.base import inputs_read
+
+    if inputs_read(_spec_class(spec)) & {"embeddings", "text_embeddings"}:
+        if not _candidates(spec):
+            return True
+    return any(reads_embeddings(c) for c in _candidates(spec))
+
+
 def with_scoring(spec: SelectorSpec, scoring: str) -> SelectorSpec:
     """The spec with the protocol's ``scoring`` set, for a selector that takes a ``scoring`` parameter (the
     automatic selector measures its candidates' inner fidelity the way the protocol scores); other specs

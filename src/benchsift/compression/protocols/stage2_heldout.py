@@ -534,7 +534,7 @@ def stage2_heldout(
     sel_labels = check_selectors(selectors)
     rets = check_retentions(retentions)
     specs = [with_scoring(spec, scoring) for spec in selectors]
-    pools = prepare_pools(panel, embeddings, predictions)
+    pools = prepare_pools(panel, embeddings, predictions, selectors=specs)
     base = base_seed(random_state)
     split_list, proto_name = _heldout_splits(pools, protocol, splits, n_splits, base)
     full = weighted_group_means(pools.scores, pools.onehot())

@@ -195,23 +195,40 @@ def _resolve_selector(
     return cls(random_state=random_state), name
 
 
+def _draws_cells(selector: ItemSelector) -> bool:
+    """Whether ``selector`` draws VAW's coverage cells: VAW, or one choosing among candidates of which one is
+    VAW (``auto``)."""
+    if isinstance(selector, VAWSelector):
+        return True
+    for c in getattr(selector, "candidates", ()):
+        cls = type(c) if isinstance(c, ItemSelector) else SELECTORS.get(str(c))
+        if cls is not None and issubclass(cls, VAWSelector):
+            return True
+    return False
+
+
 def _prepare_embeddings(
-    panel: Panel, embeddings: ItemEmbeddings | None, notes: list[str]
+    panel: Panel, embeddings: ItemEmbeddings | None, notes: list[str], selector: ItemSelector | None = None
 ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """The embeddings' arrays and source; the notes on cells only for a ``selector`` that draws them
+    (:func:`_draws_cells`; None: any): ``--selector random`` was told that VAW had no coverage cells."""
     builtin = False
+    cells = selector is None or _draws_cells(selector)
     if embeddings is None:
         items = panel.items
         has_question = "question" in items.columns and items["question"].notna().any()
         if not has_question:
-            notes.append(
-                "no embeddings and no question text: no coverage cells, shares filled by the best items"
-            )
+            if cells:
+                notes.append(
+                    "no embeddings and no question text: no coverage cells, shares filled by the best items"
+                )
             return None, None, "none"
         embeddings = ItemEmbeddings.from_text(items)
-        notes.append(
-            "no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding, "
-            "delta^VL = 0"
-        )
+        if cells:
+            notes.append(
+                "no embeddings given: cells drawn on the built-in TF-IDF + SVD question-text embedding, "
+                "delta^VL = 0"
+            )
         builtin = True
     aligned = embeddings.align(panel.items)
     n_vl = int(aligned.has_vision_text.sum())
@@ -391,7 +408,7 @@ def stage2_prune(
     scores = panel.scores[image_rows]
     items = panel.items
     notes: list[str] = []
-    vl, txt, emb_source = _prepare_embeddings(panel, embeddings, notes)
+    vl, txt, emb_source = _prepare_embeddings(panel, embeddings, notes, proto)
 
     n = panel.n_items
     cats = category_or_benchmark(items)
