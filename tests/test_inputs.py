@@ -132,7 +132,7 @@ def test_check_known() -> None:
     with pytest.raises(InputError) as err:
         check_known("targets", ["a", "bench_3", "zz"], ["bench3", "a"], what="benchmark")
     assert str(err.value) == (
-        "targets: unknown benchmark(s) ['bench_3', 'zz'] (did you mean 'bench3'?); "
+        "targets: unknown benchmark(s) 'bench_3' (did you mean 'bench3'?), 'zz'; "
         "expected some of ['bench3', 'a']"
     )
 
@@ -147,7 +147,7 @@ def test_existing_file_and_dir(tmp_path: Path) -> None:
     assert str(err.value) == f"{tmp_path / 'nope.npy'}: no such file (expected embeddings)"
     with pytest.raises(InputError) as err:
         existing_file(tmp_path, "embeddings")
-    assert str(err.value) == f"{tmp_path}: not a file (expected embeddings)"
+    assert str(err.value) == f"{tmp_path}: is a directory, expected embeddings"
     txt = tmp_path / "t.txt"
     txt.write_text("")
     with pytest.raises(InputError) as err:

@@ -19,10 +19,12 @@ hand at each site:
   ``selectors: expected at least one``, ``selectors: duplicate values ['vaw']``;
 - :func:`check_choice` / :func:`check_known` -- a name (or names) that must be among known ones, with the
   closest as a hint: ```selector`: unknown selector 'vaww' (did you mean 'vaw'?); expected one of ...``;
+  :func:`named_hints` writes several unknown names each with its own hint (``'MMMU2' (did you mean
+  'MMMU'?), 'OCR'``);
   :func:`choose` -- one of the values a file offers (its metrics, endpoints): the one asked for (checked by
   :func:`check_choice`), the only one when there is one, else which parameter chooses;
 - :func:`existing_file` / :func:`existing_dir` -- a path the user gave that must be there:
-  ``runs/x.npy: no such file (expected embeddings)``.
+  ``runs/x.npy: no such file (expected embeddings)``, ``runs: is a directory, expected embeddings``.
 
 Every message is one line. ``name`` is written as given: a public parameter's name in backticks (which
 the CLI rewrites as its ``--flag``), anything else bare.
@@ -43,7 +45,7 @@ import numpy as np
 
 from benchsift._params import Interval, Options
 from benchsift._suggest import did_you_mean
-from benchsift.errors import InputError
+from benchsift.errors import InputError, listed
 
 __all__ = [
     "check_array",
@@ -55,6 +57,7 @@ __all__ = [
     "choose",
     "existing_dir",
     "existing_file",
+    "named_hints",
 ]
 
 NanRule = Literal[True, False, "rows"]
@@ -222,14 +225,33 @@ def check_choice(name: str, value: Any, choices: Collection[Any], *, what: str =
     raise InputError(f"{name}: expected {expected}, got {value!r}{hint}")
 
 
+def _shown(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def named_hints(unknown: Sequence[Any], known: Iterable[Any], *, limit: int = 5) -> str:
+    """The unknown names, each followed by its own hint: ``'MMMU2' (did you mean 'MMMU'?), 'OCR',
+    'AI2D_TEST' (did you mean 'AI2D'?)``; the first ``limit`` of them (each name cut at 60 characters),
+    then ``and <n> more``, so the line stays short whatever the input. A hint after a list of names
+    (``['MMMU2', 'AI2D_TEST'] (did you mean 'MMMU'?) (did you mean 'AI2D'?)``) did not say which name it
+    was for, nor which names had none."""
+    choices = [str(k) for k in known]
+    parts = [f"{_shown(u)}{did_you_mean(u, choices)}" for u in list(unknown)[:limit]]
+    more = len(unknown) - limit
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
 def check_known(name: str, values: Iterable[Any], known: Sequence[Any], *, what: str = "name") -> list[Any]:
-    """``values`` as a list when every one is in ``known``; else ``<name>: unknown <what>(s) [...] (did you
-    mean <closest to the first>?); expected some of [...]``."""
+    """``values`` as a list when every one is in ``known``; else ``<name>: unknown <what>(s) 'x' (did you
+    mean 'y'?), 'z'; expected some of [...]`` (:func:`named_hints`: each unknown name with its own hint;
+    the known ones listed up to 20)."""
     out = list(values)
     unknown = [v for v in out if v not in known]
     if unknown:
-        hint = did_you_mean(unknown[0], known)
-        raise InputError(f"{name}: unknown {what}(s) {unknown}{hint}; expected some of {list(known)}")
+        raise InputError(
+            f"{name}: unknown {what}(s) {named_hints(unknown, known)}; expected some of {listed(known, 20)}"
+        )
     return out
 
 
@@ -251,10 +273,13 @@ def existing_file(
     path: str | os.PathLike[str], expected: str = "", *, suffixes: Sequence[str] | None = None
 ) -> Path:
     """``path`` as a :class:`~pathlib.Path` when it names an existing file (with one of ``suffixes``, when
-    given: ``(".yaml", ".yml")``); else ``<path>: no such file (expected <expected>)``, ``<path>: not a
-    file (...)`` or ``<path>: not a .yaml or .yml file (...)``."""
+    given: ``(".yaml", ".yml")``); else ``<path>: no such file (expected <expected>)``, ``<path>: is a
+    directory, expected <expected>`` (a folder given for a file is there: "no such file" would send the user
+    looking for a typo), ``<path>: not a file (...)`` or ``<path>: not a .yaml or .yml file (...)``."""
     p = Path(path)
     why = ""
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory, expected {expected or 'a file'}")
     if not p.is_file():
         why = "not a file" if p.exists() else "no such file"
     elif suffixes is not None and p.suffix.lower() not in suffixes:

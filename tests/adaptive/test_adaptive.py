@@ -173,7 +173,7 @@ def test_refusals(tmp_path) -> None:
     bad.write_text('{"format": "other"}')
     with pytest.raises(FormatError, match="format"):
         load_bank(bad)
-    with pytest.raises(InputError, match=r"not a file \(expected an item bank"):  # it said "no such file"
+    with pytest.raises(InputError, match=r"is a directory, expected an item bank"):  # was "no such file"
         load_bank(tmp_path)
     with pytest.raises(InputError, match="se_target"):
         StopRule(se_target=0)

@@ -97,7 +97,8 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("args", "message"),
     [
         (["score", "{v}", "--n-boot", "0"], "--n-boot: expected an integer >= 1, got 0"),
-        (["score", "{v}", "--bootstrap", "0"], "--n-boot: expected an integer >= 1, got 0"),
+        # the flag typed: --bootstrap is --n-boot's other name (the message named --n-boot, never typed)
+        (["score", "{v}", "--bootstrap", "0"], "--bootstrap: expected an integer >= 1, got 0"),
         (["score", "{v}", "--seed", "-1"], "--seed: expected an integer >= 0, got -1"),
         (["score", "{v}", "--budget", "0"], "--budget: expected an integer >= 1 or None, got 0"),
         (["analyze", "--axis-means", "{t}", "--n-boot", "0"], "--n-boot: expected an integer >= 1, got 0"),

@@ -119,7 +119,7 @@ def test_aggregate_diagnostics_arguments() -> None:
         leftout_prediction(np.zeros((6, 3)), targets=["B1", "b2"])
     assert (
         _msg(err)
-        == "targets: unknown benchmark(s) ['b2'] (did you mean 'B2'?); expected some of ['B0', 'B1', 'B2']"
+        == "targets: unknown benchmark(s) 'b2' (did you mean 'B2'?); expected some of ['B0', 'B1', 'B2']"
     )
     with pytest.raises(InputError) as err:
         leftout_prediction(np.zeros((6, 3)), sizes=[0, 5])

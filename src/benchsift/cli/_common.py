@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import errno
 import json
@@ -9,7 +10,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, overload
 
@@ -57,10 +58,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _in_own_consoles(func: Callable[..., Any], *args: Any) -> Any:
+def _in_own_consoles(func: Callable[..., Any], running: RunningCommand | None, *args: Any) -> Any:
     """``func(*args)`` with consoles of its own, made on first use in the environment it runs in (run in a
-    copied context: they end with it)."""
+    copied context: they end with it), and ``running`` as the command whose flags messages name."""
     _MADE.set({})
+    _RUNNING.set(running)
     return _printing_warnings(func, *args)
 
 
@@ -75,14 +77,68 @@ EXIT_BUG = 70
 
 #: a parameter named in a library message: `name` (the library never names CLI flags, the CLI does)
 _PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+#: a message's subject written bare: ``random_state: expected ...``
+_BARE_SUBJECT = re.compile(r"^([a-z][a-z_]*)(?=: )")
 #: library parameters whose CLI flag has another name (the library's `random_state` is every command's --seed)
 _FLAG_NAMES = {"random_state": "seed"}
+#: library parameters a command may take under another name: tried, in order, after the parameter's own
+#: name among the running command's options. `validate --retentions 0.05,0` checks each value as
+#: `retention`; `--splits` is the library's `n_splits`; `prism score --sc-variant` its `variant`.
+_CLI_NAMES: dict[str, tuple[str, ...]] = {
+    "random_state": ("seed",),
+    "retention": ("retentions",),
+    "n_splits": ("splits",),
+    "variant": ("sc_variant",),
+}
 
 
-def as_options(message: str) -> str:
+class RunningCommand:
+    """The command a group is running: its options (parameter name -> flags) and the arguments typed, so
+    that a message names the flag the user typed (``--bootstrap``, the old name of ``--n-boot``) and a
+    library parameter the command takes under another name its option (`retention` -> ``--retentions``)."""
+
+    def __init__(self, command: Any, argv: Iterable[str]) -> None:
+        self.flags: dict[str, list[str]] = {}
+        for param in getattr(command, "params", []):
+            opts = [o for o in [*param.opts, *param.secondary_opts] if o.startswith("--")]
+            if opts and param.name:
+                self.flags[param.name] = opts
+        self.typed = [str(a).partition("=")[0] for a in argv]
+
+    def flag(self, name: str) -> str | None:
+        """The option that stands for the library parameter ``name`` in this command (the one of its flags
+        that was typed, else its first), or None when it has none."""
+        for candidate in (name, *_CLI_NAMES.get(name, ())):
+            opts = self.flags.get(candidate)
+            if opts:
+                return next((o for o in opts if o in self.typed), opts[0])
+        return None
+
+
+#: the command running in this context (None outside one): set by :class:`BenchsiftGroup`
+_RUNNING: contextvars.ContextVar[RunningCommand | None] = contextvars.ContextVar(
+    "benchsift_running", default=None
+)
+
+
+def as_options(message: str, running: RunningCommand | None = None) -> str:
     """A library message with each parameter it names in backticks (`` `max_lost` ``) written as this
-    CLI's option (``--max-lost``): the library phrases errors by parameter name, the CLI by flag."""
-    return _PARAMETER.sub(lambda m: "--" + _FLAG_NAMES.get(m.group(1), m.group(1)).replace("_", "-"), message)
+    CLI's option (``--max-lost``): the library phrases errors by parameter name, the CLI by flag. Within a
+    command (``running``, by default the one running) the option is the command's own: the flag typed when
+    an option has two (``--bootstrap`` / ``--n-boot``), and a parameter the command takes under another
+    name by that name (:data:`_CLI_NAMES`: `retention` is ``validate --retentions``)."""
+    running = running if running is not None else _RUNNING.get()
+
+    def flag(m: re.Match[str]) -> str:
+        own = running.flag(m.group(1)) if running is not None else None
+        return own or "--" + _FLAG_NAMES.get(m.group(1), m.group(1)).replace("_", "-")
+
+    def bare(m: re.Match[str]) -> str:
+        own = running.flag(m.group(1)) if running is not None and m.group(1) in _CLI_NAMES else None
+        return own or m.group(1)
+
+    # a message that opens with a bare parameter name (`check_random_state`'s "random_state: expected ...")
+    return _PARAMETER.sub(flag, _BARE_SUBJECT.sub(bare, message))
 
 
 def said(obj: Any) -> Any:
@@ -99,14 +155,15 @@ def said(obj: Any) -> Any:
     return out
 
 
-def one_line(message: str) -> str:
+def one_line(message: str, running: RunningCommand | None = None) -> str:
     """``benchsift: error: <message>`` with every run of whitespace (newlines too) collapsed to one space,
-    the parameters the message names written as options (:func:`as_options`) and control characters
-    escaped (:func:`~benchsift.report.console.printable`: a file name with an ESC cannot drive the
-    terminal)."""
+    the parameters the message names written as options (:func:`as_options`; ``running``: the command that
+    failed) and control characters escaped (:func:`~benchsift.report.console.printable`: a file name with an
+    ESC cannot drive the terminal)."""
     from benchsift.report.console import printable  # rich: imported when there is something to print
 
-    return "benchsift: error: " + printable(" ".join(as_options(str(message)).split()), newlines=False)
+    text = " ".join(as_options(str(message), running).split())
+    return "benchsift: error: " + printable(text, newlines=False)
 
 
 def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
@@ -152,6 +209,39 @@ def _environment_error(exc: BaseException) -> str | None:
     return f"{where}{os.strerror(exc.errno)} [{errno.errorcode[exc.errno]}]"
 
 
+@contextlib.contextmanager
+def names_whole() -> Iterator[None]:
+    """typer's ``--help`` tables (:mod:`typer.rich_utils`) with every option and command name whole.
+
+    typer builds the table of a panel with rich's default columns, which rich shrinks evenly when the
+    rows do not fit: at 80 columns ``adaptive bank --help`` printed ``--benchmark-offse…`` and
+    ``--no-benchmark-of…``, names nobody can type. typer has no setting for it, so while a help screen is
+    rendered its tables are made with the name columns ``no_wrap`` (rich then narrows the help column
+    first) and every column folding instead of cutting with an ellipsis (a name, or a long default such
+    as ``validate --selectors``'s, goes on the next line whole)."""
+    from rich.table import Table
+    from rich.text import Text
+    from typer import rich_utils
+
+    class HelpTable(Table):
+        def add_row(self, *renderables: Any, **kw: Any) -> None:
+            for cell in renderables:  # the help cell: a Columns of Text (the text, its default), or a Text
+                for text in [cell, *getattr(cell, "renderables", [])]:
+                    if isinstance(text, Text):
+                        text.overflow = "fold"
+            super().add_row(*renderables, **kw)
+            for i, column in enumerate(self.columns):
+                column.overflow = "fold"
+                column.no_wrap = i < len(self.columns) - 1  # the help text (last) wraps
+
+    saved = rich_utils.Table
+    rich_utils.Table = HelpTable  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        rich_utils.Table = saved  # type: ignore[misc]
+
+
 class BenchsiftGroup(TyperGroup):
     """Root command group: the CLI's error boundary.
 
@@ -166,21 +256,37 @@ class BenchsiftGroup(TyperGroup):
       report, exit code 70 (``EX_SOFTWARE``); ``BENCHSIFT_TRACEBACK=1`` re-raises it for the traceback.
     """
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with names_whole():
+            super().format_help(ctx, formatter)
+
+    def _running(self, ctx: Any) -> RunningCommand | None:
+        """The sub-command this group is about to run, with the arguments typed (None when there is none:
+        the error is then the group's own, "no such command")."""
+        argv = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        try:
+            _, command, rest = self.resolve_command(ctx, argv)
+        except Exception:
+            return None
+        return RunningCommand(command, rest) if command is not None else None
+
     def invoke(self, ctx: Any) -> Any:
+        running = self._running(ctx)
         try:
             # a fresh context per command: --force (benchsift._fileio.force_overwrite), --format and the
             # consoles end with it
-            return contextvars.copy_context().run(_in_own_consoles, super().invoke, ctx)
+            return contextvars.copy_context().run(_in_own_consoles, super().invoke, running, ctx)
         except (typer.Exit, typer.Abort):
             raise
         except BenchsiftError as exc:
             close_all()  # a bar still drawn must not cover the error line
-            typer.echo(one_line(str(exc)), err=True)
+            typer.echo(one_line(str(exc), running), err=True)
             raise typer.Exit(code=2) from None
         except _ClickException as exc:
             sub = getattr(exc, "ctx", None)
             hint = f" (see {sub.command_path} --help)" if sub is not None else ""
-            typer.echo(one_line(f"{exc.format_message()}{hint}"), err=True)  # type: ignore[attr-defined]
+            text = f"{exc.format_message()}{hint}"  # type: ignore[attr-defined]
+            typer.echo(one_line(text, running), err=True)
             raise typer.Exit(code=int(getattr(exc, "exit_code", 2))) from None
         except BrokenPipeError:
             # the reader of stdout went away (``benchsift ... | head``): not a bug; stop quietly with the

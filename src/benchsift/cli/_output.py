@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from benchsift._suggest import did_you_mean
-from benchsift.cli._common import BenchsiftGroup
+from benchsift.cli._common import BenchsiftGroup, names_whole
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -112,9 +112,21 @@ def literal_help(command: Any) -> Any:
             param.help = escape(param.help)
         if getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""
+    if not getattr(command, "_names_whole", False):  # names_whole: no option name cut at 80 columns
+        command.format_help = _with_names_whole(command.format_help)
+        command._names_whole = True
     for sub in getattr(command, "commands", {}).values():
         literal_help(sub)
     return command
+
+
+def _with_names_whole(format_help: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(format_help)
+    def render(*args: Any, **kwargs: Any) -> Any:
+        with names_whole():
+            return format_help(*args, **kwargs)
+
+    return render
 
 
 class SuggestingGroup(BenchsiftGroup):

@@ -38,6 +38,7 @@ from benchsift.errors import EstimateWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
+from benchsift.stats import check_random_state
 from benchsift.workflows.estimate import simulate_adaptive_replay
 
 if TYPE_CHECKING:
@@ -392,6 +393,7 @@ def simulate_command(
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     outputs(force, dirs=[out])
+    check_random_state(seed)  # before a worker seeds numpy with it (a negative seed was an internal error)
     scores = read_scores(panel)
     covariates = _prior_covariates(prior_from, prior_benchmarks, [str(b) for b in scores.benchmarks])
     run = simulate_adaptive_replay(

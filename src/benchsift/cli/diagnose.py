@@ -28,6 +28,7 @@ from benchsift.cli._common import (
 )
 from benchsift.compression import diagnostics as diag
 from benchsift.io import read_scores
+from benchsift.panel import Panel
 from benchsift.report.tables import diagnostics as tables
 from benchsift.report.validation_figures import frame_table
 from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
@@ -35,6 +36,24 @@ from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")
 Coverage = Annotated[int | None, opt("Benchmarks a model needs (default: half).")]
 Figure = Annotated[Path | None, opt("Write Figure 4({}) to FIGURE.png/.svg.")]
+#: --k of `stage3` and `shelf-life` when not given (PRIMEBench H.3 / I.1)
+STAGE3_KS = (3, 5, 8)
+SHELF_LIFE_K = 5
+
+
+def default_ks(panel: Panel, default: tuple[int, ...]) -> tuple[list[int], list[str]]:
+    """``--k`` not given: ``default`` capped at the panel's number of benchmarks (a subset of 5 of 3
+    benchmarks is no question to answer, and the user never asked for 5), with the warning that says so;
+    an explicit ``--k`` is checked by the library as typed."""
+    n = len(panel.benchmarks)
+    ks = list(dict.fromkeys(min(k, max(n, 1)) for k in default))
+    if ks == list(default):
+        return ks, []
+    shown = ",".join(map(str, default))
+    return ks, [
+        f"--k not given: its default {shown} asks for more than the panel's {n} benchmark(s); using"
+        f" --k {','.join(map(str, ks))} (pass --k to choose)"
+    ]
 
 
 @app.command("spectrum")
@@ -71,7 +90,9 @@ def spectrum_command(
 @app.command("stage3")
 def stage3_command(
     panel: PanelArg,
-    k: Annotated[str, opt("Comma-separated subset sizes.", "--k")] = "3,5,8",
+    k: Annotated[
+        str | None, opt("Comma-separated subset sizes (default: 3,5,8, at most the benchmarks).", "--k")
+    ] = None,
     min_coverage: Coverage = None,
     n_boot: Annotated[int, opt("Bootstrap resamples.")] = 10_000,
     seed: Annotated[int, opt("Bootstrap seed.")] = 0,
@@ -87,9 +108,10 @@ def stage3_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Stage 3 on the benchmark means with the coverage rule and bootstrap CIs (PRIMEBench H.3, Table 18)."""
-    ks = numbers(k, "--k", int)
+    loaded = read_scores(panel)
+    ks, adjusted = default_ks(loaded, STAGE3_KS) if k is None else (numbers(k, "--k", int), [])
     res = diag.aggregate_stage3(
-        read_scores(panel),
+        loaded,
         ks=ks,
         min_coverage=min_coverage,
         n_boot=n_boot,
@@ -97,13 +119,17 @@ def stage3_command(
         clusters=cluster_spec(clusters),
         resample_items=resample_items,
     )
-    emit(json_output, res, lambda: tables.render_stage3(res), notes=res.notes, warnings=res.warnings)
+    said = [*adjusted, *res.warnings]
+    obj = {**res.to_dict(), "warnings": said}
+    emit(json_output, obj, lambda: tables.render_stage3(res), notes=res.notes, warnings=said)
 
 
 @app.command("shelf-life")
 def shelf_life_command(
     panel: PanelArg,
-    k: Annotated[int, opt("Benchmarks kept by Stage 3.", "--k")] = 5,
+    k: Annotated[
+        int | None, opt("Benchmarks kept by Stage 3 (default: 5, at most the benchmarks).", "--k")
+    ] = None,
     n_build: Annotated[int | None, opt("Oldest dated models the selection is frozen on.")] = None,
     checkpoints: Annotated[str | None, opt("Comma-separated dated panel sizes.")] = None,
     min_coverage: Coverage = None,
@@ -111,10 +137,11 @@ def shelf_life_command(
 ) -> None:
     """A frozen Stage 3 selection as models are added in release order (PRIMEBench I.1, Table 20)."""
     cps = numbers(checkpoints, "--checkpoints", int) if checkpoints else None
-    res = diag.shelf_life(
-        read_scores(panel), k=k, n_build=n_build, checkpoints=cps, min_coverage=min_coverage
-    )
-    emit(json_output, res, lambda: tables.render_shelf_life(res))
+    loaded = read_scores(panel)
+    ks, adjusted = default_ks(loaded, (SHELF_LIFE_K,)) if k is None else ([k], [])
+    res = diag.shelf_life(loaded, k=ks[0], n_build=n_build, checkpoints=cps, min_coverage=min_coverage)
+    obj = {**res.to_dict(), "warnings": adjusted}
+    emit(json_output, obj, lambda: tables.render_shelf_life(res), warnings=adjusted)
 
 
 @app.command("leftout")

@@ -53,13 +53,15 @@ from benchsift.report.tables.validation import render_validation
 from benchsift.workflows.validate import validate_panel
 
 _RETENTIONS = ",".join(f"{r:g}" for r in DEFAULT_RETENTIONS)
+#: the default listed with spaces, so that a help screen of 80 columns wraps it between names, not in one
+_SELECTORS_HELP = f"Comma-separated selector names (default: {', '.join(DEFAULT_SELECTORS)})."
 
 
 def validate_command(
     ctx: typer.Context,
     panel: PanelArg,
     protocol: Annotated[str, opt("random, chronological, end-to-end or same-model.")] = "random",
-    selectors: Annotated[str, opt("Comma-separated selector names.")] = ",".join(DEFAULT_SELECTORS),
+    selectors: Annotated[str, opt(_SELECTORS_HELP, show_default=False)] = ",".join(DEFAULT_SELECTORS),
     retentions: Annotated[str, opt("Comma-separated retentions (fractions).")] = _RETENTIONS,
     splits: Annotated[int, opt("Number of random splits.")] = 20,
     seed: Annotated[int, opt("Seed of the splits and every selection.")] = 0,

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchsift._suggest import did_you_mean
+from benchsift._inputs import named_hints
 from benchsift.compression.full_score import FullScoreEstimates, small_reference_warning
 from benchsift.compression.full_score_xbench import known_scores
 from benchsift.compression.suite import Suite, load_suite
@@ -373,16 +373,15 @@ def _check_run(
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
             hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
         elif foreign:
-            hint = f"; the run's benchmarks {listed(foreign)}, the suite's {listed(suite_benches)}"
-            hint += did_you_mean(foreign[0], suite_benches)
+            named = named_hints(foreign, suite_benches)
+            hint = f"; the run's benchmarks {named}, the suite's {listed(suite_benches)}"
         raise InputError(
             f"{source}: no score matches a suite item; keys are (benchmark, item) as in "
             f"{s.path / 'items.csv'}{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
     if foreign:  # its scores are among the items not used; say which benchmark and what it may be
-        hint = "".join(did_you_mean(b, suite_benches) for b in foreign[:3])
-        warnings.append(f"the run's benchmark(s) {listed(foreign, 5)} are not in the suite{hint}")
+        warnings.append(f"the run's benchmark(s) not in the suite: {named_hints(foreign, suite_benches)}")
     reference = set(s.reference_models)
     in_reference = [m for m in models if m in reference]
     if in_reference:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchsift._inputs import existing_file
 from benchsift.errors import FormatError, InputError, wide_table_hint
 from benchsift.io._common import check_field_counts, check_parquet, id_strings
 from benchsift.io._rows import RowNames
@@ -34,9 +35,7 @@ def read_scores(path: str | os.PathLike[str]) -> Panel:
     Bad input is a :class:`~benchsift.errors.FormatError` / :class:`~benchsift.errors.InputError` naming
     the file (and the column or line).
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file (expected scores: a long CSV or a panel parquet)")
+    p = existing_file(path, "scores: a long CSV or a panel parquet")  # (a folder: "is a directory")
     suffix = p.suffix.lower()
     if suffix == ".parquet":
         try:

@@ -31,8 +31,9 @@ from benchsift._fileio import PANEL_MAX_BYTES as _MAX_BYTES
 from benchsift._fileio import PANEL_MAX_RATIO as _MAX_RATIO
 from benchsift._fileio import PARQUET_RATIO_FLOOR as _FLOOR
 from benchsift._fileio import atomic_path, check_parquet_footer
+from benchsift._inputs import existing_file
 from benchsift._jsonutil import loads_bounded
-from benchsift.errors import FormatError, InputError, listed
+from benchsift.errors import FormatError, listed
 
 if TYPE_CHECKING:
     from benchsift.panel._panel import Panel
@@ -172,9 +173,7 @@ def load_panel(cls: type[Panel], path: str | Path) -> Panel:
     The score columns are read in groups straight into the panel's matrix (no Arrow table of every column
     beside it, no stacked copy), so the peak memory is about the matrix itself.
     """
-    source = Path(path)
-    if not source.exists():
-        raise InputError(f"{source}: no such file")
+    source = existing_file(path, "a panel parquet")  # (a folder: "is a directory", not "no such file")
     try:
         pf = pq.ParquetFile(source)
         schema = pf.schema_arrow

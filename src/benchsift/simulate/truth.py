@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from benchsift._fileio import atomic_path
-from benchsift.errors import FormatError, InputError
+from benchsift._inputs import existing_file
+from benchsift.errors import FormatError
 
 _FORMAT = "benchsift-simulation-truth/1"
 
@@ -188,9 +189,7 @@ class GroundTruth:
     @classmethod
     def load(cls, path: str | Path) -> GroundTruth:
         """Read a file written by :meth:`save`."""
-        source = Path(path)
-        if not source.exists():
-            raise InputError(f"{source}: no such file")
+        source = existing_file(path, "a ground-truth file (.npz)")  # (a folder: "is a directory")
         _check_members(source)
         try:
             with np.load(source, allow_pickle=False) as data:

@@ -463,7 +463,7 @@ def test_the_winner_selects_with_the_seed_its_fixed_selector_gets() -> None:
             pick = sels.index(str(picks[s, j, 0]))
             assert res.rho[s, 0, j, 0] == res.rho[s, pick, j, 0], (s, j, picks[s, j, 0])
     for bad, match in (
-        ({"candidate_seeds": {"nope": 1}}, r"unknown candidate\(s\) \['nope'\]; expected some of"),
+        ({"candidate_seeds": {"nope": 1}}, r"unknown candidate\(s\) 'nope'; expected some of"),
         ({"candidate_seeds": {"random": -1}}, "seed >= 0"),
         ({"candidate_seeds": [1]}, "mapping"),
     ):
