@@ -233,6 +233,12 @@ for _name, _argv in (
         lambda e, argv=_argv: _foreign_page(e, argv),
         match=r"out/index.html: exists and was not written by benchsift",
     )
+case(
+    "report-empty-folder",  # before: a page of 0 sections written, exit 0
+    2,
+    lambda e: (os.mkdir(e.root / "empty"), ["report", "empty"])[1],
+    match=r"empty: no results of a benchsift command to report",
+)
 case("compress-rerun-own-files", 2, _compress_again, outcome="ok", writes=SUITE, check=_umask_check)
 case(
     "compress-foreign-file-in-dir",

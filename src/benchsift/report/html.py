@@ -649,6 +649,11 @@ def report_folder(
     page, sections = collect_report(
         directory, panel=panel, images=images, answers=answers, answer_column=answer_column
     )
+    if not sections:  # a page of nothing (an empty folder, or only files benchsift did not write)
+        raise InputError(
+            f"{directory}: no results of a benchsift command to report (expected a folder that a command's "
+            "--out wrote: compress, audit, validate, estimate, redundancy, compare, prism score, ...)"
+        )
     text = render_report(page, sections, title)
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
