@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
-from benchsift.cli._common import BenchsiftGroup, ForceOpt, JsonOpt, arg, emit, fail, opt, outputs
+from benchsift.cli._common import BenchsiftGroup, ForceOpt, JsonOpt, arg, emit, opt, outputs
+from benchsift.errors import InputError
 from benchsift.io.registry import FORMATS
 from benchsift.io.rescale import parse_scales
 from benchsift.report.panel_summary import summary_table
@@ -30,7 +31,9 @@ class ImportGroup(BenchsiftGroup):
         if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
             inputs = [a for a in args[1:] if not a.startswith("-")][:1]
             where = f"{inputs[0]}: " if inputs else ""
-            raise fail(f"{where}unknown format {name!r}; expected one of {list(FORMATS)}")
+            # an input error, printed once by the group's error boundary (resolving has no side effect: the
+            # boundary resolves the command beforehand to name its options in messages)
+            raise InputError(f"{where}unknown format {name!r}; expected one of {list(FORMATS)}")
         return super().resolve_command(ctx, args)
 
 
