@@ -15,17 +15,12 @@ from __future__ import annotations
 import csv
 import json
 import os
-import resource
 import subprocess
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hostile import fifo, run_capped
 
-import benchsift
 from benchsift._fileio import MAX_LINE_BYTES, bounded_lines, open_regular, read_regular
 from benchsift._jsonutil import MAX_JSON_DEPTH
 from benchsift.errors import FormatError, InputError
@@ -41,31 +36,6 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (
 
 ITEM = {"id": "okvqa/1", "benchmark": "okvqa", "question": "How many?", "answers": ["1"]}
 DEEP = "[" * 100_000 + "]" * 100_000
-
-
-@contextmanager
-def fifo(path: Path, after: float = 3.0) -> Iterator[Path]:
-    """A FIFO at ``path``. Should the code under test wait on it (the bug), a writer opens and closes it
-    after ``after`` seconds, and again every half second, so the reader gets end-of-file and returns."""
-    os.mkfifo(path)
-    done = threading.Event()
-
-    def unblock() -> None:
-        if done.wait(after):
-            return
-        while not done.wait(0.5):
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:  # no reader has it open (ENXIO)
-                pass
-
-    t = threading.Thread(target=unblock, daemon=True)
-    t.start()
-    try:
-        yield path
-    finally:
-        done.set()
-        t.join()
 
 
 def _device(tmp_path: Path, name: str) -> Path:
@@ -224,23 +194,8 @@ def test_deeply_nested_replies_are_invalid_not_a_crash() -> None:
 
 
 def _cli(args: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """``python -m benchsift *args`` in ``cwd``, its address space capped at 3 GB, killed after
-    ``timeout`` seconds (a hang fails the test with ``TimeoutExpired``)."""
-    src = Path(benchsift.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-
-    return subprocess.run(
-        [sys.executable, "-m", "benchsift", *args],
-        cwd=cwd,
-        env={**env, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        preexec_fn=cap,
-    )
+    """``python -m benchsift *args`` in ``cwd`` under a 3 GB address-space cap, killed after ``timeout``."""
+    return run_capped(args, cwd, 3 << 30, timeout)
 
 
 @pytest.mark.parametrize("which", ["items", "artifacts", "config"])

@@ -11,46 +11,16 @@ with an address-space cap and a timeout.
 from __future__ import annotations
 
 import os
-import resource
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hostile import fifo, run_capped
 
-import benchsift
 from benchsift._fileio import atomic_path
 from benchsift.errors import InputError
 from benchsift.report.html import write_report
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
-
-
-@contextmanager
-def fifo(path: Path, after: float = 3.0) -> Iterator[Path]:
-    """A FIFO at ``path``; a reader still waiting on it after ``after`` seconds gets end-of-file."""
-    os.mkfifo(path)
-    done = threading.Event()
-
-    def unblock() -> None:
-        if done.wait(after):
-            return
-        while not done.wait(0.5):
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass
-
-    t = threading.Thread(target=unblock, daemon=True)
-    t.start()
-    try:
-        yield path
-    finally:
-        done.set()
-        t.join()
 
 
 def _folder(tmp_path: Path) -> Path:
@@ -92,20 +62,7 @@ def test_regular_foreign_and_own_pages(tmp_path: Path) -> None:
 def test_cli_report_with_index_linked_to_dev_zero(tmp_path: Path) -> None:
     out = _folder(tmp_path)
     (out / "index.html").symlink_to("/dev/zero")
-    src = Path(benchsift.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-
-    res = subprocess.run(
-        [sys.executable, "-m", "benchsift", "report", str(out)],
-        env={**env, "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=cap,
-    )
+    res = run_capped(["report", str(out)], tmp_path, 3 << 30, timeout=60)
     err = res.stderr.strip()
     assert res.returncode == 2, err
     assert err.startswith("benchsift: error: ") and "\n" not in err, err

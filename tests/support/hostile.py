@@ -1,6 +1,7 @@
-"""Shared by the tests of hostile inputs (tests/io, tests/panel): a guard that fails the test when any
-parquet data is read (only a footer may be), and the CLI run in a child process under an address-space cap
-(a refusal must come before the allocation it prevents, which the cap would make fail otherwise)."""
+"""Shared by the tests of hostile inputs (tests/io, tests/panel, tests/prism, tests/report): a guard that
+fails the test when any parquet data is read (only a footer may be), the CLI run in a child process under an
+address-space cap (a refusal must come before the allocation it prevents, which the cap would make fail
+otherwise), and a FIFO that unblocks a reader waiting on it (a regression fails instead of hanging)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import os
 import resource
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -41,8 +45,11 @@ def write_repeated(path: Path, table: pa.Table, times: int) -> Path:
     return path
 
 
-def run_capped(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedProcess[str]:
-    """``python -m benchsift *args`` in ``cwd``, its address space capped at ``limit`` bytes."""
+def run_capped(
+    args: list[str], cwd: Path, limit: int, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``python -m benchsift *args`` in ``cwd``, its address space capped at ``limit`` bytes, killed after
+    ``timeout`` seconds (a hang fails the test with ``TimeoutExpired``)."""
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -54,6 +61,31 @@ def run_capped(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedPr
         env={**env, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         preexec_fn=cap,
     )
+
+
+@contextmanager
+def fifo(path: Path, after: float = 3.0) -> Iterator[Path]:
+    """A FIFO at ``path``. Should the code under test wait on it (the bug), a writer opens and closes it
+    after ``after`` seconds, and again every half second, so the reader gets end-of-file and returns."""
+    os.mkfifo(path)
+    done = threading.Event()
+
+    def unblock() -> None:
+        if done.wait(after):
+            return
+        while not done.wait(0.5):
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader has it open (ENXIO)
+                pass
+
+    t = threading.Thread(target=unblock, daemon=True)
+    t.start()
+    try:
+        yield path
+    finally:
+        done.set()
+        t.join()
