@@ -127,6 +127,10 @@ def test_bins_read_back_the_same_and_forged_bins_are_refused(uneven_fit) -> None
     np.testing.assert_array_equal(
         old._binned_halfwidth("pirt", np.zeros(2), shape), [old.halfwidth["pirt"]] * 2
     )
+    older = json.loads(json.dumps(doc))  # a file written before an estimator existed: it is p-IRT there
+    for b in older["halfwidth_bins"]:
+        del b["greg"]
+    assert all(np.array_equal(b["greg"], b["pirt"]) for b in FullScoreModel.from_dict(older).halfwidth_bins)
     n_bins = len(doc["halfwidth_bins"])
     for key, forged, reason in (
         ("theta_bins", None, "theta_bins, halfwidth_bins: expected both or neither"),

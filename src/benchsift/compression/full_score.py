@@ -427,7 +427,7 @@ STRONG_SHARE = 0.2
 #: half-width for every model (as before). A suite of hard items says little about a model that answers it
 #: near chance (AI2D, 5 % VAW suite, 149 build models: suite means of 0.23-0.25 belonged to models of full
 #: scores 0.16 to 0.61), so one pooled width covered the weakest third of held-out models far less often
-#: than the rest. Measured (docs/ESTIMATE.md, "Intervals by ability"; AI2D, MMMU, MMT, 5 % suites of the
+#: than the rest. Measured (docs/ESTIMATE.md, "Intervals by ability bins"; AI2D, MMMU, MMT, 5 % suites of the
 #: VAW and the estimate selector, 5 random 60 / 40 splits, 95 %): coverage of the weakest third 0.896 ->
 #: 0.951 (middle 0.992 -> 0.987, strongest 0.997 -> 0.997), mean width 0.240 -> 0.257; bins of 34 or 50
 #: models 0.938 / 0.928, "max" with bins of 25 0.962 at width 0.275.
@@ -1523,7 +1523,12 @@ def _bins_in(v: object, n: int) -> list[dict[str, np.ndarray]] | None:
         return None
     if not isinstance(v, list):
         raise ValueError(f"halfwidth_bins: expected a list of per-method objects, got {type(v).__name__}")
-    return [_per_method(b, n, missing=math.inf) or {} for b in v]
+    bins = [_per_method(b, n, missing=math.inf) or {} for b in v]
+    for b in bins:  # a file written before a method existed: it is p-IRT there (as ``halfwidth``)
+        for m in METHODS:
+            if "pirt" in b:
+                b.setdefault(m, b["pirt"])
+    return bins
 
 
 def _check_bins(m: FullScoreModel) -> None:
