@@ -48,7 +48,13 @@ def report_command(
 
         loaded = read_scores(panel)
     contents = report_folder(
-        directory, title=title, panel=loaded, images=images, answers=answers, answer_column=answer_column
+        directory,
+        title=title,
+        panel=loaded,
+        images=images,
+        answers=answers,
+        answer_column=answer_column,
+        allow_empty=False,
     )
     sections = contents["sections"]
     n_fig, n_tab = (sum(s[what] for s in sections) for what in ("figures", "tables"))

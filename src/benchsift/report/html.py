@@ -642,14 +642,19 @@ def report_folder(
     images: str | Path | None = None,
     answers: str | Path | LoggedAnswers | None = None,
     answer_column: str = "answer",
+    allow_empty: bool = True,
 ) -> dict[str, Any]:
-    """:func:`write_report`, returning :func:`report_contents` of the page (``benchsift report``)."""
+    """:func:`write_report`, returning :func:`report_contents` of the page (``benchsift report``).
+
+    ``allow_empty=False`` (``benchsift report``) refuses a folder with no results of a benchsift command (an
+    empty folder, or only files benchsift did not write) instead of writing a page of nothing; a command
+    writing its own folder's page leaves it True (``prism audit``'s folder has no section of its own)."""
     check_page(directory)
     target = Path(directory) / "index.html"
     page, sections = collect_report(
         directory, panel=panel, images=images, answers=answers, answer_column=answer_column
     )
-    if not sections:  # a page of nothing (an empty folder, or only files benchsift did not write)
+    if not sections and not allow_empty:  # a page of nothing (an empty folder, or only others' files)
         raise InputError(
             f"{directory}: no results of a benchsift command to report (expected a folder that a command's "
             "--out wrote: compress, audit, validate, estimate, redundancy, compare, prism score, ...)"
