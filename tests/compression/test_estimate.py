@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import warnings
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import Suite, load_suite, write_suite
-from benchsift.errors import EstimateWarning, FloorWarning, FormatError, InputError
+from benchsift.errors import EstimateWarning, FloorWarning, FormatError, InputError, listed
 from benchsift.io import read_scores
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
@@ -426,3 +427,26 @@ def test_few_reference_models_warn_in_python_that_the_intervals_are_not_at_the_l
     assert est.full is not None
     full = est.full
     assert np.isfinite(full.low[full.method]).all() and np.isfinite(full.high[full.method]).all()
+
+
+def test_a_benchmark_compress_left_out_is_said_to_be_one(suite_and_panel, tmp_path: Path) -> None:
+    # a run of the whole panel: the benchmarks Stage 1 / 3 dropped were named with did-you-mean hints to
+    # other benchmarks ('bench00' (did you mean 'bench09'?)), as if misspelt
+    suite, panel = suite_and_panel
+    kept = set(suite.items["benchmark"])
+    dropped = [b for b in dict.fromkeys(panel.items["benchmark"]) if b not in kept]
+    assert dropped and suite.input_benchmarks == list(dict.fromkeys(panel.items["benchmark"]))
+    res = estimate_new_models(suite, panel.subset(models=[0]), n_boot=50)
+    said = [w for w in res.warnings if "the run's benchmark" in w]
+    assert said == [
+        f"the run's benchmark(s) {listed(dropped, 5)} were in the panel the suite was compressed from but "
+        "not kept in the suite (Stages 1 and 3 keep representative benchmarks): their scores are not used"
+    ]
+    # a suite folder without stage0_counts.csv (an older one): named with what they may be, as before
+    older = tmp_path / "older"
+    shutil.copytree(suite.path, older)
+    (older / "stage0_counts.csv").unlink()
+    assert load_suite(older).input_benchmarks is None
+    res = estimate_new_models(older, panel.subset(models=[0]), n_boot=50)
+    said = [w for w in res.warnings if "the run's benchmark" in w]
+    assert len(said) == 1 and said[0].startswith(f"the run's benchmark(s) not in the suite: {dropped[0]!r}")

@@ -368,20 +368,32 @@ def _check_run(
     n_scored = (~np.isnan(X_new)).sum(axis=1)
     suite_benches = list(dict.fromkeys(b for b, _ in suite_keys))
     foreign = [b for b in dict.fromkeys(new.image_panel().items["benchmark"]) if b not in suite_benches]
+    # a run's benchmark that compress left out is said to be one; any other is named with what it may be
+    dropped = [b for b in foreign if s.input_benchmarks is not None and b in s.input_benchmarks]
+    unknown = [b for b in foreign if b not in dropped]
     if not (n_scored > 0).any():
         hint = ""
         if export is None and any(str(b).endswith("_benchsift") for b in new.items["benchmark"].unique()):
             hint = "; a run of an lmms-eval export needs export= (its export folder) to map its ids back"
         elif foreign:
-            named = named_hints(foreign, suite_benches)
+            named = ", ".join(
+                ([named_hints(unknown, suite_benches)] if unknown else [])
+                + ([f"{listed(dropped, 5)} (left out of the suite by compress)"] if dropped else [])
+            )
             hint = f"; the run's benchmarks {named}, the suite's {listed(suite_benches)}"
         raise InputError(
             f"{source}: no score matches a suite item; keys are (benchmark, item) as in "
             f"{s.path / 'items.csv'}{hint}"
         )
     warnings = _run_warnings(models, n_scored, s.n_items, n_ignored)
-    if foreign:  # its scores are among the items not used; say which benchmark and what it may be
-        warnings.append(f"the run's benchmark(s) not in the suite: {named_hints(foreign, suite_benches)}")
+    if dropped:  # its scores are among the items not used
+        warnings.append(
+            f"the run's benchmark(s) {listed(dropped, 5)} were in the panel the suite was compressed from "
+            "but not kept in the suite (Stages 1 and 3 keep representative benchmarks): their scores are "
+            "not used"
+        )
+    if unknown:
+        warnings.append(f"the run's benchmark(s) not in the suite: {named_hints(unknown, suite_benches)}")
     reference = set(s.reference_models)
     in_reference = [m for m in models if m in reference]
     if in_reference:

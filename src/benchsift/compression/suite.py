@@ -332,6 +332,9 @@ class Suite:
     reference_models: list[str]
     reference_scores: np.ndarray
     full_score: FullScoreModel | None = None
+    #: the benchmarks of the panel the suite was compressed from (``stage0_counts.csv``; None for a suite
+    #: folder without it): a run's benchmark among them was left out by compress, not misnamed
+    input_benchmarks: list[str] | None = None
 
     @property
     def categories(self) -> list[str]:
@@ -400,5 +403,24 @@ def load_suite(path: str | Path) -> Suite:
                 f"{root / FULL_SCORE_FILE}: {full.a_suite.shape[0]} suite items, items.csv has {len(items)}"
             )
     return Suite(
-        path=root, meta=meta, items=items, reference_models=models, reference_scores=scores, full_score=full
+        path=root,
+        meta=meta,
+        items=items,
+        reference_models=models,
+        reference_scores=scores,
+        full_score=full,
+        input_benchmarks=_input_benchmarks(root / "stage0_counts.csv"),
     )
+
+
+def _input_benchmarks(path: Path) -> list[str] | None:
+    """The ``benchmark`` column of the suite's ``stage0_counts.csv`` (one row per benchmark of the input
+    panel), or None when the folder has no such regular file or it cannot be read as one: it only tells a
+    benchmark compress left out from a misnamed one, so a damaged copy is not worth refusing the suite."""
+    if not path.is_file():
+        return None
+    try:
+        table = _read_csv(path, dtype=str, keep_default_na=False, usecols=["benchmark"], nrows=1_000_000)
+    except (ValueError, OSError, pd.errors.ParserError):
+        return None
+    return [str(b) for b in table["benchmark"]]
