@@ -128,7 +128,7 @@ def test_prism_names_the_alias_typed(tmp_path: Path) -> None:
 
 # --- a default that does not fit is capped, not blamed on the user ---------------------------------------
 
-CAPPED_STAGE3 = "--k not given: its default 3,5,8 asks for more than the panel's 3 benchmark(s); using --k 3"
+CAPPED_STAGE3 = "--k not given: its default 3, 5, 8 asks for more than the panel's 3 benchmark(s); using 3"
 
 
 def test_stage3_caps_its_default_k_with_a_warning(three: Path) -> None:
@@ -153,12 +153,28 @@ def test_shelf_life_caps_its_default_k_with_a_warning(three: Path) -> None:
     out = json.loads(js.stdout)
     assert out["k"] == 3
     assert out["warnings"] == [
-        "--k not given: its default 5 asks for more than the panel's 3 benchmark(s); using --k 3 (pass --k to"
-        " choose)"
+        "--k not given: its default 5 asks for more than the panel's 3 benchmark(s); using 3"
+        " (pass --k to choose)"
     ]
     assert _error(["diagnose", "shelf-life", str(three), "--k", "4"]).startswith(
         "--k: expected an integer between"
     )
+    assert js.stderr == ""  # said once, in the result's warnings (the Python warning is not printed too)
+
+
+def test_the_library_caps_its_default_sizes_with_a_python_warning(three: Path) -> None:
+    # a notebook user calling the diagnostics without k gets the same capped default and a warning it shows
+    from benchsift.compression import diagnostics as diag
+    from benchsift.errors import BenchsiftWarning
+    from benchsift.io import read_scores
+
+    panel = read_scores(three)
+    with pytest.warns(BenchsiftWarning, match=r"`ks` not given: its default 3, 5, 8 .* using 3 \(pass `ks`"):
+        res = diag.aggregate_stage3(panel, n_boot=20)
+    assert [row["k"] for row in res.rows] == [3] and res.warnings[0].startswith("`ks` not given")
+    with pytest.warns(BenchsiftWarning, match=r"`k` not given: its default 5 .* using 3"):
+        life = diag.shelf_life(panel)
+    assert life.k == 3 and life.to_dict()["warnings"] == life.warnings
 
 
 # --- each hint names its unknown name --------------------------------------------------------------------

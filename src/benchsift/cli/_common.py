@@ -89,6 +89,7 @@ _CLI_NAMES: dict[str, tuple[str, ...]] = {
     "retention": ("retentions",),
     "n_splits": ("splits",),
     "variant": ("sc_variant",),
+    "ks": ("k",),
 }
 
 

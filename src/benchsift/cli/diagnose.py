@@ -7,6 +7,7 @@ panel file and ``--json``.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -27,33 +28,17 @@ from benchsift.cli._common import (
     split_list,
 )
 from benchsift.compression import diagnostics as diag
+from benchsift.errors import BenchsiftWarning
 from benchsift.io import read_scores
-from benchsift.panel import Panel
 from benchsift.report.tables import diagnostics as tables
 from benchsift.report.validation_figures import frame_table
 from benchsift.workflows.diagnose import checkpoint_ranking, leftout_prediction
 
 app = typer.Typer(help="Diagnostics: spectrum, Stage 3 on aggregates, shelf life, left-out prediction, ...")
+#: the library's warning that a left-out subset size was capped at the benchmarks (printed from the result)
+DEFAULT_CAPPED = r"`(ks|k)` not given: its default"
 Coverage = Annotated[int | None, opt("Benchmarks a model needs (default: half).")]
 Figure = Annotated[Path | None, opt("Write Figure 4({}) to FIGURE.png/.svg.")]
-#: --k of `stage3` and `shelf-life` when not given (PRIMEBench H.3 / I.1)
-STAGE3_KS = (3, 5, 8)
-SHELF_LIFE_K = 5
-
-
-def default_ks(panel: Panel, default: tuple[int, ...]) -> tuple[list[int], list[str]]:
-    """``--k`` not given: ``default`` capped at the panel's number of benchmarks (a subset of 5 of 3
-    benchmarks is no question to answer, and the user never asked for 5), with the warning that says so;
-    an explicit ``--k`` is checked by the library as typed."""
-    n = len(panel.benchmarks)
-    ks = list(dict.fromkeys(min(k, max(n, 1)) for k in default))
-    if ks == list(default):
-        return ks, []
-    shown = ",".join(map(str, default))
-    return ks, [
-        f"--k not given: its default {shown} asks for more than the panel's {n} benchmark(s); using"
-        f" --k {','.join(map(str, ks))} (pass --k to choose)"
-    ]
 
 
 @app.command("spectrum")
@@ -108,20 +93,18 @@ def stage3_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Stage 3 on the benchmark means with the coverage rule and bootstrap CIs (PRIMEBench H.3, Table 18)."""
-    loaded = read_scores(panel)
-    ks, adjusted = default_ks(loaded, STAGE3_KS) if k is None else (numbers(k, "--k", int), [])
-    res = diag.aggregate_stage3(
-        loaded,
-        ks=ks,
-        min_coverage=min_coverage,
-        n_boot=n_boot,
-        random_state=seed,
-        clusters=cluster_spec(clusters),
-        resample_items=resample_items,
-    )
-    said = [*adjusted, *res.warnings]
-    obj = {**res.to_dict(), "warnings": said}
-    emit(json_output, obj, lambda: tables.render_stage3(res), notes=res.notes, warnings=said)
+    with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
+        warnings.filterwarnings("ignore", message=DEFAULT_CAPPED, category=BenchsiftWarning)
+        res = diag.aggregate_stage3(
+            read_scores(panel),
+            ks=None if k is None else numbers(k, "--k", int),
+            min_coverage=min_coverage,
+            n_boot=n_boot,
+            random_state=seed,
+            clusters=cluster_spec(clusters),
+            resample_items=resample_items,
+        )
+    emit(json_output, res, lambda: tables.render_stage3(res), notes=res.notes, warnings=res.warnings)
 
 
 @app.command("shelf-life")
@@ -137,11 +120,12 @@ def shelf_life_command(
 ) -> None:
     """A frozen Stage 3 selection as models are added in release order (PRIMEBench I.1, Table 20)."""
     cps = numbers(checkpoints, "--checkpoints", int) if checkpoints else None
-    loaded = read_scores(panel)
-    ks, adjusted = default_ks(loaded, (SHELF_LIFE_K,)) if k is None else ([k], [])
-    res = diag.shelf_life(loaded, k=ks[0], n_build=n_build, checkpoints=cps, min_coverage=min_coverage)
-    obj = {**res.to_dict(), "warnings": adjusted}
-    emit(json_output, obj, lambda: tables.render_shelf_life(res), warnings=adjusted)
+    with warnings.catch_warnings():  # the terminal and --json print res.warnings, which say the same
+        warnings.filterwarnings("ignore", message=DEFAULT_CAPPED, category=BenchsiftWarning)
+        res = diag.shelf_life(
+            read_scores(panel), k=k, n_build=n_build, checkpoints=cps, min_coverage=min_coverage
+        )
+    emit(json_output, res, lambda: tables.render_shelf_life(res), warnings=res.warnings)
 
 
 @app.command("leftout")

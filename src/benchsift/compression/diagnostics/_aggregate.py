@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from numbers import Integral
 
@@ -21,7 +22,7 @@ import pandas as pd
 
 from benchsift._inputs import check_array, check_length
 from benchsift._params import Interval, check_param
-from benchsift.errors import require_at_least
+from benchsift.errors import BenchsiftWarning, require_at_least
 from benchsift.panel import Panel
 from benchsift.stats import zscore
 from benchsift.stats.means import nan_mean
@@ -92,6 +93,22 @@ def combinations_chunks(n: int, k: int, chunk: int = 8192) -> Iterator[np.ndarra
         if block.size == 0:
             return
         yield block.reshape(-1, k)
+
+
+def default_sizes(default: Sequence[int], n: int, name: str) -> tuple[list[int], list[str]]:
+    """The subset sizes ``default`` (a parameter the caller left out) capped at the ``n`` benchmarks, with
+    the warning that says so when any was (also issued as a :class:`~benchsift.errors.BenchsiftWarning`, so
+    a notebook shows it): a default of 5 on a panel of 3 benchmarks asks a question nobody asked, and was an
+    error that named the parameter as if the caller had given it."""
+    sizes = list(dict.fromkeys(min(int(k), max(n, 1)) for k in default))
+    if sizes == [int(k) for k in default]:
+        return sizes, []
+    said = (
+        f"`{name}` not given: its default {', '.join(map(str, default))} asks for more than the panel's {n} "
+        f"benchmark(s); using {', '.join(map(str, sizes))} (pass `{name}` to choose)"
+    )
+    warnings.warn(said, BenchsiftWarning, stacklevel=3)
+    return sizes, [said]
 
 
 def check_k(k: int, n: int) -> int:

@@ -41,6 +41,7 @@ from benchsift._params import Interval, validate_params
 from benchsift.compression.diagnostics._aggregate import (
     check_k,
     covering_models,
+    default_sizes,
     matrix_input,
     z_reference,
 )
@@ -123,11 +124,15 @@ def _bootstrap_rho(score: np.ndarray, ref: np.ndarray, idx: np.ndarray) -> np.nd
     return paired_columns(ref[idx].T, score[idx].T, "srcc")
 
 
+#: Table 18's subset sizes: ``aggregate_stage3``'s ``ks`` when not given (capped at the benchmarks)
+STAGE3_KS = (3, 5, 8)
+
+
 @validate_params({"n_boot": [Interval(Integral, 1, None)], "level": [Interval(Real, 0, 1, closed="neither")]})
 def aggregate_stage3(
     data: Panel | np.ndarray,
     *,
-    ks: Sequence[int] = (3, 5, 8),
+    ks: Sequence[int] | None = None,
     benchmarks: Sequence[str] | None = None,
     families: Sequence[Any] | None = None,
     min_coverage: int | None = None,
@@ -143,7 +148,8 @@ def aggregate_stage3(
     column) or a ``(models x benchmarks)`` matrix with ``benchmarks`` naming the columns and optional
     ``families`` (one per row). ``clusters`` (a panel only; :func:`benchsift.panel.item_clusters`) and
     ``resample_items`` (None: when clusters are used) choose the two-stage bootstrap of the module
-    docstring; the result's ``clusters`` and ``items_resampled`` say what was done.
+    docstring; the result's ``clusters`` and ``items_resampled`` say what was done. ``ks`` defaults to
+    :data:`STAGE3_KS` (Table 18's 3, 5 and 8), each capped at the number of benchmarks with a warning.
     """
     found = _panel_clusters(data, clusters)
     two_stage = bool(found is not None and (found.used if resample_items is None else resample_items))
@@ -157,6 +163,9 @@ def aggregate_stage3(
     check_length("families", fam, X.shape[0], "families (one per model row)")
     n_b = X.shape[1]
     cov, keep = covering_models(X, min_coverage)
+    capped: list[str] = []
+    if ks is None:  # (after the inputs are checked: a refused call warns of nothing)
+        ks, capped = default_sizes(STAGE3_KS, n_b, "ks")
     Xk = X[keep]
     Z, ref = z_reference(Xk)
     fam_k = [f for f, k in zip(fam, keep, strict=True) if k]
@@ -219,7 +228,7 @@ def aggregate_stage3(
         notes=notes,
         clusters=None if found is None else found.to_dict(),
         items_resampled=two_stage,
-        warnings=[] if found is None else list(found.warnings),
+        warnings=[*capped, *([] if found is None else found.warnings)],
     )
 
 

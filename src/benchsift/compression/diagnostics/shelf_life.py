@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
@@ -34,6 +34,7 @@ from benchsift.compression.diagnostics._aggregate import (
     combinations_chunks,
     covered,
     covering_models,
+    default_sizes,
     matrix_input,
     z_reference,
 )
@@ -76,6 +77,7 @@ class ShelfLifeResult(Result):
     rows: list[dict[str, Any]]
     n_dated: int
     n_undated: int
+    warnings: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -89,6 +91,7 @@ class ShelfLifeResult(Result):
             "n_dated": self.n_dated,
             "n_undated": self.n_undated,
             "rows": self.rows,
+            "warnings": list(self.warnings),
         }
 
     def table(self) -> pd.DataFrame:
@@ -114,10 +117,14 @@ def _evaluate(X: np.ndarray, k: int, frozen: tuple[int, ...], min_cov: int) -> d
     }
 
 
+#: Benchmarks a frozen Stage 3 selection keeps (PRIMEBench I.1): ``shelf_life``'s ``k`` when not given
+SHELF_LIFE_K = 5
+
+
 def shelf_life(
     data: Panel | np.ndarray,
     *,
-    k: int = 5,
+    k: int | None = None,
     n_build: int | None = None,
     checkpoints: Sequence[int] | None = None,
     release_dates: Sequence[Any] | None = None,
@@ -130,7 +137,8 @@ def shelf_life(
     ``n_build`` defaults to two thirds of the dated models (132 of 203 in the paper); ``checkpoints`` (the
     dated panel sizes ``M``) default to four sizes from ``n_build`` to all dated models. With
     ``include_undated`` a last row appends the undated models. ``data`` is a panel (its release dates are
-    used) or a matrix with ``release_dates`` and ``benchmarks``.
+    used) or a matrix with ``release_dates`` and ``benchmarks``. ``k`` defaults to :data:`SHELF_LIFE_K` (the
+    paper's 5), capped at the number of benchmarks with a warning.
     """
     X, names, models = matrix_input(data, benchmarks)
     if release_dates is not None:
@@ -140,7 +148,8 @@ def shelf_life(
     else:
         raise InputError("data: a (models x benchmarks) matrix needs release_dates (one per row)")
     check_length("release_dates", dates, X.shape[0], "dates (one per model row)")
-    k = check_k(k, X.shape[1])
+    if k is not None:
+        k = check_k(k, X.shape[1])
     order, n_dated = chronological_order(dates)
     require_at_least(n_dated, 3, "shelf life: dated models", "a build panel of 3")
     if n_build is None:
@@ -156,6 +165,10 @@ def shelf_life(
             lambda c: nb <= c[0] and c[-1] <= n_dated, f"panel sizes between `n_build`={nb} and {n_dated}"
         )
         check_param("checkpoints", cps, [sizes])
+    capped: list[str] = []
+    if k is None:  # (after the inputs are checked: a refused call warns of nothing)
+        (k,), capped = default_sizes((SHELF_LIFE_K,), X.shape[1], "k")
+        k = check_k(k, X.shape[1])
     Xb = X[order[:nb]]
     cov, keep = covering_models(Xb, min_coverage, "the build panel: ")
     Zb, refb = z_reference(Xb[keep])
@@ -179,4 +192,5 @@ def shelf_life(
         rows=rows,
         n_dated=n_dated,
         n_undated=n_undated,
+        warnings=capped,
     )
