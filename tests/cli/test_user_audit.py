@@ -221,12 +221,12 @@ def test_validate_notes_vaw_cells_only_when_vaw_runs(three: Path, selectors: str
 
 
 def test_auto_counts_as_vaw_when_vaw_is_a_candidate() -> None:
-    from benchsift.compression.protocols.specs import uses_coverage_cells
     from benchsift.compression.selectors.auto import AutoSelector
+    from benchsift.compression.selectors.registry import draws_coverage_cells
 
-    assert uses_coverage_cells("auto") and uses_coverage_cells("vaw")
-    assert not uses_coverage_cells("random") and not uses_coverage_cells("disco")
-    assert not uses_coverage_cells(AutoSelector(candidates=("random", "pointbiserial")))
+    assert draws_coverage_cells("auto") and draws_coverage_cells("vaw")
+    assert not draws_coverage_cells("random") and not draws_coverage_cells("disco")
+    assert not draws_coverage_cells(AutoSelector(candidates=("random", "pointbiserial")))
 
 
 def test_compress_notes_cells_only_for_vaw(three: Path, tmp_path: Path) -> None:

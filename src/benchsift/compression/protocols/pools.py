@@ -25,7 +25,6 @@ from benchsift.compression.protocols.specs import (
     candidate_labels,
     reads_embeddings,
     seed_per_pool,
-    uses_coverage_cells,
 )
 from benchsift.compression.selectors.base import (
     ItemSelector,
@@ -34,6 +33,7 @@ from benchsift.compression.selectors.base import (
     inputs_read,
 )
 from benchsift.compression.selectors.budget import category_budget
+from benchsift.compression.selectors.registry import draws_coverage_cells
 from benchsift.panel import Panel
 from benchsift.panel.categories import category_or_benchmark
 
@@ -133,8 +133,8 @@ def prepare_pools(
 
     ``selectors`` (optional): the selectors the pools are for. The notes then speak only of what they
     use: the embedding note only when one of them reads embeddings, the "VAW has no coverage cells" note
-    only when one draws VAW's cells (:func:`~.specs.uses_coverage_cells`: ``vaw``, or ``auto`` with it
-    among its candidates); ``None``: every note, as for any selector.
+    only when one draws VAW's cells (:func:`~benchsift.compression.selectors.registry.draws_coverage_cells`:
+    ``vaw``, or ``auto`` with it among its candidates); ``None``: every note, as for any selector.
     """
     Panel.check(panel, image=True)
     image = panel.image_rows
@@ -153,7 +153,7 @@ def prepare_pools(
     vl = txt = None
     emb = embeddings
     embedded = selectors is None or any(reads_embeddings(spec) for spec in selectors)
-    celled = selectors is None or any(uses_coverage_cells(spec) for spec in selectors)
+    celled = selectors is None or any(draws_coverage_cells(spec) for spec in selectors)
     if emb is None and "question" in items.columns and items["question"].notna().any():
         emb = ItemEmbeddings.from_text(items)
         if embedded:

@@ -141,16 +141,6 @@ def _candidates(spec: SelectorSpec) -> list[SelectorSpec]:
     return list(getattr(sel, "candidates", ()))
 
 
-def uses_coverage_cells(spec: SelectorSpec) -> bool:
-    """Whether the selector draws VAW's coverage cells: VAW (or a subclass of it), or a selector choosing
-    among candidates one of which does (``auto``: its default candidates include ``vaw``)."""
-    from benchsift.compression.selectors.vaw import VAWSelector
-
-    if issubclass(_spec_class(spec), VAWSelector):
-        return True
-    return any(uses_coverage_cells(c) for c in _candidates(spec))
-
-
 def reads_embeddings(spec: SelectorSpec) -> bool:
     """Whether the selector reads the item embeddings (itself or, for ``auto``, one of its candidates)."""
     from benchsift.compression.selectors.base import inputs_read

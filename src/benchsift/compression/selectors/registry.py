@@ -85,3 +85,15 @@ def fresh_selector(spec: str | ItemSelector, seed: int) -> ItemSelector:
             sel.set_params(random_state=seed)
         return sel
     return make_selector(spec, random_state=seed)
+
+
+def draws_coverage_cells(selector: str | ItemSelector) -> bool:
+    """Whether a selector (a registered name or an instance) draws VAW's coverage cells: VAW (or a subclass
+    of it), or a selector choosing among candidates (``auto``) one of which does. Stage 2 and the held-out
+    protocols say that VAW has no coverage cells only when such a selector runs."""
+    from benchsift.compression.selectors.vaw import VAWSelector
+
+    sel = selector if isinstance(selector, ItemSelector) else make_selector(str(selector))
+    if isinstance(sel, VAWSelector):
+        return True
+    return any(draws_coverage_cells(c) for c in getattr(sel, "candidates", ()))

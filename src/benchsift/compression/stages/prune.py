@@ -34,7 +34,7 @@ from benchsift.compression.embeddings import EMBEDDINGS, ItemEmbeddings
 from benchsift.compression.selectors import SELECTORS, ItemSelector, VAWSelector
 from benchsift.compression.selectors.base import SELECTOR_SPEC
 from benchsift.compression.selectors.budget import FLOOR, category_budget, check_retention, floor_warning
-from benchsift.compression.selectors.registry import check_selector_name
+from benchsift.compression.selectors.registry import check_selector_name, draws_coverage_cells
 from benchsift.compression.selectors.vaw import check_variant
 from benchsift.errors import InputError
 from benchsift.panel import Panel
@@ -195,25 +195,14 @@ def _resolve_selector(
     return cls(random_state=random_state), name
 
 
-def _draws_cells(selector: ItemSelector) -> bool:
-    """Whether ``selector`` draws VAW's coverage cells: VAW, or one choosing among candidates of which one is
-    VAW (``auto``)."""
-    if isinstance(selector, VAWSelector):
-        return True
-    for c in getattr(selector, "candidates", ()):
-        cls = type(c) if isinstance(c, ItemSelector) else SELECTORS.get(str(c))
-        if cls is not None and issubclass(cls, VAWSelector):
-            return True
-    return False
-
-
 def _prepare_embeddings(
     panel: Panel, embeddings: ItemEmbeddings | None, notes: list[str], selector: ItemSelector | None = None
 ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """The embeddings' arrays and source; the notes on cells only for a ``selector`` that draws them
-    (:func:`_draws_cells`; None: any): ``--selector random`` was told that VAW had no coverage cells."""
+    (:func:`~benchsift.compression.selectors.registry.draws_coverage_cells`; None: any): ``--selector
+    random`` was told that VAW had no coverage cells."""
     builtin = False
-    cells = selector is None or _draws_cells(selector)
+    cells = selector is None or draws_coverage_cells(selector)
     if embeddings is None:
         items = panel.items
         has_question = "question" in items.columns and items["question"].notna().any()
