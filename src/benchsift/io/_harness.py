@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchsift._fileio import bounded_lines
 from benchsift._inputs import choose
 from benchsift._jsonutil import loads_bounded
 from benchsift.errors import FormatError, InputError
@@ -122,12 +123,8 @@ def _json_lines(path: Path, out: list[tuple[int, dict[str, Any]]]) -> list[tuple
     with open(path, encoding="utf-8") as fh:
         # a line at a time, each read at most MAX_LINE_CHARS long: a file without line breaks (or a
         # hostile 2 GB line) is refused after that much, not read whole (issue 32)
-        for n, line in enumerate(iter(lambda: fh.readline(MAX_LINE_CHARS + 1), ""), start=1):
-            if len(line) > MAX_LINE_CHARS:
-                raise FormatError(
-                    f"{path}, line {n}: longer than {MAX_LINE_CHARS:,} characters; refused (a sample log "
-                    "line is a few kB: is this a JSON lines file?)"
-                )
+        what = "a sample log line is a few kB: is this a JSON lines file?"
+        for n, line in enumerate(bounded_lines(fh, str(path), MAX_LINE_CHARS, what), start=1):
             if not line.strip():
                 continue
             try:
