@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from hostile import no_data_reads  # noqa: E402, F401 - the fixture, for the tests of this folder
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "io"
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hostile import forbid_parquet_data_reads, write_repeated
+from hostile import write_repeated
 
 from benchsift.errors import FormatError
 from benchsift.io import _common, read_lighteval, read_lm_eval, read_long, read_scores
@@ -38,11 +38,6 @@ def forged_long(path: Path, rows: int = ROWS, chunk: int = CHUNK) -> Path:
 @pytest.fixture(scope="module")
 def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return forged_long(tmp_path_factory.mktemp("bomb") / "long.parquet")
-
-
-@pytest.fixture
-def no_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    forbid_parquet_data_reads(monkeypatch)
 
 
 def expected(path: Path, rows: int, columns: int, decoded: int) -> str:

@@ -1,4 +1,5 @@
-"""The hostile-input helpers of tests/support (hostile.py) importable by the panel tests."""
+"""The hostile-input helpers of tests/support (hostile.py) importable by the panel tests, and its
+no_data_reads fixture."""
 
 from __future__ import annotations
 
@@ -6,3 +7,4 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from hostile import no_data_reads  # noqa: E402, F401 - the fixture, for the tests of this folder

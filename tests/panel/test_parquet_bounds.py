@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hostile import forbid_parquet_data_reads, write_repeated
+from hostile import write_repeated
 from typer.testing import CliRunner
 
 from benchsift._fileio import parquet_footer_counts
@@ -53,11 +53,6 @@ def forged_panel(path: Path, rows: int = ROWS, chunk: int = CHUNK) -> Path:
 @pytest.fixture(scope="module")
 def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return forged_panel(tmp_path_factory.mktemp("bomb") / "panel.parquet")
-
-
-@pytest.fixture
-def no_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    forbid_parquet_data_reads(monkeypatch)
 
 
 def expected(path: Path, rows: int, columns: int, ratio: float = 256, what: str = "a panel file") -> str:

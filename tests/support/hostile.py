@@ -24,8 +24,10 @@ import benchsift
 SRC = Path(benchsift.__file__).resolve().parents[1]
 
 
-def forbid_parquet_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every way the readers read parquet data fails the test: only the footer may be read."""
+@pytest.fixture
+def no_data_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every way the readers read parquet data fails the test: only the footer may be read (a fixture,
+    registered by the conftest of each test folder that uses it)."""
 
     def refuse(*args: object, **kwargs: object) -> None:
         pytest.fail("a row of the parquet file was read")
