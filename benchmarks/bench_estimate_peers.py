@@ -205,16 +205,15 @@ def seed_metrics(cell: dict[str, Any]) -> dict[str, dict[str, float]]:
         }
         if "low" in cell[m]:
             lo, hi = cell[m]["low"], cell[m]["high"]
-            d["cover"] = float(np.mean((lo[good] <= truth[good]) & (truth[good] <= hi[good])))
+            inside = (lo[good] <= truth[good]) & (truth[good] <= hi[good])
+            d["cover"] = float(np.mean(inside))
             d["width"] = float(np.mean(hi[good] - lo[good]))
             d["bias"] = float(np.mean(e[good] - truth[good]))
             # the weakest third of the held-out models by their truth: a pooled coverage can hide theirs
             weak = truth[good] <= np.quantile(truth[good], 1 / 3)
-            inside_all = (lo[good] <= truth[good]) & (truth[good] <= hi[good])
-            d["cover_weak"] = float(np.mean(inside_all[weak]))
+            d["cover_weak"] = float(np.mean(inside[weak]))
             if "warned" in cell[m]:
                 w = cell[m]["warned"][good]
-                inside = (lo[good] <= truth[good]) & (truth[good] <= hi[good])
                 d["warned"] = float(np.mean(w))
                 d["cover_warned"] = float(np.mean(inside[w])) if w.any() else float("nan")
                 # the models not warned about: their intervals carry no edge widening, so their coverage is
