@@ -86,6 +86,9 @@ class Item:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: str = "item") -> Item:
+        """An item from its JSON object; every field of the wrong type is refused in one line naming it
+        (an options string is not split into letters, ``"no"`` is not read as true, a null question is
+        not sent as ``"None"``)."""
         for key in ("id", "benchmark", "question", "answers"):
             if key not in d:
                 raise FormatError(f"{where}: missing field '{key}'")
@@ -94,22 +97,91 @@ class Item:
             answers = [answers]
         if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
             raise FormatError(f"{where}: 'answers' must be a non-empty list of strings")
-        images = d.get("images") or []
-        if isinstance(images, str):
-            images = [images]
-        return cls(
-            id=str(d["id"]),
-            benchmark=str(d["benchmark"]),
-            domain=str(d.get("domain") or domain_of(str(d["benchmark"]))),
-            question=str(d["question"]),
+        benchmark = _text(d, "benchmark", where, empty=False)
+        options = _strings(d, "options", where, scalars=True) or None
+        if options is not None and len(options) > len(LETTERS):
+            raise FormatError(
+                f"{where}: 'options' has {len(options)} entries; at most {len(LETTERS)} (letters "
+                f"{LETTERS[0]}-{LETTERS[-1]}) can be shown"
+            )
+        item = cls(
+            id=_identifier(d["id"], where),
+            benchmark=benchmark,
+            domain=_text(d, "domain", where, empty=False, optional=True) or domain_of(benchmark),
+            question=_text(d, "question", where),
             answers=list(answers),
-            images=[str(i) for i in images],
-            options=list(d["options"]) if d.get("options") else None,
-            letter_answer=bool(d.get("letter_answer", False)),
-            options_in_question=bool(d.get("options_in_question", False)),
-            category=d.get("category"),
-            meta=dict(d.get("meta") or {}),
+            images=_strings(d, "images", where),
+            options=options,
+            letter_answer=_flag(d, "letter_answer", where),
+            options_in_question=_flag(d, "options_in_question", where),
+            category=_text(d, "category", where, optional=True),
+            meta=_mapping(d, "meta", where),
         )
+        if item.letter_answer and item.options and not item.options_in_question:
+            letters = LETTERS[: len(item.options)]
+            bad = [a for a in item.answers if a.strip().upper() not in letters]
+            if bad:
+                raise FormatError(
+                    f"{where}: 'letter_answer' is true but answer {bad[0][:40]!r} is not one of the "
+                    f"{len(item.options)} options' letters {letters[0]}-{letters[-1]}"
+                )
+        return item
+
+
+def _identifier(v: object, where: str) -> str:
+    """An item id: a non-empty string, or an integer (written as its digits)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    if isinstance(v, str) and v.strip():
+        return v
+    raise FormatError(f"{where}: 'id' must be a non-empty string or an integer, got {_shown(v)}")
+
+
+def _text(d: dict[str, Any], key: str, where: str, empty: bool = True, optional: bool = False) -> Any:
+    """``d[key]`` as a string (``None`` when ``optional`` and missing or null); else one line."""
+    v = d.get(key)
+    if v is None and optional:
+        return None
+    if isinstance(v, str) and (empty or v.strip()):
+        return v
+    kind = "a string" if empty else "a non-empty string"
+    raise FormatError(f"{where}: {key!r} must be {kind}{' or null' if optional else ''}, got {_shown(v)}")
+
+
+def _strings(d: dict[str, Any], key: str, where: str, scalars: bool = False) -> list[str]:
+    """``d[key]``: a list of strings (a lone string is a list of one; missing or null is empty). With
+    ``scalars`` a number in the list is written as text (options such as ``[1, 2, 3]``)."""
+    v = d.get(key)
+    if v is None:
+        return []
+    if isinstance(v, str) and not scalars:
+        return [v]
+    ok = (str, int, float) if scalars else (str,)
+    if isinstance(v, list) and all(isinstance(x, ok) and not isinstance(x, bool) for x in v):
+        return [str(x) for x in v]
+    what = "strings or numbers" if scalars else "strings (or one string)"
+    raise FormatError(f"{where}: {key!r} must be a list of {what}, got {_shown(v)}")
+
+
+def _flag(d: dict[str, Any], key: str, where: str) -> bool:
+    v = d.get(key, False)
+    if isinstance(v, bool):
+        return v
+    raise FormatError(f"{where}: {key!r} must be true or false, got {_shown(v)}")
+
+
+def _mapping(d: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if isinstance(v, dict):
+        return dict(v)
+    raise FormatError(f"{where}: {key!r} must be a JSON object or null, got {_shown(v)}")
+
+
+def _shown(v: object) -> str:
+    """A JSON value as shown in an error: its type and at most 40 characters of it."""
+    return f"{type(v).__name__} {json.dumps(v, default=str)[:40]}"
 
 
 def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
