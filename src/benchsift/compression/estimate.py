@@ -126,7 +126,9 @@ class EstimateResult(Result):
         where it is the mean of that one's and the stratified mean of the model's suite answers,
         :func:`benchsift.compression.extrapolation.stratified_blend`),
         then the means over the suite's items, labelled ``suite_mean_CATEGORY`` and
-        ``suite_mean_overall`` with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
+        ``suite_mean_overall`` (the mean of the category means, PRIMEBench's suite score; the mean of the
+        benchmarks' suite means, which stands beside ``overall``, is :meth:`full_table`'s ``suite_mean`` of
+        group ``overall``) with ``suite_rank`` (rank on the suite), ``n_reference`` and ``coverage``.
         Without them (an older suite) only the ``suite_mean_*`` columns, never under a benchmark's name.
         A model with no score on any suite item is NaN throughout.
         """
@@ -165,7 +167,10 @@ class EstimateResult(Result):
         {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "extrapolating", "at_edge",
         "estimator", "coverage", "suite": {...}}], "edge_method", "notes"}``
         where ``score`` is the estimated full-pool score and ``suite`` the scores on the suite (category
-        means, overall, rank and their bootstrap intervals). Without them ``method`` is ``"suite_mean"`` and
+        means, overall, rank and their bootstrap intervals). ``overall.suite_mean`` is the mean of the
+        benchmarks' suite means (each benchmark weighs alike, as in ``overall.score``); ``suite.overall``
+        the mean of the category means (each category weighs alike): they differ where a category holds
+        several benchmarks or a benchmark several categories. Without them ``method`` is ``"suite_mean"`` and
         each model carries only ``suite``.
         """
         full = self.full.to_dict() if self.full is not None else None

@@ -608,7 +608,10 @@ class FullScoreEstimates(Result):
     """Full-pool score estimates of new models (rows in ``models`` order, columns in ``groups`` order).
 
     ``score[method]``, ``low[method]``, ``high[method]`` are ``(n_models, n_groups)`` arrays; the last group
-    is ``overall``. ``suite_mean`` is the mean over the group's suite items (not a benchmark score).
+    is ``overall``. ``suite_mean`` is the mean over the group's suite items (not a benchmark score); on
+    ``overall`` the mean of the benchmarks' suite means, each benchmark weighing alike as in the overall
+    score it stands beside (not :attr:`EstimateResult.overall <benchsift.compression.EstimateResult>`, the
+    suite's own overall score, where each category weighs alike).
     """
 
     models: list[str]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from rich.table import Table
 
 from benchsift.compression.estimate import EstimateResult
@@ -9,7 +10,13 @@ from benchsift.report.console import DataTable
 from benchsift.report.tables.format import fmt_dash as _fmt
 from benchsift.report.tables.format import fmt_rank as _fmt_rank
 
-__all__ = ["render_estimate", "render_full_score"]
+__all__ = ["OVERALL_SUITE_MEAN", "render_estimate", "render_full_score"]
+
+#: the caption of the full-score table when its overall suite means differ from the suite table's overall
+OVERALL_SUITE_MEAN = (
+    "suite mean: the mean over a benchmark's suite items, on the overall row the mean of the benchmarks' "
+    "(each benchmark weighs alike, as in the estimate); the suite table's overall weighs each category alike"
+)
 
 
 def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) -> Table:
@@ -52,15 +59,19 @@ def render_full_score(res: EstimateResult, name: str, n_items: int) -> Table:
     f = res.full
     assert f is not None
     m = f.method
-    table = DataTable(
-        title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
-        f"{int(f.level * 100)}% conformal intervals)"
-    )
-    for col in ("model", "benchmark", "estimate", "interval", "suite mean", "rank", "rank interval"):
-        table.add_column(col)
     # one benchmark: its row is the overall one; several: one row each, then overall (ranks on the last row)
     benches = [c for c, k in enumerate(f.kinds) if k == "benchmark"]
     shown = benches if len(benches) == 1 else [*benches, len(f.kinds) - 1]
+    # the last row's suite mean weighs each item of the benchmark, or each benchmark, alike, as the score it
+    # stands beside; the suite table's overall weighs each category alike: said when they differ on screen
+    apart = np.abs(f.suite_mean[:, shown[-1]] - res.overall) >= 5e-4
+    table = DataTable(
+        title=f"Estimated full-benchmark scores from {name} ({n_items} items; method {m}, "
+        f"{int(f.level * 100)}% conformal intervals)",
+        caption=OVERALL_SUITE_MEAN if bool(apart.any()) else None,
+    )
+    for col in ("model", "benchmark", "estimate", "interval", "suite mean", "rank", "rank interval"):
+        table.add_column(col)
     for j, model in enumerate(f.models):
         for c in shown:
             overall = c == shown[-1]
