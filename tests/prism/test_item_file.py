@@ -21,7 +21,7 @@ from benchsift.prism.items import Item, read_items
 BASE = {"id": "okvqa/1", "benchmark": "okvqa", "question": "Which colour?", "answers": ["A"]}
 
 BAD = [
-    ({"options": "red; blue", "letter_answer": True}, r"must be a list of strings or numbers, got str \"red"),
+    ({"options": "red; blue", "letter_answer": True}, r"'options' must be a list of .*, got str \"red"),
     ({"options": 7, "letter_answer": True}, r"'options' must be a list of strings or numbers, got int 7"),
     ({"options": [str(i) for i in range(11)]}, r"'options' has 11 entries; at most 10 \(letters A-J\)"),
     ({"letter_answer": "no"}, r"'letter_answer' must be true or false, got str \"no\""),
