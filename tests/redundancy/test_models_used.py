@@ -5,6 +5,7 @@ them have, with the very rho values of the 137)."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,28 @@ def test_benchmarks_count_the_models_in_a_correlation() -> None:
     assert res.n_models == N_MODELS - UNSCORED_ON_B - 1  # was 24
     assert res.to_dict()["n_models"] == 17 and "m00" not in res.selection.models
     assert any("7 of 24 model(s) with a score on fewer than 2" in n for n in res.notes)
+
+
+def test_the_top_k_are_chosen_among_the_models_in_a_correlation() -> None:
+    """m00 is scored on A only, all right there, so it ranks first on the overall mean; it is in no
+    correlation, so it must not take one of the top 10 places (audit s32: "--top-k 50" used 49 models)."""
+    from scipy.stats import spearmanr
+
+    panel = _stacked()
+    scores = np.array(panel.scores)
+    scores[0, :] = np.nan
+    scores[0, :40] = 1.0
+    res = benchmark_redundancy(Panel(scores, panel.models, panel.items), metrics="srcc", top_k=10)
+    with warnings.catch_warnings():  # m18-m23 have no B score: an empty mean, NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.column_stack([np.nanmean(scores[:, :40], axis=1), np.nanmean(scores[:, 40:], axis=1)])
+    eligible = np.flatnonzero(np.isfinite(means).all(axis=1))
+    top = eligible[np.argsort(-means[eligible].mean(axis=1), kind="stable")[:10]]
+    assert res.n_models == 10 and res.selection.models == [f"m{i:02d}" for i in top]
+    rho = spearmanr(means[top, 0], means[top, 1]).statistic
+    assert res.matrix["srcc"][0, 1] == pytest.approx(rho, abs=1e-12)
+    said = "7 of 24 model(s) with a score on fewer than 2 of the 2 benchmarks left out before the K were"
+    assert said + " chosen" in res.notes
 
 
 def test_dimensions_count_the_models_with_a_score() -> None:

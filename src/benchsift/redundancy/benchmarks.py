@@ -204,18 +204,20 @@ def benchmark_redundancy(
     check_distinct("benchmark names", names, what="name")
     basis = "the benchmark set " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
     overall = overall_scores(panel, group_means=scores)
-    sub, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=overall, basis=basis)
-    scores = scores[selection.positions]
-    # a model scored on fewer than 2 benchmarks of the set is in no correlation: not used, not counted
+    # a model scored on fewer than 2 benchmarks of the set is in no correlation: not used, not counted, and
+    # not one of the top / bottom K (a model ranked in on one benchmark's mean would leave K - 1 used)
     usable = np.isfinite(scores).sum(axis=1) >= 2
-    pool = len(usable) if selection.mode != "all" else panel.n_models
-    if int(usable.sum()) < pool:
+    n_out = int((np.isfinite(overall) & ~usable).sum())
+    if n_out:
+        pool = int(np.isfinite(overall).sum())
         notes.append(
-            f"{pool - int(usable.sum())} of {pool} model(s) with a score on fewer than 2 of the"
-            f" {len(names)} benchmarks left out ({int(usable.sum())} used)"
+            f"{n_out} of {pool} model(s) with a score on fewer than 2 of the {len(names)} benchmarks left out"
+            + (" before the K were chosen" if top_k or bottom_k else f" ({pool - n_out} used)")
         )
-        selection = selection.keep(usable)
-        scores = scores[usable]
+    ranked = np.where(usable, overall, np.nan)
+    basis += " (on 2 or more of them)"
+    _, selection = select_models(panel, top_k=top_k, bottom_k=bottom_k, overall=ranked, basis=basis)
+    scores = scores[selection.positions]
     require_at_least(
         len(names),
         2,

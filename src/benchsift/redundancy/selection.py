@@ -11,7 +11,7 @@ order (stable sort), so the selection is deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any, Literal
 
@@ -55,16 +55,6 @@ class ModelSelection:
     def label(self) -> str:
         """``"all"``, ``"top-50"`` or ``"bottom-50"``."""
         return "all" if self.mode == "all" else f"{self.mode}-{self.k}"
-
-    def keep(self, mask: np.ndarray) -> ModelSelection:
-        """This selection restricted to the models where ``mask`` (one bool per selected model) is true."""
-        pos = np.flatnonzero(np.asarray(mask, dtype=bool))
-        return replace(
-            self,
-            positions=self.positions[pos],
-            models=[self.models[i] for i in pos],
-            overall=self.overall[pos],
-        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "k": self.k, "n_models": len(self.models), "models": list(self.models)}
