@@ -60,8 +60,10 @@ class AuditResult(Result):
         items of its duplicate pairs) and
         ``flags`` (a tuple of :data:`FLAGS`). NaN where a signal is undefined or was skipped.
     benchmarks:
-        One row per benchmark: sizes, the saturation shares, signal-to-noise (``snr``, ``reliability``,
-        ``mean_se``, ``mdd``) and the count of each flag.
+        One row per benchmark: sizes, ``mean_score`` (the mean of its items' ``mean_score``, each item
+        weighing alike: with missing cells not the mean over scored cells nor over the models' means), the
+        saturation shares, signal-to-noise (``snr``, ``reliability``, ``mean_se``, ``mdd``) and the count of
+        each flag.
     duplicates:
         One row per duplicate pair: ``benchmark``, ``item_a``, ``item_b``, ``kind`` (``responses`` or
         ``text``), ``similarity``, ``n_models``.
