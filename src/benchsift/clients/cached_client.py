@@ -67,8 +67,8 @@ class CachedClient:
         key = request.key(self.endpoint)
         pending = self._in_flight.get(key)
         if pending is not None:  # a copy is pending: this one waits outside the window
-            self.stats.cache_hits += 1
             resp = await asyncio.shield(pending)
+            self.stats.cache_hits += 1  # answered without a request; a copy of a failed one is no hit
             return Response(**{**resp.__dict__, "cached": True})
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut

@@ -25,8 +25,13 @@ Example::
     role = "judge"                        # "model" (an evaluee, default) or "judge"
     max_tokens_field = "max_completion_tokens"   # or "max_tokens" (default)
     transport = "openai"                  # optional, overrides the file-level transport
-    [endpoint.budgets]                    # per-axis output budgets (defaults: PRISM-VLM App. C)
-    judge = 384
+    [endpoint.budgets]                    # output budgets in tokens (defaults: PRISM-VLM App. C)
+    judge = 384                           # this endpoint's calls as the grading (or audit) judge
+    gen = 1024                            # this endpoint's calls as the generation judge J_gen
+
+An evaluee's ``[endpoint.budgets]`` sets its per-axis budgets (``q``, ``if``, ``h``, ``c``, ``vis``: 512;
+``mq``: 1024; ``sc``: 512 per turn); a judge's sets ``judge`` (384) and ``gen`` (1024). Any other name is
+refused (:data:`BUDGET_NAMES`).
 
 The API key itself is read from the environment at client construction and is never stored,
 hashed, logged or printed.
@@ -58,7 +63,11 @@ from benchsift.clients.base import canonical_json
 from benchsift.clients.cache import is_database_url
 from benchsift.errors import InputError
 
-__all__ = ["TRANSPORTS", "EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
+__all__ = ["BUDGET_NAMES", "TRANSPORTS", "EndpointConfig", "EngineConfig", "config_from_dict", "load_config"]
+
+#: the names ``[endpoint.budgets]`` takes: the seven PRISM-VLM axes (an evaluee's calls), ``judge`` (the
+#: grading and audit judge's calls) and ``gen`` (the generation judge's calls)
+BUDGET_NAMES: tuple[str, ...] = ("q", "if", "h", "mq", "sc", "c", "vis", "judge", "gen")
 
 TRANSPORTS = ("aiohttp", "openai")  # HTTP transports, benchsift.clients.transport
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -131,6 +140,9 @@ class EndpointConfig(_Strict):
     @field_validator("budgets")
     @classmethod
     def _budgets(cls, value: dict[str, int]) -> dict[str, int]:
+        unknown = [k for k in value if k not in BUDGET_NAMES]
+        if unknown:  # a misspelt axis would silently keep the default budget
+            raise ValueError(f"has unknown names {unknown} (allowed: {', '.join(BUDGET_NAMES)})")
         bad = {k: v for k, v in value.items() if v < 1}
         if bad:
             raise ValueError(f"must map axis names to positive integers ({bad})")

@@ -11,6 +11,9 @@ For every item and axis that needs one:
 * ``vis``: a true and a fake caption (Fig. 9), shown as A/B in an order fixed by the item's hash;
 * ``if``: 1-3 constraints from the 11-constraint pool (no judge call, :mod:`.constraints`).
 
+An item without an image leaves ``h``, ``c`` and ``vis`` (:data:`IMAGE_AXES`, status ``dropped``, no call):
+their prompts show J_gen only the image, so every such item would get the same perturbation.
+
 J_gen's reply must be strict JSON and pass the axis' validator; otherwise it is re-asked (the invalid
 reply and the reason are appended to the conversation) up to ``max_reasks`` times, then recorded as a
 build failure for that item and axis (``status = "failed"``), which takes the item off that axis.
@@ -47,6 +50,8 @@ from benchsift.progress import ProgressFn
 __all__ = [
     "BUILD_AXES",
     "GEN_BUDGET",
+    "IMAGE_AXES",
+    "NO_IMAGE",
     "Artifact",
     "build_artifacts",
     "h_subtype",
@@ -56,6 +61,11 @@ __all__ = [
 ]
 
 BUILD_AXES: tuple[str, ...] = ("if", "h", "mq", "sc", "c", "vis")
+#: axes whose generation prompt shows J_gen only the image (Figs. 5, 8, 9 carry nothing else of the item):
+#: an item without an image leaves them (status ``dropped``, error :data:`NO_IMAGE`) with no call, rather
+#: than every such item getting the one perturbation of the same image-less request
+IMAGE_AXES: tuple[str, ...] = ("h", "c", "vis")
+NO_IMAGE = "the item has no image (this axis' generation prompt shows the judge only the image)"
 GEN_BUDGET = 1024  # ours: the paper gives J_gen's effort (low) but no output budget
 _H_CONTEXT = {
     "absent_entity": "absent_entity",
@@ -219,11 +229,12 @@ async def _build_one(
     images: ImageStore,
     max_reasks: int,
     log: BuildLog,
+    budget: int = GEN_BUDGET,
 ) -> Artifact:
     messages: list[dict[str, Any]] = [user_message(gen_prompt(axis, item), images.urls(item))]
     last_error = ""
     for attempt in range(1, max_reasks + 2):
-        req = Request(model=model_id, messages=tuple(messages), max_tokens=GEN_BUDGET)
+        req = Request(model=model_id, messages=tuple(messages), max_tokens=budget)
         try:
             resp = await client.generate(req)
         except ClientError as err:
@@ -272,17 +283,21 @@ async def build_artifacts(
     gen_model_id: str,
     *,
     image_root: str | os.PathLike[str] | None = None,
+    item_file: str | os.PathLike[str] | None = None,
     axes: Sequence[str] = BUILD_AXES,
     max_reasks: int = 2,
     if_seed: int = 0,
+    gen_budget: int = GEN_BUDGET,
     progress: ProgressFn | None = None,
 ) -> tuple[list[Artifact], list[dict[str, Any]]]:
     """All artifacts (one per item and axis in ``axes``) and the log of every J_gen exchange.
 
     ``progress(done, total)`` (:data:`benchsift.progress.ProgressFn`) counts the artifacts made, of
     ``len(items) * len(axes)``; the ``if`` constraints (drawn, no call) count as soon as the calls start.
+    ``item_file``, the file ``items`` came from, is named in an error about an item's image path;
+    ``gen_budget`` is J_gen's output budget per call (the endpoint's ``[endpoint.budgets] gen``).
     """
-    images = ImageStore(image_root)
+    images = ImageStore(image_root, item_file)
     log = BuildLog()
     drawn: list[Artifact] = []
     jobs = []
@@ -291,6 +306,8 @@ async def build_artifacts(
             if axis == "if":
                 constraints = draw_constraints(item.id, if_seed)
                 drawn.append(Artifact(item.id, "if", "ok", data={"constraints": constraints}))
+            elif axis in IMAGE_AXES and not item.images:
+                drawn.append(Artifact(item.id, axis, "dropped", error=NO_IMAGE))
             else:
                 if gen_client is None:
                     raise FormatError(
@@ -308,7 +325,8 @@ async def build_artifacts(
         assert gen_client is not None
         client = gen_client
         factories += [
-            partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log) for it, ax in jobs
+            partial(_build_one, client, gen_model_id, it, ax, images, max_reasks, log, gen_budget)
+            for it, ax in jobs
         ]
     arts = await gather_bounded(factories, progress=progress)
     order = {ax: i for i, ax in enumerate(axes)}

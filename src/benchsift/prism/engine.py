@@ -37,7 +37,7 @@ from benchsift._schema import Rule, check_rules
 from benchsift.clients import ClientPool, EngineConfig, SQLiteCache, load_config
 from benchsift.clients.cache import ResponseCache
 from benchsift.errors import InputError
-from benchsift.prism.axes import AXES
+from benchsift.prism.axes import AXES, JUDGE_BUDGET
 from benchsift.prism.judge import Judge
 from benchsift.progress import ProgressFn
 from benchsift.results import Result
@@ -72,6 +72,9 @@ class StageResult(Result):
     (``errors`` their causes); ``extra`` stage-specific JSON (``grade``: per-model axis means);
     ``table`` the stage's table (``sources``: items per domain and benchmark; ``grade``: the verdicts);
     ``warnings`` what changed what was asked (``run``: sc turns decided by the rule because the judge failed).
+    ``unit`` names what ``total`` counts when it is not requests (``build``: the judged artifacts, ``grade``:
+    the judged verdicts); of their ``lost``, ``invalid`` were lost to the judge's invalid replies (the rest
+    to calls that got no answer), so that :meth:`incomplete` says what was lost.
     """
 
     stage: str
@@ -85,6 +88,8 @@ class StageResult(Result):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     table: pd.DataFrame | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
+    unit: str = ""
+    invalid: int = 0
 
     def __post_init__(self) -> None:
         capped = int(self.calls.get("retry_after_capped") or 0)
@@ -108,15 +113,27 @@ class StageResult(Result):
         return self.table if self.table is not None else pd.DataFrame([self.counts])
 
     def incomplete(self, max_lost: float) -> str | None:
-        """Why the stage counts as incomplete: nothing answered, or more than ``max_lost`` of ``total``
-        requests lost (``None`` when it is complete, or made no request)."""
+        """Why the stage counts as incomplete: all of ``total`` lost, or more than ``max_lost`` of it
+        (``None`` when it is complete, or made no request). ``run`` says how many requests got no answer;
+        ``build`` and ``grade`` (a ``unit``) say for how many artifacts / verdicts the judge's replies were
+        invalid and for how many its calls got no answer."""
         lost, total = self.lost, self.total
         if total == 0 or (lost < total and lost <= max_lost * total):
             return None
         # the most common cause; among equally common ones the first to occur (a set's order would
         # change with the interpreter's string hashing, so the same run would print another line)
         top = Counter(self.errors).most_common(1)[0][0] if self.errors else "no reply"
-        head = "nothing was answered" if lost == total else f"{lost} of {total} got no answer"
+        if not self.unit:
+            head = "nothing was answered" if lost == total else f"{lost} of {total} got no answer"
+            return f"{head}; first cause: {top}"
+        parts = []
+        if self.invalid:
+            parts.append(f"the judge's replies were invalid for {self.invalid} of {total} {self.unit}")
+        if lost - self.invalid:
+            parts.append(f"the judge's calls got no answer for {lost - self.invalid} of {total} {self.unit}")
+        head = " and ".join(parts)
+        if lost < total:
+            head += f" ({lost} of {total} lost, > --max-lost {max_lost:g})"
         return f"{head}; first cause: {top}"
 
 
@@ -153,9 +170,9 @@ def _pool(cfg: EngineConfig, cache: PathLike | str | None, out: Path) -> ClientP
 
 
 def _judge(pool: ClientPool, cfg: EngineConfig, name: str) -> Judge:
-    """The :class:`Judge` of the config's endpoint ``name``."""
+    """The :class:`Judge` of the config's endpoint ``name``, with its ``[endpoint.budgets] judge``."""
     ep = cfg.endpoint(name)
-    return Judge(pool.get(ep.name), ep.model, name=ep.name)
+    return Judge(pool.get(ep.name), ep.model, name=ep.name, budget=ep.budgets.get("judge", JUDGE_BUDGET))
 
 
 def _release(pool: ClientPool | None) -> None:
@@ -293,7 +310,7 @@ def build(
     progress
         Called as ``progress(done, total)`` while the judge answers.
     """
-    from benchsift.prism.build import build_artifacts, read_artifacts, write_artifacts
+    from benchsift.prism.build import GEN_BUDGET, NO_IMAGE, build_artifacts, read_artifacts, write_artifacts
     from benchsift.prism.review import export_review
     from benchsift.prism.review import import_review as apply_review
     from benchsift.prism.sources import read_items
@@ -322,7 +339,9 @@ def build(
                     p.get(gen.name),
                     gen.model,
                     image_root=images,
+                    item_file=items,
                     max_reasks=max_reasks,
+                    gen_budget=gen.budgets.get("gen", GEN_BUDGET),
                     progress=progress,
                 ),
             )
@@ -336,15 +355,42 @@ def build(
     counts: dict[str, Any] = {"items": len(item_list), "artifacts": len(arts)}
     for status in ("ok", "failed", "dropped", "rejected"):
         counts[status] = sum(a.status == status for a in arts)
-    judged = [a for a in arts if a.axis != "if" and a.status != "rejected"]
-    lost = [
-        a.error or ""
-        for a in judged
-        if a.status == "failed" and (a.error or "").startswith("judge call failed")
-    ]
+    # the artifacts J_gen was asked for; a failed one is lost work, whether its call got no answer or
+    # every reply was invalid (as grade counts a verdict the judge did not give)
+    judged = [a for a in arts if a.axis != "if" and a.status != "rejected" and a.error != NO_IMAGE]
+    lost = [a.error or "" for a in judged if a.status == "failed"]
+    invalid = sum(not e.startswith("judge call failed") for e in lost)
     calls, per = _stats(pool)
     total = len(judged) if import_review is None else 0  # an imported review made no request
-    return StageResult("build", out, counts, calls, per, len(lost), total, lost)
+    warnings = [] if import_review is not None else _imageless_warning(item_list, arts)
+    return StageResult(
+        "build",
+        out,
+        counts,
+        calls,
+        per,
+        len(lost),
+        total,
+        lost,
+        warnings=warnings,
+        unit="artifacts",
+        invalid=invalid,
+    )
+
+
+def _imageless_warning(items: Sequence[Any], arts: Sequence[Any]) -> list[str]:
+    """The one warning of ``build`` about items without an image, which left the image-only axes."""
+    from benchsift.prism.build import IMAGE_AXES, NO_IMAGE
+
+    left = {a.item for a in arts if a.error == NO_IMAGE}
+    if not left:
+        return []
+    axes = [ax for ax in IMAGE_AXES if any(a.axis == ax and a.error == NO_IMAGE for a in arts)]
+    return [
+        f"{len(left)} of {len(items)} items have no image: they left the {', '.join(axes)} "
+        f"ax{'is' if len(axes) == 1 else 'es'} (status 'dropped'), whose generation prompts show the judge "
+        "only the image (PRISM-VLM Figs. 5, 8, 9); they stay on the other axes"
+    ]
 
 
 def run(
@@ -414,6 +460,7 @@ def run(
                 specs,
                 axes=axis_list,
                 image_root=str(images) if images else None,
+                item_file=items,
                 sc_judge=judge,
                 full_dialogue=full_dialogue,
                 progress=progress,
@@ -550,15 +597,21 @@ def grade(
     means = axis_means_frame(build_arrays(df), "B").sort_index().sort_index(axis=1)
     means = means.dropna(how="all").dropna(axis=1, how="all")
     extra = {"axis_means": json.loads(means.to_json(orient="index"))}
-    lost, total = 0, 0
-    if grader == "judge":
-        judged = [r for r in glog if r.get("judge") or r.get("status") == "grade_failed"]
-        failed = [str(r.get("error")) for r in judged if r.get("status") == "grade_failed"]
-        lost, total = len(failed), len(judged)
-    else:
-        failed = []
+    lost, total, failed, invalid = _grade_lost(glog) if grader == "judge" else (0, 0, [], 0)
     calls, per = _stats(pool)
-    return StageResult("grade", out, counts, calls, per, lost, total, failed, extra, df)
+    return StageResult(
+        "grade", out, counts, calls, per, lost, total, failed, extra, df, unit="verdicts", invalid=invalid
+    )
+
+
+def _grade_lost(glog: list[dict[str, Any]]) -> tuple[int, int, list[str], int]:
+    """``(lost, total, causes, invalid)`` of a judge-graded log: the verdicts the judge was asked for, those
+    it did not give (their causes) and, of those, the ones whose last reply was invalid (the others' last
+    call got no answer: an ``error`` exchange)."""
+    judged = [r for r in glog if r.get("judge") or r.get("status") == "grade_failed"]
+    failed = [r for r in judged if r.get("status") == "grade_failed"]
+    invalid = sum(1 for r in failed if r.get("judge") and "error" not in r["judge"][-1])
+    return len(failed), len(judged), [str(r.get("error")) for r in failed], invalid
 
 
 @dataclass(frozen=True, repr=False)

@@ -1,6 +1,7 @@
 """The grading judge: the prompts of PRISM-VLM Figs. 11-17, strict JSON verdicts, bounded re-asks.
 
-Every call sends one text-only prompt at temperature 0 with the judge budget (384 tokens, App. C),
+Every call sends one text-only prompt at temperature 0 with the judge budget (384 tokens, App. C, or the
+endpoint's ``[endpoint.budgets] judge``),
 parses the reply as strict JSON and validates its shape; an invalid reply is re-asked (reply and
 reason appended to the conversation) up to ``max_reasks`` times, then :class:`JudgeFailure` is raised
 and the caller records the item as ungraded. Every exchange is appended to :attr:`Judge.log` and, inside
@@ -60,12 +61,19 @@ class Judge:
     """A judge endpoint (``client`` + API ``model_id``) with the per-axis verdict schemas."""
 
     def __init__(
-        self, client: ModelClient, model_id: str, *, name: str = "judge", max_reasks: int = 2
+        self,
+        client: ModelClient,
+        model_id: str,
+        *,
+        name: str = "judge",
+        max_reasks: int = 2,
+        budget: int = JUDGE_BUDGET,
     ) -> None:
         self.client = client
         self.model_id = model_id
         self.name = name
         self.max_reasks = max_reasks
+        self.budget = budget  # output tokens per call: the endpoint's [endpoint.budgets] judge, else 384
         self.log: list[dict[str, Any]] = []
 
     def _record(self, entry: dict[str, Any]) -> None:
@@ -78,7 +86,7 @@ class Judge:
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         reason = ""
         for attempt in range(1, self.max_reasks + 2):
-            req = Request(model=self.model_id, messages=tuple(messages), max_tokens=JUDGE_BUDGET)
+            req = Request(model=self.model_id, messages=tuple(messages), max_tokens=self.budget)
             try:
                 resp = await self.client.generate(req)
             except ClientError as err:

@@ -96,10 +96,26 @@ def _read_review(p: Path) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def _check_current(where: str, key: tuple[str, str], reviewed: Any, art: Artifact) -> None:
+    """Refuse an ``accept`` of a row whose artifact is not the current one (audit s32 F07): the artifacts
+    were rebuilt (or the row edited) since the review was exported, and an accept would stamp an artifact
+    nobody saw as reviewed."""
+    if reviewed == json.loads(json.dumps(art.data)):
+        return
+    raise FormatError(
+        f"{where}: item {key[0]!r}, axis {key[1]!r}: the row's artifact is not the current one (rebuilt or "
+        "edited since the review was exported); this review is stale: export the review again (--review) "
+        "and review this artifact anew, or use 'fix' to keep the row's version"
+    )
+
+
 def import_review(
     arts: Sequence[Artifact], path: str | os.PathLike[str], items: Sequence[Item]
 ) -> list[Artifact]:
     """Apply a reviewed file (JSONL or CSV): ``accept`` keeps, ``reject`` drops, ``fix`` replaces.
+
+    An ``accept`` applies only when the row's ``artifact`` is the current artifact of that item and axis; a
+    row from before a rebuild (or an edited row) is refused, naming the file, line, item and axis.
 
     Rows with an empty decision change nothing. A fix of an ``if`` artifact must list known constraint
     ids; a fix of the other axes is checked by the same validator as J_gen's output (for ``h`` the
@@ -118,6 +134,7 @@ def import_review(
         if decision == "accept":
             if art.status != "ok":
                 raise FormatError(f"{where}: cannot accept an artifact with status {art.status!r}; use fix")
+            _check_current(where, key, row.get("artifact"), art)
             art.review = "accepted"
         elif decision == "reject":
             art.status, art.review = "rejected", "rejected"
@@ -126,16 +143,18 @@ def import_review(
             if not isinstance(edited, dict):
                 raise FormatError(f"{where}: decision 'fix' needs the edited 'artifact' object")
             raw = dict(edited)
-            if key[1] == "h":
+            ctx = _H_CONTEXT[h_subtype(key[0])]
+            if key[1] == "h":  # the review file's "context" is the sub-type's own field of J_gen's reply
                 raw = {
                     "sub_type": h_subtype(key[0]),
                     "question": raw.get("question"),
-                    _H_CONTEXT[h_subtype(key[0])]: raw.get("context"),
+                    ctx: raw.get("context"),
                 }
             try:
                 data = validate_artifact(key[1], raw, by_item[key[0]])
             except ValueError as err:
-                raise FormatError(f"{where}: fixed artifact is invalid: {err}") from err
+                why = str(err).replace(f'"{ctx}"', '"context"') if key[1] == "h" else err
+                raise FormatError(f"{where}: fixed artifact is invalid: {why}") from err
             if data is None:
                 art.status, art.data, art.review = "dropped", None, "fixed"
             else:

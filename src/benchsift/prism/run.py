@@ -16,6 +16,7 @@ the retries (or returns no text) is recorded as unanswered, never as a wrong ans
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -214,13 +215,16 @@ async def run_models(
     *,
     axes: Sequence[str] = AXES,
     image_root: str | None = None,
+    item_file: str | os.PathLike[str] | None = None,
     sc_judge: Judge | None = None,
     full_dialogue: bool = False,
     progress: ProgressFn | None = None,
 ) -> list[dict[str, Any]]:
-    """One record per (model, item, applicable axis): prompt, response(s), answered, error, usage."""
+    """One record per (model, item, applicable axis): prompt, response(s), answered, error, usage.
+
+    ``item_file``, the file ``items`` came from, is named in an error about an item's image path."""
     arts = {(a.item, a.axis): a for a in artifacts}
-    images = ImageStore(image_root)
+    images = ImageStore(image_root, item_file)
     jobs = [
         (spec, item, axis)
         for spec in models

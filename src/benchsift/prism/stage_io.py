@@ -32,11 +32,14 @@ class ImageStore:
     Every path goes through :func:`benchsift.prism._images.read_image`: it must resolve inside ``root``
     (the current directory when None) after following symlinks and start with an image signature.
     :meth:`check` reads every image of a list of items up front, so a bad path stops a run before any
-    request is sent.
+    request is sent. ``source``, the item file, is named in the one-line error about a bad image path.
     """
 
-    def __init__(self, root: str | os.PathLike[str] | None) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] | None, source: str | os.PathLike[str] | None = None
+    ) -> None:
         self.root = Path(root) if root is not None else None
+        self.source = source  # the item file, named in an error about an image path
         self._urls: dict[str, str] = {}
 
     def check(self, items: Iterable[Item]) -> None:
@@ -48,7 +51,8 @@ class ImageStore:
         out = []
         for name in item.images:
             if name not in self._urls:
-                data, mime = read_image(name, self.root, f"item {item.id}")
+                where = f"item {item.id}" if self.source is None else f"{self.source}: item {item.id}"
+                data, mime = read_image(name, self.root, where)
                 self._urls[name] = image_data_url(data, mime)
             out.append(self._urls[name])
         return out

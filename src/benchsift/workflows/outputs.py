@@ -50,14 +50,19 @@ def write_result_dir(
     figures: Callable[[Path], object] | None = None,
 ) -> None:
     """``out/result.json``, one ``out/<name>.csv`` per frame, the figures under ``out/figures`` and
-    ``out/index.html``, replacing the folder's earlier contents (the ``prism`` commands)."""
+    ``out/index.html``, replacing the folder's earlier contents (the ``prism`` commands).
+
+    The page is written over ``out`` once the folder's files are in place and listed in its manifest, as
+    ``benchsift report out`` writes it: written inside the temporary folder, it read only the files
+    already listed there (the figures) and left the tables out."""
+    check_page(out)  # a page benchsift did not write: refused before any file is written
     with atomic_dir(out) as tmp:
         (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for name, df in frames.items():
             spreadsheet_frame(df).to_csv(tmp / f"{name}.csv")
         if figures is not None:
             figures(tmp / "figures")
-        write_report(tmp, title=f"benchsift results: {out.name}")
+    write_report(out, title=f"benchsift results: {out.name}")
 
 
 def write_command_dir(
