@@ -14,7 +14,7 @@ from scipy.special import expit
 from benchsift.adaptive import StopRule, fit_bank, load_bank, next_items, simulate_adaptive
 from benchsift.adaptive.bank import ItemBank
 from benchsift.adaptive.select import pick_batch
-from benchsift.errors import DegenerateError, FormatError, InputError
+from benchsift.errors import DegenerateError, EstimateWarning, FormatError, InputError
 from benchsift.irt import GradedResponse, TwoPL
 from benchsift.panel import Panel
 
@@ -195,7 +195,8 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     ]
     results = tmp_path / "results.csv"
     pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
-    res = next_items_for(bank, results, ["m-new", "m-a"], batch=4, random_state=2)
+    with pytest.warns(EstimateWarning, match="not in the bank and were ignored"):  # said in Python too
+        res = next_items_for(bank, results, ["m-new", "m-a"], batch=4, random_state=2)
     assert res.models == ["m-a", "m-b", "m-new"]  # m-a is in the results: not started again
     assert res.n_ignored_items == 1 and res.to_dict()["n_ignored_items"] == 1
     assert list(res.n_answered) == [2, 1, 0]
@@ -205,7 +206,9 @@ def test_next_items_for_reads_results_and_starts_new_models(tmp_path) -> None:
     # a model whose only responses are outside the bank starts from a first batch, by name
     rows.append(("m-c", "Z", "q2", 0.0))
     pd.DataFrame(rows, columns=["model", "benchmark", "item", "score"]).to_csv(results, index=False)
-    lost = next_items_for(bank, results, batch=4, random_state=2)
+    with pytest.warns(EstimateWarning) as caught:  # both lines said in Python too
+        lost = next_items_for(bank, results, batch=4, random_state=2)
+    assert [str(w.message) for w in caught] == lost.warnings[:2]
     assert lost.warnings[1].startswith(
         "1 model(s) have no response on a bank item, so they get a first batch: ['m-c']"
     )

@@ -188,6 +188,10 @@ __all__ = ["BANK_FORMAT", "PRIORS", "ItemBank", "fit_bank", "joint_polish", "loa
 BANK_FORMAT = "benchsift-item-bank/1"
 #: Fewest reference models a bank is fitted on.
 MIN_BANK_MODELS = 5
+#: Fewest items a bank is fitted on: an item's slope is identified only by how its answers covary with the
+#: other items' (one item's marginal likelihood is flat in it: on one MMMU item the fit ran to slopes of 1e3
+#: to 1e10, or overflowed)
+MIN_BANK_ITEMS = 2
 #: Residual factors of a 2PL bank by default, and the fewest reference models that get them (module doc).
 DEFAULT_FACTORS = 3
 MIN_FACTOR_MODELS = 60
@@ -740,10 +744,23 @@ class ItemBank(Result):
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the bank as JSON (temporary file, then renamed)."""
+        """Write the bank as JSON (temporary file, then renamed), read back first by :func:`load_bank`'s own
+        checks (:meth:`from_dict`): a bank they refuse (a degenerate fit: slopes past the file's bound,
+        :data:`_PARAMETER_LIMIT`) is a :class:`~benchsift.errors.DegenerateError` naming ``path`` and the
+        entry, and nothing is written."""
         out = Path(path)
+        text = json.dumps(self.to_dict()) + "\n"
+        try:
+            ItemBank.from_dict(loads_bounded(text.encode("utf-8"), str(out)), source=str(out))
+        except FormatError as exc:
+            said, wrapped = str(exc), f"{out}: not a benchsift item bank ("
+            detail = said[len(wrapped) : -1] if said.startswith(wrapped) else said.removeprefix(f"{out}: ")
+            raise DegenerateError(
+                f"{out}: not written: its reader would refuse this bank ({detail}); a degenerate fit (too "
+                "few items or models, or items whose answers split the models perfectly)"
+            ) from None
         with atomic_path(out) as tmp:
-            tmp.write_text(json.dumps(self.to_dict()) + "\n")
+            tmp.write_text(text)
         return out
 
     @classmethod
@@ -1265,6 +1282,11 @@ def fit_bank(
         raise DegenerateError(
             f"item bank needs at least {MIN_BANK_MODELS} image models to fit item parameters, "
             f"got {ref.n_models}"
+        )
+    if ref.n_items < MIN_BANK_ITEMS:
+        raise DegenerateError(
+            f"item bank needs at least {MIN_BANK_ITEMS} items to fit item parameters (an item's slope is "
+            f"measured by how its answers covary with another item's), got {ref.n_items}"
         )
     check_param("kind", kind, _FIT_BANK_KIND, quote=False)
     X = ref.scores

@@ -19,13 +19,14 @@ held-out model, the static suite's size ``n``:
   (observed scores plus the expected scores of the items not given, corrected by the bank's residual factors
   when it has them).
 
-Reported per method, mean and sd over splits: the Spearman correlation between held-out models' estimated
-and true full overall scores (mean of benchmark means over every item), and the mean absolute error. A
-held-out model that lacks a benchmark has a truth over the benchmarks it ran, and every method's estimate is
-taken over the same ones (:func:`benchsift.adaptive.design.overall_on_observed`; until 2026-12-07 the
-adaptive and static estimates were taken over every benchmark, so on vlm3, where 19 % of the models lack
-one, those models were scored against a different target). The intervals' coverage and width are over the
-models that ran every benchmark (the intervals are about the overall over all of them).
+Reported per method, mean and sample sd (``ddof=1``; NaN with one split) over splits: the Spearman
+correlation between held-out models' estimated and true full overall scores (mean of benchmark means over
+every item), and the mean absolute error. A held-out model that lacks a benchmark has a truth over the
+benchmarks it ran, and every method's estimate is taken over the same ones
+(:func:`benchsift.adaptive.design.overall_on_observed`; until 2026-12-07 the adaptive and static estimates
+were taken over every benchmark, so on vlm3, where 19 % of the models lack one, those models were scored
+against a different target). The intervals' coverage and width are over the models that ran every benchmark
+(the intervals are about the overall over all of them).
 """
 
 from __future__ import annotations
@@ -96,12 +97,12 @@ class AdaptiveSimulation(Result):
                 {
                     "method": m,
                     "budget": self.budget,
-                    "n_items": float(np.mean(self.n_items)),
+                    "n_items": int(round(float(np.mean(self.n_items)))),  # the same in every split
                     "n_splits": int(vals.shape[0]),
                     "rho_mean": float(np.nanmean(vals[:, 0])),
-                    "rho_sd": float(np.nanstd(vals[:, 0])),
+                    "rho_sd": _split_sd(vals[:, 0]),
                     "mae_mean": float(np.nanmean(vals[:, 1])),
-                    "mae_sd": float(np.nanstd(vals[:, 1])),
+                    "mae_sd": _split_sd(vals[:, 1]),
                     "coverage": float(np.nanmean(iv[:, 0])) if np.isfinite(iv[:, 0]).any() else math.nan,
                     "width": float(np.nanmean(iv[:, 1])) if np.isfinite(iv[:, 1]).any() else math.nan,
                 }
@@ -110,8 +111,9 @@ class AdaptiveSimulation(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """``{"results": [{"method", "budget", "n_items", "n_splits", "rho_mean", "rho_sd", "mae_mean",
-        "mae_sd", "coverage", "width"}], "holdout", "seed", "notes"}`` (``coverage`` and ``width``: the 95 %
-        intervals' mean over splits, ``null`` for a method without one)."""
+        "mae_sd", "coverage", "width"}], "holdout", "seed", "notes"}`` (``rho_sd``, ``mae_sd``: the sample sd
+        over splits, ``ddof=1``, ``null`` with one split; ``coverage`` and ``width``: the 95 % intervals' mean
+        over splits, ``null`` for a method without one)."""
         return {
             "results": to_jsonable(self.rows()),
             "holdout": self.holdout,
@@ -124,6 +126,14 @@ class AdaptiveSimulation(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per method: :meth:`rows` as a table indexed by ``method``."""
         return pd.DataFrame(self.rows()).set_index("method")
+
+
+def _split_sd(values: np.ndarray) -> float:
+    """The sample sd (``ddof=1``) of a metric over the splits where it is finite; NaN (undefined, never 0)
+    with fewer than two."""
+    ok = np.asarray(values, dtype=np.float64)
+    ok = ok[np.isfinite(ok)]
+    return float(np.std(ok, ddof=1)) if ok.size >= 2 else math.nan
 
 
 def _full_overall(panel: Panel) -> np.ndarray:

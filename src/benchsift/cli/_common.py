@@ -362,6 +362,22 @@ NJobsOpt = Annotated[
 ]
 
 
+def _checked_seed(value: int) -> int:
+    """``--seed`` as parsed, checked by the library's own rule (:func:`~benchsift.stats.check_random_state`),
+    so that a negative seed is the one line ``--seed: expected an integer >= 0 ...`` (exit 2) before the
+    command runs, not a numpy error wherever the seed is first used (``adaptive next``'s exposure draw,
+    ``adaptive bank``'s folds: exit 70)."""
+    from benchsift.stats import check_random_state  # numpy: imported when a command runs
+
+    check_random_state(value)
+    return value
+
+
+def seed_opt(help: str) -> Any:
+    """``--seed`` (an int) with ``help``, checked when it is parsed (:func:`_checked_seed`)."""
+    return opt(help, "--seed", callback=_checked_seed)
+
+
 def outputs(
     force: bool,
     files: Iterable[os.PathLike[str] | str | None] = (),

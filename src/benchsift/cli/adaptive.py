@@ -31,6 +31,7 @@ from benchsift.cli._common import (
     numbers,
     opt,
     outputs,
+    seed_opt,
     split_list,
     sweep_workers,
 )
@@ -38,7 +39,6 @@ from benchsift.errors import EstimateWarning, InputError
 from benchsift.io import read_scores
 from benchsift.report.progress import progress_bar
 from benchsift.report.tables.adaptive import render_bank, render_next, render_simulation
-from benchsift.stats import check_random_state
 from benchsift.workflows.estimate import simulate_adaptive_replay
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def bank_command(
         ),
     ] = True,
     beyond_curve: BeyondCurveOpt = None,
-    seed: Annotated[int, opt("Seed of the misfit's folds and the designs' replays.")] = 0,
+    seed: Annotated[int, seed_opt("Seed of the misfit's folds and the designs' replays.")] = 0,
     json_output: JsonOpt = False,
     force: ForceOpt = False,
 ) -> None:
@@ -204,7 +204,7 @@ def next_command(
     se_target: Annotated[float | None, opt("Stop when the ability sd is at most this.")] = None,
     rank_width: Annotated[float | None, opt("Stop when the rank interval is this narrow.")] = None,
     max_items: Annotated[int | None, opt("Stop after this many items.")] = None,
-    seed: Annotated[int, opt("Seed of the exposure draw.")] = 0,
+    seed: Annotated[int, seed_opt("Seed of the exposure draw.")] = 0,
     prior_from: Annotated[
         Path | None,
         opt(
@@ -279,7 +279,7 @@ def next_command(
         res = next_items_for(
             bank,
             responses,
-            split_list(start) or [],
+            split_list(start, "--start") or [],
             batch=batch,
             exposure=exposure,
             stop=stop,
@@ -314,7 +314,7 @@ def simulate_command(
     panel: Annotated[Path, arg("Panel with every model's logged responses.")],
     holdout: Annotated[float, opt("Fraction of models held out and replayed.")] = 0.4,
     budget: Annotated[float, opt("Static suite retention; every method gets its size.")] = 0.05,
-    seed: Annotated[int, opt("Seed of the splits, the suite and the exposure draws.")] = 0,
+    seed: Annotated[int, seed_opt("Seed of the splits, the suite and the exposure draws.")] = 0,
     splits: Annotated[int, opt("Random build / held-out splits.")] = 5,
     batch: Annotated[int | None, opt("Adaptive items per step (default: a tenth).")] = None,
     static_start: Annotated[
@@ -393,7 +393,6 @@ def simulate_command(
 ) -> None:
     """Replay held-out models adaptively; compare with a static suite and random items of the same size."""
     outputs(force, dirs=[out])
-    check_random_state(seed)  # before a worker seeds numpy with it (a negative seed was an internal error)
     scores = read_scores(panel)
     covariates = _prior_covariates(prior_from, prior_benchmarks, [str(b) for b in scores.benchmarks])
     run = simulate_adaptive_replay(

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from benchsift._params import Interval, check_param
-from benchsift.cli._common import ForceOpt, emit, numbers, one_line, opt, outputs, pairs, split_list
+from benchsift.cli._common import ForceOpt, emit, numbers, one_line, opt, outputs, pairs, seed_opt, split_list
 from benchsift.report.progress import progress_bar
 
 __all__ = ["register"]
@@ -198,7 +198,7 @@ def grade_cmd(
         Path | None, opt("Re-grade a resampled subset with [judges] audit into this table.")
     ] = None,
     audit_per_axis: Annotated[int, opt("Items per axis for the audit re-grade (S).")] = 200,
-    seed: Annotated[int, opt("Seed of the audit subset.")] = 0,
+    seed: Annotated[int, seed_opt("Seed of the audit subset.")] = 0,
     cache: CacheOpt = None,
     max_lost: MaxLostOpt = MAX_LOST_DEFAULT,
     as_json: JsonOpt = False,

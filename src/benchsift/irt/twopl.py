@@ -479,7 +479,9 @@ def _gauss_points(nodes: np.ndarray, slope: float) -> int:
         return nodes.size
     b = np.pi / slope
     rho = b / r + np.sqrt(1.0 + (b / r) ** 2)
-    return int(np.ceil(np.log(1.0 / _GAUSS_TOL) / (2.0 * np.log(rho))))
+    if not np.log(rho) > 0:  # a slope so steep that rho rounds to 1 (a fit running off): every node
+        return nodes.size
+    return int(min(np.ceil(np.log(1.0 / _GAUSS_TOL) / (2.0 * np.log(rho))), nodes.size))
 
 
 def _gauss_rule(nodes: np.ndarray, weights: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:

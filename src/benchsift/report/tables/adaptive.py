@@ -110,8 +110,13 @@ def render_simulation(res: AdaptiveSimulation, title: str) -> Table:
         table.add_row(
             r["method"],
             f"{r['n_items']:.0f}",
-            f"{r['rho_mean']:.3f} ({r['rho_sd']:.3f})",
-            f"{r['mae_mean']:.4f} ({r['mae_sd']:.4f})",
+            f"{r['rho_mean']:.3f} ({_sd(r['rho_sd'], 3)})",
+            f"{r['mae_mean']:.4f} ({_sd(r['mae_sd'], 4)})",
             "-" if not np.isfinite(r["coverage"]) else f"{r['coverage']:.2f} ({r['width']:.3f})",
         )
     return table
+
+
+def _sd(value: float, digits: int) -> str:
+    """An sd over splits: ``-`` where it is undefined (one split), never ``nan``."""
+    return f"{value:.{digits}f}" if np.isfinite(value) else "-"
