@@ -55,7 +55,9 @@ Two protocols, both on held-out models (40 % of the image models per split):
   ``edge_spread=False``: the default below 5 % or 60 bank models, and everywhere before), ``no-beyond`` (a
   polished bank's estimates from its polished curves alone, the default before; by default its EM curves weigh
   in for a model whose answers say it is beyond the strongest reference model,
-  :meth:`benchsift.adaptive.ItemBank.beyond_weight`). ``random items``:
+  :meth:`benchsift.adaptive.ItemBank.beyond_weight`), ``no-low-edge`` (a model at the bank's lower edge
+  treated as one inside it, ``replay_adaptive(low_edge=False)``, the default before; docs/ADAPTIVE.md,
+  *Models weaker than the bank*). ``random items``:
   what a user would do instead, each held-out model's ``n`` items drawn at random among those it has a score
   on (an equal share per benchmark) and the mean of its benchmark means over them.
   ``--split strongest``: the bank is built on the weakest 60 % of the models by their full score and the
@@ -126,6 +128,7 @@ TRIALS = (
     "edge-spread",
     "no-edge-spread",
     "no-beyond",
+    "no-low-edge",
 )
 
 
@@ -263,6 +266,8 @@ def versus_reference(
                     kw["edge_spread"] = True
                 if name == "+ no-edge-spread":  # never spread (the default below 5 % of the items)
                     kw["edge_spread"] = False
+                if name == "+ no-low-edge":  # a model below the bank as one inside it (the default before)
+                    kw["low_edge"] = False
                 full, _ = replay_adaptive(bank, held.scores, held.model_ids, n, static_start=frac, **kw)
                 out[b][name].append(_metrics(overall_on_observed(full[:, -1], full[:, :-1], observed), truth))
     return out

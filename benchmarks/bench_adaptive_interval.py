@@ -4,12 +4,13 @@ Run (from the repository root)::
 
     .venv/bin/python benchmarks/bench_adaptive_interval.py --panel mmmu.parquet --splits 3
     .venv/bin/python benchmarks/bench_adaptive_interval.py --panel mmmu.parquet --split strongest
+    .venv/bin/python benchmarks/bench_adaptive_interval.py --panel mmmu.parquet --split weakest --no-static
 
 Per split (``random``: the image models split at random, ``SeedSequence([seed, split])``, 40 % held out;
 ``strongest``: the strongest 40 % by full score held out, the bank fitted on the weakest 60 %, every split the
-same partition) and budget ``b`` (fractions of the items, ``--budgets``), each held-out model gets
-``n = round(b N)`` items three ways, and each gives a 95 % interval of its full overall score (the mean of its
-benchmark means over every item):
+same partition; ``weakest``: the weakest 40 % held out, the bank fitted on the strongest 60 %) and budget
+``b`` (fractions of the items, ``--budgets``), each held-out model gets ``n = round(b N)`` items three ways,
+and each gives a 95 % interval of its full overall score (the mean of its benchmark means over every item):
 
 * ``adaptive``: the default bank of the build models (:func:`benchsift.adaptive.fit_bank`, which calibrates
   the interval on its folds, :mod:`benchsift.adaptive.interval`) and the replayed adaptive test
@@ -71,11 +72,20 @@ def _cell(
 
 
 def run_split(
-    image: Panel, budgets: list[float], seed: int, split: int, strongest: bool, static: bool
+    image: Panel,
+    budgets: list[float],
+    seed: int,
+    split: int,
+    strongest: bool,
+    static: bool,
+    weakest: bool = False,
 ) -> dict[float, dict[str, dict[str, np.ndarray]]]:
     rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
     truth_all = nan_mean(image.benchmark_means().means, axis=1)
-    perm = weakest_first(truth_all) if strongest else rng.permutation(image.n_models)
+    if weakest:  # the strongest first: the build models are the strongest 60 %
+        perm = weakest_first(-truth_all)
+    else:
+        perm = weakest_first(truth_all) if strongest else rng.permutation(image.n_models)
     n_build = image.n_models - int(round(0.4 * image.n_models))
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
@@ -123,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--panel", required=True)
     ap.add_argument("--budgets", default="0.02,0.05,0.1")
     ap.add_argument("--splits", type=int, default=3)
-    ap.add_argument("--split", choices=("random", "strongest"), default="random")
+    ap.add_argument("--split", choices=("random", "strongest", "weakest"), default="random")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--no-static", action="store_true", help="leave out the static suite (its pipeline is slow)"
@@ -131,12 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     image = Panel.load(args.panel).image_panel()
     budgets = [float(v) for v in args.budgets.split(",")]
-    strongest = args.split == "strongest"
-    splits = 1 if strongest else args.splits
+    strongest, weakest = args.split == "strongest", args.split == "weakest"
+    splits = 1 if strongest or weakest else args.splits
     pooled: dict[float, dict[str, dict[str, list[np.ndarray]]]] = {}
     t0 = time.perf_counter()
     for split in range(splits):
-        res = run_split(image, budgets, args.seed, split, strongest, not args.no_static)
+        res = run_split(image, budgets, args.seed, split, strongest, not args.no_static, weakest)
         for b, cells in res.items():
             for m, c in cells.items():
                 d = pooled.setdefault(b, {}).setdefault(m, {})
@@ -145,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"split {split} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     print(
         f"{args.panel} ({image.n_models} models x {image.n_items} items), {args.split} split"
-        f"{'' if strongest else f's x {splits}'}, seed {args.seed}; 95 % intervals of the full overall score"
+        f"{'' if strongest or weakest else f's x {splits}'}, seed {args.seed}; 95 % intervals of the full "
+        "overall score"
     )
     print(f"{'budget':>8} {'items':>6}  {'method':<18} {'coverage':>9} {'width':>7} {'MAE':>7}")
     for b in budgets:

@@ -128,10 +128,14 @@ def test_models_at_the_edge_are_flagged_and_warned_of() -> None:
     assert bank.beyond is not None and bank.beyond.edge_error is not None  # and its EM curves' own
     em_way = "too low" if bank.beyond.edge_error < 0 else "too high"
     assert f"(beyond_weight), were {abs(bank.beyond.edge_error):.3f} {em_way} there" in text
-    weak = _panel(x[np.sort(order[:10])], prefix="w")
-    quiet = next_items_for(bank, weak, batch=5)  # the suite turns any warning into an error
+    middling = _panel(x[np.sort(order[20:30])], prefix="w")
+    quiet = next_items_for(bank, middling, batch=5)  # the suite turns any warning into an error
     assert quiet.at_edge is not None and not quiet.at_edge.any()
     assert not any("at the edge" in w for w in quiet.warnings)
+    # the weakest are at the bank's lower edge instead (tests/adaptive/test_low_edge.py), not at its top
+    with pytest.warns(EstimateWarning, match="at the lower edge") as low:
+        weak = next_items_for(bank, _panel(x[np.sort(order[:10])], prefix="w"), batch=5)
+    assert weak.at_edge is not None and not weak.at_edge.any() and len(low) == 1
 
 
 def test_the_bank_file_keeps_the_edge_error(tmp_path: Path) -> None:

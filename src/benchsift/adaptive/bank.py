@@ -157,6 +157,7 @@ from benchsift._jsonutil import loads_bounded
 from benchsift._params import Check, ConstraintLike, Interval, check_param, check_params
 from benchsift.adaptive.design import (
     EDGE_SHARE,
+    LOW_EDGE_SHARE,
     MISFIT_FOLDS,
     budget_items,
     composite_correction,
@@ -673,6 +674,16 @@ class ItemBank(Result):
         theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
         edge = float(np.quantile(np.asarray(self.reference_theta, dtype=np.float64), 1.0 - EDGE_SHARE))
         return theta >= edge
+
+    def below_edge(self, theta: np.ndarray) -> np.ndarray:
+        """Whether each ability is at the bank's lower edge: as low as the weakest :data:`LOW_EDGE_SHARE` of
+        the reference models' (at most their ``LOW_EDGE_SHARE`` quantile), where the curves were fitted on
+        few models and overestimate a weaker model's full score (docs/ADAPTIVE.md, *Models weaker than the
+        bank*). :func:`~benchsift.adaptive.next_items` treats such a model as one at the top edge
+        (:meth:`at_edge`): its budget spread and its interval as wide as there."""
+        theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+        low = float(np.quantile(np.asarray(self.reference_theta, dtype=np.float64), LOW_EDGE_SHARE))
+        return theta <= low
 
     def beyond_weight(self, X: np.ndarray) -> np.ndarray:
         r"""Per model, the weight of the EM curves' estimate (:attr:`beyond`) in its full-score estimate:
@@ -1433,7 +1444,9 @@ def _measure_designs(
             )
 
     def replay(b: ItemBank, scores: np.ndarray, models: list[str], n: int, static_start: float) -> np.ndarray:
-        return replay_adaptive(b, scores, models, n, static_start=static_start, random_state=random_state)[0]
+        return replay_adaptive(
+            b, scores, models, n, static_start=static_start, random_state=random_state, low_edge=False
+        )[0]
 
     bank.design_budgets = np.asarray(budgets, dtype=np.float64)
     bank.design_mae = design_errors(ref, folds, budgets, replay, static_start_items)
@@ -1499,8 +1512,8 @@ def _calibrate_interval(
         )
 
     def replay(b: ItemBank, held: Panel, n: int) -> Any:  # in batches of a fifth of the budget
-        return replay_final(
-            b, held.scores, held.model_ids, n, batch=max(1, n // 5), random_state=random_state
+        return replay_final(  # the calibration as measured before the lower edge (docs/ADAPTIVE.md)
+            b, held.scores, held.model_ids, n, batch=max(1, n // 5), random_state=random_state, low_edge=False
         )
 
     bank.interval_inner, bank.interval_edge = calibration_scores(replays, budgets, ref.n_items, replay)

@@ -57,7 +57,13 @@ from benchsift._params import (
 )
 from benchsift._schema import Rule, check_rules
 from benchsift.adaptive.bank import MIN_FACTOR_MODELS, ItemBank
-from benchsift.adaptive.design import EDGE_SHARE, EDGE_SPREAD_FROM, budget_items, nearest_budget
+from benchsift.adaptive.design import (
+    EDGE_SHARE,
+    EDGE_SPREAD_FROM,
+    LOW_EDGE_SHARE,
+    budget_items,
+    nearest_budget,
+)
 from benchsift.adaptive.prior import fit_covariate_prior
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.irt import AbilityEstimate
@@ -242,6 +248,9 @@ class NextItems(Result):
     prior_sd: np.ndarray | None = None  # per model, the prediction sd; NaN = the bank's own prior
     #: per model, whether its ability is at the bank's edge (:meth:`ItemBank.at_edge`)
     at_edge: np.ndarray | None = None
+    #: per model, whether its ability is at the bank's lower edge (:meth:`ItemBank.below_edge`; treated as
+    #: one at the edge, ``next_items``' ``low_edge``)
+    below_edge: np.ndarray | None = None
     #: per model, the model-based standard error of the overall estimate (:meth:`ItemBank.full_score_se`)
     estimate_se: np.ndarray | None = None
     #: ``(n, 2)`` the overall estimate's calibrated interval at ``interval_level``
@@ -260,7 +269,8 @@ class NextItems(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"models": [{"model", "next": [{"benchmark", "item"}], "stop", "n_answered",
-        "theta", "se", "rank", "rank_interval", "at_edge", "estimates": {NAME: score}, "overall_se",
+        "theta", "se", "rank", "rank_interval", "at_edge", "below_edge", "estimates": {NAME: score},
+        "overall_se",
         "overall_interval": [low, high]}], "interval_level", "n_ignored_items", "warnings"}`` (the interval
         ``null`` when the bank was not calibrated); with a covariate prior also ``"prior"`` and each model's
         ``"prior_mean"`` and ``"prior_sd"``; with a bank that keeps its EM curves each model's
@@ -278,6 +288,7 @@ class NextItems(Result):
                     "rank": self.rank[j],
                     "rank_interval": [self.rank_interval[j, 0], self.rank_interval[j, 1]],
                     "at_edge": None if self.at_edge is None else bool(self.at_edge[j]),
+                    "below_edge": None if self.below_edge is None else bool(self.below_edge[j]),
                     "estimates": {n: self.estimates[j, c] for c, n in enumerate(self.estimate_names)},
                     "overall_se": se[j],
                     "overall_interval": None if not np.isfinite(iv[j]).all() else [iv[j, 0], iv[j, 1]],
@@ -319,6 +330,8 @@ class NextItems(Result):
         )
         if self.at_edge is not None:
             frame["at_edge"] = np.asarray(self.at_edge, dtype=bool)
+        if self.below_edge is not None:
+            frame["below_edge"] = np.asarray(self.below_edge, dtype=bool)
         if self.beyond_weight is not None:
             frame["beyond_weight"] = np.asarray(self.beyond_weight, dtype=np.float64)
         for c, name in enumerate(self.estimate_names):
@@ -515,6 +528,7 @@ def pick_balanced(
         "criterion": [Options(CRITERIA)],
         "prior_in_choice": ["boolean"],
         "balance": ["boolean"],
+        "low_edge": ["boolean"],
     }
 )
 def next_items(
@@ -534,6 +548,7 @@ def next_items(
     prior_in_choice: bool = False,
     balance: bool = True,
     edge_items: Sequence[int] | np.ndarray | None = None,
+    low_edge: bool = True,
 ) -> NextItems:
     """The next ``batch`` items for each model given its responses ``X`` (``(n, bank.n_items)``, NaN = not
     answered), or the stopping rule that ends its test.
@@ -578,6 +593,11 @@ def next_items(
         information within each (default; :func:`benchmark_quotas`); ``False``: over the whole bank, which
         sends the items to the most discriminating benchmarks (docs/ADAPTIVE.md). No effect on a bank of one
         benchmark.
+    low_edge:
+        A model at the bank's lower edge (:meth:`ItemBank.below_edge`, ``below_edge``) is treated as one at
+        its top edge: given ``edge_items``, its correction and standard error take the edge's misfit, its
+        interval the edge's width (default; docs/ADAPTIVE.md, *Models weaker than the bank*). ``False``: as
+        before it existed, as the bank's own calibration replays its folds.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     check_shape("responses", X.shape, (len(models), bank.n_items))
@@ -591,8 +611,10 @@ def next_items(
     rank = bank.rank_of_theta(theta)
     rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
     at_edge = bank.at_edge(theta)
-    start, edge, sample = _given_items(bank, start_items, edge_items, at_edge)
-    estimates = _estimates(bank, X, est, sample, edge is not None, at_edge, n_answered, rule.level,
+    below = bank.below_edge(theta) if low_edge else np.zeros(theta.size, dtype=bool)
+    edged = at_edge | below  # either edge: the edge's items, misfit and interval width
+    start, edge, sample = _given_items(bank, start_items, edge_items, edged)
+    estimates = _estimates(bank, X, est, sample, edge is not None, edged, n_answered, rule.level,
                            prior_mean, prior_sd)  # fmt: skip
     guide = est if prior_mean is None or prior_in_choice else bank.score(X)  # the ability the items target
     point = criterion == "point"
@@ -611,7 +633,7 @@ def next_items(
     cap = rule.max_items
     for j, m in enumerate(models):
         room = int(batch) if cap is None else min(int(batch), int(cap) - int(n_answered[j]))
-        given = edge if edge is not None and at_edge[j] else start  # the static start, an edge model's own
+        given = edge if edge is not None and edged[j] else start  # the static start, an edge model's own
         first = given[~blocked[j, given]][:room]
         if reasons[j] is not None or first.size:
             chosen.append([] if reasons[j] is not None else first.tolist())
@@ -630,6 +652,7 @@ def next_items(
         rank_interval=rank_iv,
         keys=keys,
         at_edge=at_edge,
+        below_edge=below,
         **estimates,
     )
 
@@ -879,15 +902,70 @@ def next_items_for(
     )
     flagged = [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]]
     edge = _edge_warning(bank, flagged, spread, edge_spread is None)
-    if edge is not None:  # shown by a notebook too, not only stored in the result
-        warnings.append(edge)
-        _warnings.warn(edge, EstimateWarning, stacklevel=2)
+    weak = [m for j, m in enumerate(models) if res.below_edge is not None and res.below_edge[j]]
+    for said in (edge, _low_edge_warning(bank, weak, spread), _all_alike_warning(X, models)):
+        if said is not None:  # shown by a notebook too, not only stored in the result
+            warnings.append(said)
+            _warnings.warn(said, EstimateWarning, stacklevel=2)
     for note in res.warnings:  # the interval's level not guaranteed
         warnings.append(note)
         _warnings.warn(note, EstimateWarning, stacklevel=2)
     return dataclasses.replace(
         res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd
     )
+
+
+#: Fewest answered items from which a model that answered every one wrong (or every one right) is warned of
+ALIKE_FROM = 20
+
+
+def _all_alike_warning(X: np.ndarray, models: Sequence[str]) -> str | None:
+    """The warning for models that answered :data:`ALIKE_FROM` items or more, every one scored 0 (or every one
+    1): what a harness or answer-format failure looks like; their estimate is the bank's floor (or ceiling),
+    not a measurement of it (audit s32: 300 wrong answers gave 0.127 [0.063, 0.191])."""
+    answered = ~np.isnan(X)
+    n = answered.sum(axis=1)
+    lines = []
+    for value, word in ((0.0, "wrong"), (1.0, "right")):
+        alike = (n >= ALIKE_FROM) & np.all(np.where(answered, X == value, True), axis=1)
+        if alike.any():
+            named = [models[int(j)] for j in np.flatnonzero(alike)]
+            least = int(n[alike].min())
+            lines.append(
+                f"{len(named)} model(s) answered every one of their {least} or more items {word}: "
+                f"{listed(named, 5)}"
+            )
+    if not lines:
+        return None
+    return (
+        "; ".join(lines) + ": a harness or answer-format failure looks like this (check the run's logs); "
+        "their estimates are the bank's floor or ceiling, not a measurement"
+    )
+
+
+def _low_edge_warning(bank: ItemBank, models: Sequence[str], spread: bool) -> str | None:
+    """The warning for ``models`` at the bank's lower edge (:meth:`ItemBank.below_edge`; ``None`` for none):
+    the curves overestimate a model weaker than the bank's models, what was done about it, and what not."""
+    if not models:
+        return None
+    text = (
+        f"{len(models)} model(s) at the lower edge of the bank, as weak as its weakest {LOW_EDGE_SHARE:.0%} "
+        f"of reference models or weaker: {listed(models, 5)}; the bank's curves overestimate a model weaker "
+        "than the models they were fitted on (docs/ADAPTIVE.md, *Models weaker than the bank*)"
+    )
+    if spread:
+        text += (
+            "; the rest of their budget is spread over the bank's difficulty and their estimates corrected "
+            "from those items (edge spread)"
+        )
+    else:
+        text += (
+            f"; without the edge spread ({EDGE_SPREAD_DEFAULT}, with a budget: --max-items) their estimates "
+            "are not corrected"
+        )
+    if bank.interval_budgets is not None:
+        text += "; their intervals are as wide as at the bank's top edge"
+    return text
 
 
 def _edge_warning(

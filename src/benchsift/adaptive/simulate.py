@@ -167,6 +167,7 @@ def replay_adaptive(
     prior_in_choice: bool = False,
     balance: bool = True,
     edge_spread: bool | None = None,
+    low_edge: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay logged runs through adaptive testing: ``n_items`` items per model chosen by :func:`next_items`
     (``batch`` a step, default ``n_items / 10``), each answered from ``scores`` (``(n, bank.n_items)``, the
@@ -180,7 +181,8 @@ def replay_adaptive(
     the bank's edge is given the static start and then the rest of its budget spread over the difficulty
     (:func:`benchsift.adaptive.select.spread_rest`, ``edge_items`` of :func:`next_items`; docs/ADAPTIVE.md,
     *New models stronger than the bank*); ``None`` (default): from 5 % of the items of a bank of at least 60
-    models that measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). Returns the
+    models that measured its edge error (:func:`benchsift.adaptive.select.edge_spread_for`). ``low_edge``: a
+    model at the bank's lower edge is treated as one at its top (``next_items``' ``low_edge``). Returns the
     full-score estimates ``(n, n_benchmarks + 1)`` (last column ``overall``; with the composite correction
     from the static start's items, or an edge model's spread items, :mod:`benchsift.adaptive.design`) and the
     answered mask; :func:`replay_final` gives the last step whole (the estimates' intervals, the
@@ -200,6 +202,7 @@ def replay_adaptive(
         prior_in_choice=prior_in_choice,
         balance=balance,
         edge_spread=edge_spread,
+        low_edge=low_edge,
     )
     return final.estimates, ~np.isnan(X)
 
@@ -221,10 +224,12 @@ def replay_final(
     balance: bool = True,
     edge_spread: bool | None = None,
     level: float = 0.95,
+    low_edge: bool = True,
 ) -> NextItems:
     """:func:`replay_adaptive`, returning its last step whole: the :class:`~benchsift.adaptive.NextItems` of
     the answers to all ``n_items`` items (``estimates``, their model-based ``estimate_se`` and their
-    ``interval`` at ``level``, :mod:`benchsift.adaptive.interval`; the abilities; ``at_edge``)."""
+    ``interval`` at ``level``, :mod:`benchsift.adaptive.interval`; the abilities; ``at_edge``,
+    ``below_edge``); ``low_edge`` as in :func:`replay_adaptive`."""
     return _replay(
         bank,
         scores,
@@ -241,6 +246,7 @@ def replay_final(
         balance=balance,
         edge_spread=edge_spread,
         level=level,
+        low_edge=low_edge,
     )[0]
 
 
@@ -261,6 +267,7 @@ def _replay(
     balance: bool,
     edge_spread: bool | None,
     level: float = 0.95,
+    low_edge: bool = True,
 ) -> tuple[NextItems, np.ndarray]:
     """The replay of :func:`replay_adaptive`: the last step and the responses given."""
     if static_start is None:
@@ -292,6 +299,7 @@ def _replay(
             prior_in_choice=prior_in_choice,
             balance=balance,
             edge_items=edge,
+            low_edge=low_edge,
         )
         if all(not items for items in nxt.items):
             break
