@@ -200,6 +200,11 @@ def _build(items: Path, images: Path, cfg: Path, out: Path, *extra: str) -> Resu
     )
 
 
+def _run(items: Path, images: Path, arts: Path, cfg: Path, out: Path, *extra: str) -> Result:
+    args = ["--items", str(items), "--artifacts", str(arts), "--images", str(images), "--config", str(cfg)]
+    return _cmd("run", *args, "--out", str(out), *extra)
+
+
 def test_imageless_items_leave_the_image_only_axes(judge_server: ScriptedJudge, tmp_path: Path) -> None:
     items, images = _world(tmp_path, 2, 3)
     cfg = _config(tmp_path / "m.toml", judge_server.url, gen="gen", grade="gen")
@@ -229,10 +234,7 @@ def test_imageless_items_leave_the_image_only_axes(judge_server: ScriptedJudge, 
     assert r.output.count("3 of 5 items have no image") == 1
     # prism run asks no model h / c / vis of an imageless item
     recs = tmp_path / "recs.jsonl"
-    r = _cmd(
-        "run", "--items", str(items), "--artifacts", str(arts), "--images", str(images),
-        "--config", str(cfg), "--out", str(recs), "--sc-rules", "--json",
-    )  # fmt: skip
+    r = _run(items, images, arts, cfg, recs, "--sc-rules", "--json")
     assert r.exit_code == 0, r.output
     ran = {(d["item"], d["axis"]) for d in map(json.loads, recs.read_text().splitlines())}
     assert {ax for it, ax in ran if it.startswith("txt/")} == {"q", "if", "mq", "sc"}
@@ -256,10 +258,7 @@ def test_build_and_grade_count_invalid_judge_replies_alike(
     good = _config(tmp_path / "good.toml", judge_server.url, gen="gen", grade="garbage")
     assert _build(items, images, good, arts, "--quiet").exit_code == 0
     recs = tmp_path / "recs.jsonl"
-    r = _cmd(
-        "run", "--items", str(items), "--artifacts", str(arts), "--images", str(images),
-        "--config", str(good), "--out", str(recs), "--sc-rules", "--quiet",
-    )  # fmt: skip
+    r = _run(items, images, arts, good, recs, "--sc-rules", "--quiet")
     assert r.exit_code == 0, r.output
     r = _cmd(
         "grade", "--items", str(items), "--artifacts", str(arts), "--records", str(recs),
@@ -294,10 +293,7 @@ def test_budgets_of_judges_and_models_are_sent(judge_server: ScriptedJudge, tmp_
     assert _build(items, images, cfg, arts, "--quiet").exit_code == 0
     assert {r["max_tokens"] for r in judge_server.requests("gen")} == {77}  # was 1024
     n = len(judge_server.requests("gen"))
-    r = _cmd(
-        "run", "--items", str(items), "--artifacts", str(arts), "--images", str(images),
-        "--config", str(cfg), "--out", str(recs), "--quiet",
-    )  # fmt: skip
+    r = _run(items, images, arts, cfg, recs, "--quiet")
     assert r.exit_code == 0, r.output
     alpha = judge_server.requests("alpha")
     q = [a["max_tokens"] for a in alpha if a["text"] == "What colour is car 0?"]
