@@ -65,3 +65,21 @@ def test_the_names_that_were_cut(path: list[str], names: list[str]) -> None:
 def test_validate_lists_its_default_selectors_whole() -> None:
     flat = " ".join(_help(["validate"]).replace("│", " ").split())
     assert "(default: random, variance, vaw, disco, pointbiserial, irt2pl, anchorpoints)" in flat, flat[:2000]
+
+
+def _help_column(screen: str) -> int:
+    """Where the help text starts on the options panel's rows: the column after the widest name cells."""
+    starts = []
+    for line in screen.splitlines():
+        cells = re.match(r"│ (?:\*  |   )?(--[\w-]+)(.*?)(\S.*)│$", line)
+        if cells:
+            starts.append(len(line) - len(cells.group(3)) - 1)
+    return max(starts, default=0)
+
+
+@pytest.mark.parametrize("path", [p for p, _ in COMMANDS], ids=" ".join)
+def test_the_help_text_keeps_room_at_80_columns(path: list[str]) -> None:
+    """A flag's negative name (``--no-benchmark-offsets``) goes under the flag instead of a column of its own,
+    which left ``adaptive bank --help`` a help column of about 15 characters (217 lines; audit s32 F08)."""
+    screen = _help(path)
+    assert 80 - _help_column(screen) >= 30, (path, screen[:3000])

@@ -226,6 +226,7 @@ def names_whole() -> Iterator[None]:
 
     class HelpTable(Table):
         def add_row(self, *renderables: Any, **kw: Any) -> None:
+            renderables = _negative_under(renderables)
             for cell in renderables:  # the help cell: a Columns of Text (the text, its default), or a Text
                 for text in [cell, *getattr(cell, "renderables", [])]:
                     if isinstance(text, Text):
@@ -234,6 +235,20 @@ def names_whole() -> Iterator[None]:
             for i, column in enumerate(self.columns):
                 column.overflow = "fold"
                 column.no_wrap = i < len(self.columns) - 1  # the help text (last) wraps
+
+    def _negative_under(cells: tuple[Any, ...]) -> tuple[Any, ...]:
+        """An option row (typer: [required], long, short, negative long, negative short, type, help) with
+        its negative name (``--no-benchmark-offsets``) under the long one: a column of its own took ~24 of
+        80 columns from every option's help (``adaptive bank --help`` wrapped it at ~15 characters)."""
+        base = len(cells) - 6
+        if base not in (0, 1):
+            return cells
+        long, negative = cells[base], cells[base + 2]
+        if not (isinstance(long, Text) and isinstance(negative, Text) and long.plain and negative.plain):
+            return cells
+        out = list(cells)
+        out[base], out[base + 2] = Text.assemble(long, "\n", negative), Text("")
+        return tuple(out)
 
     saved = rich_utils.Table
     rich_utils.Table = HelpTable  # type: ignore[misc]
