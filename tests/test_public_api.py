@@ -64,10 +64,14 @@ DOCUMENTED = _documented()
 def test_top_level_names() -> None:
     assert set(benchsift.__all__) == {
         "BenchsiftError",
+        "BenchsiftWarning",  # the warnings a notebook filters, and OutputError (Python API audit s32)
         "DegenerateError",
+        "EstimateWarning",
+        "FloorWarning",
         "FormatError",
         "GroupScores",
         "InputError",
+        "OutputError",
         "Panel",
         "__version__",
         "compare",

@@ -13,7 +13,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from benchsift._version import __version__
-from benchsift.errors import BenchsiftError, DegenerateError, FormatError, InputError
+from benchsift.errors import (
+    BenchsiftError,
+    BenchsiftWarning,
+    DegenerateError,
+    EstimateWarning,
+    FloorWarning,
+    FormatError,
+    InputError,
+    OutputError,
+)
 
 if TYPE_CHECKING:
     from benchsift.leaderboard import compare
@@ -21,10 +30,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BenchsiftError",
+    "BenchsiftWarning",
     "DegenerateError",
+    "EstimateWarning",
+    "FloorWarning",
     "FormatError",
     "GroupScores",
     "InputError",
+    "OutputError",
     "Panel",
     "compare",
     "__version__",

@@ -260,3 +260,22 @@ def test_start_names_the_option_and_refuses_a_model_twice(small_bank: Path) -> N
     )
     with pytest.raises(InputError, match=r"`start`: duplicate models \['m'\]"):
         next_items_for(load_bank(small_bank), start=["m", "m"])
+
+
+def test_scores_outside_zero_one_are_refused_not_scored(small_bank: Path) -> None:
+    """A score of 5 on a 0/1 item gave an ability of 16.5 and -3 one of -14.4, with no word (Python API audit
+    s32 f02); the bank's fit refuses the same input. Now one InputError naming the cell."""
+    bank = load_bank(small_bank)
+    X = np.full((1, bank.n_items), np.nan)
+    X[0, :5] = 1.0
+    assert np.isfinite(next_items(bank, X, ["a"]).theta).all()
+    for bad in (5.0, -3.0, np.inf):
+        X[0, 3] = bad
+        with pytest.raises(InputError, match=r"responses: row 0, column 3 is .*; expected a value in \[0, 1"):
+            next_items(bank, X, ["a"])
+
+
+def test_a_2pl_fit_of_no_score_is_refused() -> None:
+    # it returned slopes of 1.4e62 (Python API audit s32 f03)
+    with pytest.raises(DegenerateError, match="the matrix holds no score"):
+        TwoPL().fit(np.full((5, 10), np.nan))

@@ -300,3 +300,16 @@ def test_a_panel_past_the_old_weight_limit_is_compared_in_bounded_memory() -> No
     se = cluster_robust_se(d, np.arange(n) // 10, small_sample=False)
     assert pairs.loc[("c", "a"), "se"] == pytest.approx(se, rel=0.05)
     print(f"peak {peak / 1e6:.0f} MB")
+
+
+def test_one_benchmark_may_be_named_bare() -> None:
+    """``benchmarks="AB"`` was split into letters ("unknown benchmark(s) ['A', 'B']"; Python API audit s32
+    f09): one name is that benchmark, as ``["AB"]``."""
+    rng = np.random.default_rng(3)
+    X = (rng.random((4, 60)) < np.linspace(0.3, 0.7, 4)[:, None]).astype(float)
+    items = pd.DataFrame({"benchmark": ["AB"] * 30 + ["CD"] * 30, "item": [str(i) for i in range(60)]})
+    panel = Panel(X, ["m0", "m1", "m2", "m3"], items)
+    bare = compare(panel, benchmarks="AB", n_boot=50, random_state=1)
+    listed = compare(panel, benchmarks=["AB"], n_boot=50, random_state=1)
+    assert bare.sections == listed.sections == ["AB"]
+    pd.testing.assert_frame_equal(bare.pairs, listed.pairs)

@@ -69,6 +69,9 @@ def test_panel_info_matches_the_side_file_and_is_the_cli_json(tmp_path: Path) ->
     assert panel_info(panel, side).payload == run.payload  # a Panel or its file
     assert any("nobody" in w for w in run.warnings)
     assert run.payload is run.value and run.warnings == run.value["warnings"]
+    frame = run.to_frame()  # the per-model records (was TypeError "dict has no table"; audit s32)
+    assert frame["model"].tolist() == [m["model"] for m in run.value["models"]] == panel.model_ids
+    assert frame["mean_score"].tolist() == [m["mean_score"] for m in run.value["models"]]
     assert _cli("info", str(tmp_path / "a.parquet"), "--models", str(side)) == json.loads(
         json.dumps(run.payload)
     )

@@ -599,7 +599,8 @@ def next_items(
         interval the edge's width (default; docs/ADAPTIVE.md, *Models weaker than the bank*). ``False``: as
         before it existed, as the bank's own calibration replays its folds.
     """
-    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    # scores outside [0, 1] (a 5 gave an ability of 16.5) are refused, as the bank's fit refuses them
+    X = check_array("responses", np.atleast_2d(np.asarray(X, dtype=np.float64)), ndim=2, low=0.0, high=1.0)
     check_shape("responses", X.shape, (len(models), bank.n_items))
     rule = stop if stop is not None else StopRule()
     answered = ~np.isnan(X)

@@ -746,6 +746,8 @@ class TwoPL:
         n_resp, n_items = data.x.shape
         if n_resp < 2:
             raise DegenerateError(f"2PL fit needs at least 2 respondents, got {n_resp}")
+        if not data.n_obs_item.any():  # the fit ran off to slopes of 1e62, with no word of it
+            raise DegenerateError("2PL fit: the matrix holds no score (every cell is missing)")
 
         if self.warm_start and hasattr(self, "discrimination_") and len(self.discrimination_) == n_items:
             a, d = self.discrimination_.copy(), self.intercept_.copy()

@@ -392,7 +392,7 @@ def compare(
             "image-condition runs"
         )
     if benchmarks is not None:
-        image = image.select_benchmarks(list(benchmarks))
+        image = image.select_benchmarks(benchmarks)  # one name or several (a str was split into letters)
     models = image.model_ids
     named = _check_pair(pair, models)
     if len(models) < 2:

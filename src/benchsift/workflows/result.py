@@ -45,11 +45,17 @@ class WorkflowResult(Result, Generic[T]):
         return self.payload
 
     def to_frame(self) -> Any:
-        """The method result's main table."""
+        """The method result's main table; for a summary (a dict, :func:`~benchsift.workflows.panel_info`'s)
+        its per-model records (``"models"``) as a DataFrame (it raised "dict has no table")."""
         to_frame = getattr(self.value, "to_frame", None)
-        if to_frame is None:
-            raise TypeError(f"{type(self.value).__name__} has no table")
-        return to_frame()
+        if to_frame is not None:
+            return to_frame()
+        rows = self.value.get("models") if isinstance(self.value, dict) else None
+        if isinstance(rows, list):
+            import pandas as pd
+
+            return pd.DataFrame.from_records(rows)
+        raise TypeError(f"{type(self.value).__name__} has no table")
 
 
 def with_warnings(obj: dict[str, Any], *extra: Iterable[str]) -> dict[str, Any]:

@@ -82,3 +82,20 @@ def test_chronological_sensitivity_splits_on_thirty_models() -> None:
 def test_chronological_needs_dates() -> None:
     with pytest.raises(InputError):
         chronological_split(pd.Series([pd.NaT, pd.NaT, pd.NaT]))
+
+
+def test_validate_takes_one_selector_and_one_retention_bare() -> None:
+    """``selectors="random"`` was split into letters ("unknown selector 'r'"), ``retentions=0.1`` was a
+    TypeError (Python API audit s32 f09): one of each is that one, as a list of one."""
+    from benchsift.compression.protocols.validation import validate
+    from benchsift.simulate import SimulationConfig, simulate_panel
+
+    cfg = SimulationConfig.preset(
+        "small", n_models=20, n_benchmarks=2, n_categories=2, items_per_benchmark=60
+    )
+    panel = simulate_panel(cfg, random_state=0).panel
+    kw = {"splits": 2, "floor": 10, "min_heldout": 5, "random_state": 0}
+    bare = validate(panel, selectors="random", retentions=0.1, **kw)
+    listed = validate(panel, selectors=["random"], retentions=[0.1], **kw)
+    assert bare.result.selectors == listed.result.selectors == ["random"]
+    np.testing.assert_array_equal(bare.result.macro, listed.result.macro)

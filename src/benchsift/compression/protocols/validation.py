@@ -191,7 +191,9 @@ def validate(
         ``progress(done, total)``, passed to the protocol (:mod:`benchsift.progress`); None: silent.
     """
     check_options(protocol, n_jobs)
-    sels, rets = list(selectors), [float(r) for r in retentions]
+    # one selector or retention may be given bare (a str was split into letters: "unknown selector 'r'")
+    sels = [selectors] if isinstance(selectors, str) else list(selectors)
+    rets = [float(r) for r in ([retentions] if isinstance(retentions, int | float) else retentions)]
     predictions, answer_notes = _logged_answers(answers, panel, answer_column)
     shared = {"embeddings": embeddings, "predictions": predictions, "random_state": random_state}
     result: HeldoutResult | EndToEndResult | SameModelResult
