@@ -313,3 +313,22 @@ def test_one_benchmark_may_be_named_bare() -> None:
     listed = compare(panel, benchmarks=["AB"], n_boot=50, random_state=1)
     assert bare.sections == listed.sections == ["AB"]
     pd.testing.assert_frame_equal(bare.pairs, listed.pairs)
+
+
+def test_the_overall_leaderboard_holds_the_models_that_ran_every_benchmark() -> None:
+    """m0 ran only the easy benchmark A, all right there: its mean over what it ran topped the overall
+    leaderboard at rank 1-1 while a model it never met on B was better on A too (audit s32, on AI2D / MMMU /
+    MMT stacked). It is in A's section, not in the overall one, and a warning names it."""
+    rng = np.random.default_rng(5)
+    X = (rng.random((5, 120)) < np.r_[np.full(60, 0.8), np.full(60, 0.3)]).astype(float)
+    X[0, :60], X[0, 60:] = 1.0, np.nan  # m0: A only
+    items = pd.DataFrame({"benchmark": ["A"] * 60 + ["B"] * 60, "item": [str(i) for i in range(120)]})
+    res = compare(Panel(X, [f"m{j}" for j in range(5)], items), n_boot=100, random_state=2)
+    overall = res.section("overall")
+    assert "m0" not in overall["model"].tolist() and len(overall) == 4
+    assert "m0" in res.section("A")["model"].tolist() and "m0" not in res.section("B")["model"].tolist()
+    (said,) = [w for w in res.warnings if "without a score on every benchmark" in w]
+    assert said.startswith("section 'overall': 1 model(s) without a score on every benchmark left out (['m")
+    assert overall["score"].tolist() == pytest.approx(
+        sorted((np.nanmean(X[1:], axis=1)).tolist(), reverse=True)
+    )
