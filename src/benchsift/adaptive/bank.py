@@ -1288,17 +1288,7 @@ def fit_bank(
         },
         quote=False,
     )
-    ref = panel.image_panel()
-    if ref.n_models < MIN_BANK_MODELS:
-        raise DegenerateError(
-            f"item bank needs at least {MIN_BANK_MODELS} image models to fit item parameters, "
-            f"got {ref.n_models}"
-        )
-    if ref.n_items < MIN_BANK_ITEMS:
-        raise DegenerateError(
-            f"item bank needs at least {MIN_BANK_ITEMS} items to fit item parameters (an item's slope is "
-            f"measured by how its answers covary with another item's), got {ref.n_items}"
-        )
+    ref = _bank_panel(panel)
     check_param("kind", kind, _FIT_BANK_KIND, quote=False)
     X = ref.scores
     obs = X[~np.isnan(X)]
@@ -1343,6 +1333,23 @@ def fit_bank(
                    "beyond_curve": bank.beyond is not None}  # fmt: skip
         _measure_designs(bank, ref, options, misfit_folds, random_state, design_budgets, interval_budgets)
     return bank
+
+
+def _bank_panel(panel: Panel) -> Panel:
+    """The image-condition panel :func:`fit_bank` fits on, refused below :data:`MIN_BANK_MODELS` models or
+    :data:`MIN_BANK_ITEMS` items."""
+    ref = panel.image_panel()
+    if ref.n_models < MIN_BANK_MODELS:
+        raise DegenerateError(
+            f"item bank needs at least {MIN_BANK_MODELS} image models to fit item parameters, "
+            f"got {ref.n_models}"
+        )
+    if ref.n_items < MIN_BANK_ITEMS:
+        raise DegenerateError(
+            f"item bank needs at least {MIN_BANK_ITEMS} items to fit item parameters (an item's slope is "
+            f"measured by how its answers covary with another item's), got {ref.n_items}"
+        )
+    return ref
 
 
 def _plain_bank(

@@ -400,17 +400,16 @@ def _out_of_reach(
     rule: StopRule,
     models: Sequence[str],
     reasons: list[str | None],
-    n_answered: np.ndarray,
     est: AbilityEstimate,
-    answered: np.ndarray,
-    blocked: np.ndarray,
-    prior_mean: np.ndarray | None,
-    prior_sd: np.ndarray | float | None,
+    masks: tuple[np.ndarray, np.ndarray],
+    prior: tuple[np.ndarray | None, np.ndarray | float | None],
 ) -> str | None:
     """Stop the tests whose ``se_target`` is out of reach (:func:`reachable_sd` above it; models not stopped
-    by another rule, with an answer; ``prior_mean``, ``prior_sd``: their own priors, as in :func:`next_items`)
-    with a reason saying so, in ``reasons``; the warning that names them,
-    their sds and the smallest reachable (``None`` for none)."""
+    by another rule, with an answer; ``masks``: the answered and the blocked items; ``prior``: the models'
+    own priors ``(prior_mean, prior_sd)``, as in :func:`next_items`) with a reason saying so, in
+    ``reasons``; the warning that names them, their sds and the smallest reachable (``None`` for none)."""
+    (answered, blocked), (prior_mean, prior_sd) = masks, prior
+    n_answered = answered.sum(axis=1)
     target = rule.se_target
     if target is None:
         return None
@@ -594,12 +593,9 @@ def next_items(
         sends the items to the most discriminating benchmarks (docs/ADAPTIVE.md). No effect on a bank of one
         benchmark.
     low_edge:
-        A model at the bank's lower edge (:meth:`ItemBank.below_edge`, ``below_edge``) is treated as one at
-        its top edge: given ``edge_items``, its correction and standard error take the edge's misfit, its
-        interval the edge's width (default; docs/ADAPTIVE.md, *Models weaker than the bank*). ``False``: as
-        before it existed, as the bank's own calibration replays its folds.
+        A model at the bank's lower edge (:meth:`ItemBank.below_edge`) is treated as one at its top edge
+        (default; docs/ADAPTIVE.md, *Models weaker than the bank*); ``False``: as the calibration replays.
     """
-    # scores outside [0, 1] (a 5 gave an ability of 16.5) are refused, as the bank's fit refuses them
     X = check_array("responses", np.atleast_2d(np.asarray(X, dtype=np.float64)), ndim=2, low=0.0, high=1.0)
     check_shape("responses", X.shape, (len(models), bank.n_items))
     rule = stop if stop is not None else StopRule()
@@ -608,9 +604,7 @@ def next_items(
     blocked = answered if available is None else answered | ~np.asarray(available, dtype=bool)
     est = bank.score(X, prior_mean, prior_sd)
     theta, se = est.theta, est.se
-    z = float(norm.ppf(0.5 + rule.level / 2))
-    rank = bank.rank_of_theta(theta)
-    rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
+    rank, rank_iv = _ranks(bank, theta, se, rule.level)
     at_edge = bank.at_edge(theta)
     below = bank.below_edge(theta) if low_edge else np.zeros(theta.size, dtype=bool)
     edged = at_edge | below  # either edge: the edge's items, misfit and interval width
@@ -621,26 +615,13 @@ def next_items(
     point = criterion == "point"
     info = bank.information(guide.theta) if point else bank.posterior_information(guide.theta, guide.se)
     groups = benchmark_codes(bank) if balance else None
-    reasons = [
-        _stop_reason(rule, bool(blocked[j].all()), int(n_answered[j]), float(se[j]), rank_iv[j])
-        for j in range(len(models))
-    ]
-    unreachable = _out_of_reach(
-        bank, rule, models, reasons, n_answered, est, answered, blocked, prior_mean, prior_sd
-    )
-    if unreachable is not None:
-        estimates["warnings"] = [*estimates["warnings"], unreachable]
-    chosen: list[list[int]] = []
-    cap = rule.max_items
-    for j, m in enumerate(models):
-        room = int(batch) if cap is None else min(int(batch), int(cap) - int(n_answered[j]))
-        given = edge if edge is not None and edged[j] else start  # the static start, an edge model's own
-        first = given[~blocked[j, given]][:room]
-        if reasons[j] is not None or first.size:
-            chosen.append([] if reasons[j] is not None else first.tolist())
-            continue
-        rng = _step_seed(random_state, m, int(n_answered[j]))
-        chosen.append(pick_balanced(info[j], blocked[j], answered[j], groups, room, exposure, rng).tolist())
+    reasons = [_stop_reason(rule, bool(b.all()), int(n), float(s), iv)
+               for b, n, s, iv in zip(blocked, n_answered, se, rank_iv, strict=True)]  # fmt: skip
+    said = _out_of_reach(bank, rule, models, reasons, est, (answered, blocked), (prior_mean, prior_sd))
+    estimates["warnings"] = [*estimates["warnings"], *([said] if said is not None else [])]
+    givens = [edge if edge is not None and edged[j] else start for j in range(len(models))]
+    chosen = _choose(models, reasons, givens, (int(batch), rule.max_items, exposure, random_state),
+                     n_answered, blocked, answered, info, groups)  # fmt: skip
     keys = list(zip(bank.items["benchmark"].astype(str), bank.items["item"].astype(str), strict=True))
     return NextItems(
         models=list(models),
@@ -656,6 +637,40 @@ def next_items(
         below_edge=below,
         **estimates,
     )
+
+
+def _ranks(bank: ItemBank, theta: np.ndarray, se: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's rank among the bank's reference models by ability, and its interval (ability +- z sd)."""
+    z = float(norm.ppf(0.5 + level / 2))
+    rank_iv = np.column_stack([bank.rank_of_theta(theta + z * se), bank.rank_of_theta(theta - z * se)])
+    return bank.rank_of_theta(theta), rank_iv
+
+
+def _choose(
+    models: Sequence[str],
+    reasons: list[str | None],
+    givens: list[np.ndarray],
+    step: tuple[int, int | None, float, int],
+    n_answered: np.ndarray,
+    blocked: np.ndarray,
+    answered: np.ndarray,
+    info: np.ndarray,
+    groups: np.ndarray | None,
+) -> list[list[int]]:
+    """:func:`next_items`' choice for each model: none once stopped (``reasons``), else its own given items
+    still open (``givens``: the static start, an edge model's spread), else by information
+    (:func:`pick_balanced`); ``step`` is ``(batch, max_items, exposure, random_state)``."""
+    batch, cap, exposure, random_state = step
+    chosen: list[list[int]] = []
+    for j, m in enumerate(models):
+        room = batch if cap is None else min(batch, int(cap) - int(n_answered[j]))
+        first = givens[j][~blocked[j, givens[j]]][:room]
+        if reasons[j] is not None or first.size:
+            chosen.append([] if reasons[j] is not None else first.tolist())
+            continue
+        rng = _step_seed(random_state, m, int(n_answered[j]))
+        chosen.append(pick_balanced(info[j], blocked[j], answered[j], groups, room, exposure, rng).tolist())
+    return chosen
 
 
 def _estimates(
@@ -904,13 +919,11 @@ def next_items_for(
     flagged = [m for j, m in enumerate(models) if res.at_edge is not None and res.at_edge[j]]
     edge = _edge_warning(bank, flagged, spread, edge_spread is None)
     weak = [m for j, m in enumerate(models) if res.below_edge is not None and res.below_edge[j]]
-    for said in (edge, _low_edge_warning(bank, weak, spread), _all_alike_warning(X, models)):
+    # then next_items' own (an se_target out of reach, the interval's level not guaranteed)
+    for said in (edge, _low_edge_warning(bank, weak, spread), _all_alike_warning(X, models), *res.warnings):
         if said is not None:  # shown by a notebook too, not only stored in the result
             warnings.append(said)
             _warnings.warn(said, EstimateWarning, stacklevel=2)
-    for note in res.warnings:  # the interval's level not guaranteed
-        warnings.append(note)
-        _warnings.warn(note, EstimateWarning, stacklevel=2)
     return dataclasses.replace(
         res, n_ignored_items=ignored, warnings=warnings, prior=prior_doc, prior_mean=mu, prior_sd=sd
     )
