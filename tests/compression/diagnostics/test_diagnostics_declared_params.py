@@ -23,7 +23,7 @@ def test_spectrum_names_its_own_parameters() -> None:
 
 
 def test_aggregate_stage3_says_which_parameter() -> None:
-    with pytest.raises(InputError, match=r"^`n_boot`: expected an integer >= 1, got 0$"):
+    with pytest.raises(InputError, match=r"^`n_boot`: expected an integer >= 2, got 0$"):
         aggregate_stage3(X, ks=(2,), n_boot=0)
     with pytest.raises(InputError, match=r"^`level`: expected a number in \(0, 1\), got 1$"):
         aggregate_stage3(X, ks=(2,), level=1)

@@ -111,3 +111,31 @@ def test_leftout_on_a_simulated_leaderboard() -> None:
     res = leftout_prediction(panel, targets=panel.benchmarks[:2], sizes=(1, 8, 64), n_splits=15)
     mean = res.table()[["M=1", "M=8", "M=64"]].to_numpy()
     assert np.all(mean[:, 0] > mean[:, 1]) and np.all(mean[:, 1] > mean[:, 2])
+
+
+def test_leftout_refuses_repeated_targets_and_sizes_that_leave_no_model() -> None:
+    """``--targets MMMU,MMMU`` printed the row twice and ``--sizes 500`` on 169 models an all-'-' table,
+    exit 0 (audit s32): refused, each in one line naming the option."""
+    from benchsift.errors import InputError
+
+    X = np.random.default_rng(0).random((30, 3))
+    names = ["A", "B", "C"]
+    with pytest.raises(InputError, match=r"`targets`: duplicate benchmarks \['A'\]"):
+        leftout_prediction(X, benchmarks=names, targets=["A", "A"])
+    with pytest.raises(InputError, match=r"`sizes`: \[30, 40\] leave no model to predict: .* at most 30"):
+        leftout_prediction(X, benchmarks=names, sizes=[30, 40])
+    assert leftout_prediction(X, benchmarks=names, sizes=[10, 40], n_splits=2).sizes == [10, 40]
+
+
+def test_stage3_refuses_one_replicate_and_repeated_sizes() -> None:
+    """``--n-boot 1`` printed rho 0.986 with "95% CI [0.967, 0.967]"; ``--k 2,2`` the row twice (audit
+    s32)."""
+    from benchsift.compression.diagnostics import aggregate_stage3
+    from benchsift.errors import InputError
+
+    X = np.random.default_rng(1).random((30, 5))
+    names = [f"b{j}" for j in range(5)]
+    with pytest.raises(InputError, match="n_boot"):
+        aggregate_stage3(X, benchmarks=names, ks=[2], n_boot=1)
+    with pytest.raises(InputError, match=r"ks: duplicate subset sizes \[2\]"):
+        aggregate_stage3(X, benchmarks=names, ks=[2, 2], n_boot=50)

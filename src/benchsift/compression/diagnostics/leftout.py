@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
-from benchsift._inputs import check_known
+from benchsift._inputs import check_distinct, check_known
 from benchsift._params import Check, Interval, validate_params
 from benchsift.compression.diagnostics._aggregate import matrix_input
-from benchsift.errors import require_at_least
+from benchsift.errors import InputError, require_at_least
 from benchsift.panel import Panel
 from benchsift.results import Result
 from benchsift.stats import check_random_state
@@ -114,7 +114,15 @@ def leftout_prediction(
     tg = (
         list(names) if targets is None else check_known("targets", map(str, targets), names, what="benchmark")
     )
+    check_distinct("`targets`", tg, what="benchmark")  # "--targets MMMU,MMMU" printed it twice
     sz = sorted({int(m) for m in sizes})
+    most = int(np.max((~np.isnan(X[:, [names.index(t) for t in tg]])).sum(axis=0), initial=0))
+    if sz and sz[0] >= most:  # no size leaves a model to predict: a table of nothing (a size too large
+        # beside others is a column of NaN, shown as '-')
+        raise InputError(
+            f"`sizes`: {sz} leave no model to predict: the targets have at most {most} models with a score, "
+            f"so a training size must be below {most}"
+        )
     # one random stream per target, keyed by its name: a target's splits do not depend on which other
     # targets were asked for (issue 12)
     base = int(check_random_state(random_state).integers(2**63))
