@@ -8,6 +8,7 @@ from scipy import stats
 
 from benchsift.compression.protocols import end_to_end, same_model
 from benchsift.compression.protocols.same_model import same_model_budget
+from benchsift.errors import DegenerateError
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -66,10 +67,13 @@ def test_end_to_end_needs_ten_heldout_models(sim_panel: Panel) -> None:
     from benchsift.compression.protocols import Split
 
     small = Split("small", np.arange(21), np.arange(21, 30))  # 9 held out: every rho undefined (D.3)
-    res = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0)
-    assert np.isnan(res.rho).all() and np.isnan(res.rho_no_stage3).all()
-    assert np.isnan(res.rho_stage3_only).all()
-    # said, as the Stage 2 protocol says it (before: every rho NaN without a word)
+    # refused: before, a table of NaN with a note, exit 0 and files written (audit s32; before that, without
+    # a word)
+    with pytest.raises(DegenerateError, match=r"every split holds out fewer than min_heldout=10 models \(at"):
+        end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0)
+    big = Split("big", np.arange(15), np.arange(15, 30))  # one split of two too small: said in a note
+    res = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small, big], floor=0)
+    assert np.isnan(res.rho[0]).all() and np.isfinite(res.rho[1]).all()
     assert "1 split(s) hold out fewer than 10 models: every rho is undefined" in res.notes
     ok = end_to_end(
         sim_panel, selectors=["random"], retentions=[0.5], k=2, splits=[small], floor=0, min_heldout=9

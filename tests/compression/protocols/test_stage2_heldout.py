@@ -14,7 +14,7 @@ from benchsift.compression.protocols.group_means import CategoryBlocks
 from benchsift.compression.protocols.pools import prepare_pools
 from benchsift.compression.protocols.stage2_heldout import macro_rho, per_category_rho, split_summary
 from benchsift.compression.selectors.base import ItemSelector, check_selector_input
-from benchsift.errors import InputError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 
 
@@ -166,10 +166,13 @@ def test_scores_the_selected_items_on_the_heldout_models() -> None:
 
 def test_too_few_heldout_models_leave_rho_undefined() -> None:
     split = Split("small", np.arange(21), np.arange(21, 30))  # 9 held out
-    res = stage2_heldout(_panel(), selectors=["random"], retentions=[0.2], splits=[split], floor=0)
-    assert np.isnan(res.rho).all()
-    assert np.isnan(res.summary()["rho_mean"].iloc[0])
-    assert any("fewer than 10" in n for n in res.notes)
+    big = Split("big", np.arange(15), np.arange(15, 30))
+    res = stage2_heldout(_panel(), selectors=["random"], retentions=[0.2], splits=[split, big], floor=0)
+    assert np.isnan(res.rho[0]).all() and np.isfinite(res.rho[1]).all()
+    assert any("1 split(s) hold out fewer than 10" in n for n in res.notes)
+    # every split too small: refused (a table of NaN, exit 0, files written before; audit s32)
+    with pytest.raises(DegenerateError, match="every split holds out fewer than min_heldout=10 models"):
+        stage2_heldout(_panel(), selectors=["random"], retentions=[0.2], splits=[split], floor=0)
 
 
 def test_same_seed_same_result_and_variance_beats_random_on_noisy_items() -> None:

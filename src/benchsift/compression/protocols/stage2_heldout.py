@@ -61,7 +61,7 @@ from benchsift.compression.protocols.specs import (
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
 from benchsift.compression.selectors.budget import category_budget
-from benchsift.errors import InputError
+from benchsift.errors import DegenerateError, InputError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
 from benchsift.progress import ProgressFn, Ticker
@@ -403,6 +403,18 @@ def _heldout_splits(
     return split_list, proto_name
 
 
+def refuse_all_small(split_list: list[Split], small: list[str], min_heldout: int) -> None:
+    """A :class:`~benchsift.errors.DegenerateError` when every split holds out fewer than ``min_heldout``
+    models: every rho would be undefined (a 3-model panel wrote its files and page of NaN, exit 0; audit s32).
+    Some splits too small: a note (the caller's)."""
+    if split_list and len(small) == len(split_list):
+        most = max(sp.n_heldout for sp in split_list)
+        raise DegenerateError(
+            f"every split holds out fewer than min_heldout={min_heldout} models (at most {most}): every rho "
+            "(D.3) would be undefined; lower min_heldout or use a panel with more models"
+        )
+
+
 def _split_and_pool_notes(
     pools: CategoryPools, split_list: list[Split], min_heldout: int, full: np.ndarray
 ) -> list[str]:
@@ -410,6 +422,7 @@ def _split_and_pool_notes(
     (``full``: models x categories) is the same for every model (their rho is undefined everywhere)."""
     notes = []
     small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
+    refuse_all_small(split_list, small, min_heldout)
     if small:
         notes.append(
             f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
