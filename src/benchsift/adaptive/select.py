@@ -936,7 +936,7 @@ ALIKE_FROM = 20
 def _all_alike_warning(X: np.ndarray, models: Sequence[str]) -> str | None:
     """The warning for models that answered :data:`ALIKE_FROM` items or more, every one scored 0 (or every one
     1): what a harness or answer-format failure looks like; their estimate is the bank's floor (or ceiling),
-    not a measurement of it (audit s32: 300 wrong answers gave 0.127 [0.063, 0.191])."""
+    not a measurement of it (audit s32: 300 wrong answers gave 0.127 [0.089, 0.164], unflagged)."""
     answered = ~np.isnan(X)
     n = answered.sum(axis=1)
     lines = []
