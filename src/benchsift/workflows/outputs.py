@@ -49,20 +49,19 @@ def write_result_dir(
     frames: Mapping[str, pd.DataFrame],
     figures: Callable[[Path], object] | None = None,
 ) -> None:
-    """``out/result.json``, one ``out/<name>.csv`` per frame, the figures under ``out/figures`` and
-    ``out/index.html``, replacing the folder's earlier contents (the ``prism`` commands).
+    """``out/result.json``, one ``out/<name>.csv`` per frame (with its index), the figures under
+    ``out/figures`` and ``out/index.html``, replacing the folder's earlier contents (the ``prism``
+    commands): :func:`write_command_dir` of ``"result"``, whose page is written over ``out`` once the
+    folder's files are listed in its manifest (written inside the temporary folder, it read only the figures
+    and left the tables out)."""
 
-    The page is written over ``out`` once the folder's files are in place and listed in its manifest, as
-    ``benchsift report out`` writes it: written inside the temporary folder, it read only the files
-    already listed there (the figures) and left the tables out."""
-    check_page(out)  # a page benchsift did not write: refused before any file is written
-    with atomic_dir(out) as tmp:
-        (tmp / "result.json").write_text(json.dumps(to_jsonable(payload), indent=2))
-        for name, df in frames.items():
-            spreadsheet_frame(df).to_csv(tmp / f"{name}.csv")
-        if figures is not None:
-            figures(tmp / "figures")
-    write_report(out, title=f"benchsift results: {out.name}")
+    def draw(folder: Path) -> object:
+        return figures(folder / "figures") if figures is not None else None
+
+    write_command_dir(
+        out, "result", payload, frames, draw if figures is not None else None, index=True,
+        title=f"benchsift results: {out.name}",
+    )  # fmt: skip
 
 
 def write_command_dir(
@@ -74,11 +73,13 @@ def write_command_dir(
     *,
     index: bool = False,
     panel: Panel | None = None,
+    title: str | None = None,
 ) -> Path:
     """``--out DIR`` of a command whose result ``report`` reads back (``validate``, ``estimate``,
     ``adaptive simulate``, and any new one): ``DIR/<name>.json`` (``payload``, its notes and warnings
     included), one ``DIR/<frame>.csv`` per frame (``index``: with the frame's index), the figures
-    ``figures(DIR)`` writes and ``DIR/index.html`` (with item views when ``panel`` is given). The folder's
+    ``figures(DIR)`` writes and ``DIR/index.html`` (with item views when ``panel`` is given; ``title``: the
+    page's, by default ``benchsift <name>: <DIR's name>``). The folder's
     earlier files from benchsift are replaced; a file benchsift did not write is never touched. Returns
     the path of the page."""
     check_page(out)  # a page benchsift did not write: refused before any file is written
@@ -88,7 +89,7 @@ def write_command_dir(
             spreadsheet_frame(df).to_csv(tmp / f"{fname}.csv", index=index, lineterminator="\n")
         if figures is not None:
             figures(tmp)
-    return write_report(out, title=f"benchsift {name}: {out.name}", panel=panel)
+    return write_report(out, title=title or f"benchsift {name}: {out.name}", panel=panel)
 
 
 def write_validate_dir(
