@@ -272,12 +272,12 @@ def _section_plans(
     X = image.scores
     models = image.model_ids
     sections: list[tuple[str, np.ndarray]] = [(b, np.flatnonzero(bench == b)) for b in image.benchmarks]
-    ran = np.column_stack([(~np.isnan(X[:, cols])).any(axis=1) for _, cols in sections])
+    ran = np.column_stack([(~np.isnan(X[:, cols])).any(axis=1) for _, cols in sections])  # model x benchmark
     if len(sections) > 1:
         sections.append((OVERALL, np.arange(image.n_items)))
     plans = []
-    for name, cols in sections:
-        keep = (~np.isnan(X[:, cols])).any(axis=1)
+    for g, (name, cols) in enumerate(sections):
+        keep = np.array(ran.any(axis=1) if name == OVERALL else ran[:, g], dtype=bool)  # answered any item
         if name == OVERALL and not ran[keep].all():
             short = keep & ~ran.all(axis=1)
             warnings.append(
