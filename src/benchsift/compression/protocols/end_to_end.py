@@ -54,7 +54,7 @@ from benchsift.compression.protocols.specs import (
     disco_warnings,
 )
 from benchsift.compression.protocols.splits import Split, chronological_splits, random_splits
-from benchsift.compression.protocols.stage2_heldout import per_category_rho, refuse_all_small, split_summary
+from benchsift.compression.protocols.stage2_heldout import per_category_rho, small_split_notes, split_summary
 from benchsift.compression.stages.categories import exhaustive_search
 from benchsift.compression.stages.clean import stage0_clean
 from benchsift.compression.stages.representatives import stage1_select
@@ -345,12 +345,7 @@ def end_to_end(
         skipped.append(f"k={k} exceeds the {pools.n_categories} categories: Stage 3 keeps all of them")
     base = base_seed(random_state)
     split_list, proto = _model_splits(pools, protocol, splits, n_splits, base)
-    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
-    refuse_all_small(split_list, small, min_heldout)
-    if small:  # as stage2_heldout says it
-        notes.append(
-            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
-        )
+    notes += small_split_notes(split_list, min_heldout)  # as stage2_heldout says it, or refused
 
     rho, rho_no3, only, selected, only_sel = _run_splits(
         clean,

@@ -403,16 +403,22 @@ def _heldout_splits(
     return split_list, proto_name
 
 
-def refuse_all_small(split_list: list[Split], small: list[str], min_heldout: int) -> None:
-    """A :class:`~benchsift.errors.DegenerateError` when every split holds out fewer than ``min_heldout``
-    models: every rho would be undefined (a 3-model panel wrote its files and page of NaN, exit 0; audit s32).
-    Some splits too small: a note (the caller's)."""
+def small_split_notes(split_list: list[Split], min_heldout: int) -> list[str]:
+    """The note on splits holding out fewer than ``min_heldout`` models (their rho is undefined), for this
+    protocol and the end-to-end one; a :class:`~benchsift.errors.DegenerateError` when every split does (a
+    3-model panel wrote its files and page of NaN, exit 0, with only the note; audit s32)."""
+    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
     if split_list and len(small) == len(split_list):
         most = max(sp.n_heldout for sp in split_list)
         raise DegenerateError(
             f"every split holds out fewer than min_heldout={min_heldout} models (at most {most}): every rho "
             "(D.3) would be undefined; lower min_heldout or use a panel with more models"
         )
+    return (
+        [f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"]
+        if small
+        else []
+    )
 
 
 def _split_and_pool_notes(
@@ -420,13 +426,7 @@ def _split_and_pool_notes(
 ) -> list[str]:
     """Notes on splits holding out fewer than ``min_heldout`` models and on categories whose pool mean
     (``full``: models x categories) is the same for every model (their rho is undefined everywhere)."""
-    notes = []
-    small = [sp.name for sp in split_list if sp.n_heldout < min_heldout]
-    refuse_all_small(split_list, small, min_heldout)
-    if small:
-        notes.append(
-            f"{len(small)} split(s) hold out fewer than {min_heldout} models: every rho is undefined"
-        )
+    notes = small_split_notes(split_list, min_heldout)
     flat = [
         name
         for name, col in zip(pools.categories, full.T, strict=True)
