@@ -76,16 +76,16 @@ def run_split(
     budgets: list[float],
     seed: int,
     split: int,
-    strongest: bool,
+    kind: str,
     static: bool,
-    weakest: bool = False,
 ) -> dict[float, dict[str, dict[str, np.ndarray]]]:
+    """One split of ``kind`` (``"random"``, ``"strongest"``, ``"weakest"``: module docstring)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, split]))
     truth_all = nan_mean(image.benchmark_means().means, axis=1)
-    if weakest:  # the strongest first: the build models are the strongest 60 %
-        perm = weakest_first(-truth_all)
-    else:
-        perm = weakest_first(truth_all) if strongest else rng.permutation(image.n_models)
+    if kind == "random":
+        perm = rng.permutation(image.n_models)
+    else:  # the build models are the first 60 %: the weakest, or (strongest first) the strongest
+        perm = weakest_first(truth_all if kind == "strongest" else -truth_all)
     n_build = image.n_models - int(round(0.4 * image.n_models))
     build = image.subset(models=np.sort(perm[:n_build]))
     held = image.subset(models=np.sort(perm[n_build:]))
@@ -141,12 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     image = Panel.load(args.panel).image_panel()
     budgets = [float(v) for v in args.budgets.split(",")]
-    strongest, weakest = args.split == "strongest", args.split == "weakest"
-    splits = 1 if strongest or weakest else args.splits
+    fixed = args.split != "random"  # the strongest or weakest 40 %: one partition
+    splits = 1 if fixed else args.splits
     pooled: dict[float, dict[str, dict[str, list[np.ndarray]]]] = {}
     t0 = time.perf_counter()
     for split in range(splits):
-        res = run_split(image, budgets, args.seed, split, strongest, not args.no_static, weakest)
+        res = run_split(image, budgets, args.seed, split, args.split, not args.no_static)
         for b, cells in res.items():
             for m, c in cells.items():
                 d = pooled.setdefault(b, {}).setdefault(m, {})
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"split {split} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     print(
         f"{args.panel} ({image.n_models} models x {image.n_items} items), {args.split} split"
-        f"{'' if strongest or weakest else f's x {splits}'}, seed {args.seed}; 95 % intervals of the full "
+        f"{'' if fixed else f's x {splits}'}, seed {args.seed}; 95 % intervals of the full "
         "overall score"
     )
     print(f"{'budget':>8} {'items':>6}  {'method':<18} {'coverage':>9} {'width':>7} {'MAE':>7}")
