@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift.adaptive import fit_bank, next_items
 from benchsift.cli._common import as_options
@@ -130,7 +131,7 @@ def test_an_items_category_is_the_one_given_and_the_compression_groups_by_catego
     with pytest.warns(FutureWarning, match="effective_categories is now called category_or_benchmark"):
         assert effective_categories(panel.items).tolist() == groups.tolist()
     # and the compression's results call those groups their categories
-    res = run_pipeline(panel, CompressionConfig(retention=None, k=None, full_score=False))
+    res = calling(run_pipeline, panel, CompressionConfig(retention=None, k=None, full_score=False))
     assert set(res.categories) == {"Science", "Art", "B2"}
 
 

@@ -73,6 +73,7 @@ def test_top_level_names() -> None:
         "InputError",
         "OutputError",
         "Panel",
+        "ResultWarning",
         "__version__",
         "compare",
     }

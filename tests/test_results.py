@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from warned import calling
 
 from benchsift.adaptive import fit_bank, next_items, simulate_adaptive
 from benchsift.audit import audit
@@ -46,7 +47,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     )
     panel = simulate_panel(cfg, random_state=0).panel
     verdicts = simulate_verdicts(5, 60, random_state=0).table
-    comp = run_pipeline(panel, CompressionConfig(retention=0.1, k=2, floor=10, full_score_folds=2))
+    comp = calling(run_pipeline, panel, CompressionConfig(retention=0.1, k=2, floor=10, full_score_folds=2))
     bank = fit_bank(panel)
     image = panel.image_panel()
     models, X, _ = bank.responses(image.subset(models=[0, 1]))
@@ -71,14 +72,14 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "stage3": aggregate_stage3(panel, ks=[1, 2], n_boot=50),
         "shelf_life": shelf_life(panel, k=2),
         "leftout": leftout_prediction(panel, sizes=[2, 4], n_splits=2),
-        "score": score_report(verdicts, n_boot=50),
-        "bootstrap": score_report(verdicts, n_boot=50).bootstrap,
+        "score": calling(score_report, verdicts, n_boot=50),
+        "bootstrap": calling(score_report, verdicts, n_boot=50).bootstrap,
         "means": means_report(
             pd.DataFrame({"model": ["a", "b", "c"], "q": [0.2, 0.5, 0.7], "h": [0.3, 0.6, 0.4]})
         ),
         "audit": audit_report(verdicts, verdicts, items=30),
-        "health": audit(panel),
-        "leaderboard": compare(panel, n_boot=50),
+        "health": calling(audit, panel),
+        "leaderboard": calling(compare, panel, n_boot=50),
     }
     suite_dir = tmp_path_factory.mktemp("suite") / "suite"
     write_suite(comp, panel, suite_dir)

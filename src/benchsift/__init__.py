@@ -22,6 +22,7 @@ from benchsift.errors import (
     FormatError,
     InputError,
     OutputError,
+    ResultWarning,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ __all__ = [
     "InputError",
     "OutputError",
     "Panel",
+    "ResultWarning",
     "compare",
     "__version__",
 ]

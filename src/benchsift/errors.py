@@ -11,7 +11,8 @@
 
     BenchsiftWarning (UserWarning)   something benchsift ignored or changed on purpose, said in Python too
     ├── EstimateWarning              a new-model estimate that extrapolates beyond the reference models
-    └── FloorWarning                 Stage 2's item floor keeps more than the retention asked for
+    ├── FloorWarning                 Stage 2's item floor keeps more than the retention asked for
+    └── ResultWarning                a line of a result's ``warnings``, raised when the call returns
 
 Catch :class:`BenchsiftError` to handle everything benchsift raises on purpose. ``InputError`` is also a
 ``ValueError`` so that generic callers keep working. The CLI turns any ``BenchsiftError`` into a one-line
@@ -21,7 +22,10 @@ message and exit code 2.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 
 class BenchsiftError(Exception):
@@ -59,6 +63,32 @@ class EstimateWarning(BenchsiftWarning):
 
 class FloorWarning(BenchsiftWarning):
     """Stage 2's item floor keeps more items than the retention asked for (``floor=0`` keeps exactly r)."""
+
+
+class ResultWarning(BenchsiftWarning):
+    """A line of a result's ``warnings`` (Stage 3 kept every category, DIF skipped, a cluster bootstrap
+    inferred from the items' images, a benchmark left out of a section, ...), raised as the call returns so
+    that a notebook shows it; the result keeps the same line. The CLI prints the result's ``warnings`` (in
+    ``--json`` too), so it ignores this class."""
+
+
+def warn_each(lines: Iterable[str], call: str) -> None:
+    """Each distinct line of ``lines`` as a :class:`ResultWarning` ``"<call>: <line>"``, attributed to the
+    first frame outside benchsift (the notebook cell or script that called, whatever decorators and
+    workflows lie between)."""
+    import os
+    import sys
+    import warnings
+
+    lines = list(dict.fromkeys(map(str, lines)))
+    if not lines:
+        return
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 1, cast("FrameType | None", sys._getframe(0))
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level, frame = level + 1, frame.f_back
+    for line in lines:
+        warnings.warn(f"{call}: {line}", ResultWarning, stacklevel=level)
 
 
 #: fewest models a correlation across models is computed on: with 2 a rank correlation is always +-1

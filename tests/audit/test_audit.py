@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift.audit import FLAGS, audit
 from benchsift.cli.main import app
@@ -106,7 +107,7 @@ def test_a_benchmark_with_too_few_models_is_skipped_with_a_warning() -> None:
     X = (rng.random((12, 40)) < 0.5).astype(float)
     X[3:, 30:] = np.nan  # benchmark "small": three models only
     items = pd.DataFrame({"benchmark": ["big"] * 30 + ["small"] * 10, "item": [str(i) for i in range(40)]})
-    res = audit(Panel(X, [f"m{i}" for i in range(12)], items), dif_by="none")
+    res = calling(audit, Panel(X, [f"m{i}" for i in range(12)], items), dif_by="none")
     assert any("'small': 3 image-condition model(s)" in w for w in res.warnings)
     small_items = res.items[res.items["benchmark"] == "small"]
     assert small_items["discrimination"].isna().all() and small_items["n_models"].eq(3).all()
@@ -137,7 +138,7 @@ def test_counts_of_signals_not_computed_are_missing_not_zero() -> None:
     X[:, 0] = 1.0  # one all-correct item of "big"
     X[3:, 30:] = np.nan  # benchmark "small": three models only
     items = pd.DataFrame({"benchmark": ["big"] * 30 + ["small"] * 10, "item": [str(i) for i in range(40)]})
-    res = audit(Panel(X, [f"m{i}" for i in range(12)], items), dif_by="none")
+    res = calling(audit, Panel(X, [f"m{i}" for i in range(12)], items), dif_by="none")
     doc = res.to_dict()["benchmarks"]
     for b in ("big", "small"):
         assert doc[b]["share_blind_solvable"] is None

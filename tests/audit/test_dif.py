@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from warned import calling
 
 from benchsift.audit import audit, logistic_dif
 from benchsift.audit.dif import irt_ability, matching_ability, modified_signed_root
@@ -175,7 +176,7 @@ def test_missing_metadata_is_skipped_with_a_warning_or_refused() -> None:
     models["release_date"] = pd.NaT
     models["family"] = None
     bare = type(sim.panel)(sim.panel.scores, models, sim.panel.items)
-    res = audit(bare)
+    res = calling(audit, bare)
     assert any(w.startswith("DIF skipped") for w in res.warnings)
     assert res.items["dif_p"].isna().all() and res.parameters["dif_by"] == "none"
     with pytest.raises(DegenerateError, match="release_date"):
@@ -186,7 +187,7 @@ def test_missing_metadata_is_skipped_with_a_warning_or_refused() -> None:
 
 def test_undated_models_are_left_out_with_a_warning() -> None:
     sim = planted(0, n_benchmarks=1, items_per_benchmark=100, n_categories=1, undated_rate=0.2)
-    res = audit(sim.panel)
+    res = calling(audit, sim.panel)
     assert any("without a release_date left out" in w for w in res.warnings)
     info = res.parameters["dif_groups"]
     assert info["n_newer"] + info["n_older"] == sim.panel.image_panel().models["release_date"].notna().sum()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from warned import calling
 
 from benchsift.audit import audit, response_duplicates, text_duplicates
 from benchsift.panel import Panel
@@ -59,7 +60,7 @@ def test_text_duplicates() -> None:
 
 def test_audit_flags_both_kinds() -> None:
     panel, truth = _panel_with_copies()
-    res = audit(panel, dif_by="none")
+    res = calling(audit, panel, dif_by="none")
     flagged = res.items.set_index("item")["flags"]
     for a, c in truth:
         assert "duplicate-responses" in flagged[a] and "duplicate-responses" in flagged[c]
@@ -70,5 +71,5 @@ def test_audit_flags_both_kinds() -> None:
     bare = Panel(panel.scores, panel.model_ids, panel.items[["benchmark", "item"]])
     assert (
         "duplicate-text not computed: the items table has no 'question' text"
-        in audit(bare, dif_by="none").warnings
+        in calling(audit, bare, dif_by="none").warnings
     )

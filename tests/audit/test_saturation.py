@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from warned import calling
 
 from benchsift.audit import audit, item_saturation
 from benchsift.panel import Panel
@@ -41,7 +42,7 @@ def test_planted_all_correct_and_blind_solvable_are_found() -> None:
 def test_no_text_only_runs_is_a_warning_and_nan_share() -> None:
     sim = simulate_panel(SimulationConfig.small(n_models=12, items_per_benchmark=60), random_state=1)
     image = sim.panel.image_panel()
-    res = audit(image, dif_by="none")
+    res = calling(audit, image, dif_by="none")
     assert any("no text-only runs" in w for w in res.warnings)
     assert res.benchmarks["share_blind_solvable"].isna().all()
     assert not res.items["blind_solvable"].any()
@@ -56,6 +57,6 @@ def test_text_only_rows_are_read_from_the_condition_column() -> None:
         {"model": [f"m{i}" for i in range(8)] + ["m0", "m1"], "condition": ["image"] * 8 + ["text-only"] * 2}
     )
     panel = Panel(np.vstack([image, text]), models, pd.DataFrame({"benchmark": "b", "item": list("abcdef")}))
-    res = audit(panel, dif_by="none")
+    res = calling(audit, panel, dif_by="none")
     assert res.items["blind_solvable"].tolist() == [False, False, True, False, False, False]
     assert res.parameters["n_text_only_runs"] == 2 and res.parameters["n_models"] == 8

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "support"))
 
 from engine_world import make_world  # noqa: E402
 from fake_server import API_KEY, FakeServer  # noqa: E402

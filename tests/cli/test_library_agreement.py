@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift._jsonutil import to_jsonable
 from benchsift.cli._common import as_options
@@ -180,9 +181,9 @@ def test_compare_clusters_match_the_library(clustered_panel: Path) -> None:
     kw: dict[str, Any] = dict(n_boot=60, random_state=0, benchmarks=[panel.benchmarks[0]])
     auto = _cli(*common)
     assert auto["clusters"]["used"] is True
-    lib = compare(panel, **kw).to_dict()
+    lib = calling(compare, panel, **kw).to_dict()
     assert auto == _plain({**lib, "warnings": [as_options(w) for w in lib["warnings"]]})
     off = _cli(*common, "--clusters", "none")
     assert off["clusters"]["used"] is False
-    assert off == _plain(compare(panel, clusters=None, **kw).to_dict())
+    assert off == _plain(calling(compare, panel, clusters=None, **kw).to_dict())
     assert off["sections"] != auto["sections"]

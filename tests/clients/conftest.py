@@ -3,11 +3,6 @@ tests on both backends, an SQLite file and a real PostgreSQL server (``pg_server
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-
 from engine_fixtures import (  # noqa: E402, F401  (shared engine fixtures)
     _key,
     new_cache,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from warned import calling
 
 from benchsift.compression.estimate import estimate_new_models
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
@@ -415,7 +416,7 @@ def test_few_reference_models_warn_in_python_that_the_intervals_are_not_at_the_l
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=2, n_categories=1, items_per_benchmark=150), 2)
     image = np.flatnonzero(sim.panel.image_rows)
     build, new = sim.panel.subset(models=image[0:32:2]), sim.panel.subset(models=image[1:17:2])
-    res = run_pipeline(build, CompressionConfig(selector="estimate", retention=0.1, floor=0, k=None))
+    res = calling(run_pipeline, build, CompressionConfig(selector="estimate", retention=0.1, floor=0, k=None))
     write_suite(res, build, tmp_path / "suite")
     with warnings.catch_warnings(record=True) as said:  # what a notebook shows under the cell
         warnings.simplefilter("always", EstimateWarning)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from warned import calling
 
 from benchsift.compression import pipeline
 from benchsift.compression.embeddings import ItemEmbeddings
@@ -46,8 +47,11 @@ def _independent_suite_scores(panel: Panel, positions: np.ndarray, categories: n
 def test_acceptance_r5_k5_keeps_rho_095_against_stage0() -> None:
     sim = simulate_panel(SimulationConfig.primebench(items_per_benchmark=300, min_items_per_benchmark=60), 0)
     with pytest.warns(FloorWarning, match="item floor of 100"):
-        res = run_pipeline(
-            sim.panel, CompressionConfig(retention=0.05, k=5, random_state=0), embeddings=_embeddings(sim)
+        res = calling(
+            run_pipeline,
+            sim.panel,
+            CompressionConfig(retention=0.05, k=5, random_state=0),
+            embeddings=_embeddings(sim),
         )
     assert [s.stage for s in res.stages] == [0, 1, 2, 3]
     assert len(res.selected_categories) == 5
@@ -93,7 +97,9 @@ def test_stop_after_and_no_stage2() -> None:
 def test_one_category_panel_skips_stages_1_and_3() -> None:
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=3, n_categories=1, items_per_benchmark=200), 2)
     with pytest.warns(FloorWarning, match="item floor of 100"):
-        res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim))
+        res = calling(
+            run_pipeline, sim.panel, CompressionConfig(retention=0.2, k=5), embeddings=_embeddings(sim)
+        )
     assert [s.stage for s in res.stages] == [0, 2]
     assert any("one category" in w for w in res.warnings)  # a skipped stage is a warning (brief)
     assert res.stage1 is None and res.stage3 is None
@@ -116,9 +122,9 @@ def test_missing_categories_use_the_benchmark() -> None:
 def test_k_larger_than_categories_keeps_all_of_them_with_a_warning() -> None:
     # as the end-to-end protocol: k=3 of 2 categories is Stage 3 with k=2 (both kept), said in a warning
     sim = simulate_panel(SimulationConfig.small(n_benchmarks=4, n_categories=2, items_per_benchmark=100), 0)
-    res = run_pipeline(sim.panel, CompressionConfig(retention=None, k=3))
+    res = calling(run_pipeline, sim.panel, CompressionConfig(retention=None, k=3))
     assert res.warnings == ["k=3 exceeds the 2 categories left after Stage 0: Stage 3 keeps all of them"]
-    exact = run_pipeline(sim.panel, CompressionConfig(retention=None, k=2))
+    exact = calling(run_pipeline, sim.panel, CompressionConfig(retention=None, k=2))
     assert exact.warnings == [] and res.selected_categories == exact.selected_categories
     np.testing.assert_array_equal(res.suite_items, exact.suite_items)
 
@@ -157,7 +163,7 @@ def test_full_score_counts_only_image_runs_with_scores() -> None:
     scores = sim.panel.scores.copy()
     scores[2] = np.nan
     panel = Panel(scores, sim.panel.models, sim.panel.items)
-    res = run_pipeline(panel, CompressionConfig(retention=0.5, k=1, floor=0, random_state=0))
+    res = calling(run_pipeline, panel, CompressionConfig(retention=0.5, k=1, floor=0, random_state=0))
     assert res.full_score is None
     assert (
         "full-score estimators not fitted: they need at least 5 image models with scores to cross-validate, "
@@ -175,7 +181,7 @@ def test_stage3_dropping_categories_warns_that_the_suite_is_below_the_asked_shar
     )
     n_cat = int(pd.unique(sim.panel.category_or_benchmark).size)
     assert n_cat > 2
-    res = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
+    res = calling(run_pipeline, sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
     n, pool = res.suite_items.size, sim.panel.n_items
     assert len(res.selected_categories) == 2 and n < 0.2 * pool
     want = (
@@ -185,7 +191,8 @@ def test_stage3_dropping_categories_warns_that_the_suite_is_below_the_asked_shar
     )
     assert want in res.warnings, res.warnings
     for k in (None, len(res.categories)):
-        res_all = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=k, floor=0, full_score=False))
+        cfg = CompressionConfig(retention=0.2, k=k, floor=0, full_score=False)
+        res_all = calling(run_pipeline, sim.panel, cfg)
         assert not any(w.startswith("stage 3 kept") for w in res_all.warnings)
 
 
@@ -197,8 +204,10 @@ def test_the_estimate_selector_keeps_every_category_and_says_stage3_is_skipped()
         SimulationConfig.small(n_models=30, n_benchmarks=4, n_categories=4, items_per_benchmark=80),
         random_state=0,
     )
-    est = run_pipeline(
-        sim.panel, CompressionConfig(selector="estimate", retention=0.2, k=2, floor=0, full_score=False)
+    est = calling(
+        run_pipeline,
+        sim.panel,
+        CompressionConfig(selector="estimate", retention=0.2, k=2, floor=0, full_score=False),
     )
     n_cat = len(est.categories)
     assert est.stage3 is None and len(est.selected_categories) == n_cat
@@ -209,7 +218,7 @@ def test_the_estimate_selector_keeps_every_category_and_says_stage3_is_skipped()
         "fewer, and a smaller share of the pool than the retention asks); --selector vaw runs it"
     ) in est.warnings
     assert not any(w.startswith("stage 3 kept") for w in est.warnings)
-    vaw = run_pipeline(sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
+    vaw = calling(run_pipeline, sim.panel, CompressionConfig(retention=0.2, k=2, floor=0, full_score=False))
     assert vaw.stage3 is not None and len(vaw.selected_categories) == 2
     assert vaw.suite_items.size < est.suite_items.size
 
@@ -223,14 +232,14 @@ def test_full_score_is_not_fitted_above_the_item_cap_and_says_so(monkeypatch) ->
     )
     cfg = CompressionConfig(retention=0.5, k=1, floor=0, random_state=0)
     monkeypatch.setattr(pipeline, "MAX_FULL_SCORE_ITEMS", 119)
-    res = run_pipeline(sim.panel, cfg)
+    res = calling(run_pipeline, sim.panel, cfg)
     assert res.full_score is None
     assert any(
         w.startswith("full-score estimators not fitted: the panel has 120 items, more than the 119")
         for w in res.warnings
     ), res.warnings
     monkeypatch.setattr(pipeline, "MAX_FULL_SCORE_ITEMS", 120)
-    assert run_pipeline(sim.panel, cfg).full_score is not None
+    assert calling(run_pipeline, sim.panel, cfg).full_score is not None
 
 
 def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monkeypatch) -> None:
@@ -238,7 +247,7 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monk
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None)
     # below CHOICE_MIN_REFERENCE reference models: Stage 2's design against a stratified sample of every item
     assert sim.panel.n_models < pipeline.CHOICE_MIN_REFERENCE
-    few = run_pipeline(sim.panel, cfg)
+    few = calling(run_pipeline, sim.panel, cfg)
     (note,) = [n for n in few.notes if n.startswith("estimate suite design chosen")]
     named = r"(stratified sample|strata 50 % \+ anchors) ([0-9.]+)"
     errors = {k: float(e) for k, e in re.findall(named, note)}
@@ -254,7 +263,7 @@ def test_the_estimate_selector_builds_a_suite_with_its_own_cross_validation(monk
         strata = set(few.suite_reason) - {"estimate:anchor"}  # information (and difficulty: a floor)
         assert strata in ({"estimate:information"}, {"estimate:difficulty", "estimate:information"}), strata
     monkeypatch.setattr(pipeline, "CHOICE_MIN_REFERENCE", 5)  # the design choice itself is under test now
-    res = run_pipeline(sim.panel, cfg)
+    res = calling(run_pipeline, sim.panel, cfg)
     n = int(res.stages[-1].items_in)
     assert res.n_items_suite == int(np.floor(0.05 * n + 1e-9))
     assert res.full_score is not None and res.full_score.method in (*CHOSEN_FROM, "average")
@@ -285,7 +294,7 @@ def test_the_anchors_only_design_is_the_estimation_items_of_the_reference_models
     monkeypatch.setattr(pipeline, "ESTIMATE_DESIGNS", (0.0,))
     # (the panel has fewer than 50 models; an integer share is a share too)
     monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", (0,))
-    res = run_pipeline(sim.panel, cfg)
+    res = calling(run_pipeline, sim.panel, cfg)
     assert not any(n.startswith("estimate suite design chosen") for n in res.notes)
     assert set(res.suite_reason) == {"estimate:anchor"}
     assert res.stage0.kept_positions.size < sim.panel.n_items  # Stage 0 cleaned some: they are in the frame
@@ -305,7 +314,7 @@ def test_the_stratified_design_samples_every_item_of_each_category_and_weighs_by
     cfg = CompressionConfig(selector="estimate", retention=0.05, floor=0, k=None, random_state=4)
     monkeypatch.setattr(pipeline, "SMALL_PANEL_DESIGNS", ("stratified",))
     assert panel.n_models < pipeline.CHOICE_MIN_REFERENCE
-    res = run_pipeline(panel, cfg)
+    res = calling(run_pipeline, panel, cfg)
     assert set(res.suite_reason) == {"estimate:stratum"}
     want, _ = estimation_items(
         panel.image_panel().scores, res.n_items_suite, random_state=4, info_share=1.0, strata="difficulty"

@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from warned import calling
 
 from benchsift.compression.embeddings import ItemEmbeddings
 from benchsift.compression.frontier import capability_frontier
 from benchsift.compression.pipeline import CompressionConfig, panel_fingerprint, run_pipeline
 from benchsift.compression.suite import load_suite, write_suite
-from benchsift.errors import FloorWarning, FormatError, InputError
+from benchsift.errors import FloorWarning, FormatError, InputError, ResultWarning
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
 
@@ -30,8 +31,8 @@ def _run(seed: int, out: Path, sim_seed: int = 0) -> tuple[Panel, object]:
         source="simulated",
     )
     with pytest.warns(FloorWarning, match="item floor of 100"):
-        res = run_pipeline(
-            sim.panel, CompressionConfig(retention=0.05, k=3, random_state=seed), embeddings=emb
+        res = calling(
+            run_pipeline, sim.panel, CompressionConfig(retention=0.05, k=3, random_state=seed), embeddings=emb
         )
     write_suite(res, sim.panel, out, frontier=capability_frontier(res.stage0.panel))
     return sim.panel, res
@@ -173,7 +174,8 @@ def test_demo_section_writes_suite_figures_and_estimates(tmp_path: Path) -> None
 
     from benchsift.workflows.demo_compression import run_demo_section
 
-    summary = run_demo_section(tmp_path, 0, Console(quiet=True)).payload
+    with pytest.warns(ResultWarning, match="run_pipeline: stage 3 kept 3 of 6 categories"):
+        summary = run_demo_section(tmp_path, 0, Console(quiet=True)).payload
     folder = tmp_path / "compression"
     for name in (
         "stages.png",

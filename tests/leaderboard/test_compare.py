@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from warned import calling
 
 import benchsift
 from benchsift.errors import DegenerateError, InputError
@@ -106,7 +107,7 @@ def test_several_benchmarks_missing_items_and_clusters() -> None:
         }
     )
     panel = Panel(X, ["m0", "m1", "m2", "m3"], items)
-    res = compare(panel, n_boot=300, random_state=8)
+    res = calling(compare, panel, n_boot=300, random_state=8)
     assert res.sections == ["A", "B", "overall"]
     assert res.clusters["used"] and res.clusters["n_clusters"] == 30
     assert any("image" in w for w in res.warnings)  # the inferred grouping is named
@@ -118,7 +119,7 @@ def test_several_benchmarks_missing_items_and_clusters() -> None:
     board = res.section("A").set_index("model")
     assert board.loc["m0", "n_items"] == 40
     assert board.loc["m0", "score"] == pytest.approx(np.nanmean(X[0, :60]))
-    plain = compare(panel, n_boot=300, random_state=8, clusters=None)
+    plain = calling(compare, panel, n_boot=300, random_state=8, clusters=None)
     assert not plain.clusters["used"]
     assert plain.to_dict()["sections"]["B"] != res.to_dict()["sections"]["B"]
 
@@ -323,7 +324,7 @@ def test_the_overall_leaderboard_holds_the_models_that_ran_every_benchmark() -> 
     X = (rng.random((5, 120)) < np.r_[np.full(60, 0.8), np.full(60, 0.3)]).astype(float)
     X[0, :60], X[0, 60:] = 1.0, np.nan  # m0: A only
     items = pd.DataFrame({"benchmark": ["A"] * 60 + ["B"] * 60, "item": [str(i) for i in range(120)]})
-    res = compare(Panel(X, [f"m{j}" for j in range(5)], items), n_boot=100, random_state=2)
+    res = calling(compare, Panel(X, [f"m{j}" for j in range(5)], items), n_boot=100, random_state=2)
     overall = res.section("overall")
     assert "m0" not in overall["model"].tolist() and len(overall) == 4
     assert "m0" in res.section("A")["model"].tolist() and "m0" not in res.section("B")["model"].tolist()

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-
 from engine_fixtures import _key, server, world  # noqa: E402, F401  (shared engine fixtures)
 
 #: JSON keys the issue promises other tools (``prism analyze``; ``prism score`` adds SCORE_KEYS).

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift.cli.main import app
 from benchsift.io.verdicts import build_arrays
@@ -68,12 +69,12 @@ def test_score_report_and_cli_say_an_inferred_grouping(tmp_path: Path) -> None:
     # four items per image within each benchmark
     local = table.groupby("benchmark")["item"].transform(lambda s: pd.factorize(s)[0] // 4)
     table = table.assign(image_path=["img" + str(v) + ".png" for v in local])
-    rep = score_report(table, n_boot=200, random_state=1)
+    rep = calling(score_report, table, n_boot=200, random_state=1)
     info = rep.summary["clusters"]
     assert info["used"] and info["inferred"] and info["column"] == "image_path" and info["largest"] == 4
     (w,) = rep.summary["warnings"]
     assert "column 'image_path'" in w
-    off = score_report(table, n_boot=200, random_state=1, clusters=None)
+    off = calling(score_report, table, n_boot=200, random_state=1, clusters=None)
     assert off.summary["warnings"] == [] and off.summary["clusters"]["used"] is False
     path = tmp_path / "verdicts.csv"
     table.to_csv(path, index=False)

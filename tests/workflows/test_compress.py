@@ -15,7 +15,7 @@ from benchsift.cli._common import BenchsiftGroup
 from benchsift.cli.compress import compress_command
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
 from benchsift.compression.suite import load_suite
-from benchsift.errors import FloorWarning
+from benchsift.errors import FloorWarning, ResultWarning
 from benchsift.simulate import SimulationConfig, simulate_panel
 from benchsift.workflows import WorkflowResult, compress_to_suite
 
@@ -40,8 +40,8 @@ def test_the_suite_is_the_pipelines_selection_and_every_file_is_listed(
 
     panel = read_scores(panel_file)
     cfg = CompressionConfig(retention=0.1, k=2, random_state=3, floor=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FloorWarning)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         run = compress_to_suite(panel, tmp_path / "suite", cfg, holdout=0.25)
         assert isinstance(run, WorkflowResult)
         # the same split by hand: the suite is run_pipeline's selection on the build models
@@ -49,6 +49,11 @@ def test_the_suite_is_the_pipelines_selection_and_every_file_is_listed(
 
         build, held = split_models(panel, 0.25, 3)
         direct = run_pipeline(panel.subset(models=build), cfg)
+    # what a notebook shows: each line of the pipeline's warnings, once from each call (the workflow's
+    # result adds the held-out estimate's)
+    lines = [f"run_pipeline: {w}" for w in direct.warnings]
+    assert [str(w.message) for w in said if issubclass(w.category, ResultWarning)] == lines + lines
+    assert all(issubclass(w.category, (ResultWarning, FloorWarning)) for w in said)
     assert np.array_equal(run.value.suite_items, direct.suite_items)
     suite = load_suite(tmp_path / "suite")
     assert suite.n_items == direct.suite_items.size
@@ -72,8 +77,9 @@ def test_the_cli_prints_the_workflows_payload(panel_file: Path, tmp_path: Path) 
     argv = [str(panel_file), "--out", str(tmp_path / "a"), "--k", "2", "--seed", "1", "--json"]
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # (said in run.payload's warnings, compared with the CLI's below)
         warnings.simplefilter("ignore", FloorWarning)
+        warnings.simplefilter("ignore", ResultWarning)
         run = compress_to_suite(
             read_scores(panel_file), tmp_path / "b", CompressionConfig(k=2, random_state=1)
         )

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift.cli.main import app
+from benchsift.errors import ResultWarning
 from benchsift.io.importing import import_files
 from benchsift.leaderboard import compare
 from benchsift.panel import Panel
@@ -84,10 +86,12 @@ def small_panel() -> Panel:
 
 
 def test_compare_panel_is_compare_and_writes_the_folder(small_panel: Panel, tmp_path: Path) -> None:
-    run = compare_panel(small_panel, out=tmp_path / "cmp", data="p", n_boot=100, random_state=1)
-    lib = compare(small_panel, n_boot=100, random_state=1)
+    with pytest.warns(ResultWarning, match="compare: 6 text-only run"):  # (the workflow calls compare)
+        run = compare_panel(small_panel, out=tmp_path / "cmp", data="p", n_boot=100, random_state=1)
+    lib = calling(compare, small_panel, n_boot=100, random_state=1)
     assert json.dumps(run.payload, sort_keys=True, default=str) == json.dumps(
         lib.to_dict(), sort_keys=True, default=str
     )
     assert run.files == [tmp_path / "cmp"] and (tmp_path / "cmp" / "index.html").is_file()
-    assert compare_panel(small_panel, n_boot=100, random_state=1).files == []
+    with pytest.warns(ResultWarning, match="compare: 6 text-only run"):
+        assert compare_panel(small_panel, n_boot=100, random_state=1).files == []

@@ -56,7 +56,7 @@ from benchsift.adaptive.select import (
     static_start_items,
 )
 from benchsift.compression.full_score import fit_full_score
-from benchsift.compression.pipeline import CompressionConfig, run_pipeline
+from benchsift.compression.pipeline import CompressionConfig, pipeline_result
 from benchsift.errors import DegenerateError
 from benchsift.panel import Panel
 from benchsift.parallel import ordered_parallel, sweep_backend
@@ -356,7 +356,7 @@ def _split_task(
     cfg = CompressionConfig(
         retention=float(budget), floor=0, k=None, random_state=int(seed), full_score=False
     )
-    suite = run_pipeline(build, cfg).suite_items
+    suite = pipeline_result(build, cfg).suite_items  # (its warnings: about an internal comparator)
     n = int(suite.size)
     out: dict[str, tuple[float, float]] = {}
     fs = fit_full_score(build, suite, random_state=int(seed))

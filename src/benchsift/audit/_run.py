@@ -33,7 +33,7 @@ from benchsift.audit.noise import benchmark_noise
 from benchsift.audit.result import FLAGS, AuditResult
 from benchsift.audit.saturation import BLIND_THRESHOLD, CEILING, item_saturation
 from benchsift.audit.slopes import twopl_slopes
-from benchsift.errors import DegenerateError, InputError, require_at_least
+from benchsift.errors import DegenerateError, InputError, require_at_least, warn_each
 from benchsift.irt import TwoPL
 from benchsift.panel import Panel
 from benchsift.stats import bh_adjust
@@ -643,6 +643,7 @@ def audit(
         _benchmark_step(col, b, cols, image.scores, T_all, questions, item_ids, by, opts, warnings)
 
     items = _item_table(col, items_meta, item_ids, groups, opts)
+    warn_each(warnings, "audit")
     return AuditResult(
         items=items,
         benchmarks=_benchmark_table(col, items),

@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 
 from benchsift._fileio import ENVIRONMENT_ERRNOS, check_output_dir, check_output_file, force_overwrite
 from benchsift._inputs import check_distinct
-from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError
+from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError, ResultWarning
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
 from benchsift.report.progress import close_all
 
@@ -170,10 +170,12 @@ def one_line(message: str, running: RunningCommand | None = None) -> str:
 def _printing_warnings(func: Callable[..., Any], *args: Any) -> Any:
     """``func(*args)``, each :class:`~benchsift.errors.BenchsiftWarning` it issues printed once as one line
     ``benchsift: warning: ...`` on stderr when issued (stdout stays one JSON object with ``--json``); other
-    warnings go where they went."""
+    warnings go where they went. A :class:`~benchsift.errors.ResultWarning` is a line of the result's
+    ``warnings``, which the command prints with its tables (and in ``--json``): not printed twice."""
     seen: set[str] = set()
     with warnings.catch_warnings():
         warnings.simplefilter("always", BenchsiftWarning)
+        warnings.simplefilter("ignore", ResultWarning)
         shown = warnings.showwarning
 
         def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:

@@ -22,7 +22,7 @@ from benchsift.cli._common import (
 from benchsift.compression.embeddings import load_embeddings
 from benchsift.compression.pipeline import CompressionConfig
 from benchsift.compression.suite import load_suite, stage_table
-from benchsift.errors import EstimateWarning, FloorWarning
+from benchsift.errors import EstimateWarning, FloorWarning, ResultWarning
 from benchsift.io import read_scores
 from benchsift.report.compression_figures import stage_rich_table
 from benchsift.report.progress import progress_bar
@@ -112,6 +112,7 @@ def compress_command(
     )
     with warnings.catch_warnings():  # printed below from result.warnings (and in --json)
         warnings.simplefilter("ignore", FloorWarning)
+        warnings.simplefilter("ignore", ResultWarning)
         run = compress_to_suite(
             loaded,
             out,

@@ -68,7 +68,7 @@ from benchsift.compression.stages.representatives import (
     pair_codes,
     stage1_select,
 )
-from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_least
+from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_least, warn_each
 from benchsift.panel import Panel
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
@@ -88,6 +88,8 @@ __all__ = [
 
 #: PRIMEBench's Stage 2 item floor (section 4.3), the default of ``CompressionConfig.floor``.
 DEFAULT_FLOOR = 100
+#: how the warning that the item floor kept more than the retention begins in ``warnings``
+_FLOOR_LINE = "stage 2: the item floor of"
 #: With ``selector="estimate"``: the suite designs (share of each category's budget taken by the information
 #: strata, :func:`~benchsift.compression.selectors.estimation.estimation_items`) whose full-score estimators
 #: are fitted and cross-validated; the suite kept is the first design unless another's headline has a
@@ -500,7 +502,7 @@ def _stage2_step(
     for w in s2.warnings:
         # the default floor changes what was asked: said where a notebook shows it (a floor the caller
         # set is a choice: in ``warnings`` only)
-        if w.startswith("the item floor of") and int(cfg.floor) == DEFAULT_FLOOR:
+        if f"stage 2: {w}".startswith(_FLOOR_LINE) and int(cfg.floor) == DEFAULT_FLOOR:
             _warnings.warn(f"stage 2: {w}", FloorWarning, stacklevel=3)  # the caller of run_pipeline
     pruned_pos = pool_pos[kept_in_pool]
     reason[pruned_pos] = reasons
@@ -689,6 +691,23 @@ def run_pipeline(
         (Stages 0-3, the full-score estimators); a stage a one-category panel skips counts as done at the
         end. None: silent.
     """
+    result = pipeline_result(panel, config, embeddings=embeddings, progress=progress)
+    # the floor's line was issued as a FloorWarning (default floor) or is a choice (floor set): not again
+    warn_each((w for w in result.warnings if not w.startswith(_FLOOR_LINE)), "run_pipeline")
+    return result
+
+
+def pipeline_result(
+    panel: Panel,
+    config: CompressionConfig | None = None,
+    *,
+    embeddings: Any = None,
+    progress: ProgressFn | None = None,
+) -> CompressionResult:
+    """:func:`run_pipeline` without raising its result's ``warnings`` as Python warnings (the default
+    floor's :class:`FloorWarning` still is): for callers that build a suite as one step of their own
+    computation (``adaptive simulate``'s static comparator, once per split) and report what matters
+    themselves."""
     Panel.check(panel, "run_pipeline")
     cfg = config if config is not None else CompressionConfig()
     tick = Ticker(progress, _n_steps(cfg))

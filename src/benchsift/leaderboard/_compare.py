@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from benchsift._params import Check, ConstraintLike, Interval, Options, validate_params
-from benchsift.errors import DegenerateError, InputError, listed
+from benchsift.errors import DegenerateError, InputError, listed, warn_each
 from benchsift.leaderboard.result import ComparisonResult, tie_label
 from benchsift.panel import ClusterSpec, Panel, item_clusters
 from benchsift.progress import ProgressFn
@@ -434,6 +434,7 @@ def compare(
     )
     pairs = pd.concat([o["pairs"] for o in outs], ignore_index=True)
     pair_power = _pair_power(pairs, named, alpha, power) if named is not None else None
+    warn_each(warnings, "compare")
     return ComparisonResult(
         leaderboard=pd.concat([o["board"] for o in outs], ignore_index=True),
         pairs=pairs,

@@ -27,7 +27,7 @@ import pandas as pd
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Interval, renamed_params, validate_params
 from benchsift._schema import Col, check_frame
-from benchsift.errors import InputError
+from benchsift.errors import InputError, warn_each
 from benchsift.io.verdicts import (
     VerdictArrays,
     build_arrays,
@@ -106,6 +106,12 @@ class ScoreReport(Result):
     @property
     def axes(self) -> list[str]:
         return list(self.bootstrap.axes)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a default changed (an item clustering inferred from an image column), as in
+        ``summary["warnings"]``; each was also raised as a :class:`~benchsift.errors.ResultWarning`."""
+        return list(self.summary.get("warnings", []))
 
     @property
     def means(self) -> pd.DataFrame:
@@ -227,6 +233,7 @@ def score_report(
         nt = near_tie_report(result, list(near_tie))
         tables["near_tie"] = nt.set_index(["model_a", "model_b"])
         summary["near_tie"] = nt.to_dict(orient="records")
+    warn_each(summary["warnings"], "score_report")
     return ScoreReport(summary, tables, result, arrays.n_items, n_boot, dom_corr)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import t as student_t
 from typer.testing import CliRunner
+from warned import calling
 
 from benchsift.cli.main import app
 from benchsift.compression.pipeline import CompressionConfig, run_pipeline
@@ -135,8 +136,10 @@ def test_same_seed_same_bytes_and_seeded_inner_splits() -> None:
 def test_compress_reports_the_picks_and_inner_evidence(tmp_path) -> None:
     cfg = SimulationConfig.small(n_models=30, items_per_benchmark=80, min_items_per_benchmark=40)
     sim = simulate_panel(cfg, random_state=2)
-    res = run_pipeline(
-        sim.panel, CompressionConfig(selector="auto", retention=0.05, k=2, floor=30, full_score=False)
+    res = calling(
+        run_pipeline,
+        sim.panel,
+        CompressionConfig(selector="auto", retention=0.05, k=2, floor=30, full_score=False),
     )
     choices = res.to_dict()["selector_choices"]
     n_cat = len(res.categories)
