@@ -139,11 +139,11 @@ def test_a_stronger_model_is_warned_on_the_terminal_and_in_json(
     (row,) = doc["models"]
     assert row["at_edge"] is True and row["estimator"].endswith("+stratified")  # (pirt beyond the range)
     (said,) = [w for w in doc["warnings"] if w.startswith("1 model(s) ('top')")]
-    assert "1 of them score above every reference model" in said and "mean of the two" in said
+    assert "1 of them scores above every reference model" in said and "mean of the two" in said
     shown = runner.invoke(app, ["estimate", str(out), str(new_path), "--n-boot", "50"])
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())  # the console wraps long lines
-    assert "1 model(s) ('top')" in text and "1 of them score above every reference model" in text
+    assert "1 model(s) ('top')" in text and "1 of them scores above every reference model" in text
 
 
 def test_estimate_table_output(compressed: tuple[Path, dict[str, object]], tmp_path: Path) -> None:

@@ -271,7 +271,8 @@ def test_stronger_release_gets_the_stratified_mean_and_its_upper_end(monkeypatch
     assert (hi >= st_hi[:, -1] - 1e-12).all() and (hi >= old.high[m][:, -1]).all()
     assert np.mean((lo <= truth) & (truth <= hi)) >= 0.9
     (said,) = [w for w in est.warnings if w.startswith("60 model(s) (")]
-    assert f"; {int(blended.sum())} of them score above every reference model" in said
+    n = int(blended.sum())
+    assert f"; {n} of them {'scores' if n == 1 else 'score'} above every reference model" in said
 
 
 def test_stratified_blend_needs_the_lower_end_beyond_with_upper_ends() -> None:
@@ -363,9 +364,8 @@ def test_a_stronger_release_moves_to_the_design_mean_and_a_random_split_does_not
     assert ((lo <= s + 1e-12) & (s <= hi + 1e-12)).all()
     assert np.mean((lo <= truth) & (truth <= hi)) >= 0.9
     (said,) = [x for x in est.warnings if x.startswith("60 model(s) (")]
-    assert (
-        f"; {int(moved.sum())} of them score above every reference model on the suite's design-based" in said
-    )
+    scores = "scores" if moved.sum() == 1 else "score"
+    assert f"; {int(moved.sum())} of them {scores} above every reference model on the suite's design" in said
     # a random split of the same panel: the models at the edge are no stronger than the build models, and
     # the estimates hardly move (MAE 0.0432 -> 0.0423 with this seed)
     fs, X, R, truth, names = _fit(0, "random")
@@ -475,7 +475,8 @@ def test_edge_headline_raised_by_the_strongest_folds_underestimate(monkeypatch: 
     assert n_above > 30
     (said,) = [x for x in raised.warnings if x.startswith("60 model(s) (")]
     assert (
-        f"; {n_above} of them are estimated above every reference model: their estimates were raised" in said
+        f"; {n_above} of them {'is' if n_above == 1 else 'are'} estimated above every reference model: their "
+        "estimates were raised" in said
     )
     assert f"raised by up to {(raised.score[m] - before)[:, -1].max():.3f}, by the mean underestimate" in said
     # stored and read back; a file written before it existed raises nothing

@@ -388,6 +388,7 @@ def edge_warning(
     idx = np.flatnonzero(edge)
     if idx.size == 0:
         return None
+    scores, are = ("scores" if n_blended == 1 else "score"), ("is" if n_raised == 1 else "are")
     shown = ", ".join(repr(names[j]) for j in idx[:5]) + (f" and {idx.size - 5} more" if idx.size > 5 else "")
     return (
         f"{idx.size} model(s) ({shown}) are as able on the suite as the strongest of the {n_reference} "
@@ -399,17 +400,18 @@ def edge_warning(
         "the strongest reference models and to the upper end of the difficulty-stratified mean of their own "
         "suite answers"
         + (
-            f"; {n_blended} of them score above every reference model on the suite's design-based "
+            f"; {n_blended} of them {scores} above every reference model on the suite's design-based "
             "stratified mean (a stratified random sample: unbiased for a stronger model too): their "
             "estimates moved more than half way to it"
             if n_blended and design
-            else f"; {n_blended} of them score above every reference model on that stratified mean: their "
-            "estimates are the mean of the two (outside the build range)"
+            else f"; {n_blended} of them {scores} above every reference model on that stratified mean: their "
+            "estimates are the mean of the two (outside the build range; on a few suite items that mean is "
+            "noisy, and the estimate can then be too high)"
             if n_blended
             else ""
         )
         + (
-            f"; {n_raised} of them are estimated above every reference model: their estimates were raised "
+            f"; {n_raised} of them {are} estimated above every reference model: their estimates were raised "
             f"by up to {largest_rise:.3f}, by the mean underestimate of a cross-validation fold that holds "
             "out the strongest fifth of the reference models, weighted by how far above those models each "
             "estimate lies (a partial correction: a release far beyond them is still estimated too low)"

@@ -106,7 +106,10 @@ def test_logged_answers_follow_stage0_in_end_to_end(sim_panel: Panel) -> None:
 def test_end_to_end_warns_when_stage0_skips_its_blind_filter(sim_panel: Panel) -> None:
     image_only = sim_panel.image_panel()
     res = end_to_end(image_only, selectors=["random"], retentions=[0.5], k=2, n_splits=2, floor=0)
-    assert "stage 0: no text-only runs in the panel: the blind-solvability filter was skipped" in res.warnings
+    assert any(
+        w.startswith("stage 0: no text-only runs in the panel: the blind-solvability filter was skipped")
+        for w in res.warnings
+    )
     with_text = end_to_end(sim_panel, selectors=["random"], retentions=[0.5], k=2, n_splits=2, floor=0)
     assert (sim_panel.conditions == "text-only").any()
     assert not any(w.startswith("stage 0:") for w in with_text.warnings)

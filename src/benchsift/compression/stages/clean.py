@@ -154,7 +154,10 @@ def stage0_clean(panel: Panel, tau: float = 2.0 / 3.0) -> Stage0Result:
         beta = np.full(panel.n_items, np.nan)
         has_text = np.zeros(panel.n_items, dtype=bool)
         blind = np.zeros(panel.n_items, dtype=bool)
-        warnings.append("no text-only runs in the panel: the blind-solvability filter was skipped")
+        warnings.append(
+            "no text-only runs in the panel: the blind-solvability filter was skipped (it drops the items "
+            "runs without the images answer; a text benchmark has none to drop)"
+        )
     if text_rows.any() and not has_text.all():
         warnings.append(
             f"{int((~has_text).sum())} item(s) have no text-only score and were not blind-filtered"

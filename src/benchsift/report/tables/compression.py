@@ -26,7 +26,7 @@ def render_estimate(res: EstimateResult, name: str, n_items: int, level: float) 
     estimate's, in :func:`render_full_score`'s table, and this table shows the suite-item means only."""
     ranked = res.full is None
     table = DataTable(
-        title=f"Scores on the suite {name} ({n_items} items, {res.n_reference} reference models)"
+        title=f"Scores on the suite {name!r} ({n_items} items, {res.n_reference} reference models)"
         + (": means over the suite's items, not full-benchmark scores" if res.full is not None else "")
     )
     table.add_column("model")
