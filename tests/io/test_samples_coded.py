@@ -164,10 +164,14 @@ def test_inspect_conflict_names_both_members(tmp_path: Path) -> None:
     out = _same(read_inspect, [INSPECT / "ordinary", INSPECT / "epochs_max"], tmp_path, False)
     max_log = INSPECT / "epochs_max" / "2026-12-01T11-54-11-00-00_arith_3HdyN33SHEJBRbAg2RT3y4.eval"
     ordinary = INSPECT / "ordinary" / "2026-12-01T11-54-09-00-00_arith_anZnhfwmyi3LtgKEBhvsED.eval"
-    assert out["error"] == (
+    assert out["error"].startswith(
         f"InputError: {max_log}, member samples/q4_epoch_1.json: conflicting duplicate scores for model "
         f"'mockllm/alpha', benchmark 'arith', item 'q4': 1.0 here and 0.0 at {ordinary}, "
-        "member samples/q4_epoch_1.json"
+        "member samples/q4_epoch_1.json; model 'mockllm/alpha' ran 'arith' in 2 separate runs here "
+    )
+    assert out["error"].endswith(
+        "--keep-all-runs (keep_all_runs=True) keeps each run as its own model run; "
+        "to keep one run, import only its file(s) or folder"
     )
 
 

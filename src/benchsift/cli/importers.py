@@ -242,6 +242,7 @@ _register(
     ("model", Model),
     ("metric", _opt("--metric", "Metric of the details to use (default: acc/em).")),
     ("benchmark", Benchmark),
+    KeepAllRuns,
 )
 _register(
     "helm",

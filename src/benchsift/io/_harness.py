@@ -302,18 +302,41 @@ def choose_metric(
     return several
 
 
+#: the filter name the harnesses log for a task without filters (lm-eval's default ``take_first`` pipeline)
+NO_FILTER = "none"
+
+
 def choose_filter(
-    records: list[tuple[int, dict[str, Any]]], path: Path, filter_name: str | None
+    records: list[tuple[int, dict[str, Any]]],
+    path: Path,
+    filter_name: str | None,
+    notes: list[str] | None = None,
+    task: str | None = None,
 ) -> str | None:
     """The filter to keep: the one asked for, else the only one present (None when samples carry none).
 
-    A requested filter only matters for files with several; a file with a single filter keeps it.
+    A file with a single filter keeps it. When that filter is not the one asked for, a warning in
+    ``notes`` says so (the scores are another filter's than asked), unless the file's filter is ``none``:
+    a task without filters (a multiple-choice task beside the generation tasks the filter was named for),
+    whose scores no filter changed.
     """
     filters = list(dict.fromkeys(rec["filter"] for _, rec in records if "filter" in rec))
     if len(filters) > 1:
         chosen: str = choose(filter_name, filters, what="filter", param="filter", where=f"{path}: samples")
         return chosen
-    return filters[0] if filters else None
+    only = filters[0] if filters else None
+    if (
+        filter_name is not None
+        and only is not None
+        and only not in (filter_name, NO_FILTER)
+        and notes is not None
+    ):
+        of = f"task {task!r}" if task is not None else "this task"
+        notes.append(
+            f"warning: {path}: {of} has no filter {filter_name!r}; its only filter is {only!r}, whose scores "
+            f"are imported instead"
+        )
+    return only
 
 
 def _loglikelihood(resp: Any) -> float | None:
@@ -481,7 +504,7 @@ def samples_to_long(
     chosen ``<metric>,<filter>`` and the metric is a mean over items, the per-item mean is checked
     against it (:func:`check_reported`)."""
     records = label_filters(records, configured_filters)
-    chosen_filter = choose_filter(records, path, filter_name)
+    chosen_filter = choose_filter(records, path, filter_name, notes, task)
     if chosen_filter is not None:
         records = [(n, r) for n, r in records if r.get("filter", chosen_filter) == chosen_filter]
     name = choose_metric(records, path, metric, configured_metrics)
@@ -545,12 +568,66 @@ def samples_to_long(
 def _results_json(candidates: Sequence[Path], root: Path, notes: list[str] | None) -> dict[str, Any]:
     """The first of ``candidates`` that is a results json object, read only inside ``root``
     (:func:`~benchsift.io._walk.side_file`: one linking outside is not read, ``notes`` says so)."""
+    return _results_json_at(candidates, root, notes)[0]
+
+
+def _results_json_at(
+    candidates: Sequence[Path], root: Path, notes: list[str] | None
+) -> tuple[dict[str, Any], Path | None]:
+    """:func:`_results_json` and the file it was read from (None: none was)."""
     for c in candidates:
         if side_file(c, root, notes) is not None:
             data = read_json(c)
             if isinstance(data, dict):
-                return data
-    return {}
+                return data, c
+    return {}, None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def sample_count_notes(
+    path: Path, results: dict[str, Any], task: str, frame: pd.DataFrame, source: Path | None
+) -> list[str]:
+    """Warnings when the samples of ``task`` in the file ``path`` (its long table ``frame``) are not the
+    whole benchmark by the run's own count: its results json's ``n-samples`` (lm-eval and lmms-eval
+    ``evaluator_utils.py``: ``original`` = the task's documents, ``effective`` = those evaluated) and
+    ``config.limit`` (``--limit``).
+
+    * ``effective < original``: a partial run (``--limit N``, or documents left out): the panel's
+      benchmark is the evaluated part;
+    * the file holds fewer documents than ``effective``: it was cut short (a line-boundary cut reads as a
+      valid, smaller file); the documents it lacks are not in the panel.
+    """
+    counts = results.get("n-samples")
+    entry = counts.get(task) if isinstance(counts, dict) else None
+    if not isinstance(entry, dict) or frame.empty:
+        return []
+    original, effective = _count(entry.get("original")), _count(entry.get("effective"))
+    config = results.get("config")
+    limit = config.get("limit") if isinstance(config, dict) else None
+    named = source.name if source is not None else "the results json"
+    model = str(frame["model"].iloc[0])
+    out = []
+    if original is not None and effective is not None and effective < original:
+        if isinstance(limit, int | float) and not isinstance(limit, bool):
+            why = f"a run with --limit {float(limit):g}"
+        else:
+            why = "a partial run"
+        out.append(
+            f"warning: {path}: task {task!r} is {why}: {effective} of its {original} documents were "
+            f"evaluated ({named}, n-samples); model {model!r} has those {effective} in the panel, not the "
+            "whole benchmark"
+        )
+    held = int(frame["item"].nunique())
+    if effective is not None and held < effective:
+        out.append(
+            f"warning: {path}: holds {held} of the {effective} documents the run evaluated on task {task!r} "
+            f"({named}, n-samples); the file looks cut short: the other {effective - held} are not in the "
+            f"panel for model {model!r}"
+        )
+    return out
 
 
 @dataclass(frozen=True)
@@ -618,7 +695,7 @@ def read_harness_file(
             f"its benchmark is the file name {task!r} (`benchmark` names it)"
         )
     candidates = layout.results_candidates(path, m.group("date") if m else None)
-    results = _results_json(candidates, root_of(path) if root is None else root, notes)
+    results, source = _results_json_at(candidates, root_of(path) if root is None else root, notes)
     return results_samples(
         path,
         results,
@@ -629,6 +706,7 @@ def read_harness_file(
         benchmark=benchmark,
         condition=condition,
         notes=notes,
+        source=source,
     )
 
 
@@ -643,13 +721,15 @@ def results_samples(
     benchmark: str | None,
     condition: str | None,
     notes: list[str] | None,
+    source: Path | None = None,
 ) -> pd.DataFrame:
     """The long table of the sample file ``path`` of ``task``, read with its results json ``results``
-    (the configured metrics and filters, the model name, the reported aggregate); ``model`` and
+    (the configured metrics and filters, the model name, the reported aggregate and sample counts: see
+    :func:`sample_count_notes`; ``source``: the file it came from, for the warnings); ``model`` and
     ``benchmark`` override the recorded model and the task."""
     name = model or model_from_results(results) or path.parent.name.replace("__", "/")
     reported = results.get("results")
-    return samples_to_long(
+    frame = samples_to_long(
         read_jsonl(path),
         path,
         task=benchmark or task,
@@ -662,6 +742,9 @@ def results_samples(
         notes=notes,
         reported=reported.get(task) if isinstance(reported, dict) else None,
     )
+    if notes is not None:
+        notes.extend(sample_count_notes(path, results, task, frame, source))
+    return frame
 
 
 def read_harness_panel(

@@ -15,11 +15,23 @@ it:
   uses it): of the sample files of one task in one model's output folder, the one with the latest
   ``<date>`` in its name.
 
+* lighteval (``lighteval/logging/evaluation_tracker.py``: ``_get_details_sub_folder("last")`` reads the
+  newest ``<date_id>`` folder of a model, and the details dataset card's ``latest`` split of each task is
+  its newest run's file): of the details files of one task in one ``details/<model>/`` folder, the one of
+  the latest ``<date_id>``.
+
 The superseded files are not read; a warning names each and the file that superseded it. ``keep_all_runs``
-reads every file and makes each run its own model run, named ``<model> (run <id>)``: with lm-eval every
-file of a model that ran more than once into the folder (the run is the ``<date>``), with inspect every log
-of a task that ran more than once (the run is the log's ``eval.created``: eval-set attempts share one
-``run_id``).
+reads every file and makes each run its own model run, named ``<model> (run <id>)``: with lm-eval and
+lighteval every file of a model that ran more than once into the folder (the run is the ``<date>``), with
+inspect every log of a task that ran more than once (the run is the log's ``eval.created``: eval-set
+attempts share one ``run_id``).
+
+Runs the tool's own rule does not join (two inspect ``eval`` calls of one task and model, each with its own
+``eval.task_id``; one lm-eval model run into two output folders; one lighteval model in two output folders)
+are not chosen between: their scores meet in the panel, where identical ones collapse and differing ones
+are an error. Each file's ``clash`` key (the model and benchmark as the panel names them) finds them:
+``keep_all_runs`` labels them by run as above, and :func:`explain_conflicts` adds to the conflict error
+which runs clash and how to proceed.
 
 :func:`candidate_files` lists the files an import would read (the given files, and the files a walk of
 the given folders would find), so that the choice is made before any file is read in full.
@@ -27,13 +39,15 @@ the given folders would find), so that the choice is made before any file is rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from benchsift.errors import InputError
 from benchsift.io._walk import find_files, root_of
 
 #: the model name of a run kept by ``keep_all_runs``
@@ -43,8 +57,10 @@ RUN_LABEL = "{model} (run {run})"
 @dataclass(frozen=True)
 class RunFile:
     """One result file: its ``task`` (the key its tool groups runs by), ``order`` (larger is newer),
-    ``run`` (the id of the run that wrote it), what the warning says of it (``about``) and ``owner``: the
-    model whose files ``keep_all_runs`` labels by run when it ran more than once (default: the task)."""
+    ``run`` (the id of the run that wrote it), what the warning says of it (``about``), ``owner``: the
+    model whose files ``keep_all_runs`` labels by run when it ran more than once (default: the task), and
+    ``clash``: ``(model, benchmark)`` as the panel will name them (None: not known), which files of other
+    runs must not share (module docstring)."""
 
     path: Path
     task: Hashable
@@ -52,6 +68,7 @@ class RunFile:
     run: str
     about: str
     owner: Hashable = None
+    clash: tuple[str, str] | None = None
 
     @property
     def model_key(self) -> Hashable:
@@ -96,6 +113,60 @@ def superseded(runs: Sequence[RunFile]) -> dict[Path, RunFile]:
     return out
 
 
+def _unique(runs: Sequence[RunFile]) -> list[RunFile]:
+    """``runs`` without a file seen already (resolved: a file linked twice is one run)."""
+    seen: set[Path] = set()
+    out = []
+    for r in runs:
+        real = r.path.resolve()
+        if real not in seen:
+            seen.add(real)
+            out.append(r)
+    return out
+
+
+def clashes(runs: Sequence[RunFile]) -> dict[tuple[str, str], list[RunFile]]:
+    """``(model, benchmark)`` -> its files, for each that the files of more than one run share."""
+    groups: dict[tuple[str, str], list[RunFile]] = {}
+    for r in _unique(runs):
+        if r.clash is not None:
+            groups.setdefault(r.clash, []).append(r)
+    return {k: g for k, g in groups.items() if len({r.run for r in g}) > 1}
+
+
+def conflict_hint(runs: Sequence[RunFile]) -> str | None:
+    """What to do when runs that the tool's rule does not join give one cell two scores: the runs that
+    clash among the files read by default (the superseded left out) and the choices; None when none clash.
+    (With ``keep_all_runs`` every such run is its own model run, so they cannot clash.)"""
+    newer = superseded(runs)
+    found = clashes([r for r in runs if r.path.resolve() not in newer])
+    if not found:
+        return None
+    (model, benchmark), group = next(iter(found.items()))
+    files = ", ".join(f"{r.path} (run {r.run})" for r in group[:3]) + (", ..." if len(group) > 3 else "")
+    more = f" (and {len(found) - 1} more model/benchmark pair(s) so)" if len(found) > 1 else ""
+    return (
+        f"model {model!r} ran {benchmark!r} in {len({r.run for r in group})} separate runs here ({files})"
+        f"{more}: --keep-all-runs (keep_all_runs=True) keeps each run as its own model run; to keep one run, "
+        "import only its file(s) or folder"
+    )
+
+
+@contextmanager
+def explain_conflicts(runs: Sequence[RunFile], *, keep_all_runs: bool) -> Iterator[None]:
+    """Re-raise the panel's "conflicting duplicate scores" error with :func:`conflict_hint` added when
+    runs clash and ``keep_all_runs`` is off (module docstring)."""
+    try:
+        yield
+    except InputError as exc:
+        if keep_all_runs or "conflicting duplicate" not in str(exc):
+            raise
+        hint = conflict_hint(runs)
+        if hint is None:
+            raise
+        raise InputError(f"{exc}; {hint}") from None
+
+
 def choose_runs(
     runs: Sequence[RunFile],
     read: Callable[[Path, list[str] | None, Path], pd.DataFrame | None],
@@ -104,10 +175,12 @@ def choose_runs(
     tool: str,
 ) -> Callable[[Path, list[str] | None, Path], pd.DataFrame | None]:
     """``read`` that skips superseded files with a warning, or, with ``keep_all_runs``, labels the model
-    of every file whose task ran more than once with its run (``RUN_LABEL``)."""
+    of every file whose task ran more than once, or whose model and benchmark another run's file has too
+    (:func:`clashes`), with its run (``RUN_LABEL``)."""
     by_path = {r.path.resolve(): r for r in runs}
     newer = superseded(runs)
     rerun = {by_path[p].model_key for p in newer}
+    rerun |= {r.model_key for group in clashes(runs).values() for r in group}
     repeated = {p for p, r in by_path.items() if r.model_key in rerun}  # every file of a model run again
 
     def one(path: Path, notes: list[str] | None, root: Path) -> pd.DataFrame | None:

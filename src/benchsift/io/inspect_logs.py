@@ -16,23 +16,32 @@ scorer and reducer, the reduced ``Score`` of every sample, as ``inspect_ai/_eval
 Score values become floats as inspect's own ``value_to_float`` (``inspect_ai/scorer/_metric.py``) does:
 ``C`` (correct) 1, ``P`` (partial) 0.5, ``I`` (incorrect) 0, ``N`` (no answer) 0, ``yes``/``true`` 1,
 ``no``/``false`` 0, numbers and numeric strings as they are. A sample that errored, has no score or a NaN
-value (``Score.unscored``) is missing. A dict-valued score needs ``score_key`` (``--metric``). With several
-scorers, ``scorer`` picks one (default: the only one, else an error listing them).
+value (``Score.unscored``) is missing. A dict-valued score needs ``score_key`` (``--metric``; given for
+single values it is unused, with a warning). With several scorers, ``scorer`` picks one (default: the only
+one, else an error listing them).
 
 Epochs: the per-sample score is inspect's own reduced score from ``reductions`` when the log holds them
 (any reducer, custom ones included); with several reducers ``reducer`` picks one. A log without reductions
 (an unfinished run) is reduced here with the reducer named in ``eval.config.epochs_reducer`` (default
-``mean``), ported in :func:`reduce_epochs`.
+``mean``), ported in :func:`reduce_epochs`; a sample holding fewer epochs than the run's
+``eval.config.epochs`` (a run stopped between them) is missing (NaN), with a warning naming the log and
+how many samples lack epochs: reduced over the epochs written it would be another number than the run's.
 
 Retries and re-runs: of several logs of one ``eval.task_id`` only the newest is read (warning naming the
 others), as inspect's eval sets take it; ``keep_all_runs`` keeps each as its own model run (see
-:mod:`benchsift.io._runs`).
+:mod:`benchsift.io._runs`), as it does separate runs of one task and model (each its own ``task_id``), whose
+differing scores are otherwise an error naming the runs and these choices.
 
 Refusals and warnings: a log whose ``status`` is not ``success`` (``started``: a run still going or killed;
-``error``; ``cancelled``) is imported with a warning: its samples count, the samples it lacks are missing.
-(Importing rather than refusing keeps the work of a long run that died; the warning and the missing cells
-say it is partial.) A log in which every sample errored gives its model missing scores (NaN) on that task,
-with a warning, so one failed run does not stop a multi-log import.
+``error``; ``cancelled``) is imported with a warning naming it: its samples count, and the samples the run
+planned (``eval.dataset.sample_ids``) that it lacks are missing (NaN rows, so the coverage shows the run is
+partial, also when the log is imported alone). (Importing rather than refusing keeps the work of a long run
+that died; the warning and the missing cells say it is partial.) A run made with ``limit``
+(``eval.config.limit``) is warned of: its task is part of the dataset. A log in which every sample errored
+gives its model missing scores (NaN) on that task, with a warning, so one failed run does not stop a
+multi-log import. An ``.eval`` that starts as a zip archive but has no central directory is said to look
+truncated. The per-item mean is checked against the log's own ``accuracy`` / ``mean`` of the scorer (of the
+chosen key's entry, for a dict score).
 
 Mapping: model = ``eval.model`` (e.g. ``openai/gpt-4o``) unless ``model`` is given, benchmark = ``eval.task``
 unless ``benchmark`` is given, item = sample ``id``, category = sample ``metadata.category`` /
@@ -67,7 +76,7 @@ from benchsift.io._common import (
     check_file,
 )
 from benchsift.io._harness import check_reported, item_text_columns, read_json
-from benchsift.io._runs import RunFile, candidate_files, choose_runs
+from benchsift.io._runs import RunFile, candidate_files, choose_runs, explain_conflicts
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import MAX_MEMBER_BYTES, MAX_RATIO, read_member
 from benchsift.io.rescale import RescaleMode, ScaleMap
@@ -184,12 +193,32 @@ class Bounds(NamedTuple):
     max_ratio: float = MAX_RATIO
 
 
+ZIP_LOCAL_HEADER = b"PK\x03\x04"
+
+
+def _not_a_zip(path: Path) -> FormatError:
+    """The error for an ``.eval`` file ``zipfile`` cannot open: one that starts as a zip archive (a local
+    file header) but has no central directory at its end was cut short (a copy, download or disk that
+    stopped; inspect writes the directory last)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(ZIP_LOCAL_HEADER))
+    except OSError:
+        head = b""
+    if head == ZIP_LOCAL_HEADER:
+        return FormatError(
+            f"{path}: the .eval archive looks truncated: it starts as a zip archive but its end (the zip "
+            "central directory) is missing; was the file cut short while copied or written?"
+        )
+    return FormatError(f"{path}: not an inspect .eval archive (not a zip file)")
+
+
 def _load_eval_zip(path: Path, bounds: Bounds = Bounds()) -> RawLog:
     check_file(path)
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError):
-        raise FormatError(f"{path}: not an inspect .eval archive (not a zip file)") from None
+        raise _not_a_zip(path) from None
     with zf:
         infos = {i.filename: i for i in zf.infolist()}
         header_name = HEADER_JSON if HEADER_JSON in infos else JOURNAL_START
@@ -243,9 +272,13 @@ def read_header(path: Path, bounds: Bounds = Bounds()) -> dict[str, Any] | None:
     return header if isinstance(header, dict) and isinstance(header.get("eval"), dict) else None
 
 
-def log_runs(paths: list[Path], bounds: Bounds = Bounds()) -> list[RunFile]:
+def log_runs(
+    paths: list[Path], bounds: Bounds = Bounds(), *, model: str | None = None, benchmark: str | None = None
+) -> list[RunFile]:
     """Each log's task as inspect groups retries and eval-set attempts: ``eval.task_id`` (with the model),
-    newest by ``eval.created`` (:mod:`benchsift.io._runs`)."""
+    newest by ``eval.created``; its clash key: the model and task the panel names it by (``model`` and
+    ``benchmark`` override them), which two runs of one task that are not retries share
+    (:mod:`benchsift.io._runs`)."""
     runs = []
     for path in paths:
         header = read_header(path, bounds)
@@ -259,9 +292,9 @@ def log_runs(paths: list[Path], bounds: Bounds = Bounds()) -> list[RunFile]:
         status = header.get("status", "started" if path.suffix.lower() == ".eval" else None)
         run = created or str(spec.get("eval_id"))  # one per log: eval-set attempts share the run_id
         about = f"status {status!r}, created {created}"
-        runs.append(
-            RunFile(path, (task_id, spec.get("model")), (created, str(spec.get("eval_id"))), run, about)
-        )
+        clash = (str(model or spec.get("model")), str(benchmark or spec.get("task")))
+        order = (created, str(spec.get("eval_id")))
+        runs.append(RunFile(path, (task_id, spec.get("model")), order, run, about, clash=clash))
     return runs
 
 
@@ -313,6 +346,102 @@ def _pick_reduction(
     return chosen, None
 
 
+def _planned_ids(spec: dict[str, Any]) -> list[str] | None:
+    """The ids of the samples the run set out to evaluate (``eval.dataset.sample_ids``, inspect-ai 0.3.x:
+    the dataset's ids after ``limit`` / ``sample_id``), or None when the header does not list them."""
+    dataset = spec.get("dataset")
+    ids = dataset.get("sample_ids") if isinstance(dataset, dict) else None
+    if not isinstance(ids, list) or not all(isinstance(i, str | int) for i in ids):
+        return None
+    return [str(i) for i in ids]
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _coverage_notes(
+    path: Path, spec: dict[str, Any], status: Any, held: set[str], absent: list[str], name: str
+) -> list[str]:
+    """Warnings on what of the run the log holds: an unfinished run (status other than ``success``), the
+    planned samples it lacks (missing, NaN), a run made with ``limit``."""
+    out = []
+    dataset = spec.get("dataset")
+    in_dataset = _whole(dataset.get("samples")) if isinstance(dataset, dict) else None
+    listed = _planned_ids(spec) is not None
+    planned = len(held) + len(absent) if listed else in_dataset
+    of = f" of the task's {planned}" if planned is not None else ""
+    lacks = f", the {len(absent)} it lacks are missing (NaN)" if absent else ""
+    if status != "success":
+        kinds = {"started": "an unfinished run", "error": "a run that failed", "cancelled": "a cancelled run"}
+        if not listed:
+            lacks = ", samples it lacks are missing"
+        out.append(
+            f"warning: {path}: log status {status!r} ({kinds.get(str(status), 'not a finished run')}); "
+            f"imported the {len(held)}{of} samples it holds{lacks}, for model {name!r}"
+        )
+    elif absent:
+        out.append(
+            f"warning: {path}: the log's header lists {len(absent)} samples (eval.dataset.sample_ids) it "
+            f"holds no record of; they are missing (NaN) for model {name!r}"
+        )
+    raw_config = spec.get("config")
+    limit = raw_config.get("limit") if isinstance(raw_config, dict) else None
+    if limit is not None:
+        of_dataset = f" of the dataset's {in_dataset}" if in_dataset is not None else ""
+        out.append(
+            f"warning: {path}: a run with limit {limit}: {planned if listed else 'some'}{of_dataset} "
+            f"samples were evaluated; task {spec.get('task')!r} of model {name!r} is those samples, not the "
+            "whole dataset"
+        )
+    return out
+
+
+Group = list[tuple[int, str, dict[str, Any], Any]]  # one sample's (epoch, row label, sample, its Score)
+
+
+def _reduce_here(
+    by_id: dict[str, Group],
+    path: Path,
+    epochs: int | None,
+    reducer_name: str | None,
+    score_key: str | None,
+    name: str,
+    notes: list[str] | None,
+) -> list[Row]:
+    """Each sample's score reduced over its epochs with :func:`reduce_epochs` (a log without reductions).
+
+    The run's epochs (``eval.config.epochs``): a sample holding fewer (a run stopped between its epochs) is
+    missing, not reduced over the epochs written as if they were all, with one warning naming the log."""
+    rows: list[Row] = []
+    short: list[int] = []
+    for group in by_id.values():
+        group.sort(key=lambda g: g[0])
+        _, row, s, score = group[0]
+        written = len({g[0] for g in group})
+        if epochs is not None and written < epochs:
+            short.append(written)
+            rows.append((row, s, score, float("nan")))
+            continue
+        raw_values = [
+            g[3].get("value") if isinstance(g[3], dict) else None for g in group if not g[2].get("error")
+        ]
+        where = f"{path}, {row}"
+        if len(group) == 1 and reducer_name is None:
+            value = score_to_float(raw_values[0] if raw_values else None, where, score_key)
+        else:
+            value = reduce_epochs(raw_values, reducer_name or "mean", where, score_key)
+        rows.append((row, s, score, value))
+    if short and notes is not None:
+        span = f"{min(short)}" if min(short) == max(short) else f"{min(short)} to {max(short)}"
+        notes.append(
+            f"warning: {path}: {len(short)} of the {len(by_id)} samples hold fewer epochs than the run's "
+            f"{epochs} ({span} written before the run stopped): they are missing (NaN) for model {name!r}, "
+            "not reduced over the epochs written"
+        )
+    return rows
+
+
 def _read_one(
     path: Path,
     *,
@@ -338,17 +467,17 @@ def _read_one(
     for row, s in raw.samples:
         if not isinstance(s, dict) or "id" not in s:
             raise FormatError(f"{path}, {row}: sample without 'id'")
-    status = raw.header.get("status")
-    if status != "success" and notes is not None:
-        kinds = {"started": "an unfinished run", "error": "a run that failed", "cancelled": "a cancelled run"}
-        dataset = spec.get("dataset")
-        planned = dataset.get("samples") if isinstance(dataset, dict) else None
-        of = f" of the task's {planned}" if isinstance(planned, int) else ""
-        ids = {str(s["id"]) for _, s in raw.samples}
-        notes.append(
-            f"warning: {path.name}: log status {status!r} ({kinds.get(str(status), 'not a finished run')}); "
-            f"imported the {len(ids)}{of} samples it holds, samples it lacks are missing for model {name!r}"
-        )
+    held = {str(s["id"]) for _, s in raw.samples}
+    planned = _planned_ids(spec) or []
+    # the samples the run planned but never wrote (an unfinished or failed run): missing, not left out
+    absent: list[Row] = [
+        (f"eval.dataset.sample_ids[{k}]", {"id": sid}, None, float("nan"))
+        for k, sid in enumerate(planned)
+        if sid not in held
+    ]
+    if notes is not None:
+        absent_ids = [str(r[1]["id"]) for r in absent]
+        notes.extend(_coverage_notes(path, spec, raw.header.get("status"), held, absent_ids, str(name)))
     names = _scorer_names(raw)
     errored = [s for _, s in raw.samples if s.get("error")]
     if not names:
@@ -361,18 +490,24 @@ def _read_one(
                 f"warning: {path.name}: every sample errored (first error: {str(message)[:120]}); model "
                 f"{name!r} gets missing scores on task {task!r}"
             )
-        return _frame([(row, s, None, float("nan")) for row, s in raw.samples], path, name, task, condition)
+        errored_rows: list[Row] = [(row, s, None, float("nan")) for row, s in raw.samples]
+        return _frame([*errored_rows, *absent], path, name, task, condition)
     chosen = _pick_scorer(names, path, scorer)
     raw_config = spec.get("config")
     config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
     configured = [str(r) for r in (config.get("epochs_reducer") or [])]
     reducer_name, reduced = _pick_reduction(raw, path, chosen, reducer, configured)
     rows: list[Row] = []
-    by_id: dict[str, list[tuple[int, str, dict[str, Any], Any]]] = {}
+    by_id: dict[str, Group] = {}
     for row, s in raw.samples:
         score = (s.get("scores") or {}).get(chosen)
         epoch = s.get("epoch") if isinstance(s.get("epoch"), int) else 1
         by_id.setdefault(str(s["id"]), []).append((epoch, row, s, score))
+    if score_key is not None and notes is not None and not _any_dict_value(raw, chosen):
+        notes.append(
+            f"warning: {path}: `metric` {score_key!r} is not used: the values of scorer {chosen!r} are "
+            "single scores, not dicts with keys to choose from"
+        )
     n_epochs = max(len(v) for v in by_id.values())
     if reduced is not None:
         # inspect's own reduced score per sample (``reductions``), whatever the reducer
@@ -389,18 +524,8 @@ def _read_one(
     else:
         if n_epochs > 1 and reducer_name is None:
             reducer_name = "mean"  # inspect's default reducer
-        for group in by_id.values():
-            group.sort(key=lambda g: g[0])
-            _, row, s, score = group[0]
-            raw_values = [
-                g[3].get("value") if isinstance(g[3], dict) else None for g in group if not g[2].get("error")
-            ]
-            where = f"{path}, {row}"
-            if len(group) == 1 and reducer_name is None:
-                value = score_to_float(raw_values[0] if raw_values else None, where, score_key)
-            else:
-                value = reduce_epochs(raw_values, reducer_name or "mean", where, score_key)
-            rows.append((row, s, score, value))
+        epochs = _whole(config.get("epochs"))
+        rows = _reduce_here(by_id, path, epochs, reducer_name, score_key, str(name), notes)
     if notes is not None:
         n_rows = len(raw.samples)
         how = ""
@@ -410,24 +535,48 @@ def _read_one(
         failed = f", {len(errored)} errored (missing)" if errored else ""
         about = f"task {task!r}, model {name!r}, scorer {chosen!r}"
         notes.append(f"{path.name}: {about}, {len(by_id)} samples{how}{failed}")
-        reported = _reported_mean(raw.header, chosen, reducer_name)
+        reported = _reported_mean(raw.header, chosen, reducer_name, score_key)
         if reported is not None:
             reduced_values = np.asarray([v for *_, v in rows], dtype=np.float64)
             notes.extend(
                 check_reported(reduced_values, reported, f"{path.name}: scorer {chosen!r}", str(name))
             )
-    return _frame(rows, path, name, task, condition)
+    return _frame([*rows, *absent], path, name, task, condition)
 
 
-def _reported_mean(header: dict[str, Any], scorer: str, reducer: str | None) -> float | None:
-    """The log's own ``accuracy`` (or ``mean``) of ``scorer`` under ``reducer`` (``results.scores``)."""
+def _any_dict_value(raw: RawLog, scorer: str) -> bool:
+    """Whether some value of ``scorer`` (a sample's score or a reduced one) is a dict."""
+    for _, s in raw.samples:
+        score = (s.get("scores") or {}).get(scorer)
+        if isinstance(score, dict) and isinstance(score.get("value"), dict):
+            return True
+    for r in raw.reductions or []:
+        if isinstance(r, dict) and r.get("scorer") == scorer and isinstance(r.get("samples"), list):
+            if any(isinstance(x, dict) and isinstance(x.get("value"), dict) for x in r["samples"]):
+                return True
+    return False
+
+
+def _reported_mean(
+    header: dict[str, Any], scorer: str, reducer: str | None, score_key: str | None = None
+) -> float | None:
+    """The log's own ``accuracy`` (or ``mean``) of ``scorer`` under ``reducer`` (``results.scores``).
+
+    A dict-valued score has one ``results.scores`` entry per key, named by the key (``name``) with the
+    scorer in ``scorer``: with ``score_key`` only the entry of that key is the aggregate (none: not checked).
+    """
     results = header.get("results")
     scores = results.get("scores") if isinstance(results, dict) else None
-    for entry in scores if isinstance(scores, list) else []:
-        if not isinstance(entry, dict) or entry.get("scorer", entry.get("name")) != scorer:
-            continue
-        if (entry.get("reducer") or "mean") != (reducer or "mean"):
-            continue
+    entries = [
+        e
+        for e in (scores if isinstance(scores, list) else [])
+        if isinstance(e, dict)
+        and e.get("scorer", e.get("name")) == scorer
+        and (e.get("reducer") or "mean") == (reducer or "mean")
+    ]
+    if score_key is not None and len({e.get("name") for e in entries}) > 1:
+        entries = [e for e in entries if e.get("name") == score_key]
+    for entry in entries:
         metrics = entry.get("metrics") or {}
         for key in ("accuracy", "mean"):
             metric = metrics.get(key) if isinstance(metrics, dict) else None
@@ -493,7 +642,9 @@ def read_inspect(
 
     Retries: of the logs of one ``eval.task_id`` (a failed log and its ``eval-retry``, eval-set attempts)
     only the newest is read, as inspect takes it; a warning names the others. ``keep_all_runs`` reads them
-    all, each as its own model run ``<model> (run <eval.created>)`` (:mod:`benchsift.io._runs`).
+    all, each as its own model run ``<model> (run <eval.created>)`` (:mod:`benchsift.io._runs`); so are
+    separate runs of one task and model (each with its own ``task_id``), whose differing scores are
+    otherwise an error that names them and these choices.
 
     ``max_member_bytes`` (default 256 MiB) and ``max_ratio`` (default 200) bound what one member of an
     ``.eval`` archive may decompress to (:mod:`benchsift.io._zipmembers`); a member over them is refused
@@ -506,19 +657,21 @@ def read_inspect(
     given = as_paths(paths)
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, scorer=scorer, score_key=metric)
     options.update(reducer=reducer, condition=condition, bounds=bounds)
+    runs = log_runs(candidate_files(given, LOG_PATTERNS), bounds, model=model, benchmark=benchmark)
     read = choose_runs(
-        log_runs(candidate_files(given, LOG_PATTERNS), bounds),
+        runs,
         lambda p, n, _root: _read_one(p, notes=n, **options),
         keep_all_runs=keep_all_runs,
         tool="inspect (eval-retry, eval-set)",
     )
-    return read_sample_panel(
-        given,
-        LOG_PATTERNS,
-        read,
-        what="inspect log",
-        rescale=rescale,
-        scales=scales,
-        notes=notes,
-        answers=answers,
-    )
+    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
+        return read_sample_panel(
+            given,
+            LOG_PATTERNS,
+            read,
+            what="inspect log",
+            rescale=rescale,
+            scales=scales,
+            notes=notes,
+            answers=answers,
+        )

@@ -15,6 +15,16 @@ results (``arith_mc|0``: task and few-shot count). Item: ``doc.id``. Score: the 
 refused with the choices). A null metric value is missing. The logged answer is the first
 ``model_response.text`` (post-processed when lighteval kept that), for generative tasks.
 
+Re-runs: a model evaluated again into the same ``--output-dir`` leaves a second ``<date_id>`` folder beside
+the first; of the details files of one task in one ``details/<model>/`` folder only the newest
+``<date_id>``'s is read (lighteval reads a model's newest folder, ``_get_details_sub_folder("last")``, and
+its details dataset card's ``latest`` split of a task is its newest run), with a warning naming the
+others; ``keep_all_runs`` keeps every run as its own model run ``<model> (run <date_id>)``
+(:mod:`benchsift.io._runs`), also for one model run into two output folders (whose differing scores are
+otherwise an error naming them).
+
+Rows are named 1-based (``row 1`` is the first document), as the other importers count lines.
+
 Item metadata where lighteval logged it (issue 34; the report's item view shows it): ``question`` =
 ``doc.query``, ``choices`` = ``doc.choices`` (a JSON list), ``answer`` = the gold choice(s)
 ``doc.choices[doc.gold_index]`` (several joined by ", "; the index itself when it points outside the
@@ -43,6 +53,7 @@ from benchsift.io._common import (
     check_parquet,
 )
 from benchsift.io._harness import choices_text, text_columns
+from benchsift.io._runs import RunFile, candidate_files, choose_runs, explain_conflicts
 from benchsift.io._walk import NotThisFormat
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
@@ -60,6 +71,29 @@ def model_from_path(path: Path) -> str | None:
     at = len(parts) - 1 - parts[::-1].index("details")
     name = "/".join(parts[at + 1 : -1])
     return name or None
+
+
+def detail_runs(
+    paths: list[Path], *, model: str | None = None, benchmark: str | None = None
+) -> list[RunFile]:
+    """Each ``details/<model>/<date_id>/details_<task>_<date_id>.parquet`` file's task as lighteval's
+    newest run takes it: its ``details/<model>`` folder and task, newest by ``<date_id>``; its clash key:
+    the model and task the panel names it by (``model`` and ``benchmark`` override them; the task is
+    ``doc.task_name``, which lighteval also writes into the file name) (:mod:`benchsift.io._runs`)."""
+    runs = []
+    for path in paths:
+        date = path.parent.name
+        prefix, suffix = "details_", f"_{date}.parquet"
+        name = model_from_path(path)
+        if name is None or not (path.name.startswith(prefix) and path.name.endswith(suffix)):
+            continue
+        task = path.name[len(prefix) : -len(suffix)]
+        if not task:
+            continue
+        folder = path.parent.parent.resolve()
+        clash = (model or name, benchmark or task)
+        runs.append(RunFile(path, (folder, task), (date,), date, f"run {date}", owner=folder, clash=clash))
+    return runs
 
 
 def _choose_metric(keys: list[str], path: Path, metric: str | None) -> str:
@@ -119,11 +153,11 @@ def _read_one(
         raise InputError(f"{path}: cannot tell the model (not under details/<model>/<date>/); give `model`")
     first_metric = rows[0]["metric"]
     if not isinstance(first_metric, dict):
-        raise FormatError(f"{path}, row 0: 'metric' is not a struct of metric values")
+        raise FormatError(f"{path}, row 1: 'metric' is not a struct of metric values")
     chosen = _choose_metric(list(first_metric), path, metric)
     out: dict[str, list[Any]] = {k: [] for k in ("benchmark", "item", "score", ROW_COL, ANSWER_COL)}
     logged: list[tuple[str | None, str | None, str | None]] = []
-    for k, row in enumerate(rows):
+    for k, row in enumerate(rows, start=1):
         doc, values, response = row["doc"], row["metric"], row["model_response"]
         if not isinstance(doc, dict) or not isinstance(values, dict):
             raise FormatError(f"{path}, row {k}: 'doc' / 'metric' is not a struct")
@@ -170,21 +204,30 @@ def read_lighteval(
     scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
+    keep_all_runs: bool = False,
 ) -> Panel:
-    """Read lighteval ``details_<task>_<date>.parquet`` files (or folders of them) into a panel."""
+    """Read lighteval ``details_<task>_<date>.parquet`` files (or folders of them) into a panel.
+
+    Re-runs: of the details files of one task in one ``details/<model>/`` folder only the newest
+    ``<date_id>``'s is read; a warning names the others. ``keep_all_runs`` reads them all, each run of such
+    a model as its own model run ``<model> (run <date_id>)`` (module docstring)."""
 
     def one(path: Path, file_notes: list[str] | None, _root: Path) -> pd.DataFrame:
         return _read_one(
             path, model=model, benchmark=benchmark, metric=metric, condition=condition, notes=file_notes
         )
 
-    return read_sample_panel(
-        as_paths(paths),
-        PATTERNS,
-        one,
-        what="lighteval details",
-        rescale=rescale,
-        scales=scales,
-        notes=notes,
-        answers=answers,
-    )
+    given = as_paths(paths)
+    runs = detail_runs(candidate_files(given, PATTERNS), model=model, benchmark=benchmark)
+    read = choose_runs(runs, one, keep_all_runs=keep_all_runs, tool="lighteval (its newest <date_id>)")
+    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
+        return read_sample_panel(
+            given,
+            PATTERNS,
+            read,
+            what="lighteval details",
+            rescale=rescale,
+            scales=scales,
+            notes=notes,
+            answers=answers,
+        )

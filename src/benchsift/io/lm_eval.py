@@ -56,7 +56,7 @@ from benchsift.io._harness import (
     refuse_results_file,
     results_samples,
 )
-from benchsift.io._runs import RunFile, choose_runs, rooted_candidates
+from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._walk import NotThisFormat, root_of, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
@@ -87,10 +87,13 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
     return max(ends, key=len) if ends else None
 
 
-def sample_runs(paths: list[tuple[Path, Path]]) -> list[RunFile]:
+def sample_runs(
+    paths: list[tuple[Path, Path]], *, model: str | None = None, benchmark: str | None = None
+) -> list[RunFile]:
     """Each ``samples_<task>_<date>`` file's task as lm-eval picks the latest run (``get_latest_filename``):
     its folder, model (results json, read only inside the file's root: ``paths`` are ``(file, root)``)
-    and task; newest by ``<date>`` (:mod:`benchsift.io._runs`)."""
+    and task; newest by ``<date>``; its clash key: the model and task as the panel names them (``model``
+    and ``benchmark`` override them), which runs in other folders share (:mod:`benchsift.io._runs`)."""
     runs = []
     for path, root in paths:
         m = LAYOUT.name_re.match(path.name)
@@ -101,9 +104,12 @@ def sample_runs(paths: list[tuple[Path, Path]]) -> list[RunFile]:
             results = _results_json(LAYOUT.results_candidates(path, date), root, None)
         except (FormatError, OSError):
             results = {}
-        name = model_from_results(results) or path.parent.name
+        recorded = model_from_results(results)
+        name = recorded or path.parent.name
         key = (path.parent.resolve(), name, m.group("task"))
-        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2]))
+        # the model as results_samples names it
+        clash = (model or recorded or path.parent.name.replace("__", "/"), benchmark or m.group("task"))
+        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2], clash=clash))
     return runs
 
 
@@ -147,29 +153,33 @@ def read_lm_eval(
     or the most likely option of a log-likelihood task), see :mod:`benchsift.io.answers`.
     Re-runs: of the sample files of one task and model in one folder only the latest ``<date>`` is read,
     as lm-eval takes it; a warning names the others. ``keep_all_runs`` reads them all, each run of such a
-    model as its own model run ``<model> (run <date>)`` (:mod:`benchsift.io._runs`).
+    model as its own model run ``<model> (run <date>)`` (:mod:`benchsift.io._runs`); so are runs of one
+    model and task in different output folders, whose differing scores are otherwise an error that names
+    them and these choices.
     """
     patterns = ("*.jsonl", "samples_*.parquet")
     given = as_paths(paths)
     options = dict(model=model, metric=metric, filter_name=filter, benchmark=benchmark, condition=condition)
+    runs = sample_runs(rooted_candidates(given, patterns), model=model, benchmark=benchmark)
     choose = choose_runs(
-        sample_runs(rooted_candidates(given, patterns)),
+        runs,
         lambda p, n, r: _read_file(p, LAYOUT, notes=n, root=r, **options),
         keep_all_runs=keep_all_runs,
         tool="lm-eval (get_latest_filename)",
     )
-    return read_harness_panel(
-        given,
-        LAYOUT,
-        model=model,
-        metric=metric,
-        filter_name=filter,
-        benchmark=benchmark,
-        condition=condition,
-        rescale=rescale,
-        scales=scales,
-        notes=notes,
-        answers=answers,
-        read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
-        patterns=patterns,
-    )
+    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
+        return read_harness_panel(
+            given,
+            LAYOUT,
+            model=model,
+            metric=metric,
+            filter_name=filter,
+            benchmark=benchmark,
+            condition=condition,
+            rescale=rescale,
+            scales=scales,
+            notes=notes,
+            answers=answers,
+            read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
+            patterns=patterns,
+        )
