@@ -18,6 +18,8 @@ Protocol, per panel (a panel with several benchmarks is taken one benchmark at a
 * **Splits.** ``random``: the image models split 60 / 40 at random (``default_rng(seed)``). ``strongest``:
   build on the weakest 60 % by mean score over the items, estimate the strongest 40 % (the split is fixed;
   the seed drives every method's own random choices), the usual situation where new models are better.
+  ``weakest``: build on the strongest 60 %, estimate the weakest 40 % (a small or early model measured
+  against a panel of better ones); not in ``both``.
 * **Truth.** Each held-out model's full score: the mean over every item it has a score on.
 * **benchsift**: what ``benchsift compress --retention R --floor 0 --seed S`` then ``benchsift estimate``
   do (:func:`benchsift_estimate`, the one place that calls benchsift): the suite and its full-score
@@ -74,7 +76,7 @@ from benchsift.workflows.compress import compress_to_suite
 METHODS = ("benchsift", "random", "gpirt", "cat")
 #: Draws of a random subset per seed and cell for its expected MAE (:func:`random_expected_mae`).
 RANDOM_DRAWS = 500
-SPLITS = ("random", "strongest")
+SPLITS = ("random", "strongest", "weakest")
 
 
 def suite_and_estimate(
@@ -96,7 +98,7 @@ def benchsift_estimate(
     """``compress --retention R --floor 0 --seed S --selector SEL`` on ``build``, then ``estimate`` of
     ``held``: the library calls the two commands make. Returns ``(suite size, estimate, low, high, chosen
     estimator, warned)`` of each held-out model's full score (the headline, overall column); ``warned``: the
-    model is flagged as extrapolating or at the edge of the build models' abilities (named in a warning);
+    model is flagged as extrapolating or at either edge of the build models' abilities (named in a warning);
     the chosen estimator is ``METHOD/EDGE@edge`` when the edge models got another one (chosen on the folds
     that hold out the strongest build models)."""
     out = workdir / f"suite-{retention:g}-{seed}"
@@ -108,7 +110,8 @@ def benchsift_estimate(
     none = np.zeros(s.shape[0], dtype=bool)
     ext = full.extrapolating if full.extrapolating is not None else none
     edge = getattr(full, "at_edge", None)  # (absent before the edge zone existed)
-    warned = ext | (edge if edge is not None else none)
+    below = getattr(full, "below_edge", None)  # (absent before the lower edge existed)
+    warned = ext | (edge if edge is not None else none) | (below if below is not None else none)
     if rows is not None:
         s, lo, hi, warned = s[rows], lo[rows], hi[rows], warned[rows]
     chosen = str(full.method)
@@ -130,12 +133,15 @@ def full_score(panel: Panel) -> np.ndarray:
 
 
 def split_models(panel: Panel, kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Build and held-out model positions: 60 / 40 at random, or the weakest 60 % / strongest 40 %."""
+    """Build and held-out model positions: 60 / 40 at random, the weakest 60 % / strongest 40 %, or the
+    strongest 60 % / weakest 40 %."""
     n_build = int(round(0.6 * panel.n_models))
     if kind == "random":
         perm = np.random.default_rng(seed).permutation(panel.n_models)
-    else:
+    elif kind == "strongest":
         perm = np.argsort(full_score(panel), kind="stable")
+    else:
+        perm = np.argsort(-full_score(panel), kind="stable")
     return np.sort(perm[:n_build]), np.sort(perm[n_build:])
 
 
@@ -436,10 +442,10 @@ def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
     retentions = [float(v) for v in args.retentions.split(",")]
     splits = [s for s in args.splits.split(",") if s]
     if splits == ["both"]:
-        splits = list(SPLITS)
+        splits = ["random", "strongest"]
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:  # an unknown name used to run the strongest split under that name
-        raise SystemExit(f"--splits: expected random, strongest or both, got {', '.join(unknown)}")
+        raise SystemExit(f"--splits: expected random, strongest, weakest or both, got {', '.join(unknown)}")
     doc: dict[str, Any] = {"seeds": args.seeds, "retentions": retentions, "selector": args.selector}
     doc["panels"] = []
     if args.joint:
@@ -525,8 +531,8 @@ def merge(paths: list[str]) -> dict[str, Any]:
 
 def acceptance(doc: dict[str, Any]) -> dict[str, Any]:
     """Issue 31's check on the random splits: per cell benchsift MAE <= min(gp-IRT, random); mean ratio
-    <= 0.9; pooled coverage in [0.93, 0.97]. On the strongest-40 % split: benchsift's coverage (>= 0.90) in
-    every cell. ``passed`` needs every part of the splits that were run."""
+    <= 0.9; pooled coverage in [0.93, 0.97]. On the strongest- and weakest-40 % splits: benchsift's coverage
+    (>= 0.90) in every cell. ``passed`` needs every part of the splits that were run."""
     ratios, wins, covers, strong = [], 0, [], []
     for p in doc["panels"]:
         for c in p["cells"]:
@@ -627,8 +633,8 @@ def render(doc: dict[str, Any]) -> str:
     lines.append(
         f"\nacceptance (random splits): benchsift MAE <= min(gp-IRT, random) in {a['cells_won']} of "
         f"{a['cells']} cells; mean ratio {a['mean_ratio']:.3f} (want <= 0.9);\npooled 95 % coverage "
-        f"{a['pooled_coverage_random']:.3f} (want 0.93-0.97); strongest-40 % split: lowest coverage "
-        f"{a['strongest_coverage_min']:.3f} (want >= 0.90) -> {'PASS' if a['passed'] else 'FAIL'}"
+        f"{a['pooled_coverage_random']:.3f} (want 0.93-0.97); strongest / weakest-40 % splits: lowest "
+        f"coverage {a['strongest_coverage_min']:.3f} (want >= 0.90) -> {'PASS' if a['passed'] else 'FAIL'}"
     )
     return "\n".join(lines)
 
@@ -643,7 +649,9 @@ def main(argv: list[str] | None = None) -> int:
         "--merge", nargs="+", default=None, help="pool the --json-out files of runs over disjoint seeds"
     )
     ap.add_argument("--retentions", default="0.02,0.05,0.1")
-    ap.add_argument("--splits", default="random,strongest", help="random, strongest, or both")
+    ap.add_argument(
+        "--splits", default="random,strongest", help="random, strongest, weakest, or both (random,strongest)"
+    )
     ap.add_argument("--selector", default="vaw", help="compress's Stage 2 selector (vaw, estimate, ...)")
     ap.add_argument(
         "--joint",

@@ -212,8 +212,9 @@ def test_compress_holdout_writes_the_check(files: dict[str, Path], tmp_path: Pat
     # and the other models' MAE and coverage recomputed from the table
     # (an edge model above every build model on its stratified suite mean: "METHOD+stratified")
     base = {str(e).removesuffix("+stratified") for e in per["estimator"]}
-    assert per["at_edge"].dtype == bool and base <= set(METHODS)
-    assert all(e in METHODS or per["at_edge"][j] for j, e in enumerate(per["estimator"]))
+    assert per["at_edge"].dtype == bool and per["below_edge"].dtype == bool and base <= set(METHODS)
+    edges = per["at_edge"] | per["below_edge"]  # (the lower edge's blend: "METHOD+stratified" too)
+    assert all(e in METHODS or edges[j] for j, e in enumerate(per["estimator"]))
     for part, rows in (("edge", per["at_edge"]), ("not_edge", ~per["at_edge"])):
         assert h[part]["n"] == int(rows.sum())
         if rows.any():

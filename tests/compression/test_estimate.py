@@ -30,11 +30,17 @@ def suite_and_panel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Suite, Pa
     return load_suite(out), sim.panel
 
 
+#: reference models' answers given as new ones include weak models: at the lower edge, warned of (incidental
+#: here; tests/compression/test_full_score_low_edge.py)
+WEAK_COPIES = pytest.mark.filterwarnings("ignore:.*are as weak on the suite:benchsift.errors.EstimateWarning")
+
+
 def _new_panel(suite: Suite, scores: np.ndarray, names: list[str]) -> Panel:
     items = suite.items[["benchmark", "item", "category"]]
     return Panel(scores, names, items)
 
 
+@WEAK_COPIES
 def test_reference_models_as_new_models(suite_and_panel: tuple[Suite, Panel]) -> None:
     suite, _ = suite_and_panel
     models = pd.read_csv(suite.path / "models.csv")
@@ -50,19 +56,20 @@ def test_reference_models_as_new_models(suite_and_panel: tuple[Suite, Panel]) ->
     np.testing.assert_allclose(res.coverage, (~np.isnan(suite.reference_scores[picks])).mean(axis=1))
 
 
+@WEAK_COPIES
 def test_a_reference_model_given_as_new_is_warned_of(suite_and_panel: tuple[Suite, Panel]) -> None:
     # Under its own name a reference model's estimate is in-sample: the suite was selected on it.
     suite, _ = suite_and_panel
     picks = [0, 5]
     named = [suite.reference_models[j] for j in picks]
     res = estimate_new_models(suite, _new_panel(suite, suite.reference_scores[picks], named), n_boot=50)
-    (said,) = [w for w in res.warnings if "reference models" in w]
+    (said,) = [w for w in res.warnings if "are among the suite's" in w]
     assert said.startswith(f"2 of these models are among the suite's {len(suite.reference_models)} reference")
     assert str(named) in said and "in-sample" in said
     copies = estimate_new_models(
         suite, _new_panel(suite, suite.reference_scores[picks], ["a", "b"]), n_boot=50
     )
-    assert not any("reference models" in w for w in copies.warnings)
+    assert not any("are among the suite's" in w for w in copies.warnings)
     np.testing.assert_array_equal(res.overall, copies.overall)  # a warning, the numbers are the same
 
 
@@ -97,7 +104,13 @@ def test_a_model_like_the_strongest_reference_model_is_at_the_edge(
 def test_perfect_and_hopeless_models(suite_and_panel: tuple[Suite, Panel]) -> None:
     suite, _ = suite_and_panel
     X = np.vstack([np.ones(suite.n_items), np.zeros(suite.n_items)])
-    with pytest.warns(EstimateWarning, match="2 of 2 new model"):
+    with (
+        pytest.warns(EstimateWarning, match="2 of 2 new model"),
+        pytest.warns(
+            EstimateWarning,
+            match=r"1 of 2 new model\(s\) are as weak on the suite",  # the all-wrong one
+        ),
+    ):
         res = estimate_new_models(suite, _new_panel(suite, X, ["top", "bottom"]), n_boot=100)
     # all right / all wrong lies beyond every reference model's ability: flagged, said, interval widened
     assert res.full is not None
@@ -266,6 +279,7 @@ def _run_csv(path: Path, suite: Suite, panel: Panel, model: int, ids: list[str])
     return float(np.mean([np.nanmean(scores[cats == c]) for c in dict.fromkeys(cats)]))
 
 
+@WEAK_COPIES
 def test_ids_written_as_other_numbers_are_refused_not_half_matched(
     numbered_suite: tuple[Suite, Panel], tmp_path: Path
 ) -> None:
@@ -309,6 +323,7 @@ def test_a_full_run_with_ids_as_the_suite_writes_them_is_not_refused(
     np.testing.assert_allclose(res.coverage, (~np.isnan(panel.scores[:2][:, in_suite])).mean(axis=1))
 
 
+@WEAK_COPIES
 def test_a_benchmark_named_otherwise_is_named_with_the_suites(
     numbered_suite: tuple[Suite, Panel], tmp_path: Path
 ) -> None:
@@ -378,6 +393,7 @@ def test_an_incomplete_run_gets_a_wider_interval_by_the_spread_its_missing_items
     assert res.score[m][1, g] - res.low[m][1, g] > res.score[m][0, g] - res.low[m][0, g]
 
 
+@WEAK_COPIES
 def test_the_headline_is_the_full_benchmark_estimate(suite_and_panel: tuple[Suite, Panel]) -> None:
     # issue 31: to_frame / _repr_html_ showed the suite-item mean under the benchmark's name
     suite, _ = suite_and_panel
@@ -430,6 +446,7 @@ def test_few_reference_models_warn_in_python_that_the_intervals_are_not_at_the_l
     assert np.isfinite(full.low[full.method]).all() and np.isfinite(full.high[full.method]).all()
 
 
+@WEAK_COPIES
 def test_a_benchmark_compress_left_out_is_said_to_be_one(suite_and_panel, tmp_path: Path) -> None:
     # a run of the whole panel: the benchmarks Stage 1 / 3 dropped were named with did-you-mean hints to
     # other benchmarks ('bench00' (did you mean 'bench09'?)), as if misspelt

@@ -97,6 +97,8 @@ def test_binned_widths_cover_the_weakest_held_out_models(uneven_fit, monkeypatch
     model, held, suite = uneven_fit
     truth = held.scores.mean(axis=1)
     covered = {}
+    lower_edge = model.theta_weak
+    monkeypatch.setattr(model, "theta_weak", -math.inf)  # the bins alone (the lower edge: at the end)
     for mode in (None, "bin", "max"):
         monkeypatch.setattr(fs_module, "ABILITY_BINS_MODE", mode)
         est = model.predict(held.scores[:, suite], held.model_ids)
@@ -114,6 +116,14 @@ def test_binned_widths_cover_the_weakest_held_out_models(uneven_fit, monkeypatch
     # the weakest bin's held-out models: below the level with one pooled width, at it with the bins
     assert covered[None][0] < 0.95 <= covered["bin"][0] <= covered["max"][0], covered
     assert covered["bin"][1] >= 0.95, covered
+    # the lower edge (the weak fold's widths, the anchor and stratified means' lower ends) covers the weakest
+    # models with one pooled width too
+    monkeypatch.setattr(model, "theta_weak", lower_edge)
+    monkeypatch.setattr(fs_module, "ABILITY_BINS_MODE", None)
+    est = model.predict(held.scores[:, suite], held.model_ids)
+    which = np.searchsorted(model.theta_bins, est.theta, side="right")
+    inside = (est.low[est.method][:, -1] <= truth) & (truth <= est.high[est.method][:, -1])
+    assert inside[which == 0].mean() >= 0.95 > covered[None][0]
 
 
 def test_bins_read_back_the_same_and_forged_bins_are_refused(uneven_fit) -> None:

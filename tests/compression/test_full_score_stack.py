@@ -264,19 +264,22 @@ def test_cross_fitted_stack_predicts_each_fold_with_the_other_folds_weights() ->
     """Fold 0's three models are predicted exactly by the anchor part, the other twelve by p-IRT (the other
     parts 0.3 off). In-sample the weights are p-IRT's for everyone; cross-fitted, fold 0 gets the weights the
     other folds choose (p-IRT: 0.3 off), folds 1 and 2 (six models each) the ones chosen with fold 0 and
-    the other fold (p-IRT: exact); the shift fold holding out folds 1 and 2 gets fold 0's choice (anchor)."""
+    the other fold (p-IRT: exact); the shift fold holding out folds 1 and 2 gets fold 0's choice (anchor), and
+    the weak fold holding out fold 0 the other folds' (p-IRT)."""
     y = np.linspace(0.2, 0.8, 15)[:, None]
     fold = np.array([0] * 3 + [1] * 6 + [2] * 6)
     anchor = np.where(fold[:, None] == 0, y, y + 0.3)
     pirt = np.where(fold[:, None] == 0, y + 0.3, y)
     parts = np.stack([anchor, y + 0.3, pirt])
     shift = fold > 0
-    folds = full_score_module._Folds([fold == k for k in range(3)], [shift])
-    preds = [{"stack": np.zeros_like(y)}, {"stack": np.zeros_like(y)}]
-    full_score_module._cross_fit_stack(preds, [parts, parts], y, folds)
+    # the weak fold holds out fold 0: the weights the other folds choose (p-IRT)
+    folds = full_score_module._Folds([fold == k for k in range(3)], [shift], fold == 0)
+    preds = [{"stack": np.zeros_like(y)}, {"stack": np.zeros_like(y)}, {"stack": np.zeros_like(y)}]
+    full_score_module._cross_fit_stack(preds, [parts, parts, parts], y, folds)
     np.testing.assert_allclose(preds[0]["stack"][fold == 0], y[fold == 0] + 0.3, atol=1e-12)
     np.testing.assert_allclose(preds[0]["stack"][fold > 0], y[fold > 0], atol=1e-12)
     np.testing.assert_allclose(preds[1]["stack"], anchor, atol=1e-12)
+    np.testing.assert_allclose(preds[2]["stack"], pirt, atol=1e-12)
 
 
 def test_design_weights_by_hand() -> None:

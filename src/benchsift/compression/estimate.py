@@ -120,6 +120,8 @@ class EstimateResult(Result):
         ``extrapolating`` (the model's ability lies outside the reference models': its interval was
         widened), ``at_edge`` (as able on the suite as the strongest reference models, where a stronger model
         looks the same: the interval's upper end was widened, :mod:`benchsift.compression.extrapolation`),
+        ``below_edge`` (as weak on the suite as the weakest reference models, where a weaker model looks the
+        same: the interval's lower end was widened),
         ``method`` (the estimator behind the model's headline: the chosen one, or for a model at the edge the
         one the folds that hold out the strongest reference models chose, and with at least 50 reference
         models the stack for a model not at the edge, ``full_score.INSIDE_METHOD``; ``"METHOD+stratified"``
@@ -148,6 +150,8 @@ class EstimateResult(Result):
             ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(self.models), dtype=bool)
             df["extrapolating"] = ext
             df["at_edge"] = f.at_edge if f.at_edge is not None else np.zeros(len(self.models), dtype=bool)
+            none = np.zeros(len(self.models), dtype=bool)
+            df["below_edge"] = f.below_edge if f.below_edge is not None else none
             df["method"] = f.estimator if f.estimator is not None else m  # the edge models' may differ
         for c, name in enumerate(self.categories):
             df[f"suite_mean_{name}"] = self.category_means[:, c]
@@ -165,7 +169,7 @@ class EstimateResult(Result):
         With full-score estimators (suites written by this version): ``{"method", "level", "n_reference",
         "models": [{"model", "estimates": {BENCHMARK: {"score", "interval", "suite_mean"}}, "categories":
         {CATEGORY: {...}}, "overall": {...}, "rank", "rank_interval", "theta", "extrapolating", "at_edge",
-        "estimator", "coverage", "suite": {...}}], "edge_method", "notes"}``
+        "below_edge", "estimator", "coverage", "suite": {...}}], "edge_method", "notes"}``
         where ``score`` is the estimated full-pool score and ``suite`` the scores on the suite (category
         means, overall, rank and their bootstrap intervals). ``overall.suite_mean`` is the mean of the
         benchmarks' suite means (each benchmark weighs alike, as in ``overall.score``); ``suite.overall``
@@ -480,6 +484,15 @@ def _full_estimates(
                 else ""
             )
             + " (see result.warnings)",
+            EstimateWarning,
+            stacklevel=3,
+        )
+    below = full.below_edge if full.below_edge is not None else np.zeros(len(models), dtype=bool)
+    if below.any():
+        _warnings.warn(
+            f"{int(below.sum())} of {len(models)} new model(s) are as weak on the suite as the weakest of "
+            "the suite's reference models: their full-score estimates may be too high, and their intervals' "
+            "lower ends were widened (see result.warnings)",
             EstimateWarning,
             stacklevel=3,
         )

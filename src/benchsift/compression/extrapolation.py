@@ -117,6 +117,13 @@ __all__ = [
 #: The first is :data:`~benchsift.compression.full_score.STRONG_SHARE`'s fold (it also enters the choice of
 #: the estimator); the larger one mimics a release stronger than the top two fifths of the build models.
 SHIFT_SHARES = (0.2, 0.4)
+#: The weak fold: the weakest share of the reference models by full score, held out together; its models'
+#: highest suite ability starts the lower edge (:math:`\theta_{weak}`), where a model's interval's lower end
+#: is at least that fold's half-width (``FullScoreModel.halfwidth_weak``). Building on the strongest 60 % of
+#: a panel and estimating the weakest 40 % (``benchmarks/bench_estimate_peers.py --splits weakest``) the
+#: 95 % intervals covered as little as 0.49 without it (docs/ESTIMATE.md, "Models weaker than the build
+#: models").
+WEAK_SHARE = 0.2
 #: The shift fold whose models' lowest suite ability starts the edge zone (:math:`\theta_{edge}`).
 EDGE_FOLD = 1
 #: Most difficulty strata of :func:`stratified_estimate` (fewer where a group has under
@@ -243,6 +250,26 @@ def stratified_blend(
     return np.where(beyond, 0.5 * (score + stratified), score), beyond
 
 
+def stratified_blend_below(
+    score: np.ndarray,
+    stratified: np.ndarray,
+    upper: np.ndarray,
+    below: np.ndarray,
+    reference_full: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    r""":func:`stratified_blend` at the lower edge: where a model is at the lower edge (``below``) and the
+    design-based *upper* end ``upper`` of its stratified mean lies below every reference model's full
+    score of the column (beyond the build range at the bottom by a test on its own answers), the estimate
+    is :math:`(\hat Z + \hat Z^{st}) / 2`. The estimators through the ability are pulled *up* there (a
+    weaker model answers the suite like the weakest reference models, and their curves fill its other
+    items as theirs), while the stratified mean errs the other way for it (the suite holds the items most
+    informative about the reference models, which a weaker model answers wrong more often): the mean
+    halves both biases (an empirical rule, as above). Returns the estimates and where they changed."""
+    ref = np.where(np.isnan(reference_full), np.inf, reference_full).min(axis=0)
+    beyond = np.asarray(below, dtype=bool)[:, None] & np.isfinite(stratified) & (upper < ref[None, :])
+    return np.where(beyond, 0.5 * (score + stratified), score), beyond
+
+
 def beyond_mix(
     score: np.ndarray,
     design: np.ndarray,
@@ -365,6 +392,33 @@ def edge_upper_halfwidth(
     far = np.where(np.isfinite(theta) & (theta > theta_max), (theta - theta_max) / span, 0.0)
     grown = np.where(np.isfinite(up), up * (1.0 + far[:, None]), -np.inf)
     return np.where(edge[:, None], np.maximum(hw, grown), hw), edge
+
+
+def low_edge_warning(
+    names: list[str], below: np.ndarray, theta_weak: float, n_reference: int, n_blended: int = 0
+) -> str | None:
+    """One warning naming the models at the lower edge (``None`` when there is none): as weak on the suite
+    as the weakest fifth of the reference models, where a weaker model answers like them and its estimate is
+    then too high; their lower ends were widened (``FullScoreModel._lower_edge_halfwidth``, the anchor and
+    stratified means' lower ends); ``n_blended`` of them were blended (:func:`stratified_blend_below`)."""
+    idx = np.flatnonzero(below)
+    if idx.size == 0:
+        return None
+    shown = ", ".join(repr(names[j]) for j in idx[:5]) + (f" and {idx.size - 5} more" if idx.size > 5 else "")
+    return (
+        f"{idx.size} model(s) ({shown}) are as weak on the suite as the weakest {WEAK_SHARE:.0%} of the "
+        f"{n_reference} reference models (ability <= {theta_weak:+.2f}): a model weaker than every reference "
+        "model looks like them on these items, and its full-score estimate is then too high; their "
+        "intervals' lower ends were widened to the errors of a cross-validation fold that holds out the "
+        "weakest reference models and to the lower ends of the anchor and difficulty-stratified means of "
+        "their own suite answers"
+        + (
+            f"; {n_blended} of them {'scores' if n_blended == 1 else 'score'} below every reference model on "
+            "that stratified mean: their estimates are the mean of the two (outside the build range)"
+            if n_blended
+            else ""
+        )
+    )
 
 
 def edge_warning(

@@ -177,6 +177,19 @@ every reference model often answers the suite like
 the strongest of them and is not flagged ``extrapolating`` (on a 40-model math panel, 13-14 of its 16
 strongest models, seed 0).
 
+The lower edge (:data:`~benchsift.compression.extrapolation.WEAK_SHARE`). A model weaker than every
+reference model answers the suite like the weakest of them too, and the estimators through the ability
+then estimate it too *high* (built on the strongest 60 % of AlpacaEval 1.0 and SWE-bench Verified, the
+weakest 40 % were estimated +0.14 to +0.18 high, their 95 % intervals covering 0.40-0.71, unflagged). So a
+weak fold holds out the weakest fifth of the reference models together (one more fit), and every new model
+at most as able on the suite as the ablest of them (``theta_weak``) is flagged ``below_edge``, named in one
+warning, and gets as its interval's lower end the lowest of its own, the weak fold's half-width (grown below
+the weakest reference model as the strongest fold's is above the strongest), the anchor mean's lower end
+and the difficulty-stratified mean's (mirrored from its upper end); where that stratified mean's upper end
+lies below every reference model's full score, its headline is the mean of the two
+(:func:`~benchsift.compression.extrapolation.stratified_blend_below`). Measured in docs/ESTIMATE.md,
+"Models weaker than the build models".
+
 Ranks. A new model's rank is ``1 + #(reference models with a higher full overall score)``; its interval is
 the ranks at the ends of the overall score's interval (it holds whenever the score interval does).
 
@@ -201,12 +214,15 @@ from benchsift.compression.extrapolation import (
     EDGE_FOLD,
     SHIFT_CORRECTION_MIN_REFERENCE,
     SHIFT_SHARES,
+    WEAK_SHARE,
     beyond_mix,
     edge_upper_halfwidth,
     edge_warning,
+    low_edge_warning,
     shift_correction,
     shift_upper_halfwidth,
     stratified_blend,
+    stratified_blend_below,
     stratified_estimate,
 )
 from benchsift.compression.full_score_factor import (
@@ -631,6 +647,7 @@ class FullScoreEstimates(Result):
     extrapolating: np.ndarray | None = None  # (n_models,) bool: ability outside the reference models'
     warnings: list[str] = field(default_factory=list)
     at_edge: np.ndarray | None = None  # (n_models,) bool: as able as the strongest fold: upper end widened
+    below_edge: np.ndarray | None = None  # (n_models,) bool: as weak as the weak fold: lower end widened
     #: Per model, the estimator behind the headline ``score[method]``: ``method``, or for a model at the edge
     #: the one the shift folds chose (``edge_method``), or p-IRT beyond the reference models for ridge/stack.
     estimator: list[str] | None = None
@@ -673,6 +690,7 @@ class FullScoreEstimates(Result):
                     "theta": self.theta[j],
                     "extrapolating": bool(self.extrapolating[j]) if self.extrapolating is not None else False,
                     "at_edge": bool(self.at_edge[j]) if self.at_edge is not None else False,
+                    "below_edge": bool(self.below_edge[j]) if self.below_edge is not None else False,
                     "estimator": self.estimator[j] if self.estimator is not None else m,
                 }
             )
@@ -778,6 +796,12 @@ class FullScoreModel(Result):
     #: ``halfwidth`` for every model, as in a file written before they existed)
     theta_bins: np.ndarray | None = None
     halfwidth_bins: list[dict[str, np.ndarray]] | None = None
+    #: per method ``(n_groups + 1,)``: the half-width from the weak fold (the weakest ``WEAK_SHARE`` of the
+    #: reference models held out together), and the highest suite ability among that fold's models: a model
+    #: as weak as that (``below_edge``) gets the larger of it and its own for its interval's lower end
+    #: (None / -inf in a file written before it existed: no lower edge)
+    halfwidth_weak: dict[str, np.ndarray] | None = None
+    theta_weak: float = -math.inf
 
     def _binned_halfwidth(self, m: str, theta: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
         """``(n, n_groups + 1)`` half-widths of method ``m`` for models of suite ability ``theta``: the
@@ -790,6 +814,23 @@ class FullScoreModel(Result):
         which = np.searchsorted(self.theta_bins, np.nan_to_num(theta, nan=0.0), side="right")
         local = np.where(np.isfinite(theta)[:, None], per_bin[which], pooled)
         return np.maximum(pooled, local) if ABILITY_BINS_MODE == "max" else local
+
+    def _lower_edge_halfwidth(
+        self, m: str, hw: np.ndarray, theta: np.ndarray, below: np.ndarray
+    ) -> np.ndarray:
+        """The lower half-widths ``(n, n_groups + 1)`` of method ``m``: for a model at the lower edge
+        (``below``: as weak on the suite as the weak fold's models) the larger of its own and the weak
+        fold's, the latter grown below the weakest reference model with the distance in units of the span
+        of the weak fold's abilities (at least 0.25), as the strongest fold's is above the strongest; the
+        others' unchanged. A model weaker than every reference model answers the suite like the weakest of
+        them, and its estimate is then too high (docs/ESTIMATE.md, "Models weaker than the build models")."""
+        weak = None if self.halfwidth_weak is None else self.halfwidth_weak.get(m)
+        if weak is None or not below.any():
+            return hw
+        lo_t = self.theta_range[0]
+        span = max(self.theta_weak - lo_t, 0.25) if np.isfinite(self.theta_weak + lo_t) else 1.0
+        far = np.nan_to_num(np.where(theta < lo_t, (lo_t - theta) / span, 0.0))
+        return np.where(below[:, None], np.maximum(hw, weak[None, :] * (1.0 + far[:, None])), hw)
 
     def selection_error(self, method: str | None = None) -> float:
         """The criterion the headline was chosen by, for ``method`` (default: the headline): the random
@@ -982,6 +1023,52 @@ class FullScoreModel(Result):
             notes.extend(n for n in got[3] if n not in notes)
         return notes
 
+    def _intervals(
+        self,
+        raw: dict[str, np.ndarray],
+        theta: np.ndarray,
+        extra: dict[str, np.ndarray] | None,
+        below: np.ndarray,
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """Every method's estimates and interval ends ``(n, n_groups + 1)`` from its raw estimates: the
+        binned half-width, the strongest fold's beyond the reference abilities and at their top, the edge's
+        upper end, the weak fold's lower end (``below``) and the spread of missing suite items
+        (``extra``); with ``at_edge`` and ``outside`` (the abilities beyond the reference models')."""
+        score: dict[str, np.ndarray] = {}
+        low: dict[str, np.ndarray] = {}
+        high: dict[str, np.ndarray] = {}
+        lo_t, hi_t = self.theta_range
+        # (a tolerance far below an ability's standard error: EAP grids differ a little between calls)
+        outside = np.isfinite(theta) & ((theta > hi_t + _THETA_TOL) | (theta < lo_t - _THETA_TOL))
+        # as strong as the strongest fold's models (or beyond either end): the strongest fold's widths
+        edge = outside | (np.isfinite(theta) & (theta >= self.theta_strong))
+        # the span of the strongest fold's abilities: the unit of "how far beyond" (at least 0.25)
+        span = max(hi_t - self.theta_strong, 0.25) if np.isfinite(self.theta_strong + hi_t) else 1.0
+        at_edge = np.zeros(theta.shape[0], dtype=bool)
+        for m in METHODS:
+            s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
+            hw = self._binned_halfwidth(m, theta, s.shape)
+            if self.halfwidth_strong is not None and edge.any():
+                wide = np.maximum(hw, self.halfwidth_strong[m][None, :])
+                # beyond the strongest reference model: grown with the distance, in units of the span of
+                # the strongest fold's abilities (the range its errors were measured over)
+                far = np.where(theta > hi_t, (theta - hi_t) / span, 0.0)
+                far = np.where(theta < lo_t, (lo_t - theta) / span, far)
+                hw = np.where(edge[:, None], wide * (1.0 + np.nan_to_num(far)[:, None]), hw)
+            hw_hi = hw
+            if self.halfwidth_up is not None:  # a stronger release looks like the edge models: upper end
+                hw_hi, at_edge = edge_upper_halfwidth(
+                    hw, self.halfwidth_up[m], theta, self.theta_edge, hi_t, span
+                )
+            hw = self._lower_edge_halfwidth(m, hw, theta, below)
+            if extra is not None:
+                hw = np.where(extra[m] > 0, np.hypot(hw, extra[m]), hw)
+                hw_hi = np.where(extra[m] > 0, np.hypot(hw_hi, extra[m]), hw_hi)
+            score[m] = s
+            low[m] = np.clip(s - hw, 0.0, 1.0)
+            high[m] = np.clip(s + hw_hi, 0.0, 1.0)
+        return score, low, high, at_edge, outside
+
     def predict(
         self,
         X_suite: np.ndarray,
@@ -1009,39 +1096,11 @@ class FullScoreModel(Result):
         names = models if models is not None else [f"model_{j}" for j in range(X.shape[0])]
         raw, suite, theta = self._predict_all(X)
         extra = self._missing_widths(X, reference) if reference is not None else None
-        score: dict[str, np.ndarray] = {}
-        low: dict[str, np.ndarray] = {}
-        high: dict[str, np.ndarray] = {}
-        lo_t, hi_t = self.theta_range
-        # (a tolerance far below an ability's standard error: EAP grids differ a little between calls)
-        outside = np.isfinite(theta) & ((theta > hi_t + _THETA_TOL) | (theta < lo_t - _THETA_TOL))
-        # as strong as the strongest fold's models (or beyond either end): the strongest fold's widths
-        edge = outside | (np.isfinite(theta) & (theta >= self.theta_strong))
-        # the span of the strongest fold's abilities: the unit of "how far beyond" (at least 0.25)
-        span = max(hi_t - self.theta_strong, 0.25) if np.isfinite(self.theta_strong + hi_t) else 1.0
-        at_edge = np.zeros(X.shape[0], dtype=bool)
-        for m in METHODS:
-            s = np.clip(self._with_overall(raw[m]), 0.0, 1.0)
-            hw = self._binned_halfwidth(m, theta, s.shape)
-            if self.halfwidth_strong is not None and edge.any():
-                wide = np.maximum(hw, self.halfwidth_strong[m][None, :])
-                # beyond the strongest reference model: grown with the distance, in units of the span of
-                # the strongest fold's abilities (the range its errors were measured over)
-                far = np.where(theta > hi_t, (theta - hi_t) / span, 0.0)
-                far = np.where(theta < lo_t, (lo_t - theta) / span, far)
-                hw = np.where(edge[:, None], wide * (1.0 + np.nan_to_num(far)[:, None]), hw)
-            hw_hi = hw
-            if self.halfwidth_up is not None:  # a stronger release looks like the edge models: upper end
-                hw_hi, at_edge = edge_upper_halfwidth(
-                    hw, self.halfwidth_up[m], theta, self.theta_edge, hi_t, span
-                )
-            if extra is not None:
-                hw = np.where(extra[m] > 0, np.hypot(hw, extra[m]), hw)
-                hw_hi = np.where(extra[m] > 0, np.hypot(hw_hi, extra[m]), hw_hi)
-            score[m] = s
-            low[m] = np.clip(s - hw, 0.0, 1.0)
-            high[m] = np.clip(s + hw_hi, 0.0, 1.0)
+        # as weak on the suite as the weak fold's models: the weak fold's widths for the lower end
+        below = np.isfinite(theta) & (theta <= self.theta_weak)
+        score, low, high, at_edge, outside = self._intervals(raw, theta, extra, below)
         strat = self._edge_upper_ends(high, at_edge, X, reference)
+        strat_low = self._edge_lower_ends(low, below, X, reference)
         best = self.method
         estimator = self._headline_estimators(at_edge, outside)
         for row, m in enumerate(estimator):  # the headline of a model at the edge (or beyond) is another's
@@ -1049,6 +1108,7 @@ class FullScoreModel(Result):
                 for arr in (score, low, high):
                     arr[best][row] = arr[m][row]
         estimator, n_blended, raised = self._edge_headline(score, low, high, estimator, at_edge, strat)
+        estimator, n_below = self._low_edge_headline(score, low, high, estimator, below, strat_low)
         notes = self._apply_known(X, reference, known, score[best], low[best], high[best]) if known else []
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
@@ -1078,6 +1138,9 @@ class FullScoreModel(Result):
         )
         if edge_note is not None:
             warns.append(edge_note)
+        low_note = low_edge_warning(list(names), below & ~none, self.theta_weak, self.n_reference, n_below)
+        if low_note is not None:
+            warns.append(low_note)
         return FullScoreEstimates(
             models=list(names),
             groups=[*self.groups, "overall"],
@@ -1096,6 +1159,7 @@ class FullScoreModel(Result):
             extrapolating=outside & ~none,
             warnings=warns,
             at_edge=at_edge & ~none,
+            below_edge=below & ~none,
             estimator=estimator,
             edge_method=self.edge_method,
         )
@@ -1180,6 +1244,52 @@ class FullScoreModel(Result):
             for m in METHODS:
                 high[m] = np.where(at_edge[:, None], np.fmax(high[m], strat[1]), high[m])
         return strat
+
+    def _edge_lower_ends(
+        self, low: dict[str, np.ndarray], below: np.ndarray, X: np.ndarray, reference: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`_edge_upper_ends` at the lower edge: lower the lower ends ``low`` (in place) of the models
+        at the lower edge (``below``) to the anchor mean's and the stratified mean's (the latter's lower
+        end mirrored from its upper one); returns the stratified means and upper ends, ``None`` when no model
+        is at the lower edge or ``reference`` is not given."""
+        if not below.any():
+            return None
+        for m in METHODS:
+            low[m] = np.where(below[:, None], np.fmin(low[m], low["anchor"]), low[m])
+        if reference is None:
+            return None
+        st, up = self._stratified(X, reference)
+        st_low = np.clip(2.0 * st - up, 0.0, 1.0)
+        for m in METHODS:
+            low[m] = np.where(below[:, None], np.fmin(low[m], st_low), low[m])
+        return st, up
+
+    def _low_edge_headline(
+        self,
+        score: dict[str, np.ndarray],
+        low: dict[str, np.ndarray],
+        high: dict[str, np.ndarray],
+        estimator: list[str],
+        below: np.ndarray,
+        strat: tuple[np.ndarray, np.ndarray] | None,
+    ) -> tuple[list[str], int]:
+        """The headline of the models at the lower edge whose stratified mean's upper end lies below every
+        reference model: the mean of the two (:func:`~benchsift.compression.extrapolation.
+        stratified_blend_below`, in place, the interval stretched to hold it); the per-model estimators
+        (``+stratified`` where blended) and their count."""
+        if strat is None or self.reference_full is None or not EDGE_STRATIFIED_BLEND:
+            return estimator, 0
+        best = self.method
+        st, up = strat
+        score[best], beyond = stratified_blend_below(score[best], st, up, below, self.reference_full)
+        low[best] = np.fmin(low[best], score[best])
+        high[best] = np.fmax(high[best], score[best])
+        moved = beyond[:, -1]
+        named = [
+            f"{e}+stratified" if b and not e.endswith("+stratified") else e
+            for e, b in zip(estimator, moved, strict=True)
+        ]
+        return named, int(moved.sum())
 
     def _stratified(self, X: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The difficulty-stratified mean of the new models' suite answers and its design-based upper end
@@ -1330,6 +1440,8 @@ class FullScoreModel(Result):
             "halfwidth_bins": (
                 None if self.halfwidth_bins is None else [_widths_out(b) for b in self.halfwidth_bins]
             ),
+            "halfwidth_weak": None if self.halfwidth_weak is None else _widths_out(self.halfwidth_weak),
+            "theta_weak": None if not np.isfinite(self.theta_weak) else float(self.theta_weak),
             "factor": None
             if self.factor is None
             else {
@@ -1413,6 +1525,9 @@ class FullScoreModel(Result):
             underestimate_strong=_per_method(d.get("underestimate_strong"), n),
             theta_bins=_shaped("theta_bins", opt("theta_bins"), (None,)),
             halfwidth_bins=_bins_in(d.get("halfwidth_bins"), n),
+            # absent in a file written before the weak fold: no lower edge
+            halfwidth_weak=_per_method(d.get("halfwidth_weak"), n, missing=math.inf),
+            theta_weak=-math.inf if d.get("theta_weak") is None else float(d["theta_weak"]),
             factor=None
             if d.get("factor") is None
             else FactorState(
@@ -1476,8 +1591,10 @@ def _check_stored(m: FullScoreModel) -> None:
     if not isinstance(m.stratified, bool):
         raise ValueError(f"stratified: expected true or false, got {m.stratified!r}")
     lo, hi = m.theta_range
-    if not (lo <= hi and not math.isnan(m.theta_strong) and not math.isnan(m.theta_edge)):
-        raise ValueError("theta_range, theta_strong, theta_edge: expected abilities (lower end first)")
+    if not (lo <= hi and not any(math.isnan(t) for t in (m.theta_strong, m.theta_edge, m.theta_weak))):
+        raise ValueError(
+            "theta_range, theta_strong, theta_edge, theta_weak: expected abilities (lower end first)"
+        )
     for name in ("a_suite", "d_suite", "ridge_mean"):
         _shaped(name, getattr(m, name), (n_suite,))
     for name in ("pool_sizes", "alpha", "beta", "gp_weight", "ridge_intercept", "ridge_penalty"):
@@ -1655,10 +1772,12 @@ def _fit_once(
 class _Folds:
     """The test sets of the cross-validation: ``n_folds`` random folds, then the shift folds (the strongest
     ``SHIFT_SHARES`` of the reference models by full overall score, held out together; the first is the
-    "strongest" fold of the method choice)."""
+    "strongest" fold of the method choice), then the weak fold (the weakest ``WEAK_SHARE`` held out
+    together: the widths of models at the lower edge, and nothing else)."""
 
     random: list[np.ndarray]
     shifts: list[np.ndarray]
+    weak: np.ndarray
 
     @property
     def strong(self) -> np.ndarray:
@@ -1678,6 +1797,10 @@ class _OutOfFold:
     ridge_shift: list[np.ndarray]
     xbench_random: np.ndarray
     xbench_shift: list[np.ndarray]
+    # the weak fold's (its held-out rows only), as a shift fold's
+    weak: dict[str, np.ndarray]
+    ridge_weak: np.ndarray
+    xbench_weak: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -1709,6 +1832,8 @@ class _Errors:
     abs_strong: dict[str, np.ndarray] = field(default_factory=dict)
     # per method: the strongest fold's mean of truth minus estimate ((n_groups + 1,))
     under_strong: dict[str, np.ndarray] = field(default_factory=dict)
+    # per method: the weak fold's half-width ((n_groups + 1,)): the lower ends of models at the lower edge
+    hw_weak: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def one_se_choice(
@@ -1768,7 +1893,8 @@ def _reference_panel(
 
 
 def _make_folds(overall: np.ndarray, n_folds: int, random_state: SeedLike) -> _Folds:
-    """Seeded random folds and the shift folds (strongest first by ``overall``; at least 2 models trained)."""
+    """Seeded random folds, the shift folds (strongest first by ``overall``; at least 2 models trained) and
+    the weak fold (weakest first; a model without an overall score is never in it)."""
     n_ref = overall.shape[0]
     fold = check_random_state(random_state).permutation(n_ref) % n_folds
     order = np.argsort(-np.nan_to_num(overall, nan=-np.inf), kind="stable")  # strongest first
@@ -1778,7 +1904,11 @@ def _make_folds(overall: np.ndarray, n_folds: int, random_state: SeedLike) -> _F
         mask = np.zeros(n_ref, dtype=bool)
         mask[order[: n_held if k == 0 else min(n_ref - 2, n_held)]] = True
         shifts.append(mask)
-    return _Folds([fold == k for k in range(n_folds)], shifts)
+    weak = np.zeros(n_ref, dtype=bool)
+    scored = np.flatnonzero(np.isfinite(overall))
+    weakest = scored[np.argsort(overall[scored], kind="stable")]
+    weak[weakest[: min(n_ref - 2, max(1, int(round(WEAK_SHARE * n_ref))))]] = True
+    return _Folds([fold == k for k in range(n_folds)], shifts, weak)
 
 
 def _out_of_fold(
@@ -1804,12 +1934,19 @@ def _out_of_fold(
         ridge_shift=[np.full((n_pen, n_ref, ng), np.nan) for _ in folds.shifts],
         xbench_random=np.full((n_xp, n_ref, ng), np.nan),
         xbench_shift=[np.full((n_xp, n_ref, ng), np.nan) for _ in folds.shifts],
+        weak={m: np.full((n_ref, ng), np.nan) for m in plain},
+        ridge_weak=np.full((n_pen, n_ref, ng), np.nan),
+        xbench_weak=np.full((n_xp, n_ref, ng), np.nan),
     )
     # xbench only with several benchmarks (on one, its per-benchmark ability is the suite's own, and on
     # ZeroEval GSM8K at 5 % the CV chose it over the stack by noise: held-out MAE 0.037 against 0.030)
     multi = groups.n_benchmarks >= 2
     n_random = len(folds.random)
-    for k, test in enumerate(folds.random + folds.shifts):
+    # where each fold's predictions go: the random folds', each shift fold's, the weak fold's
+    sinks = [(out.random, out.ridge_random, out.xbench_random)] * n_random
+    sinks += list(zip(out.shift, out.ridge_shift, out.xbench_shift, strict=True))
+    sinks.append((out.weak, out.ridge_weak, out.xbench_weak))
+    for k, test in enumerate([*folds.random, *folds.shifts, folds.weak]):
         pos_k, groups_k = pos, groups
         if reselect is not None:
             pos_k = np.asarray(reselect(X[~test]), dtype=np.int64)
@@ -1820,13 +1957,11 @@ def _out_of_fold(
         mu, tm, coefs = _ridge_paths(F_tr, full[~test] - raw_tr["pirt"], _RIDGE_PENALTIES)
         raw, _, th_te = part._predict_all(X[test][:, pos_k])
         F_te = _ridge_features(X[test][:, pos_k], th_te, part.a_suite, part.d_suite) - mu
-        into = out.random if k < n_random else out.shift[k - n_random]
-        rinto = out.ridge_random if k < n_random else out.ridge_shift[k - n_random]
+        into, rinto, xinto = sinks[k]
         for m in plain:
             into[m][test] = raw[m]
         for p_, c in enumerate(coefs):
             rinto[p_][test] = raw["pirt"] + tm[None, :] + F_te @ c.T
-        xinto = out.xbench_random if k < n_random else out.xbench_shift[k - n_random]
         if multi:
             bcols = groups_k.suite_cols[: groups.n_benchmarks]
             B_tr = bench_features(X[~test][:, pos_k], th_tr, part.a_suite, part.d_suite, bcols)
@@ -1868,9 +2003,10 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds, with_fact
             for w in _GP_WEIGHTS
         ]
         gp_w[g] = _GP_WEIGHTS[int(np.nanargmin(errs))] if np.isfinite(errs).any() else 0.5
-    preds = [rnd, *oof.shift]
+    preds = [rnd, *oof.shift, oof.weak]  # the random folds', each shift fold's, the weak fold's
+    ridges = [oof.ridge_random, *oof.ridge_shift, oof.ridge_weak]
     for pr, ridge, xb in zip(
-        preds, [oof.ridge_random, *oof.ridge_shift], [oof.xbench_random, *oof.xbench_shift], strict=True
+        preds, ridges, [oof.xbench_random, *oof.xbench_shift, oof.xbench_weak], strict=True
     ):
         pr["ridge"] = np.column_stack([ridge[best[g]][:, g] for g in range(ng)])
         pr["xbench"] = np.column_stack([xb[pen_x[g]][:, g] for g in range(ng)])
@@ -1892,7 +2028,7 @@ def _choose_settings(oof: _OutOfFold, full: np.ndarray, folds: _Folds, with_fact
     # shift fold's estimates through the line of the other models' random-fold estimates)
     line = np.array([calibration_line(rnd["pirt"][:, g], full[:, g]) for g in range(ng)])
     rnd["pirt_cal"] = np.column_stack([calibrated_loo(rnd["pirt"][:, g], full[:, g]) for g in range(ng)])
-    for pr, held in zip(oof.shift, folds.shifts, strict=True):
+    for pr, held in zip(preds[1:], [*folds.shifts, folds.weak], strict=True):
         cal = np.full_like(pr["pirt"], np.nan)
         for g in range(ng):
             al, be = calibration_line(np.where(held, np.nan, rnd["pirt"][:, g]), full[:, g])
@@ -1913,15 +2049,15 @@ def _cross_fit_stack(
 ) -> None:
     """The stack's out-of-fold predictions with weights chosen without the predicted models
     (:data:`STACK_CROSS_FITTED`): each random fold's models through the weights the other folds' out-of-fold
-    errors choose, each shift fold's through those of the models it does not hold out. The weights a new
-    model gets are still those of all reference models."""
+    errors choose, each shift fold's (and the weak fold's, the last of ``preds``) through those of the
+    models it does not hold out. The weights a new model gets are still those of all reference models."""
     none = np.zeros(full.shape[0], dtype=bool)
     rnd = np.full_like(preds[0]["stack"], np.nan)
     for test in folds.random:
         w = stack_weights(np.where(test[None, :, None], np.nan, parts[0]), None, full, none, grid)
         rnd[test] = np.einsum("gk,kng->ng", w, parts[0][:, test])
     preds[0]["stack"] = rnd
-    for pr, pa, held in zip(preds[1:], parts[1:], folds.shifts, strict=True):
+    for pr, pa, held in zip(preds[1:], parts[1:], [*folds.shifts, folds.weak], strict=True):
         w = stack_weights(np.where(held[None, :, None], np.nan, parts[0]), None, full, none, grid)
         pr["stack"] = np.einsum("gk,kng->ng", w, pa)
 
@@ -1953,6 +2089,8 @@ def _errors(
         out.abs_random[m] = np.abs(res)
         out.abs_strong[m] = np.abs(unders[0])
         out.under_strong[m] = np.array([nan_mean(unders[0][:, g]) for g in range(nc)])
+        over = (np.clip(base._with_overall(oof.weak[m]), 0.0, 1.0) - full_all)[folds.weak]
+        out.hw_weak[m] = np.array([_bounded_halfwidth(over[:, g], level) for g in range(nc)])
     return out
 
 
@@ -2062,7 +2200,8 @@ def _refit_xbench(
 
 
 def _set_ability_zones(base: FullScoreModel, theta: np.ndarray, folds: _Folds) -> None:
-    """The reference abilities' range, the lowest of the strongest fold's and of the edge fold's."""
+    """The reference abilities' range, the lowest of the strongest fold's and of the edge fold's, the
+    highest of the weak fold's."""
     finite_t = theta[np.isfinite(theta)]
     if finite_t.size:
         base.theta_range = (float(finite_t.min()), float(finite_t.max()))
@@ -2072,6 +2211,9 @@ def _set_ability_zones(base: FullScoreModel, theta: np.ndarray, folds: _Folds) -
     edge_t = theta[folds.shifts[EDGE_FOLD] & np.isfinite(theta)]
     if edge_t.size:
         base.theta_edge = float(edge_t.min())
+    weak_t = theta[folds.weak & np.isfinite(theta)]
+    if weak_t.size:
+        base.theta_weak = float(weak_t.max())
 
 
 def fit_full_score(
@@ -2153,6 +2295,7 @@ def fit_full_score(
     base.cv_mae_strong = err.mae_strong
     base.cv_mae_shift = err.mae_shift
     base.halfwidth_up = err.hw_up
+    base.halfwidth_weak = err.hw_weak
     base.gp_weight = settings.gp_weight
     base.stack_weight = settings.stack_weight
     base.pirt_line = settings.pirt_line

@@ -179,6 +179,7 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
     plain = random_subset_means(image.scores, image.benchmark_positions(), min(n, image.n_items), rng)
     ext = f.extrapolating if f.extrapolating is not None else np.zeros(len(f.models), dtype=bool)
     edge = f.at_edge if f.at_edge is not None else np.zeros(len(f.models), dtype=bool)
+    below = f.below_edge if f.below_edge is not None else np.zeros(len(f.models), dtype=bool)
     per = pd.DataFrame(
         {
             "model": f.models,
@@ -189,6 +190,7 @@ def evaluate_holdout(suite: Any, held: Panel, seed: int) -> HoldoutResult:
             "covered": (lo <= t) & (t <= hi),
             "extrapolating": ext,
             "at_edge": edge,
+            "below_edge": below,
             "estimator": f.estimator if f.estimator is not None else [m] * len(f.models),
             "suite_mean": f.suite_mean[:, -1],
             "random_subset_mean": [float(plain[image.model_ids.index(mm)]) for mm in f.models],
