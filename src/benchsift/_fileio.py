@@ -15,9 +15,21 @@ The one rule for every output (issue 12):
   (:func:`allow_overwrite`, the CLI's ``--force``);
 * a file path that is a directory, a directory path that is a file, or a parent that is a file is refused
   (``--force`` does not change that);
+* each manifest entry names the command that wrote the file (``"command"``: the CLI's command, ``compare``,
+  ``redundancy instances``, set for a command's run by :func:`output_command`); several commands may write
+  into one folder, and each keeps its own files there (issue 33);
 * :func:`atomic_dir` merges the new files into the directory; of the files it finds there it removes only
-  the ones an earlier run of benchsift wrote (unchanged, per the manifest) and this run did not write
-  again. A file benchsift did not write is never deleted, with or without ``--force``;
+  the ones an earlier run *of the same command* wrote (unchanged, per the manifest) and this run did not
+  write again, so a rerun's folder holds no stale result of the earlier run and keeps every other
+  command's. A file benchsift did not write is never deleted, with or without ``--force``; a file of an
+  older benchsift, whose manifest names no command, is never deleted by a command's run (it is replaced
+  when a run writes the same name);
+* a command whose folder write would replace a file another command wrote there (a name both write, such
+  as ``items.csv`` of ``audit`` and of ``compress``) is refused in one line naming the file and the other
+  command, before anything is moved, with or without ``--force``: the folder keeps both results whole
+  (the page, :data:`SHARED_NAMES`, is every command's and is rewritten by each);
+* a command's page is checked up front (:func:`check_output_page`, the test :func:`atomic_path` applies),
+  so that a page benchsift would not overwrite refuses the run before any of its files are written;
 * new files get the permissions of the process's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600;
 * an environment that does not take the write (a full disk or quota, a file-size limit, a read-only file
   system, no permission: :data:`ENVIRONMENT_ERRNOS`) raises :class:`~benchsift.errors.OutputError`, one
@@ -51,6 +63,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -65,15 +78,19 @@ __all__ = [
     "MANIFEST",
     "MAX_LINE_BYTES",
     "MAX_MANIFEST_BYTES",
+    "SHARED_NAMES",
     "allow_overwrite",
+    "as_command",
     "atomic_dir",
     "atomic_path",
     "bounded_lines",
     "check_output_dir",
     "check_output_file",
+    "check_output_page",
     "force_overwrite",
     "from_spreadsheet",
     "open_regular",
+    "output_command",
     "read_regular",
     "spreadsheet_cell",
     "spreadsheet_frame",
@@ -87,6 +104,14 @@ MANIFEST = ".benchsift-manifest.json"
 MAX_MANIFEST_BYTES = 8 << 20
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+#: File names every command writing into a folder shares: the folder's page, which each command rewrites
+#: over all the folder's files. They are recorded with no command, never refused as another command's and
+#: never pruned by a command's run.
+SHARED_NAMES = frozenset({"index.html"})
+
+#: Longest command name a manifest entry may carry (a longer or non-text one is read as no command).
+_MAX_COMMAND = 200
 
 #: errno values of an environment that does not take a write: a full disk or quota, a file-size limit, a
 #: read-only file system, no permission, an I/O error
@@ -172,6 +197,47 @@ def force_overwrite(flag: bool) -> None:
     """Allow (or not) overwriting for the rest of the current context (the CLI runs each command in a
     fresh :mod:`contextvars` context, so the setting ends with the command)."""
     _FORCE.set(bool(flag))
+
+
+@dataclass
+class _Run:
+    """One run of a command: its name and the files it wrote so far (absolute paths)."""
+
+    command: str
+    written: set[str] = field(default_factory=set)
+
+
+_RUN: contextvars.ContextVar[_Run | None] = contextvars.ContextVar("benchsift_output_command", default=None)
+
+
+def output_command(command: str | None) -> None:
+    """For the rest of the current context (the CLI runs each command in a fresh :mod:`contextvars`
+    context), record every file benchsift writes as ``command``'s (the CLI's command without the program,
+    ``compare``, ``redundancy instances``; None or "": no command) and let every folder write
+    (:func:`atomic_dir`) replace that command's earlier files there, whatever its ``prune``."""
+    _RUN.set(_Run(command) if command else None)
+
+
+@contextmanager
+def as_command(command: str | None) -> Iterator[None]:
+    """Within the block, the writes are ``command``'s run (:func:`output_command`)."""
+    token = _RUN.set(_Run(command) if command else None)
+    try:
+        yield
+    finally:
+        _RUN.reset(token)
+
+
+def _command_of(entry: dict[str, Any]) -> str | None:
+    """The command a (valid) manifest entry names, or None (an older benchsift's entry, or a bad name)."""
+    name = entry.get("command")
+    return name if isinstance(name, str) and 0 < len(name) <= _MAX_COMMAND else None
+
+
+def _wrote(path: Path) -> None:
+    run = _RUN.get()
+    if run is not None:
+        run.written.add(os.path.abspath(path))
 
 
 def _umask() -> int:
@@ -325,12 +391,15 @@ def _check_real_dirs(target: Path, rel: Path) -> None:
         _check_manifest_slot(here)
 
 
-def _record(folder: Path, names: list[str]) -> None:
-    """Add the files ``names`` of ``folder`` (just written) to its manifest."""
+def _record(folder: Path, names: list[str], command: str | None = None) -> None:
+    """Add the files ``names`` of ``folder`` (just written by ``command``) to its manifest."""
     files = _read_manifest(folder)
     for n in names:
         p = folder / n
-        files[n] = {"size": p.stat().st_size, "sha256": _sha256(p)}
+        entry: dict[str, Any] = {"size": p.stat().st_size, "sha256": _sha256(p)}
+        if command and n not in SHARED_NAMES:
+            entry["command"] = command
+        files[n] = entry
     _write_manifest(folder, files)
 
 
@@ -371,6 +440,23 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def check_output_page(folder: str | os.PathLike[str], name: str = "index.html") -> None:
+    """Refuse, before any work, the output folder ``folder`` when benchsift would refuse to replace the page
+    ``folder/name`` it writes last: the test of :func:`atomic_path` (a page that its folder's manifest does
+    not list unchanged, one the user edited since, is not overwritten unless overwriting is allowed), so
+    that a refused page leaves every other file of the folder as it was (issue 33). A folder that does not
+    exist yet has no page to check."""
+    page = Path(folder) / name
+    if not Path(folder).is_dir():
+        return
+    if (page.exists() or page.is_symlink()) and not page.is_dir() and not _FORCE.get() and not _owned(page):
+        raise InputError(
+            f"{page}: exists and was not written by benchsift (or was changed since); nothing was written "
+            "(see `force`)"
+        )
+    check_output_file(page)
+
+
 def _nearest_existing(target: Path) -> Path:
     for parent in target.parents:
         if parent.is_dir():
@@ -405,8 +491,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
+        _wrote(target)
         moved = f"{target} was written, but not recorded in {target.parent / MANIFEST}"
-        _record(target.parent, [target.name])
+        run = _RUN.get()
+        _record(target.parent, [target.name], run.command if run is not None else None)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         if not moved:
@@ -421,19 +509,78 @@ def _files_under(root: Path) -> list[Path]:
     return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
+def _check_destinations(
+    target: Path, rels: list[Path], command: str | None
+) -> dict[Path, dict[str, dict[str, Any]]]:
+    """Refuse the folder write of ``rels`` into ``target`` by ``command`` before anything is moved: a
+    directory where a file goes, a file benchsift did not write (unless overwriting is allowed), a file
+    another command wrote there (always); return the manifests read, by folder."""
+    force = _FORCE.get()
+    manifests: dict[Path, dict[str, dict[str, Any]]] = {}
+    _check_manifest_slot(target)
+    for rel in rels:
+        dest = target / rel
+        _check_parents(dest)
+        _check_real_dirs(target, rel)
+        if dest.is_dir() and not dest.is_symlink():
+            raise InputError(f"{dest}: is a directory where benchsift writes a file; nothing was written")
+        if not (dest.exists() or dest.is_symlink()):
+            continue
+        man = manifests.setdefault(dest.parent, _read_manifest(dest.parent))
+        if not _owned(dest, man):
+            if not force:
+                raise InputError(
+                    f"{dest}: exists and was not written by benchsift; nothing was written (see `force`)"
+                )
+            continue
+        other = _command_of(man[dest.name])
+        if command and other and other != command and dest.name not in SHARED_NAMES:
+            raise InputError(
+                f"{dest}: written there by `benchsift {other}`, and `benchsift {command}` writes a file of "
+                f"the same name; nothing was written (choose another folder, or move {other}'s files out of "
+                "this one)"
+            )
+    return manifests
+
+
+def _prune_and_record(
+    folder: Path, old: dict[str, dict[str, Any]], names: list[str], command: str | None, prune: bool
+) -> None:
+    """Record the files ``names`` that ``command`` just wrote into ``folder`` (whose manifest read before
+    the write is ``old``); with ``prune``, first remove the files an earlier run of the same command wrote
+    there (unchanged) that this run did not write, and forget their entries. Files of other commands (and,
+    in a command's run, of no known command) are kept."""
+    run = _RUN.get()
+    for stale in sorted(set(old) - set(names)) if prune else []:
+        p = folder / stale  # a plain name (_read_manifest) in a real directory (_check_real_dirs)
+        if _command_of(old[stale]) != command or (run is not None and os.path.abspath(p) in run.written):
+            continue
+        if _owned_entry(p, old[stale]):
+            p.unlink()
+        del old[stale]
+    _write_manifest(folder, old)
+    _record(folder, names, command)
+
+
 @contextmanager
-def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[Path]:
+def atomic_dir(
+    path: str | os.PathLike[str], *, prune: bool = True, command: str | None = None
+) -> Iterator[Path]:
     """Yield an empty temporary directory; on success its files are merged into ``path``.
 
     Before anything is moved, every destination is checked (a directory where a file goes, or a file
-    benchsift did not write, refuses the whole write unless overwriting is allowed); then each file
-    replaces its destination atomically and is recorded in the manifest of its directory. Files of an
-    earlier benchsift run that this run did not write again are removed (only those, only unchanged)
-    when ``prune`` is true (a suite directory then holds one run's files); ``prune=False`` keeps them
-    (a folder that several commands write into, like ``redundancy --out``).
+    benchsift did not write, refuses the whole write unless overwriting is allowed; a file another command
+    wrote there refuses it always); then each file replaces its destination atomically and is recorded in
+    the manifest of its directory as the command's: the run's (:func:`output_command`), else ``command``.
+    Files an earlier run of the same command wrote there that this run did not write again are removed
+    (only those, only unchanged; not those this run wrote earlier) in a command's run, and else when
+    ``prune`` is true; ``prune=False`` outside a command's run keeps them (files that accumulate, such as
+    :func:`benchsift.io.eee.write_eee`'s). Files of other commands always stay.
     On any exception the temporary directory is removed and ``path`` is left as it was.
     """
     target = check_output_dir(path)
+    run = _RUN.get()
+    label = run.command if run is not None else command
     created = _missing_dirs(target)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".benchsift-", suffix=".tmp", dir=_nearest_existing(target / "x")))
@@ -447,21 +594,7 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         yield tmp
         check_output_dir(target)
         rels = [r for r in _files_under(tmp) if r.name != MANIFEST]
-        force = _FORCE.get()
-        manifests: dict[Path, dict[str, dict[str, Any]]] = {}
-        _check_manifest_slot(target)
-        for rel in rels:
-            dest = target / rel
-            _check_parents(dest)
-            _check_real_dirs(target, rel)
-            if dest.is_dir() and not dest.is_symlink():
-                raise InputError(f"{dest}: is a directory where benchsift writes a file; nothing was written")
-            if dest.exists() or dest.is_symlink():
-                man = manifests.setdefault(dest.parent, _read_manifest(dest.parent))
-                if not force and not _owned(dest, man):
-                    raise InputError(
-                        f"{dest}: exists and was not written by benchsift; nothing was written (see `force`)"
-                    )
+        manifests = _check_destinations(target, rels, label)
         by_dir: dict[Path, list[str]] = {}
         for rel in rels:
             dest = target / rel
@@ -474,14 +607,9 @@ def atomic_dir(path: str | os.PathLike[str], *, prune: bool = True) -> Iterator[
         by_dir.setdefault(target, [])
         for folder, names in by_dir.items():
             old = manifests[folder] if folder in manifests else _read_manifest(folder)
-            fresh = set(names)
-            for stale in sorted(set(old) - fresh) if prune else []:
-                p = folder / stale  # a plain name (_read_manifest) in a real directory (_check_real_dirs)
-                if _owned_entry(p, old[stale]):
-                    p.unlink()
-                del old[stale]
-            _write_manifest(folder, old)
-            _record(folder, names)
+            _prune_and_record(folder, old, names, label, prune or run is not None)
+            for name in names:
+                _wrote(folder / name)
     except BaseException as exc:
         if not n_moved:
             _remove_dirs(sorted(created, key=lambda d: len(d.parts), reverse=True))

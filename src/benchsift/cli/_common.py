@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Annotated, Any, overload
 import typer
 from typer.core import TyperGroup
 
-from benchsift._fileio import ENVIRONMENT_ERRNOS, check_output_dir, check_output_file, force_overwrite
+from benchsift._fileio import (
+    ENVIRONMENT_ERRNOS,
+    check_output_dir,
+    check_output_file,
+    check_output_page,
+    force_overwrite,
+    output_command,
+)
 from benchsift._inputs import check_distinct
 from benchsift.errors import BenchsiftError, BenchsiftWarning, InputError, ResultWarning
 from benchsift.parallel import BACKENDS, sweep_backend  # joblib is imported on use
@@ -395,24 +402,45 @@ def seed_opt(help: str) -> Any:
     return opt(help, "--seed", callback=_checked_seed)
 
 
+def _name_the_command() -> None:
+    """Record this run's files as the running command's (``redundancy instances``: click's command path
+    without the program, reached through typer's Context, as typer 0.2x bundles its own click) until the
+    command ends (:func:`benchsift._fileio.output_command`)."""
+    import importlib
+
+    base = next(c for c in typer.Context.__mro__[1:] if c.__name__ == "Context")
+    click_globals = importlib.import_module(base.__module__.rpartition(".")[0] + ".globals")
+    ctx = click_globals.get_current_context(silent=True)
+    output_command(None if ctx is None else ctx.command_path.partition(" ")[2] or ctx.command_path)
+    if ctx is not None:  # also where no group runs the command in a context of its own
+        ctx.call_on_close(lambda: output_command(None))
+
+
 def outputs(
     force: bool,
     files: Iterable[os.PathLike[str] | str | None] = (),
     dirs: Iterable[os.PathLike[str] | str | None] = (),
+    pages: bool = True,
 ) -> None:
-    """Before any work: apply ``--force`` and refuse output paths that cannot be written.
+    """Before any work: apply ``--force``, name the command whose files this run writes, and refuse output
+    paths that cannot be written.
 
     The rule is :mod:`benchsift._fileio`'s: an output file must not be a directory nor a file benchsift
-    did not write (unless ``--force``); an output directory must not be a file. ``None`` entries (options
-    not given) are skipped.
+    did not write (unless ``--force``); an output directory must not be a file, nor (``pages``: the
+    command writes ``index.html`` there) hold a page benchsift would not overwrite. The files are recorded
+    as this command's (``redundancy instances``): its rerun replaces them, other commands' stay.
+    ``None`` entries (options not given) are skipped.
     """
     force_overwrite(force)
+    _name_the_command()
     for f in files:
         if f is not None:
             check_output_file(f)
     for d in dirs:
         if d is not None:
             check_output_dir(d)
+            if pages:
+                check_output_page(d)
 
 
 def figure_files(stem: os.PathLike[str] | str | None) -> list[str]:

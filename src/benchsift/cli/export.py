@@ -50,7 +50,7 @@ def export_command(
     force: ForceOpt = False,
 ) -> None:
     """Write what the harness (--to) needs to run exactly the suite's items, and the command to run them."""
-    outputs(force, dirs=[out])
+    outputs(force, dirs=[out], pages=False)  # no index.html
     res = export_suite(
         suite_dir,
         to,

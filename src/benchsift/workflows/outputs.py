@@ -1,7 +1,10 @@
 """The output folders of ``--out DIR``: the result as JSON, its tables as CSV, its figures, an index.html.
 
 Every folder is written atomically (:func:`benchsift._fileio.atomic_dir`): a failed write leaves what was
-there before.
+there before. Several commands may write into one folder: a command's rerun replaces its own earlier files
+there (those it does not write again are removed, so the page shows no stale result) and keeps the other
+commands' (:mod:`benchsift._fileio`). The page is checked before anything is written
+(:func:`check_folder`), so a refused page leaves the folder as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from benchsift._fileio import atomic_dir, spreadsheet_frame
+from benchsift._fileio import atomic_dir, check_output_page, spreadsheet_frame
 from benchsift._jsonutil import to_jsonable
 from benchsift.report.html import check_page, write_report
 
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from benchsift.prism.scoring import MeansReport, ScoreReport
 
 __all__ = [
+    "check_folder",
     "write_command_dir",
     "write_analysis_dir",
     "write_means_dir",
@@ -31,13 +35,23 @@ __all__ = [
 ]
 
 
+def check_folder(out: Path) -> None:
+    """Refuse the folder ``out`` before any of its files is written when its ``index.html`` is a page that
+    benchsift did not write (:func:`~benchsift.report.html.check_page`) or one it would not overwrite
+    (:func:`~benchsift._fileio.check_output_page`: changed since benchsift wrote it, unless ``--force``)."""
+    check_page(out)
+    check_output_page(out)
+
+
 def write_analysis_dir(
     out: Path, name: str, result: dict[str, Any], figures: Callable[[Path], object]
 ) -> None:
-    """``out/<name>.json`` and the figures ``figures(folder)`` writes, added to ``out`` (other analyses'
-    files stay), then ``out/index.html`` over everything in it (the redundancy commands)."""
-    check_page(out)  # a page benchsift did not write: refused before any file is written
-    with atomic_dir(out, prune=False) as tmp:
+    """``out/<name>.json`` and the figures ``figures(folder)`` writes, added to ``out``, then
+    ``out/index.html`` over everything in it (the redundancy commands). Other analyses' files stay; the
+    files an earlier run of the same analysis wrote and this one does not (the curves of a metric no longer
+    asked for) are removed."""
+    check_folder(out)  # refused before any file is written
+    with atomic_dir(out, command=f"redundancy {name.partition('_')[0]}") as tmp:
         (tmp / f"{name}.json").write_text(json.dumps(result, indent=2))
         figures(tmp)
     write_report(out)
@@ -60,7 +74,7 @@ def write_result_dir(
 
     write_command_dir(
         out, "result", payload, frames, draw if figures is not None else None, index=True,
-        title=f"benchsift results: {out.name}",
+        title=f"benchsift results: {out.name}", command="prism",
     )  # fmt: skip
 
 
@@ -74,16 +88,18 @@ def write_command_dir(
     index: bool = False,
     panel: Panel | None = None,
     title: str | None = None,
+    command: str | None = None,
 ) -> Path:
     """``--out DIR`` of a command whose result ``report`` reads back (``validate``, ``estimate``,
     ``adaptive simulate``, and any new one): ``DIR/<name>.json`` (``payload``, its notes and warnings
     included), one ``DIR/<frame>.csv`` per frame (``index``: with the frame's index), the figures
     ``figures(DIR)`` writes and ``DIR/index.html`` (with item views when ``panel`` is given; ``title``: the
-    page's, by default ``benchsift <name>: <DIR's name>``). The folder's
-    earlier files from benchsift are replaced; a file benchsift did not write is never touched. Returns
-    the path of the page."""
-    check_page(out)  # a page benchsift did not write: refused before any file is written
-    with atomic_dir(out) as tmp:
+    page's, by default ``benchsift <name>: <DIR's name>``). The files an earlier run of the same command
+    (the CLI's, else ``command``, by default ``name``) wrote there are replaced, and those it does not
+    write again removed; other commands' files stay, a file another command wrote under one of these names
+    refuses the write, and a file benchsift did not write is never touched. Returns the path of the page."""
+    check_folder(out)  # refused before any file is written
+    with atomic_dir(out, command=command or name) as tmp:
         (tmp / f"{name}.json").write_text(json.dumps(to_jsonable(payload), indent=2))
         for fname, df in frames.items():
             spreadsheet_frame(df).to_csv(tmp / f"{fname}.csv", index=index, lineterminator="\n")
