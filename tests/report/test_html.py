@@ -33,8 +33,10 @@ def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path
     text = index.read_text(encoding="utf-8")
     svgs = sorted(out.rglob("*.svg"))
     assert len(svgs) == 12
-    # Every figure is inlined (one <svg> per SVG file) and has the caption stored with it.
-    assert text.count("<svg ") == len(svgs)
+    # Every figure is on the page as an image of its file (never inlined as markup) with the caption stored
+    # with it.
+    assert text.count('<img src="data:image/svg+xml;base64,') == len(svgs)
+    assert "<svg" not in text
     page, sections = collect_report(out)
     assert [s.key for s in sections] == [
         "panel",
@@ -58,11 +60,11 @@ def test_demo_writes_one_page_with_every_figure_and_caption(demo_dir: tuple[Path
     # No network: no http(s) URL is loaded (only links and text may name one), no external script or style.
     assert not re.search(r'(src|href)="https?:', text)
     assert "<link " not in text
-    # Each raw file is linked with a relative path.
+    # Each raw file is linked with a relative path, led by ./
     for p in out.rglob("*"):
         hidden = any(part.startswith(".") for part in p.relative_to(out).parts)  # e.g. benchsift's manifest
         if p.is_file() and not hidden and p.name not in ("index.html", "summary.json"):
-            assert f'href="{p.relative_to(out).as_posix()}"' in text
+            assert f'href="./{p.relative_to(out).as_posix()}"' in text
 
 
 def test_demo_does_not_write_the_long_csv_unless_asked(demo_dir: tuple[Path, dict[str, Any]]) -> None:
@@ -71,17 +73,21 @@ def test_demo_does_not_write_the_long_csv_unless_asked(demo_dir: tuple[Path, dic
     assert (out / "panel" / "panel.parquet").is_file()
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != "index.html")
     assert total < 8_000_000  # the 22.9 MB long.csv was most of the old demo folder
-    # the page: every table row and a view of each of the ~1,100 items its tables name
+    # the page: every table row, and item views only for the tables computed on the panel in the folder
+    # (the demo's other sections ran on panels of their own, not saved: test_page_safety.py)
     assert (out / "index.html").stat().st_size < 6_000_000
 
 
-def test_ids_of_inlined_svgs_are_unique(demo_dir: tuple[Path, dict[str, Any]]) -> None:
+def test_ids_of_the_page_are_unique(demo_dir: tuple[Path, dict[str, Any]]) -> None:
     out, _ = demo_dir
     text = (out / "index.html").read_text(encoding="utf-8")
     ids = re.findall(r'\bid="([^"]+)"', text)
     assert len(ids) == len(set(ids))
-    # Every url(#...) and href="#..." points to an id of the page.
-    refs = set(re.findall(r"url\(#([^)]+)\)", text)) | set(re.findall(r'href="#([^"]+)"', text))
+    # Every href="#..." and aria reference points to an id of the page.
+    refs = set(re.findall(r'href="#([^"]+)"', text))
+    refs |= {
+        r for refs in re.findall(r'aria-(?:labelledby|describedby)="([^"]+)"', text) for r in refs.split()
+    }
     assert refs <= set(ids)
 
 

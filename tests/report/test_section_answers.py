@@ -298,7 +298,7 @@ def test_audit_out_links_flags_to_item_views(tmp_path: Path) -> None:
     )
     assert len(index) == len(flagged)  # every flagged item has its view
     for item in negative["item"]:
-        anchor = index[f"{items['benchmark'].iloc[0]}\x1f{item}"]
+        anchor = index[f"0\x1f{items['benchmark'].iloc[0]}\x1f{item}"]  # panel 0: the one audit gave
         block = text.split(f'<article class="item" id="{anchor}">', 1)[1].split("</article>")[0]
         assert f"question {items['item'].tolist().index(item)}" in block
     assert os.path.getsize(out / "index.html") < 5_000_000

@@ -38,8 +38,6 @@ Conventions
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import warnings as _warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -70,6 +68,7 @@ from benchsift.compression.stages.representatives import (
 )
 from benchsift.errors import MIN_MODELS, FloorWarning, InputError, require_at_least, warn_each
 from benchsift.panel import Panel
+from benchsift.panel.fingerprint import panel_fingerprint  # (re-exported: compress records it)
 from benchsift.progress import ProgressFn, Ticker
 from benchsift.results import Result
 from benchsift.stats import spearman
@@ -303,24 +302,6 @@ class CompressionResult(Result):
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
-
-
-def panel_fingerprint(panel: Panel) -> str:
-    """sha256 of the panel's scores and keys: ``(model, condition)`` rows and ``(benchmark, item)`` columns.
-
-    NaN is canonicalised (one bit pattern), so two panels with the same scores and keys share a fingerprint
-    whatever produced them; metadata other than the keys does not enter it.
-    """
-    h = hashlib.sha256()
-    models = panel.models
-    items = panel.items
-    for col in (models["model"], models["condition"], items["benchmark"], items["item"]):
-        h.update(json.dumps(col.tolist()).encode())
-    s = np.ascontiguousarray(panel.scores, dtype="<f8").copy()
-    s[np.isnan(s)] = np.nan
-    h.update(str(s.shape).encode())
-    h.update(s.tobytes())
-    return h.hexdigest()
 
 
 def pooled_category_means(panel: Panel, categories: list[str] | None = None) -> tuple[np.ndarray, list[str]]:

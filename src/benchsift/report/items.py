@@ -104,6 +104,9 @@ class ItemView:
     answers: list[tuple[str, str, str]] = field(default_factory=list)
     #: Models with a score but no logged answer (when answers were given).
     n_unanswered: int = 0
+    #: Which panel of the page the view was read from (its number and how the page names it).
+    panel: int = 0
+    source: str = ""
 
 
 def _text(v: Any) -> str:
@@ -244,9 +247,14 @@ def item_views(
     wanted: list[tuple[str, str]],
     images: Path | None = None,
     answers: LoggedAnswers | None = None,
+    *,
+    limit: int = MAX_ITEM_VIEWS,
+    start: int = 0,
 ) -> dict[tuple[str, str], ItemView]:
-    """The views of the items of ``wanted`` (``(benchmark, item)``, page order) found in ``panel``;
-    ``answers``: the models' logged answers aligned with ``panel`` (module docstring)."""
+    """The views of the items of ``wanted`` (``(benchmark, item)``, page order) found in ``panel``, at most
+    ``limit`` of them (the first ones); ``answers``: the models' logged answers aligned with ``panel``
+    (module docstring). Anchors are numbered from ``start + 1`` (``item-1``, ``item-2``, ...), so that the
+    views of several panels on one page keep distinct anchors."""
     image = panel.image_panel() if "condition" in panel.models.columns else panel
     if image.n_models == 0:
         image = panel
@@ -272,11 +280,11 @@ def item_views(
     for key in wanted:
         if key in out or key not in position:
             continue
-        if len(out) >= MAX_ITEM_VIEWS:
+        if len(out) >= limit:
             break
         j = position[key]
         row = {c: items[c].iloc[j] for c in cols}
-        view = ItemView(anchor=f"item-{len(out) + 1}", benchmark=key[0], item=key[1])
+        view = ItemView(anchor=f"item-{start + len(out) + 1}", benchmark=key[0], item=key[1])
         view.question = next((_text(row[c]) for c in _QUESTION if c in row and _text(row[c])), "")
         view.key = next((_text(row[c]) for c in _KEY if c in row and _text(row[c])), "")
         raw_choices = _choices(row)

@@ -42,6 +42,9 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
     panel = sim.panel
     result = audit(panel)
     files = write_audit_files(result, folder)
+    # the panel the audit ran on, so that the page's item views are this panel's (the report links a table
+    # to the panel of the fingerprint its files record)
+    files.append(panel.save(folder / "panel.parquet"))
     for table in render_audit(result, top=10):
         console.print(table)
     flags = result.items["flags"]

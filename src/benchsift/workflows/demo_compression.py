@@ -64,7 +64,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
     suite_dir = folder / "suite"
     write_suite(result, build, suite_dir, frontier=frontier)
     table = stage_table(result, build.n_items)
-    files = [str(suite_dir)]
+    files = [str(suite_dir), str(build.save(folder / "panel.parquet"))]  # (the item views' panel)
     data = (
         f"simulated panel ({build.n_models} model runs x {build.n_items} items, seed {seed}; "
         f"{N_HELD_BACK} models held back)"

@@ -52,14 +52,14 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
     items["item"] = items.groupby("benchmark").cumcount().astype(str)  # document indices, as lm-eval logs
     panel = Panel(sim.panel.scores, sim.panel.models, items)
     models = panel.models
-    image = panel.image_rows
-    held = models.loc[image, "model"].to_numpy()[-N_HELD_OUT:]
+    held = models.loc[panel.image_rows, "model"].to_numpy()[-N_HELD_OUT:]
     is_held = models["model"].isin(held).to_numpy()
     build = panel.subset(models=~is_held)
     cfg = CompressionConfig(retention=0.08, k=2, floor=0, random_state=seed)
     result = run_pipeline(build, cfg)
     suite_dir = folder / "suite"
     write_suite(result, build, suite_dir)
+    build.save(folder / "panel.parquet")  # the panel of the suite's item views on the page
     # a simulated panel records no harness: its ids are document indices, as both tools number them
     exports = {
         tool: export_suite(suite_dir, tool, folder / f"export-{tool}", ids_from=tool)
@@ -67,7 +67,7 @@ def run_demo_section(out_dir: Path, seed: int, console: Console) -> WorkflowResu
     }
 
     # the harness run: the held-out models' responses on exactly the exported items
-    new = panel.subset(models=is_held & image)
+    new = panel.subset(models=is_held & panel.image_rows)
     keys = set(zip(panel.items["benchmark"], panel.items["item"], strict=True))
     run_keys = {(b, i) for b, ids in exports["lm-eval"].items.items() for i in ids}
     assert run_keys <= keys

@@ -18,6 +18,9 @@
     if (typeof a === typeof b) { return a < b ? -1 : a > b ? 1 : 0; }
     return typeof a === "number" ? -1 : 1;
   }
+  function count(n) {  // 46856 -> "46,856", as the page's captions write counts
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
   function esc(s) {
     return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   }
@@ -40,11 +43,12 @@
   function setup(table) {
     var wrap = table.closest(".tablewrap");
     var dataNode = wrap ? wrap.querySelector("script.tdata") : null;
-    var cells, links = {};
+    var cells, links = {}, panel = null;
     if (dataNode) {
       var data = JSON.parse(dataNode.textContent);
       cells = data.rows || decodeTable(data);  // "rows": plain rows (benchmarks/bench_report_page.py)
-      (data.links || []).forEach(function (l) { links[l[0]] = l[1]; });
+      panel = data.panel === undefined ? null : data.panel;
+      if (panel !== null) { (data.links || []).forEach(function (l) { links[l[0]] = l[1]; }); }
     } else {
       cells = Array.prototype.map.call(table.tBodies[0].rows, function (r) {
         return Array.prototype.map.call(r.cells, function (c) { return c.textContent; });
@@ -64,7 +68,8 @@
     function cell(r, c) {
       var v = r.cells[c];
       if (c in links) {
-        var anchor = index[r.cells[links[c]] + "\u001f" + v];
+        // the view of this item in the panel the table was computed on (html.py, _item_key)
+        var anchor = index[panel + "\u001f" + r.cells[links[c]] + "\u001f" + v];
         if (anchor) { return "<td><a class=\"itemlink\" href=\"#" + esc(anchor) + "\">" + esc(v) + "</a></td>"; }
       }
       return "<td>" + esc(v) + "</td>";
@@ -83,8 +88,8 @@
       }
       body.innerHTML = html.join("");
       if (info) {
-        info.textContent = (n ? "rows " + (start + 1) + "-" + end + " of " + n : "no rows") +
-          (n !== ctl.rows.length ? " (filtered from " + ctl.rows.length + ")" : "");
+        info.textContent = (n ? "rows " + count(start + 1) + "-" + count(end) + " of " + count(n) : "no rows") +
+          (n !== ctl.rows.length ? " (filtered from " + count(ctl.rows.length) + ")" : "");
       }
     }
     function applyFilter() {
