@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "SUMMARISERS",
     "Answer",
@@ -131,9 +133,15 @@ def _where(files: SectionFiles, rel: str) -> str:
     return f"{files.folder}/{sub}" if sub else files.folder
 
 
-def _label(files: SectionFiles, rel: str) -> str:
-    """The folder of ``rel`` inside the report (for headings)."""
-    return _dir(rel) or files.key
+def _heading(what: str, files: SectionFiles, rel: str) -> str:
+    """The heading of an answer: ``what`` it answers, and the folder of ``rel`` inside its section when it
+    is in one (the section's own title already names the section: ``Suite (suite)`` in ``compression/``,
+    ``Benchmark redundancy`` in ``redundancy/``, never the section's key again)."""
+    parts = list(PurePosixPath(rel).parent.parts)
+    if parts and parts[0] == files.key:
+        parts = parts[1:]
+    inner = "/".join(parts)
+    return f"{what} ({inner})" if inner else what
 
 
 # ----------------------------------------------------------------------------------------------- suites
@@ -254,7 +262,7 @@ def suite_answers(files: SectionFiles) -> list[Answer]:
             if tool == "lmms-eval":
                 then += f" --export {where}-{tool}"
             card.append((tool, f"{cmd}\n# run the harness with the files written there, then:\n{then}"))
-        out.append(Answer("suite", f"Suite {_label(files, rel)}", sentences, numbers, rel, card))
+        out.append(Answer("suite", _heading("Suite", files, rel), sentences, numbers, rel, card))
     return out
 
 
@@ -289,10 +297,17 @@ def audit_answers(files: SectionFiles) -> list[Answer]:
             f"benchmark{'s' if len(benches) != 1 else ''} "
             f"on {_n(n_models)} models and flagged {_n(flagged)} of them ({_pct(flagged, n_items)})."
         ]
-        if neg is not None:
+        if neg:
+            one = neg == 1
             sentences.append(
-                f"{_n(neg)} item{'s' if neg != 1 else ''} discriminate negatively (stronger models get them "
-                "wrong more often than weaker ones): check their answer keys first; click an item to see it."
+                f"{_n(neg)} item{'' if one else 's'} discriminate{'s' if one else ''} negatively (stronger "
+                f"models get {'it' if one else 'them'} wrong more often than weaker ones): check "
+                f"{'its answer key' if one else 'their answer keys'} first; click an item to see it."
+            )
+        elif neg is not None:
+            sentences.append(
+                "No item discriminates negatively (none looks like a wrong answer key: stronger models do "
+                "not get any item wrong more often than weaker ones)."
             )
         if dups:
             sentences.append(f"{_n(dups)} pairs of items look like duplicates.")
@@ -307,7 +322,7 @@ def audit_answers(files: SectionFiles) -> list[Answer]:
         not_run = [k for k, v in counts.items() if v is None]
         if not_run:
             sentences.append(f"Not checked (no data for it): {', '.join(not_run)}.")
-        out.append(Answer("audit", f"Audit {_label(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("audit", _heading("Audit", files, rel), sentences, numbers, rel))
     return out
 
 
@@ -325,9 +340,102 @@ def _best_rows(results: list[dict[str, Any]]) -> dict[float, dict[str, Any]]:
     return best
 
 
+def _per_split(v: dict[str, Any], selector: Any, ret: float) -> list[float] | None:
+    """The selector's held-out rho on each split at retention ``ret`` (``macro_rho``), NaN where undefined;
+    None when the file does not hold them."""
+    per = (v.get("macro_rho") or {}).get(str(selector)) if isinstance(v.get("macro_rho"), dict) else None
+    if not isinstance(per, dict):
+        return None
+    for key, values in per.items():
+        try:
+            hit = math.isclose(float(key), ret, rel_tol=1e-9, abs_tol=1e-12)
+        except (TypeError, ValueError):
+            continue
+        if hit and isinstance(values, list):
+            return [math.nan if _num(x) is None else float(x) for x in values]
+    return None
+
+
+@dataclass
+class _Gain:
+    """The selector's rho minus random's: ``mean`` and ``sd`` over the splits (paired when ``n`` splits
+    give both; else the difference of the means, ``sd`` the larger of the two sds); ``wins``: splits where
+    the selector is above random (paired only)."""
+
+    mean: float
+    sd: float
+    n: int
+    wins: int | None
+
+    @property
+    def clear(self) -> bool:
+        """A gain larger than its spread over the splits (mean above one sd; one split never is)."""
+        return self.n > 1 and math.isfinite(self.sd) and self.mean > self.sd
+
+    @property
+    def worse(self) -> bool:
+        return self.n > 1 and math.isfinite(self.sd) and -self.mean > self.sd
+
+
+def _gain(v: dict[str, Any], row: dict[str, Any], rand: dict[str, Any], ret: float) -> _Gain | None:
+    """The selector's gain over random items at ``ret`` (:class:`_Gain`), None without random's rho."""
+    a, b = _per_split(v, row.get("selector"), ret), _per_split(v, "random", ret)
+    if a is not None and b is not None and len(a) == len(b):
+        d = np.array(a) - np.array(b)
+        d = d[np.isfinite(d)]
+        if d.size:
+            sd = float(np.std(d, ddof=1)) if d.size > 1 else math.nan
+            return _Gain(float(d.mean()), sd, int(d.size), int(np.count_nonzero(d > 0)))
+    rho, rand_rho = _num(row.get("rho_mean")), _num(rand.get("rho_mean"))
+    if rho is None or rand_rho is None:
+        return None
+    sds = [x for x in (_num(row.get("rho_sd")), _num(rand.get("rho_sd"))) if x is not None]
+    splits = v.get("splits")
+    n = len(splits) if isinstance(splits, list) else (_num(splits) or 0)
+    return _Gain(rho - rand_rho, max(sds) if sds else math.nan, int(n), None)
+
+
+def _gain_sentence(g: _Gain, rand_rho: float) -> str:
+    """Random items' rho and the selector's gain over them, with its spread; "no clear gain" when the
+    difference is within the spread."""
+    if not math.isfinite(g.sd):
+        spread = f"{g.mean:+.3f} (no spread over the splits to judge it by)"
+    elif g.wins is not None:
+        spread = (
+            f"{g.mean:+.3f} +- {_f(g.sd, 3)} (paired difference, mean +- sd over {_n(g.n)} splits; above "
+            f"random on {g.wins} of them)"
+        )
+    else:
+        spread = f"{g.mean:+.3f} (difference of the means; each rho varies by up to +- {_f(g.sd, 3)} (sd))"
+    head = f"Random items of the same size reach rho {_f(rand_rho, 3)}; "
+    if g.clear:
+        return head + f"the selector gains {spread}."
+    if g.worse:
+        return head + f"the selector does worse than random here: {spread}."
+    return head + f"there is no clear gain: the difference, {spread}, is within its spread over the splits."
+
+
+def _selector_note(results: list[dict[str, Any]], row: dict[str, Any], ret: float, n_splits: Any) -> str:
+    """How the selector shown was picked: the best mean of several tried on the same splits, and on how many
+    splits it was the best (``wins``)."""
+    tried = {str(r.get("selector")) for r in results if _num(r.get("retention")) == ret}
+    tried.discard("random")
+    if len(tried) < 2:
+        return ""
+    wins = _num(row.get("wins"))
+    on = ""
+    if wins is not None and n_splits:
+        on = f"; it is the best on {_n(wins)} of the {_n(n_splits)} splits"
+    return (
+        f" (the highest mean of the {len(tried)} selectors tried, picked after seeing these same splits, so "
+        f"somewhat optimistic{on})"
+    )
+
+
 def validation_answers(files: SectionFiles) -> list[Answer]:
     """A validation result (``validate --out``: ``validate.json``; the demo: ``heldout.json``): held-out
-    rank fidelity of the best selector, against random items of the same size."""
+    rank fidelity of the best selector, and its paired difference from random items of the same size with
+    the difference's spread over the splits."""
     out: list[Answer] = []
     for rel, v in files.json.items():
         if not (isinstance(v, dict) and "protocol" in v and isinstance(v.get("results"), list)):
@@ -356,31 +464,40 @@ def validation_answers(files: SectionFiles) -> list[Answer]:
         split_text = f" over {_n(n_splits)} splits" if n_splits else ""
         sentences = [
             f"On held-out models ({v['protocol']} protocol{split_text}), "
-            f"the {row.get('selector')} selector keeps "
+            f"the {row.get('selector')} selector{_selector_note(results, row, ret, n_splits)} keeps "
             f"{ret * 100:g} % of the items{kept} and ranks the held-out models at Spearman rho "
             f"{_f(rho or 0, 3)}" + (f" +- {_f(sd, 3)}" if sd is not None else "") + "."
         ]
-        if rand_rho is not None:
-            diff = (rho or 0) - rand_rho
-            sentences.append(
-                f"Random items of the same size reach rho {_f(rand_rho, 3)}: the selector "
-                + (f"gains {_f(diff, 3)}." if diff > 0 else "is no better than random here.")
-            )
+        gain = _gain(v, row, rand, ret) if rand is not None and row is not rand else None
+        if row is rand and rand_rho is not None:
+            sentences.append("Random items do as well as every selector tried here.")
+        elif gain is not None and rand_rho is not None:
+            sentences.append(_gain_sentence(gain, rand_rho))
         if not good:
             sentences.append("No selector reaches rho 0.95 at the retentions tried; the largest is shown.")
         numbers = [
             Number(
                 "items kept (retention)",
                 f"{ret * 100:g} %" + (f", floor {_n(floor)}" if floor else ""),
-                "the smallest share that keeps rho at 0.95",
+                "the smallest share that keeps rho at 0.95"
+                if good
+                else "a share that keeps rho at 0.95; none tried does (this is the largest)",
             ),
             Number("held-out rank fidelity (rho)", _f(rho or 0, 3), "1 = same order; 0.9 or more is good"),
         ]
         if rand_rho is not None:
             numbers.append(Number("random items, same size (rho)", _f(rand_rho, 3), "below the selector's"))
+        if gain is not None:
+            numbers.append(
+                Number(
+                    "gain over random (mean +- sd over splits)",
+                    f"{gain.mean:+.3f}" + (f" +- {_f(gain.sd, 3)}" if math.isfinite(gain.sd) else ""),
+                    "above its sd (a clear gain); within it, no clear gain",
+                )
+            )
         if n_splits:
             numbers.append(Number("splits", _n(n_splits), "more splits, steadier numbers"))
-        out.append(Answer("validation", f"Validation {_label(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("validation", _heading("Validation", files, rel), sentences, numbers, rel))
     return out
 
 
@@ -416,28 +533,35 @@ def adaptive_answers(files: SectionFiles) -> list[Answer]:
         ]
         if n_items:
             numbers.insert(0, Number("items per model", _n(n_items), "the same budget for every method"))
-        out.append(Answer("adaptive", f"Adaptive testing {_label(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("adaptive", _heading("Adaptive testing", files, rel), sentences, numbers, rel))
     return out
 
 
 # ------------------------------------------------------------------------------------------- estimate
 
 
+def _overall_interval(m: dict[str, Any]) -> tuple[float | None, float, float] | None:
+    """A model's overall estimate and interval ``(score or None, low, high)``; None without an interval."""
+    overall: dict[str, Any] = m["overall"] if isinstance(m.get("overall"), dict) else {}
+    ci, score = overall.get("interval"), _num(overall.get("score"))
+    if ci is None:
+        suite: dict[str, Any] = m["suite"] if isinstance(m.get("suite"), dict) else {}
+        ci, score = suite.get("overall_ci"), _num(suite.get("overall"))
+    if isinstance(ci, list) and len(ci) == 2 and all(_num(x) is not None for x in ci):
+        return score, float(ci[0]), float(ci[1])
+    return None
+
+
 def estimate_answers(files: SectionFiles) -> list[Answer]:
     """``estimate --out`` (``estimate.json``): how many models were estimated, how wide their intervals
-    are."""
+    are (the median width; with the median distances below and above the estimate, since an interval
+    clipped at the ends of the scale is not symmetric)."""
     out: list[Answer] = []
     for rel, e in files.named("estimate.json"):
         models = [m for m in (e.get("models") or []) if isinstance(m, dict)]
         if not models:
             continue
-        widths = []
-        for m in models:
-            ci = (m.get("overall") or {}).get("interval") if isinstance(m.get("overall"), dict) else None
-            if ci is None:
-                ci = (m.get("suite") or {}).get("overall_ci")
-            if isinstance(ci, list) and len(ci) == 2 and all(_num(x) is not None for x in ci):
-                widths.append((float(ci[1]) - float(ci[0])) / 2)
+        cis = [ci for ci in map(_overall_interval, models) if ci is not None]
         level = _num(e.get("level"))
         lvl = f"{level * 100:.0f} %" if level else "the"
         sentences = [
@@ -446,12 +570,23 @@ def estimate_answers(files: SectionFiles) -> list[Answer]:
             f"suite (method {e.get('method')}, against {e.get('n_reference', '?')} reference models)."
         ]
         numbers = [Number("models estimated", _n(len(models)), "every model you ran")]
-        if widths:
-            widths.sort()
-            med = widths[len(widths) // 2]
-            sentences.append(f"Their overall scores carry {lvl} intervals of about +-{_f(med, 3)} (median).")
-            numbers.append(Number(f"interval half-width ({lvl})", f"+-{_f(med, 3)}", "narrower is sharper"))
-        out.append(Answer("estimate", f"Estimates {_label(files, rel)}", sentences, numbers, rel))
+        if cis:
+            width = float(np.median([hi - lo for _, lo, hi in cis]))
+            sides = [(s - lo, hi - s) for s, lo, hi in cis if s is not None and lo <= s <= hi]
+            text = (
+                f"Their overall scores carry {lvl} intervals about {_f(width, 3)} wide (the median over "
+                f"{_n(len(cis))} model{'s' if len(cis) != 1 else ''})"
+            )
+            if sides:
+                below = float(np.median([b for b, _ in sides]))
+                above = float(np.median([a for _, a in sides]))
+                text += (
+                    f"; they need not be symmetric around the estimate: it lies a median {_f(below, 3)} "
+                    f"above the lower end and {_f(above, 3)} below the upper end"
+                )
+            sentences.append(text + ".")
+            numbers.append(Number(f"interval width ({lvl}, median)", _f(width, 3), "narrower is sharper"))
+        out.append(Answer("estimate", _heading("Estimates", files, rel), sentences, numbers, rel))
     return out
 
 
@@ -473,7 +608,8 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
                 if v is not None and v > best[0]:
                     best = (v, a, names[j])
         anchor = (d.get("anchor") or {}).get("srcc")
-        sentences = [f"Across {len(names)} benchmarks on {d.get('n_models', '?')} models,"]
+        n_models = _num(d.get("n_models"))
+        sentences = [f"Across {len(names)} benchmarks on {_n(n_models) if n_models else '?'} models,"]
         numbers = [Number("benchmarks compared", _n(len(names)), "")]
         if best[1]:
             sentences[0] += (
@@ -490,7 +626,7 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
             )
             numbers.append(Number("anchor benchmark", str(anchor), "the one that stands for the rest"))
         out.append(
-            Answer("redundancy", f"Benchmark redundancy {_label(files, rel)}", sentences, numbers, rel)
+            Answer("redundancy", _heading("Benchmark redundancy", files, rel), sentences, numbers, rel)
         )
     for rel, d in files.named("dimensions.json"):
         internal = _num((d.get("internal_redundancy") or {}).get("srcc"))
@@ -515,25 +651,67 @@ def redundancy_answers(files: SectionFiles) -> list[Answer]:
                 Number("most similar dimensions (SRCC)", _f(_num(p.get("value")) or math.nan), "below 0.9")
             )
         out.append(
-            Answer("redundancy", f"Dimension redundancy {_label(files, rel)}", sentences, numbers, rel)
+            Answer("redundancy", _heading("Dimension redundancy", files, rel), sentences, numbers, rel)
         )
     for rel, d in files.named("instances.json"):
         res = d.get("all") if isinstance(d.get("all"), dict) else d
-        sat = _num((res.get("saturation") or {}).get("srcc")) if isinstance(res, dict) else None
-        if sat is None:
-            continue
-        thr = _num(res.get("threshold")) or 0.95
-        sentences = [
-            f"On {res.get('benchmark', 'the benchmark')}, a random {sat * 100:g} % of its "
-            f"{res.get('n_items', '?')} items already rank the models at rho {thr:g} against all of them: "
-            "the rest is largely redundant."
-        ]
-        numbers = [
-            Number("items that suffice (share)", f"{sat * 100:g} %", f"small: few items reach rho {thr:g}"),
-            Number("items in the benchmark", str(res.get("n_items", "?")), ""),
-        ]
-        out.append(Answer("redundancy", f"Item redundancy {_label(files, rel)}", sentences, numbers, rel))
+        answer = _instance_answer(files, rel, res) if isinstance(res, dict) else None
+        if answer is not None:
+            out.append(answer)
     return out
+
+
+def _instance_answer(files: SectionFiles, rel: str, res: dict[str, Any]) -> Answer | None:
+    """``instances.json`` (all models): the smallest random share of the items that ranks the models as all
+    of them do (the saturation ratio, SRCC when computed), and whether the rest is redundant."""
+    sat_all = res.get("saturation") if isinstance(res.get("saturation"), dict) else {}
+    if not sat_all:
+        return None
+    metric = "srcc" if "srcc" in sat_all else str(next(iter(sat_all)))
+    sat = _num(sat_all.get(metric))
+    thr = _num(res.get("threshold")) or 0.95
+    n_items = _num(res.get("n_items"))
+    bench = res.get("benchmark")
+    place = bench if isinstance(bench, str) and bench else "the panel (all its benchmarks)"
+    of = f" of its {_n(n_items)} items" if n_items else " of its items"
+    stat = "rho" if metric == "srcc" else metric
+    ratios, sizes = res.get("ratios"), res.get("sample_sizes")
+    if sat is None:
+        top = max((_num(r) or 0 for r in ratios), default=0) if isinstance(ratios, list) else 0
+        up_to = f" up to {top * 100:g} %" if top else ""
+        sentences = [
+            f"On {place}, no random share of the items{up_to} ranks the models at {stat} "
+            f"{thr:g} against all of them: little of it is redundant."
+        ]
+        share, good = "none reaches it", f"small: few items reach {stat} {thr:g}"
+    else:
+        k = None
+        if isinstance(ratios, list) and isinstance(sizes, list) and len(ratios) == len(sizes):
+            k = next((_num(n) for r, n in zip(ratios, sizes, strict=True) if _num(r) == sat), None)
+        if k is not None and n_items and k >= n_items:
+            sentences = [
+                f"On {place}, {stat} {thr:g} against all {_n(n_items)} items is reached only at a random "
+                f"{sat * 100:g} % of them, which is {_n(k)} items, every one: none of it is redundant."
+            ]
+        else:
+            count = f" ({_n(k)} items)" if k is not None and n_items else ""
+            rest = (
+                "the rest is largely redundant for ranking them."
+                if sat < 0.5
+                else "most of the items are needed to keep that order, so little of it is redundant."
+            )
+            sentences = [
+                f"On {place}, a random {sat * 100:g} %{of}{count} already rank the models at {stat} {thr:g} "
+                f"against all of them: {rest}"
+            ]
+        share, good = f"{sat * 100:g} %", f"small: few items reach {stat} {thr:g}"
+    numbers = [
+        Number(f"items that suffice (share, {stat} {thr:g})", share, good),
+        Number(
+            "items in the benchmark" if bench else "items in the panel", _n(n_items) if n_items else "?", ""
+        ),
+    ]
+    return Answer("redundancy", _heading("Item redundancy", files, rel), sentences, numbers, rel)
 
 
 # ---------------------------------------------------------------------------------------------- prism
@@ -559,7 +737,7 @@ def prism_answers(files: SectionFiles) -> list[Answer]:
             )
             numbers.append(Number("pairs separated", f"{sep * 100:.0f} %", "high: the ranking is not noise"))
         numbers.append(Number("models", _n(len(ps)), ""))
-        out.append(Answer("prism", f"Multi-axis scores {_label(files, rel)}", sentences, numbers, rel))
+        out.append(Answer("prism", _heading("Multi-axis scores", files, rel), sentences, numbers, rel))
     return out
 
 
@@ -610,6 +788,65 @@ def demo_answers(files: SectionFiles) -> list[Answer]:
 # -------------------------------------------------------------------------------------------- compare
 
 
+#: sections of a pair's answer told in sentences (the rest: ``pair_power.csv``)
+_PAIR_SECTIONS = 6
+
+
+def _pair_sentence(r: dict[str, Any], alpha: float, target: Any) -> str:
+    """One section of ``pair_power``: the difference, its p, the power now and the items that would give the
+    target power."""
+    a, b, section = r.get("model_a"), r.get("model_b"), r.get("section", "?")
+    delta, p, power = _num(r.get("delta")), _num(r.get("p")), _num(r.get("power"))
+    need, n = _num(r.get("items_needed")), _num(r.get("n_common"))
+    on = f" on the {_n(n)} items both answered" if n is not None else ""
+    text = f"{section}: {a} scores {_f(delta, 4) if delta is not None else '?'} above {b}{on}"
+    if p is not None:
+        verdict = "told apart" if p <= alpha else "not told apart"
+        text += f" (p = {p:.2g} for this pair alone: {verdict} at alpha {alpha:g})"
+    if power is not None:
+        text += f"; a paired test over these items detects a true difference this size with power {power:.2f}"
+    if need is not None:
+        text += f", and about {_n(need)} items would give power {target}"
+    elif delta == 0:
+        text += "; no number of items separates a difference of 0"
+    return text + "."
+
+
+def _pair_answer(files: SectionFiles, rel: str, rows: Any, params: dict[str, Any]) -> Answer | None:
+    """``compare --pair A,B`` (``pair_power`` of ``compare.json``): that pair's difference, p, power and the
+    items needed to separate it, per section; None without a pair."""
+    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    if not rows:
+        return None
+    alpha = _num(params.get("alpha")) or 0.05
+    target = rows[0].get("target_power", params.get("power", 0.8))
+    first = next((r for r in rows if r.get("section") == "overall"), rows[0])  # the numbers: overall
+    a, b = first.get("model_a"), first.get("model_b")
+    sentences = [f"The pair you asked about, {a} and {b} (`--pair`):"]
+    ordered = [first, *(r for r in rows if r is not first)]
+    sentences += [_pair_sentence(r, alpha, target) for r in ordered[:_PAIR_SECTIONS]]
+    if len(rows) > _PAIR_SECTIONS:
+        sentences.append(f"{len(rows) - _PAIR_SECTIONS} more sections: pair_power.csv.")
+    section = first.get("section", "?")
+    delta, p, power = _num(first.get("delta")), _num(first.get("p")), _num(first.get("power"))
+    need, n = _num(first.get("items_needed")), _num(first.get("n_common"))
+    numbers = [
+        Number(
+            f"difference {a} - {b} ({section})",
+            _f(delta, 4) if delta is not None else "n/a",
+            "",
+        ),
+        Number(f"p ({section})", f"{p:.2g}" if p is not None else "n/a", f"at most {alpha:g}: told apart"),
+        Number(f"power now ({section})", _f(power) if power is not None else "n/a", f"{target} or more"),
+        Number(
+            f"items needed for power {target} ({section})",
+            _n(need) if need is not None else "never (difference 0)" if delta == 0 else "n/a",
+            f"at most {_n(n)}, the items both answered now" if n is not None else "fewer is sooner",
+        ),
+    ]
+    return Answer("compare", _heading(f"Pair {a} vs {b}", files, rel), sentences, numbers, rel)
+
+
 def compare_answers(files: SectionFiles) -> list[Answer]:
     """``compare --out`` (``compare.json``): per section, how many models are apart, the tie groups and the
     smallest difference the benchmark can detect."""
@@ -618,6 +855,9 @@ def compare_answers(files: SectionFiles) -> list[Answer]:
         rows = [r for r in (c.get("resolution") or []) if isinstance(r, dict)]
         ties = c.get("ties") if isinstance(c.get("ties"), dict) else {}
         params = c.get("parameters") if isinstance(c.get("parameters"), dict) else {}
+        pair = _pair_answer(files, rel, c.get("pair_power"), params)
+        if pair is not None:
+            out.append(pair)  # the pair the user asked about (`compare --pair A,B`) answers first
         correction = params.get("correction", "holm")
         for r in rows:
             section = str(r.get("section", "?"))
@@ -651,7 +891,7 @@ def compare_answers(files: SectionFiles) -> list[Answer]:
             if largest is not None:
                 numbers.append(Number("largest tie group", _n(largest), "small"))
             out.append(
-                Answer("compare", f"Leaderboard {section} {_label(files, rel)}", sentences, numbers, rel)
+                Answer("compare", _heading(f"Leaderboard {section}", files, rel), sentences, numbers, rel)
             )
     return out
 

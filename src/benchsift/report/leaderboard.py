@@ -3,12 +3,14 @@
 
 * :func:`rank_figure`: each model's rank with its bootstrap interval, best at the top, tie groups shaded;
 * :func:`write_compare`: ``compare.json``, ``leaderboard.csv``, ``pairs.csv``, ``resolution.csv`` and one
-  ``ranks_<section>`` figure per section into a folder, then its ``index.html``
+  ``ranks_<section>`` figure per section (one file of its own for every section name: :func:`_stem`) into
+  a folder, then its ``index.html``
   (:func:`benchsift.report.html.write_report`): the leaderboard's section of the HTML report.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -73,8 +75,40 @@ def _write_csv(df: pd.DataFrame, path: Path) -> None:
     spreadsheet_frame(df).to_csv(path, index=False, lineterminator="\n")
 
 
+_SAFE = re.compile(r"[A-Za-z0-9_.-]+")
+#: longest readable part of a figure's file name (a file name has at most 255 bytes)
+_STEM_CHARS = 60
+
+
+def _name_hash(section: str) -> str:
+    """8 hex digits of the sha256 of the section's exact name (UTF-8): the same on every machine."""
+    return hashlib.sha256(section.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def _stem(section: str) -> str:
-    return "ranks_" + (re.sub(r"[^A-Za-z0-9_.-]+", "_", section).strip("_") or "section")
+    """``ranks_<section>`` when the name is made of letters, digits, ``_``, ``.`` and ``-`` only (and not
+    long); else a readable stem (every other run of characters as ``_``, cut to 60 characters) plus 8 hex
+    digits of the name's sha256, so that ``数学`` and ``物理``, or ``A/B`` and ``A B``, get files of their
+    own. Deterministic: the same name gives the same file on any machine."""
+    if _SAFE.fullmatch(section) and len(section) <= _STEM_CHARS and section not in (".", ".."):
+        return f"ranks_{section}"
+    readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", section).strip("_.")[:_STEM_CHARS].rstrip("_.")
+    return f"ranks_{readable or 'section'}_{_name_hash(section)}"
+
+
+def _stems(sections: list[str]) -> dict[str, str]:
+    """Each section's figure stem (:func:`_stem`); two stems that differ only in case (one file on a
+    case-insensitive file system: ``A`` and ``a``) both get the name's hash as well."""
+    stems = {name: _stem(name) for name in sections}
+    folded: dict[str, list[str]] = {}
+    for name, stem in stems.items():
+        folded.setdefault(stem.casefold(), []).append(name)
+    for names in folded.values():
+        if len(names) > 1:
+            for name in names:
+                if not stems[name].endswith(_name_hash(name)):
+                    stems[name] = f"{stems[name]}_{_name_hash(name)}"
+    return stems
 
 
 def write_compare(
@@ -104,11 +138,12 @@ def write_compare(
         _write_csv(result.resolution, tmp / "resolution.csv")
         if result.pair_power is not None:
             _write_csv(result.pair_power, tmp / "pair_power.csv")
+        stems = _stems(result.sections)
         for name in result.sections:
             board = result.section(name)
             save_figure(
                 rank_figure(board, f"{name}: ranks with {level:.0%} bootstrap intervals"),
-                tmp / _stem(name),
+                tmp / stems[name],
                 data=data,
                 caption=(
                     f"Section {name}: one row per model, best at the top. Dot: the rank of its score (mean "

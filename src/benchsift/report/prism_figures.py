@@ -50,6 +50,16 @@ def axis_legend(axes: Sequence[str]) -> str:
     return ", ".join(f"{a} = {AXIS_NAMES[a]}" for a in axes if a in AXIS_NAMES)
 
 
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _axes_count(axes: Sequence[str]) -> str:
+    """``six axis means (q, if, mq, vis, h, c)``: how many axes the PScore averages, and which."""
+    n = len(axes)
+    count = _WORDS[n] if n < len(_WORDS) else str(n)
+    return f"{count} axis mean{'' if n == 1 else 's'} ({', '.join(axes)})"
+
+
 def profile_figure(
     means: pd.DataFrame, models: Sequence[str] | None = None, max_models: int = 8, why: str | None = None
 ) -> Figure:
@@ -181,10 +191,10 @@ def write_prism_figures(
             out_dir / "pscore_forest",
             data=data,
             caption=(
-                "Dots: each model's PScore (harmonic mean of its seven axis means, PRISM-VLM Eq. 1); "
+                f"Dots: each model's PScore (harmonic mean of its {_axes_count(axes)}, PRISM-VLM Eq. 1); "
                 "whiskers: "
                 "the 95 % paired item-bootstrap interval (App. E); models sorted by PScore, best at the top. "
-                f"Data: {data}."
+                f"Axes: {legend}. Data: {data}."
             ),
         )
     if domain_corr is not None:
