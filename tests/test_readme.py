@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsift.errors import EstimateWarning
+from benchsift.errors import BenchsiftWarning, EstimateWarning, ResultWarning
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -27,7 +27,7 @@ def test_in_python_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "readme"}
     with warnings.catch_warnings(record=True) as said:  # what a notebook shows under the cell
-        warnings.simplefilter("always", EstimateWarning)
+        warnings.simplefilter("always", BenchsiftWarning)
         for block in blocks:
             exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own code
     out = capsys.readouterr().out
@@ -38,8 +38,14 @@ def test_in_python_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     # and one says that the suite (VAW, the default) was chosen to rank models, not to estimate
     ranking = [w for w in shown if "chosen by the 'vaw' selector to rank" in str(w.message)]
     assert len(ranking) == 1
-    edge = [w for w in shown if w not in ranking]
+    below = int(full.below_edge.sum())  # the lower edge's own warning
+    weak = [w for w in shown if "are as weak on the suite" in str(w.message)]
+    assert len(weak) == int(below > 0) and all(str(w.message).startswith(f"{below} of ") for w in weak)
+    edge = [w for w in shown if w not in ranking and w not in weak]
     assert len(edge) == int(flagged > 0) and all(f"{flagged} of " in str(w.message) for w in edge)
+    # a default a call changed is shown too, as the result's own line (ResultWarning)
+    lines = [str(w.message) for w in said if issubclass(w.category, ResultWarning)]
+    assert all(line.split(":")[0] in {"audit", "compare", "run_pipeline", "score_report"} for line in lines)
     # what it printed is what the objects hold: the short repr, the stage table, the leaderboard
     dims, result, report = namespace["dims"], namespace["result"], namespace["report"]
     assert repr(dims) in out and len(repr(dims).splitlines()) <= 6
