@@ -10,8 +10,6 @@ flag links to its item view (question, choices, key, image thumbnail, how the mo
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,6 @@ import pandas as pd
 import pytest
 from PIL import Image
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from typer.testing import CliRunner
@@ -28,31 +25,6 @@ from typer.testing import CliRunner
 from benchsift.cli.main import app
 from benchsift.panel import Panel
 from benchsift.simulate import SimulationConfig, simulate_panel
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[webdriver.Chrome]:
-    chromedriver = shutil.which("chromedriver")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromedriver and chromium, (
-        "needs chromium and chromedriver: apt-get install chromium chromium-driver"
-    )
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,900",
-    ):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
-    try:
-        yield drv
-    finally:
-        drv.quit()
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,6 @@ from __future__ import annotations
 import hashlib
 import html.parser
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -28,7 +26,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from typer.testing import CliRunner
 
@@ -49,26 +46,6 @@ EVIL_SVG = (
     '<rect x="0" y="0" width="200" height="50" fill="#0b5cad"/>'
     '<text x="5" y="20">looks like a figure</text></svg>'
 )
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[webdriver.Chrome]:
-    chromedriver = shutil.which("chromedriver")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromedriver and chromium, (
-        "needs chromium and chromedriver: apt-get install chromium chromium-driver"
-    )
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        opts.add_argument(arg)
-    opts.add_argument("--window-size=1280,900")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
-    try:
-        yield drv
-    finally:
-        drv.quit()
 
 
 def _write(path: Path, text: str) -> None:
