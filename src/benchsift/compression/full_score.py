@@ -180,9 +180,10 @@ strongest models, seed 0).
 The lower edge (:data:`~benchsift.compression.extrapolation.WEAK_SHARE`). A model weaker than every
 reference model answers the suite like the weakest of them too, and the estimators through the ability
 then estimate it too *high* (built on the strongest 60 % of AlpacaEval 1.0 and SWE-bench Verified, the
-weakest 40 % were estimated +0.14 to +0.18 high, their 95 % intervals covering 0.40-0.71, unflagged). So a
-weak fold holds out the weakest fifth of the reference models together (one more fit), and every new model
-at most as able on the suite as the ablest of them (``theta_weak``) is flagged ``below_edge``, named in one
+weakest 40 % were estimated +0.14 to +0.18 high, their 95 % intervals covering 0.40-0.71, half of them
+unflagged). So a weak fold holds out the weakest fifth of the reference models together (one more fit), and
+every new model at most as able on the suite as the ablest of them (``theta_weak``) is flagged
+``below_edge``, named in one
 warning, and gets as its interval's lower end the lowest of its own, the weak fold's half-width (grown below
 the weakest reference model as the strongest fold's is above the strongest), the anchor mean's lower end
 and the difficulty-stratified mean's (mirrored from its upper end); where that stratified mean's upper end
