@@ -1100,8 +1100,11 @@ class FullScoreModel(Result):
         # as weak on the suite as the weak fold's models: the weak fold's widths for the lower end
         below = np.isfinite(theta) & (theta <= self.theta_weak)
         score, low, high, at_edge, outside = self._intervals(raw, theta, extra, below)
-        strat = self._edge_upper_ends(high, at_edge, X, reference)
-        strat_low = self._edge_lower_ends(low, below, X, reference)
+        # the stratified means of the new models' own answers and their upper ends, once for both edges
+        edges = at_edge | below
+        strat = self._stratified(X, reference) if reference is not None and edges.any() else None
+        self._edge_upper_ends(high, at_edge, strat)
+        self._edge_lower_ends(low, below, strat)
         best = self.method
         estimator = self._headline_estimators(at_edge, outside)
         for row, m in enumerate(estimator):  # the headline of a model at the edge (or beyond) is another's
@@ -1109,7 +1112,7 @@ class FullScoreModel(Result):
                 for arr in (score, low, high):
                     arr[best][row] = arr[m][row]
         estimator, n_blended, raised = self._edge_headline(score, low, high, estimator, at_edge, strat)
-        estimator, n_below = self._low_edge_headline(score, low, high, estimator, below, strat_low)
+        estimator, n_below = self._low_edge_headline(score, low, high, estimator, below, strat)
         notes = self._apply_known(X, reference, known, score[best], low[best], high[best]) if known else []
         ref = self.reference_overall
         rank = rank_among(ref, score[best][:, -1])
@@ -1231,39 +1234,39 @@ class FullScoreModel(Result):
         return named, int(moved.sum()), raised
 
     def _edge_upper_ends(
-        self, high: dict[str, np.ndarray], at_edge: np.ndarray, X: np.ndarray, reference: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+        self,
+        high: dict[str, np.ndarray],
+        at_edge: np.ndarray,
+        strat: tuple[np.ndarray, np.ndarray] | None,
+    ) -> None:
         """Raise the upper ends ``high`` (in place) of the models at the edge to the design-based anchor
-        mean's (``EDGE_ANCHOR_UPPER``) and the stratified mean's (``EDGE_STRATIFIED_UPPER``); returns the
-        stratified means and upper ends (:meth:`_stratified`), ``None`` when no model is at the edge or
-        ``reference`` is not given."""
-        if EDGE_ANCHOR_UPPER and at_edge.any():  # the design-based anchor mean's upper end bounds them
+        mean's (``EDGE_ANCHOR_UPPER``) and, given ``strat`` (:meth:`_stratified`: the stratified means and
+        their upper ends), the stratified mean's (``EDGE_STRATIFIED_UPPER``)."""
+        if not at_edge.any():
+            return
+        if EDGE_ANCHOR_UPPER:  # the design-based anchor mean's upper end bounds them
             for m in METHODS:
                 high[m] = np.where(at_edge[:, None], np.fmax(high[m], high["anchor"]), high[m])
-        strat = self._stratified(X, reference) if at_edge.any() and reference is not None else None
         if EDGE_STRATIFIED_UPPER and strat is not None:  # and the stratified mean's design-based upper end
             for m in METHODS:
                 high[m] = np.where(at_edge[:, None], np.fmax(high[m], strat[1]), high[m])
-        return strat
 
     def _edge_lower_ends(
-        self, low: dict[str, np.ndarray], below: np.ndarray, X: np.ndarray, reference: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+        self, low: dict[str, np.ndarray], below: np.ndarray, strat: tuple[np.ndarray, np.ndarray] | None
+    ) -> None:
         """:meth:`_edge_upper_ends` at the lower edge: lower the lower ends ``low`` (in place) of the models
-        at the lower edge (``below``) to the anchor mean's and the stratified mean's (the latter's lower
-        end mirrored from its upper one); returns the stratified means and upper ends, ``None`` when no model
-        is at the lower edge or ``reference`` is not given."""
+        at the lower edge (``below``) to the anchor mean's and, given ``strat``, the stratified mean's (its
+        lower end mirrored from its upper one)."""
         if not below.any():
-            return None
+            return
         for m in METHODS:
             low[m] = np.where(below[:, None], np.fmin(low[m], low["anchor"]), low[m])
-        if reference is None:
-            return None
-        st, up = self._stratified(X, reference)
+        if strat is None:
+            return
+        st, up = strat
         st_low = np.clip(2.0 * st - up, 0.0, 1.0)
         for m in METHODS:
             low[m] = np.where(below[:, None], np.fmin(low[m], st_low), low[m])
-        return st, up
 
     def _low_edge_headline(
         self,
