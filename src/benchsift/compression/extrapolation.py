@@ -394,6 +394,11 @@ def edge_upper_halfwidth(
     return np.where(edge[:, None], np.maximum(hw, grown), hw), edge
 
 
+def _first_names(names: list[str], idx: np.ndarray) -> str:
+    """The first five of the models ``names[idx]``, quoted, and how many more (for a warning)."""
+    return ", ".join(repr(names[j]) for j in idx[:5]) + (f" and {idx.size - 5} more" if idx.size > 5 else "")
+
+
 def low_edge_warning(
     names: list[str], below: np.ndarray, theta_weak: float, n_reference: int, n_blended: int = 0
 ) -> str | None:
@@ -404,7 +409,7 @@ def low_edge_warning(
     idx = np.flatnonzero(below)
     if idx.size == 0:
         return None
-    shown = ", ".join(repr(names[j]) for j in idx[:5]) + (f" and {idx.size - 5} more" if idx.size > 5 else "")
+    shown = _first_names(names, idx)
     return (
         f"{idx.size} model(s) ({shown}) are as weak on the suite as the weakest {WEAK_SHARE:.0%} of the "
         f"{n_reference} reference models (ability <= {theta_weak:+.2f}): a model weaker than every reference "
@@ -443,7 +448,7 @@ def edge_warning(
     if idx.size == 0:
         return None
     scores, are = ("scores" if n_blended == 1 else "score"), ("is" if n_raised == 1 else "are")
-    shown = ", ".join(repr(names[j]) for j in idx[:5]) + (f" and {idx.size - 5} more" if idx.size > 5 else "")
+    shown = _first_names(names, idx)
     return (
         f"{idx.size} model(s) ({shown}) are as able on the suite as the strongest of the {n_reference} "
         f"reference models (ability >= {theta_edge:+.2f}): a model stronger than every reference model looks "
