@@ -74,6 +74,23 @@ def correlation_embedding(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z, mean
 
 
+#: The grid every similarity that decides a choice is rounded to (:func:`_snap`).
+SNAP = 2.0**-32
+
+
+def _snap(v: np.ndarray) -> np.ndarray:
+    """``v`` rounded to multiples of :data:`SNAP`: the same values on every machine.
+
+    A similarity is a dot product, which BLAS kernels of different CPU kinds (AVX-512, AVX2, AVX) add in
+    different orders, so it differs between machines in its last bits; equal similarities (duplicate
+    columns) then break their ties differently and the medoids with them (measured: ``validate``'s
+    anchorpoints rows differed between ``OPENBLAS_CORETYPE=SkylakeX`` and ``Sandybridge`` on MMMU). Rounded to
+    ``2**-32`` (far coarser than those bits, far finer than any real difference), they agree unless a value
+    lies within its last bits of a rounding boundary (about one in 10**6). Sums of snapped values below
+    ``2**20`` are exact in float64, so totals compared between runs are too."""
+    return np.rint(np.asarray(v) / SNAP) * SNAP
+
+
 def _kmedoids_pp(zt: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """k-medoids++ seeding on ``zt`` (n_items, M): first medoid uniform, then D^2 sampling on ``d``.
 
@@ -84,7 +101,7 @@ def _kmedoids_pp(zt: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray
     idx[0] = rng.integers(n)
     u = rng.random(k)
     with single_thread():
-        dist = np.maximum(1.0 - zt @ zt[idx[0]], 0.0)
+        dist = np.maximum(1.0 - _snap(zt @ zt[idx[0]]), 0.0)
         dist[idx[0]] = 0.0
         for t in range(1, k):
             cum = np.cumsum(dist * dist)
@@ -95,14 +112,14 @@ def _kmedoids_pp(zt: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray
                 rest = np.setdiff1d(np.arange(n), idx[:t])
                 j = int(rest[rng.integers(rest.shape[0])])
             idx[t] = j
-            np.minimum(dist, np.maximum(1.0 - zt @ zt[j], 0.0), out=dist)
+            np.minimum(dist, np.maximum(1.0 - _snap(zt @ zt[j]), 0.0), out=dist)
             dist[j] = 0.0
     return idx
 
 
 def _assign(zt: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nearest medoid of every item (ties: first medoid) and the distance to it; medoids own themselves."""
-    sim = zt @ zt[medoids].T  # (n, k)
+    sim = _snap(zt @ zt[medoids].T)  # (n, k)
     labels = np.argmax(sim, axis=1)
     labels[medoids] = np.arange(medoids.shape[0])
     dist = 1.0 - sim[np.arange(zt.shape[0]), labels]
@@ -129,7 +146,7 @@ def kmedoids_correlation(
         sums = np.asarray(onehot @ zt)  # (k, M): member sums of every cluster
         sizes = np.bincount(labels, minlength=k).astype(np.float64)
         # Total distance of each item to the members of its own cluster: |C| - z_i . sum_{j in C} z_j.
-        cost = sizes[labels] - np.einsum("im,im->i", zt, sums[labels])
+        cost = sizes[labels] - _snap(np.einsum("im,im->i", zt, sums[labels]))
         order = np.lexsort((cost, labels))
         first = np.ones(n, dtype=bool)
         first[1:] = labels[order][1:] != labels[order][:-1]

@@ -3,7 +3,8 @@
 Selection ("IRT anchor points"). An IRT model is fitted to the build models' scores; each item is embedded by
 its item parameters, ``E_j = (a_j, d_j)`` (tinyBenchmarks uses the multidimensional IRT parameters
 ``(alpha_j, beta_j)``; here the unidimensional 2PL of :class:`benchsift.irt.TwoPL`, whose two parameters are
-the slope and the intercept). The embeddings are clustered by k-means into ``K`` clusters; each cluster's
+the slope and the intercept). The embeddings are clustered by k-means into ``K`` clusters
+(:func:`benchsift.stats.kmeans.grid_kmeans`: the same clusters on every machine); each cluster's
 anchor is its member closest to the centroid, with weight ``w_c = |C_c| / N`` (the share of the pool it stands
 for). Scaled scores in (0, 1) enter the 2PL likelihood as soft Bernoulli responses, so predictions stay on the
 score scale.
@@ -32,12 +33,9 @@ the estimators target (the mean over the fitted items). Clusters are seeded by `
 
 from __future__ import annotations
 
-import warnings
 from typing import ClassVar, Literal
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
 
 from benchsift._inputs import check_array
 from benchsift._params import ConstraintLike, Options
@@ -46,6 +44,7 @@ from benchsift.compression.selectors.base import ItemSelector, SelectorInput
 from benchsift.compression.selectors.irt2pl import selector_twopl
 from benchsift.errors import InputError
 from benchsift.stats import check_random_state
+from benchsift.stats.kmeans import grid_kmeans
 
 __all__ = ["TinyBenchmarksSelector"]
 
@@ -53,10 +52,10 @@ Estimator = Literal["pirt", "gpirt", "anchor"]
 _ESTIMATORS = ("pirt", "gpirt", "anchor")
 
 
-def _closest_members(x: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Per non-empty cluster (in cluster order), the member nearest its centre; ties by lowest position."""
-    d2 = ((x - centres[labels]) ** 2).sum(axis=1)
-    order = np.lexsort((np.arange(x.shape[0]), d2, labels))
+def _closest_members(labels: np.ndarray, d2: np.ndarray) -> np.ndarray:
+    """Per non-empty cluster (in cluster order), the member nearest its centre (``d2``: each member's squared
+    distance to its centre); ties by lowest position."""
+    order = np.lexsort((np.arange(labels.shape[0]), d2, labels))
     lab = labels[order]
     first = np.ones(lab.shape[0], dtype=bool)
     first[1:] = lab[1:] != lab[:-1]
@@ -125,12 +124,9 @@ class TinyBenchmarksSelector(ItemSelector):
             emb[fitted] = x
             n_clusters = min(inp.k, int(np.unique(x, axis=0).shape[0]))
             seed = int(rng.integers(0, 2**31 - 1))
-            km = KMeans(n_clusters=n_clusters, n_init=1, random_state=seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                lab = km.fit_predict(x).astype(np.int64)
-            centres = km.cluster_centers_
-            local = _closest_members(x, lab, centres)  # anchors of the non-empty clusters, cluster order
+            km = grid_kmeans(x, n_clusters, seed)  # the same clusters on every machine (BLAS kernels differ)
+            lab, centres = km.labels, km.centres
+            local = _closest_members(lab, km.dist2)  # anchors of the non-empty clusters, cluster order
             cluster_of_anchor = lab[local]
             remap = np.full(n_clusters, -1, dtype=np.int64)
             remap[cluster_of_anchor] = np.arange(local.shape[0])
