@@ -180,7 +180,9 @@ _HARNESS = (
     ("filter_name", _opt("--filter", "Filter to keep (e.g. strict-match).")),
     ("benchmark", Benchmark),
 )
-_register("lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).", *_HARNESS)
+_register(
+    "lmms-eval", "lmms-eval per-sample logs (<date>_samples_<task>.jsonl or folders).", *_HARNESS, KeepAllRuns
+)
 _register(
     "lm-eval", "lm-evaluation-harness logs (samples_<task>_<date>.jsonl or folders).", *_HARNESS, KeepAllRuns
 )
@@ -194,6 +196,7 @@ _register(
         "circular",
         _opt("--circular/--no-circular", "Group circular rotations (default: when present).", bool | None),
     ),
+    KeepAllRuns,
 )
 _register(
     "inspect",

@@ -55,6 +55,7 @@ from benchsift.io._common import (
 from benchsift.io._lmms_rules import (
     ITEM_MEAN_ALTERNATIVE,
     NOT_ITEM_MEANS,
+    mmmu_char_rule,
     mmmu_correct,
     other_aggregate,
     seed_correct,
@@ -527,6 +528,7 @@ def samples_to_long(
     categories: list[Any] = []
     lines: list[str] = []
     answers: list[str | None] = []
+    char_rule = np.full(len(records), np.nan)  # lmms-eval 0.7.2's MMMU score of a string-logged open answer
     for k, (n, rec) in enumerate(records):
         if "doc_id" not in rec:
             raise FormatError(f"{path}, line {n}: sample without 'doc_id'")
@@ -534,6 +536,8 @@ def samples_to_long(
         key = name if name in rec else next((m for m in fallbacks if m in rec), name)
         value = rec.get(key)
         scores[k] = metric_value(value, path, n, key)
+        old = mmmu_char_rule(value)
+        char_rule[k] = scores[k] if old is None else old
         cat = None
         if isinstance(value, dict):
             cat = next((value[c] for c in CATEGORY_KEYS if isinstance(value.get(c), str)), None)
@@ -545,9 +549,12 @@ def samples_to_long(
         notes.append(
             f"{path.name}: task {task!r}, model {model!r}, metric {name!r}{how}, {len(records)} samples"
         )
-        if aggregate is None and isinstance(reported, dict):
-            value = reported.get(f"{name},{chosen_filter or 'none'}")
-            notes.extend(check_reported(scores, value, f"{path.name}: task {task!r} metric {name!r}", model))
+        value = reported.get(f"{name},{chosen_filter or 'none'}") if isinstance(reported, dict) else None
+        where = f"{path.name}: task {task!r} metric {name!r}"
+        string_logged = _mmmu_string_note(scores, char_rule, value, where, model)
+        notes.extend(string_logged)
+        if aggregate is None and not (string_logged and not check_reported(char_rule, value, where, model)):
+            notes.extend(check_reported(scores, value, where, model))
     return pd.DataFrame(
         {
             "model": model,
@@ -563,6 +570,29 @@ def samples_to_long(
             **item_text_columns([rec for _, rec in records]),
         }
     )
+
+
+def _mmmu_string_note(
+    scores: np.ndarray, char_rule: np.ndarray, reported: Any, where: str, model: str
+) -> list[str]:
+    """A warning when MMMU items logged as lmms-eval 0.7.2 logged them (an open question's prediction as
+    strings) score otherwise under 0.7.2's character-by-character rule than under 0.7.3's, which the panel
+    holds (:mod:`benchsift.io._lmms_rules`); none when the tool's own aggregate ``reported`` is the panel's
+    mean (an older log whose tool scored the strings as candidates, as 0.7.3 does)."""
+    differ = int(np.sum(~np.isnan(char_rule) & (scores != char_rule)))
+    tool_agrees = reported is not None and not check_reported(scores, reported, where, model)
+    if not differ or tool_agrees:
+        return []
+    mean, old = float(np.nanmean(scores)), float(np.nanmean(char_rule))
+    own = f"{float(reported):.5g}" if isinstance(reported, int | float) else "not in the results json"
+    return [
+        f"warning: {where}: {differ} open question(s) log parsed_pred as strings, as lmms-eval 0.7.2 did "
+        f"(str of each response's first candidate), and 0.7.2's evaluate_mmmu ran eval_open over each "
+        f"string character by character, so it counted them wrong (mean under that rule {old:.5g}; the "
+        f"tool's own aggregate: {own}); the panel scores them by lmms-eval 0.7.3's rule (its "
+        f"to_submission_answer fix; a logged number read back as a number, only the first candidate was "
+        f"logged): mean {mean:.5g} for model {model!r}"
+    ]
 
 
 def _results_json(candidates: Sequence[Path], root: Path, notes: list[str] | None) -> dict[str, Any]:
@@ -592,13 +622,16 @@ def sample_count_notes(
 ) -> list[str]:
     """Warnings when the samples of ``task`` in the file ``path`` (its long table ``frame``) are not the
     whole benchmark by the run's own count: its results json's ``n-samples`` (lm-eval and lmms-eval
-    ``evaluator_utils.py``: ``original`` = the task's documents, ``effective`` = those evaluated) and
-    ``config.limit`` (``--limit``).
+    ``evaluator_utils.py``: ``original`` = the task's documents, ``effective`` = those evaluated),
+    ``config.limit`` (``--limit``) and ``config.offset`` (lmms-eval's ``--offset``: each task starts at that
+    document).
 
-    * ``effective < original``: a partial run (``--limit N``, or documents left out): the panel's
-      benchmark is the evaluated part;
-    * the file holds fewer documents than ``effective``: it was cut short (a line-boundary cut reads as a
-      valid, smaller file); the documents it lacks are not in the panel.
+    * ``effective < original``, or an offset: a partial run (``--limit N``, ``--offset K``, or documents
+      left out): the panel's benchmark is the evaluated part;
+    * the file holds fewer documents than were evaluated: it was cut short (a line-boundary cut reads as a
+      valid, smaller file); the documents it lacks are not in the panel. With an offset the run evaluated
+      ``min(effective, original - offset)`` documents: lmms-eval's ``effective`` is ``min(limit, original)``
+      (``evaluator.py``), which does not count the offset.
     """
     counts = results.get("n-samples")
     entry = counts.get(task) if isinstance(counts, dict) else None
@@ -607,25 +640,32 @@ def sample_count_notes(
     original, effective = _count(entry.get("original")), _count(entry.get("effective"))
     config = results.get("config")
     limit = config.get("limit") if isinstance(config, dict) else None
+    offset = _count(config.get("offset")) if isinstance(config, dict) else None
+    offset = offset or 0
+    if offset and original is not None and effective is not None:
+        effective = min(effective, max(original - offset, 0))
     named = source.name if source is not None else "the results json"
     model = str(frame["model"].iloc[0])
     out = []
-    if original is not None and effective is not None and effective < original:
+    if original is not None and effective is not None and (effective < original or offset):
+        flags = []
         if isinstance(limit, int | float) and not isinstance(limit, bool):
-            why = f"a run with --limit {float(limit):g}"
-        else:
-            why = "a partial run"
+            flags.append(f"--limit {float(limit):g}")
+        if offset:
+            flags.append(f"--offset {offset}")
+        why = f"a run with {' '.join(flags)}" if flags else "a partial run"
+        which = f"documents {offset} to {offset + effective - 1}, " if offset and effective else ""
         out.append(
-            f"warning: {path}: task {task!r} is {why}: {effective} of its {original} documents were "
-            f"evaluated ({named}, n-samples); model {model!r} has those {effective} in the panel, not the "
-            "whole benchmark"
+            f"warning: {path}: task {task!r} is {why}: {which}{effective} of its {original} documents were "
+            f"evaluated ({named}, n-samples{', config.offset' if offset else ''}); model {model!r} has those "
+            f"{effective} in the panel, not the whole benchmark"
         )
     held = int(frame["item"].nunique())
     if effective is not None and held < effective:
         out.append(
             f"warning: {path}: holds {held} of the {effective} documents the run evaluated on task {task!r} "
-            f"({named}, n-samples); the file looks cut short: the other {effective - held} are not in the "
-            f"panel for model {model!r}"
+            f"({named}, n-samples{', config.offset' if offset else ''}); the file looks cut short: the other "
+            f"{effective - held} are not in the panel for model {model!r}"
         )
     return out
 

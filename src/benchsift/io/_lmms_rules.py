@@ -11,7 +11,14 @@ the task's aggregation function. Ported here (same decisions, own code):
   ``eval_open``: the answer(s) normalised by ``normalize_str`` (a number, commas removed, rounded to two
   decimals; else lower-cased text, a one-character text padded with a space on either side), and a
   parsed candidate matches when it is text containing a normalised text answer, or a number equal to a
-  normalised answer. ``mmmu_aggregate_results`` reports ``round(accuracy, 5)``.
+  normalised answer. ``mmmu_aggregate_results`` reports ``round(accuracy, 5)``. The rule is lmms-eval
+  0.7.3's. lmms-eval 0.7.2's ``mmmu_process_results`` logged an open question's prediction as the string
+  of each response's first candidate (``str(parsed_pred[0])``, ``["12.0"]`` where 0.7.3 logs
+  ``[[12.0]]``), and its ``evaluate_mmmu`` then ran ``eval_open`` over that string character by character,
+  so it counted every open question wrong (:func:`mmmu_char_rule`). Such a log is scored here by 0.7.3's
+  rule: a logged string that ``float`` reads (``str`` of a number candidate; ``normalize_str`` turned every
+  number-like candidate into a number) is that number again; the candidates after the first were not
+  logged, so a response is judged by its first.
 * SEED-Bench (``lmms_eval/tasks/seedbench/utils.py``, ``seed_aggregation_result``): ``seed_<type>`` /
   ``seed_all`` log ``{pred, answer, question_id}``; right when ``pred == answer``.
 
@@ -90,6 +97,27 @@ def eval_multi_choice(gold: Any, pred: Any) -> bool:
     return any(g == pred for g in gold) if isinstance(gold, list) else gold == pred
 
 
+def _candidate(logged: Any) -> Any:
+    """A logged open-question candidate: a string that ``float`` reads is the number it was logged from."""
+    if isinstance(logged, str):
+        try:
+            return float(logged)
+        except ValueError:
+            return logged
+    return logged
+
+
+def mmmu_char_rule(value: Any) -> float | None:
+    """lmms-eval 0.7.2's ``evaluate_mmmu`` on an open question's ``mmmu_acc`` dict that logs its prediction
+    as strings (one per response): ``eval_open`` over each string's characters; None for other dicts."""
+    if not isinstance(value, dict) or value.get("question_type") != "open" or "answer" not in value:
+        return None
+    pred = value.get("parsed_pred")
+    if not isinstance(pred, list) or not pred or not all(isinstance(p, str) for p in pred):
+        return None
+    return float(any(eval_open(value["answer"], list(p)) for p in pred))
+
+
 def mmmu_correct(value: dict[str, Any]) -> float:
     """1.0 when MMMU's ``evaluate_mmmu`` counts the logged ``mmmu_acc`` dict right, else 0.0."""
     gold, pred = value["answer"], value["parsed_pred"]
@@ -103,9 +131,11 @@ def mmmu_correct(value: dict[str, Any]) -> float:
     if isinstance(pred, list) and pred and all(isinstance(p, list) for p in pred):
         per_response = pred  # current lmms-eval: one candidate list per response
     elif isinstance(pred, list):
-        per_response = [pred]  # older lmms-eval: the candidate list of the single response
+        # older lmms-eval: the candidate list of the single response; 0.7.2: the first candidate of each
+        # response as a string (the same test: eval_open is right when any candidate is)
+        per_response = [[_candidate(p) for p in pred]]
     else:
-        per_response = [[pred]]
+        per_response = [[_candidate(pred)]]
     return float(any(eval_open(gold, p) for p in per_response))
 
 

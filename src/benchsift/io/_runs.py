@@ -20,11 +20,21 @@ it:
   its newest run's file): of the details files of one task in one ``details/<model>/`` folder, the one of
   the latest ``<date_id>``.
 
+* VLMEvalKit (``run.py`` links each dataset's files from the newest ``<model>/<eval_id>/`` run folder that
+  evaluated it into ``<model>/``; ``vlmeval/smp/file.py`` ``list_eval_run_dirs`` / ``select_reuse_run`` take
+  run folders newest first): of the result files of one dataset of one model folder, those of the newest
+  ``<eval_id>`` (``T%Y%m%d-%H%M%S``, by its date and time; a file lying in ``<model>/`` itself, without a
+  run folder, is older than any run).
+* lmms-eval (``EvaluationTracker.recreate_metadata_card``: the latest datetime per model and task; its
+  files are ``<date>_samples_<task>.jsonl``): as lm-eval, of the sample files of one task in one model's
+  output folder, the one with the latest ``<date>``.
+
 The superseded files are not read; a warning names each and the file that superseded it. ``keep_all_runs``
-reads every file and makes each run its own model run, named ``<model> (run <id>)``: with lm-eval and
-lighteval every file of a model that ran more than once into the folder (the run is the ``<date>``), with
-inspect every log of a task that ran more than once (the run is the log's ``eval.created``: eval-set
-attempts share one ``run_id``).
+reads every file and makes each run its own model run, named ``<model> (run <id>)``: with lm-eval, lmms-eval
+and lighteval every file of a model that ran more than once into the folder (the run is the ``<date>``; with
+VLMEvalKit, every file of a model folder holding more than one run of a dataset: the run is the
+``<eval_id>``), with inspect every log of a task that ran more than once (the run is the log's
+``eval.created``: eval-set attempts share one ``run_id``).
 
 Runs the tool's own rule does not join (two inspect ``eval`` calls of one task and model, each with its own
 ``eval.task_id``; one lm-eval model run into two output folders; one lighteval model in two output folders)
@@ -107,8 +117,8 @@ def superseded(runs: Sequence[RunFile]) -> dict[Path, RunFile]:
         if len(group) < 2:
             continue
         newest = max(group, key=lambda r: r.order)
-        for r in group:
-            if r is not newest:
+        for r in group:  # the newest run's own files stay (VLMEvalKit: several per dataset)
+            if r.order < newest.order:
                 out[r.path.resolve()] = newest
     return out
 

@@ -62,6 +62,13 @@ Folders are walked for the per-item files (:data:`RESULT_PATTERNS`). A predictio
 ``<model>_<dataset>.<ext>`` found there whose dataset got no imported score (OCRBench; a judge-scored
 dataset such as MathVista, whose per-item judge file holds no score column) is named in a warning
 (:func:`dropped_benchmarks`), so a folder import never leaves a benchmark out silently.
+
+Re-runs: of the result files of one dataset in one model folder only those of the newest
+``<model>/<eval_id>/`` run are read, as ``run.py`` links them into ``<model>/`` (a warning names the run
+folders skipped; ``keep_all_runs`` keeps each run as its own model run), and a dataset that the newest run
+listing it in its ``status.json`` left unfinished or failed is named in a warning
+(:mod:`benchsift.io._vlmevalkit_runs`). The per-item mean is checked against the ``Overall`` of the
+``_acc.csv`` (or, with ``EVAL_FORMAT=json``, ``_acc.json``) beside the result file.
 """
 
 from __future__ import annotations
@@ -91,8 +98,10 @@ from benchsift.io._common import (
 )
 from benchsift.io._harness import check_reported
 from benchsift.io._rows import RowNames
+from benchsift.io._runs import choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
+from benchsift.io._vlmevalkit_runs import EVAL_ID_RE, result_runs, shown_path, unfinished_datasets
 from benchsift.io._walk import NotThisFormat, side_file
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
@@ -114,7 +123,6 @@ KNOWN_JUDGES = (
 )
 ITEM_META = ("question", "answer", "l2-category", "split", "image_path")  # image_path: item clusters
 _SUFFIX_RE = re.compile(r"_(result|results|detailed_results|score|auxmatch|acc)$")
-EVAL_ID_RE = re.compile(r"^T\d{8}-\d{6}$|^T\d{8}_G[0-9a-fA-F]+$")  # vlmeval/smp/file.py
 PRED_SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".pkl", ".parquet")
 _KINDS = ("result", "results", "score", "auxmatch")
 RESULT_PATTERNS = (
@@ -370,32 +378,57 @@ def _read_one(
     return table
 
 
-#: largest ``_acc.csv`` read for the check (VLMEvalKit writes one row of a few dozen columns)
+#: largest ``_acc.csv`` / ``_acc.json`` read for the check (VLMEvalKit writes one row of a few dozen columns)
 MAX_ACC_BYTES = 1 << 20
 
 
+def _acc_overall(acc: Path) -> float | None:
+    """``Overall`` of VLMEvalKit's one-row ``_acc`` table: ``.csv``, or ``.json`` as its ``dump`` writes a
+    frame with ``EVAL_FORMAT=json`` (a list of one record, ``[{"Overall": 50.0}]``); None if unreadable."""
+    if acc.stat().st_size > MAX_ACC_BYTES:
+        return None
+    try:
+        if acc.suffix == ".json":
+            data = loads_bounded(acc.read_bytes(), str(acc))
+            rows = data if isinstance(data, list) else [data]
+            if len(rows) != 1 or not isinstance(rows[0], dict) or "Overall" not in rows[0]:
+                return None
+            own = pd.DataFrame({"Overall": [rows[0]["Overall"]]})
+        else:
+            own = pd.read_csv(acc)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if len(own) != 1 or "Overall" not in own.columns:
+        return None
+    value = pd.to_numeric(own["Overall"], errors="coerce").iloc[0]
+    return float(value) if np.isfinite(value) else None
+
+
 def _check_acc(path: Path, table: pd.DataFrame, root: Path, notes: list[str]) -> list[str]:
-    """Compare the per-item mean with the ``Overall`` of VLMEvalKit's ``<model>_<dataset>_acc.csv`` beside
-    the result file (one row; a fraction for multiple choice, ``report_acc``; percent for VQA's
-    ``_results``), counting failed answers (missing here) as VLMEvalKit does, wrong; a warning names both
-    numbers when they differ (``table``: the file's long frame, one model and benchmark). The file is read
-    only inside ``root`` (:func:`~benchsift.io._walk.side_file`) and up to :data:`MAX_ACC_BYTES`."""
+    """Compare the per-item mean with the ``Overall`` of VLMEvalKit's ``<model>_<dataset>_acc.csv`` (or
+    ``_acc.json``, written with ``EVAL_FORMAT=json``) beside the result file (one row; a fraction for
+    multiple choice, ``report_acc``; percent for VQA's ``_results``), counting failed answers (missing
+    here) as VLMEvalKit does, wrong; a warning names both numbers when they differ (``table``: the file's
+    long frame, one model and benchmark). The file is read only inside ``root``
+    (:func:`~benchsift.io._walk.side_file`) and up to :data:`MAX_ACC_BYTES`; one that cannot be read is
+    named in a note saying the check was skipped."""
     if not len(table):
         return []
     model, bench = str(table["model"].iloc[0]), str(table["benchmark"].iloc[0])
-    acc = side_file(path.resolve().parent / f"{model}_{bench}_acc.csv", root, notes)
-    if acc is None or acc.stat().st_size > MAX_ACC_BYTES:
+    acc = None
+    for ext in (".csv", ".json"):
+        acc = side_file(path.resolve().parent / f"{model}_{bench}_acc{ext}", root, notes)
+        if acc is not None:
+            break
+    if acc is None:
         return []
-    try:
-        own = pd.read_csv(acc)
-    except (OSError, ValueError, UnicodeDecodeError):
-        return []
-    if len(own) != 1 or "Overall" not in own.columns:
-        return []
-    value = pd.to_numeric(own["Overall"], errors="coerce").iloc[0]
-    if not np.isfinite(value):
-        return []
-    reported = float(value) / (100.0 if path.stem.endswith("_results") else 1.0)
+    reported = _acc_overall(acc)
+    if reported is None:
+        return [
+            f"{path.name}: not checked against {acc.name}: no single 'Overall' number in it (or over "
+            f"{MAX_ACC_BYTES} bytes)"
+        ]
+    reported /= 100.0 if path.stem.endswith("_results") else 1.0
     scores = np.nan_to_num(table["score"].to_numpy(dtype=np.float64), nan=0.0)
     return check_reported(scores, reported, f"{path.name} ({acc.name})", model)
 
@@ -412,12 +445,19 @@ def read_vlmevalkit(
     scales: ScaleMap | None = None,
     notes: list[str] | None = None,
     answers: list[pd.DataFrame] | None = None,
+    keep_all_runs: bool = False,
 ) -> Panel:
     """Read VLMEvalKit per-item result files (``.xlsx``, ``.csv``, ``.tsv``), one model x dataset each.
 
     ``answers``: a list that receives the long table of logged answers (the ``prediction`` column; a
     circular item's answer joins its rotations' answers, ``"A|C|B|D"``, and is missing when one of them
     is), see :mod:`benchsift.io.answers`.
+    Re-runs: of the result files of one dataset in one model folder only those of the newest run folder
+    ``<eval_id>`` are read, as VLMEvalKit's ``run.py`` links them; a warning names the others and their
+    run folder. ``keep_all_runs`` reads them all, each run of such a model as its own model run
+    ``<model> (run <eval_id>)`` (:mod:`benchsift.io._vlmevalkit_runs`); so are runs of one model and
+    dataset in different folders given, whose differing scores are otherwise an error naming them.
+    The ``status.json`` files in the folders given name the datasets a run left unfinished or failed.
     """
     options: dict[str, Any] = dict(model=model, benchmark=benchmark, score_column=score_column)
     options.update(circular=circular, condition=condition)
@@ -426,22 +466,52 @@ def read_vlmevalkit(
         table = _read_one(path, notes=notes, **options)
         if notes is not None and score_column is None:  # the score column VLMEvalKit's own acc is of
             notes.extend(_check_acc(path, table, root, notes))
+        if path.is_symlink():  # a link run.py made in <model>/: name the file in its run folder
+            table[FILE_COL] = str(shown_path(path, root))
         return table
 
     given = as_paths(paths)
-    panel = read_sample_panel(
-        given,
-        RESULT_PATTERNS,
-        one,
-        what="VLMEvalKit result",
-        rescale=rescale,
-        scales=scales,
-        notes=notes,
-        answers=answers,
+    runs = result_runs(
+        rooted_candidates(given, RESULT_PATTERNS), parse_result_name, model=model, benchmark=benchmark
     )
+    read = choose_runs(
+        runs, one, keep_all_runs=keep_all_runs, tool="VLMEvalKit (run.py links its newest run)"
+    )
+    try:
+        with explain_conflicts(runs, keep_all_runs=keep_all_runs):
+            panel = read_sample_panel(
+                given,
+                RESULT_PATTERNS,
+                read,
+                what="VLMEvalKit result",
+                rescale=rescale,
+                scales=scales,
+                notes=notes,
+                answers=answers,
+            )
+    except InputError as exc:
+        failed = unfinished_datasets(given, set())
+        if not failed or "no readable" not in str(exc):
+            raise
+        first = failed[0].removeprefix("warning: ")
+        raise InputError(f"{exc}; {len(failed)} dataset(s) unfinished or failed, first {first}") from None
     if notes is not None and model is None and benchmark is None:
         notes.extend(dropped_benchmarks(given, panel))
+    if notes is not None:
+        notes.extend(unfinished_datasets(given, _imported(panel)))
     return panel
+
+
+def _imported(panel: Panel) -> set[tuple[str, str]]:
+    """``(model, benchmark)`` pairs with at least one score in ``panel``; a model run kept by
+    ``keep_all_runs`` counts under its model's name too."""
+    imported: set[tuple[str, str]] = set()
+    bench = panel.items["benchmark"].astype(str).to_numpy()
+    for i, name in enumerate(panel.model_ids):
+        base = str(name).split(" (run ", 1)[0]
+        for b in set(bench[~np.isnan(panel.scores[i])]):
+            imported.update({(str(name), str(b)), (base, str(b))})
+    return imported
 
 
 def dropped_benchmarks(given: list[Path], panel: Panel) -> list[str]:
@@ -449,10 +519,7 @@ def dropped_benchmarks(given: list[Path], panel: Panel) -> list[str]:
     found in the folders given whose model has no imported score on that dataset: a folder import never
     leaves a benchmark out without a word (OCRBench keeps only ``_score.json``; a judge-scored dataset
     such as MathVista keeps its per-item judge file ``<model>_<dataset>_<judge>.xlsx`` without a score)."""
-    imported: set[tuple[str, str]] = set()
-    bench = panel.items["benchmark"].astype(str).to_numpy()
-    for i, name in enumerate(panel.model_ids):
-        imported.update((str(name), str(b)) for b in set(bench[~np.isnan(panel.scores[i])]))
+    imported = _imported(panel)
     out: list[str] = []
     seen: set[Path] = set()
     for root in given:
