@@ -53,7 +53,7 @@ def _export(tool: str, out: Path) -> ExportResult:
 
 def _run(tool: str, out: Path) -> Panel:
     """The tool's logs, imported, with the export's record mapping them back (lmms-eval logs by position)."""
-    return map_run_to_suite(import_panel(tool, [TOOLS[tool]]), _export(tool, out).out_dir)
+    return map_run_to_suite(import_panel(tool, [TOOLS[tool]], notes=[]), _export(tool, out).out_dir)
 
 
 def _not_edge(messages: list[str]) -> list[str]:
@@ -92,7 +92,9 @@ def test_the_export_of_the_suite_is_what_the_logs_ran(tool: str, tmp_path: Path)
     res = _export(tool, tmp_path / tool)
     exported = {(b, i) for b, ids in res.items.items() for i in ids}
     assert exported == _suite_keys()
-    assert set(import_panel(tool, [TOOLS[tool]]).items["id_source"]) == {tool}  # the import records it
+    assert set(import_panel(tool, [TOOLS[tool]], notes=[]).items["id_source"]) == {
+        tool
+    }  # the import records it
     panel = _run(tool, tmp_path / "again")
     assert panel.n_models == 4
     keys = list(zip(panel.items["benchmark"].astype(str), panel.items["item"].astype(str), strict=True))

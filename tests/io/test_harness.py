@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from warned import warned
 
 from benchsift.errors import FormatError, InputError
 from benchsift.io import read_lm_eval, read_lmms_eval
@@ -37,7 +38,9 @@ def test_lmms_eval_folder(fixtures: Path) -> None:
 
 def test_lmms_eval_model_override_and_single_file(fixtures: Path) -> None:
     f = fixtures / "lmms_eval" / "llava-hf__llava-1.5-7b-hf" / "20240708_120000_samples_ai2d.jsonl"
-    p = read_lmms_eval(f, model="llava-1.5-7b", condition="text-only", benchmark="AI2D")
+    p = warned(
+        read_lmms_eval, f, model="llava-1.5-7b", condition="text-only", benchmark="AI2D", expect=["--limit 4"]
+    )
     assert p.model_ids == ["llava-1.5-7b"]
     assert p.models["condition"].tolist() == ["text-only"]
     assert p.benchmarks == ["AI2D"]
@@ -48,8 +51,9 @@ def test_lm_eval_filters(fixtures: Path) -> None:
         InputError, match=r"samples_gsm8k_.*several filters \['strict-match', 'flexible-extract'\]"
     ):
         read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m")
-    flex = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="flexible-extract")
-    strict = read_lm_eval(fixtures / "lm_eval" / "EleutherAI__pythia-160m", filter="strict-match")
+    folder = fixtures / "lm_eval" / "EleutherAI__pythia-160m"
+    flex = warned(read_lm_eval, folder, filter="flexible-extract", expect=["a run with --limit 3"])
+    strict = warned(read_lm_eval, folder, filter="strict-match", expect=["a run with --limit 3"])
     assert flex.model_ids == ["EleutherAI/pythia-160m"]
     assert [_score(flex, "gsm8k", i) for i in "01"] == [1.0, 0.0]
     assert [_score(strict, "gsm8k", i) for i in "01"] == [0.0, 0.0]
@@ -58,7 +62,7 @@ def test_lm_eval_filters(fixtures: Path) -> None:
     arc = (
         fixtures / "lm_eval" / "EleutherAI__pythia-160m" / "samples_arc_easy_2024-07-08T12-00-00.123456.jsonl"
     )
-    norm = read_lm_eval(arc, metric="acc_norm")
+    norm = warned(read_lm_eval, arc, metric="acc_norm", expect=["a run with --limit 3"])
     assert [_score(norm, "arc_easy", i) for i in "012"] == [0.0, 1.0, 0.0]
 
 

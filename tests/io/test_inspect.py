@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from warned import warned
 
 from benchsift.errors import FormatError, InputError
 from benchsift.io import read_inspect
@@ -60,7 +61,7 @@ def test_eval_zip_unfinished_journal(tmp_path: Path, fixtures: Path) -> None:
     with zipfile.ZipFile(target, "w") as zf:
         for member in sorted(work.rglob("*.json")):
             zf.write(member, member.relative_to(work).as_posix())
-    p = read_inspect(target, model="claude")
+    p = warned(read_inspect, target, model="claude", expect=["log status 'started' (an unfinished run)"])
     assert p.model_ids == ["claude"]
     assert p.n_items == 3
 

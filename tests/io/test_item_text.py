@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+from warned import warned
 
 from benchsift.io import read_eee, read_helm, read_inspect, read_lighteval, read_lm_eval, read_lmms_eval
 from benchsift.report.items import item_views
@@ -101,7 +102,8 @@ def test_lighteval_keeps_query_choices_and_gold_choice() -> None:
 
 def test_helm_keeps_instance_text_with_option_letters() -> None:
     runs = F / "helm/real/out/benchmark_output/runs/v1"
-    panel = read_helm([runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"])
+    both = [runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"]
+    panel = warned(read_helm, both, expect=["no main metric"])
     # scenario_state.json: id60 "Is 70 even or odd?", references Even (correct) / Odd, output_mapping A/B
     row = _row(panel.items, "simple_mcqa", "id60")
     assert (row["question"], json.loads(row["choices"]), row["answer"]) == (
@@ -187,7 +189,8 @@ def test_lighteval_gold_text_is_shown_as_its_choice() -> None:
 
 def test_helm_letter_key_is_shown_as_its_choice() -> None:
     runs = F / "helm/real/out/benchmark_output/runs/v1"
-    panel = read_helm([runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"])
+    both = [runs / "simple_mcqa:model=scripted_alpha", runs / "simple_mcqa:model=scripted_beta"]
+    panel = warned(read_helm, both, expect=["no main metric"])
     views = item_views(panel, [("simple_mcqa", "id60"), ("simple_mcqa", "id41")])
     # id60 "Is 70 even or odd?": Even is tagged correct, mapped to A; id41 (51): Odd, B
     assert views[("simple_mcqa", "id60")].choices == ["A. Even", "B. Odd"]

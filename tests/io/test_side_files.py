@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from warned import calling
 
 from benchsift.io.importing import import_files
 from benchsift.io.side_files import match_models_table, side_file_warnings
@@ -24,7 +25,9 @@ def test_import_warns_of_unmatched_rows_and_undescribed_models(tmp_path: Path) -
         "model,family,release_date\nQwen2VL-7B,qwen,2024-08-29\nInternVL2-8B,internvl,2024.7\n"
         "GPT4o,openai,2024.1\n"
     )
-    res = import_files("wide", _wide(tmp_path), tmp_path / "p.parquet", benchmark="MMMU", models=str(side))
+    res = calling(
+        import_files, "wide", _wide(tmp_path), tmp_path / "p.parquet", benchmark="MMMU", models=str(side)
+    )
     warnings = res.warnings
     assert f"{side}: 1 release_date value(s) like '2024.1' read as January" in warnings[0]
     assert warnings[1] == (

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from warned import warned
 
 from benchsift.errors import FormatError, InputError
 from benchsift.io import read_vlmevalkit
@@ -95,7 +96,7 @@ def test_errors(tmp_path: Path) -> None:
     f.write_text("index,hit\nq1,1\nq2,0\n")
     with pytest.raises(InputError, match="circular grouping needs integer"):
         read_vlmevalkit(f, model="m", circular=True)
-    p = read_vlmevalkit(f, model="m")  # string indices: no grouping
+    p = warned(read_vlmevalkit, f, model="m", expect=["named it 'loose'"])  # string indices: no grouping
     assert [k[1] for k in p.item_keys] == ["q1", "q2"]
 
 

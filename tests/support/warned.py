@@ -6,7 +6,7 @@ shows is what the result says. Other warnings it raises are raised again, so tha
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from benchsift.errors import ResultWarning
@@ -23,6 +23,25 @@ def calling(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     said = [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
     lines = [w for w in result.warnings if not w.startswith("stage 2: the item floor of")]
     assert said == [f"{name}: {w}" for w in dict.fromkeys(lines)], (said, lines)
+    for w in caught:
+        if not issubclass(w.category, ResultWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result
+
+
+def warned(func: Callable[..., Any], *args: Any, expect: Sequence[str], **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` for a call that raises its warnings as :class:`ResultWarning` (an importer
+    called without a ``notes`` list, ``import_files``): asserting that each of them is ``"<function>:
+    <line>"`` and that each string of ``expect`` is in one of them; other warnings are raised again. The
+    result."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    name = func.__name__
+    said = [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
+    assert said and all(s.startswith(f"{name}: ") for s in said), said
+    for part in expect:
+        assert any(part in s for s in said), (part, said)
     for w in caught:
         if not issubclass(w.category, ResultWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

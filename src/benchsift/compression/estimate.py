@@ -47,6 +47,7 @@ from benchsift.compression.full_score_xbench import known_scores
 from benchsift.compression.suite import Suite, load_suite
 from benchsift.errors import EstimateWarning, InputError, listed
 from benchsift.io import import_panel, read_scores
+from benchsift.io.notes import subset_run, warning_lines
 from benchsift.panel import ClusterSpec, ItemClusters, Panel, item_clusters
 from benchsift.panel.keys import numeric_twins, twins_text
 from benchsift.results import Result
@@ -282,14 +283,14 @@ def estimate_new_models(
         columns ``model``, ``benchmark``, ``score``, or ``"MMMU=0.61,AI2D=0.8"``. Scores are shares in [0, 1].
     """
     s = suite if isinstance(suite, Suite) else load_suite(suite)
-    new = _read_new_scores(new_scores, from_format, export)
+    new, read_warnings = _read_new_scores(new_scores, from_format, export)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise InputError(f"`n_boot`: expected an int >= 1, got {n_boot!r}")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"`level`: expected a number in (0, 1), got {level!r}")
     source = "new scores" if isinstance(new_scores, Panel) else str(new_scores)
     models, X_new, n_ignored = _scores_on_suite(s, new)
-    warnings = _check_run(s, new, models, X_new, n_ignored, source, export)
+    warnings = read_warnings + _check_run(s, new, models, X_new, n_ignored, source, export)
     coverage = (~np.isnan(X_new)).sum(axis=1) / X_new.shape[1]
     found = _suite_clusters(s, clusters)
     warnings.extend(found.warnings)
@@ -336,21 +337,27 @@ def estimate_new_models(
 
 def _read_new_scores(
     new_scores: Panel | str | Path, from_format: str | None, export: str | Path | None
-) -> Panel:
-    """The new models' panel: given, imported with ``from_format``, or read; mapped through ``export``."""
+) -> tuple[Panel, list[str]]:
+    """The new models' panel: given, imported with ``from_format``, or read; mapped through ``export``. With
+    the importer's warnings (``"<format> import: <line>"``: a run cut short, a rerun left out, a filter
+    chosen ...), but for a run of part of a benchmark, which a run of an exported suite is by design (the
+    suite items it lacks are named by :func:`_check_run`)."""
+    warnings: list[str] = []
     if isinstance(new_scores, Panel):
         if from_format is not None:
             raise InputError("from_format is for reading a file or folder, not a Panel")
         new = new_scores
     elif from_format is not None:
-        new = import_panel(from_format, [Path(new_scores)])
+        notes: list[str] = []
+        new = import_panel(from_format, [Path(new_scores)], notes=notes)
+        warnings = [f"{from_format} import: {w}" for w in warning_lines(notes) if not subset_run(w)]
     else:
         new = read_scores(new_scores)
     if export is not None:
         from benchsift.compression.export import map_run_to_suite
 
         new = map_run_to_suite(new, export)
-    return new
+    return new, warnings
 
 
 def _check_run(

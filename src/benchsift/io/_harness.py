@@ -61,6 +61,7 @@ from benchsift.io._lmms_rules import (
     seed_correct,
 )
 from benchsift.io._walk import root_of, side_file
+from benchsift.io.notes import SUBSET_RUN
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 from benchsift.panel.long import text_dtype
@@ -658,7 +659,7 @@ def sample_count_notes(
         out.append(
             f"warning: {path}: task {task!r} is {why}: {which}{effective} of its {original} documents were "
             f"evaluated ({named}, n-samples{', config.offset' if offset else ''}); model {model!r} has those "
-            f"{effective} in the panel, not the whole benchmark"
+            f"{effective} in the panel, {SUBSET_RUN}"
         )
     held = int(frame["item"].nunique())
     if effective is not None and held < effective:

@@ -63,6 +63,7 @@ from benchsift.io._rows import RowNames
 from benchsift.io._spreadsheet import SUMMARY_NAME
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_models_table
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -344,6 +345,7 @@ def _json_to_long(path: Path, notes: list[str] | None) -> tuple[pd.DataFrame, pd
     return _openvlm_to_long(path, notes, data)
 
 
+@raises_uncollected
 def read_aggregate(
     paths: Paths,
     *,

@@ -53,6 +53,7 @@ from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
 from benchsift.io._harness import check_reported, choices_text, read_json, read_jsonl, text_columns
 from benchsift.io._walk import NotThisFormat, root_of, side_file
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -194,6 +195,7 @@ def _check_aggregate(
     return out
 
 
+@raises_uncollected
 def read_eee(
     paths: Paths,
     *,

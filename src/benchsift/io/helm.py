@@ -59,6 +59,7 @@ from benchsift.io._coded_frames import read_sample_panel
 from benchsift.io._common import ANSWER_COL, FILE_COL, ROW_COL, Paths, as_paths
 from benchsift.io._harness import choices_text, read_json, text_columns
 from benchsift.io._walk import NotThisFormat, inside, root_of, side_file
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode
 from benchsift.panel import Panel
 
@@ -323,6 +324,7 @@ def _read_one(
     return frame
 
 
+@raises_uncollected
 def read_helm(
     paths: Paths,
     *,

@@ -18,8 +18,9 @@ import pandas as pd
 from benchsift._fileio import atomic_path
 from benchsift._jsonutil import to_jsonable
 from benchsift._params import Check, Options, validate_params
-from benchsift.errors import InputError
+from benchsift.errors import InputError, warn_each
 from benchsift.io.long import read_models_table
+from benchsift.io.notes import WARNING, warning_lines
 from benchsift.io.registry import import_panel
 from benchsift.io.rescale import RESCALE_MODES, ScaleMap
 from benchsift.io.side_files import match_models_table, side_file_warnings
@@ -28,8 +29,6 @@ from benchsift.results import Result
 
 __all__ = ["WARNING", "ImportResult", "import_files"]
 
-#: importers' notes that start so are warnings (listed apart under ``warnings``)
-WARNING = "warning: "
 
 PathLike = str | os.PathLike[str]
 
@@ -48,7 +47,7 @@ class ImportResult(Result):
 
     @property
     def warnings(self) -> list[str]:
-        return [n.removeprefix(WARNING) for n in self.notes if n.startswith(WARNING)]
+        return warning_lines(self.notes)
 
     @property
     def n_answers(self) -> int | None:
@@ -137,4 +136,6 @@ def import_files(
                 table.to_parquet(tmp, index=False)
             else:
                 table.to_csv(tmp, index=False)
-    return ImportResult(fmt, Path(output), panel, notes, table, out_answers)
+    result = ImportResult(fmt, Path(output), panel, notes, table, out_answers)
+    warn_each(result.warnings, "import_files")  # a notebook shows them (the CLI prints them once)
+    return result

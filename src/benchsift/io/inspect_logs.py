@@ -79,6 +79,7 @@ from benchsift.io._harness import check_reported, item_text_columns, read_json
 from benchsift.io._runs import RunFile, candidate_files, choose_runs, explain_conflicts
 from benchsift.io._walk import NotThisFormat
 from benchsift.io._zipmembers import MAX_MEMBER_BYTES, MAX_RATIO, read_member
+from benchsift.io.notes import SUBSET_RUN, raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -391,8 +392,8 @@ def _coverage_notes(
         of_dataset = f" of the dataset's {in_dataset}" if in_dataset is not None else ""
         out.append(
             f"warning: {path}: a run with limit {limit}: {planned if listed else 'some'}{of_dataset} "
-            f"samples were evaluated; task {spec.get('task')!r} of model {name!r} is those samples, not the "
-            "whole dataset"
+            f"samples were evaluated; task {spec.get('task')!r} of model {name!r} is those samples, "
+            + SUBSET_RUN
         )
     return out
 
@@ -615,6 +616,7 @@ _POSITIVE: list[ConstraintLike] = [Interval(Real, 0, None, closed="neither"), No
 
 
 @validate_params({"max_member_bytes": _POSITIVE, "max_ratio": _POSITIVE})
+@raises_uncollected
 def read_inspect(
     paths: Paths,
     *,

@@ -55,6 +55,7 @@ from benchsift.io._common import (
 from benchsift.io._harness import choices_text, text_columns
 from benchsift.io._runs import RunFile, candidate_files, choose_runs, explain_conflicts
 from benchsift.io._walk import NotThisFormat
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -193,6 +194,7 @@ def _read_one(
     return frame
 
 
+@raises_uncollected
 def read_lighteval(
     paths: Paths,
     *,

@@ -58,6 +58,7 @@ from benchsift.io._harness import (
 )
 from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._walk import NotThisFormat, root_of, side_file
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -131,6 +132,7 @@ def _read_file(
     return results_samples(path, results, task, notes=notes, **options)
 
 
+@raises_uncollected
 def read_lm_eval(
     paths: Paths,
     *,

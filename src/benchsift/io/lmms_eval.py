@@ -45,6 +45,7 @@ from benchsift.io._harness import (
 )
 from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._walk import find_files
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -127,6 +128,7 @@ def missing_samples(given: list[Path], runs: list[RunFile]) -> list[str]:
     return out
 
 
+@raises_uncollected
 def read_lmms_eval(
     paths: Paths,
     *,

@@ -51,6 +51,7 @@ from benchsift.io._common import (
 from benchsift.io._long_sources import read_long_file
 from benchsift.io._rows import RowNames
 from benchsift.io._walk import walk_inputs
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 from benchsift.panel.dates import parse_release_dates
@@ -88,6 +89,7 @@ def read_items_table(path: PathLike) -> pd.DataFrame:
     return _read_side(path, ["benchmark", "item"], "items")
 
 
+@raises_uncollected
 def read_long(
     paths: Paths,
     *,

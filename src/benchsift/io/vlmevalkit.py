@@ -103,6 +103,7 @@ from benchsift.io._vlmevalkit_judged import mathvista_correct
 from benchsift.io._vlmevalkit_names import DATASETS as VLMEVALKIT_DATASETS
 from benchsift.io._vlmevalkit_runs import EVAL_ID_RE, result_runs, shown_path, unfinished_datasets
 from benchsift.io._walk import NotThisFormat, side_file
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
 from benchsift.panel import Panel
 
@@ -433,6 +434,7 @@ def _check_acc(path: Path, table: pd.DataFrame, root: Path, notes: list[str]) ->
     return check_reported(scores, reported, f"{path.name} ({acc.name})", model)
 
 
+@raises_uncollected
 def read_vlmevalkit(
     paths: Paths,
     *,

@@ -79,6 +79,7 @@ from benchsift.io._spreadsheet import (
 )
 from benchsift.io._walk import walk_inputs
 from benchsift.io.long import read_items_table, read_models_table
+from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap, matrix_affine
 from benchsift.panel import CONDITIONS, Panel
 from benchsift.panel.long import check_density, merge_side
@@ -567,6 +568,7 @@ _RULES = (
         "condition": [Options(CONDITIONS), None],
     }
 )
+@raises_uncollected
 def read_wide(
     paths: Paths,
     *,
