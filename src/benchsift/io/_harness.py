@@ -60,6 +60,7 @@ from benchsift.io._lmms_rules import (
     other_aggregate,
     seed_correct,
 )
+from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._walk import root_of, side_file
 from benchsift.io.notes import SUBSET_RUN
 from benchsift.io.rescale import RescaleMode, ScaleMap
@@ -818,3 +819,70 @@ def read_harness_panel(
     return read_sample_panel(
         as_paths(paths), found, one, what=what, rescale=rescale, scales=scales, notes=notes, answers=answers
     )
+
+
+def harness_runs(
+    paths: list[tuple[Path, Path]],
+    layout: HarnessLayout,
+    *,
+    model: str | None = None,
+    benchmark: str | None = None,
+) -> list[RunFile]:
+    """Each sample file's task as the harness picks the latest run (lm-eval's ``get_latest_filename``,
+    lmms-eval's metadata card): its folder, model (results json, read only inside the file's root: ``paths``
+    are ``(file, root)``) and task; newest by ``<date>``; its clash key: the model and task as the panel
+    names them (``model`` and ``benchmark`` override them), which runs in other folders share
+    (:mod:`benchsift.io._runs`)."""
+    runs = []
+    for path, root in paths:
+        m = layout.name_re.match(path.name)
+        if m is None:
+            continue
+        date = m.group("date")
+        try:
+            results = _results_json(layout.results_candidates(path, date), root, None)
+        except (FormatError, OSError):
+            results = {}
+        recorded = model_from_results(results)
+        key = (path.parent.resolve(), recorded or path.parent.name, m.group("task"))
+        # the model as results_samples names it
+        clash = (model or recorded or path.parent.name.replace("__", "/"), benchmark or m.group("task"))
+        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2], clash=clash))
+    return runs
+
+
+def read_latest_runs(
+    paths: Paths,
+    layout: HarnessLayout,
+    read_file: Callable[..., pd.DataFrame | None],
+    *,
+    tool: str,
+    keep_all_runs: bool,
+    patterns: Sequence[str] | None = None,
+    **options: Any,
+) -> tuple[Panel, list[RunFile]]:
+    """:func:`read_harness_panel` of ``paths`` (``options``: its ``model`` ... ``answers``) reading each
+    sample file with ``read_file`` (``read_harness_file``'s signature), of a task run more than once into one
+    folder only the latest run (:func:`harness_runs`, :func:`benchsift.io._runs.choose_runs`: the others
+    skipped with a warning, or with ``keep_all_runs`` each its own model run); and the runs."""
+    given = as_paths(paths)
+    found = tuple(patterns or (layout.samples_glob,))
+    runs = harness_runs(
+        rooted_candidates(given, found), layout, model=options["model"], benchmark=options["benchmark"]
+    )
+    per_file = {k: options[k] for k in ("model", "metric", "filter_name", "benchmark", "condition")}
+    choose = choose_runs(
+        runs,
+        lambda p, n, r: read_file(p, layout, notes=n, root=r, **per_file),
+        keep_all_runs=keep_all_runs,
+        tool=tool,
+    )
+    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
+        panel = read_harness_panel(
+            given,
+            layout,
+            **options,
+            read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
+            patterns=found,
+        )
+    return panel, runs

@@ -44,19 +44,15 @@ from typing import Any
 
 import pandas as pd
 
-from benchsift.errors import FormatError
-from benchsift.io._common import Paths, as_paths
+from benchsift.io._common import Paths
 from benchsift.io._harness import (
     HarnessLayout,
-    _results_json,
-    model_from_results,
     read_harness_file,
-    read_harness_panel,
     read_json,
+    read_latest_runs,
     refuse_results_file,
     results_samples,
 )
-from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
 from benchsift.io._walk import NotThisFormat, root_of, side_file
 from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
@@ -86,32 +82,6 @@ def _legacy_task(path: Path, results: dict[str, Any]) -> str | None:
             return path.stem[len(prefix) :]
     ends = [t for t in tasks if path.stem.endswith("_" + t)]
     return max(ends, key=len) if ends else None
-
-
-def sample_runs(
-    paths: list[tuple[Path, Path]], *, model: str | None = None, benchmark: str | None = None
-) -> list[RunFile]:
-    """Each ``samples_<task>_<date>`` file's task as lm-eval picks the latest run (``get_latest_filename``):
-    its folder, model (results json, read only inside the file's root: ``paths`` are ``(file, root)``)
-    and task; newest by ``<date>``; its clash key: the model and task as the panel names them (``model``
-    and ``benchmark`` override them), which runs in other folders share (:mod:`benchsift.io._runs`)."""
-    runs = []
-    for path, root in paths:
-        m = LAYOUT.name_re.match(path.name)
-        if m is None:
-            continue
-        date = m.group("date")
-        try:
-            results = _results_json(LAYOUT.results_candidates(path, date), root, None)
-        except (FormatError, OSError):
-            results = {}
-        recorded = model_from_results(results)
-        name = recorded or path.parent.name
-        key = (path.parent.resolve(), name, m.group("task"))
-        # the model as results_samples names it
-        clash = (model or recorded or path.parent.name.replace("__", "/"), benchmark or m.group("task"))
-        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2], clash=clash))
-    return runs
 
 
 def _read_file(
@@ -159,29 +129,20 @@ def read_lm_eval(
     model and task in different output folders, whose differing scores are otherwise an error that names
     them and these choices.
     """
-    patterns = ("*.jsonl", "samples_*.parquet")
-    given = as_paths(paths)
-    options = dict(model=model, metric=metric, filter_name=filter, benchmark=benchmark, condition=condition)
-    runs = sample_runs(rooted_candidates(given, patterns), model=model, benchmark=benchmark)
-    choose = choose_runs(
-        runs,
-        lambda p, n, r: _read_file(p, LAYOUT, notes=n, root=r, **options),
-        keep_all_runs=keep_all_runs,
+    return read_latest_runs(
+        paths,
+        LAYOUT,
+        _read_file,
         tool="lm-eval (get_latest_filename)",
-    )
-    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
-        return read_harness_panel(
-            given,
-            LAYOUT,
-            model=model,
-            metric=metric,
-            filter_name=filter,
-            benchmark=benchmark,
-            condition=condition,
-            rescale=rescale,
-            scales=scales,
-            notes=notes,
-            answers=answers,
-            read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
-            patterns=patterns,
-        )
+        keep_all_runs=keep_all_runs,
+        patterns=("*.jsonl", "samples_*.parquet"),
+        model=model,
+        metric=metric,
+        filter_name=filter,
+        benchmark=benchmark,
+        condition=condition,
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
+    )[0]

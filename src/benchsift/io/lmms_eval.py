@@ -37,13 +37,12 @@ from benchsift.errors import FormatError
 from benchsift.io._common import Paths, as_paths
 from benchsift.io._harness import (
     HarnessLayout,
-    _results_json,
     model_from_results,
     read_harness_file,
-    read_harness_panel,
     read_json,
+    read_latest_runs,
 )
-from benchsift.io._runs import RunFile, choose_runs, explain_conflicts, rooted_candidates
+from benchsift.io._runs import RunFile
 from benchsift.io._walk import find_files
 from benchsift.io.notes import raises_uncollected
 from benchsift.io.rescale import RescaleMode, ScaleMap
@@ -55,30 +54,6 @@ LAYOUT = HarnessLayout(
     results_name=lambda date: f"{date}_results.json",
     results_glob="*_results.json",
 )
-
-
-def sample_runs(
-    paths: list[tuple[Path, Path]], *, model: str | None = None, benchmark: str | None = None
-) -> list[RunFile]:
-    """Each ``<date>_samples_<task>.jsonl`` file's task as lmms-eval picks the latest run: its folder,
-    model (results json, read only inside the file's root: ``paths`` are ``(file, root)``) and task; newest
-    by ``<date>``; its clash key: the model and task as the panel names them (``model`` and ``benchmark``
-    override them), which runs in other folders share (:mod:`benchsift.io._runs`)."""
-    runs = []
-    for path, root in paths:
-        m = LAYOUT.name_re.match(path.name)
-        if m is None:
-            continue
-        date = m.group("date")
-        try:
-            results = _results_json(LAYOUT.results_candidates(path, date), root, None)
-        except (FormatError, OSError):
-            results = {}
-        recorded = model_from_results(results)
-        key = (path.parent.resolve(), recorded or path.parent.name, m.group("task"))
-        clash = (model or recorded or path.parent.name.replace("__", "/"), benchmark or m.group("task"))
-        runs.append(RunFile(path, key, (date,), date, f"run {date}", owner=key[:2], clash=clash))
-    return runs
 
 
 def _headline(entry: Any) -> str:
@@ -154,30 +129,22 @@ def read_lmms_eval(
     model as its own model run ``<model> (run <date>)`` (module docstring). Tasks a folder's results json
     reports without a samples file are named in a warning.
     """
-    given = as_paths(paths)
-    options = dict(model=model, metric=metric, filter_name=filter, benchmark=benchmark, condition=condition)
-    runs = sample_runs(rooted_candidates(given, (LAYOUT.samples_glob,)), model=model, benchmark=benchmark)
-    choose = choose_runs(
-        runs,
-        lambda p, n, r: read_harness_file(p, LAYOUT, notes=n, root=r, **options),
-        keep_all_runs=keep_all_runs,
+    panel, runs = read_latest_runs(
+        paths,
+        LAYOUT,
+        read_harness_file,
         tool="lmms-eval (the latest <date> of a task)",
+        keep_all_runs=keep_all_runs,
+        model=model,
+        metric=metric,
+        filter_name=filter,
+        benchmark=benchmark,
+        condition=condition,
+        rescale=rescale,
+        scales=scales,
+        notes=notes,
+        answers=answers,
     )
-    with explain_conflicts(runs, keep_all_runs=keep_all_runs):
-        panel = read_harness_panel(
-            given,
-            LAYOUT,
-            model=model,
-            metric=metric,
-            filter_name=filter,
-            benchmark=benchmark,
-            condition=condition,
-            rescale=rescale,
-            scales=scales,
-            notes=notes,
-            answers=answers,
-            read_file=lambda path, layout, notes, root, **_: choose(path, notes, root),
-        )
     if notes is not None:
-        notes.extend(missing_samples(given, runs))
+        notes.extend(missing_samples(as_paths(paths), runs))
     return panel
