@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from warned import raised
 
 from benchsift.compression import estimate_new_models
 from benchsift.errors import EstimateWarning, ResultWarning
@@ -23,21 +24,14 @@ MME = FIX / "io" / "vlmevalkit" / "real" / "outputs"
 ROUNDTRIP = FIX / "roundtrip"
 
 
-def _raised(call, *args, **kwargs):  # type: ignore[no-untyped-def]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = call(*args, **kwargs)
-    return out, [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
-
-
 def test_a_reader_without_a_list_raises_its_warnings_and_with_one_fills_it() -> None:
     notes: list[str] = []
-    quiet, raised = _raised(read_lm_eval, LIMITED, filter="strict-match", notes=notes)
-    assert raised == []
+    quiet, none = raised(read_lm_eval, LIMITED, filter="strict-match", notes=notes)
+    assert none == []
     said = warning_lines(notes)
     assert any("a run with --limit 3" in w for w in said)
-    loud, raised = _raised(read_lm_eval, LIMITED, filter="strict-match")
-    assert raised == [f"read_lm_eval: {w}" for w in dict.fromkeys(said)]
+    loud, said_too = raised(read_lm_eval, LIMITED, filter="strict-match")
+    assert said_too == [f"read_lm_eval: {w}" for w in dict.fromkeys(said)]
     assert loud.model_ids == quiet.model_ids and (loud.scores == quiet.scores).all()
     # the notes that are not warnings are not raised
     assert len(notes) > len(said)
@@ -51,10 +45,7 @@ def test_the_warning_points_at_the_caller() -> None:
 
 
 def test_import_files_raises_what_its_result_says(tmp_path: Path) -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = import_files("lm-eval", LIMITED, tmp_path / "p.parquet", filter="strict-match")
-    said = [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
+    res, said = raised(import_files, "lm-eval", LIMITED, tmp_path / "p.parquet", filter="strict-match")
     assert res.warnings and said == [f"import_files: {w}" for w in dict.fromkeys(res.warnings)]
 
 

@@ -12,20 +12,25 @@ from typing import Any
 from benchsift.errors import ResultWarning
 
 
+def raised(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """``func(*args, **kwargs)`` and the :class:`ResultWarning` messages it raised, in order; other warnings
+    it raises are raised again."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    for w in caught:
+        if not issubclass(w.category, ResultWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result, [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
+
+
 def calling(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``func(*args, **kwargs)``, asserting that its :class:`ResultWarning` lines are its result's
     ``warnings`` (for ``run_pipeline`` less the item floor's, a :class:`~benchsift.errors.FloorWarning` or
     a choice); the result."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = func(*args, **kwargs)
-    name = func.__name__
-    said = [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
+    result, said = raised(func, *args, **kwargs)
     lines = [w for w in result.warnings if not w.startswith("stage 2: the item floor of")]
-    assert said == [f"{name}: {w}" for w in dict.fromkeys(lines)], (said, lines)
-    for w in caught:
-        if not issubclass(w.category, ResultWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    assert said == [f"{func.__name__}: {w}" for w in dict.fromkeys(lines)], (said, lines)
     return result
 
 
@@ -34,15 +39,8 @@ def warned(func: Callable[..., Any], *args: Any, expect: Sequence[str], **kwargs
     called without a ``notes`` list, ``import_files``): asserting that each of them is ``"<function>:
     <line>"`` and that each string of ``expect`` is in one of them; other warnings are raised again. The
     result."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = func(*args, **kwargs)
-    name = func.__name__
-    said = [str(w.message) for w in caught if issubclass(w.category, ResultWarning)]
-    assert said and all(s.startswith(f"{name}: ") for s in said), said
+    result, said = raised(func, *args, **kwargs)
+    assert said and all(s.startswith(f"{func.__name__}: ") for s in said), said
     for part in expect:
         assert any(part in s for s in said), (part, said)
-    for w in caught:
-        if not issubclass(w.category, ResultWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result
