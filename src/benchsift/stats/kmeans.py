@@ -71,6 +71,14 @@ class GridKMeans:
         self.resolution = r
         self.inertia = float(dist2.sum()) / (r * r)
 
+    def nearest_rows(self) -> NDArray[np.int64]:
+        """Per non-empty cluster, in cluster order, the row nearest its centre (by ``dist2``: the same on
+        every machine), the first on ties."""
+        order = np.lexsort((np.arange(self.labels.shape[0]), self.dist2, self.labels))
+        first = np.ones(order.shape[0], dtype=bool)
+        first[1:] = self.labels[order][1:] != self.labels[order][:-1]
+        return order[first].astype(np.int64)
+
 
 def _resolution(n: int, d: int, top: float) -> float:
     """The finest power-of-two grid at most ``MAX_RESOLUTION`` for which every sum stays exact: a centre's

@@ -171,11 +171,7 @@ def correctness_anchors(scores: np.ndarray, n: int, seed: int) -> np.ndarray:
     x = np.where(np.isnan(x), item_mean[:, None], x)
     n_clusters = min(n, int(np.unique(x, axis=0).shape[0]))
     km = grid_kmeans(x, n_clusters, seed)  # the same labels on every machine (BLAS kernels differ)
-    lab = km.labels
-    order = np.lexsort((np.arange(x.shape[0]), km.dist2, lab))
-    first = np.ones(order.shape[0], dtype=bool)
-    first[1:] = lab[order][1:] != lab[order][:-1]
-    return np.sort(order[first].astype(np.int64))
+    return np.sort(km.nearest_rows())
 
 
 def estimation_items(

@@ -52,16 +52,6 @@ Estimator = Literal["pirt", "gpirt", "anchor"]
 _ESTIMATORS = ("pirt", "gpirt", "anchor")
 
 
-def _closest_members(labels: np.ndarray, d2: np.ndarray) -> np.ndarray:
-    """Per non-empty cluster (in cluster order), the member nearest its centre (``d2``: each member's squared
-    distance to its centre); ties by lowest position."""
-    order = np.lexsort((np.arange(labels.shape[0]), d2, labels))
-    lab = labels[order]
-    first = np.ones(lab.shape[0], dtype=bool)
-    first[1:] = lab[1:] != lab[:-1]
-    return order[first].astype(np.int64)
-
-
 class TinyBenchmarksSelector(ItemSelector):
     """IRT anchor points of tinyBenchmarks with the p-IRT (default), gp-IRT or weighted anchor estimator.
 
@@ -126,7 +116,7 @@ class TinyBenchmarksSelector(ItemSelector):
             seed = int(rng.integers(0, 2**31 - 1))
             km = grid_kmeans(x, n_clusters, seed)  # the same clusters on every machine (BLAS kernels differ)
             lab, centres = km.labels, km.centres
-            local = _closest_members(lab, km.dist2)  # anchors of the non-empty clusters, cluster order
+            local = km.nearest_rows()  # anchors of the non-empty clusters, cluster order
             cluster_of_anchor = lab[local]
             remap = np.full(n_clusters, -1, dtype=np.int64)
             remap[cluster_of_anchor] = np.arange(local.shape[0])
