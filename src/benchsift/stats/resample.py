@@ -29,7 +29,9 @@ Speed and memory, what this adds to the one-line product:
   result does not depend on the BLAS, its threads or the block size (same seed, same bytes on any
   machine). Below ``2^24`` units per sum the product runs in float32, which holds such integers exactly,
   at about twice the speed of float64; above, or for other values, in float64 (where only the
-  non-rational case is subject to summation-order rounding).
+  non-rational case is subject to summation-order rounding: the same bytes on one machine whatever
+  ``block`` is, since each replicate is multiplied at the same place of a product of the same shape,
+  but not across CPU kinds or BLAS builds).
 """
 
 from __future__ import annotations
@@ -241,6 +243,31 @@ def bootstrap_weight_blocks(
     ).blocks()
 
 
+def _aligned_product(W: FloatArray, U: FloatArray, start: int, window: int) -> FloatArray:
+    """``W @ U`` for the replicates ``start, start + 1, ...`` that ``W``'s rows hold, one BLAS call per
+    window of replicates ``[j * window, (j + 1) * window)``, each a ``(window, n)`` matrix (zero rows pad
+    a window the block only partly holds): every replicate is computed at the same place of a product of
+    the same shape whatever the block size, so a BLAS that rounds its edge rows differently (OpenBLAS's
+    AVX2 kernels do) gives the same bytes for any ``block``."""
+    b = W.shape[0]
+    out = np.empty((b, U.shape[1]))
+    pad: FloatArray | None = None
+    row = 0
+    while row < b:
+        at = (start + row) % window  # the replicate's place in its window
+        take = min(window - at, b - row)
+        if at == 0 and take == window:
+            out[row : row + take] = W[row : row + take] @ U
+        else:
+            if pad is None:
+                pad = np.zeros((window, W.shape[1]))
+            pad.fill(0.0)
+            pad[at : at + take] = W[row : row + take]
+            out[row : row + take] = (pad @ U)[at : at + take]
+        row += take
+    return out
+
+
 def _distinct_rows(X: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
     """Distinct rows of ``X`` and the index map back (``X == U[inv]``), by a random-projection hash that is
     verified exactly (falls back to all rows if two distinct rows ever collide)."""
@@ -352,6 +379,7 @@ def paired_bootstrap_means(
 
     out = np.empty((total, K))
     sizes = np.empty(total)
+    window = _block_rows(n, 8)  # float64 products run on these replicate windows, whatever ``block`` is
     done = 0
     for W in blocks:
         rowsum = W.sum(axis=1, dtype=np.float64)
@@ -359,7 +387,7 @@ def paired_bootstrap_means(
         if U32 is not None and integral and float(np.abs(rowsum).max(initial=0.0)) * bound < _EXACT32:
             sums = (W.astype(np.float32, copy=False) @ U32).astype(np.float64)
         else:
-            sums = W.astype(np.float64, copy=False) @ U64
+            sums = _aligned_product(W.astype(np.float64, copy=False), U64, done, window)
         sums = sums[:, inv]
         wn, wd = sums[:, :K], sums[:, K:]
         blk = out[done : done + W.shape[0]]
