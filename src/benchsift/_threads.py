@@ -23,9 +23,11 @@ threadpoolctl controller is built once, on first use (``threadpool_limits(limits
 loaded library each time, 3-7 ms). Nested calls share the outermost call's limit; the outermost call sets
 only the pools not already at ``HOT_LOOP_THREADS`` and sets them back on exit, through their controllers
 directly (enter and exit ~5 us with two OpenBLAS pools, against ~11 us through ``controller.limit``, which
-reads every library's full info first). The depth is kept per thread (Stage 2's category threads each
-enter on their own): the bundled OpenBLAS keeps its thread count per calling thread, so each thread sets and
-restores its own.
+reads every library's full info first). The depth is kept for the whole process, under a lock: OpenBLAS's
+thread count is one setting of the process, not of the calling thread, so when Stage 2's category threads or
+the ``threading`` backend's workers enter at once, the first to enter sets the limit and the last to leave
+sets the pools back (a per-thread depth let the first thread to leave restore two BLAS threads while another
+was still computing, and the ``threading`` backend's numbers then differed from the other backends').
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from threadpoolctl import ThreadpoolController
 
@@ -43,35 +46,37 @@ HOT_LOOP_THREADS = 1
 
 _LOCK = threading.Lock()
 _CONTROLLER: ThreadpoolController | None = None
-_LOCAL = threading.local()  # per thread: nesting depth and the pool sizes to restore on the outermost exit
+_DEPTH = 0  # blocks open in the whole process (every thread, nested ones too)
+_RESTORE: list[tuple[Any, int]] = []  # (pool controller, its size) to set back when the last block ends
 
 
 def _controller() -> ThreadpoolController:
     global _CONTROLLER
-    with _LOCK:
-        if _CONTROLLER is None:
-            _CONTROLLER = ThreadpoolController()
-        return _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
 
 
 @contextmanager
 def single_thread() -> Iterator[None]:
-    """Limit BLAS and OpenMP to ``HOT_LOOP_THREADS`` inside the block (re-entrant; each thread its own)."""
-    depth = getattr(_LOCAL, "depth", 0)
-    if depth == 0:
-        changed = []  # (pool, its size) of each pool not already at the limit
-        for lib in _controller().lib_controllers:
-            n = lib.num_threads
-            if n != HOT_LOOP_THREADS:
-                lib.set_num_threads(HOT_LOOP_THREADS)
-                changed.append((lib, n))
-        _LOCAL.restore = changed
-    _LOCAL.depth = depth + 1
+    """Limit BLAS and OpenMP to ``HOT_LOOP_THREADS`` inside the block (re-entrant; shared by every thread:
+    the pools are set back when the last open block of the process ends)."""
+    global _DEPTH
+    with _LOCK:
+        if _DEPTH == 0:
+            _RESTORE.clear()
+            for lib in _controller().lib_controllers:
+                n = lib.num_threads
+                if n != HOT_LOOP_THREADS:
+                    lib.set_num_threads(HOT_LOOP_THREADS)
+                    _RESTORE.append((lib, n))
+        _DEPTH += 1
     try:
         yield
     finally:
-        _LOCAL.depth -= 1
-        if _LOCAL.depth == 0:
-            for lib, n in _LOCAL.restore:
-                lib.set_num_threads(n)
-            _LOCAL.restore = []
+        with _LOCK:
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                for lib, n in _RESTORE:
+                    lib.set_num_threads(n)
+                _RESTORE.clear()

@@ -18,7 +18,10 @@ is the single switch that chooses where those tasks run:
 The dask and ray backends are joblib's own (``joblib.parallel_config(backend="dask")``, joblib's
 ``_dask`` module driving the ``distributed.Client``; ``ray.util.joblib.register_ray``), so nothing about a
 task changes with the backend: each task carries its own seed, results are gathered in task order, and the
-same seed gives the same bytes on every backend (tested on a real ``LocalCluster``). dask and ray are
+same seed gives the same bytes on every backend (tested on a real ``LocalCluster``). On ``"threading"`` the
+whole sweep runs with one BLAS thread (``benchsift._threads.single_thread``, entered by the calling thread):
+the tasks share the process's one BLAS setting, and OpenBLAS ignores a change of it from a worker thread once
+the main thread has set it, so the tasks' own one-thread blocks could not hold it. dask and ray are
 optional extras (``pip install 'benchsift[dask]'`` / ``'benchsift[ray]'``).
 """
 
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchsift._params import Check, Options, validate_params
 from benchsift._schema import Rule, check_rules
+from benchsift._threads import single_thread
 from benchsift.errors import InputError
 
 if TYPE_CHECKING:
@@ -116,6 +120,8 @@ def sweep_backend(
             stack.enter_context(_ray_session(address, n_jobs))
             stack.enter_context(joblib.parallel_config(backend="ray", n_jobs=jobs))
         else:
+            if backend == "threading":  # module docstring: one BLAS thread for the whole sweep
+                stack.enter_context(single_thread())
             stack.enter_context(joblib.parallel_config(backend=backend, n_jobs=jobs))
         yield None
 
