@@ -223,12 +223,14 @@ class Response:
 
 
 class ClientError(BenchsiftError):
-    """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies).
+    """A request that failed. ``retryable``: worth retrying (429, 5xx, timeouts, malformed replies, a
+    generation the server reports as failed).
 
     ``kind`` names the error counter it feeds in :class:`ClientStats` (``"timeout"``, ``"connection"``,
-    ``"malformed"`` or the HTTP status as a string). ``fatal``: every later request to the endpoint would
-    fail the same way (HTTP 401/403, an invalid URL, a refused connection, an untrusted certificate), so
-    the endpoint is stopped (:class:`benchsift.clients.breaker.StopOnFatalClient`).
+    ``"malformed"``, ``"finish_error"`` or the HTTP status as a string). ``fatal``: every later request to the
+    endpoint would fail the same way (HTTP 401/403, 402 or a 429 ``insufficient_quota``, an invalid URL, a
+    refused connection, an untrusted certificate), so the endpoint is stopped
+    (:class:`benchsift.clients.breaker.StopOnFatalClient`).
     """
 
     def __init__(

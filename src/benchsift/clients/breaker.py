@@ -1,10 +1,11 @@
 """Stop an endpoint at its first fatal failure: a bad key, an invalid URL, a closed port.
 
-Retrying cannot mend a rejected API key (HTTP 401/403), a base URL that is not a URL, a refused
-connection or an untrusted certificate, and sending every remaining request into it only repeats the
-failure (issue 12: a 401 used to cost 36 more calls). :class:`StopOnFatalClient` sits inside the
-concurrency limit of one endpoint (``ClientPool``: retry -> limit -> stop-on-fatal -> HTTP), so while the
-probe is in flight only the requests holding a slot wait on it, and its answer wakes at most the
+Retrying cannot mend a rejected API key (HTTP 401/403), an account out of quota or credit (HTTP 402, a
+429 ``insufficient_quota``), a base URL that is not a URL, a refused connection or an untrusted
+certificate, and sending every remaining request into it only repeats the failure (issue 12: a 401 used to
+cost 36 more calls; a 429 ``insufficient_quota`` cost 240 calls for 40 items). :class:`StopOnFatalClient`
+sits inside the concurrency limit of one endpoint (``ClientPool``: retry -> limit -> stop-on-fatal -> HTTP),
+so while the probe is in flight only the requests holding a slot wait on it, and its answer wakes at most the
 concurrency, not every queued request (issue 36: waking all of them cost a pass over thousands of tasks
 before the first slots were refilled):
 

@@ -7,7 +7,8 @@ Example::
     timeout = 120                         # seconds per HTTP request (default)
     max_attempts = 6                      # retry budget per request
     retry_initial = 0.5                   # first backoff in seconds (doubles per attempt)
-    max_retry_after = 60                  # longest wait a server's Retry-After obtains (seconds)
+    max_retry_after = 60                  # longest wait a server's Retry-After obtains (seconds; one of
+                                          # 0 or over 120 s is not honoured: the backoff instead)
     max_reply_bytes = 8388608             # largest reply read (bytes); a larger one fails, not retried
     transport = "aiohttp"                 # HTTP transport: "aiohttp" (default) or "openai" (the SDK)
 

@@ -2,8 +2,13 @@
 
 The delay before attempt ``k + 1`` (``k = 1, 2, ...``) after a retryable failure is
 
-    d_k = Retry-After                                  if the server sent one (capped at ``max_retry_after``)
+    d_k = Retry-After                                  if the server sent one with 0 < Retry-After <= 120 s
+                                                       (capped at ``max_retry_after``)
     d_k = min(max_delay, initial * 2 ** (k - 1)) * u_k  otherwise, u_k ~ U(0.5, 1) ("equal jitter")
+
+As in openai-python (``_calculate_retry_timeout``), a ``Retry-After`` (or ``retry-after-ms``) of 0, negative
+(a date past), longer than two minutes or unreadable is not honoured: ``Retry-After: 0`` on every 429 used to
+turn the backoff off (six attempts in 0.3 s against a rate-limited server).
 
 where ``u_k`` is drawn from a generator seeded by (``random_state``, request key, k), so a rerun waits
 exactly as long as the first run did and concurrent requests do not retry in lock-step. A non-retryable
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -22,7 +28,17 @@ import numpy as np
 from benchsift._params import renamed_attribute, renamed_params
 from benchsift.clients.base import ClientError, ClientStats, ModelClient, Request, Response
 
-__all__ = ["RetryPolicy", "RetryingClient"]
+__all__ = ["RETRY_AFTER_HONOURED", "RetryPolicy", "RetryingClient", "honoured_retry_after"]
+
+#: the longest server-asked wait (seconds) honoured at all, as in openai-python; a longer one: the backoff
+RETRY_AFTER_HONOURED = 120.0
+
+
+def honoured_retry_after(retry_after: float | None) -> float | None:
+    """The server's ``Retry-After`` in seconds when it is honoured (0 < value <= 120), else None."""
+    if retry_after is None or not math.isfinite(retry_after):
+        return None
+    return retry_after if 0 < retry_after <= RETRY_AFTER_HONOURED else None
 
 
 @dataclass(frozen=True)
@@ -42,8 +58,9 @@ class RetryPolicy:
 
     def delay(self, attempt: int, key: str, retry_after: float | None) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based) of the request ``key``."""
-        if retry_after is not None and retry_after >= 0:
-            return float(min(retry_after, self.max_retry_after))
+        honoured = honoured_retry_after(retry_after)
+        if honoured is not None:
+            return float(min(honoured, self.max_retry_after))
         digest = hashlib.sha256(f"{self.random_state}:{key}:{attempt}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         # (the exponent capped: past 2^1023 a float overflows, at attempt 1,025 of a long retry budget)
@@ -89,8 +106,9 @@ class RetryingClient:
                 self.stats.retries += 1
                 if key is None:
                     key = request.key(self.endpoint)
-                if err.retry_after is not None and err.retry_after > self.policy.max_retry_after:
-                    # Retry-After: 86400 waits the cap, counted so the stage warns
+                honoured = honoured_retry_after(err.retry_after)
+                if honoured is not None and honoured > self.policy.max_retry_after:
+                    # Retry-After: 100 under max_retry_after = 60 waits the cap, counted so the stage warns
                     self.stats.retry_after_capped += 1
                 await self._sleep(self.policy.delay(attempt, key, err.retry_after))
                 attempt += 1

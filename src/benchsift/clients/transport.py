@@ -19,37 +19,53 @@ Both classify failures the same way, as a :class:`~benchsift.clients.base.Client
 names the counter it feeds (``"timeout"``, ``"connection"``, the HTTP status, ``"malformed"``):
 
 * retryable: 429 (with its ``Retry-After``), 408, 409, 5xx, timeouts, connection errors, replies that
-  are not valid JSON;
+  are not valid JSON; the reply's ``x-should-retry`` header overrides the status (openai-python's order);
 * not retryable: other 4xx (bad request, authentication, unknown model), invalid URLs and TLS
   certificates that are not trusted (``kind = "tls"``), replies larger than ``max_reply_bytes``
-  (``kind = "too_large"``, default 8 MiB: both transports read the body 64 KiB at a time and stop past the
-  cap, or refuse it from its ``Content-Length``, so a 10 MB reply never costs more than the cap).
+  (``kind = "too_large"``, default 8 MiB: both transports read the decoded body 64 KiB at a time and stop
+  past the cap, or refuse it from its ``Content-Length``, so a 10 MB reply, or 1 MB of gzip that inflates to
+  1 GB, never costs more than the cap), and redirects (3xx: never followed, the failure names where it
+  pointed);
+* fatal (the endpoint stops after one call): 401/403, and 402 or a 429 ``insufficient_quota`` (out of credit).
+
+An error reply's message is the server's ``error.message``, from at most 64 KiB of its body
+(:mod:`benchsift.clients.reply_errors`). The proxy environment (``HTTP_PROXY``, ``HTTPS_PROXY``,
+``ALL_PROXY``, ``NO_PROXY``) routes both alike: the aiohttp transport applies the rules of the SDK's HTTP
+library (:mod:`benchsift.clients.proxies`).
 
 Both trust the same certificates: the aiohttp transport takes its TLS context from the SDK's HTTP library
 (:func:`sdk_ssl_context`), so ``SSL_CERT_FILE`` and the system store act alike on both.
 
 The API key travels only in the ``Authorization`` header; error messages carry the endpoint name, the
-HTTP status and the exception type, never the request, the reply body or the key.
+HTTP status, the exception type and the server's own error message (cut to 200 characters, the key masked
+should the server quote it), never the request or the key.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
+import contextlib
 import errno
 import json
 import ssl
-import time
-import urllib.parse
-import urllib.request
 from typing import Any, Protocol
 
 from benchsift._version import __version__
 from benchsift.clients.base import ClientError, json_bytes
 from benchsift.clients.config import MAX_REPLY_BYTES, TRANSPORTS, EndpointConfig
+from benchsift.clients.proxies import env_proxy
+from benchsift.clients.reply_errors import (
+    ERROR_BODY_BYTES,
+    FATAL_STATUSES,
+    is_retryable_status,
+    parse_retry_after,
+    redirect_error,
+    status_error,
+)
 from benchsift.errors import InputError
 
 __all__ = [
+    "FATAL_STATUSES",
     "TRANSPORTS",
     "AiohttpTransport",
     "OpenAISDKTransport",
@@ -60,41 +76,6 @@ __all__ = [
     "parse_retry_after",
     "sdk_ssl_context",
 ]
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
-        value = headers.get("retry-after")
-    except Exception:
-        return None
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def env_proxy(url: str) -> str | None:
-    """The proxy URL the environment sets for ``url`` (``<scheme>_proxy`` unless ``no_proxy`` bypasses
-    its host), or None."""
-    parts = urllib.parse.urlsplit(url)
-    proxies = urllib.request.getproxies_environment()
-    proxy = proxies.get(parts.scheme)
-    if proxy is None or urllib.request.proxy_bypass(parts.hostname or ""):
-        return None
-    return proxy
 
 
 def sdk_ssl_context() -> ssl.SSLContext:
@@ -118,27 +99,6 @@ def _untrusted_certificate(err: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-def is_retryable_status(status: int) -> bool:
-    """429 (rate limit), 408 (request timeout), 409 (conflict) and every 5xx are worth retrying."""
-    return status in (408, 409, 429) or status >= 500
-
-
-#: statuses after which every later request to the endpoint fails the same way (a rejected key)
-FATAL_STATUSES = (401, 403)
-
-
-def _status_error(name: str, status: int, headers: Any) -> ClientError:
-    auth = " (authentication failed: check the key in api_key_env)" if status in FATAL_STATUSES else ""
-    return ClientError(
-        f"{name}: HTTP {status}{auth}",
-        retryable=is_retryable_status(status),
-        status=status,
-        retry_after=parse_retry_after(headers),
-        kind=str(status),
-        fatal=status in FATAL_STATUSES,
-    )
 
 
 def _timed_out(name: str) -> ClientError:
@@ -224,10 +184,11 @@ class AiohttpTransport(_OneEventLoop):
     """JSON posts over one :class:`aiohttp.ClientSession` (created lazily in the running event loop).
 
     The session keeps up to ``endpoint.concurrency`` keep-alive connections. The proxy environment
-    variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``, ...) are honoured as the SDK's httpx
-    transport does, but read once here rather than by aiohttp's ``trust_env``, which looks them up
-    in a worker thread on every request: those thread hand-offs (and the GIL contention they bring to
-    the cache's SQLite commits) cost more client CPU than the HTTP exchange itself.
+    variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are honoured by the SDK's httpx
+    rules (:func:`~benchsift.clients.proxies.env_proxy`), read once here rather than by aiohttp's
+    ``trust_env`` (urllib's rules, which differ), which looks them up in a worker thread on every request:
+    those thread hand-offs (and the GIL contention they bring to the cache's SQLite commits) cost more
+    client CPU than the HTTP exchange itself.
     """
 
     def __init__(
@@ -238,8 +199,9 @@ class AiohttpTransport(_OneEventLoop):
         self.timeout = float(timeout)
         self.max_reply_bytes = int(max_reply_bytes)
         self.limit = int(endpoint.concurrency)
+        self._secret = endpoint.api_key()  # masked in the server's error messages (reply_errors)
         self._headers = {
-            "Authorization": f"Bearer {endpoint.api_key()}",
+            "Authorization": f"Bearer {self._secret}",
             "Content-Type": "application/json",
             "Accept": "application/json",
             "User-Agent": f"benchsift/{__version__}",
@@ -264,28 +226,15 @@ class AiohttpTransport(_OneEventLoop):
         import aiohttp
 
         self._enter_loop()
-        name = self.name
+        name, url = self.name, self.base_url + path
         data = json_bytes(body, data_urls=data_urls)
         try:
-            async with self._get_session().post(self.base_url + path, data=data, proxy=self.proxy) as resp:
-                status, headers = resp.status, resp.headers
-                if status >= 400:  # the error body is not read: the status says what happened
-                    raise _status_error(name, status, headers)
-                cap = self.max_reply_bytes
-                length = resp.content_length
-                if length is not None and length > cap:
-                    raise _too_large(name, cap, length)
-                if length is not None:  # the parser stops at Content-Length: one read, at most the cap
-                    raw = await resp.read()
-                else:
-                    # no length (chunked): read 64 KiB at a time and stop past the cap, so a huge reply
-                    # never costs more than the cap
-                    reply = bytearray()
-                    async for chunk in resp.content.iter_chunked(1 << 16):
-                        reply += chunk
-                        if len(reply) > cap:
-                            raise _too_large(name, cap, None)
-                    raw = bytes(reply)
+            # a redirect is never followed: it is a failure (reply_errors.redirect_error)
+            post = self._get_session().post(url, data=data, proxy=self.proxy, allow_redirects=False)
+            async with post as resp:
+                if resp.status >= 300:
+                    raise await self._failure(resp, url)
+                raw = await self._read(resp)
         except TimeoutError as err:  # aiohttp's timeouts subclass it
             raise _timed_out(name) from err
         except aiohttp.InvalidURL as err:
@@ -303,6 +252,40 @@ class AiohttpTransport(_OneEventLoop):
             return json.loads(raw)
         except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, nested too deep
             raise _malformed(name, err) from err
+
+    async def _read(self, resp: Any) -> bytes:
+        """The body of a 2xx reply, decoded, at most ``max_reply_bytes`` of it (else ``too_large``)."""
+        cap, length = self.max_reply_bytes, resp.content_length
+        if length is not None and length > cap:
+            raise _too_large(self.name, cap, length)
+        encoding = resp.headers.get("Content-Encoding", "").strip().lower()
+        if length is not None and encoding in ("", "identity"):
+            return bytes(await resp.read())  # the parser stops at Content-Length: one read, at most the cap
+        # compressed (Content-Length is then the size on the wire: 1 MB of gzip inflates to 1 GB) or chunked:
+        # the decoded body 64 KiB at a time, stopped past the cap, so a huge reply never costs more than it
+        reply = bytearray()
+        async for chunk in resp.content.iter_chunked(1 << 16):
+            reply += chunk
+            if len(reply) > cap:
+                raise _too_large(self.name, cap, None)
+        return bytes(reply)
+
+    async def _failure(self, resp: Any, url: str) -> ClientError:
+        """The failure of a redirect or an error reply (its message from at most ERROR_BODY_BYTES of body)."""
+        if resp.status < 400:
+            return redirect_error(self.name, resp.status, resp.headers.get("Location"), url)
+        import aiohttp
+
+        prefix = bytearray()
+        try:
+            while len(prefix) < ERROR_BODY_BYTES:
+                chunk = await resp.content.read(ERROR_BODY_BYTES - len(prefix))
+                if not chunk:
+                    break
+                prefix += chunk
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):  # unreadable: no message
+            prefix.clear()
+        return status_error(self.name, resp.status, resp.headers, bytes(prefix), secret=self._secret)
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:
@@ -327,9 +310,35 @@ class OpenAISDKTransport(_OneEventLoop):
         self.timeout = float(timeout)
         self.max_reply_bytes = int(max_reply_bytes)
         self._openai = openai
-        self._client = openai.AsyncOpenAI(
-            api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=timeout, max_retries=0
+        self._secret = endpoint.api_key()
+        # the SDK's own HTTP client, but redirects not followed, and a reply that is not a 2xx fails in the
+        # hook, from at most ERROR_BODY_BYTES of its body (the SDK would read all of it for its message)
+        http = openai.DefaultAsyncHttpxClient(
+            timeout=timeout, follow_redirects=False, event_hooks={"response": [self._check_status]}
         )
+        self._client = openai.AsyncOpenAI(
+            api_key=self._secret, base_url=endpoint.base_url, timeout=timeout, max_retries=0, http_client=http
+        )
+
+    async def _check_status(self, response: Any) -> None:
+        """The HTTP client's response hook: a redirect or an error reply raises its :class:`ClientError`."""
+        status = int(response.status_code)
+        if status < 300:
+            return
+        if status < 400:
+            url = str(response.request.url)
+            raise redirect_error(self.name, status, response.headers.get("location"), url)
+        prefix = bytearray()
+        try:
+            async with contextlib.aclosing(response.aiter_bytes(1 << 14)) as chunks:
+                async for chunk in chunks:
+                    prefix += chunk
+                    if len(prefix) >= ERROR_BODY_BYTES:
+                        break
+        except Exception:  # unreadable (a reset, a timeout of the HTTP library): no message
+            prefix.clear()
+        body = bytes(prefix[:ERROR_BODY_BYTES])
+        raise status_error(self.name, status, response.headers, body, secret=self._secret)
 
     async def post_json(self, path: str, body: dict[str, Any], *, data_urls: bool = True) -> Any:
         self._enter_loop()
@@ -338,8 +347,8 @@ class OpenAISDKTransport(_OneEventLoop):
             # the SDK's timeout bounds each connect / read / write, so a server that trickles its reply
             # could hold a request far past `timeout`; this bounds the whole request, as aiohttp's total does
             async with asyncio.timeout(self.timeout):
-                # the raw response, its body not yet read (stream=True; the SDK raised on a 4xx/5xx): read
-                # 64 KiB at a time, stopping past the cap, as the aiohttp transport does
+                # the raw response of a 2xx, its body not yet read (stream=True; _check_status raised on any
+                # other status): read 64 KiB at a time, stopping past the cap, as the aiohttp transport does
                 resp = await self._client.post(path, cast_to=_sdk_response_type(), body=body, stream=True)
                 try:
                     cap = self.max_reply_bytes
@@ -366,8 +375,8 @@ class OpenAISDKTransport(_OneEventLoop):
             raise _timed_out(name) from err
         except oa.APIConnectionError as err:
             raise _connection_error(name, err) from err
-        except oa.APIStatusError as err:
-            raise _status_error(name, int(err.status_code), getattr(err.response, "headers", None)) from err
+        except oa.APIStatusError as err:  # not seen: _check_status raised first
+            raise status_error(name, int(err.status_code), getattr(err.response, "headers", None)) from err
         except (oa.APIResponseValidationError, ValueError, RecursionError) as err:  # JSONDecodeError, deep
             raise _malformed(name, err) from err
 
