@@ -36,6 +36,7 @@ from benchsift._params import Check, Interval, check_param, validate_params
 from benchsift._schema import Rule, check_rules
 from benchsift.clients import ClientPool, EngineConfig, SQLiteCache, load_config
 from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cache_removal import remove_if_unused
 from benchsift.errors import InputError
 from benchsift.prism.axes import AXES, JUDGE_BUDGET
 from benchsift.prism.judge import Judge
@@ -177,15 +178,15 @@ def _judge(pool: ClientPool, cfg: EngineConfig, name: str) -> Judge:
 
 def _release(pool: ClientPool | None) -> None:
     """Close the pool's cache; an SQLite cache this stage created and left empty is removed (with
-    -wal/-shm). A database cache is never removed."""
+    -wal/-shm) unless another process has it open (:func:`~benchsift.clients.cache_removal.remove_if_unused`:
+    a second run on the same new cache). A database cache is never removed."""
     cache = pool.cache if pool is not None else None
     if cache is None:
         return
     empty = cache.created and len(cache) == 0
     cache.close()
     if empty and isinstance(cache, SQLiteCache):
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
+        remove_if_unused(cache.path)
 
 
 def _drive(pool: ClientPool, work: Callable[[], Awaitable[T]]) -> T:
