@@ -23,11 +23,14 @@ threadpoolctl controller is built once, on first use (``threadpool_limits(limits
 loaded library each time, 3-7 ms). Nested calls share the outermost call's limit; the outermost call sets
 only the pools not already at ``HOT_LOOP_THREADS`` and sets them back on exit, through their controllers
 directly (enter and exit ~5 us with two OpenBLAS pools, against ~11 us through ``controller.limit``, which
-reads every library's full info first). The depth is kept for the whole process, under a lock: OpenBLAS's
-thread count is one setting of the process, not of the calling thread, so when Stage 2's category threads or
-the ``threading`` backend's workers enter at once, the first to enter sets the limit and the last to leave
-sets the pools back (a per-thread depth let the first thread to leave restore two BLAS threads while another
-was still computing, and the ``threading`` backend's numbers then differed from the other backends').
+reads every library's full info first). A BLAS pool's size is one setting of the process (OpenBLAS's), so
+it is set by the first thread to open a block and set back by the last to close one, under a lock: when
+Stage 2's category threads or the ``threading`` backend's workers enter at once, a per-thread restore let the
+first thread to leave give another, still computing, two BLAS threads (the ``threading`` backend's numbers
+then differed from the other backends'). An OpenMP pool's size is each thread's own (``omp_set_num_threads``
+sets the calling thread's), so each thread's outermost block sets and restores it. OpenBLAS also ignores a
+worker thread's change once the main thread has set the size: a pool of threads is therefore run inside a
+block of the thread that starts it (Stage 2, :func:`benchsift.parallel.sweep_backend`).
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ HOT_LOOP_THREADS = 1
 
 _LOCK = threading.Lock()
 _CONTROLLER: ThreadpoolController | None = None
-_DEPTH = 0  # blocks open in the whole process (every thread, nested ones too)
-_RESTORE: list[tuple[Any, int]] = []  # (pool controller, its size) to set back when the last block ends
+_DEPTH = 0  # threads inside a block, in the whole process
+_RESTORE: list[tuple[Any, int]] = []  # (process-wide pool, its size) to set back when the last block ends
+_LOCAL = threading.local()  # per thread: its depth and its OpenMP pools' sizes to set back
 
 
 def _controller() -> ThreadpoolController:
@@ -57,26 +61,42 @@ def _controller() -> ThreadpoolController:
     return _CONTROLLER
 
 
+def _limit(libs: list[Any]) -> list[tuple[Any, int]]:
+    """Set each pool not at the limit to it; returns (pool, its size before) of those."""
+    changed = []
+    for lib in libs:
+        n = lib.num_threads
+        if n != HOT_LOOP_THREADS:
+            lib.set_num_threads(HOT_LOOP_THREADS)
+            changed.append((lib, n))
+    return changed
+
+
 @contextmanager
 def single_thread() -> Iterator[None]:
-    """Limit BLAS and OpenMP to ``HOT_LOOP_THREADS`` inside the block (re-entrant; shared by every thread:
-    the pools are set back when the last open block of the process ends)."""
+    """Limit BLAS and OpenMP to ``HOT_LOOP_THREADS`` inside the block (re-entrant). A BLAS pool's size is one
+    setting of the process: set by the first block to open in any thread, set back when the last one ends.
+    An OpenMP pool's size is each thread's own: set and set back by each thread's outermost block."""
     global _DEPTH
-    with _LOCK:
-        if _DEPTH == 0:
-            _RESTORE.clear()
-            for lib in _controller().lib_controllers:
-                n = lib.num_threads
-                if n != HOT_LOOP_THREADS:
-                    lib.set_num_threads(HOT_LOOP_THREADS)
-                    _RESTORE.append((lib, n))
-        _DEPTH += 1
+    depth = getattr(_LOCAL, "depth", 0)
+    if depth == 0:
+        libs = _controller().lib_controllers
+        with _LOCK:
+            if _DEPTH == 0:
+                _RESTORE[:] = _limit([lib for lib in libs if lib.user_api != "openmp"])
+            _DEPTH += 1
+        _LOCAL.restore = _limit([lib for lib in libs if lib.user_api == "openmp"])
+    _LOCAL.depth = depth + 1
     try:
         yield
     finally:
-        with _LOCK:
-            _DEPTH -= 1
-            if _DEPTH == 0:
-                for lib, n in _RESTORE:
-                    lib.set_num_threads(n)
-                _RESTORE.clear()
+        _LOCAL.depth = depth
+        if depth == 0:
+            for lib, n in _LOCAL.restore:
+                lib.set_num_threads(n)
+            with _LOCK:
+                _DEPTH -= 1
+                if _DEPTH == 0:
+                    for lib, n in _RESTORE:
+                        lib.set_num_threads(n)
+                    _RESTORE.clear()
