@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import ResponseCache
+from benchsift.clients.cache import ResponseCache, _owner_name
 from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.clients.cached_client import CachedClient
 from benchsift.clients.limits import LimitedClient
@@ -37,7 +37,7 @@ def _request(i: int) -> Request:
 
 def _dead_owner(cache: ResponseCache) -> str:
     pid = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True).stdout
-    return f"{cache.owner.split(':')[0]}:{int(pid)}:gone"
+    return _owner_name(int(pid), "gone")
 
 
 def _random_state(where: str, seed: int) -> tuple[list[str], str]:

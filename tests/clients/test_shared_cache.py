@@ -24,7 +24,7 @@ from engine_world import prepare_run, run_args
 from fake_server import API_KEY, FakeServer
 
 from benchsift.clients.base import Request, Response
-from benchsift.clients.cache import MAX_LEASE_TTL, ResponseCache
+from benchsift.clients.cache import MAX_LEASE_TTL, ResponseCache, _owner_name
 from benchsift.clients.cache_postgres import PostgresCache
 from benchsift.clients.cache_sqlite import SQLiteCache
 from benchsift.errors import InputError
@@ -152,9 +152,9 @@ def test_lease_claim_expiry_and_takeover(new_cache) -> None:
         req = Request(model="m", messages=({"role": "user", "content": "hi"},))
         a.put("k", "u", req, Response(text="x"))
         assert b.claim("k") == "answered" and a.leases() == {}
-        # a lease of a process of this host that no longer exists is taken over at once
+        # a lease of a process of this kernel and PID namespace that no longer exists is taken over at once
         dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
-        owner = f"{a.owner.split(':')[0]}:{int(dead.stdout)}:x"
+        owner = _owner_name(int(dead.stdout), "x")
         a._execute("INSERT INTO leases VALUES (?, ?, ?)", ("k2", owner, time.time() + 60))
         assert a.claim("k2") == "claimed"
     finally:

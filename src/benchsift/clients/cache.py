@@ -35,9 +35,12 @@ request is claimed again and sent), while the process's other requests go on. Th
 and drops the lease in one transaction; an error drops the lease, so a waiter takes over. A holder's
 leases are renewed by a background thread every ``lease_ttl / 3`` seconds; a holder killed with SIGKILL
 stops renewing, and its leases expire after ``lease_ttl`` (default 30 s), or at once when the owner is a
-process of this machine that no longer exists (owner = host:pid:nonce). So over any set of processes run
-at once on one cache, each distinct request is sent once, plus, after a kill, the requests the killed
-process had in flight (the resume guarantee above is unchanged).
+process that provably ran on this kernel, in this PID namespace, and no longer exists (owner =
+host:pid:nonce:boot id:PID namespace, :func:`_owner_gone`; a pid means nothing outside its namespace, so
+the lease of a process of another container, machine or boot, or one written by an older benchsift, is only
+ever taken over when it expires). So over any set of processes run at once on one cache, each distinct
+request is sent once, plus, after a kill, the requests the killed process had in flight (the resume
+guarantee above is unchanged).
 
 Backends: ``ResponseCache(location)`` is an :class:`~benchsift.clients.cache_sqlite.SQLiteCache` for a
 file path (the default) and a
@@ -57,6 +60,7 @@ import json
 import os
 import re
 import socket
+import sys
 import threading
 import uuid
 from collections.abc import Sequence
@@ -87,23 +91,77 @@ Claim = Literal["claimed", "answered", "held"]
 def _other_live_lease(mine: str, owner: str | None, expires: float, now: float) -> bool:
     """Whether a lease row (``owner``, ``expires``, read at the database's ``now``) keeps the key from
     ``mine``: another owner's, not expired, not further ahead than :data:`MAX_LEASE_TTL` (else forged), and
-    not of a process of this host that no longer runs."""
-    if owner is None or owner == mine:
+    not of a process of this kernel and PID namespace that no longer runs (:func:`_owner_gone`). An expiry
+    that is not a number (a row another program wrote) counts as expired."""
+    if owner is None or owner == mine or not isinstance(expires, (int, float)):
         return False
     return now < expires <= now + MAX_LEASE_TTL + _CLOCK_SLACK and not _owner_gone(owner)
 
 
-def _owner_gone(owner: str) -> bool:
-    """True when ``owner`` (host:pid:nonce) names a process of this host that no longer runs."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
+#: (pid, (boot id, PID namespace)) of the process that read them (:func:`_scope`)
+_SCOPE: tuple[int, tuple[str, str]] | None = None
+
+#: An owner string: host:pid:nonce:boot id:PID namespace (the host may hold colons; the others cannot)
+_OWNER = re.compile(r"(.*):([0-9]{1,10}):([^:]*):([^:]*):([^:]*)", re.DOTALL)
+
+
+def _read_scope() -> tuple[str, str]:
+    """This process's kernel and PID namespace: the boot id (``/proc/sys/kernel/random/boot_id``, one per
+    boot of a kernel, the same in every container on it) and the inode of its PID namespace
+    (``/proc/self/ns/pid``); ``("", "")`` where either cannot be read (not Linux, no ``/proc``)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
+            boot = fh.read(64).strip()
+        ns = re.fullmatch(r"pid:\[([0-9]+)\]", os.readlink("/proc/self/ns/pid"))
+    except (OSError, ValueError):
+        return "", ""
+    if ns is None or re.fullmatch(r"[0-9a-f-]{1,64}", boot) is None:
+        return "", ""
+    return boot, ns.group(1)
+
+
+def _scope() -> tuple[str, str]:
+    """:func:`_read_scope`, read once per process (a child of ``fork`` reads its own: it may run in a PID
+    namespace its parent made)."""
+    global _SCOPE
+    pid = os.getpid()
+    if _SCOPE is None or _SCOPE[0] != pid:
+        _SCOPE = (pid, _read_scope())
+    return _SCOPE[1]
+
+
+def _owner_name(pid: int, nonce: str) -> str:
+    """The owner string of process ``pid`` of this host, kernel and PID namespace: host:pid:nonce:boot id:PID
+    namespace (the last two empty where unknown, :func:`_read_scope`)."""
+    boot, ns = _scope()
+    return f"{socket.gethostname()}:{pid}:{nonce}:{boot}:{ns}"
+
+
+def _owner_gone(owner: object) -> bool:
+    """True only when ``owner`` provably names a process of this kernel and PID namespace that no longer
+    runs: an owner string of the form :func:`_owner_name` writes whose host, boot id and PID namespace are
+    this process's, and whose pid no process has. On Linux, the boot id and the namespace must be known
+    (a pid is only a process in its own namespace: two containers sharing a host name and a cache volume,
+    or two machines called ``localhost`` sharing a database, see each other's pids as dead); elsewhere
+    (no PID namespaces: macOS) the host name is the check. Anything else (another host, boot or namespace,
+    the ``host:pid:nonce`` of an older benchsift, a string another program wrote, not a string at all) is
+    never declared gone: its lease is taken over only once it expires."""
+    if not isinstance(owner, str):
+        return False
+    parts = _OWNER.fullmatch(owner)
+    if parts is None:
+        return False
+    host, pid, _, boot, ns = parts.groups()
+    here = _scope()
+    if host != socket.gethostname() or (boot, ns) != here:
+        return False
+    if sys.platform.startswith("linux") and not all(here):  # the namespace is unknown: no pid test
         return False
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return True
-    except PermissionError:  # alive, another user's
+    except (OSError, OverflowError, ValueError):  # alive, another user's (EPERM); or no such pid number
         return False
     return False
 
@@ -160,7 +218,8 @@ class ResponseCache:
         self.location = redact_url(os.fspath(location))
         #: whether this object created the store (a caller may remove a new SQLite cache that stayed empty)
         self.created = False
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        #: this process's name on its leases (:func:`_owner_name`)
+        self.owner = _owner_name(os.getpid(), uuid.uuid4().hex[:12])
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
@@ -246,7 +305,8 @@ class ResponseCache:
 
         Returns ``"claimed"`` (send it, then :meth:`put` or :meth:`release`), ``"answered"`` (read it
         with :meth:`get`) or ``"held"`` (another process has it in flight: wait, then claim again). An
-        expired lease, or one of a process of this host that no longer exists, is taken over.
+        expired lease, or one of a process of this kernel and PID namespace that no longer exists
+        (:func:`_owner_gone`), is taken over.
 
         A key already answered, or leased by another live owner, is reported from one read. Otherwise one
         transaction: insert the lease row if absent, read it back locked (the backend's row lock, or

@@ -12,15 +12,17 @@ differs:
   and a holder's ``put`` (insert the answer, delete the row) waits for a claim that has the row locked,
   so the claim that follows sees the answer;
 * lease expiries are the server's clock (``clock_timestamp()``), so the processes' own clocks need not
-  agree; the dead-owner shortcut (a process of this host that no longer exists) still applies to leases
-  taken from this host;
+  agree; the dead-owner shortcut (a process that no longer exists) applies only to leases taken from this
+  kernel and PID namespace (its boot id is in the owner string: two machines of one host name, or two
+  containers, never take over each other's live leases);
 * nothing is removed when a new cache stays empty (``created`` is always False): the database is the
   user's.
 
 The tables are ``responses`` and ``leases`` in the connection's current schema (``?options=-csearch_path=...``
 to choose another); a schema that already has a ``responses`` or ``leases`` table of other columns is
-refused. A lost connection stops the run with one line; every answer committed before it stays, and a
-rerun resumes (the same guarantee as after a kill).
+refused. A lost connection stops the run with one line (``lost the cache database``, whichever statement
+first meets it: a query, or the BEGIN / COMMIT of a transaction); every answer committed before it stays,
+and a rerun resumes (the same guarantee as after a kill).
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ _SCHEMA_LOCK = 0x62656E6368  # "bench"
 
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split()) or type(err).__name__
+
+
+def _lost(location: str, err: BaseException) -> InputError:
+    """The one line of a connection the server dropped (or an operation it failed) under a statement."""
+    return InputError(f"{location}: lost the cache database ({_one_line(err)})")
 
 
 class PostgresCache(ResponseCache):
@@ -115,7 +122,10 @@ class PostgresCache(ResponseCache):
             raise InputError(f"{self.location}: cannot connect to the cache database ({why})") from None
         try:
             if not synchronous_commit:
-                self._conn.execute("SET synchronous_commit = off")
+                try:
+                    self._conn.execute("SET synchronous_commit = off")
+                except psycopg.OperationalError as err:
+                    raise _lost(self.location, err) from None
             self._create_tables()
         except BaseException:
             self._conn.close()
@@ -151,12 +161,19 @@ class PostgresCache(ResponseCache):
             cur = self._conn.execute(sql.replace("?", "%s"), params)
             return cur.fetchall() if cur.description is not None else []
         except psycopg.OperationalError as err:
-            raise InputError(f"{self.location}: lost the cache database ({_one_line(err)})") from None
+            raise _lost(self.location, err) from None
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        with self._conn.transaction():
-            yield
+        """A transaction of the connection; a connection lost at its BEGIN or COMMIT is the one line of
+        :meth:`_run` (a statement inside already raised it)."""
+        import psycopg
+
+        try:
+            with self._conn.transaction():
+                yield
+        except psycopg.OperationalError as err:
+            raise _lost(self.location, err) from None
 
     def _disconnect(self) -> None:
         self._conn.close()

@@ -3,6 +3,13 @@
 The statements and the lease rules are :class:`benchsift.clients.cache.ResponseCache`'s; this backend gives
 the connection (refusing a path that is not a benchsift cache), ``BEGIN IMMEDIATE`` transactions over the
 whole file and SQLite's clock.
+
+What the file or its machine refuses is one line naming the file (``InputError``, exit 2), on opening it
+and under any statement after (:meth:`SQLiteCache._cache_error`): a full file system (``SQLITE_FULL``: the
+transaction is rolled back, the answers committed before stay, a rerun resumes), a file or folder that cannot
+be written (``SQLITE_READONLY``, or ``SQLITE_CANTOPEN`` where the file, its ``-wal``/``-shm`` or its folder is
+not writable: a read-only mount, no permission), and only a damaged file (``SQLITE_CORRUPT``,
+``SQLITE_NOTADB``) is called corrupt.
 """
 
 from __future__ import annotations
@@ -128,7 +135,8 @@ class SQLiteCache(ResponseCache):
 
     # SQLite's wall clock (julianday('now') is UTC days since -4713-11-24 12:00, in milliseconds)
     _now_sql = "((julianday('now') - 2440587.5) * 86400.0)"
-    _errors = (sqlite3.Error,)
+    # a renewal or a close that fails (the driver's error, or what _run made of it) is retried or skipped
+    _errors = (sqlite3.Error, InputError)
 
     def __init__(self, path: str | os.PathLike[str], *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
         super().__init__(path, lease_ttl=lease_ttl)
@@ -136,12 +144,12 @@ class SQLiteCache(ResponseCache):
         self.created = not self.path.exists()
         _check_cache_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.created:
-            self.created = _create_cache_file(self.path)
         try:
-            self._conn = self._connect(busy_ms=_BUSY_MS)
-        except sqlite3.DatabaseError as err:  # its first statements read the file's header
-            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
+            if self.created:
+                self.created = _create_cache_file(self.path)
+            self._conn = self._connect(busy_ms=_BUSY_MS)  # its first statements read the file's header
+        except sqlite3.Error as err:
+            raise self._refusal(err) from None
         try:
             self._check_tables()
             self._conn.execute("PRAGMA journal_mode=WAL")  # a setting of the file, kept
@@ -149,9 +157,9 @@ class SQLiteCache(ResponseCache):
             self._conn.execute(_LEASES)
             self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
             self._conn_now = self._connect(busy_ms=0)
-        except sqlite3.DatabaseError as err:
+        except sqlite3.Error as err:
             self._conn.close()
-            raise InputError(f"{self.path}: corrupt response cache ({err})") from None
+            raise self._refusal(err) from None
         except BaseException:
             self._conn.close()
             raise
@@ -159,6 +167,45 @@ class SQLiteCache(ResponseCache):
         self._cur = self._conn
         #: commits since the last checkpoint (_CHECKPOINT_EVERY)
         self._commits = 0
+
+    def _cache_error(self, err: sqlite3.Error) -> InputError | None:
+        """The one line (naming the file) of an SQLite error that is the file's or its machine's, not a bug:
+        a full file system, a file or folder that cannot be written, a file that cannot be opened, a
+        damaged file; ``None`` for any other error (``SQLITE_BUSY`` among them: :meth:`_transaction`
+        needs it)."""
+        code = getattr(err, "sqlite_errorcode", None)
+        primary = code & 0xFF if isinstance(code, int) else None  # the extended codes share the low byte
+        if primary == sqlite3.SQLITE_FULL:
+            return InputError(
+                f"{self.path}: the response cache cannot be written: its file system is full ({err}); the "
+                "answers stored before stay (free some space and rerun to resume)"
+            )
+        if primary == sqlite3.SQLITE_READONLY or (primary == sqlite3.SQLITE_CANTOPEN and self._read_only()):
+            return InputError(
+                f"{self.path}: the response cache cannot be written (a read-only file or folder: {err})"
+            )
+        if primary == sqlite3.SQLITE_CANTOPEN:
+            return InputError(f"{self.path}: cannot open the response cache ({err})")
+        if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            return InputError(f"{self.path}: corrupt response cache ({err})")
+        return None
+
+    def _refusal(self, err: sqlite3.Error) -> InputError:
+        """The one line of an SQLite error on opening the file: :meth:`_cache_error`'s; else "corrupt" for a
+        ``DatabaseError`` that is not an ``OperationalError`` (a file SQLite cannot read as a database),
+        "cannot open" for the rest (a lock held past the busy timeout)."""
+        known = self._cache_error(err)
+        if known is not None:
+            return known
+        if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
+            return InputError(f"{self.path}: corrupt response cache ({err})")
+        return InputError(f"{self.path}: cannot open the response cache ({err})")
+
+    def _read_only(self) -> bool:
+        """Whether this process cannot write the cache file, its ``-wal`` or ``-shm``, or its folder (where
+        SQLite reports only "unable to open database file"): a read-only mount, or no permission."""
+        paths = [self.path.parent, self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")]
+        return any(p.exists() and not os.access(p, os.W_OK) for p in paths)
 
     def _check_tables(self) -> None:
         """Refuse, before any statement that changes the file, an SQLite file whose tables are not a
@@ -204,10 +251,22 @@ class SQLiteCache(ResponseCache):
         return conn
 
     def _run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        return self._cur.execute(sql, params).fetchall()
+        try:
+            return self._cur.execute(sql, params).fetchall()
+        except sqlite3.Error as err:
+            known = self._cache_error(err)
+            if known is None:
+                raise
+            raise known from None
 
     def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self._cur.executemany(sql, rows)
+        try:
+            self._cur.executemany(sql, rows)
+        except sqlite3.Error as err:
+            known = self._cache_error(err)
+            if known is None:
+                raise
+            raise known from None
 
     def _claim_rest(self, keys: list[str]) -> dict[str, Response | Claim]:
         """Claim ``keys`` in one ``BEGIN IMMEDIATE`` transaction, each by :meth:`ResponseCache.claim`'s rule
@@ -284,7 +343,13 @@ class SQLiteCache(ResponseCache):
             self._checkpoint()
 
     def _checkpoint(self) -> None:
-        self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error as err:
+            known = self._cache_error(err)
+            if known is None:
+                raise
+            raise known from None
         self._commits = 0
 
     def _write_locked(
@@ -350,7 +415,8 @@ class SQLiteCache(ResponseCache):
         :class:`_Busy`, with nothing done, where a statement of it found the file locked by another
         connection. A commit with ``wait`` runs the checkpoint once due (:data:`_CHECKPOINT_EVERY`); one
         without it leaves it to the caller (:attr:`checkpoint_due`). A statement that fails rolls the whole
-        transaction back."""
+        transaction back; a failure of the file or its machine, the BEGIN and the COMMIT included, is
+        :meth:`_cache_error`'s one line."""
         conn = self._conn if wait else self._conn_now
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -359,15 +425,19 @@ class SQLiteCache(ResponseCache):
                 yield
                 conn.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
+                if conn.in_transaction:  # (SQLite may have rolled it back itself: SQLITE_FULL)
                     conn.execute("ROLLBACK")
                 raise
             finally:
                 self._cur = self._conn
-        except sqlite3.OperationalError as err:
-            if not wait and err.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:  # and its extended codes
+        except sqlite3.Error as err:
+            code = getattr(err, "sqlite_errorcode", None)
+            if not wait and isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_BUSY:  # and its extended
                 raise _Busy(str(err)) from None
-            raise
+            known = self._cache_error(err)
+            if known is None:
+                raise
+            raise known from None
         self._commits += 1
         if wait and self._commits >= _CHECKPOINT_EVERY:
             self._checkpoint()
